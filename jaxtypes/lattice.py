@@ -1,0 +1,339 @@
+"""JAX's dtype promotion lattice, as data: the single source of truth.
+
+Every node is named by a string: the numpy name of a JAX dtype, or ``i*``,
+``f*``, ``c*`` for the weak (Python scalar) types.  The runtime API, the CLI,
+the generated stubs, the generated typecheck cases, the docs tables and the
+mypy plugin all read this module.  It imports nothing outside the standard
+library, so that the mypy plugin can load it cheaply.
+
+The edges follow ``jax._src.dtypes._type_promotion_lattice`` (JAX 0.10): a
+standard lattice (whose x64-off variant differs in one edge) and a strict one.
+Joins are computed once per variant, at first use, into tables; nothing walks
+the graph per call.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from typing import Final, Iterable, Literal, NamedTuple
+
+__all__ = [
+    "BOOL", "UNSIGNED_INTS", "SIGNED_INTS", "INTN", "SMALL_FLOATS", "FLOAT8",
+    "FLOAT6", "FLOAT4", "FLOATS", "COMPLEXES", "WEAK_INT", "WEAK_FLOAT",
+    "WEAK_COMPLEX", "WEAK", "STRONG", "NODES", "SEED_NODES", "SEED_CODES",
+    "Variant", "VARIANTS", "PromotionMode", "PROMOTION_MODES", "variant",
+    "edges", "upper_bounds", "join", "join_all", "kind", "bits",
+    "is_weak", "weak_node", "strong_counterpart", "default_dtype",
+    "canonicalize", "no_join_reason", "NoJoinReason", "explain",
+]
+
+BOOL: Final = "bool"
+UNSIGNED_INTS: Final = ("uint1", "uint2", "uint4", "uint8", "uint16", "uint32", "uint64")
+SIGNED_INTS: Final = ("int1", "int2", "int4", "int8", "int16", "int32", "int64")
+# Sub-byte integers: no implicit promotion except from bool and i*.
+INTN: Final = ("int2", "uint2", "int4", "uint4", "int1", "uint1")
+FLOAT4: Final = ("float4_e2m1fn",)
+FLOAT6: Final = ("float6_e2m3fn", "float6_e3m2fn")
+FLOAT8: Final = (
+    "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz",
+    "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+)
+# JAX's order (ml_dtypes' small floats): these promote from f* and to nothing.
+SMALL_FLOATS: Final = FLOAT4 + FLOAT6 + FLOAT8
+FLOATS: Final = SMALL_FLOATS + ("bfloat16", "float16", "float32", "float64")
+COMPLEXES: Final = ("complex64", "complex128")
+WEAK_INT: Final = "i*"
+WEAK_FLOAT: Final = "f*"
+WEAK_COMPLEX: Final = "c*"
+WEAK: Final = (WEAK_INT, WEAK_FLOAT, WEAK_COMPLEX)
+STRONG: Final = (BOOL,) + UNSIGNED_INTS + SIGNED_INTS + FLOATS + COMPLEXES
+NODES: Final = STRONG + WEAK
+
+# The 18 nodes of seed 000's table, in its order, with its short codes.
+SEED_NODES: Final = (
+    "bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32",
+    "int64", "bfloat16", "float16", "float32", "float64", "complex64",
+    "complex128", "i*", "f*", "c*",
+)
+SEED_CODES: Final = {
+    "bool": "b1", "uint8": "u1", "uint16": "u2", "uint32": "u4", "uint64": "u8",
+    "int8": "i1", "int16": "i2", "int32": "i4", "int64": "i8", "bfloat16": "bf",
+    "float16": "f2", "float32": "f4", "float64": "f8", "complex64": "c8",
+    "complex128": "c16", "i*": "i*", "f*": "f*", "c*": "c*",
+}
+
+PromotionMode = Literal["standard", "strict"]
+PROMOTION_MODES: Final[tuple[PromotionMode, ...]] = ("standard", "strict")
+
+
+class Variant(NamedTuple):
+    """One configuration of the lattice: promotion mode and x64 flag."""
+
+    mode: PromotionMode
+    x64: bool
+
+    @property
+    def label(self) -> str:
+        return f"{self.mode}-{'x64' if self.x64 else 'x32'}"
+
+
+VARIANTS: Final = tuple(Variant(m, x) for m in PROMOTION_MODES for x in (True, False))
+
+
+def variant(mode: str = "standard", x64: bool = False) -> Variant:
+    """The variant for a promotion mode and x64 flag, checking the mode."""
+    if mode not in PROMOTION_MODES:
+        raise ValueError(
+            f"unknown promotion mode {mode!r}; expected one of {', '.join(PROMOTION_MODES)}"
+        )
+    return Variant(mode, bool(x64))  # type: ignore[arg-type]
+
+
+def _kind(node: str) -> str:
+    if node == BOOL:
+        return "b"
+    if node in WEAK:
+        return node[0]
+    if node in UNSIGNED_INTS:
+        return "u"
+    if node in SIGNED_INTS:
+        return "i"
+    if node in FLOATS:
+        return "f"
+    if node in COMPLEXES:
+        return "c"
+    raise ValueError(f"unknown lattice node {node!r}; expected one of {', '.join(NODES)}")
+
+
+_KINDS: Final = {n: _kind(n) for n in NODES}
+
+
+def kind(node: str) -> str:
+    """numpy's kind letter of a node: b, u, i, f or c (weak nodes: i, f, c)."""
+    try:
+        return _KINDS[node]
+    except KeyError:
+        raise ValueError(
+            f"unknown lattice node {node!r}; expected one of {', '.join(NODES)}"
+        ) from None
+
+
+def _bits(node: str) -> int | None:
+    if node in WEAK:
+        return None
+    if node == BOOL:
+        return 8
+    if node in UNSIGNED_INTS or node in SIGNED_INTS:
+        return int(node.lstrip("uint"))
+    if node == "bfloat16":
+        return 16
+    if node.startswith("float") and "_" in node:  # float8_e4m3fn and friends
+        return int(node[5:node.index("_")])
+    if node.startswith("float"):
+        return int(node[5:])
+    return int(node[7:])  # complex64, complex128
+
+
+_BITS: Final = {n: _bits(n) for n in NODES}
+
+
+def bits(node: str) -> int | None:
+    """Storage width in bits (None for the weak nodes)."""
+    kind(node)
+    return _BITS[node]
+
+
+def is_weak(node: str) -> bool:
+    return node in WEAK
+
+
+def weak_node(kind_letter: str) -> str:
+    """The weak node of a kind: ``i``/``u`` -> i*, ``f`` -> f*, ``c`` -> c*."""
+    return {"i": WEAK_INT, "u": WEAK_INT, "f": WEAK_FLOAT, "c": WEAK_COMPLEX}[kind_letter]
+
+
+def default_dtype(kind_letter: str, x64: bool) -> str:
+    """JAX's default dtype of a kind: int32/float32/complex64, or 64-bit with x64."""
+    table = {
+        "b": BOOL,
+        "i": "int64" if x64 else "int32",
+        "u": "uint64" if x64 else "uint32",
+        "f": "float64" if x64 else "float32",
+        "c": "complex128" if x64 else "complex64",
+    }
+    return table[kind_letter]
+
+
+def strong_counterpart(node: str, x64: bool) -> str:
+    """The dtype a weak node materialises as (the default of its kind)."""
+    return default_dtype(node[0], x64) if node in WEAK else node
+
+
+_TO_32: Final = {"int64": "int32", "uint64": "uint32", "float64": "float32", "complex128": "complex64"}
+
+
+def canonicalize(node: str, x64: bool) -> str:
+    """JAX's canonicalization: with x64 off, 64-bit dtypes become 32-bit."""
+    kind(node)
+    return node if x64 else _TO_32.get(node, node)
+
+
+def edges(v: Variant) -> dict[str, tuple[str, ...]]:
+    """Direct upper edges of the lattice of a variant (JAX's DAG)."""
+    if v.mode == "strict":
+        out: dict[str, tuple[str, ...]] = {n: () for n in NODES}
+        out[WEAK_INT] = (WEAK_FLOAT,) + UNSIGNED_INTS + SIGNED_INTS
+        out[WEAK_FLOAT] = (WEAK_COMPLEX,) + FLOATS
+        out[WEAK_COMPLEX] = COMPLEXES
+        return out
+    out = {
+        BOOL: (WEAK_INT,),
+        WEAK_INT: ("uint8", "uint2", "uint4", "uint1", "int8", "int2", "int4", "int1"),
+        "uint8": ("int16", "uint16"),
+        "uint16": ("int32", "uint32"),
+        # With x64 off JAX avoids forming a 64-bit type from 32-bit inputs.
+        "uint32": ("int64", "uint64") if v.x64 else ("int32", "uint64"),
+        "uint64": (WEAK_FLOAT,),
+        "int8": ("int16",),
+        "int16": ("int32",),
+        "int32": ("int64",),
+        "int64": (WEAK_FLOAT,),
+        WEAK_FLOAT: SMALL_FLOATS + ("bfloat16", "float16", WEAK_COMPLEX),
+        "bfloat16": ("float32",),
+        "float16": ("float32",),
+        "float32": ("float64", "complex64"),
+        "float64": ("complex128",),
+        WEAK_COMPLEX: ("complex64",),
+        "complex64": ("complex128",),
+        "complex128": (),
+    }
+    for n in INTN + SMALL_FLOATS:
+        out[n] = ()
+    return out
+
+
+class _Tables(NamedTuple):
+    upper: dict[str, frozenset[str]]
+    pair: dict[tuple[str, str], str | None]
+
+
+@functools.lru_cache(maxsize=None)
+def _tables(v: Variant) -> _Tables:
+    graph = edges(v)
+    upper: dict[str, set[str]] = {}
+    for node in NODES:
+        # Depth-first closure; the graph is a DAG of 46 nodes.
+        seen = {node}
+        stack = [node]
+        while stack:
+            for nxt in graph[stack.pop()]:
+                if nxt == node:
+                    raise ValueError(f"cycle in the promotion lattice through {node}")
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        upper[node] = seen
+    frozen = {n: frozenset(s) for n, s in upper.items()}
+    pair: dict[tuple[str, str], str | None] = {}
+    for a, b in itertools.product(NODES, repeat=2):
+        common = frozen[a] & frozen[b]
+        least = [c for c in common if common <= frozen[c]]
+        if len(least) > 1:
+            raise ValueError(f"ill-formed lattice: {a} and {b} have joins {least}")
+        pair[a, b] = least[0] if least else None
+    return _Tables(frozen, pair)
+
+
+def upper_bounds(node: str, v: Variant) -> frozenset[str]:
+    """Every node at or above ``node`` in the lattice of ``v``."""
+    kind(node)
+    return _tables(v).upper[node]
+
+
+def join(a: str, b: str, v: Variant) -> str | None:
+    """The least upper bound of two nodes, or None where there is none."""
+    try:
+        return _tables(v).pair[a, b]
+    except KeyError:
+        kind(a)
+        kind(b)
+        raise
+
+
+def join_all(nodes: Iterable[str], v: Variant) -> str | None:
+    """The least upper bound of one or more nodes, or None where there is none.
+
+    The lattice is a (partial) join-semilattice, so folding pairwise is exact:
+    a set has a join exactly when every prefix does.
+    """
+    pair = _tables(v).pair
+    it = iter(nodes)
+    try:
+        acc: str | None = next(it)
+    except StopIteration:
+        raise ValueError("join of no nodes") from None
+    kind(acc)
+    for node in it:
+        try:
+            acc = pair[acc, node]
+        except KeyError:
+            kind(node)
+            raise
+        if acc is None:
+            return None
+    return acc
+
+
+NoJoinReason = Literal["strict", "float8", "float6", "float4", "intn", "none"]
+
+
+def no_join_reason(nodes: Iterable[str], v: Variant) -> NoJoinReason:
+    """Which of JAX's error messages applies to a set of nodes with no join."""
+    nodes = tuple(nodes)
+    if v.mode == "strict":
+        return "strict"
+    for group, reason in ((FLOAT8, "float8"), (FLOAT6, "float6"), (FLOAT4, "float4"), (INTN, "intn")):
+        if any(n in group for n in nodes):
+            return reason  # type: ignore[return-value]
+    return "none"
+
+
+def explain(a: str, b: str, v: Variant) -> list[str]:
+    """A shortest upward path from each node to their join, as lines of text."""
+    graph = edges(v)
+    target = join(a, b, v)
+
+    def path(src: str, dst: str) -> list[str]:
+        prev: dict[str, str | None] = {src: None}
+        queue = [src]
+        for node in queue:
+            if node == dst:
+                break
+            for nxt in graph[node]:
+                if nxt not in prev:
+                    prev[nxt] = node
+                    queue.append(nxt)
+        out = [dst]
+        while prev[out[-1]] is not None:
+            out.append(prev[out[-1]])  # type: ignore[arg-type]
+        return out[::-1]
+
+    if target is None:
+        common = upper_bounds(a, v) & upper_bounds(b, v)
+        lines = [
+            f"{a} is below: {', '.join(sorted(upper_bounds(a, v) - {a}, key=NODES.index)) or '(nothing)'}",
+            f"{b} is below: {', '.join(sorted(upper_bounds(b, v) - {b}, key=NODES.index)) or '(nothing)'}",
+        ]
+        if common:  # pragma: no cover - the lattice is well formed
+            lines.append(f"common upper bounds without a least one: {sorted(common)}")
+        else:
+            lines.append(f"no common upper bound: {a} and {b} do not promote ({v.label})")
+        return lines
+    return [
+        f"{a}: {' -> '.join(path(a, target))}",
+        f"{b}: {' -> '.join(path(b, target))}",
+        f"join: {target} ({v.label}); every other common upper bound lies above it: "
+        + (", ".join(sorted((upper_bounds(a, v) & upper_bounds(b, v)) - {target}, key=NODES.index)) or "(none)"),
+    ]
+

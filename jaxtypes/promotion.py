@@ -1,0 +1,378 @@
+"""The runtime promotion API: JAX's answers, from the shared lattice, without JAX.
+
+Each function mirrors its namesake in ``jax._src.dtypes`` (JAX 0.10): the same
+inputs, the same dtype and weak flag, the same error class and message.  The
+answers come from ``jaxtypes.lattice``; this module only turns Python inputs
+into lattice nodes and nodes back into numpy dtypes, and caches the result per
+configuration so that repeated calls are dictionary look-ups.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Final
+
+import ml_dtypes
+import numpy as np
+
+from jaxtypes import lattice
+from jaxtypes.config import State, current_state
+
+__all__ = [
+    "TypePromotionError", "promote_types", "result_type", "is_weakly_typed",
+    "canonicalize_dtype", "dtype", "node_of", "dtype_of_node",
+]
+
+
+class TypePromotionError(ValueError):
+    """Raised when JAX type promotion fails (a ValueError, as in JAX)."""
+
+
+def _np_dtype(name: str) -> np.dtype | None:
+    try:
+        return np.dtype(getattr(ml_dtypes, name, None) or name)
+    except TypeError:  # an ml_dtypes release without this type
+        return None
+
+
+# Strong nodes that this numpy/ml_dtypes provides, as dtype objects.
+_DTYPE_OF: Final[dict[str, np.dtype]] = {
+    n: dt for n in lattice.STRONG if (dt := _np_dtype(n)) is not None
+}
+_NODE_OF: Final[dict[np.dtype, str]] = {dt: n for n, dt in _DTYPE_OF.items()}
+_WEAK_TYPE_OF: Final[dict[str, type]] = {
+    lattice.WEAK_INT: int, lattice.WEAK_FLOAT: float, lattice.WEAK_COMPLEX: complex
+}
+_WEAK_NODE_OF_TYPE: Final[dict[type, str]] = {t: n for n, t in _WEAK_TYPE_OF.items()}
+# JAX's python_scalar_types_to_dtypes.
+_PY_SCALAR_NODE: Final[dict[type, str]] = {
+    bool: "bool", int: "int64", float: "float64", complex: "complex128"
+}
+# bfloat16 and the small floats: a weak one stands for f*.
+_CUSTOM_FLOATS: Final = frozenset(lattice.SMALL_FLOATS + ("bfloat16",))
+
+
+def node_of(dt: Any) -> str | None:
+    """The lattice node of a numpy dtype, or None when it is not a JAX dtype."""
+    return _NODE_OF.get(dt)
+
+
+def dtype_of_node(node: str) -> np.dtype:
+    """The numpy dtype of a node; weak nodes give numpy's dtype of int/float/complex."""
+    if node in _WEAK_TYPE_OF:
+        return np.dtype(_WEAK_TYPE_OF[node])
+    try:
+        return _DTYPE_OF[node]
+    except KeyError:
+        raise ValueError(
+            f"unknown dtype name {node!r}; expected one of: {', '.join(lattice.NODES)}"
+        ) from None
+
+
+# ---------------------------------------------------------------- JAX arrays
+_jax_array_type: Any = None
+
+
+def _is_jax_array(x: Any) -> bool:
+    """isinstance(x, jax.Array), without importing JAX when it is not loaded."""
+    global _jax_array_type
+    if _jax_array_type is None:
+        jax = sys.modules.get("jax")
+        if jax is None or not hasattr(jax, "Array"):
+            return False
+        _jax_array_type = jax.Array
+    return isinstance(x, _jax_array_type)
+
+
+def is_weakly_typed(x: Any) -> bool:
+    """Whether ``x`` is weakly typed: a Python int/float/complex value, or a JAX
+    array or tracer (anything with a true ``weak_type``) marked weak."""
+    if type(x) in _WEAK_NODE_OF_TYPE:
+        return True
+    flag = getattr(x, "weak_type", None)
+    if flag is None:
+        try:
+            flag = x.aval.weak_type
+        except AttributeError:
+            return False
+    return isinstance(flag, (bool, np.bool_)) and bool(flag)
+
+
+# ------------------------------------------------------------------ dtype()
+def _invalid_value(x: Any, dt: np.dtype) -> TypeError:
+    return TypeError(
+        f"Value '{x}' with dtype {dt} is not a valid JAX array type. "
+        "Only arrays of numeric types are supported by JAX."
+    )
+
+
+def _canonical(node: str, x64: bool) -> str:
+    return node if x64 else lattice.canonicalize(node, False)
+
+
+def _node_of_value(x: Any, x64: bool) -> str:
+    """JAX's ``dtypes.dtype(x)`` as a node name (canonicalized as JAX does)."""
+    if x is None:
+        raise ValueError(f"Invalid argument to dtype: {x}.")
+    if isinstance(x, type):
+        node = _PY_SCALAR_NODE.get(x)
+        if node is not None:
+            return _canonical(node, x64)
+        if issubclass(x, np.generic):
+            dt = np.dtype(x)
+            node = _NODE_OF.get(dt)
+            if node is None:
+                raise _invalid_value(x, dt)
+            return _canonical(node, x64)
+    else:
+        node = _PY_SCALAR_NODE.get(type(x))
+        if node is not None:
+            return _canonical(node, x64)
+        if _is_jax_array(x):
+            # JAX keeps the dtype of an existing array, canonical or not.
+            node = _NODE_OF.get(x.dtype)
+            if node is None:
+                raise _invalid_value(x, x.dtype)
+            return node
+    if isinstance(x, (str, np.dtype)):
+        dt = np.dtype(x)
+    else:
+        dt_attr = getattr(x, "dtype", None)
+        if isinstance(dt_attr, np.dtype):
+            dt = dt_attr
+        else:
+            try:
+                dt = np.result_type(x)
+            except TypeError as err:
+                raise TypeError(f"Cannot determine dtype of {x}") from err
+    node = _NODE_OF.get(dt)
+    if node is None:
+        raise _invalid_value(x, dt)
+    return _canonical(node, x64)
+
+
+def dtype(x: Any) -> np.dtype:
+    """The dtype JAX gives a value or type (``jax.dtypes.dtype``).
+
+    Python scalars and types, numpy scalar types, dtypes, names and arrays are
+    canonicalized for the x64 setting in force; JAX arrays keep their dtype.
+    """
+    return _DTYPE_OF[_node_of_value(x, current_state().variant.x64)]
+
+
+def canonicalize_dtype(dtype: Any) -> np.dtype:
+    """``jax.dtypes.canonicalize_dtype``: 64-bit dtypes become 32-bit with x64 off."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as e:
+        raise TypeError(f"dtype {dtype!r} not understood") from e
+    if current_state().variant.x64:
+        return dt
+    node = _NODE_OF.get(dt)
+    return _DTYPE_OF[lattice.canonicalize(node, False)] if node is not None else dt
+
+
+# ----------------------------------------------------------------- errors
+def _node_object(node: str) -> Any:
+    """The object JAX uses for a node: a numpy dtype, or int/float/complex."""
+    return _WEAK_TYPE_OF.get(node) or _DTYPE_OF[node]
+
+
+def _no_join_error(objects: Any, variant: lattice.Variant) -> TypePromotionError:
+    """JAX's message for nodes without a join (``objects`` in JAX's order)."""
+    objects = tuple(objects)
+    names = tuple(_WEAK_NODE_OF_TYPE.get(o) or _NODE_OF[o] for o in objects)
+    shown = tuple(str(o) for o in objects)
+    reason = lattice.no_join_reason(names, variant)
+    head = f"Input dtypes {shown} have no available implicit dtype promotion path"
+    if reason == "strict":
+        msg = (
+            f"{head} when jax_numpy_dtype_promotion=strict. Try explicitly casting "
+            "inputs to the desired output type, or set jax_numpy_dtype_promotion=standard."
+        )
+    elif reason in ("float8", "float6", "float4"):
+        width = reason[5:]
+        msg = (
+            f"{head}. To avoid unintended promotion, {width}-bit floats do not support "
+            "implicit promotion. If you'd like your inputs to be promoted to another type, "
+            "you can do so explicitly using e.g. x.astype('float32')"
+        )
+    elif reason == "intn":
+        msg = (
+            f"{head}. To avoid unintended promotion, 1-bit, 2-bit and 4-bit integers do "
+            "not support implicit promotion. If you'd like your inputs to be promoted to "
+            "another type, you can do so explicitly using e.g. x.astype('int32')"
+        )
+    else:
+        msg = f"{head}. Try explicitly casting inputs to the desired output type."
+    return TypePromotionError(msg)
+
+
+# ---------------------------------------------------------- promote_types
+def _promote_types_slow(a: Any, b: Any, state: State) -> np.dtype:
+    a_tp = a if any(a is t for t in _WEAK_NODE_OF_TYPE) else np.dtype(a)
+    b_tp = b if any(b is t for t in _WEAK_NODE_OF_TYPE) else np.dtype(b)
+    for obj in {a_tp, b_tp}:  # JAX reports the first invalid one in set order
+        if _node_name(obj) is None:
+            raise ValueError(f"dtype={obj!r} is not a valid dtype for JAX type promotion.")
+    variant = state.variant
+    joined = lattice.join(_node_name(a_tp), _node_name(b_tp), variant)  # type: ignore[arg-type]
+    if joined is None:
+        raise _no_join_error((a_tp, b_tp), variant)
+    result = dtype_of_node(joined)
+    if isinstance(a, _CACHEABLE) and isinstance(b, _CACHEABLE):
+        state.caches.setdefault("promote", {}).setdefault(a, {})[b] = result
+    return result
+
+
+def _node_name(obj: Any) -> str | None:
+    """The node of a promote_types operand (a weak type or a numpy dtype)."""
+    return _WEAK_NODE_OF_TYPE.get(obj) if isinstance(obj, type) else _NODE_OF.get(obj)
+
+
+# Inputs whose hash and equality identify the dtype they stand for.  numpy
+# dtypes compare equal to their names and scalar types, which is harmless
+# (they promote alike) except for dtype('int64') == int and its float and
+# complex twins; their hashes differ, which the guard below checks once.
+_CACHEABLE: Final = (np.dtype, str, type)
+_WEAK_KEYS_DISTINCT: Final = all(
+    hash(t) != hash(np.dtype(t)) for t in _WEAK_NODE_OF_TYPE
+)
+
+
+def promote_types(a: Any, b: Any) -> np.dtype:
+    """``jax.numpy.promote_types``: the dtype a binary operation casts to.
+
+    ``int``, ``float`` and ``complex`` (the types) are weak; anything else goes
+    through ``numpy.dtype``.  A weak result is int64/float64/complex128, as in
+    JAX; inputs are not canonicalized.
+    """
+    state = current_state()
+    try:
+        return state.caches["promote"][a][b]
+    except (KeyError, TypeError):
+        return _promote_types_slow(a, b, state)
+
+
+if not _WEAK_KEYS_DISTINCT:  # pragma: no cover - never seen; keeps the cache sound
+    def promote_types(a: Any, b: Any) -> np.dtype:  # noqa: F811
+        return _promote_types_slow(a, b, current_state())
+
+
+# ------------------------------------------------------------ result_type
+def _jax_type(node: str, weak: bool) -> str:
+    """JAX's ``_jax_type``: the lattice node of a (dtype, weak) pair."""
+    if not weak or node == "bool":
+        return node
+    if node in _CUSTOM_FLOATS:
+        return lattice.WEAK_FLOAT
+    return lattice.weak_node(lattice.kind(node))
+
+
+def _token(arg: Any, x64: bool) -> tuple[str, bool]:
+    """(node, weak) of one ``result_type`` argument, as JAX's _dtype_and_weaktype."""
+    node = _node_of_value(arg, x64)
+    return node, any(arg is t for t in _WEAK_NODE_OF_TYPE) or is_weakly_typed(arg)
+
+
+def _lattice_result(tokens: list[tuple[str, bool]], variant: lattice.Variant) -> tuple[str, bool]:
+    """JAX's ``lattice_result_type`` on (node, weak) pairs: (result node, weak)."""
+    nodes = [n for n, _ in tokens]
+    weaks = [w for _, w in tokens]
+    x64 = variant.x64
+    if len(tokens) == 1:
+        out, weak = tokens[0]
+    elif len(set(nodes)) == 1 and not all(weaks):
+        out, weak = nodes[0], False
+    elif all(weaks) and variant.mode != "strict":
+        # JAX joins the strong counterparts of all-weak inputs, then marks it weak.
+        joined = lattice.join_all(dict.fromkeys(nodes), variant)
+        if joined is None:
+            raise _no_join_error({_node_object(n) for n in nodes}, variant)
+        out, weak = _canonical(joined, x64), True
+    else:
+        jax_types = [_jax_type(n, w) for n, w in tokens]
+        joined = lattice.join_all(dict.fromkeys(jax_types), variant)
+        if joined is None:
+            raise _no_join_error({_node_object(n) for n in jax_types}, variant)
+        weak = lattice.is_weak(joined)
+        out = lattice.strong_counterpart(joined, x64) if weak else _canonical(joined, x64)
+    weak = weak and out != "bool"
+    if weak:
+        out = lattice.default_dtype("f" if out in _CUSTOM_FLOATS else lattice.kind(out), x64)
+    return out, weak
+
+
+def _result_type_slow(args: tuple[Any, ...], state: State) -> tuple[np.dtype, bool]:
+    if not args:
+        raise ValueError("at least one array or dtype is required")
+    variant = state.variant
+    x64 = variant.x64
+    default_float = lattice.default_dtype("f", x64)
+    tokens = [(default_float, False) if a is None else _token(a, x64) for a in args]
+    node, weak = _lattice_result(tokens, variant)
+    result = (_DTYPE_OF[node], weak)
+    key = _fast_key(args, state)
+    if key is not None:
+        state.caches.setdefault("result", {})[key] = result
+    return result
+
+
+def _fast_key(args: tuple[Any, ...], state: State) -> tuple[Any, ...] | None:
+    """The cache key ``result_type``'s fast path builds for these arguments, or
+    None where an argument's (node, weak) does not follow from its type and dtype.
+
+    Python scalars and None by type; numpy arrays by dtype (strong, and
+    canonicalized alike); JAX arrays by (dtype, weak_type).
+    """
+    key: list[Any] = []
+    for a in args:
+        t = type(a)
+        if t in _PY_SCALAR_NODE or a is None:
+            key.append(t)
+        elif t is np.ndarray and a.dtype in _NODE_OF:
+            key.append(a.dtype)
+        elif t in _jax_types_seen and a.dtype in _NODE_OF:
+            key.append((a.dtype, a.weak_type is True))
+        else:
+            return None
+    return tuple(key)
+
+
+_jax_types_seen: set[type] = set()
+
+
+def _note_jax_type(a: Any) -> None:
+    if _is_jax_array(a) and hasattr(type(a), "weak_type"):
+        _jax_types_seen.add(type(a))
+
+
+def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
+    """``jax.dtypes.result_type``: the dtype JAX promotes the arguments to.
+
+    Arguments may be dtypes, dtype names, numpy and ml_dtypes scalar types,
+    Python scalars and the types int/float/complex (weak), bool, None (the
+    default float), numpy arrays and scalars, and any object with a ``dtype``
+    (with a true ``weak_type`` it is weak, as JAX arrays and tracers can be).
+    With ``return_weak_type_flag=True`` the answer is ``(dtype, weak)``.
+    """
+    state = current_state()
+    try:
+        key = []
+        for a in args:
+            t = type(a)
+            if t in _PY_SCALAR_NODE or a is None:
+                key.append(t)
+            elif t is np.ndarray:
+                key.append(a.dtype)
+            elif t in _jax_types_seen:
+                key.append((a.dtype, a.weak_type is True))
+            else:
+                raise KeyError
+        dt, weak = state.caches["result"][tuple(key)]
+    except (KeyError, TypeError, AttributeError):
+        for a in args:
+            if type(a) not in _jax_types_seen:
+                _note_jax_type(a)
+        dt, weak = _result_type_slow(args, state)
+    return (dt, weak) if return_weak_type_flag else dt
