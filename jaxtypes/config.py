@@ -86,35 +86,42 @@ def _env_mode(name: str) -> str:
 class State:
     """The resolved configuration of one scope, and the caches of its variant.
 
-    ``caches`` is shared by every state of the same variant; the promotion
-    module fills it.  Overrides left unset (None) follow the process-wide value.
+    ``promote_cache`` and ``result_cache`` are shared by every state of the
+    same variant; the promotion module fills them.  They are attributes, not
+    entries of one dict, because the hot path reads them on every call.
+    Overrides left unset (None) follow the process-wide value.
     """
 
-    __slots__ = ("mode_override", "x64_override", "variant", "caches", "__weakref__")
+    __slots__ = (
+        "mode_override", "x64_override", "variant", "promote_cache", "result_cache",
+        "__weakref__",
+    )
 
     def __init__(self, mode_override: str | None, x64_override: bool | None) -> None:
         self.mode_override = mode_override
         self.x64_override = x64_override
         self.variant: lattice.Variant = lattice.VARIANTS[0]
-        self.caches: dict[str, Any] = {}
+        self.promote_cache: dict[Any, dict[Any, Any]] = {}
+        self.result_cache: dict[tuple[Any, ...], Any] = {}
         self._resolve()
 
     def _resolve(self) -> None:
         mode = self.mode_override or _process["mode"]
         x64 = _process["x64"] if self.x64_override is None else self.x64_override
         self.variant = lattice.variant(mode, x64)
-        self.caches = _caches_for(self.variant)
+        self.promote_cache, self.result_cache = _caches_for(self.variant)
 
 
 _process: dict[str, Any] = {
     "mode": _env_mode(ENV_PROMOTION),
     "x64": _env_flag(ENV_X64, False),
 }
-_variant_caches: dict[lattice.Variant, dict[str, Any]] = {}
+_variant_caches: dict[lattice.Variant, tuple[dict[Any, Any], dict[Any, Any]]] = {}
 
 
-def _caches_for(v: lattice.Variant) -> dict[str, Any]:
-    return _variant_caches.setdefault(v, {})
+def _caches_for(v: lattice.Variant) -> tuple[dict[Any, Any], dict[Any, Any]]:
+    """(promote_types cache, result_type cache) of a variant, made once."""
+    return _variant_caches.setdefault(v, ({}, {}))
 
 
 # Every live state, so that a process-wide update re-resolves them in place.

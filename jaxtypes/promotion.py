@@ -221,7 +221,7 @@ def _promote_types_slow(a: Any, b: Any, state: State) -> np.dtype:
         raise _no_join_error((a_tp, b_tp), variant)
     result = dtype_of_node(joined)
     if isinstance(a, _CACHEABLE) and isinstance(b, _CACHEABLE):
-        state.caches.setdefault("promote", {}).setdefault(a, {})[b] = result
+        state.promote_cache.setdefault(a, {})[b] = result
     return result
 
 
@@ -249,7 +249,7 @@ def promote_types(a: Any, b: Any) -> np.dtype:
     """
     state = current_state()
     try:
-        return state.caches["promote"][a][b]
+        return state.promote_cache[a][b]
     except (KeyError, TypeError):
         return _promote_types_slow(a, b, state)
 
@@ -303,7 +303,9 @@ def _lattice_result(tokens: list[tuple[str, bool]], variant: lattice.Variant) ->
     return out, weak
 
 
-def _result_type_slow(args: tuple[Any, ...], state: State) -> tuple[np.dtype, bool]:
+def _result_type_slow(
+    args: tuple[Any, ...], state: State, key: tuple[Any, ...] | None
+) -> tuple[np.dtype, bool]:
     if not args:
         raise ValueError("at least one array or dtype is required")
     variant = state.variant
@@ -312,39 +314,26 @@ def _result_type_slow(args: tuple[Any, ...], state: State) -> tuple[np.dtype, bo
     tokens = [(default_float, False) if a is None else _token(a, x64) for a in args]
     node, weak = _lattice_result(tokens, variant)
     result = (_DTYPE_OF[node], weak)
-    key = _fast_key(args, state)
     if key is not None:
-        state.caches.setdefault("result", {})[key] = result
+        state.result_cache[key] = result
+    for a in args:
+        if type(a) not in _jax_types_seen and _is_jax_array(a) and hasattr(a, "aval"):
+            _jax_types_seen.add(type(a))  # keyed by (dtype, weak) from now on
     return result
 
 
-def _fast_key(args: tuple[Any, ...], state: State) -> tuple[Any, ...] | None:
-    """The cache key ``result_type``'s fast path builds for these arguments, or
-    None where an argument's (node, weak) does not follow from its type and dtype.
-
-    Python scalars and None by type; numpy arrays by dtype (strong, and
-    canonicalized alike); JAX arrays by (dtype, weak_type).
-    """
-    key: list[Any] = []
-    for a in args:
-        t = type(a)
-        if t in _PY_SCALAR_NODE or a is None:
-            key.append(t)
-        elif t is np.ndarray and a.dtype in _NODE_OF:
-            key.append(a.dtype)
-        elif t in _jax_types_seen and a.dtype in _NODE_OF:
-            key.append((a.dtype, a.weak_type is True))
-        else:
-            return None
-    return tuple(key)
-
-
+# result_type's cache keys: each argument becomes a token that determines its
+# (node, weak): Python scalars and None their type; a numpy array a small int
+# from its dtype (strong, canonicalized alike); a JAX array or tracer a small
+# int from its aval's (weak_type, dtype), a separate range because JAX keeps
+# an array's dtype uncanonicalized.  Anything else takes the slow path.
+_KEYED_BY_TYPE: Final = frozenset({bool, int, float, complex, type(None)})
+_NUMPY_ARRAY_TOKEN: Final = {dt: i for i, dt in enumerate(_NODE_OF)}
+_JAX_ARRAY_TOKEN: Final = {
+    weak: {dt: i + (2 + weak) * len(_NODE_OF) for i, dt in enumerate(_NODE_OF)}
+    for weak in (False, True)
+}
 _jax_types_seen: set[type] = set()
-
-
-def _note_jax_type(a: Any) -> None:
-    if _is_jax_array(a) and hasattr(type(a), "weak_type"):
-        _jax_types_seen.add(type(a))
 
 
 def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
@@ -357,22 +346,28 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
     With ``return_weak_type_flag=True`` the answer is ``(dtype, weak)``.
     """
     state = current_state()
+    key: list[Any] | tuple[Any, ...] | None = []
     try:
-        key = []
         for a in args:
             t = type(a)
-            if t in _PY_SCALAR_NODE or a is None:
-                key.append(t)
+            if t in _jax_types_seen:
+                aval = a.aval  # a.dtype and a.weak_type cost twice as much
+                key.append(_JAX_ARRAY_TOKEN[aval.weak_type][aval.dtype])  # type: ignore[union-attr]
             elif t is np.ndarray:
-                key.append(a.dtype)
-            elif t in _jax_types_seen:
-                key.append((a.dtype, a.weak_type is True))
+                key.append(_NUMPY_ARRAY_TOKEN[a.dtype])  # type: ignore[union-attr]
+            elif t in _KEYED_BY_TYPE:
+                key.append(t)  # type: ignore[union-attr]
             else:
-                raise KeyError
-        dt, weak = state.caches["result"][tuple(key)]
-    except (KeyError, TypeError, AttributeError):
-        for a in args:
-            if type(a) not in _jax_types_seen:
-                _note_jax_type(a)
-        dt, weak = _result_type_slow(args, state)
+                key = None
+                break
+    except (KeyError, TypeError):  # a dtype outside the lattice
+        key = None
+    if key is not None:
+        key = tuple(key)
+        try:
+            dt, weak = state.result_cache[key]
+        except KeyError:
+            dt, weak = _result_type_slow(args, state, key)
+    else:
+        dt, weak = _result_type_slow(args, state, None)
     return (dt, weak) if return_weak_type_flag else dt
