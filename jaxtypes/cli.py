@@ -133,8 +133,9 @@ def _add_format(p: argparse.ArgumentParser, formats: Sequence[str], default: str
 def _add_all(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--all", action="store_true",
-        help="all 46 lattice nodes (sub-byte ints, small floats), labelled by "
-             "full name; default: the 18 dtypes of the documented table, by code",
+        help=f"all {len(lattice.NODES)} lattice nodes (with sub-byte ints and "
+             "small floats), labelled by full name; default: the 18 dtypes of the "
+             "documented table, by code",
     )
 
 
@@ -190,7 +191,7 @@ def _run_promote(args: argparse.Namespace) -> int:
 
     nodes = [parse_node(n) for n in [args.first, *args.others]]
     weak_types = {lattice.WEAK_INT: int, lattice.WEAK_FLOAT: float, lattice.WEAK_COMPLEX: complex}
-    operands = []
+    operands: list[object] = []
     for node in nodes:
         if node in weak_types:
             operands.append(weak_types[node])
@@ -233,7 +234,7 @@ def _run_explain(args: argparse.Namespace) -> int:
     for line in lattice.explain(a, b, v):
         print(line)
     for note in _canonicalization_notes([n for n in (a, b) if not lattice.is_weak(n)], v):
-        print(note + " (result_type, arrays); the lattice above does not")
+        print(note + " (as result_type does); the paths above take it as given")
     return 0
 
 
@@ -304,7 +305,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:  # --help, --version, usage errors
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     try:
-        return args._run(args)
+        code: int = args._run(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        return code
     except CLIError as e:
         sys.stdout.flush()
         print(f"{PROG}: error: {e}", file=sys.stderr)

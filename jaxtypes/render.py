@@ -70,7 +70,7 @@ def label(node: str, codes: bool = True) -> str:
 
 
 def table_nodes(all_nodes: bool = False) -> tuple[str, ...]:
-    """The rows (= columns) of the table: seed 000's 18, or all 46 nodes."""
+    """The rows (= columns) of the table: seed 000's 18, or every node (35)."""
     return lattice.NODES if all_nodes else lattice.SEED_NODES
 
 

@@ -1,0 +1,190 @@
+"""The dtype-generic ``Array`` base class (option 4 of JAX's typing roadmap).
+
+At runtime ``Array`` is an abstract base class: ``Array[float32]`` subscripts,
+``isinstance(x, Array)`` is True for JAX arrays and for the tracers inside
+``jax.jit``/``jax.vmap`` (JAX is consulted only when it is already imported),
+for classes registered with ``Array.register``, and False for numpy arrays.
+The members below declare what JAX arrays provide; the generated stub
+(``stubs/jaxtypes/_array.pyi``) gives each operator and method its promoted
+dtype.  The bodies never run: JAX's arrays are virtual subclasses.
+"""
+
+from __future__ import annotations
+
+import sys
+from abc import ABCMeta
+from typing import Any, Generic
+
+from typing_extensions import TypeVar
+
+__all__ = ["Array"]
+
+DT = TypeVar("DT", default=Any)
+
+
+class _ArrayMeta(ABCMeta):
+    def __instancecheck__(cls, instance: Any) -> bool:
+        if cls is Array:
+            jax = sys.modules.get("jax")
+            jax_array = getattr(jax, "Array", None) if jax is not None else None
+            # JAX's own check covers ArrayImpl and every tracer.
+            if jax_array is not None and isinstance(instance, jax_array):
+                return True
+        return super().__instancecheck__(instance)
+
+
+def _abstract(name: str) -> NotImplementedError:
+    return NotImplementedError(f"Array.{name} is provided by concrete array types")
+
+
+class Array(Generic[DT], metaclass=_ArrayMeta):
+    """A JAX array whose dtype is ``DT`` (one of the markers in ``jaxtypes``)."""
+
+    __slots__ = ()
+
+    # -- attributes
+    @property
+    def dtype(self) -> Any:
+        raise _abstract("dtype")
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        raise _abstract("shape")
+
+    @property
+    def ndim(self) -> int:
+        raise _abstract("ndim")
+
+    @property
+    def size(self) -> int:
+        raise _abstract("size")
+
+    @property
+    def T(self) -> Any:
+        raise _abstract("T")
+
+    @property
+    def real(self) -> Any:
+        raise _abstract("real")
+
+    @property
+    def imag(self) -> Any:
+        raise _abstract("imag")
+
+    # -- methods
+    def astype(self, dtype: Any, copy: bool = False, device: Any = None) -> Any:
+        raise _abstract("astype")
+
+    def reshape(self, *args: Any, order: str = "C", out_sharding: Any = None) -> Any:
+        raise _abstract("reshape")
+
+    def transpose(self, *args: Any) -> Any:
+        raise _abstract("transpose")
+
+    def sum(self, axis: Any = None, dtype: Any = None, out: None = None,
+            keepdims: bool = False, initial: Any = None, where: Any = None,
+            promote_integers: bool = True) -> Any:
+        raise _abstract("sum")
+
+    def prod(self, axis: Any = None, dtype: Any = None, out: None = None,
+             keepdims: bool = False, initial: Any = None, where: Any = None,
+             promote_integers: bool = True) -> Any:
+        raise _abstract("prod")
+
+    def mean(self, axis: Any = None, dtype: Any = None, out: None = None,
+             keepdims: bool = False, *, where: Any = None) -> Any:
+        raise _abstract("mean")
+
+    def max(self, axis: Any = None, out: None = None, keepdims: bool = False,
+            initial: Any = None, where: Any = None) -> Any:
+        raise _abstract("max")
+
+    def min(self, axis: Any = None, out: None = None, keepdims: bool = False,
+            initial: Any = None, where: Any = None) -> Any:
+        raise _abstract("min")
+
+    def argmax(self, axis: int | None = None, out: None = None,
+               keepdims: bool | None = None) -> Any:
+        raise _abstract("argmax")
+
+    def argmin(self, axis: int | None = None, out: None = None,
+               keepdims: bool | None = None) -> Any:
+        raise _abstract("argmin")
+
+    def all(self, axis: Any = None, out: None = None, keepdims: bool = False,
+            *, where: Any = None) -> Any:
+        raise _abstract("all")
+
+    def any(self, axis: Any = None, out: None = None, keepdims: bool = False,
+            *, where: Any = None) -> Any:
+        raise _abstract("any")
+
+    def clip(self, min: Any = None, max: Any = None) -> Any:
+        raise _abstract("clip")
+
+    def round(self, decimals: int = 0, out: None = None) -> Any:
+        raise _abstract("round")
+
+    def conj(self) -> Any:
+        raise _abstract("conj")
+
+    def item(self, *args: int) -> Any:
+        raise _abstract("item")
+
+    def tolist(self) -> Any:
+        raise _abstract("tolist")
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
+        raise _abstract("__array__")
+
+    # -- container and conversion protocols
+    def __getitem__(self, key: Any, /) -> Any:
+        raise _abstract("__getitem__")
+
+    def __len__(self) -> int:
+        raise _abstract("__len__")
+
+    def __iter__(self) -> Any:
+        raise _abstract("__iter__")
+
+    def __bool__(self) -> bool:
+        raise _abstract("__bool__")
+
+    def __int__(self) -> int:
+        raise _abstract("__int__")
+
+    def __float__(self) -> float:
+        raise _abstract("__float__")
+
+    def __complex__(self) -> complex:
+        raise _abstract("__complex__")
+
+    def __index__(self) -> int:
+        raise _abstract("__index__")
+
+
+def _operator(name: str, unary: bool = False) -> Any:
+    def binary(self: Any, other: Any, /) -> Any:
+        raise _abstract(name)
+
+    def unary_op(self: Any, /) -> Any:
+        raise _abstract(name)
+
+    method = unary_op if unary else binary
+    method.__name__ = name
+    method.__qualname__ = f"Array.{name}"
+    return method
+
+
+# Operators: their promoted dtypes live in the stub; at runtime they only exist.
+_BINARY = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
+           "and", "or", "xor", "lshift", "rshift")
+for _name in _BINARY:
+    setattr(Array, f"__{_name}__", _operator(f"__{_name}__"))
+    setattr(Array, f"__r{_name}__", _operator(f"__r{_name}__"))
+for _name in ("lt", "le", "gt", "ge", "eq", "ne"):
+    setattr(Array, f"__{_name}__", _operator(f"__{_name}__"))
+for _name in ("neg", "pos", "abs", "invert"):
+    setattr(Array, f"__{_name}__", _operator(f"__{_name}__", unary=True))
+Array.__hash__ = None  # type: ignore[assignment]  # like JAX arrays: unhashable
+del _name

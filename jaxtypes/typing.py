@@ -1,0 +1,43 @@
+"""Annotations for code that uses JAX arrays (seed 003, JAX's typing roadmap).
+
+Inputs are typed permissively, outputs strictly:
+
+* ``ArrayLike``: anything JAX converts to an array implicitly (JAX arrays and
+  tracers, numpy arrays and scalars, Python scalars);
+* ``DTypeLike``: anything convertible to a dtype (names, dtypes, scalar types,
+  objects with a ``dtype``);
+* ``ShapeLike``: an int or a sequence of ints;
+* ``DType`` (numpy's dtype), ``Shape`` (a tuple of ints), ``StaticScalar``;
+* ``Array``: the dtype-generic array base class; ``Array[float32]`` is an
+  array whose dtype is float32, bare ``Array`` one of unknown dtype.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, Sequence, SupportsIndex, Union, runtime_checkable
+
+import numpy as np
+from typing_extensions import TypeAlias
+
+from jaxtypes._array import Array
+
+__all__ = [
+    "Array", "ArrayLike", "DType", "DTypeLike", "Shape", "ShapeLike",
+    "StaticScalar", "SupportsDType",
+]
+
+
+@runtime_checkable
+class SupportsDType(Protocol):
+    """An object with a ``dtype`` (arrays, and JAX's scalar type objects)."""
+
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+
+
+DType: TypeAlias = np.dtype
+Shape: TypeAlias = tuple[int, ...]
+ShapeLike: TypeAlias = Union[SupportsIndex, Sequence[SupportsIndex]]
+StaticScalar: TypeAlias = Union[np.bool_, np.number, bool, int, float, complex]
+DTypeLike: TypeAlias = Union[str, type, np.dtype, SupportsDType]
+ArrayLike: TypeAlias = Union[Array, np.ndarray, StaticScalar]

@@ -1,0 +1,136 @@
+"""The runtime side of jaxtypes.typing: Array, the markers, the aliases."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import jax
+import jax.numpy as jnp
+import ml_dtypes
+import numpy as np
+import pytest
+
+import jaxtypes
+from jaxtypes import lattice, markers
+from jaxtypes.typing import Array, ArrayLike, DType, DTypeLike, Shape, ShapeLike, StaticScalar
+
+
+def test_array_subscripts_at_runtime() -> None:
+    alias = Array[jaxtypes.float32]
+    assert alias.__origin__ is Array
+    assert alias.__args__ == (np.float32,)
+    assert jaxtypes.Array is Array
+
+
+def test_isinstance_jax_arrays_and_tracers() -> None:
+    assert isinstance(jnp.ones(3), Array)
+    assert isinstance(jnp.asarray(1.0), Array)
+    seen: list[bool] = []
+
+    def probe(x):
+        seen.append(isinstance(x, Array))
+        return x
+
+    jax.jit(probe)(jnp.ones(2))
+    jax.vmap(probe)(jnp.ones(2))
+    jax.grad(lambda x: probe(x).sum())(jnp.ones(2))
+    assert seen == [True, True, True]
+
+
+def test_isinstance_false_for_numpy_and_scalars() -> None:
+    assert not isinstance(np.ones(3), Array)
+    assert not isinstance(np.float32(1), Array)
+    assert not isinstance(1.0, Array)
+    assert not isinstance([1, 2], Array)
+
+
+def test_register() -> None:
+    class MyArray:
+        pass
+
+    assert not isinstance(MyArray(), Array)
+    Array.register(MyArray)
+    assert isinstance(MyArray(), Array)
+    assert issubclass(MyArray, Array)
+
+
+def test_no_jax_import() -> None:
+    code = (
+        "import sys, numpy as np, jaxtypes\n"
+        "from jaxtypes.typing import Array\n"
+        "assert not isinstance(np.ones(2), Array)\n"
+        "assert 'jax' not in sys.modules, 'jaxtypes imported jax'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# Every concrete marker is exactly its dtype, written out by name.
+DTYPE_OF_MARKER = {
+    "bool_": np.dtype("bool"),
+    "uint8": np.dtype("uint8"), "uint16": np.dtype("uint16"),
+    "uint32": np.dtype("uint32"), "uint64": np.dtype("uint64"),
+    "int8": np.dtype("int8"), "int16": np.dtype("int16"),
+    "int32": np.dtype("int32"), "int64": np.dtype("int64"),
+    "float16": np.dtype("float16"), "float32": np.dtype("float32"),
+    "float64": np.dtype("float64"),
+    "complex64": np.dtype("complex64"), "complex128": np.dtype("complex128"),
+    "bfloat16": np.dtype(ml_dtypes.bfloat16),
+    "uint1": np.dtype(ml_dtypes.uint1), "uint2": np.dtype(ml_dtypes.uint2),
+    "uint4": np.dtype(ml_dtypes.uint4),
+    "int1": np.dtype(ml_dtypes.int1), "int2": np.dtype(ml_dtypes.int2),
+    "int4": np.dtype(ml_dtypes.int4),
+    "float4_e2m1fn": np.dtype(ml_dtypes.float4_e2m1fn),
+    "float6_e2m3fn": np.dtype(ml_dtypes.float6_e2m3fn),
+    "float6_e3m2fn": np.dtype(ml_dtypes.float6_e3m2fn),
+    "float8_e3m4": np.dtype(ml_dtypes.float8_e3m4),
+    "float8_e4m3": np.dtype(ml_dtypes.float8_e4m3),
+    "float8_e8m0fnu": np.dtype(ml_dtypes.float8_e8m0fnu),
+    "float8_e4m3b11fnuz": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
+    "float8_e4m3fn": np.dtype(ml_dtypes.float8_e4m3fn),
+    "float8_e4m3fnuz": np.dtype(ml_dtypes.float8_e4m3fnuz),
+    "float8_e5m2": np.dtype(ml_dtypes.float8_e5m2),
+    "float8_e5m2fnuz": np.dtype(ml_dtypes.float8_e5m2fnuz),
+}
+
+
+# JAX 0.10.2 on the CPU cannot hold these (XLA rejects the type); a change
+# in JAX shows up as a failure here.
+NOT_ON_XLA_CPU = {"float6_e2m3fn", "float6_e3m2fn", "uint1"}
+
+
+@pytest.mark.parametrize("name", sorted(DTYPE_OF_MARKER))
+def test_marker_is_a_dtype(name: str) -> None:
+    marker = getattr(jaxtypes, name)
+    expected = DTYPE_OF_MARKER[name]
+    assert np.dtype(marker) == expected
+    assert np.zeros(2).astype(marker).dtype == expected
+    if name in NOT_ON_XLA_CPU:
+        with pytest.raises(Exception, match="PrimitiveType|ui1"):
+            jnp.zeros(2).astype(marker).block_until_ready()
+        return
+    with jax.enable_x64(True):
+        assert jnp.zeros(2).astype(marker).dtype == expected
+
+
+def test_every_lattice_node_has_a_marker() -> None:
+    assert set(markers.MARKER_OF_NODE) == set(lattice.NODES)
+    assert len(DTYPE_OF_MARKER) + 3 == len(lattice.NODES)
+
+
+@pytest.mark.parametrize("name", ["weak_int", "weak_float", "weak_complex"])
+def test_weak_markers_are_not_dtypes(name: str) -> None:
+    marker = getattr(jaxtypes, name)
+    with pytest.raises(TypeError, match="type marker"):
+        marker()
+    assert Array[marker].__args__ == (marker,)
+
+
+def test_aliases() -> None:
+    assert DType is np.dtype
+    assert Shape == tuple[int, ...]
+    # The unions hold what the roadmap says they hold.
+    assert np.ndarray in ArrayLike.__args__ and Array in ArrayLike.__args__
+    assert str in DTypeLike.__args__ and np.dtype in DTypeLike.__args__
+    assert int in StaticScalar.__args__ and complex in StaticScalar.__args__
+    assert ShapeLike is not None
