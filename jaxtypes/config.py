@@ -185,15 +185,22 @@ class Config:
 config: Final = Config()
 
 
+# The tokens of the scopes entered in this context, innermost last.  It is
+# context-local, not kept on the scope object, so that one scope object may be
+# entered by several threads or tasks at once.
+_entered: contextvars.ContextVar[tuple[contextvars.Token[State], ...]] = contextvars.ContextVar(
+    "jaxtypes_entered_scopes", default=()
+)
+
+
 class _Scoped:
     """A scoped override: a context manager, and a decorator for sync and async functions."""
 
-    __slots__ = ("_mode", "_x64", "_tokens")
+    __slots__ = ("_mode", "_x64")
 
     def __init__(self, mode: str | None, x64: bool | None) -> None:
         self._mode = mode
         self._x64 = x64
-        self._tokens: list[contextvars.Token[State]] = []
 
     def __enter__(self) -> None:
         outer = _scope.get()
@@ -201,10 +208,12 @@ class _Scoped:
             self._mode if self._mode is not None else outer.mode_override,
             self._x64 if self._x64 is not None else outer.x64_override,
         )
-        self._tokens.append(_scope.set(state))
+        _entered.set(_entered.get() + (_scope.set(state),))
 
     def __exit__(self, *exc: object) -> None:
-        _scope.reset(self._tokens.pop())
+        tokens = _entered.get()
+        _entered.set(tokens[:-1])
+        _scope.reset(tokens[-1])
 
     def __call__(self, func: _F) -> _F:
         mode, x64 = self._mode, self._x64

@@ -223,7 +223,7 @@ def _tables(v: Variant) -> _Tables:
     graph = edges(v)
     upper: dict[str, set[str]] = {}
     for node in NODES:
-        # Depth-first closure; the graph is a DAG of 46 nodes.
+        # Depth-first closure; the graph is a DAG of 35 nodes.
         seen = {node}
         stack = [node]
         while stack:

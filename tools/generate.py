@@ -49,7 +49,10 @@ import dataclasses
 import difflib
 import sys
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+
+if TYPE_CHECKING:
+    from jaxtypes import lattice
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
@@ -243,7 +246,7 @@ def section(name: str, path: str = "README.md") -> Callable[[Callable[[], str]],
 
 
 # ----------------------------------------------------------------- targets
-def _standard(x64: bool = True):  # type: ignore[no-untyped-def]
+def _standard(x64: bool = True) -> "lattice.Variant":
     from jaxtypes import lattice
 
     return lattice.Variant("standard", x64)

@@ -1,0 +1,166 @@
+"""Generated output is committed fresh, and ``tools/generate.py --check`` notices
+when it is not (checked on a temporary copy, never on the real README)."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+GENERATE = REPO / "tools" / "generate.py"
+SECTIONS = ("promotion-table", "promotion-table-x32-differences", "lattice-mermaid", "numpy-differences")
+
+
+def generate(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(GENERATE), *args],
+        capture_output=True, text=True, cwd=REPO, timeout=300,
+    )
+
+
+@pytest.fixture(scope="module")
+def gen():
+    """tools/generate.py as a module (it is not a package)."""
+    spec = importlib.util.spec_from_file_location("jaxtypes_tools_generate", GENERATE)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[spec.name]
+        raise
+    return module
+
+
+def test_committed_output_is_fresh():
+    proc = generate("--check")
+    assert proc.returncode == 0, (
+        "generated output is stale; run `python tools/generate.py`\n" + proc.stdout + proc.stderr
+    )
+
+
+def _markers(name: str) -> str:
+    return f"<!-- BEGIN GENERATED: {name} -->\n<!-- END GENERATED: {name} -->\n"
+
+
+@pytest.fixture
+def readme_copy(tmp_path: Path) -> Path:
+    """A copy of the README with every section's markers (added when missing), filled in."""
+    readme = tmp_path / "README.md"
+    shutil.copyfile(REPO / "README.md", readme)
+    text = readme.read_text(encoding="utf-8")
+    for name in SECTIONS:
+        if f"<!-- BEGIN GENERATED: {name} -->" not in text:
+            text += f"\n## {name}\n\n" + _markers(name)
+    readme.write_text(text, encoding="utf-8")
+    proc = generate("--root", str(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return readme
+
+
+def test_generated_copy_is_fresh_and_holds_the_table(readme_copy: Path):
+    proc = generate("--check", "--root", str(readme_copy.parent))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = readme_copy.read_text(encoding="utf-8")
+    # Rows of seed 000's table, written out.
+    assert "| u8 | u8 | u8 | u8 | u8 | u8 | f* | f* | f* | f* | bf | f2 | f4 | f8 | c8 | c16 | u8 | f* | c* |" in text
+    assert "| bf | bf | bf | bf | bf | bf | bf | bf | bf | bf | bf | f4 | f4 | f8 | c8 | c16 | bf | bf | c8 |" in text
+    assert "| uint32 | int8 | int64 | int32 |" in text  # the x32 difference
+    assert "```mermaid\ngraph BT" in text
+    assert "| uint64 | int8 | f* | float64 | weak |" in text
+    # Generating twice changes nothing.
+    before = text
+    assert generate("--root", str(readme_copy.parent)).returncode == 0
+    assert readme_copy.read_text(encoding="utf-8") == before
+
+
+def test_stale_section_is_detected(readme_copy: Path):
+    text = readme_copy.read_text(encoding="utf-8")
+    row = "| u8 | u8 | u8 | u8 | u8 | u8 | f* | f* | f* | f* |"
+    assert row in text
+    readme_copy.write_text(text.replace(row, "| u8 | u8 | u8 | u8 | u8 | u8 | f8 | f* | f* | f* |"), encoding="utf-8")
+    proc = generate("--check", "--root", str(readme_copy.parent))
+    assert proc.returncode == 1
+    assert "README.md [section promotion-table]: differs" in proc.stdout
+    assert "numpy-differences]" not in proc.stdout  # only the stale section is listed
+    assert "-| u8 | u8 | u8 | u8 | u8 | u8 | f8 |" in proc.stdout  # the diff shows the edit
+    # The real README is untouched; regenerating the copy repairs it.
+    assert generate("--root", str(readme_copy.parent)).returncode == 0
+    assert generate("--check", "--root", str(readme_copy.parent)).returncode == 0
+
+
+def test_text_outside_the_markers_is_kept(gen, readme_copy: Path):
+    text = readme_copy.read_text(encoding="utf-8")
+    edited = text.replace("## numpy-differences", "## numpy-differences (prose edited)")
+    readme_copy.write_text(edited, encoding="utf-8")
+    changes, _ = gen.plan(root=readme_copy.parent)
+    assert changes == []
+
+
+def test_replace_section(gen):
+    text = "# t\n\nbefore\n" + _markers("x") + "after\n"
+    out = gen.replace_section(text, "x", "hello\n")
+    assert out == (
+        "# t\n\nbefore\n<!-- BEGIN GENERATED: x -->\n" + gen.NOTICE + "\n\nhello\n\n"
+        "<!-- END GENERATED: x -->\nafter\n"
+    )
+    assert gen.replace_section(out, "x", "hello\n") == out
+    assert gen.replace_section(text, "other", "hello") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<!-- BEGIN GENERATED: x -->\nno end\n",
+        "<!-- END GENERATED: x -->\n<!-- BEGIN GENERATED: x -->\n",
+        "<!-- BEGIN GENERATED: x -->\n<!-- END GENERATED: x -->\n" * 2,
+    ],
+)
+def test_malformed_markers_are_errors(gen, text):
+    with pytest.raises(gen.GenerateError):
+        gen.replace_section(text, "x", "hello")
+
+
+def test_malformed_markers_fail_check(tmp_path: Path):
+    (tmp_path / "README.md").write_text("# t\n<!-- BEGIN GENERATED: promotion-table -->\n", encoding="utf-8")
+    proc = generate("--check", "--root", str(tmp_path))
+    assert proc.returncode == 1
+    assert "promotion-table" in proc.stderr
+
+
+def test_missing_markers_are_skipped_not_stale(tmp_path: Path):
+    (tmp_path / "README.md").write_text("# jaxtypes\n", encoding="utf-8")
+    proc = generate("--check", "--root", str(tmp_path))
+    assert proc.returncode == 0
+    assert "no markers for section 'promotion-table'" in proc.stderr
+
+
+def test_file_and_file_set_targets(gen, tmp_path: Path, monkeypatch):
+    """The target kinds later work will use (stubs, typecheck cases)."""
+    monkeypatch.setattr(gen, "TARGETS", {})
+    gen.generated_file("one", "out/one.txt")(lambda: "one\n")
+    gen.file_set("many", "cases", "*.py")(lambda: {"a.py": "A\n", "b.py": "B\n"})
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "old.py").write_text("stale\n")
+    (tmp_path / "cases" / "a.py").write_text("A\n")
+    (tmp_path / "cases" / "notes.txt").write_text("not matched\n")
+
+    changes, _ = gen.plan(root=tmp_path)
+    listed = {(c.what, c.old is None, c.new is None) for c in changes}
+    assert listed == {
+        ("out/one.txt", True, False),   # to create
+        ("cases/b.py", True, False),    # to create
+        ("cases/old.py", False, True),  # to delete
+    }
+    gen.apply(changes)
+    assert (tmp_path / "out" / "one.txt").read_text() == "one\n"
+    assert (tmp_path / "cases" / "b.py").read_text() == "B\n"
+    assert not (tmp_path / "cases" / "old.py").exists()
+    assert (tmp_path / "cases" / "notes.txt").exists()
+    assert gen.plan(root=tmp_path)[0] == []
