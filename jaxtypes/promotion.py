@@ -50,11 +50,26 @@ _PY_SCALAR_NODE: Final[dict[type, str]] = {
 }
 # bfloat16 and the small floats: a weak one stands for f*.
 _CUSTOM_FLOATS: Final = frozenset(lattice.SMALL_FLOATS + ("bfloat16",))
+# Dtypes outside the lattice that JAX still takes as values (its _jax_dtype_set):
+# float0 (the dtype of integer-valued gradients) and numpy's StringDType.  As
+# in JAX, one alone (or repeated) is its own result_type; promoting it fails.
+_OPAQUE_DTYPES: Final = frozenset(
+    [np.dtype([("float0", np.void, 0)])]
+    + ([np.dtypes.StringDType()] if hasattr(np.dtypes, "StringDType") else [])
+)
+# A ``result_type`` operand: a lattice node name, or (outside the lattice) the
+# dtype itself, for the opaque dtypes, non-numeric numpy scalar types
+# (np.str_ gives dtype('<U'), as in JAX) and JAX arrays of any other dtype.
+_Token = Any
 
 
 def node_of(dt: Any) -> str | None:
     """The lattice node of a numpy dtype, or None when it is not a JAX dtype."""
     return _NODE_OF.get(dt)
+
+
+def _dtype_of_token(node: _Token) -> Any:
+    return _DTYPE_OF[node] if isinstance(node, str) else node
 
 
 def dtype_of_node(node: str) -> np.dtype:
@@ -110,8 +125,9 @@ def _canonical(node: str, x64: bool) -> str:
     return node if x64 else lattice.canonicalize(node, False)
 
 
-def _node_of_value(x: Any, x64: bool) -> str:
-    """JAX's ``dtypes.dtype(x)`` as a node name (canonicalized as JAX does)."""
+def _node_of_value(x: Any, x64: bool) -> _Token:
+    """JAX's ``dtypes.dtype(x)`` as a node name (canonicalized as JAX does), or
+    the dtype itself where JAX accepts one outside the lattice."""
     if x is None:
         raise ValueError(f"Invalid argument to dtype: {x}.")
     if isinstance(x, type):
@@ -119,21 +135,18 @@ def _node_of_value(x: Any, x64: bool) -> str:
         if node is not None:
             return _canonical(node, x64)
         if issubclass(x, np.generic):
+            # JAX checks nothing here: np.str_, np.object_ ... give their dtype.
             dt = np.dtype(x)
             node = _NODE_OF.get(dt)
-            if node is None:
-                raise _invalid_value(x, dt)
-            return _canonical(node, x64)
+            return dt if node is None else _canonical(node, x64)
     else:
         node = _PY_SCALAR_NODE.get(type(x))
         if node is not None:
             return _canonical(node, x64)
         if _is_jax_array(x):
-            # JAX keeps the dtype of an existing array, canonical or not.
-            node = _NODE_OF.get(x.dtype)
-            if node is None:
-                raise _invalid_value(x, x.dtype)
-            return node
+            # JAX keeps the dtype of an existing array, canonical or not, and
+            # checks nothing (PRNG key arrays have extended dtypes).
+            return _NODE_OF.get(x.dtype) or x.dtype
     if isinstance(x, (str, np.dtype)):
         dt = np.dtype(x)
     else:
@@ -147,6 +160,8 @@ def _node_of_value(x: Any, x64: bool) -> str:
                 raise TypeError(f"Cannot determine dtype of {x}") from err
     node = _NODE_OF.get(dt)
     if node is None:
+        if dt in _OPAQUE_DTYPES:
+            return dt
         raise _invalid_value(x, dt)
     return _canonical(node, x64)
 
@@ -157,15 +172,12 @@ def dtype(x: Any) -> np.dtype:
     Python scalars and types, numpy scalar types, dtypes, names and arrays are
     canonicalized for the x64 setting in force; JAX arrays keep their dtype.
     """
-    return _DTYPE_OF[_node_of_value(x, current_state().variant.x64)]
+    return _dtype_of_token(_node_of_value(x, current_state().variant.x64))
 
 
 def canonicalize_dtype(dtype: Any) -> np.dtype:
     """``jax.dtypes.canonicalize_dtype``: 64-bit dtypes become 32-bit with x64 off."""
-    try:
-        dt = np.dtype(dtype)
-    except TypeError as e:
-        raise TypeError(f"dtype {dtype!r} not understood") from e
+    dt = np.dtype(dtype)  # numpy's own error for an unknown name, as in JAX
     if current_state().variant.x64:
         return dt
     node = _NODE_OF.get(dt)
@@ -173,8 +185,10 @@ def canonicalize_dtype(dtype: Any) -> np.dtype:
 
 
 # ----------------------------------------------------------------- errors
-def _node_object(node: str) -> Any:
+def _node_object(node: _Token) -> Any:
     """The object JAX uses for a node: a numpy dtype, or int/float/complex."""
+    if not isinstance(node, str):
+        return node
     return _WEAK_TYPE_OF.get(node) or _DTYPE_OF[node]
 
 
@@ -260,22 +274,37 @@ if not _WEAK_KEYS_DISTINCT:  # pragma: no cover - never seen; keeps the cache so
 
 
 # ------------------------------------------------------------ result_type
-def _jax_type(node: str, weak: bool) -> str:
+def _jax_type(node: _Token, weak: bool) -> _Token:
     """JAX's ``_jax_type``: the lattice node of a (dtype, weak) pair."""
-    if not weak or node == "bool":
+    if not weak or not isinstance(node, str) or node == "bool":
         return node
     if node in _CUSTOM_FLOATS:
         return lattice.WEAK_FLOAT
     return lattice.weak_node(lattice.kind(node))
 
 
-def _token(arg: Any, x64: bool) -> tuple[str, bool]:
+def _token(arg: Any, x64: bool) -> tuple[_Token, bool]:
     """(node, weak) of one ``result_type`` argument, as JAX's _dtype_and_weaktype."""
     node = _node_of_value(arg, x64)
     return node, any(arg is t for t in _WEAK_NODE_OF_TYPE) or is_weakly_typed(arg)
 
 
-def _lattice_result(tokens: list[tuple[str, bool]], variant: lattice.Variant) -> tuple[str, bool]:
+def _join(nodes: list[_Token], variant: lattice.Variant) -> str:
+    """JAX's ``_least_upper_bound`` of nodes (in argument order), or its error."""
+    objects = {_node_object(n) for n in nodes}  # JAX's set, built in the same order
+    if not all(isinstance(n, str) for n in nodes):
+        # JAX names the first object of set(nodes) that is not in the lattice.
+        bad = next(o for o in set(tuple(objects)) if _node_name(o) is None)
+        raise ValueError(f"dtype={bad!r} is not a valid dtype for JAX type promotion.")
+    joined = lattice.join_all(dict.fromkeys(nodes), variant)
+    if joined is None:
+        raise _no_join_error(objects, variant)
+    return joined
+
+
+def _lattice_result(
+    tokens: list[tuple[_Token, bool]], variant: lattice.Variant
+) -> tuple[_Token, bool]:
     """JAX's ``lattice_result_type`` on (node, weak) pairs: (result node, weak)."""
     nodes = [n for n, _ in tokens]
     weaks = [w for _, w in tokens]
@@ -285,21 +314,27 @@ def _lattice_result(tokens: list[tuple[str, bool]], variant: lattice.Variant) ->
     elif len(set(nodes)) == 1 and not all(weaks):
         out, weak = nodes[0], False
     elif all(weaks) and variant.mode != "strict":
-        # JAX joins the strong counterparts of all-weak inputs, then marks it weak.
-        joined = lattice.join_all(dict.fromkeys(nodes), variant)
-        if joined is None:
-            raise _no_join_error({_node_object(n) for n in nodes}, variant)
-        out, weak = _canonical(joined, x64), True
+        # JAX joins the strong counterparts of all-weak inputs, then marks it weak
+        # (their join may be f*: uint64 with a signed int).
+        joined = _join(nodes, variant)
+        if lattice.is_weak(joined):
+            out = lattice.strong_counterpart(joined, x64)
+        else:
+            out = _canonical(joined, x64)
+        weak = True
     else:
-        jax_types = [_jax_type(n, w) for n, w in tokens]
-        joined = lattice.join_all(dict.fromkeys(jax_types), variant)
-        if joined is None:
-            raise _no_join_error({_node_object(n) for n in jax_types}, variant)
+        joined = _join([_jax_type(n, w) for n, w in tokens], variant)
         weak = lattice.is_weak(joined)
         out = lattice.strong_counterpart(joined, x64) if weak else _canonical(joined, x64)
     weak = weak and out != "bool"
     if weak:
-        out = lattice.default_dtype("f" if out in _CUSTOM_FLOATS else lattice.kind(out), x64)
+        # JAX: default_types['f' if custom float else dtype.kind], a dict of the
+        # kinds b, i, u, f, c.  ml_dtypes' int1/2/4 and uint1/2/4 are of kind
+        # 'V', so a weakly typed one alone (or joined weakly) raises KeyError('V').
+        kind_letter = "f" if out in _CUSTOM_FLOATS else _dtype_of_token(out).kind
+        if kind_letter not in "biufc":
+            raise KeyError(kind_letter)
+        out = lattice.default_dtype(kind_letter, x64)
     return out, weak
 
 
@@ -313,7 +348,7 @@ def _result_type_slow(
     default_float = lattice.default_dtype("f", x64)
     tokens = [(default_float, False) if a is None else _token(a, x64) for a in args]
     node, weak = _lattice_result(tokens, variant)
-    result = (_DTYPE_OF[node], weak)
+    result = (_dtype_of_token(node), weak)
     if key is not None:
         state.result_cache[key] = result
     for a in args:
