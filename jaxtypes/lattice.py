@@ -26,6 +26,7 @@ __all__ = [
     "edges", "upper_bounds", "join", "join_all", "kind", "bits",
     "is_weak", "weak_node", "strong_counterpart", "default_dtype",
     "canonicalize", "no_join_reason", "NoJoinReason", "explain",
+    "CUSTOM_FLOATS", "jax_type", "lattice_result_type", "result_type", "NoJoin",
 ]
 
 BOOL: Final = "bool"
@@ -297,6 +298,71 @@ def no_join_reason(nodes: Iterable[str], v: Variant) -> NoJoinReason:
         if any(n in group for n in nodes):
             return reason  # type: ignore[return-value]
     return "none"
+
+
+# bfloat16 and the small floats: a weakly typed one stands for f*.
+CUSTOM_FLOATS: Final = frozenset(SMALL_FLOATS + ("bfloat16",))
+
+
+def jax_type(node: str, weak: bool) -> str:
+    """JAX's ``_jax_type``: the lattice node of a (dtype, weak) pair."""
+    if not weak or node == BOOL or node in WEAK:
+        return node
+    if node in CUSTOM_FLOATS:
+        return WEAK_FLOAT
+    return weak_node(kind(node))
+
+
+class NoJoin(ValueError):
+    """Raised where operands have no join; ``nodes`` are the ones JAX joined, in
+    argument order, so that callers can word JAX's error."""
+
+    def __init__(self, nodes: Iterable[str], v: Variant) -> None:
+        self.nodes = tuple(nodes)
+        self.variant = v
+        super().__init__(f"no join of {', '.join(self.nodes)} ({v.label})")
+
+
+def lattice_result_type(operands: Iterable[tuple[str, bool]], v: Variant) -> tuple[str, bool]:
+    """JAX's ``lattice_result_type`` on (dtype node, weak) operands.
+
+    Gives the (dtype node, weak) JAX computes in, before ``result_type`` turns a
+    weak answer into its kind's default dtype; raises ``NoJoin`` where there is
+    no join.  The dtype is canonicalized where JAX calls ``dtype()`` on a join.
+    """
+    ops = list(operands)
+    nodes = [n for n, _ in ops]
+    weaks = [w for _, w in ops]
+    if len(ops) == 1:
+        out, weak = ops[0]
+    elif len(set(nodes)) == 1 and not all(weaks):
+        out, weak = nodes[0], False
+    else:
+        # All weak (standard mode): JAX joins the dtypes themselves, then marks
+        # the result weak.  Otherwise a weak operand stands for its weak node.
+        all_weak = all(weaks) and v.mode != "strict"
+        joined_nodes = nodes if all_weak else [jax_type(n, w) for n, w in ops]
+        joined = join_all(dict.fromkeys(joined_nodes), v)
+        if joined is None:
+            raise NoJoin(joined_nodes, v)
+        weak = all_weak or joined in WEAK
+        out = strong_counterpart(joined, v.x64) if joined in WEAK else canonicalize(joined, v.x64)
+    return out, weak and out != BOOL
+
+
+def result_type(operands: Iterable[tuple[str, bool]], v: Variant) -> tuple[str, bool]:
+    """JAX's ``result_type`` on (dtype node, weak) operands: a weak answer is
+    the default dtype of its kind.  Raises ``NoJoin`` where there is no join.
+
+    (JAX finds that default by numpy's kind letter, which ml_dtypes' sub-byte
+    ints lack; a weak sub-byte answer is a ValueError here, a KeyError in JAX.)
+    """
+    out, weak = lattice_result_type(operands, v)
+    if weak:
+        if out in INTN:
+            raise ValueError(f"a weakly typed {out} has no default dtype in JAX")
+        out = default_dtype("f" if out in CUSTOM_FLOATS else kind(out), v.x64)
+    return out, weak
 
 
 def explain(a: str, b: str, v: Variant) -> list[str]:

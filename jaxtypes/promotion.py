@@ -48,8 +48,6 @@ _WEAK_NODE_OF_TYPE: Final[dict[type, str]] = {t: n for n, t in _WEAK_TYPE_OF.ite
 _PY_SCALAR_NODE: Final[dict[type, str]] = {
     bool: "bool", int: "int64", float: "float64", complex: "complex128"
 }
-# bfloat16 and the small floats: a weak one stands for f*.
-_CUSTOM_FLOATS: Final = frozenset(lattice.SMALL_FLOATS + ("bfloat16",))
 # Dtypes outside the lattice that JAX still takes as values (its _jax_dtype_set):
 # float0 (the dtype of integer-valued gradients) and numpy's StringDType.  As
 # in JAX, one alone (or repeated) is its own result_type; promoting it fails.
@@ -275,12 +273,8 @@ if not _WEAK_KEYS_DISTINCT:  # pragma: no cover - never seen; keeps the cache so
 
 # ------------------------------------------------------------ result_type
 def _jax_type(node: _Token, weak: bool) -> _Token:
-    """JAX's ``_jax_type``: the lattice node of a (dtype, weak) pair."""
-    if not weak or not isinstance(node, str) or node == "bool":
-        return node
-    if node in _CUSTOM_FLOATS:
-        return lattice.WEAK_FLOAT
-    return lattice.weak_node(lattice.kind(node))
+    """JAX's ``_jax_type``; a dtype outside the lattice stays itself."""
+    return lattice.jax_type(node, weak) if isinstance(node, str) else node
 
 
 def _token(arg: Any, x64: bool) -> tuple[_Token, bool]:
@@ -289,52 +283,43 @@ def _token(arg: Any, x64: bool) -> tuple[_Token, bool]:
     return node, any(arg is t for t in _WEAK_NODE_OF_TYPE) or is_weakly_typed(arg)
 
 
-def _join(nodes: list[_Token], variant: lattice.Variant) -> str:
-    """JAX's ``_least_upper_bound`` of nodes (in argument order), or its error."""
-    objects = {_node_object(n) for n in nodes}  # JAX's set, built in the same order
-    if not all(isinstance(n, str) for n in nodes):
-        # JAX names the first object of set(nodes) that is not in the lattice.
-        bad = next(o for o in set(tuple(objects)) if _node_name(o) is None)
-        raise ValueError(f"dtype={bad!r} is not a valid dtype for JAX type promotion.")
-    joined = lattice.join_all(dict.fromkeys(nodes), variant)
-    if joined is None:
-        raise _no_join_error(objects, variant)
-    return joined
+def _invalid_for_promotion(objects: Any) -> ValueError:
+    # JAX names the first object of set(nodes) that is not in the lattice.
+    bad = next(o for o in set(tuple(objects)) if _node_name(o) is None)
+    return ValueError(f"dtype={bad!r} is not a valid dtype for JAX type promotion.")
 
 
 def _lattice_result(
     tokens: list[tuple[_Token, bool]], variant: lattice.Variant
 ) -> tuple[_Token, bool]:
-    """JAX's ``lattice_result_type`` on (node, weak) pairs: (result node, weak)."""
-    nodes = [n for n, _ in tokens]
-    weaks = [w for _, w in tokens]
-    x64 = variant.x64
-    if len(tokens) == 1:
-        out, weak = tokens[0]
-    elif len(set(nodes)) == 1 and not all(weaks):
-        out, weak = nodes[0], False
-    elif all(weaks) and variant.mode != "strict":
-        # JAX joins the strong counterparts of all-weak inputs, then marks it weak
-        # (their join may be f*: uint64 with a signed int).
-        joined = _join(nodes, variant)
-        if lattice.is_weak(joined):
-            out = lattice.strong_counterpart(joined, x64)
-        else:
-            out = _canonical(joined, x64)
-        weak = True
+    """JAX's ``lattice_result_type`` and ``result_type`` on (node, weak) pairs."""
+    names = [n for n, _ in tokens]
+    if all(isinstance(n, str) for n in names):
+        try:
+            out, weak = lattice.lattice_result_type(tokens, variant)
+        except lattice.NoJoin as err:
+            raise _no_join_error({_node_object(n) for n in err.nodes}, variant) from None
     else:
-        joined = _join([_jax_type(n, w) for n, w in tokens], variant)
-        weak = lattice.is_weak(joined)
-        out = lattice.strong_counterpart(joined, x64) if weak else _canonical(joined, x64)
-    weak = weak and out != "bool"
+        # A dtype outside the lattice passes alone, or repeated with a strong
+        # operand, as in JAX; joining it with anything else fails.
+        weaks = [w for _, w in tokens]
+        if len(tokens) == 1:
+            out, weak = tokens[0]
+        elif len(set(names)) == 1 and not all(weaks):
+            out, weak = names[0], False
+        else:
+            all_weak = all(weaks) and variant.mode != "strict"
+            joined = names if all_weak else [_jax_type(n, w) for n, w in tokens]
+            raise _invalid_for_promotion({_node_object(n) for n in joined})
+        weak = weak and out != "bool"
     if weak:
         # JAX: default_types['f' if custom float else dtype.kind], a dict of the
         # kinds b, i, u, f, c.  ml_dtypes' int1/2/4 and uint1/2/4 are of kind
         # 'V', so a weakly typed one alone (or joined weakly) raises KeyError('V').
-        kind_letter = "f" if out in _CUSTOM_FLOATS else _dtype_of_token(out).kind
+        kind_letter = "f" if out in lattice.CUSTOM_FLOATS else _dtype_of_token(out).kind
         if kind_letter not in "biufc":
             raise KeyError(kind_letter)
-        out = lattice.default_dtype(kind_letter, x64)
+        out = lattice.default_dtype(kind_letter, variant.x64)
     return out, weak
 
 
