@@ -188,6 +188,16 @@ def file_set(
     return deco
 
 
+# ------------------------------------------------------------------- stubs
+@file_set("stubs", "stubs", "**/*.pyi")
+def _stubs() -> Mapping[str, str]:
+    """stubs/jaxtypes/*.pyi: Array and the markers, with the promoted dtype of
+    every operator and method (jaxtypes.stubgen, JAX's default configuration)."""
+    from jaxtypes import stubgen
+
+    return stubgen.render_stubs()
+
+
 # ---------------------------------------------------------------- sections
 def replace_section(text: str, name: str, content: str) -> str | None:
     """``text`` with the section ``name`` holding ``content``; None when the

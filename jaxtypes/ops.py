@@ -1,0 +1,222 @@
+"""The dtype each array operation gives, as JAX computes it, from the lattice.
+
+An operand is a marker node: a dtype name for an array of that dtype, or a
+weak node (``i*``, ``f*``, ``c*``) for a weakly typed value (a Python scalar or
+one of JAX's weak arrays).  Python ``bool`` is the strong ``bool``.  Each rule
+mirrors the JAX code path of the operation (``jax._src.numpy.ufuncs``,
+``reductions``, ``array_methods`` of JAX 0.10): promote the operands with
+``lattice.lattice_result_type``, then apply what the operation does to that
+dtype.  The answer is an ``Outcome``: the result's marker node, or an error.
+
+The stub generator, the generated typecheck cases and the mypy plugin all ask
+this module; tests check it against JAX's observed answers.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal, NamedTuple
+
+from jaxtypes import lattice
+from jaxtypes.lattice import Variant
+
+__all__ = [
+    "Outcome", "ErrorKind", "BINARY_OPERATORS", "COMPARISONS", "UNARY_OPERATORS",
+    "METHODS", "SAME_DTYPE_METHODS", "binary", "unary", "method", "item_type",
+    "operand", "marker_node", "DEFAULT",
+]
+
+DEFAULT: Final = Variant("standard", False)  # JAX's default configuration
+
+ErrorKind = Literal["promotion", "unsupported"]
+
+
+class Outcome(NamedTuple):
+    """A result marker node, or an error (kind and JAX's reason)."""
+
+    node: str | None
+    error: ErrorKind | None = None
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.node is not None
+
+
+# Python operator name (without underscores) -> the JAX rule that computes it.
+BINARY_OPERATORS: Final = {
+    "add": "join", "mul": "join", "matmul": "join",
+    "sub": "sub", "truediv": "inexact",
+    "floordiv": "numeric_no_complex", "mod": "numeric_no_complex",
+    "pow": "pow",
+    "and": "bitwise", "or": "bitwise", "xor": "bitwise",
+    "lshift": "shift", "rshift": "shift",
+}
+COMPARISONS: Final = ("lt", "le", "gt", "ge", "eq", "ne")
+SYMBOLS: Final = {
+    "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
+    "pow": "**", "matmul": "@", "and": "&", "or": "|", "xor": "^", "lshift": "<<",
+    "rshift": ">>", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=",
+    "neg": "-", "pos": "+", "abs": "abs", "invert": "~",
+}
+UNARY_OPERATORS: Final = ("neg", "pos", "abs", "invert")
+# Methods and properties whose result keeps the operand's dtype and weakness.
+SAME_DTYPE_METHODS: Final = ("T", "reshape", "transpose", "getitem", "conj")
+METHODS: Final = SAME_DTYPE_METHODS + (
+    "sum", "prod", "mean", "max", "min", "argmax", "argmin", "all", "any",
+    "clip", "round", "real", "imag",
+)
+
+_INTS: Final = frozenset(lattice.UNSIGNED_INTS + lattice.SIGNED_INTS)
+_SUB_BYTE_INTS: Final = frozenset(lattice.INTN)
+# jax._src.dtypes._dtype_to_inexact: bool and ints of up to 32 bits (and the
+# 4-bit ones) become float32 whatever x64 says; the 64-bit ints float64.
+_TO_INEXACT: Final = {
+    "bool": "float32", "uint4": "float32", "int4": "float32",
+    "uint8": "float32", "int8": "float32", "uint16": "float32", "int16": "float32",
+    "uint32": "float32", "int32": "float32", "uint64": "float64", "int64": "float64",
+}
+_COMPONENT: Final = {"complex64": "float32", "complex128": "float64"}
+
+
+def operand(node: str, v: Variant) -> tuple[str, bool]:
+    """The (dtype node, weak) JAX sees for a value typed by a marker node."""
+    if node in lattice.WEAK:
+        return lattice.default_dtype(node[0], v.x64), True
+    lattice.kind(node)  # validates the name
+    return node, False
+
+
+def marker_node(dtype: str, weak: bool) -> str:
+    """The marker node typing a JAX result of this dtype and weakness."""
+    return lattice.jax_type(dtype, weak)
+
+
+def _names(*nodes: str) -> str:
+    return ", ".join(nodes)
+
+
+def _no_join(nodes: tuple[str, ...], v: Variant) -> Outcome:
+    reason = lattice.no_join_reason(nodes, v)
+    why = {
+        "strict": "there is no implicit promotion path under jax_numpy_dtype_promotion=strict; "
+                  "cast one operand explicitly",
+        "float8": "8-bit floats do not support implicit promotion",
+        "float6": "6-bit floats do not support implicit promotion",
+        "float4": "4-bit floats do not support implicit promotion",
+        "intn": "1-bit, 2-bit and 4-bit integers do not support implicit promotion",
+        "none": "there is no implicit promotion path",
+    }[reason]
+    return Outcome(None, "promotion", f"{_names(*nodes)}: {why}")
+
+
+def _unsupported(what: str, dtype: str) -> Outcome:
+    return Outcome(None, "unsupported", f"{what} does not accept dtype {dtype}")
+
+
+def binary(op: str, a: str, b: str, v: Variant = DEFAULT, *, b_is_scalar: bool = False) -> Outcome:
+    """``a <op> b`` for marker nodes a, b (b a Python scalar when ``b_is_scalar``)."""
+    rule = BINARY_OPERATORS.get(op)
+    if rule is None and op not in COMPARISONS:
+        raise ValueError(
+            f"unknown operator {op!r}; expected one of: "
+            f"{', '.join(list(BINARY_OPERATORS) + list(COMPARISONS))}"
+        )
+    try:
+        dtype, weak = lattice.lattice_result_type([operand(a, v), operand(b, v)], v)
+    except lattice.NoJoin as err:
+        return _no_join(err.nodes, v)
+    k = lattice.kind(dtype)
+    symbol = SYMBOLS[op]
+    if op in COMPARISONS:
+        return Outcome(lattice.BOOL)
+    if rule == "sub" and dtype == lattice.BOOL:
+        return _unsupported(f"'{symbol}' (lax.sub)", dtype)
+    if rule == "inexact":
+        dtype = _TO_INEXACT.get(dtype, dtype)
+    elif rule in ("numeric_no_complex", "pow", "shift"):
+        if rule != "pow" and k == "c":
+            return _unsupported(f"'{symbol}'", dtype)
+        if rule == "shift" and k == "f":
+            return _unsupported(f"'{symbol}'", dtype)
+        if dtype == lattice.BOOL:  # jax's to_numeric_dtype: bool -> int32, always
+            dtype = "int32"
+        if rule == "pow" and dtype in _SUB_BYTE_INTS and not b_is_scalar:
+            # jnp.power of integer arrays needs np.iinfo, which sub-byte ints lack.
+            return _unsupported(f"'{symbol}' between arrays", dtype)
+    elif rule == "bitwise" and k not in "biu":
+        return _unsupported(f"'{symbol}'", dtype)
+    return Outcome(marker_node(dtype, weak))
+
+
+def unary(op: str, a: str, v: Variant = DEFAULT) -> Outcome:
+    """``<op> a`` for the unary operators neg, pos, abs and invert."""
+    if op not in UNARY_OPERATORS:
+        raise ValueError(f"unknown unary operator {op!r}; expected one of: {', '.join(UNARY_OPERATORS)}")
+    dtype, weak = operand(a, v)
+    k = lattice.kind(dtype)
+    if op == "neg" and dtype == lattice.BOOL:
+        return _unsupported("unary '-' (lax.neg)", dtype)
+    if op == "invert" and k not in "biu":
+        return _unsupported("'~'", dtype)
+    if op == "abs":
+        if k == "c":
+            dtype = _COMPONENT[dtype]
+        elif k == "i" and dtype in _SUB_BYTE_INTS:
+            return _unsupported("abs", dtype)
+    return Outcome(marker_node(dtype, weak))
+
+
+def _promote_integers(dtype: str, v: Variant) -> str | None:
+    """jax.numpy.sum's promote_integers: narrow ints widen to the default."""
+    if dtype == lattice.BOOL:
+        return lattice.default_dtype("i", v.x64)
+    if dtype in _SUB_BYTE_INTS:
+        return None  # np.iinfo does not know them: JAX raises
+    k = lattice.kind(dtype)
+    if k in "iu":
+        default = lattice.default_dtype(k, v.x64)
+        if (lattice.bits(dtype) or 0) < (lattice.bits(default) or 0):
+            return default
+    return dtype
+
+
+def method(name: str, a: str, v: Variant = DEFAULT) -> Outcome:
+    """The dtype of ``a.<name>(...)`` (or the property) for a marker node a."""
+    if name not in METHODS:
+        raise ValueError(f"unknown method {name!r}; expected one of: {', '.join(METHODS)}")
+    dtype, weak = operand(a, v)
+    k = lattice.kind(dtype)
+    if name in SAME_DTYPE_METHODS:
+        return Outcome(marker_node(dtype, weak))
+    if name in ("real", "imag"):
+        return Outcome(marker_node(_COMPONENT.get(dtype, dtype), weak))
+    if name == "clip":
+        if k == "c":
+            return _unsupported("clip", dtype)
+        return Outcome(marker_node(dtype, weak))
+    if name == "round":
+        if dtype == lattice.BOOL:
+            return _unsupported("round", dtype)
+        return Outcome(marker_node(dtype, weak))
+    # Reductions: the result is strongly typed.
+    if name in ("all", "any"):
+        return Outcome(lattice.BOOL)
+    if name in ("argmax", "argmin"):
+        if k == "c":
+            return _unsupported(name, dtype)
+        return Outcome(lattice.default_dtype("i", v.x64))
+    if name in ("max", "min"):
+        return Outcome(dtype)
+    if name in ("sum", "prod"):
+        promoted = _promote_integers(dtype, v)
+        if promoted is None:
+            return _unsupported(name, dtype)
+        return Outcome(promoted)
+    assert name == "mean"
+    return Outcome(_TO_INEXACT.get(dtype, dtype))
+
+
+def item_type(a: str, v: Variant = DEFAULT) -> str:
+    """The Python type name ``a.item()`` returns: bool, int, float or complex."""
+    dtype, _ = operand(a, v)
+    return {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}[lattice.kind(dtype)]
