@@ -5,53 +5,122 @@ The runtime API gives the answers JAX gives (``promote_types``,
 (``jaxtypes.lattice``), without importing JAX.
 """
 
-from jaxtypes._array import Array
+from typing import TYPE_CHECKING, Any
+
+# Eager: jaxtypes.config is the Config object (as jax.config is), and the
+# module needs only the standard library and jaxtypes.lattice.
 from jaxtypes.config import config, enable_x64, numpy_dtype_promotion
-from jaxtypes.markers import (
-    bfloat16,
-    bool_,
-    complex64,
-    complex128,
-    float4_e2m1fn,
-    float6_e2m3fn,
-    float6_e3m2fn,
-    float8_e3m4,
-    float8_e4m3,
-    float8_e4m3b11fnuz,
-    float8_e4m3fn,
-    float8_e4m3fnuz,
-    float8_e5m2,
-    float8_e5m2fnuz,
-    float8_e8m0fnu,
-    float16,
-    float32,
-    float64,
-    int1,
-    int2,
-    int4,
-    int8,
-    int16,
-    int32,
-    int64,
-    uint1,
-    uint2,
-    uint4,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
-    weak_complex,
-    weak_float,
-    weak_int,
-)
-from jaxtypes.promotion import (
-    TypePromotionError,
-    canonicalize_dtype,
-    dtype,
-    is_weakly_typed,
-    promote_types,
-    result_type,
-)
+
+if TYPE_CHECKING:  # the names, for type checkers; at runtime they load on first use
+    from jaxtypes._array import Array
+    from jaxtypes.markers import (
+        bfloat16,
+        bool_,
+        complex64,
+        complex128,
+        float4_e2m1fn,
+        float6_e2m3fn,
+        float6_e3m2fn,
+        float8_e3m4,
+        float8_e4m3,
+        float8_e4m3b11fnuz,
+        float8_e4m3fn,
+        float8_e4m3fnuz,
+        float8_e5m2,
+        float8_e5m2fnuz,
+        float8_e8m0fnu,
+        float16,
+        float32,
+        float64,
+        int1,
+        int2,
+        int4,
+        int8,
+        int16,
+        int32,
+        int64,
+        uint1,
+        uint2,
+        uint4,
+        uint8,
+        uint16,
+        uint32,
+        uint64,
+        weak_complex,
+        weak_float,
+        weak_int,
+    )
+    from jaxtypes.promotion import (
+        TypePromotionError,
+        canonicalize_dtype,
+        dtype,
+        is_weakly_typed,
+        promote_types,
+        result_type,
+    )
+
+# Each public name -> the submodule that defines it.  Loading lazily keeps
+# ``import jaxtypes.lattice`` (the mypy plugin's import) free of numpy.
+_SUBMODULE_OF = {
+    "Array": "jaxtypes._array",
+    "TypePromotionError": "jaxtypes.promotion",
+    "canonicalize_dtype": "jaxtypes.promotion",
+    "dtype": "jaxtypes.promotion",
+    "is_weakly_typed": "jaxtypes.promotion",
+    "promote_types": "jaxtypes.promotion",
+    "result_type": "jaxtypes.promotion",
+    "bfloat16": "jaxtypes.markers",
+    "bool_": "jaxtypes.markers",
+    "complex64": "jaxtypes.markers",
+    "complex128": "jaxtypes.markers",
+    "float4_e2m1fn": "jaxtypes.markers",
+    "float6_e2m3fn": "jaxtypes.markers",
+    "float6_e3m2fn": "jaxtypes.markers",
+    "float8_e3m4": "jaxtypes.markers",
+    "float8_e4m3": "jaxtypes.markers",
+    "float8_e4m3b11fnuz": "jaxtypes.markers",
+    "float8_e4m3fn": "jaxtypes.markers",
+    "float8_e4m3fnuz": "jaxtypes.markers",
+    "float8_e5m2": "jaxtypes.markers",
+    "float8_e5m2fnuz": "jaxtypes.markers",
+    "float8_e8m0fnu": "jaxtypes.markers",
+    "float16": "jaxtypes.markers",
+    "float32": "jaxtypes.markers",
+    "float64": "jaxtypes.markers",
+    "int1": "jaxtypes.markers",
+    "int2": "jaxtypes.markers",
+    "int4": "jaxtypes.markers",
+    "int8": "jaxtypes.markers",
+    "int16": "jaxtypes.markers",
+    "int32": "jaxtypes.markers",
+    "int64": "jaxtypes.markers",
+    "uint1": "jaxtypes.markers",
+    "uint2": "jaxtypes.markers",
+    "uint4": "jaxtypes.markers",
+    "uint8": "jaxtypes.markers",
+    "uint16": "jaxtypes.markers",
+    "uint32": "jaxtypes.markers",
+    "uint64": "jaxtypes.markers",
+    "weak_complex": "jaxtypes.markers",
+    "weak_float": "jaxtypes.markers",
+    "weak_int": "jaxtypes.markers",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _SUBMODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'jaxtypes' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __version__ = "0.1.0"
 
