@@ -160,7 +160,7 @@ def _table_class(name: str, groups: list[tuple[list[str], str]], arrays: bool) -
     lines = [f"class {name}(_Table):"]
     if arrays:  # an argument of unknown dtype keeps the result unknown
         lines += ["    @overload",
-                  "    def __call__(self, other: Array[Never], /) -> Array[Any]: ..."]
+                  "    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ..."]
     for params, result in groups:
         lines += ["    @overload",
                   f"    def __call__(self, other: {' | '.join(params)}, /) -> {_arr(result)}: ..."]
@@ -216,11 +216,9 @@ def render_markers(attributes: dict[str, list[str]], tables: _Tables) -> str:
     lines = [HEADER, '"""Dtype markers (generated): each carries its promotion tables."""', "",
              "from typing import Any, overload, type_check_only",
              "",
-             "from typing_extensions import Never",
-             "",
              "from jaxtypes._array import (",
              "    Array, _ArgExtremum, _Clip, _Extremum, _Marker, _Mean, _Reduce, _Round,",
-             "    _Unary, _Unsupported,",
+             "    _Table, _Unary, _UnknownDtype, _Unsupported,",
              ")",
              "",
              "__all__ = [" + ", ".join(f'"{_m(n)}"' for n in lattice.NODES)
@@ -295,7 +293,6 @@ __all__ = ["Array"]
 DT = TypeVar("DT", default=Any{covariance})
 _T = TypeVar("_T")
 _R = TypeVar("_R")
-_M = TypeVar("_M")
 _V = TypeVar("_V")
 _F_co = TypeVar("_F_co", covariant=True)
 _Axis = None | SupportsIndex | Sequence[SupportsIndex]
@@ -304,6 +301,17 @@ _DTypeArg = str | type[Any] | np.dtype[Any] | None
 
 @type_check_only
 class _Marker: ...
+
+
+# A dtype given explicitly (astype, dtype=): bound to the markers, so that mypy
+# does not take an expected Array type's argument for it.
+_M = TypeVar("_M", bound=_Marker)
+
+
+@type_check_only
+class _UnknownDtype:
+    """Matches only Array[Any]: the first overload of every table, so that an
+    operand of unknown dtype gives an unknown result (it is not a marker)."""
 
 
 @type_check_only
@@ -493,12 +501,9 @@ def render_array() -> str:
         lines.append(f"    __r{stem}__: _R{family.title()}Op")
     for op in _DESCRIPTOR_UNARY:
         lines.append(f"    __{op}__: _{op.title()}Op")
-    lines += [
-        "    @overload",
-        f"    def __abs__(self: {_via('_abs', '_V')}) -> Array[_V]: ...",
-        "    @overload",
-        "    def __abs__(self: Array[_T]) -> Array[_T]: ...",
-    ]
+    # One signature: abs() of a dtype JAX rejects (int4) stays an error; a
+    # TypeVar dtype has no table, so abs(Array[T]) is an error too.
+    lines.append(f"    def __abs__(self: {_via('_abs', '_V')}) -> Array[_V]: ...")
     return "\n".join(lines) + "\n"
 
 
@@ -510,3 +515,17 @@ def render_stubs(v: Variant = ops.DEFAULT) -> dict[str, str]:
         "jaxtypes/markers.pyi": render_markers(attributes, tables),
         "jaxtypes/_array.pyi": render_array(),
     }
+
+
+def array_stub_parts() -> tuple[str, list[str]]:
+    """``render_array()`` split for reuse elsewhere (``jaxtypes.jax_stubs``):
+    (everything before ``class Array``, the lines of Array's body after its
+    docstring).  The text is exactly that of the generated ``_array.pyi``."""
+    text = render_array()
+    head, sep, body = text.partition("class Array(Generic[DT]):\n")
+    if not sep:
+        raise AssertionError("render_array() has no `class Array(Generic[DT]):` line")
+    lines = body.splitlines()
+    if lines and lines[0].lstrip().startswith('"""'):
+        lines = lines[1:]
+    return head, lines

@@ -14,7 +14,6 @@ __all__ = ["Array"]
 DT = TypeVar("DT", default=Any, covariant=True)
 _T = TypeVar("_T")
 _R = TypeVar("_R")
-_M = TypeVar("_M")
 _V = TypeVar("_V")
 _F_co = TypeVar("_F_co", covariant=True)
 _Axis = None | SupportsIndex | Sequence[SupportsIndex]
@@ -23,6 +22,17 @@ _DTypeArg = str | type[Any] | np.dtype[Any] | None
 
 @type_check_only
 class _Marker: ...
+
+
+# A dtype given explicitly (astype, dtype=): bound to the markers, so that mypy
+# does not take an expected Array type's argument for it.
+_M = TypeVar("_M", bound=_Marker)
+
+
+@type_check_only
+class _UnknownDtype:
+    """Matches only Array[Any]: the first overload of every table, so that an
+    operand of unknown dtype gives an unknown result (it is not a marker)."""
 
 
 @type_check_only
@@ -712,7 +722,4 @@ class Array(Generic[DT]):
     __neg__: _NegOp
     __pos__: _PosOp
     __invert__: _InvertOp
-    @overload
     def __abs__(self: Array[_Has_abs[_V]]) -> Array[_V]: ...
-    @overload
-    def __abs__(self: Array[_T]) -> Array[_T]: ...

@@ -1,0 +1,114 @@
+"""Runs the five type checkers on case files and collects their errors by line.
+
+Each checker runs once over all the files it is given, in a scratch directory
+holding copies of them, with PYTHONPATH removed: the checkers must resolve
+``jaxtypes`` to the installed package (with its stubs), as a user's would.
+A checker that is not installed is an error, never a skip.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+CHECKERS = ("mypy", "pyright", "basedpyright", "pyrefly", "ty")
+BIN = Path(sys.executable).parent
+
+# Errors keyed by (path relative to the scratch root, 1-based line).
+Errors = dict[tuple[str, int], list[str]]
+
+
+def _tool(name: str) -> str:
+    path = BIN / name
+    if not path.exists():
+        found = shutil.which(name)
+        if found is None:
+            raise RuntimeError(f"type checker {name!r} is not installed; install the test extra")
+        return found
+    return str(path)
+
+
+def _env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
+
+
+def stage(files: Mapping[str, str], root: Path) -> list[str]:
+    """Write {relative path: text} under root; return the relative paths."""
+    for rel, text in files.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+    return sorted(files)
+
+
+def _mypy(root: Path, paths: list[str], mypy_config: str) -> tuple[list[str], str]:
+    (root / "mypy.ini").write_text(mypy_config)
+    cmd = [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "--no-incremental",
+           "--show-error-codes", "--no-error-summary", "--hide-error-context",
+           "--no-color-output", "--no-pretty", "--python-executable", sys.executable, *paths]
+    return cmd, r"^(?P<path>[^:\n]+):(?P<line>\d+): error: (?P<msg>.*)$"
+
+
+def run(checker: str, root: Path, paths: Iterable[str], *,
+        mypy_config: str = "[mypy]\n", timeout: float = 1200) -> Errors:
+    """Run one checker over ``paths`` (relative to ``root``); return its errors."""
+    paths = list(paths)
+    env = _env()
+    if checker == "mypy":
+        cmd, pattern = _mypy(root, paths, mypy_config)
+    elif checker in ("pyright", "basedpyright"):
+        (root / "pyrightconfig.json").write_text(json.dumps({
+            "typeCheckingMode": "standard",
+            "reportUnusedExpression": False,
+            "reportUnnecessaryTypeIgnoreComment": False,
+            "pythonVersion": f"{sys.version_info[0]}.{sys.version_info[1]}",
+        }))
+        cmd = [_tool(checker), "--outputjson", "--pythonpath", sys.executable,
+               "-p", "pyrightconfig.json", *paths]
+        pattern = None
+    elif checker == "pyrefly":
+        cmd = [_tool("pyrefly"), "check", "--preset", "default", "--python-interpreter-path",
+               sys.executable, "--output-format", "json", "--summary=none", *paths]
+        pattern = None
+    elif checker == "ty":
+        cmd = [_tool("ty"), "check", "--python", sys.prefix, "--output-format", "concise",
+               "--color", "never", *paths]
+        pattern = r"^(?P<path>[^:\n]+):(?P<line>\d+):\d+: error\[(?P<code>[\w-]+)\] (?P<msg>.*)$"
+    else:
+        raise ValueError(f"unknown checker {checker!r}; expected one of {', '.join(CHECKERS)}")
+    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
+    out = proc.stdout
+    if "Traceback" in proc.stderr or "INTERNAL ERROR" in out + proc.stderr:
+        raise RuntimeError(f"{checker} crashed:\n{proc.stderr[-4000:]}\n{out[-2000:]}")
+    errors: Errors = defaultdict(list)
+    if checker in ("pyright", "basedpyright"):
+        report = json.loads(out)
+        for diag in report["generalDiagnostics"]:
+            if diag["severity"] == "error":
+                rel = Path(diag["file"]).resolve().relative_to(root.resolve()).as_posix()
+                errors[rel, diag["range"]["start"]["line"] + 1].append(
+                    f"{diag['message']} ({diag.get('rule', '')})")
+    elif checker == "pyrefly":
+        report = json.loads(out or '{"errors": []}')
+        for err in report["errors"]:
+            if err["severity"] == "error":
+                errors[Path(err["path"]).as_posix(), err["line"]].append(
+                    f"{err['concise_description']} [{err['name']}]")
+    else:
+        assert pattern is not None
+        for m in re.finditer(pattern, out, re.M):
+            msg = m.group("msg")
+            if checker == "ty":
+                msg = f"{msg} [{m.group('code')}]"
+            errors[Path(m.group("path")).as_posix(), int(m.group("line"))].append(msg)
+        if proc.returncode not in (0, 1):
+            raise RuntimeError(f"{checker} failed with exit code {proc.returncode}:\n"
+                               f"{proc.stderr[-4000:]}\n{out[-2000:]}")
+    return dict(errors)
