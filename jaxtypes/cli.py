@@ -23,7 +23,7 @@ import argparse
 import difflib
 import os
 import sys
-from typing import Callable, Final, NamedTuple, NoReturn, Sequence
+from typing import Callable, Final, NamedTuple, NoReturn, Sequence, TypeVar
 
 from jaxtypes import lattice, render
 
@@ -69,14 +69,17 @@ class Command(NamedTuple):
 COMMANDS: dict[str, Command] = {}
 
 
+_Run = TypeVar("_Run", bound=Callable[[argparse.Namespace], int])
+
+
 def command(
     name: str, help: str, configure: Callable[[argparse.ArgumentParser], None],
     description: str | None = None,
-) -> Callable[[Callable[[argparse.Namespace], int]], Callable[[argparse.Namespace], int]]:
+) -> Callable[[_Run], _Run]:
     """Register ``run(args) -> exit code`` as subcommand ``name``;
     ``configure(parser)`` adds its arguments."""
 
-    def register(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def register(run: _Run) -> _Run:
         COMMANDS[name] = Command(name, help, description or help, configure, run)
         return run
 

@@ -98,8 +98,8 @@ class State:
     )
 
     def __init__(self, mode_override: str | None, x64_override: bool | None) -> None:
-        self.mode_override = mode_override
-        self.x64_override = x64_override
+        self.mode_override: str | None = mode_override
+        self.x64_override: bool | None = x64_override
         self.variant: lattice.Variant = lattice.VARIANTS[0]
         self.promote_cache: dict[Any, dict[Any, Any]] = {}
         self.result_cache: dict[tuple[Any, ...], Any] = {}
@@ -138,7 +138,7 @@ _PROCESS_STATE: Final = _new_state(None, None)
 _scope: contextvars.ContextVar[State] = contextvars.ContextVar(
     "jaxtypes_promotion_state", default=_PROCESS_STATE
 )
-current_state = _scope.get
+current_state: Final[Callable[[], State]] = _scope.get
 
 
 def current_variant() -> lattice.Variant:

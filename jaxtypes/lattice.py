@@ -14,7 +14,6 @@ the graph per call.
 
 from __future__ import annotations
 
-import functools
 import itertools
 from typing import Final, Iterable, Literal, NamedTuple
 
@@ -219,8 +218,18 @@ class _Tables(NamedTuple):
     pair: dict[tuple[str, str], str | None]
 
 
-@functools.lru_cache(maxsize=None)
+_TABLES: dict[Variant, _Tables] = {}
+
+
 def _tables(v: Variant) -> _Tables:
+    """The tables of a variant, computed on first use."""
+    found = _TABLES.get(v)
+    if found is None:
+        found = _TABLES[v] = _compute_tables(v)
+    return found
+
+
+def _compute_tables(v: Variant) -> _Tables:
     graph = edges(v)
     upper: dict[str, set[str]] = {}
     for node in NODES:
@@ -271,18 +280,19 @@ def join_all(nodes: Iterable[str], v: Variant) -> str | None:
     pair = _tables(v).pair
     it = iter(nodes)
     try:
-        acc: str | None = next(it)
+        acc: str = next(it)
     except StopIteration:
         raise ValueError("join of no nodes") from None
     kind(acc)
     for node in it:
         try:
-            acc = pair[acc, node]
+            joined = pair[acc, node]
         except KeyError:
             kind(node)
             raise
-        if acc is None:
+        if joined is None:
             return None
+        acc = joined
     return acc
 
 
@@ -318,7 +328,7 @@ class NoJoin(ValueError):
     argument order, so that callers can word JAX's error."""
 
     def __init__(self, nodes: Iterable[str], v: Variant) -> None:
-        self.nodes = tuple(nodes)
+        self.nodes: tuple[str, ...] = tuple(nodes)
         self.variant = v
         super().__init__(f"no join of {', '.join(self.nodes)} ({v.label})")
 

@@ -37,7 +37,7 @@ def _np_dtype(name: str) -> np.dtype | None:
 
 # Strong nodes that this numpy/ml_dtypes provides, as dtype objects.
 _DTYPE_OF: Final[dict[str, np.dtype]] = {
-    n: dt for n in lattice.STRONG if (dt := _np_dtype(n)) is not None
+    n: d for n, d in ((n, _np_dtype(n)) for n in lattice.STRONG) if d is not None
 }
 _NODE_OF: Final[dict[np.dtype, str]] = {dt: n for n, dt in _DTYPE_OF.items()}
 _WEAK_TYPE_OF: Final[dict[str, type]] = {
@@ -232,7 +232,9 @@ def _promote_types_slow(a: Any, b: Any, state: State) -> np.dtype:
     if joined is None:
         raise _no_join_error((a_tp, b_tp), variant)
     result = dtype_of_node(joined)
-    if isinstance(a, _CACHEABLE) and isinstance(b, _CACHEABLE):
+    # Were int's hash ever dtype('int64')'s, a cached dtype could answer for
+    # the weak type: then nothing is cached (never seen; the guard is cheap).
+    if _WEAK_KEYS_DISTINCT and isinstance(a, _CACHEABLE) and isinstance(b, _CACHEABLE):
         state.promote_cache.setdefault(a, {})[b] = result
     return result
 
@@ -266,9 +268,6 @@ def promote_types(a: Any, b: Any) -> np.dtype:
         return _promote_types_slow(a, b, state)
 
 
-if not _WEAK_KEYS_DISTINCT:  # pragma: no cover - never seen; keeps the cache sound
-    def promote_types(a: Any, b: Any) -> np.dtype:  # noqa: F811
-        return _promote_types_slow(a, b, current_state())
 
 
 # ------------------------------------------------------------ result_type

@@ -48,7 +48,7 @@ PYTHON_SCALARS: Final = (("bool", "bool"), ("int", lattice.WEAK_INT),
                          ("float", lattice.WEAK_FLOAT), ("complex", lattice.WEAK_COMPLEX))
 
 # family -> the Python operators (dunder stems) that share its table.
-BINARY_FAMILIES: Final = {
+BINARY_FAMILIES: Final[dict[str, tuple[str, ...]]] = {
     "add": ("add", "mul", "matmul"),
     "sub": ("sub",),
     "truediv": ("truediv",),
@@ -162,8 +162,11 @@ def _table_class(name: str, groups: list[tuple[list[str], str]], arrays: bool) -
         lines += ["    @overload",
                   "    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ..."]
     for params, result in groups:
+        # bool is an int, an int is taken as a float: the narrower scalar
+        # overload comes first on purpose, which mypy calls an overlap.
+        ignore = "  # type: ignore[overload-overlap]" if {"bool", "int", "float"} & set(params) else ""
         lines += ["    @overload",
-                  f"    def __call__(self, other: {' | '.join(params)}, /) -> {_arr(result)}: ..."]
+                  f"    def __call__(self, other: {' | '.join(params)}, /) -> {_arr(result)}: ...{ignore}"]
     if len(groups) + arrays == 0:
         lines = [f"class {name}(_Table): ...  # nothing is accepted"]
     elif len(groups) + arrays == 1:  # a single signature needs no @overload
@@ -199,15 +202,17 @@ def _marker_attributes(node: str, tables: _Tables, v: Variant) -> list[str]:
     for op in UNARY_FAMILIES:
         res = ops.unary(op, node, v)
         if op == "abs":  # abs() needs a real __abs__ method: the attribute is the result
-            if res.ok:
+            if res.node:
                 attrs.append(f"_abs: {_m(res.node)}")
             continue
-        attrs.append(f"_{op}: " + (f"_Unary[{_m(res.node)}]" if res.ok else "_Unsupported"))
+        attrs.append(f"_{op}: " + (f"_Unary[{_m(res.node)}]" if res.node else "_Unsupported"))
     for name, table in METHOD_FAMILIES.items():
         res = ops.method(name, node, v)
-        attrs.append(f"_{name}: " + (f"{table}[{_m(res.node)}]" if res.ok else "_Unsupported"))
+        attrs.append(f"_{name}: " + (f"{table}[{_m(res.node)}]" if res.node else "_Unsupported"))
     for name in PROPERTY_FAMILIES:
-        attrs.append(f"_{name}: {_m(ops.method(name, node, v).node)}")  # type: ignore[arg-type]
+        res = ops.method(name, node, v)
+        assert res.node is not None, (name, node)  # real and imag exist for every dtype
+        attrs.append(f"_{name}: {_m(res.node)}")
     attrs.append(f"_item: {ops.item_type(node, v)}")
     return attrs
 
@@ -280,6 +285,7 @@ def _descriptor(cls: str, attr: str, fallback: str) -> list[str]:
 _ARRAY_PRELUDE: Final = '''
 """The dtype-generic Array (generated): operators and methods give JAX's dtypes."""
 
+from abc import ABCMeta
 from collections.abc import Iterator, Sequence
 from typing import Any, Generic, Protocol, SupportsIndex, overload, type_check_only
 
@@ -452,7 +458,9 @@ def render_array() -> str:
         "",
     ]
     lines += [
-        "class Array(Generic[DT]):",
+        "class _ArrayMeta(ABCMeta): ...",
+        "",
+        "class Array(Generic[DT], metaclass=_ArrayMeta):",
         '    """A JAX array whose dtype is DT, one of the markers of jaxtypes."""',
         "    @property",
         "    def _dt(self) -> DT: ...",

@@ -21,11 +21,11 @@ class _add_bool_(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_] | bool, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_] | bool, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[weak_int] | int, /) -> Array[weak_int]: ...
+    def __call__(self, other: Array[weak_int] | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
     @overload
@@ -86,11 +86,11 @@ class _add_bool_(_Table):
 @type_check_only
 class _radd_bool_(_Table):
     @overload
-    def __call__(self, other: bool, /) -> Array[bool_]: ...
+    def __call__(self, other: bool, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: int, /) -> Array[weak_int]: ...
+    def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
 
@@ -99,9 +99,9 @@ class _sub_bool_(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[weak_int] | int, /) -> Array[weak_int]: ...
+    def __call__(self, other: Array[weak_int] | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
     @overload
@@ -162,9 +162,9 @@ class _sub_bool_(_Table):
 @type_check_only
 class _rsub_bool_(_Table):
     @overload
-    def __call__(self, other: int, /) -> Array[weak_int]: ...
+    def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
 
@@ -173,9 +173,9 @@ class _truediv_bool_(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint4 | uint8 | uint16 | uint32 | uint64 | int4 | int8 | int16 | int32 | int64 | float32 | float64] | bool, /) -> Array[float32]: ...
+    def __call__(self, other: Array[bool_ | uint4 | uint8 | uint16 | uint32 | uint64 | int4 | int8 | int16 | int32 | int64 | float32 | float64] | bool, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[weak_int | weak_float] | int | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[weak_int | weak_float] | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
     @overload
@@ -218,9 +218,9 @@ class _truediv_bool_(_Table):
 @type_check_only
 class _rtruediv_bool_(_Table):
     @overload
-    def __call__(self, other: bool, /) -> Array[float32]: ...
+    def __call__(self, other: bool, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: int | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
 
@@ -229,11 +229,11 @@ class _floordiv_bool_(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | int32 | int64] | bool, /) -> Array[int32]: ...
+    def __call__(self, other: Array[bool_ | int32 | int64] | bool, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[weak_int] | int, /) -> Array[weak_int]: ...
+    def __call__(self, other: Array[weak_int] | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint1], /) -> Array[uint1]: ...
     @overload
@@ -288,22 +288,22 @@ class _floordiv_bool_(_Table):
 @type_check_only
 class _rfloordiv_bool_(_Table):
     @overload
-    def __call__(self, other: bool, /) -> Array[int32]: ...
+    def __call__(self, other: bool, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: int, /) -> Array[weak_int]: ...
+    def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _pow_bool_(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | int32 | int64] | bool, /) -> Array[int32]: ...
+    def __call__(self, other: Array[bool_ | int32 | int64] | bool, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[weak_int] | int, /) -> Array[weak_int]: ...
+    def __call__(self, other: Array[weak_int] | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
     @overload
@@ -350,11 +350,11 @@ class _pow_bool_(_Table):
 @type_check_only
 class _rpow_bool_(_Table):
     @overload
-    def __call__(self, other: bool, /) -> Array[int32]: ...
+    def __call__(self, other: bool, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: int, /) -> Array[weak_int]: ...
+    def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
 
@@ -363,9 +363,9 @@ class _bitwise_bool_(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_] | bool, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_] | bool, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[weak_int] | int, /) -> Array[weak_int]: ...
+    def __call__(self, other: Array[weak_int] | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint1], /) -> Array[uint1]: ...
     @overload
@@ -394,18 +394,18 @@ class _bitwise_bool_(_Table):
 @type_check_only
 class _rbitwise_bool_(_Table):
     @overload
-    def __call__(self, other: bool, /) -> Array[bool_]: ...
+    def __call__(self, other: bool, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: int, /) -> Array[weak_int]: ...
+    def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _shift_bool_(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | int32 | int64] | bool, /) -> Array[int32]: ...
+    def __call__(self, other: Array[bool_ | int32 | int64] | bool, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[weak_int] | int, /) -> Array[weak_int]: ...
+    def __call__(self, other: Array[weak_int] | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint1], /) -> Array[uint1]: ...
     @overload
@@ -432,34 +432,34 @@ class _shift_bool_(_Table):
 @type_check_only
 class _rshift_bool_(_Table):
     @overload
-    def __call__(self, other: bool, /) -> Array[int32]: ...
+    def __call__(self, other: bool, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: int, /) -> Array[weak_int]: ...
+    def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_bool_(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | uint64 | int1 | int2 | int4 | int8 | int16 | int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_ | uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | uint64 | int1 | int2 | int4 | int8 | int16 | int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_uint1(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint1 | weak_int] | bool | int, /) -> Array[uint1]: ...
+    def __call__(self, other: Array[bool_ | uint1 | weak_int] | bool | int, /) -> Array[uint1]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _radd_uint1(_Table):
-    def __call__(self, other: bool | int, /) -> Array[uint1]: ...
+    def __call__(self, other: bool | int, /) -> Array[uint1]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _pow_uint1(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: bool | int, /) -> Array[uint1]: ...
+    def __call__(self, other: bool | int, /) -> Array[uint1]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _rpow_uint1(_Table): ...  # nothing is accepted
@@ -469,77 +469,77 @@ class _compare_uint1(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint1 | weak_int] | bool | int, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_ | uint1 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_uint2(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint2 | weak_int] | bool | int, /) -> Array[uint2]: ...
+    def __call__(self, other: Array[bool_ | uint2 | weak_int] | bool | int, /) -> Array[uint2]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _radd_uint2(_Table):
-    def __call__(self, other: bool | int, /) -> Array[uint2]: ...
+    def __call__(self, other: bool | int, /) -> Array[uint2]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _pow_uint2(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: bool | int, /) -> Array[uint2]: ...
+    def __call__(self, other: bool | int, /) -> Array[uint2]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_uint2(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint2 | weak_int] | bool | int, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_ | uint2 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_uint4(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint4 | weak_int] | bool | int, /) -> Array[uint4]: ...
+    def __call__(self, other: Array[bool_ | uint4 | weak_int] | bool | int, /) -> Array[uint4]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _radd_uint4(_Table):
-    def __call__(self, other: bool | int, /) -> Array[uint4]: ...
+    def __call__(self, other: bool | int, /) -> Array[uint4]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _truediv_uint4(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint4 | weak_int] | bool | int, /) -> Array[float32]: ...
+    def __call__(self, other: Array[bool_ | uint4 | weak_int] | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _rtruediv_uint4(_Table):
-    def __call__(self, other: bool | int, /) -> Array[float32]: ...
+    def __call__(self, other: bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _pow_uint4(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: bool | int, /) -> Array[uint4]: ...
+    def __call__(self, other: bool | int, /) -> Array[uint4]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_uint4(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint4 | weak_int] | bool | int, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_ | uint4 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_uint8(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | weak_int] | bool | int, /) -> Array[uint8]: ...
+    def __call__(self, other: Array[bool_ | uint8 | weak_int] | bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
     @overload
@@ -584,9 +584,9 @@ class _add_uint8(_Table):
 @type_check_only
 class _radd_uint8(_Table):
     @overload
-    def __call__(self, other: bool | int, /) -> Array[uint8]: ...
+    def __call__(self, other: bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
 
@@ -595,9 +595,9 @@ class _truediv_uint8(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float32 | float64 | weak_int] | bool | int, /) -> Array[float32]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float32 | float64 | weak_int] | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
     @overload
@@ -632,9 +632,9 @@ class _truediv_uint8(_Table):
 @type_check_only
 class _rtruediv_uint8(_Table):
     @overload
-    def __call__(self, other: bool | int, /) -> Array[float32]: ...
+    def __call__(self, other: bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
 
@@ -643,9 +643,9 @@ class _floordiv_uint8(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | weak_int] | bool | int, /) -> Array[uint8]: ...
+    def __call__(self, other: Array[bool_ | uint8 | weak_int] | bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint16], /) -> Array[uint16]: ...
     @overload
@@ -686,16 +686,16 @@ class _floordiv_uint8(_Table):
 @type_check_only
 class _rfloordiv_uint8(_Table):
     @overload
-    def __call__(self, other: bool | int, /) -> Array[uint8]: ...
+    def __call__(self, other: bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _bitwise_uint8(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | weak_int] | bool | int, /) -> Array[uint8]: ...
+    def __call__(self, other: Array[bool_ | uint8 | weak_int] | bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint16], /) -> Array[uint16]: ...
     @overload
@@ -707,23 +707,23 @@ class _bitwise_uint8(_Table):
 
 @type_check_only
 class _rbitwise_uint8(_Table):
-    def __call__(self, other: bool | int, /) -> Array[uint8]: ...
+    def __call__(self, other: bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_uint8(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_uint16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint16]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
     @overload
@@ -764,9 +764,9 @@ class _add_uint16(_Table):
 @type_check_only
 class _radd_uint16(_Table):
     @overload
-    def __call__(self, other: bool | int, /) -> Array[uint16]: ...
+    def __call__(self, other: bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
 
@@ -775,9 +775,9 @@ class _floordiv_uint16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint16]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint32 | uint64], /) -> Array[uint32]: ...
     @overload
@@ -814,16 +814,16 @@ class _floordiv_uint16(_Table):
 @type_check_only
 class _rfloordiv_uint16(_Table):
     @overload
-    def __call__(self, other: bool | int, /) -> Array[uint16]: ...
+    def __call__(self, other: bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _bitwise_uint16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint16]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint32 | uint64], /) -> Array[uint32]: ...
     @overload
@@ -831,16 +831,16 @@ class _bitwise_uint16(_Table):
 
 @type_check_only
 class _rbitwise_uint16(_Table):
-    def __call__(self, other: bool | int, /) -> Array[uint16]: ...
+    def __call__(self, other: bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_uint32(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | weak_int] | bool | int, /) -> Array[uint32]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
     @overload
@@ -879,9 +879,9 @@ class _add_uint32(_Table):
 @type_check_only
 class _radd_uint32(_Table):
     @overload
-    def __call__(self, other: bool | int, /) -> Array[uint32]: ...
+    def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
 
@@ -890,9 +890,9 @@ class _floordiv_uint32(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | weak_int] | bool | int, /) -> Array[uint32]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[int8 | int16 | int32 | int64], /) -> Array[int32]: ...
     @overload
@@ -927,31 +927,31 @@ class _floordiv_uint32(_Table):
 @type_check_only
 class _rfloordiv_uint32(_Table):
     @overload
-    def __call__(self, other: bool | int, /) -> Array[uint32]: ...
+    def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _bitwise_uint32(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | weak_int] | bool | int, /) -> Array[uint32]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[int8 | int16 | int32 | int64], /) -> Array[int32]: ...
 
 @type_check_only
 class _rbitwise_uint32(_Table):
-    def __call__(self, other: bool | int, /) -> Array[uint32]: ...
+    def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_uint64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | weak_int] | bool | int, /) -> Array[uint32]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[int8 | int16 | int32 | int64 | weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[int8 | int16 | int32 | int64 | weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
     @overload
@@ -992,9 +992,9 @@ class _truediv_uint64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | float32 | float64 | weak_int] | bool | int, /) -> Array[float32]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | float32 | float64 | weak_int] | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[int8 | int16 | int32 | int64 | weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[int8 | int16 | int32 | int64 | weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
     @overload
@@ -1033,9 +1033,9 @@ class _floordiv_uint64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | weak_int] | bool | int, /) -> Array[uint32]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[int8 | int16 | int32 | int64 | weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[int8 | int16 | int32 | int64 | weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint64], /) -> Array[uint64]: ...
     @overload
@@ -1072,7 +1072,7 @@ class _bitwise_uint64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | weak_int] | bool | int, /) -> Array[uint32]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint64], /) -> Array[uint64]: ...
 
@@ -1081,91 +1081,91 @@ class _add_int1(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | int1 | weak_int] | bool | int, /) -> Array[int1]: ...
+    def __call__(self, other: Array[bool_ | int1 | weak_int] | bool | int, /) -> Array[int1]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _radd_int1(_Table):
-    def __call__(self, other: bool | int, /) -> Array[int1]: ...
+    def __call__(self, other: bool | int, /) -> Array[int1]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _pow_int1(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: bool | int, /) -> Array[int1]: ...
+    def __call__(self, other: bool | int, /) -> Array[int1]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_int1(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | int1 | weak_int] | bool | int, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_ | int1 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_int2(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | int2 | weak_int] | bool | int, /) -> Array[int2]: ...
+    def __call__(self, other: Array[bool_ | int2 | weak_int] | bool | int, /) -> Array[int2]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _radd_int2(_Table):
-    def __call__(self, other: bool | int, /) -> Array[int2]: ...
+    def __call__(self, other: bool | int, /) -> Array[int2]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _pow_int2(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: bool | int, /) -> Array[int2]: ...
+    def __call__(self, other: bool | int, /) -> Array[int2]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_int2(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | int2 | weak_int] | bool | int, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_ | int2 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_int4(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | int4 | weak_int] | bool | int, /) -> Array[int4]: ...
+    def __call__(self, other: Array[bool_ | int4 | weak_int] | bool | int, /) -> Array[int4]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _radd_int4(_Table):
-    def __call__(self, other: bool | int, /) -> Array[int4]: ...
+    def __call__(self, other: bool | int, /) -> Array[int4]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _truediv_int4(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | int4 | weak_int] | bool | int, /) -> Array[float32]: ...
+    def __call__(self, other: Array[bool_ | int4 | weak_int] | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _pow_int4(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: bool | int, /) -> Array[int4]: ...
+    def __call__(self, other: bool | int, /) -> Array[int4]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_int4(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | int4 | weak_int] | bool | int, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_ | int4 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_int8(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | int8 | weak_int] | bool | int, /) -> Array[int8]: ...
+    def __call__(self, other: Array[bool_ | int8 | weak_int] | bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
     @overload
@@ -1206,9 +1206,9 @@ class _add_int8(_Table):
 @type_check_only
 class _radd_int8(_Table):
     @overload
-    def __call__(self, other: bool | int, /) -> Array[int8]: ...
+    def __call__(self, other: bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
 
@@ -1217,9 +1217,9 @@ class _truediv_int8(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | int64 | float32 | float64 | weak_int] | bool | int, /) -> Array[float32]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | int64 | float32 | float64 | weak_int] | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
     @overload
@@ -1256,9 +1256,9 @@ class _floordiv_int8(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | int8 | weak_int] | bool | int, /) -> Array[int8]: ...
+    def __call__(self, other: Array[bool_ | int8 | weak_int] | bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint8 | int16], /) -> Array[int16]: ...
     @overload
@@ -1295,16 +1295,16 @@ class _floordiv_int8(_Table):
 @type_check_only
 class _rfloordiv_int8(_Table):
     @overload
-    def __call__(self, other: bool | int, /) -> Array[int8]: ...
+    def __call__(self, other: bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _bitwise_int8(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | int8 | weak_int] | bool | int, /) -> Array[int8]: ...
+    def __call__(self, other: Array[bool_ | int8 | weak_int] | bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint8 | int16], /) -> Array[int16]: ...
     @overload
@@ -1312,16 +1312,16 @@ class _bitwise_int8(_Table):
 
 @type_check_only
 class _rbitwise_int8(_Table):
-    def __call__(self, other: bool | int, /) -> Array[int8]: ...
+    def __call__(self, other: bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_int16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | int8 | int16 | weak_int] | bool | int, /) -> Array[int16]: ...
+    def __call__(self, other: Array[bool_ | uint8 | int8 | int16 | weak_int] | bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
     @overload
@@ -1360,9 +1360,9 @@ class _add_int16(_Table):
 @type_check_only
 class _radd_int16(_Table):
     @overload
-    def __call__(self, other: bool | int, /) -> Array[int16]: ...
+    def __call__(self, other: bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
 
@@ -1371,9 +1371,9 @@ class _floordiv_int16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | int8 | int16 | weak_int] | bool | int, /) -> Array[int16]: ...
+    def __call__(self, other: Array[bool_ | uint8 | int8 | int16 | weak_int] | bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint16 | uint32 | int32 | int64], /) -> Array[int32]: ...
     @overload
@@ -1408,31 +1408,31 @@ class _floordiv_int16(_Table):
 @type_check_only
 class _rfloordiv_int16(_Table):
     @overload
-    def __call__(self, other: bool | int, /) -> Array[int16]: ...
+    def __call__(self, other: bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _bitwise_int16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | int8 | int16 | weak_int] | bool | int, /) -> Array[int16]: ...
+    def __call__(self, other: Array[bool_ | uint8 | int8 | int16 | weak_int] | bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint16 | uint32 | int32 | int64], /) -> Array[int32]: ...
 
 @type_check_only
 class _rbitwise_int16(_Table):
-    def __call__(self, other: bool | int, /) -> Array[int16]: ...
+    def __call__(self, other: bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_int32(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | int64 | weak_int] | bool | int, /) -> Array[int32]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | int64 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
     @overload
@@ -1469,9 +1469,9 @@ class _add_int32(_Table):
 @type_check_only
 class _radd_int32(_Table):
     @overload
-    def __call__(self, other: bool | int, /) -> Array[int32]: ...
+    def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
 
@@ -1480,9 +1480,9 @@ class _floordiv_int32(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | int64 | weak_int] | bool | int, /) -> Array[int32]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | int64 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[float4_e2m1fn], /) -> Array[float4_e2m1fn]: ...
     @overload
@@ -1515,29 +1515,29 @@ class _floordiv_int32(_Table):
 @type_check_only
 class _rfloordiv_int32(_Table):
     @overload
-    def __call__(self, other: bool | int, /) -> Array[int32]: ...
+    def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _bitwise_int32(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | int64 | weak_int] | bool | int, /) -> Array[int32]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | int64 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _rbitwise_int32(_Table):
-    def __call__(self, other: bool | int, /) -> Array[int32]: ...
+    def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_int64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | weak_int] | bool | int, /) -> Array[int32]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
     @overload
@@ -1578,9 +1578,9 @@ class _truediv_int64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | float32 | float64 | weak_int] | bool | int, /) -> Array[float32]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | float32 | float64 | weak_int] | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
     @overload
@@ -1619,9 +1619,9 @@ class _floordiv_int64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | weak_int] | bool | int, /) -> Array[int32]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[int64], /) -> Array[int64]: ...
     @overload
@@ -1658,7 +1658,7 @@ class _bitwise_int64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | weak_int] | bool | int, /) -> Array[int32]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[int64], /) -> Array[int64]: ...
 
@@ -1667,11 +1667,11 @@ class _add_float4_e2m1fn(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | weak_int | weak_float] | bool | int | float, /) -> Array[float4_e2m1fn]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | weak_int | weak_float] | bool | int | float, /) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _radd_float4_e2m1fn(_Table):
-    def __call__(self, other: bool | int | float, /) -> Array[float4_e2m1fn]: ...
+    def __call__(self, other: bool | int | float, /) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _bitwise_float4_e2m1fn(_Table):
@@ -1682,194 +1682,194 @@ class _compare_float4_e2m1fn(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_float6_e2m3fn(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e2m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[float6_e2m3fn]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e2m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _radd_float6_e2m3fn(_Table):
-    def __call__(self, other: bool | int | float, /) -> Array[float6_e2m3fn]: ...
+    def __call__(self, other: bool | int | float, /) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_float6_e2m3fn(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e2m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e2m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_float6_e3m2fn(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e3m2fn | weak_int | weak_float] | bool | int | float, /) -> Array[float6_e3m2fn]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e3m2fn | weak_int | weak_float] | bool | int | float, /) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _radd_float6_e3m2fn(_Table):
-    def __call__(self, other: bool | int | float, /) -> Array[float6_e3m2fn]: ...
+    def __call__(self, other: bool | int | float, /) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_float6_e3m2fn(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e3m2fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e3m2fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_float8_e3m4(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e3m4 | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e3m4]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e3m4 | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _radd_float8_e3m4(_Table):
-    def __call__(self, other: bool | int | float, /) -> Array[float8_e3m4]: ...
+    def __call__(self, other: bool | int | float, /) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_float8_e3m4(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e3m4 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e3m4 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_float8_e4m3(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3 | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3 | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _radd_float8_e4m3(_Table):
-    def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3]: ...
+    def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_float8_e4m3(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_float8_e8m0fnu(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e8m0fnu | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e8m0fnu]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e8m0fnu | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _radd_float8_e8m0fnu(_Table):
-    def __call__(self, other: bool | int | float, /) -> Array[float8_e8m0fnu]: ...
+    def __call__(self, other: bool | int | float, /) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_float8_e8m0fnu(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e8m0fnu | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e8m0fnu | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_float8_e4m3b11fnuz(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3b11fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3b11fnuz]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3b11fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _radd_float8_e4m3b11fnuz(_Table):
-    def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3b11fnuz]: ...
+    def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_float8_e4m3b11fnuz(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3b11fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3b11fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_float8_e4m3fn(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3fn]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _radd_float8_e4m3fn(_Table):
-    def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3fn]: ...
+    def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_float8_e4m3fn(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_float8_e4m3fnuz(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3fnuz]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _radd_float8_e4m3fnuz(_Table):
-    def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3fnuz]: ...
+    def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_float8_e4m3fnuz(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_float8_e5m2(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2 | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e5m2]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2 | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _radd_float8_e5m2(_Table):
-    def __call__(self, other: bool | int | float, /) -> Array[float8_e5m2]: ...
+    def __call__(self, other: bool | int | float, /) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_float8_e5m2(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_float8_e5m2fnuz(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e5m2fnuz]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _radd_float8_e5m2fnuz(_Table):
-    def __call__(self, other: bool | int | float, /) -> Array[float8_e5m2fnuz]: ...
+    def __call__(self, other: bool | int | float, /) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_float8_e5m2fnuz(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_bfloat16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | weak_int | weak_float] | bool | int | float, /) -> Array[bfloat16]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | weak_int | weak_float] | bool | int | float, /) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[complex64 | complex128 | weak_complex] | complex, /) -> Array[complex64]: ...
     @overload
@@ -1878,7 +1878,7 @@ class _add_bfloat16(_Table):
 @type_check_only
 class _radd_bfloat16(_Table):
     @overload
-    def __call__(self, other: bool | int | float, /) -> Array[bfloat16]: ...
+    def __call__(self, other: bool | int | float, /) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[complex64]: ...
 
@@ -1887,27 +1887,27 @@ class _floordiv_bfloat16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | weak_int | weak_float] | bool | int | float, /) -> Array[bfloat16]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | weak_int | weak_float] | bool | int | float, /) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[float16 | float32 | float64], /) -> Array[float32]: ...
 
 @type_check_only
 class _rfloordiv_bfloat16(_Table):
-    def __call__(self, other: bool | int | float, /) -> Array[bfloat16]: ...
+    def __call__(self, other: bool | int | float, /) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_bfloat16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[bool_]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_float16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float16 | weak_int | weak_float] | bool | int | float, /) -> Array[float16]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float16 | weak_int | weak_float] | bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[complex64 | complex128 | weak_complex] | complex, /) -> Array[complex64]: ...
     @overload
@@ -1916,7 +1916,7 @@ class _add_float16(_Table):
 @type_check_only
 class _radd_float16(_Table):
     @overload
-    def __call__(self, other: bool | int | float, /) -> Array[float16]: ...
+    def __call__(self, other: bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[complex64]: ...
 
@@ -1925,27 +1925,27 @@ class _floordiv_float16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float16 | weak_int | weak_float] | bool | int | float, /) -> Array[float16]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float16 | weak_int | weak_float] | bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[bfloat16 | float32 | float64], /) -> Array[float32]: ...
 
 @type_check_only
 class _rfloordiv_float16(_Table):
-    def __call__(self, other: bool | int | float, /) -> Array[float16]: ...
+    def __call__(self, other: bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_float32(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | weak_int | weak_float] | bool | int | float, /) -> Array[float32]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | weak_int | weak_float] | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[complex64 | complex128 | weak_complex] | complex, /) -> Array[complex64]: ...
 
 @type_check_only
 class _radd_float32(_Table):
     @overload
-    def __call__(self, other: bool | int | float, /) -> Array[float32]: ...
+    def __call__(self, other: bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[complex64]: ...
 
@@ -1954,18 +1954,18 @@ class _floordiv_float32(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | weak_int | weak_float] | bool | int | float, /) -> Array[float32]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | weak_int | weak_float] | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _rfloordiv_float32(_Table):
-    def __call__(self, other: bool | int | float, /) -> Array[float32]: ...
+    def __call__(self, other: bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_float64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | weak_int | weak_float] | bool | int | float, /) -> Array[float32]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | weak_int | weak_float] | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[complex64 | complex128 | weak_complex] | complex, /) -> Array[complex64]: ...
     @overload
@@ -1976,7 +1976,7 @@ class _floordiv_float64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | weak_int | weak_float] | bool | int | float, /) -> Array[float32]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | weak_int | weak_float] | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[float64], /) -> Array[float64]: ...
 
@@ -1985,18 +1985,18 @@ class _add_complex64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[complex64]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _radd_complex64(_Table):
-    def __call__(self, other: bool | int | float | complex, /) -> Array[complex64]: ...
+    def __call__(self, other: bool | int | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_complex128(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[complex64]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[complex128], /) -> Array[complex128]: ...
 
@@ -2005,9 +2005,9 @@ class _add_weak_int(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[weak_int]: ...
+    def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
     @overload
@@ -2068,9 +2068,9 @@ class _add_weak_int(_Table):
 @type_check_only
 class _radd_weak_int(_Table):
     @overload
-    def __call__(self, other: bool | int, /) -> Array[weak_int]: ...
+    def __call__(self, other: bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
 
@@ -2079,7 +2079,7 @@ class _truediv_weak_int(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | weak_int | weak_float] | bool | int | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[bool_ | weak_int | weak_float] | bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
     @overload
@@ -2124,7 +2124,7 @@ class _truediv_weak_int(_Table):
 @type_check_only
 class _rtruediv_weak_int(_Table):
     @overload
-    def __call__(self, other: bool | int | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
 
@@ -2133,9 +2133,9 @@ class _floordiv_weak_int(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[weak_int]: ...
+    def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint1], /) -> Array[uint1]: ...
     @overload
@@ -2192,18 +2192,18 @@ class _floordiv_weak_int(_Table):
 @type_check_only
 class _rfloordiv_weak_int(_Table):
     @overload
-    def __call__(self, other: bool | int, /) -> Array[weak_int]: ...
+    def __call__(self, other: bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _pow_weak_int(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[weak_int]: ...
+    def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
     @overload
@@ -2254,7 +2254,7 @@ class _bitwise_weak_int(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[weak_int]: ...
+    def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint1], /) -> Array[uint1]: ...
     @overload
@@ -2282,14 +2282,14 @@ class _bitwise_weak_int(_Table):
 
 @type_check_only
 class _rbitwise_weak_int(_Table):
-    def __call__(self, other: bool | int, /) -> Array[weak_int]: ...
+    def __call__(self, other: bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_weak_float(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
     @overload
@@ -2328,7 +2328,7 @@ class _floordiv_weak_float(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[float4_e2m1fn], /) -> Array[float4_e2m1fn]: ...
     @overload
@@ -2360,20 +2360,20 @@ class _floordiv_weak_float(_Table):
 
 @type_check_only
 class _rfloordiv_weak_float(_Table):
-    def __call__(self, other: bool | int | float, /) -> Array[weak_float]: ...
+    def __call__(self, other: bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_weak_complex(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[weak_complex]: ...
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[weak_complex]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[bfloat16 | float16 | float32 | float64 | complex64 | complex128], /) -> Array[complex64]: ...
 
 @type_check_only
 class _radd_weak_complex(_Table):
-    def __call__(self, other: bool | int | float | complex, /) -> Array[weak_complex]: ...
+    def __call__(self, other: bool | int | float | complex, /) -> Array[weak_complex]: ...  # type: ignore[overload-overlap]
 
 class bool_(_Marker):
     """Marker of the dtype bool."""
