@@ -22,7 +22,7 @@ from jaxtypes.lattice import Variant
 __all__ = [
     "Outcome", "ErrorKind", "BINARY_OPERATORS", "COMPARISONS", "UNARY_OPERATORS",
     "METHODS", "SAME_DTYPE_METHODS", "binary", "unary", "method", "item_type",
-    "operand", "marker_node", "DEFAULT",
+    "operand", "marker_node", "DEFAULT", "clip", "FLOAT_PRECISION",
 ]
 
 DEFAULT: Final = Variant("standard", False)  # JAX's default configuration
@@ -113,22 +113,73 @@ def _unsupported(what: str, dtype: str) -> Outcome:
     return Outcome(None, "unsupported", f"{what} does not accept dtype {dtype}")
 
 
-def binary(op: str, a: str, b: str, v: Variant = DEFAULT, *, b_is_scalar: bool = False) -> Outcome:
-    """``a <op> b`` for marker nodes a, b (b a Python scalar when ``b_is_scalar``)."""
+# (max exponent, mantissa bits) of each float, as ml_dtypes.finfo gives them:
+# lax.dot_general ranks operand types by them (tests check them against finfo).
+FLOAT_PRECISION: Final = {
+    "float4_e2m1fn": (3, 1), "float6_e2m3fn": (3, 3), "float6_e3m2fn": (5, 2),
+    "float8_e3m4": (4, 4), "float8_e4m3": (8, 3), "float8_e8m0fnu": (128, 0),
+    "float8_e4m3b11fnuz": (5, 3), "float8_e4m3fn": (9, 3), "float8_e4m3fnuz": (8, 3),
+    "float8_e5m2": (16, 2), "float8_e5m2fnuz": (16, 2), "bfloat16": (128, 7),
+    "float16": (16, 10), "float32": (128, 23), "float64": (1024, 52),
+}
+
+
+def _bit_width(dtype: str) -> int:
+    """lax._bit_width: a complex counts its component's bits, bool one bit."""
+    if dtype == lattice.BOOL:
+        return 1
+    return lattice.bits(_COMPONENT.get(dtype, dtype)) or 0
+
+
+def _dot_precision(dtype: str) -> tuple[bool, int, int, int, bool]:
+    """lax.dot_general's ranking of an operand type (XLA's HigherPrecisionType)."""
+    real = _COMPONENT.get(dtype, dtype)
+    maxexp, nmant = FLOAT_PRECISION.get(real, (-1, -1))
+    return (dtype in _COMPONENT, maxexp, nmant, _bit_width(real), lattice.kind(real) != "u")
+
+
+def _matmul(dtype: str, weak: bool, operands: tuple[str, str], scalar: bool) -> Outcome:
+    """jnp.matmul: it needs arrays, then asks lax.dot_general for the promoted
+    dtype, which dot_general checks against the operands as given."""
+    if scalar:
+        return _unsupported("'@' (a Python scalar is 0-d; matmul needs 1-d or more)", dtype)
+    left, right = operands
+    lp, rp = _dot_precision(left), _dot_precision(right)
+    if lp == rp and left != right:
+        return _unsupported(f"'@' between {left} and {right} (lax.dot_general)", dtype)
+    natural = left if lp >= rp else right
+    if lattice.kind(natural) != "f" and _bit_width(dtype) < _bit_width(natural):
+        return _unsupported(f"'@' producing {dtype} from a {natural} operand (lax.dot_general)", dtype)
+    return Outcome(marker_node(dtype, weak))
+
+
+def binary(op: str, a: str, b: str, v: Variant = DEFAULT, *,
+           a_is_scalar: bool = False, b_is_scalar: bool = False) -> Outcome:
+    """``a <op> b`` for marker nodes a, b; ``a_is_scalar``/``b_is_scalar`` say
+    that the operand is a Python scalar rather than an array (a weak array of
+    the same node promotes alike, but a few operators treat them apart)."""
     rule = BINARY_OPERATORS.get(op)
     if rule is None and op not in COMPARISONS:
         raise ValueError(
             f"unknown operator {op!r}; expected one of: "
             f"{', '.join(list(BINARY_OPERATORS) + list(COMPARISONS))}"
         )
+    (a_dtype, a_weak), (b_dtype, b_weak) = operand(a, v), operand(b, v)
+    if op == "pow" and b_is_scalar and b in (lattice.WEAK_INT, lattice.BOOL):
+        # x ** <Python int>: lax.integer_pow on x alone (no promotion with the
+        # exponent, in strict mode too); bool becomes int32 first.
+        dtype = "int32" if a_dtype == lattice.BOOL else a_dtype
+        return Outcome(marker_node(dtype, a_weak and a_dtype != lattice.BOOL))
     try:
-        dtype, weak = lattice.lattice_result_type([operand(a, v), operand(b, v)], v)
+        dtype, weak = lattice.lattice_result_type([(a_dtype, a_weak), (b_dtype, b_weak)], v)
     except lattice.NoJoin as err:
         return _no_join(err.nodes, v)
     k = lattice.kind(dtype)
     symbol = SYMBOLS[op]
     if op in COMPARISONS:
         return Outcome(lattice.BOOL)
+    if op == "matmul":
+        return _matmul(dtype, weak, (a_dtype, b_dtype), a_is_scalar or b_is_scalar)
     if rule == "sub" and dtype == lattice.BOOL:
         return _unsupported(f"'{symbol}' (lax.sub)", dtype)
     if rule == "inexact":
@@ -140,9 +191,16 @@ def binary(op: str, a: str, b: str, v: Variant = DEFAULT, *, b_is_scalar: bool =
             return _unsupported(f"'{symbol}'", dtype)
         if dtype == lattice.BOOL:  # jax's to_numeric_dtype: bool -> int32, always
             dtype = "int32"
-        if rule == "pow" and dtype in _SUB_BYTE_INTS and not b_is_scalar:
-            # jnp.power of integer arrays needs np.iinfo, which sub-byte ints lack.
-            return _unsupported(f"'{symbol}' between arrays", dtype)
+        if rule == "pow":
+            if dtype in _SUB_BYTE_INTS and not b_is_scalar:
+                # jnp.power of integer arrays needs np.iinfo, which sub-byte ints lack.
+                return _unsupported(f"'{symbol}' between arrays", dtype)
+            if lattice.kind(dtype) in "biu":
+                weak = False  # jnp.power's integer path builds a strong result
+            elif lattice.kind(a_dtype) in "fc" and lattice.kind(b_dtype) in "iu":
+                # an inexact base with an integer exponent: lax.pow(x1, x2) on the
+                # operands as given, weak only if both are
+                weak = a_weak and b_weak
     elif rule == "bitwise" and k not in "biu":
         return _unsupported(f"'{symbol}'", dtype)
     return Outcome(marker_node(dtype, weak))
@@ -191,9 +249,7 @@ def method(name: str, a: str, v: Variant = DEFAULT) -> Outcome:
     if name in ("real", "imag"):
         return Outcome(marker_node(_COMPONENT.get(dtype, dtype), weak))
     if name == "clip":
-        if k == "c":
-            return _unsupported("clip", dtype)
-        return Outcome(marker_node(dtype, weak))
+        return clip(a, None, v)
     if name == "round":
         if dtype == lattice.BOOL:
             return _unsupported("round", dtype)
@@ -214,6 +270,20 @@ def method(name: str, a: str, v: Variant = DEFAULT) -> Outcome:
         return Outcome(promoted)
     assert name == "mean"
     return Outcome(_TO_INEXACT.get(dtype, dtype))
+
+
+def clip(a: str, bound: str | None = None, v: Variant = DEFAULT) -> Outcome:
+    """``a.clip(lo, hi)`` where the bounds are of marker node ``bound`` (a Python
+    int is i*, a float f*), or absent (None): jnp.clip promotes with them."""
+    dtype, weak = operand(a, v)
+    if bound is not None:
+        try:
+            dtype, weak = lattice.lattice_result_type([(dtype, weak), operand(bound, v)], v)
+        except lattice.NoJoin as err:
+            return _no_join(err.nodes, v)
+    if lattice.kind(dtype) == "c":
+        return _unsupported("clip (complex values have no order)", dtype)
+    return Outcome(marker_node(dtype, weak))
 
 
 def item_type(a: str, v: Variant = DEFAULT) -> str:

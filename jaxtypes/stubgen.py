@@ -49,7 +49,8 @@ PYTHON_SCALARS: Final = (("bool", "bool"), ("int", lattice.WEAK_INT),
 
 # family -> the Python operators (dunder stems) that share its table.
 BINARY_FAMILIES: Final[dict[str, tuple[str, ...]]] = {
-    "add": ("add", "mul", "matmul"),
+    "add": ("add", "mul"),
+    "matmul": ("matmul",),
     "sub": ("sub",),
     "truediv": ("truediv",),
     "floordiv": ("floordiv", "mod"),
@@ -64,7 +65,7 @@ _DESCRIPTOR_UNARY: Final = ("neg", "pos", "invert")
 METHOD_FAMILIES: Final = {
     "sum": "_Reduce", "prod": "_Reduce", "mean": "_Mean", "max": "_Extremum",
     "min": "_Extremum", "argmax": "_ArgExtremum", "argmin": "_ArgExtremum",
-    "clip": "_Clip", "round": "_Round",
+    "round": "_Round",
 }
 PROPERTY_FAMILIES: Final = ("real", "imag")
 
@@ -80,7 +81,7 @@ def _arr(node: str) -> str:
 def _binary_outcome(op: str, a: str, partner: str, scalar: bool, reflected: bool,
                     v: Variant) -> ops.Outcome:
     if reflected:  # scalar <op> a
-        return ops.binary(op, partner, a, v)
+        return ops.binary(op, partner, a, v, a_is_scalar=True)
     return ops.binary(op, a, partner, v, b_is_scalar=scalar)
 
 
@@ -190,6 +191,38 @@ class _Tables:
             self.lines += _table_class(name, groups, arrays) + [""]
         return name
 
+    def add_raw(self, stem: str, owner: str, body_lines: list[str]) -> str:
+        """A table given as the lines of its class body."""
+        body = tuple(body_lines)
+        name = self.by_body.get(body)
+        if name is None:
+            name = f"_{stem}_{owner}"
+            self.by_body[body] = name
+            self.lines += [f"class {name}(_Table):", *body_lines, ""]
+        return name
+
+
+# clip's bounds: absent, Python ints, Python floats (an int is taken as a float).
+_CLIP_BOUNDS: Final = (("None", None), ("int | None", lattice.WEAK_INT),
+                       ("float | None", lattice.WEAK_FLOAT))
+
+
+def _clip_table(node: str, tables: _Tables, v: Variant) -> str:
+    """A table for ``x.clip(min, max)``: jnp.clip promotes x with its bounds."""
+    lines: list[str] = []
+    for annotation, bound in _CLIP_BOUNDS:
+        res = ops.clip(node, bound, v)
+        if res.node:
+            lines += ["    @overload",
+                      f"    def __call__(self, min: {annotation} = None, max: {annotation} = None)"
+                      f" -> {_arr(res.node)}: ...  # type: ignore[overload-overlap]"]
+    if not lines:
+        return "_Unsupported"
+    lines += ["    @overload",
+              "    def __call__(self, min: Array[Any] | complex | None = None,"
+              " max: Array[Any] | complex | None = None) -> Array[Any]: ..."]
+    return tables.add_raw("clip", _m(node), lines)
+
 
 def _marker_attributes(node: str, tables: _Tables, v: Variant) -> list[str]:
     attrs = []
@@ -209,6 +242,7 @@ def _marker_attributes(node: str, tables: _Tables, v: Variant) -> list[str]:
     for name, table in METHOD_FAMILIES.items():
         res = ops.method(name, node, v)
         attrs.append(f"_{name}: " + (f"{table}[{_m(res.node)}]" if res.node else "_Unsupported"))
+    attrs.append(f"_clip: {_clip_table(node, tables, v)}")
     for name in PROPERTY_FAMILIES:
         res = ops.method(name, node, v)
         assert res.node is not None, (name, node)  # real and imag exist for every dtype
@@ -222,7 +256,7 @@ def render_markers(attributes: dict[str, list[str]], tables: _Tables) -> str:
              "from typing import Any, overload, type_check_only",
              "",
              "from jaxtypes._array import (",
-             "    Array, _ArgExtremum, _Clip, _Extremum, _Marker, _Mean, _Reduce, _Round,",
+             "    Array, _ArgExtremum, _Extremum, _Marker, _Mean, _Reduce, _Round,",
              "    _Table, _Unary, _UnknownDtype, _Unsupported,",
              ")",
              "",
@@ -385,8 +419,8 @@ class _ArgExtremum(_Table, Generic[_R]):
 
 
 @type_check_only
-class _Clip(_Table, Generic[_R]):
-    def __call__(self, min: Any = None, max: Any = None) -> Array[_R]: ...
+class _ClipUnknown(_Table):
+    def __call__(self, min: Any = None, max: Any = None) -> Array[Any]: ...
 
 
 @type_check_only
@@ -434,6 +468,7 @@ def render_array() -> str:
         lines += _descriptor(f"_{op.title()}Op", f"_{op}", "_Unary[_T]")
     for name, table in METHOD_FAMILIES.items():
         lines += _descriptor(f"_{name.title()}Method", f"_{name}", f"{table}[Any]")
+    lines += _descriptor("_ClipMethod", "_clip", "_ClipUnknown")
     for name in PROPERTY_FAMILIES + ("abs", "item"):
         lines += [
             f"@type_check_only",
@@ -502,6 +537,7 @@ def render_array() -> str:
     ]
     for name in METHOD_FAMILIES:
         lines.append(f"    {name}: _{name.title()}Method")
+    lines.append("    clip: _ClipMethod")
     for stem, family in _DUNDER_STEMS:
         ignore = "  # type: ignore[assignment]" if stem in ("eq", "ne") else ""
         lines.append(f"    __{stem}__: _{family.title()}Op{ignore}")
@@ -525,15 +561,16 @@ def render_stubs(v: Variant = ops.DEFAULT) -> dict[str, str]:
     }
 
 
-def array_stub_parts() -> tuple[str, list[str]]:
+def array_stub_parts() -> tuple[str, str, list[str]]:
     """``render_array()`` split for reuse elsewhere (``jaxtypes.jax_stubs``):
-    (everything before ``class Array``, the lines of Array's body after its
-    docstring).  The text is exactly that of the generated ``_array.pyi``."""
-    text = render_array()
-    head, sep, body = text.partition("class Array(Generic[DT]):\n")
-    if not sep:
-        raise AssertionError("render_array() has no `class Array(Generic[DT]):` line")
-    lines = body.splitlines()
-    if lines and lines[0].lstrip().startswith('"""'):
-        lines = lines[1:]
-    return head, lines
+    (everything before ``class Array``, the ``class Array(...):`` line, the
+    lines of Array's body after its docstring), exactly as generated."""
+    lines = render_array().splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("class Array(")]
+    if len(starts) != 1:
+        raise AssertionError("render_array() must have one `class Array(...)` line")
+    i = starts[0]
+    body = lines[i + 1:]
+    if body and body[0].lstrip().startswith('"""'):
+        body = body[1:]
+    return "\n".join(lines[:i]) + "\n", lines[i], body

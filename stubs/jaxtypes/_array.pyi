@@ -101,8 +101,8 @@ class _ArgExtremum(_Table, Generic[_R]):
 
 
 @type_check_only
-class _Clip(_Table, Generic[_R]):
-    def __call__(self, min: Any = None, max: Any = None) -> Array[_R]: ...
+class _ClipUnknown(_Table):
+    def __call__(self, min: Any = None, max: Any = None) -> Array[Any]: ...
 
 
 @type_check_only
@@ -165,6 +165,40 @@ class _Dt_radd(Protocol[_F_co]):
 class _RAddOp:
     @overload
     def __get__(self, obj: Array[_Has_radd[_F]], owner: Any, /) -> _F: ...
+    @overload
+    def __get__(self, obj: None, owner: Any, /) -> Self: ...
+    @overload
+    def __get__(self, obj: Array[_T], owner: Any, /) -> _UnknownScalar: ...
+
+@type_check_only
+class _Has_matmul(Protocol[_F_co]):
+    @property
+    def _matmul(self) -> _F_co: ...
+@type_check_only
+class _Dt_matmul(Protocol[_F_co]):
+    @property
+    def _dt(self) -> _Has_matmul[_F_co]: ...
+@type_check_only
+class _MatmulOp:
+    @overload
+    def __get__(self, obj: Array[_Has_matmul[_F]], owner: Any, /) -> _F: ...
+    @overload
+    def __get__(self, obj: None, owner: Any, /) -> Self: ...
+    @overload
+    def __get__(self, obj: Array[_T], owner: Any, /) -> _SameDtype[_T]: ...
+
+@type_check_only
+class _Has_rmatmul(Protocol[_F_co]):
+    @property
+    def _rmatmul(self) -> _F_co: ...
+@type_check_only
+class _Dt_rmatmul(Protocol[_F_co]):
+    @property
+    def _dt(self) -> _Has_rmatmul[_F_co]: ...
+@type_check_only
+class _RMatmulOp:
+    @overload
+    def __get__(self, obj: Array[_Has_rmatmul[_F]], owner: Any, /) -> _F: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
@@ -562,23 +596,6 @@ class _ArgminMethod:
     def __get__(self, obj: Array[_T], owner: Any, /) -> _ArgExtremum[Any]: ...
 
 @type_check_only
-class _Has_clip(Protocol[_F_co]):
-    @property
-    def _clip(self) -> _F_co: ...
-@type_check_only
-class _Dt_clip(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_clip[_F_co]: ...
-@type_check_only
-class _ClipMethod:
-    @overload
-    def __get__(self, obj: Array[_Has_clip[_F]], owner: Any, /) -> _F: ...
-    @overload
-    def __get__(self, obj: None, owner: Any, /) -> Self: ...
-    @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _Clip[Any]: ...
-
-@type_check_only
 class _Has_round(Protocol[_F_co]):
     @property
     def _round(self) -> _F_co: ...
@@ -594,6 +611,23 @@ class _RoundMethod:
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
     def __get__(self, obj: Array[_T], owner: Any, /) -> _Round[Any]: ...
+
+@type_check_only
+class _Has_clip(Protocol[_F_co]):
+    @property
+    def _clip(self) -> _F_co: ...
+@type_check_only
+class _Dt_clip(Protocol[_F_co]):
+    @property
+    def _dt(self) -> _Has_clip[_F_co]: ...
+@type_check_only
+class _ClipMethod:
+    @overload
+    def __get__(self, obj: Array[_Has_clip[_F]], owner: Any, /) -> _F: ...
+    @overload
+    def __get__(self, obj: None, owner: Any, /) -> Self: ...
+    @overload
+    def __get__(self, obj: Array[_T], owner: Any, /) -> _ClipUnknown: ...
 
 @type_check_only
 class _Has_real(Protocol[_F_co]):
@@ -688,11 +722,11 @@ class Array(Generic[DT], metaclass=_ArrayMeta):
     min: _MinMethod
     argmax: _ArgmaxMethod
     argmin: _ArgminMethod
-    clip: _ClipMethod
     round: _RoundMethod
+    clip: _ClipMethod
     __add__: _AddOp
     __mul__: _AddOp
-    __matmul__: _AddOp
+    __matmul__: _MatmulOp
     __sub__: _SubOp
     __truediv__: _TruedivOp
     __floordiv__: _FloordivOp
@@ -711,7 +745,7 @@ class Array(Generic[DT], metaclass=_ArrayMeta):
     __ne__: _CompareOp  # type: ignore[assignment]
     __radd__: _RAddOp
     __rmul__: _RAddOp
-    __rmatmul__: _RAddOp
+    __rmatmul__: _RMatmulOp
     __rsub__: _RSubOp
     __rtruediv__: _RTruedivOp
     __rfloordiv__: _RFloordivOp

@@ -5,7 +5,7 @@
 from typing import Any, overload, type_check_only
 
 from jaxtypes._array import (
-    Array, _ArgExtremum, _Clip, _Extremum, _Marker, _Mean, _Reduce, _Round,
+    Array, _ArgExtremum, _Extremum, _Marker, _Mean, _Reduce, _Round,
     _Table, _Unary, _UnknownDtype, _Unsupported,
 )
 
@@ -93,6 +93,74 @@ class _radd_bool_(_Table):
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+
+@type_check_only
+class _matmul_bool_(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_], /) -> Array[bool_]: ...
+    @overload
+    def __call__(self, other: Array[uint1], /) -> Array[uint1]: ...
+    @overload
+    def __call__(self, other: Array[uint2], /) -> Array[uint2]: ...
+    @overload
+    def __call__(self, other: Array[uint4], /) -> Array[uint4]: ...
+    @overload
+    def __call__(self, other: Array[uint8], /) -> Array[uint8]: ...
+    @overload
+    def __call__(self, other: Array[uint16], /) -> Array[uint16]: ...
+    @overload
+    def __call__(self, other: Array[uint32], /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: Array[int2], /) -> Array[int2]: ...
+    @overload
+    def __call__(self, other: Array[int4], /) -> Array[int4]: ...
+    @overload
+    def __call__(self, other: Array[int8], /) -> Array[int8]: ...
+    @overload
+    def __call__(self, other: Array[int16], /) -> Array[int16]: ...
+    @overload
+    def __call__(self, other: Array[int32], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: Array[float4_e2m1fn], /) -> Array[float4_e2m1fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e2m3fn], /) -> Array[float6_e2m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e3m2fn], /) -> Array[float6_e3m2fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e3m4], /) -> Array[float8_e3m4]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3], /) -> Array[float8_e4m3]: ...
+    @overload
+    def __call__(self, other: Array[float8_e8m0fnu], /) -> Array[float8_e8m0fnu]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3b11fnuz], /) -> Array[float8_e4m3b11fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fn], /) -> Array[float8_e4m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fnuz], /) -> Array[float8_e4m3fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2], /) -> Array[float8_e5m2]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2fnuz], /) -> Array[float8_e5m2fnuz]: ...
+    @overload
+    def __call__(self, other: Array[bfloat16], /) -> Array[bfloat16]: ...
+    @overload
+    def __call__(self, other: Array[float16], /) -> Array[float16]: ...
+    @overload
+    def __call__(self, other: Array[float32 | float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: Array[complex64], /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: Array[weak_int], /) -> Array[weak_int]: ...
+    @overload
+    def __call__(self, other: Array[weak_float], /) -> Array[weak_float]: ...
+    @overload
+    def __call__(self, other: Array[weak_complex], /) -> Array[weak_complex]: ...
+
+@type_check_only
+class _rmatmul_bool_(_Table): ...  # nothing is accepted
 
 @type_check_only
 class _sub_bool_(_Table):
@@ -299,9 +367,7 @@ class _pow_bool_(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | int32 | int64] | bool, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[weak_int] | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[bool_ | int32 | int64 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
@@ -350,9 +416,7 @@ class _pow_bool_(_Table):
 @type_check_only
 class _rpow_bool_(_Table):
     @overload
-    def __call__(self, other: bool, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
@@ -444,6 +508,17 @@ class _compare_bool_(_Table):
     def __call__(self, other: Array[bool_ | uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | uint64 | int1 | int2 | int4 | int8 | int16 | int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _clip_bool_(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+
+@type_check_only
 class _add_uint1(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -455,6 +530,13 @@ class _radd_uint1(_Table):
     def __call__(self, other: bool | int, /) -> Array[uint1]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _matmul_uint1(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint1], /) -> Array[uint1]: ...
+
+@type_check_only
 class _pow_uint1(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -462,14 +544,20 @@ class _pow_uint1(_Table):
     def __call__(self, other: bool | int, /) -> Array[uint1]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
-class _rpow_uint1(_Table): ...  # nothing is accepted
-
-@type_check_only
 class _compare_uint1(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint1 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_uint1(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[uint1]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[uint1]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_uint2(_Table):
@@ -481,6 +569,13 @@ class _add_uint2(_Table):
 @type_check_only
 class _radd_uint2(_Table):
     def __call__(self, other: bool | int, /) -> Array[uint2]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _matmul_uint2(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint2], /) -> Array[uint2]: ...
 
 @type_check_only
 class _pow_uint2(_Table):
@@ -497,6 +592,15 @@ class _compare_uint2(_Table):
     def __call__(self, other: Array[bool_ | uint2 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _clip_uint2(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[uint2]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[uint2]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+
+@type_check_only
 class _add_uint4(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -506,6 +610,13 @@ class _add_uint4(_Table):
 @type_check_only
 class _radd_uint4(_Table):
     def __call__(self, other: bool | int, /) -> Array[uint4]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _matmul_uint4(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint4], /) -> Array[uint4]: ...
 
 @type_check_only
 class _truediv_uint4(_Table):
@@ -531,6 +642,15 @@ class _compare_uint4(_Table):
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint4 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_uint4(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[uint4]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[uint4]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_uint8(_Table):
@@ -589,6 +709,55 @@ class _radd_uint8(_Table):
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+
+@type_check_only
+class _matmul_uint8(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8], /) -> Array[uint8]: ...
+    @overload
+    def __call__(self, other: Array[uint16], /) -> Array[uint16]: ...
+    @overload
+    def __call__(self, other: Array[uint32], /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: Array[int8 | int16], /) -> Array[int16]: ...
+    @overload
+    def __call__(self, other: Array[int32], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: Array[float4_e2m1fn], /) -> Array[float4_e2m1fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e2m3fn], /) -> Array[float6_e2m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e3m2fn], /) -> Array[float6_e3m2fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e3m4], /) -> Array[float8_e3m4]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3], /) -> Array[float8_e4m3]: ...
+    @overload
+    def __call__(self, other: Array[float8_e8m0fnu], /) -> Array[float8_e8m0fnu]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3b11fnuz], /) -> Array[float8_e4m3b11fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fn], /) -> Array[float8_e4m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fnuz], /) -> Array[float8_e4m3fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2], /) -> Array[float8_e5m2]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2fnuz], /) -> Array[float8_e5m2fnuz]: ...
+    @overload
+    def __call__(self, other: Array[bfloat16], /) -> Array[bfloat16]: ...
+    @overload
+    def __call__(self, other: Array[float16], /) -> Array[float16]: ...
+    @overload
+    def __call__(self, other: Array[float32 | float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: Array[complex64], /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: Array[weak_float], /) -> Array[weak_float]: ...
+    @overload
+    def __call__(self, other: Array[weak_complex], /) -> Array[weak_complex]: ...
 
 @type_check_only
 class _truediv_uint8(_Table):
@@ -691,6 +860,15 @@ class _rfloordiv_uint8(_Table):
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _rpow_uint8(_Table):
+    @overload
+    def __call__(self, other: bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: complex, /) -> Array[complex64]: ...
+
+@type_check_only
 class _bitwise_uint8(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -715,6 +893,17 @@ class _compare_uint8(_Table):
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_uint8(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_uint16(_Table):
@@ -771,6 +960,51 @@ class _radd_uint16(_Table):
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
 
 @type_check_only
+class _matmul_uint16(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16], /) -> Array[uint16]: ...
+    @overload
+    def __call__(self, other: Array[uint32], /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: Array[int8 | int16 | int32], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: Array[float4_e2m1fn], /) -> Array[float4_e2m1fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e2m3fn], /) -> Array[float6_e2m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e3m2fn], /) -> Array[float6_e3m2fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e3m4], /) -> Array[float8_e3m4]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3], /) -> Array[float8_e4m3]: ...
+    @overload
+    def __call__(self, other: Array[float8_e8m0fnu], /) -> Array[float8_e8m0fnu]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3b11fnuz], /) -> Array[float8_e4m3b11fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fn], /) -> Array[float8_e4m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fnuz], /) -> Array[float8_e4m3fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2], /) -> Array[float8_e5m2]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2fnuz], /) -> Array[float8_e5m2fnuz]: ...
+    @overload
+    def __call__(self, other: Array[bfloat16], /) -> Array[bfloat16]: ...
+    @overload
+    def __call__(self, other: Array[float16], /) -> Array[float16]: ...
+    @overload
+    def __call__(self, other: Array[float32 | float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: Array[complex64], /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: Array[weak_float], /) -> Array[weak_float]: ...
+    @overload
+    def __call__(self, other: Array[weak_complex], /) -> Array[weak_complex]: ...
+
+@type_check_only
 class _floordiv_uint16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -819,6 +1053,15 @@ class _rfloordiv_uint16(_Table):
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _rpow_uint16(_Table):
+    @overload
+    def __call__(self, other: bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: complex, /) -> Array[complex64]: ...
+
+@type_check_only
 class _bitwise_uint16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -832,6 +1075,17 @@ class _bitwise_uint16(_Table):
 @type_check_only
 class _rbitwise_uint16(_Table):
     def __call__(self, other: bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_uint16(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_uint32(_Table):
@@ -886,6 +1140,49 @@ class _radd_uint32(_Table):
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
 
 @type_check_only
+class _matmul_uint32(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | weak_int], /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: Array[int8 | int16 | int32], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: Array[float4_e2m1fn], /) -> Array[float4_e2m1fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e2m3fn], /) -> Array[float6_e2m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e3m2fn], /) -> Array[float6_e3m2fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e3m4], /) -> Array[float8_e3m4]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3], /) -> Array[float8_e4m3]: ...
+    @overload
+    def __call__(self, other: Array[float8_e8m0fnu], /) -> Array[float8_e8m0fnu]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3b11fnuz], /) -> Array[float8_e4m3b11fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fn], /) -> Array[float8_e4m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fnuz], /) -> Array[float8_e4m3fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2], /) -> Array[float8_e5m2]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2fnuz], /) -> Array[float8_e5m2fnuz]: ...
+    @overload
+    def __call__(self, other: Array[bfloat16], /) -> Array[bfloat16]: ...
+    @overload
+    def __call__(self, other: Array[float16], /) -> Array[float16]: ...
+    @overload
+    def __call__(self, other: Array[float32 | float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: Array[complex64], /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: Array[weak_float], /) -> Array[weak_float]: ...
+    @overload
+    def __call__(self, other: Array[weak_complex], /) -> Array[weak_complex]: ...
+
+@type_check_only
 class _floordiv_uint32(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -932,6 +1229,15 @@ class _rfloordiv_uint32(_Table):
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _rpow_uint32(_Table):
+    @overload
+    def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: complex, /) -> Array[complex64]: ...
+
+@type_check_only
 class _bitwise_uint32(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -943,6 +1249,17 @@ class _bitwise_uint32(_Table):
 @type_check_only
 class _rbitwise_uint32(_Table):
     def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_uint32(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_uint64(_Table):
@@ -986,6 +1303,47 @@ class _add_uint64(_Table):
     def __call__(self, other: Array[float32 | float64], /) -> Array[float32]: ...
     @overload
     def __call__(self, other: Array[complex64 | complex128], /) -> Array[complex64]: ...
+
+@type_check_only
+class _matmul_uint64(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[uint64], /) -> Array[uint64]: ...
+    @overload
+    def __call__(self, other: Array[float4_e2m1fn], /) -> Array[float4_e2m1fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e2m3fn], /) -> Array[float6_e2m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e3m2fn], /) -> Array[float6_e3m2fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e3m4], /) -> Array[float8_e3m4]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3], /) -> Array[float8_e4m3]: ...
+    @overload
+    def __call__(self, other: Array[float8_e8m0fnu], /) -> Array[float8_e8m0fnu]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3b11fnuz], /) -> Array[float8_e4m3b11fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fn], /) -> Array[float8_e4m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fnuz], /) -> Array[float8_e4m3fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2], /) -> Array[float8_e5m2]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2fnuz], /) -> Array[float8_e5m2fnuz]: ...
+    @overload
+    def __call__(self, other: Array[bfloat16], /) -> Array[bfloat16]: ...
+    @overload
+    def __call__(self, other: Array[float16], /) -> Array[float16]: ...
+    @overload
+    def __call__(self, other: Array[float32 | float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: Array[complex64], /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: Array[weak_float], /) -> Array[weak_float]: ...
+    @overload
+    def __call__(self, other: Array[weak_complex], /) -> Array[weak_complex]: ...
 
 @type_check_only
 class _truediv_uint64(_Table):
@@ -1068,6 +1426,49 @@ class _floordiv_uint64(_Table):
     def __call__(self, other: Array[float32 | float64], /) -> Array[float32]: ...
 
 @type_check_only
+class _pow_uint64(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[uint64] | bool | int, /) -> Array[uint64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[int8 | int16 | int32 | int64 | weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | weak_int], /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: Array[float4_e2m1fn], /) -> Array[float4_e2m1fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e2m3fn], /) -> Array[float6_e2m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e3m2fn], /) -> Array[float6_e3m2fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e3m4], /) -> Array[float8_e3m4]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3], /) -> Array[float8_e4m3]: ...
+    @overload
+    def __call__(self, other: Array[float8_e8m0fnu], /) -> Array[float8_e8m0fnu]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3b11fnuz], /) -> Array[float8_e4m3b11fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fn], /) -> Array[float8_e4m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fnuz], /) -> Array[float8_e4m3fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2], /) -> Array[float8_e5m2]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2fnuz], /) -> Array[float8_e5m2fnuz]: ...
+    @overload
+    def __call__(self, other: Array[bfloat16], /) -> Array[bfloat16]: ...
+    @overload
+    def __call__(self, other: Array[float16], /) -> Array[float16]: ...
+    @overload
+    def __call__(self, other: Array[float32 | float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: Array[complex64 | complex128], /) -> Array[complex64]: ...
+
+@type_check_only
 class _bitwise_uint64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -1075,6 +1476,17 @@ class _bitwise_uint64(_Table):
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint64], /) -> Array[uint64]: ...
+
+@type_check_only
+class _clip_uint64(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[uint64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_int1(_Table):
@@ -1086,6 +1498,13 @@ class _add_int1(_Table):
 @type_check_only
 class _radd_int1(_Table):
     def __call__(self, other: bool | int, /) -> Array[int1]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _matmul_int1(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[int1], /) -> Array[int1]: ...
 
 @type_check_only
 class _pow_int1(_Table):
@@ -1102,6 +1521,15 @@ class _compare_int1(_Table):
     def __call__(self, other: Array[bool_ | int1 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _clip_int1(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[int1]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[int1]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+
+@type_check_only
 class _add_int2(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -1111,6 +1539,13 @@ class _add_int2(_Table):
 @type_check_only
 class _radd_int2(_Table):
     def __call__(self, other: bool | int, /) -> Array[int2]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _matmul_int2(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | int2], /) -> Array[int2]: ...
 
 @type_check_only
 class _pow_int2(_Table):
@@ -1127,6 +1562,15 @@ class _compare_int2(_Table):
     def __call__(self, other: Array[bool_ | int2 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _clip_int2(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[int2]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[int2]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+
+@type_check_only
 class _add_int4(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -1136,6 +1580,13 @@ class _add_int4(_Table):
 @type_check_only
 class _radd_int4(_Table):
     def __call__(self, other: bool | int, /) -> Array[int4]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _matmul_int4(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | int4], /) -> Array[int4]: ...
 
 @type_check_only
 class _truediv_int4(_Table):
@@ -1157,6 +1608,15 @@ class _compare_int4(_Table):
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int4 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_int4(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[int4]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[int4]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_int8(_Table):
@@ -1211,6 +1671,51 @@ class _radd_int8(_Table):
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+
+@type_check_only
+class _matmul_int8(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | int8], /) -> Array[int8]: ...
+    @overload
+    def __call__(self, other: Array[uint8 | int16], /) -> Array[int16]: ...
+    @overload
+    def __call__(self, other: Array[uint16 | uint32 | int32], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: Array[float4_e2m1fn], /) -> Array[float4_e2m1fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e2m3fn], /) -> Array[float6_e2m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e3m2fn], /) -> Array[float6_e3m2fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e3m4], /) -> Array[float8_e3m4]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3], /) -> Array[float8_e4m3]: ...
+    @overload
+    def __call__(self, other: Array[float8_e8m0fnu], /) -> Array[float8_e8m0fnu]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3b11fnuz], /) -> Array[float8_e4m3b11fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fn], /) -> Array[float8_e4m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fnuz], /) -> Array[float8_e4m3fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2], /) -> Array[float8_e5m2]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2fnuz], /) -> Array[float8_e5m2fnuz]: ...
+    @overload
+    def __call__(self, other: Array[bfloat16], /) -> Array[bfloat16]: ...
+    @overload
+    def __call__(self, other: Array[float16], /) -> Array[float16]: ...
+    @overload
+    def __call__(self, other: Array[float32 | float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: Array[complex64], /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: Array[weak_float], /) -> Array[weak_float]: ...
+    @overload
+    def __call__(self, other: Array[weak_complex], /) -> Array[weak_complex]: ...
 
 @type_check_only
 class _truediv_int8(_Table):
@@ -1300,6 +1805,15 @@ class _rfloordiv_int8(_Table):
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _rpow_int8(_Table):
+    @overload
+    def __call__(self, other: bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: complex, /) -> Array[complex64]: ...
+
+@type_check_only
 class _bitwise_int8(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -1313,6 +1827,17 @@ class _bitwise_int8(_Table):
 @type_check_only
 class _rbitwise_int8(_Table):
     def __call__(self, other: bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_int8(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_int16(_Table):
@@ -1367,6 +1892,49 @@ class _radd_int16(_Table):
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
 
 @type_check_only
+class _matmul_int16(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | int8 | int16], /) -> Array[int16]: ...
+    @overload
+    def __call__(self, other: Array[uint16 | uint32 | int32], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: Array[float4_e2m1fn], /) -> Array[float4_e2m1fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e2m3fn], /) -> Array[float6_e2m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e3m2fn], /) -> Array[float6_e3m2fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e3m4], /) -> Array[float8_e3m4]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3], /) -> Array[float8_e4m3]: ...
+    @overload
+    def __call__(self, other: Array[float8_e8m0fnu], /) -> Array[float8_e8m0fnu]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3b11fnuz], /) -> Array[float8_e4m3b11fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fn], /) -> Array[float8_e4m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fnuz], /) -> Array[float8_e4m3fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2], /) -> Array[float8_e5m2]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2fnuz], /) -> Array[float8_e5m2fnuz]: ...
+    @overload
+    def __call__(self, other: Array[bfloat16], /) -> Array[bfloat16]: ...
+    @overload
+    def __call__(self, other: Array[float16], /) -> Array[float16]: ...
+    @overload
+    def __call__(self, other: Array[float32 | float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: Array[complex64], /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: Array[weak_float], /) -> Array[weak_float]: ...
+    @overload
+    def __call__(self, other: Array[weak_complex], /) -> Array[weak_complex]: ...
+
+@type_check_only
 class _floordiv_int16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -1413,6 +1981,15 @@ class _rfloordiv_int16(_Table):
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _rpow_int16(_Table):
+    @overload
+    def __call__(self, other: bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: complex, /) -> Array[complex64]: ...
+
+@type_check_only
 class _bitwise_int16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -1424,6 +2001,17 @@ class _bitwise_int16(_Table):
 @type_check_only
 class _rbitwise_int16(_Table):
     def __call__(self, other: bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_int16(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_int32(_Table):
@@ -1467,13 +2055,45 @@ class _add_int32(_Table):
     def __call__(self, other: Array[complex64 | complex128], /) -> Array[complex64]: ...
 
 @type_check_only
-class _radd_int32(_Table):
+class _matmul_int32(_Table):
     @overload
-    def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | weak_int], /) -> Array[int32]: ...
     @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    def __call__(self, other: Array[float4_e2m1fn], /) -> Array[float4_e2m1fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e2m3fn], /) -> Array[float6_e2m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e3m2fn], /) -> Array[float6_e3m2fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e3m4], /) -> Array[float8_e3m4]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3], /) -> Array[float8_e4m3]: ...
+    @overload
+    def __call__(self, other: Array[float8_e8m0fnu], /) -> Array[float8_e8m0fnu]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3b11fnuz], /) -> Array[float8_e4m3b11fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fn], /) -> Array[float8_e4m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fnuz], /) -> Array[float8_e4m3fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2], /) -> Array[float8_e5m2]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2fnuz], /) -> Array[float8_e5m2fnuz]: ...
+    @overload
+    def __call__(self, other: Array[bfloat16], /) -> Array[bfloat16]: ...
+    @overload
+    def __call__(self, other: Array[float16], /) -> Array[float16]: ...
+    @overload
+    def __call__(self, other: Array[float32 | float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: Array[complex64], /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: Array[weak_float], /) -> Array[weak_float]: ...
+    @overload
+    def __call__(self, other: Array[weak_complex], /) -> Array[weak_complex]: ...
 
 @type_check_only
 class _floordiv_int32(_Table):
@@ -1520,6 +2140,15 @@ class _rfloordiv_int32(_Table):
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _rpow_int32(_Table):
+    @overload
+    def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: complex, /) -> Array[complex64]: ...
+
+@type_check_only
 class _bitwise_int32(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -1529,6 +2158,17 @@ class _bitwise_int32(_Table):
 @type_check_only
 class _rbitwise_int32(_Table):
     def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_int32(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[int32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[int32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_int64(_Table):
@@ -1572,6 +2212,47 @@ class _add_int64(_Table):
     def __call__(self, other: Array[float32 | float64], /) -> Array[float32]: ...
     @overload
     def __call__(self, other: Array[complex64 | complex128], /) -> Array[complex64]: ...
+
+@type_check_only
+class _matmul_int64(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[int64], /) -> Array[int64]: ...
+    @overload
+    def __call__(self, other: Array[float4_e2m1fn], /) -> Array[float4_e2m1fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e2m3fn], /) -> Array[float6_e2m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e3m2fn], /) -> Array[float6_e3m2fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e3m4], /) -> Array[float8_e3m4]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3], /) -> Array[float8_e4m3]: ...
+    @overload
+    def __call__(self, other: Array[float8_e8m0fnu], /) -> Array[float8_e8m0fnu]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3b11fnuz], /) -> Array[float8_e4m3b11fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fn], /) -> Array[float8_e4m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fnuz], /) -> Array[float8_e4m3fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2], /) -> Array[float8_e5m2]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2fnuz], /) -> Array[float8_e5m2fnuz]: ...
+    @overload
+    def __call__(self, other: Array[bfloat16], /) -> Array[bfloat16]: ...
+    @overload
+    def __call__(self, other: Array[float16], /) -> Array[float16]: ...
+    @overload
+    def __call__(self, other: Array[float32 | float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: Array[complex64], /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: Array[weak_float], /) -> Array[weak_float]: ...
+    @overload
+    def __call__(self, other: Array[weak_complex], /) -> Array[weak_complex]: ...
 
 @type_check_only
 class _truediv_int64(_Table):
@@ -1654,6 +2335,49 @@ class _floordiv_int64(_Table):
     def __call__(self, other: Array[float32 | float64], /) -> Array[float32]: ...
 
 @type_check_only
+class _pow_int64(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[int64] | bool | int, /) -> Array[int64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[uint64 | weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | weak_int], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: Array[float4_e2m1fn], /) -> Array[float4_e2m1fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e2m3fn], /) -> Array[float6_e2m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e3m2fn], /) -> Array[float6_e3m2fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e3m4], /) -> Array[float8_e3m4]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3], /) -> Array[float8_e4m3]: ...
+    @overload
+    def __call__(self, other: Array[float8_e8m0fnu], /) -> Array[float8_e8m0fnu]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3b11fnuz], /) -> Array[float8_e4m3b11fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fn], /) -> Array[float8_e4m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fnuz], /) -> Array[float8_e4m3fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2], /) -> Array[float8_e5m2]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2fnuz], /) -> Array[float8_e5m2fnuz]: ...
+    @overload
+    def __call__(self, other: Array[bfloat16], /) -> Array[bfloat16]: ...
+    @overload
+    def __call__(self, other: Array[float16], /) -> Array[float16]: ...
+    @overload
+    def __call__(self, other: Array[float32 | float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: Array[complex64 | complex128], /) -> Array[complex64]: ...
+
+@type_check_only
 class _bitwise_int64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -1661,6 +2385,17 @@ class _bitwise_int64(_Table):
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[int64], /) -> Array[int64]: ...
+
+@type_check_only
+class _clip_int64(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[int64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[int32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_float4_e2m1fn(_Table):
@@ -1674,6 +2409,13 @@ class _radd_float4_e2m1fn(_Table):
     def __call__(self, other: bool | int | float, /) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _matmul_float4_e2m1fn(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | weak_int | weak_float], /) -> Array[float4_e2m1fn]: ...
+
+@type_check_only
 class _bitwise_float4_e2m1fn(_Table):
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
 
@@ -1683,6 +2425,17 @@ class _compare_float4_e2m1fn(_Table):
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_float4_e2m1fn(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_float6_e2m3fn(_Table):
@@ -1696,11 +2449,29 @@ class _radd_float6_e2m3fn(_Table):
     def __call__(self, other: bool | int | float, /) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _matmul_float6_e2m3fn(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e2m3fn | weak_int | weak_float], /) -> Array[float6_e2m3fn]: ...
+
+@type_check_only
 class _compare_float6_e2m3fn(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e2m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_float6_e2m3fn(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_float6_e3m2fn(_Table):
@@ -1714,11 +2485,29 @@ class _radd_float6_e3m2fn(_Table):
     def __call__(self, other: bool | int | float, /) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _matmul_float6_e3m2fn(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e3m2fn | weak_int | weak_float], /) -> Array[float6_e3m2fn]: ...
+
+@type_check_only
 class _compare_float6_e3m2fn(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e3m2fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_float6_e3m2fn(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_float8_e3m4(_Table):
@@ -1732,11 +2521,29 @@ class _radd_float8_e3m4(_Table):
     def __call__(self, other: bool | int | float, /) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _matmul_float8_e3m4(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e3m4 | weak_int | weak_float], /) -> Array[float8_e3m4]: ...
+
+@type_check_only
 class _compare_float8_e3m4(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e3m4 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_float8_e3m4(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_float8_e4m3(_Table):
@@ -1750,11 +2557,29 @@ class _radd_float8_e4m3(_Table):
     def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _matmul_float8_e4m3(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3 | weak_int | weak_float], /) -> Array[float8_e4m3]: ...
+
+@type_check_only
 class _compare_float8_e4m3(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_float8_e4m3(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_float8_e8m0fnu(_Table):
@@ -1768,11 +2593,29 @@ class _radd_float8_e8m0fnu(_Table):
     def __call__(self, other: bool | int | float, /) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _matmul_float8_e8m0fnu(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e8m0fnu | weak_int | weak_float], /) -> Array[float8_e8m0fnu]: ...
+
+@type_check_only
 class _compare_float8_e8m0fnu(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e8m0fnu | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_float8_e8m0fnu(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_float8_e4m3b11fnuz(_Table):
@@ -1786,11 +2629,29 @@ class _radd_float8_e4m3b11fnuz(_Table):
     def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _matmul_float8_e4m3b11fnuz(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3b11fnuz | weak_int | weak_float], /) -> Array[float8_e4m3b11fnuz]: ...
+
+@type_check_only
 class _compare_float8_e4m3b11fnuz(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3b11fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_float8_e4m3b11fnuz(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_float8_e4m3fn(_Table):
@@ -1804,11 +2665,29 @@ class _radd_float8_e4m3fn(_Table):
     def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _matmul_float8_e4m3fn(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fn | weak_int | weak_float], /) -> Array[float8_e4m3fn]: ...
+
+@type_check_only
 class _compare_float8_e4m3fn(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_float8_e4m3fn(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_float8_e4m3fnuz(_Table):
@@ -1822,11 +2701,29 @@ class _radd_float8_e4m3fnuz(_Table):
     def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _matmul_float8_e4m3fnuz(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fnuz | weak_int | weak_float], /) -> Array[float8_e4m3fnuz]: ...
+
+@type_check_only
 class _compare_float8_e4m3fnuz(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_float8_e4m3fnuz(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_float8_e5m2(_Table):
@@ -1840,11 +2737,29 @@ class _radd_float8_e5m2(_Table):
     def __call__(self, other: bool | int | float, /) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _matmul_float8_e5m2(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2 | weak_int | weak_float], /) -> Array[float8_e5m2]: ...
+
+@type_check_only
 class _compare_float8_e5m2(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_float8_e5m2(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_float8_e5m2fnuz(_Table):
@@ -1858,11 +2773,29 @@ class _radd_float8_e5m2fnuz(_Table):
     def __call__(self, other: bool | int | float, /) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _matmul_float8_e5m2fnuz(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2fnuz | weak_int | weak_float], /) -> Array[float8_e5m2fnuz]: ...
+
+@type_check_only
 class _compare_float8_e5m2fnuz(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_float8_e5m2fnuz(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_bfloat16(_Table):
@@ -1881,6 +2814,17 @@ class _radd_bfloat16(_Table):
     def __call__(self, other: bool | int | float, /) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[complex64]: ...
+
+@type_check_only
+class _matmul_bfloat16(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | weak_int | weak_float], /) -> Array[bfloat16]: ...
+    @overload
+    def __call__(self, other: Array[float16 | float32 | float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: Array[complex64 | weak_complex], /) -> Array[complex64]: ...
 
 @type_check_only
 class _floordiv_bfloat16(_Table):
@@ -1903,6 +2847,17 @@ class _compare_bfloat16(_Table):
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _clip_bfloat16(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+
+@type_check_only
 class _add_float16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -1921,6 +2876,17 @@ class _radd_float16(_Table):
     def __call__(self, other: complex, /) -> Array[complex64]: ...
 
 @type_check_only
+class _matmul_float16(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float16 | weak_int | weak_float], /) -> Array[float16]: ...
+    @overload
+    def __call__(self, other: Array[bfloat16 | float32 | float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: Array[complex64 | weak_complex], /) -> Array[complex64]: ...
+
+@type_check_only
 class _floordiv_float16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -1932,6 +2898,17 @@ class _floordiv_float16(_Table):
 @type_check_only
 class _rfloordiv_float16(_Table):
     def __call__(self, other: bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_float16(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_float32(_Table):
@@ -1950,6 +2927,15 @@ class _radd_float32(_Table):
     def __call__(self, other: complex, /) -> Array[complex64]: ...
 
 @type_check_only
+class _matmul_float32(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | weak_int | weak_float], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: Array[complex64 | weak_complex], /) -> Array[complex64]: ...
+
+@type_check_only
 class _floordiv_float32(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -1959,6 +2945,17 @@ class _floordiv_float32(_Table):
 @type_check_only
 class _rfloordiv_float32(_Table):
     def __call__(self, other: bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class _clip_float32(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_float64(_Table):
@@ -1972,6 +2969,17 @@ class _add_float64(_Table):
     def __call__(self, other: Array[float64], /) -> Array[float64]: ...
 
 @type_check_only
+class _matmul_float64(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | weak_int | weak_float], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: Array[float64], /) -> Array[float64]: ...
+    @overload
+    def __call__(self, other: Array[complex64 | weak_complex], /) -> Array[complex64]: ...
+
+@type_check_only
 class _floordiv_float64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -1979,6 +2987,28 @@ class _floordiv_float64(_Table):
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | weak_int | weak_float] | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[float64], /) -> Array[float64]: ...
+
+@type_check_only
+class _pow_float64(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[float64] | bool | int, /) -> Array[float64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | weak_int | weak_float] | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex64 | complex128 | weak_complex] | complex, /) -> Array[complex64]: ...
+
+@type_check_only
+class _clip_float64(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[float64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
 
 @type_check_only
 class _add_complex64(_Table):
@@ -1992,6 +3022,13 @@ class _radd_complex64(_Table):
     def __call__(self, other: bool | int | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _matmul_complex64(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | weak_int | weak_float | weak_complex], /) -> Array[complex64]: ...
+
+@type_check_only
 class _add_complex128(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -1999,6 +3036,22 @@ class _add_complex128(_Table):
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[complex128], /) -> Array[complex128]: ...
+
+@type_check_only
+class _matmul_complex128(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[complex128], /) -> Array[complex128]: ...
+
+@type_check_only
+class _pow_complex128(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[complex128] | bool | int, /) -> Array[complex128]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | weak_int | weak_float | weak_complex] | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_weak_int(_Table):
@@ -2073,6 +3126,51 @@ class _radd_weak_int(_Table):
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+
+@type_check_only
+class _matmul_weak_int(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[uint32], /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: Array[int32], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: Array[float4_e2m1fn], /) -> Array[float4_e2m1fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e2m3fn], /) -> Array[float6_e2m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e3m2fn], /) -> Array[float6_e3m2fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e3m4], /) -> Array[float8_e3m4]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3], /) -> Array[float8_e4m3]: ...
+    @overload
+    def __call__(self, other: Array[float8_e8m0fnu], /) -> Array[float8_e8m0fnu]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3b11fnuz], /) -> Array[float8_e4m3b11fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fn], /) -> Array[float8_e4m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fnuz], /) -> Array[float8_e4m3fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2], /) -> Array[float8_e5m2]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2fnuz], /) -> Array[float8_e5m2fnuz]: ...
+    @overload
+    def __call__(self, other: Array[bfloat16], /) -> Array[bfloat16]: ...
+    @overload
+    def __call__(self, other: Array[float16], /) -> Array[float16]: ...
+    @overload
+    def __call__(self, other: Array[float32 | float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: Array[complex64], /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | weak_int], /) -> Array[weak_int]: ...
+    @overload
+    def __call__(self, other: Array[weak_float], /) -> Array[weak_float]: ...
+    @overload
+    def __call__(self, other: Array[weak_complex], /) -> Array[weak_complex]: ...
 
 @type_check_only
 class _truediv_weak_int(_Table):
@@ -2201,7 +3299,7 @@ class _pow_weak_int(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_float] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
@@ -2217,7 +3315,7 @@ class _pow_weak_int(_Table):
     @overload
     def __call__(self, other: Array[int16], /) -> Array[int16]: ...
     @overload
-    def __call__(self, other: Array[int32 | int64], /) -> Array[int32]: ...
+    def __call__(self, other: Array[bool_ | int32 | int64 | weak_int], /) -> Array[int32]: ...
     @overload
     def __call__(self, other: Array[float4_e2m1fn], /) -> Array[float4_e2m1fn]: ...
     @overload
@@ -2285,6 +3383,17 @@ class _rbitwise_weak_int(_Table):
     def __call__(self, other: bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _clip_weak_int(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+
+@type_check_only
 class _add_weak_float(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -2322,6 +3431,45 @@ class _add_weak_float(_Table):
     def __call__(self, other: Array[float32 | float64], /) -> Array[float32]: ...
     @overload
     def __call__(self, other: Array[complex64 | complex128], /) -> Array[complex64]: ...
+
+@type_check_only
+class _matmul_weak_float(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[float4_e2m1fn], /) -> Array[float4_e2m1fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e2m3fn], /) -> Array[float6_e2m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e3m2fn], /) -> Array[float6_e3m2fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e3m4], /) -> Array[float8_e3m4]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3], /) -> Array[float8_e4m3]: ...
+    @overload
+    def __call__(self, other: Array[float8_e8m0fnu], /) -> Array[float8_e8m0fnu]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3b11fnuz], /) -> Array[float8_e4m3b11fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fn], /) -> Array[float8_e4m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fnuz], /) -> Array[float8_e4m3fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2], /) -> Array[float8_e5m2]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2fnuz], /) -> Array[float8_e5m2fnuz]: ...
+    @overload
+    def __call__(self, other: Array[bfloat16], /) -> Array[bfloat16]: ...
+    @overload
+    def __call__(self, other: Array[float16], /) -> Array[float16]: ...
+    @overload
+    def __call__(self, other: Array[float32 | float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: Array[complex64], /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float], /) -> Array[weak_float]: ...
+    @overload
+    def __call__(self, other: Array[weak_complex], /) -> Array[weak_complex]: ...
 
 @type_check_only
 class _floordiv_weak_float(_Table):
@@ -2363,6 +3511,56 @@ class _rfloordiv_weak_float(_Table):
     def __call__(self, other: bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class _pow_weak_float(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | weak_int | weak_float] | bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[weak_complex] | complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: Array[float4_e2m1fn], /) -> Array[float4_e2m1fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e2m3fn], /) -> Array[float6_e2m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float6_e3m2fn], /) -> Array[float6_e3m2fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e3m4], /) -> Array[float8_e3m4]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3], /) -> Array[float8_e4m3]: ...
+    @overload
+    def __call__(self, other: Array[float8_e8m0fnu], /) -> Array[float8_e8m0fnu]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3b11fnuz], /) -> Array[float8_e4m3b11fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fn], /) -> Array[float8_e4m3fn]: ...
+    @overload
+    def __call__(self, other: Array[float8_e4m3fnuz], /) -> Array[float8_e4m3fnuz]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2], /) -> Array[float8_e5m2]: ...
+    @overload
+    def __call__(self, other: Array[float8_e5m2fnuz], /) -> Array[float8_e5m2fnuz]: ...
+    @overload
+    def __call__(self, other: Array[bfloat16], /) -> Array[bfloat16]: ...
+    @overload
+    def __call__(self, other: Array[float16], /) -> Array[float16]: ...
+    @overload
+    def __call__(self, other: Array[uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float32 | float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: Array[complex64 | complex128], /) -> Array[complex64]: ...
+
+@type_check_only
+class _clip_weak_float(_Table):
+    @overload
+    def __call__(self, min: None = None, max: None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: int | None = None, max: int | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+
+@type_check_only
 class _add_weak_complex(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -2375,10 +3573,30 @@ class _add_weak_complex(_Table):
 class _radd_weak_complex(_Table):
     def __call__(self, other: bool | int | float | complex, /) -> Array[weak_complex]: ...  # type: ignore[overload-overlap]
 
+@type_check_only
+class _matmul_weak_complex(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bfloat16 | float16 | float32 | float64 | complex64], /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float | weak_complex], /) -> Array[weak_complex]: ...
+
+@type_check_only
+class _pow_weak_complex(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[weak_complex]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | complex128], /) -> Array[complex64]: ...
+
 class bool_(_Marker):
     """Marker of the dtype bool."""
     _add: _add_bool_
     _radd: _radd_bool_
+    _matmul: _matmul_bool_
+    _rmatmul: _rmatmul_bool_
     _sub: _sub_bool_
     _rsub: _rsub_bool_
     _truediv: _truediv_bool_
@@ -2403,8 +3621,8 @@ class bool_(_Marker):
     _min: _Extremum[bool_]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[bool_]
     _round: _Unsupported
+    _clip: _clip_bool_
     _real: bool_
     _imag: bool_
     _item: bool
@@ -2413,6 +3631,8 @@ class uint1(_Marker):
     """Marker of the dtype uint1."""
     _add: _add_uint1
     _radd: _radd_uint1
+    _matmul: _matmul_uint1
+    _rmatmul: _rmatmul_bool_
     _sub: _add_uint1
     _rsub: _radd_uint1
     _truediv: _add_uint1
@@ -2420,7 +3640,7 @@ class uint1(_Marker):
     _floordiv: _add_uint1
     _rfloordiv: _radd_uint1
     _pow: _pow_uint1
-    _rpow: _rpow_uint1
+    _rpow: _rmatmul_bool_
     _bitwise: _add_uint1
     _rbitwise: _radd_uint1
     _shift: _add_uint1
@@ -2437,8 +3657,8 @@ class uint1(_Marker):
     _min: _Extremum[uint1]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[uint1]
     _round: _Round[uint1]
+    _clip: _clip_uint1
     _real: uint1
     _imag: uint1
     _item: int
@@ -2447,6 +3667,8 @@ class uint2(_Marker):
     """Marker of the dtype uint2."""
     _add: _add_uint2
     _radd: _radd_uint2
+    _matmul: _matmul_uint2
+    _rmatmul: _rmatmul_bool_
     _sub: _add_uint2
     _rsub: _radd_uint2
     _truediv: _add_uint2
@@ -2454,7 +3676,7 @@ class uint2(_Marker):
     _floordiv: _add_uint2
     _rfloordiv: _radd_uint2
     _pow: _pow_uint2
-    _rpow: _rpow_uint1
+    _rpow: _rmatmul_bool_
     _bitwise: _add_uint2
     _rbitwise: _radd_uint2
     _shift: _add_uint2
@@ -2471,8 +3693,8 @@ class uint2(_Marker):
     _min: _Extremum[uint2]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[uint2]
     _round: _Round[uint2]
+    _clip: _clip_uint2
     _real: uint2
     _imag: uint2
     _item: int
@@ -2481,6 +3703,8 @@ class uint4(_Marker):
     """Marker of the dtype uint4."""
     _add: _add_uint4
     _radd: _radd_uint4
+    _matmul: _matmul_uint4
+    _rmatmul: _rmatmul_bool_
     _sub: _add_uint4
     _rsub: _radd_uint4
     _truediv: _truediv_uint4
@@ -2488,7 +3712,7 @@ class uint4(_Marker):
     _floordiv: _add_uint4
     _rfloordiv: _radd_uint4
     _pow: _pow_uint4
-    _rpow: _rpow_uint1
+    _rpow: _rmatmul_bool_
     _bitwise: _add_uint4
     _rbitwise: _radd_uint4
     _shift: _add_uint4
@@ -2505,8 +3729,8 @@ class uint4(_Marker):
     _min: _Extremum[uint4]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[uint4]
     _round: _Round[uint4]
+    _clip: _clip_uint4
     _real: uint4
     _imag: uint4
     _item: int
@@ -2515,6 +3739,8 @@ class uint8(_Marker):
     """Marker of the dtype uint8."""
     _add: _add_uint8
     _radd: _radd_uint8
+    _matmul: _matmul_uint8
+    _rmatmul: _rmatmul_bool_
     _sub: _add_uint8
     _rsub: _radd_uint8
     _truediv: _truediv_uint8
@@ -2522,7 +3748,7 @@ class uint8(_Marker):
     _floordiv: _floordiv_uint8
     _rfloordiv: _rfloordiv_uint8
     _pow: _add_uint8
-    _rpow: _radd_uint8
+    _rpow: _rpow_uint8
     _bitwise: _bitwise_uint8
     _rbitwise: _rbitwise_uint8
     _shift: _bitwise_uint8
@@ -2539,8 +3765,8 @@ class uint8(_Marker):
     _min: _Extremum[uint8]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[uint8]
     _round: _Round[uint8]
+    _clip: _clip_uint8
     _real: uint8
     _imag: uint8
     _item: int
@@ -2549,6 +3775,8 @@ class uint16(_Marker):
     """Marker of the dtype uint16."""
     _add: _add_uint16
     _radd: _radd_uint16
+    _matmul: _matmul_uint16
+    _rmatmul: _rmatmul_bool_
     _sub: _add_uint16
     _rsub: _radd_uint16
     _truediv: _truediv_uint8
@@ -2556,7 +3784,7 @@ class uint16(_Marker):
     _floordiv: _floordiv_uint16
     _rfloordiv: _rfloordiv_uint16
     _pow: _add_uint16
-    _rpow: _radd_uint16
+    _rpow: _rpow_uint16
     _bitwise: _bitwise_uint16
     _rbitwise: _rbitwise_uint16
     _shift: _bitwise_uint16
@@ -2573,8 +3801,8 @@ class uint16(_Marker):
     _min: _Extremum[uint16]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[uint16]
     _round: _Round[uint16]
+    _clip: _clip_uint16
     _real: uint16
     _imag: uint16
     _item: int
@@ -2583,6 +3811,8 @@ class uint32(_Marker):
     """Marker of the dtype uint32."""
     _add: _add_uint32
     _radd: _radd_uint32
+    _matmul: _matmul_uint32
+    _rmatmul: _rmatmul_bool_
     _sub: _add_uint32
     _rsub: _radd_uint32
     _truediv: _truediv_uint8
@@ -2590,7 +3820,7 @@ class uint32(_Marker):
     _floordiv: _floordiv_uint32
     _rfloordiv: _rfloordiv_uint32
     _pow: _add_uint32
-    _rpow: _radd_uint32
+    _rpow: _rpow_uint32
     _bitwise: _bitwise_uint32
     _rbitwise: _rbitwise_uint32
     _shift: _bitwise_uint32
@@ -2607,8 +3837,8 @@ class uint32(_Marker):
     _min: _Extremum[uint32]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[uint32]
     _round: _Round[uint32]
+    _clip: _clip_uint32
     _real: uint32
     _imag: uint32
     _item: int
@@ -2617,14 +3847,16 @@ class uint64(_Marker):
     """Marker of the dtype uint64."""
     _add: _add_uint64
     _radd: _radd_uint32
+    _matmul: _matmul_uint64
+    _rmatmul: _rmatmul_bool_
     _sub: _add_uint64
     _rsub: _radd_uint32
     _truediv: _truediv_uint64
     _rtruediv: _rtruediv_uint8
     _floordiv: _floordiv_uint64
     _rfloordiv: _rfloordiv_uint32
-    _pow: _add_uint64
-    _rpow: _radd_uint32
+    _pow: _pow_uint64
+    _rpow: _rpow_uint32
     _bitwise: _bitwise_uint64
     _rbitwise: _rbitwise_uint32
     _shift: _bitwise_uint64
@@ -2641,8 +3873,8 @@ class uint64(_Marker):
     _min: _Extremum[uint64]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[uint64]
     _round: _Round[uint64]
+    _clip: _clip_uint64
     _real: uint64
     _imag: uint64
     _item: int
@@ -2651,6 +3883,8 @@ class int1(_Marker):
     """Marker of the dtype int1."""
     _add: _add_int1
     _radd: _radd_int1
+    _matmul: _matmul_int1
+    _rmatmul: _rmatmul_bool_
     _sub: _add_int1
     _rsub: _radd_int1
     _truediv: _add_int1
@@ -2658,7 +3892,7 @@ class int1(_Marker):
     _floordiv: _add_int1
     _rfloordiv: _radd_int1
     _pow: _pow_int1
-    _rpow: _rpow_uint1
+    _rpow: _rmatmul_bool_
     _bitwise: _add_int1
     _rbitwise: _radd_int1
     _shift: _add_int1
@@ -2674,8 +3908,8 @@ class int1(_Marker):
     _min: _Extremum[int1]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[int1]
     _round: _Round[int1]
+    _clip: _clip_int1
     _real: int1
     _imag: int1
     _item: int
@@ -2684,6 +3918,8 @@ class int2(_Marker):
     """Marker of the dtype int2."""
     _add: _add_int2
     _radd: _radd_int2
+    _matmul: _matmul_int2
+    _rmatmul: _rmatmul_bool_
     _sub: _add_int2
     _rsub: _radd_int2
     _truediv: _add_int2
@@ -2691,7 +3927,7 @@ class int2(_Marker):
     _floordiv: _add_int2
     _rfloordiv: _radd_int2
     _pow: _pow_int2
-    _rpow: _rpow_uint1
+    _rpow: _rmatmul_bool_
     _bitwise: _add_int2
     _rbitwise: _radd_int2
     _shift: _add_int2
@@ -2707,8 +3943,8 @@ class int2(_Marker):
     _min: _Extremum[int2]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[int2]
     _round: _Round[int2]
+    _clip: _clip_int2
     _real: int2
     _imag: int2
     _item: int
@@ -2717,6 +3953,8 @@ class int4(_Marker):
     """Marker of the dtype int4."""
     _add: _add_int4
     _radd: _radd_int4
+    _matmul: _matmul_int4
+    _rmatmul: _rmatmul_bool_
     _sub: _add_int4
     _rsub: _radd_int4
     _truediv: _truediv_int4
@@ -2724,7 +3962,7 @@ class int4(_Marker):
     _floordiv: _add_int4
     _rfloordiv: _radd_int4
     _pow: _pow_int4
-    _rpow: _rpow_uint1
+    _rpow: _rmatmul_bool_
     _bitwise: _add_int4
     _rbitwise: _radd_int4
     _shift: _add_int4
@@ -2740,8 +3978,8 @@ class int4(_Marker):
     _min: _Extremum[int4]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[int4]
     _round: _Round[int4]
+    _clip: _clip_int4
     _real: int4
     _imag: int4
     _item: int
@@ -2750,6 +3988,8 @@ class int8(_Marker):
     """Marker of the dtype int8."""
     _add: _add_int8
     _radd: _radd_int8
+    _matmul: _matmul_int8
+    _rmatmul: _rmatmul_bool_
     _sub: _add_int8
     _rsub: _radd_int8
     _truediv: _truediv_int8
@@ -2757,7 +3997,7 @@ class int8(_Marker):
     _floordiv: _floordiv_int8
     _rfloordiv: _rfloordiv_int8
     _pow: _add_int8
-    _rpow: _radd_int8
+    _rpow: _rpow_int8
     _bitwise: _bitwise_int8
     _rbitwise: _rbitwise_int8
     _shift: _bitwise_int8
@@ -2774,8 +4014,8 @@ class int8(_Marker):
     _min: _Extremum[int8]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[int8]
     _round: _Round[int8]
+    _clip: _clip_int8
     _real: int8
     _imag: int8
     _item: int
@@ -2784,6 +4024,8 @@ class int16(_Marker):
     """Marker of the dtype int16."""
     _add: _add_int16
     _radd: _radd_int16
+    _matmul: _matmul_int16
+    _rmatmul: _rmatmul_bool_
     _sub: _add_int16
     _rsub: _radd_int16
     _truediv: _truediv_int8
@@ -2791,7 +4033,7 @@ class int16(_Marker):
     _floordiv: _floordiv_int16
     _rfloordiv: _rfloordiv_int16
     _pow: _add_int16
-    _rpow: _radd_int16
+    _rpow: _rpow_int16
     _bitwise: _bitwise_int16
     _rbitwise: _rbitwise_int16
     _shift: _bitwise_int16
@@ -2808,8 +4050,8 @@ class int16(_Marker):
     _min: _Extremum[int16]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[int16]
     _round: _Round[int16]
+    _clip: _clip_int16
     _real: int16
     _imag: int16
     _item: int
@@ -2817,15 +4059,17 @@ class int16(_Marker):
 class int32(_Marker):
     """Marker of the dtype int32."""
     _add: _add_int32
-    _radd: _radd_int32
+    _radd: _rpow_bool_
+    _matmul: _matmul_int32
+    _rmatmul: _rmatmul_bool_
     _sub: _add_int32
-    _rsub: _radd_int32
+    _rsub: _rpow_bool_
     _truediv: _truediv_int8
     _rtruediv: _rtruediv_uint8
     _floordiv: _floordiv_int32
     _rfloordiv: _rfloordiv_int32
     _pow: _add_int32
-    _rpow: _radd_int32
+    _rpow: _rpow_int32
     _bitwise: _bitwise_int32
     _rbitwise: _rbitwise_int32
     _shift: _bitwise_int32
@@ -2842,8 +4086,8 @@ class int32(_Marker):
     _min: _Extremum[int32]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[int32]
     _round: _Round[int32]
+    _clip: _clip_int32
     _real: int32
     _imag: int32
     _item: int
@@ -2851,15 +4095,17 @@ class int32(_Marker):
 class int64(_Marker):
     """Marker of the dtype int64."""
     _add: _add_int64
-    _radd: _radd_int32
+    _radd: _rpow_bool_
+    _matmul: _matmul_int64
+    _rmatmul: _rmatmul_bool_
     _sub: _add_int64
-    _rsub: _radd_int32
+    _rsub: _rpow_bool_
     _truediv: _truediv_int64
     _rtruediv: _rtruediv_uint8
     _floordiv: _floordiv_int64
     _rfloordiv: _rfloordiv_int32
-    _pow: _add_int64
-    _rpow: _radd_int32
+    _pow: _pow_int64
+    _rpow: _rpow_int32
     _bitwise: _bitwise_int64
     _rbitwise: _rbitwise_int32
     _shift: _bitwise_int64
@@ -2876,8 +4122,8 @@ class int64(_Marker):
     _min: _Extremum[int64]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[int64]
     _round: _Round[int64]
+    _clip: _clip_int64
     _real: int64
     _imag: int64
     _item: int
@@ -2886,6 +4132,8 @@ class float4_e2m1fn(_Marker):
     """Marker of the dtype float4_e2m1fn."""
     _add: _add_float4_e2m1fn
     _radd: _radd_float4_e2m1fn
+    _matmul: _matmul_float4_e2m1fn
+    _rmatmul: _rmatmul_bool_
     _sub: _add_float4_e2m1fn
     _rsub: _radd_float4_e2m1fn
     _truediv: _add_float4_e2m1fn
@@ -2895,9 +4143,9 @@ class float4_e2m1fn(_Marker):
     _pow: _add_float4_e2m1fn
     _rpow: _radd_float4_e2m1fn
     _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rpow_uint1
+    _rbitwise: _rmatmul_bool_
     _shift: _bitwise_float4_e2m1fn
-    _rshift: _rpow_uint1
+    _rshift: _rmatmul_bool_
     _compare: _compare_float4_e2m1fn
     _neg: _Unary[float4_e2m1fn]
     _pos: _Unary[float4_e2m1fn]
@@ -2910,8 +4158,8 @@ class float4_e2m1fn(_Marker):
     _min: _Extremum[float4_e2m1fn]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[float4_e2m1fn]
     _round: _Round[float4_e2m1fn]
+    _clip: _clip_float4_e2m1fn
     _real: float4_e2m1fn
     _imag: float4_e2m1fn
     _item: float
@@ -2920,6 +4168,8 @@ class float6_e2m3fn(_Marker):
     """Marker of the dtype float6_e2m3fn."""
     _add: _add_float6_e2m3fn
     _radd: _radd_float6_e2m3fn
+    _matmul: _matmul_float6_e2m3fn
+    _rmatmul: _rmatmul_bool_
     _sub: _add_float6_e2m3fn
     _rsub: _radd_float6_e2m3fn
     _truediv: _add_float6_e2m3fn
@@ -2929,9 +4179,9 @@ class float6_e2m3fn(_Marker):
     _pow: _add_float6_e2m3fn
     _rpow: _radd_float6_e2m3fn
     _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rpow_uint1
+    _rbitwise: _rmatmul_bool_
     _shift: _bitwise_float4_e2m1fn
-    _rshift: _rpow_uint1
+    _rshift: _rmatmul_bool_
     _compare: _compare_float6_e2m3fn
     _neg: _Unary[float6_e2m3fn]
     _pos: _Unary[float6_e2m3fn]
@@ -2944,8 +4194,8 @@ class float6_e2m3fn(_Marker):
     _min: _Extremum[float6_e2m3fn]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[float6_e2m3fn]
     _round: _Round[float6_e2m3fn]
+    _clip: _clip_float6_e2m3fn
     _real: float6_e2m3fn
     _imag: float6_e2m3fn
     _item: float
@@ -2954,6 +4204,8 @@ class float6_e3m2fn(_Marker):
     """Marker of the dtype float6_e3m2fn."""
     _add: _add_float6_e3m2fn
     _radd: _radd_float6_e3m2fn
+    _matmul: _matmul_float6_e3m2fn
+    _rmatmul: _rmatmul_bool_
     _sub: _add_float6_e3m2fn
     _rsub: _radd_float6_e3m2fn
     _truediv: _add_float6_e3m2fn
@@ -2963,9 +4215,9 @@ class float6_e3m2fn(_Marker):
     _pow: _add_float6_e3m2fn
     _rpow: _radd_float6_e3m2fn
     _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rpow_uint1
+    _rbitwise: _rmatmul_bool_
     _shift: _bitwise_float4_e2m1fn
-    _rshift: _rpow_uint1
+    _rshift: _rmatmul_bool_
     _compare: _compare_float6_e3m2fn
     _neg: _Unary[float6_e3m2fn]
     _pos: _Unary[float6_e3m2fn]
@@ -2978,8 +4230,8 @@ class float6_e3m2fn(_Marker):
     _min: _Extremum[float6_e3m2fn]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[float6_e3m2fn]
     _round: _Round[float6_e3m2fn]
+    _clip: _clip_float6_e3m2fn
     _real: float6_e3m2fn
     _imag: float6_e3m2fn
     _item: float
@@ -2988,6 +4240,8 @@ class float8_e3m4(_Marker):
     """Marker of the dtype float8_e3m4."""
     _add: _add_float8_e3m4
     _radd: _radd_float8_e3m4
+    _matmul: _matmul_float8_e3m4
+    _rmatmul: _rmatmul_bool_
     _sub: _add_float8_e3m4
     _rsub: _radd_float8_e3m4
     _truediv: _add_float8_e3m4
@@ -2997,9 +4251,9 @@ class float8_e3m4(_Marker):
     _pow: _add_float8_e3m4
     _rpow: _radd_float8_e3m4
     _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rpow_uint1
+    _rbitwise: _rmatmul_bool_
     _shift: _bitwise_float4_e2m1fn
-    _rshift: _rpow_uint1
+    _rshift: _rmatmul_bool_
     _compare: _compare_float8_e3m4
     _neg: _Unary[float8_e3m4]
     _pos: _Unary[float8_e3m4]
@@ -3012,8 +4266,8 @@ class float8_e3m4(_Marker):
     _min: _Extremum[float8_e3m4]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[float8_e3m4]
     _round: _Round[float8_e3m4]
+    _clip: _clip_float8_e3m4
     _real: float8_e3m4
     _imag: float8_e3m4
     _item: float
@@ -3022,6 +4276,8 @@ class float8_e4m3(_Marker):
     """Marker of the dtype float8_e4m3."""
     _add: _add_float8_e4m3
     _radd: _radd_float8_e4m3
+    _matmul: _matmul_float8_e4m3
+    _rmatmul: _rmatmul_bool_
     _sub: _add_float8_e4m3
     _rsub: _radd_float8_e4m3
     _truediv: _add_float8_e4m3
@@ -3031,9 +4287,9 @@ class float8_e4m3(_Marker):
     _pow: _add_float8_e4m3
     _rpow: _radd_float8_e4m3
     _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rpow_uint1
+    _rbitwise: _rmatmul_bool_
     _shift: _bitwise_float4_e2m1fn
-    _rshift: _rpow_uint1
+    _rshift: _rmatmul_bool_
     _compare: _compare_float8_e4m3
     _neg: _Unary[float8_e4m3]
     _pos: _Unary[float8_e4m3]
@@ -3046,8 +4302,8 @@ class float8_e4m3(_Marker):
     _min: _Extremum[float8_e4m3]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[float8_e4m3]
     _round: _Round[float8_e4m3]
+    _clip: _clip_float8_e4m3
     _real: float8_e4m3
     _imag: float8_e4m3
     _item: float
@@ -3056,6 +4312,8 @@ class float8_e8m0fnu(_Marker):
     """Marker of the dtype float8_e8m0fnu."""
     _add: _add_float8_e8m0fnu
     _radd: _radd_float8_e8m0fnu
+    _matmul: _matmul_float8_e8m0fnu
+    _rmatmul: _rmatmul_bool_
     _sub: _add_float8_e8m0fnu
     _rsub: _radd_float8_e8m0fnu
     _truediv: _add_float8_e8m0fnu
@@ -3065,9 +4323,9 @@ class float8_e8m0fnu(_Marker):
     _pow: _add_float8_e8m0fnu
     _rpow: _radd_float8_e8m0fnu
     _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rpow_uint1
+    _rbitwise: _rmatmul_bool_
     _shift: _bitwise_float4_e2m1fn
-    _rshift: _rpow_uint1
+    _rshift: _rmatmul_bool_
     _compare: _compare_float8_e8m0fnu
     _neg: _Unary[float8_e8m0fnu]
     _pos: _Unary[float8_e8m0fnu]
@@ -3080,8 +4338,8 @@ class float8_e8m0fnu(_Marker):
     _min: _Extremum[float8_e8m0fnu]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[float8_e8m0fnu]
     _round: _Round[float8_e8m0fnu]
+    _clip: _clip_float8_e8m0fnu
     _real: float8_e8m0fnu
     _imag: float8_e8m0fnu
     _item: float
@@ -3090,6 +4348,8 @@ class float8_e4m3b11fnuz(_Marker):
     """Marker of the dtype float8_e4m3b11fnuz."""
     _add: _add_float8_e4m3b11fnuz
     _radd: _radd_float8_e4m3b11fnuz
+    _matmul: _matmul_float8_e4m3b11fnuz
+    _rmatmul: _rmatmul_bool_
     _sub: _add_float8_e4m3b11fnuz
     _rsub: _radd_float8_e4m3b11fnuz
     _truediv: _add_float8_e4m3b11fnuz
@@ -3099,9 +4359,9 @@ class float8_e4m3b11fnuz(_Marker):
     _pow: _add_float8_e4m3b11fnuz
     _rpow: _radd_float8_e4m3b11fnuz
     _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rpow_uint1
+    _rbitwise: _rmatmul_bool_
     _shift: _bitwise_float4_e2m1fn
-    _rshift: _rpow_uint1
+    _rshift: _rmatmul_bool_
     _compare: _compare_float8_e4m3b11fnuz
     _neg: _Unary[float8_e4m3b11fnuz]
     _pos: _Unary[float8_e4m3b11fnuz]
@@ -3114,8 +4374,8 @@ class float8_e4m3b11fnuz(_Marker):
     _min: _Extremum[float8_e4m3b11fnuz]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[float8_e4m3b11fnuz]
     _round: _Round[float8_e4m3b11fnuz]
+    _clip: _clip_float8_e4m3b11fnuz
     _real: float8_e4m3b11fnuz
     _imag: float8_e4m3b11fnuz
     _item: float
@@ -3124,6 +4384,8 @@ class float8_e4m3fn(_Marker):
     """Marker of the dtype float8_e4m3fn."""
     _add: _add_float8_e4m3fn
     _radd: _radd_float8_e4m3fn
+    _matmul: _matmul_float8_e4m3fn
+    _rmatmul: _rmatmul_bool_
     _sub: _add_float8_e4m3fn
     _rsub: _radd_float8_e4m3fn
     _truediv: _add_float8_e4m3fn
@@ -3133,9 +4395,9 @@ class float8_e4m3fn(_Marker):
     _pow: _add_float8_e4m3fn
     _rpow: _radd_float8_e4m3fn
     _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rpow_uint1
+    _rbitwise: _rmatmul_bool_
     _shift: _bitwise_float4_e2m1fn
-    _rshift: _rpow_uint1
+    _rshift: _rmatmul_bool_
     _compare: _compare_float8_e4m3fn
     _neg: _Unary[float8_e4m3fn]
     _pos: _Unary[float8_e4m3fn]
@@ -3148,8 +4410,8 @@ class float8_e4m3fn(_Marker):
     _min: _Extremum[float8_e4m3fn]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[float8_e4m3fn]
     _round: _Round[float8_e4m3fn]
+    _clip: _clip_float8_e4m3fn
     _real: float8_e4m3fn
     _imag: float8_e4m3fn
     _item: float
@@ -3158,6 +4420,8 @@ class float8_e4m3fnuz(_Marker):
     """Marker of the dtype float8_e4m3fnuz."""
     _add: _add_float8_e4m3fnuz
     _radd: _radd_float8_e4m3fnuz
+    _matmul: _matmul_float8_e4m3fnuz
+    _rmatmul: _rmatmul_bool_
     _sub: _add_float8_e4m3fnuz
     _rsub: _radd_float8_e4m3fnuz
     _truediv: _add_float8_e4m3fnuz
@@ -3167,9 +4431,9 @@ class float8_e4m3fnuz(_Marker):
     _pow: _add_float8_e4m3fnuz
     _rpow: _radd_float8_e4m3fnuz
     _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rpow_uint1
+    _rbitwise: _rmatmul_bool_
     _shift: _bitwise_float4_e2m1fn
-    _rshift: _rpow_uint1
+    _rshift: _rmatmul_bool_
     _compare: _compare_float8_e4m3fnuz
     _neg: _Unary[float8_e4m3fnuz]
     _pos: _Unary[float8_e4m3fnuz]
@@ -3182,8 +4446,8 @@ class float8_e4m3fnuz(_Marker):
     _min: _Extremum[float8_e4m3fnuz]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[float8_e4m3fnuz]
     _round: _Round[float8_e4m3fnuz]
+    _clip: _clip_float8_e4m3fnuz
     _real: float8_e4m3fnuz
     _imag: float8_e4m3fnuz
     _item: float
@@ -3192,6 +4456,8 @@ class float8_e5m2(_Marker):
     """Marker of the dtype float8_e5m2."""
     _add: _add_float8_e5m2
     _radd: _radd_float8_e5m2
+    _matmul: _matmul_float8_e5m2
+    _rmatmul: _rmatmul_bool_
     _sub: _add_float8_e5m2
     _rsub: _radd_float8_e5m2
     _truediv: _add_float8_e5m2
@@ -3201,9 +4467,9 @@ class float8_e5m2(_Marker):
     _pow: _add_float8_e5m2
     _rpow: _radd_float8_e5m2
     _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rpow_uint1
+    _rbitwise: _rmatmul_bool_
     _shift: _bitwise_float4_e2m1fn
-    _rshift: _rpow_uint1
+    _rshift: _rmatmul_bool_
     _compare: _compare_float8_e5m2
     _neg: _Unary[float8_e5m2]
     _pos: _Unary[float8_e5m2]
@@ -3216,8 +4482,8 @@ class float8_e5m2(_Marker):
     _min: _Extremum[float8_e5m2]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[float8_e5m2]
     _round: _Round[float8_e5m2]
+    _clip: _clip_float8_e5m2
     _real: float8_e5m2
     _imag: float8_e5m2
     _item: float
@@ -3226,6 +4492,8 @@ class float8_e5m2fnuz(_Marker):
     """Marker of the dtype float8_e5m2fnuz."""
     _add: _add_float8_e5m2fnuz
     _radd: _radd_float8_e5m2fnuz
+    _matmul: _matmul_float8_e5m2fnuz
+    _rmatmul: _rmatmul_bool_
     _sub: _add_float8_e5m2fnuz
     _rsub: _radd_float8_e5m2fnuz
     _truediv: _add_float8_e5m2fnuz
@@ -3235,9 +4503,9 @@ class float8_e5m2fnuz(_Marker):
     _pow: _add_float8_e5m2fnuz
     _rpow: _radd_float8_e5m2fnuz
     _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rpow_uint1
+    _rbitwise: _rmatmul_bool_
     _shift: _bitwise_float4_e2m1fn
-    _rshift: _rpow_uint1
+    _rshift: _rmatmul_bool_
     _compare: _compare_float8_e5m2fnuz
     _neg: _Unary[float8_e5m2fnuz]
     _pos: _Unary[float8_e5m2fnuz]
@@ -3250,8 +4518,8 @@ class float8_e5m2fnuz(_Marker):
     _min: _Extremum[float8_e5m2fnuz]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[float8_e5m2fnuz]
     _round: _Round[float8_e5m2fnuz]
+    _clip: _clip_float8_e5m2fnuz
     _real: float8_e5m2fnuz
     _imag: float8_e5m2fnuz
     _item: float
@@ -3260,6 +4528,8 @@ class bfloat16(_Marker):
     """Marker of the dtype bfloat16."""
     _add: _add_bfloat16
     _radd: _radd_bfloat16
+    _matmul: _matmul_bfloat16
+    _rmatmul: _rmatmul_bool_
     _sub: _add_bfloat16
     _rsub: _radd_bfloat16
     _truediv: _add_bfloat16
@@ -3269,9 +4539,9 @@ class bfloat16(_Marker):
     _pow: _add_bfloat16
     _rpow: _radd_bfloat16
     _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rpow_uint1
+    _rbitwise: _rmatmul_bool_
     _shift: _bitwise_float4_e2m1fn
-    _rshift: _rpow_uint1
+    _rshift: _rmatmul_bool_
     _compare: _compare_bfloat16
     _neg: _Unary[bfloat16]
     _pos: _Unary[bfloat16]
@@ -3284,8 +4554,8 @@ class bfloat16(_Marker):
     _min: _Extremum[bfloat16]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[bfloat16]
     _round: _Round[bfloat16]
+    _clip: _clip_bfloat16
     _real: bfloat16
     _imag: bfloat16
     _item: float
@@ -3294,6 +4564,8 @@ class float16(_Marker):
     """Marker of the dtype float16."""
     _add: _add_float16
     _radd: _radd_float16
+    _matmul: _matmul_float16
+    _rmatmul: _rmatmul_bool_
     _sub: _add_float16
     _rsub: _radd_float16
     _truediv: _add_float16
@@ -3303,9 +4575,9 @@ class float16(_Marker):
     _pow: _add_float16
     _rpow: _radd_float16
     _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rpow_uint1
+    _rbitwise: _rmatmul_bool_
     _shift: _bitwise_float4_e2m1fn
-    _rshift: _rpow_uint1
+    _rshift: _rmatmul_bool_
     _compare: _compare_bfloat16
     _neg: _Unary[float16]
     _pos: _Unary[float16]
@@ -3318,8 +4590,8 @@ class float16(_Marker):
     _min: _Extremum[float16]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[float16]
     _round: _Round[float16]
+    _clip: _clip_float16
     _real: float16
     _imag: float16
     _item: float
@@ -3328,6 +4600,8 @@ class float32(_Marker):
     """Marker of the dtype float32."""
     _add: _add_float32
     _radd: _radd_float32
+    _matmul: _matmul_float32
+    _rmatmul: _rmatmul_bool_
     _sub: _add_float32
     _rsub: _radd_float32
     _truediv: _add_float32
@@ -3337,9 +4611,9 @@ class float32(_Marker):
     _pow: _add_float32
     _rpow: _radd_float32
     _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rpow_uint1
+    _rbitwise: _rmatmul_bool_
     _shift: _bitwise_float4_e2m1fn
-    _rshift: _rpow_uint1
+    _rshift: _rmatmul_bool_
     _compare: _compare_bfloat16
     _neg: _Unary[float32]
     _pos: _Unary[float32]
@@ -3352,8 +4626,8 @@ class float32(_Marker):
     _min: _Extremum[float32]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[float32]
     _round: _Round[float32]
+    _clip: _clip_float32
     _real: float32
     _imag: float32
     _item: float
@@ -3362,18 +4636,20 @@ class float64(_Marker):
     """Marker of the dtype float64."""
     _add: _add_float64
     _radd: _radd_float32
+    _matmul: _matmul_float64
+    _rmatmul: _rmatmul_bool_
     _sub: _add_float64
     _rsub: _radd_float32
     _truediv: _add_float64
     _rtruediv: _radd_float32
     _floordiv: _floordiv_float64
     _rfloordiv: _rfloordiv_float32
-    _pow: _add_float64
+    _pow: _pow_float64
     _rpow: _radd_float32
     _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rpow_uint1
+    _rbitwise: _rmatmul_bool_
     _shift: _bitwise_float4_e2m1fn
-    _rshift: _rpow_uint1
+    _rshift: _rmatmul_bool_
     _compare: _compare_bfloat16
     _neg: _Unary[float64]
     _pos: _Unary[float64]
@@ -3386,8 +4662,8 @@ class float64(_Marker):
     _min: _Extremum[float64]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[float64]
     _round: _Round[float64]
+    _clip: _clip_float64
     _real: float64
     _imag: float64
     _item: float
@@ -3396,18 +4672,20 @@ class complex64(_Marker):
     """Marker of the dtype complex64."""
     _add: _add_complex64
     _radd: _radd_complex64
+    _matmul: _matmul_complex64
+    _rmatmul: _rmatmul_bool_
     _sub: _add_complex64
     _rsub: _radd_complex64
     _truediv: _add_complex64
     _rtruediv: _radd_complex64
     _floordiv: _bitwise_float4_e2m1fn
-    _rfloordiv: _rpow_uint1
+    _rfloordiv: _rmatmul_bool_
     _pow: _add_complex64
     _rpow: _radd_complex64
     _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rpow_uint1
+    _rbitwise: _rmatmul_bool_
     _shift: _bitwise_float4_e2m1fn
-    _rshift: _rpow_uint1
+    _rshift: _rmatmul_bool_
     _compare: _compare_bfloat16
     _neg: _Unary[complex64]
     _pos: _Unary[complex64]
@@ -3420,8 +4698,8 @@ class complex64(_Marker):
     _min: _Extremum[complex64]
     _argmax: _Unsupported
     _argmin: _Unsupported
-    _clip: _Unsupported
     _round: _Round[complex64]
+    _clip: _Unsupported
     _real: float32
     _imag: float32
     _item: complex
@@ -3430,18 +4708,20 @@ class complex128(_Marker):
     """Marker of the dtype complex128."""
     _add: _add_complex128
     _radd: _radd_complex64
+    _matmul: _matmul_complex128
+    _rmatmul: _rmatmul_bool_
     _sub: _add_complex128
     _rsub: _radd_complex64
     _truediv: _add_complex128
     _rtruediv: _radd_complex64
     _floordiv: _bitwise_float4_e2m1fn
-    _rfloordiv: _rpow_uint1
-    _pow: _add_complex128
+    _rfloordiv: _rmatmul_bool_
+    _pow: _pow_complex128
     _rpow: _radd_complex64
     _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rpow_uint1
+    _rbitwise: _rmatmul_bool_
     _shift: _bitwise_float4_e2m1fn
-    _rshift: _rpow_uint1
+    _rshift: _rmatmul_bool_
     _compare: _compare_bfloat16
     _neg: _Unary[complex128]
     _pos: _Unary[complex128]
@@ -3454,8 +4734,8 @@ class complex128(_Marker):
     _min: _Extremum[complex128]
     _argmax: _Unsupported
     _argmin: _Unsupported
-    _clip: _Unsupported
     _round: _Round[complex128]
+    _clip: _Unsupported
     _real: float64
     _imag: float64
     _item: complex
@@ -3464,6 +4744,8 @@ class weak_int(_Marker):
     """Marker of weakly typed i* values (Python scalars, JAX's weak arrays)."""
     _add: _add_weak_int
     _radd: _radd_weak_int
+    _matmul: _matmul_weak_int
+    _rmatmul: _rmatmul_bool_
     _sub: _add_weak_int
     _rsub: _radd_weak_int
     _truediv: _truediv_weak_int
@@ -3471,7 +4753,7 @@ class weak_int(_Marker):
     _floordiv: _floordiv_weak_int
     _rfloordiv: _rfloordiv_weak_int
     _pow: _pow_weak_int
-    _rpow: _radd_weak_int
+    _rpow: _rpow_bool_
     _bitwise: _bitwise_weak_int
     _rbitwise: _rbitwise_weak_int
     _shift: _bitwise_weak_int
@@ -3488,8 +4770,8 @@ class weak_int(_Marker):
     _min: _Extremum[int32]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[weak_int]
     _round: _Round[weak_int]
+    _clip: _clip_weak_int
     _real: weak_int
     _imag: weak_int
     _item: int
@@ -3498,18 +4780,20 @@ class weak_float(_Marker):
     """Marker of weakly typed f* values (Python scalars, JAX's weak arrays)."""
     _add: _add_weak_float
     _radd: _rtruediv_weak_int
+    _matmul: _matmul_weak_float
+    _rmatmul: _rmatmul_bool_
     _sub: _add_weak_float
     _rsub: _rtruediv_weak_int
     _truediv: _add_weak_float
     _rtruediv: _rtruediv_weak_int
     _floordiv: _floordiv_weak_float
     _rfloordiv: _rfloordiv_weak_float
-    _pow: _add_weak_float
+    _pow: _pow_weak_float
     _rpow: _rtruediv_weak_int
     _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rpow_uint1
+    _rbitwise: _rmatmul_bool_
     _shift: _bitwise_float4_e2m1fn
-    _rshift: _rpow_uint1
+    _rshift: _rmatmul_bool_
     _compare: _compare_uint8
     _neg: _Unary[weak_float]
     _pos: _Unary[weak_float]
@@ -3522,8 +4806,8 @@ class weak_float(_Marker):
     _min: _Extremum[float32]
     _argmax: _ArgExtremum[int32]
     _argmin: _ArgExtremum[int32]
-    _clip: _Clip[weak_float]
     _round: _Round[weak_float]
+    _clip: _clip_weak_float
     _real: weak_float
     _imag: weak_float
     _item: float
@@ -3532,18 +4816,20 @@ class weak_complex(_Marker):
     """Marker of weakly typed c* values (Python scalars, JAX's weak arrays)."""
     _add: _add_weak_complex
     _radd: _radd_weak_complex
+    _matmul: _matmul_weak_complex
+    _rmatmul: _rmatmul_bool_
     _sub: _add_weak_complex
     _rsub: _radd_weak_complex
     _truediv: _add_weak_complex
     _rtruediv: _radd_weak_complex
     _floordiv: _bitwise_float4_e2m1fn
-    _rfloordiv: _rpow_uint1
-    _pow: _add_weak_complex
+    _rfloordiv: _rmatmul_bool_
+    _pow: _pow_weak_complex
     _rpow: _radd_weak_complex
     _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rpow_uint1
+    _rbitwise: _rmatmul_bool_
     _shift: _bitwise_float4_e2m1fn
-    _rshift: _rpow_uint1
+    _rshift: _rmatmul_bool_
     _compare: _compare_bfloat16
     _neg: _Unary[weak_complex]
     _pos: _Unary[weak_complex]
@@ -3556,8 +4842,8 @@ class weak_complex(_Marker):
     _min: _Extremum[complex64]
     _argmax: _Unsupported
     _argmin: _Unsupported
-    _clip: _Unsupported
     _round: _Round[weak_complex]
+    _clip: _Unsupported
     _real: weak_float
     _imag: weak_float
     _item: complex

@@ -1,0 +1,122 @@
+"""Reads typecheck_cases/data/jax_expectations.json: JAX's observed answers.
+
+Shared by the generator of the exhaustive typecheck cases (tools/generate.py)
+and by tests/test_ops_vs_jax.py.  Imports nothing of jaxtypes: what JAX did
+is the expectation, never what the code under test computes.
+
+A cell becomes one of:
+* ``("ok", node)``: the result's marker node (a weakly typed result is the
+  weak node of its kind: int32 weak is ``i*``);
+* ``("error", class name)``: JAX raised;
+* ``("skip", reason)``: no dtype answer to expect, because XLA's CPU backend
+  failed to compile or run the case (a gap of the backend, not a dtype rule:
+  1-bit and 6-bit types, some comparisons of sub-byte ints), or because JAX
+  could not build the operand as the marker's dtype.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterator
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "jax_expectations.json"
+
+WEAK_NODE = {"i": "i*", "u": "i*", "f": "f*", "c": "c*"}
+# numpy kind letter of each lattice dtype name (b, u, i, f, c).
+_FLOAT_PREFIXES = ("float", "bfloat")
+
+
+def _kind(dtype: str) -> str:
+    if dtype == "bool":
+        return "b"
+    if dtype.startswith("uint"):
+        return "u"
+    if dtype.startswith("int"):
+        return "i"
+    if dtype.startswith(_FLOAT_PREFIXES):
+        return "f"
+    return "c"
+
+
+def marker_node(dtype: str, weak: bool) -> str:
+    """The marker node typing a JAX result (JAX's _jax_type)."""
+    if not weak or dtype == "bool":
+        return dtype
+    if dtype == "bfloat16" or (dtype.startswith("float") and "_" in dtype):
+        return "f*"
+    return WEAK_NODE[_kind(dtype)]
+
+
+OPERATOR_NAMES = {
+    "+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
+    "**": "pow", "@": "matmul", "&": "and", "|": "or", "^": "xor", "<<": "lshift",
+    ">>": "rshift", "<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne",
+}
+SCALAR_NODES = {"1": "i*", "1.0": "f*", "1j": "c*", "True": "bool"}
+
+
+@lru_cache(maxsize=1)
+def load() -> dict[str, Any]:
+    return json.loads(DATA.read_text())
+
+
+def _backend_failure(data: dict[str, Any], cell: dict[str, Any]) -> bool:
+    if cell["error"] in ("JaxRuntimeError", "ProcessCrash"):
+        return True
+    return data["errors"][cell["ref"]]["message"].startswith("Cannot lower jaxpr")
+
+
+def truth(cell: dict[str, Any]) -> tuple[str, str]:
+    data = load()
+    if "dtype" in cell:
+        return "ok", marker_node(cell["dtype"], cell["weak"])
+    if cell.get("operand_unavailable"):
+        # jax.eval_shape answers without the backend that cannot hold the type.
+        abstract = cell.get("abstract")
+        if abstract and "dtype" in abstract:
+            return "ok", marker_node(abstract["dtype"], abstract["weak"])
+        if abstract and "error" in abstract:
+            return "error", abstract["error"]
+        return "skip", "operand unavailable"
+    if _backend_failure(data, cell):
+        return "skip", "XLA CPU backend: " + data["errors"][cell["ref"]]["message"][:60]
+    return "error", cell["error"]
+
+
+def mismatched_operands(config: str) -> set[str]:
+    """Markers JAX could not build as their own dtype in this configuration
+    (with x64 off, jnp.ones(n, float64) is float32): their cells say nothing
+    about the marker."""
+    data = load()
+    markers = data["markers"]
+    return {m for m, cell in data["configs"][config]["operands"].items()
+            if "dtype" in cell and cell["dtype"] != markers[m]}
+
+
+Case = tuple[str, str, Any, Any, tuple[str, str]]  # (table, op, left, right, truth)
+
+
+def cases(config: str) -> Iterator[Case]:
+    """Every case of a configuration: (table, operator or expression, left,
+    right, truth), where table is binary, scalar_right, scalar_left or unary;
+    operands are marker names (scalars by their key: '1', '1.0', '1j', 'True')."""
+    data = load()
+    conf = data["configs"][config]
+    skip = mismatched_operands(config)
+    for op, table in conf["binary"].items():
+        for a, row in table.items():
+            for b, cell in row.items():
+                if a not in skip and b not in skip:
+                    yield "binary", op, a, b, truth(cell)
+    for side in ("scalar_right", "scalar_left"):
+        for op, table in conf[side].items():
+            for a, row in table.items():
+                for s, cell in row.items():
+                    if a not in skip:
+                        yield side, op, a, s, truth(cell)
+    for expr, row in conf["unary"].items():
+        for a, cell in row.items():
+            if a not in skip:
+                yield "unary", expr, a, None, ("ok", cell["pytype"]) if "pytype" in cell else truth(cell)
