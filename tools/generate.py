@@ -198,6 +198,20 @@ def _stubs() -> Mapping[str, str]:
     return stubgen.render_stubs()
 
 
+# ---------------------------------------------------------- typecheck cases
+@file_set("typecheck-cases", "typecheck_cases/generated", "*.py")
+def _typecheck_cases() -> Mapping[str, str]:
+    """typecheck_cases/generated/*.py: every marker pair under every operator,
+    Python scalars on both sides, every unary operator and method, with JAX's
+    answer asserted (or '# E' where JAX raises), in JAX's default configuration
+    (typecheck_cases/oracle/case_files.py)."""
+    sys.path.insert(0, str(REPO_ROOT / "typecheck_cases" / "oracle"))
+    import case_files
+    import expectations
+
+    return case_files.render(expectations.load()["default_config"])
+
+
 # ---------------------------------------------------------------- sections
 def replace_section(text: str, name: str, content: str) -> str | None:
     """``text`` with the section ``name`` holding ``content``; None when the

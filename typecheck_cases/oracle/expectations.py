@@ -105,9 +105,10 @@ def cases(config: str) -> Iterator[Case]:
     data = load()
     conf = data["configs"][config]
     skip = mismatched_operands(config)
+    order = data["marker_order"]  # a marker x marker row lists its cells in this order
     for op, table in conf["binary"].items():
         for a, row in table.items():
-            for b, cell in row.items():
+            for b, cell in zip(order, row):
                 if a not in skip and b not in skip:
                     yield "binary", op, a, b, truth(cell)
     for side in ("scalar_right", "scalar_left"):
