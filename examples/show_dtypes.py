@@ -37,8 +37,11 @@ def reveals(checker: str, work: Path) -> dict[int, str]:
         return {d["range"]["start"]["line"] + 1: re.sub(r'^Type of ".*" is "(.*)"$', r"\1", d["message"])
                 for d in json.loads(out)["generalDiagnostics"] if d["severity"] == "information"}
     elif checker == "pyrefly":
+        # No walk-up search path: from the installed jaxtypes it would reach this
+        # checkout's source tree (which has no stubs) through .venv's parents.
         cmd = [str(BIN / "pyrefly"), "check", "--preset", "default", "--python-interpreter-path",
-               sys.executable, "--output-format", "min-text", "--summary=none", EXAMPLE]
+               sys.executable, "--disable-search-path-heuristics", "--search-path", ".",
+               "--output-format", "min-text", "--summary=none", EXAMPLE]
         pattern = r"^ INFO mixed_precision\.py:(\d+):[\d:-]+ revealed type: (.*) \[reveal-type\]$"
     else:
         cmd = [str(BIN / "ty"), "check", "--python", sys.prefix, "--output-format", "concise",

@@ -108,12 +108,21 @@ def _scalar_type(key: str) -> str:
             lattice.WEAK_COMPLEX: "complex"}[key[3:]]
 
 
+def identity_partners(outcomes: dict[str, str | None]) -> frozenset[str]:
+    """Array partners whose result is their own dtype (int8 + float32 is
+    float32): one TypeVar overload bounded by them answers for all."""
+    same = frozenset(p for p, r in outcomes.items() if not p.startswith("py:") and r == p)
+    return same if len(same) >= 2 else frozenset()
+
+
 def _overloads(outcomes: dict[str, str | None]) -> list[tuple[list[str], str]]:
     """Overload (parameter types, result) groups in an order every checker resolves
-    right: each Python scalar kind first meets an overload with its own result."""
+    right: each Python scalar kind first meets an overload with its own result.
+    The identity partners are left to the table's TypeVar overload."""
+    skip = identity_partners(outcomes)
     by_result: dict[str, list[str]] = {}
     for partner, result in outcomes.items():
-        if result is not None:
+        if result is not None and partner not in skip:
             by_result.setdefault(result, []).append(partner)
     kinds = [node for _, node in PYTHON_SCALARS]
 
@@ -157,20 +166,25 @@ def _check_scalar_order(groups: list[tuple[list[str], str]], outcomes: dict[str,
             raise AssertionError(f"scalar {py}: overload order gives {got[py]}, JAX gives {want}")
 
 
-def _table_class(name: str, groups: list[tuple[list[str], str]], arrays: bool) -> list[str]:
+def _table_class(name: str, groups: list[tuple[list[str], str]], arrays: bool,
+                 identity: str | None = None) -> list[str]:
     lines = [f"class {name}(_Table):"]
     if arrays:  # an argument of unknown dtype keeps the result unknown
         lines += ["    @overload",
                   "    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ..."]
+    if identity:  # every partner whose result is its own dtype, in one overload
+        lines += ["    @overload",
+                  f"    def __call__(self, other: Array[{identity}], /) -> Array[{identity}]: ..."]
     for params, result in groups:
         # bool is an int, an int is taken as a float: the narrower scalar
         # overload comes first on purpose, which mypy calls an overlap.
         ignore = "  # type: ignore[overload-overlap]" if {"bool", "int", "float"} & set(params) else ""
         lines += ["    @overload",
                   f"    def __call__(self, other: {' | '.join(params)}, /) -> {_arr(result)}: ...{ignore}"]
-    if len(groups) + arrays == 0:
+    count = len(groups) + arrays + bool(identity)
+    if count == 0:
         lines = [f"class {name}(_Table): ...  # nothing is accepted"]
-    elif len(groups) + arrays == 1:  # a single signature needs no @overload
+    elif count == 1:  # a single signature needs no @overload
         lines = [line for line in lines if line.strip() != "@overload"]
     return lines
 
@@ -181,14 +195,26 @@ class _Tables:
     def __init__(self) -> None:
         self.by_body: dict[tuple[str, ...], str] = {}
         self.lines: list[str] = []
+        self.typevars: dict[frozenset[str], str] = {}
 
-    def add(self, stem: str, owner: str, groups: list[tuple[list[str], str]], arrays: bool) -> str:
-        body = tuple(_table_class("X", groups, arrays))
+    def typevar(self, partners: frozenset[str]) -> str | None:
+        """The TypeVar bounded by these markers, declared once per set."""
+        if not partners:
+            return None
+        name = self.typevars.get(partners)
+        if name is None:
+            name = self.typevars[partners] = f"_Other{len(self.typevars)}"
+        return name
+
+    def add(self, stem: str, owner: str, outcomes: dict[str, str | None], arrays: bool) -> str:
+        groups = _overloads(outcomes)
+        identity = self.typevar(identity_partners(outcomes)) if arrays else None
+        body = tuple(_table_class("X", groups, arrays, identity))
         name = self.by_body.get(body)
         if name is None:  # named after the first marker that uses it
             name = f"_{stem}_{owner}"
             self.by_body[body] = name
-            self.lines += _table_class(name, groups, arrays) + [""]
+            self.lines += _table_class(name, groups, arrays, identity) + [""]
         return name
 
     def add_raw(self, stem: str, owner: str, body_lines: list[str]) -> str:
@@ -227,10 +253,10 @@ def _clip_table(node: str, tables: _Tables, v: Variant) -> str:
 def _marker_attributes(node: str, tables: _Tables, v: Variant) -> list[str]:
     attrs = []
     for family in BINARY_FAMILIES:
-        fwd = tables.add(family, _m(node), _overloads(_family_outcomes(family, node, False, v)), True)
+        fwd = tables.add(family, _m(node), _family_outcomes(family, node, False, v), True)
         attrs.append(f"_{family}: {fwd}")
         if family != "compare":  # `1 < x` is x.__gt__(1): no reflected table
-            rev = tables.add("r" + family, _m(node), _overloads(_family_outcomes(family, node, True, v)), False)
+            rev = tables.add("r" + family, _m(node), _family_outcomes(family, node, True, v), False)
             attrs.append(f"_r{family}: {rev}")
     for op in UNARY_FAMILIES:
         res = ops.unary(op, node, v)
@@ -253,7 +279,7 @@ def _marker_attributes(node: str, tables: _Tables, v: Variant) -> list[str]:
 
 def render_markers(attributes: dict[str, list[str]], tables: _Tables) -> str:
     lines = [HEADER, '"""Dtype markers (generated): each carries its promotion tables."""', "",
-             "from typing import Any, overload, type_check_only",
+             "from typing import Any, TypeVar, overload, type_check_only",
              "",
              "from jaxtypes._array import (",
              "    Array, _ArgExtremum, _Extremum, _Marker, _Mean, _Reduce, _Round,",
@@ -267,15 +293,24 @@ def render_markers(attributes: dict[str, list[str]], tables: _Tables) -> str:
              "NODE_OF_MARKER: dict[type, str]",
              "",
              "# -- tables: what an operator gives for each other operand",
+             "",
+             "# A table's TypeVar overload: the other operands whose dtype is the result.",
+             *(f'{name} = TypeVar("{name}", bound={" | ".join(_m(n) for n in sorted(ps, key=lattice.NODES.index))})'
+               for ps, name in tables.typevars.items()),
              ""]
     lines += [f"@type_check_only\n{line}" if line.startswith("class ") else line
               for line in tables.lines]
     for node in lattice.NODES:
         doc = (f"weakly typed {node[0]}* values (Python scalars, JAX's weak arrays)"
                if node in lattice.WEAK else f"the dtype {node}")
-        lines.append(f"class {_m(node)}(_Marker):")
+        attrs = dict(a.split(": ", 1) for a in attributes[node])
+        if VIA_BASE:
+            base = f"_Marker[{', '.join(attrs.pop(slot) for slot in TABLE_SLOTS)}]"
+        else:
+            base = "_Marker"
+        lines.append(f"class {_m(node)}({base}):")
         lines.append(f'    """Marker of {doc}."""')
-        lines += [f"    {a}" for a in attributes[node]]
+        lines += [f"    {name}: {value}" for name, value in attrs.items()]
         lines.append("")
     return "\n".join(lines)
 
@@ -285,10 +320,29 @@ _REFLECTABLE: Final = [(s, f) for s, f in _DUNDER_STEMS if f != "compare"]
 
 
 COVARIANT = True  # experiment switch: covariant DT reads tables in one protocol step
+VIA_BASE = False  # experiment switch: descriptors read tables as type arguments of _Marker
+
+# The tables every marker passes to its _Marker base, in this order: a
+# descriptor reads its table by position (nominal matching, no protocol).
+TABLE_SLOTS: Final = (
+    [f"_{family}" for family in BINARY_FAMILIES]
+    + [f"_r{family}" for family in BINARY_FAMILIES if family != "compare"]
+    + [f"_{op}" for op in _DESCRIPTOR_UNARY]
+    + [f"_{name}" for name in METHOD_FAMILIES]
+    + ["_clip"]
+)
+
+
+def _slot_pattern(attr: str, var: str) -> str:
+    """``_Marker[Any, ..., var, ..., Any]`` with var at the slot of ``attr``."""
+    args = [var if slot == attr else "Any" for slot in TABLE_SLOTS]
+    return f"_Marker[{', '.join(args)}]"
 
 
 def _via(attr: str, var: str) -> str:
     """The type an Array must have for its marker's ``attr`` to be solved into var."""
+    if VIA_BASE and attr in TABLE_SLOTS:
+        return f"Array[{_slot_pattern(attr, var)}]"
     return f"Array[_Has{attr}[{var}]]" if COVARIANT else f"_Dt{attr}[{var}]"
 
 
@@ -339,8 +393,7 @@ _Axis = None | SupportsIndex | Sequence[SupportsIndex]
 _DTypeArg = str | type[Any] | np.dtype[Any] | None
 
 
-@type_check_only
-class _Marker: ...
+{marker_class}
 
 
 # A dtype given explicitly (astype, dtype=): bound to the markers, so that mypy
@@ -455,8 +508,19 @@ class _PropertyOf(Protocol[_F_co]):
 
 
 def render_array() -> str:
+    if VIA_BASE:
+        slot_vars = [f"_S{i}" for i in range(len(TABLE_SLOTS))]
+        marker_class = "\n".join(
+            [f'{v} = TypeVar("{v}", covariant=True)' for v in slot_vars]
+            + ["", "", "@type_check_only",
+               f"class _Marker(Generic[{', '.join(slot_vars)}]):",
+               '    """Base of the markers; its type arguments are their tables, in the',
+               '    order of TABLE_SLOTS (jaxtypes.stubgen)."""'])
+    else:
+        marker_class = "@type_check_only\nclass _Marker: ..."
     lines = [HEADER + _ARRAY_PRELUDE.lstrip("\n").replace(
-        "{covariance}", ", covariant=True" if COVARIANT else "")]
+        "{covariance}", ", covariant=True" if COVARIANT else "").replace(
+        "{marker_class}", marker_class)]
     lines += ["# -- descriptors: Array's operators read the tables of their dtype", ""]
     fallbacks = {}
     for family in BINARY_FAMILIES:

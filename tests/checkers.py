@@ -19,6 +19,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 CHECKERS = ("mypy", "pyright", "basedpyright", "pyrefly", "ty")
+# mypy with ``plugins = jaxtypes.mypy_plugin``; its settings go in mypy_config.
+MYPY_PLUGIN = "mypy-plugin"
+PLUGIN_CONFIG = "[mypy]\nplugins = jaxtypes.mypy_plugin\n"
+
+
+def plugin_config(promotion: str = "standard", x64: bool = False) -> str:
+    """mypy.ini text enabling the plugin with these [jaxtypes] settings."""
+    return PLUGIN_CONFIG + f"\n[jaxtypes]\npromotion = {promotion}\nx64 = {str(x64).lower()}\n"
 BIN = Path(sys.executable).parent
 
 # Errors keyed by (path relative to the scratch root, 1-based line).
@@ -57,11 +65,15 @@ def _mypy(root: Path, paths: list[str], mypy_config: str) -> tuple[list[str], st
 
 
 def run(checker: str, root: Path, paths: Iterable[str], *,
-        mypy_config: str = "[mypy]\n", timeout: float = 1200) -> Errors:
-    """Run one checker over ``paths`` (relative to ``root``); return its errors."""
+        mypy_config: str | None = None, timeout: float = 1200) -> Errors:
+    """Run one checker over ``paths`` (relative to ``root``); return its errors.
+    ``mypy_config`` is the mypy.ini of "mypy" (default: empty) and of
+    "mypy-plugin" (default: the plugin with JAX's default settings)."""
     paths = list(paths)
     env = _env()
-    if checker == "mypy":
+    if checker in ("mypy", MYPY_PLUGIN):
+        if mypy_config is None:
+            mypy_config = plugin_config() if checker == MYPY_PLUGIN else "[mypy]\n"
         cmd, pattern = _mypy(root, paths, mypy_config)
     elif checker in ("pyright", "basedpyright"):
         (root / "pyrightconfig.json").write_text(json.dumps({
@@ -74,15 +86,19 @@ def run(checker: str, root: Path, paths: Iterable[str], *,
                "-p", "pyrightconfig.json", *paths]
         pattern = None
     elif checker == "pyrefly":
+        # No walk-up search path: from the installed jaxtypes it would reach a
+        # checkout's source tree (no stubs) when the venv lives inside it.
         cmd = [_tool("pyrefly"), "check", "--preset", "default", "--python-interpreter-path",
-               sys.executable, "--output-format", "json", "--summary=none", *paths]
+               sys.executable, "--disable-search-path-heuristics", "--search-path", ".",
+               "--output-format", "json", "--summary=none", *paths]
         pattern = None
     elif checker == "ty":
         cmd = [_tool("ty"), "check", "--python", sys.prefix, "--output-format", "concise",
                "--color", "never", *paths]
         pattern = r"^(?P<path>[^:\n]+):(?P<line>\d+):\d+: error\[(?P<code>[\w-]+)\] (?P<msg>.*)$"
     else:
-        raise ValueError(f"unknown checker {checker!r}; expected one of {', '.join(CHECKERS)}")
+        raise ValueError(f"unknown checker {checker!r}; expected one of "
+                         f"{', '.join((*CHECKERS, MYPY_PLUGIN))}")
     proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
     out = proc.stdout
     if "Traceback" in proc.stderr or "INTERNAL ERROR" in out + proc.stderr:

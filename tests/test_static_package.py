@@ -42,7 +42,7 @@ def test_stubs_ship_in_the_package() -> None:
 def test_verifytypes_reports_every_public_symbol_typed(tmp_path: Path) -> None:
     proc = subprocess.run(
         [str(Path(sys.executable).parent / "pyright"), "--verifytypes", "jaxtypes",
-         "--ignoreexternal"],
+         "--ignoreexternal", "--pythonpath", sys.executable],
         cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=600,
     )
     score = re.search(r"Type completeness score: ([\d.]+)%", proc.stdout)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from checkers import CHECKERS, Errors, run, stage
+from checkers import CHECKERS, MYPY_PLUGIN, Errors, run, stage
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -40,18 +40,29 @@ def expected_errors(files: dict[str, str]) -> set[tuple[str, int]]:
             for n, line in enumerate(text.splitlines(), 1) if EXPECT_ERROR.search(line)}
 
 
-def deviations(checker: str, files: dict[str, str]) -> dict[tuple[str, int], dict]:
-    """{(file, line): entry} of this checker's listed deviations; each entry's
-    ``line`` text must name exactly one line of its file."""
+def deviations(checker: str, files: dict[str, str],
+               config: str = "standard-x32") -> dict[tuple[str, int], dict]:
+    """{(file, line): entry} of this checker's listed deviations.  An entry names
+    one line by its exact ``line`` text, or a class of lines by ``line_regex``
+    with the exact ``count`` of lines it must match (in the files matching
+    ``file``, a glob), so that the list cannot silently grow or shrink."""
     data = tomllib.loads((CASES / "deviations.toml").read_text())
     out = {}
     for entry in data.get("deviation", []):
-        if checker not in entry["checkers"]:
+        if checker not in entry["checkers"] or entry.get("config", "standard-x32") != config:
             continue
-        lines = files[entry["file"]].splitlines()
-        hits = [n for n, text in enumerate(lines, 1) if text.strip() == entry["line"].strip()]
-        assert len(hits) == 1, f"deviation {entry['line']!r} matches {len(hits)} lines of {entry['file']}"
-        out[entry["file"], hits[0]] = entry
+        hits = []
+        for rel in sorted(f for f in files if Path(f).match(entry["file"]) or f == entry["file"]):
+            for n, text in enumerate(files[rel].splitlines(), 1):
+                if "line" in entry and text.strip() == entry["line"].strip():
+                    hits.append((rel, n))
+                elif "line_regex" in entry and re.search(entry["line_regex"], text):
+                    hits.append((rel, n))
+        want = entry.get("count", 1)
+        label = entry.get("line") or entry["line_regex"]
+        assert len(hits) == want, f"deviation {label!r} matches {len(hits)} lines, not {want}"
+        for key in hits:
+            out[key] = entry
     return out
 
 
@@ -75,12 +86,11 @@ def test_there_are_cases() -> None:
     assert expected_errors(files)
 
 
-@pytest.mark.parametrize("checker", CHECKERS)
-def test_cases(checker: str, checker_errors) -> None:
-    files = case_files()
-    errors = checker_errors(checker)
+def wrong_answers(files: dict[str, str], errors: Errors,
+                  listed: dict[tuple[str, int], dict]) -> list[str]:
+    """Every line where a checker's errors differ from the ``# E`` marks, once
+    the listed deviations are applied; each deviation must still hold."""
     expected = expected_errors(files)
-    listed = deviations(checker, files)
     problems = []
     for key, entry in listed.items():
         got = errors.get(key, [])
@@ -98,4 +108,13 @@ def test_cases(checker: str, checker_errors) -> None:
     for key in sorted(set(errors) - expected):
         line = files[key[0]].splitlines()[key[1] - 1].strip()
         problems.append(f"{key[0]}:{key[1]}: unexpected error {errors[key]}: {line}")
+    return problems
+
+
+@pytest.mark.parametrize("checker", (*CHECKERS, MYPY_PLUGIN))
+def test_cases(checker: str, checker_errors) -> None:
+    """The stubs in each checker, and mypy with the plugin at JAX's default
+    settings (tests/test_mypy_plugin_corpus.py has the other settings)."""
+    files = case_files()
+    problems = wrong_answers(files, checker_errors(checker), deviations(checker, files))
     assert not problems, f"{checker}: {len(problems)} wrong answers\n" + "\n".join(problems[:60])
