@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # the names, for type checkers; at runtime they load on first
         weak_float,
         weak_int,
     )
+    from jaxtypes.promote import promote_dtype
     from jaxtypes.promotion import (
         TypePromotionError,
         canonicalize_dtype,
@@ -69,6 +70,7 @@ _SUBMODULE_OF = {
     "is_weakly_typed": "jaxtypes.promotion",
     "promote_types": "jaxtypes.promotion",
     "result_type": "jaxtypes.promotion",
+    "promote_dtype": "jaxtypes.promote",
     "bfloat16": "jaxtypes.markers",
     "bool_": "jaxtypes.markers",
     "complex64": "jaxtypes.markers",
@@ -168,6 +170,7 @@ __all__ = [
     "enable_x64",
     "is_weakly_typed",
     "numpy_dtype_promotion",
+    "promote_dtype",
     "promote_types",
     "result_type",
 ]

@@ -1,1 +1,170 @@
-"""placeholder"""
+"""The jaxtypes mypy plugin: exact JAX dtypes from the shared lattice, fast.
+
+Enable it in mypy's configuration::
+
+    [mypy]                      # mypy.ini / setup.cfg
+    plugins = jaxtypes.mypy_plugin
+
+    [tool.mypy]                 # pyproject.toml
+    plugins = ["jaxtypes.mypy_plugin"]
+
+and set JAX's configuration for the project (both optional; JAX's defaults)::
+
+    [tool.jaxtypes]             # pyproject.toml ([jaxtypes] in mypy.ini / setup.cfg)
+    promotion = "standard"      # or "strict": implicit promotions are errors
+    x64 = false                 # or true: jax_enable_x64
+
+One module per feature: ``settings`` (configuration), ``array_class`` (plain
+signatures for Array's operators while mypy analyses the stub),
+``operators``, ``methods`` (and ``astype``), ``functions`` (result_type,
+promote_types, promote_dtype), ``dtypes`` (mypy types <-> lattice nodes),
+``errors`` (error codes, messages, the guard that keeps plugin bugs from
+crashing mypy); every name the plugin looks for is in ``names``.  The plugin
+imports only mypy, ``jaxtypes.lattice`` and ``jaxtypes.ops`` (no numpy).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable, Final, TypeVar, final
+
+from mypy.nodes import MypyFile, SymbolTableNode, TypeInfo
+from mypy.options import Options
+from mypy.plugin import (
+    AttributeContext,
+    ClassDefContext,
+    FunctionContext,
+    MethodContext,
+    Plugin,
+    ReportConfigContext,
+)
+from mypy.types import Instance, Type
+
+from jaxtypes import __version__ as jaxtypes_version
+
+from . import array_class, errors, functions, methods, names, operators, settings
+from .dtypes import Builder
+
+__all__ = ["plugin", "JaxtypesPlugin"]
+
+_H = TypeVar("_H")
+_CONFIG_EXIT_STATUS: Final = 2
+# Top-level modules that never see a jaxtypes Array: the standard library
+# (typeshed) and jaxtypes' dependencies.
+_UNAFFECTED: Final = frozenset(sys.stdlib_module_names) | {
+    "builtins", "_typeshed", "typing_extensions", "mypy_extensions", "numpy", "ml_dtypes",
+}  # mypy's status for a crash or a bad configuration
+
+
+@final
+class JaxtypesPlugin(Plugin):
+    """Hooks by fully qualified name; the answers come from ``jaxtypes.ops``."""
+
+    def __init__(self, options: Options) -> None:
+        super().__init__(options)
+        try:
+            self.settings: settings.Settings = settings.load(options.config_file)
+        except settings.ConfigError as err:
+            # A clear message and mypy's configuration-error status, no traceback.
+            print(f"{err}", file=sys.stderr)
+            print("jaxtypes.mypy_plugin: see the [tool.jaxtypes] settings in jaxtypes' README",
+                  file=sys.stderr)
+            raise SystemExit(_CONFIG_EXIT_STATUS) from None
+        v = self.settings.variant
+        # mypy records each plugin module's __version__ (with a hash of its
+        # file) and drops its whole cache when that changes; the mypy daemon
+        # restarts.  Putting the settings in it is what keeps the daemon, which
+        # holds this instance across runs, from answering with old settings.
+        sys.modules[__name__].__version__ = (  # type: ignore[attr-defined]
+            f"{jaxtypes_version}+{self.settings.promotion}.{'x64' if self.settings.x64 else 'x32'}"
+        )
+        builder = self._builder = Builder(self._lookup, self._named_type)
+        self._class_mro_hooks: dict[str, Callable[[ClassDefContext], None]] = {
+            names.ARRAY: errors.guarded(lambda ctx: None)(array_class.replace_members),
+        }
+        method_hooks: dict[str, Callable[[MethodContext], Type]] = {}
+        for name, op in names.BINARY_METHODS.items():
+            method_hooks[names.member(name)] = operators.binary_hook(op, False, v, builder)
+        for name, op in names.REFLECTED_METHODS.items():
+            method_hooks[names.member(name)] = operators.binary_hook(op, True, v, builder)
+        for name, op in names.UNARY_METHODS.items():
+            method_hooks[names.member(name)] = operators.unary_hook(op, v, builder)
+        for name in (*names.REDUCTIONS, *names.DTYPE_METHODS, *names.PLAIN_METHODS):
+            method_hooks[names.member(name)] = methods.method_hook(name, v, builder)
+        method_hooks[names.member(names.ITEM)] = methods.item_hook(v, builder)
+        method_hooks[names.member(names.ASTYPE)] = methods.astype_hook(v, builder)
+        self._method_hooks = method_hooks
+        self._attribute_hooks: dict[str, Callable[[AttributeContext], Type]] = {
+            names.member(name): methods.property_hook(name, v, builder) for name in names.PROPERTIES
+        }
+        self._function_hooks: dict[str, Callable[[FunctionContext], Type]] = {
+            names.RESULT_TYPE: functions.result_type_hook(v, builder),
+            names.PROMOTE_TYPES: functions.promote_types_hook(v, builder),
+            names.PROMOTE_DTYPE: functions.promote_dtype_hook(v, builder),
+            names.BUILTIN_ABS: operators.abs_function_hook(v, builder),
+        }
+        self._member_names = frozenset(
+            name.rpartition(".")[2] for name in (*method_hooks, *self._attribute_hooks))
+        self._inherited: dict[tuple[str, str], bool] = {}
+
+    # -- symbol look-ups for the hooks (mypy sets the modules before checking)
+    def _lookup(self, fullname: str) -> SymbolTableNode | None:
+        try:
+            return self.lookup_fully_qualified(fullname)
+        except (AssertionError, KeyError):
+            return None
+
+    def _named_type(self, fullname: str, args: list[Type]) -> Instance:
+        sym = self._lookup(fullname)
+        if sym is None or not isinstance(sym.node, TypeInfo):
+            raise LookupError(f"jaxtypes.mypy_plugin: {fullname} is not loaded")
+        return Instance(sym.node, args)
+
+    def set_modules(self, modules: dict[str, MypyFile]) -> None:
+        super().set_modules(modules)
+        self._inherited.clear()  # a new build: classes may have changed
+        self._builder.reset()
+
+    def _array_member(self, fullname: str, hooks: dict[str, _H]) -> _H | None:
+        """The hook of an Array member reached through a subclass: mypy names
+        a call by the receiver's class (``pkg.MyArray.__add__``)."""
+        cls, _, member = fullname.rpartition(".")
+        if member not in self._member_names or not cls:
+            return None
+        key = (cls, member)
+        if key not in self._inherited:
+            sym = self._lookup(cls)
+            info = sym.node if sym is not None else None
+            owner = info.get_containing_type_info(member) if isinstance(info, TypeInfo) else None
+            self._inherited[key] = owner is not None and owner.fullname == names.ARRAY
+        return hooks.get(names.member(member)) if self._inherited[key] else None
+
+    # -- hooks: dictionary look-ups
+    def get_customize_class_mro_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
+        return self._class_mro_hooks.get(fullname)
+
+    def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
+        hook = self._method_hooks.get(fullname)
+        return hook if hook is not None else self._array_member(fullname, self._method_hooks)
+
+    def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
+        hook = self._attribute_hooks.get(fullname)
+        return hook if hook is not None else self._array_member(fullname, self._attribute_hooks)
+
+    def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
+        return self._function_hooks.get(fullname)
+
+    def report_config_data(self, ctx: ReportConfigContext) -> Any:
+        """The settings, stored with each module's cache entry: changing them
+        invalidates mypy's cache (and the daemon's state) for every module
+        that could hold an Array operation.  The standard library and
+        jaxtypes' own dependencies cannot (they do not import jaxtypes), so
+        their entries stay valid."""
+        if ctx.id.partition(".")[0] in _UNAFFECTED:
+            return None
+        return self.settings.config_data()
+
+
+def plugin(version: str) -> type[JaxtypesPlugin]:
+    """mypy's entry point: ``plugins = jaxtypes.mypy_plugin``."""
+    return JaxtypesPlugin

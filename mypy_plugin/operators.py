@@ -1,0 +1,170 @@
+"""Array's operators: ``a + b``, ``1 - a``, ``-a``, ``abs(a)``, ``a < b`` ...
+
+Each hook reads the dtype alternatives of the receiver and of the other
+operand (a union distributes; unknown dtypes answer ``Array[Any]``), asks
+``jaxtypes.ops`` under the configured variant, and reports what JAX rejects.
+
+Type variables (``def f(x: Array[T], y: Array[T])``): an operator that keeps
+its operands' dtype (``+ - * @ & | ^ << >>`` and the unary ones) gives
+``Array[T]`` for two ``Array[T]``; a comparison always gives ``Array[bool_]``;
+anything else involving ``T`` is ``Array[Any]``.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Callable, Final
+
+from mypy.plugin import FunctionContext, MethodContext
+from mypy.types import Instance, Type, TypeVarType, UnionType, get_proper_type
+
+from jaxtypes import lattice, ops
+from jaxtypes.lattice import Variant
+
+from . import errors, names
+from .dtypes import Alt, Builder, Operand, array_dtype, operands
+
+__all__ = ["binary_hook", "unary_hook", "abs_function_hook", "binary_outcome"]
+
+# Operators whose result has their operands' dtype whenever JAX accepts them,
+# so Array[T] op Array[T] is Array[T].
+_KEEPS_DTYPE: Final = frozenset({"add", "mul", "matmul", "sub", "and", "or", "xor", "lshift", "rshift"})
+
+
+@functools.lru_cache(maxsize=None)
+def binary_outcome(op: str, a: str, b: str, v: Variant, a_is_scalar: bool,
+                   b_is_scalar: bool) -> ops.Outcome:
+    return ops.binary(op, a, b, v, a_is_scalar=a_is_scalar, b_is_scalar=b_is_scalar)
+
+
+@functools.lru_cache(maxsize=None)
+def unary_outcome(op: str, a: str, v: Variant) -> ops.Outcome:
+    return ops.unary(op, a, v)
+
+
+class _Unknown(Exception):
+    """Some alternative has an unknown dtype: the answer is Array[Any]."""
+
+
+def _symbol(op: str) -> str:
+    return f'"{ops.SYMBOLS[op]}"'
+
+
+def _fail(ctx: MethodContext | FunctionContext, outcome: ops.Outcome, op: str,
+          left: tuple[str, bool], right: tuple[str, bool] | None, v: Variant) -> None:
+    if outcome.error == "promotion":
+        operands_ = [left] if right is None else [left, right]
+        ctx.api.fail(errors.promotion_message(_symbol(op), operands_, v), ctx.context,
+                     code=errors.JAX_PROMOTION)
+    else:
+        ctx.api.fail(errors.unsupported_message(outcome.message), ctx.context,
+                     code=errors.JAX_UNSUPPORTED)
+
+
+def _binary_alt(op: str, a: Alt, other: Operand, reflected: bool, v: Variant,
+                ctx: MethodContext, reported: set[str]) -> Alt | None:
+    """The result alternative of ``a <op> other`` (``other <op> a`` if reflected);
+    None after reporting an error."""
+    b = other.alt
+    if isinstance(a, TypeVarType) or isinstance(b, TypeVarType):
+        if op in ops.COMPARISONS:
+            return lattice.BOOL
+        if (not reflected and op in _KEEPS_DTYPE and not other.scalar
+                and isinstance(a, TypeVarType) and isinstance(b, TypeVarType) and a.id == b.id):
+            return a
+        raise _Unknown
+    if reflected:
+        outcome = binary_outcome(op, b, a, v, other.scalar, False)
+        left, right = (b, other.scalar), (a, False)
+    else:
+        outcome = binary_outcome(op, a, b, v, False, other.scalar)
+        left, right = (a, False), (b, other.scalar)
+    if outcome.node is not None:
+        return outcome.node
+    key = f"{left}{right}"
+    if key not in reported:
+        reported.add(key)
+        _fail(ctx, outcome, op, left, right, v)
+    return None
+
+
+def _collect(results: list[Alt | None]) -> list[Alt]:
+    out: list[Alt] = []
+    for r in results:
+        if r is not None and r not in out:
+            out.append(r)
+    return out
+
+
+def binary_hook(op: str, reflected: bool, v: Variant, builder: Builder) -> Callable[[MethodContext], Type]:
+    """The method hook of ``Array.__<op>__`` (``__r<op>__`` if reflected)."""
+
+    @errors.guarded(lambda ctx: ctx.default_return_type)
+    def hook(ctx: MethodContext) -> Type:
+        receiver = get_proper_type(ctx.type)
+        if not isinstance(receiver, Instance) or len(ctx.arg_types) != 1 or len(ctx.arg_types[0]) != 1:
+            return ctx.default_return_type
+        mine = array_dtype(receiver)
+        theirs = operands(ctx.arg_types[0][0], builder)
+        if mine is None or theirs is None:
+            return builder.any_array(receiver)
+        reported: set[str] = set()
+        try:
+            results = [_binary_alt(op, a, o, reflected, v, ctx, reported) for a in mine for o in theirs]
+        except _Unknown:
+            return builder.any_array(receiver)
+        return builder.array_of(receiver, _collect(results))
+
+    return hook
+
+
+def _unary_alts(op: str, mine: list[Alt], v: Variant, ctx: MethodContext | FunctionContext) -> list[Alt]:
+    results: list[Alt | None] = []
+    for a in mine:
+        if isinstance(a, TypeVarType):
+            results.append(a)  # -x, +x, ~x, abs(x) keep a TypeVar dtype, as the stubs say
+            continue
+        outcome = unary_outcome(op, a, v)
+        if outcome.node is None:
+            _fail(ctx, outcome, op, (a, False), None, v)
+        results.append(outcome.node)
+    return _collect(results)
+
+
+def unary_hook(op: str, v: Variant, builder: Builder) -> Callable[[MethodContext], Type]:
+    """The method hook of ``Array.__neg__``, ``__pos__``, ``__invert__``, ``__abs__``."""
+
+    @errors.guarded(lambda ctx: ctx.default_return_type)
+    def hook(ctx: MethodContext) -> Type:
+        receiver = get_proper_type(ctx.type)
+        if not isinstance(receiver, Instance):
+            return ctx.default_return_type
+        mine = array_dtype(receiver)
+        if mine is None:
+            return builder.any_array(receiver)
+        return builder.array_of(receiver, _unary_alts(op, mine, v, ctx))
+
+    return hook
+
+
+def abs_function_hook(v: Variant, builder: Builder) -> Callable[[FunctionContext], Type]:
+    """The function hook of ``builtins.abs``: ``abs(x)`` of an Array (union items
+    one by one); anything else keeps mypy's answer."""
+
+    @errors.guarded(lambda ctx: ctx.default_return_type)
+    def hook(ctx: FunctionContext) -> Type:
+        if len(ctx.arg_types) != 1 or len(ctx.arg_types[0]) != 1:
+            return ctx.default_return_type
+        arg = get_proper_type(ctx.arg_types[0][0])
+        items = list(arg.items) if isinstance(arg, UnionType) else [arg]
+        out: list[Type] = []
+        for item in items:
+            p = get_proper_type(item)
+            if not isinstance(p, Instance) or not p.type.has_base(names.ARRAY):
+                return ctx.default_return_type
+            mine = array_dtype(p)
+            out.append(builder.any_array(p) if mine is None
+                       else builder.array_of(p, _unary_alts("abs", mine, v, ctx)))
+        return out[0] if len(out) == 1 else UnionType.make_union(out)
+
+    return hook

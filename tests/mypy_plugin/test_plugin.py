@@ -1,0 +1,313 @@
+"""The mypy plugin's settings, cache invalidation, robustness and stub coupling.
+
+The YAML files next to this one check the answers; this file checks what
+YAML cases cannot: configuration errors (mypy exits with status 2), that a
+settings change reaches incremental runs and the daemon, that the plugin's
+own exceptions never crash mypy, and that the plugin's plain signatures
+still match the stub they replace.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+MAIN = """\
+from jaxtypes import Array, uint32, int32, float32, int8
+def f(a: Array[uint32], b: Array[int32], x: Array[float32], i: Array[int8]) -> None:
+    reveal_type(a + b)
+    reveal_type(x + i)
+"""
+
+
+@pytest.fixture(autouse=True)
+def _helpers(support: Any) -> None:
+    global settings, run_mypy, mypy_env
+    settings = support.load_checkout_plugin().settings
+    run_mypy = support.run_mypy
+    mypy_env = support.mypy_env
+
+
+settings: Any
+run_mypy: Any
+mypy_env: Any
+
+
+def settings_module() -> Any:
+    return settings
+
+
+def project(tmp_path: Path, pyproject: str = "", ini: str | None = None, main: str = MAIN) -> Path:
+    (tmp_path / "main.py").write_text(main)
+    if ini is not None:
+        (tmp_path / "mypy.ini").write_text(ini)
+        if pyproject:
+            (tmp_path / "pyproject.toml").write_text(pyproject)
+    else:
+        (tmp_path / "pyproject.toml").write_text(
+            '[tool.mypy]\nplugins = ["jaxtypes.mypy_plugin"]\n' + pyproject)
+    return tmp_path
+
+
+# ----------------------------------------------------------------- settings
+class TestSettingsFiles:
+    """settings.load without mypy: which files, which values."""
+
+    def test_defaults_without_files(self, tmp_path: Path) -> None:
+        (tmp_path / ".git").mkdir()
+        s = settings_module().load(None, cwd=str(tmp_path))
+        assert (s.promotion, s.x64, s.sources) == ("standard", False, ())
+
+    def test_pyproject_config_file(self, tmp_path: Path) -> None:
+        p = tmp_path / "pyproject.toml"
+        p.write_text('[tool.mypy]\n[tool.jaxtypes]\npromotion = "strict"\nx64 = true\n')
+        s = settings_module().load(str(p))
+        assert (s.promotion, s.x64) == ("strict", True)
+        assert s.variant.label == "strict-x64"
+
+    def test_ini_section_and_sibling_pyproject(self, tmp_path: Path) -> None:
+        (tmp_path / "setup.cfg").write_text("[mypy]\n[jaxtypes]\nx64 = on\n")
+        (tmp_path / "pyproject.toml").write_text('[tool.jaxtypes]\npromotion = "strict"\n')
+        s = settings_module().load(str(tmp_path / "setup.cfg"))
+        assert (s.promotion, s.x64) == ("strict", True)
+        assert len(s.sources) == 2
+
+    def test_found_from_the_current_directory(self, tmp_path: Path) -> None:
+        (tmp_path / ".git").mkdir()
+        (tmp_path / "pyproject.toml").write_text("[tool.jaxtypes]\nx64 = true\n")
+        sub = tmp_path / "a" / "b"
+        sub.mkdir(parents=True)
+        assert settings_module().load(None, cwd=str(sub)).x64 is True
+
+    def test_search_stops_at_the_repository_root(self, tmp_path: Path) -> None:
+        (tmp_path / "pyproject.toml").write_text("[tool.jaxtypes]\nx64 = true\n")
+        repo = tmp_path / "repo"
+        (repo / ".git").mkdir(parents=True)
+        assert settings_module().load(None, cwd=str(repo)).x64 is False
+
+    @pytest.mark.parametrize(("text", "needle"), [
+        ('[tool.jaxtypes]\nx65 = true\n', "unknown key 'x65'; allowed keys: promotion, x64"),
+        ('[tool.jaxtypes]\npromotion = "lenient"\n',
+         "invalid value 'lenient' for 'promotion'; expected one of: 'standard', 'strict'"),
+        ('[tool.jaxtypes]\nx64 = "yes"\n', "invalid value 'yes' for 'x64'; expected true or false"),
+        ('[tool.jaxtypes]\nx64 = 1\n', "invalid value 1 for 'x64'"),
+        ("[tool]\njaxtypes = 3\n", "expected a table of settings (promotion, x64)"),
+        ("[tool.jaxtypes\n", "cannot read [tool.jaxtypes]"),
+    ])
+    def test_toml_errors(self, tmp_path: Path, text: str, needle: str) -> None:
+        p = tmp_path / "pyproject.toml"
+        p.write_text(text)
+        with pytest.raises(settings_module().ConfigError) as err:
+            settings_module().load(str(p))
+        assert needle in str(err.value)
+        assert str(p) in str(err.value)
+
+    @pytest.mark.parametrize(("text", "needle"), [
+        ("[mypy]\n[jaxtypes]\nx64 = maybe\n", "invalid value 'maybe' for 'x64'"),
+        ("[mypy]\n[jaxtypes]\npromotion = loose\n", "invalid value 'loose' for 'promotion'"),
+        ("[mypy]\n[jaxtypes]\nmode = strict\n", "unknown key 'mode'"),
+    ])
+    def test_ini_errors(self, tmp_path: Path, text: str, needle: str) -> None:
+        p = tmp_path / "mypy.ini"
+        p.write_text(text)
+        with pytest.raises(settings_module().ConfigError) as err:
+            settings_module().load(str(p))
+        assert needle in str(err.value) and "[jaxtypes]" in str(err.value)
+
+    def test_conflicting_files(self, tmp_path: Path) -> None:
+        (tmp_path / "mypy.ini").write_text("[mypy]\n[jaxtypes]\nx64 = false\n")
+        (tmp_path / "pyproject.toml").write_text("[tool.jaxtypes]\nx64 = true\n")
+        with pytest.raises(settings_module().ConfigError, match="set it in one place"):
+            settings_module().load(str(tmp_path / "mypy.ini"))
+
+
+def test_configuration_error_exits_cleanly(tmp_path: Path) -> None:
+    """A bad setting: mypy exits with status 2 and a message, not a traceback."""
+    project(tmp_path, '[tool.jaxtypes]\nx64 = true\nfast = "yes"\n')
+    proc = run_mypy(["--no-incremental", "main.py"], tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "pyproject.toml: [tool.jaxtypes]: unknown key 'fast'; allowed keys: promotion, x64" in proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_configuration_error_in_mypy_ini(tmp_path: Path) -> None:
+    project(tmp_path, ini="[mypy]\nplugins = jaxtypes.mypy_plugin\n[jaxtypes]\npromotion = lax\n")
+    proc = run_mypy(["--no-incremental", "main.py"], tmp_path)
+    assert proc.returncode == 2
+    assert "mypy.ini: [jaxtypes]: invalid value 'lax' for 'promotion'" in proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+# ------------------------------------------------------- cache invalidation
+def test_settings_change_invalidates_the_cache(tmp_path: Path) -> None:
+    """An incremental run after a settings change answers with the new settings."""
+    project(tmp_path, "[tool.jaxtypes]\nx64 = false\n")
+    cache = ["--cache-dir", str(tmp_path / "cache"), "main.py"]
+    first = run_mypy(cache, tmp_path)
+    assert 'Revealed type is "jaxtypes._array.Array[jaxtypes.markers.int32]"' in first.stdout
+    assert "error" not in first.stdout
+    project(tmp_path, '[tool.jaxtypes]\nx64 = true\npromotion = "strict"\n')
+    second = run_mypy(cache, tmp_path)
+    assert 'Revealed type is "jaxtypes._array.Array[jaxtypes.markers.int64]"' not in second.stdout
+    assert "[jax-promotion]" in second.stdout  # strict: uint32 + int32 needs a cast
+    assert "x.astype(jaxtypes.int64)" in second.stdout
+    project(tmp_path, "[tool.jaxtypes]\nx64 = true\n")
+    third = run_mypy(cache, tmp_path)
+    assert 'Revealed type is "jaxtypes._array.Array[jaxtypes.markers.int64]"' in third.stdout
+    unchanged = run_mypy(cache + ["-v"], tmp_path)  # same settings: the cache is used
+    assert 'Revealed type is "jaxtypes._array.Array[jaxtypes.markers.int64]"' in unchanged.stdout
+    assert "Metadata fresh for main" in unchanged.stderr
+
+
+def test_daemon_restarts_on_a_settings_change(tmp_path: Path) -> None:
+    project(tmp_path, "[tool.jaxtypes]\nx64 = false\n")
+    dmypy = [sys.executable, "-m", "mypy.dmypy", "--status-file", str(tmp_path / "status.json")]
+    def drun() -> str:
+        proc = subprocess.run(dmypy + ["run", "--", "main.py"], cwd=tmp_path, capture_output=True,
+                              text=True, env=mypy_env(), timeout=600)
+        return proc.stdout + proc.stderr
+
+    try:
+        assert "markers.int32" in drun()
+        project(tmp_path, "[tool.jaxtypes]\nx64 = true\n")
+        out = drun()
+        assert "Restarting: plugins changed" in out and "markers.int64" in out
+    finally:
+        subprocess.run(dmypy + ["stop"], cwd=tmp_path, capture_output=True, env=mypy_env(), timeout=120)
+
+
+# ------------------------------------------------------------- robustness
+INJECT = textwrap.dedent("""\
+    import sys
+    from jaxtypes import lattice, ops
+    import jaxtypes.mypy_plugin.array_class as array_class
+    import jaxtypes.mypy_plugin.dtypes as dtypes
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("injected plugin failure")
+
+    for module, name in [(ops, "binary"), (ops, "unary"), (ops, "method"), (ops, "item_type"),
+                         (lattice, "result_type"), (lattice, "join"),
+                         (array_class, "_parse_class_body"), (dtypes.Builder, "array_of"),
+                         (dtypes.Builder, "numpy_dtype")]:
+        setattr(module, name, boom)
+    from mypy.main import main
+    main(args=sys.argv[1:], clean_exit=True)
+""")
+
+ROBUST_MAIN = """\
+import jaxtypes
+from jaxtypes import Array, float32, int8, complex64
+def f(x: Array[float32], i: Array[int8], c: Array[complex64]) -> None:
+    reveal_type(x + i)
+    reveal_type(-i)
+    reveal_type(abs(c))
+    reveal_type(i.sum())
+    reveal_type(c.real)
+    reveal_type(i.item())
+    reveal_type(i.astype("bfloat16"))
+    reveal_type(jaxtypes.result_type(x, i))
+    reveal_type(jaxtypes.promote_types(jaxtypes.int8, jaxtypes.uint8))
+    reveal_type(jaxtypes.promote_dtype(x, i))
+"""
+
+
+@pytest.mark.parametrize("debug", ["0", "1"])
+def test_plugin_exceptions_do_not_escape(tmp_path: Path, debug: str) -> None:
+    """With every rule and the class rewrite raising, mypy still finishes (the
+    guard answers with mypy's own types); JAXTYPES_MYPY_PLUGIN_DEBUG=1 lets
+    the exception through, which shows the guard is what caught it."""
+    project(tmp_path, main=ROBUST_MAIN)
+    (tmp_path / "inject.py").write_text(INJECT)
+    proc = subprocess.run([sys.executable, "inject.py", "--no-incremental", "--show-traceback",
+                           "main.py"], cwd=tmp_path, capture_output=True, text=True,
+                          env=mypy_env(JAXTYPES_MYPY_PLUGIN_DEBUG=debug), timeout=600)
+    out = proc.stdout + proc.stderr
+    if debug == "1":
+        assert "injected plugin failure" in out
+        return
+    assert proc.returncode in (0, 1), out
+    assert "Traceback" not in out and "INTERNAL ERROR" not in out and "injected" not in out
+    assert out.count("Revealed type") == 10
+    # The rewrite failed too, so the stub's own overloads answer the operator.
+    assert 'Revealed type is "jaxtypes._array.Array[jaxtypes.markers.float32]"' in out
+
+
+# ------------------------------------------------------ coupling to the stub
+def _stub_class(tree: ast.Module, name: str) -> ast.ClassDef:
+    return next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
+
+
+def _params(func: ast.FunctionDef) -> list[tuple[str, str, str | None]]:
+    """(kind, name, default) of each parameter but self."""
+    a = func.args
+    out: list[tuple[str, str, str | None]] = []
+    positional = a.posonlyargs + a.args
+    defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+    for arg, default in zip(positional, defaults):
+        out.append(("pos", arg.arg, ast.unparse(default) if default else None))
+    if a.vararg:
+        out.append(("star", a.vararg.arg, None))
+    for arg, default in zip(a.kwonlyargs, a.kw_defaults):
+        out.append(("kw", arg.arg, ast.unparse(default) if default else None))
+    return [p for p in out if p[1] != "self"]
+
+
+def _replacement(plugin: Any, name: str) -> ast.FunctionDef:
+    source = "class Array:\n" + textwrap.indent(plugin.array_class.SIGNATURES[name], "    ")
+    cls = ast.parse(source).body[0]
+    assert isinstance(cls, ast.ClassDef)
+    func = cls.body[0]
+    assert isinstance(func, ast.FunctionDef)
+    return func
+
+
+def test_replacements_match_the_stub(plugin_source: Any) -> None:
+    """Each plain signature takes the parameters of the stub member it replaces
+    (the last, catch-all overload of its table), and every descriptor member
+    of the stub's Array has a replacement: a stub change shows up here."""
+    tree = ast.parse((ROOT / "stubs" / "jaxtypes" / "_array.pyi").read_text())
+    array = _stub_class(tree, "Array")
+    sigs = plugin_source.array_class.SIGNATURES
+    members: dict[str, ast.stmt] = {}
+    for node in array.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            members[node.target.id] = node
+        elif isinstance(node, ast.FunctionDef):
+            members.setdefault(node.name, node)
+    descriptors = {
+        name: ast.unparse(node.annotation) for name, node in members.items()
+        if isinstance(node, ast.AnnAssign) and ast.unparse(node.annotation).endswith(("Op", "Method"))
+    }
+    assert set(descriptors) <= set(sigs), set(descriptors) - set(sigs)
+    for name in sigs:
+        assert name in members, f"the stub's Array has no {name}"
+    for name, annotation in descriptors.items():
+        descriptor = _stub_class(tree, annotation)
+        table = descriptor.body[-1]  # the fallback __get__ overload: its table class
+        assert isinstance(table, ast.FunctionDef)
+        assert table.returns is not None
+        table_name = ast.unparse(table.returns).split("[")[0]
+        calls = [n for n in _stub_class(tree, table_name).body
+                 if isinstance(n, ast.FunctionDef) and n.name == "__call__"]
+        assert _params(calls[-1]) == [
+            (k, n, d) for k, n, d in _params(_replacement(plugin_source, name))
+        ], (name, table_name)
+    astype = [n for n in array.body if isinstance(n, ast.FunctionDef) and n.name == "astype"]
+    assert [p[1] for p in _params(astype[-1])] == [p[1] for p in _params(_replacement(plugin_source, "astype"))]
+
+
+def test_plugin_imports_no_numpy() -> None:
+    code = ("import sys, jaxtypes.mypy_plugin; "
+            "print(sorted(m for m in ('numpy', 'ml_dtypes', 'jaxtypes.promotion', 'jax') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT.parent, capture_output=True,
+                          text=True, env=mypy_env(), timeout=120)
+    assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr

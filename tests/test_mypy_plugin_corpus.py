@@ -1,0 +1,47 @@
+"""The exhaustive typecheck cases under mypy with the plugin, in all four
+configurations, with JAX's answers in the same configuration.
+
+typecheck_cases/generated/ holds JAX's default configuration (checked for
+every checker by test_typecheck_cases.py); here the same files are rendered
+from typecheck_cases/data/jax_expectations.json for each of standard/strict
+promotion with x64 off and on, and mypy runs them with ``plugins =
+jaxtypes.mypy_plugin`` and the matching ``[jaxtypes]`` settings.  Every line
+must be JAX's answer, but for the deviations listed for "mypy-plugin" in
+typecheck_cases/deviations.toml (with their exact counts per configuration).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from checkers import MYPY_PLUGIN, plugin_config, run, stage
+from test_typecheck_cases import deviations, wrong_answers
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "typecheck_cases" / "oracle"))
+import case_files  # noqa: E402
+import expectations  # noqa: E402
+
+CONFIGS = ("standard-x32", "standard-x64", "strict-x32", "strict-x64")
+
+
+def test_configs_are_jax_s() -> None:
+    data = expectations.load()["configs"]
+    assert sorted(data) == sorted(CONFIGS)
+    for label in CONFIGS:
+        mode, _, bits = label.partition("-")
+        assert (data[label]["mode"], data[label]["x64"]) == (mode, bits == "x64")
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_plugin_gives_jax_s_answer_in_every_configuration(config: str, tmp_path: Path) -> None:
+    conf = expectations.load()["configs"][config]
+    files = {f"generated/{name}": text for name, text in case_files.render(config).items()}
+    # About 20,000 lines (fewer with x64 off, where JAX has no 64-bit operands).
+    assert sum(text.count("\n") for text in files.values()) > 15_000
+    errors = run(MYPY_PLUGIN, tmp_path, stage(files, tmp_path),
+                 mypy_config=plugin_config(conf["mode"], conf["x64"]))
+    problems = wrong_answers(files, errors, deviations(MYPY_PLUGIN, files, config))
+    assert not problems, f"{config}: {len(problems)} wrong answers\n" + "\n".join(problems[:60])
