@@ -5,6 +5,7 @@
     jaxtypes explain A B [--strict] [--x32]
     jaxtypes lattice [--format mermaid|dot] [--strict] [--x32]
     jaxtypes diff numpy [--format markdown|csv|text] [--strict] [--x32] [--all]
+    jaxtypes jax-stubs [--out DIR]
 
 Every command reads the variant from its flags only (standard promotion with
 x64 enabled unless ``--strict`` / ``--x32``), never from the environment, so
@@ -277,6 +278,47 @@ def _run_diff(args: argparse.Namespace) -> int:
     nodes = render.table_nodes(args.all)
     diffs = render.numpy_differences(_variant(args), nodes)
     sys.stdout.write(render.differences_table(diffs, args.format))
+    return 0
+
+
+# -------------------------------------------------------------- jax-stubs
+def _configure_jax_stubs(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--out", metavar="DIR", default="typings",
+        help="directory to write the stubs into (default: ./typings, where pyright "
+             "and basedpyright look; point mypy_path / pyrefly search-path / ty "
+             "extra-paths at it)",
+    )
+
+
+@command(
+    "jax-stubs", "write stubs that make jax.Array generic in its dtype", _configure_jax_stubs,
+    description="Read the stubs of the JAX installed in this environment and write "
+    "a transformed copy in which jax.Array is generic in its dtype (bare jax.Array "
+    "is jax.Array[Any]), keeps every member JAX declares, has the promotion-aware "
+    "operators and methods of jaxtypes.Array, and is the same class as "
+    "jaxtypes.Array. A JAX whose stubs differ from the versions this jaxtypes "
+    "knows is refused. Regenerate after upgrading JAX or jaxtypes.",
+)
+def _run_jax_stubs(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from jaxtypes import jax_stubs
+
+    try:
+        jax = jax_stubs.locate_jax()
+        files = jax_stubs.render(jax)
+    except jax_stubs.UnsupportedJAX as e:
+        raise CLIError(str(e)) from None
+    out = Path(args.out)
+    try:
+        jax_stubs.write(out, files)
+    except OSError as e:
+        raise CLIError(f"cannot write to {out}: {e}") from None
+    print(f"wrote {len(files)} stub files for JAX {jax.version} to {out}/: jax.Array is "
+          "generic in its dtype, and jaxtypes.Array is jax.Array. Point each checker at them:")
+    for line in jax_stubs.setup_lines(args.out):
+        print("  " + line)
     return 0
 
 

@@ -1,0 +1,639 @@
+"""``jaxtypes jax-stubs``: make the installed JAX's own ``jax.Array`` carry its dtype.
+
+JAX declares ``jax.Array`` in the inline stub ``jax/_src/basearray.pyi``.  This
+module reads that file from the JAX installed in the current environment and
+writes a transformed version into a stub directory (``./typings`` by default).
+In it:
+
+* ``Array`` is ``Generic[DT]`` with ``DT`` defaulting to ``Any``, so bare
+  ``jax.Array`` (and every JAX function's return type) is ``Array[Any]``;
+* every member JAX declares is kept, with JAX's own declaration, except
+  - the operators and the methods whose dtype ``jaxtypes`` computes (``sum``,
+    ``mean``, ``max``, ``clip``, ``round``, ``item``, ...): the promotion-aware
+    descriptors of ``jaxtypes.Array`` (``jaxtypes.stubgen``), which for
+    ``Array[Any]`` fall back to JAX's own signature;
+  - ``real``, ``imag``, ``__abs__``, ``astype``: ``jaxtypes``'s typed
+    signatures (``astype`` keeps JAX's as its last overload);
+  - the members that keep the dtype (``reshape``, ``T``, ``__getitem__``,
+    ``copy``, ``.at[...].set(...)``, ...), which return ``Array[DT]``, and
+    ``all``/``any``, which return ``Array[bool_]``;
+* ``jaxtypes``'s table and descriptor classes are defined alongside, and
+  ``jaxtypes/_array.pyi`` re-exports the class: with the stubs,
+  ``jaxtypes.Array`` *is* ``jax.Array``, interchangeable in both directions.
+
+Each checker needs the override laid out its own way (``render``): partial
+stub packages at the top for pyright and basedpyright (whose default
+``stubPath`` is ``typings``), regular packages under ``.mypy-path`` for mypy,
+namespace packages under ``.search-path`` for pyrefly and ty.  Nothing of JAX
+is kept in this repository: what is copied is read from the installation.
+
+The transformation relies on parts of ``basearray.pyi`` (``relied_upon``: the
+members it replaces or retypes, the index-update helpers, ``ArrayLike``).  Their
+fingerprint must be one of ``SUPPORTED``; otherwise generation is refused
+(``UnsupportedJAX``) rather than silently dropping what a new JAX changed.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.metadata
+import importlib.util
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from jaxtypes import stubgen
+
+__all__ = [
+    "SUPPORTED", "UnsupportedJAX", "JaxInstall", "locate_jax", "relied_upon",
+    "fingerprint", "check_supported", "supported_versions", "render_basearray",
+    "render", "write", "generate", "setup_lines", "BASEARRAY", "LAYOUTS",
+    "MYPY_DIR", "SEARCH_DIR", "MARK",
+]
+
+BASEARRAY: Final = "_src/basearray.pyi"  # relative to the jax package
+
+# fingerprint of the relied-upon parts of jax/_src/basearray.pyi -> the JAX
+# versions in which it was seen.  A new JAX whose fingerprint is listed works
+# as is; an unknown fingerprint is refused.  To support one: read what changed
+# (``relied_upon`` names the parts), adapt this module, add the fingerprint.
+SUPPORTED: Final[Mapping[str, tuple[str, ...]]] = {
+    "e420ae4110c67ff7": ("0.10.2",),
+}
+
+# Members whose JAX signature is kept and only the returned Array gets a dtype.
+SAME_DTYPE: Final = frozenset([
+    "T", "mT", "reshape", "transpose", "conj", "conjugate", "__getitem__", "copy",
+    "flatten", "ravel", "squeeze", "swapaxes", "sort", "diagonal", "repeat", "take",
+    "compress", "byteswap", "block_until_ready", "to_device", "addressable_data",
+])
+BOOL_RESULT: Final = frozenset(["all", "any"])
+# Members jaxtypes declares but JAX's declaration is kept (no dtype involved).
+KEEP_JAX: Final = frozenset([
+    "dtype", "shape", "ndim", "size", "tolist", "__array__", "__len__", "__bool__",
+    "__int__", "__float__", "__complex__", "__index__",
+])
+# Every other member jaxtypes's Array declares replaces JAX's (the operators'
+# and methods' promotion descriptors, real/imag/abs/astype), or is added where
+# JAX has none (_dt, __hash__).  The members of JAX's Array the generator
+# relies on, as they are or as absent: their declarations make the fingerprint.
+# (A jaxtypes whose Array replaces a member not listed here fails generation
+# with an internal error, and the tests: list it, and update SUPPORTED.)
+RELIED_MEMBERS: Final = frozenset(
+    [f"__{op}__" for op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod",
+                            "pow", "and", "or", "xor", "lshift", "rshift")]
+    + [f"__r{op}__" for op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod",
+                               "pow", "and", "or", "xor", "lshift", "rshift")]
+    + [f"__{op}__" for op in ("lt", "le", "gt", "ge", "eq", "ne", "neg", "pos", "abs", "invert")]
+    + ["sum", "prod", "mean", "max", "min", "argmax", "argmin", "clip", "round", "real",
+       "imag", "item", "astype", "at", "__iter__", "_dt", "__hash__"]
+) | SAME_DTYPE | BOOL_RESULT
+# Index-update helpers: generic in the dtype, every Array they return keeps it.
+INDEX_HELPERS: Final = ("_IndexUpdateHelper", "_IndexUpdateRef")
+
+HEADER: Final = (
+    "# Generated by `jaxtypes jax-stubs` (jaxtypes {jaxtypes}, JAX {jax}) from\n"
+    "# {source}; do not edit.  Regenerate after upgrading JAX or jaxtypes.\n"
+    "# mypy: ignore-errors\n"
+)
+MARK: Final = "# Generated by `jaxtypes jax-stubs`"
+
+
+class UnsupportedJAX(Exception):
+    """The installed JAX is missing, or its stubs are not what the generator knows."""
+
+
+@dataclass(frozen=True)
+class JaxInstall:
+    root: Path  # the jax package directory
+    version: str
+
+    @property
+    def basearray(self) -> Path:
+        return self.root / BASEARRAY
+
+
+def supported_versions() -> list[str]:
+    return sorted({v for vs in SUPPORTED.values() for v in vs},
+                  key=lambda v: tuple(int(p) if p.isdigit() else 0 for p in v.split(".")))
+
+
+def locate_jax() -> JaxInstall:
+    """The JAX installed in this environment (found without importing it)."""
+    spec = importlib.util.find_spec("jax")
+    if spec is None or not spec.submodule_search_locations:
+        raise UnsupportedJAX(
+            "JAX is not installed in this Python environment; install it (pip install jax) "
+            "and run `jaxtypes jax-stubs` with that environment's Python"
+        )
+    root = Path(next(iter(spec.submodule_search_locations)))
+    try:
+        version = importlib.metadata.version("jax")
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    return JaxInstall(root, version)
+
+
+# ---------------------------------------------------------------- reading
+def _module_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
+    return {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+
+
+def _member_name(node: ast.stmt) -> str | None:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return node.name
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return node.target.id
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id
+    return None
+
+
+def _members(cls: ast.ClassDef) -> dict[str, list[ast.stmt]]:
+    """name -> its definitions (several for overloads), in order."""
+    out: dict[str, list[ast.stmt]] = {}
+    for node in cls.body:
+        name = _member_name(node)
+        if name is not None:
+            out.setdefault(name, []).append(node)
+    return out
+
+
+def _parse(source: str, what: str) -> ast.Module:
+    try:
+        return ast.parse(source)
+    except SyntaxError as e:
+        raise UnsupportedJAX(f"{what} does not parse: {e}") from None
+
+
+def _canon(x: object) -> str:
+    """A dump of an AST that is the same on every Python version: no positions,
+    no comments, no empty or None fields, none of the fields newer Pythons add."""
+    if isinstance(x, ast.AST):
+        fields = []
+        for f in x._fields:
+            if f in ("type_params", "type_comment", "kind"):
+                continue
+            v = getattr(x, f, None)
+            if v is None or v == []:
+                continue
+            fields.append(f"{f}={_canon(v)}")
+        return f"{type(x).__name__}({', '.join(fields)})"
+    if isinstance(x, list):
+        return "[" + ", ".join(_canon(v) for v in x) + "]"
+    return repr(x)
+
+
+def relied_upon(source: str) -> dict[str, str]:
+    """The parts of basearray.pyi the transformation relies on: name -> their
+    canonical AST dump (no positions or comments: formatting does not count).
+    A part that is absent is recorded as ``<missing>``."""
+    tree = _parse(source, "jax/_src/basearray.pyi")
+    classes = _module_classes(tree)
+    parts: dict[str, str] = {}
+    array = classes.get("Array")
+    if array is None:
+        return {"class Array": "<missing>"}
+    parts["class Array"] = " ".join(
+        _canon(n) for n in [*array.bases, *array.keywords, *array.decorator_list])
+    members = _members(array)
+    for name in sorted(RELIED_MEMBERS):
+        nodes = members.get(name)
+        parts[f"Array.{name}"] = "\n".join(_canon(n) for n in nodes) if nodes else "<missing>"
+    for name in INDEX_HELPERS:
+        parts[f"class {name}"] = _canon(classes[name]) if name in classes else "<missing>"
+    alias = [n for n in tree.body if isinstance(n, ast.Assign)
+             and any(isinstance(t, ast.Name) and t.id == "ArrayLike" for t in n.targets)]
+    parts["ArrayLike"] = _canon(alias[0]) if alias else "<missing>"
+    return parts
+
+
+def fingerprint(source: str) -> str:
+    """A short hash of ``relied_upon(source)``."""
+    text = "\n".join(f"{k}: {v}" for k, v in sorted(relied_upon(source).items()))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def check_supported(source: str, version: str, where: str = "jax/_src/basearray.pyi") -> str:
+    """The fingerprint of ``source``; ``UnsupportedJAX`` if it is not a known one."""
+    fp = fingerprint(source)
+    if fp in SUPPORTED:
+        return fp
+    expected_absent = {"Array._dt", "Array.__hash__"}
+    missing = [k for k, v in relied_upon(source).items()
+               if v == "<missing>" and k not in expected_absent]
+    detail = f" (absent: {', '.join(missing)})" if missing else ""
+    versions = supported_versions()
+    why = (f"its {where} is not the one JAX {version} ships (modified?)" if version in versions
+           else f"its {where} differs from what this jaxtypes knows")
+    raise UnsupportedJAX(
+        f"the installed JAX {version} is not supported: {why} in the parts the "
+        f"generator transforms{detail} (fingerprint {fp}). Supported JAX versions: "
+        f"{', '.join(versions)}. Install one of them, or a jaxtypes release that "
+        "supports this JAX."
+    )
+
+
+# ------------------------------------------------------------------ writing
+def _defined_names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+def _prelude() -> tuple[str, str, list[str]]:
+    """jaxtypes's _array.pyi before ``class Array`` (without its header,
+    docstring and ``__all__``), the keywords of its class line (``metaclass=``)
+    and Array's body lines."""
+    head, class_line, body = stubgen.array_stub_parts()
+    header = ast.parse(class_line + " ...").body[0]
+    assert isinstance(header, ast.ClassDef)
+    keywords = "".join(f", {ast.unparse(k)}" for k in header.keywords)
+    lines = head.splitlines()
+    tree = ast.parse(head)
+    drop: set[int] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) \
+                or isinstance(node, ast.Assign) and _member_name(node) == "__all__":
+            drop |= set(range(node.lineno - 1, (node.end_lineno or node.lineno)))
+    kept = [line for i, line in enumerate(lines) if i not in drop and not line.startswith("# Generated")]
+    return "\n".join(kept).strip("\n") + "\n", keywords, body
+
+
+def _prelude_names() -> list[str]:
+    head, _, _ = _prelude()
+    return sorted(_defined_names(ast.parse(head)))
+
+
+def _reindent(lines: Sequence[str], col: int, indent: str = "    ") -> list[str]:
+    out = []
+    for line in lines:
+        stripped = line[col:] if line[:col].strip() == "" else line.lstrip()
+        out.append(indent + stripped if stripped else "")
+    return out
+
+
+class _Source:
+    """basearray.pyi's lines, with span replacements applied at the end."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+        self.edits: list[tuple[int, int, int, int, str]] = []
+
+    def replace(self, node: ast.AST, new: str) -> None:
+        self.edits.append((node.lineno, node.col_offset,  # type: ignore[attr-defined]
+                           node.end_lineno, node.end_col_offset, new))  # type: ignore[attr-defined]
+
+    def text(self, first: int, last: int) -> list[str]:
+        """Lines first..last (1-based, inclusive) with the edits inside them."""
+        lines = [line.encode() for line in self.lines]  # ast offsets count UTF-8 bytes
+        for l0, c0, l1, c1, new in sorted(self.edits, reverse=True):
+            if first <= l0 and l1 <= last:
+                lines[l0 - 1] = lines[l0 - 1][:c0] + new.encode() + lines[l1 - 1][c1:]
+                del lines[l0:l1]
+                last -= l1 - l0
+        return [b.decode() for b in lines[first - 1:last]]
+
+
+def _start(node: ast.stmt) -> int:
+    decorators = getattr(node, "decorator_list", [])
+    return min([node.lineno] + [d.lineno for d in decorators])
+
+
+def _retype_returns(src: _Source, node: ast.stmt, names: Iterable[str], new: str) -> int:
+    """Replace a returned bare ``Array`` (or ``name``) by ``new``; the count done."""
+    done = 0
+    for fn in ast.walk(node):
+        if isinstance(fn, ast.FunctionDef) and isinstance(fn.returns, ast.Name) \
+                and fn.returns.id in names:
+            src.replace(fn.returns, new.format(name=fn.returns.id))
+            done += 1
+    return done
+
+
+def _jaxtypes_members(body: list[str]) -> dict[str, list[str]]:
+    """Array's members in jaxtypes's generated stub: name -> lines (4-space indent)."""
+    text = "class Array:\n" + "\n".join(body) + "\n"
+    tree = ast.parse(text)
+    cls = tree.body[0]
+    assert isinstance(cls, ast.ClassDef)
+    lines = text.splitlines()
+    out: dict[str, list[str]] = {}
+    for node in cls.body:
+        name = _member_name(node)
+        if name is not None:
+            out.setdefault(name, []).extend(lines[_start(node) - 1:node.end_lineno])
+    return out
+
+
+def _member_policy(ours: Mapping[str, list[str]], jax_members: Mapping[str, list[ast.stmt]]
+                   ) -> tuple[set[str], list[str]]:
+    """(members of JAX's Array that jaxtypes's declaration replaces, members
+    jaxtypes declares that JAX's Array lacks)."""
+    retyped = KEEP_JAX | SAME_DTYPE | BOOL_RESULT | {"__iter__"}
+    replaced = {n for n in ours if n in jax_members and n not in retyped}
+    added = [n for n in ours if n not in jax_members]
+    unlisted = sorted((replaced | set(added)) - RELIED_MEMBERS)
+    if unlisted:  # a newer jaxtypes.stubgen: this module must learn about it
+        raise RuntimeError(
+            f"jaxtypes's Array replaces or adds {', '.join(unlisted)}, which "
+            "jaxtypes.jax_stubs.RELIED_MEMBERS does not list: add them there and "
+            "update SUPPORTED (the fingerprint covers them)")
+    return replaced, added
+
+
+ANY_DTYPE: Final = "_AnyDtype"
+
+
+def _descriptor_prelude(prelude: str, body: list[str], jax_members: Mapping[str, list[ast.stmt]],
+                        src: _Source) -> tuple[str, list[str]]:
+    """The prelude with its operator/method descriptors adjusted for jax.Array;
+    and the classes it needs (appended after JAX's module).
+
+    * ``Array[Any]`` (bare ``jax.Array``) keeps JAX's own signature: each
+      descriptor gets a first ``__get__`` overload for ``Array[_AnyDtype]``
+      (only ``Array[Any]`` matches it, no marker derives from ``_AnyDtype``)
+      returning a table whose ``__call__`` is JAX's declaration of the member,
+      so bare arrays give ``Array`` (``Array[Any]``) as JAX's stubs do, and JAX's
+      argument types are checked.
+    * Every descriptor is also callable with anything: pyright matches a
+      protocol member (``sum()``'s ``SupportsAdd``, ``max()``'s
+      ``SupportsRichComparison``) against the attribute's declared type without
+      applying ``__get__``.
+    """
+    tree = ast.parse(prelude)
+    descriptors = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)
+                   and any(isinstance(f, ast.FunctionDef) and f.name == "__get__" for f in node.body)}
+    users: dict[str, list[str]] = {}
+    cls = ast.parse("class Array:\n" + "\n".join(body) + "\n").body[0]
+    assert isinstance(cls, ast.ClassDef)
+    for node in cls.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
+                and isinstance(node.annotation, ast.Name) and node.annotation.id in descriptors:
+            users.setdefault(node.annotation.id, []).append(node.target.id)
+    lines = prelude.splitlines()
+    after: dict[int, list[str]] = {}  # 1-based line -> lines to insert after it
+    extra = ["@type_check_only",
+             f"class {ANY_DTYPE}:",
+             '    """No dtype marker derives from it: ``Array[_AnyDtype]`` matches only ``Array[Any]``."""',
+             ""]
+    for name, node in descriptors.items():
+        members = users.get(name, [])
+        jax_defs = [d for m in members for d in jax_members.get(m, [])
+                    if isinstance(d, ast.FunctionDef)]
+        if members and len(jax_defs) == len(members):
+            shapes = {_canon(ast.FunctionDef(name="", args=d.args, body=[], decorator_list=[],
+                                             returns=d.returns)) for d in jax_defs}
+            if len(shapes) != 1:
+                raise UnsupportedJAX(
+                    f"JAX declares {', '.join(members)} differently, but jaxtypes "
+                    f"types them with one descriptor ({name})")
+            first = jax_defs[0]
+            text = src.text(first.lineno, first.end_lineno or first.lineno)
+            text[0] = text[0].replace(f"def {first.name}(", "def __call__(", 1)
+            extra += ["@type_check_only", f"class _Jax{name}:",
+                      f'    """JAX\'s own ``{first.name}``, for ``Array[Any]``."""']
+            extra += _reindent(text, first.col_offset) + [""]
+            after.setdefault(node.lineno, []).extend([
+                "    @overload",
+                f"    def __get__(self, obj: Array[{ANY_DTYPE}], owner: Any, /) -> _Jax{name}: ...",
+            ])
+        after.setdefault(node.end_lineno or node.lineno, []).append(
+            "    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...  # protocols: see jaxtypes.jax_stubs")
+    out = []
+    for i, line in enumerate(lines, 1):
+        out.append(line)
+        out += after.get(i, [])
+    return "\n".join(out) + "\n", extra
+
+
+def render_basearray(source: str, jax_version: str) -> str:
+    """The transformed ``jax/_src/basearray.pyi`` (call ``check_supported`` first)."""
+    from jaxtypes import __version__
+
+    tree = _parse(source, "jax/_src/basearray.pyi")
+    src = _Source(source)
+    classes = _module_classes(tree)
+    array = classes["Array"]
+    prelude, keywords, body = _prelude()
+    taken = sorted(_defined_names(tree) & _defined_names(ast.parse(prelude)))
+    if taken:
+        raise UnsupportedJAX(
+            f"JAX {jax_version}'s basearray.pyi defines {', '.join(taken)}, which this "
+            f"jaxtypes defines too; supported JAX versions: {', '.join(supported_versions())}")
+    ours = _jaxtypes_members(body)
+    members = _members(array)
+    prelude, extra = _descriptor_prelude(prelude, body, members, src)
+
+    # The index-update helpers become generic in DT.
+    for name in INDEX_HELPERS:
+        helper = classes[name]
+        header = src.lines[helper.lineno - 1]
+        src.edits.append((helper.lineno, 0, helper.lineno, len(header.encode()),
+                          header.replace(f"class {name}:", f"class {name}(Generic[DT]):")))
+        _retype_returns(src, helper, ("Array", *INDEX_HELPERS), "{name}[DT]")
+
+    for name in SAME_DTYPE | {"at"}:
+        for node in members[name]:
+            _retype_returns(src, node, ("Array", *INDEX_HELPERS), "{name}[DT]")
+    for name in BOOL_RESULT:
+        for node in members[name]:
+            _retype_returns(src, node, ("Array",), "Array[bool_]")
+    for node in members["__iter__"]:
+        if isinstance(node, ast.FunctionDef) and node.returns is not None:
+            src.replace(node.returns, "Iterator[Array[DT]]")
+
+    replaced, added = _member_policy(ours, members)
+    cls_lines = [f"class Array(Generic[DT]{keywords}):",
+                 '    """``jax.Array``, generic in its dtype (a jaxtypes marker; default Any)."""']
+    for name in added:
+        cls_lines += ours[name]
+    emitted: set[str] = set()
+    for node in array.body:
+        member = _member_name(node)
+        if member is None or member in emitted and member in replaced:
+            continue
+        if member in replaced:
+            emitted.add(member)
+            # A blanket ignore: ty and pyrefly do not read mypy's error codes
+            # (``__eq__: _CompareOp`` overrides object.__eq__ incompatibly).
+            cls_lines += [line.replace("# type: ignore[assignment]", "# type: ignore")
+                          for line in ours[member]]
+            if member == "astype":  # JAX's own signature, for any other dtype argument
+                jax_def = src.text(_start(node), node.end_lineno or node.lineno)
+                cls_lines += ["    @overload"] + _reindent(jax_def, node.col_offset)
+            continue
+        text = src.text(_start(node), node.end_lineno or node.lineno)
+        cls_lines += _reindent(text, node.col_offset)
+
+    # Assemble: JAX's module with class Array replaced, the prelude after the imports.
+    first = _start(array)
+    last = array.end_lineno or array.lineno
+    last_import = max((n.end_lineno or n.lineno for n in tree.body
+                       if isinstance(n, (ast.Import, ast.ImportFrom)) and n.lineno < first), default=0)
+    out = [HEADER.format(jaxtypes=__version__, jax=jax_version, source="jax/_src/basearray.pyi").rstrip("\n")]
+    out += src.text(1, last_import)
+    out += ["", "# ---- jaxtypes: promotion tables and descriptors (jaxtypes.stubgen) ----", ""]
+    out += prelude.rstrip("\n").splitlines()
+    out += ["", "# ---- JAX's basearray.pyi, with Array generic in its dtype ----", ""]
+    out += src.text(last_import + 1, first - 1) if first - 1 > last_import else []
+    out += cls_lines
+    out += src.text(last + 1, len(src.lines))
+    out += ["", "", "# ---- jaxtypes: JAX's own signatures, for Array[Any] ----", ""] + extra
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def render_jaxtypes_array(jax_version: str) -> str:
+    """``jaxtypes/_array.pyi``: jaxtypes.Array is the generic jax.Array."""
+    from jaxtypes import __version__
+
+    names = ["Array"] + [n for n in _prelude_names() if n not in ("Array",)]
+    lines = [HEADER.format(jaxtypes=__version__, jax=jax_version, source="jax/_src/basearray.pyi").rstrip("\n"),
+             '"""jaxtypes.Array is jax.Array here (made generic in its dtype by `jaxtypes jax-stubs`)."""',
+             "",
+             "from jax._src.basearray import ("]
+    lines += [f"    {n} as {n}," for n in names]
+    lines += [")", "", '__all__ = ["Array"]', ""]
+    return "\n".join(lines)
+
+
+MYPY_DIR: Final = ".mypy-path"  # regular packages, for mypy's mypy_path
+SEARCH_DIR: Final = ".search-path"  # namespace packages, for pyrefly and ty
+# What each checker is pointed at, relative to the output directory.
+LAYOUTS: Final = {
+    "mypy": MYPY_DIR, "pyright": ".", "basedpyright": ".", "pyrefly": SEARCH_DIR, "ty": SEARCH_DIR,
+}
+_TOP: Final = ("jax-stubs", "jaxtypes-stubs", MYPY_DIR, SEARCH_DIR)
+
+
+def _jaxtypes_root() -> Path:
+    import jaxtypes
+
+    return Path(jaxtypes.__file__).resolve().parent
+
+
+def _inline_stubs(root: Path, skip: Iterable[str]) -> list[str]:
+    """The package's inline ``.pyi`` files (relative paths), but ``skip``."""
+    skip = set(skip)
+    return [rel for rel in (p.relative_to(root).as_posix() for p in sorted(root.rglob("*.pyi")))
+            if rel not in skip]
+
+
+def _init_copies(root: Path, modules: Iterable[str]) -> dict[str, Path]:
+    """{``__init__.pyi`` path: its source} for every package above ``modules``."""
+    out: dict[str, Path] = {}
+    for rel in modules:
+        parts = rel.split("/")[:-1]
+        for i in range(len(parts) + 1):
+            init = "/".join(parts[:i] + ["__init__.pyi"])
+            src = root / init if (root / init).is_file() else root / init[:-1]
+            out.setdefault(init, src)
+    return out
+
+
+def render(jax: JaxInstall) -> dict[str, str]:
+    """{path relative to the output directory: content} for the installed JAX.
+
+    The two generated modules (``jax/_src/basearray.pyi``, ``jaxtypes/_array.pyi``)
+    are laid out three times, in the form each checker resolves as an override
+    of part of an installed package without losing the rest of it:
+
+    * ``jax-stubs/``, ``jaxtypes-stubs/`` (pyright, basedpyright: ``typings``
+      is their default ``stubPath``): PEP 561 partial stub packages.  They also
+      hold a copy of the packages' other inline ``.pyi`` modules, which pyright
+      reads as empty modules once a stub package provides part of the package.
+    * ``.mypy-path/`` (mypy's ``mypy_path``): regular packages; mypy only
+      takes a module from a search-path package whose every level has an
+      ``__init__``, so the ``__init__`` modules above the generated ones are
+      copied (as stubs) from the installation; every other module still comes
+      from site-packages.  (mypy ignores ``-stubs`` packages in ``mypy_path``.)
+    * ``.search-path/`` (pyrefly's ``search-path``, ty's ``extra-paths``):
+      namespace packages holding just the generated modules.
+
+    The two directories start with a dot so that pyright, which checks every
+    file under the project, leaves them alone; none of the three is an
+    importable name, so none shadows a real package.
+    """
+    source = jax.basearray.read_text(encoding="utf-8") if jax.basearray.is_file() else ""
+    if not source:
+        raise UnsupportedJAX(
+            f"the installed JAX {jax.version} ({jax.root}) has no {BASEARRAY}; "
+            f"supported JAX versions: {', '.join(supported_versions())}"
+        )
+    check_supported(source, jax.version)
+    from jaxtypes import __version__
+
+    # jaxtypes's own stubs come from the generator that made the descriptors
+    # (also when running from a source checkout, where they are not installed).
+    markers = stubgen.render_stubs()["jaxtypes/markers.pyi"]
+    header = HEADER.format(jaxtypes=__version__, jax=jax.version, source="jaxtypes.stubgen")
+    packages = {
+        "jax": (jax.root, {BASEARRAY: render_basearray(source, jax.version)}),
+        "jaxtypes": (_jaxtypes_root(), {"_array.pyi": render_jaxtypes_array(jax.version),
+                                        "markers.pyi": header + markers}),
+    }
+    files: dict[str, str] = {}
+    for name, (root, generated) in packages.items():
+        for rel, text in generated.items():
+            files[f"{name}-stubs/{rel}"] = text
+            files[f"{MYPY_DIR}/{name}/{rel}"] = text
+            files[f"{SEARCH_DIR}/{name}/{rel}"] = text
+        files[f"{name}-stubs/py.typed"] = "partial\n"
+        for rel in _inline_stubs(root, generated):
+            files[f"{name}-stubs/{rel}"] = _mark_copy(
+                (root / rel).read_text(encoding="utf-8"), jax.version, f"{name}/{rel}")
+        for init, src in _init_copies(root, generated).items():
+            text = src.read_text(encoding="utf-8") if src.is_file() else ""
+            files[f"{MYPY_DIR}/{name}/{init}"] = _mark_copy(
+                text, jax.version, f"{name}/{src.relative_to(root).as_posix()}")
+    return dict(sorted(files.items()))
+
+
+def _mark_copy(text: str, jax_version: str, rel: str) -> str:
+    from jaxtypes import __version__
+
+    head = HEADER.format(jaxtypes=__version__, jax=jax_version, source=rel)
+    return head + "# (a copy: a stub directory that provides part of a package hides the rest)\n" + text
+
+
+def write(out: Path, files: Mapping[str, str]) -> list[Path]:
+    """Write ``files`` under ``out``; remove files an earlier run generated there
+    (recognised by their first line) that are no longer produced."""
+    written = []
+    for rel, text in files.items():
+        path = out / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="\n")
+        written.append(path)
+    for sub in _TOP:
+        for old in sorted((out / sub).rglob("*.pyi")) if (out / sub).is_dir() else []:
+            rel = old.relative_to(out).as_posix()
+            if rel not in files and old.read_text(encoding="utf-8").startswith(MARK):
+                old.unlink()
+    return written
+
+
+def setup_lines(out: str) -> list[str]:
+    """The per-checker configuration for stubs written to ``out`` (as given)."""
+    out = out.rstrip("/\\") or "."
+    default = out in ("typings", "./typings")
+    return [
+        "pyright, basedpyright: " + ("nothing to set (their stubPath defaults to typings)"
+                                     if default else f'"stubPath": "{out}"'),
+        f"mypy:    mypy_path = {out}/{MYPY_DIR}",
+        f'pyrefly: search-path = ["{out}/{SEARCH_DIR}"]',
+        f'ty:      [tool.ty.environment] extra-paths = ["{out}/{SEARCH_DIR}"]',
+    ]
+
+
+def generate(out: Path, jax: JaxInstall | None = None) -> list[Path]:
+    """Generate the stubs for ``jax`` (default: the installed JAX) into ``out``."""
+    return write(out, render(jax or locate_jax()))

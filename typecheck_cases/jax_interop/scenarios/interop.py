@@ -1,0 +1,164 @@
+"""jax.Array and jaxtypes.Array with the stubs of `jaxtypes jax-stubs`.
+
+A line marked E (in a trailing comment) must get an error in every checker;
+every other line must get none (a failed ``assert_type`` is an error).
+Checked by tests/test_jax_stubs.py, with the generated stubs only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+from typing_extensions import assert_type
+
+import jaxtypes
+from jaxtypes import bfloat16, bool_, float16, float32, int8, int32, uint8, weak_float, weak_int
+
+
+# -- JAX's functions keep their signatures and return Array[Any]
+def jax_functions(key: jax.Array) -> None:
+    x = jnp.ones(3, jnp.float32)
+    assert_type(x, jax.Array)
+    assert_type(x, jax.Array[Any])
+    assert_type(jnp.zeros((2, 2)), jax.Array[Any])
+    assert_type(jnp.sin(x), jax.Array[Any])
+    assert_type(jnp.dot(x, x), jax.Array[Any])
+    assert_type(jax.nn.relu(x), jax.Array[Any])
+    assert_type(jax.random.normal(key, (3,)), jax.Array[Any])
+    assert_type(lax.add(x, x), jax.Array[Any])
+    jnp.ones(3, jnp.float32, 7)  # E
+    jnp.sin("a")  # E
+
+
+# -- the two names are one class
+def same_class(a: jax.Array[float32], b: jaxtypes.Array[float32]) -> None:
+    assert_type(a, jaxtypes.Array[float32])
+    assert_type(b, jax.Array[float32])
+
+
+# -- jax.Array is accepted where jaxtypes.Array[float32] is expected ...
+def wants_f32(x: jaxtypes.Array[float32]) -> jaxtypes.Array[float32]:
+    return x
+
+
+def returns_plain() -> jax.Array:
+    return jnp.ones(3)
+
+
+def plain_into_typed(p: jax.Array) -> jaxtypes.Array[float32]:
+    wants_f32(p)
+    wants_f32(jnp.ones(3, jnp.float32))
+    wants_f32(returns_plain())
+    y: jaxtypes.Array[float32] = jnp.zeros(2)
+    return p
+
+
+# -- ... and jaxtypes.Array[float32] by JAX's functions taking Array / ArrayLike
+def wants_jax(x: jax.Array) -> jax.Array:
+    return x
+
+
+def typed_into_jax(a: jaxtypes.Array[float32], i: jaxtypes.Array[int8]) -> jax.Array:
+    wants_jax(a)
+    jnp.sin(a)
+    jnp.dot(a, a)
+    jnp.where(a > 0, a, 0.0)
+    jnp.concatenate([a, a])
+    jax.nn.softmax(a)
+    lax.add(a, a)
+    jnp.take(a, i)
+    jax.device_put(a)
+    jax.jit(jnp.sin)(a)
+    jax.vmap(jnp.sin)(a)
+    jax.grad(lambda v: jnp.sum(v))(a)
+    z: jax.Array = a
+    return a
+
+
+# -- operators promote as jaxtypes.Array does
+def promotion(f: jax.Array[float32], i: jax.Array[int8], u: jax.Array[uint8],
+              bf: jax.Array[bfloat16], h: jax.Array[float16], b: jax.Array[bool_]) -> None:
+    assert_type(f + 1, jax.Array[float32])
+    assert_type(1 + f, jax.Array[float32])
+    assert_type(f * 2.0, jax.Array[float32])
+    assert_type(f + i, jax.Array[float32])
+    assert_type(i + 1, jax.Array[int8])
+    assert_type(i + u, jax.Array[jaxtypes.int16])
+    assert_type(i * 1.5, jax.Array[weak_float])
+    assert_type(bf + h, jax.Array[float32])
+    assert_type(bf + i, jax.Array[bfloat16])
+    assert_type(b + b, jax.Array[bool_])
+    assert_type(b + 1, jax.Array[weak_int])
+    assert_type(f @ f, jax.Array[float32])
+    assert_type(f / 2, jax.Array[float32])
+    assert_type(i / i, jax.Array[float32])
+    assert_type(i // 2, jax.Array[int8])
+    assert_type(f > 0, jax.Array[bool_])
+    assert_type(-i, jax.Array[int8])
+    assert_type(abs(f), jax.Array[float32])
+    assert_type(i & u, jax.Array[jaxtypes.int16])
+    f & f  # E
+    ~f  # E
+    x: jax.Array[int8] = f + 1  # E
+
+
+# -- the methods that depend on the dtype, and the members JAX declares
+def methods(f: jax.Array[float32], i: jax.Array[int8], u: jax.Array[uint8]) -> None:
+    assert_type(i.sum(), jax.Array[int32])
+    assert_type(i.mean(), jax.Array[float32])
+    assert_type(f.max(), jax.Array[float32])
+    assert_type(f.argmax(), jax.Array[int32])
+    assert_type(f.all(), jax.Array[bool_])
+    assert_type(f.astype(int8), jax.Array[int8])
+    assert_type(f.astype(jnp.int8), jax.Array[Any])
+    assert_type(f.item(), float)
+    assert_type(f.T, jax.Array[float32])
+    assert_type(f.reshape(3, -1), jax.Array[float32])
+    assert_type(f[0], jax.Array[float32])
+    assert_type(f.at[0].set(1.0), jax.Array[float32])
+    assert_type(u.at[1:].add(2), jax.Array[uint8])
+    assert_type(f.at[0].get(), jax.Array[float32])
+    assert_type(f.block_until_ready(), jax.Array[float32])
+    assert_type(f.copy(), jax.Array[float32])
+    assert_type(f.flatten(), jax.Array[float32])
+    assert_type(f.squeeze(), jax.Array[float32])
+    assert_type(f.cumsum(), jax.Array[Any])
+    assert_type(f.std(), jax.Array[Any])
+    assert_type(f.dtype, np.dtype)
+    assert_type(f.shape, tuple[int, ...])
+    assert_type(f.weak_type, bool)
+    assert_type(f.is_fully_addressable, bool)
+    assert_type(f.tolist(), list[Any])
+    f.sharding
+    f.device
+    f.devices()
+    f.addressable_shards
+    f.on_device_size_in_bytes()
+    f.delete()
+    f.not_a_member  # E
+
+
+# -- Array[Any] (bare jax.Array) stays unknown, never a concrete dtype
+def unknown(d: jax.Array, f: jax.Array[float32], i: jax.Array[int8]) -> None:
+    a: jax.Array[int8] = d + f
+    b: jax.Array[bool_] = f + d
+    c: jax.Array[bfloat16] = d * 2
+    e: jax.Array[int8] = d.sum()
+    g: jax.Array[uint8] = d.at[0].set(1)
+    h: jax.Array[float16] = -d
+    k: jax.Array[int8] = i + d
+    assert_type(d.at[0].set(1), jax.Array[Any])
+    assert_type(d.T, jax.Array[Any])
+
+
+# -- protocols: builtins that need __add__ / __lt__ accept arrays
+def protocols(xs: list[jax.Array], fs: list[jax.Array[float32]]) -> None:
+    sum(xs)
+    sum(fs)
+    sum(xs, jnp.zeros(()))
+    max(xs[0], xs[1])
+    sorted(fs)
