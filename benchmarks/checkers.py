@@ -14,6 +14,16 @@ exact stubs got wrong (ty's reading of a ``float`` annotation as
 
 Targets (issue 3): pyright and basedpyright within 1.3x of the baseline,
 pyrefly within 1.5x, ty within 2x, all exact.
+
+``mypy-plugin`` (issue 4) is mypy with ``plugins = jaxtypes.mypy_plugin``,
+timed twice: cold (``--no-incremental``) and after an edit (each side keeps
+its own cache; the corpus gets a new line, then both re-run).  It is compared
+with the untyped baseline under the same conditions, and with a second
+baseline, "untyped+deps": the same untyped stub importing what the jaxtypes
+package makes mypy analyse besides itself (numpy, ml_dtypes), which isolates
+the cost of the plugin and the stubs from that of their dependencies.  Times
+are wall and CPU (user+sys of the checker process); ratios use CPU time, which
+a loaded machine disturbs less.  Target: within 1.1x, exact.
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ import argparse
 import os
 import random
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -119,6 +130,131 @@ def write_baseline(root: Path) -> None:
     (pkg / "py.typed").write_text("")
 
 
+def write_baseline_with_deps(root: Path) -> None:
+    """The untyped baseline, importing the third-party modules jaxtypes' typing
+    surface makes mypy analyse (numpy for the dtype API, ml_dtypes for the
+    promotion module)."""
+    write_baseline(root)
+    path = root / "jaxtypes" / "_array.pyi"
+    path.write_text("import ml_dtypes\nimport numpy as np\n" + path.read_text())
+
+
+def write_untyped_package(root: Path) -> None:
+    """The installed jaxtypes package with its promotion typing taken out: in
+    ``_array.pyi`` each operator and dtype method of Array has the plain
+    signature the mypy plugin gives it (jaxtypes.mypy_plugin.array_class), and
+    the marker classes of ``markers.pyi`` carry no tables.  Same modules, same
+    dependencies: the difference from mypy+plugin is the plugin's own cost."""
+    import ast
+    import importlib.metadata
+
+    from jaxtypes.mypy_plugin.array_class import SIGNATURES
+
+    installed = Path(str(importlib.metadata.distribution("jaxtypes").locate_file("jaxtypes")))
+    pkg = root / "jaxtypes"
+    shutil.copytree(installed, pkg, ignore=shutil.ignore_patterns("__pycache__", "mypy_plugin"))
+    array = pkg / "_array.pyi"
+    lines = array.read_text().splitlines()
+    cls = next(n for n in ast.parse(array.read_text()).body
+               if isinstance(n, ast.ClassDef) and n.name == "Array")
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for node in cls.body:
+        name = (node.target.id if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+                else getattr(node, "name", None))
+        if name in SIGNATURES:
+            first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+            spans.setdefault(name, []).append((first, node.end_lineno or node.lineno))
+    for name, ranges in sorted(spans.items(), key=lambda kv: -kv[1][0][0]):
+        for start, end in sorted(ranges, reverse=True)[:-1]:
+            del lines[start - 1:end]
+        start, end = ranges[0]
+        lines[start - 1:end] = ["    " + part for part in SIGNATURES[name].splitlines()]
+    array.write_text("\n".join(lines) + "\n")
+    markers = pkg / "markers.pyi"
+    out: list[str] = []
+    in_class = False
+    for line in markers.read_text().splitlines():
+        if line.startswith("class ") and line.rstrip().endswith(":"):
+            out += [line, "    ..."]
+            in_class = True
+            continue
+        if in_class and (line.startswith(" ") or not line.strip()):
+            continue
+        in_class = False
+        out.append(line)
+    markers.write_text("\n".join(out) + "\n")
+
+
+PLUGIN_CONFIG = "[mypy]\nplugins = jaxtypes.mypy_plugin\n"
+# The baselines found through MYPYPATH are not site-packages: silence them as
+# mypy silences the installed jaxtypes.
+PLAIN_CONFIG = "[mypy]\n[mypy-jaxtypes.*]\nignore_errors = True\n"
+
+
+def run_timed(cmd: list[str], workdir: Path, mypypath: Path | None) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of the child, output) of one checker run."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
+    if mypypath:
+        env["MYPYPATH"] = str(mypypath)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(cmd + ["corpus.py"], cwd=workdir, capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc.stdout + proc.stderr
+
+
+def mypy_plugin_rows(python: str, work: Path, baselines: dict[str, Path], repeat: int) -> bool:
+    """Time mypy with the plugin against the baselines, cold and after an edit.
+    Returns whether any answer was wrong."""
+    mypy = [str(Path(python).parent / "mypy"), "--no-error-summary", "--hide-error-context",
+            "--python-executable", python]
+    (work / "plugin.ini").write_text(PLUGIN_CONFIG)
+    (work / "plain.ini").write_text(PLAIN_CONFIG)
+    sides = {"plugin": ("plugin.ini", None), **{name: ("plain.ini", path) for name, path in baselines.items()}}
+    corpus = work / "corpus.py"
+    original = corpus.read_text()
+    failed = False
+    for mode in ("cold", "edit"):
+        walls: dict[str, list[float]] = {name: [] for name in sides}
+        cpus: dict[str, list[float]] = {name: [] for name in sides}
+        outputs: list[str] = []
+        caches = {name: work / f".cache-{name}" for name in sides}
+        for cache in caches.values():
+            shutil.rmtree(cache, ignore_errors=True)
+
+        def cmd(name: str) -> list[str]:
+            flags = ["--no-incremental"] if mode == "cold" else ["--cache-dir", str(caches[name])]
+            return mypy + flags + ["--config-file", sides[name][0]]
+
+        if mode == "edit":  # fill each cache once
+            for name in sides:
+                run_timed(cmd(name), work, sides[name][1])
+        for i in range(repeat):
+            if mode == "edit":
+                corpus.write_text(original + f"# edit {i}\n")
+            for name in sides:
+                wall, cpu, out = run_timed(cmd(name), work, sides[name][1])
+                walls[name].append(wall)
+                cpus[name].append(cpu)
+                if name == "plugin":
+                    outputs.append(out)
+        corpus.write_text(original)
+        wrong = set().union(*(error_lines("mypy", out) for out in outputs))
+        crashed = any("INTERNAL ERROR" in out or "Traceback" in out for out in outputs)
+        plugin_cpu = statistics.median(cpus["plugin"])
+        parts = [f"mypy-plugin {mode:4} {statistics.median(walls['plugin']):6.2f} s wall "
+                 f"{plugin_cpu:6.2f} s cpu"]
+        for name in baselines:
+            base_cpu = statistics.median(cpus[name])
+            parts.append(f"{name} {statistics.median(walls[name]):5.2f} s wall {base_cpu:5.2f} s cpu "
+                         f"{plugin_cpu / base_cpu:5.2f}x")
+        print(" | ".join(parts) + f" | wrong {len(wrong)}" + (" | CRASHED" if crashed else ""))
+        failed |= bool(wrong) or crashed
+    return failed
+
+
 def checker_commands(python: str, stubs: Path | None) -> dict[str, list[str]]:
     bindir = Path(python).parent
     cmds = {
@@ -127,7 +263,8 @@ def checker_commands(python: str, stubs: Path | None) -> dict[str, list[str]]:
         "pyright": [str(bindir / "pyright"), "--pythonpath", python, "-p", "pyrightconfig.json"],
         "basedpyright": [str(bindir / "basedpyright"), "--pythonpath", python, "-p", "pyrightconfig.json"],
         "pyrefly": [str(bindir / "pyrefly"), "check", "--preset", "default",
-                    "--python-interpreter-path", python, "--output-format", "min-text",
+                    "--python-interpreter-path", python, "--disable-search-path-heuristics",
+                    "--search-path", ".", "--output-format", "min-text",
                     "--summary=none"] + (["--search-path", str(stubs)] if stubs else []),
         "ty": [str(bindir / "ty"), "check", "--python", str(Path(python).parent.parent),
                "--output-format", "concise"] + (["--extra-search-path", str(stubs)] if stubs else []),
@@ -165,7 +302,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--checkers", default="pyright,basedpyright,pyrefly,ty,mypy")
+    parser.add_argument("--checkers", default="pyright,basedpyright,pyrefly,ty,mypy,mypy-plugin")
     parser.add_argument("--keep", help="write the corpus and baseline here and keep them")
     opts = parser.parse_args()
 
@@ -181,6 +318,18 @@ def main() -> int:
           f"median of {opts.repeat}, the two stubs alternating")
     failed = False
     for checker in opts.checkers.split(","):
+        if checker == "mypy-plugin":
+            with_deps = work / "baseline_deps_stubs"
+            untyped_pkg = work / "baseline_untyped_package"
+            for path in (with_deps, untyped_pkg):
+                shutil.rmtree(path, ignore_errors=True)
+            write_baseline_with_deps(with_deps)
+            write_untyped_package(untyped_pkg)
+            failed |= mypy_plugin_rows(
+                sys.executable, work,
+                {"untyped": baseline, "untyped+deps": with_deps, "untyped jaxtypes": untyped_pkg},
+                opts.repeat)
+            continue
         exact_cmd = checker_commands(sys.executable, None)[checker]
         base_cmd = checker_commands(sys.executable, baseline)[checker]
         times_exact, times_base = [], []
