@@ -16,6 +16,7 @@ and set JAX's configuration for the project (both optional; JAX's defaults)::
 
 One module per feature: ``settings`` (configuration), ``array_class`` (plain
 signatures for Array's operators while mypy analyses the stub),
+``marker_tables`` (the markers' overload tables emptied, as nothing reads them),
 ``operators``, ``methods`` (and ``astype``), ``functions`` (result_type,
 promote_types, promote_dtype), ``dtypes`` (mypy types <-> lattice nodes),
 ``errors`` (error codes, messages, the guard that keeps plugin bugs from
@@ -42,7 +43,7 @@ from mypy.types import Instance, Type
 
 from jaxtypes import __version__ as jaxtypes_version
 
-from . import array_class, errors, functions, methods, names, operators, settings
+from . import array_class, errors, functions, marker_tables, methods, names, operators, settings
 from .dtypes import Builder
 
 __all__ = ["plugin", "JaxtypesPlugin"]
@@ -82,6 +83,7 @@ class JaxtypesPlugin(Plugin):
         self._class_mro_hooks: dict[str, Callable[[ClassDefContext], None]] = {
             names.ARRAY: errors.guarded(lambda ctx: None)(array_class.replace_members),
         }
+        self._empty_table = errors.guarded(lambda ctx: None)(marker_tables.empty_table)
         method_hooks: dict[str, Callable[[MethodContext], Type]] = {}
         for name, op in names.BINARY_METHODS.items():
             method_hooks[names.member(name)] = operators.binary_hook(op, False, v, builder)
@@ -141,6 +143,8 @@ class JaxtypesPlugin(Plugin):
 
     # -- hooks: dictionary look-ups
     def get_customize_class_mro_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
+        if marker_tables.is_table(fullname):
+            return self._empty_table
         return self._class_mro_hooks.get(fullname)
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:

@@ -13,6 +13,8 @@ from jaxtypes import lattice, ops
 PACKAGE: Final = "jaxtypes"
 ARRAY: Final = "jaxtypes._array.Array"
 MARKERS_MODULE: Final = "jaxtypes.markers"
+# The generated promotion tables of the markers: jaxtypes.markers._add_bool_, ...
+TABLE_PREFIX: Final = f"{MARKERS_MODULE}._"
 
 # The functions the plugin types from the lattice.
 RESULT_TYPE: Final = "jaxtypes.promotion.result_type"
