@@ -303,14 +303,9 @@ def render_markers(attributes: dict[str, list[str]], tables: _Tables) -> str:
     for node in lattice.NODES:
         doc = (f"weakly typed {node[0]}* values (Python scalars, JAX's weak arrays)"
                if node in lattice.WEAK else f"the dtype {node}")
-        attrs = dict(a.split(": ", 1) for a in attributes[node])
-        if VIA_BASE:
-            base = f"_Marker[{', '.join(attrs.pop(slot) for slot in TABLE_SLOTS)}]"
-        else:
-            base = "_Marker"
-        lines.append(f"class {_m(node)}({base}):")
+        lines.append(f"class {_m(node)}(_Marker):")
         lines.append(f'    """Marker of {doc}."""')
-        lines += [f"    {name}: {value}" for name, value in attrs.items()]
+        lines += [f"    {a}" for a in attributes[node]]
         lines.append("")
     return "\n".join(lines)
 
@@ -320,29 +315,8 @@ _REFLECTABLE: Final = [(s, f) for s, f in _DUNDER_STEMS if f != "compare"]
 
 
 COVARIANT = True  # experiment switch: covariant DT reads tables in one protocol step
-VIA_BASE = False  # experiment switch: descriptors read tables as type arguments of _Marker
-
-# The tables every marker passes to its _Marker base, in this order: a
-# descriptor reads its table by position (nominal matching, no protocol).
-TABLE_SLOTS: Final = (
-    [f"_{family}" for family in BINARY_FAMILIES]
-    + [f"_r{family}" for family in BINARY_FAMILIES if family != "compare"]
-    + [f"_{op}" for op in _DESCRIPTOR_UNARY]
-    + [f"_{name}" for name in METHOD_FAMILIES]
-    + ["_clip"]
-)
-
-
-def _slot_pattern(attr: str, var: str) -> str:
-    """``_Marker[Any, ..., var, ..., Any]`` with var at the slot of ``attr``."""
-    args = [var if slot == attr else "Any" for slot in TABLE_SLOTS]
-    return f"_Marker[{', '.join(args)}]"
-
-
 def _via(attr: str, var: str) -> str:
     """The type an Array must have for its marker's ``attr`` to be solved into var."""
-    if VIA_BASE and attr in TABLE_SLOTS:
-        return f"Array[{_slot_pattern(attr, var)}]"
     return f"Array[_Has{attr}[{var}]]" if COVARIANT else f"_Dt{attr}[{var}]"
 
 
@@ -393,7 +367,8 @@ _Axis = None | SupportsIndex | Sequence[SupportsIndex]
 _DTypeArg = str | type[Any] | np.dtype[Any] | None
 
 
-{marker_class}
+@type_check_only
+class _Marker: ...
 
 
 # A dtype given explicitly (astype, dtype=): bound to the markers, so that mypy
@@ -508,19 +483,8 @@ class _PropertyOf(Protocol[_F_co]):
 
 
 def render_array() -> str:
-    if VIA_BASE:
-        slot_vars = [f"_S{i}" for i in range(len(TABLE_SLOTS))]
-        marker_class = "\n".join(
-            [f'{v} = TypeVar("{v}", covariant=True)' for v in slot_vars]
-            + ["", "", "@type_check_only",
-               f"class _Marker(Generic[{', '.join(slot_vars)}]):",
-               '    """Base of the markers; its type arguments are their tables, in the',
-               '    order of TABLE_SLOTS (jaxtypes.stubgen)."""'])
-    else:
-        marker_class = "@type_check_only\nclass _Marker: ..."
     lines = [HEADER + _ARRAY_PRELUDE.lstrip("\n").replace(
-        "{covariance}", ", covariant=True" if COVARIANT else "").replace(
-        "{marker_class}", marker_class)]
+        "{covariance}", ", covariant=True" if COVARIANT else "")]
     lines += ["# -- descriptors: Array's operators read the tables of their dtype", ""]
     fallbacks = {}
     for family in BINARY_FAMILIES:
