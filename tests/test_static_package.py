@@ -30,9 +30,11 @@ def test_stubtest_passes(tmp_path: Path) -> None:
 
 
 def test_stubs_ship_in_the_package() -> None:
-    import jaxtypes
+    import importlib.metadata
 
-    pkg = Path(jaxtypes.__file__).parent
+    # The installed distribution, not whatever ``jaxtypes`` is on sys.path (a
+    # test that loads tools/generate.py puts the checkout first).
+    pkg = Path(str(importlib.metadata.distribution("jaxtypes").locate_file("jaxtypes")))
     assert (pkg / "py.typed").exists()
     for stub in ("_array.pyi", "markers.pyi"):
         assert (pkg / stub).read_text() == (ROOT / "stubs" / "jaxtypes" / stub).read_text(), (
