@@ -33,7 +33,8 @@ BIN = Path(sys.executable).parent
 Errors = dict[tuple[str, int], list[str]]
 
 
-def _tool(name: str) -> str:
+def tool(name: str) -> str:
+    """The path of a checker's executable: this environment's, else PATH's."""
     path = BIN / name
     if not path.exists():
         found = shutil.which(name)
@@ -82,18 +83,18 @@ def run(checker: str, root: Path, paths: Iterable[str], *,
             "reportUnnecessaryTypeIgnoreComment": False,
             "pythonVersion": f"{sys.version_info[0]}.{sys.version_info[1]}",
         }))
-        cmd = [_tool(checker), "--outputjson", "--pythonpath", sys.executable,
+        cmd = [tool(checker), "--outputjson", "--pythonpath", sys.executable,
                "-p", "pyrightconfig.json", *paths]
         pattern = None
     elif checker == "pyrefly":
         # No walk-up search path: from the installed jaxtypes it would reach a
         # checkout's source tree (no stubs) when the venv lives inside it.
-        cmd = [_tool("pyrefly"), "check", "--preset", "default", "--python-interpreter-path",
+        cmd = [tool("pyrefly"), "check", "--preset", "default", "--python-interpreter-path",
                sys.executable, "--disable-search-path-heuristics", "--search-path", ".",
                "--output-format", "json", "--summary=none", *paths]
         pattern = None
     elif checker == "ty":
-        cmd = [_tool("ty"), "check", "--python", sys.prefix, "--output-format", "concise",
+        cmd = [tool("ty"), "check", "--python", sys.prefix, "--output-format", "concise",
                "--color", "never", *paths]
         pattern = r"^(?P<path>[^:\n]+):(?P<line>\d+):\d+: error\[(?P<code>[\w-]+)\] (?P<msg>.*)$"
     else:

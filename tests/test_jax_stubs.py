@@ -35,6 +35,7 @@ from pathlib import Path
 
 import pytest
 
+from checkers import stage, tool
 from jaxtypes import jax_stubs
 from jaxtypes.cli import main
 
@@ -42,7 +43,6 @@ REPO = Path(__file__).resolve().parent.parent
 CASES = REPO / "typecheck_cases" / "jax_interop"
 JAXTYPES_CASES = REPO / "typecheck_cases" / "scenarios"
 CHECKERS = ("mypy", "mypy-plugin", "pyright", "basedpyright", "pyrefly", "ty")
-BIN = Path(sys.executable).parent
 EXPECT_ERROR = re.compile(r"#\s*E\b")
 
 Errors = dict[tuple[str, int], list[str]]
@@ -228,14 +228,6 @@ def test_cli_without_jax(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capture
 
 
 # -------------------------------------------------------------- checkers
-def _tool(name: str) -> str:
-    path = BIN / name
-    found = str(path) if path.exists() else shutil.which(name)
-    if found is None:
-        raise RuntimeError(f"type checker {name!r} is not installed; install the test extra")
-    return found
-
-
 def run_checker(checker: str, root: Path, paths: list[str], stubs: bool) -> Errors:
     """Errors by (path, line) of one checker run in ``root`` (a project whose
     ``typings/`` holds the stubs when ``stubs``), configured as the README says."""
@@ -255,17 +247,17 @@ def run_checker(checker: str, root: Path, paths: list[str], stubs: bool) -> Erro
             "typeCheckingMode": "standard", "reportUnusedExpression": False,
             "reportUnnecessaryTypeIgnoreComment": False, "pythonVersion": py,
         }))  # stubPath: the default, typings
-        cmd = [_tool(checker), "--outputjson", "--pythonpath", sys.executable,
+        cmd = [tool(checker), "--outputjson", "--pythonpath", sys.executable,
                "-p", "pyrightconfig.json", *paths]
     elif checker == "pyrefly":
         # No walk-up search path (see tests/checkers.py); "." for the case files.
-        cmd = [_tool("pyrefly"), "check", "--preset", "default", "--python-interpreter-path",
+        cmd = [tool("pyrefly"), "check", "--preset", "default", "--python-interpreter-path",
                sys.executable, "--disable-search-path-heuristics", "--search-path", ".",
                "--output-format", "json", "--summary=none", *paths]
         if stubs:
             cmd[2:2] = ["--search-path", f"typings/{jax_stubs.SEARCH_DIR}"]
     elif checker == "ty":
-        cmd = [_tool("ty"), "check", "--python", sys.prefix, "--output-format", "concise",
+        cmd = [tool("ty"), "check", "--python", sys.prefix, "--output-format", "concise",
                "--color", "never", *paths]
         if stubs:
             cmd[2:2] = ["--extra-search-path", f"typings/{jax_stubs.SEARCH_DIR}"]
@@ -322,13 +314,6 @@ def _files(directory: Path, prefix: str) -> dict[str, str]:
             for p in sorted(directory.rglob("*.py"))}
 
 
-def _stage(root: Path, files: dict[str, str]) -> list[str]:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return sorted(files)
-
-
 class Runs:
     """Every checker over the case files, with and without the stubs, run once."""
 
@@ -346,7 +331,7 @@ class Runs:
                 root.mkdir()
                 if stubs:
                     shutil.copytree(typings, root / "typings")
-                jobs.append((checker, stubs, root, _stage(root, files)))
+                jobs.append((checker, stubs, root, stage(files, root)))
         self.errors: dict[tuple[str, bool], Errors] = {}
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
             futures = {pool.submit(run_checker, c, root, paths, stubs): (c, stubs)
