@@ -139,6 +139,9 @@ _scope: contextvars.ContextVar[State] = contextvars.ContextVar(
     "jaxtypes_promotion_state", default=_PROCESS_STATE
 )
 current_state: Final[Callable[[], State]] = _scope.get
+# The ContextVar itself, for the C fast paths (jaxtypes._speedups), which read
+# it as current_state() does.
+state_var: Final = _scope
 
 
 def current_variant() -> lattice.Variant:

@@ -10,13 +10,14 @@ configuration so that repeated calls are dictionary look-ups.
 from __future__ import annotations
 
 import sys
-from typing import Any, Final
+from functools import update_wrapper
+from typing import TYPE_CHECKING, Any, Final
 
 import ml_dtypes
 import numpy as np
 
 from jaxtypes import lattice
-from jaxtypes.config import State, current_state
+from jaxtypes.config import State, current_state, state_var
 
 __all__ = [
     "TypePromotionError", "promote_types", "result_type", "is_weakly_typed",
@@ -390,3 +391,30 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
     else:
         dt, weak = _result_type_slow(args, state, None)
     return (dt, weak) if return_weak_type_flag else dt
+
+
+# ------------------------------------------------------------ C fast paths
+# The Python functions above answer everything and cache their answers.  When
+# jaxtypes._speedups is built (it is, in wheels built with a C compiler), the
+# public names become C callables that serve cache hits themselves and call
+# these for everything else; they take the same arguments.
+_promote_types_py: Final = promote_types
+_result_type_py: Final = result_type
+
+try:
+    from jaxtypes import _speedups
+except ImportError:  # built without a C compiler: the Python paths serve all
+    ACCELERATED = False
+else:
+    ACCELERATED = True
+    if not TYPE_CHECKING:  # for type checkers these stay the functions above
+        promote_types = update_wrapper(
+            _speedups.promote_types_fast(_promote_types_py, state_var, State), _promote_types_py
+        )
+        result_type = update_wrapper(
+            _speedups.result_type_fast(
+                _result_type_py, state_var, State, _jax_types_seen, np.ndarray,
+                _NUMPY_ARRAY_TOKEN, _JAX_ARRAY_TOKEN, _KEYED_BY_TYPE,
+            ),
+            _result_type_py,
+        )

@@ -1,0 +1,64 @@
+"""Builds jaxtypes._speedups (the C fast paths of jaxtypes.promotion) into the wheel.
+
+hatchling builds no C extensions itself; this hook compiles the one module
+with setuptools' build_ext, which knows each platform's compiler and flags,
+and adds it to the wheel, tagged for the interpreter.  Without a working
+compiler the wheel is pure Python and jaxtypes runs its Python paths (same
+answers, slower); set JAXTYPES_REQUIRE_SPEEDUPS=1 to make that an error.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+
+SOURCE = "jaxtypes/_speedups.c"
+MODULE = "jaxtypes._speedups"
+
+
+class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
+    PLUGIN_NAME = "speedups"
+
+    def initialize(self, version: str, build_data: dict[str, Any]) -> None:
+        if self.target_name != "wheel":
+            return
+        self._work = Path(tempfile.mkdtemp(prefix="jaxtypes-speedups-"))
+        try:
+            built = self._compile(self._work)
+        except Exception as err:  # noqa: BLE001 - any compiler failure
+            if os.environ.get("JAXTYPES_REQUIRE_SPEEDUPS") == "1":
+                raise
+            print(f"jaxtypes: C fast paths not built ({err}); using the Python paths",
+                  file=sys.stderr)
+            return
+        build_data["force_include"][str(built)] = f"jaxtypes/{built.name}"
+        build_data["pure_python"] = False
+        build_data["infer_tag"] = True
+
+    def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
+        work = getattr(self, "_work", None)
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
+
+    def _compile(self, work: Path) -> Path:
+        from setuptools import Distribution, Extension
+        from setuptools.command.build_ext import build_ext
+
+        dist = Distribution({"name": "jaxtypes", "ext_modules": [Extension(MODULE, [SOURCE])]})
+        cmd = build_ext(dist)
+        cmd.build_lib = str(work / "lib")
+        cmd.build_temp = str(work / "temp")
+        cmd.ensure_finalized()
+        here = os.getcwd()
+        os.chdir(self.root)  # build_ext wants sources relative to the project
+        try:
+            cmd.run()
+        finally:
+            os.chdir(here)
+        return Path(cmd.get_ext_fullpath(MODULE))

@@ -1,0 +1,393 @@
+/* The cache-hit paths of promote_types and result_type, in C.
+ *
+ * jaxtypes.promotion answers every question in Python and caches the answer
+ * per configuration.  A call that hits those caches still pays for a Python
+ * function call and a dozen bytecodes; these callables do the same look-ups in
+ * C and hand every other call (a miss, keywords, anything unusual) to the
+ * Python function unchanged.  They compute nothing themselves: an answer they
+ * give is one the Python code computed and stored, so the two cannot disagree.
+ * The key of result_type's cache is built exactly as promotion.result_type
+ * builds it; the tests check that the second call of a question is served
+ * here without reaching the Python slow path, with JAX's answer.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#ifndef Py_T_OBJECT_EX  /* Python < 3.12 */
+#include <structmember.h>
+#define Py_T_OBJECT_EX T_OBJECT_EX
+#endif
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *dict;           /* __doc__, __wrapped__, ... (functools.update_wrapper) */
+    PyObject *fallback;       /* the Python function: it answers what is not cached */
+    PyObject *scope;          /* the ContextVar holding the configuration's State */
+    PyTypeObject *state_type; /* jaxtypes.config.State */
+    Py_ssize_t cache_offset;  /* where a State keeps this function's cache (a slot) */
+    /* result_type only */
+    PyObject *jax_types_seen; /* set: types keyed by their aval (JAX arrays, tracers) */
+    PyObject *ndarray_type;   /* numpy.ndarray */
+    PyObject *numpy_tokens;   /* dict: numpy dtype -> key token */
+    PyObject *jax_tokens;     /* dict: weak flag -> dict: dtype -> key token */
+    PyObject *keyed_by_type;  /* frozenset: types that are their own token */
+} FastPath;
+
+static PyObject *str_aval, *str_dtype, *str_weak_type, *str_return_weak_type_flag;
+
+/* The cache dict of the State in force (new reference), or NULL without an
+ * exception set when there is none to use.  The cache is read from its slot
+ * directly: an attribute look-up would cost a fifth of a promote_types call. */
+static PyObject *
+current_cache(FastPath *self)
+{
+    PyObject *state = NULL, *cache = NULL;
+    if (PyContextVar_Get(self->scope, NULL, &state) < 0 || state == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    if (Py_TYPE(state) == self->state_type) {
+        cache = *(PyObject **)((char *)state + self->cache_offset);
+        Py_XINCREF(cache);
+    }
+    Py_DECREF(state);
+    if (cache != NULL && !PyDict_CheckExact(cache))
+        Py_CLEAR(cache);
+    return cache;
+}
+
+static PyObject *
+fall_back(FastPath *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PyErr_Clear();
+    return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
+}
+
+/* promote_types(a, b): promote_cache[a][b]. */
+static PyObject *
+promote_types_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    FastPath *self = (FastPath *)op;
+    PyObject *cache, *inner, *result;
+    if (PyVectorcall_NARGS(nargsf) != 2 || kwnames != NULL)
+        return fall_back(self, args, nargsf, kwnames);
+    cache = current_cache(self);
+    if (cache == NULL)
+        return fall_back(self, args, nargsf, kwnames);
+    inner = PyDict_GetItemWithError(cache, args[0]);
+    if (inner == NULL || !PyDict_CheckExact(inner)) {
+        Py_DECREF(cache);
+        return fall_back(self, args, nargsf, kwnames);
+    }
+    Py_INCREF(inner);  /* comparing keys may run Python code */
+    Py_DECREF(cache);
+    result = PyDict_GetItemWithError(inner, args[1]);
+    Py_XINCREF(result);
+    Py_DECREF(inner);
+    return result != NULL ? result : fall_back(self, args, nargsf, kwnames);
+}
+
+/* The key token of one result_type argument (new reference), or NULL when the
+ * argument is not keyed (then the Python function decides). */
+static PyObject *
+argument_token(FastPath *self, PyObject *arg)
+{
+    PyObject *type = (PyObject *)Py_TYPE(arg), *token = NULL;
+    int seen = PySet_Contains(self->jax_types_seen, type);
+    if (seen < 0)
+        return NULL;
+    if (seen) {
+        PyObject *aval, *weak, *dtype, *by_dtype;
+        aval = PyObject_GetAttr(arg, str_aval);
+        if (aval == NULL)
+            return NULL;
+        weak = PyObject_GetAttr(aval, str_weak_type);
+        dtype = weak != NULL ? PyObject_GetAttr(aval, str_dtype) : NULL;
+        Py_DECREF(aval);
+        if (dtype != NULL) {
+            by_dtype = PyDict_GetItemWithError(self->jax_tokens, weak);
+            if (by_dtype != NULL && PyDict_CheckExact(by_dtype)) {
+                Py_INCREF(by_dtype);
+                token = PyDict_GetItemWithError(by_dtype, dtype);
+                Py_XINCREF(token);
+                Py_DECREF(by_dtype);
+            }
+        }
+        Py_XDECREF(weak);
+        Py_XDECREF(dtype);
+        return token;
+    }
+    if (type == self->ndarray_type) {
+        PyObject *dtype = PyObject_GetAttr(arg, str_dtype);
+        if (dtype == NULL)
+            return NULL;
+        token = PyDict_GetItemWithError(self->numpy_tokens, dtype);
+        Py_XINCREF(token);
+        Py_DECREF(dtype);
+        return token;
+    }
+    if (PySet_Contains(self->keyed_by_type, type) == 1) {
+        Py_INCREF(type);
+        return type;
+    }
+    return NULL;
+}
+
+/* result_type(*args, return_weak_type_flag=False): result_cache[key]. */
+static PyObject *
+result_type_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    FastPath *self = (FastPath *)op;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf), i;
+    int with_flag = 0;
+    PyObject *key, *cache, *answer;
+    if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0) {
+        PyObject *flag = args[n];
+        int is_flag_name = PyTuple_GET_SIZE(kwnames) == 1 && PyUnicode_Compare(
+            PyTuple_GET_ITEM(kwnames, 0), str_return_weak_type_flag) == 0;
+        if (!is_flag_name || (flag != Py_True && flag != Py_False))
+            return fall_back(self, args, nargsf, kwnames);
+        with_flag = flag == Py_True;
+    }
+    if (n == 0)
+        return fall_back(self, args, nargsf, kwnames);
+    key = PyTuple_New(n);
+    if (key == NULL)
+        return fall_back(self, args, nargsf, kwnames);
+    for (i = 0; i < n; i++) {
+        PyObject *token = argument_token(self, args[i]);
+        if (token == NULL) {
+            Py_DECREF(key);
+            return fall_back(self, args, nargsf, kwnames);
+        }
+        PyTuple_SET_ITEM(key, i, token);
+    }
+    cache = current_cache(self);
+    if (cache == NULL) {
+        Py_DECREF(key);
+        return fall_back(self, args, nargsf, kwnames);
+    }
+    answer = PyDict_GetItemWithError(cache, key);  /* (dtype, weak) */
+    Py_XINCREF(answer);
+    Py_DECREF(cache);
+    Py_DECREF(key);
+    if (answer == NULL || !PyTuple_CheckExact(answer) || PyTuple_GET_SIZE(answer) != 2) {
+        Py_XDECREF(answer);
+        return fall_back(self, args, nargsf, kwnames);
+    }
+    if (!with_flag) {
+        PyObject *dtype = PyTuple_GET_ITEM(answer, 0);
+        Py_INCREF(dtype);
+        Py_DECREF(answer);
+        return dtype;
+    }
+    return answer;
+}
+
+static int
+fastpath_traverse(PyObject *op, visitproc visit, void *arg)
+{
+    FastPath *self = (FastPath *)op;
+    Py_VISIT(self->dict);
+    Py_VISIT(self->fallback);
+    Py_VISIT(self->scope);
+    Py_VISIT(self->state_type);
+    Py_VISIT(self->jax_types_seen);
+    Py_VISIT(self->ndarray_type);
+    Py_VISIT(self->numpy_tokens);
+    Py_VISIT(self->jax_tokens);
+    Py_VISIT(self->keyed_by_type);
+    return 0;
+}
+
+static int
+fastpath_clear(PyObject *op)
+{
+    FastPath *self = (FastPath *)op;
+    Py_CLEAR(self->dict);
+    Py_CLEAR(self->fallback);
+    Py_CLEAR(self->scope);
+    Py_CLEAR(self->state_type);
+    Py_CLEAR(self->jax_types_seen);
+    Py_CLEAR(self->ndarray_type);
+    Py_CLEAR(self->numpy_tokens);
+    Py_CLEAR(self->jax_tokens);
+    Py_CLEAR(self->keyed_by_type);
+    return 0;
+}
+
+static void
+fastpath_dealloc(PyObject *op)
+{
+    PyObject_GC_UnTrack(op);
+    fastpath_clear(op);
+    Py_TYPE(op)->tp_free(op);
+}
+
+static PyObject *
+fastpath_repr(PyObject *op)
+{
+    FastPath *self = (FastPath *)op;
+    return PyUnicode_FromFormat("<accelerated %R>", self->fallback);
+}
+
+static PyObject *
+fastpath_get(PyObject *op, PyObject *obj, PyObject *type)
+{
+    /* Like a builtin function: not bound when stored on a class. */
+    Py_INCREF(op);
+    return op;
+}
+
+static PyGetSetDef fastpath_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict},
+    {NULL}
+};
+
+static PyTypeObject FastPathType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "jaxtypes._speedups.FastPath",
+    .tp_basicsize = sizeof(FastPath),
+    .tp_dealloc = fastpath_dealloc,
+    .tp_vectorcall_offset = offsetof(FastPath, vectorcall),
+    .tp_repr = fastpath_repr,
+    .tp_call = PyVectorcall_Call,
+    .tp_getattro = PyObject_GenericGetAttr,
+    .tp_setattro = PyObject_GenericSetAttr,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "A C fast path over a cached Python function (see jaxtypes.promotion).",
+    .tp_traverse = fastpath_traverse,
+    .tp_clear = fastpath_clear,
+    .tp_getset = fastpath_getset,
+    .tp_descr_get = fastpath_get,
+    .tp_dictoffset = offsetof(FastPath, dict),
+};
+
+/* The offset of the object slot `name` in instances of state_type, or -1
+ * with an exception set. */
+static Py_ssize_t
+slot_offset(PyTypeObject *state_type, const char *name)
+{
+    PyObject *descr = PyObject_GetAttrString((PyObject *)state_type, name);
+    Py_ssize_t offset = -1;
+    if (descr == NULL)
+        return -1;
+    if (Py_IS_TYPE(descr, &PyMemberDescr_Type)
+            && ((PyMemberDescrObject *)descr)->d_member->type == Py_T_OBJECT_EX)
+        offset = ((PyMemberDescrObject *)descr)->d_member->offset;
+    else
+        PyErr_Format(PyExc_TypeError, "%s.%s must be a __slots__ entry, not %R",
+                     state_type->tp_name, name, descr);
+    Py_DECREF(descr);
+    return offset;
+}
+
+static FastPath *
+new_fastpath(vectorcallfunc call, PyObject *fallback, PyObject *scope,
+             PyTypeObject *state_type, const char *cache_slot)
+{
+    FastPath *self;
+    Py_ssize_t offset;
+    if (!PyCallable_Check(fallback)) {
+        PyErr_Format(PyExc_TypeError, "fallback must be callable, not %R", fallback);
+        return NULL;
+    }
+    if ((offset = slot_offset(state_type, cache_slot)) < 0)
+        return NULL;
+    self = PyObject_GC_New(FastPath, &FastPathType);
+    if (self == NULL)
+        return NULL;
+    self->vectorcall = call;
+    self->dict = NULL;
+    self->fallback = Py_NewRef(fallback);
+    self->scope = Py_NewRef(scope);
+    self->state_type = (PyTypeObject *)Py_NewRef(state_type);
+    self->cache_offset = offset;
+    self->jax_types_seen = self->ndarray_type = self->numpy_tokens = NULL;
+    self->jax_tokens = self->keyed_by_type = NULL;
+    PyObject_GC_Track(self);
+    return self;
+}
+
+PyDoc_STRVAR(promote_types_fast_doc,
+"promote_types_fast(fallback, scope, state_type, /)\n--\n\n"
+"A callable answering promote_types from the promote_cache of the State in\n"
+"the ContextVar scope, and calling fallback(a, b) for everything else.");
+
+static PyObject *
+promote_types_fast(PyObject *module, PyObject *args)
+{
+    PyObject *fallback, *scope;
+    PyTypeObject *state_type;
+    if (!PyArg_ParseTuple(args, "OO!O!:promote_types_fast", &fallback,
+                          &PyContextVar_Type, &scope, &PyType_Type, &state_type))
+        return NULL;
+    return (PyObject *)new_fastpath(promote_types_call, fallback, scope, state_type,
+                                    "promote_cache");
+}
+
+PyDoc_STRVAR(result_type_fast_doc,
+"result_type_fast(fallback, scope, state_type, jax_types_seen, ndarray_type,\n"
+"                 numpy_tokens, jax_tokens, keyed_by_type, /)\n--\n\n"
+"A callable answering result_type from State.result_cache, keyed as\n"
+"jaxtypes.promotion.result_type keys it, and calling fallback otherwise.");
+
+static PyObject *
+result_type_fast(PyObject *module, PyObject *args)
+{
+    PyObject *fallback, *scope, *seen, *ndarray, *numpy_tokens, *jax_tokens, *keyed;
+    PyTypeObject *state_type;
+    FastPath *self;
+    if (!PyArg_ParseTuple(args, "OO!O!O!O!O!O!O!:result_type_fast", &fallback,
+                          &PyContextVar_Type, &scope, &PyType_Type, &state_type,
+                          &PySet_Type, &seen, &PyType_Type, &ndarray,
+                          &PyDict_Type, &numpy_tokens, &PyDict_Type, &jax_tokens,
+                          &PyFrozenSet_Type, &keyed))
+        return NULL;
+    self = new_fastpath(result_type_call, fallback, scope, state_type, "result_cache");
+    if (self == NULL)
+        return NULL;
+    self->jax_types_seen = Py_NewRef(seen);
+    self->ndarray_type = Py_NewRef(ndarray);
+    self->numpy_tokens = Py_NewRef(numpy_tokens);
+    self->jax_tokens = Py_NewRef(jax_tokens);
+    self->keyed_by_type = Py_NewRef(keyed);
+    return (PyObject *)self;
+}
+
+static PyMethodDef speedups_methods[] = {
+    {"promote_types_fast", promote_types_fast, METH_VARARGS, promote_types_fast_doc},
+    {"result_type_fast", result_type_fast, METH_VARARGS, result_type_fast_doc},
+    {NULL}
+};
+
+static struct PyModuleDef speedups_module = {
+    PyModuleDef_HEAD_INIT, "jaxtypes._speedups",
+    "C fast paths for jaxtypes.promotion's cached answers.", -1, speedups_methods,
+};
+
+#define INTERN(var, text) \
+    if ((var = PyUnicode_InternFromString(text)) == NULL) return NULL
+
+PyMODINIT_FUNC
+PyInit__speedups(void)
+{
+    PyObject *module;
+    INTERN(str_aval, "aval");
+    INTERN(str_dtype, "dtype");
+    INTERN(str_weak_type, "weak_type");
+    INTERN(str_return_weak_type_flag, "return_weak_type_flag");
+    if (PyType_Ready(&FastPathType) < 0)
+        return NULL;
+    module = PyModule_Create(&speedups_module);
+    if (module == NULL)
+        return NULL;
+    Py_INCREF(&FastPathType);
+    if (PyModule_AddObject(module, "FastPath", (PyObject *)&FastPathType) < 0) {
+        Py_DECREF(&FastPathType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}

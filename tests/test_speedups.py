@@ -1,0 +1,243 @@
+"""The C fast paths (jaxtypes._speedups) of promote_types and result_type.
+
+They answer a call from the caches the Python functions fill, and hand every
+other call to those functions.  JAX's answers themselves are checked through
+the public functions in test_jax_differential.py (each question asked twice, so
+the second answer comes from here); these tests check the fast paths' own
+contract: they are built, they serve every input kind the caches key without
+calling Python, anything else reaches Python unchanged, and they leak nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable
+
+import jax.numpy as jnp
+import ml_dtypes
+import numpy as np
+import pytest
+
+import jaxtypes
+from jaxtypes import lattice, promotion
+from jaxtypes.config import State, state_var
+
+CONFIGS = [(mode, x64) for mode in ("standard", "strict") for x64 in (True, False)]
+
+
+def _speedups() -> Any:
+    from jaxtypes import _speedups  # built by hatch_build.py into the wheel
+
+    return _speedups
+
+
+def node_dtype(node: str) -> np.dtype:
+    return np.dtype(getattr(ml_dtypes, node, None) or node)
+
+
+STRONG_DTYPES = [node_dtype(n) for n in lattice.STRONG]
+
+
+class Counting:
+    """Wraps a Python implementation and counts the calls that reach it."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn, self.calls = fn, 0
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        return self.fn(*args, **kwargs)
+
+
+def counted_fast_paths() -> tuple[Any, Counting, Any, Counting]:
+    """Fresh C callables over counting wrappers of the Python functions."""
+    sp = _speedups()
+    promote_py, result_py = Counting(promotion._promote_types_py), Counting(promotion._result_type_py)
+    promote_c = sp.promote_types_fast(promote_py, state_var, State)
+    result_c = sp.result_type_fast(
+        result_py, state_var, State, promotion._jax_types_seen, np.ndarray,
+        promotion._NUMPY_ARRAY_TOKEN, promotion._JAX_ARRAY_TOKEN, promotion._KEYED_BY_TYPE,
+    )
+    return promote_c, promote_py, result_c, result_py
+
+
+def outcome(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+    try:
+        return ("ok", fn(*args, **kwargs))
+    except Exception as err:  # noqa: BLE001 - errors are part of the answer
+        return ("error", type(err), str(err))
+
+
+def test_the_installed_package_has_its_c_fast_paths() -> None:
+    # The wheel is built with a C compiler here; without one it would fall back
+    # to the Python paths silently, and this is what notices.
+    sp = _speedups()
+    assert promotion.ACCELERATED
+    assert isinstance(jaxtypes.promote_types, sp.FastPath)
+    assert isinstance(jaxtypes.result_type, sp.FastPath)
+    # They read as the functions they accelerate.
+    assert jaxtypes.promote_types.__wrapped__ is promotion._promote_types_py
+    assert jaxtypes.result_type.__name__ == "result_type"
+    assert jaxtypes.result_type.__doc__ == promotion._result_type_py.__doc__
+
+
+@pytest.mark.filterwarnings("ignore:Explicitly requested dtype")
+def test_cache_hits_never_reach_python() -> None:
+    """Every input kind the caches key, in every configuration: once Python
+    has answered, the C path answers alone, with Python's answer."""
+    promote_c, promote_py, result_c, result_py = counted_fast_paths()
+    # XLA:CPU cannot create float6 arrays (test_jax_differential checks that
+    # every other node has its JAX arrays).
+    jax_arrays = [jnp.zeros((2,), dt) for dt in STRONG_DTYPES if "float6" not in dt.name]
+    jax_arrays += [jnp.asarray(v) for v in (True, 1, 1.5, 1j)]  # weakly typed
+    arguments = (
+        [np.zeros((2,), dt) for dt in STRONG_DTYPES] + jax_arrays
+        + [True, 3, 0.5, 2j, None]
+    )
+    # Lists of one to three arguments, drawn deterministically.
+    lists = [(a,) for a in arguments]
+    lists += [(a, b) for a, b in zip(arguments, reversed(arguments))]
+    lists += [(a, b, c) for a, b, c in zip(arguments, arguments[3:], arguments[7:])]
+    operands = [dt for dt in STRONG_DTYPES] + [int, float, complex, "bfloat16", "int8"]
+    served = 0
+    kinds_served: set[str] = set()
+    for mode, x64 in CONFIGS:
+        with jaxtypes.numpy_dtype_promotion(mode), jaxtypes.enable_x64(x64):
+            for args in lists:
+                for flag in (False, True):
+                    # Twice: the first call of a new JAX array type only
+                    # teaches the Python path to key that type.
+                    outcome(promotion._result_type_py, *args, return_weak_type_flag=flag)
+                    want = outcome(promotion._result_type_py, *args, return_weak_type_flag=flag)
+                    before = result_py.calls
+                    got = outcome(result_c, *args, return_weak_type_flag=flag)
+                    assert got == want, (mode, x64, args)
+                    if want[0] == "ok":  # answers are cached, errors are not
+                        assert result_py.calls == before, f"not served in C: {args}"
+                        served += 1
+                        kinds_served |= {type(a).__name__ for a in args}
+                before = result_py.calls
+                want = outcome(promotion._result_type_py, *args)  # without the keyword
+                assert outcome(result_c, *args) == want, (mode, x64, args)
+                assert want[0] == "error" or result_py.calls == before
+            for a in operands:
+                for b in operands:
+                    want = outcome(promotion._promote_types_py, a, b)
+                    before = promote_py.calls
+                    assert outcome(promote_c, a, b) == want, (mode, x64, a, b)
+                    if want[0] == "ok":
+                        assert promote_py.calls == before, f"not served in C: {a!r}, {b!r}"
+                        served += 1
+                        kinds_served |= {f"promote {type(a).__name__}", f"promote {type(b).__name__}"}
+    assert served > 2000
+    assert kinds_served >= {
+        "ndarray", "ArrayImpl", "bool", "int", "float", "complex", "NoneType",
+        "promote type", "promote str",
+    } and any(k.startswith("promote dtype") or "DType" in k for k in kinds_served), kinds_served
+
+
+class RaisingAval:
+    @property
+    def aval(self) -> Any:
+        raise RuntimeError("no aval here")
+
+
+@pytest.mark.parametrize(
+    "args, kwargs",
+    [
+        ((), {}),
+        ((np.float32,), {"foo": 1}),
+        ((np.float32,), {"return_weak_type_flag": 1}),  # truthy, not a bool
+        ((np.float32, [1, 2]), {}),  # unhashable
+        (([1.5],), {"return_weak_type_flag": True}),
+        (("float32", np.dtype("int8")), {}),
+        ((np.array(["a"]),), {}),  # a dtype outside the lattice
+        ((np.zeros(2, np.float16), 1j, "float8_e4m3fn"), {}),  # no join
+        ((jnp.zeros(2, ml_dtypes.int4), 1.0), {}),  # JAX's KeyError('V')
+    ],
+)
+def test_everything_else_is_python_s_answer(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    _, _, result_c, result_py = counted_fast_paths()
+    for _ in range(2):  # a second call too: nothing may have been cached wrongly
+        before = result_py.calls
+        assert outcome(result_c, *args, **kwargs) == outcome(promotion._result_type_py, *args, **kwargs)
+        assert result_py.calls == before + 1
+
+
+def test_an_argument_whose_aval_raises_reaches_python() -> None:
+    _, _, result_c, result_py = counted_fast_paths()
+    promotion._jax_types_seen.add(RaisingAval)  # as if it had been a JAX array
+    try:
+        got = outcome(result_c, RaisingAval())
+        want = outcome(promotion._result_type_py, RaisingAval())
+    finally:
+        promotion._jax_types_seen.discard(RaisingAval)
+    assert got == want == ("error", RuntimeError, "no aval here")
+    assert result_py.calls == 1
+
+
+@pytest.mark.parametrize(
+    "args, kwargs",
+    [
+        (("float32",), {}),
+        (("float32", "int8", "int8"), {}),
+        ((), {"a": "bfloat16", "b": "float16"}),
+        (("bfloat16",), {"b": "float16"}),
+        (([1], "int8"), {}),  # unhashable
+        (("float8_e4m3fn", "complex64"), {}),  # no join
+        (("not-a-dtype", "int8"), {}),
+    ],
+)
+def test_promote_types_hands_other_calls_to_python(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    promote_c, promote_py, _, _ = counted_fast_paths()
+    assert outcome(promote_c, *args, **kwargs) == outcome(promotion._promote_types_py, *args, **kwargs)
+    assert promote_py.calls == 1
+
+
+def test_configuration_changes_are_seen() -> None:
+    """The C path reads the configuration in force on every call."""
+    i8, u32 = np.zeros(2, np.int32), np.zeros(2, np.uint32)
+    answers = {}
+    for x64 in (False, True, False):
+        with jaxtypes.enable_x64(x64):
+            for _ in range(2):
+                answers.setdefault(x64, set()).add(str(jaxtypes.result_type(i8, u32)))
+    assert answers == {False: {"int32"}, True: {"int64"}}
+    with jaxtypes.numpy_dtype_promotion("strict"):
+        for _ in range(2):
+            with pytest.raises(jaxtypes.TypePromotionError, match="strict"):
+                jaxtypes.promote_types("float16", "bfloat16")
+    assert jaxtypes.promote_types("float16", "bfloat16") == np.dtype("float32")
+
+
+def test_no_references_leak() -> None:
+    promote_c, _, result_c, _ = counted_fast_paths()
+    x = jnp.zeros(2, jnp.bfloat16)
+    n = np.zeros(2, np.int8)
+    f32 = np.dtype("float32")
+    args = (x, n, 1.0)
+    answer = result_c(*args)
+    result_c(*args, return_weak_type_flag=True)
+    promote_c(f32, int)
+    watched = [answer, x, n, f32, float, int]
+    before = [sys.getrefcount(o) for o in watched]
+    for _ in range(1000):
+        result_c(*args)
+        result_c(*args, return_weak_type_flag=True)
+        promote_c(f32, int)
+        outcome(result_c, n, [1])  # falls back, raising
+    assert [sys.getrefcount(o) for o in watched] == before
+
+
+def test_bad_construction_is_a_clear_error() -> None:
+    sp = _speedups()
+    with pytest.raises(TypeError, match="fallback must be callable, not 3"):
+        sp.promote_types_fast(3, state_var, State)
+    with pytest.raises(TypeError):
+        sp.promote_types_fast(promotion._promote_types_py, "not a ContextVar", State)
+
+    class Unslotted:
+        promote_cache: dict[Any, Any] = {}
+
+    with pytest.raises(TypeError, match="Unslotted.promote_cache must be a __slots__ entry"):
+        sp.promote_types_fast(promotion._promote_types_py, state_var, Unslotted)
