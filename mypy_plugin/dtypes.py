@@ -119,11 +119,15 @@ class Builder:
         self._named = named_type
         self._numpy_nodes: dict[object, str] | None = None
         self._markers: dict[str, Instance] = {}
+        # Answers of operator hooks by (operator, operand types), kept for one
+        # build: code repeats the same few typed expressions many times.
+        self.answers: dict[object, object] = {}
 
     def reset(self) -> None:
         """Forget what was looked up (a new build: the symbol tables changed)."""
         self._numpy_nodes = None
         self._markers.clear()
+        self.answers.clear()
 
     # -------------------------------------------------------------- making
     def marker(self, node: str) -> Instance:

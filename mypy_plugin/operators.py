@@ -13,8 +13,9 @@ anything else involving ``T`` is ``Array[Any]``.
 from __future__ import annotations
 
 import functools
-from typing import Callable, Final
+from typing import Callable, Final, Tuple
 
+from mypy.errorcodes import ErrorCode
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import Instance, Type, TypeVarType, UnionType, get_proper_type
 
@@ -50,21 +51,32 @@ def _symbol(op: str) -> str:
     return f'"{ops.SYMBOLS[op]}"'
 
 
-def _fail(ctx: MethodContext | FunctionContext, outcome: ops.Outcome, op: str,
-          left: tuple[str, bool], right: tuple[str, bool] | None, v: Variant) -> None:
+# An error to report: its message and code.
+_Failure = Tuple[str, ErrorCode]
+
+
+def _failure(outcome: ops.Outcome, op: str, left: tuple[str, bool],
+             right: tuple[str, bool] | None, v: Variant) -> _Failure:
     if outcome.error == "promotion":
         operands_ = [left] if right is None else [left, right]
-        ctx.api.fail(errors.promotion_message(_symbol(op), operands_, v), ctx.context,
-                     code=errors.JAX_PROMOTION)
-    else:
-        ctx.api.fail(errors.unsupported_message(outcome.message), ctx.context,
-                     code=errors.JAX_UNSUPPORTED)
+        return errors.promotion_message(_symbol(op), operands_, v), errors.JAX_PROMOTION
+    return errors.unsupported_message(outcome.message), errors.JAX_UNSUPPORTED
+
+
+def _fail(ctx: MethodContext | FunctionContext, outcome: ops.Outcome, op: str,
+          left: tuple[str, bool], right: tuple[str, bool] | None, v: Variant) -> None:
+    _report(ctx, [_failure(outcome, op, left, right, v)])
+
+
+def _report(ctx: MethodContext | FunctionContext, failures: list[_Failure]) -> None:
+    for message, code in failures:
+        ctx.api.fail(message, ctx.context, code=code)
 
 
 def _binary_alt(op: str, a: Alt, other: Operand, reflected: bool, v: Variant,
-                ctx: MethodContext, reported: set[str]) -> Alt | None:
+                failures: list[_Failure], reported: set[str]) -> Alt | None:
     """The result alternative of ``a <op> other`` (``other <op> a`` if reflected);
-    None after reporting an error."""
+    None after adding the error to ``failures``."""
     b = other.alt
     if isinstance(a, TypeVarType) or isinstance(b, TypeVarType):
         if op in ops.COMPARISONS:
@@ -84,7 +96,7 @@ def _binary_alt(op: str, a: Alt, other: Operand, reflected: bool, v: Variant,
     key = f"{left}{right}"
     if key not in reported:
         reported.add(key)
-        _fail(ctx, outcome, op, left, right, v)
+        failures.append(_failure(outcome, op, left, right, v))
     return None
 
 
@@ -104,16 +116,38 @@ def binary_hook(op: str, reflected: bool, v: Variant, builder: Builder) -> Calla
         receiver = get_proper_type(ctx.type)
         if not isinstance(receiver, Instance) or len(ctx.arg_types) != 1 or len(ctx.arg_types[0]) != 1:
             return ctx.default_return_type
+        other = ctx.arg_types[0][0]
+        # mypy's types hash and compare by structure, so equal operand types
+        # share one answer (the same result type and the same errors).
+        key = (op, reflected, receiver, other)
+        known = builder.answers.get(key)
+        if known is not None:
+            result, failures = known  # type: ignore[misc]
+            _report(ctx, failures)
+            return result  # type: ignore[no-any-return]
+        result, failures, reusable = _binary_answer(receiver, other)
+        _report(ctx, failures)
+        if reusable:
+            builder.answers[key] = (result, failures)
+        return result
+
+    def _binary_answer(receiver: Instance, other: Type) -> tuple[Type, list[_Failure], bool]:
+        """(result type, errors, whether the answer holds wherever the operand
+        types are equal: not when a type variable is involved, whose identity
+        belongs to its function)."""
         mine = array_dtype(receiver)
-        theirs = operands(ctx.arg_types[0][0], builder)
+        theirs = operands(other, builder)
         if mine is None or theirs is None:
-            return builder.any_array(receiver)
+            return builder.any_array(receiver), [], True
+        reusable = all(isinstance(a, str) for a in mine) and all(isinstance(o.alt, str) for o in theirs)
         reported: set[str] = set()
+        failures: list[_Failure] = []
         try:
-            results = [_binary_alt(op, a, o, reflected, v, ctx, reported) for a in mine for o in theirs]
+            results = [_binary_alt(op, a, o, reflected, v, failures, reported)
+                       for a in mine for o in theirs]
         except _Unknown:
-            return builder.any_array(receiver)
-        return builder.array_of(receiver, _collect(results))
+            return builder.any_array(receiver), [], reusable
+        return builder.array_of(receiver, _collect(results)), failures, reusable
 
     return hook
 
