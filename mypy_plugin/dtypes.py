@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Callable, Final, NamedTuple, Optional, Sequence, Union
 
+from mypy.errorcodes import ErrorCode
 from mypy.nodes import SymbolTableNode, TypeAlias, TypeInfo
 from mypy.types import (
     AnyType,
@@ -121,7 +122,7 @@ class Builder:
         self._markers: dict[str, Instance] = {}
         # Answers of operator hooks by (operator, operand types), kept for one
         # build: code repeats the same few typed expressions many times.
-        self.answers: dict[object, object] = {}
+        self.answers: dict[object, tuple[Type, list[tuple[str, ErrorCode]]]] = {}
 
     def reset(self) -> None:
         """Forget what was looked up (a new build: the symbol tables changed)."""
