@@ -43,7 +43,7 @@ from mypy.types import Instance, Type
 
 from jaxtypes import __version__ as jaxtypes_version
 
-from . import array_class, errors, functions, marker_tables, methods, names, operators, settings
+from . import array_class, equalities, errors, functions, marker_tables, methods, names, operators, settings
 from .dtypes import Builder
 
 __all__ = ["plugin", "JaxtypesPlugin"]
@@ -95,6 +95,8 @@ class JaxtypesPlugin(Plugin):
             method_hooks[names.member(name)] = methods.method_hook(name, v, builder)
         method_hooks[names.member(names.ITEM)] = methods.item_hook(v, builder)
         method_hooks[names.member(names.ASTYPE)] = methods.astype_hook(v, builder)
+        for fullname, op in names.SCALAR_EQUALITIES.items():
+            method_hooks[fullname] = equalities.scalar_equality_hook(op, v, builder)
         self._method_hooks = method_hooks
         self._attribute_hooks: dict[str, Callable[[AttributeContext], Type]] = {
             names.member(name): methods.property_hook(name, v, builder) for name in names.PROPERTIES

@@ -59,6 +59,12 @@ NUMPY_SCALAR: Final[dict[str, tuple[str, ...]]] = {
 BINARY_METHODS: Final = {f"__{op}__": op for op in (*ops.BINARY_OPERATORS, *ops.COMPARISONS)}
 REFLECTED_METHODS: Final = {f"__r{op}__": op for op in ops.BINARY_OPERATORS}
 UNARY_METHODS: Final = {f"__{op}__": op for op in ops.UNARY_OPERATORS}
+# ``x == s`` with a Python scalar ``s``: mypy also tries ``s.__eq__(x)``, and
+# a scalar's __eq__ takes any object, so these are hooked too (equalities.py).
+SCALAR_EQUALITIES: Final = {
+    f"builtins.{scalar}.__{op}__": op
+    for scalar in ("bool", "int", "float", "complex") for op in ("eq", "ne")
+}
 REDUCTIONS: Final = ("sum", "prod")
 DTYPE_METHODS: Final = ("mean",)  # take a dtype= but never promote integers
 PLAIN_METHODS: Final = ("max", "min", "argmax", "argmin", "clip", "round")

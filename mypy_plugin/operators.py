@@ -25,7 +25,7 @@ from jaxtypes.lattice import Variant
 from . import errors, names
 from .dtypes import Alt, Builder, Operand, array_dtype, operands
 
-__all__ = ["binary_hook", "unary_hook", "abs_function_hook", "binary_outcome"]
+__all__ = ["binary_hook", "unary_hook", "abs_function_hook", "binary_outcome", "failure", "report"]
 
 # Operators whose result has their operands' dtype whenever JAX accepts them,
 # so Array[T] op Array[T] is Array[T].
@@ -55,7 +55,7 @@ def _symbol(op: str) -> str:
 _Failure = Tuple[str, ErrorCode]
 
 
-def _failure(outcome: ops.Outcome, op: str, left: tuple[str, bool],
+def failure(outcome: ops.Outcome, op: str, left: tuple[str, bool],
              right: tuple[str, bool] | None, v: Variant) -> _Failure:
     if outcome.error == "promotion":
         operands_ = [left] if right is None else [left, right]
@@ -65,10 +65,10 @@ def _failure(outcome: ops.Outcome, op: str, left: tuple[str, bool],
 
 def _fail(ctx: MethodContext | FunctionContext, outcome: ops.Outcome, op: str,
           left: tuple[str, bool], right: tuple[str, bool] | None, v: Variant) -> None:
-    _report(ctx, [_failure(outcome, op, left, right, v)])
+    report(ctx, [failure(outcome, op, left, right, v)])
 
 
-def _report(ctx: MethodContext | FunctionContext, failures: list[_Failure]) -> None:
+def report(ctx: MethodContext | FunctionContext, failures: list[_Failure]) -> None:
     for message, code in failures:
         ctx.api.fail(message, ctx.context, code=code)
 
@@ -96,7 +96,7 @@ def _binary_alt(op: str, a: Alt, other: Operand, reflected: bool, v: Variant,
     key = f"{left}{right}"
     if key not in reported:
         reported.add(key)
-        failures.append(_failure(outcome, op, left, right, v))
+        failures.append(failure(outcome, op, left, right, v))
     return None
 
 
@@ -122,10 +122,10 @@ def binary_hook(op: str, reflected: bool, v: Variant, builder: Builder) -> Calla
         key = (op, reflected, receiver, other)
         known = builder.answers.get(key)
         if known is not None:
-            _report(ctx, known[1])
+            report(ctx, known[1])
             return known[0]
         result, failures, reusable = _binary_answer(receiver, other)
-        _report(ctx, failures)
+        report(ctx, failures)
         if reusable:
             builder.answers[key] = (result, failures)
         return result
