@@ -56,7 +56,7 @@ _Failure = Tuple[str, ErrorCode]
 
 
 def failure(outcome: ops.Outcome, op: str, left: tuple[str, bool],
-             right: tuple[str, bool] | None, v: Variant) -> _Failure:
+            right: tuple[str, bool] | None, v: Variant) -> _Failure:
     if outcome.error == "promotion":
         operands_ = [left] if right is None else [left, right]
         return errors.promotion_message(_symbol(op), operands_, v), errors.JAX_PROMOTION
