@@ -14,7 +14,8 @@ this module; tests check it against JAX's observed answers.
 
 from __future__ import annotations
 
-from typing import Final, Literal, NamedTuple
+import functools
+from typing import Final, Literal, NamedTuple, Tuple, Union
 
 from jaxtypes import lattice
 from jaxtypes.lattice import Variant
@@ -153,6 +154,18 @@ def _matmul(dtype: str, weak: bool, operands: tuple[str, str], scalar: bool) -> 
     return Outcome(marker_node(dtype, weak))
 
 
+@functools.lru_cache(maxsize=None)
+def _promote_pair(a: str, a_weak: bool, b: str, b_weak: bool,
+                  v: Variant) -> Union[Tuple[str, bool], lattice.NoJoin]:
+    """``lattice_result_type`` of two operands, memoised: every binary operator
+    promotes alike, and a type checker asks about the same pairs again and
+    again.  A missing join is returned (and so memoised), not raised."""
+    try:
+        return lattice.lattice_result_type([(a, a_weak), (b, b_weak)], v)
+    except lattice.NoJoin as err:
+        return err.with_traceback(None)
+
+
 def binary(op: str, a: str, b: str, v: Variant = DEFAULT, *,
            a_is_scalar: bool = False, b_is_scalar: bool = False) -> Outcome:
     """``a <op> b`` for marker nodes a, b; ``a_is_scalar``/``b_is_scalar`` say
@@ -170,10 +183,10 @@ def binary(op: str, a: str, b: str, v: Variant = DEFAULT, *,
         # exponent, in strict mode too); bool becomes int32 first.
         dtype = "int32" if a_dtype == lattice.BOOL else a_dtype
         return Outcome(marker_node(dtype, a_weak and a_dtype != lattice.BOOL))
-    try:
-        dtype, weak = lattice.lattice_result_type([(a_dtype, a_weak), (b_dtype, b_weak)], v)
-    except lattice.NoJoin as err:
-        return _no_join(err.nodes, v)
+    promoted = _promote_pair(a_dtype, a_weak, b_dtype, b_weak, v)
+    if isinstance(promoted, lattice.NoJoin):
+        return _no_join(promoted.nodes, v)
+    dtype, weak = promoted
     k = lattice.kind(dtype)
     symbol = SYMBOLS[op]
     if op in COMPARISONS:

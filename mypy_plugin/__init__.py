@@ -110,6 +110,9 @@ class JaxtypesPlugin(Plugin):
         self._member_names = frozenset(
             name.rpartition(".")[2] for name in (*method_hooks, *self._attribute_hooks))
         self._inherited: dict[tuple[str, str], bool] = {}
+        # mypy asks for a hook at every call it checks: each name's answer is
+        # kept for the build.
+        self._method_hook_of: dict[str, Callable[[MethodContext], Type] | None] = {}
 
     # -- symbol look-ups for the hooks (mypy sets the modules before checking)
     def _lookup(self, fullname: str) -> SymbolTableNode | None:
@@ -127,6 +130,7 @@ class JaxtypesPlugin(Plugin):
     def set_modules(self, modules: dict[str, MypyFile]) -> None:
         super().set_modules(modules)
         self._inherited.clear()  # a new build: classes may have changed
+        self._method_hook_of.clear()
         self._builder.reset()
 
     def _array_member(self, fullname: str, hooks: dict[str, _H]) -> _H | None:
@@ -150,8 +154,14 @@ class JaxtypesPlugin(Plugin):
         return self._class_mro_hooks.get(fullname)
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
-        hook = self._method_hooks.get(fullname)
-        return hook if hook is not None else self._array_member(fullname, self._method_hooks)
+        try:
+            return self._method_hook_of[fullname]
+        except KeyError:
+            hook = self._method_hooks.get(fullname)
+            if hook is None:
+                hook = self._array_member(fullname, self._method_hooks)
+            self._method_hook_of[fullname] = hook
+            return hook
 
     def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
         hook = self._attribute_hooks.get(fullname)

@@ -12,9 +12,8 @@ argument, ...): then the plugin answers ``Array[Any]`` and reports nothing.
 
 from __future__ import annotations
 
-from typing import Callable, Final, NamedTuple, Optional, Sequence, Union
+from typing import Any, Callable, Final, NamedTuple, Optional, Sequence, Union
 
-from mypy.errorcodes import ErrorCode
 from mypy.nodes import SymbolTableNode, TypeAlias, TypeInfo
 from mypy.types import (
     AnyType,
@@ -120,15 +119,49 @@ class Builder:
         self._named = named_type
         self._numpy_nodes: dict[object, str] | None = None
         self._markers: dict[str, Instance] = {}
-        # Answers of operator hooks by (operator, operand types), kept for one
-        # build: code repeats the same few typed expressions many times.
-        self.answers: dict[object, tuple[Type, list[tuple[str, ErrorCode]]]] = {}
+        # What a type reads as, kept for one build: code repeats the same few
+        # types many times (mypy's types hash and compare by structure).
+        self._arrays: dict[tuple[TypeInfo | None, str], Instance] = {}  # Array[marker]
+        self._array_alts: dict[Type, list[Alt] | None] = {}
+        self._operand_alts: dict[Type, list[Operand] | None] = {}
+        self._memos: list[dict[Any, Any]] = []
 
     def reset(self) -> None:
         """Forget what was looked up (a new build: the symbol tables changed)."""
         self._numpy_nodes = None
         self._markers.clear()
-        self.answers.clear()
+        self._arrays.clear()
+        self._array_alts.clear()
+        self._operand_alts.clear()
+        for memo in self._memos:
+            memo.clear()
+
+    def memo(self) -> dict[Any, Any]:
+        """A dictionary for a hook's answers, emptied with each new build."""
+        memo: dict[Any, Any] = {}
+        self._memos.append(memo)
+        return memo
+
+    # --------------------------------------------------- reading, memoised
+    def array_alts(self, t: Type) -> list[Alt] | None:
+        """``array_dtype(t)``, memoised for the build."""
+        try:
+            return self._array_alts[t]
+        except KeyError:
+            alts = array_dtype(t)
+            if _shareable(alts):
+                self._array_alts[t] = alts
+            return alts
+
+    def operand_alts(self, t: Type) -> list[Operand] | None:
+        """``operands(t, self)``, memoised for the build."""
+        try:
+            return self._operand_alts[t]
+        except KeyError:
+            alts = operands(t, self)
+            if alts is None or _shareable([o.alt for o in alts]):
+                self._operand_alts[t] = alts
+            return alts
 
     # -------------------------------------------------------------- making
     def marker(self, node: str) -> Instance:
@@ -151,6 +184,12 @@ class Builder:
         Array[b]``, as the stubs answer), or ``Array[Any]``."""
         if not alts:
             return self.array(template, AnyType(TypeOfAny.special_form))
+        if len(alts) == 1 and isinstance(alts[0], str):
+            key = (template.type if template is not None else None, alts[0])
+            found = self._arrays.get(key)
+            if found is None:
+                found = self._arrays[key] = self.array(template, self.marker(alts[0]))
+            return found
         items: list[Type] = [self.marker(a) if isinstance(a, str) else a for a in alts]
         if len(items) == 1:
             return self.array(template, items[0])
@@ -200,6 +239,12 @@ class Builder:
         return self._numpy_nodes.get(_numpy_key(t, exact=True)) or self._numpy_nodes.get(
             _numpy_key(t, exact=False)
         )
+
+
+def _shareable(alts: list[Alt] | None) -> bool:
+    """Whether a reading holds wherever the type is equal: not when it holds a
+    type variable, which compares by id and bound, not by its function or name."""
+    return alts is None or all(isinstance(a, str) for a in alts)
 
 
 def _type_of_symbol(sym: SymbolTableNode | None) -> Type | None:

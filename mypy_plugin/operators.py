@@ -110,37 +110,43 @@ def _collect(results: list[Alt | None]) -> list[Alt]:
 
 def binary_hook(op: str, reflected: bool, v: Variant, builder: Builder) -> Callable[[MethodContext], Type]:
     """The method hook of ``Array.__<op>__`` (``__r<op>__`` if reflected)."""
+    # Answers by (receiver, other operand) type for this build: mypy's types
+    # hash and compare by structure, so equal operand types share one answer
+    # (the same result type and the same errors).
+    answers: dict[tuple[Type, Type], tuple[Type, list[_Failure]]] = builder.memo()
 
     @errors.guarded(lambda ctx: ctx.default_return_type)
     def hook(ctx: MethodContext) -> Type:
         receiver = get_proper_type(ctx.type)
         if not isinstance(receiver, Instance) or len(ctx.arg_types) != 1 or len(ctx.arg_types[0]) != 1:
             return ctx.default_return_type
-        other = ctx.arg_types[0][0]
-        # mypy's types hash and compare by structure, so equal operand types
-        # share one answer (the same result type and the same errors).
-        key = (op, reflected, receiver, other)
-        known = builder.answers.get(key)
-        if known is not None:
-            report(ctx, known[1])
-            return known[0]
-        result, failures, reusable = _binary_answer(receiver, other)
-        report(ctx, failures)
-        if reusable:
-            builder.answers[key] = (result, failures)
+        key = (receiver, ctx.arg_types[0][0])
+        known = answers.get(key)
+        if known is None:
+            result, failures, reusable = _binary_answer(*key)
+            if reusable:
+                answers[key] = (result, failures)
+        else:
+            result, failures = known
+        if failures:
+            report(ctx, failures)
         return result
 
     def _binary_answer(receiver: Instance, other: Type) -> tuple[Type, list[_Failure], bool]:
         """(result type, errors, whether the answer holds wherever the operand
         types are equal: not when a type variable is involved, whose identity
         belongs to its function)."""
-        mine = array_dtype(receiver)
-        theirs = operands(other, builder)
+        mine = builder.array_alts(receiver)
+        theirs = builder.operand_alts(other)
         if mine is None or theirs is None:
             return builder.any_array(receiver), [], True
+        failures: list[_Failure] = []
+        if len(mine) == 1 and len(theirs) == 1 and isinstance(mine[0], str) and isinstance(theirs[0].alt, str):
+            # The usual case, two known dtypes: the same answer, fewer steps.
+            result = _binary_alt(op, mine[0], theirs[0], reflected, v, failures, set())
+            return builder.array_of(receiver, None if result is None else [result]), failures, True
         reusable = all(isinstance(a, str) for a in mine) and all(isinstance(o.alt, str) for o in theirs)
         reported: set[str] = set()
-        failures: list[_Failure] = []
         try:
             results = [_binary_alt(op, a, o, reflected, v, failures, reported)
                        for a in mine for o in theirs]
