@@ -24,6 +24,13 @@ package makes mypy analyse besides itself (numpy), which isolates
 the cost of the plugin and the stubs from that of their dependencies.  Times
 are wall and CPU (user+sys of the checker process); ratios use CPU time, which
 a loaded machine disturbs less.  Target: within 1.1x, exact.
+
+``--instructions`` counts the instructions each run executes instead of
+timing it (valgrind's cachegrind; about 30 times slower).  A count varies by
+well under 1% from run to run where times on a shared machine vary by 20%, so
+one run per side settles a ratio near a target.  It works for the checkers
+that are native or Python programs (mypy, mypy-plugin, pyrefly, ty), not for
+pyright and basedpyright, whose JIT-compiled JavaScript valgrind slows too much.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 from jaxtypes import lattice, ops
 from jaxtypes.stubgen import MARKER_NAME
@@ -205,9 +213,35 @@ def run_timed(cmd: list[str], workdir: Path, mypypath: Path | None) -> tuple[flo
     return wall, cpu, proc.stdout + proc.stderr
 
 
-def mypy_plugin_rows(python: str, work: Path, baselines: dict[str, Path], repeat: int) -> bool:
-    """Time mypy with the plugin against the baselines, cold and after an edit.
-    Returns whether any answer was wrong."""
+_VALGRIND_TOTAL = re.compile(r"^==\d+== I\s+refs:\s+([\d,]+)", re.M)
+
+
+def run_counted(cmd: list[str], workdir: Path, env_extra: dict[str, str]) -> tuple[int, str]:
+    """(instructions executed, checker output) of one checker run under
+    valgrind's cachegrind (``--cache-sim=no``: only instructions are counted)."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise SystemExit("--instructions needs valgrind on PATH (apt install valgrind)")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
+    env.update(env_extra)
+    proc = subprocess.run(
+        [valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+         *cmd, "corpus.py"],
+        cwd=workdir, capture_output=True, text=True, env=env)
+    found = _VALGRIND_TOTAL.findall(proc.stderr)
+    if not found:
+        raise SystemExit(f"valgrind gave no instruction count for {cmd[0]}:\n{proc.stderr[-2000:]}")
+    # The checker's own messages are the lines valgrind did not write.
+    output = proc.stdout + "".join(line + "\n" for line in proc.stderr.splitlines()
+                                   if not re.match(r"==\d+==", line))
+    return int(found[-1].replace(",", "")), output
+
+
+def mypy_plugin_rows(python: str, work: Path, baselines: dict[str, Path], repeat: int,
+                     instructions: bool = False) -> bool:
+    """Time mypy with the plugin against the baselines, cold and after an edit
+    (or count the instructions of one run each).  Returns whether any answer
+    was wrong."""
     mypy = [str(Path(python).parent / "mypy"), "--no-error-summary", "--hide-error-context",
             "--python-executable", python]
     (work / "plugin.ini").write_text(PLUGIN_CONFIG)
@@ -231,6 +265,9 @@ def mypy_plugin_rows(python: str, work: Path, baselines: dict[str, Path], repeat
         if mode == "edit":  # fill each cache once
             for name in sides:
                 run_timed(cmd(name), work, sides[name][1])
+        if instructions:
+            failed |= _counted_row(mode, cmd, sides, baselines, work, corpus, original)
+            continue
         # An edit run is short (about 0.4 s), so machine noise weighs more:
         # take at least 15 of them.
         for i in range(repeat if mode == "cold" else max(repeat, 15)):
@@ -255,6 +292,27 @@ def mypy_plugin_rows(python: str, work: Path, baselines: dict[str, Path], repeat
         print(" | ".join(parts) + f" | wrong {len(wrong)}" + (" | CRASHED" if crashed else ""))
         failed |= bool(wrong) or crashed
     return failed
+
+
+def _counted_row(mode: str, cmd: Callable[[str], list[str]], sides: dict[str, tuple[str, Path | None]],
+                 baselines: dict[str, Path], work: Path, corpus: Path, original: str) -> bool:
+    """One mypy-plugin row in instructions; whether an answer was wrong."""
+    counts: dict[str, int] = {}
+    output = ""
+    if mode == "edit":
+        corpus.write_text(original + "# edit\n")
+    for name in sides:
+        mypypath = sides[name][1]
+        counts[name], out = run_counted(cmd(name), work, {"MYPYPATH": str(mypypath)} if mypypath else {})
+        if name == "plugin":
+            output = out
+    corpus.write_text(original)
+    wrong = error_lines("mypy", output)
+    crashed = "INTERNAL ERROR" in output or "Traceback" in output
+    parts = [f"mypy-plugin {mode:4} {counts['plugin'] / 1e9:6.3f} G instr"]
+    parts += [f"{name} {counts[name] / 1e9:6.3f} G {counts['plugin'] / counts[name]:5.3f}x" for name in baselines]
+    print(" | ".join(parts) + f" | wrong {len(wrong)}" + (" | CRASHED" if crashed else ""))
+    return bool(wrong) or crashed
 
 
 def checker_commands(python: str, stubs: Path | None) -> dict[str, list[str]]:
@@ -285,7 +343,9 @@ def error_lines(checker: str, output: str) -> set[int]:
     return {int(m.group(1)) for m in re.finditer(pattern, output, re.M)}
 
 
-def run(checker: str, cmd: list[str], workdir: Path, stubs: Path | None) -> tuple[float, str]:
+def run(checker: str, cmd: list[str], workdir: Path, stubs: Path | None,
+        instructions: bool = False) -> tuple[float, str]:
+    """(wall seconds, or instructions if counted; output) of one checker run."""
     # The checkers must see the installed jaxtypes (with its stubs), not a
     # source checkout that PYTHONPATH may point at.
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
@@ -295,6 +355,9 @@ def run(checker: str, cmd: list[str], workdir: Path, stubs: Path | None) -> tupl
         '{"typeCheckingMode": "standard", "reportUnusedExpression": false'
         + (f', "stubPath": "{stubs}"' if stubs else ', "stubPath": "no-stubs-here"') + "}"
     )
+    if instructions:
+        count, output = run_counted(cmd, workdir, {k: env[k] for k in ("MYPYPATH",) if k in env})
+        return float(count), output
     start = time.perf_counter()
     proc = subprocess.run(cmd + ["corpus.py"], cwd=workdir, capture_output=True, text=True, env=env)
     return time.perf_counter() - start, proc.stdout + proc.stderr
@@ -306,7 +369,15 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--checkers", default="pyright,basedpyright,pyrefly,ty,mypy,mypy-plugin")
     parser.add_argument("--keep", help="write the corpus and baseline here and keep them")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions (valgrind) instead of timing; one run per side")
     opts = parser.parse_args()
+    if opts.instructions:
+        node_based = {"pyright", "basedpyright"} & set(opts.checkers.split(","))
+        if node_based:
+            parser.error(f"--instructions does not work for {', '.join(sorted(node_based))} "
+                         "(JavaScript under valgrind); choose from mypy, mypy-plugin, pyrefly, ty")
+        opts.repeat = 1
 
     corpus, ty_lines = make_corpus(opts.lines)
     work = Path(opts.keep or tempfile.mkdtemp(prefix="jaxtypes-bench-"))
@@ -316,8 +387,9 @@ def main() -> int:
     shutil.rmtree(baseline, ignore_errors=True)
     write_baseline(baseline)
     asserts = corpus.count("assert_type(") - 1
-    print(f"corpus: {len(corpus.splitlines())} lines, {asserts} assert_type lines; "
-          f"median of {opts.repeat}, the two stubs alternating")
+    how = ("instructions of one run each (valgrind)" if opts.instructions
+           else f"median of {opts.repeat}, the two stubs alternating")
+    print(f"corpus: {len(corpus.splitlines())} lines, {asserts} assert_type lines; {how}")
     failed = False
     for checker in opts.checkers.split(","):
         if checker == "mypy-plugin":
@@ -330,22 +402,23 @@ def main() -> int:
             failed |= mypy_plugin_rows(
                 sys.executable, work,
                 {"untyped": baseline, "untyped+deps": with_deps, "untyped jaxtypes": untyped_pkg},
-                opts.repeat)
+                opts.repeat, opts.instructions)
             continue
         exact_cmd = checker_commands(sys.executable, None)[checker]
         base_cmd = checker_commands(sys.executable, baseline)[checker]
         times_exact, times_base = [], []
         out = ""
         for _ in range(opts.repeat):
-            t, out = run(checker, exact_cmd, work, None)
+            t, out = run(checker, exact_cmd, work, None, opts.instructions)
             times_exact.append(t)
-            t, _ = run(checker, base_cmd, work, baseline)
+            t, _ = run(checker, base_cmd, work, baseline, opts.instructions)
             times_base.append(t)
         wrong = error_lines(checker, out)
         ty_known = wrong & set(ty_lines) if checker == "ty" else set()
         exact, base = statistics.median(times_exact), statistics.median(times_base)
         ratio = exact / base
-        print(f"{checker:13} exact {exact:6.2f} s | untyped {base:6.2f} s | {ratio:5.2f}x | "
+        unit, scale = ("G instr", 1e9) if opts.instructions else ("s", 1.0)
+        print(f"{checker:13} exact {exact / scale:6.2f} {unit} | untyped {base / scale:6.2f} {unit} | {ratio:5.2f}x | "
               f"wrong {len(wrong - ty_known)}" + (f" (+{len(ty_known)} ty float reading)" if checker == "ty" else ""))
         failed |= bool(wrong - ty_known)
     return 1 if failed else 0
