@@ -37,7 +37,7 @@ from . import names
 
 __all__ = [
     "Alt", "Operand", "array_info", "array_dtype", "operands", "dtype_like",
-    "Builder", "MAX_DEPTH", "MAX_ALTERNATIVES",
+    "Builder", "MAX_DEPTH", "MAX_ALTERNATIVES", "shareable",
 ]
 
 Alt = Union[str, TypeVarType]
@@ -149,7 +149,7 @@ class Builder:
             return self._array_alts[t]
         except KeyError:
             alts = array_dtype(t)
-            if _shareable(alts):
+            if shareable(alts):
                 self._array_alts[t] = alts
             return alts
 
@@ -159,7 +159,7 @@ class Builder:
             return self._operand_alts[t]
         except KeyError:
             alts = operands(t, self)
-            if alts is None or _shareable([o.alt for o in alts]):
+            if alts is None or shareable([o.alt for o in alts]):
                 self._operand_alts[t] = alts
             return alts
 
@@ -241,10 +241,13 @@ class Builder:
         )
 
 
-def _shareable(alts: list[Alt] | None) -> bool:
+def shareable(alts: Sequence[Alt] | None) -> bool:
     """Whether a reading holds wherever the type is equal: not when it holds a
     type variable, which compares by id and bound, not by its function or name."""
-    return alts is None or all(isinstance(a, str) for a in alts)
+    for a in alts or ():  # a loop: no generator on the hot path
+        if not isinstance(a, str):
+            return False
+    return True
 
 
 def _type_of_symbol(sym: SymbolTableNode | None) -> Type | None:

@@ -23,7 +23,7 @@ from jaxtypes import lattice, ops
 from jaxtypes.lattice import Variant
 
 from . import errors, names
-from .dtypes import Alt, Builder, Operand, array_dtype, operands
+from .dtypes import Alt, Builder, Operand, array_dtype, shareable
 
 __all__ = ["binary_hook", "unary_hook", "abs_function_hook", "binary_outcome", "failure", "report"]
 
@@ -141,11 +141,11 @@ def binary_hook(op: str, reflected: bool, v: Variant, builder: Builder) -> Calla
         if mine is None or theirs is None:
             return builder.any_array(receiver), [], True
         failures: list[_Failure] = []
-        if len(mine) == 1 and len(theirs) == 1 and isinstance(mine[0], str) and isinstance(theirs[0].alt, str):
+        reusable = shareable(mine) and shareable([o.alt for o in theirs])
+        if reusable and len(mine) == 1 and len(theirs) == 1:
             # The usual case, two known dtypes: the same answer, fewer steps.
             result = _binary_alt(op, mine[0], theirs[0], reflected, v, failures, set())
             return builder.array_of(receiver, None if result is None else [result]), failures, True
-        reusable = all(isinstance(a, str) for a in mine) and all(isinstance(o.alt, str) for o in theirs)
         reported: set[str] = set()
         try:
             results = [_binary_alt(op, a, o, reflected, v, failures, reported)
