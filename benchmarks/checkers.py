@@ -199,11 +199,19 @@ PLUGIN_CONFIG = "[mypy]\nplugins = jaxtypes.mypy_plugin\n"
 PLAIN_CONFIG = "[mypy]\n[mypy-jaxtypes.*]\nignore_errors = True\n"
 
 
-def run_timed(cmd: list[str], workdir: Path, mypypath: Path | None) -> tuple[float, float, str]:
-    """(wall seconds, CPU seconds of the child, output) of one checker run."""
+def checker_env(mypypath: Path | None = None) -> dict[str, str]:
+    """The environment of a checker run: the checkers must see the installed
+    jaxtypes (with its stubs), not a source checkout that PYTHONPATH may point
+    at; MYPYPATH only where a baseline sets it."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
     if mypypath:
         env["MYPYPATH"] = str(mypypath)
+    return env
+
+
+def run_timed(cmd: list[str], workdir: Path, mypypath: Path | None) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of the child, output) of one checker run."""
+    env = checker_env(mypypath)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(cmd + ["corpus.py"], cwd=workdir, capture_output=True, text=True, env=env)
@@ -216,18 +224,16 @@ def run_timed(cmd: list[str], workdir: Path, mypypath: Path | None) -> tuple[flo
 _VALGRIND_TOTAL = re.compile(r"^==\d+== I\s+refs:\s+([\d,]+)", re.M)
 
 
-def run_counted(cmd: list[str], workdir: Path, env_extra: dict[str, str]) -> tuple[int, str]:
+def run_counted(cmd: list[str], workdir: Path, mypypath: Path | None) -> tuple[int, str]:
     """(instructions executed, checker output) of one checker run under
     valgrind's cachegrind (``--cache-sim=no``: only instructions are counted)."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         raise SystemExit("--instructions needs valgrind on PATH (apt install valgrind)")
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
-    env.update(env_extra)
     proc = subprocess.run(
         [valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
          *cmd, "corpus.py"],
-        cwd=workdir, capture_output=True, text=True, env=env)
+        cwd=workdir, capture_output=True, text=True, env=checker_env(mypypath))
     found = _VALGRIND_TOTAL.findall(proc.stderr)
     if not found:
         raise SystemExit(f"valgrind gave no instruction count for {cmd[0]}:\n{proc.stderr[-2000:]}")
@@ -235,6 +241,13 @@ def run_counted(cmd: list[str], workdir: Path, env_extra: dict[str, str]) -> tup
     output = proc.stdout + "".join(line + "\n" for line in proc.stderr.splitlines()
                                    if not re.match(r"==\d+==", line))
     return int(found[-1].replace(",", "")), output
+
+
+def plugin_verdict(outputs: list[str]) -> tuple[set[int], bool]:
+    """(lines mypy with the plugin got wrong, whether it crashed) over its runs."""
+    wrong = set().union(*(error_lines("mypy", out) for out in outputs))
+    crashed = any("INTERNAL ERROR" in out or "Traceback" in out for out in outputs)
+    return wrong, crashed
 
 
 def mypy_plugin_rows(python: str, work: Path, baselines: dict[str, Path], repeat: int,
@@ -280,8 +293,7 @@ def mypy_plugin_rows(python: str, work: Path, baselines: dict[str, Path], repeat
                 if name == "plugin":
                     outputs.append(out)
         corpus.write_text(original)
-        wrong = set().union(*(error_lines("mypy", out) for out in outputs))
-        crashed = any("INTERNAL ERROR" in out or "Traceback" in out for out in outputs)
+        wrong, crashed = plugin_verdict(outputs)
         plugin_cpu = statistics.median(cpus["plugin"])
         parts = [f"mypy-plugin {mode:4} {statistics.median(walls['plugin']):6.2f} s wall "
                  f"{plugin_cpu:6.2f} s cpu"]
@@ -302,13 +314,11 @@ def _counted_row(mode: str, cmd: Callable[[str], list[str]], sides: dict[str, tu
     if mode == "edit":
         corpus.write_text(original + "# edit\n")
     for name in sides:
-        mypypath = sides[name][1]
-        counts[name], out = run_counted(cmd(name), work, {"MYPYPATH": str(mypypath)} if mypypath else {})
+        counts[name], out = run_counted(cmd(name), work, sides[name][1])
         if name == "plugin":
             output = out
     corpus.write_text(original)
-    wrong = error_lines("mypy", output)
-    crashed = "INTERNAL ERROR" in output or "Traceback" in output
+    wrong, crashed = plugin_verdict([output])
     parts = [f"mypy-plugin {mode:4} {counts['plugin'] / 1e9:6.3f} G instr"]
     parts += [f"{name} {counts[name] / 1e9:6.3f} G {counts['plugin'] / counts[name]:5.3f}x" for name in baselines]
     print(" | ".join(parts) + f" | wrong {len(wrong)}" + (" | CRASHED" if crashed else ""))
@@ -346,20 +356,17 @@ def error_lines(checker: str, output: str) -> set[int]:
 def run(checker: str, cmd: list[str], workdir: Path, stubs: Path | None,
         instructions: bool = False) -> tuple[float, str]:
     """(wall seconds, or instructions if counted; output) of one checker run."""
-    # The checkers must see the installed jaxtypes (with its stubs), not a
-    # source checkout that PYTHONPATH may point at.
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
-    if checker == "mypy" and stubs:
-        env["MYPYPATH"] = str(stubs)
+    mypypath = stubs if checker == "mypy" else None
     (workdir / "pyrightconfig.json").write_text(
         '{"typeCheckingMode": "standard", "reportUnusedExpression": false'
         + (f', "stubPath": "{stubs}"' if stubs else ', "stubPath": "no-stubs-here"') + "}"
     )
     if instructions:
-        count, output = run_counted(cmd, workdir, {k: env[k] for k in ("MYPYPATH",) if k in env})
+        count, output = run_counted(cmd, workdir, mypypath)
         return float(count), output
     start = time.perf_counter()
-    proc = subprocess.run(cmd + ["corpus.py"], cwd=workdir, capture_output=True, text=True, env=env)
+    proc = subprocess.run(cmd + ["corpus.py"], cwd=workdir, capture_output=True, text=True,
+                          env=checker_env(mypypath))
     return time.perf_counter() - start, proc.stdout + proc.stderr
 
 
