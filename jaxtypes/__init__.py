@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING, Any, Final
 
 # Eager: jaxtypes.config is the Config object (as jax.config is), and the
 # module needs only the standard library and jaxtypes.lattice.
-from jaxtypes.config import config, enable_x64, numpy_dtype_promotion
+try:
+    from jaxtypes.config import config, enable_x64, numpy_dtype_promotion
+except ValueError as _environment_error:
+    # A JAX_ENABLE_X64 / JAX_NUMPY_DTYPE_PROMOTION value JAX rejects raises here,
+    # as ``import jax`` does; run as the command line, it is one line and exit 2.
+    from jaxtypes.cli import exit_on_environment_error
+
+    exit_on_environment_error(_environment_error)
+    raise
 
 if TYPE_CHECKING:  # the names, for type checkers; at runtime they load on first use
     from jaxtypes._array import Array
