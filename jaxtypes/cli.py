@@ -94,7 +94,8 @@ def _running_as_command() -> bool:
     ``sys.argv`` yet, so the interpreter's own arguments say)."""
     if sys.argv and os.path.basename(sys.argv[0]) in ("jaxtypes", "jaxtypes.exe", "jaxtypes-script.py"):
         return True
-    args = iter(getattr(sys, "orig_argv", [])[1:])
+    interpreter_args: list[str] = getattr(sys, "orig_argv", [])  # Python 3.10+
+    args = iter(interpreter_args[1:])
     for arg in args:
         if arg == "-m":
             return next(args, None) == PROG

@@ -33,7 +33,7 @@ from __future__ import annotations
 import html
 import io
 import csv as _csv
-from typing import Final, Iterable, Literal, NamedTuple, Sequence
+from typing import Any, Final, Iterable, Literal, NamedTuple, Sequence
 
 from jaxtypes import lattice
 from jaxtypes.lattice import Variant
@@ -274,7 +274,9 @@ def numpy_promote_node(a: str, b: str) -> str | None:
 
     from jaxtypes.promotion import dtype_of_node, node_of
 
-    operands = [_PYTHON_SCALAR[n] if lattice.is_weak(n) else dtype_of_node(n) for n in (a, b)]
+    operands: list[Any] = [
+        _PYTHON_SCALAR[n] if lattice.is_weak(n) else dtype_of_node(n) for n in (a, b)
+    ]
     try:
         dt = np.result_type(*operands)
     except TypeError:  # numpy's DTypePromotionError is a TypeError

@@ -24,7 +24,7 @@ import configparser
 import os
 import sys
 from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, Optional
 
 from jaxtypes import lattice
 
@@ -169,7 +169,8 @@ def config_files(config_file: str | None, cwd: str | None = None) -> list[Path]:
     return [found] if found else []
 
 
-Stamp = tuple[tuple[str, "int | None", "int | None"], ...]
+# (path, mtime_ns, size) per file; None, None for an absent one.
+Stamp = tuple[tuple[str, Optional[int], Optional[int]], ...]
 
 
 def stamp(config_file: str | None, cwd: str | None = None) -> Stamp:
@@ -182,7 +183,7 @@ def stamp(config_file: str | None, cwd: str | None = None) -> Stamp:
         sibling = Path(config_file).expanduser().parent / "pyproject.toml"
         if sibling not in paths:
             paths.append(sibling)
-    out = []
+    out: list[tuple[str, int | None, int | None]] = []
     for path in paths:
         try:
             st = path.stat()
