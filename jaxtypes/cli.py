@@ -470,7 +470,7 @@ def _run_jax_stubs(args: argparse.Namespace) -> int:
     try:
         jax_stubs.write(out, files)
     except OSError as e:
-        raise CLIError(f"cannot write to {out}: {e}") from None
+        raise CLIError(f"cannot write to {shown(str(out))}: {e.strerror or e}") from None
     print(f"wrote {len(files)} stub files for JAX {jax.version} to {out}/: jax.Array is "
           "generic in its dtype, and jaxtypes.Array is jax.Array. Point each checker at them:")
     for line in jax_stubs.setup_lines(args.out):

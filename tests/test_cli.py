@@ -695,12 +695,13 @@ def assert_one_line_error(proc: subprocess.CompletedProcess[str], *fragments: st
         ["table", "--format", LONG],
         [LONG],
         ["diff", LONG],
+        ["jax-stubs", "--out", "/nonexistent/" + LONG],
     ],
-    ids=["promote", "explain", "format", "command", "diff"],
+    ids=["promote", "explain", "format", "command", "diff", "jax-stubs-out"],
 )
 def test_a_long_argument_is_shortened(argv):
     proc = run_module(*argv)
-    assert_one_line_error(proc, "(100000 characters)")
+    assert_one_line_error(proc, f"({len(max(argv, key=len))} characters)")
     assert len(proc.stderr) < 1000
 
 
