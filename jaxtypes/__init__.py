@@ -5,11 +5,19 @@ The runtime API gives the answers JAX gives (``promote_types``,
 (``jaxtypes.lattice``), without importing JAX.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 # Eager: jaxtypes.config is the Config object (as jax.config is), and the
 # module needs only the standard library and jaxtypes.lattice.
-from jaxtypes.config import config, enable_x64, numpy_dtype_promotion
+try:
+    from jaxtypes.config import config, enable_x64, numpy_dtype_promotion
+except ValueError as _environment_error:
+    # A JAX_ENABLE_X64 / JAX_NUMPY_DTYPE_PROMOTION value JAX rejects raises here,
+    # as ``import jax`` does; run as the command line, it is one line and exit 2.
+    from jaxtypes.cli import exit_on_environment_error
+
+    exit_on_environment_error(_environment_error)
+    raise
 
 if TYPE_CHECKING:  # the names, for type checkers; at runtime they load on first use
     from jaxtypes._array import Array
@@ -50,6 +58,7 @@ if TYPE_CHECKING:  # the names, for type checkers; at runtime they load on first
         weak_float,
         weak_int,
     )
+    from jaxtypes import typing as typing
     from jaxtypes.promote import promote_dtype
     from jaxtypes.promotion import (
         TypePromotionError,
@@ -109,19 +118,26 @@ _SUBMODULE_OF = {
 }
 
 
+# Submodules reachable as attributes after ``import jaxtypes`` (``jt.typing.ArrayLike``).
+# Not in __all__: ``from jaxtypes import *`` must not shadow the standard ``typing``.
+_SUBMODULES: Final = ("typing",)
+
+
 def __getattr__(name: str) -> Any:
+    import importlib
+
+    if name in _SUBMODULES:
+        return importlib.import_module(f"jaxtypes.{name}")  # the import binds the attribute
     module = _SUBMODULE_OF.get(name)
     if module is None:
         raise AttributeError(f"module 'jaxtypes' has no attribute {name!r}")
-    import importlib
-
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))
 
 
 __version__ = "0.1.0"

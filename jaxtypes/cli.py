@@ -1,18 +1,20 @@
 """The ``jaxtypes`` command line: look at JAX's promotion lattice from a shell.
 
-    jaxtypes table   [--format markdown|csv|html] [--strict] [--x32] [--all]
-    jaxtypes promote A B [C ...] [--strict] [--x32]
-    jaxtypes explain A B [--strict] [--x32]
-    jaxtypes lattice [--format mermaid|dot] [--strict] [--x32]
-    jaxtypes diff numpy [--format markdown|csv|text] [--strict] [--x32] [--all]
+    jaxtypes table   [--format markdown|csv|html] [--x64|--x32] [--strict|--standard] [--all]
+    jaxtypes promote A B [C ...] [--x64|--x32] [--strict|--standard]
+    jaxtypes explain A B [--x64|--x32] [--strict|--standard]
+    jaxtypes lattice [--format mermaid|dot] [--x64|--x32] [--strict|--standard]
+    jaxtypes diff numpy [--format markdown|csv|text] [--x64|--x32] [--strict|--standard] [--all]
     jaxtypes jax-stubs [--out DIR]
 
-Every command reads the variant from its flags only (standard promotion with
-x64 enabled unless ``--strict`` / ``--x32``), never from the environment, so
-the output does not depend on ``JAX_ENABLE_X64`` or ``JAX_NUMPY_DTYPE_PROMOTION``.
+Defaults follow JAX: x64 disabled and standard promotion, unless the
+environment says otherwise (``JAX_ENABLE_X64``, ``JAX_NUMPY_DTYPE_PROMOTION``,
+read as JAX reads them, through ``jaxtypes.config``); the flags override both.
 
-Exit codes: 0 success; 1 the promotion asked for raises in JAX (``promote``);
-2 a bad argument (one line on stderr, no traceback).
+Exit codes: 0 success; 1 the promotion asked for raises in JAX (``promote``,
+``explain``) or the output pipe was closed early; 2 a bad argument, a bad
+environment value, or output that cannot be written (one line on stderr, no
+traceback).  Values echoed in a message are shortened (``shown``).
 
 Subcommands live in ``COMMANDS`` (name -> ``Command``); add one with the
 ``command`` decorator and it gets its parser, help and dispatch.
@@ -23,18 +25,27 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
+import re
 import sys
 from typing import Callable, Final, NamedTuple, NoReturn, Sequence, TypeVar
 
 from jaxtypes import lattice, render
 
-__all__ = ["main", "COMMANDS", "Command", "command", "CLIError", "parse_node", "VALID_NAMES"]
+__all__ = [
+    "main", "COMMANDS", "Command", "command", "CLIError", "parse_node", "VALID_NAMES",
+    "shown", "exit_on_environment_error",
+]
 
 PROG: Final = "jaxtypes"
+SHOWN_LIMIT: Final = 40
+"""Longest value echoed in full in a message; longer ones are cut (``shown``)."""
 
-# Names that mean the weak (Python scalar) types.
+# Names that mean the weak (Python scalar) types: the Python types, the
+# lattice's i*/f*/c* (quote them in a shell) and the markers' names.
 WEAK_ALIASES: Final = {
     "int": lattice.WEAK_INT, "float": lattice.WEAK_FLOAT, "complex": lattice.WEAK_COMPLEX,
+    "weak_int": lattice.WEAK_INT, "weak_float": lattice.WEAK_FLOAT,
+    "weak_complex": lattice.WEAK_COMPLEX,
     lattice.WEAK_INT: lattice.WEAK_INT, lattice.WEAK_FLOAT: lattice.WEAK_FLOAT,
     lattice.WEAK_COMPLEX: lattice.WEAK_COMPLEX,
 }
@@ -43,19 +54,73 @@ WEAK_ALIASES: Final = {
 _CODE_ALIASES: Final = {
     code: node for node, code in lattice.SEED_CODES.items() if not lattice.is_weak(node)
 }
+# The markers' Python names that are not node names (jaxtypes.bool_ = numpy's).
+_MARKER_ALIASES: Final = {"bool_": lattice.BOOL}
 VALID_NAMES: Final = lattice.STRONG + ("int", "float", "complex") + lattice.WEAK
-_ALL_SPELLINGS: Final = VALID_NAMES + tuple(_CODE_ALIASES)
+# Full names a typo is matched against (codes are too short to match usefully).
+_SUGGESTABLE: Final = lattice.STRONG + ("int", "float", "complex", "bool_", "weak_int",
+                                        "weak_float", "weak_complex")
+# A kind letter (or bf) and a bit count, as people abbreviate: f32, i8, bf16.
+_ABBREVIATION: Final = re.compile(r"(?P<kind>bf|[uicf]|uint|int|float|complex)(?P<bits>\d+)")
+_KIND_PREFIX: Final = {"u": "uint", "i": "int", "f": "float", "c": "complex", "bf": "bfloat"}
 
 
 class CLIError(Exception):
     """A bad argument: main prints ``jaxtypes: error: <message>`` and exits 2."""
 
 
+def shown(value: str, limit: int = SHOWN_LIMIT) -> str:
+    """``repr(value)``, cut to about ``limit`` characters with the full length said."""
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}... ({len(value)} characters)"
+
+
+# argparse quotes the value it rejects; a long one is cut like ``shown``.
+_QUOTED: Final = re.compile(r"'([^']{%d,})'" % (SHOWN_LIMIT + 1))
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr (and exit code 2)."""
 
     def error(self, message: str) -> NoReturn:
+        message = _QUOTED.sub(lambda m: shown(m.group(1)), message)
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _running_as_command() -> bool:
+    """Whether this process is the jaxtypes command: the installed script, or
+    ``python -m jaxtypes`` (while the package imports, runpy has not set
+    ``sys.argv`` yet, so the interpreter's own arguments say)."""
+    if sys.argv and os.path.basename(sys.argv[0]) in ("jaxtypes", "jaxtypes.exe", "jaxtypes-script.py"):
+        return True
+    interpreter_args: list[str] = getattr(sys, "orig_argv", [])  # Python 3.10+
+    args = iter(interpreter_args[1:])
+    for arg in args:
+        if arg == "-m":
+            return next(args, None) == PROG
+        if arg.startswith("-m"):
+            return arg[2:] == PROG
+        if arg in ("-X", "-W"):  # options with a separate value
+            next(args, None)
+        elif not arg.startswith("-") or arg == "-c":
+            return False
+    return False
+
+
+def exit_on_environment_error(err: ValueError) -> None:
+    """Called by ``jaxtypes/__init__.py`` when the environment (``JAX_ENABLE_X64``,
+    ``JAX_NUMPY_DTYPE_PROMOTION``) holds a value JAX rejects: as the command
+    line, print one line and exit 2; as a library, return (the import raises,
+    as JAX's does)."""
+    if not _running_as_command():
+        return
+    try:
+        sys.stderr.write(f"{PROG}: error: {err}\n")
+        sys.stderr.flush()
+    except (AttributeError, OSError):  # stderr closed too: the status says it
+        pass
+    raise SystemExit(2)
 
 
 # --------------------------------------------------------------- registry
@@ -88,42 +153,102 @@ def command(
 
 
 # ------------------------------------------------------------------ helpers
-def parse_node(name: str) -> str:
-    """The lattice node a command-line dtype name stands for.
+def _suggestion(name: str) -> str | None:
+    """The name a mistyped dtype most likely meant, or None."""
+    lowered = name.lower()
+    if lowered != name and _node_or_none(lowered) is not None:
+        return lowered
+    m = _ABBREVIATION.fullmatch(lowered)
+    if m:
+        prefix = _KIND_PREFIX.get(m["kind"], m["kind"])
+        candidate = prefix + m["bits"]
+        if candidate in lattice.STRONG:
+            return candidate
+    close = difflib.get_close_matches(lowered, _SUGGESTABLE, n=1, cutoff=0.7)
+    return close[0] if close else None
 
-    Accepts node names (``float32``, ``float8_e4m3fn``), ``int``/``float``/
-    ``complex`` or ``i*``/``f*``/``c*`` for the weak types, and seed 000's
-    codes (``bf``, ``f2``, ``u8``, ``c16``).  Anything else is a ``CLIError``.
-    """
+
+def _numpy_node(name: str) -> str | None:
+    """The node of a name or code numpy understands (``single``, ``i4``, ``?``)."""
+    import numpy as np
+
+    from jaxtypes.promotion import node_of
+
+    try:
+        return node_of(np.dtype(name))
+    except (TypeError, ValueError, SyntaxError):
+        return None
+
+
+def _node_or_none(name: str) -> str | None:
     if name in WEAK_ALIASES:
         return WEAK_ALIASES[name]
     if name in lattice.STRONG:
         return name
     if name in _CODE_ALIASES:
         return _CODE_ALIASES[name]
-    close = difflib.get_close_matches(name, _ALL_SPELLINGS, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    if name in _MARKER_ALIASES:
+        return _MARKER_ALIASES[name]
+    if not name or len(name) > SHOWN_LIMIT:
+        return None
+    return _numpy_node(name)
+
+
+def parse_node(name: str) -> str:
+    """The lattice node a command-line dtype name stands for.
+
+    Accepts node names (``float32``, ``float8_e4m3fn``); ``int``/``float``/
+    ``complex``, ``i*``/``f*``/``c*`` or the markers' ``weak_int``/
+    ``weak_float``/``weak_complex`` for the weak types; the markers' ``bool_``;
+    seed 000's codes (``bf``, ``f2``, ``u8``, ``c16``); and any other name or
+    code numpy reads as a JAX dtype (``single``, ``double``, ``i4``, ``?``).
+    Anything else is a ``CLIError`` with a suggestion where one is likely.
+    """
+    node = _node_or_none(name)
+    if node is not None:
+        return node
+    guess = _suggestion(name) if len(name) <= SHOWN_LIMIT else None
+    hint = f" (did you mean {guess!r}?)" if guess else ""
+    if os.path.exists(name):
+        # An unquoted i*, f* or c* that the shell expanded to a file name.
+        hint += "; it names a file: quote i*, f*, c* or write weak_int, weak_float, weak_complex"
     raise CLIError(
-        f"unknown dtype {name!r}{hint}; valid names: {', '.join(VALID_NAMES)} "
-        f"(or seed codes {', '.join(_CODE_ALIASES)})"
+        f"unknown dtype {shown(name)}{hint}; valid names: {', '.join(VALID_NAMES)}, "
+        "weak_int/weak_float/weak_complex, seed codes (b1, u1 ... c16, bf) or numpy's names and codes"
     )
 
 
 def _variant(args: argparse.Namespace) -> lattice.Variant:
-    return lattice.Variant("strict" if args.strict else "standard", not args.x32)
+    """The flags' variant; what they leave open follows the environment, as in JAX."""
+    from jaxtypes.config import config
+
+    mode = "strict" if args.strict else "standard" if args.standard else config.jax_numpy_dtype_promotion
+    x64 = config.jax_enable_x64 if args.x64 is None else args.x64
+    return lattice.variant(mode, x64)
 
 
 def _add_variant_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
+    width = p.add_mutually_exclusive_group()
+    width.add_argument(
+        "--x64", dest="x64", action="store_const", const=True, default=None,
+        help="x64 enabled (jax_enable_x64=True): 64-bit dtypes stay 64-bit.",
+    )
+    width.add_argument(
+        "--x32", dest="x64", action="store_const", const=False,
+        help="x64 disabled (jax_enable_x64=False, JAX's default): 64-bit dtypes "
+             "count as 32-bit ones, and uint32 with int8/int16/int32 gives int32. "
+             "Default: JAX_ENABLE_X64 if set, else --x32.",
+    )
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument(
         "--strict", action="store_true",
         help="strict promotion (jax_numpy_dtype_promotion='strict'): only equal "
-             "types and weak-to-strong within a kind promote. Default: standard.",
+             "types and weak-to-strong within a kind promote.",
     )
-    p.add_argument(
-        "--x32", action="store_true",
-        help="x64 disabled (jax_enable_x64=False, JAX's own default): the x32 "
-             "lattice, where uint32 with int8/int16/int32 gives int32. "
-             "Default: x64 enabled, as in the documented table.",
+    mode.add_argument(
+        "--standard", action="store_true",
+        help="standard promotion (jax_numpy_dtype_promotion='standard'). "
+             "Default: JAX_NUMPY_DTYPE_PROMOTION if set, else --standard.",
     )
 
 
@@ -153,11 +278,13 @@ def _configure_table(p: argparse.ArgumentParser) -> None:
 @command(
     "table", "print the binary promotion table", _configure_table,
     description="Print the promotion table: row and column dtypes, each cell "
-    "their promoted type, in the layout of JAX's documented table (b1 bool, "
-    "u1..u8 uint8..uint64, i1..i8 int8..int64, bf bfloat16, f2..f8 "
-    "float16..float64, c8/c16 complex64/complex128, i*/f*/c* weak Python "
-    "int/float/complex). '-' marks pairs that do not promote (JAX raises). "
-    "In html, class=\"d\" marks cells where JAX differs from numpy.",
+    "what jax.dtypes.result_type gives for them, in the layout of JAX's "
+    "documented table (b1 bool, u1..u8 uint8..uint64, i1..i8 int8..int64, bf "
+    "bfloat16, f2..f8 float16..float64, c8/c16 complex64/complex128, i*/f*/c* "
+    "weak Python int/float/complex; a weakly typed result shows as i*, f* or "
+    "c*). With x64 disabled the 64-bit rows count as their 32-bit dtypes, as "
+    "in JAX. '-' marks pairs that do not promote (JAX raises). In html, "
+    "class=\"d\" marks cells where JAX differs from numpy.",
 )
 def _run_table(args: argparse.Namespace) -> int:
     sys.stdout.write(render.promotion_table(_variant(args), args.format, all_nodes=args.all))
@@ -165,8 +292,13 @@ def _run_table(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------- promote
+_NAME_HELP: Final = ("a dtype: its name (float32, bfloat16, bool_), a code (f4, bf) or "
+                     "any numpy name or code; or a weak Python scalar: int, float, complex, "
+                     "weak_int, weak_float, weak_complex or 'i*', 'f*', 'c*' (quoted)")
+
+
 def _configure_promote(p: argparse.ArgumentParser) -> None:
-    p.add_argument("first", metavar="A", help="a dtype name, or int/float/complex for a weak Python scalar type")
+    p.add_argument("first", metavar="A", help=_NAME_HELP)
     p.add_argument("others", metavar="B", nargs="+", help="more dtypes (B [C ...])")
     _add_variant_flags(p)
 
@@ -182,18 +314,13 @@ def _canonicalization_notes(nodes: Sequence[str], v: lattice.Variant) -> list[st
     return notes
 
 
-@command(
-    "promote", "the dtype JAX promotes some dtypes to", _configure_promote,
-    description="Print the dtype jax.numpy.result_type gives for the arguments "
-    "and whether it is weakly typed (int, float, complex or i*, f*, c* are the "
-    "weak Python types; other names are dtypes). If JAX would raise, print the "
-    "error's class and message and exit with code 1.",
-)
-def _run_promote(args: argparse.Namespace) -> int:
+def _jax_result(nodes: Sequence[str], v: lattice.Variant) -> tuple[str, bool]:
+    """``jax.dtypes.result_type`` of an operand of each node in ``v`` (a dtype,
+    or the Python type of a weak node): (dtype name, weak).  Raises the
+    runtime's ``TypePromotionError``, worded as JAX's, where JAX raises."""
     import jaxtypes
-    from jaxtypes.promotion import TypePromotionError, dtype_of_node
+    from jaxtypes.promotion import dtype_of_node
 
-    nodes = [parse_node(n) for n in [args.first, *args.others]]
     weak_types = {lattice.WEAK_INT: int, lattice.WEAK_FLOAT: float, lattice.WEAK_COMPLEX: complex}
     operands: list[object] = []
     for node in nodes:
@@ -206,14 +333,30 @@ def _run_promote(args: argparse.Namespace) -> int:
             raise CLIError(
                 f"dtype {node!r} is not provided by the installed ml_dtypes"
             ) from None
-    v = _variant(args)
     with jaxtypes.numpy_dtype_promotion(v.mode), jaxtypes.enable_x64(v.x64):
-        try:
-            dt, weak = jaxtypes.result_type(*operands, return_weak_type_flag=True)
-        except TypePromotionError as e:
-            print(f"{type(e).__name__}: {e}")
-            return 1
-    print(f"{dt.name} weak_type={weak}")
+        dt, weak = jaxtypes.result_type(*operands, return_weak_type_flag=True)
+    return dt.name, weak
+
+
+@command(
+    "promote", "the dtype JAX promotes some dtypes to", _configure_promote,
+    description="Print the dtype jax.dtypes.result_type gives for the arguments "
+    "and whether it is weakly typed (int, float, complex, weak_int, weak_float, "
+    "weak_complex or 'i*', 'f*', 'c*' are the weak Python types; other names are "
+    "dtypes). If JAX would raise, print the error's class and message and exit "
+    "with code 1.",
+)
+def _run_promote(args: argparse.Namespace) -> int:
+    from jaxtypes.promotion import TypePromotionError
+
+    nodes = [parse_node(n) for n in [args.first, *args.others]]
+    v = _variant(args)
+    try:
+        name, weak = _jax_result(nodes, v)
+    except TypePromotionError as e:
+        print(f"{type(e).__name__}: {e}")
+        return 1
+    print(f"{name} weak_type={weak}")
     for note in _canonicalization_notes([n for n in nodes if not lattice.is_weak(n)], v):
         print(note)
     return 0
@@ -221,25 +364,36 @@ def _run_promote(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- explain
 def _configure_explain(p: argparse.ArgumentParser) -> None:
-    p.add_argument("a", metavar="A", help="a dtype name, or int/float/complex (i*, f*, c*)")
-    p.add_argument("b", metavar="B", help="a dtype name, or int/float/complex (i*, f*, c*)")
+    p.add_argument("a", metavar="A", help=_NAME_HELP)
+    p.add_argument("b", metavar="B", help=_NAME_HELP)
     _add_variant_flags(p)
 
 
 @command(
     "explain", "why two dtypes promote to their join", _configure_explain,
     description="Show the shortest upward path from each node to their join "
-    "(least upper bound) in the lattice, and the other common upper bounds, "
-    "or why there is none.",
+    "(least upper bound) in the lattice, and the other common upper bounds. "
+    "With x64 disabled, 64-bit dtypes are first canonicalized to 32-bit, as "
+    "JAX does. Where there is no join, show what each is below and JAX's "
+    "error, and exit with code 1.",
 )
 def _run_explain(args: argparse.Namespace) -> int:
-    a, b = parse_node(args.a), parse_node(args.b)
+    from jaxtypes.promotion import TypePromotionError
+
+    given = [parse_node(args.a), parse_node(args.b)]
     v = _variant(args)
+    for note in _canonicalization_notes([n for n in given if not lattice.is_weak(n)], v):
+        print(note)
+    a, b = (lattice.canonicalize(n, v.x64) for n in given)
     for line in lattice.explain(a, b, v):
         print(line)
-    for note in _canonicalization_notes([n for n in (a, b) if not lattice.is_weak(n)], v):
-        print(note + " (as result_type does); the paths above take it as given")
-    return 0
+    if lattice.join(a, b, v) is not None:
+        return 0
+    try:
+        _jax_result(given, v)
+    except TypePromotionError as e:
+        print(f"{type(e).__name__}: {e}")
+    return 1
 
 
 # ---------------------------------------------------------------- lattice
@@ -260,7 +414,7 @@ def _run_lattice(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------- diff
 def _configure_diff(p: argparse.ArgumentParser) -> None:
-    p.add_argument("against", choices=("numpy",), help="what to compare with: numpy (numpy.promote_types)")
+    p.add_argument("against", choices=("numpy",), help="what to compare with: numpy (the installed numpy.result_type)")
     _add_format(p, render.DIFF_FORMATS, "markdown")
     _add_variant_flags(p)
     _add_all(p)
@@ -269,10 +423,12 @@ def _configure_diff(p: argparse.ArgumentParser) -> None:
 @command(
     "diff", "where JAX's promotion differs from numpy's", _configure_diff,
     description="List each pair of dtypes (once, unordered) where JAX's "
-    "promotion differs from numpy.promote_types. Weak types are given to numpy "
-    "as Python int/float/complex (int64/float64/complex128). Columns: a, b, "
-    "jax, numpy ('-' where one raises), kind (dtype: different dtypes; weak: "
-    "same dtype but JAX's result is weak; jax-error / numpy-error).",
+    "answer (the cell of `jaxtypes table` with the same flags) differs from the "
+    "installed numpy's. Weak types are given to numpy as the Python scalars 0, "
+    "0.0, 0j, so numpy applies its own rule for Python scalars (NEP 50 in NumPy "
+    "2). Columns: a, b, jax, numpy ('-' where one raises), kind (dtype: "
+    "different dtypes; weak: same dtype but JAX's result is weak; jax-error / "
+    "numpy-error).",
 )
 def _run_diff(args: argparse.Namespace) -> int:
     nodes = render.table_nodes(args.all)
@@ -314,7 +470,7 @@ def _run_jax_stubs(args: argparse.Namespace) -> int:
     try:
         jax_stubs.write(out, files)
     except OSError as e:
-        raise CLIError(f"cannot write to {out}: {e}") from None
+        raise CLIError(f"cannot write to {shown(str(out))}: {e.strerror or e}") from None
     print(f"wrote {len(files)} stub files for JAX {jax.version} to {out}/: jax.Array is "
           "generic in its dtype, and jaxtypes.Array is jax.Array. Point each checker at them:")
     for line in jax_stubs.setup_lines(args.out):
@@ -329,9 +485,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         description="JAX's dtype promotion lattice: tables, graphs, and single "
-        "promotions, without JAX. Every command uses standard promotion with "
-        "x64 enabled unless given --strict / --x32; the environment "
-        "(JAX_ENABLE_X64, JAX_NUMPY_DTYPE_PROMOTION) is ignored.",
+        "promotions, without JAX. Defaults follow JAX: x64 disabled and standard "
+        "promotion, unless JAX_ENABLE_X64 / JAX_NUMPY_DTYPE_PROMOTION say "
+        "otherwise; --x64/--x32 and --strict/--standard override both.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="command", required=True)
@@ -342,29 +498,58 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (never raises SystemExit)."""
+def _error(message: str) -> int:
+    """Print ``jaxtypes: error: message`` on stderr (if it is open); exit code 2."""
+    try:
+        sys.stderr.write(f"{PROG}: error: {message}\n")
+        sys.stderr.flush()
+    except (AttributeError, OSError):
+        pass
+    return 2
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's final flush of what
+    is still buffered cannot fail again (and print a traceback) at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):
+        pass
+
+
+def _parse_and_run(argv: Sequence[str]) -> int:
     parser = build_parser()
+    if not argv:
+        parser.print_help(sys.stderr)
+        return 2
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:  # --help, --version, usage errors
+        sys.stdout.flush()
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     try:
         code: int = args._run(args)
-        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
-        return code
     except CLIError as e:
         sys.stdout.flush()
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
+        return _error(str(e))
+    sys.stdout.flush()  # a closed pipe or a full disk shows here, not at exit
+    return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (never raises SystemExit)."""
+    if sys.stdout is None:  # started with stdout closed (`jaxtypes table >&-`)
+        return _error("standard output is closed: nowhere to print to")
+    try:
+        return _parse_and_run(sys.argv[1:] if argv is None else list(argv))
     except BrokenPipeError:
         # Output piped into e.g. `head`: stop quietly, as other Unix tools do.
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
+        _silence_stdout()
         return 1
+    except OSError as e:  # stdout on a full disk, a bad descriptor, ...
+        _silence_stdout()
+        return _error(f"cannot write to standard output: {e.strerror or e}")
 
 
 if __name__ == "__main__":  # pragma: no cover

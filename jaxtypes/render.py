@@ -10,7 +10,9 @@ Tables
     ``promotion_table(variant, fmt)`` lays the table out as seed 000 does: rows
     and columns are ``lattice.SEED_NODES`` (weak columns ``i*``, ``f*``, ``c*``
     included) labelled with ``lattice.SEED_CODES``; a cell is the join of its
-    row and column.  ``all_nodes=True`` uses every node of the lattice,
+    row and column, as ``jax.dtypes.result_type`` gives it (``result_node``:
+    with x64 disabled, 64-bit dtypes count as their 32-bit counterparts).
+    ``all_nodes=True`` uses every node of the lattice,
     labelled by full name (the seed codes count bytes, ``u1`` = uint8, which
     would clash with the bit-counted names ``uint1``, ``int4``, ...).  A pair
     with no join (strict mode, sub-byte ints, small floats) shows ``-``.
@@ -20,10 +22,10 @@ Graphs
     edges of ``lattice.edges(variant)``, bottom to top.
 
 Comparisons
-    ``numpy_differences(variant)``: where the lattice's join differs from
-    ``numpy.promote_types`` (weak nodes fed to numpy as Python's int, float,
-    complex, i.e. int64, float64, complex128).  ``variant_differences(a, b)``:
-    where two variants' joins differ.
+    ``numpy_differences(variant)``: where JAX's answer (the table's cell)
+    differs from the installed numpy's (weak nodes given to numpy as Python
+    scalars, so that numpy applies its own rule for them: NEP 50 in NumPy 2).
+    ``variant_differences(a, b)``: where two variants' lattice joins differ.
 """
 
 from __future__ import annotations
@@ -31,14 +33,14 @@ from __future__ import annotations
 import html
 import io
 import csv as _csv
-from typing import Final, Iterable, Literal, NamedTuple, Sequence
+from typing import Any, Final, Iterable, Literal, NamedTuple, Sequence
 
 from jaxtypes import lattice
 from jaxtypes.lattice import Variant
 
 __all__ = [
     "NO_JOIN", "TABLE_FORMATS", "GRAPH_FORMATS", "DIFF_FORMATS",
-    "label", "table_nodes", "table_cells", "promotion_table", "markdown_table",
+    "label", "table_nodes", "result_node", "table_cells", "promotion_table", "markdown_table",
     "csv_table", "html_table", "legend", "lattice_mermaid", "lattice_dot",
     "lattice_graph", "mermaid_id", "Difference", "numpy_differences",
     "numpy_promote_node", "VariantDifference", "variant_differences",
@@ -74,11 +76,32 @@ def table_nodes(all_nodes: bool = False) -> tuple[str, ...]:
     return lattice.NODES if all_nodes else lattice.SEED_NODES
 
 
+def _operand(node: str, x64: bool) -> tuple[str, bool]:
+    """The (dtype, weak) JAX reads from an operand of a node: a strong node is
+    its dtype (canonicalized, as ``jax.dtypes.dtype`` does with x64 disabled),
+    a weak one a Python scalar (the default dtype of its kind, weakly typed)."""
+    if lattice.is_weak(node):
+        return lattice.default_dtype(lattice.kind(node), x64), True
+    return lattice.canonicalize(node, x64), False
+
+
+def result_node(a: str, b: str, v: Variant) -> str | None:
+    """``jax.dtypes.result_type`` of an operand of each node, as a node: the
+    weak node of its kind where the answer is weakly typed, else its dtype
+    (None where JAX raises).  With x64 enabled this is the lattice join; with
+    x64 disabled the 64-bit dtypes have become 32-bit first, as in JAX."""
+    try:
+        out, weak = lattice.lattice_result_type([_operand(a, v.x64), _operand(b, v.x64)], v)
+    except lattice.NoJoin:
+        return None
+    return lattice.weak_node(lattice.kind(out)) if weak else out
+
+
 def table_cells(
     v: Variant, nodes: Sequence[str] = lattice.SEED_NODES
 ) -> list[list[str | None]]:
-    """The joins of every (row, column) pair, as node names (None: no join)."""
-    return [[lattice.join(a, b, v) for b in nodes] for a in nodes]
+    """``result_node`` of every (row, column) pair (None: JAX raises)."""
+    return [[result_node(a, b, v) for b in nodes] for a in nodes]
 
 
 def _labelled(v: Variant, all_nodes: bool) -> tuple[list[str], list[list[str]]]:
@@ -216,11 +239,11 @@ DifferenceKind = Literal["dtype", "weak", "jax-error", "numpy-error"]
 class Difference(NamedTuple):
     """One cell (an unordered pair ``a``, ``b``) where JAX and numpy disagree.
 
-    ``jax`` is the lattice join (None: JAX raises); ``numpy`` is the node of
-    ``numpy.promote_types`` (None: numpy raises).  ``kind``:
+    ``jax`` is JAX's answer (``result_node``; None: JAX raises); ``numpy`` is
+    numpy's (``numpy_promote_node``; None: numpy raises).  ``kind``:
 
-    * ``"weak"``: JAX's result is a weak node whose dtype (int64, float64,
-      complex128, what ``jax.numpy.promote_types`` returns) is numpy's;
+    * ``"weak"``: JAX's result is weakly typed and its dtype (the default of
+      its kind in the variant) is numpy's;
     * ``"dtype"``: the dtypes differ;
     * ``"jax-error"`` / ``"numpy-error"``: only one side promotes.
     """
@@ -232,19 +255,30 @@ class Difference(NamedTuple):
     kind: DifferenceKind
 
 
-_NUMPY_WEAK: Final = {lattice.WEAK_INT: "int64", lattice.WEAK_FLOAT: "float64", lattice.WEAK_COMPLEX: "complex128"}
+# Python scalars standing for the weak nodes when numpy is asked.
+_PYTHON_SCALAR: Final[dict[str, object]] = {
+    lattice.WEAK_INT: 0, lattice.WEAK_FLOAT: 0.0, lattice.WEAK_COMPLEX: 0j,
+}
 
 
 def numpy_promote_node(a: str, b: str) -> str | None:
-    """``numpy.promote_types`` on two nodes, as a node (None where numpy raises
-    or answers with a dtype outside the lattice).  Weak nodes are given to numpy
-    as the Python types int, float, complex."""
+    """What the installed numpy promotes an operand of each node to, as a node
+    (None where numpy raises or answers outside the lattice).
+
+    A strong node is its dtype; a weak node a Python scalar (``0``, ``0.0``,
+    ``0j``), given to ``numpy.result_type`` as is, so numpy applies its own
+    rule for Python scalars: NEP 50 in NumPy 2 (the scalar is weak, as in JAX:
+    ``int16`` with a Python int stays ``int16``), value-based casting in NumPy 1.
+    """
     import numpy as np
 
     from jaxtypes.promotion import dtype_of_node, node_of
 
+    operands: list[Any] = [
+        _PYTHON_SCALAR[n] if lattice.is_weak(n) else dtype_of_node(n) for n in (a, b)
+    ]
     try:
-        dt = np.promote_types(dtype_of_node(a), dtype_of_node(b))
+        dt = np.result_type(*operands)
     except TypeError:  # numpy's DTypePromotionError is a TypeError
         return None
     except ValueError:  # a dtype this ml_dtypes release lacks (int1, uint1)
@@ -256,12 +290,13 @@ def numpy_differences(
     v: Variant, nodes: Sequence[str] = lattice.SEED_NODES
 ) -> tuple[Difference, ...]:
     """Every unordered pair of ``nodes`` (in their order, ``a`` first, pairs
-    with ``a == b`` included) where the join of ``v`` differs from
-    ``numpy.promote_types``.  Both are symmetric, so each pair appears once."""
+    with ``a == b`` included) where JAX's answer (``result_node`` in ``v``)
+    differs from numpy's (``numpy_promote_node``).  Both are symmetric, so
+    each pair appears once."""
     out = []
     for i, a in enumerate(nodes):
         for b in nodes[i:]:
-            jax = lattice.join(a, b, v)
+            jax = result_node(a, b, v)
             npy = numpy_promote_node(a, b)
             if jax == npy:
                 continue
@@ -269,7 +304,7 @@ def numpy_differences(
                 kind: DifferenceKind = "jax-error"
             elif npy is None:
                 kind = "numpy-error"
-            elif _NUMPY_WEAK.get(jax) == npy:
+            elif lattice.is_weak(jax) and lattice.default_dtype(lattice.kind(jax), v.x64) == npy:
                 kind = "weak"
             else:
                 kind = "dtype"

@@ -29,6 +29,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Final, TypeVar, final
 
+from mypy.errors import CompileError
 from mypy.nodes import MypyFile, SymbolTableNode, TypeInfo
 from mypy.options import Options
 from mypy.plugin import (
@@ -63,6 +64,8 @@ class JaxtypesPlugin(Plugin):
 
     def __init__(self, options: Options) -> None:
         super().__init__(options)
+        self._settings_stamp = settings.stamp(options.config_file)
+        self._trees: dict[str, MypyFile] = {}
         try:
             self.settings: settings.Settings = settings.load(options.config_file)
         except settings.ConfigError as err:
@@ -129,9 +132,52 @@ class JaxtypesPlugin(Plugin):
 
     def set_modules(self, modules: dict[str, MypyFile]) -> None:
         super().set_modules(modules)
+        self._refuse_changed_settings(modules)
         self._inherited.clear()  # a new build: classes may have changed
         self._method_hook_of.clear()
         self._builder.reset()
+
+    def _refuse_changed_settings(self, modules: dict[str, MypyFile]) -> None:
+        """Stop a build, with a blocking error, when the settings files changed
+        since this plugin read them.
+
+        Only the mypy daemon lives that long: ``dmypy run`` restarts by itself
+        (the settings are in ``__version__``), but ``dmypy check``/``recheck``
+        keep this instance, and answers for the modules they do not recheck
+        would mix old and new settings.  mypy calls ``set_modules`` whenever it
+        loads a changed module, so the error shows on every such run until the
+        daemon restarts.  (A run that rechecks no module calls no plugin code.)
+        """
+        current = settings.stamp(self.options.config_file)
+        previous_trees, self._trees = self._trees, dict(modules)
+        if current == self._settings_stamp:
+            return
+        try:
+            new = settings.load(self.options.config_file)
+        except settings.ConfigError as err:
+            problem = f"{err}"
+        else:
+            if new.variant == self.settings.variant:
+                self._settings_stamp = current  # an edit that changes nothing here
+                return
+            changes = [
+                f"{key} {old!r} -> {value!r}"
+                for key, old, value in (("promotion", self.settings.promotion, new.promotion),
+                                        ("x64", self.settings.x64, new.x64))
+                if old != value
+            ]
+            problem = (
+                f"the jaxtypes settings changed since the mypy daemon started ({', '.join(changes)})"
+            )
+        # mypy retries the module named as the blocker on the next run: the one
+        # being reloaded now (a new tree), so that the retry reloads it again.
+        reloaded = [m for m, tree in modules.items() if previous_trees.get(m) is not tree]
+        blocker = reloaded[0] if reloaded else next(iter(modules), "builtins")
+        raise CompileError(
+            [f"jaxtypes.mypy_plugin: error: {problem}; run 'dmypy restart' "
+             "(or 'dmypy run', which restarts when the settings change)"],
+            module_with_blocker=blocker,
+        )
 
     def _array_member(self, fullname: str, hooks: dict[str, _H]) -> _H | None:
         """The hook of an Array member reached through a subclass: mypy names

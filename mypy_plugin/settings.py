@@ -24,11 +24,11 @@ import configparser
 import os
 import sys
 from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, Optional
 
 from jaxtypes import lattice
 
-__all__ = ["Settings", "ConfigError", "load", "DEFAULT", "TOML_TABLE", "INI_SECTION"]
+__all__ = ["Settings", "ConfigError", "load", "stamp", "DEFAULT", "TOML_TABLE", "INI_SECTION"]
 
 TOML_TABLE: Final = "[tool.jaxtypes]"
 INI_SECTION: Final = "[jaxtypes]"
@@ -101,6 +101,15 @@ def _parse_table(table: Any, where: str, *, ini: bool) -> dict[str, Any]:
     return out
 
 
+def _unreadable(path: Path, section: str, err: OSError | UnicodeDecodeError) -> ConfigError:
+    """The error for a settings file that exists but cannot be read as text."""
+    if isinstance(err, UnicodeDecodeError):
+        why = f"the file is not valid UTF-8 (byte {err.object[err.start]:#04x} at offset {err.start})"
+    else:
+        why = err.strerror or str(err)
+    return ConfigError(f"{path}: cannot read {section}: {why}")
+
+
 def _read_toml(path: Path) -> dict[str, Any] | None:
     if sys.version_info >= (3, 11):
         import tomllib
@@ -109,8 +118,10 @@ def _read_toml(path: Path) -> dict[str, Any] | None:
     try:
         with path.open("rb") as f:
             data = tomllib.load(f)
-    except OSError:
+    except FileNotFoundError:
         return None
+    except (OSError, UnicodeDecodeError) as err:
+        raise _unreadable(path, TOML_TABLE, err) from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: cannot read {TOML_TABLE}: {err}") from None
     tool = data.get("tool")
@@ -124,8 +135,10 @@ def _read_ini(path: Path) -> dict[str, Any] | None:
     try:
         with path.open(encoding="utf-8") as f:
             parser.read_file(f)
-    except OSError:
+    except FileNotFoundError:
         return None
+    except (OSError, UnicodeDecodeError) as err:
+        raise _unreadable(path, INI_SECTION, err) from None
     except configparser.Error as err:
         raise ConfigError(f"{path}: cannot read {INI_SECTION}: {err}") from None
     if "jaxtypes" not in parser:
@@ -154,6 +167,31 @@ def config_files(config_file: str | None, cwd: str | None = None) -> list[Path]:
         return [path, sibling] if sibling.is_file() else [path]
     found = _find_pyproject(Path(cwd or os.getcwd()))
     return [found] if found else []
+
+
+# (path, mtime_ns, size) per file; None, None for an absent one.
+Stamp = tuple[tuple[str, Optional[int], Optional[int]], ...]
+
+
+def stamp(config_file: str | None, cwd: str | None = None) -> Stamp:
+    """(path, mtime_ns, size) of every file the settings could come from, None
+    for one that is absent: a cheap test of whether the settings may have changed.
+    The ``pyproject.toml`` beside an ini file counts even when absent, since
+    creating it can change the settings."""
+    paths = config_files(config_file, cwd)
+    if config_file and not config_file.endswith(".toml"):
+        sibling = Path(config_file).expanduser().parent / "pyproject.toml"
+        if sibling not in paths:
+            paths.append(sibling)
+    out: list[tuple[str, int | None, int | None]] = []
+    for path in paths:
+        try:
+            st = path.stat()
+        except OSError:
+            out.append((str(path), None, None))
+        else:
+            out.append((str(path), st.st_mtime_ns, st.st_size))
+    return tuple(out)
 
 
 def load(config_file: str | None, cwd: str | None = None) -> Settings:

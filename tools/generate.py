@@ -314,7 +314,7 @@ def _promotion_table() -> str:
     from jaxtypes import render
 
     return (
-        "Standard promotion with x64 enabled (`jaxtypes table`). "
+        "Standard promotion with x64 enabled (`jaxtypes table --x64`). "
         f"Codes: {render.legend()}.\n\n" + render.promotion_table(_standard(), "markdown")
     )
 
@@ -327,8 +327,10 @@ def _x32_differences() -> str:
     x64, x32 = _standard(True), _standard(False)
     diffs = render.variant_differences(x64, x32)
     return (
-        "Pairs whose join differs with x64 disabled (`jaxtypes table --x32`), "
-        "standard promotion, each pair once:\n\n"
+        "Pairs whose join differs in the lattice with x64 disabled (`jaxtypes "
+        "lattice --x32`), standard promotion, each pair once. `jaxtypes table "
+        "--x32` shows, as `jax.dtypes.result_type` gives, also the 64-bit dtypes "
+        "canonicalized to 32-bit before they promote:\n\n"
         + render.variant_differences_table(diffs, x64, x32, "markdown")
     )
 
@@ -348,9 +350,10 @@ def _numpy_differences() -> str:
 
     diffs = render.numpy_differences(_standard())
     return (
-        "Pairs where JAX's promotion (standard, x64) differs from "
-        "`numpy.promote_types` (`jaxtypes diff numpy`), weak types given to numpy "
-        "as Python `int`, `float`, `complex`; `-` where one side raises:\n\n"
+        "Pairs where JAX's promotion (standard, x64) differs from the installed "
+        "NumPy's (`jaxtypes diff numpy --x64`), weak types given "
+        "to numpy as the Python scalars `0`, `0.0`, `0j`, so that it applies its own "
+        "rule for them (NEP 50 from NumPy 2); `-` where one side raises:\n\n"
         + render.differences_table(diffs, "markdown")
     )
 

@@ -122,6 +122,23 @@ class TestSettingsFiles:
             settings_module().load(str(p))
         assert needle in str(err.value) and "[jaxtypes]" in str(err.value)
 
+    @pytest.mark.parametrize("name", ["pyproject.toml", "mypy.ini"])
+    def test_a_file_that_is_not_utf8(self, tmp_path: Path, name: str) -> None:
+        p = tmp_path / name
+        head = b'[tool.jaxtypes]\npromotion = "' if name.endswith(".toml") else b"[mypy]\n[jaxtypes]\npromotion = "
+        p.write_bytes(head + b"\xff\xfe\n")
+        with pytest.raises(settings_module().ConfigError) as err:
+            settings_module().load(str(p))
+        assert str(err.value).startswith(f"{p}: cannot read [")
+        assert f"the file is not valid UTF-8 (byte 0xff at offset {len(head)})" in str(err.value)
+
+    def test_stamp_sees_a_sibling_pyproject_appear(self, tmp_path: Path) -> None:
+        ini = tmp_path / "mypy.ini"
+        ini.write_text("[mypy]\n")
+        before = settings_module().stamp(str(ini))
+        (tmp_path / "pyproject.toml").write_text("[tool.jaxtypes]\nx64 = true\n")
+        assert settings_module().stamp(str(ini)) != before
+
     def test_conflicting_files(self, tmp_path: Path) -> None:
         (tmp_path / "mypy.ini").write_text("[mypy]\n[jaxtypes]\nx64 = false\n")
         (tmp_path / "pyproject.toml").write_text("[tool.jaxtypes]\nx64 = true\n")
@@ -144,6 +161,54 @@ def test_configuration_error_in_mypy_ini(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "mypy.ini: [jaxtypes]: invalid value 'lax' for 'promotion'" in proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_non_utf8_pyproject_beside_mypy_ini(tmp_path: Path) -> None:
+    """Was an INTERNAL ERROR ("Error constructing plugin instance")."""
+    project(tmp_path, ini="[mypy]\nplugins = jaxtypes.mypy_plugin\n")
+    (tmp_path / "pyproject.toml").write_bytes(b'[tool.jaxtypes]\npromotion = "\xff"\n')
+    proc = run_mypy(["--no-incremental", "main.py"], tmp_path)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 2, out
+    assert "pyproject.toml: cannot read [tool.jaxtypes]: the file is not valid UTF-8" in proc.stderr
+    assert "INTERNAL ERROR" not in out and "Error constructing plugin" not in out
+    assert "Traceback" not in out
+
+
+def test_broken_toml_beside_mypy_ini(tmp_path: Path) -> None:
+    project(tmp_path, "[tool.jaxtypes\n", ini="[mypy]\nplugins = jaxtypes.mypy_plugin\n")
+    proc = run_mypy(["--no-incremental", "main.py"], tmp_path)
+    assert proc.returncode == 2
+    assert "pyproject.toml: cannot read [tool.jaxtypes]: Expected ']'" in proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+# Only the plugin flags this (the stubs accept the comparison): its error shows
+# whether the plugin ran.
+PLUGIN_ONLY_ERROR = """\
+from jaxtypes import Array, int4
+def f(x: Array[int4]) -> bool:
+    return x == 1.0
+"""
+
+
+@pytest.mark.parametrize("broken", [None, "ini", "toml"])
+def test_a_mypy_config_mypy_cannot_parse_is_mypy_s_to_report(tmp_path: Path, broken: str | None) -> None:
+    """What the README says: mypy reports its own broken configuration file and
+    then runs without it, so without the plugin (exit status 0); the plugin is
+    never loaded and cannot stop the run.  (None: the control, a valid file.)"""
+    tail = "" if broken is None else "[jaxtypes\n"
+    if broken == "toml":
+        project(tmp_path, tail, main=PLUGIN_ONLY_ERROR)
+    else:
+        project(tmp_path, ini="[mypy]\nplugins = jaxtypes.mypy_plugin\n" + tail, main=PLUGIN_ONLY_ERROR)
+    proc = run_mypy(["--no-incremental", "main.py"], tmp_path)
+    if broken is None:
+        assert proc.returncode == 1 and "[jax-promotion]" in proc.stdout, proc.stdout
+        return
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stderr.startswith(("mypy.ini:" if broken == "ini" else "pyproject.toml:"))
+    assert "[jax-promotion]" not in proc.stdout
 
 
 # ------------------------------------------------------- cache invalidation
@@ -182,6 +247,65 @@ def test_daemon_restarts_on_a_settings_change(tmp_path: Path) -> None:
         assert "Restarting: plugins changed" in out and "markers.int64" in out
     finally:
         subprocess.run(dmypy + ["stop"], cwd=tmp_path, capture_output=True, env=mypy_env(), timeout=120)
+
+
+class Daemon:
+    """A mypy daemon for one temporary project, with its own status file."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.base = [sys.executable, "-m", "mypy.dmypy", "--status-file", str(root / "dmypy-status.json")]
+
+    def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(self.base + list(args), cwd=self.root, capture_output=True, text=True,
+                              env=mypy_env(), timeout=600)
+
+    def stop(self) -> None:
+        self("stop")
+
+
+RESTART = ("the jaxtypes settings changed since the mypy daemon started (x64 False -> True); "
+           "run 'dmypy restart'")
+
+
+def test_daemon_check_and_recheck_refuse_changed_settings(tmp_path: Path) -> None:
+    """dmypy check / recheck keep the plugin that read the old settings: once
+    the settings change, every run that rechecks a module says to restart
+    (and fails) instead of answering with the old settings; a restart answers
+    with the new ones."""
+    project(tmp_path, "[tool.jaxtypes]\nx64 = false\n")
+    daemon = Daemon(tmp_path)
+    try:
+        first = daemon("run", "--", "main.py")
+        assert "markers.int32" in first.stdout, first.stdout + first.stderr
+        project(tmp_path, "[tool.jaxtypes]\nx64 = true\n")
+        # The limit the README states: no module rechecked, no plugin code
+        # runs, and the daemon repeats its previous answer.
+        assert "markers.int32" in daemon("check", "main.py").stdout
+        project(tmp_path, "[tool.jaxtypes]\nx64 = true\n", main=MAIN + "# edited\n")
+        for args in (["check", "main.py"], ["recheck"], ["check", "main.py"]):
+            proc = daemon(*args)
+            assert proc.returncode != 0, (args, proc.stdout)
+            assert RESTART in proc.stdout, (args, proc.stdout + proc.stderr)
+            assert "markers.int32" not in proc.stdout
+        restarted = daemon("restart", "--", "main.py")
+        assert restarted.returncode == 0, restarted.stdout + restarted.stderr
+        after = daemon("check", "main.py")
+        assert "markers.int64" in after.stdout and RESTART not in after.stdout
+    finally:
+        daemon.stop()
+
+
+def test_daemon_accepts_an_edit_that_keeps_the_settings(tmp_path: Path) -> None:
+    project(tmp_path, "[tool.jaxtypes]\nx64 = true\n")
+    daemon = Daemon(tmp_path)
+    try:
+        assert "markers.int64" in daemon("run", "--", "main.py").stdout
+        project(tmp_path, "# a comment\n[tool.jaxtypes]\nx64 = true\n", main=MAIN + "# edited\n")
+        proc = daemon("check", "main.py")
+        assert "markers.int64" in proc.stdout and "Success: no issues found" in proc.stdout, proc.stdout
+    finally:
+        daemon.stop()
 
 
 # ------------------------------------------------------------- robustness
