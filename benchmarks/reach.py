@@ -162,9 +162,11 @@ def node_of(dtype: Any, weak: bool) -> str | None:
     return lattice.jax_type(name, weak)
 
 
-def collect_truth(files: dict[str, str]) -> Truth:
+def collect_truth(files: dict[str, str], execute: bool = True) -> Truth:
     """Run each corpus file's ``main()`` under ``jax.jit`` from an instrumented
-    copy; record what JAX computes at every name assignment."""
+    copy; record what JAX computes at every name assignment.  Without
+    ``execute``, ``main`` is only traced (``jax.eval_shape``): the same dtypes,
+    recorded at trace time in both cases, without XLA's compilation."""
     import jax
 
     truth = Truth()
@@ -186,7 +188,10 @@ def collect_truth(files: dict[str, str]) -> Truth:
         module = {"__name__": f"reach_corpus.{Path(name).stem}", "__file__": str(CORPUS / name),
                   RECORD: record}
         exec(compile(tree, str(CORPUS / name), "exec"), module)
-        jax.block_until_ready(jax.jit(module["main"])())
+        if execute:
+            jax.block_until_ready(jax.jit(module["main"])())
+        else:
+            jax.eval_shape(module["main"])
     truth.run_seconds = time.perf_counter() - start
     for site, nodes in seen.items():
         if len(nodes) == 1:
