@@ -26,7 +26,8 @@ latter.
    ``Array``, a TypeVar or a union are unknown), and *correct* when the
    marker's lattice node is JAX's: ``weak_float`` is a float32 array with
    ``weak_type=True`` (x64 off), a concrete marker the strong dtype.
-3. Each checker's wall time over the staged corpus (including the reveals).
+3. Each checker's wall time over the staged corpus (including the reveals;
+   the median of ``--repeat`` runs; mypy runs with ``--no-incremental``).
 
 ``--stubs DIR`` stages DIR (made by ``jaxtypes jax-stubs --out DIR``) as the
 scratch project's ``typings/`` and configures each checker as the README says.
@@ -40,6 +41,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -256,12 +258,14 @@ class CheckerReach:
     wrong: list[tuple[str, int, str, str, str]]  # (file, line, name, checker's answer, JAX's)
     missing: int  # sites the checker printed no reveal for
     seconds: float
+    unknown: dict[str, int] = field(default_factory=dict)  # revealed text -> count
 
     def as_dict(self) -> dict[str, Any]:
         return {"checker": self.checker, "intermediates": self.intermediates, "known": self.known,
                 "known_pct": round(100 * self.known / max(self.intermediates, 1), 1),
                 "correct_of_known": self.correct, "missing": self.missing,
                 "seconds": round(self.seconds, 2),
+                "unknown": dict(sorted(self.unknown.items(), key=lambda kv: -kv[1])),
                 "wrong": [{"file": f, "line": n, "name": x, "checker": c, "jax": j}
                           for f, n, x, c, j in self.wrong]}
 
@@ -270,6 +274,7 @@ def score(checker: str, truth: Truth, reveals: dict[tuple[str, int], list[str]],
           where: dict[tuple[str, int], Site], seconds: float) -> CheckerReach:
     known = correct = missing = 0
     wrong = []
+    unknown: dict[str, int] = {}
     answered = {site: reveals.get(key) for key, site in where.items()}
     for site, jax_node in sorted(truth.nodes.items()):
         types = answered.get(site)
@@ -278,16 +283,19 @@ def score(checker: str, truth: Truth, reveals: dict[tuple[str, int], list[str]],
             continue
         node = marker_of(types[0])
         if node is None:
+            unknown[types[0]] = unknown.get(types[0], 0) + 1
             continue
         known += 1
         if node == jax_node:
             correct += 1
         else:
             wrong.append((*site, types[0], MARKER_NAME[jax_node]))
-    return CheckerReach(checker, len(truth.nodes), known, correct, wrong, missing, seconds)
+    return CheckerReach(checker, len(truth.nodes), known, correct, wrong, missing, seconds, unknown)
 
 
-def check(checker: str, truth: Truth, files: dict[str, str], stubs: Path | None) -> CheckerReach:
+def check(checker: str, truth: Truth, files: dict[str, str], stubs: Path | None,
+          repeat: int = 1) -> CheckerReach:
+    """One checker's reach; its time is the median wall time of ``repeat`` runs."""
     staged, where = stage_reveals(files, set(truth.nodes))
     with tempfile.TemporaryDirectory(prefix=f"reach-{checker}-") as tmp:
         root = Path(tmp)
@@ -295,9 +303,12 @@ def check(checker: str, truth: Truth, files: dict[str, str], stubs: Path | None)
         if stubs is not None:
             shutil.copytree(stubs, root / "typings")
         cmd = command(checker, root, paths, stubs=stubs is not None)
-        start = time.perf_counter()
-        out = execute(checker, root, cmd)
-        seconds = time.perf_counter() - start
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            out = execute(checker, root, cmd)
+            times.append(time.perf_counter() - start)
+        seconds = statistics.median(times)
         reveals = revealed(checker, out, root)
     return score(checker, truth, reveals, where, seconds)
 
@@ -325,13 +336,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stubs", type=Path, metavar="DIR",
                         help="stubs made by `jaxtypes jax-stubs --out DIR`, staged as typings/")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="time each checker this many times (median); default 1")
     args = parser.parse_args(argv)
     if args.stubs is not None and not (args.stubs / ".search-path").is_dir():
         parser.error(f"--stubs {args.stubs}: not a directory made by `jaxtypes jax-stubs --out DIR` "
                      "(no .search-path inside)")
     files = corpus_files()
     truth = collect_truth(files)
-    results = [check(c, truth, files, args.stubs) for c in args.checkers]
+    if args.repeat < 1:
+        parser.error(f"--repeat {args.repeat}: must be at least 1")
+    results = [check(c, truth, files, args.stubs, args.repeat) for c in args.checkers]
     if args.json:
         print(json.dumps({
             "corpus_lines": sum(len(t.splitlines()) for t in files.values()),

@@ -124,3 +124,4 @@ def test_score_counts_known_and_wrong() -> None:
     r = reach.score("pyright", truth, reveals, where, 1.0)
     assert (r.intermediates, r.known, r.correct, r.missing) == (4, 2, 1, 1)
     assert r.wrong == [("m.py", 2, "b", "Array[float32]", "weak_float")]
+    assert r.unknown == {"Array[Any]": 1}
