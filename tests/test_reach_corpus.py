@@ -44,7 +44,7 @@ def test_corpus_runs_and_records_intermediates(truth: "reach.Truth") -> None:
     by_file = Counter(f for f, _, _ in truth.nodes)
     assert all(by_file[f] >= 20 for f in by_file), by_file
     kinds = Counter(truth.nodes.values())
-    for node in ("float32", "bfloat16", "int32", "int8", "bool", "uint32"):
+    for node in ("float32", "bfloat16", "int32", "int8", "bool", "uint32", "f*"):
         assert kinds[node] > 0, kinds
 
 
@@ -67,6 +67,8 @@ def test_recorded_dtypes_are_jaxs(truth: "reach.Truth") -> None:
         ("train.py", 66, "grads"): None,              # a dict: not an array
         ("train.py", 67, "gw"): "float32",            # vmap of grad
         ("sampling.py", 10, "tokens"): "int32",       # categorical
+        ("optim.py", 70, "peak_lr"): "f*",            # jnp.asarray(float) is weak
+        ("optim.py", 72, "fraction"): "float32",      # int32 / int: true division
     }
     got = {site: truth.nodes.get(site) for site in expected}
     assert got == expected

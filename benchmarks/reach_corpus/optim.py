@@ -66,6 +66,14 @@ def ema(average: Array[float32], value: Array[float32], decay: float) -> Array[f
     return updated
 
 
+def linear_warmup(step: Array[int32], warmup: int, peak: float) -> Array[float32]:
+    peak_lr = jnp.asarray(peak)
+    floor = jnp.full((), 0.1 * peak)
+    fraction = jnp.minimum(step / warmup, 1.0)
+    lr = jnp.maximum(peak_lr * fraction, floor)
+    return lr
+
+
 def main() -> dict[str, jax.Array]:
     key = jax.random.PRNGKey(3)
     k1, k2 = jax.random.split(key)
@@ -83,8 +91,10 @@ def main() -> dict[str, jax.Array]:
     lr = cosine_schedule(step, 100, 3e-4)
     master, params16 = mixed_precision_step(param, grad.astype(jnp.bfloat16), 1024.0, 0.01)
     averaged = ema(param, param_adam, 0.99)
+    warm = linear_warmup(step, 10, 1e-3)
     return {"sgd": param_sgd, "adam": param_adam, "decayed": decayed, "clipped": clipped,
-            "lr": lr, "master": master, "params16": params16, "ema": averaged}
+            "lr": lr, "master": master, "params16": params16, "ema": averaged,
+            "warm": warm}
 
 
 if __name__ == "__main__":
