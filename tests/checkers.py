@@ -65,45 +65,89 @@ def _mypy(root: Path, paths: list[str], mypy_config: str) -> tuple[list[str], st
     return cmd, r"^(?P<path>[^:\n]+):(?P<line>\d+): error: (?P<msg>.*)$"
 
 
-def run(checker: str, root: Path, paths: Iterable[str], *,
-        mypy_config: str | None = None, timeout: float = 1200) -> Errors:
-    """Run one checker over ``paths`` (relative to ``root``); return its errors.
+def command(checker: str, root: Path, paths: Iterable[str], *,
+            mypy_config: str | None = None, stubs: bool = False) -> list[str]:
+    """The command line that runs one checker over ``paths`` in ``root``.
     ``mypy_config`` is the mypy.ini of "mypy" (default: empty) and of
-    "mypy-plugin" (default: the plugin with JAX's default settings)."""
+    "mypy-plugin" (default: the plugin with JAX's default settings).  With
+    ``stubs``, ``root/typings`` holds stubs made by ``jaxtypes jax-stubs``,
+    used as the README configures each checker."""
     paths = list(paths)
-    env = _env()
     if checker in ("mypy", MYPY_PLUGIN):
         if mypy_config is None:
             mypy_config = plugin_config() if checker == MYPY_PLUGIN else "[mypy]\n"
-        cmd, pattern = _mypy(root, paths, mypy_config)
-    elif checker in ("pyright", "basedpyright"):
+        if stubs:
+            mypy_config = mypy_config.replace("[mypy]\n", "[mypy]\nmypy_path = typings/.mypy-path\n", 1)
+        return _mypy(root, paths, mypy_config)[0]
+    if checker in ("pyright", "basedpyright"):
         (root / "pyrightconfig.json").write_text(json.dumps({
             "typeCheckingMode": "standard",
             "reportUnusedExpression": False,
             "reportUnnecessaryTypeIgnoreComment": False,
             "pythonVersion": f"{sys.version_info[0]}.{sys.version_info[1]}",
-        }))
-        cmd = [tool(checker), "--outputjson", "--pythonpath", sys.executable,
-               "-p", "pyrightconfig.json", *paths]
-        pattern = None
-    elif checker == "pyrefly":
+        }))  # stubPath: the default, typings
+        return [tool(checker), "--outputjson", "--pythonpath", sys.executable,
+                "-p", "pyrightconfig.json", *paths]
+    if checker == "pyrefly":
         # No walk-up search path: from the installed jaxtypes it would reach a
         # checkout's source tree (no stubs) when the venv lives inside it.
-        cmd = [tool("pyrefly"), "check", "--preset", "default", "--python-interpreter-path",
-               sys.executable, "--disable-search-path-heuristics", "--search-path", ".",
-               "--output-format", "json", "--summary=none", *paths]
-        pattern = None
-    elif checker == "ty":
-        cmd = [tool("ty"), "check", "--python", sys.prefix, "--output-format", "concise",
-               "--color", "never", *paths]
-        pattern = r"^(?P<path>[^:\n]+):(?P<line>\d+):\d+: error\[(?P<code>[\w-]+)\] (?P<msg>.*)$"
-    else:
-        raise ValueError(f"unknown checker {checker!r}; expected one of "
-                         f"{', '.join((*CHECKERS, MYPY_PLUGIN))}")
-    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
+        extra = ["--search-path", "typings/.search-path"] if stubs else []
+        return [tool("pyrefly"), "check", *extra, "--preset", "default", "--python-interpreter-path",
+                sys.executable, "--disable-search-path-heuristics", "--search-path", ".",
+                "--output-format", "json", "--summary=none", *paths]
+    if checker == "ty":
+        extra = ["--extra-search-path", "typings/.search-path"] if stubs else []
+        return [tool("ty"), "check", *extra, "--python", sys.prefix, "--output-format", "concise",
+                "--color", "never", *paths]
+    raise ValueError(f"unknown checker {checker!r}; expected one of "
+                     f"{', '.join((*CHECKERS, MYPY_PLUGIN))}")
+
+
+def execute(checker: str, root: Path, cmd: list[str], timeout: float = 1200) -> str:
+    """Run a checker's command in ``root``; its standard output.  A crash or an
+    unexpected exit status is an error."""
+    proc = subprocess.run(cmd, cwd=root, env=_env(), capture_output=True, text=True, timeout=timeout)
     out = proc.stdout
     if "Traceback" in proc.stderr or "INTERNAL ERROR" in out + proc.stderr:
         raise RuntimeError(f"{checker} crashed:\n{proc.stderr[-4000:]}\n{out[-2000:]}")
+    if checker in ("mypy", MYPY_PLUGIN, "ty") and proc.returncode not in (0, 1):
+        raise RuntimeError(f"{checker} failed with exit code {proc.returncode}:\n"
+                           f"{proc.stderr[-4000:]}\n{out[-2000:]}")
+    return out
+
+
+def revealed(checker: str, out: str, root: Path) -> dict[tuple[str, int], list[str]]:
+    """The types a checker's output reveals (``reveal_type``), keyed by (path
+    relative to ``root``, 1-based line), as the checker prints them."""
+    found: dict[tuple[str, int], list[str]] = defaultdict(list)
+    if checker in ("pyright", "basedpyright"):
+        for diag in json.loads(out)["generalDiagnostics"]:
+            m = re.match(r'^Type of ".*" is "(.*)"$', diag["message"], re.S)
+            if diag["severity"] == "information" and m:
+                rel = Path(diag["file"]).resolve().relative_to(root.resolve()).as_posix()
+                found[rel, diag["range"]["start"]["line"] + 1].append(m.group(1))
+    elif checker == "pyrefly":
+        for err in json.loads(out or '{"errors": []}')["errors"]:
+            if err["name"] == "reveal-type":
+                m = re.match(r"^revealed type: (.*)$", err["concise_description"], re.S)
+                if m:
+                    found[Path(err["path"]).as_posix(), err["line"]].append(m.group(1))
+    else:
+        pattern = (r'^(?P<path>[^:\n]+):(?P<line>\d+): note: Revealed type is "(?P<type>.*)"$'
+                   if checker in ("mypy", MYPY_PLUGIN) else
+                   r"^(?P<path>[^:\n]+):(?P<line>\d+):\d+: info\[revealed-type\] Revealed type: `(?P<type>.*)`$")
+        for m in re.finditer(pattern, out, re.M):
+            found[Path(m.group("path")).as_posix(), int(m.group("line"))].append(m.group("type"))
+    return dict(found)
+
+
+def run(checker: str, root: Path, paths: Iterable[str], *,
+        mypy_config: str | None = None, timeout: float = 1200) -> Errors:
+    """Run one checker over ``paths`` (relative to ``root``); return its errors.
+    ``mypy_config`` is as for ``command``."""
+    out = execute(checker, root, command(checker, root, paths, mypy_config=mypy_config), timeout)
+    pattern = (r"^(?P<path>[^:\n]+):(?P<line>\d+): error: (?P<msg>.*)$" if checker != "ty" else
+               r"^(?P<path>[^:\n]+):(?P<line>\d+):\d+: error\[(?P<code>[\w-]+)\] (?P<msg>.*)$")
     errors: Errors = defaultdict(list)
     if checker in ("pyright", "basedpyright"):
         report = json.loads(out)
@@ -119,13 +163,9 @@ def run(checker: str, root: Path, paths: Iterable[str], *,
                 errors[Path(err["path"]).as_posix(), err["line"]].append(
                     f"{err['concise_description']} [{err['name']}]")
     else:
-        assert pattern is not None
         for m in re.finditer(pattern, out, re.M):
             msg = m.group("msg")
             if checker == "ty":
                 msg = f"{msg} [{m.group('code')}]"
             errors[Path(m.group("path")).as_posix(), int(m.group("line"))].append(msg)
-        if proc.returncode not in (0, 1):
-            raise RuntimeError(f"{checker} failed with exit code {proc.returncode}:\n"
-                               f"{proc.stderr[-4000:]}\n{out[-2000:]}")
     return dict(errors)

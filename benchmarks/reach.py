@@ -1,0 +1,370 @@
+"""Reach: how many dtypes of real JAX code each type checker knows, and gets right.
+
+Run by hand: ``python benchmarks/reach.py [--checkers ...] [--stubs DIR] [--json]``.
+
+The corpus (``benchmarks/reach_corpus/*.py``) is model and training code whose
+array parameters are annotated with concrete dtypes.  It is annotated with
+``jaxtypes.Array[bfloat16]`` (not ``jax.Array[bfloat16]``): that is
+subscriptable at runtime, so the corpus runs as it is, and it is the
+dtype-generic class for the checkers both with jaxtypes' shipped stubs alone
+and with the stubs ``jaxtypes jax-stubs`` generates (where ``jaxtypes.Array``
+and ``jax.Array`` are one class); ``jax.Array[...]`` is generic only in the
+latter.
+
+1. The truth: every assignment to a name (``x = ...``, ``a, b = ...``,
+   ``x: T = ...``, ``x += ...``) is found with ``ast``; each corpus file is
+   executed from an instrumented copy that records, after each such statement,
+   the dtype and weak flag of every assigned value that is a ``jax.Array``,
+   then its ``main()`` runs under ``jax.jit``.  Values inside ``jit``,
+   ``vmap``, ``grad`` and ``lax.scan`` are tracers, which carry the dtype JAX
+   computes; a line whose dtype differed between calls is reported and not
+   counted.  An array-valued intermediate is one (file, line, name) recorded
+   with one lattice dtype.
+2. Each checker checks a staged copy with ``reveal_type(name)`` after each
+   recorded assignment.  A revealed type is *known* when it is
+   ``Array[marker]`` for a marker of jaxtypes (``Any``, ``Unknown``, a bare
+   ``Array``, a TypeVar or a union are unknown), and *correct* when the
+   marker's lattice node is JAX's: ``weak_float`` is a float32 array with
+   ``weak_type=True`` (x64 off), a concrete marker the strong dtype.
+3. Each checker's wall time over the staged corpus (including the reveals;
+   the median of ``--repeat`` runs; mypy runs with ``--no-incremental``).
+
+``--stubs DIR`` stages DIR (made by ``jaxtypes jax-stubs --out DIR``) as the
+scratch project's ``typings/`` and configures each checker as the README says.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+HERE = Path(__file__).resolve().parent
+CORPUS = HERE / "reach_corpus"
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+# Compile quickly: the corpus's programs are tiny, XLA's optimisations are not
+# what is measured.  Only takes effect if JAX's CPU backend is not yet started.
+os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0 "
+                                   "--xla_llvm_disable_expensive_passes=true")
+
+from checkers import MYPY_PLUGIN, command, execute, revealed, stage  # noqa: E402
+from jaxtypes import lattice  # noqa: E402
+from jaxtypes.stubgen import MARKER_NAME  # noqa: E402
+
+CHECKERS = ("mypy", MYPY_PLUGIN, "pyright", "basedpyright", "pyrefly", "ty")
+NODE_OF_MARKER = {marker: node for node, marker in MARKER_NAME.items()}
+RECORD = "__reach_record__"
+
+Site = tuple[str, int, str]  # (corpus file name, line, assigned name)
+
+
+# ---------------------------------------------------------------- corpus
+@dataclass(frozen=True)
+class Assignment:
+    line: int      # first line of the statement
+    end_line: int  # last line, after which the reveal goes
+    indent: str    # the statement's indentation
+    names: tuple[str, ...]
+
+
+def _target_names(target: ast.expr) -> list[str] | None:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        names = [_target_names(t) for t in target.elts]
+        return None if any(n is None for n in names) else [x for n in names for x in n or ()]
+    if isinstance(target, ast.Starred):
+        return _target_names(target.value)
+    return None  # attributes and subscripts are not intermediates
+
+
+def _assigned(stmt: ast.stmt) -> list[str]:
+    if isinstance(stmt, ast.Assign):
+        names = [_target_names(t) for t in stmt.targets]
+        return [x for n in names if n for x in n]
+    if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        return _target_names(stmt.target) or []
+    if isinstance(stmt, ast.AugAssign):
+        return _target_names(stmt.target) or []
+    return []
+
+
+def _statement_lists(tree: ast.AST) -> Iterator[list[ast.stmt]]:
+    for node in ast.walk(tree):
+        for attr in ("body", "orelse", "finalbody"):
+            body = getattr(node, attr, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                yield body
+
+
+def find_assignments(source: str) -> list[Assignment]:
+    """Every statement of ``source`` that assigns names, on a line of its own."""
+    lines = source.splitlines()
+    found = []
+    for body in _statement_lists(ast.parse(source)):
+        for stmt in body:
+            names = _assigned(stmt)
+            indent = lines[stmt.lineno - 1][:stmt.col_offset]
+            if names and not indent.strip():  # not `if c: x = 1`
+                found.append(Assignment(stmt.lineno, stmt.end_lineno or stmt.lineno,
+                                        indent, tuple(dict.fromkeys(names))))
+    return sorted(found, key=lambda a: a.line)
+
+
+class _Instrument(ast.NodeTransformer):
+    """Adds ``__reach_record__(line, name, value)`` after each name assignment."""
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        for attr in ("body", "orelse", "finalbody"):
+            body = getattr(node, attr, None)
+            if not (isinstance(body, list) and body and isinstance(body[0], ast.stmt)):
+                continue
+            new: list[ast.stmt] = []
+            for stmt in body:
+                new.append(stmt)
+                for name in dict.fromkeys(_assigned(stmt)):
+                    call = ast.Expr(ast.Call(ast.Name(RECORD, ast.Load()), [
+                        ast.Constant(stmt.lineno), ast.Constant(name), ast.Name(name, ast.Load())], []))
+                    new.append(ast.copy_location(call, stmt))
+            setattr(node, attr, new)
+        return node
+
+
+def corpus_files(directory: Path = CORPUS) -> dict[str, str]:
+    return {p.name: p.read_text() for p in sorted(directory.glob("*.py"))}
+
+
+# ----------------------------------------------------------------- truth
+@dataclass
+class Truth:
+    """What JAX computed: the lattice node of each array-valued intermediate."""
+    nodes: dict[Site, str] = field(default_factory=dict)
+    varying: dict[Site, set[str]] = field(default_factory=dict)  # differed between calls
+    non_lattice: dict[Site, str] = field(default_factory=dict)   # e.g. typed PRNG keys
+    run_seconds: float = 0.0
+
+
+def node_of(dtype: Any, weak: bool) -> str | None:
+    """The lattice node of a JAX (dtype, weak_type) pair; None outside the lattice."""
+    name = getattr(dtype, "name", str(dtype))
+    if name not in lattice.NODES:
+        return None
+    return lattice.jax_type(name, weak)
+
+
+def collect_truth(files: dict[str, str], execute: bool = True) -> Truth:
+    """Run each corpus file's ``main()`` under ``jax.jit`` from an instrumented
+    copy; record what JAX computes at every name assignment.  Without
+    ``execute``, ``main`` is only traced (``jax.eval_shape``): the same dtypes,
+    recorded at trace time in both cases, without XLA's compilation."""
+    import jax
+
+    truth = Truth()
+    seen: dict[Site, set[str]] = {}
+    start = time.perf_counter()
+    for name, source in files.items():
+        def record(line: int, target: str, value: object, _file: str = name) -> None:
+            if not isinstance(value, jax.Array):
+                return
+            weak = bool(getattr(getattr(value, "aval", None), "weak_type", False))
+            node = node_of(value.dtype, weak)
+            if node is None:
+                truth.non_lattice[_file, line, target] = str(value.dtype)
+            else:
+                seen.setdefault((_file, line, target), set()).add(node)
+
+        tree = _Instrument().visit(ast.parse(source))
+        ast.fix_missing_locations(tree)
+        module = {"__name__": f"reach_corpus.{Path(name).stem}", "__file__": str(CORPUS / name),
+                  RECORD: record}
+        exec(compile(tree, str(CORPUS / name), "exec"), module)
+        if execute:
+            jax.block_until_ready(jax.jit(module["main"])())
+        else:
+            jax.eval_shape(module["main"])
+    truth.run_seconds = time.perf_counter() - start
+    for site, nodes in seen.items():
+        if len(nodes) == 1:
+            truth.nodes[site] = next(iter(nodes))
+        else:
+            truth.varying[site] = nodes
+    return truth
+
+
+# -------------------------------------------------------------- checkers
+def stage_reveals(files: dict[str, str], sites: set[Site]) -> tuple[dict[str, str], dict[tuple[str, int], Site]]:
+    """Copies of ``files`` with ``reveal_type(name)`` after each site's
+    statement, and which site each staged line reveals."""
+    staged: dict[str, str] = {}
+    where: dict[tuple[str, int], Site] = {}
+    for name, source in files.items():
+        lines = source.splitlines()
+        after: dict[int, list[tuple[str, Site]]] = {}
+        for a in find_assignments(source):
+            for target in a.names:
+                if (name, a.line, target) in sites:
+                    after.setdefault(a.end_line, []).append(
+                        (f"{a.indent}reveal_type({target})", (name, a.line, target)))
+        tree = ast.parse(source)
+        future = [n.end_lineno or n.lineno for n in tree.body
+                  if isinstance(n, ast.ImportFrom) and n.module == "__future__"]
+        import_after = max(future, default=0)
+        out: list[str] = []
+        if import_after == 0:
+            out.append("from typing_extensions import reveal_type")
+        for n, text in enumerate(lines, 1):
+            out.append(text)
+            if n == import_after:
+                out.append("from typing_extensions import reveal_type")
+            for reveal, site in after.get(n, ()):
+                out.append(reveal)
+                where[name, len(out)] = site
+        staged[name] = "\n".join(out) + "\n"
+    return staged, where
+
+
+_QUALIFIER = re.compile(r"\b(?:[A-Za-z_]\w*\.)+(?=[A-Za-z_])")
+
+
+def marker_of(revealed_type: str) -> str | None:
+    """The lattice node a checker's revealed type names, or None when the
+    dtype is unknown to it: ``Array[float32]`` (any module prefix) -> float32,
+    ``Array[weak_float]`` -> f*, ``Array[Any]``/``Array``/unions -> None."""
+    text = _QUALIFIER.sub("", revealed_type.strip())
+    m = re.fullmatch(r"Array\[(\w+)\]", text)
+    if not m:
+        return None
+    return NODE_OF_MARKER.get(m.group(1))
+
+
+@dataclass
+class CheckerReach:
+    checker: str
+    intermediates: int
+    known: int
+    correct: int
+    wrong: list[tuple[str, int, str, str, str]]  # (file, line, name, checker's answer, JAX's)
+    missing: int  # sites the checker printed no reveal for
+    seconds: float
+    unknown: dict[str, int] = field(default_factory=dict)  # revealed text -> count
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"checker": self.checker, "intermediates": self.intermediates, "known": self.known,
+                "known_pct": round(100 * self.known / max(self.intermediates, 1), 1),
+                "correct_of_known": self.correct, "missing": self.missing,
+                "seconds": round(self.seconds, 2),
+                "unknown": dict(sorted(self.unknown.items(), key=lambda kv: -kv[1])),
+                "wrong": [{"file": f, "line": n, "name": x, "checker": c, "jax": j}
+                          for f, n, x, c, j in self.wrong]}
+
+
+def score(checker: str, truth: Truth, reveals: dict[tuple[str, int], list[str]],
+          where: dict[tuple[str, int], Site], seconds: float) -> CheckerReach:
+    known = correct = missing = 0
+    wrong = []
+    unknown: dict[str, int] = {}
+    answered = {site: reveals.get(key) for key, site in where.items()}
+    for site, jax_node in sorted(truth.nodes.items()):
+        types = answered.get(site)
+        if not types:
+            missing += 1
+            continue
+        node = marker_of(types[0])
+        if node is None:
+            unknown[types[0]] = unknown.get(types[0], 0) + 1
+            continue
+        known += 1
+        if node == jax_node:
+            correct += 1
+        else:
+            wrong.append((*site, types[0], MARKER_NAME[jax_node]))
+    return CheckerReach(checker, len(truth.nodes), known, correct, wrong, missing, seconds, unknown)
+
+
+def check(checker: str, truth: Truth, files: dict[str, str], stubs: Path | None,
+          repeat: int = 1) -> CheckerReach:
+    """One checker's reach; its time is the median wall time of ``repeat`` runs."""
+    staged, where = stage_reveals(files, set(truth.nodes))
+    with tempfile.TemporaryDirectory(prefix=f"reach-{checker}-") as tmp:
+        root = Path(tmp)
+        paths = stage(staged, root)
+        if stubs is not None:
+            shutil.copytree(stubs, root / "typings")
+        cmd = command(checker, root, paths, stubs=stubs is not None)
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            out = execute(checker, root, cmd)
+            times.append(time.perf_counter() - start)
+        seconds = statistics.median(times)
+        reveals = revealed(checker, out, root)
+    return score(checker, truth, reveals, where, seconds)
+
+
+# ------------------------------------------------------------------ main
+def table(results: list[CheckerReach]) -> str:
+    rows = ["| checker | intermediates | known | known % | correct of known | seconds |",
+            "|---|---|---|---|---|---|"]
+    for r in results:
+        rows.append(f"| {r.checker} | {r.intermediates} | {r.known} | "
+                    f"{100 * r.known / max(r.intermediates, 1):.1f}% | {r.correct}/{r.known} | "
+                    f"{r.seconds:.1f} |")
+    for r in results:
+        if r.missing:
+            rows.append(f"\n{r.checker}: no reveal printed for {r.missing} intermediates")
+        if r.wrong:
+            rows.append(f"\n{r.checker} wrong ({len(r.wrong)}):")
+            rows += [f"  {f}:{n} {x}: checker {c}, JAX {j}" for f, n, x, c, j in r.wrong]
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--checkers", nargs="+", default=list(CHECKERS), choices=CHECKERS)
+    parser.add_argument("--stubs", type=Path, metavar="DIR",
+                        help="stubs made by `jaxtypes jax-stubs --out DIR`, staged as typings/")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="time each checker this many times (median); default 1")
+    args = parser.parse_args(argv)
+    if args.stubs is not None and not (args.stubs / ".search-path").is_dir():
+        parser.error(f"--stubs {args.stubs}: not a directory made by `jaxtypes jax-stubs --out DIR` "
+                     "(no .search-path inside)")
+    files = corpus_files()
+    truth = collect_truth(files)
+    if args.repeat < 1:
+        parser.error(f"--repeat {args.repeat}: must be at least 1")
+    results = [check(c, truth, files, args.stubs, args.repeat) for c in args.checkers]
+    if args.json:
+        print(json.dumps({
+            "corpus_lines": sum(len(t.splitlines()) for t in files.values()),
+            "jax_seconds": round(truth.run_seconds, 2),
+            "stubs": str(args.stubs) if args.stubs else None,
+            "varying": [f"{f}:{n} {x}" for f, n, x in sorted(truth.varying)],
+            "non_lattice": len(truth.non_lattice),
+            "checkers": [r.as_dict() for r in results]}, indent=2))
+    else:
+        print(f"corpus: {len(files)} files, {sum(len(t.splitlines()) for t in files.values())} lines; "
+              f"{len(truth.nodes)} array-valued intermediates (JAX ran in {truth.run_seconds:.1f} s)"
+              + (f"; stubs: {args.stubs}" if args.stubs else ""))
+        if truth.varying:
+            print("not counted, dtype differed between calls: "
+                  + ", ".join(f"{f}:{n} {x}" for f, n, x in sorted(truth.varying)))
+        print(table(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

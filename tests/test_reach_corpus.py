@@ -1,0 +1,129 @@
+"""benchmarks/reach.py: its corpus runs under JAX, its intermediate-finder keeps
+finding what it should, and its reading of checkers' revealed types is right.
+
+So the reach benchmark cannot rot silently; the checkers themselves are not run
+here (the benchmark does that, by hand)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("reach", REPO / "benchmarks" / "reach.py")
+assert _spec is not None and _spec.loader is not None
+reach = importlib.util.module_from_spec(_spec)
+sys.modules["reach"] = reach
+_spec.loader.exec_module(reach)
+
+
+@pytest.fixture(scope="module")
+def files() -> dict[str, str]:
+    return reach.corpus_files()
+
+
+@pytest.fixture(scope="module")
+def truth(files: dict[str, str]) -> "reach.Truth":
+    return reach.collect_truth(files)
+
+
+def test_corpus_is_big_enough(files: dict[str, str]) -> None:
+    assert sum(len(t.splitlines()) for t in files.values()) >= 500
+    for name in ("attention.py", "layers.py", "losses.py", "optim.py", "sampling.py",
+                 "recurrent.py", "quant.py", "train.py"):
+        assert name in files
+
+
+def test_corpus_runs_and_records_intermediates(truth: "reach.Truth") -> None:
+    assert len(truth.nodes) >= 300
+    assert not truth.varying
+    by_file = Counter(f for f, _, _ in truth.nodes)
+    assert all(by_file[f] >= 20 for f in by_file), by_file
+    kinds = Counter(truth.nodes.values())
+    for node in ("float32", "bfloat16", "int32", "int8", "bool", "uint32", "f*"):
+        assert kinds[node] > 0, kinds
+
+
+def test_tracing_records_what_running_records(files: dict[str, str], truth: "reach.Truth") -> None:
+    traced = reach.collect_truth(files, execute=False)
+    assert traced.nodes == truth.nodes
+
+
+def test_recorded_dtypes_are_jaxs(truth: "reach.Truth") -> None:
+    """Spot checks, written out from reading the corpus and JAX's rules."""
+    expected = {
+        ("attention.py", 31, "logits"): "bfloat16",   # einsum of bfloat16
+        ("attention.py", 32, "logits32"): "float32",
+        ("attention.py", 35, "weights"): "float32",   # softmax
+        ("attention.py", 25, "mask"): "bool",
+        ("quant.py", 15, "q"): "int8",
+        ("quant.py", 34, "acc"): "int32",             # preferred_element_type
+        ("layers.py", 30, "hidden16"): "bfloat16",
+        ("recurrent.py", 11, "from_input"): "float32",  # inside lax.scan
+        ("train.py", 66, "grads"): None,              # a dict: not an array
+        ("train.py", 67, "gw"): "float32",            # vmap of grad
+        ("sampling.py", 10, "tokens"): "int32",       # categorical
+        ("optim.py", 70, "peak_lr"): "f*",            # jnp.asarray(float) is weak
+        ("optim.py", 72, "fraction"): "float32",      # int32 / int: true division
+    }
+    got = {site: truth.nodes.get(site) for site in expected}
+    assert got == expected
+
+
+def test_every_assignment_in_a_function_body_is_found(files: dict[str, str]) -> None:
+    found = {(a.line, n) for a in reach.find_assignments(files["recurrent.py"]) for n in a.names}
+    assert (23, "final") in found and (23, "hs") in found      # tuple unpacking
+    assert (20, "new_h") in found                              # nested function
+    source = "def f(x):\n    a, (b, c) = x\n    d: int = 1\n    d += 2\n    x.y = 3\n    if x: e = 1\n"
+    got = [(a.line, a.names) for a in reach.find_assignments(source)]
+    assert got == [(2, ("a", "b", "c")), (3, ("d",)), (4, ("d",))]
+
+
+def test_staged_reveals_point_at_their_sites() -> None:
+    source = '"""doc"""\nfrom __future__ import annotations\n\ndef f(x):\n    y = (x +\n         1)\n    return y\n'
+    staged, where = reach.stage_reveals({"m.py": source}, {("m.py", 5, "y")})
+    lines = staged["m.py"].splitlines()
+    assert lines[2] == "from typing_extensions import reveal_type"
+    [(key, site)] = where.items()
+    assert site == ("m.py", 5, "y") and lines[key[1] - 1] == "    reveal_type(y)"
+    assert lines[key[1] - 2] == "         1)"
+
+
+@pytest.mark.parametrize("text, node", [
+    # mypy and mypy with the plugin
+    ("jaxtypes._array.Array[jaxtypes.markers.float32]", "float32"),
+    ("jax._src.basearray.Array[jaxtypes.markers.bfloat16]", "bfloat16"),
+    ("jaxtypes._array.Array[jaxtypes.markers.weak_float]", "f*"),
+    ("jaxtypes._array.Array[Any]", None),
+    ("jax._src.basearray.Array", None),
+    ("Any", None),
+    ("tuple[jaxtypes._array.Array[jaxtypes.markers.float32], jaxtypes._array.Array[Any]]", None),
+    # pyright, basedpyright, pyrefly, ty
+    ("Array[float32]", "float32"),
+    ("Array[bool_]", "bool"),
+    ("Array[weak_int]", "i*"),
+    ("Array[Unknown]", None),
+    ("Array[Any]", None),
+    ("Array", None),
+    ("Array[float32] | Array[bfloat16]", None),
+    ("Array[DT@f]", None),
+])
+def test_revealed_type_to_marker(text: str, node: str | None) -> None:
+    assert reach.marker_of(text) == node
+
+
+def test_score_counts_known_and_wrong() -> None:
+    truth = reach.Truth(nodes={("m.py", 1, "a"): "float32", ("m.py", 2, "b"): "f*",
+                               ("m.py", 3, "c"): "int8", ("m.py", 4, "d"): "int32"})
+    where = {("m.py", 10): ("m.py", 1, "a"), ("m.py", 11): ("m.py", 2, "b"),
+             ("m.py", 12): ("m.py", 3, "c")}
+    reveals = {("m.py", 10): ["Array[float32]"], ("m.py", 11): ["Array[float32]"],
+               ("m.py", 12): ["Array[Any]"]}
+    r = reach.score("pyright", truth, reveals, where, 1.0)
+    assert (r.intermediates, r.known, r.correct, r.missing) == (4, 2, 1, 1)
+    assert r.wrong == [("m.py", 2, "b", "Array[float32]", "weak_float")]
+    assert r.unknown == {"Array[Any]": 1}
