@@ -398,6 +398,10 @@ def _descriptor_prelude(prelude: str, body: list[str], jax_members: Mapping[str,
     lines = prelude.splitlines()
     replace: dict[int, tuple[int, list[str]]] = {}  # first line (1-based) -> (last line, new lines)
     extra = ["@type_check_only",
+             f"class {ANY_SCALAR}(np.generic):",
+             '    """Matches only an unknown numpy scalar type: ``np.dtype[Any]`` in ``astype``."""',
+             "",
+             "@type_check_only",
              f"class {ANY_DTYPE}:",
              '    """No dtype marker derives from it: ``_AddOp[_AnyDtype]`` matches only ``_AddOp[Any]``."""',
              ""]
@@ -540,6 +544,27 @@ def _self_dispatched(node: ast.ClassDef, jax_table: str | None, prelude: ast.Mod
                ""])
 
 
+ANY_SCALAR: Final = "_AnyNumpyScalar"  # no numpy scalar type derives from it
+# numpy's scalar types that are lattice dtypes, named as their jaxtypes markers.
+NUMPY_DTYPES: Final = ("bool_", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32",
+                       "int64", "float16", "float32", "float64", "complex64", "complex128")
+
+
+def _numpy_astype() -> list[str]:
+    """``astype`` overloads for ``np.float32`` and ``np.dtype[np.float32]`` values
+    (``np.dtype("float32")``): the marker's dtype (issue 10, item 7)."""
+    # First, so that a dtype of unknown scalar type (np.dtype[Any]) is not taken
+    # for np.bool_ by a checker that picks the first overload an Any matches.
+    out = ["    @overload",
+           f"    def astype(self, dtype: np.dtype[{ANY_SCALAR}], copy: bool = False, "
+           "device: Any = None) -> Array[Any]: ..."]
+    for name in NUMPY_DTYPES:
+        out += ["    @overload",
+                f"    def astype(self, dtype: type[np.{name}] | np.dtype[np.{name}], copy: bool = False, "
+                f"device: Any = None) -> Array[{MARKERS_MODULE}.{name}]: ..."]
+    return out
+
+
 def render_basearray(source: str, jax_version: str) -> str:
     """The transformed ``jax/_src/basearray.pyi`` (call ``check_supported`` first)."""
     from jaxtypes import __version__
@@ -592,6 +617,9 @@ def render_basearray(source: str, jax_version: str) -> str:
             # (``__eq__: _CompareOp`` overrides object.__eq__ incompatibly).
             cls_lines += [line.replace("# type: ignore[assignment]", "# type: ignore")
                           for line in ours[member]]
+            if member == "astype":  # numpy's spellings of a dtype, after the markers'
+                first = next(i for i, line in enumerate(cls_lines) if "def astype(" in line)
+                cls_lines[first + 1:first + 1] = _numpy_astype()
             if member == "astype":  # JAX's own signature, for any other dtype argument
                 jax_def = src.text(_start(node), node.end_lineno or node.lineno)
                 cls_lines += ["    @overload"] + _reindent(jax_def, node.col_offset)
