@@ -5,7 +5,7 @@
     jaxtypes explain A B [--x64|--x32] [--strict|--standard]
     jaxtypes lattice [--format mermaid|dot] [--x64|--x32] [--strict|--standard]
     jaxtypes diff numpy [--format markdown|csv|text] [--x64|--x32] [--strict|--standard] [--all]
-    jaxtypes jax-stubs [--out DIR]
+    jaxtypes jax-stubs [install|check] [--out DIR]
 
 Defaults follow JAX: x64 disabled and standard promotion, unless the
 environment says otherwise (``JAX_ENABLE_X64``, ``JAX_NUMPY_DTYPE_PROMOTION``,
@@ -440,40 +440,72 @@ def _run_diff(args: argparse.Namespace) -> int:
 # -------------------------------------------------------------- jax-stubs
 def _configure_jax_stubs(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--out", metavar="DIR", default="typings",
-        help="directory to write the stubs into (default: ./typings, where pyright "
-             "and basedpyright look; point mypy_path / pyrefly search-path / ty "
-             "extra-paths at it)",
+        "action", nargs="?", choices=("install", "check"),
+        help="install: build the stubs as a package (jaxtypes-jax-stubs) and pip-install "
+             "it into this environment, where every checker finds it with no configuration "
+             "(remove with `pip uninstall jaxtypes-jax-stubs`); check: say whether the "
+             "installed stubs (or those in --out DIR) were made for the JAX and jaxtypes "
+             "installed (exit code 1 when not)",
+    )
+    p.add_argument(
+        "--out", metavar="DIR", default=None,
+        help="write the stubs into DIR instead (default without `install`: ./typings) and "
+             "print each checker's configuration for them",
     )
 
 
 @command(
-    "jax-stubs", "write stubs that make jax.Array generic in its dtype", _configure_jax_stubs,
-    description="Read the stubs of the JAX installed in this environment and write "
-    "a transformed copy in which jax.Array is generic in its dtype (bare jax.Array "
+    "jax-stubs", "make jax.Array generic in its dtype for every type checker", _configure_jax_stubs,
+    description="Read the stubs of the JAX installed in this environment and make a "
+    "transformed copy in which jax.Array is generic in its dtype (bare jax.Array "
     "is jax.Array[Any]), keeps every member JAX declares, has the promotion-aware "
     "operators and methods of jaxtypes.Array, and is the same class as "
-    "jaxtypes.Array. A JAX whose stubs differ from the versions this jaxtypes "
-    "knows is refused. Regenerate after upgrading JAX or jaxtypes.",
+    "jaxtypes.Array. `jaxtypes jax-stubs install` installs it as a package into this "
+    "environment; --out DIR writes the files. A JAX whose stubs differ from the "
+    "versions this jaxtypes knows is refused. Re-run after upgrading JAX or jaxtypes.",
 )
 def _run_jax_stubs(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from jaxtypes import jax_stubs
 
+    if args.action == "install" and args.out is not None:
+        raise CLIError("give either `install` or --out DIR, not both")
+    if args.action == "check":
+        found = jax_stubs.staleness(Path(args.out) if args.out is not None else None)
+        if found is None:
+            where = args.out if args.out is not None else f"this environment ({jax_stubs.DISTRIBUTION})"
+            raise CLIError(f"no jax.Array stubs found in {where}; make them with "
+                           "`jaxtypes jax-stubs install`")
+        print(found.message())
+        return 1 if found.stale else 0
     try:
         jax = jax_stubs.locate_jax()
+        if args.action == "install":
+            wheel = jax_stubs.install(jax)
+            print(f"installed {wheel} into {sys.prefix}: jax.Array is generic in its dtype, and "
+                  "jaxtypes.Array is jax.Array, for mypy, pyright, basedpyright, pyrefly and ty "
+                  f"with no configuration. Remove with: {sys.executable} -m pip uninstall "
+                  f"{jax_stubs.DISTRIBUTION}")
+            return 0
         files = jax_stubs.render(jax)
-    except jax_stubs.UnsupportedJAX as e:
-        raise CLIError(str(e)) from None
-    out = Path(args.out)
+    except jax_stubs.StubsError as e:
+        earlier = jax_stubs.staleness(Path(args.out or "typings") if args.action != "install" else None)
+        left = (f" The stubs made earlier for jaxtypes {earlier.made_for[0]} and JAX "
+                f"{earlier.made_for[1]} ({earlier.where}) are left in place; remove them with "
+                f"`{earlier.remove}`." if earlier is not None else "")
+        raise CLIError(f"{e}{left}") from None
+    out_arg = args.out if args.out is not None else "typings"
+    out = Path(out_arg)
     try:
         jax_stubs.write(out, files)
     except OSError as e:
-        raise CLIError(f"cannot write to {shown(str(out))}: {e.strerror or e}") from None
+        raise CLIError(
+            f"cannot write to {shown(str(out))}: {e.strerror or e}; the stubs there (if any) are unchanged"
+        ) from None
     print(f"wrote {len(files)} stub files for JAX {jax.version} to {out}/: jax.Array is "
           "generic in its dtype, and jaxtypes.Array is jax.Array. Point each checker at them:")
-    for line in jax_stubs.setup_lines(args.out):
+    for line in jax_stubs.setup_lines(out_arg):
         print("  " + line)
     return 0
 

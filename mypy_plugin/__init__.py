@@ -74,6 +74,7 @@ class JaxtypesPlugin(Plugin):
             print("jaxtypes.mypy_plugin: see the [tool.jaxtypes] settings in jaxtypes' README",
                   file=sys.stderr)
             raise SystemExit(_CONFIG_EXIT_STATUS) from None
+        _warn_if_stubs_are_stale(options)
         v = self.settings.variant
         # mypy records each plugin module's __version__ (with a hash of its
         # file) and drops its whole cache when that changes; the mypy daemon
@@ -84,7 +85,7 @@ class JaxtypesPlugin(Plugin):
         )
         builder = self._builder = Builder(self._lookup, self._named_type)
         self._class_mro_hooks: dict[str, Callable[[ClassDefContext], None]] = {
-            names.ARRAY: errors.guarded(lambda ctx: None)(array_class.replace_members),
+            array: errors.guarded(lambda ctx: None)(array_class.replace_members) for array in names.ARRAYS
         }
         self._empty_table = errors.guarded(lambda ctx: None)(marker_tables.empty_table)
         method_hooks: dict[str, Callable[[MethodContext], Type]] = {}
@@ -100,9 +101,14 @@ class JaxtypesPlugin(Plugin):
         method_hooks[names.member(names.ASTYPE)] = methods.astype_hook(v, builder)
         for fullname, op in names.SCALAR_EQUALITIES.items():
             method_hooks[fullname] = equalities.scalar_equality_hook(op, v, builder)
+        # jax.Array of the generated stubs: the same hooks under its name.
+        for fullname, hook in list(method_hooks.items()):
+            if fullname.startswith(names.ARRAY + "."):
+                method_hooks[names.JAX_ARRAY + fullname[len(names.ARRAY):]] = hook
         self._method_hooks = method_hooks
         self._attribute_hooks: dict[str, Callable[[AttributeContext], Type]] = {
-            names.member(name): methods.property_hook(name, v, builder) for name in names.PROPERTIES
+            names.member(name, array): methods.property_hook(name, v, builder)
+            for name in names.PROPERTIES for array in names.ARRAYS
         }
         self._function_hooks: dict[str, Callable[[FunctionContext], Type]] = {
             names.RESULT_TYPE: functions.result_type_hook(v, builder),
@@ -190,7 +196,7 @@ class JaxtypesPlugin(Plugin):
             sym = self._lookup(cls)
             info = sym.node if sym is not None else None
             owner = info.get_containing_type_info(member) if isinstance(info, TypeInfo) else None
-            self._inherited[key] = owner is not None and owner.fullname == names.ARRAY
+            self._inherited[key] = owner is not None and owner.fullname in names.ARRAYS
         return hooks.get(names.member(member)) if self._inherited[key] else None
 
     # -- hooks: dictionary look-ups
@@ -225,6 +231,25 @@ class JaxtypesPlugin(Plugin):
         if ctx.id.partition(".")[0] in _UNAFFECTED:
             return None
         return self.settings.config_data()
+
+
+def _warn_if_stubs_are_stale(options: Options) -> None:
+    """One line on stderr when the jax.Array stubs mypy reads (the installed
+    stub package, or a `jaxtypes jax-stubs --out` tree on mypy_path) were made
+    for other JAX or jaxtypes versions.  A failure to tell is not reported."""
+    from pathlib import Path
+
+    from jaxtypes import stub_record
+
+    try:
+        outs: list[Path | None] = [None]
+        outs += [Path(d).parent for d in options.mypy_path if Path(d).name == stub_record.MYPY_DIR]
+        for out in outs:
+            found = stub_record.staleness(out)
+            if found is not None and found.stale:
+                print(f"jaxtypes.mypy_plugin: warning: {found.message()}", file=sys.stderr)
+    except Exception:  # noqa: BLE001 - a warning must never stop mypy
+        pass
 
 
 def plugin(version: str) -> type[JaxtypesPlugin]:

@@ -123,7 +123,8 @@ def _parse_class_body(source: str, ctx: ClassDefContext) -> list[Statement]:
         errors = Errors(options)
     except TypeError:  # mypy before 1.5
         errors = Errors()  # type: ignore[call-arg]
-    tree = parse(source, "jaxtypes/_array.pyi", names.ARRAY.rsplit(".", 1)[0], errors, options)
+    module = ctx.cls.fullname.rsplit(".", 1)[0]
+    tree = parse(source, module.replace(".", "/") + ".pyi", module, errors, options)
     if errors.is_errors():
         raise RuntimeError("the replacement signatures do not parse")
     (cls,) = tree.defs
@@ -131,7 +132,8 @@ def _parse_class_body(source: str, ctx: ClassDefContext) -> list[Statement]:
 
 
 def replace_members(ctx: ClassDefContext) -> None:
-    """The customize-MRO hook of ``jaxtypes._array.Array`` (idempotent)."""
+    """The customize-MRO hook of ``jaxtypes._array.Array``, and of
+    ``jax._src.basearray.Array`` in the stubs of ``jaxtypes jax-stubs`` (idempotent)."""
     body = ctx.cls.defs.body
     found: dict[str, Statement] = {}
     for stmt in body:

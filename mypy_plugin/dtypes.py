@@ -59,11 +59,12 @@ def _union_items(t: UnionType) -> list[Type]:
 
 
 def array_info(t: Instance) -> TypeInfo | None:
-    """The TypeInfo of jaxtypes' Array if ``t`` is an Array (or a subclass)."""
-    if t.type.fullname == names.ARRAY:
+    """The TypeInfo of jaxtypes' Array (or of jax.Array of the generated
+    stubs) if ``t`` is one (or a subclass)."""
+    if t.type.fullname in names.ARRAYS:
         return t.type
     for info in t.type.mro:
-        if info.fullname == names.ARRAY:
+        if info.fullname in names.ARRAYS:
             return info
     return None
 

@@ -12,6 +12,11 @@ from jaxtypes import lattice, ops
 
 PACKAGE: Final = "jaxtypes"
 ARRAY: Final = "jaxtypes._array.Array"
+# jax.Array as the stubs of `jaxtypes jax-stubs` declare it: the same class as
+# jaxtypes.Array there (jaxtypes/_array.pyi re-exports it), so the plugin
+# answers for it as for ARRAY.
+JAX_ARRAY: Final = "jax._src.basearray.Array"
+ARRAYS: Final = (ARRAY, JAX_ARRAY)
 MARKERS_MODULE: Final = "jaxtypes.markers"
 # The generated promotion tables of the markers: jaxtypes.markers._add_bool_, ...
 TABLE_PREFIX: Final = f"{MARKERS_MODULE}._"
@@ -73,6 +78,6 @@ ITEM: Final = "item"
 ASTYPE: Final = "astype"
 
 
-def member(name: str) -> str:
-    """The fully qualified name of a member of Array."""
-    return f"{ARRAY}.{name}"
+def member(name: str, array: str = ARRAY) -> str:
+    """The fully qualified name of a member of Array (or of ``array``)."""
+    return f"{array}.{name}"

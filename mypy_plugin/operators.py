@@ -199,7 +199,7 @@ def abs_function_hook(v: Variant, builder: Builder) -> Callable[[FunctionContext
         out: list[Type] = []
         for item in items:
             p = get_proper_type(item)
-            if not isinstance(p, Instance) or not p.type.has_base(names.ARRAY):
+            if not isinstance(p, Instance) or not any(p.type.has_base(a) for a in names.ARRAYS):
                 return ctx.default_return_type
             mine = array_dtype(p)
             out.append(builder.any_array(p) if mine is None

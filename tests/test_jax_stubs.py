@@ -44,6 +44,7 @@ CASES = REPO / "typecheck_cases" / "jax_interop"
 JAXTYPES_CASES = REPO / "typecheck_cases" / "scenarios"
 CHECKERS = ("mypy", "mypy-plugin", "pyright", "basedpyright", "pyrefly", "ty")
 EXPECT_ERROR = re.compile(r"#\s*E\b")
+TYPO = re.compile(r"\s#\s*typo$")
 
 Errors = dict[tuple[str, int], list[str]]
 
@@ -228,14 +229,26 @@ def test_cli_without_jax(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capture
 
 
 # -------------------------------------------------------------- checkers
+def _setting(checker: str) -> jax_stubs.Setting:
+    """What `jaxtypes jax-stubs --out typings` prints (and the README says) for a checker."""
+    name = "mypy" if checker.startswith("mypy") else checker
+    (setting,) = [s for s in jax_stubs.setup("typings") if s.checker == name]
+    return setting
+
+
 def run_checker(checker: str, root: Path, paths: list[str], stubs: bool) -> Errors:
     """Errors by (path, line) of one checker run in ``root`` (a project whose
-    ``typings/`` holds the stubs when ``stubs``), configured as the README says."""
+    ``typings/`` holds the stubs when ``stubs``), configured with the settings
+    `jaxtypes jax-stubs` prints, verbatim, in the configuration files it names."""
     py = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    setting = _setting(checker)
+    if stubs and setting.line:
+        assert setting.file in ("mypy.ini", "pyrightconfig.json", "pyproject.toml"), setting
     if checker.startswith("mypy"):
         config = "[mypy]\n"
         if stubs:
-            config += f"mypy_path = typings/{jax_stubs.MYPY_DIR}\n"
+            assert setting.section == "[mypy]"
+            config += setting.line + "\n"
         if checker == "mypy-plugin":
             config += "plugins = jaxtypes.mypy_plugin\n"
         (root / "mypy.ini").write_text(config)
@@ -243,27 +256,51 @@ def run_checker(checker: str, root: Path, paths: list[str], stubs: bool) -> Erro
                "--show-error-codes", "--no-error-summary", "--hide-error-context",
                "--no-color-output", "--no-pretty", "--python-executable", sys.executable, *paths]
     elif checker in ("pyright", "basedpyright"):
-        (root / "pyrightconfig.json").write_text(json.dumps({
-            "typeCheckingMode": "standard", "reportUnusedExpression": False,
-            "reportUnnecessaryTypeIgnoreComment": False, "pythonVersion": py,
-        }))  # stubPath: the default, typings
+        config = {"typeCheckingMode": "standard", "reportUnusedExpression": False,
+                  "reportUnnecessaryTypeIgnoreComment": False, "pythonVersion": py}
+        if stubs and setting.line:
+            config.update(json.loads("{" + setting.line + "}"))
+        (root / "pyrightconfig.json").write_text(json.dumps(config))
         cmd = [tool(checker), "--outputjson", "--pythonpath", sys.executable,
                "-p", "pyrightconfig.json", *paths]
+    elif checker == "pyrefly" and stubs:
+        # The project, not file names (see jax_stubs.setup); no walk-up search
+        # path (see tests/checkers.py).
+        assert setting.section == "[tool.pyrefly]"
+        (root / "pyproject.toml").write_text(
+            f"[tool.pyrefly]\n{setting.line}\npreset = \"default\"\n"
+            f"disable-search-path-heuristics = true\nproject-includes = {json.dumps(paths)}\n"
+            f"python-interpreter-path = {json.dumps(sys.executable)}\n")
+        cmd = [tool("pyrefly"), "check", "--output-format", "json", "--summary=none"]
     elif checker == "pyrefly":
         # No walk-up search path (see tests/checkers.py); "." for the case files.
         cmd = [tool("pyrefly"), "check", "--preset", "default", "--python-interpreter-path",
                sys.executable, "--disable-search-path-heuristics", "--search-path", ".",
                "--output-format", "json", "--summary=none", *paths]
-        if stubs:
-            cmd[2:2] = ["--search-path", f"typings/{jax_stubs.SEARCH_DIR}"]
     elif checker == "ty":
+        if stubs:
+            assert setting.section == "[tool.ty.environment]"
+            (root / "pyproject.toml").write_text(f"{setting.section}\n{setting.line}\n")
         cmd = [tool("ty"), "check", "--python", sys.prefix, "--output-format", "concise",
                "--color", "never", *paths]
-        if stubs:
-            cmd[2:2] = ["--extra-search-path", f"typings/{jax_stubs.SEARCH_DIR}"]
     else:
         raise ValueError(checker)
     proc = subprocess.run(cmd, cwd=root, env=_env(), capture_output=True, text=True, timeout=600)
+    return _errors(checker, proc, root)
+
+
+def test_readme_gives_the_printed_settings() -> None:
+    """The README's --out table holds each line the command prints for typings."""
+    readme = (REPO / "README.md").read_text()
+    for s in jax_stubs.setup("typings"):
+        if s.line:
+            assert f"`{s.line}`" in readme and s.section in readme and s.file in readme, s
+        else:
+            assert "nothing (`stubPath` defaults to `typings`)" in readme
+
+
+def _errors(checker: str, proc: subprocess.CompletedProcess[str], root: Path) -> Errors:
+    """The errors by (path, line) in one checker's output (its machine-readable format)."""
     out = proc.stdout
     if "Traceback" in proc.stderr or "INTERNAL ERROR" in out + proc.stderr:
         raise RuntimeError(f"{checker} crashed:\n{proc.stderr[-4000:]}\n{out[-2000:]}")
@@ -276,7 +313,9 @@ def run_checker(checker: str, root: Path, paths: list[str], stubs: bool) -> Erro
     elif checker == "pyrefly":
         for e in json.loads(out or '{"errors": []}')["errors"]:
             if e["severity"] == "error":
-                errors[Path(e["path"]).as_posix(), e["line"]].append(f"{e['concise_description']} [{e['name']}]")
+                path = Path(e["path"])  # absolute when pyrefly checks the project
+                rel = path.resolve().relative_to(root.resolve()) if path.is_absolute() else path
+                errors[rel.as_posix(), e["line"]].append(f"{e['concise_description']} [{e['name']}]")
     else:
         pattern = (r"^(?P<path>[^:\n]+):(?P<line>\d+): error: (?P<msg>.*)$" if checker.startswith("mypy")
                    else r"^(?P<path>[^:\n]+):(?P<line>\d+):\d+: error\[(?P<code>[\w-]+)\] (?P<msg>.*)$")
@@ -320,10 +359,11 @@ class Runs:
     def __init__(self, base: Path, typings: Path) -> None:
         self.scenarios = _files(CASES / "scenarios", "scenarios")
         self.corpus = _files(CASES / "corpus", "corpus")
+        self.typos = _files(CASES / "typos", "typos")
         originals = _files(JAXTYPES_CASES, "jaxtypes_cases")
         self.jaxtypes_cases = {rel: _jax_array_instead(text) for rel, text in originals.items()}
-        with_files = {**self.scenarios, **self.corpus, **self.jaxtypes_cases}
-        without_files = {**self.corpus, **originals}
+        with_files = {**self.scenarios, **self.corpus, **self.typos, **self.jaxtypes_cases}
+        without_files = {**self.corpus, **self.typos, **originals}
         jobs = []
         for checker in CHECKERS:
             for stubs, files in ((True, with_files), (False, without_files)):
@@ -393,3 +433,318 @@ def test_jax_array_promotes_as_jaxtypes_array(checker: str, runs: Runs) -> None:
     assert not differ, f"{checker}: lines where jax.Array differs from jaxtypes.Array:\n" + "\n".join(
         f"{f}:{n}: {'error only with jax.Array ' + str(replaced[f, n]) if (f, n) in replaced else 'error only with jaxtypes.Array'}"
         f": {texts[f].splitlines()[n - 1].strip()}" for f, n in differ)
+
+
+# typos/*.py: how many `# typo` lines a set-up misses, {file: {checker: (without
+# the stubs, with them)}}, where it knowingly misses some; every other set-up
+# must report all of them both ways.
+# * ty, with the stubs: a bare array's operators and dtype-computing methods are
+#   Unknown.  Their descriptors' __get__ overloads are keyed on the dtype, and
+#   for Array[Any] ty answers an ambiguous overload match with Unknown (the
+#   typing spec's rule); mypy and pyrefly take the first match of a
+#   `self`-keyed overload (see jaxtypes.jax_stubs._descriptor_prelude), pyright
+#   of an `obj`-keyed one too.
+# * without the stubs, a bare jaxtypes.Array is jaxtypes' own class, whose
+#   descriptors are keyed on `obj` (jaxtypes.stubgen): Any/Unknown in every
+#   checker but mypy with the plugin, which types the operators itself.
+_BARE_OPERATORS = 64  # the typo lines on a descriptor's result: 80 - 16
+TYPOS_MISSED: dict[str, dict[str, tuple[int, int]]] = {
+    "typos/plain_jax_array.py": {"ty": (0, _BARE_OPERATORS)},
+    "typos/bare_jaxtypes_array.py": {
+        **{c: (_BARE_OPERATORS - 1, 0) for c in ("mypy", "pyright", "basedpyright", "pyrefly")},
+        "ty": (_BARE_OPERATORS, _BARE_OPERATORS),
+    },
+}
+
+
+@pytest.mark.parametrize("checker", CHECKERS)
+def test_typos_still_reported(checker: str, runs: Runs) -> None:
+    """Item 4 of issue 10: with the stubs, plain jax.Array code keeps its checking."""
+    assert set(runs.typos) == set(TYPOS_MISSED)
+    counts, expected = {}, {}
+    for rel, text in sorted(runs.typos.items()):
+        lines = [n for n, line in enumerate(text.splitlines(), 1) if TYPO.search(line)]
+        assert len(lines) == 80
+        counts[rel] = tuple(sum(1 for n in lines if (rel, n) in runs.get(checker, stubs, "typos"))
+                            for stubs in (False, True))
+        missed = TYPOS_MISSED[rel].get(checker, (0, 0))
+        expected[rel] = (len(lines) - missed[0], len(lines) - missed[1])
+        print(f"{checker} {rel}: {counts[rel][0]}/{len(lines)} typos reported without the stubs, "
+              f"{counts[rel][1]}/{len(lines)} with them")
+    assert counts == expected
+
+
+# ----------------------------------------------------------- installed stubs
+# The README's quick start: `jaxtypes jax-stubs install` in the active
+# environment, then each checker as a user runs it from a project directory,
+# with no configuration for the stubs.  Output-format flags only (machine-readable
+# errors); pyrefly and mypy read pyproject.toml.
+PROJECT_CONFIG = """\
+[tool.mypy]
+plugins = {plugins}
+
+[tool.pyrefly]
+preset = "default"
+"""
+
+
+def _user_command(checker: str, venv: Path, paths: list[str]) -> list[str]:
+    if checker.startswith("mypy"):
+        return [str(venv / "bin" / "python"), "-m", "mypy", "--no-incremental", "--show-error-codes",
+                "--no-error-summary", "--hide-error-context", "--no-color-output", "--no-pretty", *paths]
+    if checker in ("pyright", "basedpyright"):
+        return [tool(checker), "--outputjson", *paths]
+    if checker == "pyrefly":
+        return [tool("pyrefly"), "check", "--output-format", "json", "--summary=none", *paths]
+    return [tool("ty"), "check", "--output-format", "concise", "--color", "never", *paths]
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A throwaway environment seeing this one's packages (a .pth file), with
+    `jaxtypes jax-stubs install` run in it."""
+    venv = tmp_path_factory.mktemp("env") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    python = venv / "bin" / "python"
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    ours = subprocess.run([sys.executable, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    (Path(site) / "_test_env.pth").write_text(ours + "\n")
+    proc = subprocess.run([str(python), "-m", "jaxtypes", "jax-stubs", "install"],
+                          env=_env(), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("installed jaxtypes_jax_stubs-"), proc.stdout
+    assert f"pip uninstall {jax_stubs.DISTRIBUTION}" in proc.stdout
+    for package in jax_stubs.PACKAGES:
+        assert (Path(site) / package / "py.typed").read_text() == "partial\n"
+    return venv
+
+
+def _run_installed(checker: str, venv: Path, root: Path, paths: list[str]) -> Errors:
+    env = {**_env(), "VIRTUAL_ENV": str(venv), "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    proc = subprocess.run(_user_command(checker, venv, paths), cwd=root, env=env,
+                          capture_output=True, text=True, timeout=600)
+    return _errors(checker, proc, root)
+
+
+# Lines of scenarios/interop.py a checker gets wrong with the installed stubs
+# only, {checker: {line text}}.
+INSTALLED_DEVIATIONS: dict[str, set[str]] = {}
+
+
+@pytest.mark.parametrize("checker", CHECKERS)
+def test_installed_stubs_need_no_configuration(checker: str, installed: Path, tmp_path: Path) -> None:
+    files = _files(CASES / "scenarios", "scenarios")
+    plugins = '["jaxtypes.mypy_plugin"]' if checker == "mypy-plugin" else "[]"
+    (tmp_path / "pyproject.toml").write_text(PROJECT_CONFIG.format(plugins=plugins))
+    errors = _run_installed(checker, installed, tmp_path, stage(files, tmp_path))
+    problems = []
+    for rel, text in files.items():
+        for n, line in enumerate(text.splitlines(), 1):
+            want = bool(EXPECT_ERROR.search(line)) != (line.strip() in INSTALLED_DEVIATIONS.get(checker, set()))
+            got = errors.get((rel, n))
+            if want != bool(got):
+                problems.append(f"{rel}:{n}: {'expected an error, got none' if want else f'unexpected {got}'}:"
+                                f" {line.strip()}")
+    assert not problems, f"{checker}: {len(problems)} wrong answers\n" + "\n".join(problems)
+
+
+def test_installed_stubs_uninstall_with_pip(installed: Path) -> None:
+    python = installed / "bin" / "python"
+    proc = subprocess.run([str(python), "-m", "pip", "uninstall", "-y", jax_stubs.DISTRIBUTION],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    assert not [p for p in jax_stubs.PACKAGES if (Path(site) / p).exists()]
+    # and it can be installed again
+    proc = subprocess.run([str(python), "-m", "jaxtypes", "jax-stubs", "install"],
+                          env=_env(), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_install_and_out_are_exclusive(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["jax-stubs", "install", "--out", str(tmp_path)]) == 2
+    assert "either `install` or --out DIR" in capsys.readouterr().err
+
+
+# ------------------------------------------------- staleness, atomic writes
+def _with_record(path: Path, jaxtypes_version: str, jax_version: str) -> None:
+    text = path.read_text()
+    first, rest = text.split("\n", 1)
+    new = re.sub(r"\(jaxtypes \S+, JAX \S+\)", f"(jaxtypes {jaxtypes_version}, JAX {jax_version})", first)
+    assert new != first
+    path.write_text(new + "\n" + rest)
+
+
+def test_stubs_record_their_versions(typings: Path) -> None:
+    from jaxtypes import __version__
+
+    made_for = jax_stubs.recorded_versions(typings / "jax-stubs" / jax_stubs.BASEARRAY)
+    assert made_for == (__version__, jax_stubs.locate_jax().version)
+
+
+def test_check_current_and_stale(typings: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "typings"
+    shutil.copytree(typings, out)
+    assert main(["jax-stubs", "check", "--out", str(out)]) == 0
+    assert "the versions installed" in capsys.readouterr().out
+    _with_record(out / "jax-stubs" / jax_stubs.BASEARRAY, "0.0.1", "0.9.0")
+    assert main(["jax-stubs", "check", "--out", str(out)]) == 1
+    said = capsys.readouterr().out
+    jax_version = jax_stubs.locate_jax().version
+    assert f"were made for jaxtypes 0.0.1 and JAX 0.9.0, but this environment has jaxtypes" in said
+    assert f"and JAX {jax_version}: refresh them with `jaxtypes jax-stubs --out {out}`" in said
+
+
+def test_check_without_stubs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["jax-stubs", "check", "--out", str(tmp_path / "none")]) == 2
+    err = capsys.readouterr().err
+    assert "no jax.Array stubs found" in err and "`jaxtypes jax-stubs install`" in err
+
+
+def test_refusal_says_what_is_left_in_place(typings: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "typings"
+    shutil.copytree(typings, out)
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    fake = tmp_path / "jax"
+    (fake / "_src").mkdir(parents=True)
+    (fake / "_src" / "basearray.pyi").write_text("class Array: ...\n")
+    monkeypatch.setattr(jax_stubs, "locate_jax", lambda: jax_stubs.JaxInstall(fake, "0.42.0"))
+    assert main(["jax-stubs", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "the installed JAX 0.42.0 is not supported" in err
+    assert "are left in place; remove them with `rm -r " in err and str(out / "jax-stubs") in err
+    assert len(err.strip().splitlines()) == 1
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+def test_failed_write_leaves_earlier_stubs(typings: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "typings"
+    shutil.copytree(typings, out)
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    real = Path.write_text
+    written = []
+
+    def full_disk(self: Path, *args: object, **kwargs: object) -> int:
+        if len(written) >= 6:
+            raise OSError(28, "No space left on device")
+        written.append(self)
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "write_text", full_disk)
+    assert main(["jax-stubs", "--out", str(out)]) == 2
+    assert "No space left on device" in capsys.readouterr().err
+    assert written  # it got part of the way
+    after = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert after == before  # nothing half-written, no staging directory left
+
+
+def test_non_utf8_file_in_the_tree(typings: Path, tmp_path: Path) -> None:
+    out = tmp_path / "typings"
+    shutil.copytree(typings, out)
+    mine = out / "jax-stubs" / "mine.pyi"
+    mine.write_bytes("x: int  # caf\u00e9\n".encode("latin-1"))
+    assert main(["jax-stubs", "--out", str(out)]) == 0
+    assert mine.read_bytes() == "x: int  # caf\u00e9\n".encode("latin-1")
+
+
+def test_installed_stubs_check(installed: Path) -> None:
+    proc = subprocess.run([str(installed / "bin" / "python"), "-m", "jaxtypes", "jax-stubs", "check"],
+                          env=_env(), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "(the installed package jaxtypes-jax-stubs) were made for" in proc.stdout
+
+
+# ------------------------------------------------------ the plugin in charge
+PLUGIN_HEAD = """\
+from __future__ import annotations
+
+import jax
+from typing_extensions import assert_type
+
+import jaxtypes
+from jaxtypes import bfloat16, float32, int8, int32, int64, uint32
+
+
+def f(u: jax.Array[uint32], i: jax.Array[int32], b: jax.Array[bfloat16], x: jax.Array[float32],
+      q: jax.Array[int8], t: jaxtypes.Array[uint32], bare: jax.Array) -> None:
+    assert_type(q.sum(), jax.Array[int64])
+    assert_type(x * 2, jax.Array[float32])
+    assert_type(bare + bare, jax.Array)
+    x & x  # E: jax-unsupported
+    (bare + 1).nonexistent_attr  # E: attr-defined
+"""
+# [jaxtypes] settings -> lines appended to PLUGIN_HEAD's function (x64 in both).
+PLUGIN_CASES = {
+    "promotion = standard\nx64 = true\n": """\
+    assert_type(u + i, jax.Array[int64])
+    assert_type(t + i, jaxtypes.Array[int64])
+    assert_type(b @ x, jax.Array[float32])
+""",
+    "promotion = strict\nx64 = true\n": """\
+    u + i  # E: jax-promotion
+    b @ x  # E: jax-promotion
+    assert_type(u + u, jax.Array[uint32])
+""",
+}
+
+
+def _mypy_with_plugin(root: Path, config: str, case: str = PLUGIN_HEAD, python: str = sys.executable,
+                      env: dict[str, str] | None = None) -> tuple[Errors, str]:
+    (root / "case.py").write_text(case)
+    (root / "mypy.ini").write_text(config)
+    proc = subprocess.run([python, "-m", "mypy", "--config-file", "mypy.ini", "--no-incremental",
+                           "--show-error-codes", "--no-error-summary", "--hide-error-context",
+                           "--no-color-output", "--no-pretty", "case.py"],
+                          cwd=root, env=env or _env(), capture_output=True, text=True, timeout=600)
+    return _errors("mypy", proc, root), proc.stderr
+
+
+def _assert_plugin_answers(errors: Errors, case: str) -> None:
+    lines = case.splitlines()
+    for n, line in enumerate(lines, 1):
+        want = re.search(r"#\s*E: ([\w-]+)", line)
+        got = errors.get(("case.py", n), [])
+        if want:
+            assert any(f"[{want.group(1)}]" in e for e in got), (n, line, got)
+        else:
+            assert not got, (n, line, got)
+
+
+@pytest.mark.parametrize("settings", PLUGIN_CASES)
+def test_plugin_settings_apply_to_jax_array(typings: Path, tmp_path: Path, settings: str) -> None:
+    """Item 5 of issue 10: with the stubs on mypy_path, [jaxtypes] x64 and strict apply."""
+    shutil.copytree(typings, tmp_path / "typings")
+    config = (f"[mypy]\nmypy_path = typings/{jax_stubs.MYPY_DIR}\nplugins = jaxtypes.mypy_plugin\n\n"
+              f"[jaxtypes]\n{settings}")
+    case = PLUGIN_HEAD + PLUGIN_CASES[settings]
+    errors, stderr = _mypy_with_plugin(tmp_path, config, case)
+    _assert_plugin_answers(errors, case)
+    assert "warning" not in stderr
+
+
+@pytest.mark.parametrize("settings", PLUGIN_CASES)
+def test_plugin_settings_apply_to_installed_jax_array(installed: Path, tmp_path: Path, settings: str) -> None:
+    env = {**_env(), "VIRTUAL_ENV": str(installed)}
+    config = f"[mypy]\nplugins = jaxtypes.mypy_plugin\n\n[jaxtypes]\n{settings}"
+    case = PLUGIN_HEAD + PLUGIN_CASES[settings]
+    errors, stderr = _mypy_with_plugin(tmp_path, config, case, str(installed / "bin" / "python"), env)
+    _assert_plugin_answers(errors, case)
+    assert "warning" not in stderr
+
+
+def test_plugin_warns_about_stale_stubs(typings: Path, tmp_path: Path) -> None:
+    out = tmp_path / "typings"
+    shutil.copytree(typings, out)
+    _with_record(out / jax_stubs.MYPY_DIR / "jax" / jax_stubs.BASEARRAY, "0.0.1", "0.9.0")
+    config = f"[mypy]\nmypy_path = typings/{jax_stubs.MYPY_DIR}\nplugins = jaxtypes.mypy_plugin\n"
+    _, stderr = _mypy_with_plugin(tmp_path, config)
+    warning = [line for line in stderr.splitlines() if "warning" in line]
+    assert len(warning) == 1, stderr
+    assert warning[0].startswith("jaxtypes.mypy_plugin: warning: the jax.Array stubs (in typings) "
+                                 "were made for jaxtypes 0.0.1 and JAX 0.9.0")
+    assert "refresh them with `jaxtypes jax-stubs --out typings`" in warning[0]

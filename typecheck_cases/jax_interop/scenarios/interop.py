@@ -162,3 +162,13 @@ def protocols(xs: list[jax.Array], fs: list[jax.Array[float32]]) -> None:
     sum(xs, jnp.zeros(()))
     max(xs[0], xs[1])
     sorted(fs)
+
+
+# -- numpy's spellings of a dtype in astype (issue 10, item 7): the marker's dtype
+def numpy_dtypes(x: jax.Array[float32], b: jax.Array, d: np.dtype[Any],
+                 d16: np.dtype[np.float16]) -> None:
+    assert_type(x.astype(np.int8), jax.Array[int8])
+    assert_type(x.astype(d16), jax.Array[float16])
+    assert_type(x.astype(np.bool_), jax.Array[bool_])
+    assert_type(b.astype(np.float32), jax.Array[float32])
+    assert_type(x.astype(d), jax.Array[Any])
