@@ -261,8 +261,9 @@ def binary(op: str, a: str, b: str, v: Variant = DEFAULT, *,
                 weak = False  # jnp.power's integer path builds a strong result
             elif lattice.kind(a_dtype) in "fc" and lattice.kind(b_dtype) in "iu":
                 # an inexact base with an integer exponent: lax.pow(x1, x2) on the
-                # operands as given, weak only if both are
-                weak = a_weak and b_weak
+                # operands as given, so the base's dtype (a kept 64-bit one too),
+                # weak only if both are
+                dtype, weak = a_dtype, a_weak and b_weak
     elif rule == "bitwise" and k not in "biu":
         return _unsupported(f"'{symbol}'", dtype)
     return Outcome(marker_node(dtype, weak))

@@ -11,7 +11,8 @@ tiny concrete arrays and eagerly (no jit), and records the result's dtype as a
 lattice node name plus its ``weak_type`` flag, or the exception raised:
 
 * every binary operator ``+ - * / // % ** @ & | ^ << >>`` and comparison
-  ``== != < <= > >=`` for every ordered pair of the 35 markers;
+  ``== != < <= > >=`` for every ordered pair of operands (the 35 markers and
+  the weakly typed arrays of the other width, below);
 * the same operators with a Python scalar (True, 1, 1.0, 1j) on either side;
 * ``jax.numpy.result_type`` of every pair (marker x marker, marker x scalar),
   with JAX's weak-type flag: the promotion-level answer;
@@ -22,8 +23,19 @@ A strong marker is ``jnp.ones((2,), dtype)`` (falling back to
 a weak marker is a 1-D weakly typed array, ``jnp.broadcast_to(jnp.asarray(v),
 (2,))`` for v in 1, 1.0, 1j (its ``weak_type`` is checked), so ``@`` and
 ``x[0]`` behave as for the strong markers.  The arrays are built afresh in each
-configuration, so with x64 off the 64-bit markers are JAX's canonicalized
-32-bit arrays: ``configs[c]['operands']`` records what each marker really is.
+configuration.  With x64 off JAX makes no 64-bit array, but one made while x64
+was on keeps its dtype: the 64-bit markers (int64, uint64, float64, complex128)
+are built with x64 on and then used with it off.  A weakly typed array has the
+default width of the configuration it was made in, so each configuration also
+has the weak arrays of the other width as extra operands (``weak_int64``,
+``weak_float64``, ``weak_complex128`` with x64 off, made with it on;
+``weak_int32``, ``weak_float32``, ``weak_complex64`` with x64 on, made with it
+off), typed by the weak markers.  ``configs[c]['operands']`` records what
+each operand really is.
+
+``--update`` keeps the cells of the existing data whose operands are built as
+before (same dtype, weak flag and construction) and evaluates only the cases
+of new or changed operands; the summary and error table are derived afresh.
 
 Where a case raises at run time, ``jax.eval_shape`` on the same function is
 also tried and recorded under ``abstract`` when its answer differs (for
@@ -158,26 +170,31 @@ PYTHON_VALUED = ("x[0].item()", "x.tolist()")  # no array result: record Python 
 
 LAYOUT = {
     "markers": "marker name (jaxtypes.markers) -> lattice node name (jaxtypes.lattice)",
-    "marker_order": "the 35 markers in jaxtypes.lattice.NODES order; rows of the "
-                    "marker x marker tables are lists in this order",
+    "marker_order": "the 35 markers in jaxtypes.lattice.NODES order",
+    "operand_markers": "operand name -> the marker typing it: each marker itself, and the "
+                       "weakly typed arrays of the other width (weak_int64 ... with x64 off, "
+                       "weak_int32 ... with x64 on)",
     "scalars": "key of a Python scalar operand -> its Python type (True is a strong bool)",
     "binary_ops": "the 19 binary operators, as written between operands",
     "unary_ops": "the unary expressions (in x) of configs.C.unary",
-    "configs": "label (standard|strict)-(x32|x64) -> {mode, x64, operands, promotion, "
-               "promotion_scalar, binary, scalar_right, scalar_left, unary}",
-    "configs.C.operands": "marker -> the array standing for it in C: {dtype, weak, how} (how: "
+    "configs": "label (standard|strict)-(x32|x64) -> {mode, x64, operand_order, operands, "
+               "promotion, promotion_scalar, binary, scalar_right, scalar_left, unary}",
+    "configs.C.operand_order": "the operands of C: marker_order, then the weakly typed "
+                               "arrays of the other width; rows of the operand x operand "
+                               "tables are lists in this order",
+    "configs.C.operands": "operand -> the array standing for it in C: {dtype, weak, how} (how: "
                           "the expression that built it; jnp_ones: what jnp.ones gives where "
                           "that is not the marker's dtype), or an error cell with "
                           "operand_unavailable: true if no array of the dtype can be built",
-    "configs.C.promotion": "left marker -> [cell for each right marker in marker_order]: "
+    "configs.C.promotion": "left operand -> [cell for each right operand in operand_order]: "
                            "jax.numpy.result_type(x, y) with JAX's weak-type flag "
                            "(jax._src.dtypes.result_type(x, y, return_weak_type_flag=True))",
-    "configs.C.promotion_scalar": "marker -> scalar key -> cell of result_type(x, s)",
-    "configs.C.binary": "op -> left marker -> [cell of `x OP y` for each right marker y in "
-                        "marker_order]",
-    "configs.C.scalar_right": "op -> marker -> scalar key -> cell of `x OP s`",
-    "configs.C.scalar_left": "op -> marker -> scalar key -> cell of `s OP x`",
-    "configs.C.unary": "expression (in x) -> marker -> cell; x[0].item() and x.tolist() "
+    "configs.C.promotion_scalar": "operand -> scalar key -> cell of result_type(x, s)",
+    "configs.C.binary": "op -> left operand -> [cell of `x OP y` for each right operand y in "
+                        "operand_order]",
+    "configs.C.scalar_right": "op -> operand -> scalar key -> cell of `x OP s`",
+    "configs.C.scalar_left": "op -> operand -> scalar key -> cell of `s OP x`",
+    "configs.C.unary": "expression (in x) -> operand -> cell; x[0].item() and x.tolist() "
                        "give {pytype} cells",
     "cell": "{dtype: lattice node name, weak: bool}: the result's dtype and .weak_type; or "
             "{pytype: Python type name} (x[0].item(); for x.tolist() the type of its first "
