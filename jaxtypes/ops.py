@@ -80,7 +80,11 @@ _COMPONENT: Final = {"complex64": "float32", "complex128": "float64"}
 
 
 def operand(node: str, v: Variant) -> tuple[str, bool]:
-    """The (dtype node, weak) JAX sees for a value typed by a marker node."""
+    """The (dtype node, weak) JAX sees for a value typed by a marker node.
+
+    A weak node is the weakly typed value JAX makes in this configuration (its
+    kind's default dtype).  A 64-bit node with x64 off is an array made while
+    x64 was on: it keeps its dtype (see ``_kept_64_bit``)."""
     if node in lattice.WEAK:
         return lattice.default_dtype(node[0], v.x64), True
     lattice.kind(node)  # validates the name
@@ -139,9 +143,21 @@ def _dot_precision(dtype: str) -> tuple[bool, int, int, int, bool]:
     return (dtype in _COMPONENT, maxexp, nmant, _bit_width(real), lattice.kind(real) != "u")
 
 
-def _matmul(dtype: str, weak: bool, operands: tuple[str, str], scalar: bool) -> Outcome:
+def _kept_64_bit(dtype: str, v: Variant) -> bool:
+    """A 64-bit dtype with x64 off: only an array made while x64 was on has it,
+    and JAX keeps it only where every operand has that very dtype (any other
+    promotion canonicalizes).  JAX's code then computes in 32 bits wherever it
+    requests a dtype explicitly (``lax.convert_element_type``, ``astype``,
+    ``preferred_element_type``: canonicalized, as jax_explicit_x64_dtypes='warn',
+    the default, truncates) or mixes in a constant it makes (a 32-bit one)."""
+    return dtype != lattice.canonicalize(dtype, v.x64)
+
+
+def _matmul(dtype: str, weak: bool, operands: tuple[str, str], scalar: bool,
+            v: Variant) -> Outcome:
     """jnp.matmul: it needs arrays, then asks lax.dot_general for the promoted
-    dtype, which dot_general checks against the operands as given."""
+    dtype as preferred_element_type, which dot_general canonicalizes and checks
+    against the operands as given; the result is then cast to the promoted dtype."""
     if scalar:
         return _unsupported("'@' (a Python scalar is 0-d; matmul needs 1-d or more)", dtype)
     left, right = operands
@@ -149,9 +165,38 @@ def _matmul(dtype: str, weak: bool, operands: tuple[str, str], scalar: bool) -> 
     if lp == rp and left != right:
         return _unsupported(f"'@' between {left} and {right} (lax.dot_general)", dtype)
     natural = left if lp >= rp else right
-    if lattice.kind(natural) != "f" and _bit_width(dtype) < _bit_width(natural):
-        return _unsupported(f"'@' producing {dtype} from a {natural} operand (lax.dot_general)", dtype)
+    preferred = lattice.canonicalize(dtype, v.x64)
+    if lattice.kind(natural) != "f" and _bit_width(preferred) < _bit_width(natural):
+        return _unsupported(f"'@' producing {preferred} from a {natural} operand (lax.dot_general)",
+                            dtype)
     return Outcome(marker_node(dtype, weak))
+
+
+def _kept_64_bit_binary(op: str, dtype: str, v: Variant) -> Outcome | None:
+    """``x <op> y`` where both have the 64-bit dtype ``dtype`` and x64 is off:
+    the operators whose JAX code mixes in a 32-bit constant (None: the others,
+    which keep the dtype)."""
+    k = lattice.kind(dtype)
+    symbol = SYMBOLS[op]
+    if op == "floordiv":
+        if k == "i":
+            # jnp.floor_divide: where(select, quotient - 1, quotient); the Python 1
+            # makes quotient - 1 32-bit, and where promotes the two.
+            narrow = lattice.canonicalize(dtype, v.x64)
+            if v.mode == "strict":
+                return Outcome(None, "promotion",
+                               f"{narrow}, {dtype}: '//' of {dtype} arrays with x64 off joins "
+                               "its 32-bit partial result with the 64-bit one, which "
+                               "jax_numpy_dtype_promotion=strict refuses")
+            return Outcome(narrow)
+        if k == "f":  # _float_divmod: lax.select of a float64 and a float32 value
+            return _unsupported(f"'{symbol}' with x64 off (a 32-bit constant inside)", dtype)
+    if op == "mod" and k in "iuf":  # jnp.remainder: lax.ne(x, 0) with a 32-bit 0
+        return _unsupported(f"'{symbol}' with x64 off (a 32-bit constant inside)", dtype)
+    if op == "pow" and k in "iu":  # jnp.power's integer path: lax.eq with a 32-bit constant
+        return _unsupported(f"'{symbol}' between arrays with x64 off (a 32-bit constant inside)",
+                            dtype)
+    return None
 
 
 @functools.lru_cache(maxsize=None)
@@ -192,7 +237,11 @@ def binary(op: str, a: str, b: str, v: Variant = DEFAULT, *,
     if op in COMPARISONS:
         return Outcome(lattice.BOOL)
     if op == "matmul":
-        return _matmul(dtype, weak, (a_dtype, b_dtype), a_is_scalar or b_is_scalar)
+        return _matmul(dtype, weak, (a_dtype, b_dtype), a_is_scalar or b_is_scalar, v)
+    if _kept_64_bit(dtype, v):
+        kept = _kept_64_bit_binary(op, dtype, v)
+        if kept is not None:
+            return kept
     if rule == "sub" and dtype == lattice.BOOL:
         return _unsupported(f"'{symbol}' (lax.sub)", dtype)
     if rule == "inexact":
@@ -212,8 +261,9 @@ def binary(op: str, a: str, b: str, v: Variant = DEFAULT, *,
                 weak = False  # jnp.power's integer path builds a strong result
             elif lattice.kind(a_dtype) in "fc" and lattice.kind(b_dtype) in "iu":
                 # an inexact base with an integer exponent: lax.pow(x1, x2) on the
-                # operands as given, weak only if both are
-                weak = a_weak and b_weak
+                # operands as given, so the base's dtype (a kept 64-bit one too),
+                # weak only if both are
+                dtype, weak = a_dtype, a_weak and b_weak
     elif rule == "bitwise" and k not in "biu":
         return _unsupported(f"'{symbol}'", dtype)
     return Outcome(marker_node(dtype, weak))
@@ -267,22 +317,27 @@ def method(name: str, a: str, v: Variant = DEFAULT) -> Outcome:
         if dtype == lattice.BOOL:
             return _unsupported("round", dtype)
         return Outcome(marker_node(dtype, weak))
-    # Reductions: the result is strongly typed.
+    # Reductions: the result is strongly typed, and cast (lax.convert_element_type,
+    # astype) to a dtype JAX canonicalizes: a kept 64-bit dtype becomes 32-bit.
     if name in ("all", "any"):
         return Outcome(lattice.BOOL)
     if name in ("argmax", "argmin"):
         if k == "c":
             return _unsupported(name, dtype)
+        if _kept_64_bit(dtype, v):
+            # lax.argmax's reduction gets 32-bit initial values for a 64-bit operand
+            return _unsupported(f"{name} with x64 off (lax.reduce with 32-bit initial values)",
+                                dtype)
         return Outcome(lattice.default_dtype("i", v.x64))
     if name in ("max", "min"):
-        return Outcome(dtype)
+        return Outcome(lattice.canonicalize(dtype, v.x64))
     if name in ("sum", "prod"):
         promoted = _promote_integers(dtype, v)
         if promoted is None:
             return _unsupported(name, dtype)
-        return Outcome(promoted)
+        return Outcome(lattice.canonicalize(promoted, v.x64))
     assert name == "mean"
-    return Outcome(_TO_INEXACT.get(dtype, dtype))
+    return Outcome(lattice.canonicalize(_TO_INEXACT.get(dtype, dtype), v.x64))
 
 
 def clip(a: str, bound: str | None = None, v: Variant = DEFAULT) -> Outcome:

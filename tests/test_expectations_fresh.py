@@ -61,13 +61,13 @@ def cell_at(cfg: dict[str, Any], task: gen.Task) -> dict[str, Any]:
     table, key = task
     node: Any = cfg[table]
     for k in key:
-        node = node[gen.MARKER_ORDER.index(k)] if isinstance(node, list) else node[k]
+        node = node[cfg["operand_order"].index(k)] if isinstance(node, list) else node[k]
     return node
 
 
-def sample() -> list[int]:
-    """Indices into gen.tasks_of_config() of the cases re-run live."""
-    tasks = gen.tasks_of_config()
+def sample(label: str) -> list[int]:
+    """Indices into gen.tasks_of_config(label) of the cases re-run live."""
+    tasks = gen.tasks_of_config(label)
     out, n = [], 0
     for i, (table, _) in enumerate(tasks):
         if table in ALWAYS:
@@ -110,14 +110,13 @@ def comparable(cell: dict[str, Any], messages: dict[str, str]) -> dict[str, Any]
 @pytest.fixture(scope="module")
 def live(data: dict[str, Any]) -> dict[str, tuple[list[gen.Task], list[dict], list[dict]]]:
     """label -> (sampled tasks, recorded cells, fresh cells in the JSON's form)."""
-    tasks = gen.tasks_of_config()
-    indices = sample()
     messages = {ref: e["message"] for ref, e in data["errors"].items()}
     jobs = {}
     with concurrent.futures.ThreadPoolExecutor(len(LIVE_CONFIGS)) as pool:
         for label in LIVE_CONFIGS:
             cfg = data["configs"][label]
-            sub = [tasks[i] for i in indices]
+            tasks = gen.tasks_of_config(label)
+            sub = [tasks[i] for i in sample(label)]
             recorded = [cell_at(cfg, t) for t in sub]
             recorded_c = [comparable(c, messages) for c in recorded]
             crashes = frozenset(j for j, c in enumerate(recorded)
@@ -141,6 +140,7 @@ def test_node_names_match_jaxtypes(data: dict[str, Any]) -> None:
 
     assert list(gen.STRONG_NODES) + [n for n, _ in gen.WEAK_MARKERS.values()] == list(lattice.NODES)
     assert data["markers"] == gen.MARKERS
+    assert data["operand_markers"] == gen.OPERAND_MARKERS
     for marker, node in data["markers"].items():
         assert markers.NODE_OF_MARKER[getattr(markers, marker)] == node
 
@@ -150,17 +150,19 @@ def test_complete(data: dict[str, Any]) -> None:
     assert data["marker_order"] == list(gen.MARKER_ORDER)
     assert data["binary_ops"] == list(gen.BINARY_OPS)
     assert data["unary_ops"] == list(gen.UNARY_OPS)
-    for cfg in data["configs"].values():
-        for task in gen.tasks_of_config():
+    for label, cfg in data["configs"].items():
+        assert cfg["operand_order"] == list(gen.operand_order(label))
+        assert list(cfg["operands"]) == sorted(gen.operand_order(label))
+        for task in gen.tasks_of_config(label):
             cell = cell_at(cfg, task)
             assert gen.is_cell(cell), task
             for c in (cell, cell.get("abstract") or {}):
                 if "error" in c:
                     assert data["errors"][c["ref"]]["error"] == c["error"], task
-        for marker in gen.MARKER_ORDER:
-            assert len(cfg["promotion"][marker]) == len(gen.MARKER_ORDER)
+        for operand in cfg["operand_order"]:
+            assert len(cfg["promotion"][operand]) == len(cfg["operand_order"])
             for op in gen.BINARY_OPS:
-                assert len(cfg["binary"][op][marker]) == len(gen.MARKER_ORDER)
+                assert len(cfg["binary"][op][operand]) == len(cfg["operand_order"])
 
 
 def test_summary_is_derived(data: dict[str, Any]) -> None:

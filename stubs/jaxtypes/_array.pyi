@@ -307,6 +307,40 @@ class _RFloordivOp:
     def __get__(self, obj: Array[_T], owner: Any, /) -> _UnknownScalar: ...
 
 @type_check_only
+class _Has_mod(Protocol[_F_co]):
+    @property
+    def _mod(self) -> _F_co: ...
+@type_check_only
+class _Dt_mod(Protocol[_F_co]):
+    @property
+    def _dt(self) -> _Has_mod[_F_co]: ...
+@type_check_only
+class _ModOp:
+    @overload
+    def __get__(self, obj: Array[_Has_mod[_F]], owner: Any, /) -> _F: ...
+    @overload
+    def __get__(self, obj: None, owner: Any, /) -> Self: ...
+    @overload
+    def __get__(self, obj: Array[_T], owner: Any, /) -> _SameDtype[_T]: ...
+
+@type_check_only
+class _Has_rmod(Protocol[_F_co]):
+    @property
+    def _rmod(self) -> _F_co: ...
+@type_check_only
+class _Dt_rmod(Protocol[_F_co]):
+    @property
+    def _dt(self) -> _Has_rmod[_F_co]: ...
+@type_check_only
+class _RModOp:
+    @overload
+    def __get__(self, obj: Array[_Has_rmod[_F]], owner: Any, /) -> _F: ...
+    @overload
+    def __get__(self, obj: None, owner: Any, /) -> Self: ...
+    @overload
+    def __get__(self, obj: Array[_T], owner: Any, /) -> _UnknownScalar: ...
+
+@type_check_only
 class _Has_pow(Protocol[_F_co]):
     @property
     def _pow(self) -> _F_co: ...
@@ -730,7 +764,7 @@ class Array(Generic[DT], metaclass=_ArrayMeta):
     __sub__: _SubOp
     __truediv__: _TruedivOp
     __floordiv__: _FloordivOp
-    __mod__: _FloordivOp
+    __mod__: _ModOp
     __pow__: _PowOp
     __and__: _BitwiseOp
     __or__: _BitwiseOp
@@ -749,7 +783,7 @@ class Array(Generic[DT], metaclass=_ArrayMeta):
     __rsub__: _RSubOp
     __rtruediv__: _RTruedivOp
     __rfloordiv__: _RFloordivOp
-    __rmod__: _RFloordivOp
+    __rmod__: _RModOp
     __rpow__: _RPowOp
     __rand__: _RBitwiseOp
     __ror__: _RBitwiseOp

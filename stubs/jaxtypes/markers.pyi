@@ -36,32 +36,30 @@ _Other15 = TypeVar("_Other15", bound=uint32 | int32 | float4_e2m1fn | float6_e2m
 _Other16 = TypeVar("_Other16", bound=uint32 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
 _Other17 = TypeVar("_Other17", bound=uint32 | int32)
 _Other18 = TypeVar("_Other18", bound=uint32 | uint64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
-_Other19 = TypeVar("_Other19", bound=uint64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
-_Other20 = TypeVar("_Other20", bound=uint32 | uint64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
-_Other21 = TypeVar("_Other21", bound=uint32 | uint64)
-_Other22 = TypeVar("_Other22", bound=int8 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
-_Other23 = TypeVar("_Other23", bound=int8 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
-_Other24 = TypeVar("_Other24", bound=int8 | int16 | int32)
-_Other25 = TypeVar("_Other25", bound=int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
-_Other26 = TypeVar("_Other26", bound=int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
-_Other27 = TypeVar("_Other27", bound=int16 | int32)
-_Other28 = TypeVar("_Other28", bound=int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
-_Other29 = TypeVar("_Other29", bound=int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
-_Other30 = TypeVar("_Other30", bound=int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
-_Other31 = TypeVar("_Other31", bound=int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
-_Other32 = TypeVar("_Other32", bound=int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
-_Other33 = TypeVar("_Other33", bound=int32 | int64)
-_Other34 = TypeVar("_Other34", bound=bfloat16 | float32 | complex64)
-_Other35 = TypeVar("_Other35", bound=bfloat16 | float32)
-_Other36 = TypeVar("_Other36", bound=float16 | float32 | complex64)
-_Other37 = TypeVar("_Other37", bound=float16 | float32)
-_Other38 = TypeVar("_Other38", bound=float32 | complex64)
-_Other39 = TypeVar("_Other39", bound=float32 | float64 | complex64)
-_Other40 = TypeVar("_Other40", bound=float32 | float64)
-_Other41 = TypeVar("_Other41", bound=complex64 | complex128)
-_Other42 = TypeVar("_Other42", bound=uint32 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_int | weak_float | weak_complex)
-_Other43 = TypeVar("_Other43", bound=float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
-_Other44 = TypeVar("_Other44", bound=complex64 | weak_complex)
+_Other19 = TypeVar("_Other19", bound=uint32 | uint64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
+_Other20 = TypeVar("_Other20", bound=uint32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
+_Other21 = TypeVar("_Other21", bound=uint32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
+_Other22 = TypeVar("_Other22", bound=uint32 | uint64)
+_Other23 = TypeVar("_Other23", bound=int8 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
+_Other24 = TypeVar("_Other24", bound=int8 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
+_Other25 = TypeVar("_Other25", bound=int8 | int16 | int32)
+_Other26 = TypeVar("_Other26", bound=int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
+_Other27 = TypeVar("_Other27", bound=int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
+_Other28 = TypeVar("_Other28", bound=int16 | int32)
+_Other29 = TypeVar("_Other29", bound=int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
+_Other30 = TypeVar("_Other30", bound=int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
+_Other31 = TypeVar("_Other31", bound=int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
+_Other32 = TypeVar("_Other32", bound=int32 | int64)
+_Other33 = TypeVar("_Other33", bound=bfloat16 | float32 | complex64)
+_Other34 = TypeVar("_Other34", bound=bfloat16 | float32)
+_Other35 = TypeVar("_Other35", bound=float16 | float32 | complex64)
+_Other36 = TypeVar("_Other36", bound=float16 | float32)
+_Other37 = TypeVar("_Other37", bound=float32 | complex64)
+_Other38 = TypeVar("_Other38", bound=float32 | float64 | complex64)
+_Other39 = TypeVar("_Other39", bound=complex64 | complex128)
+_Other40 = TypeVar("_Other40", bound=uint32 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_int | weak_float | weak_complex)
+_Other41 = TypeVar("_Other41", bound=float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
+_Other42 = TypeVar("_Other42", bound=complex64 | weak_complex)
 
 @type_check_only
 class _add_bool_(_Table):
@@ -776,7 +774,7 @@ class _matmul_uint64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other19], /) -> Array[_Other19]: ...
+    def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
     @overload
     def __call__(self, other: Array[float64], /) -> Array[float32]: ...
 
@@ -802,6 +800,19 @@ class _floordiv_uint64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
+    def __call__(self, other: Array[_Other19], /) -> Array[_Other19]: ...
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[int8 | int16 | int32 | int64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+
+@type_check_only
+class _mod_uint64(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: Array[_Other20], /) -> Array[_Other20]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
@@ -815,7 +826,7 @@ class _pow_uint64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other18], /) -> Array[_Other18]: ...
+    def __call__(self, other: Array[_Other21], /) -> Array[_Other21]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[uint64]: ...  # type: ignore[overload-overlap]
     @overload
@@ -834,7 +845,7 @@ class _bitwise_uint64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other21], /) -> Array[_Other21]: ...
+    def __call__(self, other: Array[_Other22], /) -> Array[_Other22]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
 
@@ -984,7 +995,7 @@ class _add_int8(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other22], /) -> Array[_Other22]: ...
+    def __call__(self, other: Array[_Other23], /) -> Array[_Other23]: ...
     @overload
     def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1014,7 +1025,7 @@ class _matmul_int8(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other22], /) -> Array[_Other22]: ...
+    def __call__(self, other: Array[_Other23], /) -> Array[_Other23]: ...
     @overload
     def __call__(self, other: Array[bool_], /) -> Array[int8]: ...
     @overload
@@ -1044,7 +1055,7 @@ class _floordiv_int8(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other23], /) -> Array[_Other23]: ...
+    def __call__(self, other: Array[_Other24], /) -> Array[_Other24]: ...
     @overload
     def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1077,7 +1088,7 @@ class _bitwise_int8(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other24], /) -> Array[_Other24]: ...
+    def __call__(self, other: Array[_Other25], /) -> Array[_Other25]: ...
     @overload
     def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1105,7 +1116,7 @@ class _add_int16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other25], /) -> Array[_Other25]: ...
+    def __call__(self, other: Array[_Other26], /) -> Array[_Other26]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | int8 | weak_int] | bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1133,7 +1144,7 @@ class _matmul_int16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other25], /) -> Array[_Other25]: ...
+    def __call__(self, other: Array[_Other26], /) -> Array[_Other26]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | int8], /) -> Array[int16]: ...
     @overload
@@ -1146,7 +1157,7 @@ class _floordiv_int16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other26], /) -> Array[_Other26]: ...
+    def __call__(self, other: Array[_Other27], /) -> Array[_Other27]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | int8 | weak_int] | bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1177,7 +1188,7 @@ class _bitwise_int16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other27], /) -> Array[_Other27]: ...
+    def __call__(self, other: Array[_Other28], /) -> Array[_Other28]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | int8 | weak_int] | bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1203,7 +1214,7 @@ class _add_int32(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other28], /) -> Array[_Other28]: ...
+    def __call__(self, other: Array[_Other29], /) -> Array[_Other29]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int64 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1220,7 +1231,7 @@ class _matmul_int32(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other28], /) -> Array[_Other28]: ...
+    def __call__(self, other: Array[_Other29], /) -> Array[_Other29]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | weak_int], /) -> Array[int32]: ...
     @overload
@@ -1231,7 +1242,7 @@ class _floordiv_int32(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other29], /) -> Array[_Other29]: ...
+    def __call__(self, other: Array[_Other30], /) -> Array[_Other30]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int64 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1282,7 +1293,7 @@ class _add_int64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other30], /) -> Array[_Other30]: ...
+    def __call__(self, other: Array[_Other31], /) -> Array[_Other31]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1293,15 +1304,6 @@ class _add_int64(_Table):
     def __call__(self, other: Array[float64], /) -> Array[float32]: ...
     @overload
     def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
-
-@type_check_only
-class _matmul_int64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other31], /) -> Array[_Other31]: ...
-    @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
 
 @type_check_only
 class _truediv_int64(_Table):
@@ -1321,11 +1323,11 @@ class _truediv_int64(_Table):
     def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
 
 @type_check_only
-class _floordiv_int64(_Table):
+class _mod_int64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other32], /) -> Array[_Other32]: ...
+    def __call__(self, other: Array[_Other30], /) -> Array[_Other30]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1338,7 +1340,7 @@ class _pow_int64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other30], /) -> Array[_Other30]: ...
+    def __call__(self, other: Array[_Other29], /) -> Array[_Other29]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[int64]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1357,7 +1359,7 @@ class _bitwise_int64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other33], /) -> Array[_Other33]: ...
+    def __call__(self, other: Array[_Other32], /) -> Array[_Other32]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
 
@@ -1777,7 +1779,7 @@ class _add_bfloat16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other34], /) -> Array[_Other34]: ...
+    def __call__(self, other: Array[_Other33], /) -> Array[_Other33]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float, /) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1797,7 +1799,7 @@ class _matmul_bfloat16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other34], /) -> Array[_Other34]: ...
+    def __call__(self, other: Array[_Other33], /) -> Array[_Other33]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float], /) -> Array[bfloat16]: ...
     @overload
@@ -1810,7 +1812,7 @@ class _floordiv_bfloat16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other35], /) -> Array[_Other35]: ...
+    def __call__(self, other: Array[_Other34], /) -> Array[_Other34]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float, /) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1843,7 +1845,7 @@ class _add_float16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other36], /) -> Array[_Other36]: ...
+    def __call__(self, other: Array[_Other35], /) -> Array[_Other35]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1863,7 +1865,7 @@ class _matmul_float16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other36], /) -> Array[_Other36]: ...
+    def __call__(self, other: Array[_Other35], /) -> Array[_Other35]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float], /) -> Array[float16]: ...
     @overload
@@ -1876,7 +1878,7 @@ class _floordiv_float16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other37], /) -> Array[_Other37]: ...
+    def __call__(self, other: Array[_Other36], /) -> Array[_Other36]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1902,7 +1904,7 @@ class _add_float32(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other38], /) -> Array[_Other38]: ...
+    def __call__(self, other: Array[_Other37], /) -> Array[_Other37]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float64 | weak_int | weak_float] | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1920,7 +1922,7 @@ class _matmul_float32(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other38], /) -> Array[_Other38]: ...
+    def __call__(self, other: Array[_Other37], /) -> Array[_Other37]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float64 | weak_int | weak_float], /) -> Array[float32]: ...
     @overload
@@ -1953,7 +1955,7 @@ class _add_float64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other39], /) -> Array[_Other39]: ...
+    def __call__(self, other: Array[_Other38], /) -> Array[_Other38]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | weak_int | weak_float] | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1964,7 +1966,7 @@ class _matmul_float64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other39], /) -> Array[_Other39]: ...
+    def __call__(self, other: Array[_Other38], /) -> Array[_Other38]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | weak_int | weak_float], /) -> Array[float32]: ...
     @overload
@@ -1975,20 +1977,18 @@ class _floordiv_float64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other40], /) -> Array[_Other40]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | weak_int | weak_float] | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | weak_int | weak_float] | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _pow_float64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other39], /) -> Array[_Other39]: ...
+    def __call__(self, other: Array[_Other38], /) -> Array[_Other38]: ...
     @overload
-    def __call__(self, other: bool | int, /) -> Array[float64]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int] | bool | int, /) -> Array[float64]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | weak_int | weak_float] | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[bool_ | bfloat16 | float16 | weak_float] | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[complex128 | weak_complex] | complex, /) -> Array[complex64]: ...
 
@@ -2026,27 +2026,20 @@ class _add_complex128(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other41], /) -> Array[_Other41]: ...
+    def __call__(self, other: Array[_Other39], /) -> Array[_Other39]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-
-@type_check_only
-class _matmul_complex128(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex128]: ...
 
 @type_check_only
 class _pow_complex128(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other41], /) -> Array[_Other41]: ...
+    def __call__(self, other: Array[_Other39], /) -> Array[_Other39]: ...
     @overload
-    def __call__(self, other: bool | int, /) -> Array[complex128]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int] | bool | int, /) -> Array[complex128]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | weak_int | weak_float | weak_complex] | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[bool_ | bfloat16 | float16 | float32 | float64 | weak_float | weak_complex] | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _add_weak_int(_Table):
@@ -2083,7 +2076,7 @@ class _matmul_weak_int(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other42], /) -> Array[_Other42]: ...
+    def __call__(self, other: Array[_Other40], /) -> Array[_Other40]: ...
     @overload
     def __call__(self, other: Array[float64], /) -> Array[float32]: ...
     @overload
@@ -2215,7 +2208,7 @@ class _floordiv_weak_float(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other43], /) -> Array[_Other43]: ...
+    def __call__(self, other: Array[_Other41], /) -> Array[_Other41]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int] | bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
@@ -2256,7 +2249,7 @@ class _add_weak_complex(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other44], /) -> Array[_Other44]: ...
+    def __call__(self, other: Array[_Other42], /) -> Array[_Other42]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float | complex, /) -> Array[weak_complex]: ...  # type: ignore[overload-overlap]
     @overload
@@ -2271,7 +2264,7 @@ class _matmul_weak_complex(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other44], /) -> Array[_Other44]: ...
+    def __call__(self, other: Array[_Other42], /) -> Array[_Other42]: ...
     @overload
     def __call__(self, other: Array[bfloat16 | float16 | float32 | float64], /) -> Array[complex64]: ...
     @overload
@@ -2282,7 +2275,7 @@ class _pow_weak_complex(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[_Other44], /) -> Array[_Other44]: ...
+    def __call__(self, other: Array[_Other42], /) -> Array[_Other42]: ...
     @overload
     def __call__(self, other: Array[bool_ | weak_int | weak_float] | bool | int | float | complex, /) -> Array[weak_complex]: ...  # type: ignore[overload-overlap]
     @overload
@@ -2300,6 +2293,8 @@ class bool_(_Marker):
     _rtruediv: _rtruediv_bool_
     _floordiv: _floordiv_bool_
     _rfloordiv: _rfloordiv_bool_
+    _mod: _floordiv_bool_
+    _rmod: _rfloordiv_bool_
     _pow: _pow_bool_
     _rpow: _rpow_bool_
     _bitwise: _bitwise_bool_
@@ -2336,6 +2331,8 @@ class uint1(_Marker):
     _rtruediv: _radd_uint1
     _floordiv: _add_uint1
     _rfloordiv: _radd_uint1
+    _mod: _add_uint1
+    _rmod: _radd_uint1
     _pow: _pow_uint1
     _rpow: _rmatmul_bool_
     _bitwise: _add_uint1
@@ -2372,6 +2369,8 @@ class uint2(_Marker):
     _rtruediv: _radd_uint2
     _floordiv: _add_uint2
     _rfloordiv: _radd_uint2
+    _mod: _add_uint2
+    _rmod: _radd_uint2
     _pow: _pow_uint2
     _rpow: _rmatmul_bool_
     _bitwise: _add_uint2
@@ -2408,6 +2407,8 @@ class uint4(_Marker):
     _rtruediv: _rtruediv_uint4
     _floordiv: _add_uint4
     _rfloordiv: _radd_uint4
+    _mod: _add_uint4
+    _rmod: _radd_uint4
     _pow: _pow_uint4
     _rpow: _rmatmul_bool_
     _bitwise: _add_uint4
@@ -2444,6 +2445,8 @@ class uint8(_Marker):
     _rtruediv: _rtruediv_uint8
     _floordiv: _floordiv_uint8
     _rfloordiv: _rfloordiv_uint8
+    _mod: _floordiv_uint8
+    _rmod: _rfloordiv_uint8
     _pow: _add_uint8
     _rpow: _rpow_uint8
     _bitwise: _bitwise_uint8
@@ -2480,6 +2483,8 @@ class uint16(_Marker):
     _rtruediv: _rtruediv_uint8
     _floordiv: _floordiv_uint16
     _rfloordiv: _rfloordiv_uint16
+    _mod: _floordiv_uint16
+    _rmod: _rfloordiv_uint16
     _pow: _add_uint16
     _rpow: _rpow_uint16
     _bitwise: _bitwise_uint16
@@ -2516,6 +2521,8 @@ class uint32(_Marker):
     _rtruediv: _rtruediv_uint8
     _floordiv: _floordiv_uint32
     _rfloordiv: _rfloordiv_uint32
+    _mod: _floordiv_uint32
+    _rmod: _rfloordiv_uint32
     _pow: _add_uint32
     _rpow: _rpow_uint32
     _bitwise: _bitwise_uint32
@@ -2552,6 +2559,8 @@ class uint64(_Marker):
     _rtruediv: _rtruediv_uint8
     _floordiv: _floordiv_uint64
     _rfloordiv: _rfloordiv_uint32
+    _mod: _mod_uint64
+    _rmod: _rfloordiv_uint32
     _pow: _pow_uint64
     _rpow: _rpow_uint32
     _bitwise: _bitwise_uint64
@@ -2563,13 +2572,13 @@ class uint64(_Marker):
     _pos: _Unary[uint64]
     _abs: uint64
     _invert: _Unary[uint64]
-    _sum: _Reduce[uint64]
-    _prod: _Reduce[uint64]
-    _mean: _Mean[float64]
-    _max: _Extremum[uint64]
-    _min: _Extremum[uint64]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
+    _sum: _Reduce[uint32]
+    _prod: _Reduce[uint32]
+    _mean: _Mean[float32]
+    _max: _Extremum[uint32]
+    _min: _Extremum[uint32]
+    _argmax: _Unsupported
+    _argmin: _Unsupported
     _round: _Round[uint64]
     _clip: _clip_uint64
     _real: uint64
@@ -2588,6 +2597,8 @@ class int1(_Marker):
     _rtruediv: _radd_int1
     _floordiv: _add_int1
     _rfloordiv: _radd_int1
+    _mod: _add_int1
+    _rmod: _radd_int1
     _pow: _pow_int1
     _rpow: _rmatmul_bool_
     _bitwise: _add_int1
@@ -2623,6 +2634,8 @@ class int2(_Marker):
     _rtruediv: _radd_int2
     _floordiv: _add_int2
     _rfloordiv: _radd_int2
+    _mod: _add_int2
+    _rmod: _radd_int2
     _pow: _pow_int2
     _rpow: _rmatmul_bool_
     _bitwise: _add_int2
@@ -2658,6 +2671,8 @@ class int4(_Marker):
     _rtruediv: _rtruediv_uint4
     _floordiv: _add_int4
     _rfloordiv: _radd_int4
+    _mod: _add_int4
+    _rmod: _radd_int4
     _pow: _pow_int4
     _rpow: _rmatmul_bool_
     _bitwise: _add_int4
@@ -2693,6 +2708,8 @@ class int8(_Marker):
     _rtruediv: _rtruediv_uint8
     _floordiv: _floordiv_int8
     _rfloordiv: _rfloordiv_int8
+    _mod: _floordiv_int8
+    _rmod: _rfloordiv_int8
     _pow: _add_int8
     _rpow: _rpow_int8
     _bitwise: _bitwise_int8
@@ -2729,6 +2746,8 @@ class int16(_Marker):
     _rtruediv: _rtruediv_uint8
     _floordiv: _floordiv_int16
     _rfloordiv: _rfloordiv_int16
+    _mod: _floordiv_int16
+    _rmod: _rfloordiv_int16
     _pow: _add_int16
     _rpow: _rpow_int16
     _bitwise: _bitwise_int16
@@ -2765,6 +2784,8 @@ class int32(_Marker):
     _rtruediv: _rtruediv_uint8
     _floordiv: _floordiv_int32
     _rfloordiv: _rfloordiv_int32
+    _mod: _floordiv_int32
+    _rmod: _rfloordiv_int32
     _pow: _add_int32
     _rpow: _rpow_int32
     _bitwise: _bitwise_int32
@@ -2793,14 +2814,16 @@ class int64(_Marker):
     """Marker of the dtype int64."""
     _add: _add_int64
     _radd: _rpow_bool_
-    _matmul: _matmul_int64
+    _matmul: _matmul_uint64
     _rmatmul: _rmatmul_bool_
     _sub: _add_int64
     _rsub: _rpow_bool_
     _truediv: _truediv_int64
     _rtruediv: _rtruediv_uint8
-    _floordiv: _floordiv_int64
+    _floordiv: _floordiv_int32
     _rfloordiv: _rfloordiv_int32
+    _mod: _mod_int64
+    _rmod: _rfloordiv_int32
     _pow: _pow_int64
     _rpow: _rpow_int32
     _bitwise: _bitwise_int64
@@ -2812,13 +2835,13 @@ class int64(_Marker):
     _pos: _Unary[int64]
     _abs: int64
     _invert: _Unary[int64]
-    _sum: _Reduce[int64]
-    _prod: _Reduce[int64]
-    _mean: _Mean[float64]
-    _max: _Extremum[int64]
-    _min: _Extremum[int64]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
+    _sum: _Reduce[int32]
+    _prod: _Reduce[int32]
+    _mean: _Mean[float32]
+    _max: _Extremum[int32]
+    _min: _Extremum[int32]
+    _argmax: _Unsupported
+    _argmin: _Unsupported
     _round: _Round[int64]
     _clip: _clip_int64
     _real: int64
@@ -2837,6 +2860,8 @@ class float4_e2m1fn(_Marker):
     _rtruediv: _radd_float4_e2m1fn
     _floordiv: _add_float4_e2m1fn
     _rfloordiv: _radd_float4_e2m1fn
+    _mod: _add_float4_e2m1fn
+    _rmod: _radd_float4_e2m1fn
     _pow: _add_float4_e2m1fn
     _rpow: _radd_float4_e2m1fn
     _bitwise: _bitwise_float4_e2m1fn
@@ -2873,6 +2898,8 @@ class float6_e2m3fn(_Marker):
     _rtruediv: _radd_float6_e2m3fn
     _floordiv: _add_float6_e2m3fn
     _rfloordiv: _radd_float6_e2m3fn
+    _mod: _add_float6_e2m3fn
+    _rmod: _radd_float6_e2m3fn
     _pow: _add_float6_e2m3fn
     _rpow: _radd_float6_e2m3fn
     _bitwise: _bitwise_float4_e2m1fn
@@ -2909,6 +2936,8 @@ class float6_e3m2fn(_Marker):
     _rtruediv: _radd_float6_e3m2fn
     _floordiv: _add_float6_e3m2fn
     _rfloordiv: _radd_float6_e3m2fn
+    _mod: _add_float6_e3m2fn
+    _rmod: _radd_float6_e3m2fn
     _pow: _add_float6_e3m2fn
     _rpow: _radd_float6_e3m2fn
     _bitwise: _bitwise_float4_e2m1fn
@@ -2945,6 +2974,8 @@ class float8_e3m4(_Marker):
     _rtruediv: _radd_float8_e3m4
     _floordiv: _add_float8_e3m4
     _rfloordiv: _radd_float8_e3m4
+    _mod: _add_float8_e3m4
+    _rmod: _radd_float8_e3m4
     _pow: _add_float8_e3m4
     _rpow: _radd_float8_e3m4
     _bitwise: _bitwise_float4_e2m1fn
@@ -2981,6 +3012,8 @@ class float8_e4m3(_Marker):
     _rtruediv: _radd_float8_e4m3
     _floordiv: _add_float8_e4m3
     _rfloordiv: _radd_float8_e4m3
+    _mod: _add_float8_e4m3
+    _rmod: _radd_float8_e4m3
     _pow: _add_float8_e4m3
     _rpow: _radd_float8_e4m3
     _bitwise: _bitwise_float4_e2m1fn
@@ -3017,6 +3050,8 @@ class float8_e8m0fnu(_Marker):
     _rtruediv: _radd_float8_e8m0fnu
     _floordiv: _add_float8_e8m0fnu
     _rfloordiv: _radd_float8_e8m0fnu
+    _mod: _add_float8_e8m0fnu
+    _rmod: _radd_float8_e8m0fnu
     _pow: _add_float8_e8m0fnu
     _rpow: _radd_float8_e8m0fnu
     _bitwise: _bitwise_float4_e2m1fn
@@ -3053,6 +3088,8 @@ class float8_e4m3b11fnuz(_Marker):
     _rtruediv: _radd_float8_e4m3b11fnuz
     _floordiv: _add_float8_e4m3b11fnuz
     _rfloordiv: _radd_float8_e4m3b11fnuz
+    _mod: _add_float8_e4m3b11fnuz
+    _rmod: _radd_float8_e4m3b11fnuz
     _pow: _add_float8_e4m3b11fnuz
     _rpow: _radd_float8_e4m3b11fnuz
     _bitwise: _bitwise_float4_e2m1fn
@@ -3089,6 +3126,8 @@ class float8_e4m3fn(_Marker):
     _rtruediv: _radd_float8_e4m3fn
     _floordiv: _add_float8_e4m3fn
     _rfloordiv: _radd_float8_e4m3fn
+    _mod: _add_float8_e4m3fn
+    _rmod: _radd_float8_e4m3fn
     _pow: _add_float8_e4m3fn
     _rpow: _radd_float8_e4m3fn
     _bitwise: _bitwise_float4_e2m1fn
@@ -3125,6 +3164,8 @@ class float8_e4m3fnuz(_Marker):
     _rtruediv: _radd_float8_e4m3fnuz
     _floordiv: _add_float8_e4m3fnuz
     _rfloordiv: _radd_float8_e4m3fnuz
+    _mod: _add_float8_e4m3fnuz
+    _rmod: _radd_float8_e4m3fnuz
     _pow: _add_float8_e4m3fnuz
     _rpow: _radd_float8_e4m3fnuz
     _bitwise: _bitwise_float4_e2m1fn
@@ -3161,6 +3202,8 @@ class float8_e5m2(_Marker):
     _rtruediv: _radd_float8_e5m2
     _floordiv: _add_float8_e5m2
     _rfloordiv: _radd_float8_e5m2
+    _mod: _add_float8_e5m2
+    _rmod: _radd_float8_e5m2
     _pow: _add_float8_e5m2
     _rpow: _radd_float8_e5m2
     _bitwise: _bitwise_float4_e2m1fn
@@ -3197,6 +3240,8 @@ class float8_e5m2fnuz(_Marker):
     _rtruediv: _radd_float8_e5m2fnuz
     _floordiv: _add_float8_e5m2fnuz
     _rfloordiv: _radd_float8_e5m2fnuz
+    _mod: _add_float8_e5m2fnuz
+    _rmod: _radd_float8_e5m2fnuz
     _pow: _add_float8_e5m2fnuz
     _rpow: _radd_float8_e5m2fnuz
     _bitwise: _bitwise_float4_e2m1fn
@@ -3233,6 +3278,8 @@ class bfloat16(_Marker):
     _rtruediv: _radd_bfloat16
     _floordiv: _floordiv_bfloat16
     _rfloordiv: _rfloordiv_bfloat16
+    _mod: _floordiv_bfloat16
+    _rmod: _rfloordiv_bfloat16
     _pow: _add_bfloat16
     _rpow: _radd_bfloat16
     _bitwise: _bitwise_float4_e2m1fn
@@ -3269,6 +3316,8 @@ class float16(_Marker):
     _rtruediv: _radd_float16
     _floordiv: _floordiv_float16
     _rfloordiv: _rfloordiv_float16
+    _mod: _floordiv_float16
+    _rmod: _rfloordiv_float16
     _pow: _add_float16
     _rpow: _radd_float16
     _bitwise: _bitwise_float4_e2m1fn
@@ -3305,6 +3354,8 @@ class float32(_Marker):
     _rtruediv: _radd_float32
     _floordiv: _floordiv_float32
     _rfloordiv: _rfloordiv_float32
+    _mod: _floordiv_float32
+    _rmod: _rfloordiv_float32
     _pow: _add_float32
     _rpow: _radd_float32
     _bitwise: _bitwise_float4_e2m1fn
@@ -3341,6 +3392,8 @@ class float64(_Marker):
     _rtruediv: _radd_float32
     _floordiv: _floordiv_float64
     _rfloordiv: _rfloordiv_float32
+    _mod: _floordiv_float64
+    _rmod: _rfloordiv_float32
     _pow: _pow_float64
     _rpow: _radd_float32
     _bitwise: _bitwise_float4_e2m1fn
@@ -3352,13 +3405,13 @@ class float64(_Marker):
     _pos: _Unary[float64]
     _abs: float64
     _invert: _Unsupported
-    _sum: _Reduce[float64]
-    _prod: _Reduce[float64]
-    _mean: _Mean[float64]
-    _max: _Extremum[float64]
-    _min: _Extremum[float64]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
+    _sum: _Reduce[float32]
+    _prod: _Reduce[float32]
+    _mean: _Mean[float32]
+    _max: _Extremum[float32]
+    _min: _Extremum[float32]
+    _argmax: _Unsupported
+    _argmin: _Unsupported
     _round: _Round[float64]
     _clip: _clip_float64
     _real: float64
@@ -3377,6 +3430,8 @@ class complex64(_Marker):
     _rtruediv: _radd_complex64
     _floordiv: _bitwise_float4_e2m1fn
     _rfloordiv: _rmatmul_bool_
+    _mod: _bitwise_float4_e2m1fn
+    _rmod: _rmatmul_bool_
     _pow: _add_complex64
     _rpow: _radd_complex64
     _bitwise: _bitwise_float4_e2m1fn
@@ -3405,7 +3460,7 @@ class complex128(_Marker):
     """Marker of the dtype complex128."""
     _add: _add_complex128
     _radd: _radd_complex64
-    _matmul: _matmul_complex128
+    _matmul: _bitwise_float4_e2m1fn
     _rmatmul: _rmatmul_bool_
     _sub: _add_complex128
     _rsub: _radd_complex64
@@ -3413,6 +3468,8 @@ class complex128(_Marker):
     _rtruediv: _radd_complex64
     _floordiv: _bitwise_float4_e2m1fn
     _rfloordiv: _rmatmul_bool_
+    _mod: _bitwise_float4_e2m1fn
+    _rmod: _rmatmul_bool_
     _pow: _pow_complex128
     _rpow: _radd_complex64
     _bitwise: _bitwise_float4_e2m1fn
@@ -3424,11 +3481,11 @@ class complex128(_Marker):
     _pos: _Unary[complex128]
     _abs: float64
     _invert: _Unsupported
-    _sum: _Reduce[complex128]
-    _prod: _Reduce[complex128]
-    _mean: _Mean[complex128]
-    _max: _Extremum[complex128]
-    _min: _Extremum[complex128]
+    _sum: _Reduce[complex64]
+    _prod: _Reduce[complex64]
+    _mean: _Mean[complex64]
+    _max: _Extremum[complex64]
+    _min: _Extremum[complex64]
     _argmax: _Unsupported
     _argmin: _Unsupported
     _round: _Round[complex128]
@@ -3449,6 +3506,8 @@ class weak_int(_Marker):
     _rtruediv: _rtruediv_weak_int
     _floordiv: _floordiv_weak_int
     _rfloordiv: _rfloordiv_weak_int
+    _mod: _floordiv_weak_int
+    _rmod: _rfloordiv_weak_int
     _pow: _pow_weak_int
     _rpow: _rpow_bool_
     _bitwise: _bitwise_weak_int
@@ -3485,6 +3544,8 @@ class weak_float(_Marker):
     _rtruediv: _rtruediv_weak_int
     _floordiv: _floordiv_weak_float
     _rfloordiv: _rfloordiv_weak_float
+    _mod: _floordiv_weak_float
+    _rmod: _rfloordiv_weak_float
     _pow: _pow_weak_float
     _rpow: _rtruediv_weak_int
     _bitwise: _bitwise_float4_e2m1fn
@@ -3521,6 +3582,8 @@ class weak_complex(_Marker):
     _rtruediv: _radd_weak_complex
     _floordiv: _bitwise_float4_e2m1fn
     _rfloordiv: _rmatmul_bool_
+    _mod: _bitwise_float4_e2m1fn
+    _rmod: _rmatmul_bool_
     _pow: _pow_weak_complex
     _rpow: _radd_weak_complex
     _bitwise: _bitwise_float4_e2m1fn

@@ -15,6 +15,10 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     x_bool_ & 1.0  # E
     x_bool_ & 1j  # E
     assert_type(x_bool_ & True, Array[bool_])
+    x_complex128 & 1  # E
+    x_complex128 & 1.0  # E
+    x_complex128 & 1j  # E
+    x_complex128 & True  # E
     x_complex64 & 1  # E
     x_complex64 & 1.0  # E
     x_complex64 & 1j  # E
@@ -31,6 +35,10 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     x_float4_e2m1fn & 1.0  # E
     x_float4_e2m1fn & 1j  # E
     x_float4_e2m1fn & True  # E
+    x_float64 & 1  # E
+    x_float64 & 1.0  # E
+    x_float64 & 1j  # E
+    x_float64 & True  # E
     x_float6_e2m3fn & 1  # E
     x_float6_e2m3fn & 1.0  # E
     x_float6_e2m3fn & 1j  # E
@@ -89,6 +97,10 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     x_int4 & 1.0  # E
     x_int4 & 1j  # E
     assert_type(x_int4 & True, Array[int4])
+    assert_type(x_int64 & 1, Array[int32])
+    x_int64 & 1.0  # E
+    x_int64 & 1j  # E
+    assert_type(x_int64 & True, Array[int32])
     assert_type(x_int8 & 1, Array[int8])
     x_int8 & 1.0  # E
     x_int8 & 1j  # E
@@ -111,10 +123,26 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     x_uint4 & 1.0  # E
     x_uint4 & 1j  # E
     assert_type(x_uint4 & True, Array[uint4])
+    assert_type(x_uint64 & 1, Array[uint32])
+    x_uint64 & 1.0  # E
+    x_uint64 & 1j  # E
+    assert_type(x_uint64 & True, Array[uint32])
     assert_type(x_uint8 & 1, Array[uint8])
     x_uint8 & 1.0  # E
     x_uint8 & 1j  # E
     assert_type(x_uint8 & True, Array[uint8])
+    x_weak_complex & 1  # E
+    x_weak_complex & 1.0  # E
+    x_weak_complex & 1j  # E
+    x_weak_complex & True  # E
+    x_weak_float & 1  # E
+    x_weak_float & 1.0  # E
+    x_weak_float & 1j  # E
+    x_weak_float & True  # E
+    assert_type(x_weak_int & 1, Array[weak_int])
+    x_weak_int & 1.0  # E
+    x_weak_int & 1j  # E
+    assert_type(x_weak_int & True, Array[weak_int])
     1 & x_bfloat16  # E
     1.0 & x_bfloat16  # E
     1j & x_bfloat16  # E
@@ -123,6 +151,10 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     1.0 & x_bool_  # E
     1j & x_bool_  # E
     assert_type(True & x_bool_, Array[bool_])
+    1 & x_complex128  # E
+    1.0 & x_complex128  # E
+    1j & x_complex128  # E
+    True & x_complex128  # E
     1 & x_complex64  # E
     1.0 & x_complex64  # E
     1j & x_complex64  # E
@@ -139,6 +171,10 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     1.0 & x_float4_e2m1fn  # E
     1j & x_float4_e2m1fn  # E
     True & x_float4_e2m1fn  # E
+    1 & x_float64  # E
+    1.0 & x_float64  # E
+    1j & x_float64  # E
+    True & x_float64  # E
     1 & x_float6_e2m3fn  # E
     1.0 & x_float6_e2m3fn  # E
     1j & x_float6_e2m3fn  # E
@@ -197,6 +233,10 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     1.0 & x_int4  # E
     1j & x_int4  # E
     assert_type(True & x_int4, Array[int4])
+    assert_type(1 & x_int64, Array[int32])
+    1.0 & x_int64  # E
+    1j & x_int64  # E
+    assert_type(True & x_int64, Array[int32])
     assert_type(1 & x_int8, Array[int8])
     1.0 & x_int8  # E
     1j & x_int8  # E
@@ -219,7 +259,23 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     1.0 & x_uint4  # E
     1j & x_uint4  # E
     assert_type(True & x_uint4, Array[uint4])
+    assert_type(1 & x_uint64, Array[uint32])
+    1.0 & x_uint64  # E
+    1j & x_uint64  # E
+    assert_type(True & x_uint64, Array[uint32])
     assert_type(1 & x_uint8, Array[uint8])
     1.0 & x_uint8  # E
     1j & x_uint8  # E
     assert_type(True & x_uint8, Array[uint8])
+    1 & x_weak_complex  # E
+    1.0 & x_weak_complex  # E
+    1j & x_weak_complex  # E
+    True & x_weak_complex  # E
+    1 & x_weak_float  # E
+    1.0 & x_weak_float  # E
+    1j & x_weak_float  # E
+    True & x_weak_float  # E
+    assert_type(1 & x_weak_int, Array[weak_int])
+    1.0 & x_weak_int  # E
+    1j & x_weak_int  # E
+    assert_type(True & x_weak_int, Array[weak_int])

@@ -14,6 +14,10 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     x_bool_ @ 1.0  # E
     x_bool_ @ 1j  # E
     x_bool_ @ True  # E
+    x_complex128 @ 1  # E
+    x_complex128 @ 1.0  # E
+    x_complex128 @ 1j  # E
+    x_complex128 @ True  # E
     x_complex64 @ 1  # E
     x_complex64 @ 1.0  # E
     x_complex64 @ 1j  # E
@@ -30,6 +34,10 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     x_float4_e2m1fn @ 1.0  # E
     x_float4_e2m1fn @ 1j  # E
     x_float4_e2m1fn @ True  # E
+    x_float64 @ 1  # E
+    x_float64 @ 1.0  # E
+    x_float64 @ 1j  # E
+    x_float64 @ True  # E
     x_float6_e2m3fn @ 1  # E
     x_float6_e2m3fn @ 1.0  # E
     x_float6_e2m3fn @ 1j  # E
@@ -90,6 +98,10 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     x_int4 @ 1.0  # E
     x_int4 @ 1j  # E
     x_int4 @ True  # E
+    x_int64 @ 1  # E
+    x_int64 @ 1.0  # E
+    x_int64 @ 1j  # E
+    x_int64 @ True  # E
     x_int8 @ 1  # E
     x_int8 @ 1.0  # E
     x_int8 @ 1j  # E
@@ -114,10 +126,26 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     x_uint4 @ 1.0  # E
     x_uint4 @ 1j  # E
     x_uint4 @ True  # E
+    x_uint64 @ 1  # E
+    x_uint64 @ 1.0  # E
+    x_uint64 @ 1j  # E
+    x_uint64 @ True  # E
     x_uint8 @ 1  # E
     x_uint8 @ 1.0  # E
     x_uint8 @ 1j  # E
     x_uint8 @ True  # E
+    x_weak_complex @ 1  # E
+    x_weak_complex @ 1.0  # E
+    x_weak_complex @ 1j  # E
+    x_weak_complex @ True  # E
+    x_weak_float @ 1  # E
+    x_weak_float @ 1.0  # E
+    x_weak_float @ 1j  # E
+    x_weak_float @ True  # E
+    x_weak_int @ 1  # E
+    x_weak_int @ 1.0  # E
+    x_weak_int @ 1j  # E
+    x_weak_int @ True  # E
     1 @ x_bfloat16  # E
     1.0 @ x_bfloat16  # E
     1j @ x_bfloat16  # E
@@ -126,6 +154,10 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     1.0 @ x_bool_  # E
     1j @ x_bool_  # E
     True @ x_bool_  # E
+    1 @ x_complex128  # E
+    1.0 @ x_complex128  # E
+    1j @ x_complex128  # E
+    True @ x_complex128  # E
     1 @ x_complex64  # E
     1.0 @ x_complex64  # E
     1j @ x_complex64  # E
@@ -142,6 +174,10 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     1.0 @ x_float4_e2m1fn  # E
     1j @ x_float4_e2m1fn  # E
     True @ x_float4_e2m1fn  # E
+    1 @ x_float64  # E
+    1.0 @ x_float64  # E
+    1j @ x_float64  # E
+    True @ x_float64  # E
     1 @ x_float6_e2m3fn  # E
     1.0 @ x_float6_e2m3fn  # E
     1j @ x_float6_e2m3fn  # E
@@ -202,6 +238,10 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     1.0 @ x_int4  # E
     1j @ x_int4  # E
     True @ x_int4  # E
+    1 @ x_int64  # E
+    1.0 @ x_int64  # E
+    1j @ x_int64  # E
+    True @ x_int64  # E
     1 @ x_int8  # E
     1.0 @ x_int8  # E
     1j @ x_int8  # E
@@ -226,7 +266,23 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     1.0 @ x_uint4  # E
     1j @ x_uint4  # E
     True @ x_uint4  # E
+    1 @ x_uint64  # E
+    1.0 @ x_uint64  # E
+    1j @ x_uint64  # E
+    True @ x_uint64  # E
     1 @ x_uint8  # E
     1.0 @ x_uint8  # E
     1j @ x_uint8  # E
     True @ x_uint8  # E
+    1 @ x_weak_complex  # E
+    1.0 @ x_weak_complex  # E
+    1j @ x_weak_complex  # E
+    True @ x_weak_complex  # E
+    1 @ x_weak_float  # E
+    1.0 @ x_weak_float  # E
+    1j @ x_weak_float  # E
+    True @ x_weak_float  # E
+    1 @ x_weak_int  # E
+    1.0 @ x_weak_int  # E
+    1j @ x_weak_int  # E
+    True @ x_weak_int  # E

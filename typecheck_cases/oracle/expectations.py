@@ -12,6 +12,10 @@ A cell becomes one of:
   failed to compile or run the case (a gap of the backend, not a dtype rule:
   1-bit and 6-bit types, some comparisons of sub-byte ints), or because JAX
   could not build the operand as the marker's dtype.
+
+An operand is a marker name or, from ``other_width_cases``, a weakly typed
+array of the other width than the configuration makes (``weak_int64`` with x64
+off, ``weak_int32`` with x64 on), which the weak marker also types.
 """
 
 from __future__ import annotations
@@ -85,27 +89,30 @@ def truth(cell: dict[str, Any]) -> tuple[str, str]:
     return "error", cell["error"]
 
 
-def mismatched_operands(config: str) -> set[str]:
-    """Markers JAX could not build as their own dtype in this configuration
-    (with x64 off, jnp.ones(n, float64) is float32): their cells say nothing
-    about the marker."""
+def operand_marker(name: str) -> str:
+    """The marker that types an operand."""
+    return load()["operand_markers"][name]
+
+
+def mistyped_operands(config: str) -> set[str]:
+    """Operands whose array JAX built is not typed by their marker (its
+    dtype, or a weak node for a weakly typed array): their cells would say
+    nothing about the marker.  Empty for data made by the current oracle."""
     data = load()
     markers = data["markers"]
-    return {m for m, cell in data["configs"][config]["operands"].items()
-            if "dtype" in cell and cell["dtype"] != markers[m]}
+    return {o for o, cell in data["configs"][config]["operands"].items()
+            if "dtype" in cell and marker_node(cell["dtype"], cell["weak"])
+            != markers[operand_marker(o)]}
 
 
 Case = tuple[str, str, Any, Any, tuple[str, str]]  # (table, op, left, right, truth)
 
 
-def cases(config: str) -> Iterator[Case]:
-    """Every case of a configuration: (table, operator or expression, left,
-    right, truth), where table is binary, scalar_right, scalar_left or unary;
-    operands are marker names (scalars by their key: '1', '1.0', '1j', 'True')."""
+def _all_cases(config: str) -> Iterator[Case]:
     data = load()
     conf = data["configs"][config]
-    skip = mismatched_operands(config)
-    order = data["marker_order"]  # a marker x marker row lists its cells in this order
+    skip = mistyped_operands(config)
+    order = conf["operand_order"]  # an operand x operand row lists its cells in this order
     for op, table in conf["binary"].items():
         for a, row in table.items():
             for b, cell in zip(order, row):
@@ -121,3 +128,23 @@ def cases(config: str) -> Iterator[Case]:
         for a, cell in row.items():
             if a not in skip:
                 yield "unary", expr, a, None, ("ok", cell["pytype"]) if "pytype" in cell else truth(cell)
+
+
+def _is_marker_case(case: Case) -> bool:
+    markers = load()["markers"]
+    table, _, left, right, _ = case
+    return left in markers and (table != "binary" or right in markers)
+
+
+def cases(config: str) -> Iterator[Case]:
+    """Every case of a configuration on marker operands: (table, operator or
+    expression, left, right, truth), where table is binary, scalar_right,
+    scalar_left or unary; operands are marker names (scalars by their key:
+    '1', '1.0', '1j', 'True')."""
+    return (c for c in _all_cases(config) if _is_marker_case(c))
+
+
+def other_width_cases(config: str) -> Iterator[Case]:
+    """The cases with a weakly typed operand of the other width (operand names
+    as in ``load()['configs'][config]['operand_order']``)."""
+    return (c for c in _all_cases(config) if not _is_marker_case(c))

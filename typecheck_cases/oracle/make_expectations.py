@@ -11,7 +11,8 @@ tiny concrete arrays and eagerly (no jit), and records the result's dtype as a
 lattice node name plus its ``weak_type`` flag, or the exception raised:
 
 * every binary operator ``+ - * / // % ** @ & | ^ << >>`` and comparison
-  ``== != < <= > >=`` for every ordered pair of the 35 markers;
+  ``== != < <= > >=`` for every ordered pair of operands (the 35 markers and
+  the weakly typed arrays of the other width, below);
 * the same operators with a Python scalar (True, 1, 1.0, 1j) on either side;
 * ``jax.numpy.result_type`` of every pair (marker x marker, marker x scalar),
   with JAX's weak-type flag: the promotion-level answer;
@@ -22,8 +23,19 @@ A strong marker is ``jnp.ones((2,), dtype)`` (falling back to
 a weak marker is a 1-D weakly typed array, ``jnp.broadcast_to(jnp.asarray(v),
 (2,))`` for v in 1, 1.0, 1j (its ``weak_type`` is checked), so ``@`` and
 ``x[0]`` behave as for the strong markers.  The arrays are built afresh in each
-configuration, so with x64 off the 64-bit markers are JAX's canonicalized
-32-bit arrays: ``configs[c]['operands']`` records what each marker really is.
+configuration.  With x64 off JAX makes no 64-bit array, but one made while x64
+was on keeps its dtype: the 64-bit markers (int64, uint64, float64, complex128)
+are built with x64 on and then used with it off.  A weakly typed array has the
+default width of the configuration it was made in, so each configuration also
+has the weak arrays of the other width as extra operands (``weak_int64``,
+``weak_float64``, ``weak_complex128`` with x64 off, made with it on;
+``weak_int32``, ``weak_float32``, ``weak_complex64`` with x64 on, made with it
+off), typed by the weak markers.  ``configs[c]['operands']`` records what
+each operand really is.
+
+``--update`` keeps the cells of the existing data whose operands are built as
+before (same dtype, weak flag and construction) and evaluates only the cases
+of new or changed operands; the summary and error table are derived afresh.
 
 Where a case raises at run time, ``jax.eval_shape`` on the same function is
 also tried and recorded under ``abstract`` when its answer differs (for
@@ -81,6 +93,22 @@ MARKERS: dict[str, str] = {
     **{m: node for m, (node, _) in WEAK_MARKERS.items()},
 }
 MARKER_ORDER = tuple(MARKERS)
+# The 64-bit dtypes: with x64 off JAX makes no such array, but one made while
+# x64 was on keeps its dtype, so with x64 off the marker stands for that array.
+X64_ONLY = ("uint64", "int64", "float64", "complex128")
+# A weakly typed array has its kind's default width of the configuration it was
+# made in; one made in the other setting of x64 keeps its width.  These extra
+# operands are those arrays (named by their dtype), typed by the weak markers.
+OTHER_WIDTH_WEAK = {  # x64 of the configuration -> {operand: (marker, made with x64)}
+    False: {"weak_int64": ("weak_int", True), "weak_float64": ("weak_float", True),
+            "weak_complex128": ("weak_complex", True)},
+    True: {"weak_int32": ("weak_int", False), "weak_float32": ("weak_float", False),
+           "weak_complex64": ("weak_complex", False)},
+}
+OPERAND_MARKERS: dict[str, str] = {  # every operand name -> the marker typing it
+    **{m: m for m in MARKER_ORDER},
+    **{o: m for extra in OTHER_WIDTH_WEAK.values() for o, (m, _) in extra.items()},
+}
 
 CONFIGS = (  # label (jaxtypes.lattice.Variant.label), promotion mode, x64
     ("standard-x32", "standard", False),
@@ -142,26 +170,31 @@ PYTHON_VALUED = ("x[0].item()", "x.tolist()")  # no array result: record Python 
 
 LAYOUT = {
     "markers": "marker name (jaxtypes.markers) -> lattice node name (jaxtypes.lattice)",
-    "marker_order": "the 35 markers in jaxtypes.lattice.NODES order; rows of the "
-                    "marker x marker tables are lists in this order",
+    "marker_order": "the 35 markers in jaxtypes.lattice.NODES order",
+    "operand_markers": "operand name -> the marker typing it: each marker itself, and the "
+                       "weakly typed arrays of the other width (weak_int64 ... with x64 off, "
+                       "weak_int32 ... with x64 on)",
     "scalars": "key of a Python scalar operand -> its Python type (True is a strong bool)",
     "binary_ops": "the 19 binary operators, as written between operands",
     "unary_ops": "the unary expressions (in x) of configs.C.unary",
-    "configs": "label (standard|strict)-(x32|x64) -> {mode, x64, operands, promotion, "
-               "promotion_scalar, binary, scalar_right, scalar_left, unary}",
-    "configs.C.operands": "marker -> the array standing for it in C: {dtype, weak, how} (how: "
+    "configs": "label (standard|strict)-(x32|x64) -> {mode, x64, operand_order, operands, "
+               "promotion, promotion_scalar, binary, scalar_right, scalar_left, unary}",
+    "configs.C.operand_order": "the operands of C: marker_order, then the weakly typed "
+                               "arrays of the other width; rows of the operand x operand "
+                               "tables are lists in this order",
+    "configs.C.operands": "operand -> the array standing for it in C: {dtype, weak, how} (how: "
                           "the expression that built it; jnp_ones: what jnp.ones gives where "
                           "that is not the marker's dtype), or an error cell with "
                           "operand_unavailable: true if no array of the dtype can be built",
-    "configs.C.promotion": "left marker -> [cell for each right marker in marker_order]: "
+    "configs.C.promotion": "left operand -> [cell for each right operand in operand_order]: "
                            "jax.numpy.result_type(x, y) with JAX's weak-type flag "
                            "(jax._src.dtypes.result_type(x, y, return_weak_type_flag=True))",
-    "configs.C.promotion_scalar": "marker -> scalar key -> cell of result_type(x, s)",
-    "configs.C.binary": "op -> left marker -> [cell of `x OP y` for each right marker y in "
-                        "marker_order]",
-    "configs.C.scalar_right": "op -> marker -> scalar key -> cell of `x OP s`",
-    "configs.C.scalar_left": "op -> marker -> scalar key -> cell of `s OP x`",
-    "configs.C.unary": "expression (in x) -> marker -> cell; x[0].item() and x.tolist() "
+    "configs.C.promotion_scalar": "operand -> scalar key -> cell of result_type(x, s)",
+    "configs.C.binary": "op -> left operand -> [cell of `x OP y` for each right operand y in "
+                        "operand_order]",
+    "configs.C.scalar_right": "op -> operand -> scalar key -> cell of `x OP s`",
+    "configs.C.scalar_left": "op -> operand -> scalar key -> cell of `s OP x`",
+    "configs.C.unary": "expression (in x) -> operand -> cell; x[0].item() and x.tolist() "
                        "give {pytype} cells",
     "cell": "{dtype: lattice node name, weak: bool}: the result's dtype and .weak_type; or "
             "{pytype: Python type name} (x[0].item(); for x.tolist() the type of its first "
@@ -214,6 +247,16 @@ class _Config:
     def __exit__(self, *exc: object) -> None:
         for name, value in self.saved.items():
             jax.config.update(name, value)
+
+
+def config_x64(label: str) -> bool:
+    return next(x64 for lab, _, x64 in CONFIGS if lab == label)
+
+
+def operand_order(label: str) -> tuple[str, ...]:
+    """The operands of a configuration: the 35 markers, then the weakly typed
+    arrays of the other width."""
+    return MARKER_ORDER + tuple(OTHER_WIDTH_WEAK[config_x64(label)])
 
 
 def config_options(label: str) -> dict[str, Any]:
@@ -276,14 +319,18 @@ class Operands:
         self.arrays: dict[str, Any] = {}
         self.structs: dict[str, Any] = {}
         self.cells: dict[str, dict[str, Any]] = {}
+        x64 = bool(jax.config.jax_enable_x64)
         for marker, node in MARKERS.items():
             if marker in WEAK_MARKERS:
-                value = WEAK_MARKERS[marker][1]
-                arr = jnp.broadcast_to(jnp.asarray(value), (2,))
-                if not arr.weak_type:
-                    raise AssertionError(f"{marker}: jnp.asarray({value!r}) is not weakly typed")
-                how = f"jnp.broadcast_to(jnp.asarray({value!r}), (2,))"
-                self._add(marker, arr, how)
+                self._add_weak(marker, marker, x64)
+                continue
+            if node in X64_ONLY and not x64:
+                # Made while x64 is on, used with it off: the only way to hold one.
+                with _Config(jax_enable_x64=True):
+                    arr = jnp.ones((2,), node)
+                if arr.dtype != np.dtype(node):
+                    raise AssertionError(f"{marker}: made with x64 on, it is {arr.dtype}")
+                self._add(marker, arr, f"jnp.ones((2,), {node}) made with jax_enable_x64 on")
                 continue
             dtype = np.dtype(getattr(ml_dtypes, node, None) or node)
             # The dtype JAX gives an array of this dtype in this configuration
@@ -305,6 +352,21 @@ class Operands:
             self.cells[marker] = {**(ones if "error" in ones else put), "jnp_ones": ones,
                                   "operand_unavailable": True}
             self.structs[marker] = jax.ShapeDtypeStruct((2,), target)
+
+        for name, (marker, made_x64) in OTHER_WIDTH_WEAK[x64].items():
+            self._add_weak(name, marker, made_x64)
+
+    def _add_weak(self, name: str, marker: str, made_x64: bool) -> None:
+        """A 1-D weakly typed array of the marker's kind, made with x64 as given."""
+        value = WEAK_MARKERS[marker][1]
+        with _Config(jax_enable_x64=made_x64):
+            arr = jnp.broadcast_to(jnp.asarray(value), (2,))
+        if not arr.weak_type:
+            raise AssertionError(f"{name}: jnp.asarray({value!r}) is not weakly typed")
+        how = f"jnp.broadcast_to(jnp.asarray({value!r}), (2,))"
+        if made_x64 != bool(jax.config.jax_enable_x64):
+            how += f" made with jax_enable_x64 {'on' if made_x64 else 'off'}"
+        self._add(name, arr, how)
 
     def _add(self, marker: str, arr: Any, how: str) -> None:
         arr.block_until_ready()
@@ -350,20 +412,33 @@ def promotion_cell(*args: Any) -> dict[str, Any]:
 Task = tuple[str, tuple[str, ...]]  # (table, key below the table)
 
 
-def tasks_of_config() -> list[Task]:
-    """Every case of one configuration, in a fixed order (the same for every config)."""
+def tasks_of_config(label: str) -> list[Task]:
+    """Every case of one configuration, in a fixed order."""
+    order = operand_order(label)
     out: list[Task] = []
-    for a in MARKER_ORDER:
-        out += [("promotion", (a, b)) for b in MARKER_ORDER]
+    for a in order:
+        out += [("promotion", (a, b)) for b in order]
         out += [("promotion_scalar", (a, s)) for s in SCALARS]
     for op in BINARY_OPS:
-        for a in MARKER_ORDER:
-            out += [("binary", (op, a, b)) for b in MARKER_ORDER]
+        for a in order:
+            out += [("binary", (op, a, b)) for b in order]
             out += [("scalar_right", (op, a, s)) for s in SCALARS]
             out += [("scalar_left", (op, a, s)) for s in SCALARS]
     for expr in UNARY_OPS:
-        out += [("unary", (expr, a)) for a in MARKER_ORDER]
+        out += [("unary", (expr, a)) for a in order]
     return out
+
+
+def task_operands(task: Task) -> tuple[str, ...]:
+    """The operand names a task uses (not its operator or scalar)."""
+    table, key = task
+    if table == "promotion":
+        return key
+    if table == "promotion_scalar":
+        return key[:1]
+    if table == "binary":
+        return key[1:]
+    return key[1:2]
 
 
 def crash_cell() -> dict[str, Any]:
@@ -528,10 +603,12 @@ def assemble(label: str, tasks: list[Task], cells: list[dict[str, Any]],
         for k in key[:-1]:
             node = node.setdefault(k, {})
         node[key[-1]] = cell
-    # Marker x marker tables: a row is a list of cells in marker_order.
+    # Operand x operand tables: a row is a list of cells in operand_order.
+    order = operand_order(label)
+    out["operand_order"] = list(order)
     for row_holder in [out["promotion"], *out["binary"].values()]:
         for a, row in row_holder.items():
-            row_holder[a] = [row[b] for b in MARKER_ORDER]
+            row_holder[a] = [row[b] for b in order]
     return out
 
 
@@ -541,20 +618,21 @@ def operand_cells(label: str) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- summary
-def iter_cells(obj: Any, path: tuple[str, ...] = ()):
+def iter_cells(obj: Any, order: tuple[str, ...] | list[str], path: tuple[str, ...] = ()):
     """(path, cell) for every cell below obj (a cell has dtype, pytype or error).
 
-    Rows stored as lists (in marker_order) contribute the marker names to paths.
+    Rows stored as lists (in the configuration's operand ``order``) contribute
+    the operand names to paths.
     """
     if isinstance(obj, dict):
         if "dtype" in obj or "pytype" in obj or "error" in obj:
             yield path, obj
             return
         for k, v in obj.items():
-            yield from iter_cells(v, path + (k,))
-    elif isinstance(obj, list) and len(obj) == len(MARKER_ORDER):
-        for k, v in zip(MARKER_ORDER, obj):
-            yield from iter_cells(v, path + (k,))
+            yield from iter_cells(v, order, path + (k,))
+    elif isinstance(obj, list) and len(obj) == len(order):
+        for k, v in zip(order, obj):
+            yield from iter_cells(v, order, path + (k,))
 
 
 def intern_errors(configs: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -624,23 +702,24 @@ def summarize(configs: dict[str, Any], errors: dict[str, Any]) -> dict[str, Any]
         group["configs"].add(label)
         group["tables"].add(table)
         group["ops"].add(op)
-        group["markers"].update(m for m in operands if m in MARKERS)
+        group["markers"].update(m for m in operands if m in OPERAND_MARKERS)
         if len(group["examples"]) < 3:
             group["examples"].append([label, table, op, *operands, cell["ref"]])
 
     for label, cfg in configs.items():
         x64 = cfg["x64"]
+        order = cfg["operand_order"]
         # A fixed order (not the JSON's sorted keys), so that a summary computed
         # from loaded data is the one computed while building it.
         for table in ("binary", "scalar_right", "scalar_left"):
             for op in BINARY_OPS:
                 rows = cfg[table][op]
-                for a in MARKER_ORDER:
+                for a in order:
                     row = rows[a]
-                    items = (zip(MARKER_ORDER, row) if isinstance(row, list)
+                    items = (zip(order, row) if isinstance(row, list)
                              else ((s, row[s]) for s in SCALARS))
                     for b, cell in items:
-                        promo = (cfg["promotion"][a][MARKER_ORDER.index(b)] if table == "binary"
+                        promo = (cfg["promotion"][a][order.index(b)] if table == "binary"
                                  else cfg["promotion_scalar"][a][b])
                         operands = (b, a) if table == "scalar_left" else (a, b)
                         got = answer(cell)
@@ -661,7 +740,7 @@ def summarize(configs: dict[str, Any], errors: dict[str, Any]) -> dict[str, Any]
                         group["cases"].append([label, *operands])
         for expr in UNARY_OPS:
             row = cfg["unary"][expr]
-            for a in MARKER_ORDER:
+            for a in order:
                 cell = row[a]
                 if "error" in cell:
                     note_error(cell, label, "unary", expr, (a,))
@@ -671,11 +750,12 @@ def summarize(configs: dict[str, Any], errors: dict[str, Any]) -> dict[str, Any]
         g["configs"] = sorted(g["configs"])
         g["tables"] = sorted(g["tables"])
         g["ops"] = sorted(g["ops"])
-        g["markers"] = [m for m in MARKER_ORDER if m in g["markers"]]
+        g["markers"] = [m for m in OPERAND_MARKERS if m in g["markers"]]
         groups.append(g)
     return {
         "unavailable_operands": {
-            label: [m for m in MARKER_ORDER if cfg["operands"][m].get("operand_unavailable")]
+            label: [m for m in cfg["operand_order"]
+                    if cfg["operands"][m].get("operand_unavailable")]
             for label, cfg in configs.items()
         },
         "substituted_operands": {
@@ -687,7 +767,7 @@ def summarize(configs: dict[str, Any], errors: dict[str, Any]) -> dict[str, Any]
             [label, table, *path]
             for label, cfg in configs.items()
             for table in ("binary", "scalar_right", "scalar_left", "unary")
-            for path, cell in iter_cells(cfg[table])
+            for path, cell in iter_cells(cfg[table], cfg["operand_order"])
             if cell.get("error") == "ProcessCrash"
         ),
         "op_errors": groups,
@@ -730,32 +810,83 @@ def provenance() -> dict[str, Any]:
     }
 
 
-def build(jobs: int, chunks: int, use_cache: bool) -> dict[str, Any]:
-    tasks = tasks_of_config()
+def _unchanged_operands(label: str, fresh: dict[str, Any], old: dict[str, Any] | None
+                        ) -> set[str]:
+    """Operands whose array is the one an earlier run recorded (same dtype, weak
+    flag and construction), so that run's cells of them still hold."""
+    if old is None or label not in old["configs"]:
+        return set()
+    recorded = old["configs"][label]["operands"]
+    keys = ("dtype", "weak", "how", "error", "operand_unavailable")
+    return {o for o, cell in fresh.items()
+            if o in recorded and all(cell.get(k) == recorded[o].get(k) for k in keys)}
+
+
+def _recorded_cell(old: dict[str, Any], label: str, task: Task) -> dict[str, Any]:
+    """An earlier run's cell of a task, with its error refs turned back into raw
+    messages (intern_errors numbers them afresh)."""
+    cfg = old["configs"][label]
+    order = cfg.get("operand_order", old["marker_order"])
+    table, key = task
+    node: Any = cfg[table]
+    for k in key:
+        node = node[order.index(k)] if isinstance(node, list) else node[k]
+    cell = json.loads(json.dumps(node))
+    for c in (cell, cell.get("abstract") or {}):
+        if "ref" in c:
+            entry = old["errors"][c.pop("ref")]
+            c["_message"], c["_bases"] = entry["message"], entry["bases"]
+    return cell
+
+
+def build(jobs: int, chunks: int, use_cache: bool, reuse: dict[str, Any] | None = None
+          ) -> dict[str, Any]:
+    """Evaluate every case; with ``reuse`` (an earlier run's data, of the same
+    JAX), only the cases of operands that are new or built differently."""
     labels = [label for label, _, _ in CONFIGS]
+    if reuse is not None and (reuse["jax_version"], reuse["jaxlib_version"]) != (
+            jax.__version__, jaxlib.__version__):
+        raise SystemExit("--update: the earlier data is from another JAX; regenerate it all")
+    tasks = {label: tasks_of_config(label) for label in labels}
+    operands = {label: operand_cells(label) for label in labels}
+    cells: dict[str, list[Any]] = {label: [None] * len(tasks[label]) for label in labels}
+    todo: dict[str, list[int]] = {}
+    for label in labels:
+        kept = _unchanged_operands(label, operands[label], reuse)
+        todo[label] = []
+        for i, task in enumerate(tasks[label]):
+            if reuse is not None and set(task_operands(task)) <= kept:
+                cells[label][i] = _recorded_cell(reuse, label, task)
+            else:
+                todo[label].append(i)
+        print(f"  {label}: {len(todo[label])} of {len(tasks[label])} cases to evaluate"
+              + (f" (operands kept: {len(kept)})" if reuse is not None else ""), flush=True)
     # Heavy (standard) configurations first, so the strict ones find their
     # programs in the compilation cache.
     order = sorted(labels, key=lambda lab: (not lab.startswith("standard"), lab))
-    bounds = [round(len(tasks) * k / chunks) for k in range(chunks + 1)]
-    jobs_list = [(label, lo, hi) for label in order for lo, hi in zip(bounds, bounds[1:])]
-    cells: dict[str, list[Any]] = {label: [None] * len(tasks) for label in labels}
+    jobs_list = []
+    for label in order:
+        idx = todo[label]
+        bounds = [round(len(idx) * k / chunks) for k in range(chunks + 1)]
+        jobs_list += [(label, idx[lo:hi]) for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
     crash_log: list[str] = []
     with tempfile.TemporaryDirectory(prefix="jaxtypes-xla-cache-") as tmp, \
             concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         cache_dir = tmp if use_cache else None
-        futures = {pool.submit(supervise, label, tasks[lo:hi], cache_dir): (label, lo, hi)
-                   for label, lo, hi in jobs_list}
+        futures = {pool.submit(supervise, label, [tasks[label][i] for i in part], cache_dir):
+                   (label, part) for label, part in jobs_list}
         started = time.perf_counter()
         for fut in concurrent.futures.as_completed(futures):
-            label, lo, hi = futures[fut]
-            part, log = fut.result()
-            cells[label][lo:hi] = part
+            label, part = futures[fut]
+            done, log = fut.result()
+            for i, cell in zip(part, done):
+                cells[label][i] = cell
             crash_log += log
-            print(f"  {label} cases {lo}..{hi - 1}: done at {time.perf_counter() - started:.0f} s"
+            print(f"  {label}: {len(part)} cases done at {time.perf_counter() - started:.0f} s"
                   + (f", {len(log)} worker restarts" if log else ""), flush=True)
     for line in sorted(crash_log):
         print("   ", line)
-    configs = {label: assemble(label, tasks, cells[label], operand_cells(label))
+    configs = {label: assemble(label, tasks[label], cells[label], operands[label])
                for label in labels}
     errors = intern_errors(configs)
     return {
@@ -764,6 +895,7 @@ def build(jobs: int, chunks: int, use_cache: bool) -> dict[str, Any]:
         "layout": LAYOUT,
         "markers": MARKERS,
         "marker_order": list(MARKER_ORDER),
+        "operand_markers": OPERAND_MARKERS,
         "scalars": {k: type(v).__name__ for k, v in SCALARS.items()},
         "binary_ops": list(BINARY_OPS),
         "comparison_ops": list(COMPARISONS),
@@ -782,10 +914,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-cache", action="store_true",
                         help="no run-local persistent XLA compilation cache")
     parser.add_argument("--out", type=pathlib.Path, default=OUT)
+    parser.add_argument("--update", action="store_true",
+                        help="keep the cells of --out whose operands are built as before; "
+                             "evaluate only the cases of new or changed operands")
     args = parser.parse_args(argv)
     prepare_process()
     start = time.perf_counter()
-    data = build(args.jobs, args.chunks, not args.no_cache)
+    reuse = json.loads(args.out.read_text(encoding="utf-8")) if args.update else None
+    data = build(args.jobs, args.chunks, not args.no_cache, reuse)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(dump(data) + "\n", encoding="utf-8")
     size = args.out.stat().st_size
