@@ -17,7 +17,7 @@ import ml_dtypes
 import numpy as np
 
 from jaxtypes import lattice
-from jaxtypes.config import State, current_state, state_var
+from jaxtypes.config import Resolved, State, current_resolved, process_holder, state_var
 
 __all__ = [
     "TypePromotionError", "promote_types", "result_type", "is_weakly_typed",
@@ -171,13 +171,13 @@ def dtype(x: Any) -> np.dtype:
     Python scalars and types, numpy scalar types, dtypes, names and arrays are
     canonicalized for the x64 setting in force; JAX arrays keep their dtype.
     """
-    return _dtype_of_token(_node_of_value(x, current_state().variant.x64))
+    return _dtype_of_token(_node_of_value(x, current_resolved().variant.x64))
 
 
 def canonicalize_dtype(dtype: Any) -> np.dtype:
     """``jax.dtypes.canonicalize_dtype``: 64-bit dtypes become 32-bit with x64 off."""
     dt = np.dtype(dtype)  # numpy's own error for an unknown name, as in JAX
-    if current_state().variant.x64:
+    if current_resolved().variant.x64:
         return dt
     node = _NODE_OF.get(dt)
     return _DTYPE_OF[lattice.canonicalize(node, False)] if node is not None else dt
@@ -222,13 +222,13 @@ def _no_join_error(objects: Any, variant: lattice.Variant) -> TypePromotionError
 
 
 # ---------------------------------------------------------- promote_types
-def _promote_types_slow(a: Any, b: Any, state: State) -> np.dtype:
+def _promote_types_slow(a: Any, b: Any, resolved: Resolved) -> np.dtype:
     a_tp = a if any(a is t for t in _WEAK_NODE_OF_TYPE) else np.dtype(a)
     b_tp = b if any(b is t for t in _WEAK_NODE_OF_TYPE) else np.dtype(b)
     for obj in {a_tp, b_tp}:  # JAX reports the first invalid one in set order
         if _node_name(obj) is None:
             raise ValueError(f"dtype={obj!r} is not a valid dtype for JAX type promotion.")
-    variant = state.variant
+    variant = resolved.variant
     joined = lattice.join(_node_name(a_tp), _node_name(b_tp), variant)  # type: ignore[arg-type]
     if joined is None:
         raise _no_join_error((a_tp, b_tp), variant)
@@ -236,7 +236,7 @@ def _promote_types_slow(a: Any, b: Any, state: State) -> np.dtype:
     # Were int's hash ever dtype('int64')'s, a cached dtype could answer for
     # the weak type: then nothing is cached (never seen; the guard is cheap).
     if _WEAK_KEYS_DISTINCT and isinstance(a, _CACHEABLE) and isinstance(b, _CACHEABLE):
-        state.promote_cache.setdefault(a, {})[b] = result
+        resolved.promote_cache.setdefault(a, {})[b] = result
     return result
 
 
@@ -262,11 +262,12 @@ def promote_types(a: Any, b: Any) -> np.dtype:
     through ``numpy.dtype``.  A weak result is int64/float64/complex128, as in
     JAX; inputs are not canonicalized.
     """
-    state = current_state()
+    resolved = current_resolved()  # one snapshot: compute and store with it
     try:
-        return state.promote_cache[a][b]
+        return resolved.promote_cache[a][b]
     except (KeyError, TypeError):
-        return _promote_types_slow(a, b, state)
+        pass
+    return _promote_types_slow(a, b, resolved)
 
 
 
@@ -324,18 +325,18 @@ def _lattice_result(
 
 
 def _result_type_slow(
-    args: tuple[Any, ...], state: State, key: tuple[Any, ...] | None
+    args: tuple[Any, ...], resolved: Resolved, key: tuple[Any, ...] | None
 ) -> tuple[np.dtype, bool]:
     if not args:
         raise ValueError("at least one array or dtype is required")
-    variant = state.variant
+    variant = resolved.variant
     x64 = variant.x64
     default_float = lattice.default_dtype("f", x64)
     tokens = [(default_float, False) if a is None else _token(a, x64) for a in args]
     node, weak = _lattice_result(tokens, variant)
     result = (_dtype_of_token(node), weak)
     if key is not None:
-        state.result_cache[key] = result
+        resolved.result_cache[key] = result
     for a in args:
         if type(a) not in _jax_types_seen and _is_jax_array(a) and hasattr(a, "aval"):
             _jax_types_seen.add(type(a))  # keyed by (dtype, weak) from now on
@@ -365,7 +366,7 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
     (with a true ``weak_type`` it is weak, as JAX arrays and tracers can be).
     With ``return_weak_type_flag=True`` the answer is ``(dtype, weak)``.
     """
-    state = current_state()
+    resolved = current_resolved()  # one snapshot: compute and store with it
     key: list[Any] | tuple[Any, ...] | None = []
     try:
         for a in args:
@@ -385,11 +386,11 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
     if key is not None:
         key = tuple(key)
         try:
-            dt, weak = state.result_cache[key]
+            dt, weak = resolved.result_cache[key]
         except KeyError:
-            dt, weak = _result_type_slow(args, state, key)
+            dt, weak = _result_type_slow(args, resolved, key)
     else:
-        dt, weak = _result_type_slow(args, state, None)
+        dt, weak = _result_type_slow(args, resolved, None)
     return (dt, weak) if return_weak_type_flag else dt
 
 
@@ -409,11 +410,15 @@ else:
     ACCELERATED = True
     if not TYPE_CHECKING:  # for type checkers these stay the functions above
         promote_types = update_wrapper(
-            _speedups.promote_types_fast(_promote_types_py, state_var, State), _promote_types_py
+            _speedups.promote_types_fast(
+                _promote_types_py, state_var, State, process_holder, Resolved
+            ),
+            _promote_types_py,
         )
         result_type = update_wrapper(
             _speedups.result_type_fast(
-                _result_type_py, state_var, State, _jax_types_seen, np.ndarray,
+                _result_type_py, state_var, State, process_holder, Resolved,
+                _jax_types_seen, np.ndarray,
                 _NUMPY_ARRAY_TOKEN, _JAX_ARRAY_TOKEN, _KEYED_BY_TYPE,
             ),
             _result_type_py,

@@ -594,9 +594,15 @@ def test_asyncio_tasks_sharing_one_scope_object():
 
 
 # --------------------------------------------------------------- bad values
-@pytest.mark.parametrize("bad", ["loose", "STRICT", "", None, 1])
-def test_bad_promotion_mode_scope(bad):
-    with pytest.raises(ValueError) as info:
+# What JAX 0.10.2 does (run it): the enum options take their string values or
+# JAX's enum members, a bad string is a ValueError and any other type a
+# TypeError; jax_enable_x64 takes any value and reads it as bool(value).
+@pytest.mark.parametrize(("bad", "error"), [
+    ("loose", ValueError), ("STRICT", ValueError), ("", ValueError),
+    (None, TypeError), (1, TypeError),
+])
+def test_bad_promotion_mode_scope(bad, error):
+    with pytest.raises(error) as info:
         numpy_dtype_promotion(bad)
     msg = str(info.value)
     assert repr(bad) in msg
@@ -604,18 +610,22 @@ def test_bad_promotion_mode_scope(bad):
     assert observed() == ("standard", False)
 
 
-@pytest.mark.parametrize("bad", ["yes", "True", 2, -1, None, 1.5])
-def test_bad_enable_x64_scope(bad):
-    with pytest.raises(ValueError) as info:
-        enable_x64(bad)
-    msg = str(info.value)
-    assert repr(bad) in msg
-    assert "True" in msg and "False" in msg
+@pytest.mark.parametrize(("value", "expected"), [
+    (np.True_, True), (np.False_, False), (1, True), (0, False), (2, True), ("yes", True),
+    (None, False), (1.5, True), (np.int64(1), True),
+])
+def test_enable_x64_reads_any_value_as_bool_like_jax(value, expected):
+    with enable_x64(value):
+        assert observed() == ("standard", expected)
+    config.update("jax_enable_x64", value)
+    assert config.read("jax_enable_x64") is expected
+    assert observed() == ("standard", expected)
 
 
-@pytest.mark.parametrize("bad", ["loose", "Standard", None])
-def test_bad_config_update_mode_leaves_config_unchanged(bad):
-    with pytest.raises(ValueError) as info:
+@pytest.mark.parametrize(("bad", "error"), [("loose", ValueError), ("Standard", ValueError),
+                                            (None, TypeError)])
+def test_bad_config_update_mode_leaves_config_unchanged(bad, error):
+    with pytest.raises(error) as info:
         config.update("jax_numpy_dtype_promotion", bad)
     msg = str(info.value)
     assert repr(bad) in msg and "jax_numpy_dtype_promotion" in msg
@@ -624,26 +634,22 @@ def test_bad_config_update_mode_leaves_config_unchanged(bad):
     assert observed() == ("standard", False)
 
 
-@pytest.mark.parametrize("bad", ["yes", "true", 2, None])
-def test_bad_config_update_x64_leaves_config_unchanged(bad):
-    with pytest.raises(ValueError) as info:
-        config.update("jax_enable_x64", bad)
-    msg = str(info.value)
-    assert repr(bad) in msg and "jax_enable_x64" in msg
-    assert "True" in msg and "False" in msg
-    assert config.read("jax_enable_x64") is False
-    assert observed() == ("standard", False)
-
-
 def test_unknown_config_option():
-    with pytest.raises(ValueError) as info:
+    # JAX: AttributeError('Unrecognized config option: jax_enable_x32').
+    with pytest.raises(AttributeError) as info:
         config.update("jax_enable_x32", True)
     msg = str(info.value)
-    assert "'jax_enable_x32'" in msg
+    assert msg.startswith("Unrecognized config option: 'jax_enable_x32'")
     assert "jax_numpy_dtype_promotion" in msg and "jax_enable_x64" in msg
-    with pytest.raises(ValueError, match="jax_nonsense"):
+    with pytest.raises(AttributeError, match="jax_nonsense"):
         config.read("jax_nonsense")
     assert observed() == ("standard", False)
+
+
+def test_a_long_bad_value_is_shortened_in_the_message():
+    with pytest.raises(ValueError) as info:
+        config.update("jax_numpy_dtype_promotion", "x" * 100_000)
+    assert len(str(info.value)) < 300
 
 
 def test_config_update_accepts_bools_and_0_1():
