@@ -329,7 +329,9 @@ def test_type_promotion_error_is_a_value_error():
         try:
             jaxtypes.promote_types("float32", "int32")
         except ValueError as e:  # catchable as a plain ValueError
-            assert type(e) is TypePromotionError
+            assert isinstance(e, TypePromotionError)
+            # no internal exception chained to it (a cache miss's KeyError)
+            assert e.__context__ is None and e.__cause__ is None
         else:
             pytest.fail("strict promotion of float32 and int32 did not raise")
 
