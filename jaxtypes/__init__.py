@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 # Eager: jaxtypes.config is the Config object (as jax.config is), and the
 # module needs only the standard library and jaxtypes.lattice.
-from jaxtypes.config import config, enable_x64, numpy_dtype_promotion
+from jaxtypes.config import config, enable_x64, explicit_x64_dtypes, numpy_dtype_promotion
 
 if TYPE_CHECKING:  # the names, for type checkers; at runtime they load on first use
     from jaxtypes._array import Array
@@ -168,6 +168,7 @@ __all__ = [
     "config",
     "dtype",
     "enable_x64",
+    "explicit_x64_dtypes",
     "is_weakly_typed",
     "numpy_dtype_promotion",
     "promote_dtype",

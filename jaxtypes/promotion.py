@@ -205,7 +205,7 @@ _EXPLICIT_WARNING: Final = (
 )
 
 
-def _explicit(node: str, resolved: Resolved, fun_name: str = "dtype") -> str:
+def _explicit(node: str, resolved: Resolved, warned: list[str] | None = None) -> str:
     """JAX's _maybe_canonicalize_explicit_dtype: a 64-bit dtype asked for by
     name or type with x64 off is kept ('allow'), refused ('error') or
     truncated with a warning ('warn'), per jax_explicit_x64_dtypes."""
@@ -215,13 +215,15 @@ def _explicit(node: str, resolved: Resolved, fun_name: str = "dtype") -> str:
     canonical = lattice.canonicalize(node, False)
     if canonical == node:
         return node
-    where = f" requested in {fun_name}" if fun_name else ""
+    where = " requested in dtype"
     if mode == "error":
         raise ValueError(_EXPLICIT_ERROR.format(_DTYPE_OF[node], where))
     warnings.warn(
         _EXPLICIT_WARNING.format(_DTYPE_OF[node], where, _DTYPE_OF[canonical].name),
         UserWarning, stacklevel=_user_stacklevel(),
     )
+    if warned is not None:
+        warned.append(node)  # an answer that warns is not cached: JAX warns every time
     return canonical
 
 
@@ -233,7 +235,7 @@ def _user_stacklevel() -> int:
     return level
 
 
-def _node_of_value(x: Any, resolved: Resolved) -> _Token:
+def _node_of_value(x: Any, resolved: Resolved, warned: list[str] | None = None) -> _Token:
     """JAX's ``dtypes.dtype(x)`` as a node name (canonicalized as JAX does), or
     the dtype itself where JAX accepts one outside the lattice."""
     x64 = resolved.variant.x64
@@ -247,7 +249,7 @@ def _node_of_value(x: Any, resolved: Resolved) -> _Token:
             # JAX checks nothing here: np.str_, np.object_ ... give their dtype.
             dt = np.dtype(x)
             node = _NODE_OF.get(dt)
-            return dt if node is None else _explicit(node, resolved)
+            return dt if node is None else _explicit(node, resolved, warned)
     else:
         node = _scalar_node(type(x))
         if node is not None:
@@ -263,7 +265,7 @@ def _node_of_value(x: Any, resolved: Resolved) -> _Token:
             if dt in _OPAQUE_DTYPES:
                 return dt
             raise _invalid_value(x, dt)
-        return _explicit(node, resolved)
+        return _explicit(node, resolved, warned)
     dt_attr = getattr(x, "dtype", None)
     if isinstance(dt_attr, np.dtype):
         dt = dt_attr
@@ -406,10 +408,10 @@ def _jax_type(node: _Token, weak: bool) -> _Token:
     return lattice.jax_type(node, weak) if isinstance(node, str) else node
 
 
-def _token(arg: Any, resolved: Resolved) -> tuple[_Token, Any]:
+def _token(arg: Any, resolved: Resolved, warned: list[str]) -> tuple[_Token, Any]:
     """(node, weak) of one ``result_type`` argument, as JAX's _dtype_and_weaktype
     (the weak flag as JAX reads it: possibly a truthy non-bool)."""
-    node = _node_of_value(arg, resolved)
+    node = _node_of_value(arg, resolved, warned)
     return node, any(arg is t for t in _WEAK_NODE_OF_TYPE) or is_weakly_typed(arg)
 
 
@@ -420,15 +422,22 @@ def _invalid_for_promotion(objects: Any) -> ValueError:
 
 
 def _lattice_result(
-    tokens: list[tuple[_Token, bool]], variant: lattice.Variant
+    tokens: list[tuple[_Token, bool]], resolved: Resolved, warned: list[str]
 ) -> tuple[_Token, bool]:
     """JAX's ``lattice_result_type`` and ``result_type`` on (node, weak) pairs."""
+    variant = resolved.variant
     names = [n for n, _ in tokens]
     if all(isinstance(n, str) for n in names):
+        no_join = None
         try:
-            out, weak = lattice.lattice_result_type(tokens, variant)
+            # JAX calls dtype() on a strong join: jax_explicit_x64_dtypes applies.
+            out, weak = lattice.lattice_result_type(
+                tokens, variant, lambda node: _explicit(node, resolved, warned)
+            )
         except lattice.NoJoin as err:
-            raise _no_join_error({_node_object(n) for n in err.nodes}, variant) from None
+            no_join = err.nodes
+        if no_join is not None:  # raised here: no internal exception chained to it
+            raise _no_join_error({_node_object(n) for n in no_join}, variant)
     else:
         # A dtype outside the lattice passes alone, or repeated with a strong
         # operand, as in JAX; joining it with anything else fails.
@@ -461,13 +470,14 @@ def _result_type_slow(
     variant = resolved.variant
     x64 = variant.x64
     default_float = lattice.default_dtype("f", x64)
-    tokens = [(default_float, False) if a is None else _token(a, resolved) for a in args]
+    warned: list[str] = []
+    tokens = [(default_float, False) if a is None else _token(a, resolved, warned) for a in args]
     flags = [w for _, w in tokens]
-    node, weak = _lattice_result([(n, bool(w)) for n, w in tokens], variant)
-    if weak and len(tokens) == 1:
-        weak = flags[0]  # JAX returns the operand's own flag (a truthy non-bool stays)
+    node, weak = _lattice_result([(n, bool(w)) for n, w in tokens], resolved, warned)
+    if len(tokens) == 1 and tokens[0][0] != lattice.BOOL:
+        weak = flags[0]  # JAX returns the operand's own flag, a non-bool one included
     result = (_dtype_of_token(node), weak)
-    if key is not None:
+    if key is not None and not warned:
         resolved.result_cache[key] = result
     for a in args:
         if type(a) not in _jax_types_seen and _is_jax_array(a) and hasattr(a, "aval"):
