@@ -35,6 +35,9 @@
  * NULL for none (None).  A thread's last value is never released: layers are
  * interned by jaxtypes.config and live as long as the process anyway. */
 static THREAD_LOCAL PyObject *thread_layer_value = NULL;
+/* Whether any thread has ever had a layer: until then the fast paths skip the
+ * thread-local read (JAX scopes are rarer than calls). */
+static int any_thread_layer = 0;
 
 typedef struct {
     PyObject_HEAD
@@ -71,7 +74,7 @@ current_cache(FastPath *self)
     }
     if (Py_TYPE(state) == self->state_type) {
         memo = *(PyObject **)((char *)state + self->memo_offset);
-        local = thread_layer_value != NULL ? thread_layer_value : Py_None;
+        local = any_thread_layer && thread_layer_value != NULL ? thread_layer_value : Py_None;
         /* The memo is a tuple, never mutated: reading its items is safe while
          * the State holds it, and the State is held by `state`. */
         if (memo != NULL && PyTuple_CheckExact(memo) && PyTuple_GET_SIZE(memo) == 3
@@ -424,6 +427,8 @@ set_thread_layer(PyObject *module, PyObject *layer)
 {
     PyObject *old = thread_layer_value;
     thread_layer_value = layer == Py_None ? NULL : Py_NewRef(layer);
+    if (layer != Py_None)
+        any_thread_layer = 1;
     Py_XDECREF(old);
     Py_RETURN_NONE;
 }
