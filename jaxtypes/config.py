@@ -80,7 +80,7 @@ def _short(value: object) -> str:
 def _check_mode(mode: object, name: str = OPTION_PROMOTION) -> str:
     if isinstance(mode, str):  # JAX's NumpyDtypePromotion is a StrEnum
         if mode in lattice.PROMOTION_MODES:
-            return str(mode.value if hasattr(mode, "value") else mode)
+            return str(getattr(mode, "value", mode))
         raise ValueError(
             f"invalid value {_short(mode)} for {name}; "
             f"expected one of: {', '.join(map(repr, lattice.PROMOTION_MODES))}"
@@ -174,7 +174,6 @@ def _resolved(mode: str, x64: bool, explicit: str) -> Resolved:
 
 # A layer is (mode, x64, explicit), each None when the layer leaves it unset.
 # Layers are interned so that the fast paths may compare them by identity.
-Layer = tuple  # tuple[str | None, bool | None, str | None]
 _layers: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
 
@@ -189,7 +188,7 @@ class _Process:
     __slots__ = ("layer",)
 
     def __init__(self, layer: tuple[Any, ...]) -> None:
-        self.layer = layer
+        self.layer: tuple[Any, ...] = layer
 
 
 # jaxtypes' own process-wide values (the environment, then config.update).
@@ -208,17 +207,14 @@ try:
 except ImportError:  # built without a C compiler
     _c = None
 
+thread_layer: Callable[[], Any]
+_set_thread_layer: Callable[[Any], None]
 if _c is not None:
-    thread_layer: Callable[[], Any] = _c.thread_layer
-    _set_thread_layer: Callable[[Any], None] = _c.set_thread_layer
+    thread_layer, _set_thread_layer = _c.thread_layer, _c.set_thread_layer
 else:
     _thread = threading.local()
-
-    def thread_layer() -> Any:
-        return getattr(_thread, "layer", None)
-
-    def _set_thread_layer(layer: Any) -> None:
-        _thread.layer = layer
+    thread_layer = functools.partial(getattr, _thread, "layer", None)
+    _set_thread_layer = functools.partial(setattr, _thread, "layer")
 
 
 class State:
@@ -298,14 +294,14 @@ def _from_jax(values: tuple[Any, Any, Any], unset: Any) -> tuple[Any, ...]:
 def _sync_process() -> None:
     states = _jax_states
     if states is not None:
-        _PROCESS.layer = _from_jax(tuple(s.get_global() for s in states), object())  # type: ignore[arg-type]
+        _PROCESS.layer = _from_jax(tuple(s.get_global() for s in states), object())
 
 
 def _sync_thread() -> None:
     states = _jax_states
     if states is not None:
         unset = _jax_unset()
-        layer = _from_jax(tuple(s.get_local() for s in states), unset)  # type: ignore[arg-type]
+        layer = _from_jax(tuple(s.get_local() for s in states), unset)
         _set_thread_layer(None if layer == (None, None, None) else layer)
 
 
@@ -336,11 +332,11 @@ def _attach_jax() -> bool:
         for s in states:
             s._update_global_hook = _chain(s._update_global_hook, _sync_process)
             s._update_thread_local_hook = _chain(s._update_thread_local_hook, _sync_thread)
-        _jax_states = states  # type: ignore[assignment]
+        _jax_states = states
         _sync_process()
         _sync_thread()
         if _JaxWatcher in sys.meta_path:
-            sys.meta_path.remove(_JaxWatcher)  # type: ignore[arg-type]
+            sys.meta_path.remove(_JaxWatcher)
         return True
 
 
@@ -366,12 +362,13 @@ class _JaxWatcher:
 
 
 if not _attach_jax():
-    sys.meta_path.insert(0, _JaxWatcher)  # type: ignore[arg-type]
+    sys.meta_path.insert(0, _JaxWatcher)
 
 
 # ------------------------------------------------------------ process-wide settings
-_CHECKS: Final = {OPTION_PROMOTION: _check_mode, OPTION_X64: _check_flag,
-                  OPTION_EXPLICIT_X64: _check_explicit}
+_CHECKS: Final[dict[str, Callable[[Any], Any]]] = {
+    OPTION_PROMOTION: _check_mode, OPTION_X64: _check_flag, OPTION_EXPLICIT_X64: _check_explicit,
+}
 
 
 def _unknown_option(name: object) -> AttributeError:

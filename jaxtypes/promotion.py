@@ -29,8 +29,8 @@ __all__ = [
 class TypePromotionError(ValueError):
     """Raised when JAX type promotion fails (a ValueError, as in JAX).
 
-    With JAX loaded, the error raised is also a ``jax.dtypes.TypePromotionError``
-    (see ``_promotion_error``), so ``except`` clauses written for JAX catch it.
+    With JAX loaded, the error raised is also a ``jax.dtypes.TypePromotionError``,
+    so ``except`` clauses written for JAX catch it.
     """
 
 
@@ -122,7 +122,7 @@ def _is_jax_array(x: Any) -> bool:
     return isinstance(x, _jax_array_type)
 
 
-def is_weakly_typed(x: Any) -> Any:
+def is_weakly_typed(x: Any) -> bool:
     """Whether ``x`` is weakly typed, as JAX reads it: a Python int/float/complex
     value, a value of a weak scalar type JAX registered (symbolic dimensions),
     or the value of ``x.aval.weak_type`` (JAX arrays and tracers; like JAX, the
@@ -131,7 +131,7 @@ def is_weakly_typed(x: Any) -> Any:
     if type(x) in _WEAK_NODE_OF_TYPE or type(x) in _registered_weak_types():
         return True
     try:
-        return x.aval.weak_type
+        return x.aval.weak_type  # type: ignore[no-any-return]
     except AttributeError:
         pass
     return getattr(x, "weak_type", False)
