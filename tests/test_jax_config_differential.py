@@ -398,3 +398,30 @@ def test_exiting_a_scope_in_another_thread_or_task_is_not_an_error() -> None:
     assert jax.config.jax_numpy_dtype_promotion == "strict"  # still in force here too
     jax_scope.__exit__(None, None, None)
     assert jaxtypes.promote_types("float32", "int32") == np.dtype("float32")
+
+
+# ------------------------------------------------------------ issue 16, item 3
+def test_symbolic_dimensions_prng_keys_and_typed_literals_as_in_jax() -> None:
+    sym, = jax.export.symbolic_shape("a")
+    key = jax.random.key(0)
+    typed = jax_literals.TypedInt(3, np.dtype("int64"))
+    i8 = jnp.zeros(2, jnp.int8)
+    for x64 in (False, True):
+        with jax.enable_x64(x64):
+            cases = [
+                (jax_dtypes.result_type, jaxtypes.result_type, (i8, sym), {}),
+                (jax_dtypes.result_type, jaxtypes.result_type, (sym,), {"return_weak_type_flag": True}),
+                (jax_dtypes_internal.is_weakly_typed, jaxtypes.is_weakly_typed, (sym,), {}),
+                (jax_dtypes_internal.dtype, jaxtypes.dtype, (typed,), {}),
+                (jax_dtypes.result_type, jaxtypes.result_type, (typed, i8), {"return_weak_type_flag": True}),
+                (jax_dtypes.canonicalize_dtype, jaxtypes.canonicalize_dtype, (key.dtype,), {}),
+                (jax_dtypes.canonicalize_dtype, jaxtypes.canonicalize_dtype, (key.dtype,),
+                 {"allow_extended_dtype": True}),
+                (jax_dtypes_internal.dtype, jaxtypes.dtype, (key,), {}),
+            ]
+            for theirs, ours, args, kwargs in cases:
+                assert outcome(ours, *args, **kwargs) == outcome(theirs, *args, **kwargs), (ours, args)
+    assert jaxtypes.result_type(i8, sym) == np.dtype("int8")
+    assert jaxtypes.canonicalize_dtype(key.dtype, allow_extended_dtype=True) == key.dtype
+    with jax.enable_x64(False):
+        assert jaxtypes.dtype(typed) == np.dtype("int64")
