@@ -160,8 +160,10 @@ class Resolved:
         return f"Resolved({self.variant!r}, explicit_x64={self.explicit_x64!r})"
 
 
+# Interned with dict.setdefault, which is atomic for these keys (tuples of
+# str/bool/None hash without running Python code): one Resolved per configuration.
 _resolved_by_key: dict[tuple[str, bool, str], Resolved] = {}
-_lock = threading.Lock()  # makes interning atomic (dict.setdefault on a tuple key is)
+_lock = threading.Lock()  # serialises attaching to JAX and jaxtypes' own updates
 
 
 def _resolved(mode: str, x64: bool, explicit: str) -> Resolved:
