@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Final
 # Eager: jaxtypes.config is the Config object (as jax.config is), and the
 # module needs only the standard library and jaxtypes.lattice.
 try:
-    from jaxtypes.config import config, enable_x64, numpy_dtype_promotion
+    from jaxtypes.config import config, enable_x64, explicit_x64_dtypes, numpy_dtype_promotion
 except ValueError as _environment_error:
     # A JAX_ENABLE_X64 / JAX_NUMPY_DTYPE_PROMOTION value JAX rejects raises here,
     # as ``import jax`` does; run as the command line, it is one line and exit 2.
@@ -184,6 +184,7 @@ __all__ = [
     "config",
     "dtype",
     "enable_x64",
+    "explicit_x64_dtypes",
     "is_weakly_typed",
     "numpy_dtype_promotion",
     "promote_dtype",

@@ -9,6 +9,13 @@
  * The key of result_type's cache is built exactly as promotion.result_type
  * builds it; the tests check that the second call of a question is served
  * here without reaching the Python slow path, with JAX's answer.
+ *
+ * The configuration is found as jaxtypes.config.current_resolved() finds it:
+ * the State in the ContextVar holds a memo (process layer, thread layer,
+ * Resolved); when both layers are the ones in force (compared by identity:
+ * layers are interned), the memo's Resolved holds this configuration's caches.
+ * The thread layer (JAX's thread-local settings, when JAX is imported) lives
+ * in C thread-local storage, set by jaxtypes.config through set_thread_layer.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -18,6 +25,20 @@
 #define Py_T_OBJECT_EX T_OBJECT_EX
 #endif
 
+#if defined(_MSC_VER)
+#define THREAD_LOCAL __declspec(thread)
+#else
+#define THREAD_LOCAL _Thread_local
+#endif
+
+/* This thread's layer of JAX's thread-local settings (a strong reference), or
+ * NULL for none (None).  A thread's last value is never released: layers are
+ * interned by jaxtypes.config and live as long as the process anyway. */
+static THREAD_LOCAL PyObject *thread_layer_value = NULL;
+/* Whether any thread has ever had a layer: until then the fast paths skip the
+ * thread-local read (JAX scopes are rarer than calls). */
+static int any_thread_layer = 0;
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
@@ -25,7 +46,11 @@ typedef struct {
     PyObject *fallback;       /* the Python function: it answers what is not cached */
     PyObject *scope;          /* the ContextVar holding the configuration's State */
     PyTypeObject *state_type; /* jaxtypes.config.State */
-    Py_ssize_t cache_offset;  /* where a State keeps this function's cache (a slot) */
+    Py_ssize_t memo_offset;   /* State.memo: (process layer, thread layer, Resolved) */
+    PyObject *process;        /* jaxtypes.config._Process: its slot holds the process layer */
+    Py_ssize_t process_offset;
+    PyTypeObject *resolved_type; /* jaxtypes.config.Resolved */
+    Py_ssize_t cache_offset;  /* where a Resolved keeps this function's cache (a slot) */
     /* result_type only */
     PyObject *jax_types_seen; /* set: types keyed by their aval (JAX arrays, tracers) */
     PyObject *ndarray_type;   /* numpy.ndarray */
@@ -42,14 +67,26 @@ static PyObject *str_aval, *str_dtype, *str_weak_type, *str_return_weak_type_fla
 static PyObject *
 current_cache(FastPath *self)
 {
-    PyObject *state = NULL, *cache = NULL;
+    PyObject *state = NULL, *memo, *resolved, *local, *cache = NULL;
     if (PyContextVar_Get(self->scope, NULL, &state) < 0 || state == NULL) {
         PyErr_Clear();
         return NULL;
     }
     if (Py_TYPE(state) == self->state_type) {
-        cache = *(PyObject **)((char *)state + self->cache_offset);
-        Py_XINCREF(cache);
+        memo = *(PyObject **)((char *)state + self->memo_offset);
+        local = any_thread_layer && thread_layer_value != NULL ? thread_layer_value : Py_None;
+        /* The memo is a tuple, never mutated: reading its items is safe while
+         * the State holds it, and the State is held by `state`. */
+        if (memo != NULL && PyTuple_CheckExact(memo) && PyTuple_GET_SIZE(memo) == 3
+                && PyTuple_GET_ITEM(memo, 0)
+                   == *(PyObject **)((char *)self->process + self->process_offset)
+                && PyTuple_GET_ITEM(memo, 1) == local) {
+            resolved = PyTuple_GET_ITEM(memo, 2);
+            if (Py_TYPE(resolved) == self->resolved_type) {
+                cache = *(PyObject **)((char *)resolved + self->cache_offset);
+                Py_XINCREF(cache);
+            }
+        }
     }
     Py_DECREF(state);
     if (cache != NULL && !PyDict_CheckExact(cache))
@@ -193,6 +230,8 @@ fastpath_traverse(PyObject *op, visitproc visit, void *arg)
     Py_VISIT(self->fallback);
     Py_VISIT(self->scope);
     Py_VISIT(self->state_type);
+    Py_VISIT(self->process);
+    Py_VISIT(self->resolved_type);
     Py_VISIT(self->jax_types_seen);
     Py_VISIT(self->ndarray_type);
     Py_VISIT(self->numpy_tokens);
@@ -209,6 +248,8 @@ fastpath_clear(PyObject *op)
     Py_CLEAR(self->fallback);
     Py_CLEAR(self->scope);
     Py_CLEAR(self->state_type);
+    Py_CLEAR(self->process);
+    Py_CLEAR(self->resolved_type);
     Py_CLEAR(self->jax_types_seen);
     Py_CLEAR(self->ndarray_type);
     Py_CLEAR(self->numpy_tokens);
@@ -285,15 +326,18 @@ slot_offset(PyTypeObject *state_type, const char *name)
 
 static FastPath *
 new_fastpath(vectorcallfunc call, PyObject *fallback, PyObject *scope,
-             PyTypeObject *state_type, const char *cache_slot)
+             PyTypeObject *state_type, PyObject *process, PyTypeObject *resolved_type,
+             const char *cache_slot)
 {
     FastPath *self;
-    Py_ssize_t offset;
+    Py_ssize_t memo_offset, process_offset, cache_offset;
     if (!PyCallable_Check(fallback)) {
         PyErr_Format(PyExc_TypeError, "fallback must be callable, not %R", fallback);
         return NULL;
     }
-    if ((offset = slot_offset(state_type, cache_slot)) < 0)
+    if ((memo_offset = slot_offset(state_type, "memo")) < 0
+            || (process_offset = slot_offset(Py_TYPE(process), "layer")) < 0
+            || (cache_offset = slot_offset(resolved_type, cache_slot)) < 0)
         return NULL;
     self = PyObject_GC_New(FastPath, &FastPathType);
     if (self == NULL)
@@ -303,7 +347,11 @@ new_fastpath(vectorcallfunc call, PyObject *fallback, PyObject *scope,
     self->fallback = Py_NewRef(fallback);
     self->scope = Py_NewRef(scope);
     self->state_type = (PyTypeObject *)Py_NewRef(state_type);
-    self->cache_offset = offset;
+    self->memo_offset = memo_offset;
+    self->process = Py_NewRef(process);
+    self->process_offset = process_offset;
+    self->resolved_type = (PyTypeObject *)Py_NewRef(resolved_type);
+    self->cache_offset = cache_offset;
     self->jax_types_seen = self->ndarray_type = self->numpy_tokens = NULL;
     self->jax_tokens = self->keyed_by_type = NULL;
     PyObject_GC_Track(self);
@@ -311,41 +359,45 @@ new_fastpath(vectorcallfunc call, PyObject *fallback, PyObject *scope,
 }
 
 PyDoc_STRVAR(promote_types_fast_doc,
-"promote_types_fast(fallback, scope, state_type, /)\n--\n\n"
-"A callable answering promote_types from the promote_cache of the State in\n"
-"the ContextVar scope, and calling fallback(a, b) for everything else.");
+"promote_types_fast(fallback, scope, state_type, process, resolved_type, /)\n--\n\n"
+"A callable answering promote_types from the promote_cache of the Resolved\n"
+"configuration in force, and calling fallback(a, b) for everything else.");
 
 static PyObject *
 promote_types_fast(PyObject *module, PyObject *args)
 {
-    PyObject *fallback, *scope;
-    PyTypeObject *state_type;
-    if (!PyArg_ParseTuple(args, "OO!O!:promote_types_fast", &fallback,
-                          &PyContextVar_Type, &scope, &PyType_Type, &state_type))
+    PyObject *fallback, *scope, *process;
+    PyTypeObject *state_type, *resolved_type;
+    if (!PyArg_ParseTuple(args, "OO!O!OO!:promote_types_fast", &fallback,
+                          &PyContextVar_Type, &scope, &PyType_Type, &state_type,
+                          &process, &PyType_Type, &resolved_type))
         return NULL;
     return (PyObject *)new_fastpath(promote_types_call, fallback, scope, state_type,
-                                    "promote_cache");
+                                    process, resolved_type, "promote_cache");
 }
 
 PyDoc_STRVAR(result_type_fast_doc,
-"result_type_fast(fallback, scope, state_type, jax_types_seen, ndarray_type,\n"
-"                 numpy_tokens, jax_tokens, keyed_by_type, /)\n--\n\n"
-"A callable answering result_type from State.result_cache, keyed as\n"
+"result_type_fast(fallback, scope, state_type, process, resolved_type,\n"
+"                 jax_types_seen, ndarray_type, numpy_tokens, jax_tokens,\n"
+"                 keyed_by_type, /)\n--\n\n"
+"A callable answering result_type from Resolved.result_cache, keyed as\n"
 "jaxtypes.promotion.result_type keys it, and calling fallback otherwise.");
 
 static PyObject *
 result_type_fast(PyObject *module, PyObject *args)
 {
-    PyObject *fallback, *scope, *seen, *ndarray, *numpy_tokens, *jax_tokens, *keyed;
-    PyTypeObject *state_type;
+    PyObject *fallback, *scope, *process, *seen, *ndarray, *numpy_tokens, *jax_tokens, *keyed;
+    PyTypeObject *state_type, *resolved_type;
     FastPath *self;
-    if (!PyArg_ParseTuple(args, "OO!O!O!O!O!O!O!:result_type_fast", &fallback,
+    if (!PyArg_ParseTuple(args, "OO!O!OO!O!O!O!O!O!:result_type_fast", &fallback,
                           &PyContextVar_Type, &scope, &PyType_Type, &state_type,
+                          &process, &PyType_Type, &resolved_type,
                           &PySet_Type, &seen, &PyType_Type, &ndarray,
                           &PyDict_Type, &numpy_tokens, &PyDict_Type, &jax_tokens,
                           &PyFrozenSet_Type, &keyed))
         return NULL;
-    self = new_fastpath(result_type_call, fallback, scope, state_type, "result_cache");
+    self = new_fastpath(result_type_call, fallback, scope, state_type, process, resolved_type,
+                        "result_cache");
     if (self == NULL)
         return NULL;
     self->jax_types_seen = Py_NewRef(seen);
@@ -356,7 +408,34 @@ result_type_fast(PyObject *module, PyObject *args)
     return (PyObject *)self;
 }
 
+PyDoc_STRVAR(thread_layer_doc,
+"thread_layer()\n--\n\n"
+"This thread's layer of JAX's thread-local settings, or None.");
+
+static PyObject *
+thread_layer(PyObject *module, PyObject *unused)
+{
+    return Py_NewRef(thread_layer_value != NULL ? thread_layer_value : Py_None);
+}
+
+PyDoc_STRVAR(set_thread_layer_doc,
+"set_thread_layer(layer, /)\n--\n\n"
+"Set this thread's layer (None for none).");
+
+static PyObject *
+set_thread_layer(PyObject *module, PyObject *layer)
+{
+    PyObject *old = thread_layer_value;
+    thread_layer_value = layer == Py_None ? NULL : Py_NewRef(layer);
+    if (layer != Py_None)
+        any_thread_layer = 1;
+    Py_XDECREF(old);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef speedups_methods[] = {
+    {"thread_layer", thread_layer, METH_NOARGS, thread_layer_doc},
+    {"set_thread_layer", set_thread_layer, METH_O, set_thread_layer_doc},
     {"promote_types_fast", promote_types_fast, METH_VARARGS, promote_types_fast_doc},
     {"result_type_fast", result_type_fast, METH_VARARGS, result_type_fast_doc},
     {NULL}

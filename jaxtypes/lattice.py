@@ -15,7 +15,7 @@ the graph per call.
 from __future__ import annotations
 
 import itertools
-from typing import Final, Iterable, Literal, NamedTuple
+from typing import Callable, Final, Iterable, Literal, NamedTuple
 
 __all__ = [
     "BOOL", "UNSIGNED_INTS", "SIGNED_INTS", "INTN", "SMALL_FLOATS", "FLOAT8",
@@ -333,12 +333,17 @@ class NoJoin(ValueError):
         super().__init__(f"no join of {', '.join(self.nodes)} ({v.label})")
 
 
-def lattice_result_type(operands: Iterable[tuple[str, bool]], v: Variant) -> tuple[str, bool]:
+def lattice_result_type(
+    operands: Iterable[tuple[str, bool]], v: Variant,
+    explicit: Callable[[str], str] | None = None,
+) -> tuple[str, bool]:
     """JAX's ``lattice_result_type`` on (dtype node, weak) operands.
 
     Gives the (dtype node, weak) JAX computes in, before ``result_type`` turns a
     weak answer into its kind's default dtype; raises ``NoJoin`` where there is
-    no join.  The dtype is canonicalized where JAX calls ``dtype()`` on a join.
+    no join.  The dtype is canonicalized where JAX calls ``dtype()`` on a join,
+    by ``explicit`` when given (the runtime's reading of JAX's
+    jax_explicit_x64_dtypes setting), else as that setting's default does.
     """
     ops = list(operands)
     nodes = [n for n, _ in ops]
@@ -356,7 +361,10 @@ def lattice_result_type(operands: Iterable[tuple[str, bool]], v: Variant) -> tup
         if joined is None:
             raise NoJoin(joined_nodes, v)
         weak = all_weak or joined in WEAK
-        out = strong_counterpart(joined, v.x64) if joined in WEAK else canonicalize(joined, v.x64)
+        if joined in WEAK:
+            out = strong_counterpart(joined, v.x64)
+        else:
+            out = explicit(joined) if explicit is not None else canonicalize(joined, v.x64)
     return out, weak and out != BOOL
 
 

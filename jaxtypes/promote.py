@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from jaxtypes import lattice
-from jaxtypes.config import current_state
+from jaxtypes.config import current_resolved
 from jaxtypes.promotion import dtype as _canonical_dtype
 from jaxtypes.promotion import dtype_of_node, node_of, result_type
 
@@ -50,7 +50,7 @@ def promote_dtype(*args: Any, dtype: Any = None, inexact: bool = True) -> tuple[
             return tuple(args)
         target = result_type(*present)
         if inexact and not _is_inexact(target):
-            target = dtype_of_node(lattice.default_dtype("f", current_state().variant.x64))
+            target = dtype_of_node(lattice.default_dtype("f", current_resolved().variant.x64))
     else:
         target = _canonical_dtype(dtype)
         if inexact and not _is_inexact(target):

@@ -10,6 +10,7 @@ configuration so that repeated calls are dictionary look-ups.
 from __future__ import annotations
 
 import sys
+import warnings
 from functools import update_wrapper
 from typing import TYPE_CHECKING, Any, Final
 
@@ -17,7 +18,7 @@ import ml_dtypes
 import numpy as np
 
 from jaxtypes import lattice
-from jaxtypes.config import State, current_state, state_var
+from jaxtypes.config import Resolved, State, current_resolved, process_holder, state_var
 
 __all__ = [
     "TypePromotionError", "promote_types", "result_type", "is_weakly_typed",
@@ -26,7 +27,30 @@ __all__ = [
 
 
 class TypePromotionError(ValueError):
-    """Raised when JAX type promotion fails (a ValueError, as in JAX)."""
+    """Raised when JAX type promotion fails (a ValueError, as in JAX).
+
+    With JAX loaded, the error raised is also a ``jax.dtypes.TypePromotionError``,
+    so ``except`` clauses written for JAX catch it.
+    """
+
+
+_with_jax_error: dict[type, type] = {}
+
+
+def _promotion_error(msg: str) -> TypePromotionError:
+    """A TypePromotionError that, when JAX is loaded, is JAX's class as well."""
+    jd = _jax_dtypes()
+    jax_class = getattr(jd, "TypePromotionError", None) if jd is not None else None
+    if not (isinstance(jax_class, type) and issubclass(jax_class, ValueError)):
+        return TypePromotionError(msg)
+    both = _with_jax_error.get(jax_class)
+    if both is None:
+        both = type("TypePromotionError", (TypePromotionError, jax_class), {
+            "__module__": __name__, "__qualname__": "TypePromotionError",
+            "__doc__": "jaxtypes' TypePromotionError and JAX's, in a process that runs JAX.",
+        })
+        both = _with_jax_error.setdefault(jax_class, both)
+    return both(msg)  # type: ignore[no-any-return]
 
 
 def _np_dtype(name: str) -> np.dtype | None:
@@ -99,17 +123,24 @@ def _is_jax_array(x: Any) -> bool:
 
 
 def is_weakly_typed(x: Any) -> bool:
-    """Whether ``x`` is weakly typed: a Python int/float/complex value, or a JAX
-    array or tracer (anything with a true ``weak_type``) marked weak."""
-    if type(x) in _WEAK_NODE_OF_TYPE:
+    """Whether ``x`` is weakly typed, as JAX reads it: a Python int/float/complex
+    value, a value of a weak scalar type JAX registered (symbolic dimensions),
+    or the value of ``x.aval.weak_type`` (JAX arrays and tracers; like JAX, the
+    value itself is returned, so a truthy non-bool counts).  jaxtypes also reads
+    a ``weak_type`` attribute of objects without ``aval``."""
+    if type(x) in _WEAK_NODE_OF_TYPE or type(x) in _registered_weak_types():
         return True
-    flag = getattr(x, "weak_type", None)
-    if flag is None:
-        try:
-            flag = x.aval.weak_type
-        except AttributeError:
-            return False
-    return isinstance(flag, (bool, np.bool_)) and bool(flag)
+    try:
+        return x.aval.weak_type  # type: ignore[no-any-return]
+    except AttributeError:
+        pass
+    return getattr(x, "weak_type", False)
+
+
+def _registered_weak_types() -> Any:
+    """JAX's registered weak scalar types (jax._src.dtypes), when JAX is loaded."""
+    module = sys.modules.get("jax._src.dtypes")
+    return getattr(module, "_registered_weak_types", ()) if module is not None else ()
 
 
 # ------------------------------------------------------------------ dtype()
@@ -124,39 +155,127 @@ def _canonical(node: str, x64: bool) -> str:
     return node if x64 else lattice.canonicalize(node, False)
 
 
-def _node_of_value(x: Any, x64: bool) -> _Token:
+def _jax_dtypes() -> Any:
+    """jax._src.dtypes when JAX is loaded (never imported here), else None."""
+    return sys.modules.get("jax._src.dtypes")
+
+
+def _is_extended(dt: Any) -> bool:
+    """Whether ``dt`` is one of JAX's extended dtypes (PRNG keys, ...)."""
+    jd = _jax_dtypes()
+    if jd is None or isinstance(dt, np.dtype) or dt is None:
+        return False
+    try:
+        return bool(jd.issubdtype(dt, jd.extended))
+    except Exception:  # noqa: BLE001 - anything JAX cannot classify is not extended
+        return False
+
+
+def _scalar_node(tp: type) -> str | None:
+    """The node of a Python scalar type, JAX's registered ones included
+    (symbolic dimensions are int64, as in JAX's python_scalar_types_to_dtypes)."""
+    node = _PY_SCALAR_NODE.get(tp)
+    if node is None:
+        jd = _jax_dtypes()
+        if jd is not None:
+            dt = getattr(jd, "python_scalar_types_to_dtypes", {}).get(tp)
+            node = _NODE_OF.get(dt) if dt is not None else None
+    return node
+
+
+def _keeps_its_dtype(x: Any) -> bool:
+    """JAX arrays and JAX's typed literals (TypedInt, TypedFloat, TypedComplex,
+    TypedNdArray): JAX keeps their dtype, canonical or not, and checks nothing."""
+    jd = _jax_dtypes()
+    if jd is None:
+        return False
+    return isinstance(x, getattr(jd, "_types_whose_dtype_should_not_be_canonicalized", ()))
+
+
+_EXPLICIT_ERROR: Final = (
+    "Explicitly requested dtype {}{} is not available. To enable more dtypes, set the "
+    "jax_enable_x64 or allow_explicit_x64_dtypes configuration options."
+    "See https://github.com/jax-ml/jax#current-gotchas for more."
+)
+_EXPLICIT_WARNING: Final = (
+    "Explicitly requested dtype {}{} is not available, and will be truncated to dtype {}. "
+    "To enable more dtypes, set the jax_enable_x64 configuration option or the "
+    "JAX_ENABLE_X64 shell environment variable. "
+    "See https://github.com/jax-ml/jax#current-gotchas for more."
+)
+
+
+def _explicit(node: str, resolved: Resolved, warned: list[str] | None = None) -> str:
+    """JAX's _maybe_canonicalize_explicit_dtype: a 64-bit dtype asked for by
+    name or type with x64 off is kept ('allow'), refused ('error') or
+    truncated with a warning ('warn'), per jax_explicit_x64_dtypes."""
+    mode = resolved.explicit_x64
+    if mode == "allow" or resolved.variant.x64:
+        return node
+    canonical = lattice.canonicalize(node, False)
+    if canonical == node:
+        return node
+    where = " requested in dtype"
+    if mode == "error":
+        raise ValueError(_EXPLICIT_ERROR.format(_DTYPE_OF[node], where))
+    warnings.warn(
+        _EXPLICIT_WARNING.format(_DTYPE_OF[node], where, _DTYPE_OF[canonical].name),
+        UserWarning, stacklevel=_user_stacklevel(),
+    )
+    if warned is not None:
+        warned.append(node)  # an answer that warns is not cached: JAX warns every time
+    return canonical
+
+
+def _user_stacklevel() -> int:
+    """The stack level of the first frame outside jaxtypes (for warnings)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("jaxtypes"):
+        frame, level = frame.f_back, level + 1  # type: ignore[assignment]
+    return level
+
+
+def _node_of_value(x: Any, resolved: Resolved, warned: list[str] | None = None) -> _Token:
     """JAX's ``dtypes.dtype(x)`` as a node name (canonicalized as JAX does), or
     the dtype itself where JAX accepts one outside the lattice."""
+    x64 = resolved.variant.x64
     if x is None:
         raise ValueError(f"Invalid argument to dtype: {x}.")
     if isinstance(x, type):
-        node = _PY_SCALAR_NODE.get(x)
+        node = _scalar_node(x)
         if node is not None:
             return _canonical(node, x64)
         if issubclass(x, np.generic):
             # JAX checks nothing here: np.str_, np.object_ ... give their dtype.
             dt = np.dtype(x)
             node = _NODE_OF.get(dt)
-            return dt if node is None else _canonical(node, x64)
+            return dt if node is None else _explicit(node, resolved, warned)
     else:
-        node = _PY_SCALAR_NODE.get(type(x))
+        node = _scalar_node(type(x))
         if node is not None:
             return _canonical(node, x64)
-        if _is_jax_array(x):
-            # JAX keeps the dtype of an existing array, canonical or not, and
-            # checks nothing (PRNG key arrays have extended dtypes).
+        if _keeps_its_dtype(x):
+            # JAX keeps the dtype of an existing array or typed literal,
+            # canonical or not (PRNG key arrays have extended dtypes).
             return _NODE_OF.get(x.dtype) or x.dtype
     if isinstance(x, (str, np.dtype)):
         dt = np.dtype(x)
+        node = _NODE_OF.get(dt)
+        if node is None:
+            if dt in _OPAQUE_DTYPES:
+                return dt
+            raise _invalid_value(x, dt)
+        return _explicit(node, resolved, warned)
+    dt_attr = getattr(x, "dtype", None)
+    if isinstance(dt_attr, np.dtype):
+        dt = dt_attr
+    elif _is_extended(dt_attr):
+        return dt_attr
     else:
-        dt_attr = getattr(x, "dtype", None)
-        if isinstance(dt_attr, np.dtype):
-            dt = dt_attr
-        else:
-            try:
-                dt = np.result_type(x)
-            except TypeError as err:
-                raise TypeError(f"Cannot determine dtype of {x}") from err
+        try:
+            dt = np.result_type(x)
+        except TypeError as err:
+            raise TypeError(f"Cannot determine dtype of {x}") from err
     node = _NODE_OF.get(dt)
     if node is None:
         if dt in _OPAQUE_DTYPES:
@@ -169,15 +288,26 @@ def dtype(x: Any) -> np.dtype:
     """The dtype JAX gives a value or type (``jax.dtypes.dtype``).
 
     Python scalars and types, numpy scalar types, dtypes, names and arrays are
-    canonicalized for the x64 setting in force; JAX arrays keep their dtype.
+    canonicalized for the x64 setting in force; a 64-bit dtype named or given
+    as a numpy type follows ``jax_explicit_x64_dtypes`` when x64 is off; JAX
+    arrays and JAX's typed literals keep their dtype.
     """
-    return _dtype_of_token(_node_of_value(x, current_state().variant.x64))
+    return _dtype_of_token(_node_of_value(x, current_resolved()))
 
 
-def canonicalize_dtype(dtype: Any) -> np.dtype:
-    """``jax.dtypes.canonicalize_dtype``: 64-bit dtypes become 32-bit with x64 off."""
+def canonicalize_dtype(dtype: Any, allow_extended_dtype: bool = False) -> Any:
+    """``jax.dtypes.canonicalize_dtype``: 64-bit dtypes become 32-bit with x64 off.
+
+    JAX's extended dtypes (PRNG keys) are returned as they are with
+    ``allow_extended_dtype=True`` and refused otherwise, as in JAX.
+    """
+    if _is_extended(dtype):
+        if not allow_extended_dtype:
+            raise ValueError(f"Internal: canonicalize_dtype called on extended dtype {dtype} "
+                             "with allow_extended_dtype=False")
+        return dtype
     dt = np.dtype(dtype)  # numpy's own error for an unknown name, as in JAX
-    if current_state().variant.x64:
+    if current_resolved().variant.x64:
         return dt
     node = _NODE_OF.get(dt)
     return _DTYPE_OF[lattice.canonicalize(node, False)] if node is not None else dt
@@ -218,17 +348,17 @@ def _no_join_error(objects: Any, variant: lattice.Variant) -> TypePromotionError
         )
     else:
         msg = f"{head}. Try explicitly casting inputs to the desired output type."
-    return TypePromotionError(msg)
+    return _promotion_error(msg)
 
 
 # ---------------------------------------------------------- promote_types
-def _promote_types_slow(a: Any, b: Any, state: State) -> np.dtype:
+def _promote_types_slow(a: Any, b: Any, resolved: Resolved) -> np.dtype:
     a_tp = a if any(a is t for t in _WEAK_NODE_OF_TYPE) else np.dtype(a)
     b_tp = b if any(b is t for t in _WEAK_NODE_OF_TYPE) else np.dtype(b)
     for obj in {a_tp, b_tp}:  # JAX reports the first invalid one in set order
         if _node_name(obj) is None:
             raise ValueError(f"dtype={obj!r} is not a valid dtype for JAX type promotion.")
-    variant = state.variant
+    variant = resolved.variant
     joined = lattice.join(_node_name(a_tp), _node_name(b_tp), variant)  # type: ignore[arg-type]
     if joined is None:
         raise _no_join_error((a_tp, b_tp), variant)
@@ -236,7 +366,7 @@ def _promote_types_slow(a: Any, b: Any, state: State) -> np.dtype:
     # Were int's hash ever dtype('int64')'s, a cached dtype could answer for
     # the weak type: then nothing is cached (never seen; the guard is cheap).
     if _WEAK_KEYS_DISTINCT and isinstance(a, _CACHEABLE) and isinstance(b, _CACHEABLE):
-        state.promote_cache.setdefault(a, {})[b] = result
+        resolved.promote_cache.setdefault(a, {})[b] = result
     return result
 
 
@@ -262,11 +392,12 @@ def promote_types(a: Any, b: Any) -> np.dtype:
     through ``numpy.dtype``.  A weak result is int64/float64/complex128, as in
     JAX; inputs are not canonicalized.
     """
-    state = current_state()
+    resolved = current_resolved()  # one snapshot: compute and store with it
     try:
-        return state.promote_cache[a][b]
+        return resolved.promote_cache[a][b]
     except (KeyError, TypeError):
-        return _promote_types_slow(a, b, state)
+        pass
+    return _promote_types_slow(a, b, resolved)
 
 
 
@@ -277,9 +408,10 @@ def _jax_type(node: _Token, weak: bool) -> _Token:
     return lattice.jax_type(node, weak) if isinstance(node, str) else node
 
 
-def _token(arg: Any, x64: bool) -> tuple[_Token, bool]:
-    """(node, weak) of one ``result_type`` argument, as JAX's _dtype_and_weaktype."""
-    node = _node_of_value(arg, x64)
+def _token(arg: Any, resolved: Resolved, warned: list[str]) -> tuple[_Token, Any]:
+    """(node, weak) of one ``result_type`` argument, as JAX's _dtype_and_weaktype
+    (the weak flag as JAX reads it: possibly a truthy non-bool)."""
+    node = _node_of_value(arg, resolved, warned)
     return node, any(arg is t for t in _WEAK_NODE_OF_TYPE) or is_weakly_typed(arg)
 
 
@@ -290,15 +422,22 @@ def _invalid_for_promotion(objects: Any) -> ValueError:
 
 
 def _lattice_result(
-    tokens: list[tuple[_Token, bool]], variant: lattice.Variant
+    tokens: list[tuple[_Token, bool]], resolved: Resolved, warned: list[str]
 ) -> tuple[_Token, bool]:
     """JAX's ``lattice_result_type`` and ``result_type`` on (node, weak) pairs."""
+    variant = resolved.variant
     names = [n for n, _ in tokens]
     if all(isinstance(n, str) for n in names):
+        no_join = None
         try:
-            out, weak = lattice.lattice_result_type(tokens, variant)
+            # JAX calls dtype() on a strong join: jax_explicit_x64_dtypes applies.
+            out, weak = lattice.lattice_result_type(
+                tokens, variant, lambda node: _explicit(node, resolved, warned)
+            )
         except lattice.NoJoin as err:
-            raise _no_join_error({_node_object(n) for n in err.nodes}, variant) from None
+            no_join = err.nodes
+        if no_join is not None:  # raised here: no internal exception chained to it
+            raise _no_join_error({_node_object(n) for n in no_join}, variant)
     else:
         # A dtype outside the lattice passes alone, or repeated with a strong
         # operand, as in JAX; joining it with anything else fails.
@@ -324,18 +463,22 @@ def _lattice_result(
 
 
 def _result_type_slow(
-    args: tuple[Any, ...], state: State, key: tuple[Any, ...] | None
+    args: tuple[Any, ...], resolved: Resolved, key: tuple[Any, ...] | None
 ) -> tuple[np.dtype, bool]:
     if not args:
         raise ValueError("at least one array or dtype is required")
-    variant = state.variant
+    variant = resolved.variant
     x64 = variant.x64
     default_float = lattice.default_dtype("f", x64)
-    tokens = [(default_float, False) if a is None else _token(a, x64) for a in args]
-    node, weak = _lattice_result(tokens, variant)
+    warned: list[str] = []
+    tokens = [(default_float, False) if a is None else _token(a, resolved, warned) for a in args]
+    flags = [w for _, w in tokens]
+    node, weak = _lattice_result([(n, bool(w)) for n, w in tokens], resolved, warned)
+    if len(tokens) == 1 and tokens[0][0] != lattice.BOOL:
+        weak = flags[0]  # JAX returns the operand's own flag, a non-bool one included
     result = (_dtype_of_token(node), weak)
-    if key is not None:
-        state.result_cache[key] = result
+    if key is not None and not warned:
+        resolved.result_cache[key] = result
     for a in args:
         if type(a) not in _jax_types_seen and _is_jax_array(a) and hasattr(a, "aval"):
             _jax_types_seen.add(type(a))  # keyed by (dtype, weak) from now on
@@ -365,7 +508,7 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
     (with a true ``weak_type`` it is weak, as JAX arrays and tracers can be).
     With ``return_weak_type_flag=True`` the answer is ``(dtype, weak)``.
     """
-    state = current_state()
+    resolved = current_resolved()  # one snapshot: compute and store with it
     key: list[Any] | tuple[Any, ...] | None = []
     try:
         for a in args:
@@ -384,12 +527,11 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
         key = None
     if key is not None:
         key = tuple(key)
-        try:
-            dt, weak = state.result_cache[key]
-        except KeyError:
-            dt, weak = _result_type_slow(args, state, key)
+        cached = resolved.result_cache.get(key)
+        # Outside the except clause: an error raised here has no KeyError context.
+        dt, weak = cached if cached is not None else _result_type_slow(args, resolved, key)
     else:
-        dt, weak = _result_type_slow(args, state, None)
+        dt, weak = _result_type_slow(args, resolved, None)
     return (dt, weak) if return_weak_type_flag else dt
 
 
@@ -409,11 +551,15 @@ else:
     ACCELERATED = True
     if not TYPE_CHECKING:  # for type checkers these stay the functions above
         promote_types = update_wrapper(
-            _speedups.promote_types_fast(_promote_types_py, state_var, State), _promote_types_py
+            _speedups.promote_types_fast(
+                _promote_types_py, state_var, State, process_holder, Resolved
+            ),
+            _promote_types_py,
         )
         result_type = update_wrapper(
             _speedups.result_type_fast(
-                _result_type_py, state_var, State, _jax_types_seen, np.ndarray,
+                _result_type_py, state_var, State, process_holder, Resolved,
+                _jax_types_seen, np.ndarray,
                 _NUMPY_ARRAY_TOKEN, _JAX_ARRAY_TOKEN, _KEYED_BY_TYPE,
             ),
             _result_type_py,

@@ -329,7 +329,9 @@ def test_type_promotion_error_is_a_value_error():
         try:
             jaxtypes.promote_types("float32", "int32")
         except ValueError as e:  # catchable as a plain ValueError
-            assert type(e) is TypePromotionError
+            assert isinstance(e, TypePromotionError)
+            # no internal exception chained to it (a cache miss's KeyError)
+            assert e.__context__ is None and e.__cause__ is None
         else:
             pytest.fail("strict promotion of float32 and int32 did not raise")
 
@@ -437,7 +439,7 @@ def test_generic_message():
     assert no_join_reason(["int8", "int4"], v) == "intn"
     assert no_join_reason(["int8", "float32"], Variant("strict", True)) == "strict"
     err = jaxtypes.promotion._no_join_error((np.dtype("int8"), np.dtype("float32")), v)
-    assert type(err) is TypePromotionError
+    assert isinstance(err, TypePromotionError)  # and JAX's class too when JAX is loaded
     assert str(err) == (
         "Input dtypes ('int8', 'float32') have no available implicit dtype promotion "
         "path. Try explicitly casting inputs to the desired output type."

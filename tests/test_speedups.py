@@ -20,7 +20,7 @@ import pytest
 
 import jaxtypes
 from jaxtypes import lattice, promotion
-from jaxtypes.config import State, state_var
+from jaxtypes.config import Resolved, State, process_holder, state_var
 
 CONFIGS = [(mode, x64) for mode in ("standard", "strict") for x64 in (True, False)]
 
@@ -53,9 +53,10 @@ def counted_fast_paths() -> tuple[Any, Counting, Any, Counting]:
     """Fresh C callables over counting wrappers of the Python functions."""
     sp = _speedups()
     promote_py, result_py = Counting(promotion._promote_types_py), Counting(promotion._result_type_py)
-    promote_c = sp.promote_types_fast(promote_py, state_var, State)
+    promote_c = sp.promote_types_fast(promote_py, state_var, State, process_holder, Resolved)
     result_c = sp.result_type_fast(
-        result_py, state_var, State, promotion._jax_types_seen, np.ndarray,
+        result_py, state_var, State, process_holder, Resolved, promotion._jax_types_seen,
+        np.ndarray,
         promotion._NUMPY_ARRAY_TOKEN, promotion._JAX_ARRAY_TOKEN, promotion._KEYED_BY_TYPE,
     )
     return promote_c, promote_py, result_c, result_py
@@ -232,12 +233,19 @@ def test_no_references_leak() -> None:
 def test_bad_construction_is_a_clear_error() -> None:
     sp = _speedups()
     with pytest.raises(TypeError, match="fallback must be callable, not 3"):
-        sp.promote_types_fast(3, state_var, State)
+        sp.promote_types_fast(3, state_var, State, process_holder, Resolved)
     with pytest.raises(TypeError):
-        sp.promote_types_fast(promotion._promote_types_py, "not a ContextVar", State)
+        sp.promote_types_fast(
+            promotion._promote_types_py, "not a ContextVar", State, process_holder, Resolved
+        )
 
     class Unslotted:
         promote_cache: dict[Any, Any] = {}
+        memo = layer = None
 
     with pytest.raises(TypeError, match="Unslotted.promote_cache must be a __slots__ entry"):
-        sp.promote_types_fast(promotion._promote_types_py, state_var, Unslotted)
+        sp.promote_types_fast(promotion._promote_types_py, state_var, State, process_holder, Unslotted)
+    with pytest.raises(TypeError, match="Unslotted.memo must be a __slots__ entry"):
+        sp.promote_types_fast(promotion._promote_types_py, state_var, Unslotted, process_holder, Resolved)
+    with pytest.raises(TypeError, match="Unslotted.layer must be a __slots__ entry"):
+        sp.promote_types_fast(promotion._promote_types_py, state_var, State, Unslotted(), Resolved)

@@ -5,23 +5,36 @@ from typing import Any
 __all__ = ['TypePromotionError', 'node_of', 'dtype_of_node', 'is_weakly_typed', 'dtype', 'canonicalize_dtype', 'promote_types', 'result_type']
 
 class TypePromotionError(ValueError):
-    """Raised when JAX type promotion fails (a ValueError, as in JAX)."""
+    """Raised when JAX type promotion fails (a ValueError, as in JAX).
+
+    With JAX loaded, the error raised is also a ``jax.dtypes.TypePromotionError``,
+    so ``except`` clauses written for JAX catch it.
+    """
 
 def node_of(dt: Any) -> str | None:
     """The lattice node of a numpy dtype, or None when it is not a JAX dtype."""
 def dtype_of_node(node: str) -> np.dtype:
     """The numpy dtype of a node; weak nodes give numpy's dtype of int/float/complex."""
 def is_weakly_typed(x: Any) -> bool:
-    """Whether ``x`` is weakly typed: a Python int/float/complex value, or a JAX
-    array or tracer (anything with a true ``weak_type``) marked weak."""
+    """Whether ``x`` is weakly typed, as JAX reads it: a Python int/float/complex
+    value, a value of a weak scalar type JAX registered (symbolic dimensions),
+    or the value of ``x.aval.weak_type`` (JAX arrays and tracers; like JAX, the
+    value itself is returned, so a truthy non-bool counts).  jaxtypes also reads
+    a ``weak_type`` attribute of objects without ``aval``."""
 def dtype(x: Any) -> np.dtype:
     """The dtype JAX gives a value or type (``jax.dtypes.dtype``).
 
     Python scalars and types, numpy scalar types, dtypes, names and arrays are
-    canonicalized for the x64 setting in force; JAX arrays keep their dtype.
+    canonicalized for the x64 setting in force; a 64-bit dtype named or given
+    as a numpy type follows ``jax_explicit_x64_dtypes`` when x64 is off; JAX
+    arrays and JAX's typed literals keep their dtype.
     """
-def canonicalize_dtype(dtype: Any) -> np.dtype:
-    """``jax.dtypes.canonicalize_dtype``: 64-bit dtypes become 32-bit with x64 off."""
+def canonicalize_dtype(dtype: Any, allow_extended_dtype: bool = False) -> Any:
+    """``jax.dtypes.canonicalize_dtype``: 64-bit dtypes become 32-bit with x64 off.
+
+    JAX's extended dtypes (PRNG keys) are returned as they are with
+    ``allow_extended_dtype=True`` and refused otherwise, as in JAX.
+    """
 def promote_types(a: Any, b: Any) -> np.dtype:
     """``jax.numpy.promote_types``: the dtype a binary operation casts to.
 
