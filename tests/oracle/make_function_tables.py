@@ -1,7 +1,9 @@
 """Regenerate tests/data/jax_function_dtypes.json: the dtype each public JAX
 function gives, as JAX 0.10.2 computes it, the oracle of tests/test_function_rules.py.
 
-Run by hand, with the pinned JAX installed::
+Run by hand, with the pinned JAX installed (the full run made about 122,000
+``jax.eval_shape`` calls in 16 minutes of wall time on a shared 2-core machine
+at load 6; ``--only`` re-probes a few functions in a minute or two)::
 
     nohup .venv/bin/python tests/oracle/make_function_tables.py &
     .venv/bin/python tests/oracle/make_function_tables.py --only new   # probes missing from the file
