@@ -237,6 +237,8 @@ add("x", "array_repr array_str iterable")
 add("xy", "einsum_path", lambda f: (lambda x, y: f("ij,jk->ik", x, y)))
 add("n", "get_printoptions", lambda f: (lambda: f()))
 add("x", "place", lambda f: (lambda x: f(x, jnp.ones((3, 3), bool), 0, inplace=False)))
+add("x", "dsplit", lambda f: (lambda x: f(x, 3)), shape=(3, 3, 3))
+add("x", "histogramdd", lambda f: (lambda x: f(x, bins=3)))
 add("n", "result_type promote_types can_cast issubdtype isdtype",
     lambda f: {"result_type": lambda: f(jnp.float32, jnp.int8),
                "promote_types": lambda: f(jnp.float32, jnp.int8),
@@ -373,6 +375,11 @@ add("xy", "conv_general_dilated", lambda f: (lambda x, y: f(x, y, (1, 1), "SAME"
 add("xy", "conv_transpose", lambda f: (lambda x, y: f(
     x, y, (1, 1), "SAME", dimension_numbers=("NCHW", "OIHW", "NCHW"))),
     shape=(1, 1, 3, 3), prefix="jax.lax.")
+add("x", "collapse", lambda f: (lambda x: f(x, 0)), prefix="jax.lax.")
+add("x", "unstack", prefix="jax.lax.")
+add("xy", "broadcast_like", prefix="jax.lax.")
+add("xy", "stack", lambda f: (lambda x, y: f([x, y])), prefix="jax.lax.")
+add("d", "empty", lambda f: (lambda dtype: f((3,), dtype or jnp.float32)), prefix="jax.lax.")
 add("d", "full", lambda f: (lambda dtype: f((3,), 1, dtype)), prefix="jax.lax.")
 add("d", "iota broadcasted_iota", lambda f: (
     lambda dtype: f(dtype or jnp.int32, 3) if f.__name__ == "iota"
