@@ -46,7 +46,8 @@ class Rule(NamedTuple):
 
     ``args``: which inputs take part (positions; None: all).  ``keep_weak``:
     a weakly typed input gives a weak result.  ``accepts``: the kind letters of
-    the dtypes the function accepts (others raise).  ``default``: the dtype
+    the dtypes the function accepts, others raising: checked on the result
+    dtype (or the ``dtype=`` argument), and on each input for family ``fixed``.  ``default``: the dtype
     ``dtype=None`` gives: a kind letter (its default dtype, 64-bit with x64) or
     a node.  ``fixed``: the result node of family ``fixed``.  ``bool_as_int``:
     a bool input counts as the default int (jax's to_numeric_dtype: cumsum,
