@@ -352,8 +352,8 @@ _put(Rule('keeps', accepts='f'), "approx_max_k approx_min_k bessel_i0e bessel_i1
      "erfc floor lgamma reduce_precision round", "jax.lax.")
 _put(Rule('operator', fixed='matmul'), "dot einsum inner matmul matvec tensordot vdot vecdot vecmat")
 _put(Rule('operator', fixed='matmul'), "matmul multi_dot tensordot vecdot", "jax.numpy.linalg.")
-_put(Rule('operator', fixed='neg'), "ix_")
-_put(Rule('operator', fixed='neg'), "cumlogsumexp cummax cummin cumprod cumsum integer_pow neg reduce_prod reduce_sum "
+_put(Rule('keeps', rejects=('bool',)), "ix_")
+_put(Rule('keeps', rejects=('bool',)), "cumlogsumexp cummax cummin cumprod cumsum integer_pow neg reduce_prod reduce_sum "
      "sign square", "jax.lax.")
 _put(Rule('dtype', default='f'), "bartlett blackman empty eye hamming hanning identity kaiser ones zeros")
 _put(Rule('dtype', default='f'), "multinomial", "jax.random.")
