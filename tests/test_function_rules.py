@@ -1,0 +1,165 @@
+"""jaxtypes.functions (the dtype rule of each public JAX function) against every
+answer JAX gave, committed in tests/data/jax_function_dtypes.json by
+tests/oracle/make_function_tables.py."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections import Counter
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jaxtypes import functions, lattice
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data" / "jax_function_dtypes.json"
+sys.path.insert(0, str(HERE.parent / "typecheck_cases" / "oracle"))
+import expectations as jx  # noqa: E402  (JAX's cell -> marker node, written without jaxtypes)
+
+CONFIGS = ("standard-x32", "standard-x64")
+UNTYPED = ("untyped", "higher_order")
+
+# (function, config, probe key) -> why the rule and JAX differ.  The test
+# checks each still differs, so that the list stays exact.
+_ABS_INT1 = ("jax.numpy.abs gives int8 for an int1 array (eval_shape), where the abs rule "
+             "it shares with the abs(x) operator (jaxtypes.ops.unary) refuses sub-byte ints")
+EXCLUSIONS: dict[tuple[str, str, str], str] = {
+    (f"jax.numpy.{name}", config, "int1"): _ABS_INT1
+    for name in ("abs", "absolute") for config in ("standard-x32", "standard-x64")
+}
+
+
+@lru_cache(maxsize=1)
+def load() -> dict[str, Any]:
+    return json.loads(DATA.read_text())
+
+
+def table_name(probe: str) -> str:
+    """A probe's function: ``jax.numpy.sum(dtype=)`` probes jax.numpy.sum."""
+    return probe.split("(")[0]
+
+
+def parse_key(key: str) -> tuple[tuple[str, ...], str | None]:
+    """A probe key's input nodes and dtype= node."""
+    inputs: list[str] = []
+    dtype = None
+    for part in filter(None, key.split(",")):
+        if part.startswith("dtype="):
+            dtype = None if part == "dtype=None" else part[len("dtype="):]
+        else:
+            inputs.append("uint32" if part == "uint32[2]" else part)
+    return tuple(inputs), dtype
+
+
+def expected(cell: str) -> tuple[str, str]:
+    if cell.startswith("!"):
+        return "error", cell[1:]
+    if cell.startswith("py:"):
+        return "ok", functions.NOT_AN_ARRAY
+    if cell.startswith("key<"):
+        return "ok", cell
+    weak = cell.endswith("*")
+    return "ok", jx.marker_node(cell.rstrip("*"), weak)
+
+
+def ours(name: str, key: str, v: lattice.Variant) -> tuple[str, str]:
+    inputs, dtype = parse_key(key)
+    out = functions.result(name, inputs, v, dtype=dtype)
+    return ("ok", out.node) if out.node else ("error", out.error or "")
+
+
+def comparisons(config: str) -> list[tuple[str, str, tuple[str, str], tuple[str, str]]]:
+    """(function, probe key, JAX's answer, the rule's) for every probe of a typed function."""
+    conf = load()["configs"][config]
+    v = lattice.variant("standard", conf["x64"])
+    out = []
+    for probe, cells in conf["results"].items():
+        name = table_name(probe)
+        if functions.rule_of(name).family in UNTYPED:
+            continue
+        for key, cell in cells.items():
+            out.append((name, key, expected(cell), ours(name, key, v)))
+    return out
+
+
+def agree(truth: tuple[str, str], got: tuple[str, str]) -> bool:
+    return truth[0] == got[0] and (truth[0] == "error" or truth[1] == got[1])
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_rules_agree_with_jax(config: str) -> None:
+    counts: Counter[str] = Counter()
+    wrong = []
+    for name, key, truth, got in comparisons(config):
+        if (name, config, key) in EXCLUSIONS:
+            assert not agree(truth, got), f"excluded case now agrees: {name}({key}) in {config}"
+            counts["excluded"] += 1
+            continue
+        ok = agree(truth, got)
+        counts["agree" if ok else "disagree"] += 1
+        if not ok:
+            wrong.append(f"{name}({key}): JAX {truth}, rule {got}")
+    print(f"{config}: {dict(counts)}")
+    assert not wrong, f"{len(wrong)} answers differ from JAX:\n" + "\n".join(wrong[:60])
+    assert counts["agree"] > 40_000  # of about 43,000 (x32) and 56,000 (x64) answers
+
+
+def test_every_typed_entry_has_data() -> None:
+    data = load()
+    for config in CONFIGS:
+        probed = {table_name(p) for p in data["configs"][config]["results"]}
+        typed = {n for n, r in functions.TABLE.items() if r.family not in UNTYPED}
+        assert not typed - probed, f"{config}: no JAX data for {sorted(typed - probed)}"
+        assert not probed - set(functions.TABLE), \
+            f"{config}: probed but not in the table: {sorted(probed - set(functions.TABLE))}"
+
+
+def test_untyped_entries_say_why() -> None:
+    for name, reason in functions.untyped().items():
+        assert len(reason) > 10, name
+
+
+def test_families_and_rule_parameters_are_known() -> None:
+    for name, rule in functions.TABLE.items():
+        assert rule.family in functions.FAMILIES, name
+        assert set(rule.accepts) <= set("biufc"), name
+        if rule.family == "dtype":
+            assert rule.default is not None, name
+
+
+def test_unknown_function_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="no dtype rule for 'jax.numpy.nope'"):
+        functions.result("jax.numpy.nope", ("float32",))
+
+
+def test_data_provenance() -> None:
+    data = load()
+    assert data["jax_version"] == "0.10.2"
+    assert set(data["configs"]) == set(CONFIGS)
+
+
+def test_committed_data_is_fresh() -> None:
+    """Re-run JAX on a sample of functions and compare with the committed data."""
+    pytest.importorskip("jax")
+    sys.path.insert(0, str(HERE / "oracle"))
+    import make_function_tables as oracle
+
+    data = load()
+    # The most used functions of one input (a pair probe is hundreds of calls),
+    # plus a seeded sample of the other one-input probes: well under 30 s.
+    fixed = ["jax.numpy.sqrt", "jax.numpy.sum", "jax.numpy.zeros", "jax.numpy.asarray",
+             "jax.random.split", "jax.random.normal", "jax.nn.softmax", "jax.nn.relu",
+             "jax.numpy.mean", "jax.numpy.reshape"]
+    others = sorted(n for n, p in oracle.PROBES.items()
+                    if p.kind in ("x", "d", "k", "n") and n not in fixed)
+    sample = set(fixed) | set(random.Random(11).sample(others, 8))
+    for config in CONFIGS:
+        x64 = data["configs"][config]["x64"]
+        live = oracle.probe_all(x64, only=sample)
+        for name in sample:
+            assert live[name] == data["configs"][config]["results"][name], (config, name)
