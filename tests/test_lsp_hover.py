@@ -9,6 +9,7 @@ server is killed at the end whatever happened.
 from __future__ import annotations
 
 import json
+import re
 import queue
 import subprocess
 import sys
@@ -146,8 +147,10 @@ def test_hovers_show_the_dtypes(server) -> None:
     lsp, uri = server
     total = _hover(lsp, uri, _position(SOURCE, "total =", "total"))
     assert "Array[int32]" not in total and "Array[bfloat16]" in total, total
+    # The method's hover names its result dtype in a public-looking table
+    # (ReductionTo[bfloat16]), not a callable signature: see the report of issue 12.
     method = _hover(lsp, uri, _position(SOURCE, "total =", "sum"))
-    assert "bfloat16" in method, method
+    assert "[bfloat16]" in method and not re.search(r"(?<![\w.])_[A-Za-z]", method), method
     z = _hover(lsp, uri, _position(SOURCE, "z =", "z"))
     assert "Array[float32]" in z, z
     y = _hover(lsp, uri, _position(SOURCE, "y =", "y"))
