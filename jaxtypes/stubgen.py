@@ -5,15 +5,17 @@ carries, for each operator family, an attribute whose type is a small "table"
 class whose overloaded ``__call__`` maps the other operand to the result
 (``int8._add.__call__(Array[uint8]) -> Array[int16]``).  ``Array``'s operators
 are descriptors whose ``__get__`` reads that table through a one-member
-protocol on ``Array._dt``, so a checker resolves ``a + b`` by one cached
-protocol match and a handful of nominal overloads, never by searching
-hundreds of overloads or solving protocols per dtype pair.
+protocol on Array's (covariant) dtype argument, ``Array[_Has_add[_F]]``, so a
+checker resolves ``a + b`` by one cached protocol match and a handful of
+nominal overloads, never by searching hundreds of overloads or solving
+protocols per dtype pair.
 
 * ``Array[Any]`` (and bare ``Array``) stays unknown: the table is then Any.
 * A TypeVar dtype (``Array[T]``) falls back to a generic table:
   ``Array[T] op Array[T] -> Array[T]``, anything else ``Array[Any]``.
 * An operation JAX rejects has no overload (or, for unary operators and
-  methods, a table that is not callable), so the checker reports it.
+  methods, a table that is not callable, named for the reason:
+  ``ArgmaxNotSupportedForComplex64``), so the checker reports it.
 
 Answers come from ``jaxtypes.ops`` under JAX's default configuration
 (standard promotion, x64 off); the mypy plugin recomputes them for the
@@ -64,9 +66,9 @@ UNARY_FAMILIES: Final = ("neg", "pos", "abs", "invert")
 _DESCRIPTOR_UNARY: Final = ("neg", "pos", "invert")
 # method -> the table class (generic in the result) its attribute holds.
 METHOD_FAMILIES: Final = {
-    "sum": "_Reduce", "prod": "_Reduce", "mean": "_Mean", "max": "_Extremum",
-    "min": "_Extremum", "argmax": "_ArgExtremum", "argmin": "_ArgExtremum",
-    "round": "_Round",
+    "sum": "ReductionTo", "prod": "ReductionTo", "mean": "MeanTo", "max": "ExtremumTo",
+    "min": "ExtremumTo", "argmax": "ArgExtremumTo", "argmin": "ArgExtremumTo",
+    "round": "RoundTo",
 }
 PROPERTY_FAMILIES: Final = ("real", "imag")
 
@@ -135,10 +137,8 @@ def _overloads(outcomes: dict[str, str | None]) -> list[tuple[list[str], str]]:
     out = []
     for result, partners in groups:
         array_nodes = [p for p in partners if not p.startswith("py:")]
-        if COVARIANT and array_nodes:
-            arrays = [f"Array[{' | '.join(_m(p) for p in array_nodes)}]"]
-        else:
-            arrays = [_arr(p) for p in array_nodes]
+        # DT is covariant: one Array[a | b] accepts Array[a] and Array[b].
+        arrays = [f"Array[{' | '.join(_m(p) for p in array_nodes)}]"] if array_nodes else []
         scalars = [_scalar_type(p) for p in partners if p.startswith("py:")]
         out.append((arrays + scalars, result))
     _check_scalar_order(out, outcomes)
@@ -190,6 +190,21 @@ def _table_class(name: str, groups: list[tuple[list[str], str]], arrays: bool,
     return lines
 
 
+# How a rejected unary operator or method is named in its table's class name
+# and docstring.
+_OPERATION_TITLE: Final = {"neg": "Negation", "pos": "UnaryPlus", "invert": "BitwiseInvert",
+                           "argmax": "Argmax", "argmin": "Argmin"}
+_OPERATION_TEXT: Final = {"neg": "unary -", "pos": "unary +", "invert": "~ (bitwise invert)"}
+
+
+def _title(node: str) -> str:
+    """A dtype as it reads inside a class name: ``complex64`` -> ``Complex64``."""
+    if node in lattice.WEAK:  # weak_float -> WeakFloat
+        return "".join(part.title() for part in _m(node).split("_"))
+    name = _m(node).rstrip("_")
+    return name[0].upper() + name[1:]
+
+
 class _Tables:
     """Table classes, deduplicated by content: identical tables share a class."""
 
@@ -197,6 +212,7 @@ class _Tables:
         self.by_body: dict[tuple[str, ...], str] = {}
         self.lines: list[str] = []
         self.typevars: dict[frozenset[str], str] = {}
+        self.rejections: set[str] = set()
 
     def typevar(self, partners: frozenset[str]) -> str | None:
         """The TypeVar bounded by these markers, declared once per set."""
@@ -216,6 +232,18 @@ class _Tables:
             name = f"_{stem}_{owner}"
             self.by_body[body] = name
             self.lines += _table_class(name, groups, arrays, identity) + [""]
+        return name
+
+    def rejected(self, operation: str, node: str) -> str:
+        """The table of a unary operator or method JAX rejects for a dtype: a
+        class that is not callable, named so that the checker's "not callable"
+        error reads as the reason (``ArgmaxNotSupportedForComplex64``)."""
+        name = f"{_OPERATION_TITLE.get(operation, operation.title())}NotSupportedFor{_title(node)}"
+        if name not in self.rejections:
+            self.rejections.add(name)
+            self.lines += [f"class {name}(_Table):",
+                           f'    """JAX rejects {_OPERATION_TEXT.get(operation, operation)}'
+                           f' of an array of dtype {node}."""', ""]
         return name
 
     def add_raw(self, stem: str, owner: str, body_lines: list[str]) -> str:
@@ -244,7 +272,7 @@ def _clip_table(node: str, tables: _Tables, v: Variant) -> str:
                       f"    def __call__(self, min: {annotation} = None, max: {annotation} = None)"
                       f" -> {_arr(res.node)}: ...  # type: ignore[overload-overlap]"]
     if not lines:
-        return "_Unsupported"
+        return tables.rejected("clip", node)
     lines += ["    @overload",
               "    def __call__(self, min: Array[Any] | complex | None = None,"
               " max: Array[Any] | complex | None = None) -> Array[Any]: ..."]
@@ -265,10 +293,12 @@ def _marker_attributes(node: str, tables: _Tables, v: Variant) -> list[str]:
             if res.node:
                 attrs.append(f"_abs: {_m(res.node)}")
             continue
-        attrs.append(f"_{op}: " + (f"_Unary[{_m(res.node)}]" if res.node else "_Unsupported"))
+        attrs.append(f"_{op}: " + (f"_Unary[{_m(res.node)}]" if res.node
+                                   else tables.rejected(op, node)))
     for name, table in METHOD_FAMILIES.items():
         res = ops.method(name, node, v)
-        attrs.append(f"_{name}: " + (f"{table}[{_m(res.node)}]" if res.node else "_Unsupported"))
+        attrs.append(f"_{name}: " + (f"{table}[{_m(res.node)}]" if res.node
+                                     else tables.rejected(name, node)))
     attrs.append(f"_clip: {_clip_table(node, tables, v)}")
     for name in PROPERTY_FAMILIES:
         res = ops.method(name, node, v)
@@ -283,8 +313,8 @@ def render_markers(attributes: dict[str, list[str]], tables: _Tables) -> str:
              "from typing import Any, TypeVar, overload, type_check_only",
              "",
              "from jaxtypes._array import (",
-             "    Array, _ArgExtremum, _Extremum, _Marker, _Mean, _Reduce, _Round,",
-             "    _Table, _Unary, _UnknownDtype, _Unsupported,",
+             "    Array, ArgExtremumTo, DtypeMarker, ExtremumTo, _Marker, MeanTo, ReductionTo, RoundTo,",
+             "    _Table, _Unary, _UnknownDtype,",
              ")",
              "",
              "__all__ = [" + ", ".join(f'"{_m(n)}"' for n in lattice.NODES)
@@ -304,7 +334,8 @@ def render_markers(attributes: dict[str, list[str]], tables: _Tables) -> str:
     for node in lattice.NODES:
         doc = (f"weakly typed {node[0]}* values (Python scalars, JAX's weak arrays)"
                if node in lattice.WEAK else f"the dtype {node}")
-        lines.append(f"class {_m(node)}(_Marker):")
+        base = "_Marker" if node in lattice.WEAK else "DtypeMarker"
+        lines.append(f"class {_m(node)}({base}):")
         lines.append(f'    """Marker of {doc}."""')
         lines += [f"    {a}" for a in attributes[node]]
         lines.append("")
@@ -315,24 +346,19 @@ _DUNDER_STEMS: Final = [(stem, fam) for fam, stems in BINARY_FAMILIES.items() fo
 _REFLECTABLE: Final = [(s, f) for s, f in _DUNDER_STEMS if f != "compare"]
 
 
-COVARIANT = True  # experiment switch: covariant DT reads tables in one protocol step
 def _via(attr: str, var: str) -> str:
-    """The type an Array must have for its marker's ``attr`` to be solved into var."""
-    return f"Array[_Has{attr}[{var}]]" if COVARIANT else f"_Dt{attr}[{var}]"
+    """The type an Array must have for its marker's ``attr`` to be solved into var:
+    DT is covariant, so one protocol step reads the table."""
+    return f"Array[_Has{attr}[{var}]]"
 
 
 def _descriptor(cls: str, attr: str, fallback: str) -> list[str]:
-    """A descriptor class reading a marker's table attribute through _dt."""
-    proto = f"_Dt{attr}"
+    """A descriptor class reading a table attribute of Array's dtype marker."""
     return [
         f"@type_check_only",
         f"class _Has{attr}(Protocol[_F_co]):",
         f"    @property",
         f"    def {attr}(self) -> _F_co: ...",
-        f"@type_check_only",
-        f"class {proto}(Protocol[_F_co]):",
-        f"    @property",
-        f"    def _dt(self) -> _Has{attr}[_F_co]: ...",
         f"@type_check_only",
         f"class {cls}:",
         f"    @overload",
@@ -359,22 +385,32 @@ from jaxtypes.markers import bool_
 
 __all__ = ["Array"]
 
-DT = TypeVar("DT", default=Any{covariance})
+DT = TypeVar("DT", default=Any, covariant=True)
 _T = TypeVar("_T")
 _R = TypeVar("_R")
 _V = TypeVar("_V")
 _F_co = TypeVar("_F_co", covariant=True)
 _Axis = None | SupportsIndex | Sequence[SupportsIndex]
-_DTypeArg = str | type[Any] | np.dtype[Any] | None
+# What astype and dtype= take: not the weak markers, which are not dtypes
+# (JAX raises TypeError for them).
+# (Public-looking names: checkers print them in their errors.)
+DtypeArgument = (str | np.dtype[Any] | type[DtypeMarker] | type[np.generic] | type[bool]
+                 | type[int] | type[float] | type[complex] | None)
+_DTypeArg = DtypeArgument  # the name the mypy plugin's signatures use
 
 
 @type_check_only
 class _Marker: ...
 
 
-# A dtype given explicitly (astype, dtype=): bound to the markers, so that mypy
-# does not take an expected Array type's argument for it.
-_M = TypeVar("_M", bound=_Marker)
+@type_check_only
+class DtypeMarker(_Marker):
+    """Base of the markers that are dtypes (every marker but the weak ones)."""
+
+
+# A dtype given explicitly (astype, dtype=): bound to the dtype markers, so that
+# mypy does not take an expected Array type's argument for it.
+DtypeMarkerT = TypeVar("DtypeMarkerT", bound=DtypeMarker)
 
 
 @type_check_only
@@ -393,56 +429,55 @@ _F = TypeVar("_F", bound=_Table)
 
 
 @type_check_only
-class _Unsupported(_Table):
-    """JAX rejects this operation for this dtype: the table is not callable."""
-
-
-@type_check_only
 class _Unary(_Table, Generic[_R]):
     def __call__(self) -> Array[_R]: ...
 
 
 @type_check_only
-class _Reduce(_Table, Generic[_R]):
+class ReductionTo(_Table, Generic[_R]):
+    """sum/prod: called, an Array of dtype _R (the dtype= given, if any)."""
     @overload
     def __call__(self, axis: _Axis = None, dtype: None = None, out: None = None,
                  keepdims: bool = False, initial: Any = None, where: Any = None,
                  promote_integers: bool = True) -> Array[_R]: ...
     @overload
-    def __call__(self, axis: _Axis, dtype: type[_M], out: None = None,
+    def __call__(self, axis: _Axis, dtype: type[DtypeMarkerT], out: None = None,
                  keepdims: bool = False, initial: Any = None, where: Any = None,
-                 promote_integers: bool = True) -> Array[_M]: ...
+                 promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
     @overload
-    def __call__(self, axis: _Axis = None, *, dtype: type[_M], out: None = None,
+    def __call__(self, axis: _Axis = None, *, dtype: type[DtypeMarkerT], out: None = None,
                  keepdims: bool = False, initial: Any = None, where: Any = None,
-                 promote_integers: bool = True) -> Array[_M]: ...
+                 promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
     @overload
-    def __call__(self, axis: _Axis = None, dtype: _DTypeArg = None, out: None = None,
+    def __call__(self, axis: _Axis = None, dtype: DtypeArgument = None, out: None = None,
                  keepdims: bool = False, initial: Any = None, where: Any = None,
                  promote_integers: bool = True) -> Array[Any]: ...
 
 
 @type_check_only
-class _Mean(_Table, Generic[_R]):
+class MeanTo(_Table, Generic[_R]):
+    """mean: called, an Array of dtype _R (the dtype= given, if any)."""
     @overload
     def __call__(self, axis: _Axis = None, dtype: None = None, out: None = None,
                  keepdims: bool = False, *, where: Any = None) -> Array[_R]: ...
     @overload
-    def __call__(self, axis: _Axis = None, *, dtype: type[_M], out: None = None,
-                 keepdims: bool = False, where: Any = None) -> Array[_M]: ...
+    def __call__(self, axis: _Axis = None, *, dtype: type[DtypeMarkerT], out: None = None,
+                 keepdims: bool = False, where: Any = None) -> Array[DtypeMarkerT]: ...
     @overload
-    def __call__(self, axis: _Axis = None, dtype: _DTypeArg = None, out: None = None,
+    def __call__(self, axis: _Axis = None, dtype: DtypeArgument = None, out: None = None,
                  keepdims: bool = False, *, where: Any = None) -> Array[Any]: ...
 
 
 @type_check_only
-class _Extremum(_Table, Generic[_R]):
+class ExtremumTo(_Table, Generic[_R]):
+    """max/min: called, an Array of dtype _R."""
     def __call__(self, axis: _Axis = None, out: None = None, keepdims: bool = False,
                  initial: Any = None, where: Any = None) -> Array[_R]: ...
 
 
 @type_check_only
-class _ArgExtremum(_Table, Generic[_R]):
+class ArgExtremumTo(_Table, Generic[_R]):
+    """argmax/argmin: called, an Array of the index dtype _R."""
     def __call__(self, axis: int | None = None, out: None = None,
                  keepdims: bool | None = None) -> Array[_R]: ...
 
@@ -453,7 +488,8 @@ class _ClipUnknown(_Table):
 
 
 @type_check_only
-class _Round(_Table, Generic[_R]):
+class RoundTo(_Table, Generic[_R]):
+    """round: called, an Array of dtype _R."""
     def __call__(self, decimals: int = 0, out: None = None) -> Array[_R]: ...
 
 
@@ -475,17 +511,11 @@ class _SameDtype(_Table, Generic[_T]):
 class _UnknownScalar(_Table):
     def __call__(self, other: complex, /) -> Array[Any]: ...
 
-
-@type_check_only
-class _PropertyOf(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _F_co: ...
 '''
 
 
 def render_array() -> str:
-    lines = [HEADER + _ARRAY_PRELUDE.lstrip("\n").replace(
-        "{covariance}", ", covariant=True" if COVARIANT else "")]
+    lines = [HEADER + _ARRAY_PRELUDE.lstrip("\n")]
     lines += ["# -- descriptors: Array's operators read the tables of their dtype", ""]
     fallbacks = {}
     for family in BINARY_FAMILIES:
@@ -504,10 +534,6 @@ def render_array() -> str:
             f"class _Has_{name}(Protocol[_F_co]):",
             f"    @property",
             f"    def _{name}(self) -> _F_co: ...",
-            f"@type_check_only",
-            f"class _Dt_{name}(Protocol[_F_co]):",
-            f"    @property",
-            f"    def _dt(self) -> _Has_{name}[_F_co]: ...",
             "",
         ]
     lines += [
@@ -527,8 +553,6 @@ def render_array() -> str:
         "class Array(Generic[DT], metaclass=_ArrayMeta):",
         '    """A JAX array whose dtype is DT, one of the markers of jaxtypes."""',
         "    @property",
-        "    def _dt(self) -> DT: ...",
-        "    @property",
         "    def dtype(self) -> np.dtype[Any]: ...",
         "    @property",
         "    def shape(self) -> tuple[int, ...]: ...",
@@ -543,9 +567,9 @@ def render_array() -> str:
         "    @property",
         f"    def imag(self: {_via('_imag', '_V')}) -> Array[_V]: ...",
         "    @overload",
-        "    def astype(self, dtype: type[_M], copy: bool = False, device: Any = None) -> Array[_M]: ...",
+        "    def astype(self, dtype: type[DtypeMarkerT], copy: bool = False, device: Any = None) -> Array[DtypeMarkerT]: ...",
         "    @overload",
-        "    def astype(self, dtype: _DTypeArg, copy: bool = False, device: Any = None) -> Array[Any]: ...",
+        "    def astype(self, dtype: DtypeArgument, copy: bool = False, device: Any = None) -> Array[Any]: ...",
         "    def reshape(self, *args: Any, order: str = 'C', out_sharding: Any = None) -> Array[DT]: ...",
         "    def transpose(self, *args: Any) -> Array[DT]: ...",
         "    def conj(self) -> Array[DT]: ...",

@@ -18,16 +18,26 @@ _R = TypeVar("_R")
 _V = TypeVar("_V")
 _F_co = TypeVar("_F_co", covariant=True)
 _Axis = None | SupportsIndex | Sequence[SupportsIndex]
-_DTypeArg = str | type[Any] | np.dtype[Any] | None
+# What astype and dtype= take: not the weak markers, which are not dtypes
+# (JAX raises TypeError for them).
+# (Public-looking names: checkers print them in their errors.)
+DtypeArgument = (str | np.dtype[Any] | type[DtypeMarker] | type[np.generic] | type[bool]
+                 | type[int] | type[float] | type[complex] | None)
+_DTypeArg = DtypeArgument  # the name the mypy plugin's signatures use
 
 
 @type_check_only
 class _Marker: ...
 
 
-# A dtype given explicitly (astype, dtype=): bound to the markers, so that mypy
-# does not take an expected Array type's argument for it.
-_M = TypeVar("_M", bound=_Marker)
+@type_check_only
+class DtypeMarker(_Marker):
+    """Base of the markers that are dtypes (every marker but the weak ones)."""
+
+
+# A dtype given explicitly (astype, dtype=): bound to the dtype markers, so that
+# mypy does not take an expected Array type's argument for it.
+DtypeMarkerT = TypeVar("DtypeMarkerT", bound=DtypeMarker)
 
 
 @type_check_only
@@ -46,56 +56,55 @@ _F = TypeVar("_F", bound=_Table)
 
 
 @type_check_only
-class _Unsupported(_Table):
-    """JAX rejects this operation for this dtype: the table is not callable."""
-
-
-@type_check_only
 class _Unary(_Table, Generic[_R]):
     def __call__(self) -> Array[_R]: ...
 
 
 @type_check_only
-class _Reduce(_Table, Generic[_R]):
+class ReductionTo(_Table, Generic[_R]):
+    """sum/prod: called, an Array of dtype _R (the dtype= given, if any)."""
     @overload
     def __call__(self, axis: _Axis = None, dtype: None = None, out: None = None,
                  keepdims: bool = False, initial: Any = None, where: Any = None,
                  promote_integers: bool = True) -> Array[_R]: ...
     @overload
-    def __call__(self, axis: _Axis, dtype: type[_M], out: None = None,
+    def __call__(self, axis: _Axis, dtype: type[DtypeMarkerT], out: None = None,
                  keepdims: bool = False, initial: Any = None, where: Any = None,
-                 promote_integers: bool = True) -> Array[_M]: ...
+                 promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
     @overload
-    def __call__(self, axis: _Axis = None, *, dtype: type[_M], out: None = None,
+    def __call__(self, axis: _Axis = None, *, dtype: type[DtypeMarkerT], out: None = None,
                  keepdims: bool = False, initial: Any = None, where: Any = None,
-                 promote_integers: bool = True) -> Array[_M]: ...
+                 promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
     @overload
-    def __call__(self, axis: _Axis = None, dtype: _DTypeArg = None, out: None = None,
+    def __call__(self, axis: _Axis = None, dtype: DtypeArgument = None, out: None = None,
                  keepdims: bool = False, initial: Any = None, where: Any = None,
                  promote_integers: bool = True) -> Array[Any]: ...
 
 
 @type_check_only
-class _Mean(_Table, Generic[_R]):
+class MeanTo(_Table, Generic[_R]):
+    """mean: called, an Array of dtype _R (the dtype= given, if any)."""
     @overload
     def __call__(self, axis: _Axis = None, dtype: None = None, out: None = None,
                  keepdims: bool = False, *, where: Any = None) -> Array[_R]: ...
     @overload
-    def __call__(self, axis: _Axis = None, *, dtype: type[_M], out: None = None,
-                 keepdims: bool = False, where: Any = None) -> Array[_M]: ...
+    def __call__(self, axis: _Axis = None, *, dtype: type[DtypeMarkerT], out: None = None,
+                 keepdims: bool = False, where: Any = None) -> Array[DtypeMarkerT]: ...
     @overload
-    def __call__(self, axis: _Axis = None, dtype: _DTypeArg = None, out: None = None,
+    def __call__(self, axis: _Axis = None, dtype: DtypeArgument = None, out: None = None,
                  keepdims: bool = False, *, where: Any = None) -> Array[Any]: ...
 
 
 @type_check_only
-class _Extremum(_Table, Generic[_R]):
+class ExtremumTo(_Table, Generic[_R]):
+    """max/min: called, an Array of dtype _R."""
     def __call__(self, axis: _Axis = None, out: None = None, keepdims: bool = False,
                  initial: Any = None, where: Any = None) -> Array[_R]: ...
 
 
 @type_check_only
-class _ArgExtremum(_Table, Generic[_R]):
+class ArgExtremumTo(_Table, Generic[_R]):
+    """argmax/argmin: called, an Array of the index dtype _R."""
     def __call__(self, axis: int | None = None, out: None = None,
                  keepdims: bool | None = None) -> Array[_R]: ...
 
@@ -106,7 +115,8 @@ class _ClipUnknown(_Table):
 
 
 @type_check_only
-class _Round(_Table, Generic[_R]):
+class RoundTo(_Table, Generic[_R]):
+    """round: called, an Array of dtype _R."""
     def __call__(self, decimals: int = 0, out: None = None) -> Array[_R]: ...
 
 
@@ -129,21 +139,12 @@ class _UnknownScalar(_Table):
     def __call__(self, other: complex, /) -> Array[Any]: ...
 
 
-@type_check_only
-class _PropertyOf(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _F_co: ...
-
 # -- descriptors: Array's operators read the tables of their dtype
 
 @type_check_only
 class _Has_add(Protocol[_F_co]):
     @property
     def _add(self) -> _F_co: ...
-@type_check_only
-class _Dt_add(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_add[_F_co]: ...
 @type_check_only
 class _AddOp:
     @overload
@@ -158,10 +159,6 @@ class _Has_radd(Protocol[_F_co]):
     @property
     def _radd(self) -> _F_co: ...
 @type_check_only
-class _Dt_radd(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_radd[_F_co]: ...
-@type_check_only
 class _RAddOp:
     @overload
     def __get__(self, obj: Array[_Has_radd[_F]], owner: Any, /) -> _F: ...
@@ -174,10 +171,6 @@ class _RAddOp:
 class _Has_matmul(Protocol[_F_co]):
     @property
     def _matmul(self) -> _F_co: ...
-@type_check_only
-class _Dt_matmul(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_matmul[_F_co]: ...
 @type_check_only
 class _MatmulOp:
     @overload
@@ -192,10 +185,6 @@ class _Has_rmatmul(Protocol[_F_co]):
     @property
     def _rmatmul(self) -> _F_co: ...
 @type_check_only
-class _Dt_rmatmul(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_rmatmul[_F_co]: ...
-@type_check_only
 class _RMatmulOp:
     @overload
     def __get__(self, obj: Array[_Has_rmatmul[_F]], owner: Any, /) -> _F: ...
@@ -208,10 +197,6 @@ class _RMatmulOp:
 class _Has_sub(Protocol[_F_co]):
     @property
     def _sub(self) -> _F_co: ...
-@type_check_only
-class _Dt_sub(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_sub[_F_co]: ...
 @type_check_only
 class _SubOp:
     @overload
@@ -226,10 +211,6 @@ class _Has_rsub(Protocol[_F_co]):
     @property
     def _rsub(self) -> _F_co: ...
 @type_check_only
-class _Dt_rsub(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_rsub[_F_co]: ...
-@type_check_only
 class _RSubOp:
     @overload
     def __get__(self, obj: Array[_Has_rsub[_F]], owner: Any, /) -> _F: ...
@@ -242,10 +223,6 @@ class _RSubOp:
 class _Has_truediv(Protocol[_F_co]):
     @property
     def _truediv(self) -> _F_co: ...
-@type_check_only
-class _Dt_truediv(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_truediv[_F_co]: ...
 @type_check_only
 class _TruedivOp:
     @overload
@@ -260,10 +237,6 @@ class _Has_rtruediv(Protocol[_F_co]):
     @property
     def _rtruediv(self) -> _F_co: ...
 @type_check_only
-class _Dt_rtruediv(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_rtruediv[_F_co]: ...
-@type_check_only
 class _RTruedivOp:
     @overload
     def __get__(self, obj: Array[_Has_rtruediv[_F]], owner: Any, /) -> _F: ...
@@ -276,10 +249,6 @@ class _RTruedivOp:
 class _Has_floordiv(Protocol[_F_co]):
     @property
     def _floordiv(self) -> _F_co: ...
-@type_check_only
-class _Dt_floordiv(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_floordiv[_F_co]: ...
 @type_check_only
 class _FloordivOp:
     @overload
@@ -294,10 +263,6 @@ class _Has_rfloordiv(Protocol[_F_co]):
     @property
     def _rfloordiv(self) -> _F_co: ...
 @type_check_only
-class _Dt_rfloordiv(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_rfloordiv[_F_co]: ...
-@type_check_only
 class _RFloordivOp:
     @overload
     def __get__(self, obj: Array[_Has_rfloordiv[_F]], owner: Any, /) -> _F: ...
@@ -310,10 +275,6 @@ class _RFloordivOp:
 class _Has_mod(Protocol[_F_co]):
     @property
     def _mod(self) -> _F_co: ...
-@type_check_only
-class _Dt_mod(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_mod[_F_co]: ...
 @type_check_only
 class _ModOp:
     @overload
@@ -328,10 +289,6 @@ class _Has_rmod(Protocol[_F_co]):
     @property
     def _rmod(self) -> _F_co: ...
 @type_check_only
-class _Dt_rmod(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_rmod[_F_co]: ...
-@type_check_only
 class _RModOp:
     @overload
     def __get__(self, obj: Array[_Has_rmod[_F]], owner: Any, /) -> _F: ...
@@ -344,10 +301,6 @@ class _RModOp:
 class _Has_pow(Protocol[_F_co]):
     @property
     def _pow(self) -> _F_co: ...
-@type_check_only
-class _Dt_pow(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_pow[_F_co]: ...
 @type_check_only
 class _PowOp:
     @overload
@@ -362,10 +315,6 @@ class _Has_rpow(Protocol[_F_co]):
     @property
     def _rpow(self) -> _F_co: ...
 @type_check_only
-class _Dt_rpow(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_rpow[_F_co]: ...
-@type_check_only
 class _RPowOp:
     @overload
     def __get__(self, obj: Array[_Has_rpow[_F]], owner: Any, /) -> _F: ...
@@ -378,10 +327,6 @@ class _RPowOp:
 class _Has_bitwise(Protocol[_F_co]):
     @property
     def _bitwise(self) -> _F_co: ...
-@type_check_only
-class _Dt_bitwise(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_bitwise[_F_co]: ...
 @type_check_only
 class _BitwiseOp:
     @overload
@@ -396,10 +341,6 @@ class _Has_rbitwise(Protocol[_F_co]):
     @property
     def _rbitwise(self) -> _F_co: ...
 @type_check_only
-class _Dt_rbitwise(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_rbitwise[_F_co]: ...
-@type_check_only
 class _RBitwiseOp:
     @overload
     def __get__(self, obj: Array[_Has_rbitwise[_F]], owner: Any, /) -> _F: ...
@@ -412,10 +353,6 @@ class _RBitwiseOp:
 class _Has_shift(Protocol[_F_co]):
     @property
     def _shift(self) -> _F_co: ...
-@type_check_only
-class _Dt_shift(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_shift[_F_co]: ...
 @type_check_only
 class _ShiftOp:
     @overload
@@ -430,10 +367,6 @@ class _Has_rshift(Protocol[_F_co]):
     @property
     def _rshift(self) -> _F_co: ...
 @type_check_only
-class _Dt_rshift(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_rshift[_F_co]: ...
-@type_check_only
 class _RShiftOp:
     @overload
     def __get__(self, obj: Array[_Has_rshift[_F]], owner: Any, /) -> _F: ...
@@ -446,10 +379,6 @@ class _RShiftOp:
 class _Has_compare(Protocol[_F_co]):
     @property
     def _compare(self) -> _F_co: ...
-@type_check_only
-class _Dt_compare(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_compare[_F_co]: ...
 @type_check_only
 class _CompareOp:
     @overload
@@ -464,10 +393,6 @@ class _Has_neg(Protocol[_F_co]):
     @property
     def _neg(self) -> _F_co: ...
 @type_check_only
-class _Dt_neg(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_neg[_F_co]: ...
-@type_check_only
 class _NegOp:
     @overload
     def __get__(self, obj: Array[_Has_neg[_F]], owner: Any, /) -> _F: ...
@@ -480,10 +405,6 @@ class _NegOp:
 class _Has_pos(Protocol[_F_co]):
     @property
     def _pos(self) -> _F_co: ...
-@type_check_only
-class _Dt_pos(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_pos[_F_co]: ...
 @type_check_only
 class _PosOp:
     @overload
@@ -498,10 +419,6 @@ class _Has_invert(Protocol[_F_co]):
     @property
     def _invert(self) -> _F_co: ...
 @type_check_only
-class _Dt_invert(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_invert[_F_co]: ...
-@type_check_only
 class _InvertOp:
     @overload
     def __get__(self, obj: Array[_Has_invert[_F]], owner: Any, /) -> _F: ...
@@ -515,26 +432,18 @@ class _Has_sum(Protocol[_F_co]):
     @property
     def _sum(self) -> _F_co: ...
 @type_check_only
-class _Dt_sum(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_sum[_F_co]: ...
-@type_check_only
 class _SumMethod:
     @overload
     def __get__(self, obj: Array[_Has_sum[_F]], owner: Any, /) -> _F: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _Reduce[Any]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> ReductionTo[Any]: ...
 
 @type_check_only
 class _Has_prod(Protocol[_F_co]):
     @property
     def _prod(self) -> _F_co: ...
-@type_check_only
-class _Dt_prod(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_prod[_F_co]: ...
 @type_check_only
 class _ProdMethod:
     @overload
@@ -542,16 +451,12 @@ class _ProdMethod:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _Reduce[Any]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> ReductionTo[Any]: ...
 
 @type_check_only
 class _Has_mean(Protocol[_F_co]):
     @property
     def _mean(self) -> _F_co: ...
-@type_check_only
-class _Dt_mean(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_mean[_F_co]: ...
 @type_check_only
 class _MeanMethod:
     @overload
@@ -559,16 +464,12 @@ class _MeanMethod:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _Mean[Any]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> MeanTo[Any]: ...
 
 @type_check_only
 class _Has_max(Protocol[_F_co]):
     @property
     def _max(self) -> _F_co: ...
-@type_check_only
-class _Dt_max(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_max[_F_co]: ...
 @type_check_only
 class _MaxMethod:
     @overload
@@ -576,16 +477,12 @@ class _MaxMethod:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _Extremum[Any]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> ExtremumTo[Any]: ...
 
 @type_check_only
 class _Has_min(Protocol[_F_co]):
     @property
     def _min(self) -> _F_co: ...
-@type_check_only
-class _Dt_min(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_min[_F_co]: ...
 @type_check_only
 class _MinMethod:
     @overload
@@ -593,16 +490,12 @@ class _MinMethod:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _Extremum[Any]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> ExtremumTo[Any]: ...
 
 @type_check_only
 class _Has_argmax(Protocol[_F_co]):
     @property
     def _argmax(self) -> _F_co: ...
-@type_check_only
-class _Dt_argmax(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_argmax[_F_co]: ...
 @type_check_only
 class _ArgmaxMethod:
     @overload
@@ -610,16 +503,12 @@ class _ArgmaxMethod:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _ArgExtremum[Any]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> ArgExtremumTo[Any]: ...
 
 @type_check_only
 class _Has_argmin(Protocol[_F_co]):
     @property
     def _argmin(self) -> _F_co: ...
-@type_check_only
-class _Dt_argmin(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_argmin[_F_co]: ...
 @type_check_only
 class _ArgminMethod:
     @overload
@@ -627,16 +516,12 @@ class _ArgminMethod:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _ArgExtremum[Any]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> ArgExtremumTo[Any]: ...
 
 @type_check_only
 class _Has_round(Protocol[_F_co]):
     @property
     def _round(self) -> _F_co: ...
-@type_check_only
-class _Dt_round(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_round[_F_co]: ...
 @type_check_only
 class _RoundMethod:
     @overload
@@ -644,16 +529,12 @@ class _RoundMethod:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _Round[Any]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> RoundTo[Any]: ...
 
 @type_check_only
 class _Has_clip(Protocol[_F_co]):
     @property
     def _clip(self) -> _F_co: ...
-@type_check_only
-class _Dt_clip(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_clip[_F_co]: ...
 @type_check_only
 class _ClipMethod:
     @overload
@@ -667,37 +548,21 @@ class _ClipMethod:
 class _Has_real(Protocol[_F_co]):
     @property
     def _real(self) -> _F_co: ...
-@type_check_only
-class _Dt_real(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_real[_F_co]: ...
 
 @type_check_only
 class _Has_imag(Protocol[_F_co]):
     @property
     def _imag(self) -> _F_co: ...
-@type_check_only
-class _Dt_imag(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_imag[_F_co]: ...
 
 @type_check_only
 class _Has_abs(Protocol[_F_co]):
     @property
     def _abs(self) -> _F_co: ...
-@type_check_only
-class _Dt_abs(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_abs[_F_co]: ...
 
 @type_check_only
 class _Has_item(Protocol[_F_co]):
     @property
     def _item(self) -> _F_co: ...
-@type_check_only
-class _Dt_item(Protocol[_F_co]):
-    @property
-    def _dt(self) -> _Has_item[_F_co]: ...
 
 @type_check_only
 class _ItemMethod:
@@ -713,8 +578,6 @@ class _ArrayMeta(ABCMeta): ...
 class Array(Generic[DT], metaclass=_ArrayMeta):
     """A JAX array whose dtype is DT, one of the markers of jaxtypes."""
     @property
-    def _dt(self) -> DT: ...
-    @property
     def dtype(self) -> np.dtype[Any]: ...
     @property
     def shape(self) -> tuple[int, ...]: ...
@@ -729,9 +592,9 @@ class Array(Generic[DT], metaclass=_ArrayMeta):
     @property
     def imag(self: Array[_Has_imag[_V]]) -> Array[_V]: ...
     @overload
-    def astype(self, dtype: type[_M], copy: bool = False, device: Any = None) -> Array[_M]: ...
+    def astype(self, dtype: type[DtypeMarkerT], copy: bool = False, device: Any = None) -> Array[DtypeMarkerT]: ...
     @overload
-    def astype(self, dtype: _DTypeArg, copy: bool = False, device: Any = None) -> Array[Any]: ...
+    def astype(self, dtype: DtypeArgument, copy: bool = False, device: Any = None) -> Array[Any]: ...
     def reshape(self, *args: Any, order: str = 'C', out_sharding: Any = None) -> Array[DT]: ...
     def transpose(self, *args: Any) -> Array[DT]: ...
     def conj(self) -> Array[DT]: ...

@@ -5,8 +5,8 @@
 from typing import Any, TypeVar, overload, type_check_only
 
 from jaxtypes._array import (
-    Array, _ArgExtremum, _Extremum, _Marker, _Mean, _Reduce, _Round,
-    _Table, _Unary, _UnknownDtype, _Unsupported,
+    Array, ArgExtremumTo, DtypeMarker, ExtremumTo, _Marker, MeanTo, ReductionTo, RoundTo,
+    _Table, _Unary, _UnknownDtype,
 )
 
 __all__ = ["bool_", "uint1", "uint2", "uint4", "uint8", "uint16", "uint32", "uint64", "int1", "int2", "int4", "int8", "int16", "int32", "int64", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "bfloat16", "float16", "float32", "float64", "complex64", "complex128", "weak_int", "weak_float", "weak_complex", "MARKER_OF_NODE", "NODE_OF_MARKER"]
@@ -265,6 +265,14 @@ class _compare_bool_(_Table):
     def __call__(self, other: Array[bool_ | uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | uint64 | int1 | int2 | int4 | int8 | int16 | int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class NegationNotSupportedForBool(_Table):
+    """JAX rejects unary - of an array of dtype bool."""
+
+@type_check_only
+class RoundNotSupportedForBool(_Table):
+    """JAX rejects round of an array of dtype bool."""
+
+@type_check_only
 class _clip_bool_(_Table):
     @overload
     def __call__(self, min: None = None, max: None = None) -> Array[bool_]: ...  # type: ignore[overload-overlap]
@@ -308,6 +316,14 @@ class _compare_uint1(_Table):
     def __call__(self, other: Array[bool_ | uint1 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class SumNotSupportedForUint1(_Table):
+    """JAX rejects sum of an array of dtype uint1."""
+
+@type_check_only
+class ProdNotSupportedForUint1(_Table):
+    """JAX rejects prod of an array of dtype uint1."""
+
+@type_check_only
 class _clip_uint1(_Table):
     @overload
     def __call__(self, min: None = None, max: None = None) -> Array[uint1]: ...  # type: ignore[overload-overlap]
@@ -347,6 +363,14 @@ class _compare_uint2(_Table):
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint2 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class SumNotSupportedForUint2(_Table):
+    """JAX rejects sum of an array of dtype uint2."""
+
+@type_check_only
+class ProdNotSupportedForUint2(_Table):
+    """JAX rejects prod of an array of dtype uint2."""
 
 @type_check_only
 class _clip_uint2(_Table):
@@ -399,6 +423,14 @@ class _compare_uint4(_Table):
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint4 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class SumNotSupportedForUint4(_Table):
+    """JAX rejects sum of an array of dtype uint4."""
+
+@type_check_only
+class ProdNotSupportedForUint4(_Table):
+    """JAX rejects prod of an array of dtype uint4."""
 
 @type_check_only
 class _clip_uint4(_Table):
@@ -850,6 +882,14 @@ class _bitwise_uint64(_Table):
     def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class ArgmaxNotSupportedForUint64(_Table):
+    """JAX rejects argmax of an array of dtype uint64."""
+
+@type_check_only
+class ArgminNotSupportedForUint64(_Table):
+    """JAX rejects argmin of an array of dtype uint64."""
+
+@type_check_only
 class _clip_uint64(_Table):
     @overload
     def __call__(self, min: None = None, max: None = None) -> Array[uint64]: ...  # type: ignore[overload-overlap]
@@ -893,6 +933,14 @@ class _compare_int1(_Table):
     def __call__(self, other: Array[bool_ | int1 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class SumNotSupportedForInt1(_Table):
+    """JAX rejects sum of an array of dtype int1."""
+
+@type_check_only
+class ProdNotSupportedForInt1(_Table):
+    """JAX rejects prod of an array of dtype int1."""
+
+@type_check_only
 class _clip_int1(_Table):
     @overload
     def __call__(self, min: None = None, max: None = None) -> Array[int1]: ...  # type: ignore[overload-overlap]
@@ -932,6 +980,14 @@ class _compare_int2(_Table):
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int2 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class SumNotSupportedForInt2(_Table):
+    """JAX rejects sum of an array of dtype int2."""
+
+@type_check_only
+class ProdNotSupportedForInt2(_Table):
+    """JAX rejects prod of an array of dtype int2."""
 
 @type_check_only
 class _clip_int2(_Table):
@@ -980,6 +1036,14 @@ class _compare_int4(_Table):
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int4 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class SumNotSupportedForInt4(_Table):
+    """JAX rejects sum of an array of dtype int4."""
+
+@type_check_only
+class ProdNotSupportedForInt4(_Table):
+    """JAX rejects prod of an array of dtype int4."""
 
 @type_check_only
 class _clip_int4(_Table):
@@ -1364,6 +1428,14 @@ class _bitwise_int64(_Table):
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class ArgmaxNotSupportedForInt64(_Table):
+    """JAX rejects argmax of an array of dtype int64."""
+
+@type_check_only
+class ArgminNotSupportedForInt64(_Table):
+    """JAX rejects argmin of an array of dtype int64."""
+
+@type_check_only
 class _clip_int64(_Table):
     @overload
     def __call__(self, min: None = None, max: None = None) -> Array[int64]: ...  # type: ignore[overload-overlap]
@@ -1404,6 +1476,10 @@ class _compare_float4_e2m1fn(_Table):
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class BitwiseInvertNotSupportedForFloat4_e2m1fn(_Table):
+    """JAX rejects ~ (bitwise invert) of an array of dtype float4_e2m1fn."""
+
+@type_check_only
 class _clip_float4_e2m1fn(_Table):
     @overload
     def __call__(self, min: None = None, max: None = None) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
@@ -1438,6 +1514,10 @@ class _compare_float6_e2m3fn(_Table):
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e2m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class BitwiseInvertNotSupportedForFloat6_e2m3fn(_Table):
+    """JAX rejects ~ (bitwise invert) of an array of dtype float6_e2m3fn."""
 
 @type_check_only
 class _clip_float6_e2m3fn(_Table):
@@ -1476,6 +1556,10 @@ class _compare_float6_e3m2fn(_Table):
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e3m2fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class BitwiseInvertNotSupportedForFloat6_e3m2fn(_Table):
+    """JAX rejects ~ (bitwise invert) of an array of dtype float6_e3m2fn."""
+
+@type_check_only
 class _clip_float6_e3m2fn(_Table):
     @overload
     def __call__(self, min: None = None, max: None = None) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
@@ -1510,6 +1594,10 @@ class _compare_float8_e3m4(_Table):
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e3m4 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class BitwiseInvertNotSupportedForFloat8_e3m4(_Table):
+    """JAX rejects ~ (bitwise invert) of an array of dtype float8_e3m4."""
 
 @type_check_only
 class _clip_float8_e3m4(_Table):
@@ -1548,6 +1636,10 @@ class _compare_float8_e4m3(_Table):
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class BitwiseInvertNotSupportedForFloat8_e4m3(_Table):
+    """JAX rejects ~ (bitwise invert) of an array of dtype float8_e4m3."""
+
+@type_check_only
 class _clip_float8_e4m3(_Table):
     @overload
     def __call__(self, min: None = None, max: None = None) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
@@ -1582,6 +1674,10 @@ class _compare_float8_e8m0fnu(_Table):
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e8m0fnu | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class BitwiseInvertNotSupportedForFloat8_e8m0fnu(_Table):
+    """JAX rejects ~ (bitwise invert) of an array of dtype float8_e8m0fnu."""
 
 @type_check_only
 class _clip_float8_e8m0fnu(_Table):
@@ -1620,6 +1716,10 @@ class _compare_float8_e4m3b11fnuz(_Table):
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3b11fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class BitwiseInvertNotSupportedForFloat8_e4m3b11fnuz(_Table):
+    """JAX rejects ~ (bitwise invert) of an array of dtype float8_e4m3b11fnuz."""
+
+@type_check_only
 class _clip_float8_e4m3b11fnuz(_Table):
     @overload
     def __call__(self, min: None = None, max: None = None) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
@@ -1654,6 +1754,10 @@ class _compare_float8_e4m3fn(_Table):
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class BitwiseInvertNotSupportedForFloat8_e4m3fn(_Table):
+    """JAX rejects ~ (bitwise invert) of an array of dtype float8_e4m3fn."""
 
 @type_check_only
 class _clip_float8_e4m3fn(_Table):
@@ -1692,6 +1796,10 @@ class _compare_float8_e4m3fnuz(_Table):
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class BitwiseInvertNotSupportedForFloat8_e4m3fnuz(_Table):
+    """JAX rejects ~ (bitwise invert) of an array of dtype float8_e4m3fnuz."""
+
+@type_check_only
 class _clip_float8_e4m3fnuz(_Table):
     @overload
     def __call__(self, min: None = None, max: None = None) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
@@ -1728,6 +1836,10 @@ class _compare_float8_e5m2(_Table):
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class BitwiseInvertNotSupportedForFloat8_e5m2(_Table):
+    """JAX rejects ~ (bitwise invert) of an array of dtype float8_e5m2."""
+
+@type_check_only
 class _clip_float8_e5m2(_Table):
     @overload
     def __call__(self, min: None = None, max: None = None) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
@@ -1762,6 +1874,10 @@ class _compare_float8_e5m2fnuz(_Table):
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class BitwiseInvertNotSupportedForFloat8_e5m2fnuz(_Table):
+    """JAX rejects ~ (bitwise invert) of an array of dtype float8_e5m2fnuz."""
 
 @type_check_only
 class _clip_float8_e5m2fnuz(_Table):
@@ -1830,6 +1946,10 @@ class _compare_bfloat16(_Table):
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class BitwiseInvertNotSupportedForBfloat16(_Table):
+    """JAX rejects ~ (bitwise invert) of an array of dtype bfloat16."""
+
+@type_check_only
 class _clip_bfloat16(_Table):
     @overload
     def __call__(self, min: None = None, max: None = None) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
@@ -1889,6 +2009,10 @@ class _rfloordiv_float16(_Table):
     def __call__(self, other: bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
+class BitwiseInvertNotSupportedForFloat16(_Table):
+    """JAX rejects ~ (bitwise invert) of an array of dtype float16."""
+
+@type_check_only
 class _clip_float16(_Table):
     @overload
     def __call__(self, min: None = None, max: None = None) -> Array[float16]: ...  # type: ignore[overload-overlap]
@@ -1938,6 +2062,10 @@ class _floordiv_float32(_Table):
 @type_check_only
 class _rfloordiv_float32(_Table):
     def __call__(self, other: bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class BitwiseInvertNotSupportedForFloat32(_Table):
+    """JAX rejects ~ (bitwise invert) of an array of dtype float32."""
 
 @type_check_only
 class _clip_float32(_Table):
@@ -1993,6 +2121,18 @@ class _pow_float64(_Table):
     def __call__(self, other: Array[complex128 | weak_complex] | complex, /) -> Array[complex64]: ...
 
 @type_check_only
+class BitwiseInvertNotSupportedForFloat64(_Table):
+    """JAX rejects ~ (bitwise invert) of an array of dtype float64."""
+
+@type_check_only
+class ArgmaxNotSupportedForFloat64(_Table):
+    """JAX rejects argmax of an array of dtype float64."""
+
+@type_check_only
+class ArgminNotSupportedForFloat64(_Table):
+    """JAX rejects argmin of an array of dtype float64."""
+
+@type_check_only
 class _clip_float64(_Table):
     @overload
     def __call__(self, min: None = None, max: None = None) -> Array[float64]: ...  # type: ignore[overload-overlap]
@@ -2022,6 +2162,22 @@ class _matmul_complex64(_Table):
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | weak_int | weak_float | weak_complex], /) -> Array[complex64]: ...
 
 @type_check_only
+class BitwiseInvertNotSupportedForComplex64(_Table):
+    """JAX rejects ~ (bitwise invert) of an array of dtype complex64."""
+
+@type_check_only
+class ArgmaxNotSupportedForComplex64(_Table):
+    """JAX rejects argmax of an array of dtype complex64."""
+
+@type_check_only
+class ArgminNotSupportedForComplex64(_Table):
+    """JAX rejects argmin of an array of dtype complex64."""
+
+@type_check_only
+class ClipNotSupportedForComplex64(_Table):
+    """JAX rejects clip of an array of dtype complex64."""
+
+@type_check_only
 class _add_complex128(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
@@ -2040,6 +2196,22 @@ class _pow_complex128(_Table):
     def __call__(self, other: Array[uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int] | bool | int, /) -> Array[complex128]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[bool_ | bfloat16 | float16 | float32 | float64 | weak_float | weak_complex] | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+
+@type_check_only
+class BitwiseInvertNotSupportedForComplex128(_Table):
+    """JAX rejects ~ (bitwise invert) of an array of dtype complex128."""
+
+@type_check_only
+class ArgmaxNotSupportedForComplex128(_Table):
+    """JAX rejects argmax of an array of dtype complex128."""
+
+@type_check_only
+class ArgminNotSupportedForComplex128(_Table):
+    """JAX rejects argmin of an array of dtype complex128."""
+
+@type_check_only
+class ClipNotSupportedForComplex128(_Table):
+    """JAX rejects clip of an array of dtype complex128."""
 
 @type_check_only
 class _add_weak_int(_Table):
@@ -2234,6 +2406,10 @@ class _pow_weak_float(_Table):
     def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
 
 @type_check_only
+class BitwiseInvertNotSupportedForWeakFloat(_Table):
+    """JAX rejects ~ (bitwise invert) of an array of dtype f*."""
+
+@type_check_only
 class _clip_weak_float(_Table):
     @overload
     def __call__(self, min: None = None, max: None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
@@ -2281,7 +2457,23 @@ class _pow_weak_complex(_Table):
     @overload
     def __call__(self, other: Array[uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex128], /) -> Array[complex64]: ...
 
-class bool_(_Marker):
+@type_check_only
+class BitwiseInvertNotSupportedForWeakComplex(_Table):
+    """JAX rejects ~ (bitwise invert) of an array of dtype c*."""
+
+@type_check_only
+class ArgmaxNotSupportedForWeakComplex(_Table):
+    """JAX rejects argmax of an array of dtype c*."""
+
+@type_check_only
+class ArgminNotSupportedForWeakComplex(_Table):
+    """JAX rejects argmin of an array of dtype c*."""
+
+@type_check_only
+class ClipNotSupportedForWeakComplex(_Table):
+    """JAX rejects clip of an array of dtype c*."""
+
+class bool_(DtypeMarker):
     """Marker of the dtype bool."""
     _add: _add_bool_
     _radd: _radd_bool_
@@ -2302,24 +2494,24 @@ class bool_(_Marker):
     _shift: _shift_bool_
     _rshift: _rshift_bool_
     _compare: _compare_bool_
-    _neg: _Unsupported
+    _neg: NegationNotSupportedForBool
     _pos: _Unary[bool_]
     _abs: bool_
     _invert: _Unary[bool_]
-    _sum: _Reduce[int32]
-    _prod: _Reduce[int32]
-    _mean: _Mean[float32]
-    _max: _Extremum[bool_]
-    _min: _Extremum[bool_]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Unsupported
+    _sum: ReductionTo[int32]
+    _prod: ReductionTo[int32]
+    _mean: MeanTo[float32]
+    _max: ExtremumTo[bool_]
+    _min: ExtremumTo[bool_]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundNotSupportedForBool
     _clip: _clip_bool_
     _real: bool_
     _imag: bool_
     _item: bool
 
-class uint1(_Marker):
+class uint1(DtypeMarker):
     """Marker of the dtype uint1."""
     _add: _add_uint1
     _radd: _radd_uint1
@@ -2344,20 +2536,20 @@ class uint1(_Marker):
     _pos: _Unary[uint1]
     _abs: uint1
     _invert: _Unary[uint1]
-    _sum: _Unsupported
-    _prod: _Unsupported
-    _mean: _Mean[uint1]
-    _max: _Extremum[uint1]
-    _min: _Extremum[uint1]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[uint1]
+    _sum: SumNotSupportedForUint1
+    _prod: ProdNotSupportedForUint1
+    _mean: MeanTo[uint1]
+    _max: ExtremumTo[uint1]
+    _min: ExtremumTo[uint1]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[uint1]
     _clip: _clip_uint1
     _real: uint1
     _imag: uint1
     _item: int
 
-class uint2(_Marker):
+class uint2(DtypeMarker):
     """Marker of the dtype uint2."""
     _add: _add_uint2
     _radd: _radd_uint2
@@ -2382,20 +2574,20 @@ class uint2(_Marker):
     _pos: _Unary[uint2]
     _abs: uint2
     _invert: _Unary[uint2]
-    _sum: _Unsupported
-    _prod: _Unsupported
-    _mean: _Mean[uint2]
-    _max: _Extremum[uint2]
-    _min: _Extremum[uint2]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[uint2]
+    _sum: SumNotSupportedForUint2
+    _prod: ProdNotSupportedForUint2
+    _mean: MeanTo[uint2]
+    _max: ExtremumTo[uint2]
+    _min: ExtremumTo[uint2]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[uint2]
     _clip: _clip_uint2
     _real: uint2
     _imag: uint2
     _item: int
 
-class uint4(_Marker):
+class uint4(DtypeMarker):
     """Marker of the dtype uint4."""
     _add: _add_uint4
     _radd: _radd_uint4
@@ -2420,20 +2612,20 @@ class uint4(_Marker):
     _pos: _Unary[uint4]
     _abs: uint4
     _invert: _Unary[uint4]
-    _sum: _Unsupported
-    _prod: _Unsupported
-    _mean: _Mean[float32]
-    _max: _Extremum[uint4]
-    _min: _Extremum[uint4]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[uint4]
+    _sum: SumNotSupportedForUint4
+    _prod: ProdNotSupportedForUint4
+    _mean: MeanTo[float32]
+    _max: ExtremumTo[uint4]
+    _min: ExtremumTo[uint4]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[uint4]
     _clip: _clip_uint4
     _real: uint4
     _imag: uint4
     _item: int
 
-class uint8(_Marker):
+class uint8(DtypeMarker):
     """Marker of the dtype uint8."""
     _add: _add_uint8
     _radd: _radd_uint8
@@ -2458,20 +2650,20 @@ class uint8(_Marker):
     _pos: _Unary[uint8]
     _abs: uint8
     _invert: _Unary[uint8]
-    _sum: _Reduce[uint32]
-    _prod: _Reduce[uint32]
-    _mean: _Mean[float32]
-    _max: _Extremum[uint8]
-    _min: _Extremum[uint8]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[uint8]
+    _sum: ReductionTo[uint32]
+    _prod: ReductionTo[uint32]
+    _mean: MeanTo[float32]
+    _max: ExtremumTo[uint8]
+    _min: ExtremumTo[uint8]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[uint8]
     _clip: _clip_uint8
     _real: uint8
     _imag: uint8
     _item: int
 
-class uint16(_Marker):
+class uint16(DtypeMarker):
     """Marker of the dtype uint16."""
     _add: _add_uint16
     _radd: _radd_uint16
@@ -2496,20 +2688,20 @@ class uint16(_Marker):
     _pos: _Unary[uint16]
     _abs: uint16
     _invert: _Unary[uint16]
-    _sum: _Reduce[uint32]
-    _prod: _Reduce[uint32]
-    _mean: _Mean[float32]
-    _max: _Extremum[uint16]
-    _min: _Extremum[uint16]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[uint16]
+    _sum: ReductionTo[uint32]
+    _prod: ReductionTo[uint32]
+    _mean: MeanTo[float32]
+    _max: ExtremumTo[uint16]
+    _min: ExtremumTo[uint16]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[uint16]
     _clip: _clip_uint16
     _real: uint16
     _imag: uint16
     _item: int
 
-class uint32(_Marker):
+class uint32(DtypeMarker):
     """Marker of the dtype uint32."""
     _add: _add_uint32
     _radd: _radd_uint32
@@ -2534,20 +2726,20 @@ class uint32(_Marker):
     _pos: _Unary[uint32]
     _abs: uint32
     _invert: _Unary[uint32]
-    _sum: _Reduce[uint32]
-    _prod: _Reduce[uint32]
-    _mean: _Mean[float32]
-    _max: _Extremum[uint32]
-    _min: _Extremum[uint32]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[uint32]
+    _sum: ReductionTo[uint32]
+    _prod: ReductionTo[uint32]
+    _mean: MeanTo[float32]
+    _max: ExtremumTo[uint32]
+    _min: ExtremumTo[uint32]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[uint32]
     _clip: _clip_uint32
     _real: uint32
     _imag: uint32
     _item: int
 
-class uint64(_Marker):
+class uint64(DtypeMarker):
     """Marker of the dtype uint64."""
     _add: _add_uint64
     _radd: _radd_uint32
@@ -2572,20 +2764,20 @@ class uint64(_Marker):
     _pos: _Unary[uint64]
     _abs: uint64
     _invert: _Unary[uint64]
-    _sum: _Reduce[uint32]
-    _prod: _Reduce[uint32]
-    _mean: _Mean[float32]
-    _max: _Extremum[uint32]
-    _min: _Extremum[uint32]
-    _argmax: _Unsupported
-    _argmin: _Unsupported
-    _round: _Round[uint64]
+    _sum: ReductionTo[uint32]
+    _prod: ReductionTo[uint32]
+    _mean: MeanTo[float32]
+    _max: ExtremumTo[uint32]
+    _min: ExtremumTo[uint32]
+    _argmax: ArgmaxNotSupportedForUint64
+    _argmin: ArgminNotSupportedForUint64
+    _round: RoundTo[uint64]
     _clip: _clip_uint64
     _real: uint64
     _imag: uint64
     _item: int
 
-class int1(_Marker):
+class int1(DtypeMarker):
     """Marker of the dtype int1."""
     _add: _add_int1
     _radd: _radd_int1
@@ -2609,20 +2801,20 @@ class int1(_Marker):
     _neg: _Unary[int1]
     _pos: _Unary[int1]
     _invert: _Unary[int1]
-    _sum: _Unsupported
-    _prod: _Unsupported
-    _mean: _Mean[int1]
-    _max: _Extremum[int1]
-    _min: _Extremum[int1]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[int1]
+    _sum: SumNotSupportedForInt1
+    _prod: ProdNotSupportedForInt1
+    _mean: MeanTo[int1]
+    _max: ExtremumTo[int1]
+    _min: ExtremumTo[int1]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[int1]
     _clip: _clip_int1
     _real: int1
     _imag: int1
     _item: int
 
-class int2(_Marker):
+class int2(DtypeMarker):
     """Marker of the dtype int2."""
     _add: _add_int2
     _radd: _radd_int2
@@ -2646,20 +2838,20 @@ class int2(_Marker):
     _neg: _Unary[int2]
     _pos: _Unary[int2]
     _invert: _Unary[int2]
-    _sum: _Unsupported
-    _prod: _Unsupported
-    _mean: _Mean[int2]
-    _max: _Extremum[int2]
-    _min: _Extremum[int2]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[int2]
+    _sum: SumNotSupportedForInt2
+    _prod: ProdNotSupportedForInt2
+    _mean: MeanTo[int2]
+    _max: ExtremumTo[int2]
+    _min: ExtremumTo[int2]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[int2]
     _clip: _clip_int2
     _real: int2
     _imag: int2
     _item: int
 
-class int4(_Marker):
+class int4(DtypeMarker):
     """Marker of the dtype int4."""
     _add: _add_int4
     _radd: _radd_int4
@@ -2683,20 +2875,20 @@ class int4(_Marker):
     _neg: _Unary[int4]
     _pos: _Unary[int4]
     _invert: _Unary[int4]
-    _sum: _Unsupported
-    _prod: _Unsupported
-    _mean: _Mean[float32]
-    _max: _Extremum[int4]
-    _min: _Extremum[int4]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[int4]
+    _sum: SumNotSupportedForInt4
+    _prod: ProdNotSupportedForInt4
+    _mean: MeanTo[float32]
+    _max: ExtremumTo[int4]
+    _min: ExtremumTo[int4]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[int4]
     _clip: _clip_int4
     _real: int4
     _imag: int4
     _item: int
 
-class int8(_Marker):
+class int8(DtypeMarker):
     """Marker of the dtype int8."""
     _add: _add_int8
     _radd: _radd_int8
@@ -2721,20 +2913,20 @@ class int8(_Marker):
     _pos: _Unary[int8]
     _abs: int8
     _invert: _Unary[int8]
-    _sum: _Reduce[int32]
-    _prod: _Reduce[int32]
-    _mean: _Mean[float32]
-    _max: _Extremum[int8]
-    _min: _Extremum[int8]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[int8]
+    _sum: ReductionTo[int32]
+    _prod: ReductionTo[int32]
+    _mean: MeanTo[float32]
+    _max: ExtremumTo[int8]
+    _min: ExtremumTo[int8]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[int8]
     _clip: _clip_int8
     _real: int8
     _imag: int8
     _item: int
 
-class int16(_Marker):
+class int16(DtypeMarker):
     """Marker of the dtype int16."""
     _add: _add_int16
     _radd: _radd_int16
@@ -2759,20 +2951,20 @@ class int16(_Marker):
     _pos: _Unary[int16]
     _abs: int16
     _invert: _Unary[int16]
-    _sum: _Reduce[int32]
-    _prod: _Reduce[int32]
-    _mean: _Mean[float32]
-    _max: _Extremum[int16]
-    _min: _Extremum[int16]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[int16]
+    _sum: ReductionTo[int32]
+    _prod: ReductionTo[int32]
+    _mean: MeanTo[float32]
+    _max: ExtremumTo[int16]
+    _min: ExtremumTo[int16]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[int16]
     _clip: _clip_int16
     _real: int16
     _imag: int16
     _item: int
 
-class int32(_Marker):
+class int32(DtypeMarker):
     """Marker of the dtype int32."""
     _add: _add_int32
     _radd: _rpow_bool_
@@ -2797,20 +2989,20 @@ class int32(_Marker):
     _pos: _Unary[int32]
     _abs: int32
     _invert: _Unary[int32]
-    _sum: _Reduce[int32]
-    _prod: _Reduce[int32]
-    _mean: _Mean[float32]
-    _max: _Extremum[int32]
-    _min: _Extremum[int32]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[int32]
+    _sum: ReductionTo[int32]
+    _prod: ReductionTo[int32]
+    _mean: MeanTo[float32]
+    _max: ExtremumTo[int32]
+    _min: ExtremumTo[int32]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[int32]
     _clip: _clip_int32
     _real: int32
     _imag: int32
     _item: int
 
-class int64(_Marker):
+class int64(DtypeMarker):
     """Marker of the dtype int64."""
     _add: _add_int64
     _radd: _rpow_bool_
@@ -2835,20 +3027,20 @@ class int64(_Marker):
     _pos: _Unary[int64]
     _abs: int64
     _invert: _Unary[int64]
-    _sum: _Reduce[int32]
-    _prod: _Reduce[int32]
-    _mean: _Mean[float32]
-    _max: _Extremum[int32]
-    _min: _Extremum[int32]
-    _argmax: _Unsupported
-    _argmin: _Unsupported
-    _round: _Round[int64]
+    _sum: ReductionTo[int32]
+    _prod: ReductionTo[int32]
+    _mean: MeanTo[float32]
+    _max: ExtremumTo[int32]
+    _min: ExtremumTo[int32]
+    _argmax: ArgmaxNotSupportedForInt64
+    _argmin: ArgminNotSupportedForInt64
+    _round: RoundTo[int64]
     _clip: _clip_int64
     _real: int64
     _imag: int64
     _item: int
 
-class float4_e2m1fn(_Marker):
+class float4_e2m1fn(DtypeMarker):
     """Marker of the dtype float4_e2m1fn."""
     _add: _add_float4_e2m1fn
     _radd: _radd_float4_e2m1fn
@@ -2872,21 +3064,21 @@ class float4_e2m1fn(_Marker):
     _neg: _Unary[float4_e2m1fn]
     _pos: _Unary[float4_e2m1fn]
     _abs: float4_e2m1fn
-    _invert: _Unsupported
-    _sum: _Reduce[float4_e2m1fn]
-    _prod: _Reduce[float4_e2m1fn]
-    _mean: _Mean[float4_e2m1fn]
-    _max: _Extremum[float4_e2m1fn]
-    _min: _Extremum[float4_e2m1fn]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[float4_e2m1fn]
+    _invert: BitwiseInvertNotSupportedForFloat4_e2m1fn
+    _sum: ReductionTo[float4_e2m1fn]
+    _prod: ReductionTo[float4_e2m1fn]
+    _mean: MeanTo[float4_e2m1fn]
+    _max: ExtremumTo[float4_e2m1fn]
+    _min: ExtremumTo[float4_e2m1fn]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[float4_e2m1fn]
     _clip: _clip_float4_e2m1fn
     _real: float4_e2m1fn
     _imag: float4_e2m1fn
     _item: float
 
-class float6_e2m3fn(_Marker):
+class float6_e2m3fn(DtypeMarker):
     """Marker of the dtype float6_e2m3fn."""
     _add: _add_float6_e2m3fn
     _radd: _radd_float6_e2m3fn
@@ -2910,21 +3102,21 @@ class float6_e2m3fn(_Marker):
     _neg: _Unary[float6_e2m3fn]
     _pos: _Unary[float6_e2m3fn]
     _abs: float6_e2m3fn
-    _invert: _Unsupported
-    _sum: _Reduce[float6_e2m3fn]
-    _prod: _Reduce[float6_e2m3fn]
-    _mean: _Mean[float6_e2m3fn]
-    _max: _Extremum[float6_e2m3fn]
-    _min: _Extremum[float6_e2m3fn]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[float6_e2m3fn]
+    _invert: BitwiseInvertNotSupportedForFloat6_e2m3fn
+    _sum: ReductionTo[float6_e2m3fn]
+    _prod: ReductionTo[float6_e2m3fn]
+    _mean: MeanTo[float6_e2m3fn]
+    _max: ExtremumTo[float6_e2m3fn]
+    _min: ExtremumTo[float6_e2m3fn]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[float6_e2m3fn]
     _clip: _clip_float6_e2m3fn
     _real: float6_e2m3fn
     _imag: float6_e2m3fn
     _item: float
 
-class float6_e3m2fn(_Marker):
+class float6_e3m2fn(DtypeMarker):
     """Marker of the dtype float6_e3m2fn."""
     _add: _add_float6_e3m2fn
     _radd: _radd_float6_e3m2fn
@@ -2948,21 +3140,21 @@ class float6_e3m2fn(_Marker):
     _neg: _Unary[float6_e3m2fn]
     _pos: _Unary[float6_e3m2fn]
     _abs: float6_e3m2fn
-    _invert: _Unsupported
-    _sum: _Reduce[float6_e3m2fn]
-    _prod: _Reduce[float6_e3m2fn]
-    _mean: _Mean[float6_e3m2fn]
-    _max: _Extremum[float6_e3m2fn]
-    _min: _Extremum[float6_e3m2fn]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[float6_e3m2fn]
+    _invert: BitwiseInvertNotSupportedForFloat6_e3m2fn
+    _sum: ReductionTo[float6_e3m2fn]
+    _prod: ReductionTo[float6_e3m2fn]
+    _mean: MeanTo[float6_e3m2fn]
+    _max: ExtremumTo[float6_e3m2fn]
+    _min: ExtremumTo[float6_e3m2fn]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[float6_e3m2fn]
     _clip: _clip_float6_e3m2fn
     _real: float6_e3m2fn
     _imag: float6_e3m2fn
     _item: float
 
-class float8_e3m4(_Marker):
+class float8_e3m4(DtypeMarker):
     """Marker of the dtype float8_e3m4."""
     _add: _add_float8_e3m4
     _radd: _radd_float8_e3m4
@@ -2986,21 +3178,21 @@ class float8_e3m4(_Marker):
     _neg: _Unary[float8_e3m4]
     _pos: _Unary[float8_e3m4]
     _abs: float8_e3m4
-    _invert: _Unsupported
-    _sum: _Reduce[float8_e3m4]
-    _prod: _Reduce[float8_e3m4]
-    _mean: _Mean[float8_e3m4]
-    _max: _Extremum[float8_e3m4]
-    _min: _Extremum[float8_e3m4]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[float8_e3m4]
+    _invert: BitwiseInvertNotSupportedForFloat8_e3m4
+    _sum: ReductionTo[float8_e3m4]
+    _prod: ReductionTo[float8_e3m4]
+    _mean: MeanTo[float8_e3m4]
+    _max: ExtremumTo[float8_e3m4]
+    _min: ExtremumTo[float8_e3m4]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[float8_e3m4]
     _clip: _clip_float8_e3m4
     _real: float8_e3m4
     _imag: float8_e3m4
     _item: float
 
-class float8_e4m3(_Marker):
+class float8_e4m3(DtypeMarker):
     """Marker of the dtype float8_e4m3."""
     _add: _add_float8_e4m3
     _radd: _radd_float8_e4m3
@@ -3024,21 +3216,21 @@ class float8_e4m3(_Marker):
     _neg: _Unary[float8_e4m3]
     _pos: _Unary[float8_e4m3]
     _abs: float8_e4m3
-    _invert: _Unsupported
-    _sum: _Reduce[float8_e4m3]
-    _prod: _Reduce[float8_e4m3]
-    _mean: _Mean[float8_e4m3]
-    _max: _Extremum[float8_e4m3]
-    _min: _Extremum[float8_e4m3]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[float8_e4m3]
+    _invert: BitwiseInvertNotSupportedForFloat8_e4m3
+    _sum: ReductionTo[float8_e4m3]
+    _prod: ReductionTo[float8_e4m3]
+    _mean: MeanTo[float8_e4m3]
+    _max: ExtremumTo[float8_e4m3]
+    _min: ExtremumTo[float8_e4m3]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[float8_e4m3]
     _clip: _clip_float8_e4m3
     _real: float8_e4m3
     _imag: float8_e4m3
     _item: float
 
-class float8_e8m0fnu(_Marker):
+class float8_e8m0fnu(DtypeMarker):
     """Marker of the dtype float8_e8m0fnu."""
     _add: _add_float8_e8m0fnu
     _radd: _radd_float8_e8m0fnu
@@ -3062,21 +3254,21 @@ class float8_e8m0fnu(_Marker):
     _neg: _Unary[float8_e8m0fnu]
     _pos: _Unary[float8_e8m0fnu]
     _abs: float8_e8m0fnu
-    _invert: _Unsupported
-    _sum: _Reduce[float8_e8m0fnu]
-    _prod: _Reduce[float8_e8m0fnu]
-    _mean: _Mean[float8_e8m0fnu]
-    _max: _Extremum[float8_e8m0fnu]
-    _min: _Extremum[float8_e8m0fnu]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[float8_e8m0fnu]
+    _invert: BitwiseInvertNotSupportedForFloat8_e8m0fnu
+    _sum: ReductionTo[float8_e8m0fnu]
+    _prod: ReductionTo[float8_e8m0fnu]
+    _mean: MeanTo[float8_e8m0fnu]
+    _max: ExtremumTo[float8_e8m0fnu]
+    _min: ExtremumTo[float8_e8m0fnu]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[float8_e8m0fnu]
     _clip: _clip_float8_e8m0fnu
     _real: float8_e8m0fnu
     _imag: float8_e8m0fnu
     _item: float
 
-class float8_e4m3b11fnuz(_Marker):
+class float8_e4m3b11fnuz(DtypeMarker):
     """Marker of the dtype float8_e4m3b11fnuz."""
     _add: _add_float8_e4m3b11fnuz
     _radd: _radd_float8_e4m3b11fnuz
@@ -3100,21 +3292,21 @@ class float8_e4m3b11fnuz(_Marker):
     _neg: _Unary[float8_e4m3b11fnuz]
     _pos: _Unary[float8_e4m3b11fnuz]
     _abs: float8_e4m3b11fnuz
-    _invert: _Unsupported
-    _sum: _Reduce[float8_e4m3b11fnuz]
-    _prod: _Reduce[float8_e4m3b11fnuz]
-    _mean: _Mean[float8_e4m3b11fnuz]
-    _max: _Extremum[float8_e4m3b11fnuz]
-    _min: _Extremum[float8_e4m3b11fnuz]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[float8_e4m3b11fnuz]
+    _invert: BitwiseInvertNotSupportedForFloat8_e4m3b11fnuz
+    _sum: ReductionTo[float8_e4m3b11fnuz]
+    _prod: ReductionTo[float8_e4m3b11fnuz]
+    _mean: MeanTo[float8_e4m3b11fnuz]
+    _max: ExtremumTo[float8_e4m3b11fnuz]
+    _min: ExtremumTo[float8_e4m3b11fnuz]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[float8_e4m3b11fnuz]
     _clip: _clip_float8_e4m3b11fnuz
     _real: float8_e4m3b11fnuz
     _imag: float8_e4m3b11fnuz
     _item: float
 
-class float8_e4m3fn(_Marker):
+class float8_e4m3fn(DtypeMarker):
     """Marker of the dtype float8_e4m3fn."""
     _add: _add_float8_e4m3fn
     _radd: _radd_float8_e4m3fn
@@ -3138,21 +3330,21 @@ class float8_e4m3fn(_Marker):
     _neg: _Unary[float8_e4m3fn]
     _pos: _Unary[float8_e4m3fn]
     _abs: float8_e4m3fn
-    _invert: _Unsupported
-    _sum: _Reduce[float8_e4m3fn]
-    _prod: _Reduce[float8_e4m3fn]
-    _mean: _Mean[float8_e4m3fn]
-    _max: _Extremum[float8_e4m3fn]
-    _min: _Extremum[float8_e4m3fn]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[float8_e4m3fn]
+    _invert: BitwiseInvertNotSupportedForFloat8_e4m3fn
+    _sum: ReductionTo[float8_e4m3fn]
+    _prod: ReductionTo[float8_e4m3fn]
+    _mean: MeanTo[float8_e4m3fn]
+    _max: ExtremumTo[float8_e4m3fn]
+    _min: ExtremumTo[float8_e4m3fn]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[float8_e4m3fn]
     _clip: _clip_float8_e4m3fn
     _real: float8_e4m3fn
     _imag: float8_e4m3fn
     _item: float
 
-class float8_e4m3fnuz(_Marker):
+class float8_e4m3fnuz(DtypeMarker):
     """Marker of the dtype float8_e4m3fnuz."""
     _add: _add_float8_e4m3fnuz
     _radd: _radd_float8_e4m3fnuz
@@ -3176,21 +3368,21 @@ class float8_e4m3fnuz(_Marker):
     _neg: _Unary[float8_e4m3fnuz]
     _pos: _Unary[float8_e4m3fnuz]
     _abs: float8_e4m3fnuz
-    _invert: _Unsupported
-    _sum: _Reduce[float8_e4m3fnuz]
-    _prod: _Reduce[float8_e4m3fnuz]
-    _mean: _Mean[float8_e4m3fnuz]
-    _max: _Extremum[float8_e4m3fnuz]
-    _min: _Extremum[float8_e4m3fnuz]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[float8_e4m3fnuz]
+    _invert: BitwiseInvertNotSupportedForFloat8_e4m3fnuz
+    _sum: ReductionTo[float8_e4m3fnuz]
+    _prod: ReductionTo[float8_e4m3fnuz]
+    _mean: MeanTo[float8_e4m3fnuz]
+    _max: ExtremumTo[float8_e4m3fnuz]
+    _min: ExtremumTo[float8_e4m3fnuz]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[float8_e4m3fnuz]
     _clip: _clip_float8_e4m3fnuz
     _real: float8_e4m3fnuz
     _imag: float8_e4m3fnuz
     _item: float
 
-class float8_e5m2(_Marker):
+class float8_e5m2(DtypeMarker):
     """Marker of the dtype float8_e5m2."""
     _add: _add_float8_e5m2
     _radd: _radd_float8_e5m2
@@ -3214,21 +3406,21 @@ class float8_e5m2(_Marker):
     _neg: _Unary[float8_e5m2]
     _pos: _Unary[float8_e5m2]
     _abs: float8_e5m2
-    _invert: _Unsupported
-    _sum: _Reduce[float8_e5m2]
-    _prod: _Reduce[float8_e5m2]
-    _mean: _Mean[float8_e5m2]
-    _max: _Extremum[float8_e5m2]
-    _min: _Extremum[float8_e5m2]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[float8_e5m2]
+    _invert: BitwiseInvertNotSupportedForFloat8_e5m2
+    _sum: ReductionTo[float8_e5m2]
+    _prod: ReductionTo[float8_e5m2]
+    _mean: MeanTo[float8_e5m2]
+    _max: ExtremumTo[float8_e5m2]
+    _min: ExtremumTo[float8_e5m2]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[float8_e5m2]
     _clip: _clip_float8_e5m2
     _real: float8_e5m2
     _imag: float8_e5m2
     _item: float
 
-class float8_e5m2fnuz(_Marker):
+class float8_e5m2fnuz(DtypeMarker):
     """Marker of the dtype float8_e5m2fnuz."""
     _add: _add_float8_e5m2fnuz
     _radd: _radd_float8_e5m2fnuz
@@ -3252,21 +3444,21 @@ class float8_e5m2fnuz(_Marker):
     _neg: _Unary[float8_e5m2fnuz]
     _pos: _Unary[float8_e5m2fnuz]
     _abs: float8_e5m2fnuz
-    _invert: _Unsupported
-    _sum: _Reduce[float8_e5m2fnuz]
-    _prod: _Reduce[float8_e5m2fnuz]
-    _mean: _Mean[float8_e5m2fnuz]
-    _max: _Extremum[float8_e5m2fnuz]
-    _min: _Extremum[float8_e5m2fnuz]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[float8_e5m2fnuz]
+    _invert: BitwiseInvertNotSupportedForFloat8_e5m2fnuz
+    _sum: ReductionTo[float8_e5m2fnuz]
+    _prod: ReductionTo[float8_e5m2fnuz]
+    _mean: MeanTo[float8_e5m2fnuz]
+    _max: ExtremumTo[float8_e5m2fnuz]
+    _min: ExtremumTo[float8_e5m2fnuz]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[float8_e5m2fnuz]
     _clip: _clip_float8_e5m2fnuz
     _real: float8_e5m2fnuz
     _imag: float8_e5m2fnuz
     _item: float
 
-class bfloat16(_Marker):
+class bfloat16(DtypeMarker):
     """Marker of the dtype bfloat16."""
     _add: _add_bfloat16
     _radd: _radd_bfloat16
@@ -3290,21 +3482,21 @@ class bfloat16(_Marker):
     _neg: _Unary[bfloat16]
     _pos: _Unary[bfloat16]
     _abs: bfloat16
-    _invert: _Unsupported
-    _sum: _Reduce[bfloat16]
-    _prod: _Reduce[bfloat16]
-    _mean: _Mean[bfloat16]
-    _max: _Extremum[bfloat16]
-    _min: _Extremum[bfloat16]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[bfloat16]
+    _invert: BitwiseInvertNotSupportedForBfloat16
+    _sum: ReductionTo[bfloat16]
+    _prod: ReductionTo[bfloat16]
+    _mean: MeanTo[bfloat16]
+    _max: ExtremumTo[bfloat16]
+    _min: ExtremumTo[bfloat16]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[bfloat16]
     _clip: _clip_bfloat16
     _real: bfloat16
     _imag: bfloat16
     _item: float
 
-class float16(_Marker):
+class float16(DtypeMarker):
     """Marker of the dtype float16."""
     _add: _add_float16
     _radd: _radd_float16
@@ -3328,21 +3520,21 @@ class float16(_Marker):
     _neg: _Unary[float16]
     _pos: _Unary[float16]
     _abs: float16
-    _invert: _Unsupported
-    _sum: _Reduce[float16]
-    _prod: _Reduce[float16]
-    _mean: _Mean[float16]
-    _max: _Extremum[float16]
-    _min: _Extremum[float16]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[float16]
+    _invert: BitwiseInvertNotSupportedForFloat16
+    _sum: ReductionTo[float16]
+    _prod: ReductionTo[float16]
+    _mean: MeanTo[float16]
+    _max: ExtremumTo[float16]
+    _min: ExtremumTo[float16]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[float16]
     _clip: _clip_float16
     _real: float16
     _imag: float16
     _item: float
 
-class float32(_Marker):
+class float32(DtypeMarker):
     """Marker of the dtype float32."""
     _add: _add_float32
     _radd: _radd_float32
@@ -3366,21 +3558,21 @@ class float32(_Marker):
     _neg: _Unary[float32]
     _pos: _Unary[float32]
     _abs: float32
-    _invert: _Unsupported
-    _sum: _Reduce[float32]
-    _prod: _Reduce[float32]
-    _mean: _Mean[float32]
-    _max: _Extremum[float32]
-    _min: _Extremum[float32]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[float32]
+    _invert: BitwiseInvertNotSupportedForFloat32
+    _sum: ReductionTo[float32]
+    _prod: ReductionTo[float32]
+    _mean: MeanTo[float32]
+    _max: ExtremumTo[float32]
+    _min: ExtremumTo[float32]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[float32]
     _clip: _clip_float32
     _real: float32
     _imag: float32
     _item: float
 
-class float64(_Marker):
+class float64(DtypeMarker):
     """Marker of the dtype float64."""
     _add: _add_float64
     _radd: _radd_float32
@@ -3404,21 +3596,21 @@ class float64(_Marker):
     _neg: _Unary[float64]
     _pos: _Unary[float64]
     _abs: float64
-    _invert: _Unsupported
-    _sum: _Reduce[float32]
-    _prod: _Reduce[float32]
-    _mean: _Mean[float32]
-    _max: _Extremum[float32]
-    _min: _Extremum[float32]
-    _argmax: _Unsupported
-    _argmin: _Unsupported
-    _round: _Round[float64]
+    _invert: BitwiseInvertNotSupportedForFloat64
+    _sum: ReductionTo[float32]
+    _prod: ReductionTo[float32]
+    _mean: MeanTo[float32]
+    _max: ExtremumTo[float32]
+    _min: ExtremumTo[float32]
+    _argmax: ArgmaxNotSupportedForFloat64
+    _argmin: ArgminNotSupportedForFloat64
+    _round: RoundTo[float64]
     _clip: _clip_float64
     _real: float64
     _imag: float64
     _item: float
 
-class complex64(_Marker):
+class complex64(DtypeMarker):
     """Marker of the dtype complex64."""
     _add: _add_complex64
     _radd: _radd_complex64
@@ -3442,21 +3634,21 @@ class complex64(_Marker):
     _neg: _Unary[complex64]
     _pos: _Unary[complex64]
     _abs: float32
-    _invert: _Unsupported
-    _sum: _Reduce[complex64]
-    _prod: _Reduce[complex64]
-    _mean: _Mean[complex64]
-    _max: _Extremum[complex64]
-    _min: _Extremum[complex64]
-    _argmax: _Unsupported
-    _argmin: _Unsupported
-    _round: _Round[complex64]
-    _clip: _Unsupported
+    _invert: BitwiseInvertNotSupportedForComplex64
+    _sum: ReductionTo[complex64]
+    _prod: ReductionTo[complex64]
+    _mean: MeanTo[complex64]
+    _max: ExtremumTo[complex64]
+    _min: ExtremumTo[complex64]
+    _argmax: ArgmaxNotSupportedForComplex64
+    _argmin: ArgminNotSupportedForComplex64
+    _round: RoundTo[complex64]
+    _clip: ClipNotSupportedForComplex64
     _real: float32
     _imag: float32
     _item: complex
 
-class complex128(_Marker):
+class complex128(DtypeMarker):
     """Marker of the dtype complex128."""
     _add: _add_complex128
     _radd: _radd_complex64
@@ -3480,16 +3672,16 @@ class complex128(_Marker):
     _neg: _Unary[complex128]
     _pos: _Unary[complex128]
     _abs: float64
-    _invert: _Unsupported
-    _sum: _Reduce[complex64]
-    _prod: _Reduce[complex64]
-    _mean: _Mean[complex64]
-    _max: _Extremum[complex64]
-    _min: _Extremum[complex64]
-    _argmax: _Unsupported
-    _argmin: _Unsupported
-    _round: _Round[complex128]
-    _clip: _Unsupported
+    _invert: BitwiseInvertNotSupportedForComplex128
+    _sum: ReductionTo[complex64]
+    _prod: ReductionTo[complex64]
+    _mean: MeanTo[complex64]
+    _max: ExtremumTo[complex64]
+    _min: ExtremumTo[complex64]
+    _argmax: ArgmaxNotSupportedForComplex128
+    _argmin: ArgminNotSupportedForComplex128
+    _round: RoundTo[complex128]
+    _clip: ClipNotSupportedForComplex128
     _real: float64
     _imag: float64
     _item: complex
@@ -3519,14 +3711,14 @@ class weak_int(_Marker):
     _pos: _Unary[weak_int]
     _abs: weak_int
     _invert: _Unary[weak_int]
-    _sum: _Reduce[int32]
-    _prod: _Reduce[int32]
-    _mean: _Mean[float32]
-    _max: _Extremum[int32]
-    _min: _Extremum[int32]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[weak_int]
+    _sum: ReductionTo[int32]
+    _prod: ReductionTo[int32]
+    _mean: MeanTo[float32]
+    _max: ExtremumTo[int32]
+    _min: ExtremumTo[int32]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[weak_int]
     _clip: _clip_weak_int
     _real: weak_int
     _imag: weak_int
@@ -3556,15 +3748,15 @@ class weak_float(_Marker):
     _neg: _Unary[weak_float]
     _pos: _Unary[weak_float]
     _abs: weak_float
-    _invert: _Unsupported
-    _sum: _Reduce[float32]
-    _prod: _Reduce[float32]
-    _mean: _Mean[float32]
-    _max: _Extremum[float32]
-    _min: _Extremum[float32]
-    _argmax: _ArgExtremum[int32]
-    _argmin: _ArgExtremum[int32]
-    _round: _Round[weak_float]
+    _invert: BitwiseInvertNotSupportedForWeakFloat
+    _sum: ReductionTo[float32]
+    _prod: ReductionTo[float32]
+    _mean: MeanTo[float32]
+    _max: ExtremumTo[float32]
+    _min: ExtremumTo[float32]
+    _argmax: ArgExtremumTo[int32]
+    _argmin: ArgExtremumTo[int32]
+    _round: RoundTo[weak_float]
     _clip: _clip_weak_float
     _real: weak_float
     _imag: weak_float
@@ -3594,16 +3786,16 @@ class weak_complex(_Marker):
     _neg: _Unary[weak_complex]
     _pos: _Unary[weak_complex]
     _abs: weak_float
-    _invert: _Unsupported
-    _sum: _Reduce[complex64]
-    _prod: _Reduce[complex64]
-    _mean: _Mean[complex64]
-    _max: _Extremum[complex64]
-    _min: _Extremum[complex64]
-    _argmax: _Unsupported
-    _argmin: _Unsupported
-    _round: _Round[weak_complex]
-    _clip: _Unsupported
+    _invert: BitwiseInvertNotSupportedForWeakComplex
+    _sum: ReductionTo[complex64]
+    _prod: ReductionTo[complex64]
+    _mean: MeanTo[complex64]
+    _max: ExtremumTo[complex64]
+    _min: ExtremumTo[complex64]
+    _argmax: ArgmaxNotSupportedForWeakComplex
+    _argmin: ArgminNotSupportedForWeakComplex
+    _round: RoundTo[weak_complex]
+    _clip: ClipNotSupportedForWeakComplex
     _real: weak_float
     _imag: weak_float
     _item: complex

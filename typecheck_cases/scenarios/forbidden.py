@@ -1,7 +1,10 @@
 """Operations JAX rejects are type errors."""
 
+import numpy as np
+
 from jaxtypes import (
-    Array, bool_, complex64, float8_e4m3fn, float8_e5m2, float32, int4, int8, uint4,
+    Array, bool_, complex64, float8_e4m3fn, float8_e5m2, float32, int4, int8, uint4, weak_complex,
+    weak_float, weak_int,
 )
 
 
@@ -27,3 +30,17 @@ def unsupported(f: Array[float32], b: Array[bool_], c: Array[complex64], i: Arra
     c.argmax()  # E
     c.clip(0, 1)  # E
     b.round()  # E
+
+
+def weak_markers_are_not_dtypes(x: Array[float32]) -> None:
+    # JAX raises TypeError: a weak marker types Python scalars, it is no dtype.
+    x.astype(weak_float)  # E
+    x.astype(weak_int)  # E
+    x.astype(weak_complex)  # E
+    x.sum(dtype=weak_float)  # E
+    x.mean(dtype=weak_float)  # E
+    x.astype(float32)
+    x.astype(np.float32)
+    x.astype(float)
+    x.astype("bfloat16")
+    x.sum(dtype=int)
