@@ -36,6 +36,7 @@ fingerprint must be one of ``SUPPORTED``; otherwise generation is refused
 from __future__ import annotations
 
 import ast
+import copy
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -454,10 +455,11 @@ def _marker_tables() -> tuple[dict[str, dict[str, ast.expr]], set[str]]:
     generated markers stub, and every class name that stub defines."""
     tree = ast.parse(stubgen.render_stubs()["jaxtypes/markers.pyi"])
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    marker_names = set(stubgen.MARKER_NAME.values())
     markers = {
         c.name: {n.target.id: n.annotation for n in c.body
                  if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
-        for c in classes if any(isinstance(b, ast.Name) and b.id == "_Marker" for b in c.bases)
+        for c in classes if c.name in marker_names
     }
     return markers, {c.name for c in classes}
 
@@ -550,6 +552,20 @@ NUMPY_DTYPES: Final = ("bool_", "uint8", "uint16", "uint32", "uint64", "int8", "
                        "int64", "float16", "float32", "float64", "complex64", "complex128")
 
 
+def _jax_astype(node: ast.stmt) -> list[str]:
+    """JAX's own ``astype``, kept as the last overload for every other dtype
+    argument JAX takes (objects with a ``.dtype``, such as ``jnp.float32``),
+    with its ``dtype`` parameter narrowed to jaxtypes' dtype arguments and
+    JAX's ``SupportsDType``: JAX's ``DTypeLike`` takes any class, which would
+    let the weak markers (not dtypes) through."""
+    fn = copy.deepcopy(node)
+    assert isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+    for arg in fn.args.args + fn.args.kwonlyargs:
+        if arg.arg == "dtype":
+            arg.annotation = ast.parse("DtypeArgument | SupportsDType", mode="eval").body
+    return ast.unparse(fn).splitlines()
+
+
 def _numpy_astype() -> list[str]:
     """``astype`` overloads for ``np.float32`` and ``np.dtype[np.float32]`` values
     (``np.dtype("float32")``): the marker's dtype (issue 10, item 7)."""
@@ -621,8 +637,7 @@ def render_basearray(source: str, jax_version: str) -> str:
                 first = next(i for i, line in enumerate(cls_lines) if "def astype(" in line)
                 cls_lines[first + 1:first + 1] = _numpy_astype()
             if member == "astype":  # JAX's own signature, for any other dtype argument
-                jax_def = src.text(_start(node), node.end_lineno or node.lineno)
-                cls_lines += ["    @overload"] + _reindent(jax_def, node.col_offset)
+                cls_lines += ["    @overload"] + _reindent(_jax_astype(node), 0)
             continue
         text = src.text(_start(node), node.end_lineno or node.lineno)
         cls_lines += _reindent(text, node.col_offset)
@@ -639,6 +654,7 @@ def render_basearray(source: str, jax_version: str) -> str:
                        if isinstance(n, (ast.Import, ast.ImportFrom)) and n.lineno < first), default=0)
     out = [HEADER.format(jaxtypes=__version__, jax=jax_version, source="jax/_src/basearray.pyi").rstrip("\n")]
     out += src.text(1, last_import)
+    out += ["from jax._src.typing import SupportsDType  # for astype (_jax_astype)"]
     out += ["", "# ---- jaxtypes: promotion tables and descriptors (jaxtypes.stubgen) ----", ""]
     out += prelude.rstrip("\n").splitlines()
     out += ["", "# ---- JAX's basearray.pyi, with Array generic in its dtype ----", ""]
