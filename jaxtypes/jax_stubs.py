@@ -64,8 +64,16 @@ __all__ = [
 # versions in which it was seen.  A new JAX whose fingerprint is listed works
 # as is; an unknown fingerprint is refused.  To support one: read what changed
 # (``relied_upon`` names the parts), adapt this module, add the fingerprint.
+# Each listed version was checked with benchmarks/jax_versions.py (the README's
+# table); the versions sharing a fingerprint have the same relied-upon parts.
 SUPPORTED: Final[Mapping[str, tuple[str, ...]]] = {
-    "e420ae4110c67ff7": ("0.10.2",),
+    "cf5586d9089b3e8b": ("0.4.35", "0.4.36", "0.4.37", "0.4.38"),
+    "8de33be836123057": ("0.5.0", "0.5.1", "0.5.2", "0.5.3"),
+    "4ad631bd30a91710": ("0.6.2",),
+    "e1c1a7169e661ebe": ("0.7.2",),
+    "59f38bad6aef4546": ("0.8.2", "0.8.3", "0.9.0", "0.9.0.1", "0.9.1"),
+    "4532bf7a5368319d": ("0.9.2",),
+    "e420ae4110c67ff7": ("0.10.0", "0.10.1", "0.10.2"),
 }
 
 # Members whose JAX signature is kept and only the returned Array gets a dtype.
@@ -591,13 +599,15 @@ def render_basearray(source: str, jax_version: str) -> str:
                           header.replace(f"class {name}:", f"class {name}(Generic[DT]):")))
         _retype_returns(src, helper, ("Array", *INDEX_HELPERS), "{name}[DT]")
 
+    # A member an older JAX does not declare (byteswap before 0.10, to_device
+    # before 0.4.31) is not retyped: jaxtypes's declaration is added instead.
     for name in SAME_DTYPE | {"at"}:
-        for node in members[name]:
+        for node in members.get(name, ()):
             _retype_returns(src, node, ("Array", *INDEX_HELPERS), "{name}[DT]")
     for name in BOOL_RESULT:
-        for node in members[name]:
+        for node in members.get(name, ()):
             _retype_returns(src, node, ("Array",), "Array[bool_]")
-    for node in members["__iter__"]:
+    for node in members.get("__iter__", ()):
         if isinstance(node, ast.FunctionDef) and node.returns is not None:
             src.replace(node.returns, "Iterator[Array[DT]]")
 
