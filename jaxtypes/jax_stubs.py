@@ -83,6 +83,9 @@ SAME_DTYPE: Final = frozenset([
     "compress", "byteswap", "block_until_ready", "to_device", "addressable_data",
 ])
 BOOL_RESULT: Final = frozenset(["all", "any"])
+# Of those, the ones an older supported JAX does not declare (byteswap before
+# 0.10, to_device before 0.4.31): not retyped, and not named as absent.
+OPTIONAL: Final = frozenset(["byteswap", "to_device"])
 # Members jaxtypes declares but JAX's declaration is kept (no dtype involved).
 KEEP_JAX: Final = frozenset([
     "dtype", "shape", "ndim", "size", "tolist", "__array__", "__len__", "__bool__",
@@ -237,7 +240,8 @@ def check_supported(source: str, version: str, where: str = "jax/_src/basearray.
     fp = fingerprint(source)
     if fp in SUPPORTED:
         return fp
-    expected_absent = {"Array._dt", "Array.__hash__"}
+    # jaxtypes adds _dt and __hash__; older JAX lacks the members OPTIONAL lists.
+    expected_absent = {"Array._dt", "Array.__hash__"} | {f"Array.{m}" for m in OPTIONAL}
     missing = [k for k, v in relied_upon(source).items()
                if v == "<missing>" and k not in expected_absent]
     detail = f" (absent: {', '.join(missing)})" if missing else ""
@@ -599,8 +603,7 @@ def render_basearray(source: str, jax_version: str) -> str:
                           header.replace(f"class {name}:", f"class {name}(Generic[DT]):")))
         _retype_returns(src, helper, ("Array", *INDEX_HELPERS), "{name}[DT]")
 
-    # A member an older JAX does not declare (byteswap before 0.10, to_device
-    # before 0.4.31) is not retyped: jaxtypes's declaration is added instead.
+    # A member an older JAX does not declare (OPTIONAL) is not retyped.
     for name in SAME_DTYPE | {"at"}:
         for node in members.get(name, ()):
             _retype_returns(src, node, ("Array", *INDEX_HELPERS), "{name}[DT]")

@@ -238,7 +238,7 @@ def test_refusal_of_an_unknown_older_jax_names_it_and_the_supported_ones(tmp_pat
         jax_stubs.render(jax_stubs.JaxInstall(fake, "0.4.30"))
     message = str(info.value)
     assert message.startswith("the installed JAX 0.4.30 is not supported: ")
-    assert "absent: Array.to_device" in message
+    assert "fingerprint " in message and "absent" not in message  # to_device may be absent
     assert message.count("\n") == 0
     assert ("Supported JAX versions: 0.4.35, 0.4.36, 0.4.37, 0.4.38, 0.5.0, "
             in message and "0.10.0, 0.10.1, 0.10.2." in message)
@@ -248,7 +248,7 @@ def test_older_jax_without_a_member_jaxtypes_retypes_still_renders() -> None:
     """JAX before 0.10 declares no byteswap, before 0.4.31 no to_device: the
     transformation skips the members a JAX lacks instead of failing."""
     source = _jax_source()
-    for member in ("byteswap", "to_device"):
+    for member in sorted(jax_stubs.OPTIONAL):
         source = re.sub(rf"\n  def {member}\(.*?\) -> Array: \.\.\.", "", source, flags=re.S)
         assert f"def {member}(" not in source
     text = jax_stubs.render_basearray(source, "0.9.2")
