@@ -79,14 +79,20 @@ def inside() -> dict[str, object]:
             return {"version": version, "outcome": "refused", "detail": gen.stderr.strip()}
         scenarios = _files(CASES / "scenarios", "scenarios")
         problems: dict[str, int] = {}
+        wrong: list[str] = []
         for checker in CHECKERS:
             root = base / checker
             root.mkdir()
             (root / "typings").symlink_to(base / "typings")
             paths = stage(scenarios, root)
             errors = run_checker(checker, root, paths, stubs=True)
-            problems[checker] = len(scenario_problems(checker, scenarios, errors))
-    return {"version": version, "outcome": "supported", "problems": problems}
+            found = scenario_problems(checker, scenarios, errors)
+            problems[checker] = len(found)
+            wrong += [f"{checker}: {p}" for p in found]
+    result: dict[str, object] = {"version": version, "outcome": "supported", "problems": problems}
+    if wrong:
+        result["detail"] = "\n  ".join(wrong)
+    return result
 
 
 def row(result: dict[str, object], checkers: list[str]) -> str:
