@@ -65,8 +65,18 @@ __all__ = [
 # versions in which it was seen.  A new JAX whose fingerprint is listed works
 # as is; an unknown fingerprint is refused.  To support one: read what changed
 # (``relied_upon`` names the parts), adapt this module, add the fingerprint.
+# One version of each fingerprint was checked with benchmarks/jax_versions.py
+# (the README's table); versions sharing a fingerprint have the same
+# relied-upon parts.  The generator renders every JAX from 0.4.30 on; the
+# fingerprints not listed (0.4.30-0.4.34, 0.6.x, 0.7.0-0.7.1, 0.8.0-0.8.1) are
+# refused only because no version of them has been checked yet.
 SUPPORTED: Final[Mapping[str, tuple[str, ...]]] = {
-    "e420ae4110c67ff7": ("0.10.2",),
+    "cf5586d9089b3e8b": ("0.4.35", "0.4.36", "0.4.37", "0.4.38"),
+    "8de33be836123057": ("0.5.0", "0.5.1", "0.5.2", "0.5.3"),
+    "e1c1a7169e661ebe": ("0.7.2",),
+    "59f38bad6aef4546": ("0.8.2", "0.8.3", "0.9.0", "0.9.0.1", "0.9.1"),
+    "4532bf7a5368319d": ("0.9.2",),
+    "e420ae4110c67ff7": ("0.10.0", "0.10.1", "0.10.2"),
 }
 
 # Members whose JAX signature is kept and only the returned Array gets a dtype.
@@ -76,6 +86,9 @@ SAME_DTYPE: Final = frozenset([
     "compress", "byteswap", "block_until_ready", "to_device", "addressable_data",
 ])
 BOOL_RESULT: Final = frozenset(["all", "any"])
+# Of those, the ones an older supported JAX does not declare (byteswap before
+# 0.10, to_device before 0.4.31): not retyped, and not named as absent.
+OPTIONAL: Final = frozenset(["byteswap", "to_device"])
 # Members jaxtypes declares but JAX's declaration is kept (no dtype involved).
 KEEP_JAX: Final = frozenset([
     "dtype", "shape", "ndim", "size", "tolist", "__array__", "__len__", "__bool__",
@@ -230,7 +243,8 @@ def check_supported(source: str, version: str, where: str = "jax/_src/basearray.
     fp = fingerprint(source)
     if fp in SUPPORTED:
         return fp
-    expected_absent = {"Array._dt", "Array.__hash__"}
+    # jaxtypes adds _dt and __hash__; older JAX lacks the members OPTIONAL lists.
+    expected_absent = {"Array._dt", "Array.__hash__"} | {f"Array.{m}" for m in OPTIONAL}
     missing = [k for k, v in relied_upon(source).items()
                if v == "<missing>" and k not in expected_absent]
     detail = f" (absent: {', '.join(missing)})" if missing else ""
@@ -607,13 +621,14 @@ def render_basearray(source: str, jax_version: str) -> str:
                           header.replace(f"class {name}:", f"class {name}(Generic[DT]):")))
         _retype_returns(src, helper, ("Array", *INDEX_HELPERS), "{name}[DT]")
 
+    # A member an older JAX does not declare (OPTIONAL) is not retyped.
     for name in SAME_DTYPE | {"at"}:
-        for node in members[name]:
+        for node in members.get(name, ()):
             _retype_returns(src, node, ("Array", *INDEX_HELPERS), "{name}[DT]")
     for name in BOOL_RESULT:
-        for node in members[name]:
+        for node in members.get(name, ()):
             _retype_returns(src, node, ("Array",), "Array[bool_]")
-    for node in members["__iter__"]:
+    for node in members.get("__iter__", ()):
         if isinstance(node, ast.FunctionDef) and node.returns is not None:
             src.replace(node.returns, "Iterator[Array[DT]]")
 

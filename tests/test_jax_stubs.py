@@ -213,8 +213,68 @@ def test_cli_refusal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert main(["jax-stubs", "--out", str(tmp_path / "typings")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("jaxtypes: error: the installed JAX 0.42.0 is not supported")
-    assert "Supported JAX versions: 0.10.2" in err and "Traceback" not in err
+    assert "Supported JAX versions: " + ", ".join(jax_stubs.supported_versions()) in err
+    assert "0.10.2" in err and "Traceback" not in err
     assert not (tmp_path / "typings").exists()
+
+
+def test_supported_versions_in_release_order() -> None:
+    versions = jax_stubs.supported_versions()
+    assert versions.index("0.4.38") < versions.index("0.5.0") < versions.index("0.9.0") \
+        < versions.index("0.9.0.1") < versions.index("0.9.1") < versions.index("0.10.0")
+    assert len(versions) == len(set(versions))  # a version has one fingerprint
+
+
+def test_refusal_of_an_unknown_older_jax_names_it_and_the_supported_ones(tmp_path: Path) -> None:
+    # JAX 0.4.30's relied-upon parts differ: untyped operands, no to_device
+    # (synthesised from the installed stub, nothing of JAX copied here).
+    source = _jax_source().replace("other: ArrayLike", "other")
+    source = re.sub(r"\n  def to_device\(.*?\) -> Array: \.\.\.", "", source, flags=re.S)
+    assert "def to_device" not in source
+    fake = tmp_path / "jax"
+    (fake / "_src").mkdir(parents=True)
+    (fake / "_src" / "basearray.pyi").write_text(source)
+    with pytest.raises(jax_stubs.UnsupportedJAX) as info:
+        jax_stubs.render(jax_stubs.JaxInstall(fake, "0.4.30"))
+    message = str(info.value)
+    assert message.startswith("the installed JAX 0.4.30 is not supported: ")
+    assert "fingerprint " in message and "absent" not in message  # to_device may be absent
+    assert message.count("\n") == 0
+    assert ("Supported JAX versions: 0.4.35, 0.4.36, 0.4.37, 0.4.38, 0.5.0, "
+            in message and "0.10.0, 0.10.1, 0.10.2." in message)
+
+
+def test_older_jax_without_a_member_jaxtypes_retypes_still_renders() -> None:
+    """JAX before 0.10 declares no byteswap, before 0.4.31 no to_device: the
+    transformation skips the members a JAX lacks instead of failing."""
+    source = _jax_source()
+    for member in sorted(jax_stubs.OPTIONAL):
+        source = re.sub(rf"\n  def {member}\(.*?\) -> Array: \.\.\.", "", source, flags=re.S)
+        assert f"def {member}(" not in source
+    text = jax_stubs.render_basearray(source, "0.9.2")
+    array = next(n for n in ast.parse(text).body if isinstance(n, ast.ClassDef) and n.name == "Array")
+    members = {jax_stubs._member_name(n) for n in array.body}
+    assert {"reshape", "sum", "at", "__add__"} <= members
+    assert not {"byteswap", "to_device"} & members
+
+
+def test_readme_table_of_jax_versions_agrees_with_supported() -> None:
+    """Every version the README's table (benchmarks/jax_versions.py's output)
+    reports supported is in SUPPORTED, every refused one
+    is not, and each fingerprint in SUPPORTED has a version in the table."""
+    readme = (REPO / "README.md").read_text()
+    rows = re.findall(r"^\| (\d+(?:\.\d+)+) \| (supported|refused) \|(.*)\|$", readme, re.M)
+    assert rows, "the README has no table of JAX versions"
+    supported = set(jax_stubs.supported_versions())
+    for version, outcome, cells in rows:
+        if outcome == "supported":
+            assert version in supported, version
+            assert len(cells.split("|")) == len(CHECKERS), version
+        else:
+            assert version not in supported, version
+    table = {version for version, outcome, _ in rows if outcome == "supported"}
+    for fp, versions in jax_stubs.SUPPORTED.items():
+        assert table & set(versions), f"no version of fingerprint {fp} was checked: {versions}"
 
 
 def test_cli_without_jax(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
@@ -393,12 +453,13 @@ def test_corpus_is_big_enough() -> None:
     assert lines >= 300
 
 
-@pytest.mark.parametrize("checker", CHECKERS)
-def test_interop_scenarios(checker: str, runs: Runs) -> None:
-    errors = runs.get(checker, True, "scenarios")
+def scenario_problems(checker: str, scenarios: dict[str, str], errors: Errors) -> list[str]:
+    """The scenario lines a checker answers wrongly: ``# E`` lines without an
+    error, other lines with one (DEVIATIONS reversed).  Also used by
+    benchmarks/jax_versions.py."""
     deviations = DEVIATIONS.get(checker, {})
     problems = []
-    for rel, text in runs.scenarios.items():
+    for rel, text in scenarios.items():
         for n, line in enumerate(text.splitlines(), 1):
             want = bool(EXPECT_ERROR.search(line)) != (line.strip() in deviations)
             got = errors.get((rel, n))
@@ -406,6 +467,12 @@ def test_interop_scenarios(checker: str, runs: Runs) -> None:
                 problems.append(f"{rel}:{n}: expected an error, got none: {line.strip()}")
             elif got and not want:
                 problems.append(f"{rel}:{n}: unexpected error {got}: {line.strip()}")
+    return problems
+
+
+@pytest.mark.parametrize("checker", CHECKERS)
+def test_interop_scenarios(checker: str, runs: Runs) -> None:
+    problems = scenario_problems(checker, runs.scenarios, runs.get(checker, True, "scenarios"))
     assert not problems, f"{checker}: {len(problems)} wrong answers\n" + "\n".join(problems)
 
 
