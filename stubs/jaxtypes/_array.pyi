@@ -23,7 +23,9 @@ _Axis = None | SupportsIndex | Sequence[SupportsIndex]
 # (Public-looking names: checkers print them in their errors.)
 DtypeArgument = (str | np.dtype[Any] | type[DtypeMarker] | type[np.generic] | type[bool]
                  | type[int] | type[float] | type[complex] | None)
-_DTypeArg = DtypeArgument  # the name the mypy plugin's signatures use
+# The mypy plugin's signatures take any class: the plugin reports a weak
+# marker itself, with its own message ([jax-dtype]).
+_DTypeArg = str | type[Any] | np.dtype[Any] | None
 
 
 @type_check_only
