@@ -37,7 +37,14 @@ class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             print(f"jaxtypes: C fast paths not built ({err}); using the Python paths",
                   file=sys.stderr)
             return
-        build_data["force_include"][str(built)] = f"jaxtypes/{built.name}"
+        if version == "editable":
+            # The editable install imports jaxtypes from the checkout: the
+            # module goes next to its source there (ignored by git).
+            for old in Path(self.root, "jaxtypes").glob("_speedups*.so"):
+                old.unlink()
+            shutil.copy2(built, Path(self.root, "jaxtypes", built.name))
+        else:
+            build_data["force_include"][str(built)] = f"jaxtypes/{built.name}"
         build_data["pure_python"] = False
         build_data["infer_tag"] = True
 

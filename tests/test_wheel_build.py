@@ -45,6 +45,18 @@ def test_wheel_with_and_without_a_compiler(tmp_path: Path, compiler: str) -> Non
         assert not name.endswith("-none-any.whl"), name  # tagged for this interpreter
     else:
         assert speedups == [] and name.endswith("-py3-none-any.whl"), (name, speedups)
+    # The plugin and the generated stubs, linked into jaxtypes/ in the checkout,
+    # are copied into the wheel as they are in the checkout; nothing else of it.
+    (wheel,) = tmp_path.glob("jaxtypes-*.whl")
+    shipped = {
+        **{f"jaxtypes/mypy_plugin/{p.name}": p for p in (ROOT / "mypy_plugin").glob("*.py")},
+        **{f"jaxtypes/{p.name}": p for p in (ROOT / "stubs" / "jaxtypes").glob("*.pyi")},
+    }
+    with zipfile.ZipFile(wheel) as zf:
+        for member, source in shipped.items():
+            assert zf.read(member) == source.read_bytes(), member
+    tops = {f.split("/", 1)[0] for f in files}
+    assert tops == {"jaxtypes", name.split("-")[0] + "-" + name.split("-")[1] + ".dist-info"}, tops
 
 
 def test_a_required_c_build_that_fails_fails_the_build(tmp_path: Path) -> None:

@@ -1,19 +1,15 @@
-"""Run the YAML cases against the installed jaxtypes, as users get it.
+"""Run the YAML cases against jaxtypes as mypy finds it in this environment
+(the checkout, installed editable: tests/test_checkout_is_package.py).
 
 pytest-mypy-plugins appends the pytest rootdir (this checkout) to MYPYPATH,
-where mypy would find the source tree's ``jaxtypes`` (without the generated
-stubs, which the wheel maps into the package) before the installed one.  The
-plugin and the stubs ship in the wheel, so the cases must see the installed
-package: drop the rootdir from MYPYPATH.  The check below stops the run with
-a clear message when the installed plugin is not this checkout's.
+which would make the checkout's tests/, tools/ and mypy_plugin/ importable
+top-level names for mypy: drop the rootdir from MYPYPATH, as a user's mypy
+sees only the installed package.
 """
 
 from __future__ import annotations
 
-import filecmp
-import functools
-import importlib.metadata
-import importlib.util
+import importlib
 import os
 import subprocess
 import sys
@@ -39,57 +35,11 @@ _item.MypyExecutor._collect_mypy_path = _without_rootdir  # type: ignore[method-
 os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
 
 
-def installed_plugin_dir() -> Path | None:
-    """Where the installed distribution keeps the plugin (not the checkout,
-    which ``python -m pytest`` may put first on sys.path)."""
-    try:
-        dist = importlib.metadata.distribution("jaxtypes")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    path = Path(str(dist.locate_file("jaxtypes/mypy_plugin")))
-    return path if (path / "__init__.py").is_file() else None
-
-
-@functools.lru_cache(maxsize=None)
-def stale_install() -> str:
-    """Why the installed jaxtypes is not this checkout's ("" when it is)."""
-    installed = installed_plugin_dir()
-    if installed is None:
-        return "jaxtypes is not installed with its mypy plugin"
-    source = ROOT / "mypy_plugin"
-    names = sorted(p.name for p in source.glob("*.py"))
-    _, mismatch, errors = filecmp.cmpfiles(source, installed, names, shallow=False)
-    stubs = sorted(p.name for p in (ROOT / "stubs" / "jaxtypes").glob("*.pyi"))
-    _, stub_mismatch, stub_errors = filecmp.cmpfiles(
-        ROOT / "stubs" / "jaxtypes", installed.parent, stubs, shallow=False)
-    stale = mismatch + errors + stub_mismatch + stub_errors
-    if stale:
-        return f"the installed jaxtypes ({installed.parent}) differs from this checkout: {', '.join(stale)}"
-    return ""
-
-
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    reason = stale_install()
-    if reason:
-        pytest.fail(f"{reason}; reinstall it: pip install --no-deps --force-reinstall .",
-                    pytrace=False)
-
-
 def load_checkout_plugin() -> Any:
-    """This checkout's mypy_plugin/ as a package (the installed copy is
-    jaxtypes.mypy_plugin; ``python -m pytest`` may shadow jaxtypes with the
-    source tree, which has no mypy_plugin subpackage)."""
-    name = "_jaxtypes_mypy_plugin_checkout"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(
-        name, ROOT / "mypy_plugin" / "__init__.py",
-        submodule_search_locations=[str(ROOT / "mypy_plugin")])
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    """The plugin package mypy loads (``jaxtypes.mypy_plugin``): the checkout's
+    mypy_plugin/, through the jaxtypes/mypy_plugin link of an editable install
+    (tests/test_checkout_is_package.py checks that it is this checkout's)."""
+    return importlib.import_module("jaxtypes.mypy_plugin")
 
 
 @pytest.fixture(scope="session")

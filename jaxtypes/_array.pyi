@@ -1,0 +1,1 @@
+../stubs/jaxtypes/_array.pyi

@@ -1,0 +1,1 @@
+../stubs/jaxtypes/promotion.pyi
