@@ -259,6 +259,7 @@ class CheckerReach:
     missing: int  # sites the checker printed no reveal for
     seconds: float
     unknown: dict[str, int] = field(default_factory=dict)  # revealed text -> count
+    unknown_sites: list[tuple[str, int, str, str]] = field(default_factory=list)  # (file, line, name, revealed)
 
     def as_dict(self) -> dict[str, Any]:
         return {"checker": self.checker, "intermediates": self.intermediates, "known": self.known,
@@ -266,6 +267,8 @@ class CheckerReach:
                 "correct_of_known": self.correct, "missing": self.missing,
                 "seconds": round(self.seconds, 2),
                 "unknown": dict(sorted(self.unknown.items(), key=lambda kv: -kv[1])),
+                "unknown_sites": [{"file": f, "line": n, "name": x, "checker": c}
+                                  for f, n, x, c in self.unknown_sites],
                 "wrong": [{"file": f, "line": n, "name": x, "checker": c, "jax": j}
                           for f, n, x, c, j in self.wrong]}
 
@@ -275,6 +278,7 @@ def score(checker: str, truth: Truth, reveals: dict[tuple[str, int], list[str]],
     known = correct = missing = 0
     wrong = []
     unknown: dict[str, int] = {}
+    unknown_sites: list[tuple[str, int, str, str]] = []
     answered = {site: reveals.get(key) for key, site in where.items()}
     for site, jax_node in sorted(truth.nodes.items()):
         types = answered.get(site)
@@ -284,13 +288,15 @@ def score(checker: str, truth: Truth, reveals: dict[tuple[str, int], list[str]],
         node = marker_of(types[0])
         if node is None:
             unknown[types[0]] = unknown.get(types[0], 0) + 1
+            unknown_sites.append((*site, types[0]))
             continue
         known += 1
         if node == jax_node:
             correct += 1
         else:
             wrong.append((*site, types[0], MARKER_NAME[jax_node]))
-    return CheckerReach(checker, len(truth.nodes), known, correct, wrong, missing, seconds, unknown)
+    return CheckerReach(checker, len(truth.nodes), known, correct, wrong, missing, seconds, unknown,
+                        unknown_sites)
 
 
 def check(checker: str, truth: Truth, files: dict[str, str], stubs: Path | None,

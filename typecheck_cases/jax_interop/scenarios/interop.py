@@ -19,15 +19,17 @@ import jaxtypes
 from jaxtypes import bfloat16, bool_, float16, float32, int8, int32, uint8, weak_float, weak_int
 
 
-# -- JAX's functions keep their signatures and return Array[Any]
-def jax_functions(key: jax.Array) -> None:
+# -- JAX's functions keep their signatures; those with a dtype rule give the
+# dtype JAX computes, the others Array[Any]
+def jax_functions(key: jax.Array, a: jax.Array) -> None:
     x = jnp.ones(3, jnp.float32)
-    assert_type(x, jax.Array)
-    assert_type(x, jax.Array[Any])
-    assert_type(jnp.zeros((2, 2)), jax.Array[Any])
-    assert_type(jnp.sin(x), jax.Array[Any])
+    assert_type(x, jax.Array[float32])
+    assert_type(jnp.zeros((2, 2)), jax.Array[float32])
+    assert_type(jnp.sin(x), jax.Array[float32])
+    assert_type(jnp.sin(a), jax.Array)
+    assert_type(jnp.sin(a), jax.Array[Any])
     assert_type(jnp.dot(x, x), jax.Array[Any])
-    assert_type(jax.nn.relu(x), jax.Array[Any])
+    assert_type(jax.nn.relu(x), jax.Array[float32])
     assert_type(jax.random.normal(key, (3,)), jax.Array[Any])
     assert_type(lax.add(x, x), jax.Array[Any])
     jnp.ones(3, jnp.float32, 7)  # E
@@ -114,7 +116,7 @@ def methods(f: jax.Array[float32], i: jax.Array[int8], u: jax.Array[uint8]) -> N
     assert_type(f.argmax(), jax.Array[int32])
     assert_type(f.all(), jax.Array[bool_])
     assert_type(f.astype(int8), jax.Array[int8])
-    assert_type(f.astype(jnp.int8), jax.Array[Any])
+    assert_type(f.astype(jnp.int8), jax.Array[int8])
     assert_type(f.item(), float)
     assert_type(f.T, jax.Array[float32])
     assert_type(f.reshape(3, -1), jax.Array[float32])

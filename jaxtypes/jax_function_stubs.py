@@ -1,0 +1,533 @@
+"""JAX's functions with dtype-computing signatures, from ``jaxtypes.functions``.
+
+``jaxtypes jax-stubs`` rewrites the stub modules JAX ships (``jax/numpy``,
+``jax/nn``) so that a function whose dtype rule is known returns that dtype
+for inputs of known dtype.  Each typed function keeps JAX's own declaration
+as its last overload, so every call JAX's stubs accept still type-checks (a
+call the typed overloads do not cover gives JAX's ``Array``, i.e.
+``Array[Any]``); before it come, in this order:
+
+1. the input overload: the function's array argument typed
+   ``Array[_Has_<rule>[_V]]``, returning ``Array[_V]``.  ``_Has_<rule>`` is a
+   protocol over an attribute each marker carries when JAX accepts it
+   (``float32._fn_inexact: float32``, ``int8._fn_inexact: float32``), so a
+   checker solves the result by one protocol match; a marker without the
+   attribute (a dtype JAX rejects) falls through to JAX's signature.  An
+   ``Array[Any]`` argument gives ``Array[Any]``, as JAX's stubs do.
+2. the ``dtype=`` overloads, where a ``dtype=`` argument decides: a marker
+   class (``jt.float32``) or JAX's scalar type (``jnp.float32``, retyped here
+   as ``DtypeOf[float32]``), canonicalized as JAX does (``float64`` is
+   ``float32`` with x64 off);
+3. an overload taking numpy scalars and arrays, which JAX's stubs type
+   ``Array`` (``np.float64`` is a Python ``float`` to a checker, but a strong
+   value to JAX);
+4. one overload per Python scalar kind (``bool``, ``int``, ``float``,
+   ``complex``) JAX accepts, with the weakly typed result JAX gives.
+
+The other array parameters of a typed overload (``clip``'s bounds, ``sum``'s
+``initial``) are narrowed to ``None`` (absent), since they could change the
+result; ``where=`` masks are kept.  Answers are JAX's default configuration
+(standard promotion, x64 off); a 64-bit marker (an array made under
+``enable_x64``) gets no attribute, so it falls through to ``Array[Any]``.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from jaxtypes import functions, lattice, stubgen
+from jaxtypes.lattice import Variant
+from jaxtypes.ops import DEFAULT
+
+__all__ = ["FunctionTables", "transform_module", "transform_markers", "render_runtime_module", "MODULES",
+           "RUNTIME_MODULES", "ModuleShapeError", "typed_functions"]
+
+MARKERS: Final = "_jaxtypes_markers"  # how a transformed module imports jaxtypes.markers
+RESULT_VAR: Final = "_JaxtypesV"  # the TypeVar a typed overload solves
+# The stub modules JAX ships that are rewritten: path in the jax package -> the
+# qualified name of its functions in jaxtypes.functions.TABLE.
+MODULES: Final = {"numpy/__init__.pyi": "jax.numpy", "nn/__init__.pyi": "jax.nn"}
+# Families computed from one input or from dtype= (the others keep JAX's
+# signature for now).
+_ONE_INPUT_KINDS: Final = ("x", "xd")
+_DTYPE_KINDS: Final = ("d", "xd", "kd")
+_DTYPE_FAMILIES: Final = ("dtype", "like", "sum", "mean")
+# Array parameters that do not change the result's dtype (masks, indices).
+_NEUTRAL: Final = frozenset(["where", "indices", "condition"])
+_SCALARS: Final = (("builtins.bool", "bool"), ("builtins.int", lattice.WEAK_INT),
+                   ("builtins.float", lattice.WEAK_FLOAT), ("builtins.complex", lattice.WEAK_COMPLEX))
+_64_BIT: Final = frozenset(["int64", "uint64", "float64", "complex128"])
+
+
+def _m(node: str) -> str:
+    return stubgen.MARKER_NAME[node]
+
+
+def _result(rule: functions.Rule, inputs: tuple[str, ...], v: Variant, dtype: str | None = None) -> str | None:
+    try:
+        out = functions.apply(rule, inputs, v, dtype)
+    except ValueError:
+        return None
+    if out.node is None or out.node not in lattice.NODES:
+        return None
+    return out.node
+
+
+@dataclass
+class FunctionTables:
+    """The per-marker attributes the typed signatures read, deduplicated: one
+    attribute per distinct mapping of input marker -> result marker."""
+
+    v: Variant = DEFAULT
+    attributes: dict[tuple[tuple[str, str], ...], str] = field(default_factory=dict)
+
+    def attribute(self, prefix: str, mapping: Mapping[str, str]) -> str:
+        key = tuple(sorted(mapping.items()))
+        name = self.attributes.get(key)
+        if name is None:
+            taken = set(self.attributes.values())
+            name, n = prefix, 1
+            while name in taken:
+                n += 1
+                name = f"{prefix}{n}"
+            self.attributes[key] = name
+        return name
+
+    def input_mapping(self, rule: functions.Rule) -> dict[str, str]:
+        """{input marker node: result node} for the markers JAX accepts (and
+        that are not 64-bit with x64 off)."""
+        out = {}
+        for node in lattice.NODES:
+            if node in _64_BIT and not self.v.x64:
+                continue
+            res = _result(rule, (node,), self.v)
+            if res is not None:
+                out[node] = res
+        return out
+
+    def dtype_mapping(self, rule: functions.Rule, inputs: tuple[str, ...]) -> dict[str, str]:
+        """{dtype= marker node: result node}."""
+        return {node: res for node in lattice.STRONG
+                if (res := _result(rule, inputs, self.v, node)) is not None}
+
+    def marker_lines(self) -> dict[str, list[str]]:
+        """{marker class name: its attribute declarations}."""
+        out: dict[str, list[str]] = {_m(n): [] for n in lattice.NODES}
+        for key, name in self.attributes.items():
+            for node, result in key:
+                out[_m(node)].append(f"{name}: {_m(result)}")
+        return out
+
+    def protocol_lines(self) -> list[str]:
+        lines = ['_JaxtypesFnV = TypeVar("_JaxtypesFnV", covariant=True)', ""]
+        for name in sorted(self.attributes.values()):
+            lines += ["@type_check_only",
+                      f"class _Has{name}(Protocol[_JaxtypesFnV]):",
+                      "    @property",
+                      f"    def {name}(self) -> _JaxtypesFnV: ...", ""]
+        return lines
+
+
+def _rule_prefix(rule: functions.Rule) -> str:
+    name = f"_fn_{rule.family}"
+    if not rule.keep_weak:
+        name += "_strong"
+    return name
+
+
+# ------------------------------------------------------------- signatures
+def _is_array_like(annotation: ast.expr | None) -> bool:
+    return annotation is not None and "ArrayLike" in ast.unparse(annotation)
+
+
+def _allows_none(annotation: ast.expr | None) -> bool:
+    return annotation is not None and "None" in ast.unparse(annotation)
+
+
+def _positional(fn: ast.FunctionDef) -> list[ast.arg]:
+    return fn.args.posonlyargs + fn.args.args
+
+
+def _all_params(fn: ast.FunctionDef) -> list[ast.arg]:
+    return _positional(fn) + fn.args.kwonlyargs
+
+
+def _expr(text: str) -> ast.expr:
+    return ast.parse(text, mode="eval").body
+
+
+def _overload(fn: ast.FunctionDef) -> ast.FunctionDef:
+    out = copy.deepcopy(fn)
+    out.decorator_list = [ast.Name("overload", ast.Load())]
+    return out
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """How one function is typed: which parameter is its input, which is dtype=."""
+
+    rule: functions.Rule
+    kind: str
+    input_param: str | None  # the array argument
+    dtype_param: str | None
+    keep: tuple[str, ...] = ()  # parameters left as JAX declares them (a PRNG key)
+
+
+def _plan(name: str, fn: ast.FunctionDef) -> _Plan | None:
+    rule = functions.TABLE.get(name)
+    kind = functions.ARGUMENTS.get(name)
+    if rule is None or kind is None or rule.family in ("untyped", "higher_order", "not_an_array"):
+        return None
+    params = _positional(fn)
+    names = {p.arg for p in _all_params(fn)}
+    dtype_param = "dtype" if "dtype" in names else None
+    if kind in _ONE_INPUT_KINDS:
+        position = functions.INPUT_POSITION.get(name, 0)
+        if len(params) <= position:
+            return None
+        param = params[position]
+        if not (_is_array_like(param.annotation) or ast.unparse(param.annotation or _expr("Any")) == "Any"):
+            return None
+        keep = tuple(p.arg for p in params[:position])  # (a key before the array)
+        return _Plan(rule, kind, param.arg, dtype_param, keep)
+    if kind == "d" and dtype_param is not None and rule.family in _DTYPE_FAMILIES:
+        return _Plan(rule, kind, None, dtype_param)
+    if kind == "kd" and dtype_param is not None and rule.family in _DTYPE_FAMILIES and params:
+        return _Plan(rule, kind, None, dtype_param, (params[0].arg,))
+    if rule.family == "key" and kind in ("k", "n"):
+        key = (params[0].arg,) if params and kind == "k" else ()
+        return _Plan(rule, kind, None, None, key)
+    return None
+
+
+# Parameters that decide the result's dtype besides dtype= and the arrays,
+# and the value a typed overload pins them to (their default).
+_PINNED: Final = {"promote_integers": "Literal[True]", "preferred_element_type": "None",
+                  "retstep": "Literal[False]"}
+
+
+def _narrowed(fn: ast.FunctionDef, inputs: Iterable[str], scalars: str | None = None) -> ast.FunctionDef | None:
+    """A copy of ``fn`` in which every parameter that could change the
+    result's dtype, other than ``inputs``, is pinned: other arrays to ``None``
+    (or, given ``scalars``, to that Python scalar type or None), ``dtype``-like
+    ones to ``None``, the flags of ``_PINNED`` to their default; None when one
+    of them cannot be left out."""
+    out = copy.deepcopy(fn)
+    keep = set(inputs) | _NEUTRAL
+    for param in _all_params(out):
+        if param.arg in keep or param.annotation is None:
+            continue
+        text = ast.unparse(param.annotation)
+        if param.arg in _PINNED:
+            param.annotation = _expr(_PINNED[param.arg])
+        elif "DTypeLike" in text or param.arg == "dtype":
+            if not _allows_none(param.annotation):
+                return None
+            param.annotation = _expr("None")
+        elif _is_array_like(param.annotation):
+            if scalars is not None:
+                param.annotation = _expr(f"{scalars} | None" if _allows_none(param.annotation) else scalars)
+            elif _allows_none(param.annotation):
+                param.annotation = _expr("None")
+            else:
+                return None
+    return out
+
+
+def _returns(annotation: ast.expr | None) -> str | None:
+    """``{}``-template of JAX's return annotation with its arrays' dtype as a
+    hole: ``Array`` -> ``{}``, ``list[Array]`` -> ``list[{}]``; None for any
+    other result (a tuple of different arrays, a non-array)."""
+    if annotation is None:
+        return None
+    text = ast.unparse(annotation)
+    if text == "Array":
+        return "{}"
+    for container in ("list", "Sequence", "tuple"):
+        tail = ", ...]" if container == "tuple" else "]"
+        if text == f"{container}[Array{tail}":
+            return f"{container}[{{}}{tail}"
+    return None
+
+
+def _with(fn: ast.FunctionDef, annotations: Mapping[str, str], returns: str) -> ast.FunctionDef:
+    out = _overload(fn)
+    for param in _all_params(out):
+        if param.arg in annotations:
+            param.annotation = _expr(annotations[param.arg])
+    out.returns = _expr(returns)
+    return out
+
+
+def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.FunctionDef]:
+    rule = plan.rule
+    ret = _returns(fn.returns)
+    if ret is None:
+        return []
+    out: list[ast.FunctionDef] = []
+    if rule.family == "key":
+        return _key_overloads(plan, fn, tables, ret)
+    takes_dtype = "dtype" in {p.arg for p in _all_params(fn)} and rule.family in _DTYPE_FAMILIES
+    keep = list(plan.keep)
+    if rule.family == "fixed":  # one result dtype: the other arrays do not matter
+        keep += [p.arg for p in _all_params(fn)]
+    if plan.input_param is not None:
+        base = _narrowed(fn, [plan.input_param, *keep])
+        if base is None:
+            return []
+        mapping = tables.input_mapping(rule)
+        if mapping:
+            attr = tables.attribute(_rule_prefix(rule), mapping)
+            out.append(_with(base, {plan.input_param: f"Array[{MARKERS}._Has{attr}[{RESULT_VAR}]]"},
+                             ret.format(f"Array[{RESULT_VAR}]")))
+    if takes_dtype:
+        inputs = () if plan.kind == "d" else (functions.KEY,) if plan.kind == "kd" else ("float32",)
+        scalars = "builtins.int" if rule.default == "i" else "builtins.float" if plan.kind == "d" else None
+        base = _narrowed(fn, [plan.input_param or "", "dtype", *keep], scalars)
+        if base is not None and plan.input_param is None:
+            # dtype=None first: with dtype= omitted, a checker would take the
+            # marker overload's default and leave its TypeVar unsolved.
+            default = _result(rule, inputs, tables.v)
+            if default is not None:
+                out.append(_with(base, {"dtype": "None"}, ret.format(f"Array[{MARKERS}.{_m(default)}]")))
+        mapping = tables.dtype_mapping(rule, inputs)
+        if mapping and base is not None:
+            attr = tables.attribute("_fn_dtype", mapping)
+            proto = f"{MARKERS}._Has{attr}[{RESULT_VAR}]"
+            out.append(_with(base, {"dtype": f"type[{proto}] | {MARKERS}.DtypeOf[{proto}, Any]"},
+                             ret.format(f"Array[{RESULT_VAR}]")))
+    if plan.input_param is not None and out:
+        base = _narrowed(fn, [plan.input_param, *keep])
+        assert base is not None
+        out.append(_with(base, {plan.input_param: "_np.generic | _np.ndarray[Any, Any]"}, ret.format("Array")))
+        answers = [(py, _result(rule, (node,), tables.v)) for py, node in _SCALARS]
+        for i, (py, res) in enumerate(answers):
+            if res is None and any(r is not None for _, r in answers[i + 1:]):
+                res_text = "Array"  # a wider kind's overload would take it wrongly
+            elif res is None:
+                continue
+            else:
+                res_text = f"Array[{MARKERS}.{_m(res)}]"
+            out.append(_with(base, {plan.input_param: py}, ret.format(res_text)))
+    return out
+
+
+def _key_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, ret: str) -> list[ast.FunctionDef]:
+    """PRNG keys: a raw key (``PRNGKey``, ``key_data``) is a uint32 array, and
+    ``split``/``fold_in``/``clone`` keep it; a typed key (``jax.random.key``)
+    has no lattice dtype, so it stays ``Array[Any]``."""
+    fixed = plan.rule.fixed
+    if fixed is not None:
+        if fixed not in lattice.NODES or plan.kind == "k":
+            return []  # a typed key; key_data's input is a typed key
+        return [_with(fn, {}, ret.format(f"Array[{MARKERS}.{_m(fixed)}]"))]
+    if not plan.keep:
+        return []
+    attr = tables.attribute("_fn_raw_key", {"uint32": "uint32"})
+    return [_with(fn, {plan.keep[0]: f"Array[{MARKERS}._Has{attr}[{RESULT_VAR}]]"},
+                  ret.format(f"Array[{RESULT_VAR}]"))]
+
+
+def typed_functions(tree: ast.Module, module: str) -> list[str]:
+    """The functions of a JAX stub module ``transform_module`` types."""
+    tables = FunctionTables()
+    return [fn.name for fn in tree.body if isinstance(fn, ast.FunctionDef)
+            and (plan := _plan(f"{module}.{fn.name}", fn)) is not None
+            and _typed_overloads(plan, fn, tables)]
+
+
+def transform_module(tree: ast.Module, module: str, tables: FunctionTables) -> ast.Module:
+    """JAX's stub module with the typed overloads in front of each typed
+    function's own declaration."""
+    counts: dict[str, int] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            counts[node.name] = counts.get(node.name, 0) + 1
+    body: list[ast.stmt] = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and counts[node.name] == 1:
+            plan = _plan(f"{module}.{node.name}", node)
+            typed = _typed_overloads(plan, node, tables) if plan is not None else []
+            if typed:
+                body += typed + [_overload(node)]
+                continue
+        body.append(node)
+    header = ast.parse(
+        "import builtins\nfrom typing import Any, Literal, TypeVar, overload\nimport numpy as _np\n"
+        f"import jaxtypes.markers as {MARKERS}\n"
+        f'{RESULT_VAR} = TypeVar("{RESULT_VAR}")\n').body
+    # after `from __future__ import annotations`, which must stay first
+    first = 1 if body and isinstance(body[0], ast.ImportFrom) and body[0].module == "__future__" else 0
+    body[first:first] = header
+    return ast.Module(body=[_dtype_of(n) for n in body], type_ignores=[])
+
+
+# Modules JAX ships as code, not stubs, given a stub here: path in the jax
+# package -> the qualified name of its functions.  Each re-exports functions
+# of private modules (``from jax._src.random.core import normal as normal``).
+RUNTIME_MODULES: Final = {
+    "random.py": "jax.random", "lax/__init__.py": "jax.lax",
+    "numpy/linalg.py": "jax.numpy.linalg", "numpy/fft.py": "jax.numpy.fft",
+}
+
+
+class ModuleShapeError(Exception):
+    """A runtime module holds more than re-exports: no stub is made for it."""
+
+
+def _module_file(root: Path, module: str) -> Path | None:
+    """The source of ``jax.<...>`` in the installation rooted at ``root``."""
+    parts = module.split(".")
+    if parts[0] != "jax":
+        return None
+    base = root.joinpath(*parts[1:])
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _stub_def(fn: ast.FunctionDef) -> ast.FunctionDef:
+    """A runtime function as a stub declaration: no decorators, no body, ``...`` defaults."""
+    out = copy.deepcopy(fn)
+    out.decorator_list = []
+    out.body = [ast.Expr(ast.Constant(...))]
+    out.args.defaults = [ast.Constant(...) for _ in out.args.defaults]
+    out.args.kw_defaults = [None if d is None else ast.Constant(...) for d in out.args.kw_defaults]
+    return out
+
+
+def _annotation_names(fn: ast.FunctionDef) -> set[str]:
+    names: set[str] = set()
+    annotations = [a.annotation for a in _all_params(fn) + [fn.args.vararg, fn.args.kwarg]
+                   if a is not None and a.annotation is not None]
+    for annotation in annotations + ([fn.returns] if fn.returns is not None else []):
+        for node in ast.walk(annotation):
+            if isinstance(node, ast.Name):
+                names.add(node.id)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):  # "Array" forward refs
+                try:
+                    names |= {n.id for n in ast.walk(_expr(node.value)) if isinstance(n, ast.Name)}
+                except SyntaxError:
+                    pass
+    return names
+
+
+def _is_private_machinery(node: ast.stmt) -> bool:
+    """Deprecation machinery a stub can leave out: ``if not TYPE_CHECKING:``
+    blocks, ``del``, assignments to private names."""
+    if isinstance(node, ast.Delete):
+        return True
+    if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test) and not node.orelse:
+        return True
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return all(isinstance(t, ast.Name) and t.id.startswith("_") for t in targets)
+    return False
+
+
+def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTables) -> ast.Module | None:
+    """A stub for JAX's runtime module ``rel`` (``random.py``): its re-exports,
+    each typed function declared with its typed overloads and JAX's own
+    signature (read from the function's source); None when nothing in it is
+    typed.  ``ModuleShapeError`` when it holds more than re-exports."""
+    tree = ast.parse((root / rel).read_text(encoding="utf-8"))
+    kept: list[ast.stmt] = []
+    defs: list[ast.stmt] = []
+    sources: dict[str, ast.Module] = {}
+    imported: dict[str, set[str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # the docstring
+        if _is_private_machinery(node):
+            continue
+        if isinstance(node, ast.Import):
+            kept.append(node)
+            continue
+        if not isinstance(node, ast.ImportFrom):
+            raise ModuleShapeError(f"jax/{rel} has a statement other than imports: {ast.unparse(node)[:80]}")
+        if node.level or node.module is None or not node.module.startswith("jax."):
+            kept.append(node)
+            continue
+        source = _module_file(root, node.module)
+        if source is not None and node.module not in sources:
+            sources[node.module] = ast.parse(source.read_text(encoding="utf-8"))
+        functions_there = {f.name: f for f in sources[node.module].body
+                           if isinstance(f, ast.FunctionDef)} if source is not None else {}
+        remaining = []
+        for alias in node.names:
+            public = alias.asname or alias.name
+            fn = functions_there.get(alias.name)
+            if fn is not None and alias.asname in (None, alias.name):
+                stub = _stub_def(fn)
+                plan = _plan(f"{module}.{public}", stub)
+                typed = _typed_overloads(plan, stub, tables) if plan is not None else []
+                if typed:
+                    defs += typed + [_overload(stub)]
+                    imported.setdefault(node.module, set()).update(
+                        n for f in typed + [stub] for n in _annotation_names(f))
+                    continue
+            remaining.append(alias)
+        if remaining:
+            kept.append(ast.ImportFrom(module=node.module, names=remaining, level=0))
+    if not defs:
+        return None
+    header = ast.parse(
+        "from __future__ import annotations\nimport builtins\n"
+        "from typing import Any, Literal, TypeVar, overload\nimport numpy as _np\n"
+        f"import jaxtypes.markers as {MARKERS}\n").body
+    own = {"builtins", "_np", MARKERS, RESULT_VAR, "Any", "Literal", "TypeVar", "overload", "None"}
+    names_from = [ast.ImportFrom(module=m, names=[ast.alias(n, n) for n in sorted(ns - own - _BUILTINS)], level=0)
+                  for m, ns in sorted(imported.items()) if ns - own - _BUILTINS]
+    result_var = ast.parse(f'{RESULT_VAR} = TypeVar("{RESULT_VAR}")').body
+    return ast.Module(body=header + kept + names_from + result_var + defs, type_ignores=[])
+
+
+_BUILTINS: Final = frozenset(dir(builtins))
+
+
+# JAX's scalar types (``jnp.float32``), declared ``Any`` in its stubs: the
+# ones named as a marker become ``DtypeOf[marker]``.  (Not ``jnp.bool``: JAX's
+# stub uses that name in its own annotations.)
+_SCALAR_TYPES: Final = {_m(n): _m(n) for n in lattice.STRONG}
+
+
+def _dtype_of(node: ast.stmt) -> ast.stmt:
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
+            and node.target.id in _SCALAR_TYPES and ast.unparse(node.annotation) == "Any":
+        marker = _SCALAR_TYPES[node.target.id]
+        out = copy.deepcopy(node)
+        called = _m(lattice.canonicalize(marker if marker != "bool_" else "bool", False))
+        out.annotation = _expr(f"{MARKERS}.DtypeOf[{MARKERS}.{marker}, {MARKERS}.{called}]")
+        return out
+    return node
+
+
+def transform_markers(text: str, tables: FunctionTables) -> str:
+    """jaxtypes' markers stub with the attributes the typed signatures read,
+    their protocols, and ``DtypeOf`` (JAX's scalar types)."""
+    tree = ast.parse(text)
+    lines = tables.marker_lines()
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name in lines:
+            node.body += [ast.parse(line).body[0] for line in lines[node.name]]
+    extra = ["from typing import Generic, Protocol", "import numpy as _np", ""]
+    extra += tables.protocol_lines()
+    extra += [
+        '_JaxtypesDtypeM = TypeVar("_JaxtypesDtypeM", covariant=True)',
+        '_JaxtypesCalledM = TypeVar("_JaxtypesCalledM", covariant=True)',
+        "@type_check_only",
+        "class DtypeOf(Generic[_JaxtypesDtypeM, _JaxtypesCalledM]):",
+        '    """JAX\'s scalar type of a dtype (``jnp.float32``): a dtype argument, and'
+        ' callable (giving an array of the dtype as JAX canonicalizes it)."""',
+        "    @property",
+        "    def dtype(self) -> _np.dtype[Any]: ...",
+        "    def __call__(self, x: Any = ..., /) -> Array[_JaxtypesCalledM]: ...",
+    ]
+    return ast.unparse(tree) + "\n\n" + "\n".join(extra) + "\n"
