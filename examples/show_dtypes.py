@@ -258,6 +258,8 @@ def main() -> int:
     print(f"Dtypes in examples/{EXAMPLE}: what JAX computes, what each checker infers, "
           f"and the errors each catches:\n")
     print("\n".join(table(source, runtime, results)))
+    print("\n(weak): a weakly typed array, Array[weak_float] to the checkers; missed: no error "
+          "reported on a line marked # error.")
     silent = [name for name, result in results.items() if not result.reveals]
     if silent:
         print(f"\nno types revealed by: {', '.join(silent)}", file=sys.stderr)
