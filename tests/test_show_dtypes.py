@@ -148,3 +148,14 @@ def test_no_temporary_folder_left(first_run: tuple[subprocess.CompletedProcess[s
     _, tmpdir, seen = first_run
     assert any(name.startswith("jaxtypes-example-") for name in seen), seen  # it did use TMPDIR
     assert not list(tmpdir.iterdir())
+
+
+def test_readme_first_command_runs_this_script() -> None:
+    """The README's set-up command 1 installs the checkout and runs the script tested here."""
+    readme = (REPO / "README.md").read_text()
+    setup = readme[readme.index("## Set-up"):]
+    block = setup[setup.index("```bash\n") + len("```bash\n"):setup.index("\n```")]
+    commands = [line for line in block.splitlines() if line and not line.startswith("#")]
+    steps = [step.strip() for step in commands[0].split("&&")]
+    assert steps == ["python3 -m venv .venv", '.venv/bin/pip install -e ".[test]"',
+                     f".venv/bin/python {SCRIPT.relative_to(REPO).as_posix()}"]
