@@ -154,7 +154,8 @@ def test_readme_first_command_runs_this_script() -> None:
     """The README's set-up command 1 installs the checkout and runs the script tested here."""
     readme = (REPO / "README.md").read_text()
     setup = readme[readme.index("## Set-up"):]
-    block = setup[setup.index("```bash\n") + len("```bash\n"):setup.index("\n```")]
+    start = setup.index("```bash\n") + len("```bash\n")
+    block = setup[start:setup.index("\n```", start)]
     commands = [line for line in block.splitlines() if line and not line.startswith("#")]
     steps = [step.strip() for step in commands[0].split("&&")]
     assert steps == ["python3 -m venv .venv", '.venv/bin/pip install -e ".[test]"',
