@@ -18,6 +18,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from jaxtypes import jax_stubs
+
 CHECKERS = ("mypy", "pyright", "basedpyright", "pyrefly", "ty")
 # mypy with ``plugins = jaxtypes.mypy_plugin``; its settings go in mypy_config.
 MYPY_PLUGIN = "mypy-plugin"
@@ -65,42 +67,78 @@ def _mypy(root: Path, paths: list[str], mypy_config: str) -> tuple[list[str], st
     return cmd, r"^(?P<path>[^:\n]+):(?P<line>\d+): error: (?P<msg>.*)$"
 
 
+STUBS = "typings"  # where ``jaxtypes jax-stubs --out typings`` puts them in a project
+
+
+def stub_setting(checker: str) -> jax_stubs.Setting:
+    """What ``jaxtypes jax-stubs --out typings`` prints (and the README says)
+    for a checker's configuration."""
+    name = "mypy" if checker == MYPY_PLUGIN else checker
+    (setting,) = [s for s in jax_stubs.setup(STUBS) if s.checker == name]
+    return setting
+
+
 def command(checker: str, root: Path, paths: Iterable[str], *,
             mypy_config: str | None = None, stubs: bool = False) -> list[str]:
-    """The command line that runs one checker over ``paths`` in ``root``.
+    """The command line that runs one checker over ``paths`` in ``root``,
+    after writing the checker's configuration files into ``root`` (pyrefly's
+    and ty's are both pyproject.toml: give each set-up its own root).
     ``mypy_config`` is the mypy.ini of "mypy" (default: empty) and of
     "mypy-plugin" (default: the plugin with JAX's default settings).  With
     ``stubs``, ``root/typings`` holds stubs made by ``jaxtypes jax-stubs``,
-    used as the README configures each checker."""
+    configured by the line the command prints, verbatim, in the file it names."""
     paths = list(paths)
+    setting = stub_setting(checker) if stubs else None
     if checker in ("mypy", MYPY_PLUGIN):
         if mypy_config is None:
             mypy_config = plugin_config() if checker == MYPY_PLUGIN else "[mypy]\n"
-        if stubs:
-            mypy_config = mypy_config.replace("[mypy]\n", "[mypy]\nmypy_path = typings/.mypy-path\n", 1)
+        if setting is not None:
+            assert (setting.file, setting.section) == ("mypy.ini", "[mypy]"), setting
+            mypy_config = mypy_config.replace("[mypy]\n", f"[mypy]\n{setting.line}\n", 1)
         return _mypy(root, paths, mypy_config)[0]
     if checker in ("pyright", "basedpyright"):
-        (root / "pyrightconfig.json").write_text(json.dumps({
+        config = {
             "typeCheckingMode": "standard",
             "reportUnusedExpression": False,
             "reportUnnecessaryTypeIgnoreComment": False,
             "pythonVersion": f"{sys.version_info[0]}.{sys.version_info[1]}",
-        }))  # stubPath: the default, typings
+        }
+        if setting is not None and setting.line:  # none for typings, their default stubPath
+            assert setting.file == "pyrightconfig.json", setting
+            config.update(json.loads("{" + setting.line + "}"))
+        (root / "pyrightconfig.json").write_text(json.dumps(config))
         return [tool(checker), "--outputjson", "--pythonpath", sys.executable,
                 "-p", "pyrightconfig.json", *paths]
+    if checker == "pyrefly" and setting is not None:
+        # Checks the project, not file names, which would make pyrefly ignore
+        # its configuration; no walk-up search path (below).
+        assert (setting.file, setting.section) == ("pyproject.toml", "[tool.pyrefly]"), setting
+        (root / "pyproject.toml").write_text(
+            f"[tool.pyrefly]\n{setting.line}\npreset = \"default\"\n"
+            f"disable-search-path-heuristics = true\nproject-includes = {json.dumps(paths)}\n"
+            f"python-interpreter-path = {json.dumps(sys.executable)}\n")
+        return [tool("pyrefly"), "check", "--output-format", "json", "--summary=none"]
     if checker == "pyrefly":
         # No walk-up search path: from the installed jaxtypes it would reach a
         # checkout's source tree (no stubs) when the venv lives inside it.
-        extra = ["--search-path", "typings/.search-path"] if stubs else []
-        return [tool("pyrefly"), "check", *extra, "--preset", "default", "--python-interpreter-path",
+        return [tool("pyrefly"), "check", "--preset", "default", "--python-interpreter-path",
                 sys.executable, "--disable-search-path-heuristics", "--search-path", ".",
                 "--output-format", "json", "--summary=none", *paths]
     if checker == "ty":
-        extra = ["--extra-search-path", "typings/.search-path"] if stubs else []
-        return [tool("ty"), "check", *extra, "--python", sys.prefix, "--output-format", "concise",
+        if setting is not None:
+            assert (setting.file, setting.section) == ("pyproject.toml", "[tool.ty.environment]"), setting
+            (root / "pyproject.toml").write_text(f"{setting.section}\n{setting.line}\n")
+        return [tool("ty"), "check", "--python", sys.prefix, "--output-format", "concise",
                 "--color", "never", *paths]
     raise ValueError(f"unknown checker {checker!r}; expected one of "
                      f"{', '.join((*CHECKERS, MYPY_PLUGIN))}")
+
+
+def _relative(path: str, root: Path) -> str:
+    """A reported file's path relative to ``root`` (pyrefly reports absolute
+    paths when it checks a project)."""
+    p = Path(path)
+    return (p.resolve().relative_to(root.resolve()) if p.is_absolute() else p).as_posix()
 
 
 def execute(checker: str, root: Path, cmd: list[str], timeout: float = 1200) -> str:
@@ -131,7 +169,7 @@ def revealed(checker: str, out: str, root: Path) -> dict[tuple[str, int], list[s
             if err["name"] == "reveal-type":
                 m = re.match(r"^revealed type: (.*)$", err["concise_description"], re.S)
                 if m:
-                    found[Path(err["path"]).as_posix(), err["line"]].append(m.group(1))
+                    found[_relative(err["path"], root), err["line"]].append(m.group(1))
     else:
         pattern = (r'^(?P<path>[^:\n]+):(?P<line>\d+): note: Revealed type is "(?P<type>.*)"$'
                    if checker in ("mypy", MYPY_PLUGIN) else
@@ -142,10 +180,17 @@ def revealed(checker: str, out: str, root: Path) -> dict[tuple[str, int], list[s
 
 
 def run(checker: str, root: Path, paths: Iterable[str], *,
-        mypy_config: str | None = None, timeout: float = 1200) -> Errors:
+        mypy_config: str | None = None, stubs: bool = False, timeout: float = 1200) -> Errors:
     """Run one checker over ``paths`` (relative to ``root``); return its errors.
-    ``mypy_config`` is as for ``command``."""
-    out = execute(checker, root, command(checker, root, paths, mypy_config=mypy_config), timeout)
+    ``mypy_config`` and ``stubs`` are as for ``command``."""
+    out = execute(checker, root, command(checker, root, paths, mypy_config=mypy_config, stubs=stubs),
+                  timeout)
+    return reported_errors(checker, out, root)
+
+
+def reported_errors(checker: str, out: str, root: Path) -> Errors:
+    """The errors in a checker's output, keyed by (path relative to ``root``,
+    1-based line); each message ends with the checker's error code."""
     pattern = (r"^(?P<path>[^:\n]+):(?P<line>\d+): error: (?P<msg>.*)$" if checker != "ty" else
                r"^(?P<path>[^:\n]+):(?P<line>\d+):\d+: error\[(?P<code>[\w-]+)\] (?P<msg>.*)$")
     errors: Errors = defaultdict(list)
@@ -160,7 +205,7 @@ def run(checker: str, root: Path, paths: Iterable[str], *,
         report = json.loads(out or '{"errors": []}')
         for err in report["errors"]:
             if err["severity"] == "error":
-                errors[Path(err["path"]).as_posix(), err["line"]].append(
+                errors[_relative(err["path"], root), err["line"]].append(
                     f"{err['concise_description']} [{err['name']}]")
     else:
         for m in re.finditer(pattern, out, re.M):
