@@ -67,6 +67,8 @@ class Rule(NamedTuple):
     scalar: str | None = None
     rejects: tuple[str, ...] = ()
     reason: str = ""
+    bool_as: str | None = None
+    input_rejects: tuple[str, ...] = ()
 
 
 Inputs = tuple[str, ...]
@@ -80,6 +82,8 @@ def _operands(rule: Rule, inputs: Inputs, v: Variant) -> list[tuple[str, bool]]:
     if rule.bool_as_int:
         out = [(lattice.default_dtype("i", v.x64), False) if d == lattice.BOOL else (d, w)
                for d, w in out]
+    if rule.bool_as is not None:
+        out = [(rule.bool_as, False) if d == lattice.BOOL else (d, w) for d, w in out]
     return out
 
 
@@ -126,7 +130,7 @@ def _fixed(rule: Rule, inputs: Inputs, v: Variant, dtype: str | None) -> Outcome
         refused = _refused(rule, node[0])
         if refused:
             return refused
-    got = _promoted(rule, inputs, v) if inputs else None
+    got = _promoted(rule, inputs, v) if _operands(rule, inputs, v) else None
     if isinstance(got, Outcome):
         return got
     assert rule.fixed is not None
@@ -288,6 +292,9 @@ def apply(rule: Rule, inputs: Inputs, v: Variant = DEFAULT, dtype: str | None = 
     """A rule's result marker node for these inputs, or the error."""
     for node in inputs + ((dtype,) if dtype else ()):
         if node in rule.rejects:
+            return _unsupported("this function", node)
+    for node in inputs:
+        if node in rule.input_rejects:
             return _unsupported("this function", node)
     return FAMILIES[rule.family](rule, tuple(inputs), v, dtype)
 
@@ -471,7 +478,7 @@ _put(Rule("untyped", reason="closest rule Rule(equal, args=(1, 2)) differs from 
 _put(Rule("untyped", reason="closest rule Rule(equal, keep_weak=False) differs from JAX on 9 of 586 probes"), "dot_product_attention", "jax.nn.")
 _put(Rule("untyped", reason="closest rule Rule(inexact) differs from JAX on 4 of 66 probes"), "log_sigmoid", "jax.nn.")
 _put(Rule("untyped", reason="closest rule Rule(inexact) differs from JAX on 8 of 66 probes"), "mish", "jax.nn.")
-_put(Rule("untyped", reason="closest rule Rule(dtype, default=f) differs from JAX on 2 of 130 probes"), "one_hot", "jax.nn.")
+_put(Rule("dtype", default="f", input_rejects=("bool",)), "one_hot", "jax.nn.")
 _put(Rule("untyped", reason="closest rule Rule(inexact) differs from JAX on 8 of 66 probes"), "soft_sign", "jax.nn.")
 _put(Rule("untyped", reason="closest rule Rule(inexact) differs from JAX on 4 of 66 probes"), "softplus", "jax.nn.")
 _put(Rule("untyped", reason="closest rule Rule(fixed, fixed=i) differs from JAX on 8 of 66 "
@@ -522,7 +529,7 @@ _put(Rule("untyped", reason="closest rule Rule(key) differs from JAX on 110 of 5
 _put(Rule("untyped", reason="closest rule Rule(fixed, accepts=biu, fixed=bool) differs from JAX on 9 of 66 probes"), "signbit")
 _put(Rule("untyped", reason="closest rule Rule(dtype, default=c) differs from JAX on 28 of 66 probes"), "sort_complex")
 _put(Rule("untyped", reason="closest rule Rule(fixed, accepts=biu, fixed=float32) differs from JAX on 20 of 66 probes"), "spacing")
-_put(Rule("untyped", reason="closest rule Rule(keeps, bool_as_int=True) differs from JAX on 1 of 66 probes"), "square")
+_put(Rule("keeps", bool_as="int32"), "square")
 _put(Rule("untyped", reason="closest rule Rule(mean, accepts=fc) differs from JAX on 10 of 196 probes"), "std")
 _put(Rule("untyped", reason="closest rule Rule(dtype, default=f) differs from JAX on 1 of 66 probes"), "tri")
 _put(Rule("untyped", reason="closest rule Rule(keeps, keep_weak=False) differs from JAX on 8 of 66 probes"), "trim_zeros")
@@ -534,9 +541,9 @@ _put(Rule("untyped", reason="closest rule Rule(keeps) differs from JAX on 2 of 6
 _put(Rule("untyped", reason="closest rule Rule(keeps) differs from JAX on 2 of 66 probes"), "unique_values")
 _put(Rule("untyped", reason="closest rule Rule(inexact, accepts=biu) differs from JAX on 2 of 66 probes"), "unpackbits")
 _put(Rule("untyped", reason="closest rule Rule(mean, accepts=fc) differs from JAX on 26 of 196 probes"), "var")
-_put(Rule("untyped", reason="closest rule Rule(dtype, default=bool) differs from JAX on 62 of 68 probes"), "bernoulli", "jax.random.")
+_put(Rule("fixed", args=(), fixed="bool"), "bernoulli", "jax.random.")  # (no dtype=)
 _put(Rule("untyped", reason="closest rule Rule(mean, accepts=b) differs from JAX on 20 of 68 probes"), "bits", "jax.random.")
-_put(Rule("untyped", reason="closest rule Rule(dtype, default=i) differs from JAX on 61 of 68 probes"), "categorical", "jax.random.")
+_put(Rule("fixed", args=(), fixed="i"), "categorical", "jax.random.")  # (no dtype=)
 _put(Rule("untyped", reason="closest rule Rule(mean, accepts=b) differs from JAX on 14 of 68 probes"), "lognormal", "jax.random.")
 _put(Rule("untyped", reason="closest rule Rule(mean, accepts=b) differs from JAX on 14 of 68 probes"), "multivariate_normal", "jax.random.")
 

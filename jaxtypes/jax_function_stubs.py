@@ -50,6 +50,7 @@ __all__ = ["FunctionTables", "transform_module", "transform_markers", "render_ru
 
 MARKERS: Final = "_jaxtypes_markers"  # how a transformed module imports jaxtypes.markers
 RESULT_VAR: Final = "_JaxtypesV"  # the TypeVar a typed overload solves
+UNKNOWN: Final = "_UnknownArgument"  # (in the markers stub) matches only Any
 # The stub modules JAX ships that are rewritten: path in the jax package -> the
 # qualified name of its functions in jaxtypes.functions.TABLE.
 MODULES: Final = {"numpy/__init__.pyi": "jax.numpy", "nn/__init__.pyi": "jax.nn"}
@@ -59,7 +60,7 @@ _ONE_INPUT_KINDS: Final = ("x", "xd")
 _DTYPE_KINDS: Final = ("d", "xd", "kd")
 _DTYPE_FAMILIES: Final = ("dtype", "like", "sum", "mean")
 # Array parameters that do not change the result's dtype (masks, indices).
-_NEUTRAL: Final = frozenset(["where", "indices", "condition"])
+_NEUTRAL: Final = frozenset(["where", "indices", "condition", "indices_or_sections"])
 _SCALARS: Final = (("builtins.bool", "bool"), ("builtins.int", lattice.WEAK_INT),
                    ("builtins.float", lattice.WEAK_FLOAT), ("builtins.complex", lattice.WEAK_COMPLEX))
 _64_BIT: Final = frozenset(["int64", "uint64", "float64", "complex128"])
@@ -86,10 +87,13 @@ class FunctionTables:
 
     v: Variant = DEFAULT
     attributes: dict[tuple[tuple[str, str], ...], str] = field(default_factory=dict)
+    constrained: dict[tuple[str, ...], str] = field(default_factory=dict)
 
     def attribute(self, prefix: str, mapping: Mapping[str, str]) -> str:
         key = tuple(sorted(mapping.items()))
         name = self.attributes.get(key)
+        if name is None and all(k == v for k, v in key):
+            prefix = "_fn_same"  # (the dtypes it accepts, each kept)
         if name is None:
             taken = set(self.attributes.values())
             name, n = prefix, 1
@@ -116,6 +120,16 @@ class FunctionTables:
         return {node: res for node in lattice.STRONG
                 if (res := _result(rule, inputs, self.v, node)) is not None}
 
+    def same_dtype(self, markers: Iterable[str]) -> str:
+        """A TypeVar constrained to these markers, declared once per set."""
+        key = tuple(sorted(markers, key=lattice.NODES.index))
+        if len(key) == 1:  # a TypeVar needs two constraints: the marker itself
+            return _m(key[0])
+        name = self.constrained.get(key)
+        if name is None:
+            name = self.constrained[key] = f"SameDtype{len(self.constrained)}"
+        return name
+
     def marker_lines(self) -> dict[str, list[str]]:
         """{marker class name: its attribute declarations}."""
         out: dict[str, list[str]] = {_m(n): [] for n in lattice.NODES}
@@ -126,6 +140,8 @@ class FunctionTables:
 
     def protocol_lines(self) -> list[str]:
         lines = ['_JaxtypesFnV = TypeVar("_JaxtypesFnV", covariant=True)', ""]
+        for markers, name in self.constrained.items():
+            lines.append(f'{name} = TypeVar("{name}", {", ".join(_m(m) for m in markers)})')
         for name in sorted(self.attributes.values()):
             lines += ["@type_check_only",
                       f"class _Has{name}(Protocol[_JaxtypesFnV]):",
@@ -177,6 +193,9 @@ class _Plan:
     input_param: str | None  # the array argument
     dtype_param: str | None
     keep: tuple[str, ...] = ()  # parameters left as JAX declares them (a PRNG key)
+    second: str | None = None  # the other array of a two-array function
+    sequence: bool = False  # input_param is a sequence of arrays (concatenate)
+    varargs: bool = False  # the arrays are ``*operands`` (einsum)
 
 
 def _plan(name: str, fn: ast.FunctionDef) -> _Plan | None:
@@ -200,9 +219,32 @@ def _plan(name: str, fn: ast.FunctionDef) -> _Plan | None:
         return _Plan(rule, kind, None, dtype_param)
     if kind == "kd" and dtype_param is not None and rule.family in _DTYPE_FAMILIES and params:
         return _Plan(rule, kind, None, dtype_param, (params[0].arg,))
+    if kind == "kd" and rule.family == "fixed" and rule.args == ():  # categorical: int32
+        return _Plan(rule, kind, None, None, tuple(p.arg for p in _all_params(fn)))
+    if kind in ("xy", "cxy") and rule.family in _PAIR_FAMILIES:
+        return _pair_plan(rule, kind, fn, params)
     if rule.family == "key" and kind in ("k", "n"):
         key = (params[0].arg,) if params and kind == "k" else ()
         return _Plan(rule, kind, None, None, key)
+    return None
+
+
+# Families of two-array functions typed here (their result is the promoted
+# dtype, possibly made inexact, or a fixed dtype).
+_PAIR_FAMILIES: Final = ("keeps", "operator", "inexact", "fixed", "mean", "equal")
+
+
+def _pair_plan(rule: functions.Rule, kind: str, fn: ast.FunctionDef, params: list[ast.arg]) -> _Plan | None:
+    params = [p for p in params if p.arg != "self"]
+    offset = 1 if kind == "cxy" else 0  # where(condition, x, y)
+    pair = params[offset:offset + 2]
+    if len(pair) == 2 and all(_is_array_like(p.annotation) for p in pair):
+        return _Plan(rule, kind, pair[0].arg, None, tuple(p.arg for p in params[:offset]), second=pair[1].arg)
+    if kind == "xy" and params and "Sequence[ArrayLike]" in ast.unparse(params[0].annotation or _expr("Any")):
+        return _Plan(rule, kind, params[0].arg, None, sequence=True)
+    vararg = fn.args.vararg
+    if kind == "xy" and vararg is not None and _is_array_like(vararg.annotation):
+        return _Plan(rule, kind, None, None, tuple(p.arg for p in params), varargs=True)
     return None
 
 
@@ -224,7 +266,9 @@ def _narrowed(fn: ast.FunctionDef, inputs: Iterable[str], scalars: str | None = 
         if param.arg in keep or param.annotation is None:
             continue
         text = ast.unparse(param.annotation)
-        if param.arg in _PINNED:
+        if "DeprecatedArg" in text and _allows_none(param.annotation):
+            param.annotation = _expr("None")  # (clip's a=, a_min=: old names)
+        elif param.arg in _PINNED:
             param.annotation = _expr(_PINNED[param.arg])
         elif "DTypeLike" in text or param.arg == "dtype":
             if not _allows_none(param.annotation):
@@ -273,19 +317,28 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
     out: list[ast.FunctionDef] = []
     if rule.family == "key":
         return _key_overloads(plan, fn, tables, ret)
+    if plan.kind in ("xy", "cxy"):
+        return _pair_overloads(plan, fn, tables, ret)
+    if plan.input_param is None and plan.dtype_param is None and rule.family == "fixed":
+        fixed = _result(rule, (), tables.v)
+        return [_with(fn, {}, ret.format(f"Array[{MARKERS}.{_m(fixed)}]"))] if fixed else []
     takes_dtype = "dtype" in {p.arg for p in _all_params(fn)} and rule.family in _DTYPE_FAMILIES
     keep = list(plan.keep)
     if rule.family == "fixed":  # one result dtype: the other arrays do not matter
         keep += [p.arg for p in _all_params(fn)]
     if plan.input_param is not None:
-        base = _narrowed(fn, [plan.input_param, *keep])
+        # clip(x, 0, 1) is clip with an int bound, as the rule has it (relu:
+        # maximum(x, 0)): its other arrays may be Python scalars of that kind.
+        scalar = {lattice.WEAK_INT: "builtins.int"}.get(rule.scalar or "")
+        base = _narrowed(fn, [plan.input_param, *keep], scalar)
         if base is None:
             return []
         mapping = tables.input_mapping(rule)
         if mapping:
             attr = tables.attribute(_rule_prefix(rule), mapping)
-            out.append(_with(base, {plan.input_param: f"Array[{MARKERS}._Has{attr}[{RESULT_VAR}]]"},
-                             ret.format(f"Array[{RESULT_VAR}]")))
+            typed = _with(base, {plan.input_param: f"Array[{MARKERS}._Has{attr}[{RESULT_VAR}]]"},
+                          ret.format(f"Array[{RESULT_VAR}]"))
+            out.append(_without_default(typed, plan.input_param))
     if takes_dtype:
         inputs = () if plan.kind == "d" else (functions.KEY,) if plan.kind == "kd" else ("float32",)
         scalars = "builtins.int" if rule.default == "i" else "builtins.float" if plan.kind == "d" else None
@@ -300,13 +353,17 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
         if mapping and base is not None:
             attr = tables.attribute("_fn_dtype", mapping)
             proto = f"{MARKERS}._Has{attr}[{RESULT_VAR}]"
-            out.append(_with(base, {"dtype": f"type[{proto}] | {MARKERS}.DtypeOf[{proto}, Any]"},
-                             ret.format(f"Array[{RESULT_VAR}]")))
+            out += _required(_with(base, {"dtype": f"type[{proto}] | {MARKERS}.DtypeOf[{proto}, Any]"},
+                                   ret.format(f"Array[{RESULT_VAR}]")), "dtype")
     if plan.input_param is not None and out:
         base = _narrowed(fn, [plan.input_param, *keep])
         assert base is not None
         out.append(_with(base, {plan.input_param: "_np.generic | _np.ndarray[Any, Any]"}, ret.format("Array")))
-        answers = [(py, _result(rule, (node,), tables.v)) for py, node in _SCALARS]
+        # A Python scalar is a weakly typed value to JAX's array functions; to
+        # jax.random's it can mean something else (permutation(key, 20) is
+        # arange(20)), so those keep JAX's signature.
+        scalars = () if plan.keep else _SCALARS
+        answers = [(py, _result(rule, (node,), tables.v)) for py, node in scalars]
         for i, (py, res) in enumerate(answers):
             if res is None and any(r is not None for _, r in answers[i + 1:]):
                 res_text = "Array"  # a wider kind's overload would take it wrongly
@@ -316,6 +373,187 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
                 res_text = f"Array[{MARKERS}.{_m(res)}]"
             out.append(_with(base, {plan.input_param: py}, ret.format(res_text)))
     return out
+
+
+def _inputs(plan: _Plan, x: str, y: str) -> tuple[str, ...]:
+    return ("bool", x, y) if plan.kind == "cxy" else (x, y)
+
+
+def _scalar_mappings(plan: _Plan, tables: FunctionTables, right: bool) -> list[tuple[str, dict[str, str]]]:
+    """(Python scalar type, {marker: result}) in the order a checker tries
+    them (a bool is an int, an int is taken as a float): a marker is in a
+    kind's mapping only if every Python scalar that reaches that overload for
+    it (the kind itself, and the narrower ones no earlier overload takes)
+    gives the same result."""
+    out: list[tuple[str, dict[str, str]]] = []
+    taken: dict[str, set[str]] = {}  # marker -> the scalar kinds an earlier overload takes
+    for j, (py, node) in enumerate(_SCALARS):
+        mapping = {}
+        for m in lattice.NODES:
+            if m in _64_BIT and not tables.v.x64:
+                continue
+            res = _result(plan.rule, _inputs(plan, m, node) if right else _inputs(plan, node, m), tables.v)
+            reaching = [k for _, k in _SCALARS[:j + 1] if k not in taken.get(m, set())]
+            answers = {_result(plan.rule, _inputs(plan, m, k) if right else _inputs(plan, k, m), tables.v)
+                       for k in reaching}
+            if res is not None and answers == {res}:
+                mapping[m] = res
+                taken.setdefault(m, set()).update(reaching)
+        out.append((py, mapping))
+    return out
+
+
+def _same_dtype_groups(plan: _Plan, tables: FunctionTables) -> list[tuple[str, str]]:
+    """(TypeVar or marker, result) for arrays of one dtype on both sides:
+    the markers whose result is themselves share a constrained TypeVar
+    (``SameDtype0`` -> ``SameDtype0``); those with one fixed result share
+    another (int8, int16... -> float32 for true_divide)."""
+    groups: dict[str, list[str]] = {}
+    for m in lattice.NODES:
+        if m in _64_BIT and not tables.v.x64:
+            continue
+        res = _result(plan.rule, _inputs(plan, m, m), tables.v)
+        if res is not None:
+            groups.setdefault("" if res == m else res, []).append(m)
+    out = []
+    for result, markers in groups.items():
+        var = tables.same_dtype(markers)
+        out.append((var, var if not result else _m(result)))
+    return out
+
+
+def _pair_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, ret: str) -> list[ast.FunctionDef]:
+    """Two arrays: unknown on either side stays unknown; the same dtype on both
+    sides (a constrained TypeVar, which no checker widens to a union of
+    dtypes) gives the rule's result where that is the dtype itself; a Python
+    scalar on either side, per marker; arrays of different dtypes fall
+    through to JAX's own signature (``Array[Any]``)."""
+    rule = plan.rule
+    same = _same_dtype_groups(plan, tables)
+    unknown = f"Array[{MARKERS}.{UNKNOWN}]"
+    out: list[ast.FunctionDef] = []
+    if plan.varargs:
+        return _varargs_overloads(plan, fn, tables, ret, same)
+    assert plan.input_param is not None
+    if plan.sequence:
+        base = _narrowed(fn, [plan.input_param])
+        if base is None or not same:
+            return []
+        out = [_with(base, {plan.input_param: f"_JaxtypesSequence[{unknown}]"}, ret.format("Array"))]
+        for var, result in same:
+            out.append(_with(base, {plan.input_param: f"_JaxtypesSequence[Array[{MARKERS}.{var}]]"},
+                             ret.format(f"Array[{MARKERS}.{result}]")))
+        return out
+    x, y = plan.input_param, plan.second
+    assert y is not None
+    base = _narrowed(fn, [x, y, *plan.keep])
+    if base is None:
+        return []
+    out += [_with(base, {x: unknown}, ret.format("Array")), _with(base, {y: unknown}, ret.format("Array"))]
+    for var, result in same:
+        out.append(_with(base, {x: f"Array[{MARKERS}.{var}]", y: f"Array[{MARKERS}.{var}]"},
+                         ret.format(f"Array[{MARKERS}.{result}]")))
+    for right in (True, False):
+        for py, mapping in _scalar_mappings(plan, tables, right):
+            if not mapping:
+                continue
+            attr = tables.attribute(_rule_prefix(rule) + ("_with_" if right else "_after_") + py.split(".")[1],
+                                    mapping)
+            array = f"Array[{MARKERS}._Has{attr}[{RESULT_VAR}]]"
+            out.append(_with(base, {x: array, y: py} if right else {x: py, y: array},
+                             ret.format(f"Array[{RESULT_VAR}]")))
+    out += _preferred_overloads(fn, tables, ret, [x, y, *plan.keep])
+    return out if len(out) > 2 else []
+
+
+def _preferred_overloads(fn: ast.FunctionDef, tables: FunctionTables, ret: str,
+                         inputs: list[str]) -> list[ast.FunctionDef]:
+    """``preferred_element_type=`` (dot, matmul, einsum) decides the result."""
+    if "preferred_element_type" not in {p.arg for p in _all_params(fn)}:
+        return []
+    base = _narrowed(fn, inputs + ["preferred_element_type"])
+    if base is None:
+        return []
+    mapping = {n: lattice.canonicalize(n, tables.v.x64) for n in lattice.STRONG}
+    attr = tables.attribute("_fn_dtype", mapping)
+    proto = f"{MARKERS}._Has{attr}[{RESULT_VAR}]"
+    return _required(_with(base, {"preferred_element_type": f"type[{proto}] | {MARKERS}.DtypeOf[{proto}, Any]"},
+                           ret.format(f"Array[{RESULT_VAR}]")), "preferred_element_type")
+
+
+def _without_default(fn: ast.FunctionDef, name: str) -> ast.FunctionDef:
+    """``fn`` with the first positional parameter ``name`` required (clip's
+    ``x=None``): omitted, it would leave the overload's TypeVar unsolved."""
+    args = fn.args
+    positional = args.posonlyargs + args.args
+    if positional and positional[0].arg == name and len(args.defaults) == len(positional):
+        args.defaults = args.defaults[1:]
+    return fn
+
+
+def _required(fn: ast.FunctionDef, name: str) -> list[ast.FunctionDef]:
+    """``fn`` with parameter ``name`` required, as overloads covering every
+    call that passes it: by keyword (a keyword-only parameter), and, for a
+    positional one, by position (it and the positional parameters before it
+    without defaults).  A default would let a call that omits it match, with
+    the parameter's TypeVar unsolved."""
+    out = []
+    keyword = copy.deepcopy(fn)
+    args = keyword.args
+    if any(a.arg == name for a in args.kwonlyargs):
+        i = [a.arg for a in args.kwonlyargs].index(name)
+        args.kw_defaults[i] = None
+        return [keyword]
+    positional = args.posonlyargs + args.args
+    index = [a.arg for a in positional].index(name)
+    if index >= len(args.posonlyargs):  # may be given by keyword
+        j = index - len(args.posonlyargs)
+        param = args.args[j]
+        defaults = [None] * (len(args.args) - len(args.defaults)) + list(args.defaults)
+        del args.args[j]
+        del defaults[j]
+        # it, and the parameters after it (with their defaults), keyword-only
+        tail = args.args[j:]
+        args.args = args.args[:j]
+        args.defaults = [d for d in defaults[:j] if d is not None]
+        args.kwonlyargs = tail + [param] + args.kwonlyargs
+        args.kw_defaults = [d for d in defaults[j:]] + [None] + args.kw_defaults
+        out.append(keyword)
+    by_position = copy.deepcopy(fn)
+    pargs = by_position.args
+    n_positional = len(pargs.posonlyargs) + len(pargs.args)
+    first_default = n_positional - len(pargs.defaults)
+    kept_defaults = pargs.defaults[max(0, index + 1 - first_default):]
+    pargs.defaults = kept_defaults
+    out.append(by_position)
+    return out
+
+
+def _varargs_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, ret: str,
+                       same: list[tuple[str, str]]) -> list[ast.FunctionDef]:
+    """``einsum(subscripts, *operands)``: one or two operands of one dtype."""
+    base = _narrowed(fn, list(plan.keep))
+    if base is None or not same or base.args.vararg is None:
+        return []
+    unknown = f"Array[{MARKERS}.{UNKNOWN}]"
+    forms: list[tuple[list[str], str]] = [([unknown], "Array"), ([unknown, "Array"], "Array"),
+                                          (["Array", unknown], "Array")]
+    for var, result in same:
+        typed = f"Array[{MARKERS}.{var}]"
+        forms += [([typed], f"Array[{MARKERS}.{var}]"), ([typed, typed], f"Array[{MARKERS}.{result}]")]
+    out = []
+    for operands, result_type in forms:
+        fn2 = _overload(base)
+        fn2.args.vararg = None
+        names = [f"operand{i}" for i in range(len(operands))]
+        fn2.args.posonlyargs = fn2.args.posonlyargs + fn2.args.args + [
+            ast.arg(n, _expr(a)) for n, a in zip(names, operands)]
+        fn2.args.args = []
+        fn2.args.defaults = []
+        fn2.returns = _expr(ret.format(result_type))
+        out.append(fn2)
+    prefer = _preferred_overloads(base, tables, ret, list(plan.keep))
+    return out + prefer
 
 
 def _key_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, ret: str) -> list[ast.FunctionDef]:
@@ -334,6 +572,25 @@ def _key_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, ret
                   ret.format(f"Array[{RESULT_VAR}]"))]
 
 
+def _typed_ufunc(node: ast.AnnAssign, call: ast.FunctionDef, module: str,
+                 tables: FunctionTables) -> list[ast.stmt]:
+    """``maximum: BinaryUfunc``: a subclass of JAX's ufunc protocol whose
+    ``__call__`` has the typed overloads, keeping its other members."""
+    assert isinstance(node.target, ast.Name)
+    name = node.target.id
+    plan = _plan(f"{module}.{name}", call)
+    typed = _typed_overloads(plan, call, tables) if plan is not None else []
+    if not typed:
+        return [node]
+    cls = f"_JaxtypesUfunc_{name}"
+    (class_def,) = ast.parse(f"@type_check_only\nclass {cls}(BinaryUfunc): ...").body
+    assert isinstance(class_def, ast.ClassDef)
+    class_def.body = [*typed, _overload(call)]
+    out = copy.deepcopy(node)
+    out.annotation = ast.Name(cls, ast.Load())
+    return [class_def, out]
+
+
 def typed_functions(tree: ast.Module, module: str) -> list[str]:
     """The functions of a JAX stub module ``transform_module`` types."""
     tables = FunctionTables()
@@ -349,17 +606,37 @@ def transform_module(tree: ast.Module, module: str, tables: FunctionTables) -> a
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             counts[node.name] = counts.get(node.name, 0) + 1
+    ufunc = next((c for c in tree.body if isinstance(c, ast.ClassDef) and c.name == "BinaryUfunc"), None)
+    call = next((f for f in ufunc.body if isinstance(f, ast.FunctionDef) and f.name == "__call__"), None) \
+        if ufunc is not None else None
     body: list[ast.stmt] = []
+    done: set[str] = set()
     for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and call is not None \
+                and ast.unparse(node.annotation) == "BinaryUfunc":
+            body += _typed_ufunc(node, call, module, tables)
+            continue
         if isinstance(node, ast.FunctionDef) and counts[node.name] == 1:
             plan = _plan(f"{module}.{node.name}", node)
             typed = _typed_overloads(plan, node, tables) if plan is not None else []
             if typed:
                 body += typed + [_overload(node)]
                 continue
+        elif isinstance(node, ast.FunctionDef) and node.name not in done:
+            # JAX's own overloads (where, einsum): ours from the first that
+            # gives any, all before JAX's
+            done.add(node.name)
+            group = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == node.name]
+            for fn in group:
+                plan = _plan(f"{module}.{fn.name}", fn)
+                typed = _typed_overloads(plan, fn, tables) if plan is not None else []
+                if typed:
+                    body += typed
+                    break
         body.append(node)
     header = ast.parse(
-        "import builtins\nfrom typing import Any, Literal, TypeVar, overload\nimport numpy as _np\n"
+        "import builtins\nfrom collections.abc import Sequence as _JaxtypesSequence\n"
+        "from typing import Any, Literal, TypeVar, overload, type_check_only\nimport numpy as _np\n"
         f"import jaxtypes.markers as {MARKERS}\n"
         f'{RESULT_VAR} = TypeVar("{RESULT_VAR}")\n').body
     # after `from __future__ import annotations`, which must stay first
@@ -480,9 +757,11 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
         return None
     header = ast.parse(
         "from __future__ import annotations\nimport builtins\n"
+        "from collections.abc import Sequence as _JaxtypesSequence\n"
         "from typing import Any, Literal, TypeVar, overload\nimport numpy as _np\n"
         f"import jaxtypes.markers as {MARKERS}\n").body
-    own = {"builtins", "_np", MARKERS, RESULT_VAR, "Any", "Literal", "TypeVar", "overload", "None"}
+    own = {"builtins", "_np", MARKERS, RESULT_VAR, "Any", "Literal", "TypeVar", "overload", "None",
+           "_JaxtypesSequence"}
     names_from = [ast.ImportFrom(module=m, names=[ast.alias(n, n) for n in sorted(ns - own - _BUILTINS)], level=0)
                   for m, ns in sorted(imported.items()) if ns - own - _BUILTINS]
     result_var = ast.parse(f'{RESULT_VAR} = TypeVar("{RESULT_VAR}")').body
@@ -517,7 +796,11 @@ def transform_markers(text: str, tables: FunctionTables) -> str:
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name in lines:
             node.body += [ast.parse(line).body[0] for line in lines[node.name]]
-    extra = ["from typing import Generic, Protocol", "import numpy as _np", ""]
+    extra = ["from typing import Generic, Protocol", "import numpy as _np", "",
+             "@type_check_only",
+             f"class {UNKNOWN}:",
+             '    """No marker derives from it: ``Array[_UnknownArgument]`` matches only ``Array[Any]``."""',
+             ""]
     extra += tables.protocol_lines()
     extra += [
         '_JaxtypesDtypeM = TypeVar("_JaxtypesDtypeM", covariant=True)',
