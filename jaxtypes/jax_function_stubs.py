@@ -163,7 +163,7 @@ def _is_array_like(annotation: ast.expr | None) -> bool:
 
 
 def _allows_none(annotation: ast.expr | None) -> bool:
-    return annotation is not None and "None" in ast.unparse(annotation)
+    return annotation is not None and ("None" in ast.unparse(annotation) or ast.unparse(annotation) == "Any")
 
 
 def _positional(fn: ast.FunctionDef) -> list[ast.arg]:
@@ -355,6 +355,8 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
             proto = f"{MARKERS}._Has{attr}[{RESULT_VAR}]"
             out += _required(_with(base, {"dtype": f"type[{proto}] | {MARKERS}.DtypeOf[{proto}, Any]"},
                                    ret.format(f"Array[{RESULT_VAR}]")), "dtype")
+    if out:
+        out[:0] = _any_guards(fn, ret, ["dtype"] if takes_dtype or plan.dtype_param else [])
     if plan.input_param is not None and out:
         base = _narrowed(fn, [plan.input_param, *keep])
         assert base is not None
@@ -450,6 +452,7 @@ def _pair_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, re
     if base is None:
         return []
     out += [_with(base, {x: unknown}, ret.format("Array")), _with(base, {y: unknown}, ret.format("Array"))]
+    out += _any_guards(fn, ret, ["preferred_element_type"])
     for var, result in same:
         out.append(_with(base, {x: f"Array[{MARKERS}.{var}]", y: f"Array[{MARKERS}.{var}]"},
                          ret.format(f"Array[{MARKERS}.{result}]")))
@@ -464,6 +467,20 @@ def _pair_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, re
                              ret.format(f"Array[{RESULT_VAR}]")))
     out += _preferred_overloads(fn, tables, ret, [x, y, *plan.keep])
     return out if len(out) > 2 else []
+
+
+def _any_guards(fn: ast.FunctionDef, ret: str, params: list[str]) -> list[ast.FunctionDef]:
+    """Overloads that only an argument typed ``Any`` matches, one per
+    dtype-deciding parameter, giving JAX's ``Array``: without them pyright
+    takes ``jnp.zeros(3, dtype=d)`` with ``d: Any`` (a Flax module's
+    ``self.dtype``) for the ``dtype=None`` overload, float32."""
+    out = []
+    names = {p.arg for p in _all_params(fn)}
+    for param in params:
+        if param in names:
+            guard = _with(fn, {param: f"{MARKERS}.{UNKNOWN}"}, ret.format("Array"))
+            out += _required(guard, param)
+    return out
 
 
 def _preferred_overloads(fn: ast.FunctionDef, tables: FunctionTables, ret: str,
@@ -719,6 +736,7 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
     defs: list[ast.stmt] = []
     sources: dict[str, ast.Module] = {}
     imported: dict[str, set[str]] = {}
+    needs_transform_prelude = False
     for node in tree.body:
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             continue  # the docstring
@@ -740,6 +758,12 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
         remaining = []
         for alias in node.names:
             public = alias.asname or alias.name
+            transform = _lax_transform(root, module, node.module, alias.name, public)
+            if transform is not None:  # lax.fori_loop, lax.cond
+                defs += transform[0]
+                imported.setdefault(transform[2], set()).update(transform[1])
+                needs_transform_prelude = True
+                continue
             fn = functions_there.get(alias.name)
             if fn is not None and alias.asname in (None, alias.name):
                 stub = _stub_def(fn)
@@ -765,7 +789,20 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
     names_from = [ast.ImportFrom(module=m, names=[ast.alias(n, n) for n in sorted(ns - own - _BUILTINS)], level=0)
                   for m, ns in sorted(imported.items()) if ns - own - _BUILTINS]
     result_var = ast.parse(f'{RESULT_VAR} = TypeVar("{RESULT_VAR}")').body
+    if needs_transform_prelude:
+        from jaxtypes import jax_transform_stubs
+
+        result_var += jax_transform_stubs.prelude()
     return ast.Module(body=header + kept + names_from + result_var + defs, type_ignores=[])
+
+
+def _lax_transform(root: Path, module: str, source: str, name: str, public: str
+                   ) -> tuple[list[ast.stmt], set[str], str] | None:
+    if module != "jax.lax" or name != public:
+        return None
+    from jaxtypes import jax_transform_stubs
+
+    return jax_transform_stubs.lax_transform_defs(root, source, name)
 
 
 _BUILTINS: Final = frozenset(dir(builtins))

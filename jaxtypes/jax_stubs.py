@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from jaxtypes import jax_array_stub, jax_function_stubs, stubgen
+from jaxtypes import jax_array_stub, jax_function_stubs, jax_transform_stubs, stubgen
 from jaxtypes.stub_record import (
     BASEARRAY, DISTRIBUTION, MARK, MYPY_DIR, SEARCH_DIR, Staleness, installed_stubs,
     recorded_versions, staleness,
@@ -236,6 +236,13 @@ def render(jax: JaxInstall) -> dict[str, str]:
             rel_stub = rel[:-3] + ".pyi"
             generated[rel_stub] = HEADER.format(jaxtypes=__version__, jax=jax.version, source=f"jax/{rel}") \
                 + ast.unparse(tree) + "\n"
+    try:
+        init = jax_transform_stubs.render_jax_init(jax.root)
+    except (jax_function_stubs.ModuleShapeError, SyntaxError, OSError):
+        init = None  # jax keeps JAX's own typing of its transforms
+    if init is not None:
+        generated["__init__.pyi"] = HEADER.format(jaxtypes=__version__, jax=jax.version,
+                                                  source="jax/__init__.py") + ast.unparse(init) + "\n"
     markers = jax_function_stubs.transform_markers(stubgen.render_stubs()["jaxtypes/markers.pyi"], tables)
     header = HEADER.format(jaxtypes=__version__, jax=jax.version, source="jaxtypes.stubgen")
     packages = {

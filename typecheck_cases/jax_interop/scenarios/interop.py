@@ -28,10 +28,12 @@ def jax_functions(key: jax.Array, a: jax.Array) -> None:
     assert_type(jnp.sin(x), jax.Array[float32])
     assert_type(jnp.sin(a), jax.Array)
     assert_type(jnp.sin(a), jax.Array[Any])
-    assert_type(jnp.dot(x, x), jax.Array[Any])
+    assert_type(jnp.dot(x, x), jax.Array[float32])
+    assert_type(jnp.dot(x, a), jax.Array[Any])
     assert_type(jax.nn.relu(x), jax.Array[float32])
-    assert_type(jax.random.normal(key, (3,)), jax.Array[Any])
-    assert_type(lax.add(x, x), jax.Array[Any])
+    assert_type(jax.random.normal(key, (3,)), jax.Array[float32])
+    assert_type(lax.add(x, x), jax.Array[float32])
+    assert_type(lax.cond(True, lambda: x, lambda: x), jax.Array[float32])
     jnp.ones(3, jnp.float32, 7)  # E
     jnp.sin("a")  # E
 
