@@ -54,9 +54,9 @@ typedef struct {
     /* result_type only */
     PyObject *jax_types_seen; /* set: types keyed by their aval (JAX arrays, tracers) */
     PyObject *ndarray_type;   /* numpy.ndarray */
+    PyObject *type_tokens;    /* dict: type -> its token, or a dict: argument -> token */
     PyObject *numpy_tokens;   /* dict: numpy dtype -> key token */
     PyObject *jax_tokens;     /* dict: weak flag -> dict: dtype -> key token */
-    PyObject *keyed_by_type;  /* frozenset: types that are their own token */
 } FastPath;
 
 static PyObject *str_aval, *str_dtype, *str_weak_type, *str_return_weak_type_flag;
@@ -126,15 +126,39 @@ promote_types_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject 
 }
 
 /* The key token of one result_type argument (new reference), or NULL when the
- * argument is not keyed (then the Python function decides). */
+ * argument is not keyed (then the Python function decides).  The same steps as
+ * promotion._result_type_key: by type (the token, or a dict of the argument's
+ * values), a numpy array by its dtype, a JAX array or tracer by its aval. */
 static PyObject *
 argument_token(FastPath *self, PyObject *arg)
 {
-    PyObject *type = (PyObject *)Py_TYPE(arg), *token = NULL;
-    int seen = PySet_Contains(self->jax_types_seen, type);
-    if (seen < 0)
+    PyObject *type = (PyObject *)Py_TYPE(arg), *token = NULL, *entry;
+    int seen;
+    entry = PyDict_GetItemWithError(self->type_tokens, type);
+    if (entry != NULL) {
+        if (!PyDict_CheckExact(entry))
+            return Py_NewRef(entry);
+        Py_INCREF(entry);  /* hashing or comparing the argument may run Python code */
+        token = PyDict_GetItemWithError(entry, arg);
+        Py_XINCREF(token);
+        Py_DECREF(entry);
+        return token;
+    }
+    if (PyErr_Occurred())
         return NULL;
-    if (seen) {
+    if (type == self->ndarray_type) {
+        PyObject *dtype = PyObject_GetAttr(arg, str_dtype);
+        if (dtype == NULL)
+            return NULL;
+        token = PyDict_GetItemWithError(self->numpy_tokens, dtype);
+        Py_XINCREF(token);
+        Py_DECREF(dtype);
+        return token;
+    }
+    seen = PySet_Contains(self->jax_types_seen, type);
+    if (seen <= 0)
+        return NULL;
+    {
         PyObject *aval, *weak, *dtype, *by_dtype;
         aval = PyObject_GetAttr(arg, str_aval);
         if (aval == NULL)
@@ -155,20 +179,6 @@ argument_token(FastPath *self, PyObject *arg)
         Py_XDECREF(dtype);
         return token;
     }
-    if (type == self->ndarray_type) {
-        PyObject *dtype = PyObject_GetAttr(arg, str_dtype);
-        if (dtype == NULL)
-            return NULL;
-        token = PyDict_GetItemWithError(self->numpy_tokens, dtype);
-        Py_XINCREF(token);
-        Py_DECREF(dtype);
-        return token;
-    }
-    if (PySet_Contains(self->keyed_by_type, type) == 1) {
-        Py_INCREF(type);
-        return type;
-    }
-    return NULL;
 }
 
 /* result_type(*args, return_weak_type_flag=False): result_cache[key]. */
@@ -234,9 +244,9 @@ fastpath_traverse(PyObject *op, visitproc visit, void *arg)
     Py_VISIT(self->resolved_type);
     Py_VISIT(self->jax_types_seen);
     Py_VISIT(self->ndarray_type);
+    Py_VISIT(self->type_tokens);
     Py_VISIT(self->numpy_tokens);
     Py_VISIT(self->jax_tokens);
-    Py_VISIT(self->keyed_by_type);
     return 0;
 }
 
@@ -252,9 +262,9 @@ fastpath_clear(PyObject *op)
     Py_CLEAR(self->resolved_type);
     Py_CLEAR(self->jax_types_seen);
     Py_CLEAR(self->ndarray_type);
+    Py_CLEAR(self->type_tokens);
     Py_CLEAR(self->numpy_tokens);
     Py_CLEAR(self->jax_tokens);
-    Py_CLEAR(self->keyed_by_type);
     return 0;
 }
 
@@ -352,8 +362,8 @@ new_fastpath(vectorcallfunc call, PyObject *fallback, PyObject *scope,
     self->process_offset = process_offset;
     self->resolved_type = (PyTypeObject *)Py_NewRef(resolved_type);
     self->cache_offset = cache_offset;
-    self->jax_types_seen = self->ndarray_type = self->numpy_tokens = NULL;
-    self->jax_tokens = self->keyed_by_type = NULL;
+    self->jax_types_seen = self->ndarray_type = self->type_tokens = NULL;
+    self->numpy_tokens = self->jax_tokens = NULL;
     PyObject_GC_Track(self);
     return self;
 }
@@ -378,23 +388,23 @@ promote_types_fast(PyObject *module, PyObject *args)
 
 PyDoc_STRVAR(result_type_fast_doc,
 "result_type_fast(fallback, scope, state_type, process, resolved_type,\n"
-"                 jax_types_seen, ndarray_type, numpy_tokens, jax_tokens,\n"
-"                 keyed_by_type, /)\n--\n\n"
+"                 jax_types_seen, ndarray_type, type_tokens, numpy_tokens,\n"
+"                 jax_tokens, /)\n--\n\n"
 "A callable answering result_type from Resolved.result_cache, keyed as\n"
 "jaxtypes.promotion.result_type keys it, and calling fallback otherwise.");
 
 static PyObject *
 result_type_fast(PyObject *module, PyObject *args)
 {
-    PyObject *fallback, *scope, *process, *seen, *ndarray, *numpy_tokens, *jax_tokens, *keyed;
+    PyObject *fallback, *scope, *process, *seen, *ndarray, *type_tokens, *numpy_tokens, *jax_tokens;
     PyTypeObject *state_type, *resolved_type;
     FastPath *self;
     if (!PyArg_ParseTuple(args, "OO!O!OO!O!O!O!O!O!:result_type_fast", &fallback,
                           &PyContextVar_Type, &scope, &PyType_Type, &state_type,
                           &process, &PyType_Type, &resolved_type,
                           &PySet_Type, &seen, &PyType_Type, &ndarray,
-                          &PyDict_Type, &numpy_tokens, &PyDict_Type, &jax_tokens,
-                          &PyFrozenSet_Type, &keyed))
+                          &PyDict_Type, &type_tokens, &PyDict_Type, &numpy_tokens,
+                          &PyDict_Type, &jax_tokens))
         return NULL;
     self = new_fastpath(result_type_call, fallback, scope, state_type, process, resolved_type,
                         "result_cache");
@@ -402,9 +412,9 @@ result_type_fast(PyObject *module, PyObject *args)
         return NULL;
     self->jax_types_seen = Py_NewRef(seen);
     self->ndarray_type = Py_NewRef(ndarray);
+    self->type_tokens = Py_NewRef(type_tokens);
     self->numpy_tokens = Py_NewRef(numpy_tokens);
     self->jax_tokens = Py_NewRef(jax_tokens);
-    self->keyed_by_type = Py_NewRef(keyed);
     return (PyObject *)self;
 }
 
