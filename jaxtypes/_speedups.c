@@ -6,6 +6,13 @@
  * C and hand every other call (a miss, keywords, anything unusual) to the
  * Python function unchanged.  They compute nothing themselves: an answer they
  * give is one the Python code computed and stored, so the two cannot disagree.
+ * A miss they can key (the configuration found, the key built) goes straight
+ * to the Python slow path, promotion._promote_types_slow(a, b, resolved) or
+ * promotion._result_type_slow(args, resolved, key), which computes the answer
+ * in that configuration and caches it there: the same call the Python function
+ * would make, without its finding the configuration and the key again.  The
+ * slow path is looked up in the module's namespace at each miss, so that it
+ * may be wrapped (the tests count its calls).
  * The key of result_type's cache is built exactly as promotion.result_type
  * builds it; the tests check that the second call of a question is served
  * here without reaching the Python slow path, with JAX's answer.
@@ -44,6 +51,8 @@ typedef struct {
     vectorcallfunc vectorcall;
     PyObject *dict;           /* __doc__, __wrapped__, ... (functools.update_wrapper) */
     PyObject *fallback;       /* the Python function: it answers what is not cached */
+    PyObject *namespace;      /* the namespace of the Python slow path (a dict) */
+    PyObject *slow_name;      /* its name there */
     PyObject *scope;          /* the ContextVar holding the configuration's State */
     PyTypeObject *state_type; /* jaxtypes.config.State */
     Py_ssize_t memo_offset;   /* State.memo: (process layer, thread layer, Resolved) */
@@ -62,10 +71,11 @@ typedef struct {
 static PyObject *str_aval, *str_dtype, *str_weak_type, *str_return_weak_type_flag;
 
 /* The cache dict of the State in force (new reference), or NULL without an
- * exception set when there is none to use.  The cache is read from its slot
- * directly: an attribute look-up would cost a fifth of a promote_types call. */
+ * exception set when there is none to use; *resolved is then its Resolved
+ * (new reference).  The cache is read from its slot directly: an attribute
+ * look-up would cost a fifth of a promote_types call. */
 static PyObject *
-current_cache(FastPath *self)
+current_cache(FastPath *self, PyObject **resolved_out)
 {
     PyObject *state = NULL, *memo, *resolved, *local, *cache = NULL;
     if (PyContextVar_Get(self->scope, NULL, &state) < 0 || state == NULL) {
@@ -84,13 +94,16 @@ current_cache(FastPath *self)
             resolved = PyTuple_GET_ITEM(memo, 2);
             if (Py_TYPE(resolved) == self->resolved_type) {
                 cache = *(PyObject **)((char *)resolved + self->cache_offset);
-                Py_XINCREF(cache);
+                if (cache != NULL && PyDict_CheckExact(cache)) {
+                    Py_INCREF(cache);
+                    *resolved_out = Py_NewRef(resolved);
+                }
+                else
+                    cache = NULL;
             }
         }
     }
     Py_DECREF(state);
-    if (cache != NULL && !PyDict_CheckExact(cache))
-        Py_CLEAR(cache);
     return cache;
 }
 
@@ -101,28 +114,48 @@ fall_back(FastPath *self, PyObject *const *args, size_t nargsf, PyObject *kwname
     return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
 }
 
+/* Calls the Python slow path with three arguments (steals none), or returns
+ * NULL without an exception set when the namespace has none. */
+static PyObject *
+call_slow(FastPath *self, PyObject *first, PyObject *second, PyObject *third)
+{
+    PyObject *slow, *result, *call_args[3] = {first, second, third};
+    slow = PyDict_GetItemWithError(self->namespace, self->slow_name);
+    if (slow == NULL)
+        return NULL;
+    Py_INCREF(slow);
+    result = PyObject_Vectorcall(slow, call_args, 3, NULL);
+    Py_DECREF(slow);
+    return result;
+}
+
 /* promote_types(a, b): promote_cache[a][b]. */
 static PyObject *
 promote_types_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     FastPath *self = (FastPath *)op;
-    PyObject *cache, *inner, *result;
+    PyObject *cache, *resolved = NULL, *inner, *result = NULL;
     if (PyVectorcall_NARGS(nargsf) != 2 || kwnames != NULL)
         return fall_back(self, args, nargsf, kwnames);
-    cache = current_cache(self);
+    cache = current_cache(self, &resolved);
     if (cache == NULL)
         return fall_back(self, args, nargsf, kwnames);
     inner = PyDict_GetItemWithError(cache, args[0]);
-    if (inner == NULL || !PyDict_CheckExact(inner)) {
-        Py_DECREF(cache);
-        return fall_back(self, args, nargsf, kwnames);
-    }
-    Py_INCREF(inner);  /* comparing keys may run Python code */
     Py_DECREF(cache);
-    result = PyDict_GetItemWithError(inner, args[1]);
-    Py_XINCREF(result);
-    Py_DECREF(inner);
-    return result != NULL ? result : fall_back(self, args, nargsf, kwnames);
+    if (inner != NULL && PyDict_CheckExact(inner)) {
+        Py_INCREF(inner);  /* comparing keys may run Python code */
+        result = PyDict_GetItemWithError(inner, args[1]);
+        Py_XINCREF(result);
+        Py_DECREF(inner);
+    }
+    if (result == NULL) {  /* a miss (or an unhashable argument): the slow path */
+        PyErr_Clear();
+        result = call_slow(self, args[0], args[1], resolved);
+        if (result == NULL && !PyErr_Occurred())
+            result = fall_back(self, args, nargsf, kwnames);
+    }
+    Py_DECREF(resolved);
+    return result;
 }
 
 /* The key token of one result_type argument (new reference), or NULL when the
@@ -188,7 +221,7 @@ result_type_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *k
     FastPath *self = (FastPath *)op;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf), i;
     int with_flag = 0;
-    PyObject *key, *cache, *answer;
+    PyObject *key, *cache, *resolved = NULL, *answer;
     if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0) {
         PyObject *flag = args[n];
         int is_flag_name = PyTuple_GET_SIZE(kwnames) == 1 && PyUnicode_Compare(
@@ -210,7 +243,7 @@ result_type_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *k
         }
         PyTuple_SET_ITEM(key, i, token);
     }
-    cache = current_cache(self);
+    cache = current_cache(self, &resolved);
     if (cache == NULL) {
         Py_DECREF(key);
         return fall_back(self, args, nargsf, kwnames);
@@ -218,6 +251,21 @@ result_type_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *k
     answer = PyDict_GetItemWithError(cache, key);  /* (dtype, weak) */
     Py_XINCREF(answer);
     Py_DECREF(cache);
+    if (answer == NULL && !PyErr_Occurred()) {  /* a miss: the slow path */
+        PyObject *arg_tuple = PyTuple_New(n);
+        if (arg_tuple != NULL) {
+            for (i = 0; i < n; i++)
+                PyTuple_SET_ITEM(arg_tuple, i, Py_NewRef(args[i]));
+            answer = call_slow(self, arg_tuple, resolved, key);
+            Py_DECREF(arg_tuple);
+        }
+        if (answer == NULL && PyErr_Occurred()) {  /* JAX's error, raised afresh */
+            Py_DECREF(resolved);
+            Py_DECREF(key);
+            return NULL;
+        }
+    }
+    Py_DECREF(resolved);
     Py_DECREF(key);
     if (answer == NULL || !PyTuple_CheckExact(answer) || PyTuple_GET_SIZE(answer) != 2) {
         Py_XDECREF(answer);
@@ -238,6 +286,8 @@ fastpath_traverse(PyObject *op, visitproc visit, void *arg)
     FastPath *self = (FastPath *)op;
     Py_VISIT(self->dict);
     Py_VISIT(self->fallback);
+    Py_VISIT(self->namespace);
+    Py_VISIT(self->slow_name);
     Py_VISIT(self->scope);
     Py_VISIT(self->state_type);
     Py_VISIT(self->process);
@@ -256,6 +306,8 @@ fastpath_clear(PyObject *op)
     FastPath *self = (FastPath *)op;
     Py_CLEAR(self->dict);
     Py_CLEAR(self->fallback);
+    Py_CLEAR(self->namespace);
+    Py_CLEAR(self->slow_name);
     Py_CLEAR(self->scope);
     Py_CLEAR(self->state_type);
     Py_CLEAR(self->process);
@@ -335,9 +387,9 @@ slot_offset(PyTypeObject *state_type, const char *name)
 }
 
 static FastPath *
-new_fastpath(vectorcallfunc call, PyObject *fallback, PyObject *scope,
-             PyTypeObject *state_type, PyObject *process, PyTypeObject *resolved_type,
-             const char *cache_slot)
+new_fastpath(vectorcallfunc call, PyObject *fallback, PyObject *namespace,
+             PyObject *slow_name, PyObject *scope, PyTypeObject *state_type,
+             PyObject *process, PyTypeObject *resolved_type, const char *cache_slot)
 {
     FastPath *self;
     Py_ssize_t memo_offset, process_offset, cache_offset;
@@ -355,6 +407,8 @@ new_fastpath(vectorcallfunc call, PyObject *fallback, PyObject *scope,
     self->vectorcall = call;
     self->dict = NULL;
     self->fallback = Py_NewRef(fallback);
+    self->namespace = Py_NewRef(namespace);
+    self->slow_name = Py_NewRef(slow_name);
     self->scope = Py_NewRef(scope);
     self->state_type = (PyTypeObject *)Py_NewRef(state_type);
     self->memo_offset = memo_offset;
@@ -369,45 +423,51 @@ new_fastpath(vectorcallfunc call, PyObject *fallback, PyObject *scope,
 }
 
 PyDoc_STRVAR(promote_types_fast_doc,
-"promote_types_fast(fallback, scope, state_type, process, resolved_type, /)\n--\n\n"
+"promote_types_fast(fallback, namespace, slow_name, scope, state_type, process,\n"
+"                   resolved_type, /)\n--\n\n"
 "A callable answering promote_types from the promote_cache of the Resolved\n"
-"configuration in force, and calling fallback(a, b) for everything else.");
+"configuration in force, calling namespace[slow_name](a, b, resolved) on a\n"
+"miss and fallback(a, b) for everything else.");
 
 static PyObject *
 promote_types_fast(PyObject *module, PyObject *args)
 {
-    PyObject *fallback, *scope, *process;
+    PyObject *fallback, *namespace, *slow_name, *scope, *process;
     PyTypeObject *state_type, *resolved_type;
-    if (!PyArg_ParseTuple(args, "OO!O!OO!:promote_types_fast", &fallback,
+    if (!PyArg_ParseTuple(args, "OO!UO!O!OO!:promote_types_fast", &fallback,
+                          &PyDict_Type, &namespace, &slow_name,
                           &PyContextVar_Type, &scope, &PyType_Type, &state_type,
                           &process, &PyType_Type, &resolved_type))
         return NULL;
-    return (PyObject *)new_fastpath(promote_types_call, fallback, scope, state_type,
-                                    process, resolved_type, "promote_cache");
+    return (PyObject *)new_fastpath(promote_types_call, fallback, namespace, slow_name, scope,
+                                    state_type, process, resolved_type, "promote_cache");
 }
 
 PyDoc_STRVAR(result_type_fast_doc,
-"result_type_fast(fallback, scope, state_type, process, resolved_type,\n"
-"                 jax_types_seen, ndarray_type, type_tokens, numpy_tokens,\n"
-"                 jax_tokens, /)\n--\n\n"
+"result_type_fast(fallback, namespace, slow_name, scope, state_type, process,\n"
+"                 resolved_type, jax_types_seen, ndarray_type, type_tokens,\n"
+"                 numpy_tokens, jax_tokens, /)\n--\n\n"
 "A callable answering result_type from Resolved.result_cache, keyed as\n"
-"jaxtypes.promotion.result_type keys it, and calling fallback otherwise.");
+"jaxtypes.promotion.result_type keys it, calling\n"
+"namespace[slow_name](args, resolved, key) on a miss and fallback otherwise.");
 
 static PyObject *
 result_type_fast(PyObject *module, PyObject *args)
 {
-    PyObject *fallback, *scope, *process, *seen, *ndarray, *type_tokens, *numpy_tokens, *jax_tokens;
+    PyObject *fallback, *namespace, *slow_name, *scope, *process, *seen, *ndarray;
+    PyObject *type_tokens, *numpy_tokens, *jax_tokens;
     PyTypeObject *state_type, *resolved_type;
     FastPath *self;
-    if (!PyArg_ParseTuple(args, "OO!O!OO!O!O!O!O!O!:result_type_fast", &fallback,
+    if (!PyArg_ParseTuple(args, "OO!UO!O!OO!O!O!O!O!O!:result_type_fast", &fallback,
+                          &PyDict_Type, &namespace, &slow_name,
                           &PyContextVar_Type, &scope, &PyType_Type, &state_type,
                           &process, &PyType_Type, &resolved_type,
                           &PySet_Type, &seen, &PyType_Type, &ndarray,
                           &PyDict_Type, &type_tokens, &PyDict_Type, &numpy_tokens,
                           &PyDict_Type, &jax_tokens))
         return NULL;
-    self = new_fastpath(result_type_call, fallback, scope, state_type, process, resolved_type,
-                        "result_cache");
+    self = new_fastpath(result_type_call, fallback, namespace, slow_name, scope, state_type,
+                        process, resolved_type, "result_cache");
     if (self == NULL)
         return NULL;
     self->jax_types_seen = Py_NewRef(seen);

@@ -679,8 +679,10 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
 # ------------------------------------------------------------ C fast paths
 # The Python functions above answer everything and cache their answers.  When
 # jaxtypes._speedups is built (it is, in wheels built with a C compiler), the
-# public names become C callables that serve cache hits themselves and call
-# these for everything else; they take the same arguments.
+# public names become C callables that serve cache hits themselves, hand a
+# miss they have keyed to the slow path (_promote_types_slow,
+# _result_type_slow: looked up here at each miss) with the configuration they
+# found, and call the functions above for everything else.
 _promote_types_py: Final = promote_types
 _result_type_py: Final = result_type
 
@@ -693,13 +695,15 @@ else:
     if not TYPE_CHECKING:  # for type checkers these stay the functions above
         promote_types = functools.update_wrapper(
             _speedups.promote_types_fast(
-                _promote_types_py, state_var, State, process_holder, Resolved
+                _promote_types_py, globals(), "_promote_types_slow",
+                state_var, State, process_holder, Resolved,
             ),
             _promote_types_py,
         )
         result_type = functools.update_wrapper(
             _speedups.result_type_fast(
-                _result_type_py, state_var, State, process_holder, Resolved,
+                _result_type_py, globals(), "_result_type_slow",
+                state_var, State, process_holder, Resolved,
                 _jax_types_seen, np.ndarray,
                 _TOKEN_OF_TYPE, _NUMPY_ARRAY_TOKEN, _JAX_ARRAY_TOKEN,
             ),

@@ -22,7 +22,7 @@ import pytest
 
 import jaxtypes
 from jaxtypes import lattice, promotion
-from jaxtypes.config import Resolved, State, process_holder, state_var
+from jaxtypes.config import Resolved, State, current_resolved, process_holder, state_var
 
 CONFIGS = [(mode, x64) for mode in ("standard", "strict") for x64 in (True, False)]
 
@@ -41,24 +41,38 @@ STRONG_DTYPES = [node_dtype(n) for n in lattice.STRONG]
 
 
 class Counting:
-    """Wraps a Python implementation and counts the calls that reach it."""
+    """Wraps a Python function and counts the calls that reach it; ``also``
+    counts the calls of another Counting (the public function and its slow
+    path: a call reaches Python through one or the other)."""
 
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        self.fn, self.calls = fn, 0
+    def __init__(self, fn: Callable[..., Any], also: Counting | None = None) -> None:
+        self.fn, self.own_calls = fn, 0
+        self.also = also
+
+    @property
+    def calls(self) -> int:
+        return self.own_calls + (self.also.own_calls if self.also is not None else 0)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        self.calls += 1
+        self.own_calls += 1
         return self.fn(*args, **kwargs)
 
 
 def counted_fast_paths() -> tuple[Any, Counting, Any, Counting]:
-    """Fresh C callables over counting wrappers of the Python functions."""
+    """Fresh C callables over counting wrappers of the Python functions and
+    their slow paths."""
     sp = _speedups()
-    promote_py, result_py = Counting(promotion._promote_types_py), Counting(promotion._result_type_py)
-    promote_c = sp.promote_types_fast(promote_py, state_var, State, process_holder, Resolved)
+    promote_slow = Counting(promotion._promote_types_slow)
+    result_slow = Counting(promotion._result_type_slow)
+    promote_py = Counting(promotion._promote_types_py, also=promote_slow)
+    result_py = Counting(promotion._result_type_py, also=result_slow)
+    namespace = {"_promote_types_slow": promote_slow, "_result_type_slow": result_slow}
+    promote_c = sp.promote_types_fast(
+        promote_py, namespace, "_promote_types_slow", state_var, State, process_holder, Resolved
+    )
     result_c = sp.result_type_fast(
-        result_py, state_var, State, process_holder, Resolved, promotion._jax_types_seen,
-        np.ndarray, promotion._TOKEN_OF_TYPE,
+        result_py, namespace, "_result_type_slow", state_var, State, process_holder, Resolved,
+        promotion._jax_types_seen, np.ndarray, promotion._TOKEN_OF_TYPE,
         promotion._NUMPY_ARRAY_TOKEN, promotion._JAX_ARRAY_TOKEN,
     )
     return promote_c, promote_py, result_c, result_py
@@ -275,20 +289,68 @@ def test_no_references_leak() -> None:
 
 def test_bad_construction_is_a_clear_error() -> None:
     sp = _speedups()
+    fn, slow = promotion._promote_types_py, (vars(promotion), "_promote_types_slow")
     with pytest.raises(TypeError, match="fallback must be callable, not 3"):
-        sp.promote_types_fast(3, state_var, State, process_holder, Resolved)
+        sp.promote_types_fast(3, *slow, state_var, State, process_holder, Resolved)
     with pytest.raises(TypeError):
-        sp.promote_types_fast(
-            promotion._promote_types_py, "not a ContextVar", State, process_holder, Resolved
-        )
+        sp.promote_types_fast(fn, *slow, "not a ContextVar", State, process_holder, Resolved)
+    with pytest.raises(TypeError):
+        sp.promote_types_fast(fn, "not a dict", "_promote_types_slow", state_var, State,
+                              process_holder, Resolved)
 
     class Unslotted:
         promote_cache: dict[Any, Any] = {}
         memo = layer = None
 
     with pytest.raises(TypeError, match="Unslotted.promote_cache must be a __slots__ entry"):
-        sp.promote_types_fast(promotion._promote_types_py, state_var, State, process_holder, Unslotted)
+        sp.promote_types_fast(fn, *slow, state_var, State, process_holder, Unslotted)
     with pytest.raises(TypeError, match="Unslotted.memo must be a __slots__ entry"):
-        sp.promote_types_fast(promotion._promote_types_py, state_var, Unslotted, process_holder, Resolved)
+        sp.promote_types_fast(fn, *slow, state_var, Unslotted, process_holder, Resolved)
     with pytest.raises(TypeError, match="Unslotted.layer must be a __slots__ entry"):
-        sp.promote_types_fast(promotion._promote_types_py, state_var, State, Unslotted(), Resolved)
+        sp.promote_types_fast(fn, *slow, state_var, State, Unslotted(), Resolved)
+
+
+def test_a_keyed_miss_goes_to_the_slow_path_with_the_configuration_found() -> None:
+    """A miss the C path has keyed skips the Python function: the slow path
+    gets the Resolved configuration in force and the key, computes the answer
+    and caches it there (the next call is a hit)."""
+    promote_c, promote_py, result_c, result_py = counted_fast_paths()
+    args = (np.dtype("uint32"), "int32")
+    promotion._result_type_py(*args)  # the inputs are learned: the C path keys them
+    key = promotion._result_type_key(args)
+    answers = {}
+    for x64 in (False, True):
+        with jaxtypes.enable_x64(x64):
+            resolved = current_resolved()
+            resolved.result_cache.pop(key, None)
+            resolved.promote_cache.pop(args[0], None)
+            slow_before, own_before = result_py.also.own_calls, result_py.own_calls
+            answers[x64] = result_c(*args, return_weak_type_flag=True)
+            assert (result_py.also.own_calls, result_py.own_calls) == (slow_before + 1, own_before)
+            assert resolved.result_cache[key] == answers[x64]
+            assert result_c(*args, return_weak_type_flag=True) == answers[x64]
+            assert result_py.calls == slow_before + own_before + 1  # a hit
+            slow_before, own_before = promote_py.also.own_calls, promote_py.own_calls
+            assert promote_c(*args) == promotion._promote_types_py(*args)
+            assert (promote_py.also.own_calls, promote_py.own_calls) == (slow_before + 1, own_before)
+    assert answers == {False: (np.dtype("int32"), False), True: (np.dtype("int64"), False)}
+
+
+def test_without_its_slow_path_a_miss_goes_to_the_python_function() -> None:
+    sp = _speedups()
+    promote_py = Counting(promotion._promote_types_py)
+    result_py = Counting(promotion._result_type_py)
+    promote_c = sp.promote_types_fast(promote_py, {}, "_promote_types_slow",
+                                      state_var, State, process_holder, Resolved)
+    result_c = sp.result_type_fast(
+        result_py, {}, "_result_type_slow", state_var, State, process_holder, Resolved,
+        promotion._jax_types_seen, np.ndarray, promotion._TOKEN_OF_TYPE,
+        promotion._NUMPY_ARRAY_TOKEN, promotion._JAX_ARRAY_TOKEN,
+    )
+    args = (np.dtype("int16"), 1.5)
+    promotion._result_type_py(*args)
+    resolved = current_resolved()
+    resolved.result_cache.pop(promotion._result_type_key(args), None)
+    resolved.promote_cache.pop(np.dtype("int16"), None)
+    assert result_c(*args) == np.dtype("float32") and result_py.calls == 1
+    assert promote_c(np.dtype("int16"), float) == np.dtype("float64") and promote_py.calls == 1
