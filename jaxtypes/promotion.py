@@ -88,6 +88,13 @@ _OPAQUE_DTYPES: Final = frozenset(
 _Token = Any
 
 
+def _is_weak_type(x: Any) -> bool:
+    """Whether ``x`` is one of the types int, float, complex (JAX's weak types).
+    Only plain classes qualify: they hash and compare by identity, where
+    dtype('int64') == int and jnp.int64 == np.int64."""
+    return type(x) is type and x in _WEAK_NODE_OF_TYPE
+
+
 def node_of(dt: Any) -> str | None:
     """The lattice node of a numpy dtype, or None when it is not a JAX dtype."""
     return _NODE_OF.get(dt)
@@ -376,8 +383,8 @@ def _no_join_error(objects: Any, variant: lattice.Variant) -> TypePromotionError
 
 # ---------------------------------------------------------- promote_types
 def _promote_types_slow(a: Any, b: Any, resolved: Resolved) -> np.dtype:
-    a_tp = a if any(a is t for t in _WEAK_NODE_OF_TYPE) else np.dtype(a)
-    b_tp = b if any(b is t for t in _WEAK_NODE_OF_TYPE) else np.dtype(b)
+    a_tp = a if _is_weak_type(a) else np.dtype(a)
+    b_tp = b if _is_weak_type(b) else np.dtype(b)
     a_node, b_node = _node_name(a_tp), _node_name(b_tp)
     if a_node is None or b_node is None:
         for obj in {a_tp, b_tp}:  # JAX reports the first invalid one in set order
@@ -391,8 +398,16 @@ def _promote_types_slow(a: Any, b: Any, resolved: Resolved) -> np.dtype:
     # Were int's hash ever dtype('int64')'s, a cached dtype could answer for
     # the weak type: then nothing is cached (never seen; the guard is cheap).
     if _WEAK_KEYS_DISTINCT and isinstance(a, _CACHEABLE) and isinstance(b, _CACHEABLE):
-        resolved.promote_cache.setdefault(a, {})[b] = result
+        resolved.promote_cache.setdefault(_stored_key(a), {})[_stored_key(b)] = result
     return result
+
+
+def _stored_key(x: Any) -> Any:
+    """The key a promote_types operand is cached under: itself, but for JAX's
+    scalar types (jnp.float32) the numpy type they equal and hash as (the
+    dict holds one of the two; numpy's compares without a Python call, so
+    looking up numpy's types stays fast once JAX's have been asked about)."""
+    return x.dtype.type if type(x) is _jax_scalar_meta() else x
 
 
 def _node_name(obj: Any) -> str | None:
@@ -621,7 +636,7 @@ def _result_type_slow(
             else:
                 how, node = _operand(a)
                 configured = _in_configuration(how, node, resolved, warned)
-                weak = any(a is t for t in _WEAK_NODE_OF_TYPE) or is_weakly_typed(a)
+                weak = _is_weak_type(a) or is_weakly_typed(a)
             operands.append((configured, weak))
             tokens.append(_learn_token(a, how, node, weak))
         out, weak = _lattice_result([(n, bool(w)) for n, w in operands], resolved, warned)

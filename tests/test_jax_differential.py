@@ -560,6 +560,8 @@ def test_cached_answers_are_jax_s_answers(slow_calls: dict[str, int]) -> None:
     lists += [(x,) for items in KEYED_POOL.values() for x in items]
     hits_by_kind: dict[str, int] = dict.fromkeys(KEYED_POOL, 0)
     operands = [op for node in lattice.NODES for op in promote_operands(node)]
+    # Scalar types too: JAX's compare equal to numpy's, and share their entries.
+    operands += [jnp.int8, jnp.float32, jnp.bfloat16, np.int8, np.float32, ml_dtypes.bfloat16]
     mismatches: list[str] = []
     hits = {"result_type": 0, "promote_types": 0}
     for mode, x64 in CONFIGS:

@@ -354,3 +354,18 @@ def test_without_its_slow_path_a_miss_goes_to_the_python_function() -> None:
     resolved.promote_cache.pop(np.dtype("int16"), None)
     assert result_c(*args) == np.dtype("float32") and result_py.calls == 1
     assert promote_c(np.dtype("int16"), float) == np.dtype("float64") and promote_py.calls == 1
+
+
+def test_jax_scalar_types_are_cached_under_numpy_s() -> None:
+    """jnp.float32 equals np.float32 and hashes alike, through Python methods:
+    cached under numpy's type, numpy's types are then still found by identity."""
+    resolved = current_resolved()
+    for key in (np.float32, np.int8):
+        resolved.promote_cache.pop(key, None)
+    assert jaxtypes.promote_types(jnp.float32, jnp.int8) == np.dtype("float32")
+    outer = [k for k in resolved.promote_cache if isinstance(k, type) and k == np.float32]
+    inner = [k for k in resolved.promote_cache[np.float32] if isinstance(k, type) and k == np.int8]
+    assert outer == [np.float32] and outer[0] is np.float32
+    assert inner == [np.int8] and inner[0] is np.int8
+    assert jaxtypes.promote_types(np.float32, np.int8) == np.dtype("float32")
+    assert jaxtypes.promote_types(jnp.float32, jnp.int8) == np.dtype("float32")
