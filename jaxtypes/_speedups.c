@@ -141,13 +141,13 @@ promote_types_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject 
     if (cache == NULL)
         return fall_back(self, args, nargsf, kwnames);
     inner = PyDict_GetItemWithError(cache, args[0]);
-    Py_DECREF(cache);
     if (inner != NULL && PyDict_CheckExact(inner)) {
         Py_INCREF(inner);  /* comparing keys may run Python code */
         result = PyDict_GetItemWithError(inner, args[1]);
         Py_XINCREF(result);
         Py_DECREF(inner);
     }
+    Py_DECREF(cache);
     if (result == NULL) {  /* a miss (or an unhashable argument): the slow path */
         PyErr_Clear();
         result = call_slow(self, args[0], args[1], resolved);

@@ -277,6 +277,10 @@ def test_no_references_leak() -> None:
     answer = result_c(*args)
     result_c(*args, return_weak_type_flag=True)
     promote_c(f32, int)
+    resolved = current_resolved()
+    key = promotion._result_type_key(args)
+    with jaxtypes.numpy_dtype_promotion("strict"):
+        outcome(result_c, n, f32)
     watched = [answer, x, n, f32, float, int]
     before = [sys.getrefcount(o) for o in watched]
     for _ in range(1000):
@@ -284,6 +288,12 @@ def test_no_references_leak() -> None:
         result_c(*args, return_weak_type_flag=True)
         promote_c(f32, int)
         outcome(result_c, n, [1])  # falls back, raising
+        del resolved.result_cache[key]
+        result_c(*args)  # a keyed miss: the slow path, caching again
+        del resolved.promote_cache[f32][int]
+        promote_c(f32, int)
+        with jaxtypes.numpy_dtype_promotion("strict"):
+            outcome(result_c, n, f32)  # a keyed miss raising
     assert [sys.getrefcount(o) for o in watched] == before
 
 
