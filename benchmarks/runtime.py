@@ -171,9 +171,7 @@ def main() -> int:
             fn(*args)
         return loop_ns(body, opts.repeat, number)
 
-    def forget_inputs() -> None:
-        promotion._TOKEN_OF_TYPE.clear()
-        promotion._jax_types_seen.clear()
+    forget_inputs = promotion._TOKEN_OF_TYPE.clear
 
     print(f"\nthe uncached path (target: at most {UNCACHED_TARGET_NS / 1000:g} us; the cache is "
           "emptied before each call);\nfor information, colder: new dtypes, new inputs")

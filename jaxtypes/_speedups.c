@@ -61,11 +61,10 @@ typedef struct {
     PyTypeObject *resolved_type; /* jaxtypes.config.Resolved */
     Py_ssize_t cache_offset;  /* where a Resolved keeps this function's cache (a slot) */
     /* result_type only */
-    PyObject *jax_types_seen; /* set: types keyed by their aval (JAX arrays, tracers) */
-    PyObject *ndarray_type;   /* numpy.ndarray */
-    PyObject *type_tokens;    /* dict: type -> its token, or a dict: argument -> token */
-    PyObject *numpy_tokens;   /* dict: numpy dtype -> key token */
-    PyObject *jax_tokens;     /* dict: weak flag -> dict: dtype -> key token */
+    PyObject *type_tokens;    /* dict: type -> its token, a dict: argument -> token,
+                                 numpy_tokens or jax_tokens */
+    PyObject *numpy_tokens;   /* dict: numpy dtype -> key token (numpy arrays) */
+    PyObject *jax_tokens;     /* dict: dtype -> (strong token, weak token) (JAX arrays) */
 } FastPath;
 
 static PyObject *str_aval, *str_dtype, *str_weak_type, *str_return_weak_type_flag;
@@ -160,26 +159,17 @@ promote_types_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject 
 
 /* The key token of one result_type argument (new reference), or NULL when the
  * argument is not keyed (then the Python function decides).  The same steps as
- * promotion._result_type_key: by type (the token, or a dict of the argument's
- * values), a numpy array by its dtype, a JAX array or tracer by its aval. */
+ * promotion._result_type_key: type_tokens[type(arg)] is the token, a dict of
+ * the argument's values, numpy_tokens (a numpy array: by its dtype) or
+ * jax_tokens (a JAX array or tracer: by its aval's dtype and weak_type). */
 static PyObject *
 argument_token(FastPath *self, PyObject *arg)
 {
-    PyObject *type = (PyObject *)Py_TYPE(arg), *token = NULL, *entry;
-    int seen;
-    entry = PyDict_GetItemWithError(self->type_tokens, type);
-    if (entry != NULL) {
-        if (!PyDict_CheckExact(entry))
-            return Py_NewRef(entry);
-        Py_INCREF(entry);  /* hashing or comparing the argument may run Python code */
-        token = PyDict_GetItemWithError(entry, arg);
-        Py_XINCREF(token);
-        Py_DECREF(entry);
-        return token;
-    }
-    if (PyErr_Occurred())
+    PyObject *entry, *token = NULL;
+    entry = PyDict_GetItemWithError(self->type_tokens, (PyObject *)Py_TYPE(arg));
+    if (entry == NULL)
         return NULL;
-    if (type == self->ndarray_type) {
+    if (entry == self->numpy_tokens) {
         PyObject *dtype = PyObject_GetAttr(arg, str_dtype);
         if (dtype == NULL)
             return NULL;
@@ -188,30 +178,32 @@ argument_token(FastPath *self, PyObject *arg)
         Py_DECREF(dtype);
         return token;
     }
-    seen = PySet_Contains(self->jax_types_seen, type);
-    if (seen <= 0)
-        return NULL;
-    {
-        PyObject *aval, *weak, *dtype, *by_dtype;
+    if (entry == self->jax_tokens) {
+        PyObject *aval, *weak, *dtype = NULL, *pair;
         aval = PyObject_GetAttr(arg, str_aval);
         if (aval == NULL)
             return NULL;
         weak = PyObject_GetAttr(aval, str_weak_type);
-        dtype = weak != NULL ? PyObject_GetAttr(aval, str_dtype) : NULL;
+        if (weak == Py_True || weak == Py_False)
+            dtype = PyObject_GetAttr(aval, str_dtype);
         Py_DECREF(aval);
         if (dtype != NULL) {
-            by_dtype = PyDict_GetItemWithError(self->jax_tokens, weak);
-            if (by_dtype != NULL && PyDict_CheckExact(by_dtype)) {
-                Py_INCREF(by_dtype);
-                token = PyDict_GetItemWithError(by_dtype, dtype);
-                Py_XINCREF(token);
-                Py_DECREF(by_dtype);
-            }
+            pair = PyDict_GetItemWithError(self->jax_tokens, dtype);
+            if (pair != NULL && PyTuple_CheckExact(pair) && PyTuple_GET_SIZE(pair) == 2)
+                token = Py_NewRef(PyTuple_GET_ITEM(pair, weak == Py_True));
+            Py_DECREF(dtype);
         }
         Py_XDECREF(weak);
-        Py_XDECREF(dtype);
         return token;
     }
+    if (PyDict_CheckExact(entry)) {
+        Py_INCREF(entry);  /* hashing or comparing the argument may run Python code */
+        token = PyDict_GetItemWithError(entry, arg);
+        Py_XINCREF(token);
+        Py_DECREF(entry);
+        return token;
+    }
+    return Py_NewRef(entry);
 }
 
 /* result_type(*args, return_weak_type_flag=False): result_cache[key]. */
@@ -292,8 +284,6 @@ fastpath_traverse(PyObject *op, visitproc visit, void *arg)
     Py_VISIT(self->state_type);
     Py_VISIT(self->process);
     Py_VISIT(self->resolved_type);
-    Py_VISIT(self->jax_types_seen);
-    Py_VISIT(self->ndarray_type);
     Py_VISIT(self->type_tokens);
     Py_VISIT(self->numpy_tokens);
     Py_VISIT(self->jax_tokens);
@@ -312,8 +302,6 @@ fastpath_clear(PyObject *op)
     Py_CLEAR(self->state_type);
     Py_CLEAR(self->process);
     Py_CLEAR(self->resolved_type);
-    Py_CLEAR(self->jax_types_seen);
-    Py_CLEAR(self->ndarray_type);
     Py_CLEAR(self->type_tokens);
     Py_CLEAR(self->numpy_tokens);
     Py_CLEAR(self->jax_tokens);
@@ -416,8 +404,7 @@ new_fastpath(vectorcallfunc call, PyObject *fallback, PyObject *namespace,
     self->process_offset = process_offset;
     self->resolved_type = (PyTypeObject *)Py_NewRef(resolved_type);
     self->cache_offset = cache_offset;
-    self->jax_types_seen = self->ndarray_type = self->type_tokens = NULL;
-    self->numpy_tokens = self->jax_tokens = NULL;
+    self->type_tokens = self->numpy_tokens = self->jax_tokens = NULL;
     PyObject_GC_Track(self);
     return self;
 }
@@ -445,8 +432,7 @@ promote_types_fast(PyObject *module, PyObject *args)
 
 PyDoc_STRVAR(result_type_fast_doc,
 "result_type_fast(fallback, namespace, slow_name, scope, state_type, process,\n"
-"                 resolved_type, jax_types_seen, ndarray_type, type_tokens,\n"
-"                 numpy_tokens, jax_tokens, /)\n--\n\n"
+"                 resolved_type, type_tokens, numpy_tokens, jax_tokens, /)\n--\n\n"
 "A callable answering result_type from Resolved.result_cache, keyed as\n"
 "jaxtypes.promotion.result_type keys it, calling\n"
 "namespace[slow_name](args, resolved, key) on a miss and fallback otherwise.");
@@ -454,15 +440,14 @@ PyDoc_STRVAR(result_type_fast_doc,
 static PyObject *
 result_type_fast(PyObject *module, PyObject *args)
 {
-    PyObject *fallback, *namespace, *slow_name, *scope, *process, *seen, *ndarray;
+    PyObject *fallback, *namespace, *slow_name, *scope, *process;
     PyObject *type_tokens, *numpy_tokens, *jax_tokens;
     PyTypeObject *state_type, *resolved_type;
     FastPath *self;
-    if (!PyArg_ParseTuple(args, "OO!UO!O!OO!O!O!O!O!O!:result_type_fast", &fallback,
+    if (!PyArg_ParseTuple(args, "OO!UO!O!OO!O!O!O!:result_type_fast", &fallback,
                           &PyDict_Type, &namespace, &slow_name,
                           &PyContextVar_Type, &scope, &PyType_Type, &state_type,
                           &process, &PyType_Type, &resolved_type,
-                          &PySet_Type, &seen, &PyType_Type, &ndarray,
                           &PyDict_Type, &type_tokens, &PyDict_Type, &numpy_tokens,
                           &PyDict_Type, &jax_tokens))
         return NULL;
@@ -470,8 +455,6 @@ result_type_fast(PyObject *module, PyObject *args)
                         process, resolved_type, "result_cache");
     if (self == NULL)
         return NULL;
-    self->jax_types_seen = Py_NewRef(seen);
-    self->ndarray_type = Py_NewRef(ndarray);
     self->type_tokens = Py_NewRef(type_tokens);
     self->numpy_tokens = Py_NewRef(numpy_tokens);
     self->jax_tokens = Py_NewRef(jax_tokens);

@@ -551,20 +551,19 @@ _OPERAND_OF_TOKEN: Final = tuple(
     for weak in (False, True)
 )
 _TOKEN_OF_OPERAND: Final = {operand: i for i, operand in enumerate(_OPERAND_OF_TOKEN)}
-# How an argument finds its token, by its exact type (the C fast path reads
-# these same tables): a numpy array by its dtype, a JAX array or tracer by its
-# aval's (weak_type, dtype), and every other keyed type through
-# _TOKEN_OF_TYPE: the token itself where the type alone decides it, else a
-# dict from the argument to its token.  The slow path fills _TOKEN_OF_TYPE and
-# _jax_types_seen as it meets arguments (_learn_token); anything else is not
-# keyed and always takes the slow path.
+# How an argument finds its token: _TOKEN_OF_TYPE, by the argument's exact
+# type, holds the token itself where the type alone decides it, a dict from
+# the argument to its token (names, dtypes, scalar types), _NUMPY_ARRAY_TOKEN
+# (numpy arrays: by their dtype) or _JAX_ARRAY_TOKEN (JAX arrays and tracers:
+# by their aval's dtype, then weak_type).  The C fast path reads these same
+# tables.  The slow path adds to _TOKEN_OF_TYPE as it meets arguments
+# (_learn_token); anything else is not keyed and always takes the slow path.
 _NUMPY_ARRAY_TOKEN: Final = {dt: _TOKEN_OF_OPERAND[CANONICAL, n, False] for dt, n in _NODE_OF.items()}
 _JAX_ARRAY_TOKEN: Final = {
-    weak: {dt: _TOKEN_OF_OPERAND[KEPT, n, weak] for dt, n in _NODE_OF.items()}
-    for weak in (False, True)
+    dt: (_TOKEN_OF_OPERAND[KEPT, n, False], _TOKEN_OF_OPERAND[KEPT, n, True])
+    for dt, n in _NODE_OF.items()
 }
-_jax_types_seen: set[type] = set()
-_TOKEN_OF_TYPE: Final[dict[type, Any]] = {}
+_TOKEN_OF_TYPE: Final[dict[type, Any]] = {np.ndarray: _NUMPY_ARRAY_TOKEN}
 # Types whose every instance JAX reads alike: Python scalars, None and the
 # numpy/ml_dtypes scalar types of the lattice's dtypes (exact types only).
 _KEYED_BY_TYPE: Final = frozenset(
@@ -602,9 +601,11 @@ def _learn_token(x: Any, how: str, node: _Token, weak: Any) -> int | None:
     t = type(x)
     if t in _KEYED_BY_TYPE:
         _TOKEN_OF_TYPE[t] = token
+    elif t is np.ndarray:
+        _TOKEN_OF_TYPE[t] = _NUMPY_ARRAY_TOKEN
     elif how is KEPT:
-        if t not in _jax_types_seen and _is_jax_array(x) and hasattr(x, "aval"):
-            _jax_types_seen.add(t)  # keyed by its aval's (weak_type, dtype) from now on
+        if t not in _TOKEN_OF_TYPE and _is_jax_array(x) and hasattr(x, "aval"):
+            _TOKEN_OF_TYPE[t] = _JAX_ARRAY_TOKEN  # keyed by its aval from now on
     elif _keyed_by_value(x):
         by_value = _TOKEN_OF_TYPE.setdefault(t, {})
         if len(by_value) < _MAX_KEYED_VALUES:
@@ -656,18 +657,19 @@ def _result_type_key(args: tuple[Any, ...]) -> tuple[int, ...] | None:
     key = []
     try:
         for a in args:
-            t = type(a)
-            entry = _TOKEN_OF_TYPE.get(t)
-            if entry is None:
-                if t is np.ndarray:
-                    entry = _NUMPY_ARRAY_TOKEN[a.dtype]
-                elif t in _jax_types_seen:
-                    aval = a.aval  # a.dtype and a.weak_type cost twice as much
-                    entry = _JAX_ARRAY_TOKEN[aval.weak_type][aval.dtype]
-                else:
+            entry = _TOKEN_OF_TYPE.get(type(a))
+            if entry is _NUMPY_ARRAY_TOKEN:
+                entry = entry[a.dtype]
+            elif entry is _JAX_ARRAY_TOKEN:
+                aval = a.aval  # a.dtype and a.weak_type cost twice as much
+                weak = aval.weak_type
+                if weak is not True and weak is not False:
                     return None
+                entry = entry[aval.dtype][weak]
             elif type(entry) is dict:
                 entry = entry[a]
+            elif entry is None:
+                return None
             key.append(entry)
     except (KeyError, TypeError):  # a dtype outside the lattice, an unhashable value
         return None
@@ -719,7 +721,6 @@ else:
             _speedups.result_type_fast(
                 _result_type_py, globals(), "_result_type_slow",
                 state_var, State, process_holder, Resolved,
-                _jax_types_seen, np.ndarray,
                 _TOKEN_OF_TYPE, _NUMPY_ARRAY_TOKEN, _JAX_ARRAY_TOKEN,
             ),
             _result_type_py,

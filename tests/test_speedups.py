@@ -72,8 +72,7 @@ def counted_fast_paths() -> tuple[Any, Counting, Any, Counting]:
     )
     result_c = sp.result_type_fast(
         result_py, namespace, "_result_type_slow", state_var, State, process_holder, Resolved,
-        promotion._jax_types_seen, np.ndarray, promotion._TOKEN_OF_TYPE,
-        promotion._NUMPY_ARRAY_TOKEN, promotion._JAX_ARRAY_TOKEN,
+        promotion._TOKEN_OF_TYPE, promotion._NUMPY_ARRAY_TOKEN, promotion._JAX_ARRAY_TOKEN,
     )
     return promote_c, promote_py, result_c, result_py
 
@@ -224,12 +223,12 @@ def test_everything_else_is_python_s_answer(args: tuple[Any, ...], kwargs: dict[
 
 def test_an_argument_whose_aval_raises_reaches_python() -> None:
     _, _, result_c, result_py = counted_fast_paths()
-    promotion._jax_types_seen.add(RaisingAval)  # as if it had been a JAX array
+    promotion._TOKEN_OF_TYPE[RaisingAval] = promotion._JAX_ARRAY_TOKEN  # as if a JAX array
     try:
         got = outcome(result_c, RaisingAval())
         want = outcome(promotion._result_type_py, RaisingAval())
     finally:
-        promotion._jax_types_seen.discard(RaisingAval)
+        del promotion._TOKEN_OF_TYPE[RaisingAval]
     assert got == want == ("error", RuntimeError, "no aval here")
     assert result_py.calls == 1
 
@@ -354,8 +353,7 @@ def test_without_its_slow_path_a_miss_goes_to_the_python_function() -> None:
                                       state_var, State, process_holder, Resolved)
     result_c = sp.result_type_fast(
         result_py, {}, "_result_type_slow", state_var, State, process_holder, Resolved,
-        promotion._jax_types_seen, np.ndarray, promotion._TOKEN_OF_TYPE,
-        promotion._NUMPY_ARRAY_TOKEN, promotion._JAX_ARRAY_TOKEN,
+        promotion._TOKEN_OF_TYPE, promotion._NUMPY_ARRAY_TOKEN, promotion._JAX_ARRAY_TOKEN,
     )
     args = (np.dtype("int16"), 1.5)
     promotion._result_type_py(*args)
