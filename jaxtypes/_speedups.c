@@ -65,6 +65,8 @@ typedef struct {
                                  numpy_tokens or jax_tokens */
     PyObject *numpy_tokens;   /* dict: numpy dtype -> key token (numpy arrays) */
     PyObject *jax_tokens;     /* dict: dtype -> (strong token, weak token) (JAX arrays) */
+    long long key_base;       /* tokens + 1 are the digits of an int key in this base ... */
+    Py_ssize_t int_key_args;  /* ... for at most this many arguments; else a tuple key */
 } FastPath;
 
 static PyObject *str_aval, *str_dtype, *str_weak_type, *str_return_weak_type_flag;
@@ -213,7 +215,7 @@ result_type_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *k
     FastPath *self = (FastPath *)op;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf), i;
     int with_flag = 0;
-    PyObject *key, *cache, *resolved = NULL, *answer;
+    PyObject *key = NULL, *cache, *resolved = NULL, *answer;
     if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0) {
         PyObject *flag = args[n];
         int is_flag_name = PyTuple_GET_SIZE(kwnames) == 1 && PyUnicode_Compare(
@@ -224,17 +226,31 @@ result_type_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *k
     }
     if (n == 0)
         return fall_back(self, args, nargsf, kwnames);
-    key = PyTuple_New(n);
+    if (n <= self->int_key_args) {  /* as promotion._key_of_tokens */
+        unsigned long long sum = 0, digit = 1;
+        for (i = 0; i < n; i++) {
+            PyObject *token = argument_token(self, args[i]);
+            long t = token != NULL ? PyLong_AsLong(token) : -1;
+            Py_XDECREF(token);
+            if (t < 0 || t + 1 >= self->key_base)
+                return fall_back(self, args, nargsf, kwnames);
+            sum += (unsigned long long)(t + 1) * digit;
+            digit *= (unsigned long long)self->key_base;
+        }
+        key = PyLong_FromUnsignedLongLong(sum);
+    }
+    else if ((key = PyTuple_New(n)) != NULL) {
+        for (i = 0; i < n; i++) {
+            PyObject *token = argument_token(self, args[i]);
+            if (token == NULL) {
+                Py_DECREF(key);
+                return fall_back(self, args, nargsf, kwnames);
+            }
+            PyTuple_SET_ITEM(key, i, token);
+        }
+    }
     if (key == NULL)
         return fall_back(self, args, nargsf, kwnames);
-    for (i = 0; i < n; i++) {
-        PyObject *token = argument_token(self, args[i]);
-        if (token == NULL) {
-            Py_DECREF(key);
-            return fall_back(self, args, nargsf, kwnames);
-        }
-        PyTuple_SET_ITEM(key, i, token);
-    }
     cache = current_cache(self, &resolved);
     if (cache == NULL) {
         Py_DECREF(key);
@@ -405,6 +421,8 @@ new_fastpath(vectorcallfunc call, PyObject *fallback, PyObject *namespace,
     self->resolved_type = (PyTypeObject *)Py_NewRef(resolved_type);
     self->cache_offset = cache_offset;
     self->type_tokens = self->numpy_tokens = self->jax_tokens = NULL;
+    self->key_base = 2;
+    self->int_key_args = 0;
     PyObject_GC_Track(self);
     return self;
 }
@@ -432,7 +450,8 @@ promote_types_fast(PyObject *module, PyObject *args)
 
 PyDoc_STRVAR(result_type_fast_doc,
 "result_type_fast(fallback, namespace, slow_name, scope, state_type, process,\n"
-"                 resolved_type, type_tokens, numpy_tokens, jax_tokens, /)\n--\n\n"
+"                 resolved_type, type_tokens, numpy_tokens, jax_tokens, key_base,\n"
+"                 /)\n--\n\n"
 "A callable answering result_type from Resolved.result_cache, keyed as\n"
 "jaxtypes.promotion.result_type keys it, calling\n"
 "namespace[slow_name](args, resolved, key) on a miss and fallback otherwise.");
@@ -444,13 +463,24 @@ result_type_fast(PyObject *module, PyObject *args)
     PyObject *type_tokens, *numpy_tokens, *jax_tokens;
     PyTypeObject *state_type, *resolved_type;
     FastPath *self;
-    if (!PyArg_ParseTuple(args, "OO!UO!O!OO!O!O!O!:result_type_fast", &fallback,
+    long long key_base, power = 1;
+    Py_ssize_t int_key_args = 0;
+    if (!PyArg_ParseTuple(args, "OO!UO!O!OO!O!O!O!L:result_type_fast", &fallback,
                           &PyDict_Type, &namespace, &slow_name,
                           &PyContextVar_Type, &scope, &PyType_Type, &state_type,
                           &process, &PyType_Type, &resolved_type,
                           &PyDict_Type, &type_tokens, &PyDict_Type, &numpy_tokens,
-                          &PyDict_Type, &jax_tokens))
+                          &PyDict_Type, &jax_tokens, &key_base))
         return NULL;
+    if (key_base < 2) {
+        PyErr_Format(PyExc_ValueError, "key_base must be at least 2, not %lld", key_base);
+        return NULL;
+    }
+    /* As promotion._INT_KEY_ARGS: the most digits whose every value fits. */
+    while (power <= LLONG_MAX / key_base) {
+        power *= key_base;
+        int_key_args++;
+    }
     self = new_fastpath(result_type_call, fallback, namespace, slow_name, scope, state_type,
                         process, resolved_type, "result_cache");
     if (self == NULL)
@@ -458,6 +488,8 @@ result_type_fast(PyObject *module, PyObject *args)
     self->type_tokens = Py_NewRef(type_tokens);
     self->numpy_tokens = Py_NewRef(numpy_tokens);
     self->jax_tokens = Py_NewRef(jax_tokens);
+    self->key_base = key_base;
+    self->int_key_args = int_key_args;
     return (PyObject *)self;
 }
 

@@ -551,6 +551,31 @@ _OPERAND_OF_TOKEN: Final = tuple(
     for weak in (False, True)
 )
 _TOKEN_OF_OPERAND: Final = {operand: i for i, operand in enumerate(_OPERAND_OF_TOKEN)}
+# The key of up to _INT_KEY_ARGS arguments is one int, their tokens + 1 as the
+# digits of base _KEY_BASE (no tuple to build, hash and compare: the C fast
+# path computes it in a 64-bit integer); of more arguments, the tuple of tokens.
+_KEY_BASE: Final = len(_OPERAND_OF_TOKEN) + 1
+_INT_KEY_ARGS: Final = next(n for n in range(64) if _KEY_BASE ** (n + 1) > 2**63 - 1)
+
+
+def _key_of_tokens(tokens: list[int]) -> int | tuple[int, ...]:
+    if len(tokens) > _INT_KEY_ARGS:
+        return tuple(tokens)
+    key, digit = 0, 1
+    for token in tokens:
+        key += (token + 1) * digit
+        digit *= _KEY_BASE
+    return key
+
+
+def _tokens_of_key(key: int | tuple[int, ...]) -> list[int] | tuple[int, ...]:
+    if isinstance(key, tuple):
+        return key
+    tokens = []
+    while key:
+        key, digit = divmod(key, _KEY_BASE)
+        tokens.append(digit - 1)
+    return tokens
 # How an argument finds its token: _TOKEN_OF_TYPE, by the argument's exact
 # type, holds the token itself where the type alone decides it, a dict from
 # the argument to its token (names, dtypes, scalar types), _NUMPY_ARRAY_TOKEN
@@ -614,7 +639,7 @@ def _learn_token(x: Any, how: str, node: _Token, weak: Any) -> int | None:
 
 
 def _result_type_slow(
-    args: tuple[Any, ...], resolved: Resolved, key: tuple[int, ...] | None
+    args: tuple[Any, ...], resolved: Resolved, key: int | tuple[int, ...] | None
 ) -> tuple[np.dtype, Any]:
     """Every ``result_type`` call the cache does not answer.  The answer is
     cached under the arguments' tokens in ``resolved`` (the configuration it was
@@ -625,7 +650,7 @@ def _result_type_slow(
     if key is not None:  # the arguments were read before: their tokens say how
         out, weak = _lattice_answer(tuple([
             (_in_configuration(how, node, resolved, warned), weak)
-            for how, node, weak in map(_OPERAND_OF_TOKEN.__getitem__, key)
+            for how, node, weak in map(_OPERAND_OF_TOKEN.__getitem__, _tokens_of_key(key))
         ]), resolved, warned)
     else:
         operands: list[tuple[_Token, Any]] = []
@@ -644,14 +669,14 @@ def _result_type_slow(
         if len(operands) == 1 and operands[0][0] != lattice.BOOL:
             weak = operands[0][1]  # JAX returns the operand's own flag, a non-bool one included
         if None not in tokens:
-            key = tuple(tokens)  # type: ignore[arg-type]
+            key = _key_of_tokens(tokens)  # type: ignore[arg-type]
     result = (_dtype_of_token(out), weak)
     if key is not None and not warned:
         resolved.result_cache[key] = result
     return result
 
 
-def _result_type_key(args: tuple[Any, ...]) -> tuple[int, ...] | None:
+def _result_type_key(args: tuple[Any, ...]) -> int | tuple[int, ...] | None:
     """The cache key of ``result_type``'s arguments, or None where one is not
     keyed (yet).  jaxtypes._speedups builds the same key in C."""
     key = []
@@ -673,7 +698,7 @@ def _result_type_key(args: tuple[Any, ...]) -> tuple[int, ...] | None:
             key.append(entry)
     except (KeyError, TypeError):  # a dtype outside the lattice, an unhashable value
         return None
-    return tuple(key)
+    return _key_of_tokens(key)
 
 
 def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
@@ -721,7 +746,7 @@ else:
             _speedups.result_type_fast(
                 _result_type_py, globals(), "_result_type_slow",
                 state_var, State, process_holder, Resolved,
-                _TOKEN_OF_TYPE, _NUMPY_ARRAY_TOKEN, _JAX_ARRAY_TOKEN,
+                _TOKEN_OF_TYPE, _NUMPY_ARRAY_TOKEN, _JAX_ARRAY_TOKEN, _KEY_BASE,
             ),
             _result_type_py,
         )

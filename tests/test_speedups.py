@@ -73,6 +73,7 @@ def counted_fast_paths() -> tuple[Any, Counting, Any, Counting]:
     result_c = sp.result_type_fast(
         result_py, namespace, "_result_type_slow", state_var, State, process_holder, Resolved,
         promotion._TOKEN_OF_TYPE, promotion._NUMPY_ARRAY_TOKEN, promotion._JAX_ARRAY_TOKEN,
+        promotion._KEY_BASE,
     )
     return promote_c, promote_py, result_c, result_py
 
@@ -354,6 +355,7 @@ def test_without_its_slow_path_a_miss_goes_to_the_python_function() -> None:
     result_c = sp.result_type_fast(
         result_py, {}, "_result_type_slow", state_var, State, process_holder, Resolved,
         promotion._TOKEN_OF_TYPE, promotion._NUMPY_ARRAY_TOKEN, promotion._JAX_ARRAY_TOKEN,
+        promotion._KEY_BASE,
     )
     args = (np.dtype("int16"), 1.5)
     promotion._result_type_py(*args)
@@ -377,3 +379,35 @@ def test_jax_scalar_types_are_cached_under_numpy_s() -> None:
     assert inner == [np.int8] and inner[0] is np.int8
     assert jaxtypes.promote_types(np.float32, np.int8) == np.dtype("float32")
     assert jaxtypes.promote_types(jnp.float32, jnp.int8) == np.dtype("float32")
+
+
+@pytest.mark.parametrize("n", [1, 2, promotion._INT_KEY_ARGS, promotion._INT_KEY_ARGS + 1, 40])
+def test_keys_of_any_length_are_served_in_c(n: int) -> None:
+    """Up to _INT_KEY_ARGS arguments the key is one int, beyond a tuple: the C
+    path builds the same key either way (the largest tokens included)."""
+    _, _, result_c, result_py = counted_fast_paths()
+    pool = [np.zeros(1, np.int8), 1.5, "complex64", jnp.asarray(1.0), np.float16, None]
+    with jax.enable_x64(True):  # the last dtype (complex128): the largest tokens
+        pool.append(jnp.zeros(1, STRONG_DTYPES[-1]))
+    assert pool[-1].dtype == STRONG_DTYPES[-1]
+    args = tuple(pool[i % len(pool)] for i in range(n))
+    with jaxtypes.enable_x64(True):  # with x64 off, a complex128 result is warned about
+        want = outcome(promotion._result_type_py, *args, return_weak_type_flag=True)
+        key = promotion._result_type_key(args)
+        assert isinstance(key, int) == (n <= promotion._INT_KEY_ARGS)
+        assert list(promotion._tokens_of_key(key)) == [
+            promotion._result_type_key((a,)) - 1 for a in args  # one argument: its token + 1
+        ]
+        before = result_py.calls
+        assert outcome(result_c, *args, return_weak_type_flag=True) == want
+        assert want[0] == "ok" and result_py.calls == before, "not served in C"
+
+
+def test_bad_key_base_is_a_clear_error() -> None:
+    sp = _speedups()
+    with pytest.raises(ValueError, match="key_base must be at least 2, not 1"):
+        sp.result_type_fast(
+            promotion._result_type_py, vars(promotion), "_result_type_slow", state_var, State,
+            process_holder, Resolved, promotion._TOKEN_OF_TYPE, promotion._NUMPY_ARRAY_TOKEN,
+            promotion._JAX_ARRAY_TOKEN, 1,
+        )
