@@ -17,8 +17,10 @@ the lattice's memo emptied too), and the first call with inputs never seen
 
 The references are measured in the same run, on the same inputs, in
 alternation with jaxtypes, so load from elsewhere on the machine falls on both
-alike and the ratios hold whatever the machine.  Answers are compared with
-JAX's before timing.  On a loaded machine take the best of several runs.
+alike and the ratios hold whatever the machine.  Times are the process's CPU
+time (time.process_time), not wall time: time spent waiting for a core on a
+shared machine is not the cost of a call.  Answers are compared with JAX's
+before timing.  On a loaded machine take the best of several runs.
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ UNCACHED_TARGET_NS = 3000.0
 def timer(fn: Callable[..., Any], args: tuple[Any, ...]) -> timeit.Timer:
     # A plain call statement: no wrapper adds its own overhead to either side.
     names = {f"a{i}": a for i, a in enumerate(args)}
-    return timeit.Timer(f"fn({', '.join(names)})", globals={"fn": fn, **names})
+    return timeit.Timer(f"fn({', '.join(names)})", timer=time.process_time,
+                        globals={"fn": fn, **names})
 
 
 def calls_per_timing(t: timeit.Timer, seconds: float) -> int:
@@ -66,15 +69,12 @@ def per_call_ns(ours: Callable[..., Any], ref: Callable[..., Any], args: tuple[A
     return best_ours * 1e9, best_ref * 1e9
 
 
-def loop_ns(body: Callable[[], Any], repeat: int, number: int) -> float:
-    """Best-of-``repeat`` time of one ``body()``, in nanoseconds."""
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            body()
-        best = min(best, (time.perf_counter() - start) / number)
-    return best * 1e9
+def loop_ns(body: Callable[[], Any], number: int) -> float:
+    """The CPU time of one ``body()``, in nanoseconds, over ``number`` calls."""
+    start = time.process_time()
+    for _ in range(number):
+        body()
+    return (time.process_time() - start) / number * 1e9
 
 
 def main() -> int:
@@ -163,35 +163,44 @@ def main() -> int:
 
     resolved = current_resolved()
     number = max(200, int(opts.seconds * 1e5))
+    empty_promote, empty_result = resolved.promote_cache.clear, resolved.result_cache.clear
+    forget_dtypes = promotion._lattice_join.cache_clear  # the lattice's memo
+    forget_inputs = promotion._TOKEN_OF_TYPE.clear  # what the slow path learned of its inputs
 
-    def uncached(fn: Callable[..., Any], args: tuple[Any, ...], *empty: Callable[[], Any]) -> float:
+    def uncached(fn: Callable[..., Any], args: tuple[Any, ...],
+                 *empty: Callable[[], Any]) -> Callable[[], None]:
         def body() -> None:
             for e in empty:
                 e()
             fn(*args)
-        return loop_ns(body, opts.repeat, number)
+        return body
 
-    forget_inputs = promotion._TOKEN_OF_TYPE.clear
-
+    # (label, [the uncached call, then colder ones])
+    rows: list[tuple[str, list[Callable[[], None]]]] = [
+        ("promote_types " + label, [uncached(jaxtypes.promote_types, args, empty_promote)])
+        for label, args, _ in promote_cases
+    ] + [
+        ("result_type " + label, [
+            uncached(jaxtypes.result_type, args, empty_result),
+            uncached(jaxtypes.result_type, args, empty_result, forget_dtypes),
+            uncached(jaxtypes.result_type, args, empty_result, forget_dtypes, forget_inputs),
+        ])
+        for label, args in result_cases()
+    ]
+    # Rounds over all rows, the best of each kept: a burst of load elsewhere
+    # falls on one timing of many rows, not on every timing of one row.
+    best = [[float("inf")] * len(bodies) for _, bodies in rows]
+    for _ in range(opts.repeat):
+        for (_, bodies), row_best in zip(rows, best):
+            for i, body in enumerate(bodies):
+                row_best[i] = min(row_best[i], loop_ns(body, number))
     print(f"\nthe uncached path (target: at most {UNCACHED_TARGET_NS / 1000:g} us; the cache is "
           "emptied before each call);\nfor information, colder: new dtypes, new inputs")
-
-    def uncached_row(label: str, t: float, colder: str = "") -> None:
-        nonlocal failed
+    for (label, _), (t, *colder) in zip(rows, best):
         ok = t <= UNCACHED_TARGET_NS
         failed |= not ok
-        print(f"{'ok  ' if ok else 'MISS'} {label:36} {t:6.0f} ns{colder}")
-
-    for label, args, _ in promote_cases:
-        uncached_row("promote_types " + label,
-                     uncached(jaxtypes.promote_types, args, resolved.promote_cache.clear))
-    for label, args in result_cases():
-        empty, memo = resolved.result_cache.clear, promotion._lattice_join.cache_clear
-        t = uncached(jaxtypes.result_type, args, empty)
-        t_new_dtypes = uncached(jaxtypes.result_type, args, empty, memo)
-        t_new_inputs = uncached(jaxtypes.result_type, args, empty, memo, forget_inputs)
-        uncached_row("result_type " + label, t,
-                     f" | new dtypes {t_new_dtypes:6.0f} ns | new inputs {t_new_inputs:6.0f} ns")
+        more = f" | new dtypes {colder[0]:6.0f} ns | new inputs {colder[1]:6.0f} ns" if colder else ""
+        print(f"{'ok  ' if ok else 'MISS'} {label:36} {t:6.0f} ns{more}")
     return 1 if failed else 0
 
 

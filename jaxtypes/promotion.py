@@ -638,6 +638,25 @@ def _learn_token(x: Any, how: str, node: _Token, weak: Any) -> int | None:
     return token
 
 
+def _configured_operands(x64: bool) -> tuple[tuple[str, bool] | None, ...]:
+    """Each token's (node, weak) with x64 on or off, or None where
+    jax_explicit_x64_dtypes decides (a 64-bit dtype asked for with x64 off)."""
+    resolved = Resolved(lattice.variant("standard", x64), "allow")
+    return tuple(
+        None if how is EXPLICIT and _X32[node] != node and not x64
+        else (_in_configuration(how, node, resolved), weak)
+        for how, node, weak in _OPERAND_OF_TOKEN
+    )
+
+
+_CONFIGURED_OPERAND: Final = {x64: _configured_operands(x64) for x64 in (False, True)}
+
+
+def _configured_explicitly(token: int, resolved: Resolved, warned: list[str]) -> tuple[str, bool]:
+    how, node, weak = _OPERAND_OF_TOKEN[token]
+    return _in_configuration(how, node, resolved, warned), weak
+
+
 def _result_type_slow(
     args: tuple[Any, ...], resolved: Resolved, key: int | tuple[int, ...] | None
 ) -> tuple[np.dtype, Any]:
@@ -648,9 +667,10 @@ def _result_type_slow(
         raise ValueError("at least one array or dtype is required")
     warned: list[str] = []
     if key is not None:  # the arguments were read before: their tokens say how
+        configured = _CONFIGURED_OPERAND[resolved.variant.x64]
         out, weak = _lattice_answer(tuple([
-            (_in_configuration(how, node, resolved, warned), weak)
-            for how, node, weak in map(_OPERAND_OF_TOKEN.__getitem__, _tokens_of_key(key))
+            configured[token] or _configured_explicitly(token, resolved, warned)
+            for token in _tokens_of_key(key)
         ]), resolved, warned)
     else:
         operands: list[tuple[_Token, Any]] = []
