@@ -141,7 +141,7 @@ def is_weakly_typed(x: Any) -> bool:
         return True
     # getattr with a default, not try/except: most arguments have no aval,
     # and a raised AttributeError costs a microsecond.
-    aval = getattr(x, "aval", _MISSING)
+    aval: Any = getattr(x, "aval", _MISSING)
     if aval is not _MISSING:
         try:
             return aval.weak_type  # type: ignore[no-any-return]
