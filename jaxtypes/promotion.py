@@ -199,9 +199,16 @@ def _keeps_its_dtype(x: Any) -> bool:
     """JAX arrays and JAX's typed literals (TypedInt, TypedFloat, TypedComplex,
     TypedNdArray): JAX keeps their dtype, canonical or not, and checks nothing."""
     jd = _jax_dtypes()
-    if jd is None:
-        return False
+    if jd is None or type(x) in _NEVER_JAX_VALUES:
+        return False  # (jax.Array's isinstance check is slow: a Python __instancecheck__)
     return isinstance(x, getattr(jd, "_types_whose_dtype_should_not_be_canonicalized", ()))
+
+
+# Types none of whose instances is a JAX array or typed literal (TypedNdArray
+# subclasses numpy.ndarray: the exact type only).
+_NEVER_JAX_VALUES: Final = frozenset(
+    {str, np.ndarray} | {type(dt) for dt in _NODE_OF} | {dt.type for dt in _NODE_OF}
+)
 
 
 _EXPLICIT_ERROR: Final = (
