@@ -131,6 +131,9 @@ def _is_jax_array(x: Any) -> bool:
     return isinstance(x, _jax_array_type)
 
 
+_MISSING: Final = object()
+
+
 def is_weakly_typed(x: Any) -> bool:
     """Whether ``x`` is weakly typed, as JAX reads it: a Python int/float/complex
     value, a value of a weak scalar type JAX registered (symbolic dimensions),
@@ -149,8 +152,6 @@ def is_weakly_typed(x: Any) -> bool:
             pass
     return getattr(x, "weak_type", False)
 
-
-_MISSING: Final = object()
 
 
 def _registered_weak_types() -> Any:
