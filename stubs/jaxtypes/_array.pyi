@@ -55,6 +55,12 @@ class _UnknownDtype:
     operand of unknown dtype gives an unknown result (it is not a marker)."""
 
 
+# What the tables' first overload takes: a TypeVar, which is no type context
+# for mypy, where the class itself would make mypy solve a call given as the
+# operand (``x - jnp.max(x)``) for it, and lose its dtype.
+_UnknownDtypeT = TypeVar("_UnknownDtypeT", bound=_UnknownDtype)
+
+
 @type_check_only
 class _Table:
     """Base of the tables markers carry.  Descriptors bind their TypeVar to it,
