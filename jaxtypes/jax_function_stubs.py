@@ -368,8 +368,8 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
         # A Python scalar is a weakly typed value to JAX's array functions; to
         # jax.random's it can mean something else (permutation(key, 20) is
         # arange(20)), so those keep JAX's signature.
-        scalars = () if plan.keep else _SCALARS
-        answers = [(py, _result(rule, (node,), tables.v)) for py, node in scalars]
+        kinds = () if plan.keep else _SCALARS
+        answers = [(py, _result(rule, (node,), tables.v)) for py, node in kinds]
         for i, (py, res) in enumerate(answers):
             if res is None and any(r is not None for _, r in answers[i + 1:]):
                 res_text = "Array"  # a wider kind's overload would take it wrongly

@@ -397,7 +397,7 @@ _Axis = None | SupportsIndex | Sequence[SupportsIndex]
 DtypeArgument = (str | np.dtype[Any] | type[DtypeMarker] | type[np.generic] | type[bool]
                  | type[int] | type[float] | type[complex] | None)
 @type_check_only
-class _SupportsDtype(Protocol):
+class SupportsDtype(Protocol):
     """What has a dtype: JAX's scalar types (jnp.float32), arrays."""
     @property
     def dtype(self) -> np.dtype[Any]: ...
@@ -405,7 +405,7 @@ class _SupportsDtype(Protocol):
 
 # The mypy plugin's signatures take any class: the plugin reports a weak
 # marker itself, with its own message ([jax-dtype]).
-_DTypeArg = str | type[Any] | np.dtype[Any] | _SupportsDtype | None
+_DTypeArg = str | type[Any] | np.dtype[Any] | SupportsDtype | None
 
 
 @type_check_only
