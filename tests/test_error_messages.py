@@ -49,9 +49,9 @@ def internal_names(files: dict[str, str], errors: Errors) -> list[str]:
     """'file:line: message' for each expected error whose message leaks an internal name."""
     leaks = []
     for key in sorted(expected_error_lines(files)):
-        for message in errors.get(key, []):
-            if INTERNAL.search(message.replace(PYRIGHT_NOT_CALLABLE, "")):
-                leaks.append(f"{key[0]}:{key[1]}: {message}")
+        for error in errors.get(key, []):
+            if INTERNAL.search(error.message.replace(PYRIGHT_NOT_CALLABLE, "")):
+                leaks.append(f"{key[0]}:{key[1]}: {error}")
     return leaks
 
 
