@@ -7,7 +7,8 @@ configuration the README gives):
 
 * ``typecheck_cases/jax_interop/scenarios``: JAX's functions keep their
   signatures, jax.Array and jaxtypes.Array are interchangeable, operators and
-  methods promote; ``# E`` lines must get an error, all others none;
+  methods promote; ``# E: KIND`` lines must get an error of that kind's code
+  (tests/expected_errors.py), all others none;
 * ``typecheck_cases/jax_interop/corpus``: ordinary JAX code annotated with
   plain ``jax.Array``, checked with and without the stubs: with them, no line
   may get an error it does not get without;
@@ -29,10 +30,12 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
 
+import expected_errors
 from checkers import (MYPY_FLAGS, STUB_SETTINGS, Errors, checker_env, command, execute, launch,
                       parse_errors, stage, tool)
 from jaxtypes import jax_stubs
@@ -42,7 +45,6 @@ REPO = Path(__file__).resolve().parent.parent
 CASES = REPO / "typecheck_cases" / "jax_interop"
 JAXTYPES_CASES = REPO / "typecheck_cases" / "scenarios"
 CHECKERS = ("mypy", "mypy-plugin", "pyright", "basedpyright", "pyrefly", "ty")
-EXPECT_ERROR = re.compile(r"#\s*E\b")
 TYPO = re.compile(r"\s#\s*typo$")
 
 # Where a checker knowingly differs on a line of scenarios/interop.py:
@@ -376,20 +378,27 @@ def test_corpus_is_big_enough() -> None:
     assert lines >= 300
 
 
-def scenario_problems(checker: str, scenarios: dict[str, str], errors: Errors) -> list[str]:
-    """The scenario lines a checker answers wrongly: ``# E`` lines without an
-    error, other lines with one (DEVIATIONS reversed).  Also used by
-    benchmarks/jax_versions.py."""
-    deviations = DEVIATIONS.get(checker, {})
+def scenario_problems(checker: str, scenarios: dict[str, str], errors: Errors,
+                      deviations: Collection[str] | None = None) -> list[str]:
+    """The scenario lines a checker answers wrongly: ``# E: KIND`` lines
+    without an error or with one of another code than the kind's
+    (tests/expected_errors.py), other lines with one (``deviations``, default
+    DEVIATIONS, reversed).  Also used by benchmarks/jax_versions.py."""
+    if deviations is None:
+        deviations = DEVIATIONS.get(checker, {})
     problems = []
     for rel, text in scenarios.items():
         for n, line in enumerate(text.splitlines(), 1):
-            want = bool(EXPECT_ERROR.search(line)) != (line.strip() in deviations)
+            kind = expected_errors.kind_of(line)
+            want = (kind is not None) != (line.strip() in deviations)
             got = errors.get((rel, n))
             if want and not got:
                 problems.append(f"{rel}:{n}: expected an error, got none: {line.strip()}")
             elif got and not want:
                 problems.append(f"{rel}:{n}: unexpected error {got}: {line.strip()}")
+            elif got and kind and expected_errors.wrong_codes(kind, checker, got):
+                problems.append(f"{rel}:{n}: expected {kind} ({' or '.join(expected_errors.codes(kind, checker))}),"
+                                f" got {got}: {line.strip()}")
     return problems
 
 
@@ -527,14 +536,7 @@ def test_installed_stubs_need_no_configuration(checker: str, installed: Path, tm
     plugins = '["jaxtypes.mypy_plugin"]' if checker == "mypy-plugin" else "[]"
     (tmp_path / "pyproject.toml").write_text(PROJECT_CONFIG.format(plugins=plugins))
     errors = _run_installed(checker, installed, tmp_path, stage(files, tmp_path))
-    problems = []
-    for rel, text in files.items():
-        for n, line in enumerate(text.splitlines(), 1):
-            want = bool(EXPECT_ERROR.search(line)) != (line.strip() in INSTALLED_DEVIATIONS.get(checker, set()))
-            got = errors.get((rel, n))
-            if want != bool(got):
-                problems.append(f"{rel}:{n}: {'expected an error, got none' if want else f'unexpected {got}'}:"
-                                f" {line.strip()}")
+    problems = scenario_problems(checker, files, errors, INSTALLED_DEVIATIONS.get(checker, set()))
     assert not problems, f"{checker}: {len(problems)} wrong answers\n" + "\n".join(problems)
 
 

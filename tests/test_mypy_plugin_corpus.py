@@ -6,8 +6,10 @@ every checker by test_typecheck_cases.py); here the same files are rendered
 from typecheck_cases/data/jax_expectations.json for each of standard/strict
 promotion with x64 off and on, and mypy runs them with ``plugins =
 jaxtypes.mypy_plugin`` and the matching ``[jaxtypes]`` settings.  Every line
-must be JAX's answer, but for the deviations listed for "mypy-plugin" in
-typecheck_cases/deviations.toml (with their exact counts per configuration).
+must be JAX's answer, and every error of the kind its marker names (the
+plugin's ``jax-promotion`` or ``jax-unsupported``), but for the deviations
+listed for "mypy-plugin" in typecheck_cases/deviations.toml (with their exact
+counts per configuration).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from checkers import MYPY_PLUGIN, plugin_config, run, stage
-from test_typecheck_cases import deviations, wrong_answers
+from expected_errors import deviations, wrong_answers
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "typecheck_cases" / "oracle"))
 import case_files  # noqa: E402
@@ -43,5 +45,5 @@ def test_plugin_gives_jax_s_answer_in_every_configuration(config: str, tmp_path:
     assert sum(text.count("\n") for text in files.values()) > 25_000
     errors = run(MYPY_PLUGIN, tmp_path, stage(files, tmp_path),
                  mypy_config=plugin_config(conf["mode"], conf["x64"]))
-    problems = wrong_answers(files, errors, deviations(MYPY_PLUGIN, files, config))
+    problems = wrong_answers(MYPY_PLUGIN, files, errors, deviations(MYPY_PLUGIN, files, config))
     assert not problems, f"{config}: {len(problems)} wrong answers\n" + "\n".join(problems[:60])

@@ -30,8 +30,8 @@ def jax_functions(key: jax.Array) -> None:
     assert_type(jax.nn.relu(x), jax.Array[Any])
     assert_type(jax.random.normal(key, (3,)), jax.Array[Any])
     assert_type(lax.add(x, x), jax.Array[Any])
-    jnp.ones(3, jnp.float32, 7)  # E
-    jnp.sin("a")  # E
+    jnp.ones(3, jnp.float32, 7)  # E: too-many-arguments
+    jnp.sin("a")  # E: argument
 
 
 # -- the two names are one class
@@ -101,9 +101,9 @@ def promotion(f: jax.Array[float32], i: jax.Array[int8], u: jax.Array[uint8],
     assert_type(-i, jax.Array[int8])
     assert_type(abs(f), jax.Array[float32])
     assert_type(i & u, jax.Array[jaxtypes.int16])
-    f & f  # E
-    ~f  # E
-    x: jax.Array[int8] = f + 1  # E
+    f & f  # E: unsupported
+    ~f  # E: unsupported
+    x: jax.Array[int8] = f + 1  # E: assignment
 
 
 # -- the methods that depend on the dtype, and the members JAX declares
@@ -139,7 +139,7 @@ def methods(f: jax.Array[float32], i: jax.Array[int8], u: jax.Array[uint8]) -> N
     f.addressable_shards
     f.on_device_size_in_bytes()
     f.delete()
-    f.not_a_member  # E
+    f.not_a_member  # E: attribute
 
 
 # -- Array[Any] (bare jax.Array) stays unknown, never a concrete dtype
