@@ -27,6 +27,9 @@ import case_files  # noqa: E402
 import expectations  # noqa: E402
 
 CONFIGS = ("standard-x32", "standard-x64", "strict-x32", "strict-x64")
+# JAX's default configuration renders typecheck_cases/generated/ itself, which
+# test_typecheck_cases.py checks under the plugin in every run: here it is slow.
+RUN_CONFIGS = [pytest.param(c, marks=pytest.mark.slow) if c == "standard-x32" else c for c in CONFIGS]
 
 
 def test_configs_are_jax_s() -> None:
@@ -37,7 +40,7 @@ def test_configs_are_jax_s() -> None:
         assert (data[label]["mode"], data[label]["x64"]) == (mode, bits == "x64")
 
 
-@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("config", RUN_CONFIGS)
 def test_plugin_gives_jax_s_answer_in_every_configuration(config: str, tmp_path: Path) -> None:
     conf = expectations.load()["configs"][config]
     files = {f"generated/{name}": text for name, text in case_files.render(config).items()}
