@@ -28,8 +28,11 @@ import expectations  # noqa: E402
 
 CONFIGS = ("standard-x32", "standard-x64", "strict-x32", "strict-x64")
 # JAX's default configuration renders typecheck_cases/generated/ itself, which
-# test_typecheck_cases.py checks under the plugin in every run: here it is slow.
-RUN_CONFIGS = [pytest.param(c, marks=pytest.mark.slow) if c == "standard-x32" else c for c in CONFIGS]
+# test_typecheck_cases.py checks under the plugin in every run; the default run
+# flips x64 (standard-x64) and both settings (strict-x64); `pytest -m slow`
+# runs all four.
+SLOW_CONFIGS = ("standard-x32", "strict-x32")
+RUN_CONFIGS = [pytest.param(c, marks=pytest.mark.slow) if c in SLOW_CONFIGS else c for c in CONFIGS]
 
 
 def test_configs_are_jax_s() -> None:
