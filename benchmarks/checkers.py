@@ -238,7 +238,7 @@ def run_counted(checker: str, root: Path, cmd: list[str]) -> tuple[int, str]:
 
 def error_lines(checker: str, output: str, root: Path) -> set[int]:
     """The corpus lines with an error (each is an ``assert_type`` the checker got wrong)."""
-    return {line for (path, line) in checkers.parse_errors(checker, output, root) if path == CORPUS}
+    return {line for (path, line) in checkers.reported_errors(checker, output, root) if path == CORPUS}
 
 
 def mypy_plugin_rows(work: Path, corpus: str, baselines: dict[str, Path], repeat: int,

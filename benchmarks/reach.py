@@ -1,6 +1,7 @@
 """Reach: how many dtypes of real JAX code each type checker knows, and gets right.
 
-Run by hand: ``python benchmarks/reach.py [--checkers ...] [--stubs DIR] [--json]``.
+Run by hand: ``python benchmarks/reach.py [--checkers ...] [--stubs DIR] [--json]``;
+``--stubs DIR --compare-times --repeat 5`` times each checker with and without the stubs.
 
 The corpus (``benchmarks/reach_corpus/*.py``) is model and training code whose
 array parameters are annotated with concrete dtypes.  It is annotated with
@@ -259,6 +260,7 @@ class CheckerReach:
     missing: int  # sites the checker printed no reveal for
     seconds: float
     unknown: dict[str, int] = field(default_factory=dict)  # revealed text -> count
+    unknown_sites: list[tuple[str, int, str, str]] = field(default_factory=list)  # (file, line, name, revealed)
 
     def as_dict(self) -> dict[str, Any]:
         return {"checker": self.checker, "intermediates": self.intermediates, "known": self.known,
@@ -266,6 +268,8 @@ class CheckerReach:
                 "correct_of_known": self.correct, "missing": self.missing,
                 "seconds": round(self.seconds, 2),
                 "unknown": dict(sorted(self.unknown.items(), key=lambda kv: -kv[1])),
+                "unknown_sites": [{"file": f, "line": n, "name": x, "checker": c}
+                                  for f, n, x, c in self.unknown_sites],
                 "wrong": [{"file": f, "line": n, "name": x, "checker": c, "jax": j}
                           for f, n, x, c, j in self.wrong]}
 
@@ -275,6 +279,7 @@ def score(checker: str, truth: Truth, reveals: dict[tuple[str, int], list[str]],
     known = correct = missing = 0
     wrong = []
     unknown: dict[str, int] = {}
+    unknown_sites: list[tuple[str, int, str, str]] = []
     answered = {site: reveals.get(key) for key, site in where.items()}
     for site, jax_node in sorted(truth.nodes.items()):
         types = answered.get(site)
@@ -284,13 +289,15 @@ def score(checker: str, truth: Truth, reveals: dict[tuple[str, int], list[str]],
         node = marker_of(types[0])
         if node is None:
             unknown[types[0]] = unknown.get(types[0], 0) + 1
+            unknown_sites.append((*site, types[0]))
             continue
         known += 1
         if node == jax_node:
             correct += 1
         else:
             wrong.append((*site, types[0], MARKER_NAME[jax_node]))
-    return CheckerReach(checker, len(truth.nodes), known, correct, wrong, missing, seconds, unknown)
+    return CheckerReach(checker, len(truth.nodes), known, correct, wrong, missing, seconds, unknown,
+                        unknown_sites)
 
 
 def check(checker: str, truth: Truth, files: dict[str, str], stubs: Path | None,
@@ -311,6 +318,35 @@ def check(checker: str, truth: Truth, files: dict[str, str], stubs: Path | None,
         seconds = statistics.median(times)
         reveals = revealed(checker, out, root)
     return score(checker, truth, reveals, where, seconds)
+
+
+def compare_times(checker: str, truth: Truth, files: dict[str, str], stubs: Path,
+                  repeat: int) -> tuple[float, float]:
+    """(CPU seconds without the stubs, with them): each checker's median over
+    ``repeat`` runs of each, the two kinds alternated so that the machine's
+    load falls on both alike.  CPU time of the checker's processes, which a
+    loaded machine inflates less than wall time."""
+    import resource
+
+    staged, _ = stage_reveals(files, set(truth.nodes))
+    times: dict[bool, list[float]] = {False: [], True: []}
+    with tempfile.TemporaryDirectory(prefix=f"reach-time-{checker}-") as tmp:
+        roots = {}
+        for with_stubs in (False, True):
+            root = Path(tmp) / ("with" if with_stubs else "without")
+            root.mkdir()
+            paths = stage(staged, root)
+            if with_stubs:
+                shutil.copytree(stubs, root / "typings")
+            roots[with_stubs] = (root, command(checker, root, paths, stubs=with_stubs))
+        for _ in range(repeat):
+            for with_stubs in (False, True):
+                root, cmd = roots[with_stubs]
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                execute(checker, root, cmd)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                times[with_stubs].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return statistics.median(times[False]), statistics.median(times[True])
 
 
 # ------------------------------------------------------------------ main
@@ -338,7 +374,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--repeat", type=int, default=1,
                         help="time each checker this many times (median); default 1")
+    parser.add_argument("--compare-times", action="store_true",
+                        help="with --stubs: each checker's CPU time without and with the stubs, "
+                             "alternated --repeat times, and their ratio")
     args = parser.parse_args(argv)
+    if args.compare_times and args.stubs is None:
+        parser.error("--compare-times needs --stubs DIR")
     if args.stubs is not None and not (args.stubs / ".search-path").is_dir():
         parser.error(f"--stubs {args.stubs}: not a directory made by `jaxtypes jax-stubs --out DIR` "
                      "(no .search-path inside)")
@@ -346,6 +387,13 @@ def main(argv: list[str] | None = None) -> int:
     truth = collect_truth(files)
     if args.repeat < 1:
         parser.error(f"--repeat {args.repeat}: must be at least 1")
+    if args.compare_times:
+        assert args.stubs is not None
+        print("| checker | CPU s without the stubs | CPU s with them | ratio |\n|---|---|---|---|")
+        for c in args.checkers:
+            without, with_ = compare_times(c, truth, files, args.stubs, args.repeat)
+            print(f"| {c} | {without:.2f} | {with_:.2f} | {with_ / without:.2f}x |", flush=True)
+        return 0
     results = [check(c, truth, files, args.stubs, args.repeat) for c in args.checkers]
     if args.json:
         print(json.dumps({

@@ -6,6 +6,13 @@
  * C and hand every other call (a miss, keywords, anything unusual) to the
  * Python function unchanged.  They compute nothing themselves: an answer they
  * give is one the Python code computed and stored, so the two cannot disagree.
+ * A miss they can key (the configuration found, the key built) goes straight
+ * to the Python slow path, promotion._promote_types_slow(a, b, resolved) or
+ * promotion._result_type_slow(args, resolved, key), which computes the answer
+ * in that configuration and caches it there: the same call the Python function
+ * would make, without its finding the configuration and the key again.  The
+ * slow path is looked up in the module's namespace at each miss, so that it
+ * may be wrapped (the tests count its calls).
  * The key of result_type's cache is built exactly as promotion.result_type
  * builds it; the tests check that the second call of a question is served
  * here without reaching the Python slow path, with JAX's answer.
@@ -44,6 +51,8 @@ typedef struct {
     vectorcallfunc vectorcall;
     PyObject *dict;           /* __doc__, __wrapped__, ... (functools.update_wrapper) */
     PyObject *fallback;       /* the Python function: it answers what is not cached */
+    PyObject *namespace;      /* the namespace of the Python slow path (a dict) */
+    PyObject *slow_name;      /* its name there */
     PyObject *scope;          /* the ContextVar holding the configuration's State */
     PyTypeObject *state_type; /* jaxtypes.config.State */
     Py_ssize_t memo_offset;   /* State.memo: (process layer, thread layer, Resolved) */
@@ -52,20 +61,22 @@ typedef struct {
     PyTypeObject *resolved_type; /* jaxtypes.config.Resolved */
     Py_ssize_t cache_offset;  /* where a Resolved keeps this function's cache (a slot) */
     /* result_type only */
-    PyObject *jax_types_seen; /* set: types keyed by their aval (JAX arrays, tracers) */
-    PyObject *ndarray_type;   /* numpy.ndarray */
-    PyObject *numpy_tokens;   /* dict: numpy dtype -> key token */
-    PyObject *jax_tokens;     /* dict: weak flag -> dict: dtype -> key token */
-    PyObject *keyed_by_type;  /* frozenset: types that are their own token */
+    PyObject *type_tokens;    /* dict: type -> its token, a dict: argument -> token,
+                                 numpy_tokens or jax_tokens */
+    PyObject *numpy_tokens;   /* dict: numpy dtype -> key token (numpy arrays) */
+    PyObject *jax_tokens;     /* dict: dtype -> (strong token, weak token) (JAX arrays) */
+    long long key_base;       /* tokens + 1 are the digits of an int key in this base ... */
+    Py_ssize_t int_key_args;  /* ... for at most this many arguments; else a tuple key */
 } FastPath;
 
 static PyObject *str_aval, *str_dtype, *str_weak_type, *str_return_weak_type_flag;
 
 /* The cache dict of the State in force (new reference), or NULL without an
- * exception set when there is none to use.  The cache is read from its slot
- * directly: an attribute look-up would cost a fifth of a promote_types call. */
+ * exception set when there is none to use; *resolved is then its Resolved
+ * (new reference).  The cache is read from its slot directly: an attribute
+ * look-up would cost a fifth of a promote_types call. */
 static PyObject *
-current_cache(FastPath *self)
+current_cache(FastPath *self, PyObject **resolved_out)
 {
     PyObject *state = NULL, *memo, *resolved, *local, *cache = NULL;
     if (PyContextVar_Get(self->scope, NULL, &state) < 0 || state == NULL) {
@@ -84,13 +95,16 @@ current_cache(FastPath *self)
             resolved = PyTuple_GET_ITEM(memo, 2);
             if (Py_TYPE(resolved) == self->resolved_type) {
                 cache = *(PyObject **)((char *)resolved + self->cache_offset);
-                Py_XINCREF(cache);
+                if (cache != NULL && PyDict_CheckExact(cache)) {
+                    Py_INCREF(cache);
+                    *resolved_out = Py_NewRef(resolved);
+                }
+                else
+                    cache = NULL;
             }
         }
     }
     Py_DECREF(state);
-    if (cache != NULL && !PyDict_CheckExact(cache))
-        Py_CLEAR(cache);
     return cache;
 }
 
@@ -101,61 +115,63 @@ fall_back(FastPath *self, PyObject *const *args, size_t nargsf, PyObject *kwname
     return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
 }
 
+/* Calls the Python slow path with three arguments (steals none), or returns
+ * NULL without an exception set when the namespace has none. */
+static PyObject *
+call_slow(FastPath *self, PyObject *first, PyObject *second, PyObject *third)
+{
+    PyObject *slow, *result, *call_args[3] = {first, second, third};
+    slow = PyDict_GetItemWithError(self->namespace, self->slow_name);
+    if (slow == NULL)
+        return NULL;
+    Py_INCREF(slow);
+    result = PyObject_Vectorcall(slow, call_args, 3, NULL);
+    Py_DECREF(slow);
+    return result;
+}
+
 /* promote_types(a, b): promote_cache[a][b]. */
 static PyObject *
 promote_types_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     FastPath *self = (FastPath *)op;
-    PyObject *cache, *inner, *result;
+    PyObject *cache, *resolved = NULL, *inner, *result = NULL;
     if (PyVectorcall_NARGS(nargsf) != 2 || kwnames != NULL)
         return fall_back(self, args, nargsf, kwnames);
-    cache = current_cache(self);
+    cache = current_cache(self, &resolved);
     if (cache == NULL)
         return fall_back(self, args, nargsf, kwnames);
     inner = PyDict_GetItemWithError(cache, args[0]);
-    if (inner == NULL || !PyDict_CheckExact(inner)) {
-        Py_DECREF(cache);
-        return fall_back(self, args, nargsf, kwnames);
+    if (inner != NULL && PyDict_CheckExact(inner)) {
+        Py_INCREF(inner);  /* comparing keys may run Python code */
+        result = PyDict_GetItemWithError(inner, args[1]);
+        Py_XINCREF(result);
+        Py_DECREF(inner);
     }
-    Py_INCREF(inner);  /* comparing keys may run Python code */
     Py_DECREF(cache);
-    result = PyDict_GetItemWithError(inner, args[1]);
-    Py_XINCREF(result);
-    Py_DECREF(inner);
-    return result != NULL ? result : fall_back(self, args, nargsf, kwnames);
+    if (result == NULL) {  /* a miss (or an unhashable argument): the slow path */
+        PyErr_Clear();
+        result = call_slow(self, args[0], args[1], resolved);
+        if (result == NULL && !PyErr_Occurred())
+            result = fall_back(self, args, nargsf, kwnames);
+    }
+    Py_DECREF(resolved);
+    return result;
 }
 
 /* The key token of one result_type argument (new reference), or NULL when the
- * argument is not keyed (then the Python function decides). */
+ * argument is not keyed (then the Python function decides).  The same steps as
+ * promotion._result_type_key: type_tokens[type(arg)] is the token, a dict of
+ * the argument's values, numpy_tokens (a numpy array: by its dtype) or
+ * jax_tokens (a JAX array or tracer: by its aval's dtype and weak_type). */
 static PyObject *
 argument_token(FastPath *self, PyObject *arg)
 {
-    PyObject *type = (PyObject *)Py_TYPE(arg), *token = NULL;
-    int seen = PySet_Contains(self->jax_types_seen, type);
-    if (seen < 0)
+    PyObject *entry, *token = NULL;
+    entry = PyDict_GetItemWithError(self->type_tokens, (PyObject *)Py_TYPE(arg));
+    if (entry == NULL)
         return NULL;
-    if (seen) {
-        PyObject *aval, *weak, *dtype, *by_dtype;
-        aval = PyObject_GetAttr(arg, str_aval);
-        if (aval == NULL)
-            return NULL;
-        weak = PyObject_GetAttr(aval, str_weak_type);
-        dtype = weak != NULL ? PyObject_GetAttr(aval, str_dtype) : NULL;
-        Py_DECREF(aval);
-        if (dtype != NULL) {
-            by_dtype = PyDict_GetItemWithError(self->jax_tokens, weak);
-            if (by_dtype != NULL && PyDict_CheckExact(by_dtype)) {
-                Py_INCREF(by_dtype);
-                token = PyDict_GetItemWithError(by_dtype, dtype);
-                Py_XINCREF(token);
-                Py_DECREF(by_dtype);
-            }
-        }
-        Py_XDECREF(weak);
-        Py_XDECREF(dtype);
-        return token;
-    }
-    if (type == self->ndarray_type) {
+    if (entry == self->numpy_tokens) {
         PyObject *dtype = PyObject_GetAttr(arg, str_dtype);
         if (dtype == NULL)
             return NULL;
@@ -164,11 +180,32 @@ argument_token(FastPath *self, PyObject *arg)
         Py_DECREF(dtype);
         return token;
     }
-    if (PySet_Contains(self->keyed_by_type, type) == 1) {
-        Py_INCREF(type);
-        return type;
+    if (entry == self->jax_tokens) {
+        PyObject *aval, *weak, *dtype = NULL, *pair;
+        aval = PyObject_GetAttr(arg, str_aval);
+        if (aval == NULL)
+            return NULL;
+        weak = PyObject_GetAttr(aval, str_weak_type);
+        if (weak == Py_True || weak == Py_False)
+            dtype = PyObject_GetAttr(aval, str_dtype);
+        Py_DECREF(aval);
+        if (dtype != NULL) {
+            pair = PyDict_GetItemWithError(self->jax_tokens, dtype);
+            if (pair != NULL && PyTuple_CheckExact(pair) && PyTuple_GET_SIZE(pair) == 2)
+                token = Py_NewRef(PyTuple_GET_ITEM(pair, weak == Py_True));
+            Py_DECREF(dtype);
+        }
+        Py_XDECREF(weak);
+        return token;
     }
-    return NULL;
+    if (PyDict_CheckExact(entry)) {
+        Py_INCREF(entry);  /* hashing or comparing the argument may run Python code */
+        token = PyDict_GetItemWithError(entry, arg);
+        Py_XINCREF(token);
+        Py_DECREF(entry);
+        return token;
+    }
+    return Py_NewRef(entry);
 }
 
 /* result_type(*args, return_weak_type_flag=False): result_cache[key]. */
@@ -178,7 +215,7 @@ result_type_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *k
     FastPath *self = (FastPath *)op;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf), i;
     int with_flag = 0;
-    PyObject *key, *cache, *answer;
+    PyObject *key = NULL, *cache, *resolved = NULL, *answer;
     if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0) {
         PyObject *flag = args[n];
         int is_flag_name = PyTuple_GET_SIZE(kwnames) == 1 && PyUnicode_Compare(
@@ -189,18 +226,32 @@ result_type_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *k
     }
     if (n == 0)
         return fall_back(self, args, nargsf, kwnames);
-    key = PyTuple_New(n);
+    if (n <= self->int_key_args) {  /* as promotion._key_of_tokens */
+        unsigned long long sum = 0, digit = 1;
+        for (i = 0; i < n; i++) {
+            PyObject *token = argument_token(self, args[i]);
+            long t = token != NULL ? PyLong_AsLong(token) : -1;
+            Py_XDECREF(token);
+            if (t < 0 || t + 1 >= self->key_base)
+                return fall_back(self, args, nargsf, kwnames);
+            sum += (unsigned long long)(t + 1) * digit;
+            digit *= (unsigned long long)self->key_base;
+        }
+        key = PyLong_FromUnsignedLongLong(sum);
+    }
+    else if ((key = PyTuple_New(n)) != NULL) {
+        for (i = 0; i < n; i++) {
+            PyObject *token = argument_token(self, args[i]);
+            if (token == NULL) {
+                Py_DECREF(key);
+                return fall_back(self, args, nargsf, kwnames);
+            }
+            PyTuple_SET_ITEM(key, i, token);
+        }
+    }
     if (key == NULL)
         return fall_back(self, args, nargsf, kwnames);
-    for (i = 0; i < n; i++) {
-        PyObject *token = argument_token(self, args[i]);
-        if (token == NULL) {
-            Py_DECREF(key);
-            return fall_back(self, args, nargsf, kwnames);
-        }
-        PyTuple_SET_ITEM(key, i, token);
-    }
-    cache = current_cache(self);
+    cache = current_cache(self, &resolved);
     if (cache == NULL) {
         Py_DECREF(key);
         return fall_back(self, args, nargsf, kwnames);
@@ -208,6 +259,21 @@ result_type_call(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *k
     answer = PyDict_GetItemWithError(cache, key);  /* (dtype, weak) */
     Py_XINCREF(answer);
     Py_DECREF(cache);
+    if (answer == NULL && !PyErr_Occurred()) {  /* a miss: the slow path */
+        PyObject *arg_tuple = PyTuple_New(n);
+        if (arg_tuple != NULL) {
+            for (i = 0; i < n; i++)
+                PyTuple_SET_ITEM(arg_tuple, i, Py_NewRef(args[i]));
+            answer = call_slow(self, arg_tuple, resolved, key);
+            Py_DECREF(arg_tuple);
+        }
+        if (answer == NULL && PyErr_Occurred()) {  /* JAX's error, raised afresh */
+            Py_DECREF(resolved);
+            Py_DECREF(key);
+            return NULL;
+        }
+    }
+    Py_DECREF(resolved);
     Py_DECREF(key);
     if (answer == NULL || !PyTuple_CheckExact(answer) || PyTuple_GET_SIZE(answer) != 2) {
         Py_XDECREF(answer);
@@ -228,15 +294,15 @@ fastpath_traverse(PyObject *op, visitproc visit, void *arg)
     FastPath *self = (FastPath *)op;
     Py_VISIT(self->dict);
     Py_VISIT(self->fallback);
+    Py_VISIT(self->namespace);
+    Py_VISIT(self->slow_name);
     Py_VISIT(self->scope);
     Py_VISIT(self->state_type);
     Py_VISIT(self->process);
     Py_VISIT(self->resolved_type);
-    Py_VISIT(self->jax_types_seen);
-    Py_VISIT(self->ndarray_type);
+    Py_VISIT(self->type_tokens);
     Py_VISIT(self->numpy_tokens);
     Py_VISIT(self->jax_tokens);
-    Py_VISIT(self->keyed_by_type);
     return 0;
 }
 
@@ -246,15 +312,15 @@ fastpath_clear(PyObject *op)
     FastPath *self = (FastPath *)op;
     Py_CLEAR(self->dict);
     Py_CLEAR(self->fallback);
+    Py_CLEAR(self->namespace);
+    Py_CLEAR(self->slow_name);
     Py_CLEAR(self->scope);
     Py_CLEAR(self->state_type);
     Py_CLEAR(self->process);
     Py_CLEAR(self->resolved_type);
-    Py_CLEAR(self->jax_types_seen);
-    Py_CLEAR(self->ndarray_type);
+    Py_CLEAR(self->type_tokens);
     Py_CLEAR(self->numpy_tokens);
     Py_CLEAR(self->jax_tokens);
-    Py_CLEAR(self->keyed_by_type);
     return 0;
 }
 
@@ -325,9 +391,9 @@ slot_offset(PyTypeObject *state_type, const char *name)
 }
 
 static FastPath *
-new_fastpath(vectorcallfunc call, PyObject *fallback, PyObject *scope,
-             PyTypeObject *state_type, PyObject *process, PyTypeObject *resolved_type,
-             const char *cache_slot)
+new_fastpath(vectorcallfunc call, PyObject *fallback, PyObject *namespace,
+             PyObject *slow_name, PyObject *scope, PyTypeObject *state_type,
+             PyObject *process, PyTypeObject *resolved_type, const char *cache_slot)
 {
     FastPath *self;
     Py_ssize_t memo_offset, process_offset, cache_offset;
@@ -345,6 +411,8 @@ new_fastpath(vectorcallfunc call, PyObject *fallback, PyObject *scope,
     self->vectorcall = call;
     self->dict = NULL;
     self->fallback = Py_NewRef(fallback);
+    self->namespace = Py_NewRef(namespace);
+    self->slow_name = Py_NewRef(slow_name);
     self->scope = Py_NewRef(scope);
     self->state_type = (PyTypeObject *)Py_NewRef(state_type);
     self->memo_offset = memo_offset;
@@ -352,59 +420,76 @@ new_fastpath(vectorcallfunc call, PyObject *fallback, PyObject *scope,
     self->process_offset = process_offset;
     self->resolved_type = (PyTypeObject *)Py_NewRef(resolved_type);
     self->cache_offset = cache_offset;
-    self->jax_types_seen = self->ndarray_type = self->numpy_tokens = NULL;
-    self->jax_tokens = self->keyed_by_type = NULL;
+    self->type_tokens = self->numpy_tokens = self->jax_tokens = NULL;
+    self->key_base = 2;
+    self->int_key_args = 0;
     PyObject_GC_Track(self);
     return self;
 }
 
 PyDoc_STRVAR(promote_types_fast_doc,
-"promote_types_fast(fallback, scope, state_type, process, resolved_type, /)\n--\n\n"
+"promote_types_fast(fallback, namespace, slow_name, scope, state_type, process,\n"
+"                   resolved_type, /)\n--\n\n"
 "A callable answering promote_types from the promote_cache of the Resolved\n"
-"configuration in force, and calling fallback(a, b) for everything else.");
+"configuration in force, calling namespace[slow_name](a, b, resolved) on a\n"
+"miss and fallback(a, b) for everything else.");
 
 static PyObject *
 promote_types_fast(PyObject *module, PyObject *args)
 {
-    PyObject *fallback, *scope, *process;
+    PyObject *fallback, *namespace, *slow_name, *scope, *process;
     PyTypeObject *state_type, *resolved_type;
-    if (!PyArg_ParseTuple(args, "OO!O!OO!:promote_types_fast", &fallback,
+    if (!PyArg_ParseTuple(args, "OO!UO!O!OO!:promote_types_fast", &fallback,
+                          &PyDict_Type, &namespace, &slow_name,
                           &PyContextVar_Type, &scope, &PyType_Type, &state_type,
                           &process, &PyType_Type, &resolved_type))
         return NULL;
-    return (PyObject *)new_fastpath(promote_types_call, fallback, scope, state_type,
-                                    process, resolved_type, "promote_cache");
+    return (PyObject *)new_fastpath(promote_types_call, fallback, namespace, slow_name, scope,
+                                    state_type, process, resolved_type, "promote_cache");
 }
 
 PyDoc_STRVAR(result_type_fast_doc,
-"result_type_fast(fallback, scope, state_type, process, resolved_type,\n"
-"                 jax_types_seen, ndarray_type, numpy_tokens, jax_tokens,\n"
-"                 keyed_by_type, /)\n--\n\n"
+"result_type_fast(fallback, namespace, slow_name, scope, state_type, process,\n"
+"                 resolved_type, type_tokens, numpy_tokens, jax_tokens, key_base,\n"
+"                 /)\n--\n\n"
 "A callable answering result_type from Resolved.result_cache, keyed as\n"
-"jaxtypes.promotion.result_type keys it, and calling fallback otherwise.");
+"jaxtypes.promotion.result_type keys it, calling\n"
+"namespace[slow_name](args, resolved, key) on a miss and fallback otherwise.");
 
 static PyObject *
 result_type_fast(PyObject *module, PyObject *args)
 {
-    PyObject *fallback, *scope, *process, *seen, *ndarray, *numpy_tokens, *jax_tokens, *keyed;
+    PyObject *fallback, *namespace, *slow_name, *scope, *process;
+    PyObject *type_tokens, *numpy_tokens, *jax_tokens;
     PyTypeObject *state_type, *resolved_type;
     FastPath *self;
-    if (!PyArg_ParseTuple(args, "OO!O!OO!O!O!O!O!O!:result_type_fast", &fallback,
+    long long key_base, power = 1;
+    Py_ssize_t int_key_args = 0;
+    if (!PyArg_ParseTuple(args, "OO!UO!O!OO!O!O!O!L:result_type_fast", &fallback,
+                          &PyDict_Type, &namespace, &slow_name,
                           &PyContextVar_Type, &scope, &PyType_Type, &state_type,
                           &process, &PyType_Type, &resolved_type,
-                          &PySet_Type, &seen, &PyType_Type, &ndarray,
-                          &PyDict_Type, &numpy_tokens, &PyDict_Type, &jax_tokens,
-                          &PyFrozenSet_Type, &keyed))
+                          &PyDict_Type, &type_tokens, &PyDict_Type, &numpy_tokens,
+                          &PyDict_Type, &jax_tokens, &key_base))
         return NULL;
-    self = new_fastpath(result_type_call, fallback, scope, state_type, process, resolved_type,
-                        "result_cache");
+    if (key_base < 2) {
+        PyErr_Format(PyExc_ValueError, "key_base must be at least 2, not %lld", key_base);
+        return NULL;
+    }
+    /* As promotion._INT_KEY_ARGS: the most digits whose every value fits. */
+    while (power <= LLONG_MAX / key_base) {
+        power *= key_base;
+        int_key_args++;
+    }
+    self = new_fastpath(result_type_call, fallback, namespace, slow_name, scope, state_type,
+                        process, resolved_type, "result_cache");
     if (self == NULL)
         return NULL;
-    self->jax_types_seen = Py_NewRef(seen);
-    self->ndarray_type = Py_NewRef(ndarray);
+    self->type_tokens = Py_NewRef(type_tokens);
     self->numpy_tokens = Py_NewRef(numpy_tokens);
     self->jax_tokens = Py_NewRef(jax_tokens);
-    self->keyed_by_type = Py_NewRef(keyed);
+    self->key_base = key_base;
+    self->int_key_args = int_key_args;
     return (PyObject *)self;
 }
 

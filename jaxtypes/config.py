@@ -154,7 +154,7 @@ class Resolved:
         self.variant: Final = variant
         self.explicit_x64: Final = explicit_x64
         self.promote_cache: Final[dict[Any, dict[Any, Any]]] = {}
-        self.result_cache: Final[dict[tuple[Any, ...], Any]] = {}
+        self.result_cache: Final[dict[int | tuple[int, ...], Any]] = {}  # see promotion
 
     def __repr__(self) -> str:
         return f"Resolved({self.variant!r}, explicit_x64={self.explicit_x64!r})"

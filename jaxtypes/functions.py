@@ -32,7 +32,7 @@ from jaxtypes.ops import DEFAULT, Outcome, marker_node, operand
 from jaxtypes.ops import _COMPONENT, _TO_INEXACT, _no_join, _promote_integers, _unsupported
 
 __all__ = [
-    "Rule", "TABLE", "FAMILIES", "KEY", "NOT_AN_ARRAY", "apply", "result", "rule_of", "untyped",
+    "Rule", "TABLE", "FAMILIES", "ARGUMENTS", "INPUT_POSITION", "KEY", "NOT_AN_ARRAY", "apply", "result", "rule_of", "untyped",
 ]
 
 KEY: Final = "key<fry>"  # a typed PRNG key array (jax.random.key); not a lattice node
@@ -67,6 +67,8 @@ class Rule(NamedTuple):
     scalar: str | None = None
     rejects: tuple[str, ...] = ()
     reason: str = ""
+    bool_as: str | None = None
+    input_rejects: tuple[str, ...] = ()
 
 
 Inputs = tuple[str, ...]
@@ -80,6 +82,8 @@ def _operands(rule: Rule, inputs: Inputs, v: Variant) -> list[tuple[str, bool]]:
     if rule.bool_as_int:
         out = [(lattice.default_dtype("i", v.x64), False) if d == lattice.BOOL else (d, w)
                for d, w in out]
+    if rule.bool_as is not None:
+        out = [(rule.bool_as, False) if d == lattice.BOOL else (d, w) for d, w in out]
     return out
 
 
@@ -126,7 +130,7 @@ def _fixed(rule: Rule, inputs: Inputs, v: Variant, dtype: str | None) -> Outcome
         refused = _refused(rule, node[0])
         if refused:
             return refused
-    got = _promoted(rule, inputs, v) if inputs else None
+    got = _promoted(rule, inputs, v) if _operands(rule, inputs, v) else None
     if isinstance(got, Outcome):
         return got
     assert rule.fixed is not None
@@ -288,6 +292,9 @@ def apply(rule: Rule, inputs: Inputs, v: Variant = DEFAULT, dtype: str | None = 
     """A rule's result marker node for these inputs, or the error."""
     for node in inputs + ((dtype,) if dtype else ()):
         if node in rule.rejects:
+            return _unsupported("this function", node)
+    for node in inputs:
+        if node in rule.input_rejects:
             return _unsupported("this function", node)
     return FAMILIES[rule.family](rule, tuple(inputs), v, dtype)
 
@@ -471,7 +478,7 @@ _put(Rule("untyped", reason="closest rule Rule(equal, args=(1, 2)) differs from 
 _put(Rule("untyped", reason="closest rule Rule(equal, keep_weak=False) differs from JAX on 9 of 586 probes"), "dot_product_attention", "jax.nn.")
 _put(Rule("untyped", reason="closest rule Rule(inexact) differs from JAX on 4 of 66 probes"), "log_sigmoid", "jax.nn.")
 _put(Rule("untyped", reason="closest rule Rule(inexact) differs from JAX on 8 of 66 probes"), "mish", "jax.nn.")
-_put(Rule("untyped", reason="closest rule Rule(dtype, default=f) differs from JAX on 2 of 130 probes"), "one_hot", "jax.nn.")
+_put(Rule("dtype", default="f", input_rejects=("bool",)), "one_hot", "jax.nn.")
 _put(Rule("untyped", reason="closest rule Rule(inexact) differs from JAX on 8 of 66 probes"), "soft_sign", "jax.nn.")
 _put(Rule("untyped", reason="closest rule Rule(inexact) differs from JAX on 4 of 66 probes"), "softplus", "jax.nn.")
 _put(Rule("untyped", reason="closest rule Rule(fixed, fixed=i) differs from JAX on 8 of 66 "
@@ -522,7 +529,7 @@ _put(Rule("untyped", reason="closest rule Rule(key) differs from JAX on 110 of 5
 _put(Rule("untyped", reason="closest rule Rule(fixed, accepts=biu, fixed=bool) differs from JAX on 9 of 66 probes"), "signbit")
 _put(Rule("untyped", reason="closest rule Rule(dtype, default=c) differs from JAX on 28 of 66 probes"), "sort_complex")
 _put(Rule("untyped", reason="closest rule Rule(fixed, accepts=biu, fixed=float32) differs from JAX on 20 of 66 probes"), "spacing")
-_put(Rule("untyped", reason="closest rule Rule(keeps, bool_as_int=True) differs from JAX on 1 of 66 probes"), "square")
+_put(Rule("keeps", bool_as="int32"), "square")
 _put(Rule("untyped", reason="closest rule Rule(mean, accepts=fc) differs from JAX on 10 of 196 probes"), "std")
 _put(Rule("untyped", reason="closest rule Rule(dtype, default=f) differs from JAX on 1 of 66 probes"), "tri")
 _put(Rule("untyped", reason="closest rule Rule(keeps, keep_weak=False) differs from JAX on 8 of 66 probes"), "trim_zeros")
@@ -534,9 +541,9 @@ _put(Rule("untyped", reason="closest rule Rule(keeps) differs from JAX on 2 of 6
 _put(Rule("untyped", reason="closest rule Rule(keeps) differs from JAX on 2 of 66 probes"), "unique_values")
 _put(Rule("untyped", reason="closest rule Rule(inexact, accepts=biu) differs from JAX on 2 of 66 probes"), "unpackbits")
 _put(Rule("untyped", reason="closest rule Rule(mean, accepts=fc) differs from JAX on 26 of 196 probes"), "var")
-_put(Rule("untyped", reason="closest rule Rule(dtype, default=bool) differs from JAX on 62 of 68 probes"), "bernoulli", "jax.random.")
+_put(Rule("fixed", args=(), fixed="bool"), "bernoulli", "jax.random.")  # (no dtype=)
 _put(Rule("untyped", reason="closest rule Rule(mean, accepts=b) differs from JAX on 20 of 68 probes"), "bits", "jax.random.")
-_put(Rule("untyped", reason="closest rule Rule(dtype, default=i) differs from JAX on 61 of 68 probes"), "categorical", "jax.random.")
+_put(Rule("fixed", args=(), fixed="i"), "categorical", "jax.random.")  # (no dtype=)
 _put(Rule("untyped", reason="closest rule Rule(mean, accepts=b) differs from JAX on 14 of 68 probes"), "lognormal", "jax.random.")
 _put(Rule("untyped", reason="closest rule Rule(mean, accepts=b) differs from JAX on 14 of 68 probes"), "multivariate_normal", "jax.random.")
 
@@ -572,3 +579,114 @@ _put(Rule("untyped", reason="reads external data (files, buffers, DLPack): not p
      "load save savez fromfile frombuffer fromstring fromiter from_dlpack")
 _put(Rule("untyped", reason="printing configuration: no array result, changes global state"),
      "printoptions set_printoptions")
+
+# ------------------------------------------------------------ array arguments
+# How each probed function takes its arrays, as the oracle calls it (the kind
+# of tests/oracle/make_function_tables.py's probe; tests/test_function_rules.py
+# checks that the two agree): the inputs of ``result`` in this order.
+#   x    one array, the first positional parameter
+#   xy   two arrays, the first two positional parameters
+#   cxy  a condition, then two arrays (where): the inputs are the two arrays
+#   d    no array: the ``dtype=`` argument decides
+#   xd   one array, the first positional parameter, and ``dtype=``
+#   kd   a PRNG key, the first positional parameter, and ``dtype=``
+#   k    a PRNG key only;   n  no array argument
+ARGUMENTS: dict[str, str] = {}
+# Where the probe's array is not the first positional parameter (its position).
+INPUT_POSITION: Final[dict[str, int]] = {
+    "jax.numpy.compress": 1, "jax.numpy.extract": 1,  # (condition, arr)
+    "jax.random.choice": 1, "jax.random.permutation": 1,  # (key, x)
+}
+
+
+def _args(kind: str, prefix: str, names: str) -> None:
+    for name in names.split():
+        ARGUMENTS[prefix + name] = kind
+
+
+_args("x", "jax.lax.",
+    "abs acos acosh approx_max_k approx_min_k argmax argmin asin asinh atan atanh bessel_i0e "
+    "bessel_i1e bitwise_not broadcast broadcast_in_dim broadcast_to_rank cbrt ceil clz "
+    "collapse conj cos cosh cumlogsumexp cummax cummin cumprod cumsum digamma dtype "
+    "dynamic_index_in_dim dynamic_slice dynamic_slice_in_dim erf erf_inv erfc exp exp2 "
+    "expand_dims expm1 fft floor imag index_in_dim integer_pow is_finite lgamma log log1p "
+    "logistic neg optimization_barrier pad population_count real reciprocal reduce_and "
+    "reduce_max reduce_min reduce_or reduce_precision reduce_prod reduce_sum reduce_xor "
+    "reshape rev round rsqrt sign sin sinh slice slice_in_dim sort split sqrt square squeeze "
+    "stop_gradient tan tanh tile top_k transpose unstack")
+_args("x", "jax.nn.",
+    "celu elu gelu glu hard_sigmoid hard_silu hard_swish hard_tanh identity leaky_relu "
+    "log1mexp log_sigmoid log_softmax logmeanexp logsumexp mish relu relu6 selu sigmoid silu "
+    "soft_sign softmax softplus sparse_plus sparse_sigmoid squareplus standardize swish tanh")
+_args("x", "jax.numpy.",
+    "abs absolute acos acosh all amax amin angle any arccos arccosh arcsin arcsinh arctan "
+    "arctanh argmax argmin argpartition argsort argwhere around array_repr array_split "
+    "array_str asin asinh atan atanh atleast_1d atleast_2d atleast_3d average bincount "
+    "bitwise_count bitwise_invert bitwise_not broadcast_to cbrt ceil clip compress conj "
+    "conjugate copy corrcoef cos cosh count_nonzero cov cumprod cumsum cumulative_prod "
+    "cumulative_sum deg2rad degrees delete diag diag_indices_from diagflat diagonal diff "
+    "dsplit ediff1d exp exp2 expand_dims expm1 extract fabs fill_diagonal flatnonzero flip "
+    "fliplr flipud float_power floor frexp gradient histogram histogram_bin_edges histogramdd "
+    "hsplit i0 imag insert invert iscomplex iscomplexobj isfinite isin isinf isnan isneginf "
+    "isposinf isreal isrealobj isscalar iterable ix_ ldexp lexsort log log10 log1p log2 "
+    "logical_not matrix_transpose max mean median meshgrid min modf moveaxis nan_to_num "
+    "nanargmax nanargmin nancumprod nancumsum nanmax nanmean nanmedian nanmin nanpercentile "
+    "nanprod nanquantile nanstd nansum nanvar ndim negative nonzero packbits pad partition "
+    "percentile permute_dims piecewise place poly polyder polyint positive prod ptp put "
+    "put_along_axis quantile rad2deg radians ravel ravel_multi_index real reciprocal repeat "
+    "reshape resize rint roll rollaxis roots rot90 round shape sign signbit sin sinc sinh "
+    "size sort sort_complex spacing split sqrt square squeeze std sum swapaxes take "
+    "take_along_axis tan tanh tile trace transpose trapezoid tril tril_indices_from "
+    "trim_zeros triu triu_indices_from trunc unique unique_all unique_counts unique_inverse "
+    "unique_values unpackbits unravel_index unstack unwrap vander var vsplit")
+_args("x", "jax.numpy.fft.",
+    "fft fft2 fftn fftshift hfft ifft ifft2 ifftn ifftshift ihfft irfft irfft2 irfftn rfft "
+    "rfft2 rfftn")
+_args("x", "jax.numpy.linalg.",
+    "cholesky cond det diagonal eig eigh eigvals eigvalsh inv matrix_norm matrix_power "
+    "matrix_rank matrix_transpose norm pinv qr slogdet svd svdvals tensorinv trace "
+    "vector_norm")
+_args("x", "jax.random.", "choice permutation")
+_args("xy", "jax.lax.",
+    "add atan2 batch_matmul bitwise_and bitwise_or bitwise_xor broadcast_like complex "
+    "concatenate conv conv_general_dilated conv_transpose conv_with_general_padding div dot "
+    "dot_general dynamic_update_slice dynamic_update_slice_in_dim eq ge gt igamma igammac le "
+    "lt max min mul mulhi ne nextafter polygamma pow rem shift_left shift_right_arithmetic "
+    "shift_right_logical sort_key_val stack sub zeta")
+_args("xy", "jax.nn.", "dot_product_attention")
+_args("xy", "jax.numpy.",
+    "add allclose append arctan2 array_equal array_equiv atan2 bitwise_and bitwise_left_shift "
+    "bitwise_or bitwise_right_shift bitwise_xor block broadcast_arrays choose column_stack "
+    "concat concatenate convolve copysign correlate cross digitize divide divmod dot dstack "
+    "einsum einsum_path equal floor_divide fmax fmin fmod gcd greater greater_equal heaviside "
+    "histogram2d hstack hypot inner interp intersect1d isclose kron lcm left_shift less "
+    "less_equal logaddexp logaddexp2 logical_and logical_or logical_xor matmul matvec maximum "
+    "minimum mod multiply nextafter not_equal outer polyadd polydiv polyfit polymul polysub "
+    "polyval pow power remainder right_shift searchsorted setdiff1d setxor1d stack subtract "
+    "tensordot true_divide union1d vdot vecdot vecmat vstack")
+_args("xy", "jax.numpy.linalg.", "cross lstsq matmul multi_dot outer solve tensordot tensorsolve vecdot")
+_args("cxy", "jax.lax.", "clamp select select_n")
+_args("cxy", "jax.numpy.", "select where")
+_args("d", "jax.lax.", "broadcasted_iota empty full iota")
+_args("d", "jax.numpy.",
+    "arange empty eye fromfunction full geomspace identity indices linspace logspace ones tri "
+    "zeros")
+_args("d", "jax.numpy.fft.", "fftfreq rfftfreq")
+_args("xd", "jax.lax.", "bitcast_convert_type convert_element_type full_like")
+_args("xd", "jax.nn.", "one_hot")
+_args("xd", "jax.numpy.",
+    "array asarray astype cumprod(dtype=) cumsum(dtype=) empty_like full_like mean(dtype=) "
+    "nanmean(dtype=) nanprod(dtype=) nanstd(dtype=) nansum(dtype=) nanvar(dtype=) ones_like "
+    "prod(dtype=) std(dtype=) sum(dtype=) trace(dtype=) var(dtype=) zeros_like")
+_args("kd", "jax.random.",
+    "ball bernoulli beta binomial bits categorical cauchy chisquare dirichlet "
+    "double_sided_maxwell exponential f gamma generalized_normal geometric gumbel laplace "
+    "loggamma logistic lognormal maxwell multinomial multivariate_normal normal orthogonal "
+    "pareto poisson rademacher randint rayleigh t triangular truncated_normal uniform wald "
+    "weibull_min")
+_args("k", "jax.random.", "clone fold_in key_data key_dtype key_impl split wrap_key_data")
+_args("n", "jax.numpy.",
+    "bartlett blackman broadcast_shapes can_cast diag_indices get_printoptions hamming "
+    "hanning isdtype issubdtype kaiser mask_indices promote_types result_type tril_indices "
+    "triu_indices")
+_args("n", "jax.random.", "PRNGKey key")

@@ -9,9 +9,9 @@ configuration so that repeated calls are dictionary look-ups.
 
 from __future__ import annotations
 
+import functools
 import sys
 import warnings
-from functools import update_wrapper
 from typing import TYPE_CHECKING, Any, Final
 
 import ml_dtypes
@@ -69,6 +69,8 @@ _WEAK_TYPE_OF: Final[dict[str, type]] = {
     lattice.WEAK_INT: int, lattice.WEAK_FLOAT: float, lattice.WEAK_COMPLEX: complex
 }
 _WEAK_NODE_OF_TYPE: Final[dict[type, str]] = {t: n for n, t in _WEAK_TYPE_OF.items()}
+# Canonicalization with x64 off (64-bit nodes to 32-bit), as a table.
+_X32: Final = {n: lattice.canonicalize(n, False) for n in lattice.NODES}
 # JAX's python_scalar_types_to_dtypes.
 _PY_SCALAR_NODE: Final[dict[type, str]] = {
     bool: "bool", int: "int64", float: "float64", complex: "complex128"
@@ -84,6 +86,13 @@ _OPAQUE_DTYPES: Final = frozenset(
 # dtype itself, for the opaque dtypes, non-numeric numpy scalar types
 # (np.str_ gives dtype('<U'), as in JAX) and JAX arrays of any other dtype.
 _Token = Any
+
+
+def _is_weak_type(x: Any) -> bool:
+    """Whether ``x`` is one of the types int, float, complex (JAX's weak types).
+    Only plain classes qualify: they hash and compare by identity, where
+    dtype('int64') == int and jnp.int64 == np.int64."""
+    return type(x) is type and x in _WEAK_NODE_OF_TYPE
 
 
 def node_of(dt: Any) -> str | None:
@@ -122,6 +131,9 @@ def _is_jax_array(x: Any) -> bool:
     return isinstance(x, _jax_array_type)
 
 
+_MISSING: Final = object()
+
+
 def is_weakly_typed(x: Any) -> bool:
     """Whether ``x`` is weakly typed, as JAX reads it: a Python int/float/complex
     value, a value of a weak scalar type JAX registered (symbolic dimensions),
@@ -130,11 +142,16 @@ def is_weakly_typed(x: Any) -> bool:
     a ``weak_type`` attribute of objects without ``aval``."""
     if type(x) in _WEAK_NODE_OF_TYPE or type(x) in _registered_weak_types():
         return True
-    try:
-        return x.aval.weak_type  # type: ignore[no-any-return]
-    except AttributeError:
-        pass
+    # getattr with a default, not try/except: most arguments have no aval,
+    # and a raised AttributeError costs a microsecond.
+    aval: Any = getattr(x, "aval", _MISSING)
+    if aval is not _MISSING:
+        try:
+            return aval.weak_type  # type: ignore[no-any-return]
+        except AttributeError:
+            pass
     return getattr(x, "weak_type", False)
+
 
 
 def _registered_weak_types() -> Any:
@@ -149,10 +166,6 @@ def _invalid_value(x: Any, dt: np.dtype) -> TypeError:
         f"Value '{x}' with dtype {dt} is not a valid JAX array type. "
         "Only arrays of numeric types are supported by JAX."
     )
-
-
-def _canonical(node: str, x64: bool) -> str:
-    return node if x64 else lattice.canonicalize(node, False)
 
 
 def _jax_dtypes() -> Any:
@@ -187,9 +200,16 @@ def _keeps_its_dtype(x: Any) -> bool:
     """JAX arrays and JAX's typed literals (TypedInt, TypedFloat, TypedComplex,
     TypedNdArray): JAX keeps their dtype, canonical or not, and checks nothing."""
     jd = _jax_dtypes()
-    if jd is None:
-        return False
+    if jd is None or type(x) in _NEVER_JAX_VALUES:
+        return False  # (jax.Array's isinstance check is slow: a Python __instancecheck__)
     return isinstance(x, getattr(jd, "_types_whose_dtype_should_not_be_canonicalized", ()))
+
+
+# Types none of whose instances is a JAX array or typed literal (TypedNdArray
+# subclasses numpy.ndarray: the exact type only).
+_NEVER_JAX_VALUES: Final = frozenset(
+    {str, np.ndarray} | {type(dt) for dt in _NODE_OF} | {dt.type for dt in _NODE_OF}
+)
 
 
 _EXPLICIT_ERROR: Final = (
@@ -212,7 +232,7 @@ def _explicit(node: str, resolved: Resolved, warned: list[str] | None = None) ->
     mode = resolved.explicit_x64
     if mode == "allow" or resolved.variant.x64:
         return node
-    canonical = lattice.canonicalize(node, False)
+    canonical = _X32[node]
     if canonical == node:
         return node
     where = " requested in dtype"
@@ -235,42 +255,49 @@ def _user_stacklevel() -> int:
     return level
 
 
-def _node_of_value(x: Any, resolved: Resolved, warned: list[str] | None = None) -> _Token:
-    """JAX's ``dtypes.dtype(x)`` as a node name (canonicalized as JAX does), or
-    the dtype itself where JAX accepts one outside the lattice."""
-    x64 = resolved.variant.x64
+# How JAX's dtype() treats an operand's dtype, in the configuration in force:
+EXPLICIT: Final = "explicit"    # named, a dtype or a numpy type: jax_explicit_x64_dtypes applies
+CANONICAL: Final = "canonical"  # values and Python types: 64-bit is 32-bit with x64 off
+KEPT: Final = "kept"            # JAX arrays, typed literals, dtypes outside the lattice: as they are
+
+
+def _operand(x: Any) -> tuple[str, _Token]:
+    """How JAX's ``dtypes.dtype(x)`` reads ``x``, before the configuration
+    applies: (EXPLICIT, CANONICAL or KEPT, the node name), or (KEPT, the dtype
+    itself) where JAX accepts a dtype outside the lattice.  Raises JAX's
+    errors for values JAX refuses."""
     if x is None:
         raise ValueError(f"Invalid argument to dtype: {x}.")
     if isinstance(x, type):
         node = _scalar_node(x)
         if node is not None:
-            return _canonical(node, x64)
+            return CANONICAL, node
         if issubclass(x, np.generic):
             # JAX checks nothing here: np.str_, np.object_ ... give their dtype.
             dt = np.dtype(x)
             node = _NODE_OF.get(dt)
-            return dt if node is None else _explicit(node, resolved, warned)
+            return (KEPT, dt) if node is None else (EXPLICIT, node)
     else:
         node = _scalar_node(type(x))
         if node is not None:
-            return _canonical(node, x64)
+            return CANONICAL, node
         if _keeps_its_dtype(x):
             # JAX keeps the dtype of an existing array or typed literal,
             # canonical or not (PRNG key arrays have extended dtypes).
-            return _NODE_OF.get(x.dtype) or x.dtype
+            return KEPT, _NODE_OF.get(x.dtype) or x.dtype
     if isinstance(x, (str, np.dtype)):
         dt = np.dtype(x)
         node = _NODE_OF.get(dt)
         if node is None:
             if dt in _OPAQUE_DTYPES:
-                return dt
+                return KEPT, dt
             raise _invalid_value(x, dt)
-        return _explicit(node, resolved, warned)
+        return EXPLICIT, node
     dt_attr = getattr(x, "dtype", None)
     if isinstance(dt_attr, np.dtype):
         dt = dt_attr
     elif _is_extended(dt_attr):
-        return dt_attr
+        return KEPT, dt_attr
     else:
         try:
             dt = np.result_type(x)
@@ -279,9 +306,19 @@ def _node_of_value(x: Any, resolved: Resolved, warned: list[str] | None = None) 
     node = _NODE_OF.get(dt)
     if node is None:
         if dt in _OPAQUE_DTYPES:
-            return dt
+            return KEPT, dt
         raise _invalid_value(x, dt)
-    return _canonical(node, x64)
+    return CANONICAL, node
+
+
+def _in_configuration(how: str, node: _Token, resolved: Resolved,
+                      warned: list[str] | None = None) -> _Token:
+    """The node JAX's ``dtypes.dtype`` gives an operand read as ``how`` in a configuration."""
+    if how is CANONICAL:
+        return node if resolved.variant.x64 else _X32[node]
+    if how is EXPLICIT:
+        return _explicit(node, resolved, warned)
+    return node
 
 
 def dtype(x: Any) -> np.dtype:
@@ -292,7 +329,8 @@ def dtype(x: Any) -> np.dtype:
     as a numpy type follows ``jax_explicit_x64_dtypes`` when x64 is off; JAX
     arrays and JAX's typed literals keep their dtype.
     """
-    return _dtype_of_token(_node_of_value(x, current_resolved()))
+    how, node = _operand(x)
+    return _dtype_of_token(_in_configuration(how, node, current_resolved()))
 
 
 def canonicalize_dtype(dtype: Any, allow_extended_dtype: bool = False) -> Any:
@@ -353,21 +391,31 @@ def _no_join_error(objects: Any, variant: lattice.Variant) -> TypePromotionError
 
 # ---------------------------------------------------------- promote_types
 def _promote_types_slow(a: Any, b: Any, resolved: Resolved) -> np.dtype:
-    a_tp = a if any(a is t for t in _WEAK_NODE_OF_TYPE) else np.dtype(a)
-    b_tp = b if any(b is t for t in _WEAK_NODE_OF_TYPE) else np.dtype(b)
-    for obj in {a_tp, b_tp}:  # JAX reports the first invalid one in set order
-        if _node_name(obj) is None:
-            raise ValueError(f"dtype={obj!r} is not a valid dtype for JAX type promotion.")
+    a_tp = a if _is_weak_type(a) else np.dtype(a)
+    b_tp = b if _is_weak_type(b) else np.dtype(b)
+    a_node, b_node = _node_name(a_tp), _node_name(b_tp)
+    if a_node is None or b_node is None:
+        for obj in {a_tp, b_tp}:  # JAX reports the first invalid one in set order
+            if _node_name(obj) is None:
+                raise ValueError(f"dtype={obj!r} is not a valid dtype for JAX type promotion.")
     variant = resolved.variant
-    joined = lattice.join(_node_name(a_tp), _node_name(b_tp), variant)  # type: ignore[arg-type]
+    joined = lattice.join(a_node, b_node, variant)  # type: ignore[arg-type]
     if joined is None:
         raise _no_join_error((a_tp, b_tp), variant)
     result = dtype_of_node(joined)
     # Were int's hash ever dtype('int64')'s, a cached dtype could answer for
     # the weak type: then nothing is cached (never seen; the guard is cheap).
     if _WEAK_KEYS_DISTINCT and isinstance(a, _CACHEABLE) and isinstance(b, _CACHEABLE):
-        resolved.promote_cache.setdefault(a, {})[b] = result
+        resolved.promote_cache.setdefault(_stored_key(a), {})[_stored_key(b)] = result
     return result
+
+
+def _stored_key(x: Any) -> Any:
+    """The key a promote_types operand is cached under: itself, but for JAX's
+    scalar types (jnp.float32) the numpy type they equal and hash as (the
+    dict holds one of the two; numpy's compares without a Python call, so
+    looking up numpy's types stays fast once JAX's have been asked about)."""
+    return x.dtype.type if type(x) is _jax_scalar_meta() else x
 
 
 def _node_name(obj: Any) -> str | None:
@@ -375,11 +423,12 @@ def _node_name(obj: Any) -> str | None:
     return _WEAK_NODE_OF_TYPE.get(obj) if isinstance(obj, type) else _NODE_OF.get(obj)
 
 
-# Inputs whose hash and equality identify the dtype they stand for.  numpy
-# dtypes compare equal to their names and scalar types, which is harmless
-# (they promote alike) except for dtype('int64') == int and its float and
-# complex twins; their hashes differ, which the guard below checks once.
-_CACHEABLE: Final = (np.dtype, str, type)
+# Inputs whose hash and equality identify the dtype they stand for (None is
+# numpy's float64).  numpy dtypes compare equal to their names and scalar
+# types, and dtype('float64') to None, which is harmless (they promote alike)
+# except for dtype('int64') == int and its float and complex twins; their
+# hashes differ, which the guard below checks once.
+_CACHEABLE: Final = (np.dtype, str, type, type(None))
 _WEAK_KEYS_DISTINCT: Final = all(
     hash(t) != hash(np.dtype(t)) for t in _WEAK_NODE_OF_TYPE
 )
@@ -400,19 +449,10 @@ def promote_types(a: Any, b: Any) -> np.dtype:
     return _promote_types_slow(a, b, resolved)
 
 
-
-
 # ------------------------------------------------------------ result_type
 def _jax_type(node: _Token, weak: bool) -> _Token:
     """JAX's ``_jax_type``; a dtype outside the lattice stays itself."""
     return lattice.jax_type(node, weak) if isinstance(node, str) else node
-
-
-def _token(arg: Any, resolved: Resolved, warned: list[str]) -> tuple[_Token, Any]:
-    """(node, weak) of one ``result_type`` argument, as JAX's _dtype_and_weaktype
-    (the weak flag as JAX reads it: possibly a truthy non-bool)."""
-    node = _node_of_value(arg, resolved, warned)
-    return node, any(arg is t for t in _WEAK_NODE_OF_TYPE) or is_weakly_typed(arg)
 
 
 def _invalid_for_promotion(objects: Any) -> ValueError:
@@ -421,82 +461,272 @@ def _invalid_for_promotion(objects: Any) -> ValueError:
     return ValueError(f"dtype={bad!r} is not a valid dtype for JAX type promotion.")
 
 
-def _lattice_result(
-    tokens: list[tuple[_Token, bool]], resolved: Resolved, warned: list[str]
-) -> tuple[_Token, bool]:
-    """JAX's ``lattice_result_type`` and ``result_type`` on (node, weak) pairs."""
-    variant = resolved.variant
-    names = [n for n, _ in tokens]
-    if all(isinstance(n, str) for n in names):
-        no_join = None
+@functools.lru_cache(maxsize=4096)
+def _lattice_join(
+    operands: tuple[tuple[str, bool], ...], variant: lattice.Variant
+) -> tuple[str, bool, bool] | lattice.NoJoin:
+    """``lattice.lattice_result_type`` of (node, weak) operands, memoised: a
+    pure function of its arguments, which many calls share (a dtype, its name
+    and an array of it are the same operand).  The third item says whether the
+    answer is a join JAX passes through ``dtype()``, where
+    jax_explicit_x64_dtypes applies (the caller's configuration decides).  A
+    missing join is returned (and so memoised), not raised."""
+    joins: list[str] = []
+    try:
+        out, weak = lattice.lattice_result_type(
+            operands, variant, lambda node: joins.append(node) or node  # type: ignore[func-returns-value]
+        )
+    except lattice.NoJoin as err:
+        return err.with_traceback(None)
+    return out, weak, bool(joins)
+
+
+def _weak_default_of(out: _Token, x64: bool) -> str:
+    """The dtype ``result_type`` gives a weak answer: JAX's
+    default_types['f' if custom float else dtype.kind], a dict of the kinds b,
+    i, u, f, c.  ml_dtypes' int1/2/4 and uint1/2/4 are of kind 'V', so a weakly
+    typed one alone (or joined weakly) raises KeyError('V'), as in JAX."""
+    kind_letter = "f" if out in lattice.CUSTOM_FLOATS else _dtype_of_token(out).kind
+    if kind_letter not in "biufc":
+        raise KeyError(kind_letter)
+    return lattice.default_dtype(kind_letter, x64)
+
+
+def _defaults(x64: bool) -> dict[str, str]:
+    out = {}
+    for node in _DTYPE_OF:
         try:
-            # JAX calls dtype() on a strong join: jax_explicit_x64_dtypes applies.
-            out, weak = lattice.lattice_result_type(
-                tokens, variant, lambda node: _explicit(node, resolved, warned)
-            )
-        except lattice.NoJoin as err:
-            no_join = err.nodes
-        if no_join is not None:  # raised here: no internal exception chained to it
-            raise _no_join_error({_node_object(n) for n in no_join}, variant)
-    else:
-        # A dtype outside the lattice passes alone, or repeated with a strong
-        # operand, as in JAX; joining it with anything else fails.
-        weaks = [w for _, w in tokens]
-        if len(tokens) == 1:
-            out, weak = tokens[0]
-        elif len(set(names)) == 1 and not all(weaks):
-            out, weak = names[0], False
-        else:
-            all_weak = all(weaks) and variant.mode != "strict"
-            joined = names if all_weak else [_jax_type(n, w) for n, w in tokens]
-            raise _invalid_for_promotion({_node_object(n) for n in joined})
-        weak = weak and out != "bool"
+            out[node] = _weak_default_of(node, x64)
+        except KeyError:
+            pass
+    return out
+
+
+_WEAK_DEFAULT: Final = {x64: _defaults(x64) for x64 in (False, True)}
+
+
+def _weak_default(out: _Token, x64: bool) -> str:
+    default = _WEAK_DEFAULT[x64].get(out) if isinstance(out, str) else None
+    return default if default is not None else _weak_default_of(out, x64)
+
+
+def _lattice_answer(
+    operands: tuple[tuple[str, bool], ...], resolved: Resolved, warned: list[str]
+) -> tuple[str, bool]:
+    """JAX's ``result_type`` on lattice (node, weak) operands: the join, with
+    jax_explicit_x64_dtypes applied where JAX applies it and a weak answer
+    turned into its kind's default dtype."""
+    joined = _lattice_join(operands, resolved.variant)
+    if isinstance(joined, lattice.NoJoin):  # raised here: no internal exception chained to it
+        raise _no_join_error({_node_object(n) for n in joined.nodes}, resolved.variant)
+    out, weak, through_dtype = joined
+    if through_dtype:
+        out = _explicit(out, resolved, warned)
     if weak:
-        # JAX: default_types['f' if custom float else dtype.kind], a dict of the
-        # kinds b, i, u, f, c.  ml_dtypes' int1/2/4 and uint1/2/4 are of kind
-        # 'V', so a weakly typed one alone (or joined weakly) raises KeyError('V').
-        kind_letter = "f" if out in lattice.CUSTOM_FLOATS else _dtype_of_token(out).kind
-        if kind_letter not in "biufc":
-            raise KeyError(kind_letter)
-        out = lattice.default_dtype(kind_letter, variant.x64)
+        out = _weak_default(out, resolved.variant.x64)
     return out, weak
 
 
+def _lattice_result(
+    operands: list[tuple[_Token, bool]], resolved: Resolved, warned: list[str]
+) -> tuple[_Token, bool]:
+    """JAX's ``result_type`` on (node, weak) pairs, nodes outside the lattice included."""
+    names = [n for n, _ in operands]
+    if all(isinstance(n, str) for n in names):
+        return _lattice_answer(tuple(operands), resolved, warned)
+    # A dtype outside the lattice passes alone, or repeated with a strong
+    # operand, as in JAX; joining it with anything else fails.
+    weaks = [w for _, w in operands]
+    if len(operands) == 1:
+        out, weak = operands[0]
+    elif len(set(names)) == 1 and not all(weaks):
+        out, weak = names[0], False
+    else:
+        all_weak = all(weaks) and resolved.variant.mode != "strict"
+        joined_nodes = names if all_weak else [_jax_type(n, w) for n, w in operands]
+        raise _invalid_for_promotion({_node_object(n) for n in joined_nodes})
+    weak = weak and out != "bool"
+    if weak:
+        out = _weak_default(out, resolved.variant.x64)
+    return out, weak
+
+
+# result_type's cache key: one token per argument, a small int standing for
+# the argument's (how, node, weak) as JAX reads it (see _operand): the answer
+# in a configuration depends on nothing else.  _OPERAND_OF_TOKEN lists them.
+_OPERAND_OF_TOKEN: Final = tuple(
+    (how, node, weak) for how in (EXPLICIT, CANONICAL, KEPT) for node in _DTYPE_OF
+    for weak in (False, True)
+)
+_TOKEN_OF_OPERAND: Final = {operand: i for i, operand in enumerate(_OPERAND_OF_TOKEN)}
+# The key of up to _INT_KEY_ARGS arguments is one int, their tokens + 1 as the
+# digits of base _KEY_BASE (no tuple to build, hash and compare: the C fast
+# path computes it in a 64-bit integer); of more arguments, the tuple of tokens.
+_KEY_BASE: Final = len(_OPERAND_OF_TOKEN) + 1
+_INT_KEY_ARGS: Final = next(n for n in range(64) if _KEY_BASE ** (n + 1) > 2**63 - 1)
+
+
+def _key_of_tokens(tokens: list[int]) -> int | tuple[int, ...]:
+    if len(tokens) > _INT_KEY_ARGS:
+        return tuple(tokens)
+    key, digit = 0, 1
+    for token in tokens:
+        key += (token + 1) * digit
+        digit *= _KEY_BASE
+    return key
+
+
+def _tokens_of_key(key: int | tuple[int, ...]) -> list[int] | tuple[int, ...]:
+    if isinstance(key, tuple):
+        return key
+    tokens = []
+    while key:
+        key, digit = divmod(key, _KEY_BASE)
+        tokens.append(digit - 1)
+    return tokens
+# How an argument finds its token: _TOKEN_OF_TYPE, by the argument's exact
+# type, holds the token itself where the type alone decides it, a dict from
+# the argument to its token (names, dtypes, scalar types), _NUMPY_ARRAY_TOKEN
+# (numpy arrays: by their dtype) or _JAX_ARRAY_TOKEN (JAX arrays and tracers:
+# by their aval's dtype, then weak_type).  The C fast path reads these same
+# tables.  The slow path adds to _TOKEN_OF_TYPE as it meets arguments
+# (_learn_token); anything else is not keyed and always takes the slow path.
+_NUMPY_ARRAY_TOKEN: Final = {dt: _TOKEN_OF_OPERAND[CANONICAL, n, False] for dt, n in _NODE_OF.items()}
+_JAX_ARRAY_TOKEN: Final = {
+    dt: (_TOKEN_OF_OPERAND[KEPT, n, False], _TOKEN_OF_OPERAND[KEPT, n, True])
+    for dt, n in _NODE_OF.items()
+}
+_TOKEN_OF_TYPE: Final[dict[type, Any]] = {np.ndarray: _NUMPY_ARRAY_TOKEN}
+# Types whose every instance JAX reads alike: Python scalars, None and the
+# numpy/ml_dtypes scalar types of the lattice's dtypes (exact types only).
+_KEYED_BY_TYPE: Final = frozenset(
+    {bool, int, float, complex, type(None)} | {dt.type for dt in _NODE_OF}
+)
+# Types whose instances are keyed by value: names, dtypes of the lattice,
+# Python and numpy scalar types (JAX's jnp.float32 and the like: below).
+_KEYED_BY_VALUE: Final = frozenset({str, type} | {type(dt) for dt in _NODE_OF})
+# A bound on the names remembered (numpy accepts endless spellings, 'f004' ...).
+_MAX_KEYED_VALUES: Final = 1024
+
+
+def _keyed_by_value(x: Any) -> bool:
+    """Whether ``x``'s token may be remembered by its value: a name, a dtype, or
+    a scalar type whose reading JAX takes from its identity, not its attributes."""
+    t = type(x)
+    if t is type:
+        return x in _PY_SCALAR_NODE or issubclass(x, np.generic)
+    return t in _KEYED_BY_VALUE or t is _jax_scalar_meta()
+
+
+def _jax_scalar_meta() -> Any:
+    """The class of JAX's scalar types (jnp.float32 ...), when JAX is loaded."""
+    module = sys.modules.get("jax._src.numpy.scalar_types")
+    return getattr(module, "_ScalarMeta", None) if module is not None else None
+
+
+def _learn_token(x: Any, how: str, node: _Token, weak: Any) -> int | None:
+    """The token of an argument read as (how, node, weak), or None for one
+    outside the lattice; remembers it for the argument's type or value where
+    that decides it, so the next call with such an argument is keyed."""
+    if type(weak) is not bool or not isinstance(node, str):
+        return None
+    token = _TOKEN_OF_OPERAND[how, node, weak]
+    t = type(x)
+    if t in _KEYED_BY_TYPE:
+        _TOKEN_OF_TYPE[t] = token
+    elif t is np.ndarray:
+        _TOKEN_OF_TYPE[t] = _NUMPY_ARRAY_TOKEN
+    elif how is KEPT:
+        if t not in _TOKEN_OF_TYPE and _is_jax_array(x) and hasattr(x, "aval"):
+            _TOKEN_OF_TYPE[t] = _JAX_ARRAY_TOKEN  # keyed by its aval from now on
+    elif _keyed_by_value(x):
+        by_value = _TOKEN_OF_TYPE.setdefault(t, {})
+        if len(by_value) < _MAX_KEYED_VALUES:
+            by_value[x] = token
+    return token
+
+
+def _configured_operands(x64: bool) -> tuple[tuple[str, bool] | None, ...]:
+    """Each token's (node, weak) with x64 on or off, or None where
+    jax_explicit_x64_dtypes decides (a 64-bit dtype asked for with x64 off)."""
+    resolved = Resolved(lattice.variant("standard", x64), "allow")
+    return tuple(
+        None if how is EXPLICIT and _X32[node] != node and not x64
+        else (_in_configuration(how, node, resolved), weak)
+        for how, node, weak in _OPERAND_OF_TOKEN
+    )
+
+
+_CONFIGURED_OPERAND: Final = {x64: _configured_operands(x64) for x64 in (False, True)}
+
+
+def _configured_explicitly(token: int, resolved: Resolved, warned: list[str]) -> tuple[str, bool]:
+    how, node, weak = _OPERAND_OF_TOKEN[token]
+    return _in_configuration(how, node, resolved, warned), weak
+
+
 def _result_type_slow(
-    args: tuple[Any, ...], resolved: Resolved, key: tuple[Any, ...] | None
-) -> tuple[np.dtype, bool]:
+    args: tuple[Any, ...], resolved: Resolved, key: int | tuple[int, ...] | None
+) -> tuple[np.dtype, Any]:
+    """Every ``result_type`` call the cache does not answer.  The answer is
+    cached under the arguments' tokens in ``resolved`` (the configuration it was
+    computed in), unless JAX would warn about it (JAX warns every time)."""
     if not args:
         raise ValueError("at least one array or dtype is required")
-    variant = resolved.variant
-    x64 = variant.x64
-    default_float = lattice.default_dtype("f", x64)
     warned: list[str] = []
-    tokens = [(default_float, False) if a is None else _token(a, resolved, warned) for a in args]
-    flags = [w for _, w in tokens]
-    node, weak = _lattice_result([(n, bool(w)) for n, w in tokens], resolved, warned)
-    if len(tokens) == 1 and tokens[0][0] != lattice.BOOL:
-        weak = flags[0]  # JAX returns the operand's own flag, a non-bool one included
-    result = (_dtype_of_token(node), weak)
+    if key is not None:  # the arguments were read before: their tokens say how
+        configured = _CONFIGURED_OPERAND[resolved.variant.x64]
+        out, weak = _lattice_answer(tuple([
+            configured[token] or _configured_explicitly(token, resolved, warned)
+            for token in _tokens_of_key(key)
+        ]), resolved, warned)
+    else:
+        operands: list[tuple[_Token, Any]] = []
+        tokens: list[int | None] = []
+        for a in args:
+            if a is None:  # JAX passes its default float dtype: float64, canonicalized
+                how, node, weak = CANONICAL, "float64", False
+                configured = _in_configuration(how, node, resolved, warned)
+            else:
+                how, node = _operand(a)
+                configured = _in_configuration(how, node, resolved, warned)
+                weak = _is_weak_type(a) or is_weakly_typed(a)
+            operands.append((configured, weak))
+            tokens.append(_learn_token(a, how, node, weak))
+        out, weak = _lattice_result([(n, bool(w)) for n, w in operands], resolved, warned)
+        if len(operands) == 1 and operands[0][0] != lattice.BOOL:
+            weak = operands[0][1]  # JAX returns the operand's own flag, a non-bool one included
+        if None not in tokens:
+            key = _key_of_tokens(tokens)  # type: ignore[arg-type]
+    result = (_dtype_of_token(out), weak)
     if key is not None and not warned:
         resolved.result_cache[key] = result
-    for a in args:
-        if type(a) not in _jax_types_seen and _is_jax_array(a) and hasattr(a, "aval"):
-            _jax_types_seen.add(type(a))  # keyed by (dtype, weak) from now on
     return result
 
 
-# result_type's cache keys: each argument becomes a token that determines its
-# (node, weak): Python scalars and None their type; a numpy array a small int
-# from its dtype (strong, canonicalized alike); a JAX array or tracer a small
-# int from its aval's (weak_type, dtype), a separate range because JAX keeps
-# an array's dtype uncanonicalized.  Anything else takes the slow path.
-_KEYED_BY_TYPE: Final = frozenset({bool, int, float, complex, type(None)})
-_NUMPY_ARRAY_TOKEN: Final = {dt: i for i, dt in enumerate(_NODE_OF)}
-_JAX_ARRAY_TOKEN: Final = {
-    weak: {dt: i + (2 + weak) * len(_NODE_OF) for i, dt in enumerate(_NODE_OF)}
-    for weak in (False, True)
-}
-_jax_types_seen: set[type] = set()
+def _result_type_key(args: tuple[Any, ...]) -> int | tuple[int, ...] | None:
+    """The cache key of ``result_type``'s arguments, or None where one is not
+    keyed (yet).  jaxtypes._speedups builds the same key in C."""
+    key = []
+    try:
+        for a in args:
+            entry = _TOKEN_OF_TYPE.get(type(a))
+            if entry is _NUMPY_ARRAY_TOKEN:
+                entry = entry[a.dtype]
+            elif entry is _JAX_ARRAY_TOKEN:
+                aval = a.aval  # a.dtype and a.weak_type cost twice as much
+                weak = aval.weak_type
+                if weak is not True and weak is not False:
+                    return None
+                entry = entry[aval.dtype][weak]
+            elif type(entry) is dict:
+                entry = entry[a]
+            elif entry is None:
+                return None
+            key.append(entry)
+    except (KeyError, TypeError):  # a dtype outside the lattice, an unhashable value
+        return None
+    return _key_of_tokens(key)
 
 
 def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
@@ -509,37 +739,20 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
     With ``return_weak_type_flag=True`` the answer is ``(dtype, weak)``.
     """
     resolved = current_resolved()  # one snapshot: compute and store with it
-    key: list[Any] | tuple[Any, ...] | None = []
-    try:
-        for a in args:
-            t = type(a)
-            if t in _jax_types_seen:
-                aval = a.aval  # a.dtype and a.weak_type cost twice as much
-                key.append(_JAX_ARRAY_TOKEN[aval.weak_type][aval.dtype])  # type: ignore[union-attr]
-            elif t is np.ndarray:
-                key.append(_NUMPY_ARRAY_TOKEN[a.dtype])  # type: ignore[union-attr]
-            elif t in _KEYED_BY_TYPE:
-                key.append(t)  # type: ignore[union-attr]
-            else:
-                key = None
-                break
-    except (KeyError, TypeError):  # a dtype outside the lattice
-        key = None
-    if key is not None:
-        key = tuple(key)
-        cached = resolved.result_cache.get(key)
-        # Outside the except clause: an error raised here has no KeyError context.
-        dt, weak = cached if cached is not None else _result_type_slow(args, resolved, key)
-    else:
-        dt, weak = _result_type_slow(args, resolved, None)
+    key = _result_type_key(args)
+    cached = resolved.result_cache.get(key) if key is not None else None
+    # Outside any except clause: an error raised here has no KeyError context.
+    dt, weak = cached if cached is not None else _result_type_slow(args, resolved, key)
     return (dt, weak) if return_weak_type_flag else dt
 
 
 # ------------------------------------------------------------ C fast paths
 # The Python functions above answer everything and cache their answers.  When
 # jaxtypes._speedups is built (it is, in wheels built with a C compiler), the
-# public names become C callables that serve cache hits themselves and call
-# these for everything else; they take the same arguments.
+# public names become C callables that serve cache hits themselves, hand a
+# miss they have keyed to the slow path (_promote_types_slow,
+# _result_type_slow: looked up here at each miss) with the configuration they
+# found, and call the functions above for everything else.
 _promote_types_py: Final = promote_types
 _result_type_py: Final = result_type
 
@@ -550,17 +763,18 @@ except ImportError:  # built without a C compiler: the Python paths serve all
 else:
     ACCELERATED = True
     if not TYPE_CHECKING:  # for type checkers these stay the functions above
-        promote_types = update_wrapper(
+        promote_types = functools.update_wrapper(
             _speedups.promote_types_fast(
-                _promote_types_py, state_var, State, process_holder, Resolved
+                _promote_types_py, globals(), "_promote_types_slow",
+                state_var, State, process_holder, Resolved,
             ),
             _promote_types_py,
         )
-        result_type = update_wrapper(
+        result_type = functools.update_wrapper(
             _speedups.result_type_fast(
-                _result_type_py, state_var, State, process_holder, Resolved,
-                _jax_types_seen, np.ndarray,
-                _NUMPY_ARRAY_TOKEN, _JAX_ARRAY_TOKEN, _KEYED_BY_TYPE,
+                _result_type_py, globals(), "_result_type_slow",
+                state_var, State, process_holder, Resolved,
+                _TOKEN_OF_TYPE, _NUMPY_ARRAY_TOKEN, _JAX_ARRAY_TOKEN, _KEY_BASE,
             ),
             _result_type_py,
         )

@@ -18,7 +18,8 @@ One module per feature: ``settings`` (configuration), ``array_class`` (plain
 signatures for Array's operators while mypy analyses the stub),
 ``marker_tables`` (the markers' overload tables emptied, as nothing reads them),
 ``operators``, ``methods`` (and ``astype``), ``functions`` (result_type,
-promote_types, promote_dtype), ``dtypes`` (mypy types <-> lattice nodes),
+promote_types, promote_dtype), ``jax_functions`` (JAX's functions under the
+settings), ``dtypes`` (mypy types <-> lattice nodes),
 ``errors`` (error codes, messages, the guard that keeps plugin bugs from
 crashing mypy); every name the plugin looks for is in ``names``.  The plugin
 imports only mypy, ``jaxtypes.lattice`` and ``jaxtypes.ops`` (no numpy).
@@ -44,7 +45,10 @@ from mypy.types import Instance, Type
 
 from jaxtypes import __version__ as jaxtypes_version
 
-from . import array_class, equalities, errors, functions, marker_tables, methods, names, operators, settings
+from . import (
+    array_class, equalities, errors, functions, jax_functions, marker_tables, methods, names, operators,
+    settings,
+)
 from .dtypes import Builder
 
 __all__ = ["plugin", "JaxtypesPlugin"]
@@ -116,6 +120,14 @@ class JaxtypesPlugin(Plugin):
             names.PROMOTE_DTYPE: functions.promote_dtype_hook(v, builder),
             names.BUILTIN_ABS: operators.abs_function_hook(v, builder),
         }
+        # JAX's functions (with the stubs of `jaxtypes jax-stubs`): the rule's
+        # answer in this configuration; ufunc objects are called as methods.
+        for fullname, rule_name in jax_functions.typed_functions().items():
+            hook = jax_functions.function_hook(rule_name, v, builder)
+            if fullname.endswith(".__call__"):
+                method_hooks[fullname] = hook
+            else:
+                self._function_hooks[fullname] = hook
         self._member_names = frozenset(
             name.rpartition(".")[2] for name in (*method_hooks, *self._attribute_hooks))
         self._inherited: dict[tuple[str, str], bool] = {}

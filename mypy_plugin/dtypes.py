@@ -436,6 +436,10 @@ def dtype_like(t: Type, builder: Builder, depth: int = 0) -> list[DTypeLike] | N
             return None
         return [DTypeLike(a, weak=a in lattice.WEAK, kind="array") for a in alts if isinstance(a, str)]
     fullname = p.type.fullname
+    if fullname == names.DTYPE_OF and p.args:  # jnp.float32: a dtype
+        marker = get_proper_type(p.args[0])
+        node = names.NODE_OF_MARKER.get(marker.type.fullname) if isinstance(marker, Instance) else None
+        return None if node is None else [DTypeLike(node, kind="dtype")]
     if fullname in (names.NUMPY_DTYPE, names.NUMPY_NDARRAY):
         arg = get_proper_type(p.args[-1]) if p.args else None
         if fullname == names.NUMPY_NDARRAY:  # ndarray[shape, dtype[scalar]]

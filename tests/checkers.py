@@ -2,7 +2,7 @@
 
 The one checker runner of the project: the tests, the benchmarks (which put
 ``tests/`` on ``sys.path``) and the example use it.  ``command`` says how each
-checker is invoked and configured, ``execute`` runs it, ``parse_errors`` and
+checker is invoked and configured, ``execute`` runs it, ``reported_errors`` and
 ``revealed`` read its machine-readable output.
 
 Each checker runs once over all the files it is given, in a scratch directory
@@ -26,6 +26,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
+from jaxtypes import jax_stubs
+
 CHECKERS = ("mypy", "pyright", "basedpyright", "pyrefly", "ty")
 # mypy with ``plugins = jaxtypes.mypy_plugin``; its settings go in mypy_config.
 MYPY_PLUGIN = "mypy-plugin"
@@ -33,15 +35,15 @@ ALL_CHECKERS = (*CHECKERS[:1], MYPY_PLUGIN, *CHECKERS[1:])
 PLUGIN_CONFIG = "[mypy]\nplugins = jaxtypes.mypy_plugin\n"
 BIN = Path(sys.executable).parent
 
-# The configuration the README gives for stubs written by ``jaxtypes
-# jax-stubs --out typings`` (what the command prints; tests/test_jax_stubs.py
-# checks that they agree): checker -> (file, section, line).  pyright and
-# basedpyright need nothing: their stubPath defaults to typings.
-STUB_SETTINGS = {
-    "mypy": ("mypy.ini", "[mypy]", "mypy_path = typings/.mypy-path"),
-    "pyrefly": ("pyproject.toml", "[tool.pyrefly]", 'search-path = ["typings/.search-path"]'),
-    "ty": ("pyproject.toml", "[tool.ty.environment]", 'extra-paths = ["typings/.search-path"]'),
-}
+STUBS = "typings"  # where ``jaxtypes jax-stubs --out typings`` puts them in a project
+
+
+def stub_setting(checker: str) -> jax_stubs.Setting:
+    """What ``jaxtypes jax-stubs --out typings`` prints (and the README says)
+    for a checker's configuration."""
+    name = "mypy" if checker == MYPY_PLUGIN else checker
+    (setting,) = [s for s in jax_stubs.setup(STUBS) if s.checker == name]
+    return setting
 
 
 def plugin_config(promotion: str = "standard", x64: bool = False) -> str:
@@ -49,16 +51,18 @@ def plugin_config(promotion: str = "standard", x64: bool = False) -> str:
     return PLUGIN_CONFIG + f"\n[jaxtypes]\npromotion = {promotion}\nx64 = {str(x64).lower()}\n"
 
 
-class Error(NamedTuple):
-    """One error a checker reports: its error code (mypy's ``[operator]``,
-    pyright's rule ``reportOperatorIssue``, ...; "" when it gives none) and
-    its message."""
+class Error(str):
+    """One error a checker reports, as text ending with its error code (mypy's
+    ``... [operator]``, pyright's ``... (reportOperatorIssue)``), with the code
+    ("" when the checker gives none) and the message apart."""
 
     code: str
     message: str
 
-    def __str__(self) -> str:
-        return f"{self.message} [{self.code}]"
+    def __new__(cls, code: str, message: str, text: str | None = None) -> Error:
+        error = super().__new__(cls, f"{message} [{code}]" if text is None else text)
+        error.code, error.message = code, message
+        return error
 
 
 # Errors keyed by (path relative to the scratch root, 1-based line).
@@ -105,26 +109,34 @@ def command(checker: str, root: Path, paths: Iterable[str], *, mypy_config: str 
     ``mypy_config`` is the mypy.ini of "mypy" (default: empty) and of
     "mypy-plugin" (default: the plugin with JAX's default settings).  mypy runs
     with ``--no-incremental`` unless ``mypy_cache`` names a cache directory.
-    With ``stubs``, ``root/typings`` holds stubs laid out as ``jaxtypes
-    jax-stubs --out typings`` writes them, and each checker is configured as the
-    README says (STUB_SETTINGS; pyrefly then checks the project, not file names)."""
+    With ``stubs``, ``root/typings`` holds stubs made by ``jaxtypes jax-stubs
+    --out typings``, and each checker is configured by the line the command
+    prints, verbatim, in the file it names (pyrefly then checks the project,
+    not file names, which would make it ignore its configuration)."""
     paths = list(paths)
     if checker in ("mypy", MYPY_PLUGIN):
         if mypy_config is None:
             mypy_config = plugin_config() if checker == MYPY_PLUGIN else "[mypy]\n"
         if stubs:
-            mypy_config = mypy_config.replace("[mypy]\n", f"[mypy]\n{STUB_SETTINGS['mypy'][2]}\n", 1)
+            setting = stub_setting(checker)
+            assert (setting.file, setting.section) == ("mypy.ini", "[mypy]"), setting
+            mypy_config = mypy_config.replace("[mypy]\n", f"[mypy]\n{setting.line}\n", 1)
         (root / "mypy.ini").write_text(mypy_config)
         cache = ["--no-incremental"] if mypy_cache is None else ["--cache-dir", str(mypy_cache)]
         return [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", *cache, *MYPY_FLAGS,
                 "--python-executable", sys.executable, *paths]
     if checker in ("pyright", "basedpyright"):
-        (root / "pyrightconfig.json").write_text(json.dumps({
+        config = {
             "typeCheckingMode": "standard",
             "reportUnusedExpression": False,
             "reportUnnecessaryTypeIgnoreComment": False,
             "pythonVersion": f"{sys.version_info[0]}.{sys.version_info[1]}",
-        }))  # stubPath: the default, typings
+        }
+        setting = stub_setting(checker) if stubs else None
+        if setting is not None and setting.line:  # none for typings, their default stubPath
+            assert setting.file == "pyrightconfig.json", setting
+            config.update(json.loads("{" + setting.line + "}"))
+        (root / "pyrightconfig.json").write_text(json.dumps(config))
         return [tool(checker), "--outputjson", "--pythonpath", sys.executable,
                 "-p", "pyrightconfig.json", *paths]
     if stubs and checker in ("pyrefly", "ty"):
@@ -145,14 +157,17 @@ def command(checker: str, root: Path, paths: Iterable[str], *, mypy_config: str 
 
 
 def _write_stub_project(root: Path, paths: list[str]) -> None:
-    """pyproject.toml with the README's pyrefly and ty settings for typings/
-    (pyrefly's other options as ``command`` passes them without stubs)."""
-    pyrefly, ty = STUB_SETTINGS["pyrefly"], STUB_SETTINGS["ty"]
+    """pyproject.toml with pyrefly's and ty's printed settings for typings/
+    (pyrefly's other options as ``command`` passes them without stubs), one
+    file for both, so that they may share a root."""
+    pyrefly, ty = stub_setting("pyrefly"), stub_setting("ty")
+    assert (pyrefly.file, pyrefly.section) == ("pyproject.toml", "[tool.pyrefly]"), pyrefly
+    assert (ty.file, ty.section) == ("pyproject.toml", "[tool.ty.environment]"), ty
     (root / "pyproject.toml").write_text(
-        f"{pyrefly[1]}\n{pyrefly[2]}\npreset = \"default\"\n"
+        f"{pyrefly.section}\n{pyrefly.line}\npreset = \"default\"\n"
         f"disable-search-path-heuristics = true\nproject-includes = {json.dumps(paths)}\n"
         f"python-interpreter-path = {json.dumps(sys.executable)}\n\n"
-        f"{ty[1]}\n{ty[2]}\n")
+        f"{ty.section}\n{ty.line}\n")
 
 
 class Finished(NamedTuple):
@@ -204,15 +219,16 @@ _MYPY_ERROR = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+): error: (?P<msg>.*?)
 _TY_ERROR = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):\d+: error\[(?P<code>[\w-]+)\] (?P<msg>.*)$", re.M)
 
 
-def parse_errors(checker: str, out: str, root: Path) -> Errors:
+def reported_errors(checker: str, out: str, root: Path) -> Errors:
     """The errors in one checker's output (as ``command`` asks for it), by
-    (path relative to ``root``, line)."""
+    (path relative to ``root``, 1-based line)."""
     errors: Errors = defaultdict(list)
     if checker in ("pyright", "basedpyright"):
         for diag in json.loads(out)["generalDiagnostics"]:
             if diag["severity"] == "error":
+                rule = diag.get("rule", "")
                 errors[_relative(diag["file"], root), diag["range"]["start"]["line"] + 1].append(
-                    Error(diag.get("rule", ""), diag["message"]))
+                    Error(rule, diag["message"], f"{diag['message']} ({rule})"))
     elif checker == "pyrefly":
         for err in json.loads(out or '{"errors": []}')["errors"]:
             if err["severity"] == "error":
@@ -220,8 +236,9 @@ def parse_errors(checker: str, out: str, root: Path) -> Errors:
                     Error(err["name"], err["concise_description"]))
     elif checker in ("mypy", MYPY_PLUGIN, "ty"):
         for m in (_TY_ERROR if checker == "ty" else _MYPY_ERROR).finditer(out):
-            errors[Path(m.group("path")).as_posix(), int(m.group("line"))].append(
-                Error(m.group("code") or "", m.group("msg")))
+            code, msg = m.group("code") or "", m.group("msg")
+            text = None if checker == "ty" else f"{msg}  [{code}]" if code else msg  # mypy's own text
+            errors[Path(m.group("path")).as_posix(), int(m.group("line"))].append(Error(code, msg, text))
     else:
         raise ValueError(f"unknown checker {checker!r}; expected one of {', '.join(ALL_CHECKERS)}")
     return dict(errors)
@@ -256,4 +273,4 @@ def run(checker: str, root: Path, paths: Iterable[str], *, mypy_config: str | No
     """Run one checker over ``paths`` (relative to ``root``); return its errors.
     ``mypy_config`` and ``stubs`` are as for ``command``."""
     cmd = command(checker, root, paths, mypy_config=mypy_config, stubs=stubs)
-    return parse_errors(checker, execute(checker, root, cmd, timeout), root)
+    return reported_errors(checker, execute(checker, root, cmd, timeout), root)

@@ -16,6 +16,7 @@ ONE_WORKER = frozenset({
     "test_jax_stubs.py",          # typings, runs (every checker), installed (a venv)
     "test_expectations_fresh.py",  # JAX re-run on a sample of the expectations
     "test_reach_corpus.py",        # JAX run over the reach corpus
+    "test_readme.py",              # checked (every set-up over the README's examples)
 })
 
 

@@ -37,10 +37,10 @@ Codes = Union[str, tuple[str, ...], None]
 
 # mypy reports a failed operator as "Unsupported operand types" [operator], or,
 # where the stub gives the operator a signature that the operand fails to match
-# (a table's __call__, the overloads for Python scalars), as [arg-type] or
-# [call-overload]: which one follows from the stub's signature for that
-# operand, not from what is wrong.
-MYPY_OPERATOR = ("operator", "arg-type", "call-overload")
+# (a table's __call__ with its dtype TypeVar, the overloads for Python
+# scalars), as [type-var], [arg-type] or [call-overload]: which one follows
+# from the stub's signature for that operand, not from what is wrong.
+MYPY_OPERATOR = ("operator", "type-var", "arg-type", "call-overload")
 
 
 def _same(mypy: Codes, plugin: Codes, pyright: Codes, pyrefly: Codes, ty: Codes) -> dict[str, Codes]:
@@ -88,12 +88,14 @@ ERROR_CODES: dict[str, dict[str, Codes]] = {
     # gets a case wrong).
     "assert-type": _same("assert-type", "assert-type", "reportAssertTypeFailure",
                          "assert-type", "type-assertion-failure"),
-    # A call with an argument of the wrong type.
-    "argument": _same("arg-type", "arg-type", "reportArgumentType",
-                      "bad-argument-type", "invalid-argument-type"),
-    # A call with more positional arguments than the function takes.
-    "too-many-arguments": _same("call-arg", "call-arg", "reportCallIssue",
-                                "bad-argument-count", "too-many-positional-arguments"),
+    # A call of an overloaded function (JAX's, in the stubs of jaxtypes
+    # jax-stubs) that no overload matches: a wrong argument type or count.
+    # pyright reports the call, and the argument where one is wrong.
+    "no-overload": _same("call-overload", "call-overload", ("reportCallIssue", "reportArgumentType"),
+                         "no-matching-overload", "no-matching-overload"),
+    # A call missing a required argument.
+    "missing-argument": _same("call-arg", "call-arg", "reportCallIssue",
+                              "missing-argument", "missing-argument"),
     # An attribute the type does not have.
     "attribute": _same("attr-defined", "attr-defined", "reportAttributeAccessIssue",
                        "missing-attribute", "missing-attribute"),

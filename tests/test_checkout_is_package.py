@@ -57,3 +57,4 @@ def test_mypy_reads_the_checkouts_stubs_and_plugin(tmp_path: Path) -> None:
     assert found["jaxtypes._array"] == ROOT / "stubs" / "jaxtypes" / "_array.pyi"
     assert found["jaxtypes.markers"] == ROOT / "stubs" / "jaxtypes" / "markers.pyi"
     assert found["jaxtypes"] == ROOT / "jaxtypes" / "__init__.py"
+    assert (found["jaxtypes"].parent / "py.typed").is_file()  # PEP 561: the package is typed

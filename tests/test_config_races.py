@@ -35,7 +35,7 @@ import pytest
 from jax import dtypes as jax_dtypes
 
 import jaxtypes
-from jaxtypes import config, enable_x64, lattice, numpy_dtype_promotion
+from jaxtypes import config, enable_x64, lattice, numpy_dtype_promotion, promotion
 
 
 def run_fresh(code: str, tmp_path: Path) -> dict[str, Any]:
@@ -50,13 +50,23 @@ def run_fresh(code: str, tmp_path: Path) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------ deterministic
-def test_update_inside_result_type_does_not_poison_the_strict_cache(tmp_path: Path) -> None:
-    # Issue 14, 1: the update lands while result_type is in lattice_result_type.
+@pytest.mark.parametrize("operands", [
+    "np.zeros(1, np.float32), np.zeros(1, np.int32)",
+    "np.dtype('float32'), np.dtype('int32')",
+    "'float32', 'int32'",
+    "np.float32, np.int32",
+    "np.float32(1), np.int32(1)",
+])
+def test_update_inside_result_type_does_not_poison_the_strict_cache(
+    tmp_path: Path, operands: str
+) -> None:
+    # Issue 14, 1: the update lands while result_type is in lattice_result_type;
+    # for every input kind the cache keys.
     report = run_fresh("""
         import json, sys
         import numpy as np
         import jaxtypes as jt
-        a, b = np.zeros(1, np.float32), np.zeros(1, np.int32)
+        a, b = OPERANDS
         fired = []
         def hook(frame, event, arg):
             if event == "call" and frame.f_code.co_name == "lattice_result_type" and not fired:
@@ -79,7 +89,7 @@ def test_update_inside_result_type_does_not_poison_the_strict_cache(tmp_path: Pa
         standard = [answer(), answer()]
         print(json.dumps({"fired": bool(fired), "during": during, "after": after,
                           "scoped": scoped, "standard": standard}))
-    """, tmp_path)
+    """.replace("OPERANDS", operands), tmp_path)
     assert report["fired"]
     # The call began under standard: its answer is standard's, stored as standard's.
     assert report["during"] == "float32"
@@ -211,14 +221,16 @@ def _pool() -> list[Any]:
     names = ["bool", "int8", "uint8", "int16", "uint16", "uint32", "int32",
              "float16", "bfloat16", "float32", "complex64", "float8_e4m3fn"]
     dts = [_node_dtype(n) for n in names]
-    return (dts + [np.zeros(1, d) for d in dts]
-            + [int, float, complex, 3, 0.5, 1j, True, None])
+    # Every input kind result_type keys: dtypes, names, scalar types, arrays,
+    # numpy scalars, Python scalars and types, None.
+    return (dts + names + [d.type for d in dts] + [np.zeros(1, d) for d in dts]
+            + [d.type(1) for d in dts] + [int, float, complex, 3, 0.5, 1j, True, None])
 
 
 def _questions(seed: int = 14) -> list[tuple[str, tuple[Any, ...]]]:
     rng = random.Random(seed)
     pool = _pool()
-    dts = [a for a in pool if isinstance(a, np.dtype)] + [int, float, complex]
+    dts = [a for a in pool if isinstance(a, (np.dtype, str))] + [int, float, complex, None]
     out: list[tuple[str, tuple[Any, ...]]] = []
     for i in range(N_QUESTIONS):
         if i % 3 == 0:
@@ -260,6 +272,9 @@ def _clear_caches() -> None:
     for resolved in list(config_module._resolved_by_key.values()):
         resolved.promote_cache.clear()
         resolved.result_cache.clear()
+    # What the slow path learns and memoises too (it holds for every configuration).
+    promotion._TOKEN_OF_TYPE.clear()
+    promotion._lattice_join.cache_clear()
 
 
 def test_stress_threads_and_tasks_against_a_single_threaded_table() -> None:

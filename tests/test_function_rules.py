@@ -119,6 +119,13 @@ def test_every_typed_entry_has_data() -> None:
             f"{config}: probed but not in the table: {sorted(probed - set(functions.TABLE))}"
 
 
+def test_arguments_are_as_the_oracle_probed_them() -> None:
+    """functions.ARGUMENTS (which parameters are the inputs, read by the stub
+    generator) says what the oracle script did when it called each function."""
+    probes = load()["probes"]
+    assert functions.ARGUMENTS == {name: probe["kind"] for name, probe in probes.items()}
+
+
 def test_untyped_entries_say_why() -> None:
     for name, reason in functions.untyped().items():
         assert len(reason) > 10, name

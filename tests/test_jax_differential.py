@@ -532,20 +532,36 @@ def slow_calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     return counts
 
 
-KEYED_POOL = (
-    PYTHON_VALUES + [None]
-    + [np.zeros((2,), dt) for dt in STRONG_DTYPES.values()]
-    + [x for x in JAX_ARRAYS if x.dtype in STRONG_DTYPES.values()]
-)
+# Every input kind result_type keys, by kind.
+KEYED_POOL: dict[str, list[Any]] = {
+    "python scalar": PYTHON_VALUES,
+    "None": [None],
+    "numpy array": [np.zeros((2,), dt) for dt in STRONG_DTYPES.values()],
+    "jax array": [x for x in JAX_ARRAYS if x.dtype in STRONG_DTYPES.values()],
+    "numpy dtype": list(STRONG_DTYPES.values()),
+    "dtype name": list(lattice.STRONG) + ["float", "int", "f4", "i8", "?", "half", "longlong"],
+    "numpy scalar type": NUMPY_SCALAR_TYPES[:NUMPY_SCALAR_TYPES.index(np.str_)] + ML_SCALAR_TYPES,
+    "jax scalar type": [jnp.int8, jnp.int64, jnp.float64, jnp.bfloat16, jnp.complex128, jnp.bool_],
+    "python type": [int, float, complex, bool],
+    "numpy scalar": [dt.type(1) for dt in STRONG_DTYPES.values()] + [np.bool_(True)],
+}
+KIND_OF_KEYED = {id(x): kind for kind, items in KEYED_POOL.items() for x in items}
 
 
 def test_cached_answers_are_jax_s_answers(slow_calls: dict[str, int]) -> None:
-    """Inputs the caches key (Python scalars, None, numpy and JAX arrays; dtypes,
-    names and types for promote_types): the second call is a cache hit, and
-    both calls give JAX's answer."""
+    """Every input kind result_type accepts is keyed (Python scalars and types,
+    None, numpy and JAX arrays, numpy scalars, dtypes, names, numpy, ml_dtypes
+    and JAX scalar types; dtypes, names, types and None for promote_types):
+    the second call is a cache hit, and both calls give JAX's answer."""
     rng = random.Random(SEED + 1)
-    lists = [tuple(rng.choice(KEYED_POOL) for _ in range(rng.randint(1, 4))) for _ in range(600)]
+    kinds = list(KEYED_POOL)  # a kind, then one of its inputs: each kind is drawn alike
+    lists = [tuple(rng.choice(KEYED_POOL[rng.choice(kinds)]) for _ in range(rng.randint(1, 4)))
+             for _ in range(1500)]
+    lists += [(x,) for items in KEYED_POOL.values() for x in items]
+    hits_by_kind: dict[str, int] = dict.fromkeys(KEYED_POOL, 0)
     operands = [op for node in lattice.NODES for op in promote_operands(node)]
+    # Scalar types too: JAX's compare equal to numpy's, and share their entries.
+    operands += [jnp.int8, jnp.float32, jnp.bfloat16, np.int8, np.float32, ml_dtypes.bfloat16]
     mismatches: list[str] = []
     hits = {"result_type": 0, "promote_types": 0}
     for mode, x64 in CONFIGS:
@@ -566,12 +582,14 @@ def test_cached_answers_are_jax_s_answers(slow_calls: dict[str, int]) -> None:
                         mismatches.append(f"[{mode}, x64={x64}] result_type{describe(args)}: "
                                           f"cached={cached} though JAX warned={bool(jax_warned)}")
                     hits["result_type"] += cached
+                    for x in args if cached else ():
+                        hits_by_kind[KIND_OF_KEYED[id(x)]] += 1
                 if not (same(want, first) and same(want, second)):
                     mismatches.append(
                         f"[{mode}, x64={x64}] result_type{describe(args)}: JAX {want}, "
                         f"jaxtypes {first} then {second}")
-            for x in operands:
-                for y in operands:
+            for x in operands + [None]:
+                for y in operands + [None]:
                     want = outcome(jnp.promote_types, x, y)
                     first = outcome(jaxtypes.promote_types, x, y)
                     before = slow_calls["promote_types"]
@@ -585,5 +603,6 @@ def test_cached_answers_are_jax_s_answers(slow_calls: dict[str, int]) -> None:
                             f"[{mode}, x64={x64}] promote_types({x!r}, {y!r}): JAX {want}, "
                             f"jaxtypes {first} then {second}")
     SUMMARY["cache_checks"] = sum(hits.values())
-    assert hits["result_type"] >= 1000 and hits["promote_types"] >= 1000, hits
+    assert hits["result_type"] >= 3000 and hits["promote_types"] >= 1000, hits
+    assert min(hits_by_kind.values()) >= 100, hits_by_kind
     _fail("cached-path", mismatches, sum(hits.values()))

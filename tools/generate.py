@@ -244,6 +244,17 @@ def _typecheck_cases() -> Mapping[str, str]:
     return case_files.render(expectations.load()["default_config"])
 
 
+@file_set("function-cases", "typecheck_cases/functions", "*.py")
+def _function_cases() -> Mapping[str, str]:
+    """typecheck_cases/functions/*.py: JAX's functions called as the function
+    oracle called them, with JAX's answers in comments, per configuration
+    (tools/function_cases.py, from tests/data/jax_function_dtypes.json)."""
+    sys.path.insert(0, str(REPO_ROOT / "tools"))
+    import function_cases
+
+    return {f"{config}.py": function_cases.render(config) for config in ("standard-x32", "standard-x64")}
+
+
 # ---------------------------------------------------------------- sections
 def replace_section(text: str, name: str, content: str) -> str | None:
     """``text`` with the section ``name`` holding ``content``; None when the

@@ -1,0 +1,467 @@
+"""``jax/_src/basearray.pyi`` with ``jax.Array`` generic in its dtype.
+
+The transformation works on syntax trees (``ast``): JAX's module is parsed, its
+``class Array`` rebuilt member by member, and the module unparsed; jaxtypes'
+own ``Array`` comes parsed from ``jaxtypes.stubgen`` (which renders it from the
+lattice).  Nothing depends on JAX's formatting.  In the result:
+
+* ``Array`` is ``Generic[DT]`` with ``DT`` defaulting to ``Any``, so bare
+  ``jax.Array`` (and every JAX function's return type) is ``Array[Any]``;
+* every member JAX declares is kept, with JAX's own declaration, except
+  - the operators and the methods whose dtype jaxtypes computes (``sum``,
+    ``mean``, ``max``, ``clip``, ``round``, ``item``, ...): jaxtypes'
+    promotion-aware descriptors, which for ``Array[Any]`` fall back to JAX's
+    own signature (``_descriptors``);
+  - ``real``, ``imag``, ``__abs__``, ``astype``: jaxtypes' typed signatures
+    (``astype`` also takes numpy's dtype spellings, and keeps JAX's signature
+    as its last overload);
+  - the members that keep the dtype (``reshape``, ``T``, ``__getitem__``,
+    ``copy``, ``.at[...].set(...)``, ...), whose returned ``Array`` becomes
+    ``Array[DT]``, and ``all``/``any``, which return ``Array[bool_]``;
+* jaxtypes' table and descriptor classes are defined alongside.
+
+What the transformation relies on is checked, not assumed (``check_shape``):
+a JAX whose module lacks a part it needs is refused with the part named.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from jaxtypes import stubgen
+
+__all__ = [
+    "SAME_DTYPE", "BOOL_RESULT", "OPTIONAL", "KEEP_JAX", "ADDED", "INDEX_HELPERS",
+    "ShapeError", "check_shape", "render_basearray", "prelude_names", "member_name",
+]
+
+# Members whose JAX signature is kept and only the returned Array gets a dtype.
+SAME_DTYPE: Final = frozenset([
+    "T", "mT", "reshape", "transpose", "conj", "conjugate", "__getitem__", "copy",
+    "flatten", "ravel", "squeeze", "swapaxes", "sort", "diagonal", "repeat", "take",
+    "compress", "byteswap", "block_until_ready", "to_device", "addressable_data",
+])
+BOOL_RESULT: Final = frozenset(["all", "any"])
+# Members an older supported JAX does not declare (byteswap before 0.10,
+# to_device before 0.4.31): left out when absent.
+OPTIONAL: Final = frozenset(["byteswap", "to_device"])
+# Members jaxtypes' Array declares whose JAX declaration is kept as it is.
+KEEP_JAX: Final = frozenset([
+    "dtype", "shape", "ndim", "size", "tolist", "__array__", "__len__", "__bool__",
+    "__int__", "__float__", "__complex__", "__index__",
+])
+# Members jaxtypes adds where JAX declares none.
+ADDED: Final = frozenset(["__hash__"])
+# Index-update helpers (``x.at[i].set(v)``): generic in the dtype, every Array
+# they return keeps it.
+INDEX_HELPERS: Final = ("_IndexUpdateHelper", "_IndexUpdateRef")
+
+MARKERS_MODULE: Final = "_jaxtypes_markers"  # how the module imports jaxtypes.markers
+DESCRIPTOR_DT: Final = "_DescriptorDT"  # the descriptors' own type parameter
+ANY_DTYPE: Final = "_AnyDtype"  # no marker derives from it: matches only Any
+ANY_SCALAR: Final = "_AnyNumpyScalar"  # no numpy scalar type derives from it
+# numpy's scalar types that are lattice dtypes, named as their jaxtypes markers.
+NUMPY_DTYPES: Final = ("bool_", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32",
+                       "int64", "float16", "float32", "float64", "complex64", "complex128")
+
+
+class ShapeError(Exception):
+    """JAX's basearray.pyi lacks a part the transformation relies on."""
+
+
+def member_name(node: ast.stmt) -> str | None:
+    """The name a class-body statement declares (a def, ``x: T``, ``x = ...``)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return node.target.id
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id
+    return None
+
+
+def _members(body: Iterable[ast.stmt]) -> dict[str, list[ast.stmt]]:
+    """name -> its declarations (several for overloads), in order."""
+    out: dict[str, list[ast.stmt]] = {}
+    for node in body:
+        name = member_name(node)
+        if name is not None:
+            out.setdefault(name, []).append(node)
+    return out
+
+
+def _classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
+    return {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+
+
+def _defined_names(body: Iterable[ast.stmt]) -> set[str]:
+    return {name for node in body if (name := member_name(node)) is not None}
+
+
+def _parse(text: str) -> list[ast.stmt]:
+    return ast.parse(text).body
+
+
+def _expr(text: str) -> ast.expr:
+    return ast.parse(text, mode="eval").body
+
+
+# ------------------------------------------------------------ jaxtypes' Array
+@dataclass(frozen=True)
+class _Ours:
+    """jaxtypes' ``_array.pyi`` as stubgen renders it, parsed."""
+
+    prelude: list[ast.stmt]  # everything before ``class Array`` but the docstring and __all__
+    keywords: list[ast.keyword]  # of the class line (``metaclass=``)
+    members: dict[str, list[ast.stmt]]  # Array's members
+
+
+def _ours() -> _Ours:
+    tree = ast.parse(stubgen.render_array())
+    prelude: list[ast.stmt] = []
+    array: ast.ClassDef | None = None
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == "Array":
+            array = node
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # the module docstring
+        elif member_name(node) == "__all__":
+            continue
+        elif array is None:
+            prelude.append(node)
+    if array is None:
+        raise AssertionError("jaxtypes.stubgen.render_array() has no class Array")
+    return _Ours(prelude, array.keywords, _members(array.body))
+
+
+def prelude_names() -> list[str]:
+    """The names jaxtypes' prelude defines (re-exported by jaxtypes/_array.pyi)."""
+    return sorted(_defined_names(_ours().prelude))
+
+
+# --------------------------------------------------------------- JAX's shape
+def check_shape(tree: ast.Module) -> list[str]:
+    """The parts of JAX's basearray.pyi the transformation needs that are
+    missing (empty when all are there)."""
+    classes = _classes(tree)
+    array = classes.get("Array")
+    if array is None:
+        return ["class Array"]
+    missing = []
+    if array.bases or array.keywords:
+        missing.append("class Array without base classes")
+    declared = _members(array.body)
+    ours = _ours().members
+    needed = (set(ours) - ADDED) | SAME_DTYPE | BOOL_RESULT | {"at"}
+    missing += [f"Array.{name}" for name in sorted(needed - set(declared) - OPTIONAL)]
+    missing += [f"class {name}" for name in INDEX_HELPERS if name not in classes]
+    if "ArrayLike" not in _defined_names(tree.body):
+        missing.append("ArrayLike")
+    taken = sorted(_defined_names(tree.body) & _defined_names(_ours().prelude))
+    missing += [f"(no) {name}, which jaxtypes defines too" for name in taken]
+    return missing
+
+
+# ------------------------------------------------------------- retyping
+class _Returns(ast.NodeTransformer):
+    """Every function's returned bare ``Array`` (or index helper) -> ``name[DT]``."""
+
+    def __init__(self, names: Iterable[str], new: str) -> None:
+        self.names = set(names)
+        self.new = new
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
+        if isinstance(node.returns, ast.Name) and node.returns.id in self.names:
+            node.returns = _expr(self.new.format(name=node.returns.id))
+        return node
+
+
+def _retyped(nodes: Iterable[ast.stmt], names: Iterable[str], new: str) -> list[ast.stmt]:
+    transform = _Returns(names, new)
+    return [transform.visit(copy.deepcopy(n)) for n in nodes]
+
+
+# -------------------------------------------------------------- descriptors
+def _canon(x: object) -> str:
+    """An AST dump without positions, comments or empty fields."""
+    if isinstance(x, ast.AST):
+        fields = []
+        for f in x._fields:
+            if f in ("type_params", "type_comment", "kind"):
+                continue
+            v = getattr(x, f, None)
+            if v is None or v == []:
+                continue
+            fields.append(f"{f}={_canon(v)}")
+        return f"{type(x).__name__}({', '.join(fields)})"
+    if isinstance(x, list):
+        return "[" + ", ".join(_canon(v) for v in x) + "]"
+    return repr(x)
+
+
+def _marker_tables() -> tuple[dict[str, dict[str, ast.expr]], set[str]]:
+    """{marker: {table attribute (``_add``): its annotation}} from jaxtypes'
+    generated markers stub, and every class name that stub defines."""
+    tree = ast.parse(stubgen.render_stubs()["jaxtypes/markers.pyi"])
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    marker_names = set(stubgen.MARKER_NAME.values())
+    markers = {
+        c.name: {n.target.id: n.annotation for n in c.body
+                 if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
+        for c in classes if c.name in marker_names
+    }
+    return markers, {c.name for c in classes}
+
+
+class _Qualify(ast.NodeTransformer):
+    """Names defined by jaxtypes.markers, as attributes of the imported module."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id in self.names:
+            return ast.Attribute(value=ast.Name(MARKERS_MODULE, ast.Load()), attr=node.id, ctx=ast.Load())
+        return node
+
+
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, var: str, value: ast.expr) -> None:
+        self.var, self.value = var, value
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return copy.deepcopy(self.value) if node.id == self.var else node
+
+
+def _protocol_attribute(prelude: list[ast.stmt], name: str) -> str:
+    """The one property of protocol ``name`` (``_Has_add`` -> ``_add``)."""
+    for node in prelude:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            props = [f.name for f in node.body if isinstance(f, ast.FunctionDef)]
+            if len(props) == 1:
+                return props[0]
+    raise AssertionError(f"jaxtypes.stubgen's {name} is not a one-property protocol; "
+                         "teach jaxtypes.jax_array_stub about it")
+
+
+def _is_descriptor(node: ast.stmt) -> bool:
+    return isinstance(node, ast.ClassDef) and any(
+        isinstance(f, ast.FunctionDef) and f.name == "__get__" for f in node.body)
+
+
+def _self_dispatched(node: ast.ClassDef, jax_table: str | None, prelude: list[ast.stmt],
+                     markers: Mapping[str, Mapping[str, ast.expr]], qualify: _Qualify) -> ast.ClassDef:
+    """A descriptor class of jaxtypes.stubgen, generic in the array's dtype,
+    whose ``__get__`` is keyed on ``self``, not on ``obj``.
+
+    * Array declares ``__add__: _AddOp[DT]``; ``_AddOp.__get__`` has one
+      overload per marker (``self: _AddOp[float32]`` gives float32's ``_add``
+      table; mypy does not bind a ``self`` type through a protocol), then the
+      generic fallback of jaxtypes.stubgen for a dtype known only as a TypeVar.
+      Keyed on ``obj``, a bare ``jax.Array`` (``Array[Any]``) matched every
+      overload, and mypy, pyrefly and ty answer ``Any`` for an ambiguous match
+      (the typing spec's overload rule), so ``(b + b).typo`` went unreported.
+    * ``Array[Any]`` keeps JAX's own signature: the first instance overload is
+      for ``_AddOp[_AnyDtype]`` (only ``Any`` matches it) and returns a table
+      whose ``__call__`` is JAX's declaration of the member.
+    * Every descriptor is also callable with anything: pyright matches a
+      protocol member (``sum()``'s ``SupportsAdd``) against the attribute's
+      declared type without applying ``__get__``.
+    """
+    name = node.name
+    class_access: list[str] = []
+    instance: list[str] = []
+    for fn in node.body:
+        if isinstance(fn, ast.Expr) and isinstance(fn.value, ast.Constant):
+            continue  # docstring
+        if not (isinstance(fn, ast.FunctionDef) and fn.name == "__get__"):
+            raise AssertionError(f"jaxtypes.stubgen's descriptor {name} has a member other "
+                                 "than __get__ overloads; teach jaxtypes.jax_array_stub about it")
+        params = fn.args.posonlyargs + fn.args.args
+        obj = params[1].annotation if len(params) == 3 else None
+        returns = fn.returns if fn.returns is not None else ast.Name("Any", ast.Load())
+        if isinstance(obj, ast.Constant) and obj.value is None:
+            class_access += ["@overload",
+                             f"def __get__(self, obj: None, owner: Any, /) -> {ast.unparse(returns)}: ..."]
+            continue
+        if not (isinstance(obj, ast.Subscript) and isinstance(obj.value, ast.Name) and obj.value.id == "Array"):
+            raise AssertionError(f"jaxtypes.stubgen's {name}.__get__ takes an unexpected obj: "
+                                 f"{ast.unparse(obj) if obj is not None else '(none)'}")
+        dtype = obj.slice
+        if isinstance(dtype, ast.Subscript) and isinstance(dtype.value, ast.Name) \
+                and dtype.value.id.startswith("_Has") and isinstance(dtype.slice, ast.Name):
+            attribute = _protocol_attribute(prelude, dtype.value.id)
+            for marker, tables in markers.items():
+                if attribute not in tables:
+                    continue
+                table = qualify.visit(_Substitute(dtype.slice.id, tables[attribute]).visit(copy.deepcopy(returns)))
+                instance += ["@overload",
+                             f"def __get__(self: {name}[{MARKERS_MODULE}.{marker}], obj: object, "
+                             f"owner: Any, /) -> {ast.unparse(table)}: ..."]
+        else:
+            instance += ["@overload",
+                         f"def __get__(self: {name}[{ast.unparse(dtype)}], obj: object, owner: Any, /)"
+                         f" -> {ast.unparse(returns)}: ..."]
+    if jax_table is not None:
+        instance[:0] = ["@overload",
+                        f"def __get__(self: {name}[{ANY_DTYPE}], obj: object, owner: Any, /) -> {jax_table}: ..."]
+    body = "\n".join("    " + line for line in instance + class_access)
+    text = (f"@type_check_only\nclass {name}(Generic[{DESCRIPTOR_DT}]):\n{body}\n"
+            "    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...\n")
+    (cls,) = _parse(text)
+    assert isinstance(cls, ast.ClassDef)
+    return cls
+
+
+def _descriptors(ours: _Ours, jax_members: Mapping[str, list[ast.stmt]]
+                 ) -> tuple[list[ast.stmt], list[ast.stmt], set[str]]:
+    """(jaxtypes' prelude with its descriptors rebuilt for jax.Array, the
+    classes holding JAX's own signatures for ``Array[Any]``, the descriptors' names)."""
+    descriptors = {n.name: n for n in ours.prelude if isinstance(n, ast.ClassDef) and _is_descriptor(n)}
+    users: dict[str, list[str]] = {}
+    for member, nodes in ours.members.items():
+        for node in nodes:
+            if isinstance(node, ast.AnnAssign) and isinstance(node.annotation, ast.Name) \
+                    and node.annotation.id in descriptors:
+                users.setdefault(node.annotation.id, []).append(member)
+    markers, defined = _marker_tables()
+    qualify = _Qualify(defined)
+    jax_tables: list[ast.stmt] = [*_parse(
+        f"@type_check_only\nclass {ANY_SCALAR}(np.generic):\n"
+        '    """Matches only an unknown numpy scalar type: ``np.dtype[Any]`` in ``astype``."""\n'
+        f"@type_check_only\nclass {ANY_DTYPE}:\n"
+        '    """No dtype marker derives from it: ``_AddOp[_AnyDtype]`` matches only ``_AddOp[Any]``."""\n')]
+    prelude: list[ast.stmt] = []
+    declared = False
+    for node in ours.prelude:
+        if not (isinstance(node, ast.ClassDef) and node.name in descriptors):
+            prelude.append(node)
+            continue
+        if not declared:
+            prelude += _parse(f"import jaxtypes.markers as {MARKERS_MODULE}\n"
+                              f'{DESCRIPTOR_DT} = TypeVar("{DESCRIPTOR_DT}", covariant=True)\n')
+            declared = True
+        members = users.get(node.name, [])
+        jax_defs = [d for m in members for d in jax_members.get(m, []) if isinstance(d, ast.FunctionDef)]
+        jax_table = None
+        if members and len(jax_defs) == len(members):
+            shapes = {_canon(ast.FunctionDef(name="", args=d.args, body=[], decorator_list=[],
+                                             returns=d.returns)) for d in jax_defs}
+            if len(shapes) != 1:
+                raise ShapeError(f"JAX declares {', '.join(members)} differently, but jaxtypes "
+                                 f"types them with one descriptor ({node.name})")
+            call = copy.deepcopy(jax_defs[0])
+            call.name = "__call__"
+            call.decorator_list = []
+            jax_table = f"_Jax{node.name}"
+            (table,) = _parse(f"@type_check_only\nclass {jax_table}:\n"
+                              f'    """JAX\'s own ``{jax_defs[0].name}``, for ``Array[Any]``."""\n')
+            assert isinstance(table, ast.ClassDef)
+            table.body.append(call)
+            jax_tables.append(table)
+        prelude.append(_self_dispatched(node, jax_table, ours.prelude, markers, qualify))
+    return prelude, jax_tables, set(descriptors)
+
+
+# ------------------------------------------------------------------ astype
+def _astype(ours: list[ast.stmt], jax_astype: ast.stmt) -> list[ast.stmt]:
+    """jaxtypes' ``astype`` overloads (markers), then numpy's spellings of a
+    dtype (``np.float32``, ``np.dtype[np.float32]``), then JAX's own signature
+    for any other dtype argument JAX takes (objects with a ``.dtype``), with
+    its ``dtype`` parameter narrowed to jaxtypes' dtype arguments and JAX's
+    ``SupportsDType``: JAX's ``DTypeLike`` takes any class, which would let the
+    weak markers (not dtypes) through."""
+    # First among numpy's, so that a dtype of unknown scalar type
+    # (np.dtype[Any]) is not taken for np.bool_ by a checker that picks the
+    # first overload an Any matches.
+    # JAX's scalar types (jnp.float32): DtypeOf, declared by the markers stub
+    # of jaxtypes.jax_function_stubs, carries the dtype as JAX canonicalizes it.
+    numpy = [f"@overload\ndef astype(self, dtype: {MARKERS_MODULE}.DtypeOf[Any, _V], copy: bool = False, "
+             "device: Any = None) -> Array[_V]: ..."]
+    numpy += [f"@overload\ndef astype(self, dtype: np.dtype[{ANY_SCALAR}], copy: bool = False, "
+              "device: Any = None) -> Array[Any]: ..."]
+    numpy += [f"@overload\ndef astype(self, dtype: type[np.{name}] | np.dtype[np.{name}], copy: bool = False, "
+              f"device: Any = None) -> Array[{MARKERS_MODULE}.{name}]: ..." for name in NUMPY_DTYPES]
+    jax = copy.deepcopy(jax_astype)
+    assert isinstance(jax, ast.FunctionDef)
+    for arg in jax.args.args + jax.args.kwonlyargs:
+        if arg.arg == "dtype":
+            arg.annotation = _expr("DtypeArgument | SupportsDType")
+    jax.decorator_list = [ast.Name("overload", ast.Load())]
+    return [ours[0], *_parse("\n".join(numpy)), *ours[1:], jax]
+
+
+# ------------------------------------------------------------------- Array
+def _array_class(array: ast.ClassDef, ours: _Ours, descriptors: set[str]) -> ast.ClassDef:
+    jax_members = _members(array.body)
+    retyped = KEEP_JAX | SAME_DTYPE | BOOL_RESULT | {"__iter__", "at"}
+    replaced = {n for n in ours.members if n in jax_members and n not in retyped}
+    body: list[ast.stmt] = list(_parse('"""``jax.Array``, generic in its dtype (a jaxtypes marker; default Any)."""'))
+    for added in sorted(ADDED & set(ours.members) - set(jax_members)):
+        body += copy.deepcopy(ours.members[added])
+    emitted: set[str] = set()
+    for node in array.body:
+        name = member_name(node)
+        if name is None:
+            continue  # a comment-like expression
+        if name in replaced:
+            if name not in emitted:
+                emitted.add(name)
+                mine = copy.deepcopy(ours.members[name])
+                body += _astype(mine, node) if name == "astype" else mine
+        elif name in SAME_DTYPE or name == "at":
+            body += _retyped([node], ("Array", *INDEX_HELPERS), "{name}[DT]")
+        elif name in BOOL_RESULT:
+            body += _retyped([node], ("Array",), "Array[bool_]")
+        elif name == "__iter__" and isinstance(node, ast.FunctionDef) and node.returns is not None:
+            it = copy.deepcopy(node)
+            it.returns = _expr("Iterator[Array[DT]]")
+            body.append(it)
+        else:
+            body.append(node)
+    # Array's descriptor attributes carry its dtype: ``__add__: _AddOp[DT]``.
+    for node in body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.annotation, ast.Name) \
+                and node.annotation.id in descriptors:
+            node.annotation = _expr(f"{node.annotation.id}[DT]")
+    cls = copy.copy(array)  # (a copy keeps the fields this Python's ast has)
+    cls.bases, cls.keywords = [_expr("Generic[DT]")], copy.deepcopy(ours.keywords)
+    cls.body, cls.decorator_list = body, []
+    return cls
+
+
+def _index_helper(node: ast.ClassDef) -> ast.ClassDef:
+    helper = copy.deepcopy(node)
+    helper.bases = [_expr("Generic[DT]")]
+    helper.body = _retyped(helper.body, ("Array", *INDEX_HELPERS), "{name}[DT]")
+    return helper
+
+
+def render_basearray(tree: ast.Module, header: str) -> str:
+    """The transformed module (``check_shape`` first: it must find nothing missing)."""
+    ours = _ours()
+    classes = _classes(tree)
+    array = classes["Array"]
+    prelude, jax_tables, descriptors = _descriptors(ours, _members(array.body))
+    first = tree.body.index(array)
+    imports = [n for n in tree.body[:first] if isinstance(n, (ast.Import, ast.ImportFrom))]
+    before = [n for n in tree.body[:first] if not isinstance(n, (ast.Import, ast.ImportFrom))]
+    after = [_index_helper(n) if isinstance(n, ast.ClassDef) and n.name in INDEX_HELPERS else n
+             for n in tree.body[first + 1:]]
+    sections = [
+        ("", imports + _parse("from jax._src.typing import SupportsDType  # astype's JAX overload")),
+        ("jaxtypes: promotion tables and descriptors (jaxtypes.stubgen)", prelude),
+        ("JAX's basearray.pyi, with Array generic in its dtype",
+         before + [_array_class(array, ours, descriptors)] + after),
+        ("jaxtypes: JAX's own signatures, for Array[Any]", jax_tables),
+    ]
+    out = [header.rstrip("\n")]
+    for title, nodes in sections:
+        if title:
+            out += ["", f"# ---- {title} ----", ""]
+        out.append(ast.unparse(ast.Module(body=nodes, type_ignores=[])))
+    return "\n".join(out).rstrip("\n") + "\n"

@@ -1,0 +1,859 @@
+"""JAX's functions with dtype-computing signatures, from ``jaxtypes.functions``.
+
+``jaxtypes jax-stubs`` rewrites the stub modules JAX ships (``jax/numpy``,
+``jax/nn``) so that a function whose dtype rule is known returns that dtype
+for inputs of known dtype.  Each typed function keeps JAX's own declaration
+as its last overload, so every call JAX's stubs accept still type-checks (a
+call the typed overloads do not cover gives JAX's ``Array``, i.e.
+``Array[Any]``); before it come, in this order:
+
+1. the input overload: the function's array argument typed
+   ``Array[_Has_<rule>[_V]]``, returning ``Array[_V]``.  ``_Has_<rule>`` is a
+   protocol over an attribute each marker carries when JAX accepts it
+   (``float32._fn_inexact: float32``, ``int8._fn_inexact: float32``), so a
+   checker solves the result by one protocol match; a marker without the
+   attribute (a dtype JAX rejects) falls through to JAX's signature.  An
+   ``Array[Any]`` argument gives ``Array[Any]``, as JAX's stubs do.
+2. the ``dtype=`` overloads, where a ``dtype=`` argument decides: a marker
+   class (``jt.float32``) or JAX's scalar type (``jnp.float32``, retyped here
+   as ``DtypeOf[float32]``), canonicalized as JAX does (``float64`` is
+   ``float32`` with x64 off);
+3. an overload taking numpy scalars and arrays, which JAX's stubs type
+   ``Array`` (``np.float64`` is a Python ``float`` to a checker, but a strong
+   value to JAX);
+4. one overload per Python scalar kind (``bool``, ``int``, ``float``,
+   ``complex``) JAX accepts, with the weakly typed result JAX gives.
+
+The other array parameters of a typed overload (``clip``'s bounds, ``sum``'s
+``initial``) are narrowed to ``None`` (absent), since they could change the
+result; ``where=`` masks are kept.  Answers are JAX's default configuration
+(standard promotion, x64 off); a 64-bit marker (an array made under
+``enable_x64``) gets no attribute, so it falls through to ``Array[Any]``.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from jaxtypes import functions, lattice, stubgen
+from jaxtypes.lattice import Variant
+from jaxtypes.ops import DEFAULT
+
+__all__ = ["FunctionTables", "transform_module", "transform_markers", "render_runtime_module", "MODULES",
+           "RUNTIME_MODULES", "ModuleShapeError", "typed_functions"]
+
+MARKERS: Final = "_jaxtypes_markers"  # how a transformed module imports jaxtypes.markers
+RESULT_VAR: Final = "_JaxtypesV"  # the TypeVar a typed overload solves
+UNKNOWN: Final = "_UnknownArgument"  # (in the markers stub) matches only Any
+# A TypeVar bound to it, which the guard overloads take: as the type context
+# of a nested call (``jnp.exp(jnp.sum(x))``) a TypeVar is no context for
+# mypy, where the class itself would make mypy solve the nested call for it.
+UNKNOWN_VAR: Final = "_UnknownArgumentT"
+# The stub modules JAX ships that are rewritten: path in the jax package -> the
+# qualified name of its functions in jaxtypes.functions.TABLE.
+MODULES: Final = {"numpy/__init__.pyi": "jax.numpy", "nn/__init__.pyi": "jax.nn"}
+# Families computed from one input or from dtype= (the others keep JAX's
+# signature for now).
+_ONE_INPUT_KINDS: Final = ("x", "xd")
+_DTYPE_KINDS: Final = ("d", "xd", "kd")
+_DTYPE_FAMILIES: Final = ("dtype", "like", "sum", "mean")
+# Array parameters that do not change the result's dtype (masks, indices).
+_NEUTRAL: Final = frozenset(["where", "indices", "condition", "indices_or_sections"])
+_SCALARS: Final = (("builtins.bool", "bool"), ("builtins.int", lattice.WEAK_INT),
+                   ("builtins.float", lattice.WEAK_FLOAT), ("builtins.complex", lattice.WEAK_COMPLEX))
+_64_BIT: Final = frozenset(["int64", "uint64", "float64", "complex128"])
+
+
+def _m(node: str) -> str:
+    return stubgen.MARKER_NAME[node]
+
+
+def _result(rule: functions.Rule, inputs: tuple[str, ...], v: Variant, dtype: str | None = None) -> str | None:
+    try:
+        out = functions.apply(rule, inputs, v, dtype)
+    except ValueError:
+        return None
+    if out.node is None or out.node not in lattice.NODES:
+        return None
+    return out.node
+
+
+@dataclass
+class FunctionTables:
+    """The per-marker attributes the typed signatures read, deduplicated: one
+    attribute per distinct mapping of input marker -> result marker."""
+
+    v: Variant = DEFAULT
+    attributes: dict[tuple[tuple[str, str], ...], str] = field(default_factory=dict)
+    constrained: dict[tuple[str, ...], str] = field(default_factory=dict)
+
+    def attribute(self, prefix: str, mapping: Mapping[str, str]) -> str:
+        key = tuple(sorted(mapping.items()))
+        name = self.attributes.get(key)
+        if name is None and all(k == v for k, v in key):
+            prefix = "_fn_same"  # (the dtypes it accepts, each kept)
+        if name is None:
+            taken = set(self.attributes.values())
+            name, n = prefix, 1
+            while name in taken:
+                n += 1
+                name = f"{prefix}{n}"
+            self.attributes[key] = name
+        return name
+
+    def input_mapping(self, rule: functions.Rule) -> dict[str, str]:
+        """{input marker node: result node} for the markers JAX accepts (and
+        that are not 64-bit with x64 off)."""
+        out = {}
+        for node in lattice.NODES:
+            if node in _64_BIT and not self.v.x64:
+                continue
+            res = _result(rule, (node,), self.v)
+            if res is not None:
+                out[node] = res
+        return out
+
+    def dtype_mapping(self, rule: functions.Rule, inputs: tuple[str, ...]) -> dict[str, str]:
+        """{dtype= marker node: result node}."""
+        return {node: res for node in lattice.STRONG
+                if (res := _result(rule, inputs, self.v, node)) is not None}
+
+    def same_dtype(self, markers: Iterable[str]) -> str:
+        """A TypeVar constrained to these markers, declared once per set."""
+        key = tuple(sorted(markers, key=lattice.NODES.index))
+        if len(key) == 1:  # a TypeVar needs two constraints: the marker itself
+            return _m(key[0])
+        name = self.constrained.get(key)
+        if name is None:
+            name = self.constrained[key] = f"SameDtype{len(self.constrained)}"
+        return name
+
+    def marker_lines(self) -> dict[str, list[str]]:
+        """{marker class name: its attribute declarations}."""
+        out: dict[str, list[str]] = {_m(n): [] for n in lattice.NODES}
+        for key, name in self.attributes.items():
+            for node, result in key:
+                out[_m(node)].append(f"{name}: {_m(result)}")
+        return out
+
+    def protocol_lines(self) -> list[str]:
+        lines = ['_JaxtypesFnV = TypeVar("_JaxtypesFnV", covariant=True)', ""]
+        for markers, name in self.constrained.items():
+            lines.append(f'{name} = TypeVar("{name}", {", ".join(_m(m) for m in markers)})')
+        for name in sorted(self.attributes.values()):
+            lines += ["@type_check_only",
+                      f"class _Has{name}(Protocol[_JaxtypesFnV]):",
+                      "    @property",
+                      f"    def {name}(self) -> _JaxtypesFnV: ...", ""]
+        return lines
+
+
+def _rule_prefix(rule: functions.Rule) -> str:
+    name = f"_fn_{rule.family}"
+    if not rule.keep_weak:
+        name += "_strong"
+    return name
+
+
+# ------------------------------------------------------------- signatures
+def _is_array_like(annotation: ast.expr | None) -> bool:
+    return annotation is not None and "ArrayLike" in ast.unparse(annotation)
+
+
+def _allows_none(annotation: ast.expr | None) -> bool:
+    return annotation is not None and ("None" in ast.unparse(annotation) or ast.unparse(annotation) == "Any")
+
+
+def _positional(fn: ast.FunctionDef) -> list[ast.arg]:
+    return fn.args.posonlyargs + fn.args.args
+
+
+def _all_params(fn: ast.FunctionDef) -> list[ast.arg]:
+    return _positional(fn) + fn.args.kwonlyargs
+
+
+def _expr(text: str) -> ast.expr:
+    return ast.parse(text, mode="eval").body
+
+
+def _overload(fn: ast.FunctionDef) -> ast.FunctionDef:
+    out = copy.deepcopy(fn)
+    out.decorator_list = [ast.Name("overload", ast.Load())]
+    return out
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """How one function is typed: which parameter is its input, which is dtype=."""
+
+    rule: functions.Rule
+    kind: str
+    input_param: str | None  # the array argument
+    dtype_param: str | None
+    keep: tuple[str, ...] = ()  # parameters left as JAX declares them (a PRNG key)
+    second: str | None = None  # the other array of a two-array function
+    sequence: bool = False  # input_param is a sequence of arrays (concatenate)
+    varargs: bool = False  # the arrays are ``*operands`` (einsum)
+
+
+def _plan(name: str, fn: ast.FunctionDef) -> _Plan | None:
+    rule = functions.TABLE.get(name)
+    kind = functions.ARGUMENTS.get(name)
+    if rule is None or kind is None or rule.family in ("untyped", "higher_order", "not_an_array"):
+        return None
+    params = _positional(fn)
+    names = {p.arg for p in _all_params(fn)}
+    dtype_param = "dtype" if "dtype" in names else None
+    if kind in _ONE_INPUT_KINDS:
+        position = functions.INPUT_POSITION.get(name, 0)
+        if len(params) <= position:
+            return None
+        param = params[position]
+        if not (_is_array_like(param.annotation) or ast.unparse(param.annotation or _expr("Any")) == "Any"):
+            return None
+        keep = tuple(p.arg for p in params[:position])  # (a key before the array)
+        return _Plan(rule, kind, param.arg, dtype_param, keep)
+    if kind == "d" and dtype_param is not None and rule.family in _DTYPE_FAMILIES:
+        return _Plan(rule, kind, None, dtype_param)
+    if kind == "kd" and dtype_param is not None and rule.family in _DTYPE_FAMILIES and params:
+        return _Plan(rule, kind, None, dtype_param, (params[0].arg,))
+    if kind == "kd" and rule.family == "fixed" and rule.args == ():  # categorical: int32
+        return _Plan(rule, kind, None, None, tuple(p.arg for p in _all_params(fn)))
+    if kind in ("xy", "cxy") and rule.family in _PAIR_FAMILIES:
+        return _pair_plan(rule, kind, fn, params)
+    if rule.family == "key" and kind in ("k", "n"):
+        key = (params[0].arg,) if params and kind == "k" else ()
+        return _Plan(rule, kind, None, None, key)
+    return None
+
+
+# Families of two-array functions typed here (their result is the promoted
+# dtype, possibly made inexact, or a fixed dtype).
+_PAIR_FAMILIES: Final = ("keeps", "operator", "inexact", "fixed", "mean", "equal")
+
+
+def _pair_plan(rule: functions.Rule, kind: str, fn: ast.FunctionDef, params: list[ast.arg]) -> _Plan | None:
+    params = [p for p in params if p.arg != "self"]
+    offset = 1 if kind == "cxy" else 0  # where(condition, x, y)
+    pair = params[offset:offset + 2]
+    if len(pair) == 2 and all(_is_array_like(p.annotation) for p in pair):
+        return _Plan(rule, kind, pair[0].arg, None, tuple(p.arg for p in params[:offset]), second=pair[1].arg)
+    if kind == "xy" and params and "Sequence[ArrayLike]" in ast.unparse(params[0].annotation or _expr("Any")):
+        return _Plan(rule, kind, params[0].arg, None, sequence=True)
+    vararg = fn.args.vararg
+    if kind == "xy" and vararg is not None and _is_array_like(vararg.annotation):
+        return _Plan(rule, kind, None, None, tuple(p.arg for p in params), varargs=True)
+    return None
+
+
+# Parameters that decide the result's dtype besides dtype= and the arrays,
+# and the value a typed overload pins them to (their default).
+_PINNED: Final = {"promote_integers": "Literal[True]", "preferred_element_type": "None",
+                  "retstep": "Literal[False]"}
+
+
+def _narrowed(fn: ast.FunctionDef, inputs: Iterable[str], scalars: str | None = None) -> ast.FunctionDef | None:
+    """A copy of ``fn`` in which every parameter that could change the
+    result's dtype, other than ``inputs``, is pinned: other arrays to ``None``
+    (or, given ``scalars``, to that Python scalar type or None), ``dtype``-like
+    ones to ``None``, the flags of ``_PINNED`` to their default; None when one
+    of them cannot be left out."""
+    out = copy.deepcopy(fn)
+    keep = set(inputs) | _NEUTRAL
+    for param in _all_params(out):
+        if param.arg in keep or param.annotation is None:
+            continue
+        text = ast.unparse(param.annotation)
+        if "DeprecatedArg" in text and _allows_none(param.annotation):
+            param.annotation = _expr("None")  # (clip's a=, a_min=: old names)
+        elif param.arg in _PINNED:
+            param.annotation = _expr(_PINNED[param.arg])
+        elif "DTypeLike" in text or param.arg == "dtype":
+            if not _allows_none(param.annotation):
+                return None
+            param.annotation = _expr("None")
+        elif _is_array_like(param.annotation):
+            if scalars is not None:
+                param.annotation = _expr(f"{scalars} | None" if _allows_none(param.annotation) else scalars)
+            elif _allows_none(param.annotation):
+                param.annotation = _expr("None")
+            else:
+                return None
+    return out
+
+
+def _returns(annotation: ast.expr | None) -> str | None:
+    """``{}``-template of JAX's return annotation with its arrays' dtype as a
+    hole: ``Array`` -> ``{}``, ``list[Array]`` -> ``list[{}]``; None for any
+    other result (a tuple of different arrays, a non-array)."""
+    if annotation is None:
+        return None
+    text = ast.unparse(annotation)
+    if text == "Array":
+        return "{}"
+    for container in ("list", "Sequence", "tuple"):
+        tail = ", ...]" if container == "tuple" else "]"
+        if text == f"{container}[Array{tail}":
+            return f"{container}[{{}}{tail}"
+    return None
+
+
+def _with(fn: ast.FunctionDef, annotations: Mapping[str, str], returns: str) -> ast.FunctionDef:
+    out = _overload(fn)
+    for param in _all_params(out):
+        if param.arg in annotations:
+            param.annotation = _expr(annotations[param.arg])
+    out.returns = _expr(returns)
+    return out
+
+
+def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.FunctionDef]:
+    rule = plan.rule
+    ret = _returns(fn.returns)
+    if ret is None:
+        return []
+    out: list[ast.FunctionDef] = []
+    if rule.family == "key":
+        return _key_overloads(plan, fn, tables, ret)
+    if plan.kind in ("xy", "cxy"):
+        return _pair_overloads(plan, fn, tables, ret)
+    if plan.input_param is None and plan.dtype_param is None and rule.family == "fixed":
+        fixed = _result(rule, (), tables.v)
+        return [_with(fn, {}, ret.format(f"Array[{MARKERS}.{_m(fixed)}]"))] if fixed else []
+    takes_dtype = "dtype" in {p.arg for p in _all_params(fn)} and rule.family in _DTYPE_FAMILIES
+    keep = list(plan.keep)
+    if rule.family == "fixed":  # one result dtype: the other arrays do not matter
+        keep += [p.arg for p in _all_params(fn)]
+    if plan.input_param is not None:
+        # clip(x, 0, 1) is clip with an int bound, as the rule has it (relu:
+        # maximum(x, 0)): its other arrays may be Python scalars of that kind.
+        scalar = {lattice.WEAK_INT: "builtins.int"}.get(rule.scalar or "")
+        base = _narrowed(fn, [plan.input_param, *keep], scalar)
+        if base is None:
+            return []
+        mapping = tables.input_mapping(rule)
+        if mapping:
+            attr = tables.attribute(_rule_prefix(rule), mapping)
+            typed = _with(base, {plan.input_param: f"Array[{MARKERS}._Has{attr}[{RESULT_VAR}]]"},
+                          ret.format(f"Array[{RESULT_VAR}]"))
+            out.append(_without_default(typed, plan.input_param))
+    if takes_dtype:
+        inputs = () if plan.kind == "d" else (functions.KEY,) if plan.kind == "kd" else ("float32",)
+        scalars = "builtins.int" if rule.default == "i" else "builtins.float" if plan.kind == "d" else None
+        base = _narrowed(fn, [plan.input_param or "", "dtype", *keep], scalars)
+        if base is not None and plan.input_param is None:
+            # dtype=None first: with dtype= omitted, a checker would take the
+            # marker overload's default and leave its TypeVar unsolved.
+            default = _result(rule, inputs, tables.v)
+            if default is not None:
+                out.append(_with(base, {"dtype": "None"}, ret.format(f"Array[{MARKERS}.{_m(default)}]")))
+        mapping = tables.dtype_mapping(rule, inputs)
+        if mapping and base is not None:
+            attr = tables.attribute("_fn_dtype", mapping)
+            proto = f"{MARKERS}._Has{attr}[{RESULT_VAR}]"
+            out += _required(_with(base, {"dtype": f"type[{proto}] | {MARKERS}.DtypeOf[{proto}, Any]"},
+                                   ret.format(f"Array[{RESULT_VAR}]")), "dtype")
+    if out:
+        out[:0] = _any_guards(fn, ret, ["dtype"] if takes_dtype or plan.dtype_param else [])
+    if plan.input_param is not None and out:
+        base = _narrowed(fn, [plan.input_param, *keep])
+        assert base is not None
+        out.append(_with(base, {plan.input_param: "_np.generic | _np.ndarray[Any, Any]"}, ret.format("Array")))
+        # A Python scalar is a weakly typed value to JAX's array functions; to
+        # jax.random's it can mean something else (permutation(key, 20) is
+        # arange(20)), so those keep JAX's signature.
+        scalars = () if plan.keep else _SCALARS
+        answers = [(py, _result(rule, (node,), tables.v)) for py, node in scalars]
+        for i, (py, res) in enumerate(answers):
+            if res is None and any(r is not None for _, r in answers[i + 1:]):
+                res_text = "Array"  # a wider kind's overload would take it wrongly
+            elif res is None:
+                continue
+            else:
+                res_text = f"Array[{MARKERS}.{_m(res)}]"
+            out.append(_with(base, {plan.input_param: py}, ret.format(res_text)))
+    return out
+
+
+def _inputs(plan: _Plan, x: str, y: str) -> tuple[str, ...]:
+    return ("bool", x, y) if plan.kind == "cxy" else (x, y)
+
+
+def _scalar_mappings(plan: _Plan, tables: FunctionTables, right: bool) -> list[tuple[str, dict[str, str]]]:
+    """(Python scalar type, {marker: result}) in the order a checker tries
+    them (a bool is an int, an int is taken as a float): a marker is in a
+    kind's mapping only if every Python scalar that reaches that overload for
+    it (the kind itself, and the narrower ones no earlier overload takes)
+    gives the same result."""
+    out: list[tuple[str, dict[str, str]]] = []
+    taken: dict[str, set[str]] = {}  # marker -> the scalar kinds an earlier overload takes
+    for j, (py, node) in enumerate(_SCALARS):
+        mapping = {}
+        for m in lattice.NODES:
+            if m in _64_BIT and not tables.v.x64:
+                continue
+            res = _result(plan.rule, _inputs(plan, m, node) if right else _inputs(plan, node, m), tables.v)
+            reaching = [k for _, k in _SCALARS[:j + 1] if k not in taken.get(m, set())]
+            answers = {_result(plan.rule, _inputs(plan, m, k) if right else _inputs(plan, k, m), tables.v)
+                       for k in reaching}
+            if res is not None and answers == {res}:
+                mapping[m] = res
+                taken.setdefault(m, set()).update(reaching)
+        out.append((py, mapping))
+    return out
+
+
+def _same_dtype_groups(plan: _Plan, tables: FunctionTables) -> list[tuple[str, str]]:
+    """(TypeVar or marker, result) for arrays of one dtype on both sides:
+    the markers whose result is themselves share a constrained TypeVar
+    (``SameDtype0`` -> ``SameDtype0``); those with one fixed result share
+    another (int8, int16... -> float32 for true_divide)."""
+    groups: dict[str, list[str]] = {}
+    for m in lattice.NODES:
+        if m in _64_BIT and not tables.v.x64:
+            continue
+        res = _result(plan.rule, _inputs(plan, m, m), tables.v)
+        if res is not None:
+            groups.setdefault("" if res == m else res, []).append(m)
+    out = []
+    for result, markers in groups.items():
+        var = tables.same_dtype(markers)
+        out.append((var, var if not result else _m(result)))
+    return out
+
+
+def _pair_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, ret: str) -> list[ast.FunctionDef]:
+    """Two arrays: unknown on either side stays unknown; the same dtype on both
+    sides (a constrained TypeVar, which no checker widens to a union of
+    dtypes) gives the rule's result where that is the dtype itself; a Python
+    scalar on either side, per marker; arrays of different dtypes fall
+    through to JAX's own signature (``Array[Any]``)."""
+    rule = plan.rule
+    same = _same_dtype_groups(plan, tables)
+    unknown = f"Array[{MARKERS}.{UNKNOWN_VAR}]"
+    out: list[ast.FunctionDef] = []
+    if plan.varargs:
+        return _varargs_overloads(plan, fn, tables, ret, same)
+    assert plan.input_param is not None
+    if plan.sequence:
+        base = _narrowed(fn, [plan.input_param])
+        if base is None or not same:
+            return []
+        out = [_with(base, {plan.input_param: f"_JaxtypesSequence[{unknown}]"}, ret.format("Array"))]
+        for var, result in same:
+            out.append(_with(base, {plan.input_param: f"_JaxtypesSequence[Array[{MARKERS}.{var}]]"},
+                             ret.format(f"Array[{MARKERS}.{result}]")))
+        return out
+    x, y = plan.input_param, plan.second
+    assert y is not None
+    base = _narrowed(fn, [x, y, *plan.keep])
+    if base is None:
+        return []
+    out += [_with(base, {x: unknown}, ret.format("Array")), _with(base, {y: unknown}, ret.format("Array"))]
+    out += _any_guards(fn, ret, ["preferred_element_type"])
+    for var, result in same:
+        out.append(_with(base, {x: f"Array[{MARKERS}.{var}]", y: f"Array[{MARKERS}.{var}]"},
+                         ret.format(f"Array[{MARKERS}.{result}]")))
+    for right in (True, False):
+        for py, mapping in _scalar_mappings(plan, tables, right):
+            if not mapping:
+                continue
+            attr = tables.attribute(_rule_prefix(rule) + ("_with_" if right else "_after_") + py.split(".")[1],
+                                    mapping)
+            array = f"Array[{MARKERS}._Has{attr}[{RESULT_VAR}]]"
+            out.append(_with(base, {x: array, y: py} if right else {x: py, y: array},
+                             ret.format(f"Array[{RESULT_VAR}]")))
+    out += _preferred_overloads(fn, tables, ret, [x, y, *plan.keep])
+    return out if len(out) > 2 else []
+
+
+def _any_guards(fn: ast.FunctionDef, ret: str, params: list[str]) -> list[ast.FunctionDef]:
+    """Overloads that only an argument typed ``Any`` matches, one per
+    dtype-deciding parameter, giving JAX's ``Array``: without them pyright
+    takes ``jnp.zeros(3, dtype=d)`` with ``d: Any`` (a Flax module's
+    ``self.dtype``) for the ``dtype=None`` overload, float32."""
+    out = []
+    names = {p.arg for p in _all_params(fn)}
+    for param in params:
+        if param in names:
+            guard = _with(fn, {param: f"{MARKERS}.{UNKNOWN_VAR}"}, ret.format("Array"))
+            out += _required(guard, param)
+    return out
+
+
+def _preferred_overloads(fn: ast.FunctionDef, tables: FunctionTables, ret: str,
+                         inputs: list[str]) -> list[ast.FunctionDef]:
+    """``preferred_element_type=`` (dot, matmul, einsum) decides the result."""
+    if "preferred_element_type" not in {p.arg for p in _all_params(fn)}:
+        return []
+    base = _narrowed(fn, inputs + ["preferred_element_type"])
+    if base is None:
+        return []
+    mapping = {n: lattice.canonicalize(n, tables.v.x64) for n in lattice.STRONG}
+    attr = tables.attribute("_fn_dtype", mapping)
+    proto = f"{MARKERS}._Has{attr}[{RESULT_VAR}]"
+    return _required(_with(base, {"preferred_element_type": f"type[{proto}] | {MARKERS}.DtypeOf[{proto}, Any]"},
+                           ret.format(f"Array[{RESULT_VAR}]")), "preferred_element_type")
+
+
+def _without_default(fn: ast.FunctionDef, name: str) -> ast.FunctionDef:
+    """``fn`` with the first positional parameter ``name`` required (clip's
+    ``x=None``): omitted, it would leave the overload's TypeVar unsolved."""
+    args = fn.args
+    positional = args.posonlyargs + args.args
+    if positional and positional[0].arg == name and len(args.defaults) == len(positional):
+        args.defaults = args.defaults[1:]
+    return fn
+
+
+def _required(fn: ast.FunctionDef, name: str) -> list[ast.FunctionDef]:
+    """``fn`` with parameter ``name`` required, as overloads covering every
+    call that passes it: by keyword (a keyword-only parameter), and, for a
+    positional one, by position (it and the positional parameters before it
+    without defaults).  A default would let a call that omits it match, with
+    the parameter's TypeVar unsolved."""
+    out = []
+    keyword = copy.deepcopy(fn)
+    args = keyword.args
+    if any(a.arg == name for a in args.kwonlyargs):
+        i = [a.arg for a in args.kwonlyargs].index(name)
+        args.kw_defaults[i] = None
+        return [keyword]
+    positional = args.posonlyargs + args.args
+    index = [a.arg for a in positional].index(name)
+    if index >= len(args.posonlyargs):  # may be given by keyword
+        j = index - len(args.posonlyargs)
+        param = args.args[j]
+        defaults = [None] * (len(args.args) - len(args.defaults)) + list(args.defaults)
+        del args.args[j]
+        del defaults[j]
+        # it, and the parameters after it (with their defaults), keyword-only
+        tail = args.args[j:]
+        args.args = args.args[:j]
+        args.defaults = [d for d in defaults[:j] if d is not None]
+        args.kwonlyargs = tail + [param] + args.kwonlyargs
+        args.kw_defaults = [d for d in defaults[j:]] + [None] + args.kw_defaults
+        out.append(keyword)
+    by_position = copy.deepcopy(fn)
+    pargs = by_position.args
+    n_positional = len(pargs.posonlyargs) + len(pargs.args)
+    first_default = n_positional - len(pargs.defaults)
+    kept_defaults = pargs.defaults[max(0, index + 1 - first_default):]
+    pargs.defaults = kept_defaults
+    out.append(by_position)
+    return out
+
+
+def _varargs_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, ret: str,
+                       same: list[tuple[str, str]]) -> list[ast.FunctionDef]:
+    """``einsum(subscripts, *operands)``: one or two operands of one dtype."""
+    base = _narrowed(fn, list(plan.keep))
+    if base is None or not same or base.args.vararg is None:
+        return []
+    unknown = f"Array[{MARKERS}.{UNKNOWN_VAR}]"
+    forms: list[tuple[list[str], str]] = [([unknown], "Array"), ([unknown, "Array"], "Array"),
+                                          (["Array", unknown], "Array")]
+    for var, result in same:
+        typed = f"Array[{MARKERS}.{var}]"
+        forms += [([typed], f"Array[{MARKERS}.{var}]"), ([typed, typed], f"Array[{MARKERS}.{result}]")]
+    out = []
+    for operands, result_type in forms:
+        fn2 = _overload(base)
+        fn2.args.vararg = None
+        names = [f"operand{i}" for i in range(len(operands))]
+        fn2.args.posonlyargs = fn2.args.posonlyargs + fn2.args.args + [
+            ast.arg(n, _expr(a)) for n, a in zip(names, operands)]
+        fn2.args.args = []
+        fn2.args.defaults = []
+        fn2.returns = _expr(ret.format(result_type))
+        out.append(fn2)
+    prefer = _preferred_overloads(base, tables, ret, list(plan.keep))
+    return out + prefer
+
+
+def _key_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, ret: str) -> list[ast.FunctionDef]:
+    """PRNG keys: a raw key (``PRNGKey``, ``key_data``) is a uint32 array, and
+    ``split``/``fold_in``/``clone`` keep it; a typed key (``jax.random.key``)
+    has no lattice dtype, so it stays ``Array[Any]``."""
+    fixed = plan.rule.fixed
+    if fixed is not None:
+        if fixed not in lattice.NODES or plan.kind == "k":
+            return []  # a typed key; key_data's input is a typed key
+        return [_with(fn, {}, ret.format(f"Array[{MARKERS}.{_m(fixed)}]"))]
+    if not plan.keep:
+        return []
+    attr = tables.attribute("_fn_raw_key", {"uint32": "uint32"})
+    return [_with(fn, {plan.keep[0]: f"Array[{MARKERS}._Has{attr}[{RESULT_VAR}]]"},
+                  ret.format(f"Array[{RESULT_VAR}]"))]
+
+
+def _typed_ufunc(node: ast.AnnAssign, call: ast.FunctionDef, module: str,
+                 tables: FunctionTables) -> list[ast.stmt]:
+    """``maximum: BinaryUfunc``: a subclass of JAX's ufunc protocol whose
+    ``__call__`` has the typed overloads, keeping its other members."""
+    assert isinstance(node.target, ast.Name)
+    name = node.target.id
+    plan = _plan(f"{module}.{name}", call)
+    typed = _typed_overloads(plan, call, tables) if plan is not None else []
+    if not typed:
+        return [node]
+    cls = f"_JaxtypesUfunc_{name}"
+    (class_def,) = ast.parse(f"@type_check_only\nclass {cls}(BinaryUfunc): ...").body
+    assert isinstance(class_def, ast.ClassDef)
+    class_def.body = [*typed, _overload(call)]
+    out = copy.deepcopy(node)
+    out.annotation = ast.Name(cls, ast.Load())
+    return [class_def, out]
+
+
+def typed_functions(tree: ast.Module, module: str) -> list[str]:
+    """The functions of a JAX stub module ``transform_module`` types."""
+    tables = FunctionTables()
+    return [fn.name for fn in tree.body if isinstance(fn, ast.FunctionDef)
+            and (plan := _plan(f"{module}.{fn.name}", fn)) is not None
+            and _typed_overloads(plan, fn, tables)]
+
+
+def transform_module(tree: ast.Module, module: str, tables: FunctionTables) -> ast.Module:
+    """JAX's stub module with the typed overloads in front of each typed
+    function's own declaration."""
+    counts: dict[str, int] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            counts[node.name] = counts.get(node.name, 0) + 1
+    ufunc = next((c for c in tree.body if isinstance(c, ast.ClassDef) and c.name == "BinaryUfunc"), None)
+    call = next((f for f in ufunc.body if isinstance(f, ast.FunctionDef) and f.name == "__call__"), None) \
+        if ufunc is not None else None
+    body: list[ast.stmt] = []
+    done: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and call is not None \
+                and ast.unparse(node.annotation) == "BinaryUfunc":
+            body += _typed_ufunc(node, call, module, tables)
+            continue
+        if isinstance(node, ast.FunctionDef) and counts[node.name] == 1:
+            plan = _plan(f"{module}.{node.name}", node)
+            typed = _typed_overloads(plan, node, tables) if plan is not None else []
+            if typed:
+                body += typed + [_overload(node)]
+                continue
+        elif isinstance(node, ast.FunctionDef) and node.name not in done:
+            # JAX's own overloads (where, einsum): ours from the first that
+            # gives any, all before JAX's
+            done.add(node.name)
+            group = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == node.name]
+            for fn in group:
+                plan = _plan(f"{module}.{fn.name}", fn)
+                typed = _typed_overloads(plan, fn, tables) if plan is not None else []
+                if typed:
+                    body += typed
+                    break
+        body.append(node)
+    header = ast.parse(
+        "import builtins\nfrom collections.abc import Sequence as _JaxtypesSequence\n"
+        "from typing import Any, Literal, TypeVar, overload, type_check_only\nimport numpy as _np\n"
+        f"import jaxtypes.markers as {MARKERS}\n"
+        f'{RESULT_VAR} = TypeVar("{RESULT_VAR}")\n').body
+    # after `from __future__ import annotations`, which must stay first
+    first = 1 if body and isinstance(body[0], ast.ImportFrom) and body[0].module == "__future__" else 0
+    body[first:first] = header
+    return ast.Module(body=[_dtype_of(n) for n in body], type_ignores=[])
+
+
+# Modules JAX ships as code, not stubs, given a stub here: path in the jax
+# package -> the qualified name of its functions.  Each re-exports functions
+# of private modules (``from jax._src.random.core import normal as normal``).
+RUNTIME_MODULES: Final = {
+    "random.py": "jax.random", "lax/__init__.py": "jax.lax",
+    "numpy/linalg.py": "jax.numpy.linalg", "numpy/fft.py": "jax.numpy.fft",
+}
+
+
+class ModuleShapeError(Exception):
+    """A runtime module holds more than re-exports: no stub is made for it."""
+
+
+def _module_file(root: Path, module: str) -> Path | None:
+    """The source of ``jax.<...>`` in the installation rooted at ``root``."""
+    parts = module.split(".")
+    if parts[0] != "jax":
+        return None
+    base = root.joinpath(*parts[1:])
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _stub_def(fn: ast.FunctionDef) -> ast.FunctionDef:
+    """A runtime function as a stub declaration: no decorators, no body, ``...`` defaults."""
+    out = copy.deepcopy(fn)
+    out.decorator_list = []
+    out.body = [ast.Expr(ast.Constant(...))]
+    out.args.defaults = [ast.Constant(...) for _ in out.args.defaults]
+    out.args.kw_defaults = [None if d is None else ast.Constant(...) for d in out.args.kw_defaults]
+    return out
+
+
+def _annotation_names(fn: ast.FunctionDef) -> set[str]:
+    names: set[str] = set()
+    annotations = [a.annotation for a in _all_params(fn) + [fn.args.vararg, fn.args.kwarg]
+                   if a is not None and a.annotation is not None]
+    for annotation in annotations + ([fn.returns] if fn.returns is not None else []):
+        for node in ast.walk(annotation):
+            if isinstance(node, ast.Name):
+                names.add(node.id)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):  # "Array" forward refs
+                try:
+                    names |= {n.id for n in ast.walk(_expr(node.value)) if isinstance(n, ast.Name)}
+                except SyntaxError:
+                    pass
+    return names
+
+
+def _is_private_machinery(node: ast.stmt) -> bool:
+    """Deprecation machinery a stub can leave out: ``if not TYPE_CHECKING:``
+    blocks, ``del``, assignments to private names."""
+    if isinstance(node, ast.Delete):
+        return True
+    if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test) and not node.orelse:
+        return True
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return all(isinstance(t, ast.Name) and t.id.startswith("_") for t in targets)
+    return False
+
+
+def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTables) -> ast.Module | None:
+    """A stub for JAX's runtime module ``rel`` (``random.py``): its re-exports,
+    each typed function declared with its typed overloads and JAX's own
+    signature (read from the function's source); None when nothing in it is
+    typed.  ``ModuleShapeError`` when it holds more than re-exports."""
+    tree = ast.parse((root / rel).read_text(encoding="utf-8"))
+    kept: list[ast.stmt] = []
+    defs: list[ast.stmt] = []
+    sources: dict[str, ast.Module] = {}
+    imported: dict[str, set[str]] = {}
+    needs_transform_prelude = False
+    for node in tree.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # the docstring
+        if _is_private_machinery(node):
+            continue
+        if isinstance(node, ast.Import):
+            kept.append(node)
+            continue
+        if not isinstance(node, ast.ImportFrom):
+            raise ModuleShapeError(f"jax/{rel} has a statement other than imports: {ast.unparse(node)[:80]}")
+        if node.level or node.module is None or not node.module.startswith("jax."):
+            kept.append(node)
+            continue
+        source = _module_file(root, node.module)
+        if source is not None and node.module not in sources:
+            sources[node.module] = ast.parse(source.read_text(encoding="utf-8"))
+        functions_there = {f.name: f for f in sources[node.module].body
+                           if isinstance(f, ast.FunctionDef)} if source is not None else {}
+        remaining = []
+        for alias in node.names:
+            public = alias.asname or alias.name
+            transform = _lax_transform(root, module, node.module, alias.name, public)
+            if transform is not None:  # lax.fori_loop, lax.cond
+                defs += transform[0]
+                imported.setdefault(transform[2], set()).update(transform[1])
+                needs_transform_prelude = True
+                continue
+            fn = functions_there.get(alias.name)
+            if fn is not None and alias.asname in (None, alias.name):
+                stub = _stub_def(fn)
+                plan = _plan(f"{module}.{public}", stub)
+                typed = _typed_overloads(plan, stub, tables) if plan is not None else []
+                if typed:
+                    defs += typed + [_overload(stub)]
+                    imported.setdefault(node.module, set()).update(
+                        n for f in typed + [stub] for n in _annotation_names(f))
+                    continue
+            remaining.append(alias)
+        if remaining:
+            kept.append(ast.ImportFrom(module=node.module, names=remaining, level=0))
+    if not defs:
+        return None
+    header = ast.parse(
+        "from __future__ import annotations\nimport builtins\n"
+        "from collections.abc import Sequence as _JaxtypesSequence\n"
+        "from typing import Any, Literal, TypeVar, overload\nimport numpy as _np\n"
+        f"import jaxtypes.markers as {MARKERS}\n").body
+    own = {"builtins", "_np", MARKERS, RESULT_VAR, "Any", "Literal", "TypeVar", "overload", "None",
+           "_JaxtypesSequence"}
+    names_from = [ast.ImportFrom(module=m, names=[ast.alias(n, n) for n in sorted(ns - own - _BUILTINS)], level=0)
+                  for m, ns in sorted(imported.items()) if ns - own - _BUILTINS]
+    result_var = ast.parse(f'{RESULT_VAR} = TypeVar("{RESULT_VAR}")').body
+    if needs_transform_prelude:
+        from jaxtypes import jax_transform_stubs
+
+        result_var += jax_transform_stubs.prelude()
+    return ast.Module(body=header + kept + names_from + result_var + defs, type_ignores=[])
+
+
+def _lax_transform(root: Path, module: str, source: str, name: str, public: str
+                   ) -> tuple[list[ast.stmt], set[str], str] | None:
+    if module != "jax.lax" or name != public:
+        return None
+    from jaxtypes import jax_transform_stubs
+
+    return jax_transform_stubs.lax_transform_defs(root, source, name)
+
+
+_BUILTINS: Final = frozenset(dir(builtins))
+
+
+# JAX's scalar types (``jnp.float32``), declared ``Any`` in its stubs: the
+# ones named as a marker become ``DtypeOf[marker]``.  (Not ``jnp.bool``: JAX's
+# stub uses that name in its own annotations.)
+_SCALAR_TYPES: Final = {_m(n): _m(n) for n in lattice.STRONG}
+
+
+def _dtype_of(node: ast.stmt) -> ast.stmt:
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
+            and node.target.id in _SCALAR_TYPES and ast.unparse(node.annotation) == "Any":
+        marker = _SCALAR_TYPES[node.target.id]
+        out = copy.deepcopy(node)
+        called = _m(lattice.canonicalize(marker if marker != "bool_" else "bool", False))
+        out.annotation = _expr(f"{MARKERS}.DtypeOf[{MARKERS}.{marker}, {MARKERS}.{called}]")
+        return out
+    return node
+
+
+def transform_markers(text: str, tables: FunctionTables) -> str:
+    """jaxtypes' markers stub with the attributes the typed signatures read,
+    their protocols, and ``DtypeOf`` (JAX's scalar types)."""
+    tree = ast.parse(text)
+    lines = tables.marker_lines()
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name in lines:
+            node.body += [ast.parse(line).body[0] for line in lines[node.name]]
+    extra = ["from typing import Generic, Protocol", "import numpy as _np", "",
+             "@type_check_only",
+             f"class {UNKNOWN}:",
+             '    """No marker derives from it: ``Array[_UnknownArgument]`` matches only ``Array[Any]``."""',
+             "",
+             f'{UNKNOWN_VAR} = TypeVar("{UNKNOWN_VAR}", bound={UNKNOWN})',
+             ""]
+    extra += tables.protocol_lines()
+    extra += [
+        '_JaxtypesDtypeM = TypeVar("_JaxtypesDtypeM", covariant=True)',
+        '_JaxtypesCalledM = TypeVar("_JaxtypesCalledM", covariant=True)',
+        "@type_check_only",
+        "class DtypeOf(Generic[_JaxtypesDtypeM, _JaxtypesCalledM]):",
+        '    """JAX\'s scalar type of a dtype (``jnp.float32``): a dtype argument, and'
+        ' callable (giving an array of the dtype as JAX canonicalizes it)."""',
+        "    @property",
+        "    def dtype(self) -> _np.dtype[Any]: ...",
+        "    def __call__(self, x: Any = ..., /) -> Array[_JaxtypesCalledM]: ...",
+    ]
+    return ast.unparse(tree) + "\n\n" + "\n".join(extra) + "\n"

@@ -1,0 +1,293 @@
+"""JAX's transforms keep the types of the functions they transform.
+
+``jax.jit(f)`` and ``@jax.jit`` (also ``partial(jax.jit, static_argnums=...)``)
+keep ``f``'s parameters and return type (a ``JittedFunction[P, R]``, which
+also keeps what JAX's ``JitWrapped`` declares: ``lower``, ``trace``...);
+``jax.checkpoint``/``jax.remat`` return ``f``'s own type; ``jax.grad(f)``
+returns, per call, the type of ``f``'s first argument (the one it
+differentiates by default) and ``jax.value_and_grad(f)`` a pair of ``f``'s
+result and that (with ``has_aux=True``, ``((value, aux), grad)``): they
+return ``GradientFunction[F]`` and ``ValueAndGradientFunction[F]``, which
+read ``f``'s first parameter when called, so that a lambda (whose parameters
+a checker infers from what is expected) is not given an unsolved TypeVar;
+``lax.fori_loop`` and ``lax.cond`` return their carry's / branches' type.
+Each typed declaration is an overload in front of JAX's own declaration,
+which still takes every other call (``argnums=1``, a body whose carry type
+differs from its initial value...).  ``jax.vmap``, ``lax.scan`` and
+``lax.while_loop`` are already generic in JAX's own typing.
+
+The declarations are built from JAX's own (read from the installed source),
+so every parameter JAX declares is kept; only the function argument and the
+result are retyped.  ``jax/__init__.py`` is given a stub holding its
+re-exports (``render_jax_init``).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Final
+
+from jaxtypes.jax_function_stubs import (
+    ModuleShapeError, _annotation_names, _BUILTINS, _expr, _is_private_machinery, _module_file,
+    _overload, _required, _stub_def,
+)
+
+__all__ = ["TRANSFORMS", "LAX_TRANSFORMS", "render_jax_init", "lax_transform_defs"]
+
+_P: Final = "_JaxtypesP"
+_R: Final = "_JaxtypesR"
+_A: Final = "_JaxtypesA"
+_X: Final = "_JaxtypesX"
+_F: Final = "_JaxtypesF"
+_T: Final = "_JaxtypesT"
+JITTED: Final = "JittedFunction"
+
+_PRELUDE: Final = f"""
+from collections.abc import Callable as _JaxtypesCallable
+from typing import Any as _JaxtypesAny, Generic as _JaxtypesGeneric, Literal as _JaxtypesLiteral
+from typing import overload as _jaxtypes_overload
+from typing_extensions import Concatenate as _JaxtypesConcatenate, ParamSpec as _JaxtypesParamSpec
+from typing_extensions import TypeVar as _JaxtypesTypeVar
+from jax._src.pjit import JitWrapped as _JaxtypesJitWrapped
+{_P} = _JaxtypesParamSpec("{_P}")
+{_R} = _JaxtypesTypeVar("{_R}")
+{_A} = _JaxtypesTypeVar("{_A}")
+{_X} = _JaxtypesTypeVar("{_X}")
+{_T} = _JaxtypesTypeVar("{_T}")
+{_F} = _JaxtypesTypeVar("{_F}", bound=_JaxtypesCallable[..., _JaxtypesAny])
+
+_JaxtypesFn = _JaxtypesTypeVar("_JaxtypesFn", bound=_JaxtypesCallable[..., _JaxtypesAny], covariant=True)
+
+class {JITTED}(_JaxtypesJitWrapped, _JaxtypesGeneric[{_P}, {_R}]):
+    \"\"\"``jax.jit(f)``: called as ``f`` is, giving what ``f`` gives.\"\"\"
+    def __call__(self, *args: {_P}.args, **kwargs: {_P}.kwargs) -> {_R}: ...
+
+# grad(f) and value_and_grad(f) keep ``f`` itself (so a lambda's parameters
+# are inferred from its body, not from a TypeVar) and read its first
+# parameter's type when called.
+class GradientFunction(_JaxtypesGeneric[_JaxtypesFn]):
+    \"\"\"``jax.grad(f)``: called as ``f`` is, giving the type of ``f``'s first argument.\"\"\"
+    @_jaxtypes_overload
+    def __call__(self: GradientFunction[_JaxtypesCallable[_JaxtypesConcatenate[{_A}, {_P}], _JaxtypesAny]],
+                 a: {_A}, /, *args: {_P}.args, **kwargs: {_P}.kwargs) -> {_A}: ...
+    @_jaxtypes_overload
+    def __call__(self, *args: _JaxtypesAny, **kwargs: _JaxtypesAny) -> _JaxtypesAny: ...
+
+class ValueAndGradientFunction(_JaxtypesGeneric[_JaxtypesFn]):
+    \"\"\"``jax.value_and_grad(f)``: ``(f's result, the gradient, typed as f's first argument)``.\"\"\"
+    @_jaxtypes_overload
+    def __call__(self: ValueAndGradientFunction[_JaxtypesCallable[_JaxtypesConcatenate[{_A}, {_P}], {_R}]],
+                 a: {_A}, /, *args: {_P}.args, **kwargs: {_P}.kwargs) -> tuple[{_R}, {_A}]: ...
+    @_jaxtypes_overload
+    def __call__(self, *args: _JaxtypesAny, **kwargs: _JaxtypesAny) -> tuple[_JaxtypesAny, _JaxtypesAny]: ...
+
+class ValueAndGradientWithAuxFunction(_JaxtypesGeneric[_JaxtypesFn]):
+    \"\"\"``jax.value_and_grad(f, has_aux=True)``: ``((value, aux), gradient)``.\"\"\"
+    @_jaxtypes_overload
+    def __call__(self: ValueAndGradientWithAuxFunction[
+                     _JaxtypesCallable[_JaxtypesConcatenate[{_A}, {_P}], tuple[{_R}, {_X}]]],
+                 a: {_A}, /, *args: {_P}.args, **kwargs: {_P}.kwargs) -> tuple[tuple[{_R}, {_X}], {_A}]: ...
+    @_jaxtypes_overload
+    def __call__(self, *args: _JaxtypesAny, **kwargs: _JaxtypesAny
+                 ) -> tuple[tuple[_JaxtypesAny, _JaxtypesAny], _JaxtypesAny]: ...
+"""
+
+_CALLABLE = "_JaxtypesCallable"
+_CONCAT = "_JaxtypesConcatenate"
+
+
+def _retyped(fn: ast.FunctionDef, params: Mapping[str, str], returns: str) -> ast.FunctionDef:
+    out = _overload(fn)
+    out.decorator_list = [ast.Name("_jaxtypes_overload", ast.Load())]
+    for arg in out.args.posonlyargs + out.args.args + out.args.kwonlyargs:
+        if arg.arg in params:
+            arg.annotation = _expr(params[arg.arg])
+    out.returns = _expr(returns)
+    return out
+
+
+def _jit(defs: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
+    """jit(fun, ...) and the decorator factory jit(...), from JAX's overloads."""
+    out = []
+    for fn in defs:
+        names = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        jitted = f"{JITTED}[{_P}, {_R}]"
+        if names[:1] == ["fun"]:
+            out.append(_retyped(fn, {"fun": f"{_CALLABLE}[{_P}, {_R}]"}, jitted))
+        elif not names:
+            out.append(_retyped(fn, {}, f"{_CALLABLE}[[{_CALLABLE}[{_P}, {_R}]], {jitted}]"))
+    return out
+
+
+def _grad(defs: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
+    fn = defs[0]
+    pinned = {"fun": _F, "argnums": "_JaxtypesLiteral[0]", "has_aux": "_JaxtypesLiteral[False]"}
+    return [_retyped(fn, pinned, f"GradientFunction[{_F}]")]
+
+
+def _value_and_grad(defs: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
+    fn = defs[0]
+    plain = {"fun": _F, "argnums": "_JaxtypesLiteral[0]", "has_aux": "_JaxtypesLiteral[False]"}
+    out = [_retyped(fn, plain, f"ValueAndGradientFunction[{_F}]")]
+    aux = {"fun": _F, "argnums": "_JaxtypesLiteral[0]", "has_aux": "_JaxtypesLiteral[True]"}
+    with_aux = _retyped(fn, aux, f"ValueAndGradientWithAuxFunction[{_F}]")
+    for form in _required(with_aux, "has_aux"):
+        form.decorator_list = [ast.Name("_jaxtypes_overload", ast.Load())]
+        out.append(form)
+    return out
+
+
+def _same_function(defs: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
+    return [_retyped(defs[0], {"fun": _F}, _F)]
+
+
+# public name in jax -> how its typed overloads are made from JAX's declarations
+TRANSFORMS: Final[dict[str, Callable[[list[ast.FunctionDef]], list[ast.FunctionDef]]]] = {
+    "jit": _jit, "grad": _grad, "value_and_grad": _value_and_grad,
+    "checkpoint": _same_function, "remat": _same_function,
+}
+
+
+def _fori_loop(defs: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
+    types = {"body_fun": f"{_CALLABLE}[[_JaxtypesAny, {_T}], {_T}]", "init_val": _T}
+    return [_retyped(defs[0], types, _T)]
+
+
+def _cond(defs: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
+    types = {"true_fun": f"{_CALLABLE}[..., {_T}]", "false_fun": f"{_CALLABLE}[..., {_T}]"}
+    return [_retyped(defs[0], types, _T)]
+
+
+LAX_TRANSFORMS: Final = {"fori_loop": _fori_loop, "cond": _cond}
+
+
+def _declarations(source: ast.Module, name: str) -> list[ast.FunctionDef]:
+    """JAX's declarations of ``name`` in a source module, as stub defs: its
+    overloads, or the function itself when it has none."""
+    defs = [n for n in source.body if isinstance(n, ast.FunctionDef) and n.name == name]
+    overloads = [d for d in defs if any(ast.unparse(x).endswith("overload") for x in d.decorator_list)]
+    return [_stub_def(d) for d in (overloads or defs)]
+
+
+def typed_defs(source: ast.Module, name: str, make: Callable[[list[ast.FunctionDef]], list[ast.FunctionDef]]
+               ) -> tuple[list[ast.stmt], set[str]]:
+    """The typed overloads then JAX's own declarations of ``name`` (each an
+    overload), and the names their annotations use; nothing when JAX's
+    module does not declare it as a function."""
+    jax_defs = _declarations(source, name)
+    if not jax_defs:
+        return [], set()
+    typed = make(jax_defs)
+    if not typed:
+        return [], set()
+    own = [_overload(d) for d in jax_defs]
+    for d in own:
+        d.decorator_list = [ast.Name("_jaxtypes_overload", ast.Load())]
+    used = {n for d in jax_defs for n in _annotation_names(d)}
+    return [*typed, *own], used
+
+
+def _inline_type_checking(node: ast.If) -> list[ast.stmt] | None:
+    """The body of ``if TYPE_CHECKING:`` (what checkers see), or None."""
+    test = ast.unparse(node.test)
+    if test.endswith("TYPE_CHECKING") and not test.startswith("not "):
+        return node.body
+    return None
+
+
+def render_jax_init(root: Path) -> ast.Module | None:
+    """A stub for ``jax/__init__.py``: its re-exports and public aliases, with
+    the transforms of ``TRANSFORMS`` declared typed.  None when its source is
+    not as expected (then JAX's own typing stays)."""
+    path = root / "__init__.py"
+    if not path.is_file():
+        return None
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    kept: list[ast.stmt] = []
+    defs: list[ast.stmt] = []
+    imported: dict[str, set[str]] = {}
+    sources: dict[str, ast.Module] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Expr):  # the docstring; calls made at import
+            continue
+        if isinstance(node, ast.Try) or _is_private_machinery(node):
+            continue
+        if isinstance(node, ast.If):
+            inlined = _inline_type_checking(node)
+            if inlined is None:
+                continue
+            kept += inlined
+            continue
+        if isinstance(node, ast.Assign):  # public aliases: Device = _xc.Device
+            kept.append(node)
+            continue
+        if isinstance(node, ast.Import):
+            kept.append(node)
+            continue
+        if not isinstance(node, ast.ImportFrom):
+            raise ModuleShapeError(f"jax/__init__.py: unexpected {ast.unparse(node)[:80]}")
+        remaining = []
+        for alias in node.names:
+            public = alias.asname or alias.name
+            make = TRANSFORMS.get(public)
+            module = node.module or ""
+            source_file = _module_file(root, module) if make is not None and not node.level else None
+            if make is not None and source_file is not None and alias.name == public:
+                if module not in sources:
+                    sources[module] = ast.parse(source_file.read_text(encoding="utf-8"))
+                typed, used = typed_defs(sources[module], alias.name, make)
+                if typed:
+                    defs += typed
+                    imported.setdefault(module, set()).update(used)
+                    continue
+            remaining.append(alias)
+        if remaining:
+            kept.append(ast.ImportFrom(module=node.module, names=remaining, level=node.level))
+    if not defs:
+        return None
+    prelude = ast.parse(_PRELUDE).body
+    names_from = [ast.ImportFrom(module=m, names=[ast.alias(n, n) for n in sorted(ns - _BUILTINS)], level=0)
+                  for m, ns in sorted(imported.items()) if ns - _BUILTINS]
+    future = ast.parse("from __future__ import annotations").body
+    return ast.Module(body=future + kept + names_from + prelude + defs, type_ignores=[])
+
+
+def defining_module(root: Path, module: str, name: str, depth: int = 4) -> tuple[str, ast.Module] | None:
+    """The module (and its tree) that defines function ``name``, following
+    the re-exports from ``module`` (``jax._src.lax.control_flow`` re-exports
+    ``fori_loop`` from its ``loops``)."""
+    path = _module_file(root, module)
+    if path is None or depth == 0:
+        return None
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    if any(isinstance(n, ast.FunctionDef) and n.name == name for n in tree.body):
+        return module, tree
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == name for a in node.names):
+            target = node.module or ""
+            if node.level:  # relative: from .loops import fori_loop
+                package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+                for _ in range(node.level - 1):
+                    package = package.rpartition(".")[0]
+                target = f"{package}.{target}" if target else package
+            original = next(a.name for a in node.names if (a.asname or a.name) == name)
+            return defining_module(root, target, original, depth - 1)
+    return None
+
+
+def lax_transform_defs(root: Path, module: str, name: str) -> tuple[list[ast.stmt], set[str], str] | None:
+    """The typed declarations of a lax transform re-exported from ``module``,
+    the names their annotations use, and the module defining them."""
+    make = LAX_TRANSFORMS.get(name)
+    found = defining_module(root, module, name) if make is not None else None
+    if make is None or found is None:
+        return None
+    typed, used = typed_defs(found[1], name, make)
+    return (typed, used, found[0]) if typed else None
+
+
+def prelude() -> list[ast.stmt]:
+    return copy.deepcopy(ast.parse(_PRELUDE).body)

@@ -1,0 +1,226 @@
+"""JAX's functions (``jnp.sqrt``, ``jax.nn.softmax``, ``jax.random.normal``...)
+under the project's ``[tool.jaxtypes]`` settings.
+
+The stubs of ``jaxtypes jax-stubs`` type each function that has a dtype rule
+(``jaxtypes.functions``) for JAX's default configuration.  The plugin asks the
+same rule for the configured one (x64, strict): it reads the call's array
+arguments (markers of ``Array[...]``, Python scalars as weakly typed values,
+numpy scalars as strong ones) and its ``dtype=``, and replaces the dtype of
+the result the stubs gave.  It also answers calls the stubs cannot (arrays of
+two different dtypes, 64-bit arrays).  A call it cannot read exactly (an
+argument of unknown dtype, another array or a ``preferred_element_type=`` the
+rule does not cover) gets ``Array[Any]``; a call JAX rejects is an error
+(``jax-promotion``, ``jax-unsupported``), as the operators are.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Final, Union
+
+from mypy.plugin import FunctionContext, MethodContext
+from mypy.types import Instance, Type, TupleType, get_proper_type
+
+from jaxtypes import functions, lattice
+from jaxtypes.lattice import Variant
+from jaxtypes.ops import DEFAULT
+
+from . import errors
+from .dtypes import Builder, DTypeLike, array_info, dtype_like
+
+__all__ = ["typed_functions", "function_hook"]
+
+Context = Union[FunctionContext, MethodContext]
+# Parameters that do not change the result's dtype when given (masks, indices).
+_NEUTRAL: Final = frozenset(["where", "indices", "condition", "indices_or_sections"])
+# Parameters the rules do not cover: given, the answer is unknown.
+_UNCOVERED: Final = frozenset(["preferred_element_type", "promote_integers", "retstep"])
+_UNTYPED: Final = ("untyped", "higher_order", "not_an_array")
+
+
+class _Unknown(Exception):
+    pass
+
+
+def typed_functions() -> dict[str, str]:
+    """{fully qualified name mypy gives a call: the rule's name} for every
+    function with a rule, and the ufunc objects' ``__call__``
+    (``jnp.maximum`` is a ``BinaryUfunc`` in JAX's stubs)."""
+    out: dict[str, str] = {}
+    for name, rule in functions.TABLE.items():
+        if rule.family in _UNTYPED or name not in functions.ARGUMENTS:
+            continue
+        out[name] = name
+        module, _, short = name.rpartition(".")
+        out[f"{module}._JaxtypesUfunc_{short}.__call__"] = name
+    return out
+
+
+def _array_template(t: Type) -> Instance | None:
+    """The Array instance in a result type (``Array[X]``, ``list[Array[X]]``...)."""
+    p = get_proper_type(t)
+    if isinstance(p, Instance):
+        if array_info(p) is not None:
+            return p
+        for arg in p.args:
+            found = _array_template(arg)
+            if found is not None:
+                return found
+    if isinstance(p, TupleType):
+        for item in p.items:
+            found = _array_template(item)
+            if found is not None:
+                return found
+    return None
+
+
+def _replace(t: Type, new: Type) -> Type:
+    """``t`` with every Array in it replaced by ``new`` (a list or a
+    tuple of arrays of one dtype keeps its shape)."""
+    p = get_proper_type(t)
+    if isinstance(p, Instance):
+        if array_info(p) is not None:
+            return new
+        return p.copy_modified(args=[_replace(a, new) for a in p.args])
+    if isinstance(p, TupleType):
+        return p.copy_modified(items=[_replace(i, new) for i in p.items])
+    return t
+
+
+def _node(types: list[Type], builder: Builder, scalars: bool = True) -> str:
+    """The marker node of one array argument (weak for Python scalars, when
+    ``scalars``: to jax.random's functions a Python scalar means something
+    else, ``permutation(key, 20)`` being ``arange(20)``)."""
+    if len(types) != 1:
+        raise _Unknown
+    found = dtype_like(types[0], builder)
+    if not found or len(found) != 1:
+        raise _Unknown
+    d = found[0]
+    if d.node is None or d.kind not in ("array", "value") or (d.kind == "value" and not scalars):
+        raise _Unknown
+    return d.node
+
+
+def _sequence_node(types: list[Type], builder: Builder) -> str:
+    """The one dtype of a list or tuple of arrays (``concatenate([x, y])``)."""
+    if len(types) != 1:
+        raise _Unknown
+    p = get_proper_type(types[0])
+    items: list[Type]
+    if isinstance(p, TupleType):
+        items = list(p.items)
+    elif isinstance(p, Instance) and p.args:
+        items = [p.args[0]]
+    else:
+        raise _Unknown
+    nodes = {_node([i], builder) for i in items}
+    if len(nodes) != 1:
+        raise _Unknown
+    return nodes.pop()
+
+
+def _dtype(types: list[Type], builder: Builder, v: Variant) -> str | None:
+    """A ``dtype=`` argument's node (None: not given, or None)."""
+    if not types:
+        return None
+    if len(types) != 1:
+        raise _Unknown
+    found: list[DTypeLike] | None = dtype_like(types[0], builder)
+    if not found or len(found) != 1:
+        raise _Unknown
+    d = found[0]
+    if d.kind == "none":
+        return None
+    if d.node is None or d.kind not in ("type", "dtype"):
+        raise _Unknown
+    return lattice.default_dtype(d.node[0], v.x64) if d.weak else d.node
+
+
+def _inputs(name: str, kind: str, ctx: Context, builder: Builder) -> tuple[list[str], set[int]]:
+    """The rule's input nodes and the formals they came from."""
+    formals = ctx.callee_arg_names
+    given = [i for i, types in enumerate(ctx.arg_types) if types]
+    if kind in ("x", "xd"):
+        i = functions.INPUT_POSITION.get(name, 0)
+        scalars = not name.startswith("jax.random.")
+        return [_node(ctx.arg_types[i], builder, scalars)], {i, *range(i)}
+    if kind == "cxy":
+        return ["bool", _node(ctx.arg_types[1], builder), _node(ctx.arg_types[2], builder)], {0, 1, 2}
+    if kind == "xy":
+        operands = [i for i, f in enumerate(formals) if f is not None and f.startswith("operand")]
+        if operands:  # einsum(subscripts, a, b): the typed forms of jaxtypes' stubs
+            if len(operands) != 2:
+                raise _Unknown
+            return [_node(ctx.arg_types[i], builder) for i in operands], {0, *operands}
+        first = ctx.arg_types[0] if ctx.arg_types else []
+        if len(given) >= 2 and 1 in given:
+            return [_node(first, builder), _node(ctx.arg_types[1], builder)], {0, 1}
+        node = _sequence_node(first, builder)  # concatenate([x, y]): two of one dtype
+        return [node, node], {0}
+    if kind == "kd":
+        return [functions.KEY], {0}
+    if kind == "k":
+        return [_node(ctx.arg_types[0], builder)], {0}
+    return [], set()
+
+
+def _covered(rule: functions.Rule, ctx: Context, used: set[int], builder: Builder) -> bool:
+    """Whether every argument the call passes is one the rule accounts for."""
+    for i, types in enumerate(ctx.arg_types):
+        formal = ctx.callee_arg_names[i] if i < len(ctx.callee_arg_names) else None
+        if not types or i in used or formal in ("dtype", *_NEUTRAL):
+            continue
+        if formal in _UNCOVERED:
+            return False
+        for t in types:
+            found = dtype_like(t, builder)
+            if found is None:
+                continue  # shapes, axes, names: not arrays
+            for d in found:
+                if d.kind == "array":
+                    return False
+                if d.kind == "value" and not (rule.scalar == lattice.WEAK_INT and d.node in
+                                              (lattice.WEAK_INT, lattice.BOOL)):
+                    return False
+    return True
+
+
+def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context], Type]:
+    rule = functions.TABLE[name]
+    kind = functions.ARGUMENTS[name]
+
+    @errors.guarded(lambda ctx: ctx.default_return_type)
+    def hook(ctx: Context) -> Type:
+        template = _array_template(ctx.default_return_type)
+        if template is None:
+            return ctx.default_return_type
+        known = _array_template_dtype_known(template)
+        if v == DEFAULT and known:
+            return ctx.default_return_type  # the stubs' answer is this configuration's
+        try:
+            inputs, used = _inputs(name, kind, ctx, builder)
+            dtype_index = ctx.callee_arg_names.index("dtype") if "dtype" in ctx.callee_arg_names else None
+            dtype = _dtype(ctx.arg_types[dtype_index], builder, v) if dtype_index is not None else None
+            if not _covered(rule, ctx, used, builder):
+                raise _Unknown
+        except _Unknown:
+            return _replace(ctx.default_return_type, builder.any_array(template))
+        if dtype is not None and not lattice.is_weak(dtype):
+            dtype = lattice.canonicalize(dtype, v.x64)
+        out = functions.apply(rule, tuple(inputs), v, dtype)
+        if out.node is None:
+            if out.error is not None:
+                code = errors.JAX_PROMOTION if out.error == "promotion" else errors.JAX_UNSUPPORTED
+                ctx.api.fail(f"{name.rpartition('.')[2]}: {out.message}", ctx.context, code=code)
+            return _replace(ctx.default_return_type, builder.any_array(template))
+        if out.node not in lattice.NODES:  # a PRNG key: no lattice dtype
+            return _replace(ctx.default_return_type, builder.any_array(template))
+        return _replace(ctx.default_return_type, builder.array_of(template, [out.node]))
+
+    return hook
+
+
+def _array_template_dtype_known(template: Instance) -> bool:
+    arg = get_proper_type(template.args[0]) if template.args else None
+    return isinstance(arg, Instance)
+

@@ -1,0 +1,168 @@
+"""JAX's functions with the stubs of `jaxtypes jax-stubs`, against JAX's answers.
+
+``typecheck_cases/functions/*.py`` (made by tools/generate.py from the
+function oracle's data, tests/data/jax_function_dtypes.json) holds calls of
+JAX's functions as the oracle made them, each with JAX's answer in a comment.
+Each set-up reveals every line's type with the stubs, configured as a user
+does (``tests/checkers.py``), and:
+
+* no answer may be wrong: a revealed ``Array[marker]`` must be JAX's dtype,
+  and a call JAX refuses must not be given a dtype;
+* an unknown answer (``Array[Any]``, a bare ``Array``) is allowed, but the
+  count of right answers may not drop below the one measured when the stubs
+  were made (``KNOWN``), so lost coverage fails too.
+
+The x64 cases run with the mypy plugin set to ``x64 = true``.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from checkers import MYPY_PLUGIN, command, execute, plugin_config, revealed, stage
+
+REPO = Path(__file__).resolve().parent.parent
+CASES = REPO / "typecheck_cases" / "functions"
+ANSWER = re.compile(r"#\s*JAX:\s*(?P<answer>error\s+\w+|\w+)\s*$")
+ARRAY = re.compile(r"^(?:[\w.]+\.)?Array\[(?:[\w.]+\.)?(?P<marker>\w+)\]$")
+MARKER = re.compile(r"Array\[(?:[\w.]+\.)?(\w+)\]")
+UNKNOWN = re.compile(r"^(?:[\w.]+\.)?Array(?:\[(?:Any|Unknown)\])?$|^Any$|^Unknown$")
+
+SETUPS = ("mypy", MYPY_PLUGIN, "pyright", "basedpyright", "pyrefly", "ty")
+# Right answers of standard-x32.py per set-up when the stubs were made: a drop
+# means calls the stubs typed before are unknown now.
+KNOWN = {"mypy": 2116, MYPY_PLUGIN: 2402, "pyright": 2118, "basedpyright": 2118, "pyrefly": 2142,
+         "ty": 2172}
+KNOWN_X64_PLUGIN = 2263
+
+
+def answers(text: str) -> dict[int, str]:
+    return {n: m.group("answer") for n, line in enumerate(text.splitlines(), 1)
+            if (m := ANSWER.search(line))}
+
+
+def verdict(revealed_type: str, answer: str) -> str:
+    """'right', 'unknown' or 'wrong' for a checker's revealed type: the first
+    array in it (the oracle records a list's or tuple's first array) with a
+    known dtype decides; with none, the answer is unknown."""
+    text = revealed_type.strip()
+    if UNKNOWN.match(text):
+        return "unknown"
+    markers = [m for m in MARKER.findall(text) if m not in ("Any", "Unknown")]
+    if not markers:  # JAX's own typing: Array, a NamedTuple of arrays, Any
+        return "unknown"
+    if markers and not answer.startswith("error") and markers[0] == answer:
+        return "right"
+    return "wrong"
+
+
+@pytest.fixture(scope="module")
+def typings(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("function-stubs") / "typings"
+    proc = subprocess.run([sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", str(out)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def _check(setup: str, case: str, typings: Path, root: Path, mypy_config: str | None = None
+           ) -> dict[str, list[str]]:
+    text = (CASES / case).read_text()
+    shutil.copytree(typings, root / "typings")
+    paths = stage({case: text}, root)
+    out = execute(setup, root, command(setup, root, paths, mypy_config=mypy_config, stubs=True))
+    reveals = revealed(setup, out, root)
+    lines = text.splitlines()
+    result: dict[str, list[str]] = {"right": [], "unknown": [], "wrong": [], "missing": []}
+    for n, answer in answers(text).items():
+        got = reveals.get((case, n))
+        if not got:
+            result["missing"].append(f"{case}:{n}: {lines[n - 1].strip()}")
+            continue
+        result[verdict(got[0], answer)].append(f"{case}:{n}: {got[0]} for {lines[n - 1].strip()}")
+    return result
+
+
+def test_cases_are_generated() -> None:
+    text = (CASES / "standard-x32.py").read_text()
+    assert len(answers(text)) > 3000
+
+
+@pytest.mark.parametrize("setup", SETUPS)
+def test_no_wrong_answer_with_the_stubs(setup: str, typings: Path, tmp_path: Path) -> None:
+    result = _check(setup, "standard-x32.py", typings, tmp_path)
+    counts = {k: len(v) for k, v in result.items()}
+    print(f"{setup}: {counts}")
+    assert not result["wrong"], f"{setup}: {len(result['wrong'])} wrong\n" + "\n".join(result["wrong"][:40])
+    # (pyright prints no reveal after lax.optimization_barrier's first calls: unknown)
+    assert len(result["missing"]) <= 4, result["missing"][:5]
+    assert counts["right"] >= KNOWN[setup], f"{setup}: {counts['right']} right, {KNOWN[setup]} before"
+
+
+def test_plugin_gives_x64_answers(typings: Path, tmp_path: Path) -> None:
+    result = _check(MYPY_PLUGIN, "standard-x64.py", typings, tmp_path, plugin_config(x64=True))
+    counts = {k: len(v) for k, v in result.items()}
+    print(f"mypy-plugin x64: {counts}")
+    assert not result["wrong"], f"{len(result['wrong'])} wrong\n" + "\n".join(result["wrong"][:40])
+    assert counts["right"] >= KNOWN_X64_PLUGIN
+
+
+# ------------------------------------------------------- strict promotion
+STRICT_CALLS = {
+    "jnp.maximum(b, f)": None, "jnp.where(m, b, f)": None, "jnp.concatenate([b, f])": None,
+    "jnp.maximum(f, 1.0)": "float32", "jnp.where(m, f, f)": "float32", "jnp.sqrt(i)": "float32",
+    "jnp.dot(b, b)": "bfloat16", "jnp.add(i, 2)": "int8",
+}
+
+
+def _jax_under_strict() -> dict[str, str | None]:
+    """What JAX gives for each call with strict promotion (None: it raises)."""
+    code = (
+        "import json, jax, jax.numpy as jnp\n"
+        "b = jnp.ones((2, 2), jnp.bfloat16); f = jnp.ones((2, 2), jnp.float32)\n"
+        "i = jnp.ones((2, 2), jnp.int8); m = f > 0\n"
+        "out = {}\n"
+        f"for call in {list(STRICT_CALLS)!r}:\n"
+        "    with jax.numpy_dtype_promotion('strict'):\n"
+        "        try:\n"
+        "            out[call] = str(eval(call).dtype)\n"
+        "        except jax.errors.JaxRuntimeError:\n"
+        "            raise\n"
+        "        except Exception:\n"
+        "            out[call] = None\n"
+        "print(json.dumps(out))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    import json
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_plugin_strict_promotion_in_functions(typings: Path, tmp_path: Path) -> None:
+    """With promotion = "strict", a function whose arrays JAX will not promote
+    implicitly is a jax-promotion error, the others give JAX's dtype."""
+    truth = _jax_under_strict()
+    assert truth == STRICT_CALLS  # (the written-out answers are JAX's)
+    body = "\n".join(f"    reveal_type({call})" for call in STRICT_CALLS)
+    text = ("from __future__ import annotations\nimport jax, jax.numpy as jnp\n"
+            "from typing_extensions import reveal_type\n"
+            "from jaxtypes import bfloat16, bool_, float32, int8\n\n"
+            "def f_(b: jax.Array[bfloat16], f: jax.Array[float32], i: jax.Array[int8], m: jax.Array[bool_]) -> None:\n"
+            f"{body}\n")
+    shutil.copytree(typings, tmp_path / "typings")
+    paths = stage({"strict.py": text}, tmp_path)
+    config = plugin_config(promotion="strict")
+    out = execute(MYPY_PLUGIN, tmp_path, command(MYPY_PLUGIN, tmp_path, paths, mypy_config=config, stubs=True))
+    reveals = revealed(MYPY_PLUGIN, out, tmp_path)
+    for n, (call, dtype) in enumerate(STRICT_CALLS.items(), 7):
+        line_out = [line for line in out.splitlines() if line.startswith(f"strict.py:{n}:")]
+        if dtype is None:
+            assert any("[jax-promotion]" in line for line in line_out), (call, line_out)
+        else:
+            assert verdict(reveals[("strict.py", n)][0], dtype) == "right", (call, reveals.get(("strict.py", n)))
+            assert not any(": error:" in line for line in line_out), (call, line_out)

@@ -1,0 +1,251 @@
+"""The typecheck cases of JAX's functions: JAX's own answers, as checker input.
+
+Every probe of the function oracle (``tests/oracle/make_function_tables.py``,
+whose answers are ``tests/data/jax_function_dtypes.json``) on a sample of its
+inputs becomes a line ``reveal_type(<the call the oracle made>)  # JAX: <dtype>``
+(or ``# JAX: error <class>``).  The call is the oracle's own: its ``add(...)``
+lines are read with ``ast`` (never run), and each probe's lambda is written
+out with typed variables for its array arguments.  Nothing here asks jaxtypes
+what a function gives: ``tests/test_function_stubs.py`` compares what each
+checker reveals with the comment.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+from typing import Any, Final
+
+REPO: Final = Path(__file__).resolve().parent.parent
+ORACLE: Final = REPO / "tests" / "oracle" / "make_function_tables.py"
+DATA: Final = REPO / "tests" / "data" / "jax_function_dtypes.json"
+
+# The inputs sampled, per probe kind (the oracle probed many more).
+ONE: Final = ("bool", "int8", "uint32", "bfloat16", "float32", "complex64", "f*", "i*")
+PAIRS: Final = (("int8", "int8"), ("bfloat16", "bfloat16"), ("float32", "float32"),
+                ("bfloat16", "float32"), ("float32", "f*"), ("i*", "int8"), ("float32", "float64"))
+CONDITIONS: Final = (("bool", "bfloat16", "bfloat16"), ("bool", "float32", "f*"),
+                     ("bool", "int8", "f*"), ("bool", "float16", "bfloat16"))
+DTYPES: Final = ("None", "bfloat16", "int32", "float64", "bool")
+KEYS: Final = ("key<fry>", "uint32[2]")
+
+MODULES: Final = {"jax.numpy.linalg.": "jnp.linalg.", "jax.numpy.fft.": "jnp.fft.",
+                  "jax.numpy.": "jnp.", "jax.nn.": "jax.nn.", "jax.random.": "jax.random.",
+                  "jax.lax.": "lax."}
+
+
+def _marker(node: str) -> str:
+    return {"bool": "bool_", "i*": "weak_int", "f*": "weak_float", "c*": "weak_complex"}.get(node, node)
+
+
+def variable(node: str) -> str:
+    """The case function's parameter holding an array of this marker node."""
+    special = {"key<fry>": "key", "uint32[2]": "raw_key", "i*": "weak_i", "f*": "weak_f", "c*": "weak_c"}
+    return special.get(node, "a_" + node)
+
+
+def _annotation(node: str) -> str:
+    if node == "key<fry>":
+        return "jax.Array"
+    if node == "uint32[2]":
+        return "jax.Array[uint32]"
+    return f"jax.Array[{_marker(node)}]"
+
+
+def _dtype_expr(node: str) -> str:
+    return "None" if node == "None" else f"jnp.{node}"
+
+
+def expected(cell: str, x64: bool) -> str | None:
+    """The comment's answer: a marker name, ``error <class>``, or None (no array)."""
+    if cell.startswith("!"):
+        return "error " + cell[1:]
+    if cell.startswith(("py:", "key<")):
+        return None
+    if cell.endswith("*"):  # weakly typed, named as JAX's _jax_type names it
+        return {"boo": "bool_", "int": "weak_int", "uin": "weak_int", "flo": "weak_float",
+                "com": "weak_complex"}[cell[:3]]
+    return _marker(cell)
+
+
+# ------------------------------------------------------------ oracle calls
+class _Template:
+    """A probe's call: the lambda's parameters and body (``f`` the function)."""
+
+    def __init__(self, params: list[str], body: ast.expr | None) -> None:
+        self.params, self.body = params, body
+
+    def render(self, function: str, name: str, values: dict[str, str]) -> str | None:
+        if self.body is None:  # the oracle calls the function itself
+            return None
+        tree = _Substitute(function, name, values).visit(ast.parse(ast.unparse(self.body), mode="eval"))
+        tree = _FoldTests().visit(tree)
+        return ast.unparse(tree)
+
+
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, function: str, name: str, values: dict[str, str]) -> None:
+        self.function, self.name, self.values = function, name, values
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        if isinstance(node.value, ast.Name) and node.value.id == "f" and node.attr == "__name__":
+            return ast.Constant(self.name)
+        self.generic_visit(node)
+        return node
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id == "f":
+            return ast.parse(self.function, mode="eval").body
+        if node.id in self.values:
+            return ast.parse(self.values[node.id], mode="eval").body
+        return node
+
+
+class _FoldTests(ast.NodeTransformer):
+    """``a if <constant test> else b`` -> the branch taken (tests on the
+    function's name or on whether a dtype was given)."""
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
+        self.generic_visit(node)
+        try:
+            test = ast.fix_missing_locations(ast.Expression(node.test))
+            taken = eval(compile(test, "<test>", "eval"), {"jnp": _Truthy()}, {})
+        except Exception:  # noqa: BLE001 - not a constant test
+            return node
+        return node.body if taken else node.orelse
+
+
+class _Truthy:
+    def __getattr__(self, name: str) -> Any:
+        return True
+
+
+def templates() -> dict[str, _Template | None]:
+    """Each probe's call as the oracle script writes it, read with ``ast``:
+    None where it is not a simple call (a dict of lambdas)."""
+    out: dict[str, _Template | None] = {}
+    tree = ast.parse(ORACLE.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "add"):
+            continue
+        args = list(node.args)
+        kwargs = {k.arg: k.value for k in node.keywords}
+        names = ast.literal_eval(args[1])
+        call = args[2] if len(args) > 2 else kwargs.get("call")
+        prefix = ast.literal_eval(kwargs["prefix"]) if "prefix" in kwargs else "jax.numpy."
+        suffix = ast.literal_eval(kwargs["suffix"]) if "suffix" in kwargs else ""
+        template: _Template | None
+        if call is None:
+            template = _Template([], None)
+        elif isinstance(call, ast.Lambda) and isinstance(call.body, ast.Lambda):
+            inner = call.body
+            template = _Template([a.arg for a in inner.args.args], inner.body)
+        else:
+            template = None
+        for name in names.split():
+            out[prefix + name + suffix] = template
+    return out
+
+
+def _default_call(function: str, kind: str, values: list[str], dtype: str | None) -> str:
+    args = ", ".join(values)
+    if dtype is not None:
+        args = f"{args}, dtype={dtype}" if args else f"dtype={dtype}"
+    return f"{function}({args})"
+
+
+def _inputs(kind: str) -> list[tuple[tuple[str, ...], str | None]]:
+    """(input nodes, dtype node or None for no dtype=) sampled for a kind."""
+    if kind == "x":
+        return [((n,), None) for n in ONE]
+    if kind == "xy":
+        return [(p, None) for p in PAIRS]
+    if kind == "cxy":
+        return [(c, None) for c in CONDITIONS]
+    if kind == "d":
+        return [((), d) for d in DTYPES]
+    if kind == "xd":
+        return [((n,), None) for n in ("int8", "bfloat16", "f*")] + [(("float32",), d) for d in DTYPES]
+    if kind == "kd":
+        return [((k,), None) for k in KEYS] + [(("key<fry>",), d) for d in DTYPES[1:]]
+    if kind == "k":
+        return [((k,), None) for k in KEYS]
+    return [((), None)]
+
+
+def _key(nodes: tuple[str, ...], dtype: str | None) -> str:
+    parts = list(nodes)
+    if dtype is not None:
+        parts.append(f"dtype={dtype}")
+    return ",".join(parts)
+
+
+def case_lines(config: str) -> tuple[list[str], list[str]]:
+    """(the case lines, the markers their variables use) for one configuration."""
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    conf = data["configs"][config]
+    forms = templates()
+    lines: list[str] = []
+    used: set[str] = set()
+    for probe, cells in sorted(conf["results"].items()):
+        name = probe.split("(")[0]
+        kind = data["probes"][probe]["kind"]
+        template = forms.get(probe)
+        if template is None:
+            continue
+        prefix = next(p for p in MODULES if name.startswith(p))
+        function = MODULES[prefix] + name[len(prefix):]
+        short = name.rpartition(".")[2]
+        for nodes, dtype in _inputs(kind):
+            cell = cells.get(_key(nodes, dtype))
+            if cell is None:
+                continue
+            answer = expected(cell, conf["x64"])
+            if answer is None:
+                continue
+            values = [variable(n) for n in nodes]
+            dtype_text = _dtype_expr(dtype) if dtype is not None else None
+            if template.body is None:
+                call = _default_call(function, kind, values, dtype_text)
+            else:
+                mapping = dict(zip(template.params, values))
+                if "dtype" in template.params:
+                    mapping["dtype"] = dtype_text or "None"
+                elif dtype is not None:
+                    continue
+                rendered = template.render(function, short, mapping)
+                if rendered is None:
+                    continue
+                call = rendered
+            used.update(nodes)
+            lines.append(f"    reveal_type({call})  # JAX: {answer}")
+    return lines, sorted(used)
+
+
+def render(config: str) -> str:
+    lines, used = case_lines(config)
+    markers = sorted({_marker(n) for n in used if n not in KEYS} | {"uint32"})
+    params = ", ".join(f"{variable(n)}: {_annotation(n)}" for n in sorted(used))
+    head = [
+        f"# Generated by tools/generate.py from {DATA.relative_to(REPO)} ({config}): do not edit.",
+        '"""What JAX gives for its functions (the comments), as checker input.',
+        "",
+        "tests/test_function_stubs.py reveals each line's type with the stubs of",
+        "`jaxtypes jax-stubs` and compares it with the comment: JAX's answer (a marker)",
+        "or `error` (JAX raises).  A checker may answer unknown; it may not answer",
+        'anything else."""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "import jax",
+        "import jax.numpy as jnp",
+        "from jax import lax",
+        "from typing_extensions import reveal_type",
+        "",
+        f"from jaxtypes import {', '.join(markers)}",
+        "",
+        "",
+        f"def cases({params}) -> None:",
+    ]
+    return "\n".join(head + lines) + "\n"
