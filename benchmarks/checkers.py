@@ -36,21 +36,20 @@ pyright and basedpyright, whose JIT-compiled JavaScript valgrind slows too much.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import re
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Callable
 
-from jaxtypes import lattice, ops
-from jaxtypes.stubgen import MARKER_NAME
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+import checkers  # noqa: E402  (tests/checkers.py: the one checker runner)
+from jaxtypes import lattice, ops  # noqa: E402
+from jaxtypes.stubgen import MARKER_NAME  # noqa: E402
 
 OPS = {"+": "add", "-": "sub", "*": "mul", "/": "truediv"}
 SCALARS = {"1": lattice.WEAK_INT, "1.5": lattice.WEAK_FLOAT, "2j": lattice.WEAK_COMPLEX,
@@ -154,11 +153,12 @@ def write_untyped_package(root: Path) -> None:
     the marker classes of ``markers.pyi`` carry no tables.  Same modules, same
     dependencies: the difference from mypy+plugin is the plugin's own cost."""
     import ast
-    import importlib.metadata
 
+    import jaxtypes
     from jaxtypes.mypy_plugin.array_class import SIGNATURES
 
-    installed = Path(str(importlib.metadata.distribution("jaxtypes").locate_file("jaxtypes")))
+    # The package as imported: an editable install's is the checkout's jaxtypes/.
+    installed = Path(jaxtypes.__file__).resolve().parent
     pkg = root / "jaxtypes"
     shutil.copytree(installed, pkg, ignore=shutil.ignore_patterns("__pycache__", "mypy_plugin"))
     array = pkg / "_array.pyi"
@@ -193,107 +193,101 @@ def write_untyped_package(root: Path) -> None:
     markers.write_text("\n".join(out) + "\n")
 
 
-PLUGIN_CONFIG = "[mypy]\nplugins = jaxtypes.mypy_plugin\n"
-# The baselines found through MYPYPATH are not site-packages: silence them as
+# The baselines are found through mypy_path, not site-packages: silence them as
 # mypy silences the installed jaxtypes.
 PLAIN_CONFIG = "[mypy]\n[mypy-jaxtypes.*]\nignore_errors = True\n"
+CORPUS = "corpus.py"
 
 
-def checker_env(mypypath: Path | None = None) -> dict[str, str]:
-    """The environment of a checker run: the checkers must see the installed
-    jaxtypes (with its stubs), not a source checkout that PYTHONPATH may point
-    at; MYPYPATH only where a baseline sets it."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
-    if mypypath:
-        env["MYPYPATH"] = str(mypypath)
-    return env
+def project(root: Path, corpus: str, baseline: Path | None = None) -> Path:
+    """A scratch project holding the corpus and, if given, a baseline package
+    (a directory holding ``jaxtypes/``) as its ``typings/``, laid out as
+    ``jaxtypes jax-stubs --out typings`` lays out its stubs, so that
+    ``checkers.command(..., stubs=True)`` puts it first on each checker's path."""
+    shutil.rmtree(root, ignore_errors=True)  # from an earlier run with --keep
+    root.mkdir(parents=True)
+    (root / CORPUS).write_text(corpus)
+    if baseline is not None:
+        for layout in ("", ".mypy-path", ".search-path"):  # pyright; mypy; pyrefly and ty
+            shutil.copytree(baseline / "jaxtypes", root / "typings" / layout / "jaxtypes")
+    return root
 
 
-def run_timed(cmd: list[str], workdir: Path, mypypath: Path | None) -> tuple[float, float, str]:
-    """(wall seconds, CPU seconds of the child, output) of one checker run."""
-    env = checker_env(mypypath)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    proc = subprocess.run(cmd + ["corpus.py"], cwd=workdir, capture_output=True, text=True, env=env)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, proc.stdout + proc.stderr
+def run_timed(checker: str, root: Path, cmd: list[str]) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of the checker, output) of one checker run."""
+    done = checkers.launch(checker, root, cmd)
+    return done.wall, done.cpu, done.stdout
 
 
 _VALGRIND_TOTAL = re.compile(r"^==\d+== I\s+refs:\s+([\d,]+)", re.M)
 
 
-def run_counted(cmd: list[str], workdir: Path, mypypath: Path | None) -> tuple[int, str]:
+def run_counted(checker: str, root: Path, cmd: list[str]) -> tuple[int, str]:
     """(instructions executed, checker output) of one checker run under
     valgrind's cachegrind (``--cache-sim=no``: only instructions are counted)."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         raise SystemExit("--instructions needs valgrind on PATH (apt install valgrind)")
-    proc = subprocess.run(
-        [valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-         *cmd, "corpus.py"],
-        cwd=workdir, capture_output=True, text=True, env=checker_env(mypypath))
-    found = _VALGRIND_TOTAL.findall(proc.stderr)
+    done = checkers.launch(checker, root, [valgrind, "--tool=cachegrind", "--cache-sim=no",
+                                           "--cachegrind-out-file=/dev/null", *cmd])
+    found = _VALGRIND_TOTAL.findall(done.stderr)
     if not found:
-        raise SystemExit(f"valgrind gave no instruction count for {cmd[0]}:\n{proc.stderr[-2000:]}")
-    # The checker's own messages are the lines valgrind did not write.
-    output = proc.stdout + "".join(line + "\n" for line in proc.stderr.splitlines()
-                                   if not re.match(r"==\d+==", line))
-    return int(found[-1].replace(",", "")), output
+        raise SystemExit(f"valgrind gave no instruction count for {cmd[0]}:\n{done.stderr[-2000:]}")
+    return int(found[-1].replace(",", "")), done.stdout
 
 
-def plugin_verdict(outputs: list[str]) -> tuple[set[int], bool]:
-    """(lines mypy with the plugin got wrong, whether it crashed) over its runs."""
-    wrong = set().union(*(error_lines("mypy", out) for out in outputs))
-    crashed = any("INTERNAL ERROR" in out or "Traceback" in out for out in outputs)
-    return wrong, crashed
+def error_lines(checker: str, output: str, root: Path) -> set[int]:
+    """The corpus lines with an error (each is an ``assert_type`` the checker got wrong)."""
+    return {line for (path, line) in checkers.reported_errors(checker, output, root) if path == CORPUS}
 
 
-def mypy_plugin_rows(python: str, work: Path, baselines: dict[str, Path], repeat: int,
+def mypy_plugin_rows(work: Path, corpus: str, baselines: dict[str, Path], repeat: int,
                      instructions: bool = False) -> bool:
     """Time mypy with the plugin against the baselines, cold and after an edit
     (or count the instructions of one run each).  Returns whether any answer
-    was wrong."""
-    mypy = [str(Path(python).parent / "mypy"), "--no-error-summary", "--hide-error-context",
-            "--python-executable", python]
-    (work / "plugin.ini").write_text(PLUGIN_CONFIG)
-    (work / "plain.ini").write_text(PLAIN_CONFIG)
-    sides = {"plugin": ("plugin.ini", None), **{name: ("plain.ini", path) for name, path in baselines.items()}}
-    corpus = work / "corpus.py"
-    original = corpus.read_text()
+    was wrong (a crash stops the run)."""
+    roots = {"plugin": project(work / "mypy-plugin", corpus),
+             **{name: project(work / f"mypy-{i}", corpus, path)
+                for i, (name, path) in enumerate(baselines.items())}}
     failed = False
     for mode in ("cold", "edit"):
-        walls: dict[str, list[float]] = {name: [] for name in sides}
-        cpus: dict[str, list[float]] = {name: [] for name in sides}
+        walls: dict[str, list[float]] = {name: [] for name in roots}
+        cpus: dict[str, list[float]] = {name: [] for name in roots}
         outputs: list[str] = []
-        caches = {name: work / f".cache-{name}" for name in sides}
+        caches = {name: root / ".mypy_cache" for name, root in roots.items()}
         for cache in caches.values():
             shutil.rmtree(cache, ignore_errors=True)
 
         def cmd(name: str) -> list[str]:
-            flags = ["--no-incremental"] if mode == "cold" else ["--cache-dir", str(caches[name])]
-            return mypy + flags + ["--config-file", sides[name][0]]
+            cache = caches[name] if mode == "edit" else None
+            if name == "plugin":
+                return checkers.command(checkers.MYPY_PLUGIN, roots[name], [CORPUS], mypy_cache=cache)
+            return checkers.command("mypy", roots[name], [CORPUS], mypy_config=PLAIN_CONFIG,
+                                    stubs=True, mypy_cache=cache)
+
+        def edit(text: str) -> None:
+            for root in roots.values():
+                (root / CORPUS).write_text(text)
 
         if mode == "edit":  # fill each cache once
-            for name in sides:
-                run_timed(cmd(name), work, sides[name][1])
+            for name in roots:
+                run_timed("mypy", roots[name], cmd(name))
         if instructions:
-            failed |= _counted_row(mode, cmd, sides, baselines, work, corpus, original)
+            failed |= _counted_row(mode, cmd, roots, baselines, corpus, edit)
             continue
         # An edit run is short (about 0.4 s), so machine noise weighs more:
         # take at least 15 of them.
         for i in range(repeat if mode == "cold" else max(repeat, 15)):
             if mode == "edit":
-                corpus.write_text(original + f"# edit {i}\n")
-            for name in sides:
-                wall, cpu, out = run_timed(cmd(name), work, sides[name][1])
+                edit(corpus + f"# edit {i}\n")
+            for name in roots:
+                wall, cpu, out = run_timed("mypy", roots[name], cmd(name))
                 walls[name].append(wall)
                 cpus[name].append(cpu)
                 if name == "plugin":
                     outputs.append(out)
-        corpus.write_text(original)
-        wrong, crashed = plugin_verdict(outputs)
+        edit(corpus)
+        wrong = set().union(*(error_lines("mypy", out, roots["plugin"]) for out in outputs))
         plugin_cpu = statistics.median(cpus["plugin"])
         parts = [f"mypy-plugin {mode:4} {statistics.median(walls['plugin']):6.2f} s wall "
                  f"{plugin_cpu:6.2f} s cpu"]
@@ -301,73 +295,39 @@ def mypy_plugin_rows(python: str, work: Path, baselines: dict[str, Path], repeat
             base_cpu = statistics.median(cpus[name])
             parts.append(f"{name} {statistics.median(walls[name]):5.2f} s wall {base_cpu:5.2f} s cpu "
                          f"{plugin_cpu / base_cpu:5.2f}x")
-        print(" | ".join(parts) + f" | wrong {len(wrong)}" + (" | CRASHED" if crashed else ""))
-        failed |= bool(wrong) or crashed
+        print(" | ".join(parts) + f" | wrong {len(wrong)}")
+        failed |= bool(wrong)
     return failed
 
 
-def _counted_row(mode: str, cmd: Callable[[str], list[str]], sides: dict[str, tuple[str, Path | None]],
-                 baselines: dict[str, Path], work: Path, corpus: Path, original: str) -> bool:
+def _counted_row(mode: str, cmd: Callable[[str], list[str]], roots: dict[str, Path],
+                 baselines: dict[str, Path], corpus: str, edit: Callable[[str], None]) -> bool:
     """One mypy-plugin row in instructions; whether an answer was wrong."""
     counts: dict[str, int] = {}
     output = ""
     if mode == "edit":
-        corpus.write_text(original + "# edit\n")
-    for name in sides:
-        counts[name], out = run_counted(cmd(name), work, sides[name][1])
+        edit(corpus + "# edit\n")
+    for name in roots:
+        counts[name], out = run_counted("mypy", roots[name], cmd(name))
         if name == "plugin":
             output = out
-    corpus.write_text(original)
-    wrong, crashed = plugin_verdict([output])
+    edit(corpus)
+    wrong = error_lines("mypy", output, roots["plugin"])
     parts = [f"mypy-plugin {mode:4} {counts['plugin'] / 1e9:6.3f} G instr"]
     parts += [f"{name} {counts[name] / 1e9:6.3f} G {counts['plugin'] / counts[name]:5.3f}x" for name in baselines]
-    print(" | ".join(parts) + f" | wrong {len(wrong)}" + (" | CRASHED" if crashed else ""))
-    return bool(wrong) or crashed
+    print(" | ".join(parts) + f" | wrong {len(wrong)}")
+    return bool(wrong)
 
 
-def checker_commands(python: str, stubs: Path | None) -> dict[str, list[str]]:
-    bindir = Path(python).parent
-    cmds = {
-        "mypy": [str(bindir / "mypy"), "--no-incremental", "--no-error-summary",
-                 "--hide-error-context", "--python-executable", python],
-        "pyright": [str(bindir / "pyright"), "--pythonpath", python, "-p", "pyrightconfig.json"],
-        "basedpyright": [str(bindir / "basedpyright"), "--pythonpath", python, "-p", "pyrightconfig.json"],
-        "pyrefly": [str(bindir / "pyrefly"), "check", "--preset", "default",
-                    "--python-interpreter-path", python, "--disable-search-path-heuristics",
-                    "--search-path", ".", "--output-format", "min-text",
-                    "--summary=none"] + (["--search-path", str(stubs)] if stubs else []),
-        "ty": [str(bindir / "ty"), "check", "--python", str(Path(python).parent.parent),
-               "--output-format", "concise"] + (["--extra-search-path", str(stubs)] if stubs else []),
-    }
-    return cmds
-
-
-def error_lines(checker: str, output: str) -> set[int]:
-    pattern = {
-        "mypy": r"^corpus\.py:(\d+): error",
-        "pyright": r"corpus\.py:(\d+):\d+ - error",
-        "basedpyright": r"corpus\.py:(\d+):\d+ - error",
-        "pyrefly": r"^ERROR corpus\.py:(\d+):",
-        "ty": r"^corpus\.py:(\d+):\d+: error",
-    }[checker]
-    return {int(m.group(1)) for m in re.finditer(pattern, output, re.M)}
-
-
-def run(checker: str, cmd: list[str], workdir: Path, stubs: Path | None,
-        instructions: bool = False) -> tuple[float, str]:
-    """(wall seconds, or instructions if counted; output) of one checker run."""
-    mypypath = stubs if checker == "mypy" else None
-    (workdir / "pyrightconfig.json").write_text(
-        '{"typeCheckingMode": "standard", "reportUnusedExpression": false'
-        + (f', "stubPath": "{stubs}"' if stubs else ', "stubPath": "no-stubs-here"') + "}"
-    )
+def run(checker: str, root: Path, stubs: bool, instructions: bool = False) -> tuple[float, str]:
+    """(wall seconds, or instructions if counted; output) of one checker run
+    over the corpus in ``root`` (with its ``typings/`` baseline when ``stubs``)."""
+    cmd = checkers.command(checker, root, [CORPUS], stubs=stubs)
     if instructions:
-        count, output = run_counted(cmd, workdir, mypypath)
+        count, output = run_counted(checker, root, cmd)
         return float(count), output
-    start = time.perf_counter()
-    proc = subprocess.run(cmd + ["corpus.py"], cwd=workdir, capture_output=True, text=True,
-                          env=checker_env(mypypath))
-    return time.perf_counter() - start, proc.stdout + proc.stderr
+    wall, _, output = run_timed(checker, root, cmd)
+    return wall, output
 
 
 def main() -> int:
@@ -389,7 +349,7 @@ def main() -> int:
     corpus, ty_lines = make_corpus(opts.lines)
     work = Path(opts.keep or tempfile.mkdtemp(prefix="jaxtypes-bench-"))
     work.mkdir(parents=True, exist_ok=True)
-    (work / "corpus.py").write_text(corpus)
+    (work / CORPUS).write_text(corpus)
     baseline = work / "baseline_stubs"
     shutil.rmtree(baseline, ignore_errors=True)
     write_baseline(baseline)
@@ -407,20 +367,20 @@ def main() -> int:
             write_baseline_with_deps(with_deps)
             write_untyped_package(untyped_pkg)
             failed |= mypy_plugin_rows(
-                sys.executable, work,
+                work, corpus,
                 {"untyped": baseline, "untyped+deps": with_deps, "untyped jaxtypes": untyped_pkg},
                 opts.repeat, opts.instructions)
             continue
-        exact_cmd = checker_commands(sys.executable, None)[checker]
-        base_cmd = checker_commands(sys.executable, baseline)[checker]
+        exact_root = project(work / f"{checker}-exact", corpus)
+        base_root = project(work / f"{checker}-untyped", corpus, baseline)
         times_exact, times_base = [], []
         out = ""
         for _ in range(opts.repeat):
-            t, out = run(checker, exact_cmd, work, None, opts.instructions)
+            t, out = run(checker, exact_root, False, opts.instructions)
             times_exact.append(t)
-            t, _ = run(checker, base_cmd, work, baseline, opts.instructions)
+            t, _ = run(checker, base_root, True, opts.instructions)
             times_base.append(t)
-        wrong = error_lines(checker, out)
+        wrong = error_lines(checker, out, exact_root)
         ty_known = wrong & set(ty_lines) if checker == "ty" else set()
         exact, base = statistics.median(times_exact), statistics.median(times_base)
         ratio = exact / base

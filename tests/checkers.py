@@ -1,4 +1,9 @@
-"""Runs the five type checkers on case files and collects their errors by line.
+"""Runs the type checkers on case files and collects their errors by line.
+
+The one checker runner of the project: the tests, the benchmarks (which put
+``tests/`` on ``sys.path``) and the example use it.  ``command`` says how each
+checker is invoked and configured, ``execute`` runs it, ``reported_errors`` and
+``revealed`` read its machine-readable output.
 
 Each checker runs once over all the files it is given, in a scratch directory
 holding copies of them, with PYTHONPATH removed: the checkers must resolve
@@ -11,28 +16,57 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 from jaxtypes import jax_stubs
 
 CHECKERS = ("mypy", "pyright", "basedpyright", "pyrefly", "ty")
 # mypy with ``plugins = jaxtypes.mypy_plugin``; its settings go in mypy_config.
 MYPY_PLUGIN = "mypy-plugin"
+ALL_CHECKERS = (*CHECKERS[:1], MYPY_PLUGIN, *CHECKERS[1:])
 PLUGIN_CONFIG = "[mypy]\nplugins = jaxtypes.mypy_plugin\n"
+BIN = Path(sys.executable).parent
+
+STUBS = "typings"  # where ``jaxtypes jax-stubs --out typings`` puts them in a project
+
+
+def stub_setting(checker: str) -> jax_stubs.Setting:
+    """What ``jaxtypes jax-stubs --out typings`` prints (and the README says)
+    for a checker's configuration."""
+    name = "mypy" if checker == MYPY_PLUGIN else checker
+    (setting,) = [s for s in jax_stubs.setup(STUBS) if s.checker == name]
+    return setting
 
 
 def plugin_config(promotion: str = "standard", x64: bool = False) -> str:
     """mypy.ini text enabling the plugin with these [jaxtypes] settings."""
     return PLUGIN_CONFIG + f"\n[jaxtypes]\npromotion = {promotion}\nx64 = {str(x64).lower()}\n"
-BIN = Path(sys.executable).parent
+
+
+class Error(str):
+    """One error a checker reports, as text ending with its error code (mypy's
+    ``... [operator]``, pyright's ``... (reportOperatorIssue)``), with the code
+    ("" when the checker gives none) and the message apart."""
+
+    code: str
+    message: str
+
+    def __new__(cls, code: str, message: str, text: str | None = None) -> Error:
+        error = super().__new__(cls, f"{message} [{code}]" if text is None else text)
+        error.code, error.message = code, message
+        return error
+
 
 # Errors keyed by (path relative to the scratch root, 1-based line).
-Errors = dict[tuple[str, int], list[str]]
+Errors = dict[tuple[str, int], list[Error]]
 
 
 def tool(name: str) -> str:
@@ -46,8 +80,12 @@ def tool(name: str) -> str:
     return str(path)
 
 
-def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
+def checker_env(**extra: str) -> dict[str, str]:
+    """The environment of a checker run: without PYTHONPATH and MYPYPATH, which
+    could point at a source tree instead of the installed package."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
+    env.update(extra)
+    return env
 
 
 def stage(files: Mapping[str, str], root: Path) -> list[str]:
@@ -59,43 +97,34 @@ def stage(files: Mapping[str, str], root: Path) -> list[str]:
     return sorted(files)
 
 
-def _mypy(root: Path, paths: list[str], mypy_config: str) -> tuple[list[str], str]:
-    (root / "mypy.ini").write_text(mypy_config)
-    cmd = [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "--no-incremental",
-           "--show-error-codes", "--no-error-summary", "--hide-error-context",
-           "--no-color-output", "--no-pretty", "--python-executable", sys.executable, *paths]
-    return cmd, r"^(?P<path>[^:\n]+):(?P<line>\d+): error: (?P<msg>.*)$"
+MYPY_FLAGS = ("--show-error-codes", "--no-error-summary", "--hide-error-context",
+              "--no-color-output", "--no-pretty")
 
 
-STUBS = "typings"  # where ``jaxtypes jax-stubs --out typings`` puts them in a project
-
-
-def stub_setting(checker: str) -> jax_stubs.Setting:
-    """What ``jaxtypes jax-stubs --out typings`` prints (and the README says)
-    for a checker's configuration."""
-    name = "mypy" if checker == MYPY_PLUGIN else checker
-    (setting,) = [s for s in jax_stubs.setup(STUBS) if s.checker == name]
-    return setting
-
-
-def command(checker: str, root: Path, paths: Iterable[str], *,
-            mypy_config: str | None = None, stubs: bool = False) -> list[str]:
+def command(checker: str, root: Path, paths: Iterable[str], *, mypy_config: str | None = None,
+            stubs: bool = False, mypy_cache: Path | None = None) -> list[str]:
     """The command line that runs one checker over ``paths`` in ``root``,
-    after writing the checker's configuration files into ``root`` (pyrefly's
-    and ty's are both pyproject.toml: give each set-up its own root).
+    writing its configuration files there.
+
     ``mypy_config`` is the mypy.ini of "mypy" (default: empty) and of
-    "mypy-plugin" (default: the plugin with JAX's default settings).  With
-    ``stubs``, ``root/typings`` holds stubs made by ``jaxtypes jax-stubs``,
-    configured by the line the command prints, verbatim, in the file it names."""
+    "mypy-plugin" (default: the plugin with JAX's default settings).  mypy runs
+    with ``--no-incremental`` unless ``mypy_cache`` names a cache directory.
+    With ``stubs``, ``root/typings`` holds stubs made by ``jaxtypes jax-stubs
+    --out typings``, and each checker is configured by the line the command
+    prints, verbatim, in the file it names (pyrefly then checks the project,
+    not file names, which would make it ignore its configuration)."""
     paths = list(paths)
-    setting = stub_setting(checker) if stubs else None
     if checker in ("mypy", MYPY_PLUGIN):
         if mypy_config is None:
             mypy_config = plugin_config() if checker == MYPY_PLUGIN else "[mypy]\n"
-        if setting is not None:
+        if stubs:
+            setting = stub_setting(checker)
             assert (setting.file, setting.section) == ("mypy.ini", "[mypy]"), setting
             mypy_config = mypy_config.replace("[mypy]\n", f"[mypy]\n{setting.line}\n", 1)
-        return _mypy(root, paths, mypy_config)[0]
+        (root / "mypy.ini").write_text(mypy_config)
+        cache = ["--no-incremental"] if mypy_cache is None else ["--cache-dir", str(mypy_cache)]
+        return [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", *cache, *MYPY_FLAGS,
+                "--python-executable", sys.executable, *paths]
     if checker in ("pyright", "basedpyright"):
         config = {
             "typeCheckingMode": "standard",
@@ -103,55 +132,116 @@ def command(checker: str, root: Path, paths: Iterable[str], *,
             "reportUnnecessaryTypeIgnoreComment": False,
             "pythonVersion": f"{sys.version_info[0]}.{sys.version_info[1]}",
         }
+        setting = stub_setting(checker) if stubs else None
         if setting is not None and setting.line:  # none for typings, their default stubPath
             assert setting.file == "pyrightconfig.json", setting
             config.update(json.loads("{" + setting.line + "}"))
         (root / "pyrightconfig.json").write_text(json.dumps(config))
         return [tool(checker), "--outputjson", "--pythonpath", sys.executable,
                 "-p", "pyrightconfig.json", *paths]
-    if checker == "pyrefly" and setting is not None:
-        # Checks the project, not file names, which would make pyrefly ignore
-        # its configuration; no walk-up search path (below).
-        assert (setting.file, setting.section) == ("pyproject.toml", "[tool.pyrefly]"), setting
-        (root / "pyproject.toml").write_text(
-            f"[tool.pyrefly]\n{setting.line}\npreset = \"default\"\n"
-            f"disable-search-path-heuristics = true\nproject-includes = {json.dumps(paths)}\n"
-            f"python-interpreter-path = {json.dumps(sys.executable)}\n")
-        return [tool("pyrefly"), "check", "--output-format", "json", "--summary=none"]
+    if stubs and checker in ("pyrefly", "ty"):
+        _write_stub_project(root, paths)
     if checker == "pyrefly":
         # No walk-up search path: from the installed jaxtypes it would reach a
         # checkout's source tree (no stubs) when the venv lives inside it.
+        output = ["--output-format", "json", "--summary=none"]
+        if stubs:  # the settings are in pyproject.toml
+            return [tool("pyrefly"), "check", *output]
         return [tool("pyrefly"), "check", "--preset", "default", "--python-interpreter-path",
                 sys.executable, "--disable-search-path-heuristics", "--search-path", ".",
-                "--output-format", "json", "--summary=none", *paths]
+                *output, *paths]
     if checker == "ty":
-        if setting is not None:
-            assert (setting.file, setting.section) == ("pyproject.toml", "[tool.ty.environment]"), setting
-            (root / "pyproject.toml").write_text(f"{setting.section}\n{setting.line}\n")
         return [tool("ty"), "check", "--python", sys.prefix, "--output-format", "concise",
                 "--color", "never", *paths]
-    raise ValueError(f"unknown checker {checker!r}; expected one of "
-                     f"{', '.join((*CHECKERS, MYPY_PLUGIN))}")
+    raise ValueError(f"unknown checker {checker!r}; expected one of {', '.join(ALL_CHECKERS)}")
 
 
-def _relative(path: str, root: Path) -> str:
-    """A reported file's path relative to ``root`` (pyrefly reports absolute
-    paths when it checks a project)."""
-    p = Path(path)
-    return (p.resolve().relative_to(root.resolve()) if p.is_absolute() else p).as_posix()
+def _write_stub_project(root: Path, paths: list[str]) -> None:
+    """pyproject.toml with pyrefly's and ty's printed settings for typings/
+    (pyrefly's other options as ``command`` passes them without stubs), one
+    file for both, so that they may share a root."""
+    pyrefly, ty = stub_setting("pyrefly"), stub_setting("ty")
+    assert (pyrefly.file, pyrefly.section) == ("pyproject.toml", "[tool.pyrefly]"), pyrefly
+    assert (ty.file, ty.section) == ("pyproject.toml", "[tool.ty.environment]"), ty
+    (root / "pyproject.toml").write_text(
+        f"{pyrefly.section}\n{pyrefly.line}\npreset = \"default\"\n"
+        f"disable-search-path-heuristics = true\nproject-includes = {json.dumps(paths)}\n"
+        f"python-interpreter-path = {json.dumps(sys.executable)}\n\n"
+        f"{ty.section}\n{ty.line}\n")
 
 
-def execute(checker: str, root: Path, cmd: list[str], timeout: float = 1200) -> str:
-    """Run a checker's command in ``root``; its standard output.  A crash or an
-    unexpected exit status is an error."""
-    proc = subprocess.run(cmd, cwd=root, env=_env(), capture_output=True, text=True, timeout=timeout)
+class Finished(NamedTuple):
+    """A checker run: its output, wall time and CPU time (user + system of the
+    child processes, measured around the run: meaningful when nothing else
+    runs a child process meanwhile)."""
+
+    stdout: str
+    stderr: str
+    wall: float
+    cpu: float
+
+
+def launch(checker: str, root: Path, cmd: list[str], timeout: float = 1200,
+           env: Mapping[str, str] | None = None) -> Finished:
+    """Run a checker's command in ``root`` (environment: ``checker_env()``).
+    A crash or an unexpected exit status is an error."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=root, env=dict(env) if env is not None else checker_env(),
+                          capture_output=True, text=True, timeout=timeout)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = proc.stdout
     if "Traceback" in proc.stderr or "INTERNAL ERROR" in out + proc.stderr:
         raise RuntimeError(f"{checker} crashed:\n{proc.stderr[-4000:]}\n{out[-2000:]}")
     if checker in ("mypy", MYPY_PLUGIN, "ty") and proc.returncode not in (0, 1):
         raise RuntimeError(f"{checker} failed with exit code {proc.returncode}:\n"
                            f"{proc.stderr[-4000:]}\n{out[-2000:]}")
-    return out
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Finished(out, proc.stderr, wall, cpu)
+
+
+def execute(checker: str, root: Path, cmd: list[str], timeout: float = 1200,
+            env: Mapping[str, str] | None = None) -> str:
+    """Run a checker's command in ``root`` as ``launch`` does; its standard output."""
+    return launch(checker, root, cmd, timeout, env).stdout
+
+
+def _relative(path: str, root: Path) -> str:
+    """A reported path relative to ``root`` (pyright and pyrefly checking a
+    project report absolute ones)."""
+    p = Path(path)
+    return p.resolve().relative_to(root.resolve()).as_posix() if p.is_absolute() else p.as_posix()
+
+
+_MYPY_ERROR = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+): error: (?P<msg>.*?)(?:  \[(?P<code>[\w-]+)\])?$",
+                         re.M)
+_TY_ERROR = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):\d+: error\[(?P<code>[\w-]+)\] (?P<msg>.*)$", re.M)
+
+
+def reported_errors(checker: str, out: str, root: Path) -> Errors:
+    """The errors in one checker's output (as ``command`` asks for it), by
+    (path relative to ``root``, 1-based line)."""
+    errors: Errors = defaultdict(list)
+    if checker in ("pyright", "basedpyright"):
+        for diag in json.loads(out)["generalDiagnostics"]:
+            if diag["severity"] == "error":
+                rule = diag.get("rule", "")
+                errors[_relative(diag["file"], root), diag["range"]["start"]["line"] + 1].append(
+                    Error(rule, diag["message"], f"{diag['message']} ({rule})"))
+    elif checker == "pyrefly":
+        for err in json.loads(out or '{"errors": []}')["errors"]:
+            if err["severity"] == "error":
+                errors[_relative(err["path"], root), err["line"]].append(
+                    Error(err["name"], err["concise_description"]))
+    elif checker in ("mypy", MYPY_PLUGIN, "ty"):
+        for m in (_TY_ERROR if checker == "ty" else _MYPY_ERROR).finditer(out):
+            code, msg = m.group("code") or "", m.group("msg")
+            text = None if checker == "ty" else f"{msg}  [{code}]" if code else msg  # mypy's own text
+            errors[Path(m.group("path")).as_posix(), int(m.group("line"))].append(Error(code, msg, text))
+    else:
+        raise ValueError(f"unknown checker {checker!r}; expected one of {', '.join(ALL_CHECKERS)}")
+    return dict(errors)
 
 
 def revealed(checker: str, out: str, root: Path) -> dict[tuple[str, int], list[str]]:
@@ -162,8 +252,7 @@ def revealed(checker: str, out: str, root: Path) -> dict[tuple[str, int], list[s
         for diag in json.loads(out)["generalDiagnostics"]:
             m = re.match(r'^Type of ".*" is "(.*)"$', diag["message"], re.S)
             if diag["severity"] == "information" and m:
-                rel = Path(diag["file"]).resolve().relative_to(root.resolve()).as_posix()
-                found[rel, diag["range"]["start"]["line"] + 1].append(m.group(1))
+                found[_relative(diag["file"], root), diag["range"]["start"]["line"] + 1].append(m.group(1))
     elif checker == "pyrefly":
         for err in json.loads(out or '{"errors": []}')["errors"]:
             if err["name"] == "reveal-type":
@@ -179,38 +268,9 @@ def revealed(checker: str, out: str, root: Path) -> dict[tuple[str, int], list[s
     return dict(found)
 
 
-def run(checker: str, root: Path, paths: Iterable[str], *,
-        mypy_config: str | None = None, stubs: bool = False, timeout: float = 1200) -> Errors:
+def run(checker: str, root: Path, paths: Iterable[str], *, mypy_config: str | None = None,
+        stubs: bool = False, timeout: float = 1200) -> Errors:
     """Run one checker over ``paths`` (relative to ``root``); return its errors.
     ``mypy_config`` and ``stubs`` are as for ``command``."""
-    out = execute(checker, root, command(checker, root, paths, mypy_config=mypy_config, stubs=stubs),
-                  timeout)
-    return reported_errors(checker, out, root)
-
-
-def reported_errors(checker: str, out: str, root: Path) -> Errors:
-    """The errors in a checker's output, keyed by (path relative to ``root``,
-    1-based line); each message ends with the checker's error code."""
-    pattern = (r"^(?P<path>[^:\n]+):(?P<line>\d+): error: (?P<msg>.*)$" if checker != "ty" else
-               r"^(?P<path>[^:\n]+):(?P<line>\d+):\d+: error\[(?P<code>[\w-]+)\] (?P<msg>.*)$")
-    errors: Errors = defaultdict(list)
-    if checker in ("pyright", "basedpyright"):
-        report = json.loads(out)
-        for diag in report["generalDiagnostics"]:
-            if diag["severity"] == "error":
-                rel = Path(diag["file"]).resolve().relative_to(root.resolve()).as_posix()
-                errors[rel, diag["range"]["start"]["line"] + 1].append(
-                    f"{diag['message']} ({diag.get('rule', '')})")
-    elif checker == "pyrefly":
-        report = json.loads(out or '{"errors": []}')
-        for err in report["errors"]:
-            if err["severity"] == "error":
-                errors[_relative(err["path"], root), err["line"]].append(
-                    f"{err['concise_description']} [{err['name']}]")
-    else:
-        for m in re.finditer(pattern, out, re.M):
-            msg = m.group("msg")
-            if checker == "ty":
-                msg = f"{msg} [{m.group('code')}]"
-            errors[Path(m.group("path")).as_posix(), int(m.group("line"))].append(msg)
-    return dict(errors)
+    cmd = command(checker, root, paths, mypy_config=mypy_config, stubs=stubs)
+    return reported_errors(checker, execute(checker, root, cmd, timeout), root)

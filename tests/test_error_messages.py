@@ -1,6 +1,6 @@
 """The errors a user sees name the operation and the dtypes, never jaxtypes' internals.
 
-Every expected error (``# E``) of the hand-written scenario files is collected
+Every expected error (``# E: KIND``) of the hand-written scenario files is collected
 per checker, and each message is searched for the stubs' internal names: an
 identifier with a leading underscore (``_bitwise_int8``, ``_UnknownDtype``,
 ``_DTypeArg``) or ``__call__`` (the tables' method, which mypy names when an
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
+import expected_errors
 from checkers import CHECKERS, MYPY_PLUGIN, Errors, run, stage
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "typecheck_cases" / "scenarios"
-EXPECT_ERROR = re.compile(r"#\s*E\b")
 # A leading-underscore identifier not preceded by a word character or a dot
 # (a module path like jaxtypes._array is where a name lives, not the name).
 INTERNAL = re.compile(r"(?<![\w.])_[A-Za-z]\w*|__call__")
@@ -41,17 +41,16 @@ def scenario_files() -> dict[str, str]:
 
 
 def expected_error_lines(files: dict[str, str]) -> set[tuple[str, int]]:
-    return {(rel, n) for rel, text in files.items()
-            for n, line in enumerate(text.splitlines(), 1) if EXPECT_ERROR.search(line)}
+    return set(expected_errors.expected(files))
 
 
 def internal_names(files: dict[str, str], errors: Errors) -> list[str]:
     """'file:line: message' for each expected error whose message leaks an internal name."""
     leaks = []
     for key in sorted(expected_error_lines(files)):
-        for message in errors.get(key, []):
-            if INTERNAL.search(message.replace(PYRIGHT_NOT_CALLABLE, "")):
-                leaks.append(f"{key[0]}:{key[1]}: {message}")
+        for error in errors.get(key, []):
+            if INTERNAL.search(error.message.replace(PYRIGHT_NOT_CALLABLE, "")):
+                leaks.append(f"{key[0]}:{key[1]}: {error}")
     return leaks
 
 

@@ -1,5 +1,8 @@
 """Generated output is committed fresh, and ``tools/generate.py --check`` notices
-when it is not (checked on a temporary copy, never on the real README)."""
+when it is not (checked on a temporary copy, never on the real README).  The
+checks of the section machinery run the README sections' targets only: the
+other targets (stubs, typecheck cases) are whole files, checked for freshness
+by the first test."""
 
 from __future__ import annotations
 
@@ -59,13 +62,13 @@ def readme_copy(tmp_path: Path) -> Path:
         if f"<!-- BEGIN GENERATED: {name} -->" not in text:
             text += f"\n## {name}\n\n" + _markers(name)
     readme.write_text(text, encoding="utf-8")
-    proc = generate("--root", str(tmp_path))
+    proc = generate("--root", str(tmp_path), *SECTIONS)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return readme
 
 
 def test_generated_copy_is_fresh_and_holds_the_table(readme_copy: Path):
-    proc = generate("--check", "--root", str(readme_copy.parent))
+    proc = generate("--check", "--root", str(readme_copy.parent), *SECTIONS)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     text = readme_copy.read_text(encoding="utf-8")
     # Rows of seed 000's table, written out.
@@ -76,7 +79,7 @@ def test_generated_copy_is_fresh_and_holds_the_table(readme_copy: Path):
     assert "| uint64 | int8 | f* | float64 | weak |" in text
     # Generating twice changes nothing.
     before = text
-    assert generate("--root", str(readme_copy.parent)).returncode == 0
+    assert generate("--root", str(readme_copy.parent), *SECTIONS).returncode == 0
     assert readme_copy.read_text(encoding="utf-8") == before
 
 
@@ -85,21 +88,21 @@ def test_stale_section_is_detected(readme_copy: Path):
     row = "| u8 | u8 | u8 | u8 | u8 | u8 | f* | f* | f* | f* |"
     assert row in text
     readme_copy.write_text(text.replace(row, "| u8 | u8 | u8 | u8 | u8 | u8 | f8 | f* | f* | f* |"), encoding="utf-8")
-    proc = generate("--check", "--root", str(readme_copy.parent))
+    proc = generate("--check", "--root", str(readme_copy.parent), *SECTIONS)
     assert proc.returncode == 1
     assert "README.md [section promotion-table]: differs" in proc.stdout
     assert "numpy-differences]" not in proc.stdout  # only the stale section is listed
     assert "-| u8 | u8 | u8 | u8 | u8 | u8 | f8 |" in proc.stdout  # the diff shows the edit
     # The real README is untouched; regenerating the copy repairs it.
-    assert generate("--root", str(readme_copy.parent)).returncode == 0
-    assert generate("--check", "--root", str(readme_copy.parent)).returncode == 0
+    assert generate("--root", str(readme_copy.parent), *SECTIONS).returncode == 0
+    assert generate("--check", "--root", str(readme_copy.parent), *SECTIONS).returncode == 0
 
 
 def test_text_outside_the_markers_is_kept(gen, readme_copy: Path):
     text = readme_copy.read_text(encoding="utf-8")
     edited = text.replace("## numpy-differences", "## numpy-differences (prose edited)")
     readme_copy.write_text(edited, encoding="utf-8")
-    changes, _ = gen.plan(root=readme_copy.parent)
+    changes, _ = gen.plan(list(SECTIONS), root=readme_copy.parent)
     assert changes == []
 
 
@@ -129,7 +132,7 @@ def test_malformed_markers_are_errors(gen, text):
 
 def test_malformed_markers_fail_check(tmp_path: Path):
     (tmp_path / "README.md").write_text("# t\n<!-- BEGIN GENERATED: promotion-table -->\n", encoding="utf-8")
-    proc = generate("--check", "--root", str(tmp_path))
+    proc = generate("--check", "--root", str(tmp_path), *SECTIONS)
     assert proc.returncode == 1
     assert "promotion-table" in proc.stderr
 

@@ -7,7 +7,8 @@ configuration the README gives):
 
 * ``typecheck_cases/jax_interop/scenarios``: JAX's functions keep their
   signatures, jax.Array and jaxtypes.Array are interchangeable, operators and
-  methods promote; ``# E`` lines must get an error, all others none;
+  methods promote; ``# E: KIND`` lines must get an error of that kind's code
+  (tests/expected_errors.py), all others none;
 * ``typecheck_cases/jax_interop/corpus``: ordinary JAX code annotated with
   plain ``jax.Array``, checked with and without the stubs: with them, no line
   may get an error it does not get without;
@@ -24,18 +25,18 @@ from __future__ import annotations
 
 import ast
 import concurrent.futures
-import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-from collections import defaultdict
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
 
-from checkers import stage, tool
+import expected_errors
+from checkers import MYPY_FLAGS, Errors, checker_env, command, execute, launch, reported_errors, stage, tool
 from jaxtypes import jax_array_stub, jax_function_stubs, jax_stubs
 from jaxtypes.cli import main
 
@@ -43,10 +44,7 @@ REPO = Path(__file__).resolve().parent.parent
 CASES = REPO / "typecheck_cases" / "jax_interop"
 JAXTYPES_CASES = REPO / "typecheck_cases" / "scenarios"
 CHECKERS = ("mypy", "mypy-plugin", "pyright", "basedpyright", "pyrefly", "ty")
-EXPECT_ERROR = re.compile(r"#\s*E\b")
 TYPO = re.compile(r"\s#\s*typo$")
-
-Errors = dict[tuple[str, int], list[str]]
 
 # Where a checker knowingly differs on a line of scenarios/interop.py:
 # {checker: {line text: why}}; the line must then get the opposite outcome.
@@ -54,14 +52,10 @@ DEVIATIONS: dict[str, dict[str, str]] = {}
 
 
 # ------------------------------------------------------------- generation
-def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
-
-
 def _generate(out: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", str(out)],
-        cwd=out.parent, env=_env(), capture_output=True, text=True, timeout=300,
+        cwd=out.parent, env=checker_env(), capture_output=True, text=True, timeout=300,
     )
 
 
@@ -269,64 +263,14 @@ def test_cli_without_jax(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capture
 
 
 # -------------------------------------------------------------- checkers
-def _setting(checker: str) -> jax_stubs.Setting:
-    """What `jaxtypes jax-stubs --out typings` prints (and the README says) for a checker."""
-    name = "mypy" if checker.startswith("mypy") else checker
-    (setting,) = [s for s in jax_stubs.setup("typings") if s.checker == name]
-    return setting
-
-
 def run_checker(checker: str, root: Path, paths: list[str], stubs: bool) -> Errors:
     """Errors by (path, line) of one checker run in ``root`` (a project whose
     ``typings/`` holds the stubs when ``stubs``), configured with the settings
-    `jaxtypes jax-stubs` prints, verbatim, in the configuration files it names."""
-    py = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    setting = _setting(checker)
-    if stubs and setting.line:
-        assert setting.file in ("mypy.ini", "pyrightconfig.json", "pyproject.toml"), setting
-    if checker.startswith("mypy"):
-        config = "[mypy]\n"
-        if stubs:
-            assert setting.section == "[mypy]"
-            config += setting.line + "\n"
-        if checker == "mypy-plugin":
-            config += "plugins = jaxtypes.mypy_plugin\n"
-        (root / "mypy.ini").write_text(config)
-        cmd = [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "--no-incremental",
-               "--show-error-codes", "--no-error-summary", "--hide-error-context",
-               "--no-color-output", "--no-pretty", "--python-executable", sys.executable, *paths]
-    elif checker in ("pyright", "basedpyright"):
-        config = {"typeCheckingMode": "standard", "reportUnusedExpression": False,
-                  "reportUnnecessaryTypeIgnoreComment": False, "pythonVersion": py}
-        if stubs and setting.line:
-            config.update(json.loads("{" + setting.line + "}"))
-        (root / "pyrightconfig.json").write_text(json.dumps(config))
-        cmd = [tool(checker), "--outputjson", "--pythonpath", sys.executable,
-               "-p", "pyrightconfig.json", *paths]
-    elif checker == "pyrefly" and stubs:
-        # The project, not file names (see jax_stubs.setup); no walk-up search
-        # path (see tests/checkers.py).
-        assert setting.section == "[tool.pyrefly]"
-        (root / "pyproject.toml").write_text(
-            f"[tool.pyrefly]\n{setting.line}\npreset = \"default\"\n"
-            f"disable-search-path-heuristics = true\nproject-includes = {json.dumps(paths)}\n"
-            f"python-interpreter-path = {json.dumps(sys.executable)}\n")
-        cmd = [tool("pyrefly"), "check", "--output-format", "json", "--summary=none"]
-    elif checker == "pyrefly":
-        # No walk-up search path (see tests/checkers.py); "." for the case files.
-        cmd = [tool("pyrefly"), "check", "--preset", "default", "--python-interpreter-path",
-               sys.executable, "--disable-search-path-heuristics", "--search-path", ".",
-               "--output-format", "json", "--summary=none", *paths]
-    elif checker == "ty":
-        if stubs:
-            assert setting.section == "[tool.ty.environment]"
-            (root / "pyproject.toml").write_text(f"{setting.section}\n{setting.line}\n")
-        cmd = [tool("ty"), "check", "--python", sys.prefix, "--output-format", "concise",
-               "--color", "never", *paths]
-    else:
-        raise ValueError(checker)
-    proc = subprocess.run(cmd, cwd=root, env=_env(), capture_output=True, text=True, timeout=600)
-    return _errors(checker, proc, root)
+    `jaxtypes jax-stubs` prints, verbatim, in the configuration files it names
+    (tests/checkers.py)."""
+    cmd = command(checker, root, paths, mypy_config=None if checker == "mypy-plugin" else "[mypy]\n",
+                  stubs=stubs)
+    return reported_errors(checker, execute(checker, root, cmd, timeout=600), root)
 
 
 def test_readme_gives_the_printed_settings() -> None:
@@ -337,33 +281,6 @@ def test_readme_gives_the_printed_settings() -> None:
             assert f"`{s.line}`" in readme and s.section in readme and s.file in readme, s
         else:
             assert "nothing (`stubPath` defaults to `typings`)" in readme
-
-
-def _errors(checker: str, proc: subprocess.CompletedProcess[str], root: Path) -> Errors:
-    """The errors by (path, line) in one checker's output (its machine-readable format)."""
-    out = proc.stdout
-    if "Traceback" in proc.stderr or "INTERNAL ERROR" in out + proc.stderr:
-        raise RuntimeError(f"{checker} crashed:\n{proc.stderr[-4000:]}\n{out[-2000:]}")
-    errors: Errors = defaultdict(list)
-    if checker in ("pyright", "basedpyright"):
-        for d in json.loads(out)["generalDiagnostics"]:
-            if d["severity"] == "error":
-                rel = Path(d["file"]).resolve().relative_to(root.resolve()).as_posix()
-                errors[rel, d["range"]["start"]["line"] + 1].append(f"{d['message']} ({d.get('rule', '')})")
-    elif checker == "pyrefly":
-        for e in json.loads(out or '{"errors": []}')["errors"]:
-            if e["severity"] == "error":
-                path = Path(e["path"])  # absolute when pyrefly checks the project
-                rel = path.resolve().relative_to(root.resolve()) if path.is_absolute() else path
-                errors[rel.as_posix(), e["line"]].append(f"{e['concise_description']} [{e['name']}]")
-    else:
-        pattern = (r"^(?P<path>[^:\n]+):(?P<line>\d+): error: (?P<msg>.*)$" if checker.startswith("mypy")
-                   else r"^(?P<path>[^:\n]+):(?P<line>\d+):\d+: error\[(?P<code>[\w-]+)\] (?P<msg>.*)$")
-        for m in re.finditer(pattern, out, re.M):
-            errors[Path(m.group("path")).as_posix(), int(m.group("line"))].append(m.group("msg"))
-        if proc.returncode not in (0, 1):
-            raise RuntimeError(f"{checker} failed ({proc.returncode}):\n{proc.stderr[-4000:]}\n{out[-2000:]}")
-    return dict(errors)
 
 
 def _jax_array_instead(text: str) -> str:
@@ -433,20 +350,27 @@ def test_corpus_is_big_enough() -> None:
     assert lines >= 300
 
 
-def scenario_problems(checker: str, scenarios: dict[str, str], errors: Errors) -> list[str]:
-    """The scenario lines a checker answers wrongly: ``# E`` lines without an
-    error, other lines with one (DEVIATIONS reversed).  Also used by
-    benchmarks/jax_versions.py."""
-    deviations = DEVIATIONS.get(checker, {})
+def scenario_problems(checker: str, scenarios: dict[str, str], errors: Errors,
+                      deviations: Collection[str] | None = None) -> list[str]:
+    """The scenario lines a checker answers wrongly: ``# E: KIND`` lines
+    without an error or with one of another code than the kind's
+    (tests/expected_errors.py), other lines with one (``deviations``, default
+    DEVIATIONS, reversed).  Also used by benchmarks/jax_versions.py."""
+    if deviations is None:
+        deviations = DEVIATIONS.get(checker, {})
     problems = []
     for rel, text in scenarios.items():
         for n, line in enumerate(text.splitlines(), 1):
-            want = bool(EXPECT_ERROR.search(line)) != (line.strip() in deviations)
+            kind = expected_errors.kind_of(line)
+            want = (kind is not None) != (line.strip() in deviations)
             got = errors.get((rel, n))
             if want and not got:
                 problems.append(f"{rel}:{n}: expected an error, got none: {line.strip()}")
             elif got and not want:
                 problems.append(f"{rel}:{n}: unexpected error {got}: {line.strip()}")
+            elif got and kind and expected_errors.wrong_codes(kind, checker, got):
+                problems.append(f"{rel}:{n}: expected {kind} ({' or '.join(expected_errors.codes(kind, checker))}),"
+                                f" got {got}: {line.strip()}")
     return problems
 
 
@@ -562,7 +486,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
              for line in pth.read_text().splitlines() if line and not line.startswith(("#", "import"))]
     (Path(site) / "_test_env.pth").write_text("\n".join([ours, *added]) + "\n")
     proc = subprocess.run([str(python), "-m", "jaxtypes", "jax-stubs", "install"],
-                          env=_env(), capture_output=True, text=True, timeout=600)
+                          env=checker_env(), capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("installed jaxtypes_jax_stubs-"), proc.stdout
     assert f"pip uninstall {jax_stubs.DISTRIBUTION}" in proc.stdout
@@ -572,10 +496,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _run_installed(checker: str, venv: Path, root: Path, paths: list[str]) -> Errors:
-    env = {**_env(), "VIRTUAL_ENV": str(venv), "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
-    proc = subprocess.run(_user_command(checker, venv, paths), cwd=root, env=env,
-                          capture_output=True, text=True, timeout=600)
-    return _errors(checker, proc, root)
+    env = {**checker_env(), "VIRTUAL_ENV": str(venv), "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    return reported_errors(checker, execute(checker, root, _user_command(checker, venv, paths), 600, env),
+                           root)
 
 
 # Lines of scenarios/interop.py a checker gets wrong with the installed stubs
@@ -589,14 +512,7 @@ def test_installed_stubs_need_no_configuration(checker: str, installed: Path, tm
     plugins = '["jaxtypes.mypy_plugin"]' if checker == "mypy-plugin" else "[]"
     (tmp_path / "pyproject.toml").write_text(PROJECT_CONFIG.format(plugins=plugins))
     errors = _run_installed(checker, installed, tmp_path, stage(files, tmp_path))
-    problems = []
-    for rel, text in files.items():
-        for n, line in enumerate(text.splitlines(), 1):
-            want = bool(EXPECT_ERROR.search(line)) != (line.strip() in INSTALLED_DEVIATIONS.get(checker, set()))
-            got = errors.get((rel, n))
-            if want != bool(got):
-                problems.append(f"{rel}:{n}: {'expected an error, got none' if want else f'unexpected {got}'}:"
-                                f" {line.strip()}")
+    problems = scenario_problems(checker, files, errors, INSTALLED_DEVIATIONS.get(checker, set()))
     assert not problems, f"{checker}: {len(problems)} wrong answers\n" + "\n".join(problems)
 
 
@@ -610,7 +526,7 @@ def test_installed_stubs_uninstall_with_pip(installed: Path) -> None:
     assert not [p for p in jax_stubs.PACKAGES if (Path(site) / p).exists()]
     # and it can be installed again
     proc = subprocess.run([str(python), "-m", "jaxtypes", "jax-stubs", "install"],
-                          env=_env(), capture_output=True, text=True, timeout=600)
+                          env=checker_env(), capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
 
 
@@ -704,7 +620,7 @@ def test_non_utf8_file_in_the_tree(typings: Path, tmp_path: Path) -> None:
 
 def test_installed_stubs_check(installed: Path) -> None:
     proc = subprocess.run([str(installed / "bin" / "python"), "-m", "jaxtypes", "jax-stubs", "check"],
-                          env=_env(), capture_output=True, text=True, timeout=300)
+                          env=checker_env(), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "(the installed package jaxtypes-jax-stubs) were made for" in proc.stdout
 
@@ -747,11 +663,9 @@ def _mypy_with_plugin(root: Path, config: str, case: str = PLUGIN_HEAD, python: 
                       env: dict[str, str] | None = None) -> tuple[Errors, str]:
     (root / "case.py").write_text(case)
     (root / "mypy.ini").write_text(config)
-    proc = subprocess.run([python, "-m", "mypy", "--config-file", "mypy.ini", "--no-incremental",
-                           "--show-error-codes", "--no-error-summary", "--hide-error-context",
-                           "--no-color-output", "--no-pretty", "case.py"],
-                          cwd=root, env=env or _env(), capture_output=True, text=True, timeout=600)
-    return _errors("mypy", proc, root), proc.stderr
+    run = launch("mypy", root, [python, "-m", "mypy", "--config-file", "mypy.ini", "--no-incremental",
+                                *MYPY_FLAGS, "case.py"], 600, env)
+    return reported_errors("mypy", run.stdout, root), run.stderr
 
 
 def _assert_plugin_answers(errors: Errors, case: str) -> None:
@@ -779,7 +693,7 @@ def test_plugin_settings_apply_to_jax_array(typings: Path, tmp_path: Path, setti
 
 @pytest.mark.parametrize("settings", PLUGIN_CASES)
 def test_plugin_settings_apply_to_installed_jax_array(installed: Path, tmp_path: Path, settings: str) -> None:
-    env = {**_env(), "VIRTUAL_ENV": str(installed)}
+    env = {**checker_env(), "VIRTUAL_ENV": str(installed)}
     config = f"[mypy]\nplugins = jaxtypes.mypy_plugin\n\n[jaxtypes]\n{settings}"
     case = PLUGIN_HEAD + PLUGIN_CASES[settings]
     errors, stderr = _mypy_with_plugin(tmp_path, config, case, str(installed / "bin" / "python"), env)

@@ -48,6 +48,7 @@ def test_corpus_runs_and_records_intermediates(truth: "reach.Truth") -> None:
         assert kinds[node] > 0, kinds
 
 
+@pytest.mark.slow  # a second JAX run over the corpus, traced instead of executed
 def test_tracing_records_what_running_records(files: dict[str, str], truth: "reach.Truth") -> None:
     traced = reach.collect_truth(files, execute=False)
     assert traced.nodes == truth.nodes

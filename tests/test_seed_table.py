@@ -28,6 +28,7 @@ import jaxtypes
 from jaxtypes import lattice
 from jaxtypes.lattice import Variant
 
+import lattice_facts as facts
 from seed_000 import SEED_TABLE
 
 # The seed's codes (seed 000: b1 = np.bool_, i2 = np.int16, u4 = np.uint32,
@@ -170,64 +171,18 @@ def test_seed_table_is_symmetric():
 
 
 # --------------------------------------------------------------------------
-# The facts page's "Direct upper edges", written out.
-SMALL_FLOATS = [
-    "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3",
-    "float8_e8m0fnu", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
-    "float8_e5m2", "float8_e5m2fnuz",
-]
-ALL_INTS = [
-    "uint1", "uint2", "uint4", "uint8", "uint16", "uint32", "uint64",
-    "int1", "int2", "int4", "int8", "int16", "int32", "int64",
-]
-ALL_FLOATS = SMALL_FLOATS + ["bfloat16", "float16", "float32", "float64"]
-ALL_NODES = ["bool"] + ALL_INTS + ALL_FLOATS + ["complex64", "complex128", "i*", "f*", "c*"]
-
-STANDARD_X64_EDGES = {
-    "bool": {"i*"},
-    "i*": {"uint8", "uint2", "uint4", "uint1", "int8", "int2", "int4", "int1"},
-    "uint1": set(), "uint2": set(), "uint4": set(),
-    "int1": set(), "int2": set(), "int4": set(),
-    "uint8": {"uint16", "int16"},
-    "uint16": {"uint32", "int32"},
-    "uint32": {"uint64", "int64"},
-    "uint64": {"f*"},
-    "int8": {"int16"},
-    "int16": {"int32"},
-    "int32": {"int64"},
-    "int64": {"f*"},
-    "f*": set(SMALL_FLOATS) | {"bfloat16", "float16", "c*"},
-    **{f: set() for f in SMALL_FLOATS},
-    "bfloat16": {"float32"},
-    "float16": {"float32"},
-    "float32": {"float64", "complex64"},
-    "float64": {"complex128"},
-    "c*": {"complex64"},
-    "complex64": {"complex128"},
-    "complex128": set(),
-}
-# x64 disabled: one edge differs.
-STANDARD_X32_EDGES = {**STANDARD_X64_EDGES, "uint32": {"int32", "uint64"}}
-# Strict: i* -> f* and every int type, f* -> c* and every float type,
-# c* -> complex64, complex128; every other node (bool included) has no edge.
-STRICT_EDGES = {
-    **{n: set() for n in ALL_NODES},
-    "i*": {"f*"} | set(ALL_INTS),
-    "f*": {"c*"} | set(ALL_FLOATS),
-    "c*": {"complex64", "complex128"},
-}
+# The facts page's "Direct upper edges" (tests/lattice_facts.py).
+SMALL_FLOATS = list(facts.SMALL_FLOATS)
+ALL_INTS = list(facts.ALL_INTS)
+ALL_FLOATS = list(facts.ALL_FLOATS)
+ALL_NODES = list(facts.NODES)
+STANDARD_X64_EDGES = facts.STANDARD_X64_EDGES
+STANDARD_X32_EDGES = facts.STANDARD_X32_EDGES
+STRICT_EDGES = facts.STRICT_EDGES
 
 
 def _as_sets(edges):
     return {node: set(targets) for node, targets in edges.items()}
-
-
-def test_node_list_has_35_nodes():
-    # The facts page's nodes: bool, 7 unsigned and 7 signed ints, 11 small
-    # floats, bfloat16/float16/float32/float64, 2 complexes, 3 weak: 35.
-    assert len(ALL_NODES) == len(set(ALL_NODES)) == 35
-    assert set(lattice.NODES) == set(ALL_NODES)
-    assert len(lattice.NODES) == 35
 
 
 @pytest.mark.parametrize(
@@ -256,20 +211,6 @@ def test_x32_differs_from_x64_in_exactly_the_uint32_edge():
     assert x32["uint32"] == {"int32", "uint64"}
 
 
-def _closure(edges):
-    """Reflexive-transitive closure of literal edges (the test's own walk)."""
-    out = {}
-    for start in edges:
-        seen, todo = {start}, [start]
-        while todo:
-            for nxt in edges[todo.pop()]:
-                if nxt not in seen:
-                    seen.add(nxt)
-                    todo.append(nxt)
-        out[start] = seen
-    return out
-
-
 @pytest.mark.parametrize(
     ("variant", "expected_edges"),
     [
@@ -281,8 +222,8 @@ def _closure(edges):
     ids=["standard-x64", "standard-x32", "strict-x64", "strict-x32"],
 )
 def test_upper_bounds_are_the_closure_of_the_facts_edges(variant, expected_edges):
-    closure = _closure(expected_edges)
-    assert {n: set(lattice.upper_bounds(n, variant)) for n in ALL_NODES} == closure
+    closure = facts.upper_bounds(expected_edges)
+    assert {n: lattice.upper_bounds(n, variant) for n in ALL_NODES} == closure
 
 
 # --------------------------------------------------------------------------

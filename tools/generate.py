@@ -235,8 +235,8 @@ def _interface_stubs() -> dict[str, str]:
 def _typecheck_cases() -> Mapping[str, str]:
     """typecheck_cases/generated/*.py: every marker pair under every operator,
     Python scalars on both sides, every unary operator and method, with JAX's
-    answer asserted (or '# E' where JAX raises), in JAX's default configuration
-    (typecheck_cases/oracle/case_files.py)."""
+    answer asserted (or '# E: KIND' where JAX raises, KIND the kind of error),
+    in JAX's default configuration (typecheck_cases/oracle/case_files.py)."""
     sys.path.insert(0, str(REPO_ROOT / "typecheck_cases" / "oracle"))
     import case_files
     import expectations

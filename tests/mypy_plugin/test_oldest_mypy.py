@@ -11,6 +11,8 @@ so the comparison is: the same lines have errors, the plugin's own errors
 (``[jax-...]``) have the same text, and revealed types agree once
 ``builtins.`` prefixes, TypeVar ids and ``Union[...]`` spelling are
 normalized.  A slice of the fuzz programs runs too (no crash).
+
+Slow (``pytest -m slow``): its set-up installs mypy at test time.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import yaml
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
+pytestmark = pytest.mark.slow
 
 
 def oldest_supported_mypy() -> str:

@@ -39,7 +39,7 @@ A result that is not an array is recorded as ``py:<type name>``; a PRNG key
 array as ``key<fry>``; a tuple or list of arrays by its first element.
 
 This script deliberately does not import jaxtypes: the data must come from JAX
-alone.  The node names are copied from jaxtypes.lattice, and which functions
+alone.  The node names come from tests/lattice_facts.py, and which functions
 are probed and how is written out below; tests/test_function_rules.py checks
 that every function of jaxtypes.functions' table has data here.
 """
@@ -68,20 +68,13 @@ from jax import lax  # noqa: E402
 
 OUT = pathlib.Path(__file__).resolve().parent.parent / "data" / "jax_function_dtypes.json"
 
-# The 35 lattice nodes, in jaxtypes.lattice.NODES order.
-STRONG = (
-    "bool",
-    "uint1", "uint2", "uint4", "uint8", "uint16", "uint32", "uint64",
-    "int1", "int2", "int4", "int8", "int16", "int32", "int64",
-    "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn",
-    "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz",
-    "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
-    "bfloat16", "float16", "float32", "float64",
-    "complex64", "complex128",
-)
-WEAK = ("i*", "f*", "c*")
-NODES = STRONG + WEAK
-BIT64 = ("uint64", "int64", "float64", "complex128")
+# The 35 lattice nodes (tests/lattice_facts.py, shared with the other JAX
+# oracle scripts).
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from lattice_facts import BIT64, NODES  # noqa: E402
+from lattice_facts import STRONG_NODES as STRONG  # noqa: E402
+from lattice_facts import WEAK_NODES as WEAK  # noqa: E402
+
 # The pairs probed for two-argument functions not marked full: one node of
 # each kind and width class, the weak nodes, and one sub-byte int and float8.
 PAIR_SAMPLE = ("bool", "uint8", "uint32", "uint64", "int8", "int16", "int32", "int64",

@@ -33,8 +33,8 @@ It writes two files under tests/data/:
     exactly from its template before writing.
 
 This script deliberately does not import jaxtypes: the data must come from JAX
-alone.  The node names below are copied from jaxtypes.lattice; the tests check
-that both lists agree.
+alone.  The node names come from tests/lattice_facts.py (written out, shared by
+the oracle scripts); the tests check that they are jaxtypes.lattice's.
 """
 
 from __future__ import annotations
@@ -56,20 +56,13 @@ from jax._src import dtypes as jax_dtypes
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / "data"
 
-# The 35 lattice nodes, in jaxtypes.lattice.NODES order.
-STRONG = (
-    "bool",
-    "uint1", "uint2", "uint4", "uint8", "uint16", "uint32", "uint64",
-    "int1", "int2", "int4", "int8", "int16", "int32", "int64",
-    "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn",
-    "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz",
-    "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
-    "bfloat16", "float16", "float32", "float64",
-    "complex64", "complex128",
-)
-WEAK = {"i*": int, "f*": float, "c*": complex}
-NODES = STRONG + tuple(WEAK)
-assert len(NODES) == 35
+# The 35 lattice nodes (tests/lattice_facts.py, shared with the other JAX
+# oracle scripts), the weak ones standing for the Python types.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from lattice_facts import NODES, WEAK_NODES  # noqa: E402
+from lattice_facts import STRONG_NODES as STRONG  # noqa: E402
+
+WEAK = dict(zip(WEAK_NODES, (int, float, complex)))
 
 CONFIGS = (
     ("standard-x64", "standard", True),

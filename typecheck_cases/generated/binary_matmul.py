@@ -8,37 +8,37 @@ from jaxtypes import Array, bool_, uint1, uint2, uint4, uint8, uint16, uint32, u
 
 def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x_uint4: Array[uint4], x_uint8: Array[uint8], x_uint16: Array[uint16], x_uint32: Array[uint32], x_uint64: Array[uint64], x_int1: Array[int1], x_int2: Array[int2], x_int4: Array[int4], x_int8: Array[int8], x_int16: Array[int16], x_int32: Array[int32], x_int64: Array[int64], x_float4_e2m1fn: Array[float4_e2m1fn], x_float6_e2m3fn: Array[float6_e2m3fn], x_float6_e3m2fn: Array[float6_e3m2fn], x_float8_e3m4: Array[float8_e3m4], x_float8_e4m3: Array[float8_e4m3], x_float8_e8m0fnu: Array[float8_e8m0fnu], x_float8_e4m3b11fnuz: Array[float8_e4m3b11fnuz], x_float8_e4m3fn: Array[float8_e4m3fn], x_float8_e4m3fnuz: Array[float8_e4m3fnuz], x_float8_e5m2: Array[float8_e5m2], x_float8_e5m2fnuz: Array[float8_e5m2fnuz], x_bfloat16: Array[bfloat16], x_float16: Array[float16], x_float32: Array[float32], x_float64: Array[float64], x_complex64: Array[complex64], x_complex128: Array[complex128], x_weak_int: Array[weak_int], x_weak_float: Array[weak_float], x_weak_complex: Array[weak_complex]) -> None:
     assert_type(x_bfloat16 @ x_bool_, Array[bfloat16])
-    x_bfloat16 @ x_uint1  # E
-    x_bfloat16 @ x_uint2  # E
-    x_bfloat16 @ x_uint4  # E
+    x_bfloat16 @ x_uint1  # E: promotion
+    x_bfloat16 @ x_uint2  # E: promotion
+    x_bfloat16 @ x_uint4  # E: promotion
     assert_type(x_bfloat16 @ x_uint8, Array[bfloat16])
     assert_type(x_bfloat16 @ x_uint16, Array[bfloat16])
     assert_type(x_bfloat16 @ x_uint32, Array[bfloat16])
     assert_type(x_bfloat16 @ x_uint64, Array[bfloat16])
-    x_bfloat16 @ x_int1  # E
-    x_bfloat16 @ x_int2  # E
-    x_bfloat16 @ x_int4  # E
+    x_bfloat16 @ x_int1  # E: promotion
+    x_bfloat16 @ x_int2  # E: promotion
+    x_bfloat16 @ x_int4  # E: promotion
     assert_type(x_bfloat16 @ x_int8, Array[bfloat16])
     assert_type(x_bfloat16 @ x_int16, Array[bfloat16])
     assert_type(x_bfloat16 @ x_int32, Array[bfloat16])
     assert_type(x_bfloat16 @ x_int64, Array[bfloat16])
-    x_bfloat16 @ x_float4_e2m1fn  # E
-    x_bfloat16 @ x_float6_e2m3fn  # E
-    x_bfloat16 @ x_float6_e3m2fn  # E
-    x_bfloat16 @ x_float8_e3m4  # E
-    x_bfloat16 @ x_float8_e4m3  # E
-    x_bfloat16 @ x_float8_e8m0fnu  # E
-    x_bfloat16 @ x_float8_e4m3b11fnuz  # E
-    x_bfloat16 @ x_float8_e4m3fn  # E
-    x_bfloat16 @ x_float8_e4m3fnuz  # E
-    x_bfloat16 @ x_float8_e5m2  # E
-    x_bfloat16 @ x_float8_e5m2fnuz  # E
+    x_bfloat16 @ x_float4_e2m1fn  # E: promotion
+    x_bfloat16 @ x_float6_e2m3fn  # E: promotion
+    x_bfloat16 @ x_float6_e3m2fn  # E: promotion
+    x_bfloat16 @ x_float8_e3m4  # E: promotion
+    x_bfloat16 @ x_float8_e4m3  # E: promotion
+    x_bfloat16 @ x_float8_e8m0fnu  # E: promotion
+    x_bfloat16 @ x_float8_e4m3b11fnuz  # E: promotion
+    x_bfloat16 @ x_float8_e4m3fn  # E: promotion
+    x_bfloat16 @ x_float8_e4m3fnuz  # E: promotion
+    x_bfloat16 @ x_float8_e5m2  # E: promotion
+    x_bfloat16 @ x_float8_e5m2fnuz  # E: promotion
     assert_type(x_bfloat16 @ x_bfloat16, Array[bfloat16])
     assert_type(x_bfloat16 @ x_float16, Array[float32])
     assert_type(x_bfloat16 @ x_float32, Array[float32])
     assert_type(x_bfloat16 @ x_float64, Array[float32])
     assert_type(x_bfloat16 @ x_complex64, Array[complex64])
-    x_bfloat16 @ x_complex128  # E
+    x_bfloat16 @ x_complex128  # E: unsupported
     assert_type(x_bfloat16 @ x_weak_int, Array[bfloat16])
     assert_type(x_bfloat16 @ x_weak_float, Array[bfloat16])
     assert_type(x_bfloat16 @ x_weak_complex, Array[complex64])
@@ -48,14 +48,14 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_bool_ @ x_uint8, Array[uint8])
     assert_type(x_bool_ @ x_uint16, Array[uint16])
     assert_type(x_bool_ @ x_uint32, Array[uint32])
-    x_bool_ @ x_uint64  # E
-    x_bool_ @ x_int1  # E
+    x_bool_ @ x_uint64  # E: unsupported
+    x_bool_ @ x_int1  # E: unsupported
     assert_type(x_bool_ @ x_int2, Array[int2])
     assert_type(x_bool_ @ x_int4, Array[int4])
     assert_type(x_bool_ @ x_int8, Array[int8])
     assert_type(x_bool_ @ x_int16, Array[int16])
     assert_type(x_bool_ @ x_int32, Array[int32])
-    x_bool_ @ x_int64  # E
+    x_bool_ @ x_int64  # E: unsupported
     assert_type(x_bool_ @ x_float4_e2m1fn, Array[float4_e2m1fn])
     assert_type(x_bool_ @ x_float6_e2m3fn, Array[float6_e2m3fn])
     assert_type(x_bool_ @ x_float6_e3m2fn, Array[float6_e3m2fn])
@@ -72,619 +72,619 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_bool_ @ x_float32, Array[float32])
     assert_type(x_bool_ @ x_float64, Array[float32])
     assert_type(x_bool_ @ x_complex64, Array[complex64])
-    x_bool_ @ x_complex128  # E
+    x_bool_ @ x_complex128  # E: unsupported
     assert_type(x_bool_ @ x_weak_int, Array[weak_int])
     assert_type(x_bool_ @ x_weak_float, Array[weak_float])
     assert_type(x_bool_ @ x_weak_complex, Array[weak_complex])
-    x_complex128 @ x_bool_  # E
-    x_complex128 @ x_uint1  # E
-    x_complex128 @ x_uint2  # E
-    x_complex128 @ x_uint4  # E
-    x_complex128 @ x_uint8  # E
-    x_complex128 @ x_uint16  # E
-    x_complex128 @ x_uint32  # E
-    x_complex128 @ x_uint64  # E
-    x_complex128 @ x_int1  # E
-    x_complex128 @ x_int2  # E
-    x_complex128 @ x_int4  # E
-    x_complex128 @ x_int8  # E
-    x_complex128 @ x_int16  # E
-    x_complex128 @ x_int32  # E
-    x_complex128 @ x_int64  # E
-    x_complex128 @ x_float4_e2m1fn  # E
-    x_complex128 @ x_float6_e2m3fn  # E
-    x_complex128 @ x_float6_e3m2fn  # E
-    x_complex128 @ x_float8_e3m4  # E
-    x_complex128 @ x_float8_e4m3  # E
-    x_complex128 @ x_float8_e8m0fnu  # E
-    x_complex128 @ x_float8_e4m3b11fnuz  # E
-    x_complex128 @ x_float8_e4m3fn  # E
-    x_complex128 @ x_float8_e4m3fnuz  # E
-    x_complex128 @ x_float8_e5m2  # E
-    x_complex128 @ x_float8_e5m2fnuz  # E
-    x_complex128 @ x_bfloat16  # E
-    x_complex128 @ x_float16  # E
-    x_complex128 @ x_float32  # E
-    x_complex128 @ x_float64  # E
-    x_complex128 @ x_complex64  # E
-    x_complex128 @ x_complex128  # E
-    x_complex128 @ x_weak_int  # E
-    x_complex128 @ x_weak_float  # E
-    x_complex128 @ x_weak_complex  # E
+    x_complex128 @ x_bool_  # E: unsupported
+    x_complex128 @ x_uint1  # E: promotion
+    x_complex128 @ x_uint2  # E: promotion
+    x_complex128 @ x_uint4  # E: promotion
+    x_complex128 @ x_uint8  # E: unsupported
+    x_complex128 @ x_uint16  # E: unsupported
+    x_complex128 @ x_uint32  # E: unsupported
+    x_complex128 @ x_uint64  # E: unsupported
+    x_complex128 @ x_int1  # E: promotion
+    x_complex128 @ x_int2  # E: promotion
+    x_complex128 @ x_int4  # E: promotion
+    x_complex128 @ x_int8  # E: unsupported
+    x_complex128 @ x_int16  # E: unsupported
+    x_complex128 @ x_int32  # E: unsupported
+    x_complex128 @ x_int64  # E: unsupported
+    x_complex128 @ x_float4_e2m1fn  # E: promotion
+    x_complex128 @ x_float6_e2m3fn  # E: promotion
+    x_complex128 @ x_float6_e3m2fn  # E: promotion
+    x_complex128 @ x_float8_e3m4  # E: promotion
+    x_complex128 @ x_float8_e4m3  # E: promotion
+    x_complex128 @ x_float8_e8m0fnu  # E: promotion
+    x_complex128 @ x_float8_e4m3b11fnuz  # E: promotion
+    x_complex128 @ x_float8_e4m3fn  # E: promotion
+    x_complex128 @ x_float8_e4m3fnuz  # E: promotion
+    x_complex128 @ x_float8_e5m2  # E: promotion
+    x_complex128 @ x_float8_e5m2fnuz  # E: promotion
+    x_complex128 @ x_bfloat16  # E: unsupported
+    x_complex128 @ x_float16  # E: unsupported
+    x_complex128 @ x_float32  # E: unsupported
+    x_complex128 @ x_float64  # E: unsupported
+    x_complex128 @ x_complex64  # E: unsupported
+    x_complex128 @ x_complex128  # E: unsupported
+    x_complex128 @ x_weak_int  # E: unsupported
+    x_complex128 @ x_weak_float  # E: unsupported
+    x_complex128 @ x_weak_complex  # E: unsupported
     assert_type(x_complex64 @ x_bool_, Array[complex64])
-    x_complex64 @ x_uint1  # E
-    x_complex64 @ x_uint2  # E
-    x_complex64 @ x_uint4  # E
+    x_complex64 @ x_uint1  # E: promotion
+    x_complex64 @ x_uint2  # E: promotion
+    x_complex64 @ x_uint4  # E: promotion
     assert_type(x_complex64 @ x_uint8, Array[complex64])
     assert_type(x_complex64 @ x_uint16, Array[complex64])
     assert_type(x_complex64 @ x_uint32, Array[complex64])
     assert_type(x_complex64 @ x_uint64, Array[complex64])
-    x_complex64 @ x_int1  # E
-    x_complex64 @ x_int2  # E
-    x_complex64 @ x_int4  # E
+    x_complex64 @ x_int1  # E: promotion
+    x_complex64 @ x_int2  # E: promotion
+    x_complex64 @ x_int4  # E: promotion
     assert_type(x_complex64 @ x_int8, Array[complex64])
     assert_type(x_complex64 @ x_int16, Array[complex64])
     assert_type(x_complex64 @ x_int32, Array[complex64])
     assert_type(x_complex64 @ x_int64, Array[complex64])
-    x_complex64 @ x_float4_e2m1fn  # E
-    x_complex64 @ x_float6_e2m3fn  # E
-    x_complex64 @ x_float6_e3m2fn  # E
-    x_complex64 @ x_float8_e3m4  # E
-    x_complex64 @ x_float8_e4m3  # E
-    x_complex64 @ x_float8_e8m0fnu  # E
-    x_complex64 @ x_float8_e4m3b11fnuz  # E
-    x_complex64 @ x_float8_e4m3fn  # E
-    x_complex64 @ x_float8_e4m3fnuz  # E
-    x_complex64 @ x_float8_e5m2  # E
-    x_complex64 @ x_float8_e5m2fnuz  # E
+    x_complex64 @ x_float4_e2m1fn  # E: promotion
+    x_complex64 @ x_float6_e2m3fn  # E: promotion
+    x_complex64 @ x_float6_e3m2fn  # E: promotion
+    x_complex64 @ x_float8_e3m4  # E: promotion
+    x_complex64 @ x_float8_e4m3  # E: promotion
+    x_complex64 @ x_float8_e8m0fnu  # E: promotion
+    x_complex64 @ x_float8_e4m3b11fnuz  # E: promotion
+    x_complex64 @ x_float8_e4m3fn  # E: promotion
+    x_complex64 @ x_float8_e4m3fnuz  # E: promotion
+    x_complex64 @ x_float8_e5m2  # E: promotion
+    x_complex64 @ x_float8_e5m2fnuz  # E: promotion
     assert_type(x_complex64 @ x_bfloat16, Array[complex64])
     assert_type(x_complex64 @ x_float16, Array[complex64])
     assert_type(x_complex64 @ x_float32, Array[complex64])
     assert_type(x_complex64 @ x_float64, Array[complex64])
     assert_type(x_complex64 @ x_complex64, Array[complex64])
-    x_complex64 @ x_complex128  # E
+    x_complex64 @ x_complex128  # E: unsupported
     assert_type(x_complex64 @ x_weak_int, Array[complex64])
     assert_type(x_complex64 @ x_weak_float, Array[complex64])
     assert_type(x_complex64 @ x_weak_complex, Array[complex64])
     assert_type(x_float16 @ x_bool_, Array[float16])
-    x_float16 @ x_uint1  # E
-    x_float16 @ x_uint2  # E
-    x_float16 @ x_uint4  # E
+    x_float16 @ x_uint1  # E: promotion
+    x_float16 @ x_uint2  # E: promotion
+    x_float16 @ x_uint4  # E: promotion
     assert_type(x_float16 @ x_uint8, Array[float16])
     assert_type(x_float16 @ x_uint16, Array[float16])
     assert_type(x_float16 @ x_uint32, Array[float16])
     assert_type(x_float16 @ x_uint64, Array[float16])
-    x_float16 @ x_int1  # E
-    x_float16 @ x_int2  # E
-    x_float16 @ x_int4  # E
+    x_float16 @ x_int1  # E: promotion
+    x_float16 @ x_int2  # E: promotion
+    x_float16 @ x_int4  # E: promotion
     assert_type(x_float16 @ x_int8, Array[float16])
     assert_type(x_float16 @ x_int16, Array[float16])
     assert_type(x_float16 @ x_int32, Array[float16])
     assert_type(x_float16 @ x_int64, Array[float16])
-    x_float16 @ x_float4_e2m1fn  # E
-    x_float16 @ x_float6_e2m3fn  # E
-    x_float16 @ x_float6_e3m2fn  # E
-    x_float16 @ x_float8_e3m4  # E
-    x_float16 @ x_float8_e4m3  # E
-    x_float16 @ x_float8_e8m0fnu  # E
-    x_float16 @ x_float8_e4m3b11fnuz  # E
-    x_float16 @ x_float8_e4m3fn  # E
-    x_float16 @ x_float8_e4m3fnuz  # E
-    x_float16 @ x_float8_e5m2  # E
-    x_float16 @ x_float8_e5m2fnuz  # E
+    x_float16 @ x_float4_e2m1fn  # E: promotion
+    x_float16 @ x_float6_e2m3fn  # E: promotion
+    x_float16 @ x_float6_e3m2fn  # E: promotion
+    x_float16 @ x_float8_e3m4  # E: promotion
+    x_float16 @ x_float8_e4m3  # E: promotion
+    x_float16 @ x_float8_e8m0fnu  # E: promotion
+    x_float16 @ x_float8_e4m3b11fnuz  # E: promotion
+    x_float16 @ x_float8_e4m3fn  # E: promotion
+    x_float16 @ x_float8_e4m3fnuz  # E: promotion
+    x_float16 @ x_float8_e5m2  # E: promotion
+    x_float16 @ x_float8_e5m2fnuz  # E: promotion
     assert_type(x_float16 @ x_bfloat16, Array[float32])
     assert_type(x_float16 @ x_float16, Array[float16])
     assert_type(x_float16 @ x_float32, Array[float32])
     assert_type(x_float16 @ x_float64, Array[float32])
     assert_type(x_float16 @ x_complex64, Array[complex64])
-    x_float16 @ x_complex128  # E
+    x_float16 @ x_complex128  # E: unsupported
     assert_type(x_float16 @ x_weak_int, Array[float16])
     assert_type(x_float16 @ x_weak_float, Array[float16])
     assert_type(x_float16 @ x_weak_complex, Array[complex64])
     assert_type(x_float32 @ x_bool_, Array[float32])
-    x_float32 @ x_uint1  # E
-    x_float32 @ x_uint2  # E
-    x_float32 @ x_uint4  # E
+    x_float32 @ x_uint1  # E: promotion
+    x_float32 @ x_uint2  # E: promotion
+    x_float32 @ x_uint4  # E: promotion
     assert_type(x_float32 @ x_uint8, Array[float32])
     assert_type(x_float32 @ x_uint16, Array[float32])
     assert_type(x_float32 @ x_uint32, Array[float32])
     assert_type(x_float32 @ x_uint64, Array[float32])
-    x_float32 @ x_int1  # E
-    x_float32 @ x_int2  # E
-    x_float32 @ x_int4  # E
+    x_float32 @ x_int1  # E: promotion
+    x_float32 @ x_int2  # E: promotion
+    x_float32 @ x_int4  # E: promotion
     assert_type(x_float32 @ x_int8, Array[float32])
     assert_type(x_float32 @ x_int16, Array[float32])
     assert_type(x_float32 @ x_int32, Array[float32])
     assert_type(x_float32 @ x_int64, Array[float32])
-    x_float32 @ x_float4_e2m1fn  # E
-    x_float32 @ x_float6_e2m3fn  # E
-    x_float32 @ x_float6_e3m2fn  # E
-    x_float32 @ x_float8_e3m4  # E
-    x_float32 @ x_float8_e4m3  # E
-    x_float32 @ x_float8_e8m0fnu  # E
-    x_float32 @ x_float8_e4m3b11fnuz  # E
-    x_float32 @ x_float8_e4m3fn  # E
-    x_float32 @ x_float8_e4m3fnuz  # E
-    x_float32 @ x_float8_e5m2  # E
-    x_float32 @ x_float8_e5m2fnuz  # E
+    x_float32 @ x_float4_e2m1fn  # E: promotion
+    x_float32 @ x_float6_e2m3fn  # E: promotion
+    x_float32 @ x_float6_e3m2fn  # E: promotion
+    x_float32 @ x_float8_e3m4  # E: promotion
+    x_float32 @ x_float8_e4m3  # E: promotion
+    x_float32 @ x_float8_e8m0fnu  # E: promotion
+    x_float32 @ x_float8_e4m3b11fnuz  # E: promotion
+    x_float32 @ x_float8_e4m3fn  # E: promotion
+    x_float32 @ x_float8_e4m3fnuz  # E: promotion
+    x_float32 @ x_float8_e5m2  # E: promotion
+    x_float32 @ x_float8_e5m2fnuz  # E: promotion
     assert_type(x_float32 @ x_bfloat16, Array[float32])
     assert_type(x_float32 @ x_float16, Array[float32])
     assert_type(x_float32 @ x_float32, Array[float32])
     assert_type(x_float32 @ x_float64, Array[float32])
     assert_type(x_float32 @ x_complex64, Array[complex64])
-    x_float32 @ x_complex128  # E
+    x_float32 @ x_complex128  # E: unsupported
     assert_type(x_float32 @ x_weak_int, Array[float32])
     assert_type(x_float32 @ x_weak_float, Array[float32])
     assert_type(x_float32 @ x_weak_complex, Array[complex64])
     assert_type(x_float4_e2m1fn @ x_bool_, Array[float4_e2m1fn])
-    x_float4_e2m1fn @ x_uint1  # E
-    x_float4_e2m1fn @ x_uint2  # E
-    x_float4_e2m1fn @ x_uint4  # E
+    x_float4_e2m1fn @ x_uint1  # E: promotion
+    x_float4_e2m1fn @ x_uint2  # E: promotion
+    x_float4_e2m1fn @ x_uint4  # E: promotion
     assert_type(x_float4_e2m1fn @ x_uint8, Array[float4_e2m1fn])
     assert_type(x_float4_e2m1fn @ x_uint16, Array[float4_e2m1fn])
     assert_type(x_float4_e2m1fn @ x_uint32, Array[float4_e2m1fn])
     assert_type(x_float4_e2m1fn @ x_uint64, Array[float4_e2m1fn])
-    x_float4_e2m1fn @ x_int1  # E
-    x_float4_e2m1fn @ x_int2  # E
-    x_float4_e2m1fn @ x_int4  # E
+    x_float4_e2m1fn @ x_int1  # E: promotion
+    x_float4_e2m1fn @ x_int2  # E: promotion
+    x_float4_e2m1fn @ x_int4  # E: promotion
     assert_type(x_float4_e2m1fn @ x_int8, Array[float4_e2m1fn])
     assert_type(x_float4_e2m1fn @ x_int16, Array[float4_e2m1fn])
     assert_type(x_float4_e2m1fn @ x_int32, Array[float4_e2m1fn])
     assert_type(x_float4_e2m1fn @ x_int64, Array[float4_e2m1fn])
     assert_type(x_float4_e2m1fn @ x_float4_e2m1fn, Array[float4_e2m1fn])
-    x_float4_e2m1fn @ x_float6_e2m3fn  # E
-    x_float4_e2m1fn @ x_float6_e3m2fn  # E
-    x_float4_e2m1fn @ x_float8_e3m4  # E
-    x_float4_e2m1fn @ x_float8_e4m3  # E
-    x_float4_e2m1fn @ x_float8_e8m0fnu  # E
-    x_float4_e2m1fn @ x_float8_e4m3b11fnuz  # E
-    x_float4_e2m1fn @ x_float8_e4m3fn  # E
-    x_float4_e2m1fn @ x_float8_e4m3fnuz  # E
-    x_float4_e2m1fn @ x_float8_e5m2  # E
-    x_float4_e2m1fn @ x_float8_e5m2fnuz  # E
-    x_float4_e2m1fn @ x_bfloat16  # E
-    x_float4_e2m1fn @ x_float16  # E
-    x_float4_e2m1fn @ x_float32  # E
-    x_float4_e2m1fn @ x_float64  # E
-    x_float4_e2m1fn @ x_complex64  # E
-    x_float4_e2m1fn @ x_complex128  # E
+    x_float4_e2m1fn @ x_float6_e2m3fn  # E: promotion
+    x_float4_e2m1fn @ x_float6_e3m2fn  # E: promotion
+    x_float4_e2m1fn @ x_float8_e3m4  # E: promotion
+    x_float4_e2m1fn @ x_float8_e4m3  # E: promotion
+    x_float4_e2m1fn @ x_float8_e8m0fnu  # E: promotion
+    x_float4_e2m1fn @ x_float8_e4m3b11fnuz  # E: promotion
+    x_float4_e2m1fn @ x_float8_e4m3fn  # E: promotion
+    x_float4_e2m1fn @ x_float8_e4m3fnuz  # E: promotion
+    x_float4_e2m1fn @ x_float8_e5m2  # E: promotion
+    x_float4_e2m1fn @ x_float8_e5m2fnuz  # E: promotion
+    x_float4_e2m1fn @ x_bfloat16  # E: promotion
+    x_float4_e2m1fn @ x_float16  # E: promotion
+    x_float4_e2m1fn @ x_float32  # E: promotion
+    x_float4_e2m1fn @ x_float64  # E: promotion
+    x_float4_e2m1fn @ x_complex64  # E: promotion
+    x_float4_e2m1fn @ x_complex128  # E: promotion
     assert_type(x_float4_e2m1fn @ x_weak_int, Array[float4_e2m1fn])
     assert_type(x_float4_e2m1fn @ x_weak_float, Array[float4_e2m1fn])
-    x_float4_e2m1fn @ x_weak_complex  # E
+    x_float4_e2m1fn @ x_weak_complex  # E: promotion
     assert_type(x_float64 @ x_bool_, Array[float32])
-    x_float64 @ x_uint1  # E
-    x_float64 @ x_uint2  # E
-    x_float64 @ x_uint4  # E
+    x_float64 @ x_uint1  # E: promotion
+    x_float64 @ x_uint2  # E: promotion
+    x_float64 @ x_uint4  # E: promotion
     assert_type(x_float64 @ x_uint8, Array[float32])
     assert_type(x_float64 @ x_uint16, Array[float32])
     assert_type(x_float64 @ x_uint32, Array[float32])
     assert_type(x_float64 @ x_uint64, Array[float32])
-    x_float64 @ x_int1  # E
-    x_float64 @ x_int2  # E
-    x_float64 @ x_int4  # E
+    x_float64 @ x_int1  # E: promotion
+    x_float64 @ x_int2  # E: promotion
+    x_float64 @ x_int4  # E: promotion
     assert_type(x_float64 @ x_int8, Array[float32])
     assert_type(x_float64 @ x_int16, Array[float32])
     assert_type(x_float64 @ x_int32, Array[float32])
     assert_type(x_float64 @ x_int64, Array[float32])
-    x_float64 @ x_float4_e2m1fn  # E
-    x_float64 @ x_float6_e2m3fn  # E
-    x_float64 @ x_float6_e3m2fn  # E
-    x_float64 @ x_float8_e3m4  # E
-    x_float64 @ x_float8_e4m3  # E
-    x_float64 @ x_float8_e8m0fnu  # E
-    x_float64 @ x_float8_e4m3b11fnuz  # E
-    x_float64 @ x_float8_e4m3fn  # E
-    x_float64 @ x_float8_e4m3fnuz  # E
-    x_float64 @ x_float8_e5m2  # E
-    x_float64 @ x_float8_e5m2fnuz  # E
+    x_float64 @ x_float4_e2m1fn  # E: promotion
+    x_float64 @ x_float6_e2m3fn  # E: promotion
+    x_float64 @ x_float6_e3m2fn  # E: promotion
+    x_float64 @ x_float8_e3m4  # E: promotion
+    x_float64 @ x_float8_e4m3  # E: promotion
+    x_float64 @ x_float8_e8m0fnu  # E: promotion
+    x_float64 @ x_float8_e4m3b11fnuz  # E: promotion
+    x_float64 @ x_float8_e4m3fn  # E: promotion
+    x_float64 @ x_float8_e4m3fnuz  # E: promotion
+    x_float64 @ x_float8_e5m2  # E: promotion
+    x_float64 @ x_float8_e5m2fnuz  # E: promotion
     assert_type(x_float64 @ x_bfloat16, Array[float32])
     assert_type(x_float64 @ x_float16, Array[float32])
     assert_type(x_float64 @ x_float32, Array[float32])
     assert_type(x_float64 @ x_float64, Array[float64])
     assert_type(x_float64 @ x_complex64, Array[complex64])
-    x_float64 @ x_complex128  # E
+    x_float64 @ x_complex128  # E: unsupported
     assert_type(x_float64 @ x_weak_int, Array[float32])
     assert_type(x_float64 @ x_weak_float, Array[float32])
     assert_type(x_float64 @ x_weak_complex, Array[complex64])
     assert_type(x_float6_e2m3fn @ x_bool_, Array[float6_e2m3fn])
-    x_float6_e2m3fn @ x_uint1  # E
-    x_float6_e2m3fn @ x_uint2  # E
-    x_float6_e2m3fn @ x_uint4  # E
+    x_float6_e2m3fn @ x_uint1  # E: promotion
+    x_float6_e2m3fn @ x_uint2  # E: promotion
+    x_float6_e2m3fn @ x_uint4  # E: promotion
     assert_type(x_float6_e2m3fn @ x_uint8, Array[float6_e2m3fn])
     assert_type(x_float6_e2m3fn @ x_uint16, Array[float6_e2m3fn])
     assert_type(x_float6_e2m3fn @ x_uint32, Array[float6_e2m3fn])
     assert_type(x_float6_e2m3fn @ x_uint64, Array[float6_e2m3fn])
-    x_float6_e2m3fn @ x_int1  # E
-    x_float6_e2m3fn @ x_int2  # E
-    x_float6_e2m3fn @ x_int4  # E
+    x_float6_e2m3fn @ x_int1  # E: promotion
+    x_float6_e2m3fn @ x_int2  # E: promotion
+    x_float6_e2m3fn @ x_int4  # E: promotion
     assert_type(x_float6_e2m3fn @ x_int8, Array[float6_e2m3fn])
     assert_type(x_float6_e2m3fn @ x_int16, Array[float6_e2m3fn])
     assert_type(x_float6_e2m3fn @ x_int32, Array[float6_e2m3fn])
     assert_type(x_float6_e2m3fn @ x_int64, Array[float6_e2m3fn])
-    x_float6_e2m3fn @ x_float4_e2m1fn  # E
+    x_float6_e2m3fn @ x_float4_e2m1fn  # E: promotion
     assert_type(x_float6_e2m3fn @ x_float6_e2m3fn, Array[float6_e2m3fn])
-    x_float6_e2m3fn @ x_float6_e3m2fn  # E
-    x_float6_e2m3fn @ x_float8_e3m4  # E
-    x_float6_e2m3fn @ x_float8_e4m3  # E
-    x_float6_e2m3fn @ x_float8_e8m0fnu  # E
-    x_float6_e2m3fn @ x_float8_e4m3b11fnuz  # E
-    x_float6_e2m3fn @ x_float8_e4m3fn  # E
-    x_float6_e2m3fn @ x_float8_e4m3fnuz  # E
-    x_float6_e2m3fn @ x_float8_e5m2  # E
-    x_float6_e2m3fn @ x_float8_e5m2fnuz  # E
-    x_float6_e2m3fn @ x_bfloat16  # E
-    x_float6_e2m3fn @ x_float16  # E
-    x_float6_e2m3fn @ x_float32  # E
-    x_float6_e2m3fn @ x_float64  # E
-    x_float6_e2m3fn @ x_complex64  # E
-    x_float6_e2m3fn @ x_complex128  # E
+    x_float6_e2m3fn @ x_float6_e3m2fn  # E: promotion
+    x_float6_e2m3fn @ x_float8_e3m4  # E: promotion
+    x_float6_e2m3fn @ x_float8_e4m3  # E: promotion
+    x_float6_e2m3fn @ x_float8_e8m0fnu  # E: promotion
+    x_float6_e2m3fn @ x_float8_e4m3b11fnuz  # E: promotion
+    x_float6_e2m3fn @ x_float8_e4m3fn  # E: promotion
+    x_float6_e2m3fn @ x_float8_e4m3fnuz  # E: promotion
+    x_float6_e2m3fn @ x_float8_e5m2  # E: promotion
+    x_float6_e2m3fn @ x_float8_e5m2fnuz  # E: promotion
+    x_float6_e2m3fn @ x_bfloat16  # E: promotion
+    x_float6_e2m3fn @ x_float16  # E: promotion
+    x_float6_e2m3fn @ x_float32  # E: promotion
+    x_float6_e2m3fn @ x_float64  # E: promotion
+    x_float6_e2m3fn @ x_complex64  # E: promotion
+    x_float6_e2m3fn @ x_complex128  # E: promotion
     assert_type(x_float6_e2m3fn @ x_weak_int, Array[float6_e2m3fn])
     assert_type(x_float6_e2m3fn @ x_weak_float, Array[float6_e2m3fn])
-    x_float6_e2m3fn @ x_weak_complex  # E
+    x_float6_e2m3fn @ x_weak_complex  # E: promotion
     assert_type(x_float6_e3m2fn @ x_bool_, Array[float6_e3m2fn])
-    x_float6_e3m2fn @ x_uint1  # E
-    x_float6_e3m2fn @ x_uint2  # E
-    x_float6_e3m2fn @ x_uint4  # E
+    x_float6_e3m2fn @ x_uint1  # E: promotion
+    x_float6_e3m2fn @ x_uint2  # E: promotion
+    x_float6_e3m2fn @ x_uint4  # E: promotion
     assert_type(x_float6_e3m2fn @ x_uint8, Array[float6_e3m2fn])
     assert_type(x_float6_e3m2fn @ x_uint16, Array[float6_e3m2fn])
     assert_type(x_float6_e3m2fn @ x_uint32, Array[float6_e3m2fn])
     assert_type(x_float6_e3m2fn @ x_uint64, Array[float6_e3m2fn])
-    x_float6_e3m2fn @ x_int1  # E
-    x_float6_e3m2fn @ x_int2  # E
-    x_float6_e3m2fn @ x_int4  # E
+    x_float6_e3m2fn @ x_int1  # E: promotion
+    x_float6_e3m2fn @ x_int2  # E: promotion
+    x_float6_e3m2fn @ x_int4  # E: promotion
     assert_type(x_float6_e3m2fn @ x_int8, Array[float6_e3m2fn])
     assert_type(x_float6_e3m2fn @ x_int16, Array[float6_e3m2fn])
     assert_type(x_float6_e3m2fn @ x_int32, Array[float6_e3m2fn])
     assert_type(x_float6_e3m2fn @ x_int64, Array[float6_e3m2fn])
-    x_float6_e3m2fn @ x_float4_e2m1fn  # E
-    x_float6_e3m2fn @ x_float6_e2m3fn  # E
+    x_float6_e3m2fn @ x_float4_e2m1fn  # E: promotion
+    x_float6_e3m2fn @ x_float6_e2m3fn  # E: promotion
     assert_type(x_float6_e3m2fn @ x_float6_e3m2fn, Array[float6_e3m2fn])
-    x_float6_e3m2fn @ x_float8_e3m4  # E
-    x_float6_e3m2fn @ x_float8_e4m3  # E
-    x_float6_e3m2fn @ x_float8_e8m0fnu  # E
-    x_float6_e3m2fn @ x_float8_e4m3b11fnuz  # E
-    x_float6_e3m2fn @ x_float8_e4m3fn  # E
-    x_float6_e3m2fn @ x_float8_e4m3fnuz  # E
-    x_float6_e3m2fn @ x_float8_e5m2  # E
-    x_float6_e3m2fn @ x_float8_e5m2fnuz  # E
-    x_float6_e3m2fn @ x_bfloat16  # E
-    x_float6_e3m2fn @ x_float16  # E
-    x_float6_e3m2fn @ x_float32  # E
-    x_float6_e3m2fn @ x_float64  # E
-    x_float6_e3m2fn @ x_complex64  # E
-    x_float6_e3m2fn @ x_complex128  # E
+    x_float6_e3m2fn @ x_float8_e3m4  # E: promotion
+    x_float6_e3m2fn @ x_float8_e4m3  # E: promotion
+    x_float6_e3m2fn @ x_float8_e8m0fnu  # E: promotion
+    x_float6_e3m2fn @ x_float8_e4m3b11fnuz  # E: promotion
+    x_float6_e3m2fn @ x_float8_e4m3fn  # E: promotion
+    x_float6_e3m2fn @ x_float8_e4m3fnuz  # E: promotion
+    x_float6_e3m2fn @ x_float8_e5m2  # E: promotion
+    x_float6_e3m2fn @ x_float8_e5m2fnuz  # E: promotion
+    x_float6_e3m2fn @ x_bfloat16  # E: promotion
+    x_float6_e3m2fn @ x_float16  # E: promotion
+    x_float6_e3m2fn @ x_float32  # E: promotion
+    x_float6_e3m2fn @ x_float64  # E: promotion
+    x_float6_e3m2fn @ x_complex64  # E: promotion
+    x_float6_e3m2fn @ x_complex128  # E: promotion
     assert_type(x_float6_e3m2fn @ x_weak_int, Array[float6_e3m2fn])
     assert_type(x_float6_e3m2fn @ x_weak_float, Array[float6_e3m2fn])
-    x_float6_e3m2fn @ x_weak_complex  # E
+    x_float6_e3m2fn @ x_weak_complex  # E: promotion
     assert_type(x_float8_e3m4 @ x_bool_, Array[float8_e3m4])
-    x_float8_e3m4 @ x_uint1  # E
-    x_float8_e3m4 @ x_uint2  # E
-    x_float8_e3m4 @ x_uint4  # E
+    x_float8_e3m4 @ x_uint1  # E: promotion
+    x_float8_e3m4 @ x_uint2  # E: promotion
+    x_float8_e3m4 @ x_uint4  # E: promotion
     assert_type(x_float8_e3m4 @ x_uint8, Array[float8_e3m4])
     assert_type(x_float8_e3m4 @ x_uint16, Array[float8_e3m4])
     assert_type(x_float8_e3m4 @ x_uint32, Array[float8_e3m4])
     assert_type(x_float8_e3m4 @ x_uint64, Array[float8_e3m4])
-    x_float8_e3m4 @ x_int1  # E
-    x_float8_e3m4 @ x_int2  # E
-    x_float8_e3m4 @ x_int4  # E
+    x_float8_e3m4 @ x_int1  # E: promotion
+    x_float8_e3m4 @ x_int2  # E: promotion
+    x_float8_e3m4 @ x_int4  # E: promotion
     assert_type(x_float8_e3m4 @ x_int8, Array[float8_e3m4])
     assert_type(x_float8_e3m4 @ x_int16, Array[float8_e3m4])
     assert_type(x_float8_e3m4 @ x_int32, Array[float8_e3m4])
     assert_type(x_float8_e3m4 @ x_int64, Array[float8_e3m4])
-    x_float8_e3m4 @ x_float4_e2m1fn  # E
-    x_float8_e3m4 @ x_float6_e2m3fn  # E
-    x_float8_e3m4 @ x_float6_e3m2fn  # E
+    x_float8_e3m4 @ x_float4_e2m1fn  # E: promotion
+    x_float8_e3m4 @ x_float6_e2m3fn  # E: promotion
+    x_float8_e3m4 @ x_float6_e3m2fn  # E: promotion
     assert_type(x_float8_e3m4 @ x_float8_e3m4, Array[float8_e3m4])
-    x_float8_e3m4 @ x_float8_e4m3  # E
-    x_float8_e3m4 @ x_float8_e8m0fnu  # E
-    x_float8_e3m4 @ x_float8_e4m3b11fnuz  # E
-    x_float8_e3m4 @ x_float8_e4m3fn  # E
-    x_float8_e3m4 @ x_float8_e4m3fnuz  # E
-    x_float8_e3m4 @ x_float8_e5m2  # E
-    x_float8_e3m4 @ x_float8_e5m2fnuz  # E
-    x_float8_e3m4 @ x_bfloat16  # E
-    x_float8_e3m4 @ x_float16  # E
-    x_float8_e3m4 @ x_float32  # E
-    x_float8_e3m4 @ x_float64  # E
-    x_float8_e3m4 @ x_complex64  # E
-    x_float8_e3m4 @ x_complex128  # E
+    x_float8_e3m4 @ x_float8_e4m3  # E: promotion
+    x_float8_e3m4 @ x_float8_e8m0fnu  # E: promotion
+    x_float8_e3m4 @ x_float8_e4m3b11fnuz  # E: promotion
+    x_float8_e3m4 @ x_float8_e4m3fn  # E: promotion
+    x_float8_e3m4 @ x_float8_e4m3fnuz  # E: promotion
+    x_float8_e3m4 @ x_float8_e5m2  # E: promotion
+    x_float8_e3m4 @ x_float8_e5m2fnuz  # E: promotion
+    x_float8_e3m4 @ x_bfloat16  # E: promotion
+    x_float8_e3m4 @ x_float16  # E: promotion
+    x_float8_e3m4 @ x_float32  # E: promotion
+    x_float8_e3m4 @ x_float64  # E: promotion
+    x_float8_e3m4 @ x_complex64  # E: promotion
+    x_float8_e3m4 @ x_complex128  # E: promotion
     assert_type(x_float8_e3m4 @ x_weak_int, Array[float8_e3m4])
     assert_type(x_float8_e3m4 @ x_weak_float, Array[float8_e3m4])
-    x_float8_e3m4 @ x_weak_complex  # E
+    x_float8_e3m4 @ x_weak_complex  # E: promotion
     assert_type(x_float8_e4m3 @ x_bool_, Array[float8_e4m3])
-    x_float8_e4m3 @ x_uint1  # E
-    x_float8_e4m3 @ x_uint2  # E
-    x_float8_e4m3 @ x_uint4  # E
+    x_float8_e4m3 @ x_uint1  # E: promotion
+    x_float8_e4m3 @ x_uint2  # E: promotion
+    x_float8_e4m3 @ x_uint4  # E: promotion
     assert_type(x_float8_e4m3 @ x_uint8, Array[float8_e4m3])
     assert_type(x_float8_e4m3 @ x_uint16, Array[float8_e4m3])
     assert_type(x_float8_e4m3 @ x_uint32, Array[float8_e4m3])
     assert_type(x_float8_e4m3 @ x_uint64, Array[float8_e4m3])
-    x_float8_e4m3 @ x_int1  # E
-    x_float8_e4m3 @ x_int2  # E
-    x_float8_e4m3 @ x_int4  # E
+    x_float8_e4m3 @ x_int1  # E: promotion
+    x_float8_e4m3 @ x_int2  # E: promotion
+    x_float8_e4m3 @ x_int4  # E: promotion
     assert_type(x_float8_e4m3 @ x_int8, Array[float8_e4m3])
     assert_type(x_float8_e4m3 @ x_int16, Array[float8_e4m3])
     assert_type(x_float8_e4m3 @ x_int32, Array[float8_e4m3])
     assert_type(x_float8_e4m3 @ x_int64, Array[float8_e4m3])
-    x_float8_e4m3 @ x_float4_e2m1fn  # E
-    x_float8_e4m3 @ x_float6_e2m3fn  # E
-    x_float8_e4m3 @ x_float6_e3m2fn  # E
-    x_float8_e4m3 @ x_float8_e3m4  # E
+    x_float8_e4m3 @ x_float4_e2m1fn  # E: promotion
+    x_float8_e4m3 @ x_float6_e2m3fn  # E: promotion
+    x_float8_e4m3 @ x_float6_e3m2fn  # E: promotion
+    x_float8_e4m3 @ x_float8_e3m4  # E: promotion
     assert_type(x_float8_e4m3 @ x_float8_e4m3, Array[float8_e4m3])
-    x_float8_e4m3 @ x_float8_e8m0fnu  # E
-    x_float8_e4m3 @ x_float8_e4m3b11fnuz  # E
-    x_float8_e4m3 @ x_float8_e4m3fn  # E
-    x_float8_e4m3 @ x_float8_e4m3fnuz  # E
-    x_float8_e4m3 @ x_float8_e5m2  # E
-    x_float8_e4m3 @ x_float8_e5m2fnuz  # E
-    x_float8_e4m3 @ x_bfloat16  # E
-    x_float8_e4m3 @ x_float16  # E
-    x_float8_e4m3 @ x_float32  # E
-    x_float8_e4m3 @ x_float64  # E
-    x_float8_e4m3 @ x_complex64  # E
-    x_float8_e4m3 @ x_complex128  # E
+    x_float8_e4m3 @ x_float8_e8m0fnu  # E: promotion
+    x_float8_e4m3 @ x_float8_e4m3b11fnuz  # E: promotion
+    x_float8_e4m3 @ x_float8_e4m3fn  # E: promotion
+    x_float8_e4m3 @ x_float8_e4m3fnuz  # E: promotion
+    x_float8_e4m3 @ x_float8_e5m2  # E: promotion
+    x_float8_e4m3 @ x_float8_e5m2fnuz  # E: promotion
+    x_float8_e4m3 @ x_bfloat16  # E: promotion
+    x_float8_e4m3 @ x_float16  # E: promotion
+    x_float8_e4m3 @ x_float32  # E: promotion
+    x_float8_e4m3 @ x_float64  # E: promotion
+    x_float8_e4m3 @ x_complex64  # E: promotion
+    x_float8_e4m3 @ x_complex128  # E: promotion
     assert_type(x_float8_e4m3 @ x_weak_int, Array[float8_e4m3])
     assert_type(x_float8_e4m3 @ x_weak_float, Array[float8_e4m3])
-    x_float8_e4m3 @ x_weak_complex  # E
+    x_float8_e4m3 @ x_weak_complex  # E: promotion
     assert_type(x_float8_e4m3b11fnuz @ x_bool_, Array[float8_e4m3b11fnuz])
-    x_float8_e4m3b11fnuz @ x_uint1  # E
-    x_float8_e4m3b11fnuz @ x_uint2  # E
-    x_float8_e4m3b11fnuz @ x_uint4  # E
+    x_float8_e4m3b11fnuz @ x_uint1  # E: promotion
+    x_float8_e4m3b11fnuz @ x_uint2  # E: promotion
+    x_float8_e4m3b11fnuz @ x_uint4  # E: promotion
     assert_type(x_float8_e4m3b11fnuz @ x_uint8, Array[float8_e4m3b11fnuz])
     assert_type(x_float8_e4m3b11fnuz @ x_uint16, Array[float8_e4m3b11fnuz])
     assert_type(x_float8_e4m3b11fnuz @ x_uint32, Array[float8_e4m3b11fnuz])
     assert_type(x_float8_e4m3b11fnuz @ x_uint64, Array[float8_e4m3b11fnuz])
-    x_float8_e4m3b11fnuz @ x_int1  # E
-    x_float8_e4m3b11fnuz @ x_int2  # E
-    x_float8_e4m3b11fnuz @ x_int4  # E
+    x_float8_e4m3b11fnuz @ x_int1  # E: promotion
+    x_float8_e4m3b11fnuz @ x_int2  # E: promotion
+    x_float8_e4m3b11fnuz @ x_int4  # E: promotion
     assert_type(x_float8_e4m3b11fnuz @ x_int8, Array[float8_e4m3b11fnuz])
     assert_type(x_float8_e4m3b11fnuz @ x_int16, Array[float8_e4m3b11fnuz])
     assert_type(x_float8_e4m3b11fnuz @ x_int32, Array[float8_e4m3b11fnuz])
     assert_type(x_float8_e4m3b11fnuz @ x_int64, Array[float8_e4m3b11fnuz])
-    x_float8_e4m3b11fnuz @ x_float4_e2m1fn  # E
-    x_float8_e4m3b11fnuz @ x_float6_e2m3fn  # E
-    x_float8_e4m3b11fnuz @ x_float6_e3m2fn  # E
-    x_float8_e4m3b11fnuz @ x_float8_e3m4  # E
-    x_float8_e4m3b11fnuz @ x_float8_e4m3  # E
-    x_float8_e4m3b11fnuz @ x_float8_e8m0fnu  # E
+    x_float8_e4m3b11fnuz @ x_float4_e2m1fn  # E: promotion
+    x_float8_e4m3b11fnuz @ x_float6_e2m3fn  # E: promotion
+    x_float8_e4m3b11fnuz @ x_float6_e3m2fn  # E: promotion
+    x_float8_e4m3b11fnuz @ x_float8_e3m4  # E: promotion
+    x_float8_e4m3b11fnuz @ x_float8_e4m3  # E: promotion
+    x_float8_e4m3b11fnuz @ x_float8_e8m0fnu  # E: promotion
     assert_type(x_float8_e4m3b11fnuz @ x_float8_e4m3b11fnuz, Array[float8_e4m3b11fnuz])
-    x_float8_e4m3b11fnuz @ x_float8_e4m3fn  # E
-    x_float8_e4m3b11fnuz @ x_float8_e4m3fnuz  # E
-    x_float8_e4m3b11fnuz @ x_float8_e5m2  # E
-    x_float8_e4m3b11fnuz @ x_float8_e5m2fnuz  # E
-    x_float8_e4m3b11fnuz @ x_bfloat16  # E
-    x_float8_e4m3b11fnuz @ x_float16  # E
-    x_float8_e4m3b11fnuz @ x_float32  # E
-    x_float8_e4m3b11fnuz @ x_float64  # E
-    x_float8_e4m3b11fnuz @ x_complex64  # E
-    x_float8_e4m3b11fnuz @ x_complex128  # E
+    x_float8_e4m3b11fnuz @ x_float8_e4m3fn  # E: promotion
+    x_float8_e4m3b11fnuz @ x_float8_e4m3fnuz  # E: promotion
+    x_float8_e4m3b11fnuz @ x_float8_e5m2  # E: promotion
+    x_float8_e4m3b11fnuz @ x_float8_e5m2fnuz  # E: promotion
+    x_float8_e4m3b11fnuz @ x_bfloat16  # E: promotion
+    x_float8_e4m3b11fnuz @ x_float16  # E: promotion
+    x_float8_e4m3b11fnuz @ x_float32  # E: promotion
+    x_float8_e4m3b11fnuz @ x_float64  # E: promotion
+    x_float8_e4m3b11fnuz @ x_complex64  # E: promotion
+    x_float8_e4m3b11fnuz @ x_complex128  # E: promotion
     assert_type(x_float8_e4m3b11fnuz @ x_weak_int, Array[float8_e4m3b11fnuz])
     assert_type(x_float8_e4m3b11fnuz @ x_weak_float, Array[float8_e4m3b11fnuz])
-    x_float8_e4m3b11fnuz @ x_weak_complex  # E
+    x_float8_e4m3b11fnuz @ x_weak_complex  # E: promotion
     assert_type(x_float8_e4m3fn @ x_bool_, Array[float8_e4m3fn])
-    x_float8_e4m3fn @ x_uint1  # E
-    x_float8_e4m3fn @ x_uint2  # E
-    x_float8_e4m3fn @ x_uint4  # E
+    x_float8_e4m3fn @ x_uint1  # E: promotion
+    x_float8_e4m3fn @ x_uint2  # E: promotion
+    x_float8_e4m3fn @ x_uint4  # E: promotion
     assert_type(x_float8_e4m3fn @ x_uint8, Array[float8_e4m3fn])
     assert_type(x_float8_e4m3fn @ x_uint16, Array[float8_e4m3fn])
     assert_type(x_float8_e4m3fn @ x_uint32, Array[float8_e4m3fn])
     assert_type(x_float8_e4m3fn @ x_uint64, Array[float8_e4m3fn])
-    x_float8_e4m3fn @ x_int1  # E
-    x_float8_e4m3fn @ x_int2  # E
-    x_float8_e4m3fn @ x_int4  # E
+    x_float8_e4m3fn @ x_int1  # E: promotion
+    x_float8_e4m3fn @ x_int2  # E: promotion
+    x_float8_e4m3fn @ x_int4  # E: promotion
     assert_type(x_float8_e4m3fn @ x_int8, Array[float8_e4m3fn])
     assert_type(x_float8_e4m3fn @ x_int16, Array[float8_e4m3fn])
     assert_type(x_float8_e4m3fn @ x_int32, Array[float8_e4m3fn])
     assert_type(x_float8_e4m3fn @ x_int64, Array[float8_e4m3fn])
-    x_float8_e4m3fn @ x_float4_e2m1fn  # E
-    x_float8_e4m3fn @ x_float6_e2m3fn  # E
-    x_float8_e4m3fn @ x_float6_e3m2fn  # E
-    x_float8_e4m3fn @ x_float8_e3m4  # E
-    x_float8_e4m3fn @ x_float8_e4m3  # E
-    x_float8_e4m3fn @ x_float8_e8m0fnu  # E
-    x_float8_e4m3fn @ x_float8_e4m3b11fnuz  # E
+    x_float8_e4m3fn @ x_float4_e2m1fn  # E: promotion
+    x_float8_e4m3fn @ x_float6_e2m3fn  # E: promotion
+    x_float8_e4m3fn @ x_float6_e3m2fn  # E: promotion
+    x_float8_e4m3fn @ x_float8_e3m4  # E: promotion
+    x_float8_e4m3fn @ x_float8_e4m3  # E: promotion
+    x_float8_e4m3fn @ x_float8_e8m0fnu  # E: promotion
+    x_float8_e4m3fn @ x_float8_e4m3b11fnuz  # E: promotion
     assert_type(x_float8_e4m3fn @ x_float8_e4m3fn, Array[float8_e4m3fn])
-    x_float8_e4m3fn @ x_float8_e4m3fnuz  # E
-    x_float8_e4m3fn @ x_float8_e5m2  # E
-    x_float8_e4m3fn @ x_float8_e5m2fnuz  # E
-    x_float8_e4m3fn @ x_bfloat16  # E
-    x_float8_e4m3fn @ x_float16  # E
-    x_float8_e4m3fn @ x_float32  # E
-    x_float8_e4m3fn @ x_float64  # E
-    x_float8_e4m3fn @ x_complex64  # E
-    x_float8_e4m3fn @ x_complex128  # E
+    x_float8_e4m3fn @ x_float8_e4m3fnuz  # E: promotion
+    x_float8_e4m3fn @ x_float8_e5m2  # E: promotion
+    x_float8_e4m3fn @ x_float8_e5m2fnuz  # E: promotion
+    x_float8_e4m3fn @ x_bfloat16  # E: promotion
+    x_float8_e4m3fn @ x_float16  # E: promotion
+    x_float8_e4m3fn @ x_float32  # E: promotion
+    x_float8_e4m3fn @ x_float64  # E: promotion
+    x_float8_e4m3fn @ x_complex64  # E: promotion
+    x_float8_e4m3fn @ x_complex128  # E: promotion
     assert_type(x_float8_e4m3fn @ x_weak_int, Array[float8_e4m3fn])
     assert_type(x_float8_e4m3fn @ x_weak_float, Array[float8_e4m3fn])
-    x_float8_e4m3fn @ x_weak_complex  # E
+    x_float8_e4m3fn @ x_weak_complex  # E: promotion
     assert_type(x_float8_e4m3fnuz @ x_bool_, Array[float8_e4m3fnuz])
-    x_float8_e4m3fnuz @ x_uint1  # E
-    x_float8_e4m3fnuz @ x_uint2  # E
-    x_float8_e4m3fnuz @ x_uint4  # E
+    x_float8_e4m3fnuz @ x_uint1  # E: promotion
+    x_float8_e4m3fnuz @ x_uint2  # E: promotion
+    x_float8_e4m3fnuz @ x_uint4  # E: promotion
     assert_type(x_float8_e4m3fnuz @ x_uint8, Array[float8_e4m3fnuz])
     assert_type(x_float8_e4m3fnuz @ x_uint16, Array[float8_e4m3fnuz])
     assert_type(x_float8_e4m3fnuz @ x_uint32, Array[float8_e4m3fnuz])
     assert_type(x_float8_e4m3fnuz @ x_uint64, Array[float8_e4m3fnuz])
-    x_float8_e4m3fnuz @ x_int1  # E
-    x_float8_e4m3fnuz @ x_int2  # E
-    x_float8_e4m3fnuz @ x_int4  # E
+    x_float8_e4m3fnuz @ x_int1  # E: promotion
+    x_float8_e4m3fnuz @ x_int2  # E: promotion
+    x_float8_e4m3fnuz @ x_int4  # E: promotion
     assert_type(x_float8_e4m3fnuz @ x_int8, Array[float8_e4m3fnuz])
     assert_type(x_float8_e4m3fnuz @ x_int16, Array[float8_e4m3fnuz])
     assert_type(x_float8_e4m3fnuz @ x_int32, Array[float8_e4m3fnuz])
     assert_type(x_float8_e4m3fnuz @ x_int64, Array[float8_e4m3fnuz])
-    x_float8_e4m3fnuz @ x_float4_e2m1fn  # E
-    x_float8_e4m3fnuz @ x_float6_e2m3fn  # E
-    x_float8_e4m3fnuz @ x_float6_e3m2fn  # E
-    x_float8_e4m3fnuz @ x_float8_e3m4  # E
-    x_float8_e4m3fnuz @ x_float8_e4m3  # E
-    x_float8_e4m3fnuz @ x_float8_e8m0fnu  # E
-    x_float8_e4m3fnuz @ x_float8_e4m3b11fnuz  # E
-    x_float8_e4m3fnuz @ x_float8_e4m3fn  # E
+    x_float8_e4m3fnuz @ x_float4_e2m1fn  # E: promotion
+    x_float8_e4m3fnuz @ x_float6_e2m3fn  # E: promotion
+    x_float8_e4m3fnuz @ x_float6_e3m2fn  # E: promotion
+    x_float8_e4m3fnuz @ x_float8_e3m4  # E: promotion
+    x_float8_e4m3fnuz @ x_float8_e4m3  # E: promotion
+    x_float8_e4m3fnuz @ x_float8_e8m0fnu  # E: promotion
+    x_float8_e4m3fnuz @ x_float8_e4m3b11fnuz  # E: promotion
+    x_float8_e4m3fnuz @ x_float8_e4m3fn  # E: promotion
     assert_type(x_float8_e4m3fnuz @ x_float8_e4m3fnuz, Array[float8_e4m3fnuz])
-    x_float8_e4m3fnuz @ x_float8_e5m2  # E
-    x_float8_e4m3fnuz @ x_float8_e5m2fnuz  # E
-    x_float8_e4m3fnuz @ x_bfloat16  # E
-    x_float8_e4m3fnuz @ x_float16  # E
-    x_float8_e4m3fnuz @ x_float32  # E
-    x_float8_e4m3fnuz @ x_float64  # E
-    x_float8_e4m3fnuz @ x_complex64  # E
-    x_float8_e4m3fnuz @ x_complex128  # E
+    x_float8_e4m3fnuz @ x_float8_e5m2  # E: promotion
+    x_float8_e4m3fnuz @ x_float8_e5m2fnuz  # E: promotion
+    x_float8_e4m3fnuz @ x_bfloat16  # E: promotion
+    x_float8_e4m3fnuz @ x_float16  # E: promotion
+    x_float8_e4m3fnuz @ x_float32  # E: promotion
+    x_float8_e4m3fnuz @ x_float64  # E: promotion
+    x_float8_e4m3fnuz @ x_complex64  # E: promotion
+    x_float8_e4m3fnuz @ x_complex128  # E: promotion
     assert_type(x_float8_e4m3fnuz @ x_weak_int, Array[float8_e4m3fnuz])
     assert_type(x_float8_e4m3fnuz @ x_weak_float, Array[float8_e4m3fnuz])
-    x_float8_e4m3fnuz @ x_weak_complex  # E
+    x_float8_e4m3fnuz @ x_weak_complex  # E: promotion
     assert_type(x_float8_e5m2 @ x_bool_, Array[float8_e5m2])
-    x_float8_e5m2 @ x_uint1  # E
-    x_float8_e5m2 @ x_uint2  # E
-    x_float8_e5m2 @ x_uint4  # E
+    x_float8_e5m2 @ x_uint1  # E: promotion
+    x_float8_e5m2 @ x_uint2  # E: promotion
+    x_float8_e5m2 @ x_uint4  # E: promotion
     assert_type(x_float8_e5m2 @ x_uint8, Array[float8_e5m2])
     assert_type(x_float8_e5m2 @ x_uint16, Array[float8_e5m2])
     assert_type(x_float8_e5m2 @ x_uint32, Array[float8_e5m2])
     assert_type(x_float8_e5m2 @ x_uint64, Array[float8_e5m2])
-    x_float8_e5m2 @ x_int1  # E
-    x_float8_e5m2 @ x_int2  # E
-    x_float8_e5m2 @ x_int4  # E
+    x_float8_e5m2 @ x_int1  # E: promotion
+    x_float8_e5m2 @ x_int2  # E: promotion
+    x_float8_e5m2 @ x_int4  # E: promotion
     assert_type(x_float8_e5m2 @ x_int8, Array[float8_e5m2])
     assert_type(x_float8_e5m2 @ x_int16, Array[float8_e5m2])
     assert_type(x_float8_e5m2 @ x_int32, Array[float8_e5m2])
     assert_type(x_float8_e5m2 @ x_int64, Array[float8_e5m2])
-    x_float8_e5m2 @ x_float4_e2m1fn  # E
-    x_float8_e5m2 @ x_float6_e2m3fn  # E
-    x_float8_e5m2 @ x_float6_e3m2fn  # E
-    x_float8_e5m2 @ x_float8_e3m4  # E
-    x_float8_e5m2 @ x_float8_e4m3  # E
-    x_float8_e5m2 @ x_float8_e8m0fnu  # E
-    x_float8_e5m2 @ x_float8_e4m3b11fnuz  # E
-    x_float8_e5m2 @ x_float8_e4m3fn  # E
-    x_float8_e5m2 @ x_float8_e4m3fnuz  # E
+    x_float8_e5m2 @ x_float4_e2m1fn  # E: promotion
+    x_float8_e5m2 @ x_float6_e2m3fn  # E: promotion
+    x_float8_e5m2 @ x_float6_e3m2fn  # E: promotion
+    x_float8_e5m2 @ x_float8_e3m4  # E: promotion
+    x_float8_e5m2 @ x_float8_e4m3  # E: promotion
+    x_float8_e5m2 @ x_float8_e8m0fnu  # E: promotion
+    x_float8_e5m2 @ x_float8_e4m3b11fnuz  # E: promotion
+    x_float8_e5m2 @ x_float8_e4m3fn  # E: promotion
+    x_float8_e5m2 @ x_float8_e4m3fnuz  # E: promotion
     assert_type(x_float8_e5m2 @ x_float8_e5m2, Array[float8_e5m2])
-    x_float8_e5m2 @ x_float8_e5m2fnuz  # E
-    x_float8_e5m2 @ x_bfloat16  # E
-    x_float8_e5m2 @ x_float16  # E
-    x_float8_e5m2 @ x_float32  # E
-    x_float8_e5m2 @ x_float64  # E
-    x_float8_e5m2 @ x_complex64  # E
-    x_float8_e5m2 @ x_complex128  # E
+    x_float8_e5m2 @ x_float8_e5m2fnuz  # E: promotion
+    x_float8_e5m2 @ x_bfloat16  # E: promotion
+    x_float8_e5m2 @ x_float16  # E: promotion
+    x_float8_e5m2 @ x_float32  # E: promotion
+    x_float8_e5m2 @ x_float64  # E: promotion
+    x_float8_e5m2 @ x_complex64  # E: promotion
+    x_float8_e5m2 @ x_complex128  # E: promotion
     assert_type(x_float8_e5m2 @ x_weak_int, Array[float8_e5m2])
     assert_type(x_float8_e5m2 @ x_weak_float, Array[float8_e5m2])
-    x_float8_e5m2 @ x_weak_complex  # E
+    x_float8_e5m2 @ x_weak_complex  # E: promotion
     assert_type(x_float8_e5m2fnuz @ x_bool_, Array[float8_e5m2fnuz])
-    x_float8_e5m2fnuz @ x_uint1  # E
-    x_float8_e5m2fnuz @ x_uint2  # E
-    x_float8_e5m2fnuz @ x_uint4  # E
+    x_float8_e5m2fnuz @ x_uint1  # E: promotion
+    x_float8_e5m2fnuz @ x_uint2  # E: promotion
+    x_float8_e5m2fnuz @ x_uint4  # E: promotion
     assert_type(x_float8_e5m2fnuz @ x_uint8, Array[float8_e5m2fnuz])
     assert_type(x_float8_e5m2fnuz @ x_uint16, Array[float8_e5m2fnuz])
     assert_type(x_float8_e5m2fnuz @ x_uint32, Array[float8_e5m2fnuz])
     assert_type(x_float8_e5m2fnuz @ x_uint64, Array[float8_e5m2fnuz])
-    x_float8_e5m2fnuz @ x_int1  # E
-    x_float8_e5m2fnuz @ x_int2  # E
-    x_float8_e5m2fnuz @ x_int4  # E
+    x_float8_e5m2fnuz @ x_int1  # E: promotion
+    x_float8_e5m2fnuz @ x_int2  # E: promotion
+    x_float8_e5m2fnuz @ x_int4  # E: promotion
     assert_type(x_float8_e5m2fnuz @ x_int8, Array[float8_e5m2fnuz])
     assert_type(x_float8_e5m2fnuz @ x_int16, Array[float8_e5m2fnuz])
     assert_type(x_float8_e5m2fnuz @ x_int32, Array[float8_e5m2fnuz])
     assert_type(x_float8_e5m2fnuz @ x_int64, Array[float8_e5m2fnuz])
-    x_float8_e5m2fnuz @ x_float4_e2m1fn  # E
-    x_float8_e5m2fnuz @ x_float6_e2m3fn  # E
-    x_float8_e5m2fnuz @ x_float6_e3m2fn  # E
-    x_float8_e5m2fnuz @ x_float8_e3m4  # E
-    x_float8_e5m2fnuz @ x_float8_e4m3  # E
-    x_float8_e5m2fnuz @ x_float8_e8m0fnu  # E
-    x_float8_e5m2fnuz @ x_float8_e4m3b11fnuz  # E
-    x_float8_e5m2fnuz @ x_float8_e4m3fn  # E
-    x_float8_e5m2fnuz @ x_float8_e4m3fnuz  # E
-    x_float8_e5m2fnuz @ x_float8_e5m2  # E
+    x_float8_e5m2fnuz @ x_float4_e2m1fn  # E: promotion
+    x_float8_e5m2fnuz @ x_float6_e2m3fn  # E: promotion
+    x_float8_e5m2fnuz @ x_float6_e3m2fn  # E: promotion
+    x_float8_e5m2fnuz @ x_float8_e3m4  # E: promotion
+    x_float8_e5m2fnuz @ x_float8_e4m3  # E: promotion
+    x_float8_e5m2fnuz @ x_float8_e8m0fnu  # E: promotion
+    x_float8_e5m2fnuz @ x_float8_e4m3b11fnuz  # E: promotion
+    x_float8_e5m2fnuz @ x_float8_e4m3fn  # E: promotion
+    x_float8_e5m2fnuz @ x_float8_e4m3fnuz  # E: promotion
+    x_float8_e5m2fnuz @ x_float8_e5m2  # E: promotion
     assert_type(x_float8_e5m2fnuz @ x_float8_e5m2fnuz, Array[float8_e5m2fnuz])
-    x_float8_e5m2fnuz @ x_bfloat16  # E
-    x_float8_e5m2fnuz @ x_float16  # E
-    x_float8_e5m2fnuz @ x_float32  # E
-    x_float8_e5m2fnuz @ x_float64  # E
-    x_float8_e5m2fnuz @ x_complex64  # E
-    x_float8_e5m2fnuz @ x_complex128  # E
+    x_float8_e5m2fnuz @ x_bfloat16  # E: promotion
+    x_float8_e5m2fnuz @ x_float16  # E: promotion
+    x_float8_e5m2fnuz @ x_float32  # E: promotion
+    x_float8_e5m2fnuz @ x_float64  # E: promotion
+    x_float8_e5m2fnuz @ x_complex64  # E: promotion
+    x_float8_e5m2fnuz @ x_complex128  # E: promotion
     assert_type(x_float8_e5m2fnuz @ x_weak_int, Array[float8_e5m2fnuz])
     assert_type(x_float8_e5m2fnuz @ x_weak_float, Array[float8_e5m2fnuz])
-    x_float8_e5m2fnuz @ x_weak_complex  # E
+    x_float8_e5m2fnuz @ x_weak_complex  # E: promotion
     assert_type(x_float8_e8m0fnu @ x_bool_, Array[float8_e8m0fnu])
-    x_float8_e8m0fnu @ x_uint1  # E
-    x_float8_e8m0fnu @ x_uint2  # E
-    x_float8_e8m0fnu @ x_uint4  # E
+    x_float8_e8m0fnu @ x_uint1  # E: promotion
+    x_float8_e8m0fnu @ x_uint2  # E: promotion
+    x_float8_e8m0fnu @ x_uint4  # E: promotion
     assert_type(x_float8_e8m0fnu @ x_uint8, Array[float8_e8m0fnu])
     assert_type(x_float8_e8m0fnu @ x_uint16, Array[float8_e8m0fnu])
     assert_type(x_float8_e8m0fnu @ x_uint32, Array[float8_e8m0fnu])
     assert_type(x_float8_e8m0fnu @ x_uint64, Array[float8_e8m0fnu])
-    x_float8_e8m0fnu @ x_int1  # E
-    x_float8_e8m0fnu @ x_int2  # E
-    x_float8_e8m0fnu @ x_int4  # E
+    x_float8_e8m0fnu @ x_int1  # E: promotion
+    x_float8_e8m0fnu @ x_int2  # E: promotion
+    x_float8_e8m0fnu @ x_int4  # E: promotion
     assert_type(x_float8_e8m0fnu @ x_int8, Array[float8_e8m0fnu])
     assert_type(x_float8_e8m0fnu @ x_int16, Array[float8_e8m0fnu])
     assert_type(x_float8_e8m0fnu @ x_int32, Array[float8_e8m0fnu])
     assert_type(x_float8_e8m0fnu @ x_int64, Array[float8_e8m0fnu])
-    x_float8_e8m0fnu @ x_float4_e2m1fn  # E
-    x_float8_e8m0fnu @ x_float6_e2m3fn  # E
-    x_float8_e8m0fnu @ x_float6_e3m2fn  # E
-    x_float8_e8m0fnu @ x_float8_e3m4  # E
-    x_float8_e8m0fnu @ x_float8_e4m3  # E
+    x_float8_e8m0fnu @ x_float4_e2m1fn  # E: promotion
+    x_float8_e8m0fnu @ x_float6_e2m3fn  # E: promotion
+    x_float8_e8m0fnu @ x_float6_e3m2fn  # E: promotion
+    x_float8_e8m0fnu @ x_float8_e3m4  # E: promotion
+    x_float8_e8m0fnu @ x_float8_e4m3  # E: promotion
     assert_type(x_float8_e8m0fnu @ x_float8_e8m0fnu, Array[float8_e8m0fnu])
-    x_float8_e8m0fnu @ x_float8_e4m3b11fnuz  # E
-    x_float8_e8m0fnu @ x_float8_e4m3fn  # E
-    x_float8_e8m0fnu @ x_float8_e4m3fnuz  # E
-    x_float8_e8m0fnu @ x_float8_e5m2  # E
-    x_float8_e8m0fnu @ x_float8_e5m2fnuz  # E
-    x_float8_e8m0fnu @ x_bfloat16  # E
-    x_float8_e8m0fnu @ x_float16  # E
-    x_float8_e8m0fnu @ x_float32  # E
-    x_float8_e8m0fnu @ x_float64  # E
-    x_float8_e8m0fnu @ x_complex64  # E
-    x_float8_e8m0fnu @ x_complex128  # E
+    x_float8_e8m0fnu @ x_float8_e4m3b11fnuz  # E: promotion
+    x_float8_e8m0fnu @ x_float8_e4m3fn  # E: promotion
+    x_float8_e8m0fnu @ x_float8_e4m3fnuz  # E: promotion
+    x_float8_e8m0fnu @ x_float8_e5m2  # E: promotion
+    x_float8_e8m0fnu @ x_float8_e5m2fnuz  # E: promotion
+    x_float8_e8m0fnu @ x_bfloat16  # E: promotion
+    x_float8_e8m0fnu @ x_float16  # E: promotion
+    x_float8_e8m0fnu @ x_float32  # E: promotion
+    x_float8_e8m0fnu @ x_float64  # E: promotion
+    x_float8_e8m0fnu @ x_complex64  # E: promotion
+    x_float8_e8m0fnu @ x_complex128  # E: promotion
     assert_type(x_float8_e8m0fnu @ x_weak_int, Array[float8_e8m0fnu])
     assert_type(x_float8_e8m0fnu @ x_weak_float, Array[float8_e8m0fnu])
-    x_float8_e8m0fnu @ x_weak_complex  # E
-    x_int1 @ x_bool_  # E
-    x_int1 @ x_uint1  # E
-    x_int1 @ x_uint2  # E
-    x_int1 @ x_uint4  # E
-    x_int1 @ x_uint8  # E
-    x_int1 @ x_uint16  # E
-    x_int1 @ x_uint32  # E
-    x_int1 @ x_uint64  # E
-    x_int1 @ x_int2  # E
-    x_int1 @ x_int4  # E
-    x_int1 @ x_int8  # E
-    x_int1 @ x_int16  # E
-    x_int1 @ x_int32  # E
-    x_int1 @ x_int64  # E
-    x_int1 @ x_float4_e2m1fn  # E
-    x_int1 @ x_float6_e2m3fn  # E
-    x_int1 @ x_float6_e3m2fn  # E
-    x_int1 @ x_float8_e3m4  # E
-    x_int1 @ x_float8_e4m3  # E
-    x_int1 @ x_float8_e8m0fnu  # E
-    x_int1 @ x_float8_e4m3b11fnuz  # E
-    x_int1 @ x_float8_e4m3fn  # E
-    x_int1 @ x_float8_e4m3fnuz  # E
-    x_int1 @ x_float8_e5m2  # E
-    x_int1 @ x_float8_e5m2fnuz  # E
-    x_int1 @ x_bfloat16  # E
-    x_int1 @ x_float16  # E
-    x_int1 @ x_float32  # E
-    x_int1 @ x_float64  # E
-    x_int1 @ x_complex64  # E
-    x_int1 @ x_complex128  # E
-    x_int1 @ x_weak_int  # E
-    x_int1 @ x_weak_float  # E
-    x_int1 @ x_weak_complex  # E
+    x_float8_e8m0fnu @ x_weak_complex  # E: promotion
+    x_int1 @ x_bool_  # E: unsupported
+    x_int1 @ x_uint1  # E: promotion
+    x_int1 @ x_uint2  # E: promotion
+    x_int1 @ x_uint4  # E: promotion
+    x_int1 @ x_uint8  # E: promotion
+    x_int1 @ x_uint16  # E: promotion
+    x_int1 @ x_uint32  # E: promotion
+    x_int1 @ x_uint64  # E: promotion
+    x_int1 @ x_int2  # E: promotion
+    x_int1 @ x_int4  # E: promotion
+    x_int1 @ x_int8  # E: promotion
+    x_int1 @ x_int16  # E: promotion
+    x_int1 @ x_int32  # E: promotion
+    x_int1 @ x_int64  # E: promotion
+    x_int1 @ x_float4_e2m1fn  # E: promotion
+    x_int1 @ x_float6_e2m3fn  # E: promotion
+    x_int1 @ x_float6_e3m2fn  # E: promotion
+    x_int1 @ x_float8_e3m4  # E: promotion
+    x_int1 @ x_float8_e4m3  # E: promotion
+    x_int1 @ x_float8_e8m0fnu  # E: promotion
+    x_int1 @ x_float8_e4m3b11fnuz  # E: promotion
+    x_int1 @ x_float8_e4m3fn  # E: promotion
+    x_int1 @ x_float8_e4m3fnuz  # E: promotion
+    x_int1 @ x_float8_e5m2  # E: promotion
+    x_int1 @ x_float8_e5m2fnuz  # E: promotion
+    x_int1 @ x_bfloat16  # E: promotion
+    x_int1 @ x_float16  # E: promotion
+    x_int1 @ x_float32  # E: promotion
+    x_int1 @ x_float64  # E: promotion
+    x_int1 @ x_complex64  # E: promotion
+    x_int1 @ x_complex128  # E: promotion
+    x_int1 @ x_weak_int  # E: unsupported
+    x_int1 @ x_weak_float  # E: promotion
+    x_int1 @ x_weak_complex  # E: promotion
     assert_type(x_int16 @ x_bool_, Array[int16])
-    x_int16 @ x_uint1  # E
-    x_int16 @ x_uint2  # E
-    x_int16 @ x_uint4  # E
+    x_int16 @ x_uint1  # E: promotion
+    x_int16 @ x_uint2  # E: promotion
+    x_int16 @ x_uint4  # E: promotion
     assert_type(x_int16 @ x_uint8, Array[int16])
     assert_type(x_int16 @ x_uint16, Array[int32])
     assert_type(x_int16 @ x_uint32, Array[int32])
-    x_int16 @ x_uint64  # E
-    x_int16 @ x_int1  # E
-    x_int16 @ x_int2  # E
-    x_int16 @ x_int4  # E
+    x_int16 @ x_uint64  # E: unsupported
+    x_int16 @ x_int1  # E: promotion
+    x_int16 @ x_int2  # E: promotion
+    x_int16 @ x_int4  # E: promotion
     assert_type(x_int16 @ x_int8, Array[int16])
     assert_type(x_int16 @ x_int16, Array[int16])
     assert_type(x_int16 @ x_int32, Array[int32])
-    x_int16 @ x_int64  # E
+    x_int16 @ x_int64  # E: unsupported
     assert_type(x_int16 @ x_float4_e2m1fn, Array[float4_e2m1fn])
     assert_type(x_int16 @ x_float6_e2m3fn, Array[float6_e2m3fn])
     assert_type(x_int16 @ x_float6_e3m2fn, Array[float6_e3m2fn])
@@ -701,60 +701,60 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_int16 @ x_float32, Array[float32])
     assert_type(x_int16 @ x_float64, Array[float32])
     assert_type(x_int16 @ x_complex64, Array[complex64])
-    x_int16 @ x_complex128  # E
-    x_int16 @ x_weak_int  # E
+    x_int16 @ x_complex128  # E: unsupported
+    x_int16 @ x_weak_int  # E: unsupported
     assert_type(x_int16 @ x_weak_float, Array[weak_float])
     assert_type(x_int16 @ x_weak_complex, Array[weak_complex])
     assert_type(x_int2 @ x_bool_, Array[int2])
-    x_int2 @ x_uint1  # E
-    x_int2 @ x_uint2  # E
-    x_int2 @ x_uint4  # E
-    x_int2 @ x_uint8  # E
-    x_int2 @ x_uint16  # E
-    x_int2 @ x_uint32  # E
-    x_int2 @ x_uint64  # E
-    x_int2 @ x_int1  # E
+    x_int2 @ x_uint1  # E: promotion
+    x_int2 @ x_uint2  # E: promotion
+    x_int2 @ x_uint4  # E: promotion
+    x_int2 @ x_uint8  # E: promotion
+    x_int2 @ x_uint16  # E: promotion
+    x_int2 @ x_uint32  # E: promotion
+    x_int2 @ x_uint64  # E: promotion
+    x_int2 @ x_int1  # E: promotion
     assert_type(x_int2 @ x_int2, Array[int2])
-    x_int2 @ x_int4  # E
-    x_int2 @ x_int8  # E
-    x_int2 @ x_int16  # E
-    x_int2 @ x_int32  # E
-    x_int2 @ x_int64  # E
-    x_int2 @ x_float4_e2m1fn  # E
-    x_int2 @ x_float6_e2m3fn  # E
-    x_int2 @ x_float6_e3m2fn  # E
-    x_int2 @ x_float8_e3m4  # E
-    x_int2 @ x_float8_e4m3  # E
-    x_int2 @ x_float8_e8m0fnu  # E
-    x_int2 @ x_float8_e4m3b11fnuz  # E
-    x_int2 @ x_float8_e4m3fn  # E
-    x_int2 @ x_float8_e4m3fnuz  # E
-    x_int2 @ x_float8_e5m2  # E
-    x_int2 @ x_float8_e5m2fnuz  # E
-    x_int2 @ x_bfloat16  # E
-    x_int2 @ x_float16  # E
-    x_int2 @ x_float32  # E
-    x_int2 @ x_float64  # E
-    x_int2 @ x_complex64  # E
-    x_int2 @ x_complex128  # E
-    x_int2 @ x_weak_int  # E
-    x_int2 @ x_weak_float  # E
-    x_int2 @ x_weak_complex  # E
+    x_int2 @ x_int4  # E: promotion
+    x_int2 @ x_int8  # E: promotion
+    x_int2 @ x_int16  # E: promotion
+    x_int2 @ x_int32  # E: promotion
+    x_int2 @ x_int64  # E: promotion
+    x_int2 @ x_float4_e2m1fn  # E: promotion
+    x_int2 @ x_float6_e2m3fn  # E: promotion
+    x_int2 @ x_float6_e3m2fn  # E: promotion
+    x_int2 @ x_float8_e3m4  # E: promotion
+    x_int2 @ x_float8_e4m3  # E: promotion
+    x_int2 @ x_float8_e8m0fnu  # E: promotion
+    x_int2 @ x_float8_e4m3b11fnuz  # E: promotion
+    x_int2 @ x_float8_e4m3fn  # E: promotion
+    x_int2 @ x_float8_e4m3fnuz  # E: promotion
+    x_int2 @ x_float8_e5m2  # E: promotion
+    x_int2 @ x_float8_e5m2fnuz  # E: promotion
+    x_int2 @ x_bfloat16  # E: promotion
+    x_int2 @ x_float16  # E: promotion
+    x_int2 @ x_float32  # E: promotion
+    x_int2 @ x_float64  # E: promotion
+    x_int2 @ x_complex64  # E: promotion
+    x_int2 @ x_complex128  # E: promotion
+    x_int2 @ x_weak_int  # E: unsupported
+    x_int2 @ x_weak_float  # E: promotion
+    x_int2 @ x_weak_complex  # E: promotion
     assert_type(x_int32 @ x_bool_, Array[int32])
-    x_int32 @ x_uint1  # E
-    x_int32 @ x_uint2  # E
-    x_int32 @ x_uint4  # E
+    x_int32 @ x_uint1  # E: promotion
+    x_int32 @ x_uint2  # E: promotion
+    x_int32 @ x_uint4  # E: promotion
     assert_type(x_int32 @ x_uint8, Array[int32])
     assert_type(x_int32 @ x_uint16, Array[int32])
     assert_type(x_int32 @ x_uint32, Array[int32])
-    x_int32 @ x_uint64  # E
-    x_int32 @ x_int1  # E
-    x_int32 @ x_int2  # E
-    x_int32 @ x_int4  # E
+    x_int32 @ x_uint64  # E: unsupported
+    x_int32 @ x_int1  # E: promotion
+    x_int32 @ x_int2  # E: promotion
+    x_int32 @ x_int4  # E: promotion
     assert_type(x_int32 @ x_int8, Array[int32])
     assert_type(x_int32 @ x_int16, Array[int32])
     assert_type(x_int32 @ x_int32, Array[int32])
-    x_int32 @ x_int64  # E
+    x_int32 @ x_int64  # E: unsupported
     assert_type(x_int32 @ x_float4_e2m1fn, Array[float4_e2m1fn])
     assert_type(x_int32 @ x_float6_e2m3fn, Array[float6_e2m3fn])
     assert_type(x_int32 @ x_float6_e3m2fn, Array[float6_e3m2fn])
@@ -771,60 +771,60 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_int32 @ x_float32, Array[float32])
     assert_type(x_int32 @ x_float64, Array[float32])
     assert_type(x_int32 @ x_complex64, Array[complex64])
-    x_int32 @ x_complex128  # E
+    x_int32 @ x_complex128  # E: unsupported
     assert_type(x_int32 @ x_weak_int, Array[int32])
     assert_type(x_int32 @ x_weak_float, Array[weak_float])
     assert_type(x_int32 @ x_weak_complex, Array[weak_complex])
     assert_type(x_int4 @ x_bool_, Array[int4])
-    x_int4 @ x_uint1  # E
-    x_int4 @ x_uint2  # E
-    x_int4 @ x_uint4  # E
-    x_int4 @ x_uint8  # E
-    x_int4 @ x_uint16  # E
-    x_int4 @ x_uint32  # E
-    x_int4 @ x_uint64  # E
-    x_int4 @ x_int1  # E
-    x_int4 @ x_int2  # E
+    x_int4 @ x_uint1  # E: promotion
+    x_int4 @ x_uint2  # E: promotion
+    x_int4 @ x_uint4  # E: promotion
+    x_int4 @ x_uint8  # E: promotion
+    x_int4 @ x_uint16  # E: promotion
+    x_int4 @ x_uint32  # E: promotion
+    x_int4 @ x_uint64  # E: promotion
+    x_int4 @ x_int1  # E: promotion
+    x_int4 @ x_int2  # E: promotion
     assert_type(x_int4 @ x_int4, Array[int4])
-    x_int4 @ x_int8  # E
-    x_int4 @ x_int16  # E
-    x_int4 @ x_int32  # E
-    x_int4 @ x_int64  # E
-    x_int4 @ x_float4_e2m1fn  # E
-    x_int4 @ x_float6_e2m3fn  # E
-    x_int4 @ x_float6_e3m2fn  # E
-    x_int4 @ x_float8_e3m4  # E
-    x_int4 @ x_float8_e4m3  # E
-    x_int4 @ x_float8_e8m0fnu  # E
-    x_int4 @ x_float8_e4m3b11fnuz  # E
-    x_int4 @ x_float8_e4m3fn  # E
-    x_int4 @ x_float8_e4m3fnuz  # E
-    x_int4 @ x_float8_e5m2  # E
-    x_int4 @ x_float8_e5m2fnuz  # E
-    x_int4 @ x_bfloat16  # E
-    x_int4 @ x_float16  # E
-    x_int4 @ x_float32  # E
-    x_int4 @ x_float64  # E
-    x_int4 @ x_complex64  # E
-    x_int4 @ x_complex128  # E
-    x_int4 @ x_weak_int  # E
-    x_int4 @ x_weak_float  # E
-    x_int4 @ x_weak_complex  # E
-    x_int64 @ x_bool_  # E
-    x_int64 @ x_uint1  # E
-    x_int64 @ x_uint2  # E
-    x_int64 @ x_uint4  # E
-    x_int64 @ x_uint8  # E
-    x_int64 @ x_uint16  # E
-    x_int64 @ x_uint32  # E
-    x_int64 @ x_uint64  # E
-    x_int64 @ x_int1  # E
-    x_int64 @ x_int2  # E
-    x_int64 @ x_int4  # E
-    x_int64 @ x_int8  # E
-    x_int64 @ x_int16  # E
-    x_int64 @ x_int32  # E
-    x_int64 @ x_int64  # E
+    x_int4 @ x_int8  # E: promotion
+    x_int4 @ x_int16  # E: promotion
+    x_int4 @ x_int32  # E: promotion
+    x_int4 @ x_int64  # E: promotion
+    x_int4 @ x_float4_e2m1fn  # E: promotion
+    x_int4 @ x_float6_e2m3fn  # E: promotion
+    x_int4 @ x_float6_e3m2fn  # E: promotion
+    x_int4 @ x_float8_e3m4  # E: promotion
+    x_int4 @ x_float8_e4m3  # E: promotion
+    x_int4 @ x_float8_e8m0fnu  # E: promotion
+    x_int4 @ x_float8_e4m3b11fnuz  # E: promotion
+    x_int4 @ x_float8_e4m3fn  # E: promotion
+    x_int4 @ x_float8_e4m3fnuz  # E: promotion
+    x_int4 @ x_float8_e5m2  # E: promotion
+    x_int4 @ x_float8_e5m2fnuz  # E: promotion
+    x_int4 @ x_bfloat16  # E: promotion
+    x_int4 @ x_float16  # E: promotion
+    x_int4 @ x_float32  # E: promotion
+    x_int4 @ x_float64  # E: promotion
+    x_int4 @ x_complex64  # E: promotion
+    x_int4 @ x_complex128  # E: promotion
+    x_int4 @ x_weak_int  # E: unsupported
+    x_int4 @ x_weak_float  # E: promotion
+    x_int4 @ x_weak_complex  # E: promotion
+    x_int64 @ x_bool_  # E: unsupported
+    x_int64 @ x_uint1  # E: promotion
+    x_int64 @ x_uint2  # E: promotion
+    x_int64 @ x_uint4  # E: promotion
+    x_int64 @ x_uint8  # E: unsupported
+    x_int64 @ x_uint16  # E: unsupported
+    x_int64 @ x_uint32  # E: unsupported
+    x_int64 @ x_uint64  # E: unsupported
+    x_int64 @ x_int1  # E: promotion
+    x_int64 @ x_int2  # E: promotion
+    x_int64 @ x_int4  # E: promotion
+    x_int64 @ x_int8  # E: unsupported
+    x_int64 @ x_int16  # E: unsupported
+    x_int64 @ x_int32  # E: unsupported
+    x_int64 @ x_int64  # E: unsupported
     assert_type(x_int64 @ x_float4_e2m1fn, Array[float4_e2m1fn])
     assert_type(x_int64 @ x_float6_e2m3fn, Array[float6_e2m3fn])
     assert_type(x_int64 @ x_float6_e3m2fn, Array[float6_e3m2fn])
@@ -841,25 +841,25 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_int64 @ x_float32, Array[float32])
     assert_type(x_int64 @ x_float64, Array[float32])
     assert_type(x_int64 @ x_complex64, Array[complex64])
-    x_int64 @ x_complex128  # E
-    x_int64 @ x_weak_int  # E
+    x_int64 @ x_complex128  # E: unsupported
+    x_int64 @ x_weak_int  # E: unsupported
     assert_type(x_int64 @ x_weak_float, Array[weak_float])
     assert_type(x_int64 @ x_weak_complex, Array[weak_complex])
     assert_type(x_int8 @ x_bool_, Array[int8])
-    x_int8 @ x_uint1  # E
-    x_int8 @ x_uint2  # E
-    x_int8 @ x_uint4  # E
+    x_int8 @ x_uint1  # E: promotion
+    x_int8 @ x_uint2  # E: promotion
+    x_int8 @ x_uint4  # E: promotion
     assert_type(x_int8 @ x_uint8, Array[int16])
     assert_type(x_int8 @ x_uint16, Array[int32])
     assert_type(x_int8 @ x_uint32, Array[int32])
-    x_int8 @ x_uint64  # E
-    x_int8 @ x_int1  # E
-    x_int8 @ x_int2  # E
-    x_int8 @ x_int4  # E
+    x_int8 @ x_uint64  # E: unsupported
+    x_int8 @ x_int1  # E: promotion
+    x_int8 @ x_int2  # E: promotion
+    x_int8 @ x_int4  # E: promotion
     assert_type(x_int8 @ x_int8, Array[int8])
     assert_type(x_int8 @ x_int16, Array[int16])
     assert_type(x_int8 @ x_int32, Array[int32])
-    x_int8 @ x_int64  # E
+    x_int8 @ x_int64  # E: unsupported
     assert_type(x_int8 @ x_float4_e2m1fn, Array[float4_e2m1fn])
     assert_type(x_int8 @ x_float6_e2m3fn, Array[float6_e2m3fn])
     assert_type(x_int8 @ x_float6_e3m2fn, Array[float6_e3m2fn])
@@ -876,58 +876,58 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_int8 @ x_float32, Array[float32])
     assert_type(x_int8 @ x_float64, Array[float32])
     assert_type(x_int8 @ x_complex64, Array[complex64])
-    x_int8 @ x_complex128  # E
-    x_int8 @ x_weak_int  # E
+    x_int8 @ x_complex128  # E: unsupported
+    x_int8 @ x_weak_int  # E: unsupported
     assert_type(x_int8 @ x_weak_float, Array[weak_float])
     assert_type(x_int8 @ x_weak_complex, Array[weak_complex])
-    x_uint1 @ x_uint2  # E
-    x_uint1 @ x_uint4  # E
-    x_uint1 @ x_uint8  # E
-    x_uint1 @ x_uint16  # E
-    x_uint1 @ x_uint32  # E
-    x_uint1 @ x_uint64  # E
-    x_uint1 @ x_int1  # E
-    x_uint1 @ x_int2  # E
-    x_uint1 @ x_int4  # E
-    x_uint1 @ x_int8  # E
-    x_uint1 @ x_int16  # E
-    x_uint1 @ x_int32  # E
-    x_uint1 @ x_int64  # E
-    x_uint1 @ x_float4_e2m1fn  # E
-    x_uint1 @ x_float6_e2m3fn  # E
-    x_uint1 @ x_float6_e3m2fn  # E
-    x_uint1 @ x_float8_e3m4  # E
-    x_uint1 @ x_float8_e4m3  # E
-    x_uint1 @ x_float8_e8m0fnu  # E
-    x_uint1 @ x_float8_e4m3b11fnuz  # E
-    x_uint1 @ x_float8_e4m3fn  # E
-    x_uint1 @ x_float8_e4m3fnuz  # E
-    x_uint1 @ x_float8_e5m2  # E
-    x_uint1 @ x_float8_e5m2fnuz  # E
-    x_uint1 @ x_bfloat16  # E
-    x_uint1 @ x_float16  # E
-    x_uint1 @ x_float32  # E
-    x_uint1 @ x_float64  # E
-    x_uint1 @ x_complex64  # E
-    x_uint1 @ x_complex128  # E
-    x_uint1 @ x_weak_int  # E
-    x_uint1 @ x_weak_float  # E
-    x_uint1 @ x_weak_complex  # E
+    x_uint1 @ x_uint2  # E: promotion
+    x_uint1 @ x_uint4  # E: promotion
+    x_uint1 @ x_uint8  # E: promotion
+    x_uint1 @ x_uint16  # E: promotion
+    x_uint1 @ x_uint32  # E: promotion
+    x_uint1 @ x_uint64  # E: promotion
+    x_uint1 @ x_int1  # E: promotion
+    x_uint1 @ x_int2  # E: promotion
+    x_uint1 @ x_int4  # E: promotion
+    x_uint1 @ x_int8  # E: promotion
+    x_uint1 @ x_int16  # E: promotion
+    x_uint1 @ x_int32  # E: promotion
+    x_uint1 @ x_int64  # E: promotion
+    x_uint1 @ x_float4_e2m1fn  # E: promotion
+    x_uint1 @ x_float6_e2m3fn  # E: promotion
+    x_uint1 @ x_float6_e3m2fn  # E: promotion
+    x_uint1 @ x_float8_e3m4  # E: promotion
+    x_uint1 @ x_float8_e4m3  # E: promotion
+    x_uint1 @ x_float8_e8m0fnu  # E: promotion
+    x_uint1 @ x_float8_e4m3b11fnuz  # E: promotion
+    x_uint1 @ x_float8_e4m3fn  # E: promotion
+    x_uint1 @ x_float8_e4m3fnuz  # E: promotion
+    x_uint1 @ x_float8_e5m2  # E: promotion
+    x_uint1 @ x_float8_e5m2fnuz  # E: promotion
+    x_uint1 @ x_bfloat16  # E: promotion
+    x_uint1 @ x_float16  # E: promotion
+    x_uint1 @ x_float32  # E: promotion
+    x_uint1 @ x_float64  # E: promotion
+    x_uint1 @ x_complex64  # E: promotion
+    x_uint1 @ x_complex128  # E: promotion
+    x_uint1 @ x_weak_int  # E: unsupported
+    x_uint1 @ x_weak_float  # E: promotion
+    x_uint1 @ x_weak_complex  # E: promotion
     assert_type(x_uint16 @ x_bool_, Array[uint16])
-    x_uint16 @ x_uint1  # E
-    x_uint16 @ x_uint2  # E
-    x_uint16 @ x_uint4  # E
+    x_uint16 @ x_uint1  # E: promotion
+    x_uint16 @ x_uint2  # E: promotion
+    x_uint16 @ x_uint4  # E: promotion
     assert_type(x_uint16 @ x_uint8, Array[uint16])
     assert_type(x_uint16 @ x_uint16, Array[uint16])
     assert_type(x_uint16 @ x_uint32, Array[uint32])
-    x_uint16 @ x_uint64  # E
-    x_uint16 @ x_int1  # E
-    x_uint16 @ x_int2  # E
-    x_uint16 @ x_int4  # E
+    x_uint16 @ x_uint64  # E: unsupported
+    x_uint16 @ x_int1  # E: promotion
+    x_uint16 @ x_int2  # E: promotion
+    x_uint16 @ x_int4  # E: promotion
     assert_type(x_uint16 @ x_int8, Array[int32])
     assert_type(x_uint16 @ x_int16, Array[int32])
     assert_type(x_uint16 @ x_int32, Array[int32])
-    x_uint16 @ x_int64  # E
+    x_uint16 @ x_int64  # E: unsupported
     assert_type(x_uint16 @ x_float4_e2m1fn, Array[float4_e2m1fn])
     assert_type(x_uint16 @ x_float6_e2m3fn, Array[float6_e2m3fn])
     assert_type(x_uint16 @ x_float6_e3m2fn, Array[float6_e3m2fn])
@@ -944,60 +944,60 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_uint16 @ x_float32, Array[float32])
     assert_type(x_uint16 @ x_float64, Array[float32])
     assert_type(x_uint16 @ x_complex64, Array[complex64])
-    x_uint16 @ x_complex128  # E
-    x_uint16 @ x_weak_int  # E
+    x_uint16 @ x_complex128  # E: unsupported
+    x_uint16 @ x_weak_int  # E: unsupported
     assert_type(x_uint16 @ x_weak_float, Array[weak_float])
     assert_type(x_uint16 @ x_weak_complex, Array[weak_complex])
     assert_type(x_uint2 @ x_bool_, Array[uint2])
-    x_uint2 @ x_uint1  # E
+    x_uint2 @ x_uint1  # E: promotion
     assert_type(x_uint2 @ x_uint2, Array[uint2])
-    x_uint2 @ x_uint4  # E
-    x_uint2 @ x_uint8  # E
-    x_uint2 @ x_uint16  # E
-    x_uint2 @ x_uint32  # E
-    x_uint2 @ x_uint64  # E
-    x_uint2 @ x_int1  # E
-    x_uint2 @ x_int2  # E
-    x_uint2 @ x_int4  # E
-    x_uint2 @ x_int8  # E
-    x_uint2 @ x_int16  # E
-    x_uint2 @ x_int32  # E
-    x_uint2 @ x_int64  # E
-    x_uint2 @ x_float4_e2m1fn  # E
-    x_uint2 @ x_float6_e2m3fn  # E
-    x_uint2 @ x_float6_e3m2fn  # E
-    x_uint2 @ x_float8_e3m4  # E
-    x_uint2 @ x_float8_e4m3  # E
-    x_uint2 @ x_float8_e8m0fnu  # E
-    x_uint2 @ x_float8_e4m3b11fnuz  # E
-    x_uint2 @ x_float8_e4m3fn  # E
-    x_uint2 @ x_float8_e4m3fnuz  # E
-    x_uint2 @ x_float8_e5m2  # E
-    x_uint2 @ x_float8_e5m2fnuz  # E
-    x_uint2 @ x_bfloat16  # E
-    x_uint2 @ x_float16  # E
-    x_uint2 @ x_float32  # E
-    x_uint2 @ x_float64  # E
-    x_uint2 @ x_complex64  # E
-    x_uint2 @ x_complex128  # E
-    x_uint2 @ x_weak_int  # E
-    x_uint2 @ x_weak_float  # E
-    x_uint2 @ x_weak_complex  # E
+    x_uint2 @ x_uint4  # E: promotion
+    x_uint2 @ x_uint8  # E: promotion
+    x_uint2 @ x_uint16  # E: promotion
+    x_uint2 @ x_uint32  # E: promotion
+    x_uint2 @ x_uint64  # E: promotion
+    x_uint2 @ x_int1  # E: promotion
+    x_uint2 @ x_int2  # E: promotion
+    x_uint2 @ x_int4  # E: promotion
+    x_uint2 @ x_int8  # E: promotion
+    x_uint2 @ x_int16  # E: promotion
+    x_uint2 @ x_int32  # E: promotion
+    x_uint2 @ x_int64  # E: promotion
+    x_uint2 @ x_float4_e2m1fn  # E: promotion
+    x_uint2 @ x_float6_e2m3fn  # E: promotion
+    x_uint2 @ x_float6_e3m2fn  # E: promotion
+    x_uint2 @ x_float8_e3m4  # E: promotion
+    x_uint2 @ x_float8_e4m3  # E: promotion
+    x_uint2 @ x_float8_e8m0fnu  # E: promotion
+    x_uint2 @ x_float8_e4m3b11fnuz  # E: promotion
+    x_uint2 @ x_float8_e4m3fn  # E: promotion
+    x_uint2 @ x_float8_e4m3fnuz  # E: promotion
+    x_uint2 @ x_float8_e5m2  # E: promotion
+    x_uint2 @ x_float8_e5m2fnuz  # E: promotion
+    x_uint2 @ x_bfloat16  # E: promotion
+    x_uint2 @ x_float16  # E: promotion
+    x_uint2 @ x_float32  # E: promotion
+    x_uint2 @ x_float64  # E: promotion
+    x_uint2 @ x_complex64  # E: promotion
+    x_uint2 @ x_complex128  # E: promotion
+    x_uint2 @ x_weak_int  # E: unsupported
+    x_uint2 @ x_weak_float  # E: promotion
+    x_uint2 @ x_weak_complex  # E: promotion
     assert_type(x_uint32 @ x_bool_, Array[uint32])
-    x_uint32 @ x_uint1  # E
-    x_uint32 @ x_uint2  # E
-    x_uint32 @ x_uint4  # E
+    x_uint32 @ x_uint1  # E: promotion
+    x_uint32 @ x_uint2  # E: promotion
+    x_uint32 @ x_uint4  # E: promotion
     assert_type(x_uint32 @ x_uint8, Array[uint32])
     assert_type(x_uint32 @ x_uint16, Array[uint32])
     assert_type(x_uint32 @ x_uint32, Array[uint32])
-    x_uint32 @ x_uint64  # E
-    x_uint32 @ x_int1  # E
-    x_uint32 @ x_int2  # E
-    x_uint32 @ x_int4  # E
+    x_uint32 @ x_uint64  # E: unsupported
+    x_uint32 @ x_int1  # E: promotion
+    x_uint32 @ x_int2  # E: promotion
+    x_uint32 @ x_int4  # E: promotion
     assert_type(x_uint32 @ x_int8, Array[int32])
     assert_type(x_uint32 @ x_int16, Array[int32])
     assert_type(x_uint32 @ x_int32, Array[int32])
-    x_uint32 @ x_int64  # E
+    x_uint32 @ x_int64  # E: unsupported
     assert_type(x_uint32 @ x_float4_e2m1fn, Array[float4_e2m1fn])
     assert_type(x_uint32 @ x_float6_e2m3fn, Array[float6_e2m3fn])
     assert_type(x_uint32 @ x_float6_e3m2fn, Array[float6_e3m2fn])
@@ -1014,60 +1014,60 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_uint32 @ x_float32, Array[float32])
     assert_type(x_uint32 @ x_float64, Array[float32])
     assert_type(x_uint32 @ x_complex64, Array[complex64])
-    x_uint32 @ x_complex128  # E
+    x_uint32 @ x_complex128  # E: unsupported
     assert_type(x_uint32 @ x_weak_int, Array[uint32])
     assert_type(x_uint32 @ x_weak_float, Array[weak_float])
     assert_type(x_uint32 @ x_weak_complex, Array[weak_complex])
     assert_type(x_uint4 @ x_bool_, Array[uint4])
-    x_uint4 @ x_uint1  # E
-    x_uint4 @ x_uint2  # E
+    x_uint4 @ x_uint1  # E: promotion
+    x_uint4 @ x_uint2  # E: promotion
     assert_type(x_uint4 @ x_uint4, Array[uint4])
-    x_uint4 @ x_uint8  # E
-    x_uint4 @ x_uint16  # E
-    x_uint4 @ x_uint32  # E
-    x_uint4 @ x_uint64  # E
-    x_uint4 @ x_int1  # E
-    x_uint4 @ x_int2  # E
-    x_uint4 @ x_int4  # E
-    x_uint4 @ x_int8  # E
-    x_uint4 @ x_int16  # E
-    x_uint4 @ x_int32  # E
-    x_uint4 @ x_int64  # E
-    x_uint4 @ x_float4_e2m1fn  # E
-    x_uint4 @ x_float6_e2m3fn  # E
-    x_uint4 @ x_float6_e3m2fn  # E
-    x_uint4 @ x_float8_e3m4  # E
-    x_uint4 @ x_float8_e4m3  # E
-    x_uint4 @ x_float8_e8m0fnu  # E
-    x_uint4 @ x_float8_e4m3b11fnuz  # E
-    x_uint4 @ x_float8_e4m3fn  # E
-    x_uint4 @ x_float8_e4m3fnuz  # E
-    x_uint4 @ x_float8_e5m2  # E
-    x_uint4 @ x_float8_e5m2fnuz  # E
-    x_uint4 @ x_bfloat16  # E
-    x_uint4 @ x_float16  # E
-    x_uint4 @ x_float32  # E
-    x_uint4 @ x_float64  # E
-    x_uint4 @ x_complex64  # E
-    x_uint4 @ x_complex128  # E
-    x_uint4 @ x_weak_int  # E
-    x_uint4 @ x_weak_float  # E
-    x_uint4 @ x_weak_complex  # E
-    x_uint64 @ x_bool_  # E
-    x_uint64 @ x_uint1  # E
-    x_uint64 @ x_uint2  # E
-    x_uint64 @ x_uint4  # E
-    x_uint64 @ x_uint8  # E
-    x_uint64 @ x_uint16  # E
-    x_uint64 @ x_uint32  # E
-    x_uint64 @ x_uint64  # E
-    x_uint64 @ x_int1  # E
-    x_uint64 @ x_int2  # E
-    x_uint64 @ x_int4  # E
-    x_uint64 @ x_int8  # E
-    x_uint64 @ x_int16  # E
-    x_uint64 @ x_int32  # E
-    x_uint64 @ x_int64  # E
+    x_uint4 @ x_uint8  # E: promotion
+    x_uint4 @ x_uint16  # E: promotion
+    x_uint4 @ x_uint32  # E: promotion
+    x_uint4 @ x_uint64  # E: promotion
+    x_uint4 @ x_int1  # E: promotion
+    x_uint4 @ x_int2  # E: promotion
+    x_uint4 @ x_int4  # E: promotion
+    x_uint4 @ x_int8  # E: promotion
+    x_uint4 @ x_int16  # E: promotion
+    x_uint4 @ x_int32  # E: promotion
+    x_uint4 @ x_int64  # E: promotion
+    x_uint4 @ x_float4_e2m1fn  # E: promotion
+    x_uint4 @ x_float6_e2m3fn  # E: promotion
+    x_uint4 @ x_float6_e3m2fn  # E: promotion
+    x_uint4 @ x_float8_e3m4  # E: promotion
+    x_uint4 @ x_float8_e4m3  # E: promotion
+    x_uint4 @ x_float8_e8m0fnu  # E: promotion
+    x_uint4 @ x_float8_e4m3b11fnuz  # E: promotion
+    x_uint4 @ x_float8_e4m3fn  # E: promotion
+    x_uint4 @ x_float8_e4m3fnuz  # E: promotion
+    x_uint4 @ x_float8_e5m2  # E: promotion
+    x_uint4 @ x_float8_e5m2fnuz  # E: promotion
+    x_uint4 @ x_bfloat16  # E: promotion
+    x_uint4 @ x_float16  # E: promotion
+    x_uint4 @ x_float32  # E: promotion
+    x_uint4 @ x_float64  # E: promotion
+    x_uint4 @ x_complex64  # E: promotion
+    x_uint4 @ x_complex128  # E: promotion
+    x_uint4 @ x_weak_int  # E: unsupported
+    x_uint4 @ x_weak_float  # E: promotion
+    x_uint4 @ x_weak_complex  # E: promotion
+    x_uint64 @ x_bool_  # E: unsupported
+    x_uint64 @ x_uint1  # E: promotion
+    x_uint64 @ x_uint2  # E: promotion
+    x_uint64 @ x_uint4  # E: promotion
+    x_uint64 @ x_uint8  # E: unsupported
+    x_uint64 @ x_uint16  # E: unsupported
+    x_uint64 @ x_uint32  # E: unsupported
+    x_uint64 @ x_uint64  # E: unsupported
+    x_uint64 @ x_int1  # E: promotion
+    x_uint64 @ x_int2  # E: promotion
+    x_uint64 @ x_int4  # E: promotion
+    x_uint64 @ x_int8  # E: unsupported
+    x_uint64 @ x_int16  # E: unsupported
+    x_uint64 @ x_int32  # E: unsupported
+    x_uint64 @ x_int64  # E: unsupported
     assert_type(x_uint64 @ x_float4_e2m1fn, Array[float4_e2m1fn])
     assert_type(x_uint64 @ x_float6_e2m3fn, Array[float6_e2m3fn])
     assert_type(x_uint64 @ x_float6_e3m2fn, Array[float6_e3m2fn])
@@ -1084,25 +1084,25 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_uint64 @ x_float32, Array[float32])
     assert_type(x_uint64 @ x_float64, Array[float32])
     assert_type(x_uint64 @ x_complex64, Array[complex64])
-    x_uint64 @ x_complex128  # E
-    x_uint64 @ x_weak_int  # E
+    x_uint64 @ x_complex128  # E: unsupported
+    x_uint64 @ x_weak_int  # E: unsupported
     assert_type(x_uint64 @ x_weak_float, Array[weak_float])
     assert_type(x_uint64 @ x_weak_complex, Array[weak_complex])
     assert_type(x_uint8 @ x_bool_, Array[uint8])
-    x_uint8 @ x_uint1  # E
-    x_uint8 @ x_uint2  # E
-    x_uint8 @ x_uint4  # E
+    x_uint8 @ x_uint1  # E: promotion
+    x_uint8 @ x_uint2  # E: promotion
+    x_uint8 @ x_uint4  # E: promotion
     assert_type(x_uint8 @ x_uint8, Array[uint8])
     assert_type(x_uint8 @ x_uint16, Array[uint16])
     assert_type(x_uint8 @ x_uint32, Array[uint32])
-    x_uint8 @ x_uint64  # E
-    x_uint8 @ x_int1  # E
-    x_uint8 @ x_int2  # E
-    x_uint8 @ x_int4  # E
+    x_uint8 @ x_uint64  # E: unsupported
+    x_uint8 @ x_int1  # E: promotion
+    x_uint8 @ x_int2  # E: promotion
+    x_uint8 @ x_int4  # E: promotion
     assert_type(x_uint8 @ x_int8, Array[int16])
     assert_type(x_uint8 @ x_int16, Array[int16])
     assert_type(x_uint8 @ x_int32, Array[int32])
-    x_uint8 @ x_int64  # E
+    x_uint8 @ x_int64  # E: unsupported
     assert_type(x_uint8 @ x_float4_e2m1fn, Array[float4_e2m1fn])
     assert_type(x_uint8 @ x_float6_e2m3fn, Array[float6_e2m3fn])
     assert_type(x_uint8 @ x_float6_e3m2fn, Array[float6_e3m2fn])
@@ -1119,56 +1119,56 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_uint8 @ x_float32, Array[float32])
     assert_type(x_uint8 @ x_float64, Array[float32])
     assert_type(x_uint8 @ x_complex64, Array[complex64])
-    x_uint8 @ x_complex128  # E
-    x_uint8 @ x_weak_int  # E
+    x_uint8 @ x_complex128  # E: unsupported
+    x_uint8 @ x_weak_int  # E: unsupported
     assert_type(x_uint8 @ x_weak_float, Array[weak_float])
     assert_type(x_uint8 @ x_weak_complex, Array[weak_complex])
     assert_type(x_weak_complex @ x_bool_, Array[weak_complex])
-    x_weak_complex @ x_uint1  # E
-    x_weak_complex @ x_uint2  # E
-    x_weak_complex @ x_uint4  # E
+    x_weak_complex @ x_uint1  # E: promotion
+    x_weak_complex @ x_uint2  # E: promotion
+    x_weak_complex @ x_uint4  # E: promotion
     assert_type(x_weak_complex @ x_uint8, Array[weak_complex])
     assert_type(x_weak_complex @ x_uint16, Array[weak_complex])
     assert_type(x_weak_complex @ x_uint32, Array[weak_complex])
     assert_type(x_weak_complex @ x_uint64, Array[weak_complex])
-    x_weak_complex @ x_int1  # E
-    x_weak_complex @ x_int2  # E
-    x_weak_complex @ x_int4  # E
+    x_weak_complex @ x_int1  # E: promotion
+    x_weak_complex @ x_int2  # E: promotion
+    x_weak_complex @ x_int4  # E: promotion
     assert_type(x_weak_complex @ x_int8, Array[weak_complex])
     assert_type(x_weak_complex @ x_int16, Array[weak_complex])
     assert_type(x_weak_complex @ x_int32, Array[weak_complex])
     assert_type(x_weak_complex @ x_int64, Array[weak_complex])
-    x_weak_complex @ x_float4_e2m1fn  # E
-    x_weak_complex @ x_float6_e2m3fn  # E
-    x_weak_complex @ x_float6_e3m2fn  # E
-    x_weak_complex @ x_float8_e3m4  # E
-    x_weak_complex @ x_float8_e4m3  # E
-    x_weak_complex @ x_float8_e8m0fnu  # E
-    x_weak_complex @ x_float8_e4m3b11fnuz  # E
-    x_weak_complex @ x_float8_e4m3fn  # E
-    x_weak_complex @ x_float8_e4m3fnuz  # E
-    x_weak_complex @ x_float8_e5m2  # E
-    x_weak_complex @ x_float8_e5m2fnuz  # E
+    x_weak_complex @ x_float4_e2m1fn  # E: promotion
+    x_weak_complex @ x_float6_e2m3fn  # E: promotion
+    x_weak_complex @ x_float6_e3m2fn  # E: promotion
+    x_weak_complex @ x_float8_e3m4  # E: promotion
+    x_weak_complex @ x_float8_e4m3  # E: promotion
+    x_weak_complex @ x_float8_e8m0fnu  # E: promotion
+    x_weak_complex @ x_float8_e4m3b11fnuz  # E: promotion
+    x_weak_complex @ x_float8_e4m3fn  # E: promotion
+    x_weak_complex @ x_float8_e4m3fnuz  # E: promotion
+    x_weak_complex @ x_float8_e5m2  # E: promotion
+    x_weak_complex @ x_float8_e5m2fnuz  # E: promotion
     assert_type(x_weak_complex @ x_bfloat16, Array[complex64])
     assert_type(x_weak_complex @ x_float16, Array[complex64])
     assert_type(x_weak_complex @ x_float32, Array[complex64])
     assert_type(x_weak_complex @ x_float64, Array[complex64])
     assert_type(x_weak_complex @ x_complex64, Array[complex64])
-    x_weak_complex @ x_complex128  # E
+    x_weak_complex @ x_complex128  # E: unsupported
     assert_type(x_weak_complex @ x_weak_int, Array[weak_complex])
     assert_type(x_weak_complex @ x_weak_float, Array[weak_complex])
     assert_type(x_weak_complex @ x_weak_complex, Array[weak_complex])
     assert_type(x_weak_float @ x_bool_, Array[weak_float])
-    x_weak_float @ x_uint1  # E
-    x_weak_float @ x_uint2  # E
-    x_weak_float @ x_uint4  # E
+    x_weak_float @ x_uint1  # E: promotion
+    x_weak_float @ x_uint2  # E: promotion
+    x_weak_float @ x_uint4  # E: promotion
     assert_type(x_weak_float @ x_uint8, Array[weak_float])
     assert_type(x_weak_float @ x_uint16, Array[weak_float])
     assert_type(x_weak_float @ x_uint32, Array[weak_float])
     assert_type(x_weak_float @ x_uint64, Array[weak_float])
-    x_weak_float @ x_int1  # E
-    x_weak_float @ x_int2  # E
-    x_weak_float @ x_int4  # E
+    x_weak_float @ x_int1  # E: promotion
+    x_weak_float @ x_int2  # E: promotion
+    x_weak_float @ x_int4  # E: promotion
     assert_type(x_weak_float @ x_int8, Array[weak_float])
     assert_type(x_weak_float @ x_int16, Array[weak_float])
     assert_type(x_weak_float @ x_int32, Array[weak_float])
@@ -1189,25 +1189,25 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_weak_float @ x_float32, Array[float32])
     assert_type(x_weak_float @ x_float64, Array[float32])
     assert_type(x_weak_float @ x_complex64, Array[complex64])
-    x_weak_float @ x_complex128  # E
+    x_weak_float @ x_complex128  # E: unsupported
     assert_type(x_weak_float @ x_weak_int, Array[weak_float])
     assert_type(x_weak_float @ x_weak_float, Array[weak_float])
     assert_type(x_weak_float @ x_weak_complex, Array[weak_complex])
     assert_type(x_weak_int @ x_bool_, Array[weak_int])
-    x_weak_int @ x_uint1  # E
-    x_weak_int @ x_uint2  # E
-    x_weak_int @ x_uint4  # E
-    x_weak_int @ x_uint8  # E
-    x_weak_int @ x_uint16  # E
+    x_weak_int @ x_uint1  # E: unsupported
+    x_weak_int @ x_uint2  # E: unsupported
+    x_weak_int @ x_uint4  # E: unsupported
+    x_weak_int @ x_uint8  # E: unsupported
+    x_weak_int @ x_uint16  # E: unsupported
     assert_type(x_weak_int @ x_uint32, Array[uint32])
-    x_weak_int @ x_uint64  # E
-    x_weak_int @ x_int1  # E
-    x_weak_int @ x_int2  # E
-    x_weak_int @ x_int4  # E
-    x_weak_int @ x_int8  # E
-    x_weak_int @ x_int16  # E
+    x_weak_int @ x_uint64  # E: unsupported
+    x_weak_int @ x_int1  # E: unsupported
+    x_weak_int @ x_int2  # E: unsupported
+    x_weak_int @ x_int4  # E: unsupported
+    x_weak_int @ x_int8  # E: unsupported
+    x_weak_int @ x_int16  # E: unsupported
     assert_type(x_weak_int @ x_int32, Array[int32])
-    x_weak_int @ x_int64  # E
+    x_weak_int @ x_int64  # E: unsupported
     assert_type(x_weak_int @ x_float4_e2m1fn, Array[float4_e2m1fn])
     assert_type(x_weak_int @ x_float6_e2m3fn, Array[float6_e2m3fn])
     assert_type(x_weak_int @ x_float6_e3m2fn, Array[float6_e3m2fn])
@@ -1224,7 +1224,7 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_weak_int @ x_float32, Array[float32])
     assert_type(x_weak_int @ x_float64, Array[float32])
     assert_type(x_weak_int @ x_complex64, Array[complex64])
-    x_weak_int @ x_complex128  # E
+    x_weak_int @ x_complex128  # E: unsupported
     assert_type(x_weak_int @ x_weak_int, Array[weak_int])
     assert_type(x_weak_int @ x_weak_float, Array[weak_float])
     assert_type(x_weak_int @ x_weak_complex, Array[weak_complex])

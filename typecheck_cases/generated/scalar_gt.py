@@ -33,7 +33,7 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_float32 > True, Array[bool_])
     assert_type(x_float4_e2m1fn > 1, Array[bool_])
     assert_type(x_float4_e2m1fn > 1.0, Array[bool_])
-    x_float4_e2m1fn > 1j  # E
+    x_float4_e2m1fn > 1j  # E: promotion
     assert_type(x_float4_e2m1fn > True, Array[bool_])
     assert_type(x_float64 > 1, Array[bool_])
     assert_type(x_float64 > 1.0, Array[bool_])
@@ -41,61 +41,61 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_float64 > True, Array[bool_])
     assert_type(x_float6_e2m3fn > 1, Array[bool_])
     assert_type(x_float6_e2m3fn > 1.0, Array[bool_])
-    x_float6_e2m3fn > 1j  # E
+    x_float6_e2m3fn > 1j  # E: promotion
     assert_type(x_float6_e2m3fn > True, Array[bool_])
     assert_type(x_float6_e3m2fn > 1, Array[bool_])
     assert_type(x_float6_e3m2fn > 1.0, Array[bool_])
-    x_float6_e3m2fn > 1j  # E
+    x_float6_e3m2fn > 1j  # E: promotion
     assert_type(x_float6_e3m2fn > True, Array[bool_])
     assert_type(x_float8_e3m4 > 1, Array[bool_])
     assert_type(x_float8_e3m4 > 1.0, Array[bool_])
-    x_float8_e3m4 > 1j  # E
+    x_float8_e3m4 > 1j  # E: promotion
     assert_type(x_float8_e3m4 > True, Array[bool_])
     assert_type(x_float8_e4m3 > 1, Array[bool_])
     assert_type(x_float8_e4m3 > 1.0, Array[bool_])
-    x_float8_e4m3 > 1j  # E
+    x_float8_e4m3 > 1j  # E: promotion
     assert_type(x_float8_e4m3 > True, Array[bool_])
     assert_type(x_float8_e4m3b11fnuz > 1, Array[bool_])
     assert_type(x_float8_e4m3b11fnuz > 1.0, Array[bool_])
-    x_float8_e4m3b11fnuz > 1j  # E
+    x_float8_e4m3b11fnuz > 1j  # E: promotion
     assert_type(x_float8_e4m3b11fnuz > True, Array[bool_])
     assert_type(x_float8_e4m3fn > 1, Array[bool_])
     assert_type(x_float8_e4m3fn > 1.0, Array[bool_])
-    x_float8_e4m3fn > 1j  # E
+    x_float8_e4m3fn > 1j  # E: promotion
     assert_type(x_float8_e4m3fn > True, Array[bool_])
     assert_type(x_float8_e4m3fnuz > 1, Array[bool_])
     assert_type(x_float8_e4m3fnuz > 1.0, Array[bool_])
-    x_float8_e4m3fnuz > 1j  # E
+    x_float8_e4m3fnuz > 1j  # E: promotion
     assert_type(x_float8_e4m3fnuz > True, Array[bool_])
     assert_type(x_float8_e5m2 > 1, Array[bool_])
     assert_type(x_float8_e5m2 > 1.0, Array[bool_])
-    x_float8_e5m2 > 1j  # E
+    x_float8_e5m2 > 1j  # E: promotion
     assert_type(x_float8_e5m2 > True, Array[bool_])
     assert_type(x_float8_e5m2fnuz > 1, Array[bool_])
     assert_type(x_float8_e5m2fnuz > 1.0, Array[bool_])
-    x_float8_e5m2fnuz > 1j  # E
+    x_float8_e5m2fnuz > 1j  # E: promotion
     assert_type(x_float8_e5m2fnuz > True, Array[bool_])
     assert_type(x_float8_e8m0fnu > 1, Array[bool_])
     assert_type(x_float8_e8m0fnu > 1.0, Array[bool_])
-    x_float8_e8m0fnu > 1j  # E
+    x_float8_e8m0fnu > 1j  # E: promotion
     assert_type(x_float8_e8m0fnu > True, Array[bool_])
-    x_int1 > 1.0  # E
-    x_int1 > 1j  # E
+    x_int1 > 1.0  # E: promotion
+    x_int1 > 1j  # E: promotion
     assert_type(x_int16 > 1, Array[bool_])
     assert_type(x_int16 > 1.0, Array[bool_])
     assert_type(x_int16 > 1j, Array[bool_])
     assert_type(x_int16 > True, Array[bool_])
     assert_type(x_int2 > 1, Array[bool_])
-    x_int2 > 1.0  # E
-    x_int2 > 1j  # E
+    x_int2 > 1.0  # E: promotion
+    x_int2 > 1j  # E: promotion
     assert_type(x_int2 > True, Array[bool_])
     assert_type(x_int32 > 1, Array[bool_])
     assert_type(x_int32 > 1.0, Array[bool_])
     assert_type(x_int32 > 1j, Array[bool_])
     assert_type(x_int32 > True, Array[bool_])
     assert_type(x_int4 > 1, Array[bool_])
-    x_int4 > 1.0  # E
-    x_int4 > 1j  # E
+    x_int4 > 1.0  # E: promotion
+    x_int4 > 1j  # E: promotion
     assert_type(x_int4 > True, Array[bool_])
     assert_type(x_int64 > 1, Array[bool_])
     assert_type(x_int64 > 1.0, Array[bool_])
@@ -105,23 +105,23 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_int8 > 1.0, Array[bool_])
     assert_type(x_int8 > 1j, Array[bool_])
     assert_type(x_int8 > True, Array[bool_])
-    x_uint1 > 1.0  # E
-    x_uint1 > 1j  # E
+    x_uint1 > 1.0  # E: promotion
+    x_uint1 > 1j  # E: promotion
     assert_type(x_uint16 > 1, Array[bool_])
     assert_type(x_uint16 > 1.0, Array[bool_])
     assert_type(x_uint16 > 1j, Array[bool_])
     assert_type(x_uint16 > True, Array[bool_])
     assert_type(x_uint2 > 1, Array[bool_])
-    x_uint2 > 1.0  # E
-    x_uint2 > 1j  # E
+    x_uint2 > 1.0  # E: promotion
+    x_uint2 > 1j  # E: promotion
     assert_type(x_uint2 > True, Array[bool_])
     assert_type(x_uint32 > 1, Array[bool_])
     assert_type(x_uint32 > 1.0, Array[bool_])
     assert_type(x_uint32 > 1j, Array[bool_])
     assert_type(x_uint32 > True, Array[bool_])
     assert_type(x_uint4 > 1, Array[bool_])
-    x_uint4 > 1.0  # E
-    x_uint4 > 1j  # E
+    x_uint4 > 1.0  # E: promotion
+    x_uint4 > 1j  # E: promotion
     assert_type(x_uint4 > True, Array[bool_])
     assert_type(x_uint64 > 1, Array[bool_])
     assert_type(x_uint64 > 1.0, Array[bool_])
@@ -169,7 +169,7 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(True > x_float32, Array[bool_])
     assert_type(1 > x_float4_e2m1fn, Array[bool_])
     assert_type(1.0 > x_float4_e2m1fn, Array[bool_])
-    1j > x_float4_e2m1fn  # E
+    1j > x_float4_e2m1fn  # E: promotion
     assert_type(True > x_float4_e2m1fn, Array[bool_])
     assert_type(1 > x_float64, Array[bool_])
     assert_type(1.0 > x_float64, Array[bool_])
@@ -177,61 +177,61 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(True > x_float64, Array[bool_])
     assert_type(1 > x_float6_e2m3fn, Array[bool_])
     assert_type(1.0 > x_float6_e2m3fn, Array[bool_])
-    1j > x_float6_e2m3fn  # E
+    1j > x_float6_e2m3fn  # E: promotion
     assert_type(True > x_float6_e2m3fn, Array[bool_])
     assert_type(1 > x_float6_e3m2fn, Array[bool_])
     assert_type(1.0 > x_float6_e3m2fn, Array[bool_])
-    1j > x_float6_e3m2fn  # E
+    1j > x_float6_e3m2fn  # E: promotion
     assert_type(True > x_float6_e3m2fn, Array[bool_])
     assert_type(1 > x_float8_e3m4, Array[bool_])
     assert_type(1.0 > x_float8_e3m4, Array[bool_])
-    1j > x_float8_e3m4  # E
+    1j > x_float8_e3m4  # E: promotion
     assert_type(True > x_float8_e3m4, Array[bool_])
     assert_type(1 > x_float8_e4m3, Array[bool_])
     assert_type(1.0 > x_float8_e4m3, Array[bool_])
-    1j > x_float8_e4m3  # E
+    1j > x_float8_e4m3  # E: promotion
     assert_type(True > x_float8_e4m3, Array[bool_])
     assert_type(1 > x_float8_e4m3b11fnuz, Array[bool_])
     assert_type(1.0 > x_float8_e4m3b11fnuz, Array[bool_])
-    1j > x_float8_e4m3b11fnuz  # E
+    1j > x_float8_e4m3b11fnuz  # E: promotion
     assert_type(True > x_float8_e4m3b11fnuz, Array[bool_])
     assert_type(1 > x_float8_e4m3fn, Array[bool_])
     assert_type(1.0 > x_float8_e4m3fn, Array[bool_])
-    1j > x_float8_e4m3fn  # E
+    1j > x_float8_e4m3fn  # E: promotion
     assert_type(True > x_float8_e4m3fn, Array[bool_])
     assert_type(1 > x_float8_e4m3fnuz, Array[bool_])
     assert_type(1.0 > x_float8_e4m3fnuz, Array[bool_])
-    1j > x_float8_e4m3fnuz  # E
+    1j > x_float8_e4m3fnuz  # E: promotion
     assert_type(True > x_float8_e4m3fnuz, Array[bool_])
     assert_type(1 > x_float8_e5m2, Array[bool_])
     assert_type(1.0 > x_float8_e5m2, Array[bool_])
-    1j > x_float8_e5m2  # E
+    1j > x_float8_e5m2  # E: promotion
     assert_type(True > x_float8_e5m2, Array[bool_])
     assert_type(1 > x_float8_e5m2fnuz, Array[bool_])
     assert_type(1.0 > x_float8_e5m2fnuz, Array[bool_])
-    1j > x_float8_e5m2fnuz  # E
+    1j > x_float8_e5m2fnuz  # E: promotion
     assert_type(True > x_float8_e5m2fnuz, Array[bool_])
     assert_type(1 > x_float8_e8m0fnu, Array[bool_])
     assert_type(1.0 > x_float8_e8m0fnu, Array[bool_])
-    1j > x_float8_e8m0fnu  # E
+    1j > x_float8_e8m0fnu  # E: promotion
     assert_type(True > x_float8_e8m0fnu, Array[bool_])
-    1.0 > x_int1  # E
-    1j > x_int1  # E
+    1.0 > x_int1  # E: promotion
+    1j > x_int1  # E: promotion
     assert_type(1 > x_int16, Array[bool_])
     assert_type(1.0 > x_int16, Array[bool_])
     assert_type(1j > x_int16, Array[bool_])
     assert_type(True > x_int16, Array[bool_])
     assert_type(1 > x_int2, Array[bool_])
-    1.0 > x_int2  # E
-    1j > x_int2  # E
+    1.0 > x_int2  # E: promotion
+    1j > x_int2  # E: promotion
     assert_type(True > x_int2, Array[bool_])
     assert_type(1 > x_int32, Array[bool_])
     assert_type(1.0 > x_int32, Array[bool_])
     assert_type(1j > x_int32, Array[bool_])
     assert_type(True > x_int32, Array[bool_])
     assert_type(1 > x_int4, Array[bool_])
-    1.0 > x_int4  # E
-    1j > x_int4  # E
+    1.0 > x_int4  # E: promotion
+    1j > x_int4  # E: promotion
     assert_type(True > x_int4, Array[bool_])
     assert_type(1 > x_int64, Array[bool_])
     assert_type(1.0 > x_int64, Array[bool_])
@@ -241,23 +241,23 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(1.0 > x_int8, Array[bool_])
     assert_type(1j > x_int8, Array[bool_])
     assert_type(True > x_int8, Array[bool_])
-    1.0 > x_uint1  # E
-    1j > x_uint1  # E
+    1.0 > x_uint1  # E: promotion
+    1j > x_uint1  # E: promotion
     assert_type(1 > x_uint16, Array[bool_])
     assert_type(1.0 > x_uint16, Array[bool_])
     assert_type(1j > x_uint16, Array[bool_])
     assert_type(True > x_uint16, Array[bool_])
     assert_type(1 > x_uint2, Array[bool_])
-    1.0 > x_uint2  # E
-    1j > x_uint2  # E
+    1.0 > x_uint2  # E: promotion
+    1j > x_uint2  # E: promotion
     assert_type(True > x_uint2, Array[bool_])
     assert_type(1 > x_uint32, Array[bool_])
     assert_type(1.0 > x_uint32, Array[bool_])
     assert_type(1j > x_uint32, Array[bool_])
     assert_type(True > x_uint32, Array[bool_])
     assert_type(1 > x_uint4, Array[bool_])
-    1.0 > x_uint4  # E
-    1j > x_uint4  # E
+    1.0 > x_uint4  # E: promotion
+    1j > x_uint4  # E: promotion
     assert_type(True > x_uint4, Array[bool_])
     assert_type(1 > x_uint64, Array[bool_])
     assert_type(1.0 > x_uint64, Array[bool_])

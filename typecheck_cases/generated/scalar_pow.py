@@ -33,7 +33,7 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_float32 ** True, Array[float32])
     assert_type(x_float4_e2m1fn ** 1, Array[float4_e2m1fn])
     assert_type(x_float4_e2m1fn ** 1.0, Array[float4_e2m1fn])
-    x_float4_e2m1fn ** 1j  # E
+    x_float4_e2m1fn ** 1j  # E: promotion
     assert_type(x_float4_e2m1fn ** True, Array[float4_e2m1fn])
     assert_type(x_float64 ** 1, Array[float64])
     assert_type(x_float64 ** 1.0, Array[float32])
@@ -41,61 +41,61 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_float64 ** True, Array[float64])
     assert_type(x_float6_e2m3fn ** 1, Array[float6_e2m3fn])
     assert_type(x_float6_e2m3fn ** 1.0, Array[float6_e2m3fn])
-    x_float6_e2m3fn ** 1j  # E
+    x_float6_e2m3fn ** 1j  # E: promotion
     assert_type(x_float6_e2m3fn ** True, Array[float6_e2m3fn])
     assert_type(x_float6_e3m2fn ** 1, Array[float6_e3m2fn])
     assert_type(x_float6_e3m2fn ** 1.0, Array[float6_e3m2fn])
-    x_float6_e3m2fn ** 1j  # E
+    x_float6_e3m2fn ** 1j  # E: promotion
     assert_type(x_float6_e3m2fn ** True, Array[float6_e3m2fn])
     assert_type(x_float8_e3m4 ** 1, Array[float8_e3m4])
     assert_type(x_float8_e3m4 ** 1.0, Array[float8_e3m4])
-    x_float8_e3m4 ** 1j  # E
+    x_float8_e3m4 ** 1j  # E: promotion
     assert_type(x_float8_e3m4 ** True, Array[float8_e3m4])
     assert_type(x_float8_e4m3 ** 1, Array[float8_e4m3])
     assert_type(x_float8_e4m3 ** 1.0, Array[float8_e4m3])
-    x_float8_e4m3 ** 1j  # E
+    x_float8_e4m3 ** 1j  # E: promotion
     assert_type(x_float8_e4m3 ** True, Array[float8_e4m3])
     assert_type(x_float8_e4m3b11fnuz ** 1, Array[float8_e4m3b11fnuz])
     assert_type(x_float8_e4m3b11fnuz ** 1.0, Array[float8_e4m3b11fnuz])
-    x_float8_e4m3b11fnuz ** 1j  # E
+    x_float8_e4m3b11fnuz ** 1j  # E: promotion
     assert_type(x_float8_e4m3b11fnuz ** True, Array[float8_e4m3b11fnuz])
     assert_type(x_float8_e4m3fn ** 1, Array[float8_e4m3fn])
     assert_type(x_float8_e4m3fn ** 1.0, Array[float8_e4m3fn])
-    x_float8_e4m3fn ** 1j  # E
+    x_float8_e4m3fn ** 1j  # E: promotion
     assert_type(x_float8_e4m3fn ** True, Array[float8_e4m3fn])
     assert_type(x_float8_e4m3fnuz ** 1, Array[float8_e4m3fnuz])
     assert_type(x_float8_e4m3fnuz ** 1.0, Array[float8_e4m3fnuz])
-    x_float8_e4m3fnuz ** 1j  # E
+    x_float8_e4m3fnuz ** 1j  # E: promotion
     assert_type(x_float8_e4m3fnuz ** True, Array[float8_e4m3fnuz])
     assert_type(x_float8_e5m2 ** 1, Array[float8_e5m2])
     assert_type(x_float8_e5m2 ** 1.0, Array[float8_e5m2])
-    x_float8_e5m2 ** 1j  # E
+    x_float8_e5m2 ** 1j  # E: promotion
     assert_type(x_float8_e5m2 ** True, Array[float8_e5m2])
     assert_type(x_float8_e5m2fnuz ** 1, Array[float8_e5m2fnuz])
     assert_type(x_float8_e5m2fnuz ** 1.0, Array[float8_e5m2fnuz])
-    x_float8_e5m2fnuz ** 1j  # E
+    x_float8_e5m2fnuz ** 1j  # E: promotion
     assert_type(x_float8_e5m2fnuz ** True, Array[float8_e5m2fnuz])
     assert_type(x_float8_e8m0fnu ** 1, Array[float8_e8m0fnu])
     assert_type(x_float8_e8m0fnu ** 1.0, Array[float8_e8m0fnu])
-    x_float8_e8m0fnu ** 1j  # E
+    x_float8_e8m0fnu ** 1j  # E: promotion
     assert_type(x_float8_e8m0fnu ** True, Array[float8_e8m0fnu])
-    x_int1 ** 1.0  # E
-    x_int1 ** 1j  # E
+    x_int1 ** 1.0  # E: promotion
+    x_int1 ** 1j  # E: promotion
     assert_type(x_int16 ** 1, Array[int16])
     assert_type(x_int16 ** 1.0, Array[weak_float])
     assert_type(x_int16 ** 1j, Array[weak_complex])
     assert_type(x_int16 ** True, Array[int16])
     assert_type(x_int2 ** 1, Array[int2])
-    x_int2 ** 1.0  # E
-    x_int2 ** 1j  # E
+    x_int2 ** 1.0  # E: promotion
+    x_int2 ** 1j  # E: promotion
     assert_type(x_int2 ** True, Array[int2])
     assert_type(x_int32 ** 1, Array[int32])
     assert_type(x_int32 ** 1.0, Array[weak_float])
     assert_type(x_int32 ** 1j, Array[weak_complex])
     assert_type(x_int32 ** True, Array[int32])
     assert_type(x_int4 ** 1, Array[int4])
-    x_int4 ** 1.0  # E
-    x_int4 ** 1j  # E
+    x_int4 ** 1.0  # E: promotion
+    x_int4 ** 1j  # E: promotion
     assert_type(x_int4 ** True, Array[int4])
     assert_type(x_int64 ** 1, Array[int64])
     assert_type(x_int64 ** 1.0, Array[weak_float])
@@ -105,23 +105,23 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_int8 ** 1.0, Array[weak_float])
     assert_type(x_int8 ** 1j, Array[weak_complex])
     assert_type(x_int8 ** True, Array[int8])
-    x_uint1 ** 1.0  # E
-    x_uint1 ** 1j  # E
+    x_uint1 ** 1.0  # E: promotion
+    x_uint1 ** 1j  # E: promotion
     assert_type(x_uint16 ** 1, Array[uint16])
     assert_type(x_uint16 ** 1.0, Array[weak_float])
     assert_type(x_uint16 ** 1j, Array[weak_complex])
     assert_type(x_uint16 ** True, Array[uint16])
     assert_type(x_uint2 ** 1, Array[uint2])
-    x_uint2 ** 1.0  # E
-    x_uint2 ** 1j  # E
+    x_uint2 ** 1.0  # E: promotion
+    x_uint2 ** 1j  # E: promotion
     assert_type(x_uint2 ** True, Array[uint2])
     assert_type(x_uint32 ** 1, Array[uint32])
     assert_type(x_uint32 ** 1.0, Array[weak_float])
     assert_type(x_uint32 ** 1j, Array[weak_complex])
     assert_type(x_uint32 ** True, Array[uint32])
     assert_type(x_uint4 ** 1, Array[uint4])
-    x_uint4 ** 1.0  # E
-    x_uint4 ** 1j  # E
+    x_uint4 ** 1.0  # E: promotion
+    x_uint4 ** 1j  # E: promotion
     assert_type(x_uint4 ** True, Array[uint4])
     assert_type(x_uint64 ** 1, Array[uint64])
     assert_type(x_uint64 ** 1.0, Array[weak_float])
@@ -169,7 +169,7 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(True ** x_float32, Array[float32])
     assert_type(1 ** x_float4_e2m1fn, Array[float4_e2m1fn])
     assert_type(1.0 ** x_float4_e2m1fn, Array[float4_e2m1fn])
-    1j ** x_float4_e2m1fn  # E
+    1j ** x_float4_e2m1fn  # E: promotion
     assert_type(True ** x_float4_e2m1fn, Array[float4_e2m1fn])
     assert_type(1 ** x_float64, Array[float32])
     assert_type(1.0 ** x_float64, Array[float32])
@@ -177,64 +177,64 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(True ** x_float64, Array[float32])
     assert_type(1 ** x_float6_e2m3fn, Array[float6_e2m3fn])
     assert_type(1.0 ** x_float6_e2m3fn, Array[float6_e2m3fn])
-    1j ** x_float6_e2m3fn  # E
+    1j ** x_float6_e2m3fn  # E: promotion
     assert_type(True ** x_float6_e2m3fn, Array[float6_e2m3fn])
     assert_type(1 ** x_float6_e3m2fn, Array[float6_e3m2fn])
     assert_type(1.0 ** x_float6_e3m2fn, Array[float6_e3m2fn])
-    1j ** x_float6_e3m2fn  # E
+    1j ** x_float6_e3m2fn  # E: promotion
     assert_type(True ** x_float6_e3m2fn, Array[float6_e3m2fn])
     assert_type(1 ** x_float8_e3m4, Array[float8_e3m4])
     assert_type(1.0 ** x_float8_e3m4, Array[float8_e3m4])
-    1j ** x_float8_e3m4  # E
+    1j ** x_float8_e3m4  # E: promotion
     assert_type(True ** x_float8_e3m4, Array[float8_e3m4])
     assert_type(1 ** x_float8_e4m3, Array[float8_e4m3])
     assert_type(1.0 ** x_float8_e4m3, Array[float8_e4m3])
-    1j ** x_float8_e4m3  # E
+    1j ** x_float8_e4m3  # E: promotion
     assert_type(True ** x_float8_e4m3, Array[float8_e4m3])
     assert_type(1 ** x_float8_e4m3b11fnuz, Array[float8_e4m3b11fnuz])
     assert_type(1.0 ** x_float8_e4m3b11fnuz, Array[float8_e4m3b11fnuz])
-    1j ** x_float8_e4m3b11fnuz  # E
+    1j ** x_float8_e4m3b11fnuz  # E: promotion
     assert_type(True ** x_float8_e4m3b11fnuz, Array[float8_e4m3b11fnuz])
     assert_type(1 ** x_float8_e4m3fn, Array[float8_e4m3fn])
     assert_type(1.0 ** x_float8_e4m3fn, Array[float8_e4m3fn])
-    1j ** x_float8_e4m3fn  # E
+    1j ** x_float8_e4m3fn  # E: promotion
     assert_type(True ** x_float8_e4m3fn, Array[float8_e4m3fn])
     assert_type(1 ** x_float8_e4m3fnuz, Array[float8_e4m3fnuz])
     assert_type(1.0 ** x_float8_e4m3fnuz, Array[float8_e4m3fnuz])
-    1j ** x_float8_e4m3fnuz  # E
+    1j ** x_float8_e4m3fnuz  # E: promotion
     assert_type(True ** x_float8_e4m3fnuz, Array[float8_e4m3fnuz])
     assert_type(1 ** x_float8_e5m2, Array[float8_e5m2])
     assert_type(1.0 ** x_float8_e5m2, Array[float8_e5m2])
-    1j ** x_float8_e5m2  # E
+    1j ** x_float8_e5m2  # E: promotion
     assert_type(True ** x_float8_e5m2, Array[float8_e5m2])
     assert_type(1 ** x_float8_e5m2fnuz, Array[float8_e5m2fnuz])
     assert_type(1.0 ** x_float8_e5m2fnuz, Array[float8_e5m2fnuz])
-    1j ** x_float8_e5m2fnuz  # E
+    1j ** x_float8_e5m2fnuz  # E: promotion
     assert_type(True ** x_float8_e5m2fnuz, Array[float8_e5m2fnuz])
     assert_type(1 ** x_float8_e8m0fnu, Array[float8_e8m0fnu])
     assert_type(1.0 ** x_float8_e8m0fnu, Array[float8_e8m0fnu])
-    1j ** x_float8_e8m0fnu  # E
+    1j ** x_float8_e8m0fnu  # E: promotion
     assert_type(True ** x_float8_e8m0fnu, Array[float8_e8m0fnu])
-    1 ** x_int1  # E
-    1.0 ** x_int1  # E
-    1j ** x_int1  # E
-    True ** x_int1  # E
+    1 ** x_int1  # E: unsupported
+    1.0 ** x_int1  # E: promotion
+    1j ** x_int1  # E: promotion
+    True ** x_int1  # E: unsupported
     assert_type(1 ** x_int16, Array[int16])
     assert_type(1.0 ** x_int16, Array[float32])
     assert_type(1j ** x_int16, Array[complex64])
     assert_type(True ** x_int16, Array[int16])
-    1 ** x_int2  # E
-    1.0 ** x_int2  # E
-    1j ** x_int2  # E
-    True ** x_int2  # E
+    1 ** x_int2  # E: unsupported
+    1.0 ** x_int2  # E: promotion
+    1j ** x_int2  # E: promotion
+    True ** x_int2  # E: unsupported
     assert_type(1 ** x_int32, Array[int32])
     assert_type(1.0 ** x_int32, Array[float32])
     assert_type(1j ** x_int32, Array[complex64])
     assert_type(True ** x_int32, Array[int32])
-    1 ** x_int4  # E
-    1.0 ** x_int4  # E
-    1j ** x_int4  # E
-    True ** x_int4  # E
+    1 ** x_int4  # E: unsupported
+    1.0 ** x_int4  # E: promotion
+    1j ** x_int4  # E: promotion
+    True ** x_int4  # E: unsupported
     assert_type(1 ** x_int64, Array[int32])
     assert_type(1.0 ** x_int64, Array[float32])
     assert_type(1j ** x_int64, Array[complex64])
@@ -243,26 +243,26 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(1.0 ** x_int8, Array[float32])
     assert_type(1j ** x_int8, Array[complex64])
     assert_type(True ** x_int8, Array[int8])
-    1 ** x_uint1  # E
-    1.0 ** x_uint1  # E
-    1j ** x_uint1  # E
-    True ** x_uint1  # E
+    1 ** x_uint1  # E: unsupported
+    1.0 ** x_uint1  # E: promotion
+    1j ** x_uint1  # E: promotion
+    True ** x_uint1  # E: unsupported
     assert_type(1 ** x_uint16, Array[uint16])
     assert_type(1.0 ** x_uint16, Array[float32])
     assert_type(1j ** x_uint16, Array[complex64])
     assert_type(True ** x_uint16, Array[uint16])
-    1 ** x_uint2  # E
-    1.0 ** x_uint2  # E
-    1j ** x_uint2  # E
-    True ** x_uint2  # E
+    1 ** x_uint2  # E: unsupported
+    1.0 ** x_uint2  # E: promotion
+    1j ** x_uint2  # E: promotion
+    True ** x_uint2  # E: unsupported
     assert_type(1 ** x_uint32, Array[uint32])
     assert_type(1.0 ** x_uint32, Array[float32])
     assert_type(1j ** x_uint32, Array[complex64])
     assert_type(True ** x_uint32, Array[uint32])
-    1 ** x_uint4  # E
-    1.0 ** x_uint4  # E
-    1j ** x_uint4  # E
-    True ** x_uint4  # E
+    1 ** x_uint4  # E: unsupported
+    1.0 ** x_uint4  # E: promotion
+    1j ** x_uint4  # E: promotion
+    True ** x_uint4  # E: unsupported
     assert_type(1 ** x_uint64, Array[uint32])
     assert_type(1.0 ** x_uint64, Array[float32])
     assert_type(1j ** x_uint64, Array[complex64])

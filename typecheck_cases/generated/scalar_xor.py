@@ -7,275 +7,275 @@ from jaxtypes import Array, bool_, uint1, uint2, uint4, uint8, uint16, uint32, u
 
 
 def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x_uint4: Array[uint4], x_uint8: Array[uint8], x_uint16: Array[uint16], x_uint32: Array[uint32], x_uint64: Array[uint64], x_int1: Array[int1], x_int2: Array[int2], x_int4: Array[int4], x_int8: Array[int8], x_int16: Array[int16], x_int32: Array[int32], x_int64: Array[int64], x_float4_e2m1fn: Array[float4_e2m1fn], x_float6_e2m3fn: Array[float6_e2m3fn], x_float6_e3m2fn: Array[float6_e3m2fn], x_float8_e3m4: Array[float8_e3m4], x_float8_e4m3: Array[float8_e4m3], x_float8_e8m0fnu: Array[float8_e8m0fnu], x_float8_e4m3b11fnuz: Array[float8_e4m3b11fnuz], x_float8_e4m3fn: Array[float8_e4m3fn], x_float8_e4m3fnuz: Array[float8_e4m3fnuz], x_float8_e5m2: Array[float8_e5m2], x_float8_e5m2fnuz: Array[float8_e5m2fnuz], x_bfloat16: Array[bfloat16], x_float16: Array[float16], x_float32: Array[float32], x_float64: Array[float64], x_complex64: Array[complex64], x_complex128: Array[complex128], x_weak_int: Array[weak_int], x_weak_float: Array[weak_float], x_weak_complex: Array[weak_complex]) -> None:
-    x_bfloat16 ^ 1  # E
-    x_bfloat16 ^ 1.0  # E
-    x_bfloat16 ^ 1j  # E
-    x_bfloat16 ^ True  # E
+    x_bfloat16 ^ 1  # E: unsupported
+    x_bfloat16 ^ 1.0  # E: unsupported
+    x_bfloat16 ^ 1j  # E: unsupported
+    x_bfloat16 ^ True  # E: unsupported
     assert_type(x_bool_ ^ 1, Array[weak_int])
-    x_bool_ ^ 1.0  # E
-    x_bool_ ^ 1j  # E
+    x_bool_ ^ 1.0  # E: unsupported
+    x_bool_ ^ 1j  # E: unsupported
     assert_type(x_bool_ ^ True, Array[bool_])
-    x_complex128 ^ 1  # E
-    x_complex128 ^ 1.0  # E
-    x_complex128 ^ 1j  # E
-    x_complex128 ^ True  # E
-    x_complex64 ^ 1  # E
-    x_complex64 ^ 1.0  # E
-    x_complex64 ^ 1j  # E
-    x_complex64 ^ True  # E
-    x_float16 ^ 1  # E
-    x_float16 ^ 1.0  # E
-    x_float16 ^ 1j  # E
-    x_float16 ^ True  # E
-    x_float32 ^ 1  # E
-    x_float32 ^ 1.0  # E
-    x_float32 ^ 1j  # E
-    x_float32 ^ True  # E
-    x_float4_e2m1fn ^ 1  # E
-    x_float4_e2m1fn ^ 1.0  # E
-    x_float4_e2m1fn ^ 1j  # E
-    x_float4_e2m1fn ^ True  # E
-    x_float64 ^ 1  # E
-    x_float64 ^ 1.0  # E
-    x_float64 ^ 1j  # E
-    x_float64 ^ True  # E
-    x_float6_e2m3fn ^ 1  # E
-    x_float6_e2m3fn ^ 1.0  # E
-    x_float6_e2m3fn ^ 1j  # E
-    x_float6_e2m3fn ^ True  # E
-    x_float6_e3m2fn ^ 1  # E
-    x_float6_e3m2fn ^ 1.0  # E
-    x_float6_e3m2fn ^ 1j  # E
-    x_float6_e3m2fn ^ True  # E
-    x_float8_e3m4 ^ 1  # E
-    x_float8_e3m4 ^ 1.0  # E
-    x_float8_e3m4 ^ 1j  # E
-    x_float8_e3m4 ^ True  # E
-    x_float8_e4m3 ^ 1  # E
-    x_float8_e4m3 ^ 1.0  # E
-    x_float8_e4m3 ^ 1j  # E
-    x_float8_e4m3 ^ True  # E
-    x_float8_e4m3b11fnuz ^ 1  # E
-    x_float8_e4m3b11fnuz ^ 1.0  # E
-    x_float8_e4m3b11fnuz ^ 1j  # E
-    x_float8_e4m3b11fnuz ^ True  # E
-    x_float8_e4m3fn ^ 1  # E
-    x_float8_e4m3fn ^ 1.0  # E
-    x_float8_e4m3fn ^ 1j  # E
-    x_float8_e4m3fn ^ True  # E
-    x_float8_e4m3fnuz ^ 1  # E
-    x_float8_e4m3fnuz ^ 1.0  # E
-    x_float8_e4m3fnuz ^ 1j  # E
-    x_float8_e4m3fnuz ^ True  # E
-    x_float8_e5m2 ^ 1  # E
-    x_float8_e5m2 ^ 1.0  # E
-    x_float8_e5m2 ^ 1j  # E
-    x_float8_e5m2 ^ True  # E
-    x_float8_e5m2fnuz ^ 1  # E
-    x_float8_e5m2fnuz ^ 1.0  # E
-    x_float8_e5m2fnuz ^ 1j  # E
-    x_float8_e5m2fnuz ^ True  # E
-    x_float8_e8m0fnu ^ 1  # E
-    x_float8_e8m0fnu ^ 1.0  # E
-    x_float8_e8m0fnu ^ 1j  # E
-    x_float8_e8m0fnu ^ True  # E
-    x_int1 ^ 1.0  # E
-    x_int1 ^ 1j  # E
+    x_complex128 ^ 1  # E: unsupported
+    x_complex128 ^ 1.0  # E: unsupported
+    x_complex128 ^ 1j  # E: unsupported
+    x_complex128 ^ True  # E: unsupported
+    x_complex64 ^ 1  # E: unsupported
+    x_complex64 ^ 1.0  # E: unsupported
+    x_complex64 ^ 1j  # E: unsupported
+    x_complex64 ^ True  # E: unsupported
+    x_float16 ^ 1  # E: unsupported
+    x_float16 ^ 1.0  # E: unsupported
+    x_float16 ^ 1j  # E: unsupported
+    x_float16 ^ True  # E: unsupported
+    x_float32 ^ 1  # E: unsupported
+    x_float32 ^ 1.0  # E: unsupported
+    x_float32 ^ 1j  # E: unsupported
+    x_float32 ^ True  # E: unsupported
+    x_float4_e2m1fn ^ 1  # E: unsupported
+    x_float4_e2m1fn ^ 1.0  # E: unsupported
+    x_float4_e2m1fn ^ 1j  # E: promotion
+    x_float4_e2m1fn ^ True  # E: unsupported
+    x_float64 ^ 1  # E: unsupported
+    x_float64 ^ 1.0  # E: unsupported
+    x_float64 ^ 1j  # E: unsupported
+    x_float64 ^ True  # E: unsupported
+    x_float6_e2m3fn ^ 1  # E: unsupported
+    x_float6_e2m3fn ^ 1.0  # E: unsupported
+    x_float6_e2m3fn ^ 1j  # E: promotion
+    x_float6_e2m3fn ^ True  # E: unsupported
+    x_float6_e3m2fn ^ 1  # E: unsupported
+    x_float6_e3m2fn ^ 1.0  # E: unsupported
+    x_float6_e3m2fn ^ 1j  # E: promotion
+    x_float6_e3m2fn ^ True  # E: unsupported
+    x_float8_e3m4 ^ 1  # E: unsupported
+    x_float8_e3m4 ^ 1.0  # E: unsupported
+    x_float8_e3m4 ^ 1j  # E: promotion
+    x_float8_e3m4 ^ True  # E: unsupported
+    x_float8_e4m3 ^ 1  # E: unsupported
+    x_float8_e4m3 ^ 1.0  # E: unsupported
+    x_float8_e4m3 ^ 1j  # E: promotion
+    x_float8_e4m3 ^ True  # E: unsupported
+    x_float8_e4m3b11fnuz ^ 1  # E: unsupported
+    x_float8_e4m3b11fnuz ^ 1.0  # E: unsupported
+    x_float8_e4m3b11fnuz ^ 1j  # E: promotion
+    x_float8_e4m3b11fnuz ^ True  # E: unsupported
+    x_float8_e4m3fn ^ 1  # E: unsupported
+    x_float8_e4m3fn ^ 1.0  # E: unsupported
+    x_float8_e4m3fn ^ 1j  # E: promotion
+    x_float8_e4m3fn ^ True  # E: unsupported
+    x_float8_e4m3fnuz ^ 1  # E: unsupported
+    x_float8_e4m3fnuz ^ 1.0  # E: unsupported
+    x_float8_e4m3fnuz ^ 1j  # E: promotion
+    x_float8_e4m3fnuz ^ True  # E: unsupported
+    x_float8_e5m2 ^ 1  # E: unsupported
+    x_float8_e5m2 ^ 1.0  # E: unsupported
+    x_float8_e5m2 ^ 1j  # E: promotion
+    x_float8_e5m2 ^ True  # E: unsupported
+    x_float8_e5m2fnuz ^ 1  # E: unsupported
+    x_float8_e5m2fnuz ^ 1.0  # E: unsupported
+    x_float8_e5m2fnuz ^ 1j  # E: promotion
+    x_float8_e5m2fnuz ^ True  # E: unsupported
+    x_float8_e8m0fnu ^ 1  # E: unsupported
+    x_float8_e8m0fnu ^ 1.0  # E: unsupported
+    x_float8_e8m0fnu ^ 1j  # E: promotion
+    x_float8_e8m0fnu ^ True  # E: unsupported
+    x_int1 ^ 1.0  # E: promotion
+    x_int1 ^ 1j  # E: promotion
     assert_type(x_int16 ^ 1, Array[int16])
-    x_int16 ^ 1.0  # E
-    x_int16 ^ 1j  # E
+    x_int16 ^ 1.0  # E: unsupported
+    x_int16 ^ 1j  # E: unsupported
     assert_type(x_int16 ^ True, Array[int16])
     assert_type(x_int2 ^ 1, Array[int2])
-    x_int2 ^ 1.0  # E
-    x_int2 ^ 1j  # E
+    x_int2 ^ 1.0  # E: promotion
+    x_int2 ^ 1j  # E: promotion
     assert_type(x_int2 ^ True, Array[int2])
     assert_type(x_int32 ^ 1, Array[int32])
-    x_int32 ^ 1.0  # E
-    x_int32 ^ 1j  # E
+    x_int32 ^ 1.0  # E: unsupported
+    x_int32 ^ 1j  # E: unsupported
     assert_type(x_int32 ^ True, Array[int32])
     assert_type(x_int4 ^ 1, Array[int4])
-    x_int4 ^ 1.0  # E
-    x_int4 ^ 1j  # E
+    x_int4 ^ 1.0  # E: promotion
+    x_int4 ^ 1j  # E: promotion
     assert_type(x_int4 ^ True, Array[int4])
     assert_type(x_int64 ^ 1, Array[int32])
-    x_int64 ^ 1.0  # E
-    x_int64 ^ 1j  # E
+    x_int64 ^ 1.0  # E: unsupported
+    x_int64 ^ 1j  # E: unsupported
     assert_type(x_int64 ^ True, Array[int32])
     assert_type(x_int8 ^ 1, Array[int8])
-    x_int8 ^ 1.0  # E
-    x_int8 ^ 1j  # E
+    x_int8 ^ 1.0  # E: unsupported
+    x_int8 ^ 1j  # E: unsupported
     assert_type(x_int8 ^ True, Array[int8])
-    x_uint1 ^ 1.0  # E
-    x_uint1 ^ 1j  # E
+    x_uint1 ^ 1.0  # E: promotion
+    x_uint1 ^ 1j  # E: promotion
     assert_type(x_uint16 ^ 1, Array[uint16])
-    x_uint16 ^ 1.0  # E
-    x_uint16 ^ 1j  # E
+    x_uint16 ^ 1.0  # E: unsupported
+    x_uint16 ^ 1j  # E: unsupported
     assert_type(x_uint16 ^ True, Array[uint16])
     assert_type(x_uint2 ^ 1, Array[uint2])
-    x_uint2 ^ 1.0  # E
-    x_uint2 ^ 1j  # E
+    x_uint2 ^ 1.0  # E: promotion
+    x_uint2 ^ 1j  # E: promotion
     assert_type(x_uint2 ^ True, Array[uint2])
     assert_type(x_uint32 ^ 1, Array[uint32])
-    x_uint32 ^ 1.0  # E
-    x_uint32 ^ 1j  # E
+    x_uint32 ^ 1.0  # E: unsupported
+    x_uint32 ^ 1j  # E: unsupported
     assert_type(x_uint32 ^ True, Array[uint32])
     assert_type(x_uint4 ^ 1, Array[uint4])
-    x_uint4 ^ 1.0  # E
-    x_uint4 ^ 1j  # E
+    x_uint4 ^ 1.0  # E: promotion
+    x_uint4 ^ 1j  # E: promotion
     assert_type(x_uint4 ^ True, Array[uint4])
     assert_type(x_uint64 ^ 1, Array[uint32])
-    x_uint64 ^ 1.0  # E
-    x_uint64 ^ 1j  # E
+    x_uint64 ^ 1.0  # E: unsupported
+    x_uint64 ^ 1j  # E: unsupported
     assert_type(x_uint64 ^ True, Array[uint32])
     assert_type(x_uint8 ^ 1, Array[uint8])
-    x_uint8 ^ 1.0  # E
-    x_uint8 ^ 1j  # E
+    x_uint8 ^ 1.0  # E: unsupported
+    x_uint8 ^ 1j  # E: unsupported
     assert_type(x_uint8 ^ True, Array[uint8])
-    x_weak_complex ^ 1  # E
-    x_weak_complex ^ 1.0  # E
-    x_weak_complex ^ 1j  # E
-    x_weak_complex ^ True  # E
-    x_weak_float ^ 1  # E
-    x_weak_float ^ 1.0  # E
-    x_weak_float ^ 1j  # E
-    x_weak_float ^ True  # E
+    x_weak_complex ^ 1  # E: unsupported
+    x_weak_complex ^ 1.0  # E: unsupported
+    x_weak_complex ^ 1j  # E: unsupported
+    x_weak_complex ^ True  # E: unsupported
+    x_weak_float ^ 1  # E: unsupported
+    x_weak_float ^ 1.0  # E: unsupported
+    x_weak_float ^ 1j  # E: unsupported
+    x_weak_float ^ True  # E: unsupported
     assert_type(x_weak_int ^ 1, Array[weak_int])
-    x_weak_int ^ 1.0  # E
-    x_weak_int ^ 1j  # E
+    x_weak_int ^ 1.0  # E: unsupported
+    x_weak_int ^ 1j  # E: unsupported
     assert_type(x_weak_int ^ True, Array[weak_int])
-    1 ^ x_bfloat16  # E
-    1.0 ^ x_bfloat16  # E
-    1j ^ x_bfloat16  # E
-    True ^ x_bfloat16  # E
+    1 ^ x_bfloat16  # E: unsupported
+    1.0 ^ x_bfloat16  # E: unsupported
+    1j ^ x_bfloat16  # E: unsupported
+    True ^ x_bfloat16  # E: unsupported
     assert_type(1 ^ x_bool_, Array[weak_int])
-    1.0 ^ x_bool_  # E
-    1j ^ x_bool_  # E
+    1.0 ^ x_bool_  # E: unsupported
+    1j ^ x_bool_  # E: unsupported
     assert_type(True ^ x_bool_, Array[bool_])
-    1 ^ x_complex128  # E
-    1.0 ^ x_complex128  # E
-    1j ^ x_complex128  # E
-    True ^ x_complex128  # E
-    1 ^ x_complex64  # E
-    1.0 ^ x_complex64  # E
-    1j ^ x_complex64  # E
-    True ^ x_complex64  # E
-    1 ^ x_float16  # E
-    1.0 ^ x_float16  # E
-    1j ^ x_float16  # E
-    True ^ x_float16  # E
-    1 ^ x_float32  # E
-    1.0 ^ x_float32  # E
-    1j ^ x_float32  # E
-    True ^ x_float32  # E
-    1 ^ x_float4_e2m1fn  # E
-    1.0 ^ x_float4_e2m1fn  # E
-    1j ^ x_float4_e2m1fn  # E
-    True ^ x_float4_e2m1fn  # E
-    1 ^ x_float64  # E
-    1.0 ^ x_float64  # E
-    1j ^ x_float64  # E
-    True ^ x_float64  # E
-    1 ^ x_float6_e2m3fn  # E
-    1.0 ^ x_float6_e2m3fn  # E
-    1j ^ x_float6_e2m3fn  # E
-    True ^ x_float6_e2m3fn  # E
-    1 ^ x_float6_e3m2fn  # E
-    1.0 ^ x_float6_e3m2fn  # E
-    1j ^ x_float6_e3m2fn  # E
-    True ^ x_float6_e3m2fn  # E
-    1 ^ x_float8_e3m4  # E
-    1.0 ^ x_float8_e3m4  # E
-    1j ^ x_float8_e3m4  # E
-    True ^ x_float8_e3m4  # E
-    1 ^ x_float8_e4m3  # E
-    1.0 ^ x_float8_e4m3  # E
-    1j ^ x_float8_e4m3  # E
-    True ^ x_float8_e4m3  # E
-    1 ^ x_float8_e4m3b11fnuz  # E
-    1.0 ^ x_float8_e4m3b11fnuz  # E
-    1j ^ x_float8_e4m3b11fnuz  # E
-    True ^ x_float8_e4m3b11fnuz  # E
-    1 ^ x_float8_e4m3fn  # E
-    1.0 ^ x_float8_e4m3fn  # E
-    1j ^ x_float8_e4m3fn  # E
-    True ^ x_float8_e4m3fn  # E
-    1 ^ x_float8_e4m3fnuz  # E
-    1.0 ^ x_float8_e4m3fnuz  # E
-    1j ^ x_float8_e4m3fnuz  # E
-    True ^ x_float8_e4m3fnuz  # E
-    1 ^ x_float8_e5m2  # E
-    1.0 ^ x_float8_e5m2  # E
-    1j ^ x_float8_e5m2  # E
-    True ^ x_float8_e5m2  # E
-    1 ^ x_float8_e5m2fnuz  # E
-    1.0 ^ x_float8_e5m2fnuz  # E
-    1j ^ x_float8_e5m2fnuz  # E
-    True ^ x_float8_e5m2fnuz  # E
-    1 ^ x_float8_e8m0fnu  # E
-    1.0 ^ x_float8_e8m0fnu  # E
-    1j ^ x_float8_e8m0fnu  # E
-    True ^ x_float8_e8m0fnu  # E
-    1.0 ^ x_int1  # E
-    1j ^ x_int1  # E
+    1 ^ x_complex128  # E: unsupported
+    1.0 ^ x_complex128  # E: unsupported
+    1j ^ x_complex128  # E: unsupported
+    True ^ x_complex128  # E: unsupported
+    1 ^ x_complex64  # E: unsupported
+    1.0 ^ x_complex64  # E: unsupported
+    1j ^ x_complex64  # E: unsupported
+    True ^ x_complex64  # E: unsupported
+    1 ^ x_float16  # E: unsupported
+    1.0 ^ x_float16  # E: unsupported
+    1j ^ x_float16  # E: unsupported
+    True ^ x_float16  # E: unsupported
+    1 ^ x_float32  # E: unsupported
+    1.0 ^ x_float32  # E: unsupported
+    1j ^ x_float32  # E: unsupported
+    True ^ x_float32  # E: unsupported
+    1 ^ x_float4_e2m1fn  # E: unsupported
+    1.0 ^ x_float4_e2m1fn  # E: unsupported
+    1j ^ x_float4_e2m1fn  # E: promotion
+    True ^ x_float4_e2m1fn  # E: unsupported
+    1 ^ x_float64  # E: unsupported
+    1.0 ^ x_float64  # E: unsupported
+    1j ^ x_float64  # E: unsupported
+    True ^ x_float64  # E: unsupported
+    1 ^ x_float6_e2m3fn  # E: unsupported
+    1.0 ^ x_float6_e2m3fn  # E: unsupported
+    1j ^ x_float6_e2m3fn  # E: promotion
+    True ^ x_float6_e2m3fn  # E: unsupported
+    1 ^ x_float6_e3m2fn  # E: unsupported
+    1.0 ^ x_float6_e3m2fn  # E: unsupported
+    1j ^ x_float6_e3m2fn  # E: promotion
+    True ^ x_float6_e3m2fn  # E: unsupported
+    1 ^ x_float8_e3m4  # E: unsupported
+    1.0 ^ x_float8_e3m4  # E: unsupported
+    1j ^ x_float8_e3m4  # E: promotion
+    True ^ x_float8_e3m4  # E: unsupported
+    1 ^ x_float8_e4m3  # E: unsupported
+    1.0 ^ x_float8_e4m3  # E: unsupported
+    1j ^ x_float8_e4m3  # E: promotion
+    True ^ x_float8_e4m3  # E: unsupported
+    1 ^ x_float8_e4m3b11fnuz  # E: unsupported
+    1.0 ^ x_float8_e4m3b11fnuz  # E: unsupported
+    1j ^ x_float8_e4m3b11fnuz  # E: promotion
+    True ^ x_float8_e4m3b11fnuz  # E: unsupported
+    1 ^ x_float8_e4m3fn  # E: unsupported
+    1.0 ^ x_float8_e4m3fn  # E: unsupported
+    1j ^ x_float8_e4m3fn  # E: promotion
+    True ^ x_float8_e4m3fn  # E: unsupported
+    1 ^ x_float8_e4m3fnuz  # E: unsupported
+    1.0 ^ x_float8_e4m3fnuz  # E: unsupported
+    1j ^ x_float8_e4m3fnuz  # E: promotion
+    True ^ x_float8_e4m3fnuz  # E: unsupported
+    1 ^ x_float8_e5m2  # E: unsupported
+    1.0 ^ x_float8_e5m2  # E: unsupported
+    1j ^ x_float8_e5m2  # E: promotion
+    True ^ x_float8_e5m2  # E: unsupported
+    1 ^ x_float8_e5m2fnuz  # E: unsupported
+    1.0 ^ x_float8_e5m2fnuz  # E: unsupported
+    1j ^ x_float8_e5m2fnuz  # E: promotion
+    True ^ x_float8_e5m2fnuz  # E: unsupported
+    1 ^ x_float8_e8m0fnu  # E: unsupported
+    1.0 ^ x_float8_e8m0fnu  # E: unsupported
+    1j ^ x_float8_e8m0fnu  # E: promotion
+    True ^ x_float8_e8m0fnu  # E: unsupported
+    1.0 ^ x_int1  # E: promotion
+    1j ^ x_int1  # E: promotion
     assert_type(1 ^ x_int16, Array[int16])
-    1.0 ^ x_int16  # E
-    1j ^ x_int16  # E
+    1.0 ^ x_int16  # E: unsupported
+    1j ^ x_int16  # E: unsupported
     assert_type(True ^ x_int16, Array[int16])
     assert_type(1 ^ x_int2, Array[int2])
-    1.0 ^ x_int2  # E
-    1j ^ x_int2  # E
+    1.0 ^ x_int2  # E: promotion
+    1j ^ x_int2  # E: promotion
     assert_type(True ^ x_int2, Array[int2])
     assert_type(1 ^ x_int32, Array[int32])
-    1.0 ^ x_int32  # E
-    1j ^ x_int32  # E
+    1.0 ^ x_int32  # E: unsupported
+    1j ^ x_int32  # E: unsupported
     assert_type(True ^ x_int32, Array[int32])
     assert_type(1 ^ x_int4, Array[int4])
-    1.0 ^ x_int4  # E
-    1j ^ x_int4  # E
+    1.0 ^ x_int4  # E: promotion
+    1j ^ x_int4  # E: promotion
     assert_type(True ^ x_int4, Array[int4])
     assert_type(1 ^ x_int64, Array[int32])
-    1.0 ^ x_int64  # E
-    1j ^ x_int64  # E
+    1.0 ^ x_int64  # E: unsupported
+    1j ^ x_int64  # E: unsupported
     assert_type(True ^ x_int64, Array[int32])
     assert_type(1 ^ x_int8, Array[int8])
-    1.0 ^ x_int8  # E
-    1j ^ x_int8  # E
+    1.0 ^ x_int8  # E: unsupported
+    1j ^ x_int8  # E: unsupported
     assert_type(True ^ x_int8, Array[int8])
-    1.0 ^ x_uint1  # E
-    1j ^ x_uint1  # E
+    1.0 ^ x_uint1  # E: promotion
+    1j ^ x_uint1  # E: promotion
     assert_type(1 ^ x_uint16, Array[uint16])
-    1.0 ^ x_uint16  # E
-    1j ^ x_uint16  # E
+    1.0 ^ x_uint16  # E: unsupported
+    1j ^ x_uint16  # E: unsupported
     assert_type(True ^ x_uint16, Array[uint16])
     assert_type(1 ^ x_uint2, Array[uint2])
-    1.0 ^ x_uint2  # E
-    1j ^ x_uint2  # E
+    1.0 ^ x_uint2  # E: promotion
+    1j ^ x_uint2  # E: promotion
     assert_type(True ^ x_uint2, Array[uint2])
     assert_type(1 ^ x_uint32, Array[uint32])
-    1.0 ^ x_uint32  # E
-    1j ^ x_uint32  # E
+    1.0 ^ x_uint32  # E: unsupported
+    1j ^ x_uint32  # E: unsupported
     assert_type(True ^ x_uint32, Array[uint32])
     assert_type(1 ^ x_uint4, Array[uint4])
-    1.0 ^ x_uint4  # E
-    1j ^ x_uint4  # E
+    1.0 ^ x_uint4  # E: promotion
+    1j ^ x_uint4  # E: promotion
     assert_type(True ^ x_uint4, Array[uint4])
     assert_type(1 ^ x_uint64, Array[uint32])
-    1.0 ^ x_uint64  # E
-    1j ^ x_uint64  # E
+    1.0 ^ x_uint64  # E: unsupported
+    1j ^ x_uint64  # E: unsupported
     assert_type(True ^ x_uint64, Array[uint32])
     assert_type(1 ^ x_uint8, Array[uint8])
-    1.0 ^ x_uint8  # E
-    1j ^ x_uint8  # E
+    1.0 ^ x_uint8  # E: unsupported
+    1j ^ x_uint8  # E: unsupported
     assert_type(True ^ x_uint8, Array[uint8])
-    1 ^ x_weak_complex  # E
-    1.0 ^ x_weak_complex  # E
-    1j ^ x_weak_complex  # E
-    True ^ x_weak_complex  # E
-    1 ^ x_weak_float  # E
-    1.0 ^ x_weak_float  # E
-    1j ^ x_weak_float  # E
-    True ^ x_weak_float  # E
+    1 ^ x_weak_complex  # E: unsupported
+    1.0 ^ x_weak_complex  # E: unsupported
+    1j ^ x_weak_complex  # E: unsupported
+    True ^ x_weak_complex  # E: unsupported
+    1 ^ x_weak_float  # E: unsupported
+    1.0 ^ x_weak_float  # E: unsupported
+    1j ^ x_weak_float  # E: unsupported
+    True ^ x_weak_float  # E: unsupported
     assert_type(1 ^ x_weak_int, Array[weak_int])
-    1.0 ^ x_weak_int  # E
-    1j ^ x_weak_int  # E
+    1.0 ^ x_weak_int  # E: unsupported
+    1j ^ x_weak_int  # E: unsupported
     assert_type(True ^ x_weak_int, Array[weak_int])

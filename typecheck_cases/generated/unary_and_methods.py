@@ -41,7 +41,7 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(+x_weak_float, Array[weak_float])
     assert_type(+x_weak_int, Array[weak_int])
     assert_type(-x_bfloat16, Array[bfloat16])
-    -x_bool_  # E
+    -x_bool_  # E: unsupported
     assert_type(-x_complex128, Array[complex128])
     assert_type(-x_complex64, Array[complex64])
     assert_type(-x_float16, Array[float16])
@@ -92,9 +92,9 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(abs(x_float8_e5m2fnuz), Array[float8_e5m2fnuz])
     assert_type(abs(x_float8_e8m0fnu), Array[float8_e8m0fnu])
     assert_type(abs(x_int16), Array[int16])
-    abs(x_int2)  # E
+    abs(x_int2)  # E: unsupported-abs
     assert_type(abs(x_int32), Array[int32])
-    abs(x_int4)  # E
+    abs(x_int4)  # E: unsupported-abs
     assert_type(abs(x_int64), Array[int64])
     assert_type(abs(x_int8), Array[int8])
     assert_type(abs(x_uint16), Array[uint16])
@@ -209,12 +209,12 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_weak_int.any(), Array[bool_])
     assert_type(x_bfloat16.argmax(), Array[int32])
     assert_type(x_bool_.argmax(), Array[int32])
-    x_complex128.argmax()  # E
-    x_complex64.argmax()  # E
+    x_complex128.argmax()  # E: unsupported-method
+    x_complex64.argmax()  # E: unsupported-method
     assert_type(x_float16.argmax(), Array[int32])
     assert_type(x_float32.argmax(), Array[int32])
     assert_type(x_float4_e2m1fn.argmax(), Array[int32])
-    x_float64.argmax()  # E
+    x_float64.argmax()  # E: unsupported-method
     assert_type(x_float6_e2m3fn.argmax(), Array[int32])
     assert_type(x_float6_e3m2fn.argmax(), Array[int32])
     assert_type(x_float8_e3m4.argmax(), Array[int32])
@@ -228,24 +228,24 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_int16.argmax(), Array[int32])
     assert_type(x_int32.argmax(), Array[int32])
     assert_type(x_int4.argmax(), Array[int32])
-    x_int64.argmax()  # E
+    x_int64.argmax()  # E: unsupported-method
     assert_type(x_int8.argmax(), Array[int32])
     assert_type(x_uint16.argmax(), Array[int32])
     assert_type(x_uint32.argmax(), Array[int32])
     assert_type(x_uint4.argmax(), Array[int32])
-    x_uint64.argmax()  # E
+    x_uint64.argmax()  # E: unsupported-method
     assert_type(x_uint8.argmax(), Array[int32])
-    x_weak_complex.argmax()  # E
+    x_weak_complex.argmax()  # E: unsupported-method
     assert_type(x_weak_float.argmax(), Array[int32])
     assert_type(x_weak_int.argmax(), Array[int32])
     assert_type(x_bfloat16.argmin(), Array[int32])
     assert_type(x_bool_.argmin(), Array[int32])
-    x_complex128.argmin()  # E
-    x_complex64.argmin()  # E
+    x_complex128.argmin()  # E: unsupported-method
+    x_complex64.argmin()  # E: unsupported-method
     assert_type(x_float16.argmin(), Array[int32])
     assert_type(x_float32.argmin(), Array[int32])
     assert_type(x_float4_e2m1fn.argmin(), Array[int32])
-    x_float64.argmin()  # E
+    x_float64.argmin()  # E: unsupported-method
     assert_type(x_float6_e2m3fn.argmin(), Array[int32])
     assert_type(x_float6_e3m2fn.argmin(), Array[int32])
     assert_type(x_float8_e3m4.argmin(), Array[int32])
@@ -259,20 +259,20 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_int16.argmin(), Array[int32])
     assert_type(x_int32.argmin(), Array[int32])
     assert_type(x_int4.argmin(), Array[int32])
-    x_int64.argmin()  # E
+    x_int64.argmin()  # E: unsupported-method
     assert_type(x_int8.argmin(), Array[int32])
     assert_type(x_uint16.argmin(), Array[int32])
     assert_type(x_uint32.argmin(), Array[int32])
     assert_type(x_uint4.argmin(), Array[int32])
-    x_uint64.argmin()  # E
+    x_uint64.argmin()  # E: unsupported-method
     assert_type(x_uint8.argmin(), Array[int32])
-    x_weak_complex.argmin()  # E
+    x_weak_complex.argmin()  # E: unsupported-method
     assert_type(x_weak_float.argmin(), Array[int32])
     assert_type(x_weak_int.argmin(), Array[int32])
     assert_type(x_bfloat16.clip(), Array[bfloat16])
     assert_type(x_bool_.clip(), Array[bool_])
-    x_complex128.clip()  # E
-    x_complex64.clip()  # E
+    x_complex128.clip()  # E: unsupported-method
+    x_complex64.clip()  # E: unsupported-method
     assert_type(x_float16.clip(), Array[float16])
     assert_type(x_float32.clip(), Array[float32])
     assert_type(x_float4_e2m1fn.clip(), Array[float4_e2m1fn])
@@ -299,13 +299,13 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_uint4.clip(), Array[uint4])
     assert_type(x_uint64.clip(), Array[uint64])
     assert_type(x_uint8.clip(), Array[uint8])
-    x_weak_complex.clip()  # E
+    x_weak_complex.clip()  # E: unsupported-method
     assert_type(x_weak_float.clip(), Array[weak_float])
     assert_type(x_weak_int.clip(), Array[weak_int])
     assert_type(x_bfloat16.clip(0, 1), Array[bfloat16])
     assert_type(x_bool_.clip(0, 1), Array[weak_int])
-    x_complex128.clip(0, 1)  # E
-    x_complex64.clip(0, 1)  # E
+    x_complex128.clip(0, 1)  # E: unsupported-method
+    x_complex64.clip(0, 1)  # E: unsupported-method
     assert_type(x_float16.clip(0, 1), Array[float16])
     assert_type(x_float32.clip(0, 1), Array[float32])
     assert_type(x_float4_e2m1fn.clip(0, 1), Array[float4_e2m1fn])
@@ -332,7 +332,7 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_uint4.clip(0, 1), Array[uint4])
     assert_type(x_uint64.clip(0, 1), Array[uint32])
     assert_type(x_uint8.clip(0, 1), Array[uint8])
-    x_weak_complex.clip(0, 1)  # E
+    x_weak_complex.clip(0, 1)  # E: unsupported-method
     assert_type(x_weak_float.clip(0, 1), Array[weak_float])
     assert_type(x_weak_int.clip(0, 1), Array[weak_int])
     assert_type(x_bfloat16.conj(), Array[bfloat16])
@@ -519,18 +519,18 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_float8_e5m2.prod(), Array[float8_e5m2])
     assert_type(x_float8_e5m2fnuz.prod(), Array[float8_e5m2fnuz])
     assert_type(x_float8_e8m0fnu.prod(), Array[float8_e8m0fnu])
-    x_int1.prod()  # E
+    x_int1.prod()  # E: unsupported-method
     assert_type(x_int16.prod(), Array[int32])
-    x_int2.prod()  # E
+    x_int2.prod()  # E: unsupported-method
     assert_type(x_int32.prod(), Array[int32])
-    x_int4.prod()  # E
+    x_int4.prod()  # E: unsupported-method
     assert_type(x_int64.prod(), Array[int32])
     assert_type(x_int8.prod(), Array[int32])
-    x_uint1.prod()  # E
+    x_uint1.prod()  # E: unsupported-method
     assert_type(x_uint16.prod(), Array[uint32])
-    x_uint2.prod()  # E
+    x_uint2.prod()  # E: unsupported-method
     assert_type(x_uint32.prod(), Array[uint32])
-    x_uint4.prod()  # E
+    x_uint4.prod()  # E: unsupported-method
     assert_type(x_uint64.prod(), Array[uint32])
     assert_type(x_uint8.prod(), Array[uint32])
     assert_type(x_weak_complex.prod(), Array[complex64])
@@ -605,7 +605,7 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_weak_float.reshape(-1), Array[weak_float])
     assert_type(x_weak_int.reshape(-1), Array[weak_int])
     assert_type(x_bfloat16.round(), Array[bfloat16])
-    x_bool_.round()  # E
+    x_bool_.round()  # E: unsupported-method
     assert_type(x_complex128.round(), Array[complex128])
     assert_type(x_complex64.round(), Array[complex64])
     assert_type(x_float16.round(), Array[float16])
@@ -655,18 +655,18 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_float8_e5m2.sum(), Array[float8_e5m2])
     assert_type(x_float8_e5m2fnuz.sum(), Array[float8_e5m2fnuz])
     assert_type(x_float8_e8m0fnu.sum(), Array[float8_e8m0fnu])
-    x_int1.sum()  # E
+    x_int1.sum()  # E: unsupported-method
     assert_type(x_int16.sum(), Array[int32])
-    x_int2.sum()  # E
+    x_int2.sum()  # E: unsupported-method
     assert_type(x_int32.sum(), Array[int32])
-    x_int4.sum()  # E
+    x_int4.sum()  # E: unsupported-method
     assert_type(x_int64.sum(), Array[int32])
     assert_type(x_int8.sum(), Array[int32])
-    x_uint1.sum()  # E
+    x_uint1.sum()  # E: unsupported-method
     assert_type(x_uint16.sum(), Array[uint32])
-    x_uint2.sum()  # E
+    x_uint2.sum()  # E: unsupported-method
     assert_type(x_uint32.sum(), Array[uint32])
-    x_uint4.sum()  # E
+    x_uint4.sum()  # E: unsupported-method
     assert_type(x_uint64.sum(), Array[uint32])
     assert_type(x_uint8.sum(), Array[uint32])
     assert_type(x_weak_complex.sum(), Array[complex64])
@@ -771,24 +771,24 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_weak_complex[0].item(), complex)
     assert_type(x_weak_float[0].item(), float)
     assert_type(x_weak_int[0].item(), int)
-    ~x_bfloat16  # E
+    ~x_bfloat16  # E: unsupported
     assert_type(~x_bool_, Array[bool_])
-    ~x_complex128  # E
-    ~x_complex64  # E
-    ~x_float16  # E
-    ~x_float32  # E
-    ~x_float4_e2m1fn  # E
-    ~x_float64  # E
-    ~x_float6_e2m3fn  # E
-    ~x_float6_e3m2fn  # E
-    ~x_float8_e3m4  # E
-    ~x_float8_e4m3  # E
-    ~x_float8_e4m3b11fnuz  # E
-    ~x_float8_e4m3fn  # E
-    ~x_float8_e4m3fnuz  # E
-    ~x_float8_e5m2  # E
-    ~x_float8_e5m2fnuz  # E
-    ~x_float8_e8m0fnu  # E
+    ~x_complex128  # E: unsupported
+    ~x_complex64  # E: unsupported
+    ~x_float16  # E: unsupported
+    ~x_float32  # E: unsupported
+    ~x_float4_e2m1fn  # E: unsupported
+    ~x_float64  # E: unsupported
+    ~x_float6_e2m3fn  # E: unsupported
+    ~x_float6_e3m2fn  # E: unsupported
+    ~x_float8_e3m4  # E: unsupported
+    ~x_float8_e4m3  # E: unsupported
+    ~x_float8_e4m3b11fnuz  # E: unsupported
+    ~x_float8_e4m3fn  # E: unsupported
+    ~x_float8_e4m3fnuz  # E: unsupported
+    ~x_float8_e5m2  # E: unsupported
+    ~x_float8_e5m2fnuz  # E: unsupported
+    ~x_float8_e8m0fnu  # E: unsupported
     assert_type(~x_int16, Array[int16])
     assert_type(~x_int2, Array[int2])
     assert_type(~x_int32, Array[int32])
@@ -801,6 +801,6 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(~x_uint4, Array[uint4])
     assert_type(~x_uint64, Array[uint64])
     assert_type(~x_uint8, Array[uint8])
-    ~x_weak_complex  # E
-    ~x_weak_float  # E
+    ~x_weak_complex  # E: unsupported
+    ~x_weak_float  # E: unsupported
     assert_type(~x_weak_int, Array[weak_int])

@@ -4,7 +4,9 @@
 ``expectations``) into ``{file name: source}``: every marker pair under every
 operator, Python scalars on both sides, every unary operator and method the
 stubs declare, each line an ``assert_type`` of JAX's answer or, where JAX
-raises, the bare expression marked ``# E``.
+raises, the bare expression marked ``# E: KIND`` with the kind of error
+(``error_kind``; tests/expected_errors.py maps each kind to each checker's
+error code).
 
 tools/generate.py commits the default configuration's files
 (typecheck_cases/generated/); tests/test_mypy_plugin_corpus.py renders all four
@@ -23,6 +25,21 @@ EXPRESSIONS = (
     "x.conj()", "x.real", "x.imag", "x.T", "x.reshape(-1)", "x.transpose()", "x[0]",
     "x[0].item()",
 )
+
+
+UNARY_OPERATORS = ("-x", "+x", "~x")
+
+
+def error_kind(table: str, op: str, jax_error: str) -> str:
+    """The kind of error a case JAX rejects is (tests/expected_errors.py): by
+    the expression's form (an operator, abs(), a method) and by JAX's
+    exception (no promotion path, or a dtype the operation does not accept)."""
+    if table == "unary" and op == "abs(x)":
+        return "unsupported-abs"
+    promotion = jax_error == "TypePromotionError"
+    if table == "unary" and op not in UNARY_OPERATORS:
+        return "promotion-method" if promotion else "unsupported-method"
+    return "promotion" if promotion else "unsupported"
 
 
 def _header(config: str) -> str:
@@ -44,9 +61,9 @@ def render(config: str) -> dict[str, str]:
     files: dict[str, list[str]] = {}
     skipped: dict[str, int] = {}
 
-    def line(expr: str, truth: tuple[str, str], item: bool = False) -> str:
+    def line(expr: str, truth: tuple[str, str], kind: str, item: bool = False) -> str:
         if truth[0] == "error":
-            return f"    {expr}  # E"
+            return f"    {expr}  # E: {kind}"
         expected = truth[1] if item else f"Array[{marker_of[truth[1]]}]"
         return f"    assert_type({expr}, {expected})"
 
@@ -66,7 +83,8 @@ def render(config: str) -> dict[str, str]:
         if truth[0] == "skip":
             skipped[name] = skipped.get(name, 0) + 1
             continue
-        files.setdefault(name, []).append(line(expr, truth, item=op == "x[0].item()"))
+        kind = error_kind(table, op, truth[1])
+        files.setdefault(name, []).append(line(expr, truth, kind, item=op == "x[0].item()"))
     out = {}
     for name, body in sorted(files.items()):
         note = (f"# {skipped[name]} case(s) left out: XLA's CPU backend cannot run them.\n"

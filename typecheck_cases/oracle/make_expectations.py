@@ -43,8 +43,9 @@ instance the float6 markers, which the CPU runtime cannot hold at all, still
 trace).  The output layout is described by the ``layout`` key of the JSON.
 
 This script deliberately does not import jaxtypes, not even jaxtypes.lattice:
-the data must come from JAX alone.  The marker and node names are written out
-below, copied from jaxtypes.markers / jaxtypes.lattice.
+the data must come from JAX alone.  The node names come from
+tests/lattice_facts.py (written out, shared by the oracle scripts); the marker
+names are written out below, after jaxtypes.markers.
 """
 
 from __future__ import annotations
@@ -75,27 +76,22 @@ from jax._src import dtypes as jax_dtypes  # noqa: E402
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "data" / "jax_expectations.json"
 
-# The 35 markers (jaxtypes.markers) and their lattice nodes (jaxtypes.lattice),
-# in jaxtypes.lattice.NODES order.
-STRONG_NODES = (
-    "bool",
-    "uint1", "uint2", "uint4", "uint8", "uint16", "uint32", "uint64",
-    "int1", "int2", "int4", "int8", "int16", "int32", "int64",
-    "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn",
-    "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz",
-    "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
-    "bfloat16", "float16", "float32", "float64",
-    "complex64", "complex128",
-)
+# The lattice nodes (tests/lattice_facts.py, shared with the other JAX oracle
+# scripts), and the 35 markers (jaxtypes.markers) naming them, in
+# jaxtypes.lattice.NODES order.
+sys.path.insert(0, str(ROOT.parent / "tests"))
+from lattice_facts import STRONG_NODES  # noqa: E402
+
+# The 64-bit dtypes: with x64 off JAX makes no such array, but one made while
+# x64 was on keeps its dtype, so with x64 off the marker stands for that array.
+from lattice_facts import BIT64 as X64_ONLY  # noqa: E402
+
 WEAK_MARKERS = {"weak_int": ("i*", 1), "weak_float": ("f*", 1.0), "weak_complex": ("c*", 1j)}
 MARKERS: dict[str, str] = {
     **{("bool_" if n == "bool" else n): n for n in STRONG_NODES},
     **{m: node for m, (node, _) in WEAK_MARKERS.items()},
 }
 MARKER_ORDER = tuple(MARKERS)
-# The 64-bit dtypes: with x64 off JAX makes no such array, but one made while
-# x64 was on keeps its dtype, so with x64 off the marker stands for that array.
-X64_ONLY = ("uint64", "int64", "float64", "complex128")
 # A weakly typed array has its kind's default width of the configuration it was
 # made in; one made in the other setting of x64 keeps its width.  These extra
 # operands are those arrays (named by their dtype), typed by the weak markers.

@@ -20,5 +20,5 @@ def compare(x: Array[float32], i: Array[int8], u: Array[uint8], b: Array[bfloat1
 
 
 def no_path(f8: Array[float8_e4m3fn], c: Array[complex64]) -> None:
-    f8 < c  # E
-    f8 == c  # E
+    f8 < c  # E: promotion
+    f8 == c  # E: promotion

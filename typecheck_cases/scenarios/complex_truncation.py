@@ -14,11 +14,11 @@ def dense(x: Array[complex64], kernel: Array[float32], bias: Array[float32]) -> 
 
 
 def truncating_dense(x: Array[complex64], kernel: Array[float32]) -> Array[float32]:
-    return x @ kernel  # E
+    return x @ kernel  # E: return
 
 
 def store(x: Array[complex64], kernel: Array[bfloat16]) -> None:
-    y: Array[float32] = x * kernel  # E
+    y: Array[float32] = x * kernel  # E: assignment
     z: Array[float32] = (x * kernel).real
     assert_type(abs(x * kernel), Array[float32])
 

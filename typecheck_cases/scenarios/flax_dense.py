@@ -22,7 +22,7 @@ class Dense:
         return y
 
     def wrong(self, x: Array[bfloat16]) -> Array[bfloat16]:
-        return x @ self.kernel  # E
+        return x @ self.kernel  # E: return
 
 
 def layer_norm(x: Array[bfloat16], eps: float = 1e-6) -> Array[bfloat16]:

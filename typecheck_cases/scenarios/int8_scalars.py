@@ -30,4 +30,4 @@ def stays_int8(x: Array[int8]) -> Array[int8]:
 
 
 def not_int8(x: Array[int8]) -> Array[int8]:
-    return x / 2  # E
+    return x / 2  # E: return

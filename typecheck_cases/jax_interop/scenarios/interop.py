@@ -34,8 +34,8 @@ def jax_functions(key: jax.Array, a: jax.Array) -> None:
     assert_type(jax.random.normal(key, (3,)), jax.Array[float32])
     assert_type(lax.add(x, x), jax.Array[float32])
     assert_type(lax.cond(True, lambda: x, lambda: x), jax.Array[float32])
-    jnp.ones(3, jnp.float32, 7)  # E
-    jnp.sin("a")  # E
+    jnp.ones(3, jnp.float32, 7)  # E: no-overload
+    jnp.sin("a")  # E: no-overload
 
 
 # -- the two names are one class
@@ -105,9 +105,9 @@ def promotion(f: jax.Array[float32], i: jax.Array[int8], u: jax.Array[uint8],
     assert_type(-i, jax.Array[int8])
     assert_type(abs(f), jax.Array[float32])
     assert_type(i & u, jax.Array[jaxtypes.int16])
-    f & f  # E
-    ~f  # E
-    x: jax.Array[int8] = f + 1  # E
+    f & f  # E: unsupported
+    ~f  # E: unsupported
+    x: jax.Array[int8] = f + 1  # E: assignment
 
 
 # -- the methods that depend on the dtype, and the members JAX declares
@@ -143,7 +143,7 @@ def methods(f: jax.Array[float32], i: jax.Array[int8], u: jax.Array[uint8]) -> N
     f.addressable_shards
     f.on_device_size_in_bytes()
     f.delete()
-    f.not_a_member  # E
+    f.not_a_member  # E: attribute
 
 
 # -- Array[Any] (bare jax.Array) stays unknown, never a concrete dtype
@@ -210,5 +210,5 @@ def functions_and_transforms(x: jax.Array[bfloat16], w: jax.Array[bfloat16], p: 
     assert_type(jax.grad(_loss)(p, p), jax.Array[float32])
     assert_type(jax.value_and_grad(_loss)(p, p), tuple[jax.Array[float32], jax.Array[float32]])
     assert_type(jax.checkpoint(_dense)(x, w), jax.Array[float32])
-    jax.jit(_dense)(x)  # E
+    jax.jit(_dense)(x)  # E: missing-argument
     jnp.maximum(x, p)  # (two dtypes: jax.Array, no error)
