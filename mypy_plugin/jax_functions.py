@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from typing import Callable, Final, Union
 
+from mypy.nodes import ListExpr, TupleExpr
 from mypy.plugin import FunctionContext, MethodContext
-from mypy.types import Instance, Type, TupleType, get_proper_type
+from mypy.types import Instance, Type, TupleType, UnionType, get_proper_type
 
 from jaxtypes import functions, lattice
 from jaxtypes.lattice import Variant
@@ -101,8 +102,9 @@ def _node(types: list[Type], builder: Builder, scalars: bool = True) -> str:
     return d.node
 
 
-def _sequence_node(types: list[Type], builder: Builder) -> str:
-    """The one dtype of a list or tuple of arrays (``concatenate([x, y])``)."""
+def _sequence_nodes(types: list[Type], builder: Builder) -> list[str]:
+    """The dtypes of a list or tuple of arrays (``concatenate([x, y])``),
+    as the two inputs the rule takes (one dtype twice, or two)."""
     if len(types) != 1:
         raise _Unknown
     p = get_proper_type(types[0])
@@ -110,13 +112,16 @@ def _sequence_node(types: list[Type], builder: Builder) -> str:
     if isinstance(p, TupleType):
         items = list(p.items)
     elif isinstance(p, Instance) and p.args:
-        items = [p.args[0]]
+        item = get_proper_type(p.args[0])  # list[Array[a] | Array[b]]: each
+        items = list(item.items) if isinstance(item, UnionType) else [item]
     else:
         raise _Unknown
-    nodes = {_node([i], builder) for i in items}
-    if len(nodes) != 1:
-        raise _Unknown
-    return nodes.pop()
+    nodes = list(dict.fromkeys(_node([i], builder) for i in items))
+    if len(nodes) == 1:
+        return nodes * 2
+    if len(nodes) == 2:
+        return nodes
+    raise _Unknown
 
 
 def _dtype(types: list[Type], builder: Builder, v: Variant) -> str | None:
@@ -155,8 +160,17 @@ def _inputs(name: str, kind: str, ctx: Context, builder: Builder) -> tuple[list[
         first = ctx.arg_types[0] if ctx.arg_types else []
         if len(given) >= 2 and 1 in given:
             return [_node(first, builder), _node(ctx.arg_types[1], builder)], {0, 1}
-        node = _sequence_node(first, builder)  # concatenate([x, y]): two of one dtype
-        return [node, node], {0}
+        # concatenate([x, y]): the list's elements, as written when it is a
+        # literal (mypy joins Array[bfloat16] and Array[float32] to an
+        # Array of neither)
+        literal = ctx.args[0][0] if ctx.args and len(ctx.args[0]) == 1 else None
+        if isinstance(literal, (ListExpr, TupleExpr)) and literal.items:
+            nodes = list(dict.fromkeys(_node([ctx.api.get_expression_type(e)], builder)
+                                       for e in literal.items))
+            if len(nodes) > 2:
+                raise _Unknown
+            return (nodes * 2)[:2] if len(nodes) == 1 else nodes, {0}
+        return _sequence_nodes(first, builder), {0}
     if kind == "kd":
         return [functions.KEY], {0}
     if kind == "k":
