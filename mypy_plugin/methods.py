@@ -244,6 +244,9 @@ def astype_hook(v: Variant, builder: Builder) -> Callable[[MethodContext], Type]
                                    none_means=lattice.default_dtype("f", v.x64))
         except _Unknown:
             return builder.any_array(receiver)
-        return builder.array_of(receiver, list(nodes))
+        # With x64 off JAX truncates a 64-bit dtype asked for (its default
+        # jax_explicit_x64_dtypes="warn"): astype("float64") is float32.
+        canonical = list(dict.fromkeys(lattice.canonicalize(n, v.x64) for n in nodes))
+        return builder.array_of(receiver, canonical)
 
     return hook
