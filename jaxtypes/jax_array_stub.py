@@ -63,6 +63,10 @@ INDEX_HELPERS: Final = ("_IndexUpdateHelper", "_IndexUpdateRef")
 MARKERS_MODULE: Final = "_jaxtypes_markers"  # how the module imports jaxtypes.markers
 DESCRIPTOR_DT: Final = "_DescriptorDT"  # the descriptors' own type parameter
 ANY_DTYPE: Final = "_AnyDtype"  # no marker derives from it: matches only Any
+DESCRIPTOR_BASE: Final = "_Descriptor"  # every descriptor's base, generic in the dtype
+# A descriptor of dtype Any: the self type of the overload that gives Array[Any]
+# JAX's own signature (_self_dispatched says why a TypeVar).
+ANY_DTYPE_DESCRIPTOR: Final = "_AnyDtypeDescriptor"
 ANY_SCALAR: Final = "_AnyNumpyScalar"  # no numpy scalar type derives from it
 # numpy's scalar types that are lattice dtypes, named as their jaxtypes markers.
 NUMPY_DTYPES: Final = ("bool_", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32",
@@ -265,9 +269,18 @@ def _self_dispatched(node: ast.ClassDef, jax_table: str | None, prelude: list[as
       Keyed on ``obj``, a bare ``jax.Array`` (``Array[Any]``) matched every
       overload, and mypy, pyrefly and ty answer ``Any`` for an ambiguous match
       (the typing spec's overload rule), so ``(b + b).typo`` went unreported.
-    * ``Array[Any]`` keeps JAX's own signature: the first instance overload is
-      for ``_AddOp[_AnyDtype]`` (only ``Any`` matches it) and returns a table
-      whose ``__call__`` is JAX's declaration of the member.
+    * ``Array[Any]`` keeps JAX's own signature: the first instance overload
+      returns a table whose ``__call__`` is JAX's declaration of the member.
+      Its ``self`` is ``_AnyDtypeDescriptor``, a TypeVar bound to
+      ``_Descriptor[_AnyDtype]`` (no marker derives from ``_AnyDtype``), so
+      only a descriptor of dtype ``Any`` matches it.  A TypeVar, not
+      ``_AddOp[_AnyDtype]``, for ty: ``_AddOp[Any]`` matches every marker's
+      overload too, and ty answers an ambiguous match ``Unknown`` unless the
+      overloads up to one of them take every materialization of the argument
+      (the typing spec's step 5); solved against ``_AddOp[Any]``, the TypeVar
+      makes this overload's ``self`` exactly that, so ty stops there.
+      (``self: _AddOp[_K]`` with ``_K`` bound would do for ty, but mypy
+      ignores that bound when binding ``self`` and took it for ``Array[T]``.)
     * Every descriptor is also callable with anything: pyright matches a
       protocol member (``sum()``'s ``SupportsAdd``) against the attribute's
       declared type without applying ``__get__``.
@@ -308,9 +321,9 @@ def _self_dispatched(node: ast.ClassDef, jax_table: str | None, prelude: list[as
                          f" -> {ast.unparse(returns)}: ..."]
     if jax_table is not None:
         instance[:0] = ["@overload",
-                        f"def __get__(self: {name}[{ANY_DTYPE}], obj: object, owner: Any, /) -> {jax_table}: ..."]
+                        f"def __get__(self: {ANY_DTYPE_DESCRIPTOR}, obj: object, owner: Any, /) -> {jax_table}: ..."]
     body = "\n".join("    " + line for line in instance + class_access)
-    text = (f"@type_check_only\nclass {name}(Generic[{DESCRIPTOR_DT}]):\n{body}\n"
+    text = (f"@type_check_only\nclass {name}({DESCRIPTOR_BASE}[{DESCRIPTOR_DT}]):\n{body}\n"
             "    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...\n")
     (cls,) = _parse(text)
     assert isinstance(cls, ast.ClassDef)
@@ -334,7 +347,7 @@ def _descriptors(ours: _Ours, jax_members: Mapping[str, list[ast.stmt]]
         f"@type_check_only\nclass {ANY_SCALAR}(np.generic):\n"
         '    """Matches only an unknown numpy scalar type: ``np.dtype[Any]`` in ``astype``."""\n'
         f"@type_check_only\nclass {ANY_DTYPE}:\n"
-        '    """No dtype marker derives from it: ``_AddOp[_AnyDtype]`` matches only ``_AddOp[Any]``."""\n')]
+        '    """No dtype marker derives from it: only ``_AddOp[Any]`` is assignable to ``_Descriptor[_AnyDtype]``."""\n')]
     prelude: list[ast.stmt] = []
     declared = False
     for node in ours.prelude:
@@ -343,7 +356,11 @@ def _descriptors(ours: _Ours, jax_members: Mapping[str, list[ast.stmt]]
             continue
         if not declared:
             prelude += _parse(f"import jaxtypes.markers as {MARKERS_MODULE}\n"
-                              f'{DESCRIPTOR_DT} = TypeVar("{DESCRIPTOR_DT}", covariant=True)\n')
+                              f'{DESCRIPTOR_DT} = TypeVar("{DESCRIPTOR_DT}", covariant=True)\n'
+                              f"@type_check_only\nclass {DESCRIPTOR_BASE}(Generic[{DESCRIPTOR_DT}]):\n"
+                              '    """The descriptors\' base: what ``_AnyDtypeDescriptor`` is bound to."""\n'
+                              f'{ANY_DTYPE_DESCRIPTOR} = TypeVar("{ANY_DTYPE_DESCRIPTOR}", '
+                              f'bound="{DESCRIPTOR_BASE}[{ANY_DTYPE}]")\n')
             declared = True
         members = users.get(node.name, [])
         jax_defs = [d for m in members for d in jax_members.get(m, []) if isinstance(d, ast.FunctionDef)]
