@@ -32,7 +32,7 @@ from typing import Final
 
 from jaxtypes.jax_function_stubs import (
     ModuleShapeError, _annotation_names, _BUILTINS, _expr, _is_private_machinery, _module_file,
-    _overload, _required, _stub_def,
+    _overload, _required, _stub_def, check_exports, stub_view,
 )
 
 __all__ = ["TRANSFORMS", "LAX_TRANSFORMS", "render_jax_init", "lax_transform_defs"]
@@ -180,7 +180,10 @@ def typed_defs(source: ast.Module, name: str, make: Callable[[list[ast.FunctionD
     jax_defs = _declarations(source, name)
     if not jax_defs:
         return [], set()
-    typed = make(jax_defs)
+    try:
+        typed = make(jax_defs)
+    except Exception:  # declared in a shape the generator does not know: JAX's own typing
+        return [], set()
     if not typed:
         return [], set()
     own = [_overload(d) for d in jax_defs]
@@ -188,14 +191,6 @@ def typed_defs(source: ast.Module, name: str, make: Callable[[list[ast.FunctionD
         d.decorator_list = [ast.Name("_jaxtypes_overload", ast.Load())]
     used = {n for d in jax_defs for n in _annotation_names(d)}
     return [*typed, *own], used
-
-
-def _inline_type_checking(node: ast.If) -> list[ast.stmt] | None:
-    """The body of ``if TYPE_CHECKING:`` (what checkers see), or None."""
-    test = ast.unparse(node.test)
-    if test.endswith("TYPE_CHECKING") and not test.startswith("not "):
-        return node.body
-    return None
 
 
 def render_jax_init(root: Path) -> ast.Module | None:
@@ -210,17 +205,11 @@ def render_jax_init(root: Path) -> ast.Module | None:
     defs: list[ast.stmt] = []
     imported: dict[str, set[str]] = {}
     sources: dict[str, ast.Module] = {}
-    for node in tree.body:
+    for node in stub_view(tree.body):
         if isinstance(node, ast.Expr):  # the docstring; calls made at import
             continue
-        if isinstance(node, ast.Try) or _is_private_machinery(node):
-            continue
-        if isinstance(node, ast.If):
-            inlined = _inline_type_checking(node)
-            if inlined is None:
-                continue
-            kept += inlined
-            continue
+        if isinstance(node, (ast.Try, ast.If)) or _is_private_machinery(node):
+            continue  # (check_exports below: none of them may bind a public name)
         if isinstance(node, ast.Assign):  # public aliases: Device = _xc.Device
             kept.append(node)
             continue
@@ -252,7 +241,9 @@ def render_jax_init(root: Path) -> ast.Module | None:
     names_from = [ast.ImportFrom(module=m, names=[ast.alias(n, n) for n in sorted(ns - _BUILTINS)], level=0)
                   for m, ns in sorted(imported.items()) if ns - _BUILTINS]
     future = ast.parse("from __future__ import annotations").body
-    return ast.Module(body=future + kept + names_from + prelude + defs, type_ignores=[])
+    stub = ast.Module(body=future + kept + names_from + prelude + defs, type_ignores=[])
+    check_exports(tree, stub, "jax/__init__.py")
+    return stub
 
 
 def defining_module(root: Path, module: str, name: str, depth: int = 4) -> tuple[str, ast.Module] | None:
