@@ -172,6 +172,8 @@ def main() -> None:
         result = measure(version)
         results.append(result)
         print(row(result, checkers), flush=True)
+        if "detail" in result:  # (as it comes; all of them again at the end)
+            print(f"{version}: {result['detail']}", file=sys.stderr, flush=True)
     print()
     print("| JAX | " + " | ".join(f"`{m}`" for m in MODULES.values()) + " | total |")
     print("|---|" + "---|" * (len(MODULES) + 1))
