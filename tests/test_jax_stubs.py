@@ -1008,3 +1008,58 @@ def test_nn_without_jax_stub_is_made_from_its_runtime_module(tmp_path: Path) -> 
         ast.parse(stub).body)
     with_jax_stub = jax_stubs.render(jax_stubs.JaxInstall(jax_stubs.locate_jax().root, "0.10.2"))
     assert "from\n# jax/nn/__init__.pyi;" in with_jax_stub["jax-stubs/nn/__init__.pyi"]
+
+
+def _conditionals() -> str:
+    return _installed("_src/lax/control_flow/conditionals.py")
+
+
+def test_wrapped_transform_takes_the_wrapped_parameters() -> None:
+    """JAX 0.4's ``lax.cond`` is ``@functools.wraps(_cond) def cond(*args,
+    **kwargs)``: its typed overload takes ``_cond``'s parameters, JAX's own
+    ``cond(*args, **kwargs)`` stays last."""
+    from jaxtypes import jax_transform_stubs
+
+    wrapped = _replaced(_conditionals(), "\ndef cond(pred,", "\ndef _cond(pred,") + (
+        "\n@api_boundary\n@functools.wraps(_cond)\ndef cond(*args, **kwargs):\n  return _cond(*args, **kwargs)\n")
+    typed, _ = jax_transform_stubs.typed_defs(ast.parse(wrapped), "cond", jax_transform_stubs.LAX_TRANSFORMS["cond"])
+    pinned, _ = jax_transform_stubs.typed_defs(ast.parse(_conditionals()), "cond",
+                                               jax_transform_stubs.LAX_TRANSFORMS["cond"])
+    assert [ast.unparse(d) for d in typed[:-1]] == [ast.unparse(d) for d in pinned[:-1]]
+    assert "true_fun: _JaxtypesCallable[..., _JaxtypesT]" in ast.unparse(typed[0])
+    assert ast.unparse(typed[-1]) == "@_jaxtypes_overload\ndef cond(*args, **kwargs):\n    ..."
+
+
+def test_transform_without_the_parameters_it_retypes_keeps_jax_typing() -> None:
+    from jaxtypes import jax_transform_stubs
+
+    bare = _replaced(_conditionals(), "\ndef cond(pred,", "\ndef _cond(pred,") + (
+        "\ndef cond(*args, **kwargs):\n  return _cond(*args, **kwargs)\n")
+    assert jax_transform_stubs.typed_defs(ast.parse(bare), "cond", jax_transform_stubs.LAX_TRANSFORMS["cond"]) \
+        == ([], set())
+
+
+def test_transform_exported_under_another_name_is_typed(tmp_path: Path) -> None:
+    """JAX 0.4 exports ``checkpoint_wrapper as checkpoint``: the typed
+    declarations are named ``checkpoint`` (an import under another name would
+    not be exported by a stub), the same as the pinned JAX's."""
+    from jaxtypes import jax_transform_stubs
+
+    line = "from jax._src.ad_checkpoint import checkpoint as checkpoint\n"
+    ad_checkpoint = _installed("_src/ad_checkpoint.py")
+    renamed = re.sub(r"^def checkpoint\(", "def checkpoint_wrapper(", ad_checkpoint, flags=re.M)
+    assert renamed != ad_checkpoint
+    root = _jax_tree(tmp_path, {
+        "__init__.py": _replaced(_installed("__init__.py"), line,
+                                 "from jax._src.ad_checkpoint import checkpoint_wrapper as checkpoint\n"),
+        "_src/ad_checkpoint.py": renamed})
+    older = jax_transform_stubs.render_jax_init(root)
+    pinned = jax_transform_stubs.render_jax_init(jax_stubs.locate_jax().root)
+    assert older is not None and pinned is not None
+
+    def checkpoint(tree: ast.Module) -> list[str]:
+        return [ast.unparse(n) for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "checkpoint"]
+
+    assert len(checkpoint(older)) >= 2 and checkpoint(older) == checkpoint(pinned)
+    assert "checkpoint" in jax_function_stubs.exported_names(older.body, stub=True)
+    assert "checkpoint_wrapper as checkpoint" not in ast.unparse(older)
