@@ -1,6 +1,7 @@
 """Reach: how many dtypes of real JAX code each type checker knows, and gets right.
 
-Run by hand: ``python benchmarks/reach.py [--checkers ...] [--stubs DIR] [--json]``.
+Run by hand: ``python benchmarks/reach.py [--checkers ...] [--stubs DIR] [--json]``;
+``--stubs DIR --compare-times --repeat 5`` times each checker with and without the stubs.
 
 The corpus (``benchmarks/reach_corpus/*.py``) is model and training code whose
 array parameters are annotated with concrete dtypes.  It is annotated with
@@ -319,6 +320,35 @@ def check(checker: str, truth: Truth, files: dict[str, str], stubs: Path | None,
     return score(checker, truth, reveals, where, seconds)
 
 
+def compare_times(checker: str, truth: Truth, files: dict[str, str], stubs: Path,
+                  repeat: int) -> tuple[float, float]:
+    """(CPU seconds without the stubs, with them): each checker's median over
+    ``repeat`` runs of each, the two kinds alternated so that the machine's
+    load falls on both alike.  CPU time of the checker's processes, which a
+    loaded machine inflates less than wall time."""
+    import resource
+
+    staged, _ = stage_reveals(files, set(truth.nodes))
+    times: dict[bool, list[float]] = {False: [], True: []}
+    with tempfile.TemporaryDirectory(prefix=f"reach-time-{checker}-") as tmp:
+        roots = {}
+        for with_stubs in (False, True):
+            root = Path(tmp) / ("with" if with_stubs else "without")
+            root.mkdir()
+            paths = stage(staged, root)
+            if with_stubs:
+                shutil.copytree(stubs, root / "typings")
+            roots[with_stubs] = (root, command(checker, root, paths, stubs=with_stubs))
+        for _ in range(repeat):
+            for with_stubs in (False, True):
+                root, cmd = roots[with_stubs]
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                execute(checker, root, cmd)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                times[with_stubs].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return statistics.median(times[False]), statistics.median(times[True])
+
+
 # ------------------------------------------------------------------ main
 def table(results: list[CheckerReach]) -> str:
     rows = ["| checker | intermediates | known | known % | correct of known | seconds |",
@@ -344,7 +374,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--repeat", type=int, default=1,
                         help="time each checker this many times (median); default 1")
+    parser.add_argument("--compare-times", action="store_true",
+                        help="with --stubs: each checker's CPU time without and with the stubs, "
+                             "alternated --repeat times, and their ratio")
     args = parser.parse_args(argv)
+    if args.compare_times and args.stubs is None:
+        parser.error("--compare-times needs --stubs DIR")
     if args.stubs is not None and not (args.stubs / ".search-path").is_dir():
         parser.error(f"--stubs {args.stubs}: not a directory made by `jaxtypes jax-stubs --out DIR` "
                      "(no .search-path inside)")
@@ -352,6 +387,13 @@ def main(argv: list[str] | None = None) -> int:
     truth = collect_truth(files)
     if args.repeat < 1:
         parser.error(f"--repeat {args.repeat}: must be at least 1")
+    if args.compare_times:
+        assert args.stubs is not None
+        print("| checker | CPU s without the stubs | CPU s with them | ratio |\n|---|---|---|---|")
+        for c in args.checkers:
+            without, with_ = compare_times(c, truth, files, args.stubs, args.repeat)
+            print(f"| {c} | {without:.2f} | {with_:.2f} | {with_ / without:.2f}x |", flush=True)
+        return 0
     results = [check(c, truth, files, args.stubs, args.repeat) for c in args.checkers]
     if args.json:
         print(json.dumps({

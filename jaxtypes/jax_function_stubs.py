@@ -52,6 +52,10 @@ __all__ = ["FunctionTables", "transform_module", "transform_markers", "render_ru
 MARKERS: Final = "_jaxtypes_markers"  # how a transformed module imports jaxtypes.markers
 RESULT_VAR: Final = "_JaxtypesV"  # the TypeVar a typed overload solves
 UNKNOWN: Final = "_UnknownArgument"  # (in the markers stub) matches only Any
+# A TypeVar bound to it, which the guard overloads take: as the type context
+# of a nested call (``jnp.exp(jnp.sum(x))``) a TypeVar is no context for
+# mypy, where the class itself would make mypy solve the nested call for it.
+UNKNOWN_VAR: Final = "_UnknownArgumentT"
 # The stub modules JAX ships that are rewritten: path in the jax package -> the
 # qualified name of its functions in jaxtypes.functions.TABLE.
 MODULES: Final = {"numpy/__init__.pyi": "jax.numpy", "nn/__init__.pyi": "jax.nn"}
@@ -372,8 +376,8 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
         # A Python scalar is a weakly typed value to JAX's array functions; to
         # jax.random's it can mean something else (permutation(key, 20) is
         # arange(20)), so those keep JAX's signature.
-        scalars = () if plan.keep else _SCALARS
-        answers = [(py, _result(rule, (node,), tables.v)) for py, node in scalars]
+        kinds = () if plan.keep else _SCALARS
+        answers = [(py, _result(rule, (node,), tables.v)) for py, node in kinds]
         for i, (py, res) in enumerate(answers):
             if res is None and any(r is not None for _, r in answers[i + 1:]):
                 res_text = "Array"  # a wider kind's overload would take it wrongly
@@ -451,7 +455,7 @@ def _pair_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, re
     through to JAX's own signature (``Array[Any]``)."""
     rule = plan.rule
     same = _same_dtype_groups(plan, tables)
-    unknown = f"Array[{MARKERS}.{UNKNOWN}]"
+    unknown = f"Array[{MARKERS}.{UNKNOWN_VAR}]"
     out: list[ast.FunctionDef] = []
     if plan.varargs:
         return _varargs_overloads(plan, fn, tables, ret, same)
@@ -497,7 +501,7 @@ def _any_guards(fn: ast.FunctionDef, ret: str, params: list[str]) -> list[ast.Fu
     names = {p.arg for p in _all_params(fn)}
     for param in params:
         if param in names:
-            guard = _with(fn, {param: f"{MARKERS}.{UNKNOWN}"}, ret.format("Array"))
+            guard = _with(fn, {param: f"{MARKERS}.{UNKNOWN_VAR}"}, ret.format("Array"))
             out += _required(guard, param)
     return out
 
@@ -571,7 +575,7 @@ def _varargs_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables,
     base = _narrowed(fn, list(plan.keep))
     if base is None or not same or base.args.vararg is None:
         return []
-    unknown = f"Array[{MARKERS}.{UNKNOWN}]"
+    unknown = f"Array[{MARKERS}.{UNKNOWN_VAR}]"
     forms: list[tuple[list[str], str]] = [([unknown], "Array"), ([unknown, "Array"], "Array"),
                                           (["Array", unknown], "Array")]
     for var, result in same:
@@ -945,6 +949,8 @@ def transform_markers(text: str, tables: FunctionTables) -> str:
              "@type_check_only",
              f"class {UNKNOWN}:",
              '    """No marker derives from it: ``Array[_UnknownArgument]`` matches only ``Array[Any]``."""',
+             "",
+             f'{UNKNOWN_VAR} = TypeVar("{UNKNOWN_VAR}", bound={UNKNOWN})',
              ""]
     extra += tables.protocol_lines()
     extra += [

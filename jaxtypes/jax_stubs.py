@@ -221,30 +221,30 @@ def render(jax: JaxInstall) -> dict[str, str]:
     for rel, module in jax_function_stubs.MODULES.items():
         path = jax.root / rel
         try:
-            tree = jax_function_stubs.transform_module(
+            stub = jax_function_stubs.transform_module(
                 ast.parse(path.read_text(encoding="utf-8")), module, tables)
         except (SyntaxError, OSError):
             continue  # that module keeps JAX's own typing (its stub is copied as it is)
         generated[rel] = HEADER.format(jaxtypes=__version__, jax=jax.version, source=f"jax/{rel}") \
-            + ast.unparse(tree) + "\n"
+            + ast.unparse(stub) + "\n"
     for rel, module in jax_function_stubs.RUNTIME_MODULES.items():
         if not (jax.root / rel).is_file() or (jax.root / rel).with_suffix(".pyi").is_file():
             continue  # (JAX's own stub, if any, is rewritten above)
         try:
-            tree = jax_function_stubs.render_runtime_module(jax.root, rel, module, tables)
+            runtime = jax_function_stubs.render_runtime_module(jax.root, rel, module, tables)
         except (jax_function_stubs.ModuleShapeError, SyntaxError, OSError):
             continue  # that module keeps JAX's own typing
-        if tree is not None:
+        if runtime is not None:
             rel_stub = rel[:-3] + ".pyi"
             generated[rel_stub] = HEADER.format(jaxtypes=__version__, jax=jax.version, source=f"jax/{rel}") \
-                + ast.unparse(tree) + "\n"
+                + ast.unparse(runtime) + "\n"
     try:
-        init = jax_transform_stubs.render_jax_init(jax.root)
+        jax_init = jax_transform_stubs.render_jax_init(jax.root)
     except (jax_function_stubs.ModuleShapeError, SyntaxError, OSError):
-        init = None  # jax keeps JAX's own typing of its transforms
-    if init is not None:
+        jax_init = None  # jax keeps JAX's own typing of its transforms
+    if jax_init is not None:
         generated["__init__.pyi"] = HEADER.format(jaxtypes=__version__, jax=jax.version,
-                                                  source="jax/__init__.py") + ast.unparse(init) + "\n"
+                                                  source="jax/__init__.py") + ast.unparse(jax_init) + "\n"
     markers = jax_function_stubs.transform_markers(stubgen.render_stubs()["jaxtypes/markers.pyi"], tables)
     header = HEADER.format(jaxtypes=__version__, jax=jax.version, source="jaxtypes.stubgen")
     packages = {

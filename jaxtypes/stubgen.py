@@ -172,7 +172,7 @@ def _table_class(name: str, groups: list[tuple[list[str], str]], arrays: bool,
     lines = [f"class {name}(_Table):"]
     if arrays:  # an argument of unknown dtype keeps the result unknown
         lines += ["    @overload",
-                  "    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ..."]
+                  "    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ..."]
     if identity:  # every partner whose result is its own dtype, in one overload
         lines += ["    @overload",
                   f"    def __call__(self, other: Array[{identity}], /) -> Array[{identity}]: ..."]
@@ -314,7 +314,7 @@ def render_markers(attributes: dict[str, list[str]], tables: _Tables) -> str:
              "",
              "from jaxtypes._array import (",
              "    Array, ArgExtremumTo, DtypeMarker, ExtremumTo, _Marker, MeanTo, ReductionTo, RoundTo,",
-             "    _Table, _Unary, _UnknownDtype,",
+             "    _Table, _Unary, _UnknownDtype, _UnknownDtypeT,",
              ")",
              "",
              "__all__ = [" + ", ".join(f'"{_m(n)}"' for n in lattice.NODES)
@@ -397,7 +397,7 @@ _Axis = None | SupportsIndex | Sequence[SupportsIndex]
 DtypeArgument = (str | np.dtype[Any] | type[DtypeMarker] | type[np.generic] | type[bool]
                  | type[int] | type[float] | type[complex] | None)
 @type_check_only
-class _SupportsDtype(Protocol):
+class SupportsDtype(Protocol):
     """What has a dtype: JAX's scalar types (jnp.float32), arrays."""
     @property
     def dtype(self) -> np.dtype[Any]: ...
@@ -405,7 +405,7 @@ class _SupportsDtype(Protocol):
 
 # The mypy plugin's signatures take any class: the plugin reports a weak
 # marker itself, with its own message ([jax-dtype]).
-_DTypeArg = str | type[Any] | np.dtype[Any] | _SupportsDtype | None
+_DTypeArg = str | type[Any] | np.dtype[Any] | SupportsDtype | None
 
 
 @type_check_only
@@ -426,6 +426,12 @@ DtypeMarkerT = TypeVar("DtypeMarkerT", bound=DtypeMarker)
 class _UnknownDtype:
     """Matches only Array[Any]: the first overload of every table, so that an
     operand of unknown dtype gives an unknown result (it is not a marker)."""
+
+
+# What the tables' first overload takes: a TypeVar, which is no type context
+# for mypy, where the class itself would make mypy solve a call given as the
+# operand (``x - jnp.max(x)``) for it, and lose its dtype.
+_UnknownDtypeT = TypeVar("_UnknownDtypeT", bound=_UnknownDtype)
 
 
 @type_check_only

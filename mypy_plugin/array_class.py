@@ -41,7 +41,9 @@ _DTYPE: Final = "dtype: _DTypeArg = None"
 def _signatures() -> dict[str, str]:
     sigs: dict[str, str] = {}
     for name in names.BINARY_METHODS:
-        sigs[name] = f"def {name}(self, other: Array[Any] | complex, /) -> Array[Any]: ..."
+        # (a TypeVar, not Any: as the type context of a call given as the
+        # operand, ``x - jnp.max(x)``, Any would make mypy solve it for Any)
+        sigs[name] = f"def {name}(self, other: Array[_T] | complex, /) -> Array[Any]: ..."
     for name in names.REFLECTED_METHODS:
         sigs[name] = f"def {name}(self, other: complex, /) -> Array[Any]: ..."
     for name in names.UNARY_METHODS:

@@ -86,15 +86,17 @@ def _replace(t: Type, new: Type) -> Type:
     return t
 
 
-def _node(types: list[Type], builder: Builder) -> str:
-    """The marker node of one array argument (weak for Python scalars)."""
+def _node(types: list[Type], builder: Builder, scalars: bool = True) -> str:
+    """The marker node of one array argument (weak for Python scalars, when
+    ``scalars``: to jax.random's functions a Python scalar means something
+    else, ``permutation(key, 20)`` being ``arange(20)``)."""
     if len(types) != 1:
         raise _Unknown
     found = dtype_like(types[0], builder)
     if not found or len(found) != 1:
         raise _Unknown
     d = found[0]
-    if d.node is None or d.kind not in ("array", "value"):
+    if d.node is None or d.kind not in ("array", "value") or (d.kind == "value" and not scalars):
         raise _Unknown
     return d.node
 
@@ -140,7 +142,8 @@ def _inputs(name: str, kind: str, ctx: Context, builder: Builder) -> tuple[list[
     given = [i for i, types in enumerate(ctx.arg_types) if types]
     if kind in ("x", "xd"):
         i = functions.INPUT_POSITION.get(name, 0)
-        return [_node(ctx.arg_types[i], builder)], {i, *range(i)}
+        scalars = not name.startswith("jax.random.")
+        return [_node(ctx.arg_types[i], builder, scalars)], {i, *range(i)}
     if kind == "cxy":
         return ["bool", _node(ctx.arg_types[1], builder), _node(ctx.arg_types[2], builder)], {0, 1, 2}
     if kind == "xy":

@@ -111,3 +111,58 @@ def test_plugin_gives_x64_answers(typings: Path, tmp_path: Path) -> None:
     print(f"mypy-plugin x64: {counts}")
     assert not result["wrong"], f"{len(result['wrong'])} wrong\n" + "\n".join(result["wrong"][:40])
     assert counts["right"] >= KNOWN_X64_PLUGIN
+
+
+# ------------------------------------------------------- strict promotion
+STRICT_CALLS = {
+    "jnp.maximum(b, f)": None, "jnp.where(m, b, f)": None, "jnp.concatenate([b, f])": None,
+    "jnp.maximum(f, 1.0)": "float32", "jnp.where(m, f, f)": "float32", "jnp.sqrt(i)": "float32",
+    "jnp.dot(b, b)": "bfloat16", "jnp.add(i, 2)": "int8",
+}
+
+
+def _jax_under_strict() -> dict[str, str | None]:
+    """What JAX gives for each call with strict promotion (None: it raises)."""
+    code = (
+        "import json, jax, jax.numpy as jnp\n"
+        "b = jnp.ones((2, 2), jnp.bfloat16); f = jnp.ones((2, 2), jnp.float32)\n"
+        "i = jnp.ones((2, 2), jnp.int8); m = f > 0\n"
+        "out = {}\n"
+        f"for call in {list(STRICT_CALLS)!r}:\n"
+        "    with jax.numpy_dtype_promotion('strict'):\n"
+        "        try:\n"
+        "            out[call] = str(eval(call).dtype)\n"
+        "        except jax.errors.JaxRuntimeError:\n"
+        "            raise\n"
+        "        except Exception:\n"
+        "            out[call] = None\n"
+        "print(json.dumps(out))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    import json
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_plugin_strict_promotion_in_functions(typings: Path, tmp_path: Path) -> None:
+    """With promotion = "strict", a function whose arrays JAX will not promote
+    implicitly is a jax-promotion error, the others give JAX's dtype."""
+    truth = _jax_under_strict()
+    assert truth == STRICT_CALLS  # (the written-out answers are JAX's)
+    body = "\n".join(f"    reveal_type({call})" for call in STRICT_CALLS)
+    text = ("from __future__ import annotations\nimport jax, jax.numpy as jnp\n"
+            "from typing_extensions import reveal_type\n"
+            "from jaxtypes import bfloat16, bool_, float32, int8\n\n"
+            "def f_(b: jax.Array[bfloat16], f: jax.Array[float32], i: jax.Array[int8], m: jax.Array[bool_]) -> None:\n"
+            f"{body}\n")
+    shutil.copytree(typings, tmp_path / "typings")
+    paths = stage({"strict.py": text}, tmp_path)
+    config = plugin_config(promotion="strict")
+    out = execute(MYPY_PLUGIN, tmp_path, command(MYPY_PLUGIN, tmp_path, paths, mypy_config=config, stubs=True))
+    reveals = revealed(MYPY_PLUGIN, out, tmp_path)
+    for n, (call, dtype) in enumerate(STRICT_CALLS.items(), 7):
+        line_out = [line for line in out.splitlines() if line.startswith(f"strict.py:{n}:")]
+        if dtype is None:
+            assert any("[jax-promotion]" in line for line in line_out), (call, line_out)
+        else:
+            assert verdict(reveals[("strict.py", n)][0], dtype) == "right", (call, reveals.get(("strict.py", n)))
+            assert not any(": error:" in line for line in line_out), (call, line_out)

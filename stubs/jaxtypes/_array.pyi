@@ -24,7 +24,7 @@ _Axis = None | SupportsIndex | Sequence[SupportsIndex]
 DtypeArgument = (str | np.dtype[Any] | type[DtypeMarker] | type[np.generic] | type[bool]
                  | type[int] | type[float] | type[complex] | None)
 @type_check_only
-class _SupportsDtype(Protocol):
+class SupportsDtype(Protocol):
     """What has a dtype: JAX's scalar types (jnp.float32), arrays."""
     @property
     def dtype(self) -> np.dtype[Any]: ...
@@ -32,7 +32,7 @@ class _SupportsDtype(Protocol):
 
 # The mypy plugin's signatures take any class: the plugin reports a weak
 # marker itself, with its own message ([jax-dtype]).
-_DTypeArg = str | type[Any] | np.dtype[Any] | _SupportsDtype | None
+_DTypeArg = str | type[Any] | np.dtype[Any] | SupportsDtype | None
 
 
 @type_check_only
@@ -53,6 +53,12 @@ DtypeMarkerT = TypeVar("DtypeMarkerT", bound=DtypeMarker)
 class _UnknownDtype:
     """Matches only Array[Any]: the first overload of every table, so that an
     operand of unknown dtype gives an unknown result (it is not a marker)."""
+
+
+# What the tables' first overload takes: a TypeVar, which is no type context
+# for mypy, where the class itself would make mypy solve a call given as the
+# operand (``x - jnp.max(x)``) for it, and lose its dtype.
+_UnknownDtypeT = TypeVar("_UnknownDtypeT", bound=_UnknownDtype)
 
 
 @type_check_only

@@ -6,7 +6,7 @@ from typing import Any, TypeVar, overload, type_check_only
 
 from jaxtypes._array import (
     Array, ArgExtremumTo, DtypeMarker, ExtremumTo, _Marker, MeanTo, ReductionTo, RoundTo,
-    _Table, _Unary, _UnknownDtype,
+    _Table, _Unary, _UnknownDtype, _UnknownDtypeT,
 )
 
 __all__ = ["bool_", "uint1", "uint2", "uint4", "uint8", "uint16", "uint32", "uint64", "int1", "int2", "int4", "int8", "int16", "int32", "int64", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "bfloat16", "float16", "float32", "float64", "complex64", "complex128", "weak_int", "weak_float", "weak_complex", "MARKER_OF_NODE", "NODE_OF_MARKER"]
@@ -64,7 +64,7 @@ _Other42 = TypeVar("_Other42", bound=complex64 | weak_complex)
 @type_check_only
 class _add_bool_(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other0], /) -> Array[_Other0]: ...
     @overload
@@ -98,7 +98,7 @@ class _radd_bool_(_Table):
 @type_check_only
 class _matmul_bool_(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other1], /) -> Array[_Other1]: ...
     @overload
@@ -110,7 +110,7 @@ class _rmatmul_bool_(_Table): ...  # nothing is accepted
 @type_check_only
 class _sub_bool_(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other2], /) -> Array[_Other2]: ...
     @overload
@@ -140,7 +140,7 @@ class _rsub_bool_(_Table):
 @type_check_only
 class _truediv_bool_(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other3], /) -> Array[_Other3]: ...
     @overload
@@ -164,7 +164,7 @@ class _rtruediv_bool_(_Table):
 @type_check_only
 class _floordiv_bool_(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other4], /) -> Array[_Other4]: ...
     @overload
@@ -190,7 +190,7 @@ class _rfloordiv_bool_(_Table):
 @type_check_only
 class _pow_bool_(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other5], /) -> Array[_Other5]: ...
     @overload
@@ -218,7 +218,7 @@ class _rpow_bool_(_Table):
 @type_check_only
 class _bitwise_bool_(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other6], /) -> Array[_Other6]: ...
     @overload
@@ -240,7 +240,7 @@ class _rbitwise_bool_(_Table):
 @type_check_only
 class _shift_bool_(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other7], /) -> Array[_Other7]: ...
     @overload
@@ -260,7 +260,7 @@ class _rshift_bool_(_Table):
 @type_check_only
 class _compare_bool_(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | uint64 | int1 | int2 | int4 | int8 | int16 | int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
@@ -286,7 +286,7 @@ class _clip_bool_(_Table):
 @type_check_only
 class _add_uint1(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint1 | weak_int] | bool | int, /) -> Array[uint1]: ...  # type: ignore[overload-overlap]
 
@@ -297,21 +297,21 @@ class _radd_uint1(_Table):
 @type_check_only
 class _matmul_uint1(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint1], /) -> Array[uint1]: ...
 
 @type_check_only
 class _pow_uint1(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[uint1]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_uint1(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint1 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
@@ -335,7 +335,7 @@ class _clip_uint1(_Table):
 @type_check_only
 class _add_uint2(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint2 | weak_int] | bool | int, /) -> Array[uint2]: ...  # type: ignore[overload-overlap]
 
@@ -346,21 +346,21 @@ class _radd_uint2(_Table):
 @type_check_only
 class _matmul_uint2(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint2], /) -> Array[uint2]: ...
 
 @type_check_only
 class _pow_uint2(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[uint2]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_uint2(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint2 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
@@ -384,7 +384,7 @@ class _clip_uint2(_Table):
 @type_check_only
 class _add_uint4(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint4 | weak_int] | bool | int, /) -> Array[uint4]: ...  # type: ignore[overload-overlap]
 
@@ -395,14 +395,14 @@ class _radd_uint4(_Table):
 @type_check_only
 class _matmul_uint4(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint4], /) -> Array[uint4]: ...
 
 @type_check_only
 class _truediv_uint4(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint4 | weak_int] | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
 
@@ -413,14 +413,14 @@ class _rtruediv_uint4(_Table):
 @type_check_only
 class _pow_uint4(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[uint4]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_uint4(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint4 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
@@ -444,7 +444,7 @@ class _clip_uint4(_Table):
 @type_check_only
 class _add_uint8(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other8], /) -> Array[_Other8]: ...
     @overload
@@ -476,7 +476,7 @@ class _radd_uint8(_Table):
 @type_check_only
 class _matmul_uint8(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other8], /) -> Array[_Other8]: ...
     @overload
@@ -489,7 +489,7 @@ class _matmul_uint8(_Table):
 @type_check_only
 class _truediv_uint8(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
     @overload
@@ -513,7 +513,7 @@ class _rtruediv_uint8(_Table):
 @type_check_only
 class _floordiv_uint8(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other10], /) -> Array[_Other10]: ...
     @overload
@@ -548,7 +548,7 @@ class _rpow_uint8(_Table):
 @type_check_only
 class _bitwise_uint8(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other11], /) -> Array[_Other11]: ...
     @overload
@@ -567,7 +567,7 @@ class _rbitwise_uint8(_Table):
 @type_check_only
 class _compare_uint8(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
@@ -585,7 +585,7 @@ class _clip_uint8(_Table):
 @type_check_only
 class _add_uint16(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other12], /) -> Array[_Other12]: ...
     @overload
@@ -615,7 +615,7 @@ class _radd_uint16(_Table):
 @type_check_only
 class _matmul_uint16(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other12], /) -> Array[_Other12]: ...
     @overload
@@ -628,7 +628,7 @@ class _matmul_uint16(_Table):
 @type_check_only
 class _floordiv_uint16(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other13], /) -> Array[_Other13]: ...
     @overload
@@ -661,7 +661,7 @@ class _rpow_uint16(_Table):
 @type_check_only
 class _bitwise_uint16(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other14], /) -> Array[_Other14]: ...
     @overload
@@ -689,7 +689,7 @@ class _clip_uint16(_Table):
 @type_check_only
 class _add_uint32(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other15], /) -> Array[_Other15]: ...
     @overload
@@ -717,7 +717,7 @@ class _radd_uint32(_Table):
 @type_check_only
 class _matmul_uint32(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other15], /) -> Array[_Other15]: ...
     @overload
@@ -730,7 +730,7 @@ class _matmul_uint32(_Table):
 @type_check_only
 class _floordiv_uint32(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other16], /) -> Array[_Other16]: ...
     @overload
@@ -761,7 +761,7 @@ class _rpow_uint32(_Table):
 @type_check_only
 class _bitwise_uint32(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other17], /) -> Array[_Other17]: ...
     @overload
@@ -787,7 +787,7 @@ class _clip_uint32(_Table):
 @type_check_only
 class _add_uint64(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other18], /) -> Array[_Other18]: ...
     @overload
@@ -804,7 +804,7 @@ class _add_uint64(_Table):
 @type_check_only
 class _matmul_uint64(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
     @overload
@@ -813,7 +813,7 @@ class _matmul_uint64(_Table):
 @type_check_only
 class _truediv_uint64(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
     @overload
@@ -830,7 +830,7 @@ class _truediv_uint64(_Table):
 @type_check_only
 class _floordiv_uint64(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other19], /) -> Array[_Other19]: ...
     @overload
@@ -843,7 +843,7 @@ class _floordiv_uint64(_Table):
 @type_check_only
 class _mod_uint64(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other20], /) -> Array[_Other20]: ...
     @overload
@@ -856,7 +856,7 @@ class _mod_uint64(_Table):
 @type_check_only
 class _pow_uint64(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other21], /) -> Array[_Other21]: ...
     @overload
@@ -875,7 +875,7 @@ class _pow_uint64(_Table):
 @type_check_only
 class _bitwise_uint64(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other22], /) -> Array[_Other22]: ...
     @overload
@@ -903,7 +903,7 @@ class _clip_uint64(_Table):
 @type_check_only
 class _add_int1(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int1 | weak_int] | bool | int, /) -> Array[int1]: ...  # type: ignore[overload-overlap]
 
@@ -914,21 +914,21 @@ class _radd_int1(_Table):
 @type_check_only
 class _matmul_int1(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[int1], /) -> Array[int1]: ...
 
 @type_check_only
 class _pow_int1(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[int1]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_int1(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int1 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
@@ -952,7 +952,7 @@ class _clip_int1(_Table):
 @type_check_only
 class _add_int2(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int2 | weak_int] | bool | int, /) -> Array[int2]: ...  # type: ignore[overload-overlap]
 
@@ -963,21 +963,21 @@ class _radd_int2(_Table):
 @type_check_only
 class _matmul_int2(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int2], /) -> Array[int2]: ...
 
 @type_check_only
 class _pow_int2(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[int2]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_int2(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int2 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
@@ -1001,7 +1001,7 @@ class _clip_int2(_Table):
 @type_check_only
 class _add_int4(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int4 | weak_int] | bool | int, /) -> Array[int4]: ...  # type: ignore[overload-overlap]
 
@@ -1012,28 +1012,28 @@ class _radd_int4(_Table):
 @type_check_only
 class _matmul_int4(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int4], /) -> Array[int4]: ...
 
 @type_check_only
 class _truediv_int4(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int4 | weak_int] | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _pow_int4(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[int4]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _compare_int4(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int4 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
@@ -1057,7 +1057,7 @@ class _clip_int4(_Table):
 @type_check_only
 class _add_int8(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other23], /) -> Array[_Other23]: ...
     @overload
@@ -1087,7 +1087,7 @@ class _radd_int8(_Table):
 @type_check_only
 class _matmul_int8(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other23], /) -> Array[_Other23]: ...
     @overload
@@ -1102,7 +1102,7 @@ class _matmul_int8(_Table):
 @type_check_only
 class _truediv_int8(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
     @overload
@@ -1117,7 +1117,7 @@ class _truediv_int8(_Table):
 @type_check_only
 class _floordiv_int8(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other24], /) -> Array[_Other24]: ...
     @overload
@@ -1150,7 +1150,7 @@ class _rpow_int8(_Table):
 @type_check_only
 class _bitwise_int8(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other25], /) -> Array[_Other25]: ...
     @overload
@@ -1178,7 +1178,7 @@ class _clip_int8(_Table):
 @type_check_only
 class _add_int16(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other26], /) -> Array[_Other26]: ...
     @overload
@@ -1206,7 +1206,7 @@ class _radd_int16(_Table):
 @type_check_only
 class _matmul_int16(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other26], /) -> Array[_Other26]: ...
     @overload
@@ -1219,7 +1219,7 @@ class _matmul_int16(_Table):
 @type_check_only
 class _floordiv_int16(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other27], /) -> Array[_Other27]: ...
     @overload
@@ -1250,7 +1250,7 @@ class _rpow_int16(_Table):
 @type_check_only
 class _bitwise_int16(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other28], /) -> Array[_Other28]: ...
     @overload
@@ -1276,7 +1276,7 @@ class _clip_int16(_Table):
 @type_check_only
 class _add_int32(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other29], /) -> Array[_Other29]: ...
     @overload
@@ -1293,7 +1293,7 @@ class _add_int32(_Table):
 @type_check_only
 class _matmul_int32(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other29], /) -> Array[_Other29]: ...
     @overload
@@ -1304,7 +1304,7 @@ class _matmul_int32(_Table):
 @type_check_only
 class _floordiv_int32(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other30], /) -> Array[_Other30]: ...
     @overload
@@ -1333,7 +1333,7 @@ class _rpow_int32(_Table):
 @type_check_only
 class _bitwise_int32(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | int64 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
 
@@ -1355,7 +1355,7 @@ class _clip_int32(_Table):
 @type_check_only
 class _add_int64(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other31], /) -> Array[_Other31]: ...
     @overload
@@ -1372,7 +1372,7 @@ class _add_int64(_Table):
 @type_check_only
 class _truediv_int64(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
     @overload
@@ -1389,7 +1389,7 @@ class _truediv_int64(_Table):
 @type_check_only
 class _mod_int64(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other30], /) -> Array[_Other30]: ...
     @overload
@@ -1402,7 +1402,7 @@ class _mod_int64(_Table):
 @type_check_only
 class _pow_int64(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other29], /) -> Array[_Other29]: ...
     @overload
@@ -1421,7 +1421,7 @@ class _pow_int64(_Table):
 @type_check_only
 class _bitwise_int64(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other32], /) -> Array[_Other32]: ...
     @overload
@@ -1449,7 +1449,7 @@ class _clip_int64(_Table):
 @type_check_only
 class _add_float4_e2m1fn(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | weak_int | weak_float] | bool | int | float, /) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
 
@@ -1460,18 +1460,18 @@ class _radd_float4_e2m1fn(_Table):
 @type_check_only
 class _matmul_float4_e2m1fn(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | weak_int | weak_float], /) -> Array[float4_e2m1fn]: ...
 
 @type_check_only
 class _bitwise_float4_e2m1fn(_Table):
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
 
 @type_check_only
 class _compare_float4_e2m1fn(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
@@ -1493,7 +1493,7 @@ class _clip_float4_e2m1fn(_Table):
 @type_check_only
 class _add_float6_e2m3fn(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e2m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
 
@@ -1504,14 +1504,14 @@ class _radd_float6_e2m3fn(_Table):
 @type_check_only
 class _matmul_float6_e2m3fn(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e2m3fn | weak_int | weak_float], /) -> Array[float6_e2m3fn]: ...
 
 @type_check_only
 class _compare_float6_e2m3fn(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e2m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
@@ -1533,7 +1533,7 @@ class _clip_float6_e2m3fn(_Table):
 @type_check_only
 class _add_float6_e3m2fn(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e3m2fn | weak_int | weak_float] | bool | int | float, /) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
 
@@ -1544,14 +1544,14 @@ class _radd_float6_e3m2fn(_Table):
 @type_check_only
 class _matmul_float6_e3m2fn(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e3m2fn | weak_int | weak_float], /) -> Array[float6_e3m2fn]: ...
 
 @type_check_only
 class _compare_float6_e3m2fn(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e3m2fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
@@ -1573,7 +1573,7 @@ class _clip_float6_e3m2fn(_Table):
 @type_check_only
 class _add_float8_e3m4(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e3m4 | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
 
@@ -1584,14 +1584,14 @@ class _radd_float8_e3m4(_Table):
 @type_check_only
 class _matmul_float8_e3m4(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e3m4 | weak_int | weak_float], /) -> Array[float8_e3m4]: ...
 
 @type_check_only
 class _compare_float8_e3m4(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e3m4 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
@@ -1613,7 +1613,7 @@ class _clip_float8_e3m4(_Table):
 @type_check_only
 class _add_float8_e4m3(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3 | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
 
@@ -1624,14 +1624,14 @@ class _radd_float8_e4m3(_Table):
 @type_check_only
 class _matmul_float8_e4m3(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3 | weak_int | weak_float], /) -> Array[float8_e4m3]: ...
 
 @type_check_only
 class _compare_float8_e4m3(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
@@ -1653,7 +1653,7 @@ class _clip_float8_e4m3(_Table):
 @type_check_only
 class _add_float8_e8m0fnu(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e8m0fnu | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
 
@@ -1664,14 +1664,14 @@ class _radd_float8_e8m0fnu(_Table):
 @type_check_only
 class _matmul_float8_e8m0fnu(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e8m0fnu | weak_int | weak_float], /) -> Array[float8_e8m0fnu]: ...
 
 @type_check_only
 class _compare_float8_e8m0fnu(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e8m0fnu | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
@@ -1693,7 +1693,7 @@ class _clip_float8_e8m0fnu(_Table):
 @type_check_only
 class _add_float8_e4m3b11fnuz(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3b11fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
 
@@ -1704,14 +1704,14 @@ class _radd_float8_e4m3b11fnuz(_Table):
 @type_check_only
 class _matmul_float8_e4m3b11fnuz(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3b11fnuz | weak_int | weak_float], /) -> Array[float8_e4m3b11fnuz]: ...
 
 @type_check_only
 class _compare_float8_e4m3b11fnuz(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3b11fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
@@ -1733,7 +1733,7 @@ class _clip_float8_e4m3b11fnuz(_Table):
 @type_check_only
 class _add_float8_e4m3fn(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
 
@@ -1744,14 +1744,14 @@ class _radd_float8_e4m3fn(_Table):
 @type_check_only
 class _matmul_float8_e4m3fn(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fn | weak_int | weak_float], /) -> Array[float8_e4m3fn]: ...
 
 @type_check_only
 class _compare_float8_e4m3fn(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
@@ -1773,7 +1773,7 @@ class _clip_float8_e4m3fn(_Table):
 @type_check_only
 class _add_float8_e4m3fnuz(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
 
@@ -1784,14 +1784,14 @@ class _radd_float8_e4m3fnuz(_Table):
 @type_check_only
 class _matmul_float8_e4m3fnuz(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fnuz | weak_int | weak_float], /) -> Array[float8_e4m3fnuz]: ...
 
 @type_check_only
 class _compare_float8_e4m3fnuz(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
@@ -1813,7 +1813,7 @@ class _clip_float8_e4m3fnuz(_Table):
 @type_check_only
 class _add_float8_e5m2(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2 | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
 
@@ -1824,14 +1824,14 @@ class _radd_float8_e5m2(_Table):
 @type_check_only
 class _matmul_float8_e5m2(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2 | weak_int | weak_float], /) -> Array[float8_e5m2]: ...
 
 @type_check_only
 class _compare_float8_e5m2(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
@@ -1853,7 +1853,7 @@ class _clip_float8_e5m2(_Table):
 @type_check_only
 class _add_float8_e5m2fnuz(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
 
@@ -1864,14 +1864,14 @@ class _radd_float8_e5m2fnuz(_Table):
 @type_check_only
 class _matmul_float8_e5m2fnuz(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2fnuz | weak_int | weak_float], /) -> Array[float8_e5m2fnuz]: ...
 
 @type_check_only
 class _compare_float8_e5m2fnuz(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
@@ -1893,7 +1893,7 @@ class _clip_float8_e5m2fnuz(_Table):
 @type_check_only
 class _add_bfloat16(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other33], /) -> Array[_Other33]: ...
     @overload
@@ -1913,7 +1913,7 @@ class _radd_bfloat16(_Table):
 @type_check_only
 class _matmul_bfloat16(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other33], /) -> Array[_Other33]: ...
     @overload
@@ -1926,7 +1926,7 @@ class _matmul_bfloat16(_Table):
 @type_check_only
 class _floordiv_bfloat16(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other34], /) -> Array[_Other34]: ...
     @overload
@@ -1941,7 +1941,7 @@ class _rfloordiv_bfloat16(_Table):
 @type_check_only
 class _compare_bfloat16(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
 
@@ -1963,7 +1963,7 @@ class _clip_bfloat16(_Table):
 @type_check_only
 class _add_float16(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other35], /) -> Array[_Other35]: ...
     @overload
@@ -1983,7 +1983,7 @@ class _radd_float16(_Table):
 @type_check_only
 class _matmul_float16(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other35], /) -> Array[_Other35]: ...
     @overload
@@ -1996,7 +1996,7 @@ class _matmul_float16(_Table):
 @type_check_only
 class _floordiv_float16(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other36], /) -> Array[_Other36]: ...
     @overload
@@ -2026,7 +2026,7 @@ class _clip_float16(_Table):
 @type_check_only
 class _add_float32(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other37], /) -> Array[_Other37]: ...
     @overload
@@ -2044,7 +2044,7 @@ class _radd_float32(_Table):
 @type_check_only
 class _matmul_float32(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other37], /) -> Array[_Other37]: ...
     @overload
@@ -2055,7 +2055,7 @@ class _matmul_float32(_Table):
 @type_check_only
 class _floordiv_float32(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | weak_int | weak_float] | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
 
@@ -2081,7 +2081,7 @@ class _clip_float32(_Table):
 @type_check_only
 class _add_float64(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other38], /) -> Array[_Other38]: ...
     @overload
@@ -2092,7 +2092,7 @@ class _add_float64(_Table):
 @type_check_only
 class _matmul_float64(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other38], /) -> Array[_Other38]: ...
     @overload
@@ -2103,14 +2103,14 @@ class _matmul_float64(_Table):
 @type_check_only
 class _floordiv_float64(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | weak_int | weak_float] | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
 
 @type_check_only
 class _pow_float64(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other38], /) -> Array[_Other38]: ...
     @overload
@@ -2146,7 +2146,7 @@ class _clip_float64(_Table):
 @type_check_only
 class _add_complex64(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
 
@@ -2157,7 +2157,7 @@ class _radd_complex64(_Table):
 @type_check_only
 class _matmul_complex64(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | weak_int | weak_float | weak_complex], /) -> Array[complex64]: ...
 
@@ -2180,7 +2180,7 @@ class ClipNotSupportedForComplex64(_Table):
 @type_check_only
 class _add_complex128(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other39], /) -> Array[_Other39]: ...
     @overload
@@ -2189,7 +2189,7 @@ class _add_complex128(_Table):
 @type_check_only
 class _pow_complex128(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other39], /) -> Array[_Other39]: ...
     @overload
@@ -2216,7 +2216,7 @@ class ClipNotSupportedForComplex128(_Table):
 @type_check_only
 class _add_weak_int(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other2], /) -> Array[_Other2]: ...
     @overload
@@ -2246,7 +2246,7 @@ class _radd_weak_int(_Table):
 @type_check_only
 class _matmul_weak_int(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other40], /) -> Array[_Other40]: ...
     @overload
@@ -2257,7 +2257,7 @@ class _matmul_weak_int(_Table):
 @type_check_only
 class _truediv_weak_int(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other3], /) -> Array[_Other3]: ...
     @overload
@@ -2279,7 +2279,7 @@ class _rtruediv_weak_int(_Table):
 @type_check_only
 class _floordiv_weak_int(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other4], /) -> Array[_Other4]: ...
     @overload
@@ -2303,7 +2303,7 @@ class _rfloordiv_weak_int(_Table):
 @type_check_only
 class _pow_weak_int(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other5], /) -> Array[_Other5]: ...
     @overload
@@ -2324,7 +2324,7 @@ class _pow_weak_int(_Table):
 @type_check_only
 class _bitwise_weak_int(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other7], /) -> Array[_Other7]: ...
     @overload
@@ -2352,7 +2352,7 @@ class _clip_weak_int(_Table):
 @type_check_only
 class _add_weak_float(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
     @overload
@@ -2367,7 +2367,7 @@ class _add_weak_float(_Table):
 @type_check_only
 class _matmul_weak_float(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
     @overload
@@ -2378,7 +2378,7 @@ class _matmul_weak_float(_Table):
 @type_check_only
 class _floordiv_weak_float(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other41], /) -> Array[_Other41]: ...
     @overload
@@ -2393,7 +2393,7 @@ class _rfloordiv_weak_float(_Table):
 @type_check_only
 class _pow_weak_float(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
     @overload
@@ -2423,7 +2423,7 @@ class _clip_weak_float(_Table):
 @type_check_only
 class _add_weak_complex(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other42], /) -> Array[_Other42]: ...
     @overload
@@ -2438,7 +2438,7 @@ class _radd_weak_complex(_Table):
 @type_check_only
 class _matmul_weak_complex(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other42], /) -> Array[_Other42]: ...
     @overload
@@ -2449,7 +2449,7 @@ class _matmul_weak_complex(_Table):
 @type_check_only
 class _pow_weak_complex(_Table):
     @overload
-    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ...
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other42], /) -> Array[_Other42]: ...
     @overload

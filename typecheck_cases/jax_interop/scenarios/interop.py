@@ -176,3 +176,39 @@ def numpy_dtypes(x: jax.Array[float32], b: jax.Array, d: np.dtype[Any],
     assert_type(x.astype(np.bool_), jax.Array[bool_])
     assert_type(b.astype(np.float32), jax.Array[float32])
     assert_type(x.astype(d), jax.Array[Any])
+
+
+# -- JAX's scalar types as dtypes (issue 10, item 7)
+def jax_dtypes(x: jax.Array[float32], b: jax.Array, n: int) -> None:
+    assert_type(x.astype(jnp.int8), jax.Array[int8])
+    assert_type(jnp.zeros((2, 2), jnp.bfloat16), jax.Array[bfloat16])
+    assert_type(jnp.asarray(b, dtype=jnp.float16), jax.Array[float16])
+    assert_type(jnp.arange(n), jax.Array[int32])
+    assert_type(jnp.float32(1.0), jax.Array[float32])
+    jnp.finfo(jnp.float32).eps
+    jnp.dtype(jnp.float32)
+
+
+# -- the dtype flows through JAX's functions and transforms (issue 11)
+def _dense(x: jax.Array[bfloat16], w: jax.Array[bfloat16]) -> jax.Array[float32]:
+    return jnp.dot(x, w, preferred_element_type=jnp.float32)
+
+
+def _loss(p: jax.Array[float32], x: jax.Array[float32]) -> jax.Array[float32]:
+    return jnp.mean(jax.nn.softmax(p * x))
+
+
+def functions_and_transforms(x: jax.Array[bfloat16], w: jax.Array[bfloat16], p: jax.Array[float32],
+                             i: jax.Array[int8], m: jax.Array[bool_]) -> None:
+    assert_type(jnp.sqrt(i), jax.Array[float32])
+    assert_type(jnp.sum(i), jax.Array[int32])
+    assert_type(jnp.where(m, p, 0.0), jax.Array[float32])
+    assert_type(jnp.concatenate([x, w]), jax.Array[bfloat16])
+    assert_type(jnp.einsum("ij,jk->ik", x, w), jax.Array[bfloat16])
+    assert_type(jax.random.normal(jax.random.PRNGKey(0), (3,)), jax.Array[float32])
+    assert_type(jax.jit(_dense)(x, w), jax.Array[float32])
+    assert_type(jax.grad(_loss)(p, p), jax.Array[float32])
+    assert_type(jax.value_and_grad(_loss)(p, p), tuple[jax.Array[float32], jax.Array[float32]])
+    assert_type(jax.checkpoint(_dense)(x, w), jax.Array[float32])
+    jax.jit(_dense)(x)  # E
+    jnp.maximum(x, p)  # (two dtypes: jax.Array, no error)
