@@ -903,9 +903,9 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
         from jaxtypes import jax_transform_stubs
 
         result_var += jax_transform_stubs.prelude()
-    stub = ast.Module(body=header + kept + names_from + result_var + defs, type_ignores=[])
-    check_exports(tree, stub, f"jax/{rel}")
-    return stub
+    out = ast.Module(body=header + kept + names_from + result_var + defs, type_ignores=[])
+    check_exports(tree, out, f"jax/{rel}")
+    return out
 
 
 def _lax_transform(root: Path, module: str, source: str, name: str, public: str
