@@ -46,7 +46,7 @@ from jaxtypes.lattice import Variant
 from jaxtypes.ops import DEFAULT
 
 __all__ = ["FunctionTables", "transform_module", "transform_markers", "render_runtime_module", "MODULES",
-           "RUNTIME_MODULES", "ModuleShapeError", "typed_functions", "checker_view", "stub_view", "exported_names",
+           "RUNTIME_MODULES", "ModuleShapeError", "typed_functions", "checker_view", "stub_view", "exported_names", "exported_import",
            "check_exports"]
 
 MARKERS: Final = "_jaxtypes_markers"  # how a transformed module imports jaxtypes.markers
@@ -814,6 +814,18 @@ def check_exports(source: ast.Module, stub: ast.Module, where: str) -> None:
         raise ModuleShapeError(f"{where}: the stub would not declare {', '.join(sorted(hidden))}")
 
 
+def exported_import(node: ast.ImportFrom) -> list[ast.stmt]:
+    """``node`` as a stub keeps it, exporting what it binds as JAX's module
+    does: ``from m import a as b`` (b public) exports nothing from a stub
+    (PEP 484), so it becomes ``from m import a as _jaxtypes_b; b = _jaxtypes_b``."""
+    renamed = [a for a in node.names if a.asname and a.asname != a.name and not a.asname.startswith("_")]
+    if not renamed:
+        return [node]
+    out = copy.deepcopy(node)
+    out.names = [ast.alias(a.name, f"_jaxtypes_{a.asname}") if a in renamed else a for a in node.names]
+    return [out, *(ast.parse(f"{a.asname} = _jaxtypes_{a.asname}").body[0] for a in renamed)]
+
+
 def _is_alias(node: ast.stmt) -> bool:
     """``pvary = _deprecated_pvary``, ``infeed = jax._src.lax.lax.infeed``:
     a public name bound to another name, which a stub can keep as it is."""
@@ -859,7 +871,7 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
         if not isinstance(node, ast.ImportFrom):
             raise ModuleShapeError(f"jax/{rel} has a statement other than imports: {ast.unparse(node)[:80]}")
         if node.level or node.module is None or not node.module.startswith("jax."):
-            kept.append(node)
+            kept += exported_import(node)
             continue
         source = _module_file(root, node.module)
         if source is not None and node.module not in sources:
@@ -886,7 +898,7 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
                     continue
             remaining.append(alias)
         if remaining:
-            kept.append(ast.ImportFrom(module=node.module, names=remaining, level=0))
+            kept += exported_import(ast.ImportFrom(module=node.module, names=remaining, level=0))
     if not defs:
         return None
     header = ast.parse(

@@ -32,7 +32,7 @@ from typing import Final
 
 from jaxtypes.jax_function_stubs import (
     ModuleShapeError, _annotation_names, _BUILTINS, _expr, _is_private_machinery, _module_file,
-    _overload, _required, _stub_def, check_exports, stub_view,
+    _overload, _required, _stub_def, check_exports, exported_import, stub_view,
 )
 
 __all__ = ["TRANSFORMS", "LAX_TRANSFORMS", "render_jax_init", "lax_transform_defs"]
@@ -260,7 +260,7 @@ def render_jax_init(root: Path) -> ast.Module | None:
                     continue
             remaining.append(alias)
         if remaining:
-            kept.append(ast.ImportFrom(module=node.module, names=remaining, level=node.level))
+            kept += exported_import(ast.ImportFrom(module=node.module, names=remaining, level=node.level))
     if not defs:
         return None
     prelude = ast.parse(_PRELUDE).body

@@ -938,11 +938,13 @@ def test_runtime_module_keeps_attribute_aliases(tmp_path: Path) -> None:
 
 
 def test_positive_type_checking_block_is_kept(tmp_path: Path) -> None:
-    """``if TYPE_CHECKING:`` without ``else`` declares names for checkers: they stay."""
+    """``if TYPE_CHECKING:`` without ``else`` declares names for checkers: they
+    stay, exported (a stub's ``from m import a as b`` would not export ``b``)."""
     older = _installed("random.py") + (
         "import typing\nif typing.TYPE_CHECKING:\n  from jax._src.random.core import permutation as shuffle\n")
     stub = _runtime_stub(_jax_tree(tmp_path, {"random.py": older}), "random.py", "jax.random")
-    assert "from jax._src.random.core import permutation as shuffle" in stub
+    assert "from jax._src.random.core import permutation as _jaxtypes_shuffle\nshuffle = _jaxtypes_shuffle" in stub
+    assert "shuffle" in jax_function_stubs.exported_names(ast.parse(stub).body, stub=True)
 
 
 def test_conditional_import_is_declared(tmp_path: Path) -> None:
@@ -989,8 +991,14 @@ def test_exported_names_read_as_a_checker_does() -> None:
         "if _t.TYPE_CHECKING:\n  y = _c\nelse:\n  __getattr__ = f\n"
         "if not _t.TYPE_CHECKING:\n  hidden = 1\nelse:\n  shown = 1\n"
         "try:\n  from a import t as t\nexcept ImportError:\n  u = None\n"
-        "def f(): ...\nclass K: ...\n").body
-    assert jax_function_stubs.exported_names(body) == {"b", "y", "shown", "t", "u", "f", "K"}
+        "def f(): ...\nclass K: ...\nfrom a import v as w\n").body
+    assert jax_function_stubs.exported_names(body) == {"b", "y", "shown", "t", "u", "f", "K", "w"}
+    # in a stub, `from a import v as w` does not export w (PEP 484)
+    assert jax_function_stubs.exported_names(body, stub=True) == {"b", "y", "shown", "t", "u", "f", "K"}
+    (renamed,) = [n for n in body if isinstance(n, ast.ImportFrom) and n.names[0].name == "v"]
+    kept = ast.Module(body=jax_function_stubs.exported_import(renamed), type_ignores=[])
+    assert ast.unparse(kept) == "from a import v as _jaxtypes_w\nw = _jaxtypes_w"
+    assert jax_function_stubs.exported_names(kept.body, stub=True) == {"w"}
 
 
 def test_nn_without_jax_stub_is_made_from_its_runtime_module(tmp_path: Path) -> None:
