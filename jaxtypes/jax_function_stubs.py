@@ -267,6 +267,14 @@ _PINNED: Final = {"promote_integers": "Literal[True]", "preferred_element_type":
                   "retstep": "Literal[False]"}
 
 
+def _defaulted(fn: ast.FunctionDef) -> set[str]:
+    """The parameters of ``fn`` that have a default."""
+    positional = _positional(fn)
+    with_default = positional[len(positional) - len(fn.args.defaults):] if fn.args.defaults else []
+    return {p.arg for p in with_default} | {
+        p.arg for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None}
+
+
 def _narrowed(fn: ast.FunctionDef, inputs: Iterable[str], scalars: str | None = None) -> ast.FunctionDef | None:
     """A copy of ``fn`` in which every parameter that could change the
     result's dtype, other than ``inputs``, is pinned: other arrays to ``None``
@@ -275,6 +283,7 @@ def _narrowed(fn: ast.FunctionDef, inputs: Iterable[str], scalars: str | None = 
     of them cannot be left out."""
     out = copy.deepcopy(fn)
     keep = set(inputs) | _NEUTRAL
+    defaulted = _defaulted(out)
     for param in _all_params(out):
         if param.arg in keep or param.annotation is None:
             continue
@@ -284,7 +293,9 @@ def _narrowed(fn: ast.FunctionDef, inputs: Iterable[str], scalars: str | None = 
         elif param.arg in _PINNED:
             param.annotation = _expr(_PINNED[param.arg])
         elif "DTypeLike" in text or param.arg == "dtype":
-            if not _allows_none(param.annotation):
+            # JAX before 0.5 declares ``dtype: DTypeLike = ...`` for a None
+            # default: left out, it is None all the same.
+            if not (_allows_none(param.annotation) or param.arg in defaulted):
                 return None
             param.annotation = _expr("None")
         elif _is_array_like(param.annotation):
