@@ -148,6 +148,19 @@ def prelude_names() -> list[str]:
 
 
 # --------------------------------------------------------------- JAX's shape
+# What JAX before 0.8 declares Array with (``class Array(abc.ABC)``, then
+# ``metaclass=abc.ABCMeta``): jaxtypes' class has a metaclass derived from
+# ABCMeta, so the transformed class keeps what these say.
+_ABC_BASES: Final = frozenset(["abc.ABC", "ABC"])
+_ABC_METACLASSES: Final = frozenset(["abc.ABCMeta", "ABCMeta"])
+
+
+def _only_abc(cls: ast.ClassDef) -> bool:
+    """Whether ``cls`` has no base class or keyword but ABC's."""
+    return all(ast.unparse(b) in _ABC_BASES for b in cls.bases) and all(
+        k.arg == "metaclass" and ast.unparse(k.value) in _ABC_METACLASSES for k in cls.keywords)
+
+
 def check_shape(tree: ast.Module) -> list[str]:
     """The parts of JAX's basearray.pyi the transformation needs that are
     missing (empty when all are there)."""
@@ -156,7 +169,7 @@ def check_shape(tree: ast.Module) -> list[str]:
     if array is None:
         return ["class Array"]
     missing = []
-    if array.bases or array.keywords:
+    if not _only_abc(array):
         missing.append("class Array without base classes")
     declared = _members(array.body)
     ours = _ours().members
