@@ -66,13 +66,11 @@ _DTYPE_OF: Final[dict[str, np.dtype]] = {
 }
 _NODE_OF: Final[dict[np.dtype, str]] = {dt: n for n, dt in _DTYPE_OF.items()}
 _WEAK_TYPE_OF: Final[dict[str, type]] = {
-    lattice.WEAK_INT: int, lattice.WEAK_FLOAT: float, lattice.WEAK_COMPLEX: complex
+    s.node: s.python_type for s in lattice.PYTHON_SCALARS if s.node in lattice.WEAK
 }
 _WEAK_NODE_OF_TYPE: Final[dict[type, str]] = {t: n for n, t in _WEAK_TYPE_OF.items()}
 # JAX's python_scalar_types_to_dtypes.
-_PY_SCALAR_NODE: Final[dict[type, str]] = {
-    bool: "bool", int: "int64", float: "float64", complex: "complex128"
-}
+_PY_SCALAR_NODE: Final[dict[type, str]] = {s.python_type: s.dtype for s in lattice.PYTHON_SCALARS}
 # Dtypes outside the lattice that JAX still takes as values (its _jax_dtype_set):
 # float0 (the dtype of integer-valued gradients) and numpy's StringDType.  As
 # in JAX, one alone (or repeated) is its own result_type; promoting it fails.
@@ -325,29 +323,8 @@ def _no_join_error(objects: Any, variant: lattice.Variant) -> TypePromotionError
     """JAX's message for nodes without a join (``objects`` in JAX's order)."""
     objects = tuple(objects)
     names = tuple(_WEAK_NODE_OF_TYPE.get(o) or _NODE_OF[o] for o in objects)
-    shown = tuple(str(o) for o in objects)
     reason = lattice.no_join_reason(names, variant)
-    head = f"Input dtypes {shown} have no available implicit dtype promotion path"
-    if reason == "strict":
-        msg = (
-            f"{head} when jax_numpy_dtype_promotion=strict. Try explicitly casting "
-            "inputs to the desired output type, or set jax_numpy_dtype_promotion=standard."
-        )
-    elif reason in ("float8", "float6", "float4"):
-        width = reason[5:]
-        msg = (
-            f"{head}. To avoid unintended promotion, {width}-bit floats do not support "
-            "implicit promotion. If you'd like your inputs to be promoted to another type, "
-            "you can do so explicitly using e.g. x.astype('float32')"
-        )
-    elif reason == "intn":
-        msg = (
-            f"{head}. To avoid unintended promotion, 1-bit, 2-bit and 4-bit integers do "
-            "not support implicit promotion. If you'd like your inputs to be promoted to "
-            "another type, you can do so explicitly using e.g. x.astype('int32')"
-        )
-    else:
-        msg = f"{head}. Try explicitly casting inputs to the desired output type."
+    msg = lattice.no_join_message([str(o) for o in objects], reason)
     return _promotion_error(msg)
 
 
@@ -403,11 +380,6 @@ def promote_types(a: Any, b: Any) -> np.dtype:
 
 
 # ------------------------------------------------------------ result_type
-def _jax_type(node: _Token, weak: bool) -> _Token:
-    """JAX's ``_jax_type``; a dtype outside the lattice stays itself."""
-    return lattice.jax_type(node, weak) if isinstance(node, str) else node
-
-
 def _token(arg: Any, resolved: Resolved, warned: list[str]) -> tuple[_Token, Any]:
     """(node, weak) of one ``result_type`` argument, as JAX's _dtype_and_weaktype
     (the weak flag as JAX reads it: possibly a truthy non-bool)."""
@@ -426,31 +398,21 @@ def _lattice_result(
 ) -> tuple[_Token, bool]:
     """JAX's ``lattice_result_type`` and ``result_type`` on (node, weak) pairs."""
     variant = resolved.variant
-    names = [n for n, _ in tokens]
-    if all(isinstance(n, str) for n in names):
-        no_join = None
-        try:
-            # JAX calls dtype() on a strong join: jax_explicit_x64_dtypes applies.
-            out, weak = lattice.lattice_result_type(
-                tokens, variant, lambda node: _explicit(node, resolved, warned)
-            )
-        except lattice.NoJoin as err:
-            no_join = err.nodes
-        if no_join is not None:  # raised here: no internal exception chained to it
-            raise _no_join_error({_node_object(n) for n in no_join}, variant)
-    else:
-        # A dtype outside the lattice passes alone, or repeated with a strong
-        # operand, as in JAX; joining it with anything else fails.
-        weaks = [w for _, w in tokens]
-        if len(tokens) == 1:
-            out, weak = tokens[0]
-        elif len(set(names)) == 1 and not all(weaks):
-            out, weak = names[0], False
-        else:
-            all_weak = all(weaks) and variant.mode != "strict"
-            joined = names if all_weak else [_jax_type(n, w) for n, w in tokens]
-            raise _invalid_for_promotion({_node_object(n) for n in joined})
-        weak = weak and out != "bool"
+    no_join = outside = None
+    try:
+        # JAX calls dtype() on a strong join: jax_explicit_x64_dtypes applies.
+        out, weak = lattice.lattice_result_type(
+            tokens, variant, lambda node: _explicit(node, resolved, warned)
+        )
+    except lattice.NoJoin as err:
+        no_join = err.nodes
+    except lattice.OutsideLattice as err:
+        outside = err.nodes
+    # Raised here: no internal exception chained to them.
+    if no_join is not None:
+        raise _no_join_error({_node_object(n) for n in no_join}, variant)
+    if outside is not None:
+        raise _invalid_for_promotion({_node_object(n) for n in outside})
     if weak:
         # JAX: default_types['f' if custom float else dtype.kind], a dict of the
         # kinds b, i, u, f, c.  ml_dtypes' int1/2/4 and uint1/2/4 are of kind
