@@ -39,8 +39,8 @@ class Operation(NamedTuple):
     symbol: str  # how a message writes it: "+", "//", "abs", "sum"
     rule: str  # the JAX code path jaxtypes.ops follows (see RULES)
     # The stubs' promotion table it shares with operations that give the same
-    # answers; for a method, the generic class its table is ("" where the stub
-    # declares the member itself).
+    # answers; for a method, the generic class its table is, named after it
+    # ("" where the stub declares the member itself).
     family: str = ""
     # How the stubs name it where JAX rejects it for a dtype: in a class name
     # (NegationNotSupportedForBool) and in that class's docstring.
@@ -139,13 +139,13 @@ OPERATIONS: Final[tuple[Operation, ...]] = (
     Operation("transpose", "method", "transpose", "same_dtype"),
     Operation("getitem", "index", "[]", "same_dtype"),
     Operation("conj", "method", "conj", "same_dtype"),
-    Operation("sum", "method", "sum", "reduce", "ReductionTo"),
-    Operation("prod", "method", "prod", "reduce", "ReductionTo"),
+    Operation("sum", "method", "sum", "reduce", "SumTo"),
+    Operation("prod", "method", "prod", "reduce", "ProdTo"),
     Operation("mean", "method", "mean", "mean", "MeanTo"),
-    Operation("max", "method", "max", "extremum", "ExtremumTo"),
-    Operation("min", "method", "min", "extremum", "ExtremumTo"),
-    Operation("argmax", "method", "argmax", "arg_extremum", "ArgExtremumTo"),
-    Operation("argmin", "method", "argmin", "arg_extremum", "ArgExtremumTo"),
+    Operation("max", "method", "max", "extremum", "MaxTo"),
+    Operation("min", "method", "min", "extremum", "MinTo"),
+    Operation("argmax", "method", "argmax", "arg_extremum", "ArgmaxTo"),
+    Operation("argmin", "method", "argmin", "arg_extremum", "ArgminTo"),
     Operation("all", "method", "all", "to_bool"),
     Operation("any", "method", "any", "to_bool"),
     Operation("clip", "method", "clip", "clip"),

@@ -151,27 +151,39 @@ def _check_scalar_order(groups: list[tuple[list[str], str]], outcomes: dict[str,
             raise AssertionError(f"scalar {py}: overload order gives {got[py]}, JAX gives {want}")
 
 
+def _callable_body(fn: str, signatures: list[str]) -> list[str]:
+    """A class body: the signatures (``(params) -> result: ...``) as overloads
+    of a def named ``fn``, and ``__call__`` an alias of it, unless ``fn`` is
+    ``__call__``.  Through the alias the checkers' errors name ``fn`` (pyright,
+    pyrefly) or no function (mypy), where they would name ``__call__``; mypy
+    binds an alias more slowly than a def, which counts for the operators'
+    tables (see ``_table_class``)."""
+    if len(signatures) == 1:  # a single signature needs no @overload
+        lines = [f"    def {fn}{signatures[0]}"]
+    else:
+        lines = [line for sig in signatures for line in ("    @overload", f"    def {fn}{sig}")]
+    return lines + ([] if fn == "__call__" else [f"    __call__ = {fn}"])
+
+
 def _table_class(name: str, groups: list[tuple[list[str], str]], arrays: bool,
                  identity: str | None = None) -> list[str]:
-    lines = [f"class {name}(_Table):"]
+    signatures = []
     if arrays:  # an argument of unknown dtype keeps the result unknown
-        lines += ["    @overload",
-                  "    def __call__(self, other: Array[_UnknownDtype], /) -> Array[Any]: ..."]
+        signatures.append("(self, other: Array[UnknownDtype], /) -> Array[Any]: ...")
     if identity:  # every partner whose result is its own dtype, in one overload
-        lines += ["    @overload",
-                  f"    def __call__(self, other: Array[{identity}], /) -> Array[{identity}]: ..."]
+        signatures.append(f"(self, other: Array[{identity}], /) -> Array[{identity}]: ...")
     for params, result in groups:
         # bool is an int, an int is taken as a float: the narrower scalar
         # overload comes first on purpose, which mypy calls an overlap.
         ignore = "  # type: ignore[overload-overlap]" if {"bool", "int", "float"} & set(params) else ""
-        lines += ["    @overload",
-                  f"    def __call__(self, other: {' | '.join(params)}, /) -> {_arr(result)}: ...{ignore}"]
-    count = len(groups) + arrays + bool(identity)
-    if count == 0:
-        lines = [f"class {name}(_Table): ...  # nothing is accepted"]
-    elif count == 1:  # a single signature needs no @overload
-        lines = [line for line in lines if line.strip() != "@overload"]
-    return lines
+        signatures.append(f"(self, other: {' | '.join(params)}, /) -> {_arr(result)}: ...{ignore}")
+    if not signatures:
+        return [f"class {name}(_Table): ...  # nothing is accepted"]
+    # A def __call__: mypy (without the plugin) names it in an operator's error
+    # ('"__call__" of "_add_int4"'), but an alias (nameless in mypy's errors)
+    # costs mypy 3% more instructions on mixed-dtype arithmetic, where every
+    # operator calls a table: kept as it is (tests/test_error_messages.py).
+    return [f"class {name}(_Table):"] + _callable_body("__call__", signatures)
 
 
 def _title(node: str) -> str:
@@ -242,19 +254,17 @@ _CLIP_BOUNDS: Final = (("None", None), ("int | None", lattice.WEAK_INT),
 
 def _clip_table(node: str, tables: _Tables, v: Variant) -> str:
     """A table for ``x.clip(min, max)``: jnp.clip promotes x with its bounds."""
-    lines: list[str] = []
+    signatures: list[str] = []
     for annotation, bound in _CLIP_BOUNDS:
         res = ops.clip(node, bound, v)
         if res.node:
-            lines += ["    @overload",
-                      f"    def __call__(self, min: {annotation} = None, max: {annotation} = None)"
-                      f" -> {_arr(res.node)}: ...  # type: ignore[overload-overlap]"]
-    if not lines:
+            signatures.append(f"(self, min: {annotation} = None, max: {annotation} = None)"
+                              f" -> {_arr(res.node)}: ...  # type: ignore[overload-overlap]")
+    if not signatures:
         return tables.rejected("clip", node)
-    lines += ["    @overload",
-              "    def __call__(self, min: Array[Any] | complex | None = None,"
-              " max: Array[Any] | complex | None = None) -> Array[Any]: ..."]
-    return tables.add_raw("clip", _m(node), lines)
+    signatures.append("(self, min: Array[Any] | complex | None = None,"
+                      " max: Array[Any] | complex | None = None) -> Array[Any]: ...")
+    return tables.add_raw("clip", _m(node), _callable_body("clip", signatures))
 
 
 def _marker_attributes(node: str, tables: _Tables, v: Variant) -> list[str]:
@@ -291,8 +301,8 @@ def render_markers(attributes: dict[str, list[str]], tables: _Tables) -> str:
              "from typing import Any, TypeVar, overload, type_check_only",
              "",
              "from jaxtypes._array import (",
-             "    Array, ArgExtremumTo, DtypeMarker, ExtremumTo, _Marker, MeanTo, ReductionTo, RoundTo,",
-             "    _Table, _Unary, _UnknownDtype,",
+             "    Array, DtypeMarker, UnknownDtype, _Marker, _Table, _Unary,",
+             "    " + ", ".join(sorted(set(METHOD_FAMILIES.values()))) + ",",
              ")",
              "",
              "__all__ = [" + ", ".join(f'"{_m(n)}"' for n in lattice.NODES)
@@ -394,7 +404,7 @@ DtypeMarkerT = TypeVar("DtypeMarkerT", bound=DtypeMarker)
 
 
 @type_check_only
-class _UnknownDtype:
+class UnknownDtype:
     """Matches only Array[Any]: the first overload of every table, so that an
     operand of unknown dtype gives an unknown result (it is not a marker)."""
 
@@ -414,68 +424,15 @@ class _Unary(_Table, Generic[_R]):
 
 
 @type_check_only
-class ReductionTo(_Table, Generic[_R]):
-    """sum/prod: called, an Array of dtype _R (the dtype= given, if any)."""
-    @overload
-    def __call__(self, axis: _Axis = None, dtype: None = None, out: None = None,
-                 keepdims: bool = False, initial: Any = None, where: Any = None,
-                 promote_integers: bool = True) -> Array[_R]: ...
-    @overload
-    def __call__(self, axis: _Axis, dtype: type[DtypeMarkerT], out: None = None,
-                 keepdims: bool = False, initial: Any = None, where: Any = None,
-                 promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
-    @overload
-    def __call__(self, axis: _Axis = None, *, dtype: type[DtypeMarkerT], out: None = None,
-                 keepdims: bool = False, initial: Any = None, where: Any = None,
-                 promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
-    @overload
-    def __call__(self, axis: _Axis = None, dtype: DtypeArgument = None, out: None = None,
-                 keepdims: bool = False, initial: Any = None, where: Any = None,
-                 promote_integers: bool = True) -> Array[Any]: ...
-
-
-@type_check_only
-class MeanTo(_Table, Generic[_R]):
-    """mean: called, an Array of dtype _R (the dtype= given, if any)."""
-    @overload
-    def __call__(self, axis: _Axis = None, dtype: None = None, out: None = None,
-                 keepdims: bool = False, *, where: Any = None) -> Array[_R]: ...
-    @overload
-    def __call__(self, axis: _Axis = None, *, dtype: type[DtypeMarkerT], out: None = None,
-                 keepdims: bool = False, where: Any = None) -> Array[DtypeMarkerT]: ...
-    @overload
-    def __call__(self, axis: _Axis = None, dtype: DtypeArgument = None, out: None = None,
-                 keepdims: bool = False, *, where: Any = None) -> Array[Any]: ...
-
-
-@type_check_only
-class ExtremumTo(_Table, Generic[_R]):
-    """max/min: called, an Array of dtype _R."""
-    def __call__(self, axis: _Axis = None, out: None = None, keepdims: bool = False,
-                 initial: Any = None, where: Any = None) -> Array[_R]: ...
-
-
-@type_check_only
-class ArgExtremumTo(_Table, Generic[_R]):
-    """argmax/argmin: called, an Array of the index dtype _R."""
-    def __call__(self, axis: int | None = None, out: None = None,
-                 keepdims: bool | None = None) -> Array[_R]: ...
-
-
-@type_check_only
 class _ClipUnknown(_Table):
-    def __call__(self, min: Any = None, max: Any = None) -> Array[Any]: ...
-
-
-@type_check_only
-class RoundTo(_Table, Generic[_R]):
-    """round: called, an Array of dtype _R."""
-    def __call__(self, decimals: int = 0, out: None = None) -> Array[_R]: ...
+    def clip(self, min: Any = None, max: Any = None) -> Array[Any]: ...
+    __call__ = clip
 
 
 @type_check_only
 class _Item(_Table, Generic[_R]):
-    def __call__(self, *args: int) -> _R: ...
+    def item(self, *args: int) -> _R: ...
+    __call__ = item
 
 
 @type_check_only
@@ -494,8 +451,62 @@ class _UnknownScalar(_Table):
 '''
 
 
+# The signatures of a method's table, by the method's rule (jaxtypes.operations):
+# called, an Array of the table's dtype _R, or of the dtype= given.
+_METHOD_SIGNATURES: Final = {
+    "reduce": [
+        "(self, axis: _Axis = None, dtype: None = None, out: None = None,\n"
+        "        keepdims: bool = False, initial: Any = None, where: Any = None,\n"
+        "        promote_integers: bool = True) -> Array[_R]: ...",
+        "(self, axis: _Axis, dtype: type[DtypeMarkerT], out: None = None,\n"
+        "        keepdims: bool = False, initial: Any = None, where: Any = None,\n"
+        "        promote_integers: bool = True) -> Array[DtypeMarkerT]: ...",
+        "(self, axis: _Axis = None, *, dtype: type[DtypeMarkerT], out: None = None,\n"
+        "        keepdims: bool = False, initial: Any = None, where: Any = None,\n"
+        "        promote_integers: bool = True) -> Array[DtypeMarkerT]: ...",
+        "(self, axis: _Axis = None, dtype: DtypeArgument = None, out: None = None,\n"
+        "        keepdims: bool = False, initial: Any = None, where: Any = None,\n"
+        "        promote_integers: bool = True) -> Array[Any]: ...",
+    ],
+    "mean": [
+        "(self, axis: _Axis = None, dtype: None = None, out: None = None,\n"
+        "        keepdims: bool = False, *, where: Any = None) -> Array[_R]: ...",
+        "(self, axis: _Axis = None, *, dtype: type[DtypeMarkerT], out: None = None,\n"
+        "        keepdims: bool = False, where: Any = None) -> Array[DtypeMarkerT]: ...",
+        "(self, axis: _Axis = None, dtype: DtypeArgument = None, out: None = None,\n"
+        "        keepdims: bool = False, *, where: Any = None) -> Array[Any]: ...",
+    ],
+    "extremum": [
+        "(self, axis: _Axis = None, out: None = None, keepdims: bool = False,\n"
+        "        initial: Any = None, where: Any = None) -> Array[_R]: ...",
+    ],
+    "arg_extremum": [
+        "(self, axis: int | None = None, out: None = None,\n"
+        "        keepdims: bool | None = None) -> Array[_R]: ...",
+    ],
+    "round": ["(self, decimals: int = 0, out: None = None) -> Array[_R]: ..."],
+}
+
+
+def _method_tables() -> list[str]:
+    """The generic table class of each method that has one (SumTo, MeanTo ...):
+    its signatures in a def named after the method and ``__call__`` an alias
+    of it, so that a checker's error names the method."""
+    lines = []
+    for op in operations.of_kind("method"):
+        if op.rule not in _METHOD_SIGNATURES:
+            continue
+        given = " (the dtype= given, if any)" if op.rule in ("reduce", "mean") else ""
+        lines += ["@type_check_only",
+                  f"class {op.family}(_Table, Generic[_R]):",
+                  f'    """{op.name}: called, an Array of dtype _R{given}."""']
+        lines += _callable_body(op.name, _METHOD_SIGNATURES[op.rule]) + ["", ""]
+    return lines
+
+
 def render_array() -> str:
     lines = [HEADER + _ARRAY_PRELUDE.lstrip("\n")]
+    lines += _method_tables()
     lines += ["# -- descriptors: Array's operators read the tables of their dtype", ""]
     fallbacks = {}
     for family in BINARY_FAMILIES:
