@@ -373,7 +373,7 @@ def _type_object(inst: Instance, builder: Builder) -> list[DTypeLike] | None:
     node = names.NODE_OF_MARKER.get(fullname)
     if node is not None:
         if node in lattice.WEAK:
-            return [DTypeLike(None, invalid=f"jaxtypes.{names.MARKER_NAME[node]} is a type "
+            return [DTypeLike(None, invalid=f"jaxtypes.{lattice.MARKER_NAME[node]} is a type "
                               "marker for Array[...], not a dtype")]
         return [DTypeLike(node)]
     py = names.PYTHON_SCALAR_NODE.get(fullname)
