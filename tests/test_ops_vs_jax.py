@@ -50,8 +50,17 @@ def ours(table: str, op: str, left: str, right: str | None, v: lattice.Variant) 
         out = ops.binary(jx.OPERATOR_NAMES[op], node[left], node[right], v)
     elif table == "scalar_right":
         out = ops.binary(jx.OPERATOR_NAMES[op], node[left], jx.SCALAR_NODES[right], v, b_is_scalar=True)
-    else:
+    elif table == "scalar_left":
         out = ops.binary(jx.OPERATOR_NAMES[op], jx.SCALAR_NODES[right], node[left], v, a_is_scalar=True)
+    else:  # a NumPy scalar or array on the right or the left
+        kind, dtype = jx.numpy_operand(right)
+        numpy_node, scalar = ops.numpy_operand(dtype, v), kind == "scalar"
+        if table == "numpy_right":
+            out = ops.binary(jx.OPERATOR_NAMES[op], node[left], numpy_node, v,
+                             b_is_numpy_scalar=scalar)
+        else:
+            out = ops.binary(jx.OPERATOR_NAMES[op], numpy_node, node[left], v,
+                             a_is_numpy_scalar=scalar)
     return ("ok", out.node) if out.node else ("error", "")
 
 
