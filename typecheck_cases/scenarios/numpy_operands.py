@@ -6,6 +6,7 @@ numpy's own operator to the checkers (deviations.toml)."""
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 from typing_extensions import assert_type
@@ -48,9 +49,25 @@ def arrays(x: Array[float32], i: Array[int8], nd: npt.NDArray[np.float32],
 
 
 def unknown(x: Array[float32], nd: npt.NDArray[Any], fl: np.floating[Any],
-            num: np.number[Any], a: ArrayLike) -> None:
+            num: np.number[Any]) -> None:
     assert_type(x + nd, Array[Any])
     assert_type(x + fl, Array[Any])
     assert_type(fl * x, Array[Any])
     assert_type(x + num, Array[Any])
-    (x + a).nonexistent  # E: attribute
+
+
+def array_like(x: Array[float32], a: ArrayLike) -> None:
+    # Each member's answer: Array and ndarray of unknown dtype, np.bool_,
+    # np.number of unknown precision, bool, int, float, complex.
+    assert_type(x + a, Array[Any] | Array[float32] | Array[complex64])
+
+
+def inline(x: Array[float32], i: Array[int8]) -> None:
+    # A generic NumPy call written as the operand.
+    assert_type(x + np.ones(2, np.float32), Array[float32])
+    assert_type(i * np.zeros(3, dtype=np.float64), Array[float32])
+
+
+def ml_dtypes_scalar(x: Array[float32]) -> None:
+    # JAX gives float32; ml_dtypes types its scalar types as type[np.generic].
+    x + ml_dtypes.bfloat16(1.0)
