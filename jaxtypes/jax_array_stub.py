@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from jaxtypes import stubgen
+from jaxtypes import array_surface, stubgen
 
 __all__ = [
     "SAME_DTYPE", "BOOL_RESULT", "OPTIONAL", "KEEP_JAX", "ADDED", "INDEX_HELPERS",
@@ -173,7 +173,9 @@ def check_shape(tree: ast.Module) -> list[str]:
         missing.append("class Array without base classes")
     declared = _members(array.body)
     ours = _ours().members
-    needed = (set(ours) - ADDED) | SAME_DTYPE | BOOL_RESULT | {"at"}
+    # (The rest of JAX's surface, which jaxtypes' Array declares for use
+    # without these stubs, is JAX's to declare here.)
+    needed = (set(ours) - ADDED - set(array_surface.SURFACE)) | SAME_DTYPE | BOOL_RESULT | {"at"}
     missing += [f"Array.{name}" for name in sorted(needed - set(declared) - OPTIONAL)]
     missing += [f"class {name}" for name in INDEX_HELPERS if name not in classes]
     if "ArrayLike" not in _defined_names(tree.body):
@@ -428,7 +430,7 @@ def _astype(ours: list[ast.stmt], jax_astype: ast.stmt) -> list[ast.stmt]:
 # ------------------------------------------------------------------- Array
 def _array_class(array: ast.ClassDef, ours: _Ours, descriptors: set[str]) -> ast.ClassDef:
     jax_members = _members(array.body)
-    retyped = KEEP_JAX | SAME_DTYPE | BOOL_RESULT | {"__iter__", "at"}
+    retyped = KEEP_JAX | SAME_DTYPE | BOOL_RESULT | {"__iter__", "at"} | set(array_surface.SURFACE)
     replaced = {n for n in ours.members if n in jax_members and n not in retyped}
     body: list[ast.stmt] = list(_parse('"""``jax.Array``, generic in its dtype (a jaxtypes marker; default Any)."""'))
     for added in sorted(ADDED & set(ours.members) - set(jax_members)):

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Final
 
-from jaxtypes import lattice, operations, ops
+from jaxtypes import array_surface, lattice, operations, ops
 from jaxtypes.lattice import MARKER_NAME, Variant
 
 __all__ = [
@@ -363,7 +363,7 @@ _ARRAY_PRELUDE: Final = '''
 """The dtype-generic Array (generated): operators and methods give JAX's dtypes."""
 
 from abc import ABCMeta
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Generic, Protocol, SupportsIndex, overload, type_check_only
 
 import numpy as np
@@ -552,6 +552,16 @@ def render_array() -> str:
         "",
     ]
     lines += [
+        "@type_check_only",
+        "class ArrayAt(Generic[DT]):",
+        '    """``x.at``: index it (``x.at[i]``) to update a copy of ``x``."""',
+        "    def __getitem__(self, index: Any, /) -> ArrayAtIndex[DT]: ...",
+        "",
+        "@type_check_only",
+        "class ArrayAtIndex(Generic[DT]):",
+        '    """``x.at[i]``: ``.set(v)``, ``.add(v)``, ... give an updated copy of ``x``."""',
+        *(f"    {line}" for line in array_surface.INDEX_UPDATE_METHODS.values()),
+        "",
         "class _ArrayMeta(ABCMeta): ...",
         "",
         "class Array(Generic[DT], metaclass=_ArrayMeta):",
@@ -592,6 +602,7 @@ def render_array() -> str:
         "    def __index__(self) -> int: ...",
         "    __hash__: None  # type: ignore[assignment]",
     ]
+    lines += [f"    {line}" for declaration in array_surface.SURFACE.values() for line in declaration]
     for name in METHOD_FAMILIES:
         lines.append(f"    {name}: _{name.title()}Method")
     lines.append("    clip: _ClipMethod")
