@@ -26,6 +26,7 @@ import sys
 import tempfile
 import tomllib
 from pathlib import Path
+from typing import NotRequired, TypedDict
 
 REPO = Path(__file__).resolve().parent.parent
 TESTS = REPO / "tests"
@@ -46,7 +47,16 @@ def _venv(version: str, where: Path) -> Path:
     return python
 
 
-def measure(version: str) -> dict[str, object]:
+class Outcome(TypedDict):
+    """What happened to one JAX version (a table row), as JSON."""
+
+    version: str
+    outcome: str
+    problems: NotRequired[dict[str, int]]  # wrong answers per set-up
+    detail: NotRequired[str]
+
+
+def measure(version: str) -> Outcome:
     """Build the venv for ``version`` and run the scenarios in it (``--inside``)."""
     with tempfile.TemporaryDirectory(prefix=f"jaxtypes-jax-{version}-") as tmp:
         try:
@@ -59,16 +69,18 @@ def measure(version: str) -> dict[str, object]:
                               cwd=tmp)
         if proc.returncode != 0:
             return {"version": version, "outcome": "script failed", "detail": proc.stderr.strip()[-2000:]}
-        return json.loads(proc.stdout.strip().splitlines()[-1])
+        outcome: Outcome = json.loads(proc.stdout.strip().splitlines()[-1])  # as inside() made it
+        return outcome
 
 
-def inside() -> dict[str, object]:
+def inside() -> Outcome:
     """In the throwaway venv: generate the stubs, check the scenarios."""
     import importlib.metadata
 
     sys.path.insert(0, str(TESTS))
     from checkers import stage  # noqa: E402
-    from test_jax_stubs import CASES, CHECKERS, _files, run_checker, scenario_problems  # noqa: E402
+    from test_jax_stubs import CASES, CHECKERS, run_checker, scenario_problems  # noqa: E402
+    from test_jax_stubs import _files  # pyright: ignore[reportPrivateUsage]  # the test's own reader
 
     version = importlib.metadata.version("jax")
     with tempfile.TemporaryDirectory(prefix="jaxtypes-scenarios-") as tmp:
@@ -89,20 +101,20 @@ def inside() -> dict[str, object]:
             found = scenario_problems(checker, scenarios, errors)
             problems[checker] = len(found)
             wrong += [f"{checker}: {p}" for p in found]
-    result: dict[str, object] = {"version": version, "outcome": "supported", "problems": problems}
+    result: Outcome = {"version": version, "outcome": "supported", "problems": problems}
     if wrong:
         result["detail"] = "\n  ".join(wrong)
     return result
 
 
-def row(result: dict[str, object], checkers: list[str]) -> str:
+def row(result: Outcome, checkers: list[str]) -> str:
     problems = result.get("problems")
     cells = [str(problems[c]) for c in checkers] if isinstance(problems, dict) else ["-"] * len(checkers)
     return f"| {result['version']} | {result['outcome']} | " + " | ".join(cells) + " |"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("versions", nargs="*", help="JAX versions, e.g. 0.4.38 0.10.2")
     parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -112,7 +124,7 @@ def main() -> None:
     checkers = ["mypy", "mypy-plugin", "pyright", "basedpyright", "pyrefly", "ty"]
     print("| JAX | outcome | " + " | ".join(checkers) + " |")
     print("|---|---|" + "---|" * len(checkers))
-    details = []
+    details: list[str] = []
     for version in args.versions:
         result = measure(version)
         print(row(result, checkers), flush=True)
