@@ -186,5 +186,7 @@ for _name in ("lt", "le", "gt", "ge", "eq", "ne"):
     setattr(Array, f"__{_name}__", _operator(f"__{_name}__"))
 for _name in ("neg", "pos", "abs", "invert"):
     setattr(Array, f"__{_name}__", _operator(f"__{_name}__", unary=True))
-Array.__hash__ = None  # type: ignore[assignment]  # like JAX arrays: unhashable
+# Unhashable like JAX arrays; both checkers rightly object to None for object's
+# __hash__ (typeshed's unhashable classes carry the same ignore).
+Array.__hash__ = None  # type: ignore[assignment]  # pyright: ignore[reportAttributeAccessIssue]
 del _name

@@ -29,7 +29,7 @@ from jaxtypes.ops import DEFAULT, Outcome, marker_node, operand
 
 # Private helpers of jaxtypes.ops, imported rather than copied; they belong in a
 # shared module once ops.py settles (TODO: make them public there).
-from jaxtypes.ops import _COMPONENT, _TO_INEXACT, _no_join, _promote_integers, _unsupported
+from jaxtypes.ops import _COMPONENT, _TO_INEXACT, _no_join, _promote_integers, _unsupported  # pyright: ignore[reportPrivateUsage]
 
 __all__ = [
     "Rule", "TABLE", "FAMILIES", "ARGUMENTS", "INPUT_POSITION", "KEY", "NOT_AN_ARRAY", "apply", "result", "rule_of", "untyped",
