@@ -90,8 +90,9 @@ class FunctionTables:
     attribute per distinct mapping of input marker -> result marker."""
 
     v: Variant = DEFAULT
-    attributes: dict[tuple[tuple[str, str], ...], str] = field(default_factory=dict)
-    constrained: dict[tuple[str, ...], str] = field(default_factory=dict)
+    attributes: dict[tuple[tuple[str, str], ...], str] = field(
+        default_factory=dict[tuple[tuple[str, str], ...], str])
+    constrained: dict[tuple[str, ...], str] = field(default_factory=dict[tuple[str, ...], str])
 
     def attribute(self, prefix: str, mapping: Mapping[str, str]) -> str:
         key = tuple(sorted(mapping.items()))
@@ -110,7 +111,7 @@ class FunctionTables:
     def input_mapping(self, rule: functions.Rule) -> dict[str, str]:
         """{input marker node: result node} for the markers JAX accepts (and
         that are not 64-bit with x64 off)."""
-        out = {}
+        out: dict[str, str] = {}
         for node in lattice.NODES:
             if node in _64_BIT and not self.v.x64:
                 continue
@@ -394,7 +395,7 @@ def _scalar_mappings(plan: _Plan, tables: FunctionTables, right: bool) -> list[t
     out: list[tuple[str, dict[str, str]]] = []
     taken: dict[str, set[str]] = {}  # marker -> the scalar kinds an earlier overload takes
     for j, (py, node) in enumerate(_SCALARS):
-        mapping = {}
+        mapping: dict[str, str] = {}
         for m in lattice.NODES:
             if m in _64_BIT and not tables.v.x64:
                 continue
@@ -421,7 +422,7 @@ def _same_dtype_groups(plan: _Plan, tables: FunctionTables) -> list[tuple[str, s
         res = _result(plan.rule, _inputs(plan, m, m), tables.v)
         if res is not None:
             groups.setdefault("" if res == m else res, []).append(m)
-    out = []
+    out: list[tuple[str, str]] = []
     for result, markers in groups.items():
         var = tables.same_dtype(markers)
         out.append((var, var if not result else _m(result)))
@@ -478,7 +479,7 @@ def _any_guards(fn: ast.FunctionDef, ret: str, params: list[str]) -> list[ast.Fu
     dtype-deciding parameter, giving JAX's ``Array``: without them pyright
     takes ``jnp.zeros(3, dtype=d)`` with ``d: Any`` (a Flax module's
     ``self.dtype``) for the ``dtype=None`` overload, float32."""
-    out = []
+    out: list[ast.FunctionDef] = []
     names = {p.arg for p in _all_params(fn)}
     for param in params:
         if param in names:
@@ -518,7 +519,7 @@ def _required(fn: ast.FunctionDef, name: str) -> list[ast.FunctionDef]:
     positional one, by position (it and the positional parameters before it
     without defaults).  A default would let a call that omits it match, with
     the parameter's TypeVar unsolved."""
-    out = []
+    out: list[ast.FunctionDef] = []
     keyword = copy.deepcopy(fn)
     args = keyword.args
     if any(a.arg == name for a in args.kwonlyargs):
@@ -562,7 +563,7 @@ def _varargs_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables,
     for var, result in same:
         typed = f"Array[{MARKERS}.{var}]"
         forms += [([typed], f"Array[{MARKERS}.{var}]"), ([typed, typed], f"Array[{MARKERS}.{result}]")]
-    out = []
+    out: list[ast.FunctionDef] = []
     for operands, result_type in forms:
         fn2 = _overload(base)
         fn2.args.vararg = None
@@ -759,7 +760,7 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
             sources[node.module] = ast.parse(source.read_text(encoding="utf-8"))
         functions_there = {f.name: f for f in sources[node.module].body
                            if isinstance(f, ast.FunctionDef)} if source is not None else {}
-        remaining = []
+        remaining: list[ast.alias] = []
         for alias in node.names:
             public = alias.asname or alias.name
             transform = _lax_transform(root, module, node.module, alias.name, public)

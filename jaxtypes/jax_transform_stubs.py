@@ -30,9 +30,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Final
 
+# The function-stub generator's helpers, shared with it.
 from jaxtypes.jax_function_stubs import (
-    ModuleShapeError, _annotation_names, _BUILTINS, _expr, _is_private_machinery, _module_file,
-    _overload, _required, _stub_def,
+    ModuleShapeError, _annotation_names, _BUILTINS, _expr, _is_private_machinery, _module_file,  # pyright: ignore[reportPrivateUsage]
+    _overload, _required, _stub_def,  # pyright: ignore[reportPrivateUsage]
 )
 
 __all__ = ["TRANSFORMS", "LAX_TRANSFORMS", "render_jax_init", "lax_transform_defs"]
@@ -111,7 +112,7 @@ def _retyped(fn: ast.FunctionDef, params: Mapping[str, str], returns: str) -> as
 
 def _jit(defs: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
     """jit(fun, ...) and the decorator factory jit(...), from JAX's overloads."""
-    out = []
+    out: list[ast.FunctionDef] = []
     for fn in defs:
         names = [a.arg for a in fn.args.posonlyargs + fn.args.args]
         jitted = f"{JITTED}[{_P}, {_R}]"
@@ -229,7 +230,7 @@ def render_jax_init(root: Path) -> ast.Module | None:
             continue
         if not isinstance(node, ast.ImportFrom):
             raise ModuleShapeError(f"jax/__init__.py: unexpected {ast.unparse(node)[:80]}")
-        remaining = []
+        remaining: list[ast.alias] = []
         for alias in node.names:
             public = alias.asname or alias.name
             make = TRANSFORMS.get(public)

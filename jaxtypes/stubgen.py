@@ -24,7 +24,6 @@ configured variant.  ``render_stubs()`` returns ``{relative path: text}``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from typing import Final
 
 from jaxtypes import lattice, ops
@@ -91,7 +90,7 @@ def _binary_outcome(op: str, a: str, partner: str, scalar: bool, reflected: bool
 def _family_outcomes(family: str, a: str, reflected: bool, v: Variant) -> dict[str, str | None]:
     """{partner: result node or None} for a family; checks its operators agree."""
     found: dict[str, str | None] | None = None
-    partners = [(p, False) for p in ([] if reflected else lattice.NODES)]
+    partners = [(p, False) for p in (() if reflected else lattice.NODES)]
     partners += [(node, True) for _, node in PYTHON_SCALARS]
     for op in BINARY_FAMILIES[family]:
         outcomes = {
@@ -134,7 +133,7 @@ def _overloads(outcomes: dict[str, str | None]) -> list[tuple[list[str], str]]:
         return min(idx) if idx else len(kinds)
 
     groups = sorted(by_result.items(), key=lambda kv: (first_scalar(kv[1]), lattice.NODES.index(kv[0])))
-    out = []
+    out: list[tuple[list[str], str]] = []
     for result, partners in groups:
         array_nodes = [p for p in partners if not p.startswith("py:")]
         # DT is covariant: one Array[a | b] accepts Array[a] and Array[b].
@@ -280,7 +279,7 @@ def _clip_table(node: str, tables: _Tables, v: Variant) -> str:
 
 
 def _marker_attributes(node: str, tables: _Tables, v: Variant) -> list[str]:
-    attrs = []
+    attrs: list[str] = []
     for family in BINARY_FAMILIES:
         fwd = tables.add(family, _m(node), _family_outcomes(family, node, False, v), True)
         attrs.append(f"_{family}: {fwd}")
