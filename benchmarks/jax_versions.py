@@ -4,12 +4,20 @@ For each JAX version given, in a throwaway venv (``python -m venv``, pip's
 cache reused): ``jax[cpu]==VERSION`` (which pins its jaxlib), jaxtypes from
 this checkout and the test extra's checkers (its pinned jax/jaxlib left out).
 In that venv, ``jaxtypes jax-stubs --out`` either refuses (its message is
-shown) or writes the stubs, and then the interop scenarios
-(``typecheck_cases/jax_interop/scenarios``) are checked under the six set-ups
-exactly as ``tests/test_jax_stubs.py::test_interop_scenarios`` does (its
-``run_checker`` and ``scenario_problems``).  Prints one table row per version:
-the outcome and the wrong answers per set-up (0 everywhere: supported and
-working).
+shown) or writes the stubs, and then, under the six set-ups, exactly as
+``tests/test_jax_stubs.py`` does (its ``run_checker``, ``scenario_problems``):
+
+* the interop scenarios (``typecheck_cases/jax_interop/scenarios``): the
+  wrong answers (``test_interop_scenarios``);
+* the interop corpus (``typecheck_cases/jax_interop/corpus``, plain
+  ``jax.Array`` code), with and without the stubs: the lines that get an
+  error only with them (``test_corpus_gains_no_errors``).
+
+Prints one table row per version: the outcome and, per set-up, "wrong
+answers / corpus errors gained" (``0 / 0`` everywhere: supported and
+working); then a second table: how many of JAX's functions the stubs type,
+per generated module (a function with a typed overload in front of JAX's
+own declaration; ``-``: no stub for that module, it keeps JAX's own typing).
 
     python benchmarks/jax_versions.py 0.4.38 0.5.3 0.10.2   # by hand; minutes per version
 
@@ -26,7 +34,6 @@ import sys
 import tempfile
 import tomllib
 from pathlib import Path
-from typing import NotRequired, TypedDict
 
 REPO = Path(__file__).resolve().parent.parent
 TESTS = REPO / "tests"
@@ -47,16 +54,7 @@ def _venv(version: str, where: Path) -> Path:
     return python
 
 
-class Outcome(TypedDict):
-    """What happened to one JAX version (a table row), as JSON."""
-
-    version: str
-    outcome: str
-    problems: NotRequired[dict[str, int]]  # wrong answers per set-up
-    detail: NotRequired[str]
-
-
-def measure(version: str) -> Outcome:
+def measure(version: str) -> dict[str, object]:
     """Build the venv for ``version`` and run the scenarios in it (``--inside``)."""
     with tempfile.TemporaryDirectory(prefix=f"jaxtypes-jax-{version}-") as tmp:
         try:
@@ -69,18 +67,41 @@ def measure(version: str) -> Outcome:
                               cwd=tmp)
         if proc.returncode != 0:
             return {"version": version, "outcome": "script failed", "detail": proc.stderr.strip()[-2000:]}
-        outcome: Outcome = json.loads(proc.stdout.strip().splitlines()[-1])  # as inside() made it
-        return outcome
+        return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def inside() -> Outcome:
-    """In the throwaway venv: generate the stubs, check the scenarios."""
+# The modules whose functions the stubs type, as the second table names them.
+MODULES = {"numpy/__init__.pyi": "jax.numpy", "nn/__init__.pyi": "jax.nn", "random.pyi": "jax.random",
+           "lax/__init__.pyi": "jax.lax", "numpy/linalg.pyi": "jax.numpy.linalg",
+           "numpy/fft.pyi": "jax.numpy.fft", "__init__.pyi": "jax"}
+_JAXTYPES_NAME = re.compile(r"\b_[Jj]axtypes")
+
+
+def typed_functions(stub: str) -> set[str]:
+    """The functions a generated module types: those with an overload whose
+    signature names jaxtypes' markers or type variables (JAX's own
+    declarations name none), and ufuncs retyped as jaxtypes' classes."""
+    import ast
+
+    names = set()
+    for node in ast.parse(stub).body:
+        if isinstance(node, ast.FunctionDef):
+            signature = ast.unparse(node.args) + " -> " + ast.unparse(node.returns or ast.Constant(None))
+            if _JAXTYPES_NAME.search(signature):
+                names.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
+                and _JAXTYPES_NAME.match(ast.unparse(node.annotation)):
+            names.add(node.target.id)
+    return names
+
+
+def inside() -> dict[str, object]:
+    """In the throwaway venv: generate the stubs, check the scenarios and the corpus."""
     import importlib.metadata
 
     sys.path.insert(0, str(TESTS))
     from checkers import stage  # noqa: E402
-    from test_jax_stubs import CASES, CHECKERS, run_checker, scenario_problems  # noqa: E402
-    from test_jax_stubs import _files  # pyright: ignore[reportPrivateUsage]  # the test's own reader
+    from test_jax_stubs import CASES, CHECKERS, _files, run_checker, scenario_problems  # noqa: E402
 
     version = importlib.metadata.version("jax")
     with tempfile.TemporaryDirectory(prefix="jaxtypes-scenarios-") as tmp:
@@ -89,32 +110,54 @@ def inside() -> Outcome:
                              cwd=base, capture_output=True, text=True)
         if gen.returncode != 0:
             return {"version": version, "outcome": "refused", "detail": gen.stderr.strip()}
+        generated = base / "typings" / ".search-path" / "jax"
+        typed = {name: len(typed_functions((generated / rel).read_text())) if (generated / rel).is_file() else None
+                 for rel, name in MODULES.items()}
         scenarios = _files(CASES / "scenarios", "scenarios")
+        corpus = _files(CASES / "corpus", "corpus")
         problems: dict[str, int] = {}
+        gained: dict[str, int] = {}
         wrong: list[str] = []
         for checker in CHECKERS:
             root = base / checker
             root.mkdir()
             (root / "typings").symlink_to(base / "typings")
-            paths = stage(scenarios, root)
-            errors = run_checker(checker, root, paths, stubs=True)
+            errors = run_checker(checker, root, stage({**scenarios, **corpus}, root), stubs=True)
             found = scenario_problems(checker, scenarios, errors)
             problems[checker] = len(found)
             wrong += [f"{checker}: {p}" for p in found]
-    result: Outcome = {"version": version, "outcome": "supported", "problems": problems}
+            plain = base / f"{checker}-without"
+            plain.mkdir()
+            without = run_checker(checker, plain, stage(corpus, plain), stubs=False)
+            new = sorted(k for k in errors if k[0].startswith("corpus/") and k not in without)
+            gained[checker] = len(new)
+            wrong += [f"{checker}: {f}:{n}: error only with the stubs: {errors[f, n]}" for f, n in new]
+    result: dict[str, object] = {"version": version, "outcome": "supported", "problems": problems,
+                                 "gained": gained, "typed": typed}
     if wrong:
         result["detail"] = "\n  ".join(wrong)
     return result
 
 
-def row(result: Outcome, checkers: list[str]) -> str:
-    problems = result.get("problems")
-    cells = [str(problems[c]) for c in checkers] if isinstance(problems, dict) else ["-"] * len(checkers)
+def row(result: dict[str, object], checkers: list[str]) -> str:
+    problems, gained = result.get("problems"), result.get("gained")
+    if isinstance(problems, dict) and isinstance(gained, dict):
+        cells = [f"{problems[c]} / {gained[c]}" for c in checkers]
+    else:
+        cells = ["-"] * len(checkers)
     return f"| {result['version']} | {result['outcome']} | " + " | ".join(cells) + " |"
 
 
+def typed_row(result: dict[str, object]) -> str:
+    typed = result.get("typed")
+    counts = [typed.get(m) if isinstance(typed, dict) else None for m in MODULES.values()]
+    cells = ["-" if n is None else str(n) for n in counts]
+    total = sum(n for n in counts if n is not None)
+    return f"| {result['version']} | " + " | ".join(cells) + f" | {total if isinstance(typed, dict) else '-'} |"
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("versions", nargs="*", help="JAX versions, e.g. 0.4.38 0.10.2")
     parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -124,14 +167,21 @@ def main() -> None:
     checkers = ["mypy", "mypy-plugin", "pyright", "basedpyright", "pyrefly", "ty"]
     print("| JAX | outcome | " + " | ".join(checkers) + " |")
     print("|---|---|" + "---|" * len(checkers))
-    details: list[str] = []
+    results = []
     for version in args.versions:
         result = measure(version)
+        results.append(result)
         print(row(result, checkers), flush=True)
+        if "detail" in result:  # (as it comes; all of them again at the end)
+            print(f"{version}: {result['detail']}", file=sys.stderr, flush=True)
+    print()
+    print("| JAX | " + " | ".join(f"`{m}`" for m in MODULES.values()) + " | total |")
+    print("|---|" + "---|" * (len(MODULES) + 1))
+    for result in results:
+        print(typed_row(result))
+    for result in results:
         if "detail" in result:
-            details.append(f"{version}: {result['detail']}")
-    for d in details:
-        print(d)
+            print(f"{result['version']}: {result['detail']}")
 
 
 if __name__ == "__main__":

@@ -20,45 +20,9 @@ except ValueError as _environment_error:
     raise
 
 if TYPE_CHECKING:  # the names, for type checkers; at runtime they load on first use
-    from jaxtypes._array import Array
-    from jaxtypes.markers import (
-        bfloat16,
-        bool_,
-        complex64,
-        complex128,
-        float4_e2m1fn,
-        float6_e2m3fn,
-        float6_e3m2fn,
-        float8_e3m4,
-        float8_e4m3,
-        float8_e4m3b11fnuz,
-        float8_e4m3fn,
-        float8_e4m3fnuz,
-        float8_e5m2,
-        float8_e5m2fnuz,
-        float8_e8m0fnu,
-        float16,
-        float32,
-        float64,
-        int1,
-        int2,
-        int4,
-        int8,
-        int16,
-        int32,
-        int64,
-        uint1,
-        uint2,
-        uint4,
-        uint8,
-        uint16,
-        uint32,
-        uint64,
-        weak_complex,
-        weak_float,
-        weak_int,
-    )
     from jaxtypes import typing as typing
+    from jaxtypes._array import Array
+    from jaxtypes.markers import *  # noqa: F403  (the markers: bool_, float32, weak_int ...)
     from jaxtypes.promote import promote_dtype
     from jaxtypes.promotion import (
         TypePromotionError,
@@ -69,52 +33,16 @@ if TYPE_CHECKING:  # the names, for type checkers; at runtime they load on first
         result_type,
     )
 
+from jaxtypes.lattice import MARKER_NAME as _MARKER_NAME
+
 # Each public name -> the submodule that defines it.  Loading lazily keeps
 # ``import jaxtypes.lattice`` (the mypy plugin's import) free of numpy.
-_SUBMODULE_OF = {
+_SUBMODULE_OF: Final = {
     "Array": "jaxtypes._array",
-    "TypePromotionError": "jaxtypes.promotion",
-    "canonicalize_dtype": "jaxtypes.promotion",
-    "dtype": "jaxtypes.promotion",
-    "is_weakly_typed": "jaxtypes.promotion",
-    "promote_types": "jaxtypes.promotion",
-    "result_type": "jaxtypes.promotion",
+    **dict.fromkeys(("TypePromotionError", "canonicalize_dtype", "dtype", "is_weakly_typed",
+                     "promote_types", "result_type"), "jaxtypes.promotion"),
     "promote_dtype": "jaxtypes.promote",
-    "bfloat16": "jaxtypes.markers",
-    "bool_": "jaxtypes.markers",
-    "complex64": "jaxtypes.markers",
-    "complex128": "jaxtypes.markers",
-    "float4_e2m1fn": "jaxtypes.markers",
-    "float6_e2m3fn": "jaxtypes.markers",
-    "float6_e3m2fn": "jaxtypes.markers",
-    "float8_e3m4": "jaxtypes.markers",
-    "float8_e4m3": "jaxtypes.markers",
-    "float8_e4m3b11fnuz": "jaxtypes.markers",
-    "float8_e4m3fn": "jaxtypes.markers",
-    "float8_e4m3fnuz": "jaxtypes.markers",
-    "float8_e5m2": "jaxtypes.markers",
-    "float8_e5m2fnuz": "jaxtypes.markers",
-    "float8_e8m0fnu": "jaxtypes.markers",
-    "float16": "jaxtypes.markers",
-    "float32": "jaxtypes.markers",
-    "float64": "jaxtypes.markers",
-    "int1": "jaxtypes.markers",
-    "int2": "jaxtypes.markers",
-    "int4": "jaxtypes.markers",
-    "int8": "jaxtypes.markers",
-    "int16": "jaxtypes.markers",
-    "int32": "jaxtypes.markers",
-    "int64": "jaxtypes.markers",
-    "uint1": "jaxtypes.markers",
-    "uint2": "jaxtypes.markers",
-    "uint4": "jaxtypes.markers",
-    "uint8": "jaxtypes.markers",
-    "uint16": "jaxtypes.markers",
-    "uint32": "jaxtypes.markers",
-    "uint64": "jaxtypes.markers",
-    "weak_complex": "jaxtypes.markers",
-    "weak_float": "jaxtypes.markers",
-    "weak_int": "jaxtypes.markers",
+    **dict.fromkeys(_MARKER_NAME.values(), "jaxtypes.markers"),
 }
 
 

@@ -17,6 +17,8 @@ from typing import Any, Generic
 
 from typing_extensions import TypeVar
 
+from jaxtypes import operations
+
 __all__ = ["Array"]
 
 DT = TypeVar("DT", default=Any)
@@ -176,17 +178,11 @@ def _operator(name: str, unary: bool = False) -> Any:
     return method
 
 
-# Operators: their promoted dtypes live in the stub; at runtime they only exist.
-_BINARY = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
-           "and", "or", "xor", "lshift", "rshift")
-for _name in _BINARY:
-    setattr(Array, f"__{_name}__", _operator(f"__{_name}__"))
-    setattr(Array, f"__r{_name}__", _operator(f"__r{_name}__"))
-for _name in ("lt", "le", "gt", "ge", "eq", "ne"):
-    setattr(Array, f"__{_name}__", _operator(f"__{_name}__"))
-for _name in ("neg", "pos", "abs", "invert"):
-    setattr(Array, f"__{_name}__", _operator(f"__{_name}__", unary=True))
-# Unhashable like JAX arrays; both checkers rightly object to None for object's
-# __hash__ (typeshed's unhashable classes carry the same ignore).
-Array.__hash__ = None  # type: ignore[assignment]  # pyright: ignore[reportAttributeAccessIssue]
-del _name
+# Operators (jaxtypes.operations): their promoted dtypes live in the stub; at
+# runtime they only exist.
+for _op in operations.of_kind("binary", "comparison", "unary"):
+    setattr(Array, _op.member, _operator(_op.member, unary=_op.kind == "unary"))
+    if _op.reflected_member is not None:
+        setattr(Array, _op.reflected_member, _operator(_op.reflected_member))
+Array.__hash__ = None  # type: ignore[assignment]  # like JAX arrays: unhashable
+del _op

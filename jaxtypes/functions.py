@@ -27,9 +27,12 @@ from jaxtypes import lattice, ops
 from jaxtypes.lattice import Variant
 from jaxtypes.ops import DEFAULT, Outcome, marker_node, operand
 
-# Private helpers of jaxtypes.ops, imported rather than copied; they belong in a
-# shared module once ops.py settles (TODO: make them public there).
-from jaxtypes.ops import _COMPONENT, _TO_INEXACT, _no_join, _promote_integers, _unsupported  # pyright: ignore[reportPrivateUsage]
+# The rules' building blocks, shared with the operators' (module-private names here).
+from jaxtypes.ops import COMPONENT as _COMPONENT
+from jaxtypes.ops import TO_INEXACT as _TO_INEXACT
+from jaxtypes.ops import no_join as _no_join
+from jaxtypes.ops import promote_integer_dtype as _promote_integers
+from jaxtypes.ops import unsupported as _unsupported
 
 __all__ = [
     "Rule", "TABLE", "FAMILIES", "ARGUMENTS", "INPUT_POSITION", "KEY", "NOT_AN_ARRAY", "apply", "result", "rule_of", "untyped",

@@ -30,7 +30,7 @@ import ast
 import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Final, cast
+from typing import Final
 
 from jaxtypes import stubgen
 
@@ -148,6 +148,19 @@ def prelude_names() -> list[str]:
 
 
 # --------------------------------------------------------------- JAX's shape
+# What JAX before 0.8 declares Array with (``class Array(abc.ABC)``, then
+# ``metaclass=abc.ABCMeta``): jaxtypes' class has a metaclass derived from
+# ABCMeta, so the transformed class keeps what these say.
+_ABC_BASES: Final = frozenset(["abc.ABC", "ABC"])
+_ABC_METACLASSES: Final = frozenset(["abc.ABCMeta", "ABCMeta"])
+
+
+def _only_abc(cls: ast.ClassDef) -> bool:
+    """Whether ``cls`` has no base class or keyword but ABC's."""
+    return all(ast.unparse(b) in _ABC_BASES for b in cls.bases) and all(
+        k.arg == "metaclass" and ast.unparse(k.value) in _ABC_METACLASSES for k in cls.keywords)
+
+
 def check_shape(tree: ast.Module) -> list[str]:
     """The parts of JAX's basearray.pyi the transformation needs that are
     missing (empty when all are there)."""
@@ -155,8 +168,8 @@ def check_shape(tree: ast.Module) -> list[str]:
     array = classes.get("Array")
     if array is None:
         return ["class Array"]
-    missing: list[str] = []
-    if array.bases or array.keywords:
+    missing = []
+    if not _only_abc(array):
         missing.append("class Array without base classes")
     declared = _members(array.body)
     ours = _ours().members
@@ -193,7 +206,7 @@ def _retyped(nodes: Iterable[ast.stmt], names: Iterable[str], new: str) -> list[
 def _canon(x: object) -> str:
     """An AST dump without positions, comments or empty fields."""
     if isinstance(x, ast.AST):
-        fields: list[str] = []
+        fields = []
         for f in x._fields:
             if f in ("type_params", "type_comment", "kind"):
                 continue
@@ -203,7 +216,7 @@ def _canon(x: object) -> str:
             fields.append(f"{f}={_canon(v)}")
         return f"{type(x).__name__}({', '.join(fields)})"
     if isinstance(x, list):
-        return "[" + ", ".join(_canon(v) for v in cast("list[object]", x)) + "]"
+        return "[" + ", ".join(_canon(v) for v in x) + "]"
     return repr(x)
 
 

@@ -46,7 +46,8 @@ from jaxtypes.lattice import Variant
 from jaxtypes.ops import DEFAULT
 
 __all__ = ["FunctionTables", "transform_module", "transform_markers", "render_runtime_module", "MODULES",
-           "RUNTIME_MODULES", "ModuleShapeError", "typed_functions"]
+           "RUNTIME_MODULES", "ModuleShapeError", "typed_functions", "checker_view", "stub_view", "exported_names", "exported_import",
+           "check_exports"]
 
 MARKERS: Final = "_jaxtypes_markers"  # how a transformed module imports jaxtypes.markers
 RESULT_VAR: Final = "_JaxtypesV"  # the TypeVar a typed overload solves
@@ -168,7 +169,15 @@ def _is_array_like(annotation: ast.expr | None) -> bool:
 
 
 def _allows_none(annotation: ast.expr | None) -> bool:
-    return annotation is not None and ("None" in ast.unparse(annotation) or ast.unparse(annotation) == "Any")
+    """Whether ``annotation`` admits ``None``: ``X | None``, ``Optional[X]``
+    (JAX before 0.5 spells it so), ``Union[X, None]``, ``Any``."""
+    if annotation is None:
+        return False
+    if ast.unparse(annotation) == "Any":
+        return True
+    return any((isinstance(n, ast.Constant) and n.value is None)
+               or (isinstance(n, ast.Name) and n.id in ("None", "Optional"))
+               or (isinstance(n, ast.Attribute) and n.attr == "Optional") for n in ast.walk(annotation))
 
 
 def _positional(fn: ast.FunctionDef) -> list[ast.arg]:
@@ -259,6 +268,14 @@ _PINNED: Final = {"promote_integers": "Literal[True]", "preferred_element_type":
                   "retstep": "Literal[False]"}
 
 
+def _defaulted(fn: ast.FunctionDef) -> set[str]:
+    """The parameters of ``fn`` that have a default."""
+    positional = _positional(fn)
+    with_default = positional[len(positional) - len(fn.args.defaults):] if fn.args.defaults else []
+    return {p.arg for p in with_default} | {
+        p.arg for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None}
+
+
 def _narrowed(fn: ast.FunctionDef, inputs: Iterable[str], scalars: str | None = None) -> ast.FunctionDef | None:
     """A copy of ``fn`` in which every parameter that could change the
     result's dtype, other than ``inputs``, is pinned: other arrays to ``None``
@@ -267,6 +284,7 @@ def _narrowed(fn: ast.FunctionDef, inputs: Iterable[str], scalars: str | None = 
     of them cannot be left out."""
     out = copy.deepcopy(fn)
     keep = set(inputs) | _NEUTRAL
+    defaulted = _defaulted(out)
     for param in _all_params(out):
         if param.arg in keep or param.annotation is None:
             continue
@@ -276,7 +294,9 @@ def _narrowed(fn: ast.FunctionDef, inputs: Iterable[str], scalars: str | None = 
         elif param.arg in _PINNED:
             param.annotation = _expr(_PINNED[param.arg])
         elif "DTypeLike" in text or param.arg == "dtype":
-            if not _allows_none(param.annotation):
+            # JAX before 0.5 declares ``dtype: DTypeLike = ...`` for a None
+            # default: left out, it is None all the same.
+            if not (_allows_none(param.annotation) or param.arg in defaulted):
                 return None
             param.annotation = _expr("None")
         elif _is_array_like(param.annotation):
@@ -362,9 +382,8 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
                                    ret.format(f"Array[{RESULT_VAR}]")), "dtype")
     if out:
         out[:0] = _any_guards(fn, ret, ["dtype"] if takes_dtype or plan.dtype_param else [])
-    if plan.input_param is not None and out:
-        base = _narrowed(fn, [plan.input_param, *keep])
-        assert base is not None
+    base = _narrowed(fn, [plan.input_param, *keep]) if plan.input_param is not None and out else None
+    if base is not None and plan.input_param is not None:
         out.append(_with(base, {plan.input_param: "_np.generic | _np.ndarray[Any, Any]"}, ret.format("Array")))
         # A Python scalar is a weakly typed value to JAX's array functions; to
         # jax.random's it can mean something else (permutation(key, 20) is
@@ -380,6 +399,17 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
                 res_text = f"Array[{MARKERS}.{_m(res)}]"
             out.append(_with(base, {plan.input_param: py}, ret.format(res_text)))
     return out
+
+
+def _typed(name: str, fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.FunctionDef]:
+    """The typed overloads of JAX's function ``name`` declared ``fn``; none
+    when it has no rule, or when its declaration is of a shape the generator
+    does not know (another JAX release's): it then keeps JAX's own."""
+    try:
+        plan = _plan(name, fn)
+        return _typed_overloads(plan, fn, tables) if plan is not None else []
+    except Exception:  # (an unknown shape: an assertion, a missing parameter)
+        return []
 
 
 def _inputs(plan: _Plan, x: str, y: str) -> tuple[str, ...]:
@@ -600,8 +630,7 @@ def _typed_ufunc(node: ast.AnnAssign, call: ast.FunctionDef, module: str,
     ``__call__`` has the typed overloads, keeping its other members."""
     assert isinstance(node.target, ast.Name)
     name = node.target.id
-    plan = _plan(f"{module}.{name}", call)
-    typed = _typed_overloads(plan, call, tables) if plan is not None else []
+    typed = _typed(f"{module}.{name}", call, tables)
     if not typed:
         return [node]
     cls = f"_JaxtypesUfunc_{name}"
@@ -617,8 +646,7 @@ def typed_functions(tree: ast.Module, module: str) -> list[str]:
     """The functions of a JAX stub module ``transform_module`` types."""
     tables = FunctionTables()
     return [fn.name for fn in tree.body if isinstance(fn, ast.FunctionDef)
-            and (plan := _plan(f"{module}.{fn.name}", fn)) is not None
-            and _typed_overloads(plan, fn, tables)]
+            and _typed(f"{module}.{fn.name}", fn, tables)]
 
 
 def transform_module(tree: ast.Module, module: str, tables: FunctionTables) -> ast.Module:
@@ -639,8 +667,7 @@ def transform_module(tree: ast.Module, module: str, tables: FunctionTables) -> a
             body += _typed_ufunc(node, call, module, tables)
             continue
         if isinstance(node, ast.FunctionDef) and counts[node.name] == 1:
-            plan = _plan(f"{module}.{node.name}", node)
-            typed = _typed_overloads(plan, node, tables) if plan is not None else []
+            typed = _typed(f"{module}.{node.name}", node, tables)
             if typed:
                 body += typed + [_overload(node)]
                 continue
@@ -650,8 +677,7 @@ def transform_module(tree: ast.Module, module: str, tables: FunctionTables) -> a
             done.add(node.name)
             group = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == node.name]
             for fn in group:
-                plan = _plan(f"{module}.{fn.name}", fn)
-                typed = _typed_overloads(plan, fn, tables) if plan is not None else []
+                typed = _typed(f"{module}.{fn.name}", fn, tables)
                 if typed:
                     body += typed
                     break
@@ -670,9 +696,11 @@ def transform_module(tree: ast.Module, module: str, tables: FunctionTables) -> a
 # Modules JAX ships as code, not stubs, given a stub here: path in the jax
 # package -> the qualified name of its functions.  Each re-exports functions
 # of private modules (``from jax._src.random.core import normal as normal``).
+# One that JAX ships a stub for (``nn/__init__.pyi`` from 0.6.2 on) is
+# rewritten from that stub instead (``MODULES``).
 RUNTIME_MODULES: Final = {
     "random.py": "jax.random", "lax/__init__.py": "jax.lax",
-    "numpy/linalg.py": "jax.numpy.linalg", "numpy/fft.py": "jax.numpy.fft",
+    "numpy/linalg.py": "jax.numpy.linalg", "numpy/fft.py": "jax.numpy.fft", "nn/__init__.py": "jax.nn",
 }
 
 
@@ -718,6 +746,108 @@ def _annotation_names(fn: ast.FunctionDef) -> set[str]:
     return names
 
 
+def _type_checking_test(test: ast.expr) -> bool | None:
+    """True for ``TYPE_CHECKING`` (``typing.TYPE_CHECKING``...), False for its
+    negation, None for any other test."""
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    inner = test.operand if isinstance(test, ast.UnaryOp) and negated else test
+    name = inner.id if isinstance(inner, ast.Name) else inner.attr if isinstance(inner, ast.Attribute) else ""
+    return None if name != "TYPE_CHECKING" else not negated
+
+
+def checker_view(body: Iterable[ast.stmt]) -> list[ast.stmt]:
+    """``body`` as a type checker reads it: an ``if TYPE_CHECKING:`` block
+    replaced by its body, an ``if not TYPE_CHECKING:`` one by its ``else``
+    (JAX declares deprecated names so, with a module ``__getattr__`` for the
+    runtime)."""
+    out: list[ast.stmt] = []
+    for node in body:
+        seen = _type_checking_test(node.test) if isinstance(node, ast.If) else None
+        if isinstance(node, ast.If) and seen is not None:
+            out += checker_view(node.body if seen else node.orelse)
+        else:
+            out.append(node)
+    return out
+
+
+def stub_view(body: Iterable[ast.stmt]) -> list[ast.stmt]:
+    """``checker_view(body)`` less what a stub leaves out (``pass``), with the
+    imports of an ``if`` made of imports only (``if jaxlib_version >= N:
+    from ... import thread_guard``) taken out of it: a checker reads such a
+    name as declared, possibly unbound."""
+    out: list[ast.stmt] = []
+    for node in checker_view(body):
+        if isinstance(node, ast.Pass):
+            continue
+        branches = node.body + node.orelse if isinstance(node, ast.If) else []
+        if branches and all(isinstance(n, (ast.Import, ast.ImportFrom, ast.Pass)) for n in branches):
+            out += [n for n in branches if not isinstance(n, ast.Pass)]
+        else:
+            out.append(node)
+    return out
+
+
+def exported_names(body: Iterable[ast.stmt], stub: bool = False) -> set[str]:
+    """The public names a module body binds, as a checker reads it (``del``
+    removes one; names bound in ``try``/``if`` blocks count; ``import m`` binds
+    none that counts).  In a ``stub``,
+    an import exports a name only in the ``import a as a`` / ``from m import a
+    as a`` forms (PEP 484)."""
+    names: set[str] = set()
+    for node in checker_view(body):
+        if isinstance(node, ast.Delete):
+            names -= {t.id for t in node.targets if isinstance(t, ast.Name)}
+            continue
+        bound: list[str] = []
+        if isinstance(node, ast.Import):
+            # (``import typing``, ``import jax._src.lax``: modules a module uses, not its API)
+            bound = [a.asname for a in node.names if a.asname and (not stub or a.asname == a.name)]
+        elif isinstance(node, ast.ImportFrom):
+            bound = [a.asname or a.name for a in node.names if a.name != "*" and (not stub or a.asname == a.name)]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound = [node.name]
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            bound = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        elif isinstance(node, ast.Try):
+            inner = node.body + node.orelse + node.finalbody + [s for h in node.handlers for s in h.body]
+            names |= exported_names(inner, stub)
+        elif isinstance(node, ast.If):
+            names |= exported_names(node.body, stub) | exported_names(node.orelse, stub)
+        names |= {n for n in bound if not n.startswith("_")}
+    return names
+
+
+def check_exports(source: ast.Module, stub: ast.Module, where: str) -> None:
+    """``ModuleShapeError`` when ``stub`` does not bind every public name
+    JAX's ``source`` module binds: a stub must not hide what JAX exports."""
+    hidden = exported_names(source.body) - exported_names(stub.body, stub=True)
+    if hidden:
+        raise ModuleShapeError(f"{where}: the stub would not declare {', '.join(sorted(hidden))}")
+
+
+def exported_import(node: ast.ImportFrom) -> list[ast.stmt]:
+    """``node`` as a stub keeps it, exporting what it binds as JAX's module
+    does: ``from m import a as b`` (b public) exports nothing from a stub
+    (PEP 484), so it becomes ``from m import a as _jaxtypes_b; b = _jaxtypes_b``."""
+    renamed = [a for a in node.names if a.asname and a.asname != a.name and not a.asname.startswith("_")]
+    if not renamed:
+        return [node]
+    out = copy.deepcopy(node)
+    out.names = [ast.alias(a.name, f"_jaxtypes_{a.asname}") if a in renamed else a for a in node.names]
+    return [out, *(ast.parse(f"{a.asname} = _jaxtypes_{a.asname}").body[0] for a in renamed)]
+
+
+def _is_alias(node: ast.stmt) -> bool:
+    """``pvary = _deprecated_pvary``, ``infeed = jax._src.lax.lax.infeed``:
+    a public name bound to another name, which a stub can keep as it is."""
+    value = node.value if isinstance(node, ast.Assign) else None
+    while isinstance(value, ast.Attribute):
+        value = value.value
+    return isinstance(node, ast.Assign) and isinstance(value, ast.Name) \
+        and all(isinstance(t, ast.Name) for t in node.targets)
+
+
 def _is_private_machinery(node: ast.stmt) -> bool:
     """Deprecation machinery a stub can leave out: ``if not TYPE_CHECKING:``
     blocks, ``del``, assignments to private names."""
@@ -742,18 +872,18 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
     sources: dict[str, ast.Module] = {}
     imported: dict[str, set[str]] = {}
     needs_transform_prelude = False
-    for node in tree.body:
+    for node in stub_view(tree.body):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             continue  # the docstring
         if _is_private_machinery(node):
             continue
-        if isinstance(node, ast.Import):
+        if isinstance(node, ast.Import) or _is_alias(node):
             kept.append(node)
             continue
         if not isinstance(node, ast.ImportFrom):
             raise ModuleShapeError(f"jax/{rel} has a statement other than imports: {ast.unparse(node)[:80]}")
         if node.level or node.module is None or not node.module.startswith("jax."):
-            kept.append(node)
+            kept += exported_import(node)
             continue
         source = _module_file(root, node.module)
         if source is not None and node.module not in sources:
@@ -772,8 +902,7 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
             fn = functions_there.get(alias.name)
             if fn is not None and alias.asname in (None, alias.name):
                 stub = _stub_def(fn)
-                plan = _plan(f"{module}.{public}", stub)
-                typed = _typed_overloads(plan, stub, tables) if plan is not None else []
+                typed = _typed(f"{module}.{public}", stub, tables)
                 if typed:
                     defs += typed + [_overload(stub)]
                     imported.setdefault(node.module, set()).update(
@@ -781,7 +910,7 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
                     continue
             remaining.append(alias)
         if remaining:
-            kept.append(ast.ImportFrom(module=node.module, names=remaining, level=0))
+            kept += exported_import(ast.ImportFrom(module=node.module, names=remaining, level=0))
     if not defs:
         return None
     header = ast.parse(
@@ -798,7 +927,9 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
         from jaxtypes import jax_transform_stubs
 
         result_var += jax_transform_stubs.prelude()
-    return ast.Module(body=header + kept + names_from + result_var + defs, type_ignores=[])
+    out = ast.Module(body=header + kept + names_from + result_var + defs, type_ignores=[])
+    check_exports(tree, out, f"jax/{rel}")
+    return out
 
 
 def _lax_transform(root: Path, module: str, source: str, name: str, public: str

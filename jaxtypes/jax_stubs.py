@@ -220,14 +220,16 @@ def render(jax: JaxInstall) -> dict[str, str]:
     tables = jax_function_stubs.FunctionTables()
     for rel, module in jax_function_stubs.MODULES.items():
         path = jax.root / rel
-        if path.is_file():
+        try:
             stub = jax_function_stubs.transform_module(
                 ast.parse(path.read_text(encoding="utf-8")), module, tables)
-            generated[rel] = HEADER.format(jaxtypes=__version__, jax=jax.version, source=f"jax/{rel}") \
-                + ast.unparse(stub) + "\n"
+        except (SyntaxError, OSError):
+            continue  # that module keeps JAX's own typing (its stub is copied as it is)
+        generated[rel] = HEADER.format(jaxtypes=__version__, jax=jax.version, source=f"jax/{rel}") \
+            + ast.unparse(stub) + "\n"
     for rel, module in jax_function_stubs.RUNTIME_MODULES.items():
-        if not (jax.root / rel).is_file():
-            continue
+        if not (jax.root / rel).is_file() or (jax.root / rel).with_suffix(".pyi").is_file():
+            continue  # (JAX's own stub, if any, is rewritten above)
         try:
             runtime = jax_function_stubs.render_runtime_module(jax.root, rel, module, tables)
         except (jax_function_stubs.ModuleShapeError, SyntaxError, OSError):

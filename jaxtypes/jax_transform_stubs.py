@@ -30,10 +30,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Final
 
-# The function-stub generator's helpers, shared with it.
 from jaxtypes.jax_function_stubs import (
-    ModuleShapeError, _annotation_names, _BUILTINS, _expr, _is_private_machinery, _module_file,  # pyright: ignore[reportPrivateUsage]
-    _overload, _required, _stub_def,  # pyright: ignore[reportPrivateUsage]
+    ModuleShapeError, _annotation_names, _BUILTINS, _expr, _is_private_machinery, _module_file,
+    _overload, _required, _stub_def, check_exports, exported_import, stub_view,
 )
 
 __all__ = ["TRANSFORMS", "LAX_TRANSFORMS", "render_jax_init", "lax_transform_defs"]
@@ -101,6 +100,11 @@ _CONCAT = "_JaxtypesConcatenate"
 
 
 def _retyped(fn: ast.FunctionDef, params: Mapping[str, str], returns: str) -> ast.FunctionDef:
+    """``fn`` with ``params`` and its result retyped; ``ValueError`` when it
+    lacks one of them (a JAX that declares the function otherwise)."""
+    missing = set(params) - {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    if missing:
+        raise ValueError(f"{fn.name} has no parameter {', '.join(sorted(missing))}")
     out = _overload(fn)
     out.decorator_list = [ast.Name("_jaxtypes_overload", ast.Load())]
     for arg in out.args.posonlyargs + out.args.args + out.args.kwonlyargs:
@@ -112,7 +116,7 @@ def _retyped(fn: ast.FunctionDef, params: Mapping[str, str], returns: str) -> as
 
 def _jit(defs: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
     """jit(fun, ...) and the decorator factory jit(...), from JAX's overloads."""
-    out: list[ast.FunctionDef] = []
+    out = []
     for fn in defs:
         names = [a.arg for a in fn.args.posonlyargs + fn.args.args]
         jitted = f"{JITTED}[{_P}, {_R}]"
@@ -166,37 +170,53 @@ LAX_TRANSFORMS: Final = {"fori_loop": _fori_loop, "cond": _cond}
 
 
 def _declarations(source: ast.Module, name: str) -> list[ast.FunctionDef]:
-    """JAX's declarations of ``name`` in a source module, as stub defs: its
-    overloads, or the function itself when it has none."""
+    """JAX's declarations of ``name`` in a source module: its overloads, or
+    the function itself when it has none."""
     defs = [n for n in source.body if isinstance(n, ast.FunctionDef) and n.name == name]
     overloads = [d for d in defs if any(ast.unparse(x).endswith("overload") for x in d.decorator_list)]
-    return [_stub_def(d) for d in (overloads or defs)]
+    return overloads or defs
 
 
-def typed_defs(source: ast.Module, name: str, make: Callable[[list[ast.FunctionDef]], list[ast.FunctionDef]]
-               ) -> tuple[list[ast.stmt], set[str]]:
+def _parameters_of(source: ast.Module, fn: ast.FunctionDef) -> ast.FunctionDef:
+    """The declaration whose parameters ``fn`` takes: the function it wraps
+    (``@functools.wraps(_cond) def cond(*args, **kwargs)``, JAX 0.4's
+    ``lax.cond``) when that is defined in ``source``, under ``fn``'s name;
+    ``fn`` otherwise."""
+    for decorator in fn.decorator_list:
+        if isinstance(decorator, ast.Call) and ast.unparse(decorator.func).rpartition(".")[2] == "wraps" \
+                and len(decorator.args) == 1 and isinstance(decorator.args[0], ast.Name):
+            wrapped = _declarations(source, decorator.args[0].id)
+            if len(wrapped) == 1:
+                out = copy.deepcopy(wrapped[0])
+                out.name = fn.name
+                return out
+    return fn
+
+
+def typed_defs(source: ast.Module, name: str, make: Callable[[list[ast.FunctionDef]], list[ast.FunctionDef]],
+               public: str | None = None) -> tuple[list[ast.stmt], set[str]]:
     """The typed overloads then JAX's own declarations of ``name`` (each an
-    overload), and the names their annotations use; nothing when JAX's
-    module does not declare it as a function."""
+    overload), declared as ``public`` (default: ``name``; JAX 0.4 exports
+    ``checkpoint_wrapper as checkpoint``), and the names their annotations
+    use; nothing when JAX's module does not declare it as a function, or
+    declares it in a shape the generator does not know."""
     jax_defs = _declarations(source, name)
     if not jax_defs:
         return [], set()
-    typed = make(jax_defs)
+    signatures = [_stub_def(_parameters_of(source, d)) for d in jax_defs]
+    try:
+        typed = make(signatures)
+    except Exception:  # (a parameter it retypes is missing...): JAX's own typing
+        return [], set()
     if not typed:
         return [], set()
-    own = [_overload(d) for d in jax_defs]
+    own = [_overload(_stub_def(d)) for d in jax_defs]
     for d in own:
         d.decorator_list = [ast.Name("_jaxtypes_overload", ast.Load())]
-    used = {n for d in jax_defs for n in _annotation_names(d)}
+    for d in [*typed, *own]:
+        d.name = public or name
+    used = {n for d in [*signatures, *own] for n in _annotation_names(d)}
     return [*typed, *own], used
-
-
-def _inline_type_checking(node: ast.If) -> list[ast.stmt] | None:
-    """The body of ``if TYPE_CHECKING:`` (what checkers see), or None."""
-    test = ast.unparse(node.test)
-    if test.endswith("TYPE_CHECKING") and not test.startswith("not "):
-        return node.body
-    return None
 
 
 def render_jax_init(root: Path) -> ast.Module | None:
@@ -211,17 +231,11 @@ def render_jax_init(root: Path) -> ast.Module | None:
     defs: list[ast.stmt] = []
     imported: dict[str, set[str]] = {}
     sources: dict[str, ast.Module] = {}
-    for node in tree.body:
+    for node in stub_view(tree.body):
         if isinstance(node, ast.Expr):  # the docstring; calls made at import
             continue
-        if isinstance(node, ast.Try) or _is_private_machinery(node):
-            continue
-        if isinstance(node, ast.If):
-            inlined = _inline_type_checking(node)
-            if inlined is None:
-                continue
-            kept += inlined
-            continue
+        if isinstance(node, (ast.Try, ast.If)) or _is_private_machinery(node):
+            continue  # (check_exports below: none of them may bind a public name)
         if isinstance(node, ast.Assign):  # public aliases: Device = _xc.Device
             kept.append(node)
             continue
@@ -230,30 +244,32 @@ def render_jax_init(root: Path) -> ast.Module | None:
             continue
         if not isinstance(node, ast.ImportFrom):
             raise ModuleShapeError(f"jax/__init__.py: unexpected {ast.unparse(node)[:80]}")
-        remaining: list[ast.alias] = []
+        remaining = []
         for alias in node.names:
             public = alias.asname or alias.name
             make = TRANSFORMS.get(public)
             module = node.module or ""
             source_file = _module_file(root, module) if make is not None and not node.level else None
-            if make is not None and source_file is not None and alias.name == public:
+            if make is not None and source_file is not None:
                 if module not in sources:
                     sources[module] = ast.parse(source_file.read_text(encoding="utf-8"))
-                typed, used = typed_defs(sources[module], alias.name, make)
+                typed, used = typed_defs(sources[module], alias.name, make, public)
                 if typed:
                     defs += typed
                     imported.setdefault(module, set()).update(used)
                     continue
             remaining.append(alias)
         if remaining:
-            kept.append(ast.ImportFrom(module=node.module, names=remaining, level=node.level))
+            kept += exported_import(ast.ImportFrom(module=node.module, names=remaining, level=node.level))
     if not defs:
         return None
     prelude = ast.parse(_PRELUDE).body
     names_from = [ast.ImportFrom(module=m, names=[ast.alias(n, n) for n in sorted(ns - _BUILTINS)], level=0)
                   for m, ns in sorted(imported.items()) if ns - _BUILTINS]
     future = ast.parse("from __future__ import annotations").body
-    return ast.Module(body=future + kept + names_from + prelude + defs, type_ignores=[])
+    stub = ast.Module(body=future + kept + names_from + prelude + defs, type_ignores=[])
+    check_exports(tree, stub, "jax/__init__.py")
+    return stub
 
 
 def defining_module(root: Path, module: str, name: str, depth: int = 4) -> tuple[str, ast.Module] | None:

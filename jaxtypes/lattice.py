@@ -15,7 +15,7 @@ the graph per call.
 from __future__ import annotations
 
 import itertools
-from typing import Callable, Final, Iterable, Literal, NamedTuple
+from typing import Callable, Final, Hashable, Iterable, Literal, NamedTuple
 
 __all__ = [
     "BOOL", "UNSIGNED_INTS", "SIGNED_INTS", "INTN", "SMALL_FLOATS", "FLOAT8",
@@ -24,8 +24,10 @@ __all__ = [
     "Variant", "VARIANTS", "PromotionMode", "PROMOTION_MODES", "variant",
     "edges", "upper_bounds", "join", "join_all", "kind", "bits",
     "is_weak", "weak_node", "strong_counterpart", "default_dtype",
-    "canonicalize", "no_join_reason", "NoJoinReason", "explain",
-    "CUSTOM_FLOATS", "jax_type", "lattice_result_type", "result_type", "NoJoin",
+    "canonicalize", "no_join_reason", "NoJoinReason", "NoJoinText", "NO_JOIN_TEXT",
+    "no_join_message", "explain", "CUSTOM_FLOATS", "jax_type", "lattice_result_type",
+    "result_type", "NoJoin", "OutsideLattice", "MARKER_NAME", "PythonScalar",
+    "PYTHON_SCALARS", "PYTHON_SCALAR_OF_NODE",
 ]
 
 BOOL: Final = "bool"
@@ -62,6 +64,39 @@ SEED_CODES: Final = {
     "float16": "f2", "float32": "f4", "float64": "f8", "complex64": "c8",
     "complex128": "c16", "i*": "i*", "f*": "f*", "c*": "c*",
 }
+
+# The name of each node's marker class (jaxtypes.float32, jaxtypes.weak_int):
+# numpy's name of the dtype, bool_ as numpy spells it (bool is Python's).
+MARKER_NAME: Final = {
+    **{n: n for n in STRONG},
+    BOOL: "bool_",
+    WEAK_INT: "weak_int",
+    WEAK_FLOAT: "weak_float",
+    WEAK_COMPLEX: "weak_complex",
+}
+
+
+class PythonScalar(NamedTuple):
+    """A Python scalar type as JAX reads it."""
+
+    python_type: type
+    node: str  # what JAX makes of a value of it: bool is strong, the others weak
+    dtype: str  # what JAX (and numpy) make of the type itself: python_scalar_types_to_dtypes
+
+    @property
+    def name(self) -> str:
+        return self.python_type.__name__
+
+
+# In the order a checker must try them: a bool is an int, an int is accepted
+# where a float is, a float where a complex is.
+PYTHON_SCALARS: Final = (
+    PythonScalar(bool, BOOL, BOOL),
+    PythonScalar(int, WEAK_INT, "int64"),
+    PythonScalar(float, WEAK_FLOAT, "float64"),
+    PythonScalar(complex, WEAK_COMPLEX, "complex128"),
+)
+PYTHON_SCALAR_OF_NODE: Final = {s.node: s for s in PYTHON_SCALARS}
 
 PromotionMode = Literal["standard", "strict"]
 PROMOTION_MODES: Final[tuple[PromotionMode, ...]] = ("standard", "strict")
@@ -312,6 +347,41 @@ def no_join_reason(nodes: Iterable[str], v: Variant) -> NoJoinReason:
     return "none"
 
 
+class NoJoinText(NamedTuple):
+    """JAX's words for a reason: why (a clause of its message), and the dtype its
+    message suggests casting to (None: it names none)."""
+
+    why: str
+    cast_to: str | None
+
+
+NO_JOIN_TEXT: Final[dict[NoJoinReason, NoJoinText]] = {
+    "strict": NoJoinText(
+        "there is no implicit promotion path under jax_numpy_dtype_promotion=strict", None),
+    "float8": NoJoinText("8-bit floats do not support implicit promotion", "float32"),
+    "float6": NoJoinText("6-bit floats do not support implicit promotion", "float32"),
+    "float4": NoJoinText("4-bit floats do not support implicit promotion", "float32"),
+    "intn": NoJoinText("1-bit, 2-bit and 4-bit integers do not support implicit promotion",
+                       "int32"),
+    "none": NoJoinText("there is no implicit promotion path", None),
+}
+
+
+def no_join_message(shown: Iterable[str], reason: NoJoinReason) -> str:
+    """JAX's TypePromotionError message for operands (as JAX prints them) whose
+    dtypes have no join, for a reason of ``no_join_reason``."""
+    head = f"Input dtypes {tuple(shown)} have no available implicit dtype promotion path"
+    why, cast_to = NO_JOIN_TEXT[reason]
+    if reason == "strict":
+        return (f"{head} when jax_numpy_dtype_promotion=strict. Try explicitly casting "
+                "inputs to the desired output type, or set jax_numpy_dtype_promotion=standard.")
+    if cast_to is not None:
+        return (f"{head}. To avoid unintended promotion, {why}. If you'd like your inputs "
+                "to be promoted to another type, you can do so explicitly using e.g. "
+                f"x.astype('{cast_to}')")
+    return f"{head}. Try explicitly casting inputs to the desired output type."
+
+
 # bfloat16 and the small floats: a weakly typed one stands for f*.
 CUSTOM_FLOATS: Final = frozenset(SMALL_FLOATS + ("bfloat16",))
 
@@ -335,6 +405,16 @@ class NoJoin(ValueError):
         super().__init__(f"no join of {', '.join(self.nodes)} ({v.label})")
 
 
+class OutsideLattice(ValueError):
+    """Raised where ``lattice_result_type`` would join an operand that is not a
+    node (a dtype JAX takes as a value but not in promotion: float0, strings);
+    ``nodes`` are the ones JAX joined, in argument order."""
+
+    def __init__(self, nodes: Iterable[Hashable]) -> None:
+        self.nodes: tuple[Hashable, ...] = tuple(nodes)
+        super().__init__(f"not in the lattice: {[n for n in self.nodes if n not in _KINDS]}")
+
+
 def lattice_result_type(
     operands: Iterable[tuple[str, bool]], v: Variant,
     explicit: Callable[[str], str] | None = None,
@@ -346,6 +426,10 @@ def lattice_result_type(
     no join.  The dtype is canonicalized where JAX calls ``dtype()`` on a join,
     by ``explicit`` when given (the runtime's reading of JAX's
     jax_explicit_x64_dtypes setting), else as that setting's default does.
+
+    An operand outside the lattice (the runtime's dtype objects JAX takes as
+    values) passes where JAX needs no join: alone, or repeated with a strong
+    operand; any join of one raises ``OutsideLattice``.
     """
     ops = list(operands)
     nodes = [n for n, _ in ops]
@@ -358,7 +442,10 @@ def lattice_result_type(
         # All weak (standard mode): JAX joins the dtypes themselves, then marks
         # the result weak.  Otherwise a weak operand stands for its weak node.
         all_weak = all(weaks) and v.mode != "strict"
-        joined_nodes = nodes if all_weak else [jax_type(n, w) for n, w in ops]
+        joined_nodes = nodes if all_weak else [
+            jax_type(n, w) if n in _KINDS else n for n, w in ops]
+        if any(n not in _KINDS for n in joined_nodes):
+            raise OutsideLattice(joined_nodes)
         joined = join_all(dict.fromkeys(joined_nodes), v)
         if joined is None:
             raise NoJoin(joined_nodes, v)

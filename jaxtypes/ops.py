@@ -17,13 +17,14 @@ from __future__ import annotations
 import functools
 from typing import Final, Literal, NamedTuple, Tuple, Union
 
-from jaxtypes import lattice
+from jaxtypes import lattice, operations
 from jaxtypes.lattice import Variant
 
 __all__ = [
     "Outcome", "ErrorKind", "BINARY_OPERATORS", "COMPARISONS", "UNARY_OPERATORS",
-    "METHODS", "SAME_DTYPE_METHODS", "binary", "unary", "method", "item_type",
-    "operand", "marker_node", "DEFAULT", "clip", "FLOAT_PRECISION",
+    "METHODS", "SAME_DTYPE_METHODS", "SYMBOLS", "binary", "unary", "method", "item_type",
+    "operand", "marker_node", "DEFAULT", "clip", "FLOAT_PRECISION", "COMPONENT",
+    "TO_INEXACT", "no_join", "unsupported", "promote_integer_dtype",
 ]
 
 DEFAULT: Final = Variant("standard", False)  # JAX's default configuration
@@ -43,40 +44,28 @@ class Outcome(NamedTuple):
         return self.node is not None
 
 
-# Python operator name (without underscores) -> the JAX rule that computes it.
-BINARY_OPERATORS: Final = {
-    "add": "join", "mul": "join", "matmul": "join",
-    "sub": "sub", "truediv": "inexact",
-    "floordiv": "numeric_no_complex", "mod": "numeric_no_complex",
-    "pow": "pow",
-    "and": "bitwise", "or": "bitwise", "xor": "bitwise",
-    "lshift": "shift", "rshift": "shift",
-}
-COMPARISONS: Final = ("lt", "le", "gt", "ge", "eq", "ne")
-SYMBOLS: Final = {
-    "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
-    "pow": "**", "matmul": "@", "and": "&", "or": "|", "xor": "^", "lshift": "<<",
-    "rshift": ">>", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=",
-    "neg": "-", "pos": "+", "abs": "abs", "invert": "~",
-}
-UNARY_OPERATORS: Final = ("neg", "pos", "abs", "invert")
+# The operations, from jaxtypes.operations: Python operator name (without
+# underscores) -> the JAX rule that computes it; comparisons; unary operators;
+# methods and properties; how messages write each operator.
+BINARY_OPERATORS: Final = operations.BINARY_RULES
+COMPARISONS: Final = operations.COMPARISONS
+SYMBOLS: Final = operations.SYMBOLS
+UNARY_OPERATORS: Final = operations.UNARY
 # Methods and properties whose result keeps the operand's dtype and weakness.
-SAME_DTYPE_METHODS: Final = ("T", "reshape", "transpose", "getitem", "conj")
-METHODS: Final = SAME_DTYPE_METHODS + (
-    "sum", "prod", "mean", "max", "min", "argmax", "argmin", "all", "any",
-    "clip", "round", "real", "imag",
-)
+SAME_DTYPE_METHODS: Final = tuple(op.name for op in operations.with_rule("same_dtype"))
+METHODS: Final = operations.METHODS
 
 _INTS: Final = frozenset(lattice.UNSIGNED_INTS + lattice.SIGNED_INTS)
 _SUB_BYTE_INTS: Final = frozenset(lattice.INTN)
 # jax._src.dtypes._dtype_to_inexact: bool and ints of up to 32 bits (and the
 # 4-bit ones) become float32 whatever x64 says; the 64-bit ints float64.
-_TO_INEXACT: Final = {
+TO_INEXACT: Final = {
     "bool": "float32", "uint4": "float32", "int4": "float32",
     "uint8": "float32", "int8": "float32", "uint16": "float32", "int16": "float32",
     "uint32": "float32", "int32": "float32", "uint64": "float64", "int64": "float64",
 }
-_COMPONENT: Final = {"complex64": "float32", "complex128": "float64"}
+# A complex dtype's component (real, imag, abs).
+COMPONENT: Final = {"complex64": "float32", "complex128": "float64"}
 
 
 def operand(node: str, v: Variant) -> tuple[str, bool]:
@@ -96,25 +85,17 @@ def marker_node(dtype: str, weak: bool) -> str:
     return lattice.jax_type(dtype, weak)
 
 
-def _names(*nodes: str) -> str:
-    return ", ".join(nodes)
-
-
-def _no_join(nodes: tuple[str, ...], v: Variant) -> Outcome:
+def no_join(nodes: tuple[str, ...], v: Variant) -> Outcome:
+    """The promotion error of nodes with no join, with JAX's reason."""
     reason = lattice.no_join_reason(nodes, v)
-    why = {
-        "strict": "there is no implicit promotion path under jax_numpy_dtype_promotion=strict; "
-                  "cast one operand explicitly",
-        "float8": "8-bit floats do not support implicit promotion",
-        "float6": "6-bit floats do not support implicit promotion",
-        "float4": "4-bit floats do not support implicit promotion",
-        "intn": "1-bit, 2-bit and 4-bit integers do not support implicit promotion",
-        "none": "there is no implicit promotion path",
-    }[reason]
-    return Outcome(None, "promotion", f"{_names(*nodes)}: {why}")
+    why = lattice.NO_JOIN_TEXT[reason].why
+    if reason == "strict":
+        why += "; cast one operand explicitly"
+    return Outcome(None, "promotion", f"{', '.join(nodes)}: {why}")
 
 
-def _unsupported(what: str, dtype: str) -> Outcome:
+def unsupported(what: str, dtype: str) -> Outcome:
+    """The error of an operation JAX rejects for a dtype."""
     return Outcome(None, "unsupported", f"{what} does not accept dtype {dtype}")
 
 
@@ -133,14 +114,14 @@ def _bit_width(dtype: str) -> int:
     """lax._bit_width: a complex counts its component's bits, bool one bit."""
     if dtype == lattice.BOOL:
         return 1
-    return lattice.bits(_COMPONENT.get(dtype, dtype)) or 0
+    return lattice.bits(COMPONENT.get(dtype, dtype)) or 0
 
 
 def _dot_precision(dtype: str) -> tuple[bool, int, int, int, bool]:
     """lax.dot_general's ranking of an operand type (XLA's HigherPrecisionType)."""
-    real = _COMPONENT.get(dtype, dtype)
+    real = COMPONENT.get(dtype, dtype)
     maxexp, nmant = FLOAT_PRECISION.get(real, (-1, -1))
-    return (dtype in _COMPONENT, maxexp, nmant, _bit_width(real), lattice.kind(real) != "u")
+    return (dtype in COMPONENT, maxexp, nmant, _bit_width(real), lattice.kind(real) != "u")
 
 
 def _kept_64_bit(dtype: str, v: Variant) -> bool:
@@ -159,15 +140,15 @@ def _matmul(dtype: str, weak: bool, operands: tuple[str, str], scalar: bool,
     dtype as preferred_element_type, which dot_general canonicalizes and checks
     against the operands as given; the result is then cast to the promoted dtype."""
     if scalar:
-        return _unsupported("'@' (a Python scalar is 0-d; matmul needs 1-d or more)", dtype)
+        return unsupported("'@' (a Python scalar is 0-d; matmul needs 1-d or more)", dtype)
     left, right = operands
     lp, rp = _dot_precision(left), _dot_precision(right)
     if lp == rp and left != right:
-        return _unsupported(f"'@' between {left} and {right} (lax.dot_general)", dtype)
+        return unsupported(f"'@' between {left} and {right} (lax.dot_general)", dtype)
     natural = left if lp >= rp else right
     preferred = lattice.canonicalize(dtype, v.x64)
     if lattice.kind(natural) != "f" and _bit_width(preferred) < _bit_width(natural):
-        return _unsupported(f"'@' producing {preferred} from a {natural} operand (lax.dot_general)",
+        return unsupported(f"'@' producing {preferred} from a {natural} operand (lax.dot_general)",
                             dtype)
     return Outcome(marker_node(dtype, weak))
 
@@ -190,11 +171,11 @@ def _kept_64_bit_binary(op: str, dtype: str, v: Variant) -> Outcome | None:
                                "jax_numpy_dtype_promotion=strict refuses")
             return Outcome(narrow)
         if k == "f":  # _float_divmod: lax.select of a float64 and a float32 value
-            return _unsupported(f"'{symbol}' with x64 off (a 32-bit constant inside)", dtype)
+            return unsupported(f"'{symbol}' with x64 off (a 32-bit constant inside)", dtype)
     if op == "mod" and k in "iuf":  # jnp.remainder: lax.ne(x, 0) with a 32-bit 0
-        return _unsupported(f"'{symbol}' with x64 off (a 32-bit constant inside)", dtype)
+        return unsupported(f"'{symbol}' with x64 off (a 32-bit constant inside)", dtype)
     if op == "pow" and k in "iu":  # jnp.power's integer path: lax.eq with a 32-bit constant
-        return _unsupported(f"'{symbol}' between arrays with x64 off (a 32-bit constant inside)",
+        return unsupported(f"'{symbol}' between arrays with x64 off (a 32-bit constant inside)",
                             dtype)
     return None
 
@@ -223,40 +204,40 @@ def binary(op: str, a: str, b: str, v: Variant = DEFAULT, *,
             f"{', '.join(list(BINARY_OPERATORS) + list(COMPARISONS))}"
         )
     (a_dtype, a_weak), (b_dtype, b_weak) = operand(a, v), operand(b, v)
-    if op == "pow" and b_is_scalar and b in (lattice.WEAK_INT, lattice.BOOL):
+    if rule == "pow" and b_is_scalar and b in (lattice.WEAK_INT, lattice.BOOL):
         # x ** <Python int>: lax.integer_pow on x alone (no promotion with the
         # exponent, in strict mode too); bool becomes int32 first.
         dtype = "int32" if a_dtype == lattice.BOOL else a_dtype
         return Outcome(marker_node(dtype, a_weak and a_dtype != lattice.BOOL))
     promoted = _promote_pair(a_dtype, a_weak, b_dtype, b_weak, v)
     if isinstance(promoted, lattice.NoJoin):
-        return _no_join(promoted.nodes, v)
+        return no_join(promoted.nodes, v)
     dtype, weak = promoted
     k = lattice.kind(dtype)
     symbol = SYMBOLS[op]
-    if op in COMPARISONS:
+    if rule is None:  # a comparison
         return Outcome(lattice.BOOL)
-    if op == "matmul":
+    if rule == "matmul":
         return _matmul(dtype, weak, (a_dtype, b_dtype), a_is_scalar or b_is_scalar, v)
     if _kept_64_bit(dtype, v):
         kept = _kept_64_bit_binary(op, dtype, v)
         if kept is not None:
             return kept
     if rule == "sub" and dtype == lattice.BOOL:
-        return _unsupported(f"'{symbol}' (lax.sub)", dtype)
+        return unsupported(f"'{symbol}' (lax.sub)", dtype)
     if rule == "inexact":
-        dtype = _TO_INEXACT.get(dtype, dtype)
+        dtype = TO_INEXACT.get(dtype, dtype)
     elif rule in ("numeric_no_complex", "pow", "shift"):
         if rule != "pow" and k == "c":
-            return _unsupported(f"'{symbol}'", dtype)
+            return unsupported(f"'{symbol}'", dtype)
         if rule == "shift" and k == "f":
-            return _unsupported(f"'{symbol}'", dtype)
+            return unsupported(f"'{symbol}'", dtype)
         if dtype == lattice.BOOL:  # jax's to_numeric_dtype: bool -> int32, always
             dtype = "int32"
         if rule == "pow":
             if dtype in _SUB_BYTE_INTS and not b_is_scalar:
                 # jnp.power of integer arrays needs np.iinfo, which sub-byte ints lack.
-                return _unsupported(f"'{symbol}' between arrays", dtype)
+                return unsupported(f"'{symbol}' between arrays", dtype)
             if lattice.kind(dtype) in "biu":
                 weak = False  # jnp.power's integer path builds a strong result
             elif lattice.kind(a_dtype) in "fc" and lattice.kind(b_dtype) in "iu":
@@ -265,7 +246,7 @@ def binary(op: str, a: str, b: str, v: Variant = DEFAULT, *,
                 # weak only if both are
                 dtype, weak = a_dtype, a_weak and b_weak
     elif rule == "bitwise" and k not in "biu":
-        return _unsupported(f"'{symbol}'", dtype)
+        return unsupported(f"'{symbol}'", dtype)
     return Outcome(marker_node(dtype, weak))
 
 
@@ -276,19 +257,20 @@ def unary(op: str, a: str, v: Variant = DEFAULT) -> Outcome:
     dtype, weak = operand(a, v)
     k = lattice.kind(dtype)
     if op == "neg" and dtype == lattice.BOOL:
-        return _unsupported("unary '-' (lax.neg)", dtype)
+        return unsupported("unary '-' (lax.neg)", dtype)
     if op == "invert" and k not in "biu":
-        return _unsupported("'~'", dtype)
+        return unsupported("'~'", dtype)
     if op == "abs":
         if k == "c":
-            dtype = _COMPONENT[dtype]
+            dtype = COMPONENT[dtype]
         elif k == "i" and dtype in _SUB_BYTE_INTS:
-            return _unsupported("abs", dtype)
+            return unsupported("abs", dtype)
     return Outcome(marker_node(dtype, weak))
 
 
-def _promote_integers(dtype: str, v: Variant) -> str | None:
-    """jax.numpy.sum's promote_integers: narrow ints widen to the default."""
+def promote_integer_dtype(dtype: str, v: Variant) -> str | None:
+    """jax.numpy.sum's promote_integers (JAX's _promote_integer_dtype): narrow
+    ints widen to the default (None: JAX raises)."""
     if dtype == lattice.BOOL:
         return lattice.default_dtype("i", v.x64)
     if dtype in _SUB_BYTE_INTS:
@@ -301,43 +283,52 @@ def _promote_integers(dtype: str, v: Variant) -> str | None:
     return dtype
 
 
-def method(name: str, a: str, v: Variant = DEFAULT) -> Outcome:
-    """The dtype of ``a.<name>(...)`` (or the property) for a marker node a."""
-    if name not in METHODS:
+_METHOD_RULE: Final = {op.name: op.rule for op in operations.of_kind("property", "index", "method")}
+
+
+def method(name: str, a: str, v: Variant = DEFAULT, *, promote_integers: bool = True) -> Outcome:
+    """The dtype of ``a.<name>(...)`` (or the property) for a marker node a;
+    ``promote_integers`` is that argument of sum and prod."""
+    rule = _METHOD_RULE.get(name)
+    if rule is None:
         raise ValueError(f"unknown method {name!r}; expected one of: {', '.join(METHODS)}")
     dtype, weak = operand(a, v)
     k = lattice.kind(dtype)
-    if name in SAME_DTYPE_METHODS:
+    if rule == "same_dtype":
         return Outcome(marker_node(dtype, weak))
-    if name in ("real", "imag"):
-        return Outcome(marker_node(_COMPONENT.get(dtype, dtype), weak))
-    if name == "clip":
+    if rule == "component":
+        return Outcome(marker_node(COMPONENT.get(dtype, dtype), weak))
+    if rule == "clip":
         return clip(a, None, v)
-    if name == "round":
+    if rule == "round":
         if dtype == lattice.BOOL:
-            return _unsupported("round", dtype)
+            return unsupported("round", dtype)
         return Outcome(marker_node(dtype, weak))
     # Reductions: the result is strongly typed, and cast (lax.convert_element_type,
     # astype) to a dtype JAX canonicalizes: a kept 64-bit dtype becomes 32-bit.
-    if name in ("all", "any"):
+    if rule == "to_bool":
         return Outcome(lattice.BOOL)
-    if name in ("argmax", "argmin"):
+    if rule == "arg_extremum":
         if k == "c":
-            return _unsupported(name, dtype)
+            return unsupported(name, dtype)
         if _kept_64_bit(dtype, v):
             # lax.argmax's reduction gets 32-bit initial values for a 64-bit operand
-            return _unsupported(f"{name} with x64 off (lax.reduce with 32-bit initial values)",
+            return unsupported(f"{name} with x64 off (lax.reduce with 32-bit initial values)",
                                 dtype)
         return Outcome(lattice.default_dtype("i", v.x64))
-    if name in ("max", "min"):
+    if rule == "extremum":
         return Outcome(lattice.canonicalize(dtype, v.x64))
-    if name in ("sum", "prod"):
-        promoted = _promote_integers(dtype, v)
+    if rule == "reduce":
+        if not promote_integers:
+            # The operand's dtype made numeric (bool -> int32, whatever x64 says),
+            # canonicalized like every reduction's result.
+            return Outcome(lattice.canonicalize("int32" if dtype == lattice.BOOL else dtype, v.x64))
+        promoted = promote_integer_dtype(dtype, v)
         if promoted is None:
-            return _unsupported(name, dtype)
+            return unsupported(name, dtype)
         return Outcome(lattice.canonicalize(promoted, v.x64))
-    assert name == "mean"
-    return Outcome(lattice.canonicalize(_TO_INEXACT.get(dtype, dtype), v.x64))
+    assert rule == "mean", rule
+    return Outcome(lattice.canonicalize(TO_INEXACT.get(dtype, dtype), v.x64))
 
 
 def clip(a: str, bound: str | None = None, v: Variant = DEFAULT) -> Outcome:
@@ -348,9 +339,9 @@ def clip(a: str, bound: str | None = None, v: Variant = DEFAULT) -> Outcome:
         try:
             dtype, weak = lattice.lattice_result_type([(dtype, weak), operand(bound, v)], v)
         except lattice.NoJoin as err:
-            return _no_join(err.nodes, v)
+            return no_join(err.nodes, v)
     if lattice.kind(dtype) == "c":
-        return _unsupported("clip (complex values have no order)", dtype)
+        return unsupported("clip (complex values have no order)", dtype)
     return Outcome(marker_node(dtype, weak))
 
 

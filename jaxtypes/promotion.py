@@ -67,15 +67,13 @@ _DTYPE_OF: Final[dict[str, np.dtype]] = {
 }
 _NODE_OF: Final[dict[np.dtype, str]] = {dt: n for n, dt in _DTYPE_OF.items()}
 _WEAK_TYPE_OF: Final[dict[str, type]] = {
-    lattice.WEAK_INT: int, lattice.WEAK_FLOAT: float, lattice.WEAK_COMPLEX: complex
+    s.node: s.python_type for s in lattice.PYTHON_SCALARS if s.node in lattice.WEAK
 }
 _WEAK_NODE_OF_TYPE: Final[dict[type, str]] = {t: n for n, t in _WEAK_TYPE_OF.items()}
 # Canonicalization with x64 off (64-bit nodes to 32-bit), as a table.
 _X32: Final = {n: lattice.canonicalize(n, False) for n in lattice.NODES}
 # JAX's python_scalar_types_to_dtypes.
-_PY_SCALAR_NODE: Final[dict[type, str]] = {
-    bool: "bool", int: "int64", float: "float64", complex: "complex128"
-}
+_PY_SCALAR_NODE: Final[dict[type, str]] = {s.python_type: s.dtype for s in lattice.PYTHON_SCALARS}
 # Dtypes outside the lattice that JAX still takes as values (its _jax_dtype_set):
 # float0 (the dtype of integer-valued gradients) and numpy's StringDType.  As
 # in JAX, one alone (or repeated) is its own result_type; promoting it fails.
@@ -374,29 +372,8 @@ def _no_join_error(objects: Any, variant: lattice.Variant) -> TypePromotionError
     """JAX's message for nodes without a join (``objects`` in JAX's order)."""
     objects = tuple(objects)
     names = tuple(_WEAK_NODE_OF_TYPE.get(o) or _NODE_OF[o] for o in objects)
-    shown = tuple(str(o) for o in objects)
     reason = lattice.no_join_reason(names, variant)
-    head = f"Input dtypes {shown} have no available implicit dtype promotion path"
-    if reason == "strict":
-        msg = (
-            f"{head} when jax_numpy_dtype_promotion=strict. Try explicitly casting "
-            "inputs to the desired output type, or set jax_numpy_dtype_promotion=standard."
-        )
-    elif reason in ("float8", "float6", "float4"):
-        width = reason[5:]
-        msg = (
-            f"{head}. To avoid unintended promotion, {width}-bit floats do not support "
-            "implicit promotion. If you'd like your inputs to be promoted to another type, "
-            "you can do so explicitly using e.g. x.astype('float32')"
-        )
-    elif reason == "intn":
-        msg = (
-            f"{head}. To avoid unintended promotion, 1-bit, 2-bit and 4-bit integers do "
-            "not support implicit promotion. If you'd like your inputs to be promoted to "
-            "another type, you can do so explicitly using e.g. x.astype('int32')"
-        )
-    else:
-        msg = f"{head}. Try explicitly casting inputs to the desired output type."
+    msg = lattice.no_join_message([str(o) for o in objects], reason)
     return _promotion_error(msg)
 
 

@@ -35,7 +35,7 @@ import io
 import csv as _csv
 from typing import Any, Final, Iterable, Literal, NamedTuple, Sequence
 
-from jaxtypes import lattice
+from jaxtypes import lattice, operations
 from jaxtypes.lattice import Variant
 
 __all__ = [
@@ -44,7 +44,7 @@ __all__ = [
     "csv_table", "html_table", "legend", "lattice_mermaid", "lattice_dot",
     "lattice_graph", "mermaid_id", "Difference", "numpy_differences",
     "numpy_promote_node", "VariantDifference", "variant_differences",
-    "differences_table", "variant_differences_table",
+    "differences_table", "variant_differences_table", "operations_table",
 ]
 
 NO_JOIN: Final = "-"
@@ -255,9 +255,9 @@ class Difference(NamedTuple):
     kind: DifferenceKind
 
 
-# Python scalars standing for the weak nodes when numpy is asked.
+# Python scalars standing for the weak nodes when numpy is asked (0, 0.0, 0j).
 _PYTHON_SCALAR: Final[dict[str, object]] = {
-    lattice.WEAK_INT: 0, lattice.WEAK_FLOAT: 0.0, lattice.WEAK_COMPLEX: 0j,
+    s.node: s.python_type(0) for s in lattice.PYTHON_SCALARS if s.node in lattice.WEAK
 }
 
 
@@ -370,3 +370,17 @@ def variant_differences_table(
     _check_format(fmt, DIFF_FORMATS)
     rows = [[d.a, d.b, _node_text(d.first), _node_text(d.second)] for d in diffs]
     return _rows_out(["a", "b", first.label, second.label], rows, fmt)
+
+
+# ------------------------------------------------------------- operations
+def operations_table() -> str:
+    """Array's typed operations (``jaxtypes.operations``) and the rule that
+    gives each result's dtype, as a markdown table, a row per rule."""
+    by_rule: dict[str, list[str]] = {}
+    for op in operations.OPERATIONS:
+        # A pipe inside a cell, code included, is escaped in GitHub's tables.
+        by_rule.setdefault(op.rule, []).append(f"`{op.written}`".replace("|", "\\|"))
+    lines = ["| operation | result dtype |", "|---|---|"]
+    lines += [f"| {', '.join(written)} | {operations.RULES[rule]} |"
+              for rule, written in by_rule.items()]
+    return "\n".join(lines) + "\n"

@@ -173,11 +173,13 @@ class Builder:
         return found
 
     def array(self, template: Instance | None, dtype: Type) -> Instance:
-        """``Array[dtype]``: from the receiver's TypeInfo when there is one."""
+        """``Array[dtype]``: from the receiver's TypeInfo when there is one;
+        JAX's own ``jax.Array`` (no stubs of `jaxtypes jax-stubs`) is not
+        generic, and stays the plain ``jax.Array`` it is."""
         if template is not None:
             info = array_info(template)
             if info is not None:
-                return Instance(info, [dtype])
+                return Instance(info, [dtype] if info.type_vars else [])
         return self._named(names.ARRAY, [dtype])
 
     def array_of(self, template: Instance | None, alts: Sequence[Alt] | None) -> Type:
@@ -371,7 +373,7 @@ def _type_object(inst: Instance, builder: Builder) -> list[DTypeLike] | None:
     node = names.NODE_OF_MARKER.get(fullname)
     if node is not None:
         if node in lattice.WEAK:
-            return [DTypeLike(None, invalid=f"jaxtypes.{names.MARKER_NAME[node]} is a type "
+            return [DTypeLike(None, invalid=f"jaxtypes.{lattice.MARKER_NAME[node]} is a type "
                               "marker for Array[...], not a dtype")]
         return [DTypeLike(node)]
     py = names.PYTHON_SCALAR_NODE.get(fullname)

@@ -21,8 +21,6 @@ from mypy.errorcodes import ErrorCode
 
 from jaxtypes import lattice
 
-from . import names
-
 __all__ = [
     "JAX_PROMOTION", "JAX_UNSUPPORTED", "JAX_DTYPE", "guarded", "DEBUG_ENV",
     "promotion_message", "unsupported_message", "display",
@@ -69,25 +67,15 @@ def guarded(fallback: Callable[[Any], _R]) -> Callable[[Callable[[_C], _R]], Cal
 
 
 def display(node: str, scalar: bool = False) -> str:
-    """How a message names an operand: its dtype, or the Python scalar type."""
-    if scalar:
-        return {lattice.BOOL: "bool", lattice.WEAK_INT: "int", lattice.WEAK_FLOAT: "float",
-                lattice.WEAK_COMPLEX: "complex"}.get(node, node)
-    return {lattice.WEAK_INT: "weak_int", lattice.WEAK_FLOAT: "weak_float",
-            lattice.WEAK_COMPLEX: "weak_complex"}.get(node, node)
+    """How a message names an operand: its dtype (a weak one by its marker), or
+    the Python scalar type."""
+    if scalar and node in lattice.PYTHON_SCALAR_OF_NODE:
+        return lattice.PYTHON_SCALAR_OF_NODE[node].name
+    return lattice.MARKER_NAME[node] if node in lattice.WEAK else node
 
 
 def cast_hint(target: str) -> str:
-    return f"x.astype(jaxtypes.{names.MARKER_NAME[target]})"
-
-
-_REASONS: Final = {
-    "float8": "8-bit floats do not support implicit promotion",
-    "float6": "6-bit floats do not support implicit promotion",
-    "float4": "4-bit floats do not support implicit promotion",
-    "intn": "1-bit, 2-bit and 4-bit integers do not support implicit promotion",
-    "none": "there is no implicit promotion path",
-}
+    return f"x.astype(jaxtypes.{lattice.MARKER_NAME[target]})"
 
 
 def promotion_message(
@@ -123,10 +111,7 @@ def promotion_message(
             f"jax_numpy_dtype_promotion=strict; cast {who} explicitly, "
             f"e.g. {cast_hint(target)}"
         )
-    reason = _REASONS[lattice.no_join_reason(nodes, standard)]
-    hint = {"float8": "float32", "float6": "float32", "float4": "float32", "intn": "int32"}.get(
-        lattice.no_join_reason(nodes, standard)
-    )
+    reason, hint = lattice.NO_JOIN_TEXT[lattice.no_join_reason(nodes, standard)]
     return (
         f"No implicit promotion of {shown} in {what}: {reason}"
         + (f"; cast explicitly, e.g. {cast_hint(hint)}" if hint else "; cast explicitly")

@@ -220,7 +220,8 @@ def promote_types_hook(v: Variant, builder: Builder) -> Callable[[FunctionContex
                         ctx.context, code=errors.JAX_PROMOTION)
                     return ctx.default_return_type
                 # A weak answer is numpy's dtype of int/float/complex.
-                node = {"i*": "int64", "f*": "float64", "c*": "complex128"}.get(joined, joined)
+                scalar = lattice.PYTHON_SCALAR_OF_NODE.get(joined)
+                node = scalar.dtype if scalar is not None else joined
                 if node not in results:
                     results.append(node)
         return _dtype_type(builder, results, ctx.default_return_type)

@@ -32,12 +32,7 @@ __all__ = ["method_hook", "property_hook", "item_hook", "astype_hook"]
 
 @functools.lru_cache(maxsize=None)
 def method_outcome(name: str, a: str, v: Variant, promote_integers: bool = True) -> ops.Outcome:
-    if not promote_integers and name in ("sum", "prod"):
-        dtype, _ = ops.operand(a, v)
-        # jax.numpy's reductions without promote_integers: the operand's dtype
-        # made numeric (bool -> int32, whatever x64 says).
-        return ops.Outcome("int32" if dtype == lattice.BOOL else dtype)
-    return ops.method(name, a, v)
+    return ops.method(name, a, v, promote_integers=promote_integers)
 
 
 class _Unknown(Exception):

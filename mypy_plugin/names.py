@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from jaxtypes import lattice, ops
+from jaxtypes import lattice, operations
 
 PACKAGE: Final = "jaxtypes"
 ARRAY: Final = "jaxtypes._array.Array"
@@ -28,12 +28,7 @@ PROMOTE_DTYPE: Final = "jaxtypes.promote.promote_dtype"
 BUILTIN_ABS: Final = "builtins.abs"
 
 # Python scalar types and what JAX makes of them (a value of the type).
-PYTHON_SCALAR_NODE: Final = {
-    "builtins.bool": lattice.BOOL,
-    "builtins.int": lattice.WEAK_INT,
-    "builtins.float": lattice.WEAK_FLOAT,
-    "builtins.complex": lattice.WEAK_COMPLEX,
-}
+PYTHON_SCALAR_NODE: Final = {f"builtins.{s.name}": s.node for s in lattice.PYTHON_SCALARS}
 NONE_TYPE: Final = "builtins.None"
 NUMPY_GENERIC: Final = "numpy.generic"
 NUMPY_DTYPE: Final = "numpy.dtype"
@@ -42,15 +37,8 @@ NUMPY_NDARRAY: Final = "numpy.ndarray"
 # DtypeOf[dtype marker, the marker it canonicalizes to].
 DTYPE_OF: Final = f"{MARKERS_MODULE}.DtypeOf"
 
-# The marker class of each lattice node (as stubgen names them).
-MARKER_NAME: Final = {
-    **{n: n for n in lattice.STRONG},
-    lattice.BOOL: "bool_",
-    lattice.WEAK_INT: "weak_int",
-    lattice.WEAK_FLOAT: "weak_float",
-    lattice.WEAK_COMPLEX: "weak_complex",
-}
-MARKER_FULLNAME: Final = {n: f"{MARKERS_MODULE}.{m}" for n, m in MARKER_NAME.items()}
+# The marker class of each lattice node.
+MARKER_FULLNAME: Final = {n: f"{MARKERS_MODULE}.{m}" for n, m in lattice.MARKER_NAME.items()}
 NODE_OF_MARKER: Final = {f: n for n, f in MARKER_FULLNAME.items()}
 
 # numpy's scalar type of each strong node that numpy itself defines (the
@@ -63,20 +51,24 @@ NUMPY_SCALAR: Final[dict[str, tuple[str, ...]]] = {
     )},
 }
 
-# Array's members, by what the plugin does with them.
-BINARY_METHODS: Final = {f"__{op}__": op for op in (*ops.BINARY_OPERATORS, *ops.COMPARISONS)}
-REFLECTED_METHODS: Final = {f"__r{op}__": op for op in ops.BINARY_OPERATORS}
-UNARY_METHODS: Final = {f"__{op}__": op for op in ops.UNARY_OPERATORS}
+# Array's members (jaxtypes.operations), by what the plugin does with them.
+BINARY_METHODS: Final = {op.member: op.name for op in operations.of_kind("binary", "comparison")}
+REFLECTED_METHODS: Final = {
+    op.reflected_member: op.name for op in operations.of_kind("binary") if op.reflected_member}
+UNARY_METHODS: Final = {op.member: op.name for op in operations.of_kind("unary")}
 # ``x == s`` with a Python scalar ``s``: mypy also tries ``s.__eq__(x)``, and
 # a scalar's __eq__ takes any object, so these are hooked too (equalities.py).
 SCALAR_EQUALITIES: Final = {
-    f"builtins.{scalar}.__{op}__": op
-    for scalar in ("bool", "int", "float", "complex") for op in ("eq", "ne")
+    f"builtins.{scalar.name}.__{op}__": op
+    for scalar in lattice.PYTHON_SCALARS for op in ("eq", "ne")
 }
-REDUCTIONS: Final = ("sum", "prod")
-DTYPE_METHODS: Final = ("mean",)  # take a dtype= but never promote integers
-PLAIN_METHODS: Final = ("max", "min", "argmax", "argmin", "clip", "round")
-PROPERTIES: Final = ("real", "imag")
+# Methods whose result the stubs' generic signatures cannot give: the ones
+# with a dtype= (sum and prod with promote_integers=; mean), and the others.
+REDUCTIONS: Final = tuple(op.name for op in operations.with_rule("reduce"))
+DTYPE_METHODS: Final = tuple(op.name for op in operations.with_rule("mean"))
+PLAIN_METHODS: Final = tuple(
+    op.name for op in operations.with_rule("extremum", "arg_extremum", "clip", "round"))
+PROPERTIES: Final = tuple(op.name for op in operations.with_rule("component"))
 ITEM: Final = "item"
 ASTYPE: Final = "astype"
 

@@ -713,3 +713,276 @@ def test_plugin_warns_about_stale_stubs(typings: Path, tmp_path: Path) -> None:
     assert warning[0].startswith("jaxtypes.mypy_plugin: warning: the jax.Array stubs (in typings) "
                                  "were made for jaxtypes 0.0.1 and JAX 0.9.0")
     assert "refresh them with `jaxtypes jax-stubs --out typings`" in warning[0]
+
+
+# ------------------------------------------- older JAX releases' module shapes
+# JAX's modules as earlier releases write them, synthesised from the pinned
+# JAX's own files: each robustness rule of the generator, one shape at a time.
+def _jax_tree(tmp_path: Path, edits: dict[str, str | None]) -> Path:
+    """The installed jax package as a tree of links, but the files of
+    ``edits`` (path in the package -> new text, or None: removed)."""
+    installed = jax_stubs.locate_jax().root
+    root = tmp_path / "jax"
+    shutil.copytree(installed, root, symlinks=False, copy_function=os.symlink,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for rel, text in edits.items():
+        (root / rel).unlink()
+        if text is not None:
+            (root / rel).write_text(text)
+    return root
+
+
+def _installed(rel: str) -> str:
+    return (jax_stubs.locate_jax().root / rel).read_text()
+
+
+def _replaced(text: str, old: str, new: str) -> str:
+    assert old in text, old
+    return text.replace(old, new, 1)
+
+
+def _class(text: str, name: str) -> str:
+    return ast.unparse(next(n for n in ast.parse(text).body if isinstance(n, ast.ClassDef) and n.name == name))
+
+
+@pytest.mark.parametrize("line", ["class Array(abc.ABC):", "class Array(metaclass=abc.ABCMeta):"])
+def test_array_declared_an_abc_renders(line: str) -> None:
+    """JAX before 0.6 declares ``class Array(abc.ABC)``, 0.6 and 0.7
+    ``metaclass=abc.ABCMeta``: jaxtypes' metaclass derives from ABCMeta, so the
+    class renders as it does for the pinned JAX."""
+    source = _jax_source()
+    older = "import abc\n" + _replaced(source, "class Array:", line)
+    assert jax_array_stub.check_shape(ast.parse(older)) == []
+    ours = jax_stubs.render_basearray(older, "0.10.2")
+    assert _class(ours, "Array") == _class(jax_stubs.render_basearray(source, "0.10.2"), "Array")
+    assert "class Array(Generic[DT], metaclass=_ArrayMeta):" in ours
+
+
+def test_array_with_another_base_is_still_refused() -> None:
+    older = _replaced(_jax_source(), "class Array:", "class Array(Sequence):")
+    assert jax_array_stub.check_shape(ast.parse(older)) == ["class Array without base classes"]
+
+
+def _numpy_stub(text: str) -> str:
+    return ast.unparse(jax_function_stubs.transform_module(ast.parse(text), "jax.numpy",
+                                                           jax_function_stubs.FunctionTables()))
+
+
+def _defs(text: str, name: str) -> list[str]:
+    return [ast.unparse(n) for n in ast.parse(text).body if isinstance(n, ast.FunctionDef) and n.name == name]
+
+
+def test_optional_is_read_as_allowing_none() -> None:
+    """JAX 0.4.30 declares clip's bounds ``Optional[ArrayLike]``, later ones
+    ``ArrayLike | None``: the same typed overloads either way."""
+    source = _installed("numpy/__init__.pyi")
+    old = "    min: ArrayLike | None = ...,\n    max: ArrayLike | None = ...,\n"
+    older = _replaced(source, old, "    min: Optional[ArrayLike] = ...,\n    max: Optional[ArrayLike] = ...,\n")
+    assert "clip" in jax_function_stubs.typed_functions(ast.parse(older), "jax.numpy")
+    typed, original = _defs(_numpy_stub(older), "clip"), _defs(_numpy_stub(source), "clip")
+    assert len(typed) == len(original) > 2
+    assert [t.replace("Optional[ArrayLike]", "ArrayLike | None") for t in typed] == original
+
+
+def test_function_of_unknown_shape_keeps_jax_declaration(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bound that cannot be left out (``min: ArrayLike = ...``, no None)
+    gives clip no numpy or Python-scalar overloads instead of failing; a
+    declaration the generator cannot read at all keeps JAX's own, alone."""
+    source = _installed("numpy/__init__.pyi")
+    required = _replaced(source, "    min: ArrayLike | None = ...,\n", "    min: ArrayLike = ...,\n")
+    clip = _defs(_numpy_stub(required), "clip")
+    assert len(clip) > 1 and "min: ArrayLike=..." in clip[-1] and not any("_np.generic" in d for d in clip)
+
+    real = jax_function_stubs._typed_overloads
+
+    def failing(plan: object, fn: ast.FunctionDef, tables: object) -> list[ast.FunctionDef]:
+        if fn.name == "sin":
+            raise AssertionError("a shape the generator does not know")
+        return real(plan, fn, tables)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(jax_function_stubs, "_typed_overloads", failing)
+    out = _numpy_stub(source)
+    (sin,) = _defs(out, "sin")
+    assert sin == next(d for d in _defs(source, "sin"))
+    assert len(_defs(out, "cos")) > 1
+
+
+_DEPRECATED_TAIL = """
+import typing as _typing
+if _typing.TYPE_CHECKING:
+  {body}
+else:
+  from jax._src.deprecations import deprecation_getattr as _deprecation_getattr
+  __getattr__ = _deprecation_getattr(__name__, _deprecations)
+  del _deprecation_getattr
+del _typing
+"""
+
+
+def _runtime_stub(root: Path, rel: str, module: str) -> str:
+    tree = jax_function_stubs.render_runtime_module(root, rel, module, jax_function_stubs.FunctionTables())
+    assert tree is not None
+    return ast.unparse(tree)
+
+
+@pytest.mark.parametrize("body", ["pass", "shuffle = _deprecated_shuffle"])
+def test_runtime_module_reads_type_checking_blocks(tmp_path: Path, body: str) -> None:
+    """jax.random before 0.4.38 ends with ``if typing.TYPE_CHECKING: ... else:``
+    (deprecated names for checkers, a module ``__getattr__`` at run time): the
+    stub holds what a checker reads there."""
+    source = _installed("random.py")
+    older = source + "from jax._src.random.core import permutation as _deprecated_shuffle\n" \
+        + "_deprecations = {}\n" + _DEPRECATED_TAIL.format(body=body)
+    stub = _runtime_stub(_jax_tree(tmp_path, {"random.py": older}), "random.py", "jax.random")
+    pinned = _runtime_stub(jax_stubs.locate_jax().root, "random.py", "jax.random")
+    statements = [ast.unparse(n) for n in ast.parse(stub).body]
+    assert [ast.unparse(n) for n in ast.parse(pinned).body if ast.unparse(n) not in statements] == []
+    assert "__getattr__" not in stub and "_deprecation_getattr" not in stub
+    assert ("shuffle = _deprecated_shuffle" in stub) == (body != "pass")
+    assert "from jax._src.random.core import permutation as _deprecated_shuffle" in stub
+    assert "def normal(" in stub
+
+
+def test_runtime_module_keeps_attribute_aliases(tmp_path: Path) -> None:
+    """jax.lax 0.6 declares ``infeed = jax._src.lax.lax.infeed`` for checkers."""
+    older = _installed("lax/__init__.py") + "import jax._src.lax.lax\n" \
+        + _DEPRECATED_TAIL.format(body="infeed = jax._src.lax.lax.infeed")
+    stub = _runtime_stub(_jax_tree(tmp_path, {"lax/__init__.py": older}), "lax/__init__.py", "jax.lax")
+    assert "import jax._src.lax.lax" in stub and "infeed = jax._src.lax.lax.infeed" in stub
+    assert "def fori_loop(" in stub
+
+
+def test_positive_type_checking_block_is_kept(tmp_path: Path) -> None:
+    """``if TYPE_CHECKING:`` without ``else`` declares names for checkers: they
+    stay, exported (a stub's ``from m import a as b`` would not export ``b``)."""
+    older = _installed("random.py") + (
+        "import typing\nif typing.TYPE_CHECKING:\n  from jax._src.random.core import permutation as shuffle\n")
+    stub = _runtime_stub(_jax_tree(tmp_path, {"random.py": older}), "random.py", "jax.random")
+    assert "from jax._src.random.core import permutation as _jaxtypes_shuffle\nshuffle = _jaxtypes_shuffle" in stub
+    assert "shuffle" in jax_function_stubs.exported_names(ast.parse(stub).body, stub=True)
+
+
+def test_conditional_import_is_declared(tmp_path: Path) -> None:
+    """jax 0.9.0 imports thread_guard under ``if jaxlib_extension_version >=
+    395:``; a checker reads the name as declared, so the stub declares it."""
+    line = "from jax._src.core import ensure_compile_time_eval as ensure_compile_time_eval\n"
+    older = _replaced(_installed("__init__.py"), line, "_version = 400\nif _version >= 395:\n  " + line)
+    root = _jax_tree(tmp_path, {"__init__.py": older})
+    stub = jax_stubs.render(jax_stubs.JaxInstall(root, "0.10.2"))["jax-stubs/__init__.pyi"]
+    assert line.strip() in stub and "def jit(" in stub
+
+
+@pytest.mark.parametrize("rel, module, shape", [
+    ("__init__.py", "jax", "try:\n  from jax._src.core import ensure_compile_time_eval as later_eval\n"
+                           "except ImportError:\n  later_eval = None\n"),
+    ("__init__.py", "jax", "if len(__name__) > 1:\n  later_eval = 1\n"),
+    ("random.py", "jax.random", "try:\n  from jax._src.random.core import normal as later_normal\n"
+                                "except ImportError:\n  later_normal = None\n"),
+])
+def test_module_hiding_a_public_name_keeps_jax_typing(tmp_path: Path, rel: str, module: str, shape: str) -> None:
+    """A module that binds a public name in a shape the generator does not
+    keep gets no stub (JAX's own typing stays), never one without the name."""
+    source = _installed(rel)
+    if rel == "__init__.py":
+        source = _replaced(source, "\nimport typing as _typing\n", "\nimport typing as _typing\n" + shape)
+    else:
+        source += shape
+    root = _jax_tree(tmp_path, {rel: source})
+    with pytest.raises(jax_function_stubs.ModuleShapeError, match="later_"):
+        if rel == "__init__.py":
+            from jaxtypes import jax_transform_stubs
+            jax_transform_stubs.render_jax_init(root)
+        else:
+            _runtime_stub(root, rel, module)
+    files = jax_stubs.render(jax_stubs.JaxInstall(root, "0.10.2"))
+    stub = rel[:-3] + ".pyi"
+    assert f"jax-stubs/{stub}" not in files and f".search-path/jax/{stub}" not in files
+    assert "jax-stubs/numpy/__init__.pyi" in files  # the other modules are still made
+
+
+def test_exported_names_read_as_a_checker_does() -> None:
+    body = ast.parse(
+        "import typing as _t\nimport jax._src.lax\nfrom a import b as b, c as _c\nx = 1\ndel x\n"
+        "if _t.TYPE_CHECKING:\n  y = _c\nelse:\n  __getattr__ = f\n"
+        "if not _t.TYPE_CHECKING:\n  hidden = 1\nelse:\n  shown = 1\n"
+        "try:\n  from a import t as t\nexcept ImportError:\n  u = None\n"
+        "def f(): ...\nclass K: ...\nfrom a import v as w\n").body
+    assert jax_function_stubs.exported_names(body) == {"b", "y", "shown", "t", "u", "f", "K", "w"}
+    # in a stub, `from a import v as w` does not export w (PEP 484)
+    assert jax_function_stubs.exported_names(body, stub=True) == {"b", "y", "shown", "t", "u", "f", "K"}
+    (renamed,) = [n for n in body if isinstance(n, ast.ImportFrom) and n.names[0].name == "v"]
+    kept = ast.Module(body=jax_function_stubs.exported_import(renamed), type_ignores=[])
+    assert ast.unparse(kept) == "from a import v as _jaxtypes_w\nw = _jaxtypes_w"
+    assert jax_function_stubs.exported_names(kept.body, stub=True) == {"w"}
+
+
+def test_nn_without_jax_stub_is_made_from_its_runtime_module(tmp_path: Path) -> None:
+    """JAX before 0.6.2 ships no ``jax/nn/__init__.pyi``: the stub is made
+    from ``jax/nn/__init__.py`` (re-exports of jax._src.nn.functions), with
+    every name it exports; with JAX's stub there, that stub is rewritten."""
+    root = _jax_tree(tmp_path, {"nn/__init__.pyi": None})
+    files = jax_stubs.render(jax_stubs.JaxInstall(root, "0.10.2"))
+    stub = files["jax-stubs/nn/__init__.pyi"]
+    assert "from\n# jax/nn/__init__.py;" in stub
+    relu = _defs(stub, "relu")
+    assert len(relu) > 2 and "_JaxtypesV" in relu[0] and relu[-1].startswith("@overload\ndef relu(x: ArrayLike")
+    runtime = ast.parse(_installed("nn/__init__.py"))
+    assert jax_function_stubs.exported_names(runtime.body) <= jax_function_stubs.exported_names(
+        ast.parse(stub).body)
+    with_jax_stub = jax_stubs.render(jax_stubs.JaxInstall(jax_stubs.locate_jax().root, "0.10.2"))
+    assert "from\n# jax/nn/__init__.pyi;" in with_jax_stub["jax-stubs/nn/__init__.pyi"]
+
+
+def _conditionals() -> str:
+    return _installed("_src/lax/control_flow/conditionals.py")
+
+
+def test_wrapped_transform_takes_the_wrapped_parameters() -> None:
+    """JAX 0.4's ``lax.cond`` is ``@functools.wraps(_cond) def cond(*args,
+    **kwargs)``: its typed overload takes ``_cond``'s parameters, JAX's own
+    ``cond(*args, **kwargs)`` stays last."""
+    from jaxtypes import jax_transform_stubs
+
+    wrapped = _replaced(_conditionals(), "\ndef cond(pred,", "\ndef _cond(pred,") + (
+        "\n@api_boundary\n@functools.wraps(_cond)\ndef cond(*args, **kwargs):\n  return _cond(*args, **kwargs)\n")
+    typed, _ = jax_transform_stubs.typed_defs(ast.parse(wrapped), "cond", jax_transform_stubs.LAX_TRANSFORMS["cond"])
+    pinned, _ = jax_transform_stubs.typed_defs(ast.parse(_conditionals()), "cond",
+                                               jax_transform_stubs.LAX_TRANSFORMS["cond"])
+    assert [ast.unparse(d) for d in typed[:-1]] == [ast.unparse(d) for d in pinned[:-1]]
+    assert "true_fun: _JaxtypesCallable[..., _JaxtypesT]" in ast.unparse(typed[0])
+    assert ast.unparse(typed[-1]) == "@_jaxtypes_overload\ndef cond(*args, **kwargs):\n    ..."
+
+
+def test_transform_without_the_parameters_it_retypes_keeps_jax_typing() -> None:
+    from jaxtypes import jax_transform_stubs
+
+    bare = _replaced(_conditionals(), "\ndef cond(pred,", "\ndef _cond(pred,") + (
+        "\ndef cond(*args, **kwargs):\n  return _cond(*args, **kwargs)\n")
+    assert jax_transform_stubs.typed_defs(ast.parse(bare), "cond", jax_transform_stubs.LAX_TRANSFORMS["cond"]) \
+        == ([], set())
+
+
+def test_transform_exported_under_another_name_is_typed(tmp_path: Path) -> None:
+    """JAX 0.4 exports ``checkpoint_wrapper as checkpoint``: the typed
+    declarations are named ``checkpoint`` (an import under another name would
+    not be exported by a stub), the same as the pinned JAX's."""
+    from jaxtypes import jax_transform_stubs
+
+    line = "from jax._src.ad_checkpoint import checkpoint as checkpoint\n"
+    ad_checkpoint = _installed("_src/ad_checkpoint.py")
+    renamed = re.sub(r"^def checkpoint\(", "def checkpoint_wrapper(", ad_checkpoint, flags=re.M)
+    assert renamed != ad_checkpoint
+    root = _jax_tree(tmp_path, {
+        "__init__.py": _replaced(_installed("__init__.py"), line,
+                                 "from jax._src.ad_checkpoint import checkpoint_wrapper as checkpoint\n"),
+        "_src/ad_checkpoint.py": renamed})
+    older = jax_transform_stubs.render_jax_init(root)
+    pinned = jax_transform_stubs.render_jax_init(jax_stubs.locate_jax().root)
+    assert older is not None and pinned is not None
+
+    def checkpoint(tree: ast.Module) -> list[str]:
+        return [ast.unparse(n) for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "checkpoint"]
+
+    assert len(checkpoint(older)) >= 2 and checkpoint(older) == checkpoint(pinned)
+    assert "checkpoint" in jax_function_stubs.exported_names(older.body, stub=True)
+    assert "checkpoint_wrapper as checkpoint" not in ast.unparse(older)

@@ -354,6 +354,20 @@ def _lattice_mermaid() -> str:
     return "```mermaid\n" + render.lattice_mermaid(_standard()) + "```\n"
 
 
+@section("operations")
+def _operations() -> str:
+    """README: Array's typed operations and the rule of each (jaxtypes.operations)."""
+    from jaxtypes import render
+
+    return (
+        "Every operation of `Array` whose dtype jaxtypes computes, and how "
+        "(`jaxtypes.operations`; `jaxtypes.ops` follows JAX's code for each, "
+        "checked against JAX's answers). A weakly typed operand promotes as JAX's "
+        "lattice says; the 64-bit cases with x64 off are under [What the stubs "
+        "assume](#what-the-stubs-assume).\n\n" + render.operations_table()
+    )
+
+
 @section("numpy-differences")
 def _numpy_differences() -> str:
     """README: the pairs where JAX (standard, x64) differs from numpy.promote_types."""

@@ -50,7 +50,7 @@ DtypeMarkerT = TypeVar("DtypeMarkerT", bound=DtypeMarker)
 
 
 @type_check_only
-class _UnknownDtype:
+class UnknownDtype:
     """Matches only Array[Any]: the first overload of every table, so that an
     operand of unknown dtype gives an unknown result (it is not a marker)."""
 
@@ -58,7 +58,7 @@ class _UnknownDtype:
 # What the tables' first overload takes: a TypeVar, which is no type context
 # for mypy, where the class itself would make mypy solve a call given as the
 # operand (``x - jnp.max(x)``) for it, and lose its dtype.
-_UnknownDtypeT = TypeVar("_UnknownDtypeT", bound=_UnknownDtype)
+_UnknownDtypeT = TypeVar("_UnknownDtypeT", bound=UnknownDtype)
 
 
 @type_check_only
@@ -76,68 +76,15 @@ class _Unary(_Table, Generic[_R]):
 
 
 @type_check_only
-class ReductionTo(_Table, Generic[_R]):
-    """sum/prod: called, an Array of dtype _R (the dtype= given, if any)."""
-    @overload
-    def __call__(self, axis: _Axis = None, dtype: None = None, out: None = None,
-                 keepdims: bool = False, initial: Any = None, where: Any = None,
-                 promote_integers: bool = True) -> Array[_R]: ...
-    @overload
-    def __call__(self, axis: _Axis, dtype: type[DtypeMarkerT], out: None = None,
-                 keepdims: bool = False, initial: Any = None, where: Any = None,
-                 promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
-    @overload
-    def __call__(self, axis: _Axis = None, *, dtype: type[DtypeMarkerT], out: None = None,
-                 keepdims: bool = False, initial: Any = None, where: Any = None,
-                 promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
-    @overload
-    def __call__(self, axis: _Axis = None, dtype: DtypeArgument = None, out: None = None,
-                 keepdims: bool = False, initial: Any = None, where: Any = None,
-                 promote_integers: bool = True) -> Array[Any]: ...
-
-
-@type_check_only
-class MeanTo(_Table, Generic[_R]):
-    """mean: called, an Array of dtype _R (the dtype= given, if any)."""
-    @overload
-    def __call__(self, axis: _Axis = None, dtype: None = None, out: None = None,
-                 keepdims: bool = False, *, where: Any = None) -> Array[_R]: ...
-    @overload
-    def __call__(self, axis: _Axis = None, *, dtype: type[DtypeMarkerT], out: None = None,
-                 keepdims: bool = False, where: Any = None) -> Array[DtypeMarkerT]: ...
-    @overload
-    def __call__(self, axis: _Axis = None, dtype: DtypeArgument = None, out: None = None,
-                 keepdims: bool = False, *, where: Any = None) -> Array[Any]: ...
-
-
-@type_check_only
-class ExtremumTo(_Table, Generic[_R]):
-    """max/min: called, an Array of dtype _R."""
-    def __call__(self, axis: _Axis = None, out: None = None, keepdims: bool = False,
-                 initial: Any = None, where: Any = None) -> Array[_R]: ...
-
-
-@type_check_only
-class ArgExtremumTo(_Table, Generic[_R]):
-    """argmax/argmin: called, an Array of the index dtype _R."""
-    def __call__(self, axis: int | None = None, out: None = None,
-                 keepdims: bool | None = None) -> Array[_R]: ...
-
-
-@type_check_only
 class _ClipUnknown(_Table):
-    def __call__(self, min: Any = None, max: Any = None) -> Array[Any]: ...
-
-
-@type_check_only
-class RoundTo(_Table, Generic[_R]):
-    """round: called, an Array of dtype _R."""
-    def __call__(self, decimals: int = 0, out: None = None) -> Array[_R]: ...
+    def clip(self, min: Any = None, max: Any = None) -> Array[Any]: ...
+    __call__ = clip
 
 
 @type_check_only
 class _Item(_Table, Generic[_R]):
-    def __call__(self, *args: int) -> _R: ...
+    def item(self, *args: int) -> _R: ...
+    __call__ = item
 
 
 @type_check_only
@@ -152,6 +99,104 @@ class _SameDtype(_Table, Generic[_T]):
 @type_check_only
 class _UnknownScalar(_Table):
     def __call__(self, other: complex, /) -> Array[Any]: ...
+
+
+@type_check_only
+class SumTo(_Table, Generic[_R]):
+    """sum: called, an Array of dtype _R (the dtype= given, if any)."""
+    @overload
+    def sum(self, axis: _Axis = None, dtype: None = None, out: None = None,
+        keepdims: bool = False, initial: Any = None, where: Any = None,
+        promote_integers: bool = True) -> Array[_R]: ...
+    @overload
+    def sum(self, axis: _Axis, dtype: type[DtypeMarkerT], out: None = None,
+        keepdims: bool = False, initial: Any = None, where: Any = None,
+        promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
+    @overload
+    def sum(self, axis: _Axis = None, *, dtype: type[DtypeMarkerT], out: None = None,
+        keepdims: bool = False, initial: Any = None, where: Any = None,
+        promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
+    @overload
+    def sum(self, axis: _Axis = None, dtype: DtypeArgument = None, out: None = None,
+        keepdims: bool = False, initial: Any = None, where: Any = None,
+        promote_integers: bool = True) -> Array[Any]: ...
+    __call__ = sum
+
+
+@type_check_only
+class ProdTo(_Table, Generic[_R]):
+    """prod: called, an Array of dtype _R (the dtype= given, if any)."""
+    @overload
+    def prod(self, axis: _Axis = None, dtype: None = None, out: None = None,
+        keepdims: bool = False, initial: Any = None, where: Any = None,
+        promote_integers: bool = True) -> Array[_R]: ...
+    @overload
+    def prod(self, axis: _Axis, dtype: type[DtypeMarkerT], out: None = None,
+        keepdims: bool = False, initial: Any = None, where: Any = None,
+        promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
+    @overload
+    def prod(self, axis: _Axis = None, *, dtype: type[DtypeMarkerT], out: None = None,
+        keepdims: bool = False, initial: Any = None, where: Any = None,
+        promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
+    @overload
+    def prod(self, axis: _Axis = None, dtype: DtypeArgument = None, out: None = None,
+        keepdims: bool = False, initial: Any = None, where: Any = None,
+        promote_integers: bool = True) -> Array[Any]: ...
+    __call__ = prod
+
+
+@type_check_only
+class MeanTo(_Table, Generic[_R]):
+    """mean: called, an Array of dtype _R (the dtype= given, if any)."""
+    @overload
+    def mean(self, axis: _Axis = None, dtype: None = None, out: None = None,
+        keepdims: bool = False, *, where: Any = None) -> Array[_R]: ...
+    @overload
+    def mean(self, axis: _Axis = None, *, dtype: type[DtypeMarkerT], out: None = None,
+        keepdims: bool = False, where: Any = None) -> Array[DtypeMarkerT]: ...
+    @overload
+    def mean(self, axis: _Axis = None, dtype: DtypeArgument = None, out: None = None,
+        keepdims: bool = False, *, where: Any = None) -> Array[Any]: ...
+    __call__ = mean
+
+
+@type_check_only
+class MaxTo(_Table, Generic[_R]):
+    """max: called, an Array of dtype _R."""
+    def max(self, axis: _Axis = None, out: None = None, keepdims: bool = False,
+        initial: Any = None, where: Any = None) -> Array[_R]: ...
+    __call__ = max
+
+
+@type_check_only
+class MinTo(_Table, Generic[_R]):
+    """min: called, an Array of dtype _R."""
+    def min(self, axis: _Axis = None, out: None = None, keepdims: bool = False,
+        initial: Any = None, where: Any = None) -> Array[_R]: ...
+    __call__ = min
+
+
+@type_check_only
+class ArgmaxTo(_Table, Generic[_R]):
+    """argmax: called, an Array of dtype _R."""
+    def argmax(self, axis: int | None = None, out: None = None,
+        keepdims: bool | None = None) -> Array[_R]: ...
+    __call__ = argmax
+
+
+@type_check_only
+class ArgminTo(_Table, Generic[_R]):
+    """argmin: called, an Array of dtype _R."""
+    def argmin(self, axis: int | None = None, out: None = None,
+        keepdims: bool | None = None) -> Array[_R]: ...
+    __call__ = argmin
+
+
+@type_check_only
+class RoundTo(_Table, Generic[_R]):
+    """round: called, an Array of dtype _R."""
+    def round(self, decimals: int = 0, out: None = None) -> Array[_R]: ...
+    __call__ = round
 
 
 # -- descriptors: Array's operators read the tables of their dtype
@@ -453,7 +498,7 @@ class _SumMethod:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> ReductionTo[Any]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> SumTo[Any]: ...
 
 @type_check_only
 class _Has_prod(Protocol[_F_co]):
@@ -466,7 +511,7 @@ class _ProdMethod:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> ReductionTo[Any]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> ProdTo[Any]: ...
 
 @type_check_only
 class _Has_mean(Protocol[_F_co]):
@@ -492,7 +537,7 @@ class _MaxMethod:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> ExtremumTo[Any]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> MaxTo[Any]: ...
 
 @type_check_only
 class _Has_min(Protocol[_F_co]):
@@ -505,7 +550,7 @@ class _MinMethod:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> ExtremumTo[Any]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> MinTo[Any]: ...
 
 @type_check_only
 class _Has_argmax(Protocol[_F_co]):
@@ -518,7 +563,7 @@ class _ArgmaxMethod:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> ArgExtremumTo[Any]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> ArgmaxTo[Any]: ...
 
 @type_check_only
 class _Has_argmin(Protocol[_F_co]):
@@ -531,7 +576,7 @@ class _ArgminMethod:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> ArgExtremumTo[Any]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> ArgminTo[Any]: ...
 
 @type_check_only
 class _Has_round(Protocol[_F_co]):

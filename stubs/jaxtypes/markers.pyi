@@ -5,8 +5,8 @@
 from typing import Any, TypeVar, overload, type_check_only
 
 from jaxtypes._array import (
-    Array, ArgExtremumTo, DtypeMarker, ExtremumTo, _Marker, MeanTo, ReductionTo, RoundTo,
-    _Table, _Unary, _UnknownDtype, _UnknownDtypeT,
+    Array, DtypeMarker, UnknownDtype, _UnknownDtypeT, _Marker, _Table, _Unary,
+    ArgmaxTo, ArgminTo, MaxTo, MeanTo, MinTo, ProdTo, RoundTo, SumTo,
 )
 
 __all__ = ["bool_", "uint1", "uint2", "uint4", "uint8", "uint16", "uint32", "uint64", "int1", "int2", "int4", "int8", "int16", "int32", "int64", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "bfloat16", "float16", "float32", "float64", "complex64", "complex128", "weak_int", "weak_float", "weak_complex", "MARKER_OF_NODE", "NODE_OF_MARKER"]
@@ -275,13 +275,14 @@ class RoundNotSupportedForBool(_Table):
 @type_check_only
 class _clip_bool_(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[bool_]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_uint1(_Table):
@@ -326,11 +327,12 @@ class ProdNotSupportedForUint1(_Table):
 @type_check_only
 class _clip_uint1(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[uint1]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[uint1]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[uint1]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[uint1]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_uint2(_Table):
@@ -375,11 +377,12 @@ class ProdNotSupportedForUint2(_Table):
 @type_check_only
 class _clip_uint2(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[uint2]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[uint2]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[uint2]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[uint2]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_uint4(_Table):
@@ -435,11 +438,12 @@ class ProdNotSupportedForUint4(_Table):
 @type_check_only
 class _clip_uint4(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[uint4]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[uint4]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[uint4]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[uint4]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_uint8(_Table):
@@ -574,13 +578,14 @@ class _compare_uint8(_Table):
 @type_check_only
 class _clip_uint8(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[uint8]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[uint8]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_uint16(_Table):
@@ -678,13 +683,14 @@ class _rbitwise_uint16(_Table):
 @type_check_only
 class _clip_uint16(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[uint16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[uint16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_uint32(_Table):
@@ -776,13 +782,14 @@ class _rbitwise_uint32(_Table):
 @type_check_only
 class _clip_uint32(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_uint64(_Table):
@@ -892,13 +899,14 @@ class ArgminNotSupportedForUint64(_Table):
 @type_check_only
 class _clip_uint64(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[uint64]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[uint64]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_int1(_Table):
@@ -943,11 +951,12 @@ class ProdNotSupportedForInt1(_Table):
 @type_check_only
 class _clip_int1(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[int1]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[int1]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[int1]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[int1]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_int2(_Table):
@@ -992,11 +1001,12 @@ class ProdNotSupportedForInt2(_Table):
 @type_check_only
 class _clip_int2(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[int2]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[int2]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[int2]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[int2]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_int4(_Table):
@@ -1048,11 +1058,12 @@ class ProdNotSupportedForInt4(_Table):
 @type_check_only
 class _clip_int4(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[int4]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[int4]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[int4]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[int4]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_int8(_Table):
@@ -1167,13 +1178,14 @@ class _rbitwise_int8(_Table):
 @type_check_only
 class _clip_int8(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[int8]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[int8]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_int16(_Table):
@@ -1265,13 +1277,14 @@ class _rbitwise_int16(_Table):
 @type_check_only
 class _clip_int16(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[int16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[int16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_int32(_Table):
@@ -1344,13 +1357,14 @@ class _rbitwise_int32(_Table):
 @type_check_only
 class _clip_int32(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[int32]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[int32]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_int64(_Table):
@@ -1438,13 +1452,14 @@ class ArgminNotSupportedForInt64(_Table):
 @type_check_only
 class _clip_int64(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[int64]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[int64]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[int32]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_float4_e2m1fn(_Table):
@@ -1482,13 +1497,14 @@ class BitwiseInvertNotSupportedForFloat4_e2m1fn(_Table):
 @type_check_only
 class _clip_float4_e2m1fn(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_float6_e2m3fn(_Table):
@@ -1522,13 +1538,14 @@ class BitwiseInvertNotSupportedForFloat6_e2m3fn(_Table):
 @type_check_only
 class _clip_float6_e2m3fn(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_float6_e3m2fn(_Table):
@@ -1562,13 +1579,14 @@ class BitwiseInvertNotSupportedForFloat6_e3m2fn(_Table):
 @type_check_only
 class _clip_float6_e3m2fn(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_float8_e3m4(_Table):
@@ -1602,13 +1620,14 @@ class BitwiseInvertNotSupportedForFloat8_e3m4(_Table):
 @type_check_only
 class _clip_float8_e3m4(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_float8_e4m3(_Table):
@@ -1642,13 +1661,14 @@ class BitwiseInvertNotSupportedForFloat8_e4m3(_Table):
 @type_check_only
 class _clip_float8_e4m3(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_float8_e8m0fnu(_Table):
@@ -1682,13 +1702,14 @@ class BitwiseInvertNotSupportedForFloat8_e8m0fnu(_Table):
 @type_check_only
 class _clip_float8_e8m0fnu(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_float8_e4m3b11fnuz(_Table):
@@ -1722,13 +1743,14 @@ class BitwiseInvertNotSupportedForFloat8_e4m3b11fnuz(_Table):
 @type_check_only
 class _clip_float8_e4m3b11fnuz(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_float8_e4m3fn(_Table):
@@ -1762,13 +1784,14 @@ class BitwiseInvertNotSupportedForFloat8_e4m3fn(_Table):
 @type_check_only
 class _clip_float8_e4m3fn(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_float8_e4m3fnuz(_Table):
@@ -1802,13 +1825,14 @@ class BitwiseInvertNotSupportedForFloat8_e4m3fnuz(_Table):
 @type_check_only
 class _clip_float8_e4m3fnuz(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_float8_e5m2(_Table):
@@ -1842,13 +1866,14 @@ class BitwiseInvertNotSupportedForFloat8_e5m2(_Table):
 @type_check_only
 class _clip_float8_e5m2(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_float8_e5m2fnuz(_Table):
@@ -1882,13 +1907,14 @@ class BitwiseInvertNotSupportedForFloat8_e5m2fnuz(_Table):
 @type_check_only
 class _clip_float8_e5m2fnuz(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_bfloat16(_Table):
@@ -1952,13 +1978,14 @@ class BitwiseInvertNotSupportedForBfloat16(_Table):
 @type_check_only
 class _clip_bfloat16(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_float16(_Table):
@@ -2015,13 +2042,14 @@ class BitwiseInvertNotSupportedForFloat16(_Table):
 @type_check_only
 class _clip_float16(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[float16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[float16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[float16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_float32(_Table):
@@ -2070,13 +2098,14 @@ class BitwiseInvertNotSupportedForFloat32(_Table):
 @type_check_only
 class _clip_float32(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_float64(_Table):
@@ -2135,13 +2164,14 @@ class ArgminNotSupportedForFloat64(_Table):
 @type_check_only
 class _clip_float64(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[float64]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[float64]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_complex64(_Table):
@@ -2341,13 +2371,14 @@ class _rbitwise_weak_int(_Table):
 @type_check_only
 class _clip_weak_int(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_weak_float(_Table):
@@ -2412,13 +2443,14 @@ class BitwiseInvertNotSupportedForWeakFloat(_Table):
 @type_check_only
 class _clip_weak_float(_Table):
     @overload
-    def __call__(self, min: None = None, max: None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: None = None, max: None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: int | None = None, max: int | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: int | None = None, max: int | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    __call__ = clip
 
 @type_check_only
 class _add_weak_complex(_Table):
@@ -2498,13 +2530,13 @@ class bool_(DtypeMarker):
     _pos: _Unary[bool_]
     _abs: bool_
     _invert: _Unary[bool_]
-    _sum: ReductionTo[int32]
-    _prod: ReductionTo[int32]
+    _sum: SumTo[int32]
+    _prod: ProdTo[int32]
     _mean: MeanTo[float32]
-    _max: ExtremumTo[bool_]
-    _min: ExtremumTo[bool_]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[bool_]
+    _min: MinTo[bool_]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundNotSupportedForBool
     _clip: _clip_bool_
     _real: bool_
@@ -2539,10 +2571,10 @@ class uint1(DtypeMarker):
     _sum: SumNotSupportedForUint1
     _prod: ProdNotSupportedForUint1
     _mean: MeanTo[uint1]
-    _max: ExtremumTo[uint1]
-    _min: ExtremumTo[uint1]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[uint1]
+    _min: MinTo[uint1]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[uint1]
     _clip: _clip_uint1
     _real: uint1
@@ -2577,10 +2609,10 @@ class uint2(DtypeMarker):
     _sum: SumNotSupportedForUint2
     _prod: ProdNotSupportedForUint2
     _mean: MeanTo[uint2]
-    _max: ExtremumTo[uint2]
-    _min: ExtremumTo[uint2]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[uint2]
+    _min: MinTo[uint2]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[uint2]
     _clip: _clip_uint2
     _real: uint2
@@ -2615,10 +2647,10 @@ class uint4(DtypeMarker):
     _sum: SumNotSupportedForUint4
     _prod: ProdNotSupportedForUint4
     _mean: MeanTo[float32]
-    _max: ExtremumTo[uint4]
-    _min: ExtremumTo[uint4]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[uint4]
+    _min: MinTo[uint4]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[uint4]
     _clip: _clip_uint4
     _real: uint4
@@ -2650,13 +2682,13 @@ class uint8(DtypeMarker):
     _pos: _Unary[uint8]
     _abs: uint8
     _invert: _Unary[uint8]
-    _sum: ReductionTo[uint32]
-    _prod: ReductionTo[uint32]
+    _sum: SumTo[uint32]
+    _prod: ProdTo[uint32]
     _mean: MeanTo[float32]
-    _max: ExtremumTo[uint8]
-    _min: ExtremumTo[uint8]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[uint8]
+    _min: MinTo[uint8]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[uint8]
     _clip: _clip_uint8
     _real: uint8
@@ -2688,13 +2720,13 @@ class uint16(DtypeMarker):
     _pos: _Unary[uint16]
     _abs: uint16
     _invert: _Unary[uint16]
-    _sum: ReductionTo[uint32]
-    _prod: ReductionTo[uint32]
+    _sum: SumTo[uint32]
+    _prod: ProdTo[uint32]
     _mean: MeanTo[float32]
-    _max: ExtremumTo[uint16]
-    _min: ExtremumTo[uint16]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[uint16]
+    _min: MinTo[uint16]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[uint16]
     _clip: _clip_uint16
     _real: uint16
@@ -2726,13 +2758,13 @@ class uint32(DtypeMarker):
     _pos: _Unary[uint32]
     _abs: uint32
     _invert: _Unary[uint32]
-    _sum: ReductionTo[uint32]
-    _prod: ReductionTo[uint32]
+    _sum: SumTo[uint32]
+    _prod: ProdTo[uint32]
     _mean: MeanTo[float32]
-    _max: ExtremumTo[uint32]
-    _min: ExtremumTo[uint32]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[uint32]
+    _min: MinTo[uint32]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[uint32]
     _clip: _clip_uint32
     _real: uint32
@@ -2764,11 +2796,11 @@ class uint64(DtypeMarker):
     _pos: _Unary[uint64]
     _abs: uint64
     _invert: _Unary[uint64]
-    _sum: ReductionTo[uint32]
-    _prod: ReductionTo[uint32]
+    _sum: SumTo[uint32]
+    _prod: ProdTo[uint32]
     _mean: MeanTo[float32]
-    _max: ExtremumTo[uint32]
-    _min: ExtremumTo[uint32]
+    _max: MaxTo[uint32]
+    _min: MinTo[uint32]
     _argmax: ArgmaxNotSupportedForUint64
     _argmin: ArgminNotSupportedForUint64
     _round: RoundTo[uint64]
@@ -2804,10 +2836,10 @@ class int1(DtypeMarker):
     _sum: SumNotSupportedForInt1
     _prod: ProdNotSupportedForInt1
     _mean: MeanTo[int1]
-    _max: ExtremumTo[int1]
-    _min: ExtremumTo[int1]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[int1]
+    _min: MinTo[int1]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[int1]
     _clip: _clip_int1
     _real: int1
@@ -2841,10 +2873,10 @@ class int2(DtypeMarker):
     _sum: SumNotSupportedForInt2
     _prod: ProdNotSupportedForInt2
     _mean: MeanTo[int2]
-    _max: ExtremumTo[int2]
-    _min: ExtremumTo[int2]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[int2]
+    _min: MinTo[int2]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[int2]
     _clip: _clip_int2
     _real: int2
@@ -2878,10 +2910,10 @@ class int4(DtypeMarker):
     _sum: SumNotSupportedForInt4
     _prod: ProdNotSupportedForInt4
     _mean: MeanTo[float32]
-    _max: ExtremumTo[int4]
-    _min: ExtremumTo[int4]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[int4]
+    _min: MinTo[int4]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[int4]
     _clip: _clip_int4
     _real: int4
@@ -2913,13 +2945,13 @@ class int8(DtypeMarker):
     _pos: _Unary[int8]
     _abs: int8
     _invert: _Unary[int8]
-    _sum: ReductionTo[int32]
-    _prod: ReductionTo[int32]
+    _sum: SumTo[int32]
+    _prod: ProdTo[int32]
     _mean: MeanTo[float32]
-    _max: ExtremumTo[int8]
-    _min: ExtremumTo[int8]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[int8]
+    _min: MinTo[int8]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[int8]
     _clip: _clip_int8
     _real: int8
@@ -2951,13 +2983,13 @@ class int16(DtypeMarker):
     _pos: _Unary[int16]
     _abs: int16
     _invert: _Unary[int16]
-    _sum: ReductionTo[int32]
-    _prod: ReductionTo[int32]
+    _sum: SumTo[int32]
+    _prod: ProdTo[int32]
     _mean: MeanTo[float32]
-    _max: ExtremumTo[int16]
-    _min: ExtremumTo[int16]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[int16]
+    _min: MinTo[int16]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[int16]
     _clip: _clip_int16
     _real: int16
@@ -2989,13 +3021,13 @@ class int32(DtypeMarker):
     _pos: _Unary[int32]
     _abs: int32
     _invert: _Unary[int32]
-    _sum: ReductionTo[int32]
-    _prod: ReductionTo[int32]
+    _sum: SumTo[int32]
+    _prod: ProdTo[int32]
     _mean: MeanTo[float32]
-    _max: ExtremumTo[int32]
-    _min: ExtremumTo[int32]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[int32]
+    _min: MinTo[int32]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[int32]
     _clip: _clip_int32
     _real: int32
@@ -3027,11 +3059,11 @@ class int64(DtypeMarker):
     _pos: _Unary[int64]
     _abs: int64
     _invert: _Unary[int64]
-    _sum: ReductionTo[int32]
-    _prod: ReductionTo[int32]
+    _sum: SumTo[int32]
+    _prod: ProdTo[int32]
     _mean: MeanTo[float32]
-    _max: ExtremumTo[int32]
-    _min: ExtremumTo[int32]
+    _max: MaxTo[int32]
+    _min: MinTo[int32]
     _argmax: ArgmaxNotSupportedForInt64
     _argmin: ArgminNotSupportedForInt64
     _round: RoundTo[int64]
@@ -3065,13 +3097,13 @@ class float4_e2m1fn(DtypeMarker):
     _pos: _Unary[float4_e2m1fn]
     _abs: float4_e2m1fn
     _invert: BitwiseInvertNotSupportedForFloat4_e2m1fn
-    _sum: ReductionTo[float4_e2m1fn]
-    _prod: ReductionTo[float4_e2m1fn]
+    _sum: SumTo[float4_e2m1fn]
+    _prod: ProdTo[float4_e2m1fn]
     _mean: MeanTo[float4_e2m1fn]
-    _max: ExtremumTo[float4_e2m1fn]
-    _min: ExtremumTo[float4_e2m1fn]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[float4_e2m1fn]
+    _min: MinTo[float4_e2m1fn]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[float4_e2m1fn]
     _clip: _clip_float4_e2m1fn
     _real: float4_e2m1fn
@@ -3103,13 +3135,13 @@ class float6_e2m3fn(DtypeMarker):
     _pos: _Unary[float6_e2m3fn]
     _abs: float6_e2m3fn
     _invert: BitwiseInvertNotSupportedForFloat6_e2m3fn
-    _sum: ReductionTo[float6_e2m3fn]
-    _prod: ReductionTo[float6_e2m3fn]
+    _sum: SumTo[float6_e2m3fn]
+    _prod: ProdTo[float6_e2m3fn]
     _mean: MeanTo[float6_e2m3fn]
-    _max: ExtremumTo[float6_e2m3fn]
-    _min: ExtremumTo[float6_e2m3fn]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[float6_e2m3fn]
+    _min: MinTo[float6_e2m3fn]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[float6_e2m3fn]
     _clip: _clip_float6_e2m3fn
     _real: float6_e2m3fn
@@ -3141,13 +3173,13 @@ class float6_e3m2fn(DtypeMarker):
     _pos: _Unary[float6_e3m2fn]
     _abs: float6_e3m2fn
     _invert: BitwiseInvertNotSupportedForFloat6_e3m2fn
-    _sum: ReductionTo[float6_e3m2fn]
-    _prod: ReductionTo[float6_e3m2fn]
+    _sum: SumTo[float6_e3m2fn]
+    _prod: ProdTo[float6_e3m2fn]
     _mean: MeanTo[float6_e3m2fn]
-    _max: ExtremumTo[float6_e3m2fn]
-    _min: ExtremumTo[float6_e3m2fn]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[float6_e3m2fn]
+    _min: MinTo[float6_e3m2fn]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[float6_e3m2fn]
     _clip: _clip_float6_e3m2fn
     _real: float6_e3m2fn
@@ -3179,13 +3211,13 @@ class float8_e3m4(DtypeMarker):
     _pos: _Unary[float8_e3m4]
     _abs: float8_e3m4
     _invert: BitwiseInvertNotSupportedForFloat8_e3m4
-    _sum: ReductionTo[float8_e3m4]
-    _prod: ReductionTo[float8_e3m4]
+    _sum: SumTo[float8_e3m4]
+    _prod: ProdTo[float8_e3m4]
     _mean: MeanTo[float8_e3m4]
-    _max: ExtremumTo[float8_e3m4]
-    _min: ExtremumTo[float8_e3m4]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[float8_e3m4]
+    _min: MinTo[float8_e3m4]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[float8_e3m4]
     _clip: _clip_float8_e3m4
     _real: float8_e3m4
@@ -3217,13 +3249,13 @@ class float8_e4m3(DtypeMarker):
     _pos: _Unary[float8_e4m3]
     _abs: float8_e4m3
     _invert: BitwiseInvertNotSupportedForFloat8_e4m3
-    _sum: ReductionTo[float8_e4m3]
-    _prod: ReductionTo[float8_e4m3]
+    _sum: SumTo[float8_e4m3]
+    _prod: ProdTo[float8_e4m3]
     _mean: MeanTo[float8_e4m3]
-    _max: ExtremumTo[float8_e4m3]
-    _min: ExtremumTo[float8_e4m3]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[float8_e4m3]
+    _min: MinTo[float8_e4m3]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[float8_e4m3]
     _clip: _clip_float8_e4m3
     _real: float8_e4m3
@@ -3255,13 +3287,13 @@ class float8_e8m0fnu(DtypeMarker):
     _pos: _Unary[float8_e8m0fnu]
     _abs: float8_e8m0fnu
     _invert: BitwiseInvertNotSupportedForFloat8_e8m0fnu
-    _sum: ReductionTo[float8_e8m0fnu]
-    _prod: ReductionTo[float8_e8m0fnu]
+    _sum: SumTo[float8_e8m0fnu]
+    _prod: ProdTo[float8_e8m0fnu]
     _mean: MeanTo[float8_e8m0fnu]
-    _max: ExtremumTo[float8_e8m0fnu]
-    _min: ExtremumTo[float8_e8m0fnu]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[float8_e8m0fnu]
+    _min: MinTo[float8_e8m0fnu]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[float8_e8m0fnu]
     _clip: _clip_float8_e8m0fnu
     _real: float8_e8m0fnu
@@ -3293,13 +3325,13 @@ class float8_e4m3b11fnuz(DtypeMarker):
     _pos: _Unary[float8_e4m3b11fnuz]
     _abs: float8_e4m3b11fnuz
     _invert: BitwiseInvertNotSupportedForFloat8_e4m3b11fnuz
-    _sum: ReductionTo[float8_e4m3b11fnuz]
-    _prod: ReductionTo[float8_e4m3b11fnuz]
+    _sum: SumTo[float8_e4m3b11fnuz]
+    _prod: ProdTo[float8_e4m3b11fnuz]
     _mean: MeanTo[float8_e4m3b11fnuz]
-    _max: ExtremumTo[float8_e4m3b11fnuz]
-    _min: ExtremumTo[float8_e4m3b11fnuz]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[float8_e4m3b11fnuz]
+    _min: MinTo[float8_e4m3b11fnuz]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[float8_e4m3b11fnuz]
     _clip: _clip_float8_e4m3b11fnuz
     _real: float8_e4m3b11fnuz
@@ -3331,13 +3363,13 @@ class float8_e4m3fn(DtypeMarker):
     _pos: _Unary[float8_e4m3fn]
     _abs: float8_e4m3fn
     _invert: BitwiseInvertNotSupportedForFloat8_e4m3fn
-    _sum: ReductionTo[float8_e4m3fn]
-    _prod: ReductionTo[float8_e4m3fn]
+    _sum: SumTo[float8_e4m3fn]
+    _prod: ProdTo[float8_e4m3fn]
     _mean: MeanTo[float8_e4m3fn]
-    _max: ExtremumTo[float8_e4m3fn]
-    _min: ExtremumTo[float8_e4m3fn]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[float8_e4m3fn]
+    _min: MinTo[float8_e4m3fn]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[float8_e4m3fn]
     _clip: _clip_float8_e4m3fn
     _real: float8_e4m3fn
@@ -3369,13 +3401,13 @@ class float8_e4m3fnuz(DtypeMarker):
     _pos: _Unary[float8_e4m3fnuz]
     _abs: float8_e4m3fnuz
     _invert: BitwiseInvertNotSupportedForFloat8_e4m3fnuz
-    _sum: ReductionTo[float8_e4m3fnuz]
-    _prod: ReductionTo[float8_e4m3fnuz]
+    _sum: SumTo[float8_e4m3fnuz]
+    _prod: ProdTo[float8_e4m3fnuz]
     _mean: MeanTo[float8_e4m3fnuz]
-    _max: ExtremumTo[float8_e4m3fnuz]
-    _min: ExtremumTo[float8_e4m3fnuz]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[float8_e4m3fnuz]
+    _min: MinTo[float8_e4m3fnuz]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[float8_e4m3fnuz]
     _clip: _clip_float8_e4m3fnuz
     _real: float8_e4m3fnuz
@@ -3407,13 +3439,13 @@ class float8_e5m2(DtypeMarker):
     _pos: _Unary[float8_e5m2]
     _abs: float8_e5m2
     _invert: BitwiseInvertNotSupportedForFloat8_e5m2
-    _sum: ReductionTo[float8_e5m2]
-    _prod: ReductionTo[float8_e5m2]
+    _sum: SumTo[float8_e5m2]
+    _prod: ProdTo[float8_e5m2]
     _mean: MeanTo[float8_e5m2]
-    _max: ExtremumTo[float8_e5m2]
-    _min: ExtremumTo[float8_e5m2]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[float8_e5m2]
+    _min: MinTo[float8_e5m2]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[float8_e5m2]
     _clip: _clip_float8_e5m2
     _real: float8_e5m2
@@ -3445,13 +3477,13 @@ class float8_e5m2fnuz(DtypeMarker):
     _pos: _Unary[float8_e5m2fnuz]
     _abs: float8_e5m2fnuz
     _invert: BitwiseInvertNotSupportedForFloat8_e5m2fnuz
-    _sum: ReductionTo[float8_e5m2fnuz]
-    _prod: ReductionTo[float8_e5m2fnuz]
+    _sum: SumTo[float8_e5m2fnuz]
+    _prod: ProdTo[float8_e5m2fnuz]
     _mean: MeanTo[float8_e5m2fnuz]
-    _max: ExtremumTo[float8_e5m2fnuz]
-    _min: ExtremumTo[float8_e5m2fnuz]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[float8_e5m2fnuz]
+    _min: MinTo[float8_e5m2fnuz]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[float8_e5m2fnuz]
     _clip: _clip_float8_e5m2fnuz
     _real: float8_e5m2fnuz
@@ -3483,13 +3515,13 @@ class bfloat16(DtypeMarker):
     _pos: _Unary[bfloat16]
     _abs: bfloat16
     _invert: BitwiseInvertNotSupportedForBfloat16
-    _sum: ReductionTo[bfloat16]
-    _prod: ReductionTo[bfloat16]
+    _sum: SumTo[bfloat16]
+    _prod: ProdTo[bfloat16]
     _mean: MeanTo[bfloat16]
-    _max: ExtremumTo[bfloat16]
-    _min: ExtremumTo[bfloat16]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[bfloat16]
+    _min: MinTo[bfloat16]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[bfloat16]
     _clip: _clip_bfloat16
     _real: bfloat16
@@ -3521,13 +3553,13 @@ class float16(DtypeMarker):
     _pos: _Unary[float16]
     _abs: float16
     _invert: BitwiseInvertNotSupportedForFloat16
-    _sum: ReductionTo[float16]
-    _prod: ReductionTo[float16]
+    _sum: SumTo[float16]
+    _prod: ProdTo[float16]
     _mean: MeanTo[float16]
-    _max: ExtremumTo[float16]
-    _min: ExtremumTo[float16]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[float16]
+    _min: MinTo[float16]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[float16]
     _clip: _clip_float16
     _real: float16
@@ -3559,13 +3591,13 @@ class float32(DtypeMarker):
     _pos: _Unary[float32]
     _abs: float32
     _invert: BitwiseInvertNotSupportedForFloat32
-    _sum: ReductionTo[float32]
-    _prod: ReductionTo[float32]
+    _sum: SumTo[float32]
+    _prod: ProdTo[float32]
     _mean: MeanTo[float32]
-    _max: ExtremumTo[float32]
-    _min: ExtremumTo[float32]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[float32]
+    _min: MinTo[float32]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[float32]
     _clip: _clip_float32
     _real: float32
@@ -3597,11 +3629,11 @@ class float64(DtypeMarker):
     _pos: _Unary[float64]
     _abs: float64
     _invert: BitwiseInvertNotSupportedForFloat64
-    _sum: ReductionTo[float32]
-    _prod: ReductionTo[float32]
+    _sum: SumTo[float32]
+    _prod: ProdTo[float32]
     _mean: MeanTo[float32]
-    _max: ExtremumTo[float32]
-    _min: ExtremumTo[float32]
+    _max: MaxTo[float32]
+    _min: MinTo[float32]
     _argmax: ArgmaxNotSupportedForFloat64
     _argmin: ArgminNotSupportedForFloat64
     _round: RoundTo[float64]
@@ -3635,11 +3667,11 @@ class complex64(DtypeMarker):
     _pos: _Unary[complex64]
     _abs: float32
     _invert: BitwiseInvertNotSupportedForComplex64
-    _sum: ReductionTo[complex64]
-    _prod: ReductionTo[complex64]
+    _sum: SumTo[complex64]
+    _prod: ProdTo[complex64]
     _mean: MeanTo[complex64]
-    _max: ExtremumTo[complex64]
-    _min: ExtremumTo[complex64]
+    _max: MaxTo[complex64]
+    _min: MinTo[complex64]
     _argmax: ArgmaxNotSupportedForComplex64
     _argmin: ArgminNotSupportedForComplex64
     _round: RoundTo[complex64]
@@ -3673,11 +3705,11 @@ class complex128(DtypeMarker):
     _pos: _Unary[complex128]
     _abs: float64
     _invert: BitwiseInvertNotSupportedForComplex128
-    _sum: ReductionTo[complex64]
-    _prod: ReductionTo[complex64]
+    _sum: SumTo[complex64]
+    _prod: ProdTo[complex64]
     _mean: MeanTo[complex64]
-    _max: ExtremumTo[complex64]
-    _min: ExtremumTo[complex64]
+    _max: MaxTo[complex64]
+    _min: MinTo[complex64]
     _argmax: ArgmaxNotSupportedForComplex128
     _argmin: ArgminNotSupportedForComplex128
     _round: RoundTo[complex128]
@@ -3711,13 +3743,13 @@ class weak_int(_Marker):
     _pos: _Unary[weak_int]
     _abs: weak_int
     _invert: _Unary[weak_int]
-    _sum: ReductionTo[int32]
-    _prod: ReductionTo[int32]
+    _sum: SumTo[int32]
+    _prod: ProdTo[int32]
     _mean: MeanTo[float32]
-    _max: ExtremumTo[int32]
-    _min: ExtremumTo[int32]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[int32]
+    _min: MinTo[int32]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[weak_int]
     _clip: _clip_weak_int
     _real: weak_int
@@ -3749,13 +3781,13 @@ class weak_float(_Marker):
     _pos: _Unary[weak_float]
     _abs: weak_float
     _invert: BitwiseInvertNotSupportedForWeakFloat
-    _sum: ReductionTo[float32]
-    _prod: ReductionTo[float32]
+    _sum: SumTo[float32]
+    _prod: ProdTo[float32]
     _mean: MeanTo[float32]
-    _max: ExtremumTo[float32]
-    _min: ExtremumTo[float32]
-    _argmax: ArgExtremumTo[int32]
-    _argmin: ArgExtremumTo[int32]
+    _max: MaxTo[float32]
+    _min: MinTo[float32]
+    _argmax: ArgmaxTo[int32]
+    _argmin: ArgminTo[int32]
     _round: RoundTo[weak_float]
     _clip: _clip_weak_float
     _real: weak_float
@@ -3787,11 +3819,11 @@ class weak_complex(_Marker):
     _pos: _Unary[weak_complex]
     _abs: weak_float
     _invert: BitwiseInvertNotSupportedForWeakComplex
-    _sum: ReductionTo[complex64]
-    _prod: ReductionTo[complex64]
+    _sum: SumTo[complex64]
+    _prod: ProdTo[complex64]
     _mean: MeanTo[complex64]
-    _max: ExtremumTo[complex64]
-    _min: ExtremumTo[complex64]
+    _max: MaxTo[complex64]
+    _min: MinTo[complex64]
     _argmax: ArgmaxNotSupportedForWeakComplex
     _argmin: ArgminNotSupportedForWeakComplex
     _round: RoundTo[weak_complex]

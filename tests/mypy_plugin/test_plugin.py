@@ -420,8 +420,12 @@ def test_replacements_match_the_stub(plugin_source: Any) -> None:
         assert isinstance(table, ast.FunctionDef)
         assert table.returns is not None
         table_name = ast.unparse(table.returns).split("[")[0]
-        calls = [n for n in _stub_class(tree, table_name).body
-                 if isinstance(n, ast.FunctionDef) and n.name == "__call__"]
+        body = _stub_class(tree, table_name).body
+        # A table's __call__ is an alias of its signatures' def (or that def).
+        called = next((a.value.id for a in body if isinstance(a, ast.Assign)
+                       and [ast.unparse(t) for t in a.targets] == ["__call__"]
+                       and isinstance(a.value, ast.Name)), "__call__")
+        calls = [n for n in body if isinstance(n, ast.FunctionDef) and n.name == called]
         assert _params(calls[-1]) == [
             (k, n, d) for k, n, d in _params(_replacement(plugin_source, name))
         ], (name, table_name)

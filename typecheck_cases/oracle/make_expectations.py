@@ -35,7 +35,8 @@ each operand really is.
 
 ``--update`` keeps the cells of the existing data whose operands are built as
 before (same dtype, weak flag and construction) and evaluates only the cases
-of new or changed operands; the summary and error table are derived afresh.
+it lacks (new operations) and those of new or changed operands; the summary
+and error table are derived afresh.
 
 Where a case raises at run time, ``jax.eval_shape`` on the same function is
 also tried and recorded under ``abstract`` when its answer differs (for
@@ -134,6 +135,8 @@ UNARY_OPS: dict[str, Callable[[Any], Any]] = {
     "~x": operator.invert,
     "x.sum()": lambda x: x.sum(),
     "x.prod()": lambda x: x.prod(),
+    "x.sum(promote_integers=False)": lambda x: x.sum(promote_integers=False),
+    "x.prod(promote_integers=False)": lambda x: x.prod(promote_integers=False),
     "x.mean()": lambda x: x.mean(),
     "x.var()": lambda x: x.var(),
     "x.std()": lambda x: x.std(),
@@ -818,15 +821,20 @@ def _unchanged_operands(label: str, fresh: dict[str, Any], old: dict[str, Any] |
             if o in recorded and all(cell.get(k) == recorded[o].get(k) for k in keys)}
 
 
-def _recorded_cell(old: dict[str, Any], label: str, task: Task) -> dict[str, Any]:
+def _recorded_cell(old: dict[str, Any], label: str, task: Task) -> dict[str, Any] | None:
     """An earlier run's cell of a task, with its error refs turned back into raw
-    messages (intern_errors numbers them afresh)."""
+    messages (intern_errors numbers them afresh); None for a case it lacks."""
     cfg = old["configs"][label]
     order = cfg.get("operand_order", old["marker_order"])
     table, key = task
-    node: Any = cfg[table]
+    node: Any = cfg.get(table)
     for k in key:
-        node = node[order.index(k)] if isinstance(node, list) else node[k]
+        if isinstance(node, list) and k in order:
+            node = node[order.index(k)]
+        elif isinstance(node, dict) and k in node:
+            node = node[k]
+        else:
+            return None
     cell = json.loads(json.dumps(node))
     for c in (cell, cell.get("abstract") or {}):
         if "ref" in c:
@@ -851,8 +859,10 @@ def build(jobs: int, chunks: int, use_cache: bool, reuse: dict[str, Any] | None 
         kept = _unchanged_operands(label, operands[label], reuse)
         todo[label] = []
         for i, task in enumerate(tasks[label]):
-            if reuse is not None and set(task_operands(task)) <= kept:
-                cells[label][i] = _recorded_cell(reuse, label, task)
+            recorded = (_recorded_cell(reuse, label, task)
+                        if reuse is not None and set(task_operands(task)) <= kept else None)
+            if recorded is not None:
+                cells[label][i] = recorded
             else:
                 todo[label].append(i)
         print(f"  {label}: {len(todo[label])} of {len(tasks[label])} cases to evaluate"
@@ -912,7 +922,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=pathlib.Path, default=OUT)
     parser.add_argument("--update", action="store_true",
                         help="keep the cells of --out whose operands are built as before; "
-                             "evaluate only the cases of new or changed operands")
+                             "evaluate only the cases it lacks and those of new or changed "
+                             "operands")
     args = parser.parse_args(argv)
     prepare_process()
     start = time.perf_counter()
