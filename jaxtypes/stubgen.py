@@ -166,7 +166,7 @@ def _callable_body(fn: str, signatures: list[str]) -> list[str]:
 
 def _table_class(name: str, groups: list[tuple[list[str], str]], arrays: bool,
                  identity: str | None = None) -> list[str]:
-    signatures = []
+    signatures: list[str] = []
     if arrays:  # an argument of unknown dtype keeps the result unknown
         signatures.append("(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...")
     if identity:  # every partner whose result is its own dtype, in one overload
@@ -504,7 +504,7 @@ def _method_tables() -> list[str]:
     """The generic table class of each method that has one (SumTo, MeanTo ...):
     its signatures in a def named after the method and ``__call__`` an alias
     of it, so that a checker's error names the method."""
-    lines = []
+    lines: list[str] = []
     for op in operations.of_kind("method"):
         if op.rule not in _METHOD_SIGNATURES:
             continue
