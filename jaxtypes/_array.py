@@ -178,14 +178,18 @@ def _operator(name: str, unary: bool = False) -> Any:
     return method
 
 
-# Operators (jaxtypes.operations): their promoted dtypes live in the stub; at
-# runtime they only exist.
-for _op in operations.of_kind("binary", "comparison", "unary"):
-    setattr(Array, _op.member, _operator(_op.member, unary=_op.kind == "unary"))
-    if _op.reflected_member is not None:
-        setattr(Array, _op.reflected_member, _operator(_op.reflected_member))
-Array.__hash__ = None  # type: ignore[assignment]  # like JAX arrays: unhashable
-del _op
+def _install_operators() -> None:
+    """The operators (jaxtypes.operations): their promoted dtypes live in the
+    stub; at runtime they only exist."""
+    for op in operations.of_kind("binary", "comparison", "unary"):
+        setattr(Array, op.member, _operator(op.member, unary=op.kind == "unary"))
+        if op.reflected_member is not None:
+            setattr(Array, op.reflected_member, _operator(op.reflected_member))
+    # Like JAX arrays: unhashable (the stub declares ``__hash__: None``).
+    setattr(Array, "__hash__", None)
+
+
+_install_operators()
 
 
 def _surface_member(name: str) -> Any:
@@ -202,8 +206,11 @@ def _surface_member(name: str) -> Any:
     return property(member) if decorators == ["@property"] else member
 
 
-# The rest of jax.Array's members (jaxtypes.array_surface): typed in the stub;
-# at runtime they only exist.
-for _name in array_surface.SURFACE:
-    setattr(Array, _name, _surface_member(_name))
-del _name
+def _install_surface() -> None:
+    """The rest of jax.Array's members (jaxtypes.array_surface): typed in the
+    stub; at runtime they only exist."""
+    for name in array_surface.SURFACE:
+        setattr(Array, name, _surface_member(name))
+
+
+_install_surface()

@@ -30,7 +30,7 @@ import ast
 import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, cast
 
 from jaxtypes import array_surface, stubgen
 
@@ -168,7 +168,7 @@ def check_shape(tree: ast.Module) -> list[str]:
     array = classes.get("Array")
     if array is None:
         return ["class Array"]
-    missing = []
+    missing: list[str] = []
     if not _only_abc(array):
         missing.append("class Array without base classes")
     declared = _members(array.body)
@@ -208,7 +208,7 @@ def _retyped(nodes: Iterable[ast.stmt], names: Iterable[str], new: str) -> list[
 def _canon(x: object) -> str:
     """An AST dump without positions, comments or empty fields."""
     if isinstance(x, ast.AST):
-        fields = []
+        fields: list[str] = []
         for f in x._fields:
             if f in ("type_params", "type_comment", "kind"):
                 continue
@@ -218,7 +218,8 @@ def _canon(x: object) -> str:
             fields.append(f"{f}={_canon(v)}")
         return f"{type(x).__name__}({', '.join(fields)})"
     if isinstance(x, list):
-        return "[" + ", ".join(_canon(v) for v in x) + "]"
+        items = cast("list[object]", x)  # (a field's list; isinstance names no element type)
+        return "[" + ", ".join(_canon(v) for v in items) + "]"
     return repr(x)
 
 

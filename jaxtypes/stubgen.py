@@ -24,7 +24,6 @@ configured variant.  ``render_stubs()`` returns ``{relative path: text}``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from typing import Final
 
 from jaxtypes import array_surface, lattice, operations, ops
@@ -76,7 +75,7 @@ def _binary_outcome(op: str, a: str, partner: str, scalar: bool, reflected: bool
 def _family_outcomes(family: str, a: str, reflected: bool, v: Variant) -> dict[str, str | None]:
     """{partner: result node or None} for a family; checks its operators agree."""
     found: dict[str, str | None] | None = None
-    partners = [(p, False) for p in ([] if reflected else lattice.NODES)]
+    partners = [(p, False) for p in (() if reflected else lattice.NODES)]
     partners += [(node, True) for _, node in PYTHON_SCALARS]
     for op in BINARY_FAMILIES[family]:
         outcomes = {
@@ -118,7 +117,7 @@ def _overloads(outcomes: dict[str, str | None]) -> list[tuple[list[str], str]]:
         return min(idx) if idx else len(kinds)
 
     groups = sorted(by_result.items(), key=lambda kv: (first_scalar(kv[1]), lattice.NODES.index(kv[0])))
-    out = []
+    out: list[tuple[list[str], str]] = []
     for result, partners in groups:
         array_nodes = [p for p in partners if not p.startswith("py:")]
         # DT is covariant: one Array[a | b] accepts Array[a] and Array[b].
@@ -167,7 +166,7 @@ def _callable_body(fn: str, signatures: list[str]) -> list[str]:
 
 def _table_class(name: str, groups: list[tuple[list[str], str]], arrays: bool,
                  identity: str | None = None) -> list[str]:
-    signatures = []
+    signatures: list[str] = []
     if arrays:  # an argument of unknown dtype keeps the result unknown
         signatures.append("(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...")
     if identity:  # every partner whose result is its own dtype, in one overload
@@ -268,7 +267,7 @@ def _clip_table(node: str, tables: _Tables, v: Variant) -> str:
 
 
 def _marker_attributes(node: str, tables: _Tables, v: Variant) -> list[str]:
-    attrs = []
+    attrs: list[str] = []
     for family in BINARY_FAMILIES:
         fwd = tables.add(family, _m(node), _family_outcomes(family, node, False, v), True)
         attrs.append(f"_{family}: {fwd}")
@@ -505,7 +504,7 @@ def _method_tables() -> list[str]:
     """The generic table class of each method that has one (SumTo, MeanTo ...):
     its signatures in a def named after the method and ``__call__`` an alias
     of it, so that a checker's error names the method."""
-    lines = []
+    lines: list[str] = []
     for op in operations.of_kind("method"):
         if op.rule not in _METHOD_SIGNATURES:
             continue
