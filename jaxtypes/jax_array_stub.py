@@ -17,7 +17,9 @@ lattice).  Nothing depends on JAX's formatting.  In the result:
     as its last overload);
   - the members that keep the dtype (``reshape``, ``T``, ``__getitem__``,
     ``copy``, ``.at[...].set(...)``, ...), whose returned ``Array`` becomes
-    ``Array[DT]``, and ``all``/``any``, which return ``Array[bool_]``;
+    ``Array[DT]`` (not ``.at[...].divide(...)``, inexact for integers), and
+    ``all``/``any``, which return ``Array[bool_]``;
+  - ``__setitem__``, left out: ``x[i] = v`` always raises (``REMOVED``);
 * jaxtypes' table and descriptor classes are defined alongside.
 
 What the transformation relies on is checked, not assumed (``check_shape``):
@@ -36,6 +38,7 @@ from jaxtypes import array_surface, stubgen
 
 __all__ = [
     "SAME_DTYPE", "BOOL_RESULT", "OPTIONAL", "KEEP_JAX", "ADDED", "INDEX_HELPERS",
+    "INDEX_UPDATES_NOT_KEEPING", "REMOVED",
     "ShapeError", "check_shape", "render_basearray", "prelude_names", "member_name",
 ]
 
@@ -59,6 +62,12 @@ ADDED: Final = frozenset(["__hash__"])
 # Index-update helpers (``x.at[i].set(v)``): generic in the dtype, every Array
 # they return keeps it.
 INDEX_HELPERS: Final = ("_IndexUpdateHelper", "_IndexUpdateRef")
+# Their methods that do not keep the dtype: ``x.at[i].divide(v)`` of an
+# integer array is inexact (its JAX declaration, ``-> Array``, is kept).
+INDEX_UPDATES_NOT_KEEPING: Final = frozenset(["divide"])
+# Members JAX declares that the stubs leave out: ``x[i] = v`` always raises
+# TypeError (JAX arrays are immutable), so it is an error to the checkers too.
+REMOVED: Final = frozenset(["__setitem__"])
 
 MARKERS_MODULE: Final = "_jaxtypes_markers"  # how the module imports jaxtypes.markers
 DESCRIPTOR_DT: Final = "_DescriptorDT"  # the descriptors' own type parameter
@@ -431,7 +440,7 @@ def _astype(ours: list[ast.stmt], jax_astype: ast.stmt) -> list[ast.stmt]:
 # ------------------------------------------------------------------- Array
 def _array_class(array: ast.ClassDef, ours: _Ours, descriptors: set[str]) -> ast.ClassDef:
     jax_members = _members(array.body)
-    retyped = KEEP_JAX | SAME_DTYPE | BOOL_RESULT | {"__iter__", "at"} | set(array_surface.SURFACE)
+    retyped = KEEP_JAX | SAME_DTYPE | BOOL_RESULT | {"__iter__", "__reversed__", "at"} | set(array_surface.SURFACE)
     replaced = {n for n in ours.members if n in jax_members and n not in retyped}
     body: list[ast.stmt] = list(_parse('"""``jax.Array``, generic in its dtype (a jaxtypes marker; default Any)."""'))
     for added in sorted(ADDED & set(ours.members) - set(jax_members)):
@@ -450,7 +459,10 @@ def _array_class(array: ast.ClassDef, ours: _Ours, descriptors: set[str]) -> ast
             body += _retyped([node], ("Array", *INDEX_HELPERS), "{name}[DT]")
         elif name in BOOL_RESULT:
             body += _retyped([node], ("Array",), "Array[bool_]")
-        elif name == "__iter__" and isinstance(node, ast.FunctionDef) and node.returns is not None:
+        elif name in REMOVED:
+            continue
+        elif name in ("__iter__", "__reversed__") and isinstance(node, ast.FunctionDef) \
+                and node.returns is not None:
             it = copy.deepcopy(node)
             it.returns = _expr("Iterator[Array[DT]]")
             body.append(it)
@@ -470,7 +482,8 @@ def _array_class(array: ast.ClassDef, ours: _Ours, descriptors: set[str]) -> ast
 def _index_helper(node: ast.ClassDef) -> ast.ClassDef:
     helper = copy.deepcopy(node)
     helper.bases = [_expr("Generic[DT]")]
-    helper.body = _retyped(helper.body, ("Array", *INDEX_HELPERS), "{name}[DT]")
+    helper.body = [n if member_name(n) in INDEX_UPDATES_NOT_KEEPING
+                   else _retyped([n], ("Array", *INDEX_HELPERS), "{name}[DT]")[0] for n in helper.body]
     return helper
 
 

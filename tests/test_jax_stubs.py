@@ -101,7 +101,8 @@ def test_keeps_every_member_jax_declares(typings: Path) -> None:
     jax_source = jax_stubs.locate_jax().basearray.read_text()
     ours = (typings / "jax-stubs" / "_src" / "basearray.pyi").read_text()
     missing = _class_members(jax_source, "Array") - _class_members(ours, "Array")
-    assert not missing
+    # x[i] = v always raises (JAX arrays are immutable): left out on purpose.
+    assert missing == {"__setitem__"}
     for member in ("at", "sharding", "device", "block_until_ready", "devices", "addressable_shards"):
         assert member in _class_members(ours, "Array")
     assert "class Array(Generic[DT]" in ours
