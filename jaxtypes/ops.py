@@ -144,13 +144,11 @@ def _kept_64_bit(dtype: str, v: Variant) -> bool:
     return dtype != lattice.canonicalize(dtype, v.x64)
 
 
-def _matmul(dtype: str, weak: bool, operands: tuple[str, str], scalar: bool,
-            v: Variant) -> Outcome:
-    """jnp.matmul: it needs arrays, then asks lax.dot_general for the promoted
-    dtype as preferred_element_type, which dot_general canonicalizes and checks
-    against the operands as given; the result is then cast to the promoted dtype."""
-    if scalar:
-        return unsupported("'@' (a scalar is 0-d; matmul needs 1-d or more)", dtype)
+def _matmul(dtype: str, weak: bool, operands: tuple[str, str], v: Variant) -> Outcome:
+    """jnp.matmul of arrays (``binary`` refuses a scalar first): it asks
+    lax.dot_general for the promoted dtype as preferred_element_type, which
+    dot_general canonicalizes and checks against the operands as given; the
+    result is then cast to the promoted dtype."""
     left, right = operands
     lp, rp = _dot_precision(left), _dot_precision(right)
     if lp == rp and left != right:
@@ -218,6 +216,10 @@ def binary(op: str, a: str, b: str, v: Variant = DEFAULT, *,
             f"{', '.join(list(BINARY_OPERATORS) + list(COMPARISONS))}"
         )
     (a_dtype, a_weak), (b_dtype, b_weak) = operand(a, v), operand(b, v)
+    if rule == "matmul" and (a_is_scalar or b_is_scalar or a_is_numpy_scalar or b_is_numpy_scalar):
+        # jnp.matmul checks its operands' ndim before it promotes them.
+        array_dtype = b_dtype if a_is_scalar or a_is_numpy_scalar else a_dtype
+        return unsupported("'@' (a scalar is 0-d; matmul needs 1-d or more)", array_dtype)
     if rule == "pow" and ((b_is_scalar and b in (lattice.WEAK_INT, lattice.BOOL))
                           or (b_is_numpy_scalar and lattice.kind(b) in "iu")):
         # x ** <Python int, or a NumPy integer: operator.index takes both>:
@@ -234,8 +236,7 @@ def binary(op: str, a: str, b: str, v: Variant = DEFAULT, *,
     if rule is None:  # a comparison
         return Outcome(lattice.BOOL)
     if rule == "matmul":
-        zero_d = a_is_scalar or b_is_scalar or a_is_numpy_scalar or b_is_numpy_scalar
-        return _matmul(dtype, weak, (a_dtype, b_dtype), zero_d, v)
+        return _matmul(dtype, weak, (a_dtype, b_dtype), v)
     if _kept_64_bit(dtype, v):
         kept = _kept_64_bit_binary(op, dtype, v)
         if kept is not None:
