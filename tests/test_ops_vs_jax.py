@@ -150,11 +150,11 @@ def test_weak_arrays_of_the_other_width(config: str) -> None:
 
 
 # (answers where JAX tells the widths apart, answers) for the weak arrays of the
-# other width, as the README states them (270 of 18,452): a change shows up.
-WIDTH_DEPENDENT = {"standard-x32": (116, 4605), "standard-x64": (55, 4619),
-                   "strict-x32": (74, 4609), "strict-x64": (25, 4619)}
-assert sum(w for w, _ in WIDTH_DEPENDENT.values()) == 270
-assert sum(n for _, n in WIDTH_DEPENDENT.values()) == 18_452
+# other width, as the README states them (368 of 31,168): a change shows up.
+WIDTH_DEPENDENT = {"standard-x32": (170, 7777), "standard-x64": (81, 7803),
+                   "strict-x32": (86, 7785), "strict-x64": (31, 7803)}
+assert sum(w for w, _ in WIDTH_DEPENDENT.values()) == 368
+assert sum(n for _, n in WIDTH_DEPENDENT.values()) == 31_168
 
 
 def test_float_precision_is_finfo() -> None:
