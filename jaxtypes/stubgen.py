@@ -24,6 +24,7 @@ configured variant.  ``render_stubs()`` returns ``{relative path: text}``.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from jaxtypes import array_surface, lattice, operations, ops
@@ -228,6 +229,31 @@ _UNKNOWN_NUMPY_ARRAY: Final = "np.ndarray[Any, np.dtype[UnknownNumpyScalar]]"
 _UNKNOWN_NUMPY_SCALAR: Final = "np.number[Never]"
 
 
+_NUMPY_SIZED: Final = re.compile(r"np\.(uint|int|float|complex)(\d+)")
+
+
+def _numpy_sized(params: list[str]) -> set[tuple[str, str]]:
+    """The (kind, bits) of the sized NumPy types an overload's parameters name,
+    as scalars or as arrays' dtypes: numpy.uint8 is ("uint", "8")."""
+    return {(m.group(1), m.group(2)) for p in params for m in _NUMPY_SIZED.finditer(p)}
+
+
+def _numpy_overlaps(groups: list[tuple[list[str], str]]) -> set[int]:
+    """The overloads mypy calls overlapping a later one: numpy.uint8 is
+    unsignedinteger[_8Bit], and _8Bit derives from _16Bit, ... , so mypy
+    takes numpy.uint8 and numpy.uint32 (and arrays of them) to overlap,
+    though neither is the other (the precision is invariant)."""
+    sized = [_numpy_sized(params) for params, _ in groups]
+    out: set[int] = set()
+    for i, (_, result) in enumerate(groups):
+        for j in range(i + 1, len(groups)):
+            if groups[j][1] != result and any(
+                    k == k2 and b != b2 for k, b in sized[i] for k2, b2 in sized[j]):
+                out.add(i)
+                break
+    return out
+
+
 def _numpy_only(params: list[str]) -> bool:
     """Whether an overload's parameters are NumPy types that only a NumPy
     operand matches (not numpy.float64, numpy.complex128: Python's too)."""
@@ -249,7 +275,8 @@ def _table_class(name: str, groups: list[tuple[list[str], str]], arrays: bool,
     unknown = ([_UNKNOWN_NUMPY_ARRAY] if arrays else []) + [_UNKNOWN_NUMPY_SCALAR]
     late = next((i for i, (params, _) in enumerate(groups) if _numpy_only(params)), len(groups))
     groups = groups[:late] + [(unknown, "")] + groups[late:]
-    for params, result in groups:
+    numpy_overlaps = _numpy_overlaps(groups)
+    for i, (params, result) in enumerate(groups):
         if not result:
             signatures.append(f"(self, other: {' | '.join(params)}, /) -> Array[Any]: ...")
             continue
@@ -257,7 +284,7 @@ def _table_class(name: str, groups: list[tuple[list[str], str]], arrays: bool,
         # the narrower scalar overload comes first on purpose, which mypy
         # calls an overlap.
         overlapping = {"bool", "int", "float", "np.float64", "np.complex128"} & set(params)
-        ignore = "  # type: ignore[overload-overlap]" if overlapping else ""
+        ignore = "  # type: ignore[overload-overlap]" if overlapping or i in numpy_overlaps else ""
         signatures.append(f"(self, other: {' | '.join(params)}, /) -> {_arr(result)}: ...{ignore}")
     # A def __call__: mypy (without the plugin) names it in an operator's error
     # ('"__call__" of "_add_int4"'), but an alias (nameless in mypy's errors)
@@ -511,7 +538,7 @@ _UnknownDtypeT = TypeVar("_UnknownDtypeT", bound=UnknownDtype)
 
 
 @type_check_only
-class UnknownNumpyScalar(np.generic):
+class UnknownNumpyScalar(np.generic, metaclass=ABCMeta):
     """Matches only an unknown NumPy dtype: a table's overload for NDArray[Any]."""
 
 

@@ -66,7 +66,7 @@ _UnknownDtypeT = TypeVar("_UnknownDtypeT", bound=UnknownDtype)
 
 
 @type_check_only
-class UnknownNumpyScalar(np.generic):
+class UnknownNumpyScalar(np.generic, metaclass=ABCMeta):
     """Matches only an unknown NumPy dtype: a table's overload for NDArray[Any]."""
 
 
