@@ -17,10 +17,10 @@ _T = TypeVar("_T")
 _R = TypeVar("_R")
 _V = TypeVar("_V")
 _F_co = TypeVar("_F_co", covariant=True)
-_Axis = None | SupportsIndex | Sequence[SupportsIndex]
-# What astype and dtype= take: not the weak markers, which are not dtypes
-# (JAX raises TypeError for them).
-# (Public-looking names: checkers print them in their errors.)
+# What axis takes, and what astype and dtype= take: not the weak markers,
+# which are not dtypes (JAX raises TypeError for them).  (Public-looking
+# names: checkers print them in their errors and an IDE's hovers.)
+AxisArgument = None | SupportsIndex | Sequence[SupportsIndex]
 DtypeArgument = (str | np.dtype[Any] | type[DtypeMarker] | type[np.generic] | type[bool]
                  | type[int] | type[float] | type[complex] | None)
 @type_check_only
@@ -68,6 +68,8 @@ class _Table:
 
 
 _F = TypeVar("_F", bound=_Table)
+# A method's table's def, bound (a function, so not bound to _Table).
+_M = TypeVar("_M")
 
 
 @type_check_only
@@ -82,7 +84,8 @@ class _ClipUnknown(_Table):
 
 
 @type_check_only
-class _Item(_Table, Generic[_R]):
+class ItemTo(_Table, Generic[_R]):
+    """item: called, the Python scalar _R."""
     def item(self, *args: int) -> _R: ...
     __call__ = item
 
@@ -105,19 +108,19 @@ class _UnknownScalar(_Table):
 class SumTo(_Table, Generic[_R]):
     """sum: called, an Array of dtype _R (the dtype= given, if any)."""
     @overload
-    def sum(self, axis: _Axis = None, dtype: None = None, out: None = None,
+    def sum(self, axis: AxisArgument = None, dtype: None = None, out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: bool = True) -> Array[_R]: ...
     @overload
-    def sum(self, axis: _Axis, dtype: type[DtypeMarkerT], out: None = None,
+    def sum(self, axis: AxisArgument, dtype: type[DtypeMarkerT], out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
     @overload
-    def sum(self, axis: _Axis = None, *, dtype: type[DtypeMarkerT], out: None = None,
+    def sum(self, axis: AxisArgument = None, *, dtype: type[DtypeMarkerT], out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
     @overload
-    def sum(self, axis: _Axis = None, dtype: DtypeArgument = None, out: None = None,
+    def sum(self, axis: AxisArgument = None, dtype: DtypeArgument = None, out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: bool = True) -> Array[Any]: ...
     __call__ = sum
@@ -127,19 +130,19 @@ class SumTo(_Table, Generic[_R]):
 class ProdTo(_Table, Generic[_R]):
     """prod: called, an Array of dtype _R (the dtype= given, if any)."""
     @overload
-    def prod(self, axis: _Axis = None, dtype: None = None, out: None = None,
+    def prod(self, axis: AxisArgument = None, dtype: None = None, out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: bool = True) -> Array[_R]: ...
     @overload
-    def prod(self, axis: _Axis, dtype: type[DtypeMarkerT], out: None = None,
+    def prod(self, axis: AxisArgument, dtype: type[DtypeMarkerT], out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
     @overload
-    def prod(self, axis: _Axis = None, *, dtype: type[DtypeMarkerT], out: None = None,
+    def prod(self, axis: AxisArgument = None, *, dtype: type[DtypeMarkerT], out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
     @overload
-    def prod(self, axis: _Axis = None, dtype: DtypeArgument = None, out: None = None,
+    def prod(self, axis: AxisArgument = None, dtype: DtypeArgument = None, out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: bool = True) -> Array[Any]: ...
     __call__ = prod
@@ -149,13 +152,13 @@ class ProdTo(_Table, Generic[_R]):
 class MeanTo(_Table, Generic[_R]):
     """mean: called, an Array of dtype _R (the dtype= given, if any)."""
     @overload
-    def mean(self, axis: _Axis = None, dtype: None = None, out: None = None,
+    def mean(self, axis: AxisArgument = None, dtype: None = None, out: None = None,
         keepdims: bool = False, *, where: Any = None) -> Array[_R]: ...
     @overload
-    def mean(self, axis: _Axis = None, *, dtype: type[DtypeMarkerT], out: None = None,
+    def mean(self, axis: AxisArgument = None, *, dtype: type[DtypeMarkerT], out: None = None,
         keepdims: bool = False, where: Any = None) -> Array[DtypeMarkerT]: ...
     @overload
-    def mean(self, axis: _Axis = None, dtype: DtypeArgument = None, out: None = None,
+    def mean(self, axis: AxisArgument = None, dtype: DtypeArgument = None, out: None = None,
         keepdims: bool = False, *, where: Any = None) -> Array[Any]: ...
     __call__ = mean
 
@@ -163,7 +166,7 @@ class MeanTo(_Table, Generic[_R]):
 @type_check_only
 class MaxTo(_Table, Generic[_R]):
     """max: called, an Array of dtype _R."""
-    def max(self, axis: _Axis = None, out: None = None, keepdims: bool = False,
+    def max(self, axis: AxisArgument = None, out: None = None, keepdims: bool = False,
         initial: Any = None, where: Any = None) -> Array[_R]: ...
     __call__ = max
 
@@ -171,7 +174,7 @@ class MaxTo(_Table, Generic[_R]):
 @type_check_only
 class MinTo(_Table, Generic[_R]):
     """min: called, an Array of dtype _R."""
-    def min(self, axis: _Axis = None, out: None = None, keepdims: bool = False,
+    def min(self, axis: AxisArgument = None, out: None = None, keepdims: bool = False,
         initial: Any = None, where: Any = None) -> Array[_R]: ...
     __call__ = min
 
@@ -492,9 +495,13 @@ class _Has_sum(Protocol[_F_co]):
     @property
     def _sum(self) -> _F_co: ...
 @type_check_only
+class _Bound_sum(Protocol[_F_co]):
+    @property
+    def sum(self) -> _F_co: ...
+@type_check_only
 class _SumMethod:
     @overload
-    def __get__(self, obj: Array[_Has_sum[_F]], owner: Any, /) -> _F: ...
+    def __get__(self, obj: Array[_Has_sum[_Bound_sum[_M]]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
@@ -505,9 +512,13 @@ class _Has_prod(Protocol[_F_co]):
     @property
     def _prod(self) -> _F_co: ...
 @type_check_only
+class _Bound_prod(Protocol[_F_co]):
+    @property
+    def prod(self) -> _F_co: ...
+@type_check_only
 class _ProdMethod:
     @overload
-    def __get__(self, obj: Array[_Has_prod[_F]], owner: Any, /) -> _F: ...
+    def __get__(self, obj: Array[_Has_prod[_Bound_prod[_M]]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
@@ -518,9 +529,13 @@ class _Has_mean(Protocol[_F_co]):
     @property
     def _mean(self) -> _F_co: ...
 @type_check_only
+class _Bound_mean(Protocol[_F_co]):
+    @property
+    def mean(self) -> _F_co: ...
+@type_check_only
 class _MeanMethod:
     @overload
-    def __get__(self, obj: Array[_Has_mean[_F]], owner: Any, /) -> _F: ...
+    def __get__(self, obj: Array[_Has_mean[_Bound_mean[_M]]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
@@ -531,9 +546,13 @@ class _Has_max(Protocol[_F_co]):
     @property
     def _max(self) -> _F_co: ...
 @type_check_only
+class _Bound_max(Protocol[_F_co]):
+    @property
+    def max(self) -> _F_co: ...
+@type_check_only
 class _MaxMethod:
     @overload
-    def __get__(self, obj: Array[_Has_max[_F]], owner: Any, /) -> _F: ...
+    def __get__(self, obj: Array[_Has_max[_Bound_max[_M]]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
@@ -544,9 +563,13 @@ class _Has_min(Protocol[_F_co]):
     @property
     def _min(self) -> _F_co: ...
 @type_check_only
+class _Bound_min(Protocol[_F_co]):
+    @property
+    def min(self) -> _F_co: ...
+@type_check_only
 class _MinMethod:
     @overload
-    def __get__(self, obj: Array[_Has_min[_F]], owner: Any, /) -> _F: ...
+    def __get__(self, obj: Array[_Has_min[_Bound_min[_M]]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
@@ -557,9 +580,13 @@ class _Has_argmax(Protocol[_F_co]):
     @property
     def _argmax(self) -> _F_co: ...
 @type_check_only
+class _Bound_argmax(Protocol[_F_co]):
+    @property
+    def argmax(self) -> _F_co: ...
+@type_check_only
 class _ArgmaxMethod:
     @overload
-    def __get__(self, obj: Array[_Has_argmax[_F]], owner: Any, /) -> _F: ...
+    def __get__(self, obj: Array[_Has_argmax[_Bound_argmax[_M]]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
@@ -570,9 +597,13 @@ class _Has_argmin(Protocol[_F_co]):
     @property
     def _argmin(self) -> _F_co: ...
 @type_check_only
+class _Bound_argmin(Protocol[_F_co]):
+    @property
+    def argmin(self) -> _F_co: ...
+@type_check_only
 class _ArgminMethod:
     @overload
-    def __get__(self, obj: Array[_Has_argmin[_F]], owner: Any, /) -> _F: ...
+    def __get__(self, obj: Array[_Has_argmin[_Bound_argmin[_M]]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
@@ -583,9 +614,13 @@ class _Has_round(Protocol[_F_co]):
     @property
     def _round(self) -> _F_co: ...
 @type_check_only
+class _Bound_round(Protocol[_F_co]):
+    @property
+    def round(self) -> _F_co: ...
+@type_check_only
 class _RoundMethod:
     @overload
-    def __get__(self, obj: Array[_Has_round[_F]], owner: Any, /) -> _F: ...
+    def __get__(self, obj: Array[_Has_round[_Bound_round[_M]]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
@@ -596,13 +631,34 @@ class _Has_clip(Protocol[_F_co]):
     @property
     def _clip(self) -> _F_co: ...
 @type_check_only
+class _Bound_clip(Protocol[_F_co]):
+    @property
+    def clip(self) -> _F_co: ...
+@type_check_only
 class _ClipMethod:
     @overload
-    def __get__(self, obj: Array[_Has_clip[_F]], owner: Any, /) -> _F: ...
+    def __get__(self, obj: Array[_Has_clip[_Bound_clip[_M]]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
     def __get__(self, obj: Array[_T], owner: Any, /) -> _ClipUnknown: ...
+
+@type_check_only
+class _Has_item(Protocol[_F_co]):
+    @property
+    def _item(self) -> _F_co: ...
+@type_check_only
+class _Bound_item(Protocol[_F_co]):
+    @property
+    def item(self) -> _F_co: ...
+@type_check_only
+class _ItemMethod:
+    @overload
+    def __get__(self, obj: Array[_Has_item[_Bound_item[_M]]], owner: Any, /) -> _M: ...
+    @overload
+    def __get__(self, obj: None, owner: Any, /) -> Self: ...
+    @overload
+    def __get__(self, obj: Array[_T], owner: Any, /) -> ItemTo[Any]: ...
 
 @type_check_only
 class _Has_real(Protocol[_F_co]):
@@ -618,20 +674,6 @@ class _Has_imag(Protocol[_F_co]):
 class _Has_abs(Protocol[_F_co]):
     @property
     def _abs(self) -> _F_co: ...
-
-@type_check_only
-class _Has_item(Protocol[_F_co]):
-    @property
-    def _item(self) -> _F_co: ...
-
-@type_check_only
-class _ItemMethod:
-    @overload
-    def __get__(self, obj: None, owner: Any, /) -> Self: ...
-    @overload
-    def __get__(self, obj: Array[_Has_item[_V]], owner: Any, /) -> _Item[_V]: ...
-    @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _Item[Any]: ...
 
 class _ArrayMeta(ABCMeta): ...
 
@@ -658,8 +700,8 @@ class Array(Generic[DT], metaclass=_ArrayMeta):
     def reshape(self, *args: Any, order: str = 'C', out_sharding: Any = None) -> Array[DT]: ...
     def transpose(self, *args: Any) -> Array[DT]: ...
     def conj(self) -> Array[DT]: ...
-    def all(self, axis: _Axis = None, out: None = None, keepdims: bool = False, *, where: Any = None) -> Array[bool_]: ...
-    def any(self, axis: _Axis = None, out: None = None, keepdims: bool = False, *, where: Any = None) -> Array[bool_]: ...
+    def all(self, axis: AxisArgument = None, out: None = None, keepdims: bool = False, *, where: Any = None) -> Array[bool_]: ...
+    def any(self, axis: AxisArgument = None, out: None = None, keepdims: bool = False, *, where: Any = None) -> Array[bool_]: ...
     item: _ItemMethod
     def tolist(self) -> Any: ...
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, np.dtype[Any]]: ...
