@@ -172,10 +172,13 @@ def _callable_body(fn: str, signatures: list[str]) -> list[str]:
 
 
 def _table_class(name: str, groups: list[tuple[list[str], str]], arrays: bool,
-                 identity: str | None = None) -> list[str]:
+                 identity: str | None = None, own: str | None = None) -> list[str]:
     signatures = []
     if arrays:  # an argument of unknown dtype keeps the result unknown
         signatures.append("(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...")
+    if own:  # the table's own dtype, which the TypeVar overload covers too: an
+        # overload naming it, which basedpyright's hover on the operator shows
+        signatures.append(f"(self, other: Array[{own}], /) -> Array[{own}]: ...")
     if identity:  # every partner whose result is its own dtype, in one overload
         signatures.append(f"(self, other: Array[{identity}], /) -> Array[{identity}]: ...")
     for params, result in groups:
@@ -218,15 +221,17 @@ class _Tables:
             name = self.typevars[partners] = f"_Other{len(self.typevars)}"
         return name
 
-    def add(self, stem: str, owner: str, outcomes: dict[str, str | None], arrays: bool) -> str:
+    def add(self, stem: str, node: str, outcomes: dict[str, str | None], arrays: bool) -> str:
         groups = _overloads(outcomes)
-        identity = self.typevar(identity_partners(outcomes)) if arrays else None
-        body = tuple(_table_class("X", groups, arrays, identity))
+        partners = identity_partners(outcomes)
+        identity = self.typevar(partners) if arrays else None
+        own = _m(node) if identity and node in partners else None
+        body = tuple(_table_class("X", groups, arrays, identity, own))
         name = self.by_body.get(body)
         if name is None:  # named after the first marker that uses it
-            name = f"_{stem}_{owner}"
+            name = f"_{stem}_{_m(node)}"
             self.by_body[body] = name
-            self.lines += _table_class(name, groups, arrays, identity) + [""]
+            self.lines += _table_class(name, groups, arrays, identity, own) + [""]
         return name
 
     def rejected(self, operation: str, node: str, method: bool = False) -> str:
@@ -279,10 +284,10 @@ def _clip_table(node: str, tables: _Tables, v: Variant) -> str:
 def _marker_attributes(node: str, tables: _Tables, v: Variant) -> list[str]:
     attrs = []
     for family in BINARY_FAMILIES:
-        fwd = tables.add(family, _m(node), _family_outcomes(family, node, False, v), True)
+        fwd = tables.add(family, node, _family_outcomes(family, node, False, v), True)
         attrs.append(f"_{family}: {fwd}")
         if family != "compare":  # `1 < x` is x.__gt__(1): no reflected table
-            rev = tables.add("r" + family, _m(node), _family_outcomes(family, node, True, v), False)
+            rev = tables.add("r" + family, node, _family_outcomes(family, node, True, v), False)
             attrs.append(f"_r{family}: {rev}")
     for op in UNARY_FAMILIES:
         res = ops.unary(op, node, v)
