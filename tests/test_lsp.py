@@ -218,7 +218,8 @@ def test_hover_on_a_method_shows_its_signature_and_result_dtype(session: Session
     for text, dtype in ((total, "bfloat16"), (count, "int32")):  # int8 sums widen to int32
         assert text is not None
         assert re.fullmatch(rf"\(variable\) def sum\(\n(    \w+: .+,?\n)+\) -> Array\[{dtype}\]", text), text
-        assert "promote_integers: bool = True" in text, text
+        assert "    axis: AxisArgument = None,\n" in text, text
+        assert "    promote_integers: bool = True\n" in text, text
         assert not INTERNAL.search(text), text
 
 
@@ -231,14 +232,20 @@ def test_hover_on_a_variable_shows_its_dtype(session: Session) -> None:
 
 def test_hover_on_an_operator(session: Session) -> None:
     text = session.hover(_position("z =", "@"))
-    if session.name == "pyright":
-        assert text is None  # pyright has no hover on an operator
+    if session.name == "pyright":  # no hover on an operator
+        assert text is None, text
+        assert session.hover(_position("y =", "+")) is None
         return
     # basedpyright shows the declaration of the overload the operator called:
     # the own-dtype overload of the table's __call__ (which it names, with
     # the table, an internal class).
     assert text == ("(method) def __call__(\n    self: Self@_matmul_bfloat16,\n"
                     "    other: Array[bfloat16],\n    /\n) -> Array[bfloat16]"), text
+    # Where the result is the other operand's dtype (bfloat16 + float32), the
+    # overload called is the table's TypeVar one, which the hover shows as such.
+    plus = session.hover(_position("y =", "+"))
+    assert plus is not None and re.search(r"\) -> Array\[_Other\d+@__call__\]$", plus), plus
+    assert "float32" not in plus, plus
 
 
 def test_completion_lists_public_members_and_no_private_ones(session: Session) -> None:
