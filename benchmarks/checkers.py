@@ -301,7 +301,7 @@ def mypy_plugin_rows(work: Path, corpus: str, baselines: dict[str, Path], repeat
                 if name == "plugin":
                     outputs.append(out)
         edit(corpus)
-        wrong = set().union(*(error_lines("mypy", out, roots["plugin"]) for out in outputs))
+        wrong = set[int]().union(*(error_lines("mypy", out, roots["plugin"]) for out in outputs))
         plugin_cpu = statistics.median(cpus["plugin"])
         parts = [f"mypy-plugin {mode:4} {statistics.median(walls['plugin']):6.2f} s wall "
                  f"{plugin_cpu:6.2f} s cpu"]
@@ -345,7 +345,7 @@ def run(checker: str, root: Path, stubs: bool, instructions: bool = False) -> tu
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--lines", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--checkers", default="pyright,basedpyright,pyrefly,ty,mypy,mypy-plugin")
@@ -389,7 +389,8 @@ def main() -> int:
             continue
         exact_root = project(work / f"{checker}-exact", corpus)
         base_root = project(work / f"{checker}-untyped", corpus, baseline)
-        times_exact, times_base = [], []
+        times_exact: list[float] = []
+        times_base: list[float] = []
         out = ""
         for _ in range(opts.repeat):
             t, out = run(checker, exact_root, False, opts.instructions)
@@ -397,7 +398,7 @@ def main() -> int:
             t, _ = run(checker, base_root, True, opts.instructions)
             times_base.append(t)
         wrong = error_lines(checker, out, exact_root)
-        ty_known = wrong & set(ty_lines) if checker == "ty" else set()
+        ty_known = wrong & set(ty_lines) if checker == "ty" else set[int]()
         exact, base = statistics.median(times_exact), statistics.median(times_base)
         ratio = exact / base
         unit, scale = ("G instr", 1e9) if opts.instructions else ("s", 1.0)

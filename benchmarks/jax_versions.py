@@ -34,9 +34,23 @@ import sys
 import tempfile
 import tomllib
 from pathlib import Path
+from typing import NotRequired, TypedDict
 
 REPO = Path(__file__).resolve().parent.parent
 TESTS = REPO / "tests"
+
+
+class Outcome(TypedDict):
+    """One version's result (``inside()``'s, passed on as JSON)."""
+
+    version: str
+    outcome: str  # "supported", "refused", "not installable", "script failed"
+    detail: NotRequired[str]
+    # When supported, per checker: the scenarios' wrong answers, the corpus's
+    # errors only with the stubs; per module, the functions typed (None: no stub).
+    problems: NotRequired[dict[str, int]]
+    gained: NotRequired[dict[str, int]]
+    typed: NotRequired[dict[str, int | None]]
 
 
 def _test_requirements() -> list[str]:
@@ -54,7 +68,7 @@ def _venv(version: str, where: Path) -> Path:
     return python
 
 
-def measure(version: str) -> dict[str, object]:
+def measure(version: str) -> Outcome:
     """Build the venv for ``version`` and run the scenarios in it (``--inside``)."""
     with tempfile.TemporaryDirectory(prefix=f"jaxtypes-jax-{version}-") as tmp:
         try:
@@ -67,7 +81,8 @@ def measure(version: str) -> dict[str, object]:
                               cwd=tmp)
         if proc.returncode != 0:
             return {"version": version, "outcome": "script failed", "detail": proc.stderr.strip()[-2000:]}
-        return json.loads(proc.stdout.strip().splitlines()[-1])
+        outcome: Outcome = json.loads(proc.stdout.strip().splitlines()[-1])  # as inside() made it
+        return outcome
 
 
 # The modules whose functions the stubs type, as the second table names them.
@@ -83,7 +98,7 @@ def typed_functions(stub: str) -> set[str]:
     declarations name none), and ufuncs retyped as jaxtypes' classes."""
     import ast
 
-    names = set()
+    names: set[str] = set()
     for node in ast.parse(stub).body:
         if isinstance(node, ast.FunctionDef):
             signature = ast.unparse(node.args) + " -> " + ast.unparse(node.returns or ast.Constant(None))
@@ -95,13 +110,13 @@ def typed_functions(stub: str) -> set[str]:
     return names
 
 
-def inside() -> dict[str, object]:
+def inside() -> Outcome:
     """In the throwaway venv: generate the stubs, check the scenarios and the corpus."""
     import importlib.metadata
 
     sys.path.insert(0, str(TESTS))
     from checkers import stage  # noqa: E402
-    from test_jax_stubs import CASES, CHECKERS, _files, run_checker, scenario_problems  # noqa: E402
+    from test_jax_stubs import CASES, CHECKERS, files_under, run_checker, scenario_problems  # noqa: E402
 
     version = importlib.metadata.version("jax")
     with tempfile.TemporaryDirectory(prefix="jaxtypes-scenarios-") as tmp:
@@ -113,8 +128,8 @@ def inside() -> dict[str, object]:
         generated = base / "typings" / ".search-path" / "jax"
         typed = {name: len(typed_functions((generated / rel).read_text())) if (generated / rel).is_file() else None
                  for rel, name in MODULES.items()}
-        scenarios = _files(CASES / "scenarios", "scenarios")
-        corpus = _files(CASES / "corpus", "corpus")
+        scenarios = files_under(CASES / "scenarios", "scenarios")
+        corpus = files_under(CASES / "corpus", "corpus")
         problems: dict[str, int] = {}
         gained: dict[str, int] = {}
         wrong: list[str] = []
@@ -132,32 +147,32 @@ def inside() -> dict[str, object]:
             new = sorted(k for k in errors if k[0].startswith("corpus/") and k not in without)
             gained[checker] = len(new)
             wrong += [f"{checker}: {f}:{n}: error only with the stubs: {errors[f, n]}" for f, n in new]
-    result: dict[str, object] = {"version": version, "outcome": "supported", "problems": problems,
-                                 "gained": gained, "typed": typed}
+    result: Outcome = {"version": version, "outcome": "supported", "problems": problems,
+                       "gained": gained, "typed": typed}
     if wrong:
         result["detail"] = "\n  ".join(wrong)
     return result
 
 
-def row(result: dict[str, object], checkers: list[str]) -> str:
+def row(result: Outcome, checkers: list[str]) -> str:
     problems, gained = result.get("problems"), result.get("gained")
-    if isinstance(problems, dict) and isinstance(gained, dict):
+    if problems is not None and gained is not None:
         cells = [f"{problems[c]} / {gained[c]}" for c in checkers]
     else:
         cells = ["-"] * len(checkers)
     return f"| {result['version']} | {result['outcome']} | " + " | ".join(cells) + " |"
 
 
-def typed_row(result: dict[str, object]) -> str:
+def typed_row(result: Outcome) -> str:
     typed = result.get("typed")
-    counts = [typed.get(m) if isinstance(typed, dict) else None for m in MODULES.values()]
+    counts = [typed.get(m) if typed is not None else None for m in MODULES.values()]
     cells = ["-" if n is None else str(n) for n in counts]
     total = sum(n for n in counts if n is not None)
-    return f"| {result['version']} | " + " | ".join(cells) + f" | {total if isinstance(typed, dict) else '-'} |"
+    return f"| {result['version']} | " + " | ".join(cells) + f" | {total if typed is not None else '-'} |"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("versions", nargs="*", help="JAX versions, e.g. 0.4.38 0.10.2")
     parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -167,7 +182,7 @@ def main() -> None:
     checkers = ["mypy", "mypy-plugin", "pyright", "basedpyright", "pyrefly", "ty"]
     print("| JAX | outcome | " + " | ".join(checkers) + " |")
     print("|---|---|" + "---|" * len(checkers))
-    results = []
+    results: list[Outcome] = []
     for version in args.versions:
         result = measure(version)
         results.append(result)

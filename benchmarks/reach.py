@@ -48,7 +48,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "reach_corpus"
@@ -101,18 +101,26 @@ def _assigned(stmt: ast.stmt) -> list[str]:
     return []
 
 
+def _statements(node: ast.AST, attr: str) -> list[ast.stmt] | None:
+    """``node``'s body, orelse or finalbody when it is a list of statements."""
+    body = getattr(node, attr, None)
+    if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+        return cast("list[ast.stmt]", body)
+    return None
+
+
 def _statement_lists(tree: ast.AST) -> Iterator[list[ast.stmt]]:
     for node in ast.walk(tree):
         for attr in ("body", "orelse", "finalbody"):
-            body = getattr(node, attr, None)
-            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+            body = _statements(node, attr)
+            if body is not None:
                 yield body
 
 
 def find_assignments(source: str) -> list[Assignment]:
     """Every statement of ``source`` that assigns names, on a line of its own."""
     lines = source.splitlines()
-    found = []
+    found: list[Assignment] = []
     for body in _statement_lists(ast.parse(source)):
         for stmt in body:
             names = _assigned(stmt)
@@ -129,8 +137,8 @@ class _Instrument(ast.NodeTransformer):
     def generic_visit(self, node: ast.AST) -> ast.AST:
         super().generic_visit(node)
         for attr in ("body", "orelse", "finalbody"):
-            body = getattr(node, attr, None)
-            if not (isinstance(body, list) and body and isinstance(body[0], ast.stmt)):
+            body = _statements(node, attr)
+            if body is None:
                 continue
             new: list[ast.stmt] = []
             for stmt in body:
@@ -151,9 +159,9 @@ def corpus_files(directory: Path = CORPUS) -> dict[str, str]:
 @dataclass
 class Truth:
     """What JAX computed: the lattice node of each array-valued intermediate."""
-    nodes: dict[Site, str] = field(default_factory=dict)
-    varying: dict[Site, set[str]] = field(default_factory=dict)  # differed between calls
-    non_lattice: dict[Site, str] = field(default_factory=dict)   # e.g. typed PRNG keys
+    nodes: dict[Site, str] = field(default_factory=dict[Site, str])
+    varying: dict[Site, set[str]] = field(default_factory=dict[Site, set[str]])  # differed between calls
+    non_lattice: dict[Site, str] = field(default_factory=dict[Site, str])  # e.g. typed PRNG keys
     run_seconds: float = 0.0
 
 
@@ -188,13 +196,16 @@ def collect_truth(files: dict[str, str], execute: bool = True) -> Truth:
 
         tree = _Instrument().visit(ast.parse(source))
         ast.fix_missing_locations(tree)
-        module = {"__name__": f"reach_corpus.{Path(name).stem}", "__file__": str(CORPUS / name),
-                  RECORD: record}
+        module: dict[str, Any] = {"__name__": f"reach_corpus.{Path(name).stem}",
+                                  "__file__": str(CORPUS / name), RECORD: record}
         exec(compile(tree, str(CORPUS / name), "exec"), module)
+        # JAX leaves these partly unannotated (block_until_ready, jit's and
+        # eval_shape's bare Callable).
         if execute:
-            jax.block_until_ready(jax.jit(module["main"])())
+            jitted = jax.jit(module["main"])  # pyright: ignore[reportUnknownMemberType]
+            jax.block_until_ready(jitted())  # type: ignore[no-untyped-call]  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
         else:
-            jax.eval_shape(module["main"])
+            jax.eval_shape(module["main"])  # pyright: ignore[reportUnknownMemberType]
     truth.run_seconds = time.perf_counter() - start
     for site, nodes in seen.items():
         if len(nodes) == 1:
@@ -259,8 +270,9 @@ class CheckerReach:
     wrong: list[tuple[str, int, str, str, str]]  # (file, line, name, checker's answer, JAX's)
     missing: int  # sites the checker printed no reveal for
     seconds: float
-    unknown: dict[str, int] = field(default_factory=dict)  # revealed text -> count
-    unknown_sites: list[tuple[str, int, str, str]] = field(default_factory=list)  # (file, line, name, revealed)
+    unknown: dict[str, int] = field(default_factory=dict[str, int])  # revealed text -> count
+    unknown_sites: list[tuple[str, int, str, str]] = field(  # (file, line, name, revealed)
+        default_factory=list[tuple[str, int, str, str]])
 
     def as_dict(self) -> dict[str, Any]:
         return {"checker": self.checker, "intermediates": self.intermediates, "known": self.known,
@@ -277,7 +289,7 @@ class CheckerReach:
 def score(checker: str, truth: Truth, reveals: dict[tuple[str, int], list[str]],
           where: dict[tuple[str, int], Site], seconds: float) -> CheckerReach:
     known = correct = missing = 0
-    wrong = []
+    wrong: list[tuple[str, int, str, str, str]] = []
     unknown: dict[str, int] = {}
     unknown_sites: list[tuple[str, int, str, str]] = []
     answered = {site: reveals.get(key) for key, site in where.items()}
@@ -310,7 +322,8 @@ def check(checker: str, truth: Truth, files: dict[str, str], stubs: Path | None,
         if stubs is not None:
             shutil.copytree(stubs, root / "typings")
         cmd = command(checker, root, paths, stubs=stubs is not None)
-        times = []
+        times: list[float] = []
+        out = ""
         for _ in range(repeat):
             start = time.perf_counter()
             out = execute(checker, root, cmd)
@@ -331,7 +344,7 @@ def compare_times(checker: str, truth: Truth, files: dict[str, str], stubs: Path
     staged, _ = stage_reveals(files, set(truth.nodes))
     times: dict[bool, list[float]] = {False: [], True: []}
     with tempfile.TemporaryDirectory(prefix=f"reach-time-{checker}-") as tmp:
-        roots = {}
+        roots: dict[bool, tuple[Path, list[str]]] = {}
         for with_stubs in (False, True):
             root = Path(tmp) / ("with" if with_stubs else "without")
             root.mkdir()
@@ -367,7 +380,7 @@ def table(results: list[CheckerReach]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--checkers", nargs="+", default=list(CHECKERS), choices=CHECKERS)
     parser.add_argument("--stubs", type=Path, metavar="DIR",
                         help="stubs made by `jaxtypes jax-stubs --out DIR`, staged as typings/")

@@ -78,7 +78,7 @@ def loop_ns(body: Callable[[], Any], number: int) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--repeat", type=int, default=7, help="timings per row; the best is kept")
     parser.add_argument("--seconds", type=float, default=0.02, help="length of one timing")
     opts = parser.parse_args()
@@ -105,6 +105,8 @@ def main() -> int:
         ("None", (None, f32), (np.dtype(None), f32)),  # numpy refuses None: its dtype
     ]
 
+    # jnp.ones and jax.jit are partly unannotated in JAX (jaxlib's Device, a
+    # bare Callable): each use is a pyright error in strict mode.
     def result_cases() -> list[tuple[str, tuple[Any, ...]]]:
         return [
             ("dtypes", (bf16, f32)),
@@ -115,15 +117,18 @@ def main() -> int:
             ("Python types", (int, float)),
             ("numpy scalars", (np.float32(1), np.int8(2))),
             ("numpy arrays", (np.ones(3, np.int8), np.ones(3, np.float32))),
-            ("JAX arrays", (jnp.ones(3, jnp.bfloat16), jnp.ones(3, jnp.float32))),
+            ("JAX arrays", (jnp.ones(3, jnp.bfloat16), jnp.ones(3, jnp.float32))),  # pyright: ignore[reportUnknownMemberType]
             ("Python scalars", (1, 2.0)),
             ("None", (None, 1)),
             ("dtype, Python scalar", (bf16, 3)),
-            ("JAX arrays, float", (jnp.ones(3, jnp.bfloat16), jnp.ones(3, jnp.float32), 1.0)),
+            ("JAX arrays, float", (jnp.ones(3, jnp.bfloat16), jnp.ones(3, jnp.float32), 1.0)),  # pyright: ignore[reportUnknownMemberType]
         ]
 
+    # The runtime's internals used here are not in its interface stub
+    # (promotion.pyi), which pyright reads: they are taken from the module.
+    accelerated: bool = getattr(promotion, "ACCELERATED")
     print(f"jax {jax.__version__}, numpy {np.__version__}, C fast path "
-          f"{'on' if promotion.ACCELERATED else 'OFF'}; best of {opts.repeat} timings "
+          f"{'on' if accelerated else 'OFF'}; best of {opts.repeat} timings "
           f"of ~{opts.seconds * 1000:g} ms each; load average {os.getloadavg()[0]:.1f}")
     failed = False
 
@@ -159,13 +164,14 @@ def main() -> int:
             time_result_type(label, args)
         return x
 
-    jax.jit(under_trace).trace(jnp.ones(3, jnp.bfloat16), jnp.ones(3, jnp.float32))
+    jax.jit(under_trace).trace(jnp.ones(3, jnp.bfloat16), jnp.ones(3, jnp.float32))  # pyright: ignore[reportUnknownMemberType]
 
     resolved = current_resolved()
     number = max(200, int(opts.seconds * 1e5))
     empty_promote, empty_result = resolved.promote_cache.clear, resolved.result_cache.clear
-    forget_dtypes = promotion._lattice_join.cache_clear  # the lattice's memo
-    forget_inputs = promotion._TOKEN_OF_TYPE.clear  # what the slow path learned of its inputs
+    # the lattice's memo; what the slow path learned of its inputs
+    forget_dtypes: Callable[[], None] = getattr(promotion, "_lattice_join").cache_clear
+    forget_inputs: Callable[[], None] = getattr(promotion, "_TOKEN_OF_TYPE").clear
 
     def uncached(fn: Callable[..., Any], args: tuple[Any, ...],
                  *empty: Callable[[], Any]) -> Callable[[], None]:

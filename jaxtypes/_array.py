@@ -17,7 +17,7 @@ from typing import Any, Generic
 
 from typing_extensions import TypeVar
 
-from jaxtypes import operations
+from jaxtypes import array_surface, operations
 
 __all__ = ["Array"]
 
@@ -178,11 +178,39 @@ def _operator(name: str, unary: bool = False) -> Any:
     return method
 
 
-# Operators (jaxtypes.operations): their promoted dtypes live in the stub; at
-# runtime they only exist.
-for _op in operations.of_kind("binary", "comparison", "unary"):
-    setattr(Array, _op.member, _operator(_op.member, unary=_op.kind == "unary"))
-    if _op.reflected_member is not None:
-        setattr(Array, _op.reflected_member, _operator(_op.reflected_member))
-Array.__hash__ = None  # type: ignore[assignment]  # like JAX arrays: unhashable
-del _op
+def _install_operators() -> None:
+    """The operators (jaxtypes.operations): their promoted dtypes live in the
+    stub; at runtime they only exist."""
+    for op in operations.of_kind("binary", "comparison", "unary"):
+        setattr(Array, op.member, _operator(op.member, unary=op.kind == "unary"))
+        if op.reflected_member is not None:
+            setattr(Array, op.reflected_member, _operator(op.reflected_member))
+    # Like JAX arrays: unhashable (the stub declares ``__hash__: None``).
+    setattr(Array, "__hash__", None)
+
+
+_install_operators()
+
+
+def _surface_member(name: str) -> Any:
+    """An abstract member with the stub's own signature (so that stubtest
+    compares like with like): its declaration, compiled with a body that
+    raises; annotations stay unevaluated strings."""
+    *decorators, declaration = array_surface.SURFACE[name]
+    namespace: dict[str, Any] = {"_abstract": _abstract}
+    source = declaration.removesuffix(" ...") + f" raise _abstract({name!r})"
+    exec(compile("from __future__ import annotations\n" + source, f"<jaxtypes.Array.{name}>", "exec"),
+         namespace)
+    member = namespace[name]
+    member.__qualname__ = f"Array.{name}"
+    return property(member) if decorators == ["@property"] else member
+
+
+def _install_surface() -> None:
+    """The rest of jax.Array's members (jaxtypes.array_surface): typed in the
+    stub; at runtime they only exist."""
+    for name in array_surface.SURFACE:
+        setattr(Array, name, _surface_member(name))
+
+
+_install_surface()

@@ -304,7 +304,7 @@ def _configure_promote(p: argparse.ArgumentParser) -> None:
 
 
 def _canonicalization_notes(nodes: Sequence[str], v: lattice.Variant) -> list[str]:
-    notes = []
+    notes: list[str] = []
     for n in dict.fromkeys(nodes):
         c = lattice.canonicalize(n, v.x64)
         if c != n:

@@ -46,9 +46,12 @@ import inspect
 import os
 import sys
 import threading
-from typing import Any, Callable, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Final, TypeVar, cast
 
 from jaxtypes import lattice
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "config", "Config", "numpy_dtype_promotion", "enable_x64", "explicit_x64_dtypes",
@@ -153,8 +156,9 @@ class Resolved:
     def __init__(self, variant: lattice.Variant, explicit_x64: str) -> None:
         self.variant: Final = variant
         self.explicit_x64: Final = explicit_x64
-        self.promote_cache: Final[dict[Any, dict[Any, Any]]] = {}
-        self.result_cache: Final[dict[int | tuple[int, ...], Any]] = {}  # see promotion
+        self.promote_cache: Final[dict[Any, dict[Any, np.dtype]]] = {}
+        # (dtype, weak flag) by key (see promotion)
+        self.result_cache: Final[dict[int | tuple[int, ...], tuple[np.dtype, Any]]] = {}
 
     def __repr__(self) -> str:
         return f"Resolved({self.variant!r}, explicit_x64={self.explicit_x64!r})"
@@ -257,8 +261,9 @@ def current_resolved() -> Resolved:
     memo = state.memo
     process = _PROCESS.layer
     local = thread_layer()
-    if memo[0] is process and memo[1] is local:
-        return memo[2]  # type: ignore[return-value]
+    cached = memo[2]  # None only in a new State's memo, whose layers match nothing
+    if memo[0] is process and memo[1] is local and cached is not None:
+        return cached
     if _jax_states is None and _jax_config_module() is not None:
         _attach_jax()
         process, local = _PROCESS.layer, thread_layer()
@@ -413,15 +418,18 @@ class Config:
 
     @property
     def jax_numpy_dtype_promotion(self) -> str:
-        return self.read(OPTION_PROMOTION)  # type: ignore[no-any-return]
+        mode: str = self.read(OPTION_PROMOTION)
+        return mode
 
     @property
     def jax_enable_x64(self) -> bool:
-        return self.read(OPTION_X64)  # type: ignore[no-any-return]
+        x64: bool = self.read(OPTION_X64)
+        return x64
 
     @property
     def jax_explicit_x64_dtypes(self) -> str:
-        return self.read(OPTION_EXPLICIT_X64)  # type: ignore[no-any-return]
+        explicit: str = self.read(OPTION_EXPLICIT_X64)
+        return explicit
 
     def __repr__(self) -> str:
         values = ", ".join(f"{n}={v!r}" for n, v in zip(OPTIONS, _PROCESS.layer))
@@ -486,13 +494,13 @@ class _Scoped:
             async def run_async(*args: Any, **kwargs: Any) -> Any:
                 with _Scoped(layer):
                     return await func(*args, **kwargs)
-            return run_async  # type: ignore[return-value]
+            return cast(_F, run_async)  # the same signature
 
         @functools.wraps(func)
         def run(*args: Any, **kwargs: Any) -> Any:
             with _Scoped(layer):
                 return func(*args, **kwargs)
-        return run  # type: ignore[return-value]
+        return cast(_F, run)
 
     def __repr__(self) -> str:
         mode, x64, explicit = self._layer

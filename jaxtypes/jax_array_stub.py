@@ -17,7 +17,9 @@ lattice).  Nothing depends on JAX's formatting.  In the result:
     as its last overload);
   - the members that keep the dtype (``reshape``, ``T``, ``__getitem__``,
     ``copy``, ``.at[...].set(...)``, ...), whose returned ``Array`` becomes
-    ``Array[DT]``, and ``all``/``any``, which return ``Array[bool_]``;
+    ``Array[DT]`` (not ``.at[...].divide(...)``, inexact for integers), and
+    ``all``/``any``, which return ``Array[bool_]``;
+  - ``__setitem__``, left out: ``x[i] = v`` always raises (``REMOVED``);
 * jaxtypes' table and descriptor classes are defined alongside.
 
 What the transformation relies on is checked, not assumed (``check_shape``):
@@ -30,12 +32,13 @@ import ast
 import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, cast
 
-from jaxtypes import stubgen
+from jaxtypes import array_surface, stubgen
 
 __all__ = [
     "SAME_DTYPE", "BOOL_RESULT", "OPTIONAL", "KEEP_JAX", "ADDED", "INDEX_HELPERS",
+    "INDEX_UPDATES_NOT_KEEPING", "REMOVED",
     "ShapeError", "check_shape", "render_basearray", "prelude_names", "member_name",
 ]
 
@@ -59,6 +62,12 @@ ADDED: Final = frozenset(["__hash__"])
 # Index-update helpers (``x.at[i].set(v)``): generic in the dtype, every Array
 # they return keeps it.
 INDEX_HELPERS: Final = ("_IndexUpdateHelper", "_IndexUpdateRef")
+# Their methods that do not keep the dtype: ``x.at[i].divide(v)`` of an
+# integer array is inexact (its JAX declaration, ``-> Array``, is kept).
+INDEX_UPDATES_NOT_KEEPING: Final = frozenset(["divide"])
+# Members JAX declares that the stubs leave out: ``x[i] = v`` always raises
+# TypeError (JAX arrays are immutable), so it is an error to the checkers too.
+REMOVED: Final = frozenset(["__setitem__"])
 
 MARKERS_MODULE: Final = "_jaxtypes_markers"  # how the module imports jaxtypes.markers
 DESCRIPTOR_DT: Final = "_DescriptorDT"  # the descriptors' own type parameter
@@ -168,12 +177,14 @@ def check_shape(tree: ast.Module) -> list[str]:
     array = classes.get("Array")
     if array is None:
         return ["class Array"]
-    missing = []
+    missing: list[str] = []
     if not _only_abc(array):
         missing.append("class Array without base classes")
     declared = _members(array.body)
     ours = _ours().members
-    needed = (set(ours) - ADDED) | SAME_DTYPE | BOOL_RESULT | {"at"}
+    # (The rest of JAX's surface, which jaxtypes' Array declares for use
+    # without these stubs, is JAX's to declare here.)
+    needed = (set(ours) - ADDED - set(array_surface.SURFACE)) | SAME_DTYPE | BOOL_RESULT | {"at"}
     missing += [f"Array.{name}" for name in sorted(needed - set(declared) - OPTIONAL)]
     missing += [f"class {name}" for name in INDEX_HELPERS if name not in classes]
     if "ArrayLike" not in _defined_names(tree.body):
@@ -206,7 +217,7 @@ def _retyped(nodes: Iterable[ast.stmt], names: Iterable[str], new: str) -> list[
 def _canon(x: object) -> str:
     """An AST dump without positions, comments or empty fields."""
     if isinstance(x, ast.AST):
-        fields = []
+        fields: list[str] = []
         for f in x._fields:
             if f in ("type_params", "type_comment", "kind"):
                 continue
@@ -216,7 +227,8 @@ def _canon(x: object) -> str:
             fields.append(f"{f}={_canon(v)}")
         return f"{type(x).__name__}({', '.join(fields)})"
     if isinstance(x, list):
-        return "[" + ", ".join(_canon(v) for v in x) + "]"
+        items = cast("list[object]", x)  # (a field's list; isinstance names no element type)
+        return "[" + ", ".join(_canon(v) for v in items) + "]"
     return repr(x)
 
 
@@ -446,7 +458,7 @@ def _astype(ours: list[ast.stmt], jax_astype: ast.stmt) -> list[ast.stmt]:
 # ------------------------------------------------------------------- Array
 def _array_class(array: ast.ClassDef, ours: _Ours, descriptors: set[str]) -> ast.ClassDef:
     jax_members = _members(array.body)
-    retyped = KEEP_JAX | SAME_DTYPE | BOOL_RESULT | {"__iter__", "at"}
+    retyped = KEEP_JAX | SAME_DTYPE | BOOL_RESULT | {"__iter__", "__reversed__", "at"} | set(array_surface.SURFACE)
     replaced = {n for n in ours.members if n in jax_members and n not in retyped}
     body: list[ast.stmt] = list(_parse('"""``jax.Array``, generic in its dtype (a jaxtypes marker; default Any)."""'))
     for added in sorted(ADDED & set(ours.members) - set(jax_members)):
@@ -465,7 +477,10 @@ def _array_class(array: ast.ClassDef, ours: _Ours, descriptors: set[str]) -> ast
             body += _retyped([node], ("Array", *INDEX_HELPERS), "{name}[DT]")
         elif name in BOOL_RESULT:
             body += _retyped([node], ("Array",), "Array[bool_]")
-        elif name == "__iter__" and isinstance(node, ast.FunctionDef) and node.returns is not None:
+        elif name in REMOVED:
+            continue
+        elif name in ("__iter__", "__reversed__") and isinstance(node, ast.FunctionDef) \
+                and node.returns is not None:
             it = copy.deepcopy(node)
             it.returns = _expr("Iterator[Array[DT]]")
             body.append(it)
@@ -485,7 +500,8 @@ def _array_class(array: ast.ClassDef, ours: _Ours, descriptors: set[str]) -> ast
 def _index_helper(node: ast.ClassDef) -> ast.ClassDef:
     helper = copy.deepcopy(node)
     helper.bases = [_expr("Generic[DT]")]
-    helper.body = _retyped(helper.body, ("Array", *INDEX_HELPERS), "{name}[DT]")
+    helper.body = [n if member_name(n) in INDEX_UPDATES_NOT_KEEPING
+                   else _retyped([n], ("Array", *INDEX_HELPERS), "{name}[DT]")[0] for n in helper.body]
     return helper
 
 

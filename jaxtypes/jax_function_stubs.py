@@ -47,7 +47,10 @@ from jaxtypes.ops import DEFAULT
 
 __all__ = ["FunctionTables", "transform_module", "transform_markers", "render_runtime_module", "MODULES",
            "RUNTIME_MODULES", "ModuleShapeError", "typed_functions", "checker_view", "stub_view", "exported_names", "exported_import",
-           "check_exports"]
+           "check_exports",
+           # Syntax-tree helpers jaxtypes.jax_transform_stubs shares.
+           "parse_expr", "as_overload", "required_overloads", "stub_def", "annotation_names", "BUILTINS",
+           "is_private_machinery", "module_file"]
 
 MARKERS: Final = "_jaxtypes_markers"  # how a transformed module imports jaxtypes.markers
 RESULT_VAR: Final = "_JaxtypesV"  # the TypeVar a typed overload solves
@@ -91,8 +94,9 @@ class FunctionTables:
     attribute per distinct mapping of input marker -> result marker."""
 
     v: Variant = DEFAULT
-    attributes: dict[tuple[tuple[str, str], ...], str] = field(default_factory=dict)
-    constrained: dict[tuple[str, ...], str] = field(default_factory=dict)
+    attributes: dict[tuple[tuple[str, str], ...], str] = field(
+        default_factory=dict[tuple[tuple[str, str], ...], str])
+    constrained: dict[tuple[str, ...], str] = field(default_factory=dict[tuple[str, ...], str])
 
     def attribute(self, prefix: str, mapping: Mapping[str, str]) -> str:
         key = tuple(sorted(mapping.items()))
@@ -111,7 +115,7 @@ class FunctionTables:
     def input_mapping(self, rule: functions.Rule) -> dict[str, str]:
         """{input marker node: result node} for the markers JAX accepts (and
         that are not 64-bit with x64 off)."""
-        out = {}
+        out: dict[str, str] = {}
         for node in lattice.NODES:
             if node in _64_BIT and not self.v.x64:
                 continue
@@ -187,11 +191,13 @@ def _all_params(fn: ast.FunctionDef) -> list[ast.arg]:
     return _positional(fn) + fn.args.kwonlyargs
 
 
-def _expr(text: str) -> ast.expr:
+def parse_expr(text: str) -> ast.expr:
+    """The expression ``text`` as a syntax tree (an annotation, a default)."""
     return ast.parse(text, mode="eval").body
 
 
-def _overload(fn: ast.FunctionDef) -> ast.FunctionDef:
+def as_overload(fn: ast.FunctionDef) -> ast.FunctionDef:
+    """A copy of ``fn`` decorated ``@overload`` only."""
     out = copy.deepcopy(fn)
     out.decorator_list = [ast.Name("overload", ast.Load())]
     return out
@@ -224,7 +230,7 @@ def _plan(name: str, fn: ast.FunctionDef) -> _Plan | None:
         if len(params) <= position:
             return None
         param = params[position]
-        if not (_is_array_like(param.annotation) or ast.unparse(param.annotation or _expr("Any")) == "Any"):
+        if not (_is_array_like(param.annotation) or ast.unparse(param.annotation or parse_expr("Any")) == "Any"):
             return None
         keep = tuple(p.arg for p in params[:position])  # (a key before the array)
         return _Plan(rule, kind, param.arg, dtype_param, keep)
@@ -253,7 +259,7 @@ def _pair_plan(rule: functions.Rule, kind: str, fn: ast.FunctionDef, params: lis
     pair = params[offset:offset + 2]
     if len(pair) == 2 and all(_is_array_like(p.annotation) for p in pair):
         return _Plan(rule, kind, pair[0].arg, None, tuple(p.arg for p in params[:offset]), second=pair[1].arg)
-    if kind == "xy" and params and "Sequence[ArrayLike]" in ast.unparse(params[0].annotation or _expr("Any")):
+    if kind == "xy" and params and "Sequence[ArrayLike]" in ast.unparse(params[0].annotation or parse_expr("Any")):
         return _Plan(rule, kind, params[0].arg, None, sequence=True)
     vararg = fn.args.vararg
     if kind == "xy" and vararg is not None and _is_array_like(vararg.annotation):
@@ -289,20 +295,20 @@ def _narrowed(fn: ast.FunctionDef, inputs: Iterable[str], scalars: str | None = 
             continue
         text = ast.unparse(param.annotation)
         if "DeprecatedArg" in text and _allows_none(param.annotation):
-            param.annotation = _expr("None")  # (clip's a=, a_min=: old names)
+            param.annotation = parse_expr("None")  # (clip's a=, a_min=: old names)
         elif param.arg in _PINNED:
-            param.annotation = _expr(_PINNED[param.arg])
+            param.annotation = parse_expr(_PINNED[param.arg])
         elif "DTypeLike" in text or param.arg == "dtype":
             # JAX before 0.5 declares ``dtype: DTypeLike = ...`` for a None
             # default: left out, it is None all the same.
             if not (_allows_none(param.annotation) or param.arg in defaulted):
                 return None
-            param.annotation = _expr("None")
+            param.annotation = parse_expr("None")
         elif _is_array_like(param.annotation):
             if scalars is not None:
-                param.annotation = _expr(f"{scalars} | None" if _allows_none(param.annotation) else scalars)
+                param.annotation = parse_expr(f"{scalars} | None" if _allows_none(param.annotation) else scalars)
             elif _allows_none(param.annotation):
-                param.annotation = _expr("None")
+                param.annotation = parse_expr("None")
             else:
                 return None
     return out
@@ -325,11 +331,11 @@ def _returns(annotation: ast.expr | None) -> str | None:
 
 
 def _with(fn: ast.FunctionDef, annotations: Mapping[str, str], returns: str) -> ast.FunctionDef:
-    out = _overload(fn)
+    out = as_overload(fn)
     for param in _all_params(out):
         if param.arg in annotations:
-            param.annotation = _expr(annotations[param.arg])
-    out.returns = _expr(returns)
+            param.annotation = parse_expr(annotations[param.arg])
+    out.returns = parse_expr(returns)
     return out
 
 
@@ -377,8 +383,8 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
         if mapping and base is not None:
             attr = tables.attribute("_fn_dtype", mapping)
             proto = f"{MARKERS}._Has{attr}[{RESULT_VAR}]"
-            out += _required(_with(base, {"dtype": f"type[{proto}] | {MARKERS}.DtypeOf[{proto}, Any]"},
-                                   ret.format(f"Array[{RESULT_VAR}]")), "dtype")
+            out += required_overloads(_with(base, {"dtype": f"type[{proto}] | {MARKERS}.DtypeOf[{proto}, Any]"},
+                                            ret.format(f"Array[{RESULT_VAR}]")), "dtype")
     if out:
         out[:0] = _any_guards(fn, ret, ["dtype"] if takes_dtype or plan.dtype_param else [])
     base = _narrowed(fn, [plan.input_param, *keep]) if plan.input_param is not None and out else None
@@ -424,7 +430,7 @@ def _scalar_mappings(plan: _Plan, tables: FunctionTables, right: bool) -> list[t
     out: list[tuple[str, dict[str, str]]] = []
     taken: dict[str, set[str]] = {}  # marker -> the scalar kinds an earlier overload takes
     for j, (py, node) in enumerate(_SCALARS):
-        mapping = {}
+        mapping: dict[str, str] = {}
         for m in lattice.NODES:
             if m in _64_BIT and not tables.v.x64:
                 continue
@@ -451,7 +457,7 @@ def _same_dtype_groups(plan: _Plan, tables: FunctionTables) -> list[tuple[str, s
         res = _result(plan.rule, _inputs(plan, m, m), tables.v)
         if res is not None:
             groups.setdefault("" if res == m else res, []).append(m)
-    out = []
+    out: list[tuple[str, str]] = []
     for result, markers in groups.items():
         var = tables.same_dtype(markers)
         out.append((var, var if not result else _m(result)))
@@ -508,12 +514,12 @@ def _any_guards(fn: ast.FunctionDef, ret: str, params: list[str]) -> list[ast.Fu
     dtype-deciding parameter, giving JAX's ``Array``: without them pyright
     takes ``jnp.zeros(3, dtype=d)`` with ``d: Any`` (a Flax module's
     ``self.dtype``) for the ``dtype=None`` overload, float32."""
-    out = []
+    out: list[ast.FunctionDef] = []
     names = {p.arg for p in _all_params(fn)}
     for param in params:
         if param in names:
             guard = _with(fn, {param: f"{MARKERS}.{UNKNOWN_VAR}"}, ret.format("Array"))
-            out += _required(guard, param)
+            out += required_overloads(guard, param)
     return out
 
 
@@ -528,8 +534,9 @@ def _preferred_overloads(fn: ast.FunctionDef, tables: FunctionTables, ret: str,
     mapping = {n: lattice.canonicalize(n, tables.v.x64) for n in lattice.STRONG}
     attr = tables.attribute("_fn_dtype", mapping)
     proto = f"{MARKERS}._Has{attr}[{RESULT_VAR}]"
-    return _required(_with(base, {"preferred_element_type": f"type[{proto}] | {MARKERS}.DtypeOf[{proto}, Any]"},
-                           ret.format(f"Array[{RESULT_VAR}]")), "preferred_element_type")
+    typed = _with(base, {"preferred_element_type": f"type[{proto}] | {MARKERS}.DtypeOf[{proto}, Any]"},
+                  ret.format(f"Array[{RESULT_VAR}]"))
+    return required_overloads(typed, "preferred_element_type")
 
 
 def _without_default(fn: ast.FunctionDef, name: str) -> ast.FunctionDef:
@@ -542,13 +549,13 @@ def _without_default(fn: ast.FunctionDef, name: str) -> ast.FunctionDef:
     return fn
 
 
-def _required(fn: ast.FunctionDef, name: str) -> list[ast.FunctionDef]:
+def required_overloads(fn: ast.FunctionDef, name: str) -> list[ast.FunctionDef]:
     """``fn`` with parameter ``name`` required, as overloads covering every
     call that passes it: by keyword (a keyword-only parameter), and, for a
     positional one, by position (it and the positional parameters before it
     without defaults).  A default would let a call that omits it match, with
     the parameter's TypeVar unsolved."""
-    out = []
+    out: list[ast.FunctionDef] = []
     keyword = copy.deepcopy(fn)
     args = keyword.args
     if any(a.arg == name for a in args.kwonlyargs):
@@ -592,16 +599,16 @@ def _varargs_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables,
     for var, result in same:
         typed = f"Array[{MARKERS}.{var}]"
         forms += [([typed], f"Array[{MARKERS}.{var}]"), ([typed, typed], f"Array[{MARKERS}.{result}]")]
-    out = []
+    out: list[ast.FunctionDef] = []
     for operands, result_type in forms:
-        fn2 = _overload(base)
+        fn2 = as_overload(base)
         fn2.args.vararg = None
         names = [f"operand{i}" for i in range(len(operands))]
         fn2.args.posonlyargs = fn2.args.posonlyargs + fn2.args.args + [
-            ast.arg(n, _expr(a)) for n, a in zip(names, operands)]
+            ast.arg(n, parse_expr(a)) for n, a in zip(names, operands)]
         fn2.args.args = []
         fn2.args.defaults = []
-        fn2.returns = _expr(ret.format(result_type))
+        fn2.returns = parse_expr(ret.format(result_type))
         out.append(fn2)
     prefer = _preferred_overloads(base, tables, ret, list(plan.keep))
     return out + prefer
@@ -635,7 +642,7 @@ def _typed_ufunc(node: ast.AnnAssign, call: ast.FunctionDef, module: str,
     cls = f"_JaxtypesUfunc_{name}"
     (class_def,) = ast.parse(f"@type_check_only\nclass {cls}(BinaryUfunc): ...").body
     assert isinstance(class_def, ast.ClassDef)
-    class_def.body = [*typed, _overload(call)]
+    class_def.body = [*typed, as_overload(call)]
     out = copy.deepcopy(node)
     out.annotation = ast.Name(cls, ast.Load())
     return [class_def, out]
@@ -668,7 +675,7 @@ def transform_module(tree: ast.Module, module: str, tables: FunctionTables) -> a
         if isinstance(node, ast.FunctionDef) and counts[node.name] == 1:
             typed = _typed(f"{module}.{node.name}", node, tables)
             if typed:
-                body += typed + [_overload(node)]
+                body += typed + [as_overload(node)]
                 continue
         elif isinstance(node, ast.FunctionDef) and node.name not in done:
             # JAX's own overloads (where, einsum): ours from the first that
@@ -707,7 +714,7 @@ class ModuleShapeError(Exception):
     """A runtime module holds more than re-exports: no stub is made for it."""
 
 
-def _module_file(root: Path, module: str) -> Path | None:
+def module_file(root: Path, module: str) -> Path | None:
     """The source of ``jax.<...>`` in the installation rooted at ``root``."""
     parts = module.split(".")
     if parts[0] != "jax":
@@ -719,7 +726,7 @@ def _module_file(root: Path, module: str) -> Path | None:
     return None
 
 
-def _stub_def(fn: ast.FunctionDef) -> ast.FunctionDef:
+def stub_def(fn: ast.FunctionDef) -> ast.FunctionDef:
     """A runtime function as a stub declaration: no decorators, no body, ``...`` defaults."""
     out = copy.deepcopy(fn)
     out.decorator_list = []
@@ -729,7 +736,9 @@ def _stub_def(fn: ast.FunctionDef) -> ast.FunctionDef:
     return out
 
 
-def _annotation_names(fn: ast.FunctionDef) -> set[str]:
+def annotation_names(fn: ast.FunctionDef) -> set[str]:
+    """The names ``fn``'s annotations use (in string forward references too):
+    what a stub declaring it must import."""
     names: set[str] = set()
     annotations = [a.annotation for a in _all_params(fn) + [fn.args.vararg, fn.args.kwarg]
                    if a is not None and a.annotation is not None]
@@ -739,7 +748,7 @@ def _annotation_names(fn: ast.FunctionDef) -> set[str]:
                 names.add(node.id)
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):  # "Array" forward refs
                 try:
-                    names |= {n.id for n in ast.walk(_expr(node.value)) if isinstance(n, ast.Name)}
+                    names |= {n.id for n in ast.walk(parse_expr(node.value)) if isinstance(n, ast.Name)}
                 except SyntaxError:
                     pass
     return names
@@ -847,7 +856,7 @@ def _is_alias(node: ast.stmt) -> bool:
         and all(isinstance(t, ast.Name) for t in node.targets)
 
 
-def _is_private_machinery(node: ast.stmt) -> bool:
+def is_private_machinery(node: ast.stmt) -> bool:
     """Deprecation machinery a stub can leave out: ``if not TYPE_CHECKING:``
     blocks, ``del``, assignments to private names."""
     if isinstance(node, ast.Delete):
@@ -874,7 +883,7 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
     for node in stub_view(tree.body):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             continue  # the docstring
-        if _is_private_machinery(node):
+        if is_private_machinery(node):
             continue
         if isinstance(node, ast.Import) or _is_alias(node):
             kept.append(node)
@@ -884,12 +893,12 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
         if node.level or node.module is None or not node.module.startswith("jax."):
             kept += exported_import(node)
             continue
-        source = _module_file(root, node.module)
+        source = module_file(root, node.module)
         if source is not None and node.module not in sources:
             sources[node.module] = ast.parse(source.read_text(encoding="utf-8"))
         functions_there = {f.name: f for f in sources[node.module].body
                            if isinstance(f, ast.FunctionDef)} if source is not None else {}
-        remaining = []
+        remaining: list[ast.alias] = []
         for alias in node.names:
             public = alias.asname or alias.name
             transform = _lax_transform(root, module, node.module, alias.name, public)
@@ -900,12 +909,12 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
                 continue
             fn = functions_there.get(alias.name)
             if fn is not None and alias.asname in (None, alias.name):
-                stub = _stub_def(fn)
+                stub = stub_def(fn)
                 typed = _typed(f"{module}.{public}", stub, tables)
                 if typed:
-                    defs += typed + [_overload(stub)]
+                    defs += typed + [as_overload(stub)]
                     imported.setdefault(node.module, set()).update(
-                        n for f in typed + [stub] for n in _annotation_names(f))
+                        n for f in typed + [stub] for n in annotation_names(f))
                     continue
             remaining.append(alias)
         if remaining:
@@ -919,8 +928,8 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
         f"import jaxtypes.markers as {MARKERS}\n").body
     own = {"builtins", "_np", MARKERS, RESULT_VAR, "Any", "Literal", "TypeVar", "overload", "None",
            "_JaxtypesSequence"}
-    names_from = [ast.ImportFrom(module=m, names=[ast.alias(n, n) for n in sorted(ns - own - _BUILTINS)], level=0)
-                  for m, ns in sorted(imported.items()) if ns - own - _BUILTINS]
+    names_from = [ast.ImportFrom(module=m, names=[ast.alias(n, n) for n in sorted(ns - own - BUILTINS)], level=0)
+                  for m, ns in sorted(imported.items()) if ns - own - BUILTINS]
     result_var = ast.parse(f'{RESULT_VAR} = TypeVar("{RESULT_VAR}")').body
     if needs_transform_prelude:
         from jaxtypes import jax_transform_stubs
@@ -940,7 +949,7 @@ def _lax_transform(root: Path, module: str, source: str, name: str, public: str
     return jax_transform_stubs.lax_transform_defs(root, source, name)
 
 
-_BUILTINS: Final = frozenset(dir(builtins))
+BUILTINS: Final = frozenset(dir(builtins))  # names a stub uses without importing them
 
 
 # JAX's scalar types (``jnp.float32``), declared ``Any`` in its stubs: the
@@ -955,7 +964,7 @@ def _dtype_of(node: ast.stmt) -> ast.stmt:
         marker = _SCALAR_TYPES[node.target.id]
         out = copy.deepcopy(node)
         called = _m(lattice.canonicalize(marker if marker != "bool_" else "bool", False))
-        out.annotation = _expr(f"{MARKERS}.DtypeOf[{MARKERS}.{marker}, {MARKERS}.{called}]")
+        out.annotation = parse_expr(f"{MARKERS}.DtypeOf[{MARKERS}.{marker}, {MARKERS}.{called}]")
         return out
     return node
 

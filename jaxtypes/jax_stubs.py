@@ -356,7 +356,7 @@ def setup(out: str) -> list[Setting]:
 
 def setup_lines(out: str) -> list[str]:
     """``setup(out)`` as the command prints it."""
-    lines = []
+    lines: list[str] = []
     for s in setup(out):
         where = f"{s.file}" + (f" {s.section}" if s.section else "")
         text = f"{s.line} ({where})" if s.line else ""
@@ -397,7 +397,7 @@ def build_wheel(files: Mapping[str, str], jax_version: str, directory: Path) -> 
         "(made by `jaxtypes jax-stubs install`)\n")
     contents[f"{info}/WHEEL"] = ("Wheel-Version: 1.0\nGenerator: jaxtypes\n"
                                  "Root-Is-Purelib: true\nTag: py3-none-any\n")
-    record = []
+    record: list[str] = []
     for rel, text in contents.items():
         data = text.encode("utf-8")
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Final
 
 from jaxtypes.jax_function_stubs import (
-    ModuleShapeError, _annotation_names, _BUILTINS, _expr, _is_private_machinery, _module_file,
-    _overload, _required, _stub_def, check_exports, exported_import, stub_view,
+    BUILTINS, ModuleShapeError, annotation_names, as_overload, check_exports, exported_import,
+    is_private_machinery, module_file, parse_expr, required_overloads, stub_def, stub_view,
 )
 
 __all__ = ["TRANSFORMS", "LAX_TRANSFORMS", "render_jax_init", "lax_transform_defs"]
@@ -105,18 +105,18 @@ def _retyped(fn: ast.FunctionDef, params: Mapping[str, str], returns: str) -> as
     missing = set(params) - {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
     if missing:
         raise ValueError(f"{fn.name} has no parameter {', '.join(sorted(missing))}")
-    out = _overload(fn)
+    out = as_overload(fn)
     out.decorator_list = [ast.Name("_jaxtypes_overload", ast.Load())]
     for arg in out.args.posonlyargs + out.args.args + out.args.kwonlyargs:
         if arg.arg in params:
-            arg.annotation = _expr(params[arg.arg])
-    out.returns = _expr(returns)
+            arg.annotation = parse_expr(params[arg.arg])
+    out.returns = parse_expr(returns)
     return out
 
 
 def _jit(defs: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
     """jit(fun, ...) and the decorator factory jit(...), from JAX's overloads."""
-    out = []
+    out: list[ast.FunctionDef] = []
     for fn in defs:
         names = [a.arg for a in fn.args.posonlyargs + fn.args.args]
         jitted = f"{JITTED}[{_P}, {_R}]"
@@ -139,7 +139,7 @@ def _value_and_grad(defs: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
     out = [_retyped(fn, plain, f"ValueAndGradientFunction[{_F}]")]
     aux = {"fun": _F, "argnums": "_JaxtypesLiteral[0]", "has_aux": "_JaxtypesLiteral[True]"}
     with_aux = _retyped(fn, aux, f"ValueAndGradientWithAuxFunction[{_F}]")
-    for form in _required(with_aux, "has_aux"):
+    for form in required_overloads(with_aux, "has_aux"):
         form.decorator_list = [ast.Name("_jaxtypes_overload", ast.Load())]
         out.append(form)
     return out
@@ -203,19 +203,19 @@ def typed_defs(source: ast.Module, name: str, make: Callable[[list[ast.FunctionD
     jax_defs = _declarations(source, name)
     if not jax_defs:
         return [], set()
-    signatures = [_stub_def(_parameters_of(source, d)) for d in jax_defs]
+    signatures = [stub_def(_parameters_of(source, d)) for d in jax_defs]
     try:
         typed = make(signatures)
     except Exception:  # (a parameter it retypes is missing...): JAX's own typing
         return [], set()
     if not typed:
         return [], set()
-    own = [_overload(_stub_def(d)) for d in jax_defs]
+    own = [as_overload(stub_def(d)) for d in jax_defs]
     for d in own:
         d.decorator_list = [ast.Name("_jaxtypes_overload", ast.Load())]
     for d in [*typed, *own]:
         d.name = public or name
-    used = {n for d in [*signatures, *own] for n in _annotation_names(d)}
+    used = {n for d in [*signatures, *own] for n in annotation_names(d)}
     return [*typed, *own], used
 
 
@@ -234,7 +234,7 @@ def render_jax_init(root: Path) -> ast.Module | None:
     for node in stub_view(tree.body):
         if isinstance(node, ast.Expr):  # the docstring; calls made at import
             continue
-        if isinstance(node, (ast.Try, ast.If)) or _is_private_machinery(node):
+        if isinstance(node, (ast.Try, ast.If)) or is_private_machinery(node):
             continue  # (check_exports below: none of them may bind a public name)
         if isinstance(node, ast.Assign):  # public aliases: Device = _xc.Device
             kept.append(node)
@@ -244,12 +244,12 @@ def render_jax_init(root: Path) -> ast.Module | None:
             continue
         if not isinstance(node, ast.ImportFrom):
             raise ModuleShapeError(f"jax/__init__.py: unexpected {ast.unparse(node)[:80]}")
-        remaining = []
+        remaining: list[ast.alias] = []
         for alias in node.names:
             public = alias.asname or alias.name
             make = TRANSFORMS.get(public)
             module = node.module or ""
-            source_file = _module_file(root, module) if make is not None and not node.level else None
+            source_file = module_file(root, module) if make is not None and not node.level else None
             if make is not None and source_file is not None:
                 if module not in sources:
                     sources[module] = ast.parse(source_file.read_text(encoding="utf-8"))
@@ -264,8 +264,8 @@ def render_jax_init(root: Path) -> ast.Module | None:
     if not defs:
         return None
     prelude = ast.parse(_PRELUDE).body
-    names_from = [ast.ImportFrom(module=m, names=[ast.alias(n, n) for n in sorted(ns - _BUILTINS)], level=0)
-                  for m, ns in sorted(imported.items()) if ns - _BUILTINS]
+    names_from = [ast.ImportFrom(module=m, names=[ast.alias(n, n) for n in sorted(ns - BUILTINS)], level=0)
+                  for m, ns in sorted(imported.items()) if ns - BUILTINS]
     future = ast.parse("from __future__ import annotations").body
     stub = ast.Module(body=future + kept + names_from + prelude + defs, type_ignores=[])
     check_exports(tree, stub, "jax/__init__.py")
@@ -276,7 +276,7 @@ def defining_module(root: Path, module: str, name: str, depth: int = 4) -> tuple
     """The module (and its tree) that defines function ``name``, following
     the re-exports from ``module`` (``jax._src.lax.control_flow`` re-exports
     ``fori_loop`` from its ``loops``)."""
-    path = _module_file(root, module)
+    path = module_file(root, module)
     if path is None or depth == 0:
         return None
     tree = ast.parse(path.read_text(encoding="utf-8"))

@@ -122,7 +122,7 @@ def variant(mode: str = "standard", x64: bool = False) -> Variant:
         raise ValueError(
             f"unknown promotion mode {mode!r}; expected one of {', '.join(PROMOTION_MODES)}"
         )
-    return Variant(mode, bool(x64))  # type: ignore[arg-type]
+    return Variant(mode, bool(x64))
 
 
 def _kind(node: str) -> str:
@@ -339,9 +339,11 @@ def no_join_reason(nodes: Iterable[str], v: Variant) -> NoJoinReason:
     nodes = tuple(nodes)
     if v.mode == "strict":
         return "strict"
-    for group, reason in ((FLOAT8, "float8"), (FLOAT6, "float6"), (FLOAT4, "float4"), (INTN, "intn")):
+    groups: tuple[tuple[tuple[str, ...], NoJoinReason], ...] = (
+        (FLOAT8, "float8"), (FLOAT6, "float6"), (FLOAT4, "float4"), (INTN, "intn"))
+    for group, reason in groups:
         if any(n in group for n in nodes):
-            return reason  # type: ignore[return-value]
+            return reason
     return "none"
 
 
@@ -486,8 +488,8 @@ def explain(a: str, b: str, v: Variant) -> list[str]:
                     prev[nxt] = node
                     queue.append(nxt)
         out = [dst]
-        while prev[out[-1]] is not None:
-            out.append(prev[out[-1]])  # type: ignore[arg-type]
+        while (step := prev[out[-1]]) is not None:
+            out.append(step)
         return out[::-1]
 
     if target is None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import sys
 import warnings
+from types import FrameType
 from typing import TYPE_CHECKING, Any, Final
 
 import ml_dtypes
@@ -50,7 +51,7 @@ def _promotion_error(msg: str) -> TypePromotionError:
             "__doc__": "jaxtypes' TypePromotionError and JAX's, in a process that runs JAX.",
         })
         both = _with_jax_error.setdefault(jax_class, both)
-    return both(msg)  # type: ignore[no-any-return]
+    return both(msg)  # type: ignore[no-any-return]  # a class made by type(): a TypePromotionError
 
 
 def _np_dtype(name: str) -> np.dtype | None:
@@ -84,6 +85,11 @@ _OPAQUE_DTYPES: Final = frozenset(
 # dtype itself, for the opaque dtypes, non-numeric numpy scalar types
 # (np.str_ gives dtype('<U'), as in JAX) and JAX arrays of any other dtype.
 _Token = Any
+# The readings of arbitrary inputs below (dtype(), result_type()) dispatch on an
+# Any.  pyright gives ``type(x)`` of an Any, and an Any narrowed by isinstance
+# to numpy's generic dtype or generic, Unknown type arguments where numpy
+# declares defaults (mypy: Any); its strict mode then reports each use.  Those
+# lines carry a pyright ignore naming the rule ("Unknown from Any").
 
 
 def _is_weak_type(x: Any) -> bool:
@@ -98,7 +104,9 @@ def node_of(dt: Any) -> str | None:
     return _NODE_OF.get(dt)
 
 
-def _dtype_of_token(node: _Token) -> Any:
+def _dtype_of_token(node: _Token) -> np.dtype:
+    """The dtype of a token; a JAX extended dtype (a PRNG key's) is returned as
+    it is, under the annotation np.dtype as in JAX's own ``dtypes.dtype``."""
     return _DTYPE_OF[node] if isinstance(node, str) else node
 
 
@@ -145,7 +153,7 @@ def is_weakly_typed(x: Any) -> bool:
     aval: Any = getattr(x, "aval", _MISSING)
     if aval is not _MISSING:
         try:
-            return aval.weak_type  # type: ignore[no-any-return]
+            return aval.weak_type  # type: ignore[no-any-return]  # as it is, like JAX (see above)
         except AttributeError:
             pass
     return getattr(x, "weak_type", False)
@@ -247,9 +255,11 @@ def _explicit(node: str, resolved: Resolved, warned: list[str] | None = None) ->
 
 def _user_stacklevel() -> int:
     """The stack level of the first frame outside jaxtypes (for warnings)."""
-    frame, level = sys._getframe(1), 1
+    # sys._getframe: documented, and what the warnings module itself uses.
+    frame: FrameType | None = sys._getframe(1)  # pyright: ignore[reportPrivateUsage]
+    level = 1
     while frame is not None and frame.f_globals.get("__name__", "").startswith("jaxtypes"):
-        frame, level = frame.f_back, level + 1  # type: ignore[assignment]
+        frame, level = frame.f_back, level + 1
     return level
 
 
@@ -266,17 +276,18 @@ def _operand(x: Any) -> tuple[str, _Token]:
     errors for values JAX refuses."""
     if x is None:
         raise ValueError(f"Invalid argument to dtype: {x}.")
+    dt: np.dtype[Any]
     if isinstance(x, type):
         node = _scalar_node(x)
         if node is not None:
             return CANONICAL, node
         if issubclass(x, np.generic):
             # JAX checks nothing here: np.str_, np.object_ ... give their dtype.
-            dt = np.dtype(x)
+            dt = np.dtype(x)  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]  # Unknown from Any
             node = _NODE_OF.get(dt)
             return (KEPT, dt) if node is None else (EXPLICIT, node)
     else:
-        node = _scalar_node(type(x))
+        node = _scalar_node(type(x))  # pyright: ignore[reportUnknownArgumentType]  # Unknown from Any
         if node is not None:
             return CANONICAL, node
         if _keeps_its_dtype(x):
@@ -284,21 +295,21 @@ def _operand(x: Any) -> tuple[str, _Token]:
             # canonical or not (PRNG key arrays have extended dtypes).
             return KEPT, _NODE_OF.get(x.dtype) or x.dtype
     if isinstance(x, (str, np.dtype)):
-        dt = np.dtype(x)
+        dt = np.dtype(x)  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]  # Unknown from Any
         node = _NODE_OF.get(dt)
         if node is None:
             if dt in _OPAQUE_DTYPES:
                 return KEPT, dt
             raise _invalid_value(x, dt)
         return EXPLICIT, node
-    dt_attr = getattr(x, "dtype", None)
+    dt_attr = getattr(x, "dtype", None)  # pyright: ignore[reportUnknownArgumentType]  # Unknown from Any
     if isinstance(dt_attr, np.dtype):
-        dt = dt_attr
+        dt = dt_attr  # pyright: ignore[reportUnknownVariableType]  # Unknown from Any
     elif _is_extended(dt_attr):
         return KEPT, dt_attr
     else:
         try:
-            dt = np.result_type(x)
+            dt = np.result_type(x)  # pyright: ignore[reportUnknownArgumentType]  # Unknown from Any
         except TypeError as err:
             raise TypeError(f"Cannot determine dtype of {x}") from err
     node = _NODE_OF.get(dt)
@@ -375,8 +386,9 @@ def _promote_types_slow(a: Any, b: Any, resolved: Resolved) -> np.dtype:
         for obj in {a_tp, b_tp}:  # JAX reports the first invalid one in set order
             if _node_name(obj) is None:
                 raise ValueError(f"dtype={obj!r} is not a valid dtype for JAX type promotion.")
+        raise AssertionError("unreachable: the operand without a node raised above")
     variant = resolved.variant
-    joined = lattice.join(a_node, b_node, variant)  # type: ignore[arg-type]
+    joined = lattice.join(a_node, b_node, variant)
     if joined is None:
         raise _no_join_error((a_tp, b_tp), variant)
     result = dtype_of_node(joined)
@@ -449,10 +461,13 @@ def _lattice_join(
     jax_explicit_x64_dtypes applies (the caller's configuration decides).  A
     missing join is returned (and so memoised), not raised."""
     joins: list[str] = []
+
+    def through_dtype(node: str) -> str:
+        joins.append(node)
+        return node
+
     try:
-        out, weak = lattice.lattice_result_type(
-            operands, variant, lambda node: joins.append(node) or node  # type: ignore[func-returns-value]
-        )
+        out, weak = lattice.lattice_result_type(operands, variant, through_dtype)
     except lattice.NoJoin as err:
         return err.with_traceback(None)
     return out, weak, bool(joins)
@@ -470,7 +485,7 @@ def _weak_default_of(out: _Token, x64: bool) -> str:
 
 
 def _defaults(x64: bool) -> dict[str, str]:
-    out = {}
+    out: dict[str, str] = {}
     for node in _DTYPE_OF:
         try:
             out[node] = _weak_default_of(node, x64)
@@ -556,7 +571,7 @@ def _key_of_tokens(tokens: list[int]) -> int | tuple[int, ...]:
 def _tokens_of_key(key: int | tuple[int, ...]) -> list[int] | tuple[int, ...]:
     if isinstance(key, tuple):
         return key
-    tokens = []
+    tokens: list[int] = []
     while key:
         key, digit = divmod(key, _KEY_BASE)
         tokens.append(digit - 1)
@@ -589,7 +604,7 @@ _MAX_KEYED_VALUES: Final = 1024
 def _keyed_by_value(x: Any) -> bool:
     """Whether ``x``'s token may be remembered by its value: a name, a dtype, or
     a scalar type whose reading JAX takes from its identity, not its attributes."""
-    t = type(x)
+    t: type = type(x)  # pyright: ignore[reportUnknownVariableType]  # Unknown from Any
     if t is type:
         return x in _PY_SCALAR_NODE or issubclass(x, np.generic)
     return t in _KEYED_BY_VALUE or t is _jax_scalar_meta()
@@ -608,7 +623,7 @@ def _learn_token(x: Any, how: str, node: _Token, weak: Any) -> int | None:
     if type(weak) is not bool or not isinstance(node, str):
         return None
     token = _TOKEN_OF_OPERAND[how, node, weak]
-    t = type(x)
+    t: type = type(x)  # pyright: ignore[reportUnknownVariableType]  # Unknown from Any
     if t in _KEYED_BY_TYPE:
         _TOKEN_OF_TYPE[t] = token
     elif t is np.ndarray:
@@ -659,7 +674,8 @@ def _result_type_slow(
         ]), resolved, warned)
     else:
         operands: list[tuple[_Token, Any]] = []
-        tokens: list[int | None] = []
+        tokens: list[int] = []
+        keyed = True  # every argument has a token
         for a in args:
             if a is None:  # JAX passes its default float dtype: float64, canonicalized
                 how, node, weak = CANONICAL, "float64", False
@@ -669,12 +685,16 @@ def _result_type_slow(
                 configured = _in_configuration(how, node, resolved, warned)
                 weak = _is_weak_type(a) or is_weakly_typed(a)
             operands.append((configured, weak))
-            tokens.append(_learn_token(a, how, node, weak))
+            token = _learn_token(a, how, node, weak)
+            if token is None:
+                keyed = False
+            else:
+                tokens.append(token)
         out, weak = _lattice_result([(n, bool(w)) for n, w in operands], resolved, warned)
         if len(operands) == 1 and operands[0][0] != lattice.BOOL:
             weak = operands[0][1]  # JAX returns the operand's own flag, a non-bool one included
-        if None not in tokens:
-            key = _key_of_tokens(tokens)  # type: ignore[arg-type]
+        if keyed:
+            key = _key_of_tokens(tokens)
     result = (_dtype_of_token(out), weak)
     if key is not None and not warned:
         resolved.result_cache[key] = result
@@ -684,10 +704,10 @@ def _result_type_slow(
 def _result_type_key(args: tuple[Any, ...]) -> int | tuple[int, ...] | None:
     """The cache key of ``result_type``'s arguments, or None where one is not
     keyed (yet).  jaxtypes._speedups builds the same key in C."""
-    key = []
+    key: list[int] = []
     try:
         for a in args:
-            entry = _TOKEN_OF_TYPE.get(type(a))
+            entry: Any = _TOKEN_OF_TYPE.get(type(a))  # pyright: ignore[reportUnknownArgumentType]  # Unknown from Any
             if entry is _NUMPY_ARRAY_TOKEN:
                 entry = entry[a.dtype]
             elif entry is _JAX_ARRAY_TOKEN:
@@ -697,10 +717,10 @@ def _result_type_key(args: tuple[Any, ...]) -> int | tuple[int, ...] | None:
                     return None
                 entry = entry[aval.dtype][weak]
             elif type(entry) is dict:
-                entry = entry[a]
+                entry = entry[a]  # pyright: ignore[reportUnknownVariableType]  # Unknown from Any
             elif entry is None:
                 return None
-            key.append(entry)
+            key.append(entry)  # pyright: ignore[reportUnknownArgumentType]  # Unknown from Any
     except (KeyError, TypeError):  # a dtype outside the lattice, an unhashable value
         return None
     return _key_of_tokens(key)
@@ -736,7 +756,7 @@ _result_type_py: Final = result_type
 try:
     from jaxtypes import _speedups
 except ImportError:  # built without a C compiler: the Python paths serve all
-    ACCELERATED = False
+    ACCELERATED = False  # pyright: ignore[reportConstantRedefinition]  # set once: one branch or the other
 else:
     ACCELERATED = True
     if not TYPE_CHECKING:  # for type checkers these stay the functions above

@@ -152,9 +152,9 @@ def html_table(v: Variant, all_nodes: bool = False) -> str:
         "<tr><th></th>" + "".join(f"<th>{esc(label(n, codes))}</th>" for n in nodes) + "</tr>"
     )
     for a, row in zip(nodes, table_cells(v, nodes)):
-        cells = []
+        cells: list[str] = []
         for b, c in zip(nodes, row):
-            classes = []
+            classes: list[str] = []
             if (a, b) in differ or (b, a) in differ:
                 classes.append("d")
             if c is None:
@@ -175,7 +175,7 @@ def promotion_table(v: Variant, fmt: str = "markdown", all_nodes: bool = False) 
 
 def legend(nodes: Iterable[str] = lattice.SEED_NODES) -> str:
     """One line naming what each seed code stands for."""
-    parts = []
+    parts: list[str] = []
     for n in nodes:
         code = label(n)
         if lattice.is_weak(n):
@@ -293,7 +293,7 @@ def numpy_differences(
     with ``a == b`` included) where JAX's answer (``result_node`` in ``v``)
     differs from numpy's (``numpy_promote_node``).  Both are symmetric, so
     each pair appears once."""
-    out = []
+    out: list[Difference] = []
     for i, a in enumerate(nodes):
         for b in nodes[i:]:
             jax = result_node(a, b, v)
@@ -325,7 +325,7 @@ def variant_differences(
     first: Variant, second: Variant, nodes: Sequence[str] = lattice.SEED_NODES
 ) -> tuple[VariantDifference, ...]:
     """Every unordered pair of ``nodes`` whose join differs between two variants."""
-    out = []
+    out: list[VariantDifference] = []
     for i, a in enumerate(nodes):
         for b in nodes[i:]:
             x, y = lattice.join(a, b, first), lattice.join(a, b, second)

@@ -30,10 +30,9 @@ configured variant.  ``render_stubs()`` returns ``{relative path: text}``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from typing import Final
 
-from jaxtypes import lattice, operations, ops
+from jaxtypes import array_surface, lattice, operations, ops
 from jaxtypes.lattice import MARKER_NAME, Variant
 
 __all__ = [
@@ -82,7 +81,7 @@ def _binary_outcome(op: str, a: str, partner: str, scalar: bool, reflected: bool
 def _family_outcomes(family: str, a: str, reflected: bool, v: Variant) -> dict[str, str | None]:
     """{partner: result node or None} for a family; checks its operators agree."""
     found: dict[str, str | None] | None = None
-    partners = [(p, False) for p in ([] if reflected else lattice.NODES)]
+    partners = [(p, False) for p in (() if reflected else lattice.NODES)]
     partners += [(node, True) for _, node in PYTHON_SCALARS]
     for op in BINARY_FAMILIES[family]:
         outcomes = {
@@ -124,7 +123,7 @@ def _overloads(outcomes: dict[str, str | None]) -> list[tuple[list[str], str]]:
         return min(idx) if idx else len(kinds)
 
     groups = sorted(by_result.items(), key=lambda kv: (first_scalar(kv[1]), lattice.NODES.index(kv[0])))
-    out = []
+    out: list[tuple[list[str], str]] = []
     for result, partners in groups:
         array_nodes = [p for p in partners if not p.startswith("py:")]
         # DT is covariant: one Array[a | b] accepts Array[a] and Array[b].
@@ -173,7 +172,7 @@ def _callable_body(fn: str, signatures: list[str]) -> list[str]:
 
 def _table_class(name: str, groups: list[tuple[list[str], str]], arrays: bool,
                  identity: str | None = None, own: str | None = None) -> list[str]:
-    signatures = []
+    signatures: list[str] = []
     if arrays:  # an argument of unknown dtype keeps the result unknown
         signatures.append("(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...")
     if own:  # the table's own dtype, which the TypeVar overload covers too: an
@@ -282,7 +281,7 @@ def _clip_table(node: str, tables: _Tables, v: Variant) -> str:
 
 
 def _marker_attributes(node: str, tables: _Tables, v: Variant) -> list[str]:
-    attrs = []
+    attrs: list[str] = []
     for family in BINARY_FAMILIES:
         fwd = tables.add(family, node, _family_outcomes(family, node, False, v), True)
         attrs.append(f"_{family}: {fwd}")
@@ -387,7 +386,7 @@ _ARRAY_PRELUDE: Final = '''
 """The dtype-generic Array (generated): operators and methods give JAX's dtypes."""
 
 from abc import ABCMeta
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Generic, Protocol, SupportsIndex, overload, type_check_only
 
 import numpy as np
@@ -532,7 +531,7 @@ def _method_tables() -> list[str]:
     """The generic table class of each method that has one (SumTo, MeanTo ...):
     its signatures in a def named after the method and ``__call__`` an alias
     of it, so that a checker's error names the method."""
-    lines = []
+    lines: list[str] = []
     for op in operations.of_kind("method"):
         if op.rule not in _METHOD_SIGNATURES:
             continue
@@ -569,6 +568,16 @@ def render_array() -> str:
             "",
         ]
     lines += [
+        "@type_check_only",
+        "class ArrayAt(Generic[DT]):",
+        '    """``x.at``: index it (``x.at[i]``) to update a copy of ``x``."""',
+        "    def __getitem__(self, index: Any, /) -> ArrayAtIndex[DT]: ...",
+        "",
+        "@type_check_only",
+        "class ArrayAtIndex(Generic[DT]):",
+        '    """``x.at[i]``: ``.set(v)``, ``.add(v)``, ... give an updated copy of ``x``."""',
+        *(f"    {line}" for line in array_surface.INDEX_UPDATE_METHODS.values()),
+        "",
         "class _ArrayMeta(ABCMeta): ...",
         "",
         "class Array(Generic[DT], metaclass=_ArrayMeta):",
@@ -609,6 +618,7 @@ def render_array() -> str:
         "    def __index__(self) -> int: ...",
         "    __hash__: None  # type: ignore[assignment]",
     ]
+    lines += [f"    {line}" for declaration in array_surface.SURFACE.values() for line in declaration]
     for name in METHOD_FAMILIES:
         lines.append(f"    {name}: _{name.title()}Method")
     lines.append("    clip: _ClipMethod")

@@ -53,6 +53,9 @@ from .dtypes import Builder
 
 __all__ = ["plugin", "JaxtypesPlugin"]
 
+# Set when the plugin is constructed (below): unbound until then.
+__version__: str
+
 _H = TypeVar("_H")
 _CONFIG_EXIT_STATUS: Final = 2
 # Top-level modules that never see a jaxtypes Array: the standard library
@@ -84,9 +87,8 @@ class JaxtypesPlugin(Plugin):
         # file) and drops its whole cache when that changes; the mypy daemon
         # restarts.  Putting the settings in it is what keeps the daemon, which
         # holds this instance across runs, from answering with old settings.
-        sys.modules[__name__].__version__ = (  # type: ignore[attr-defined]
-            f"{jaxtypes_version}+{self.settings.promotion}.{'x64' if self.settings.x64 else 'x32'}"
-        )
+        global __version__
+        __version__ = f"{jaxtypes_version}+{self.settings.promotion}.{'x64' if self.settings.x64 else 'x32'}"
         builder = self._builder = Builder(self._lookup, self._named_type)
         self._class_mro_hooks: dict[str, Callable[[ClassDefContext], None]] = {
             array: errors.guarded(lambda ctx: None)(array_class.replace_members) for array in names.ARRAYS

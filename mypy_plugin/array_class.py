@@ -22,6 +22,7 @@ from typing import Final
 
 from mypy.nodes import (
     AssignmentStmt,
+    ClassDef,
     Decorator,
     FuncDef,
     NameExpr,
@@ -124,13 +125,14 @@ def _parse_class_body(source: str, ctx: ClassDefContext) -> list[Statement]:
     try:
         errors = Errors(options)
     except TypeError:  # mypy before 1.5
-        errors = Errors()  # type: ignore[call-arg]
+        errors = Errors()  # type: ignore[call-arg]  # pyright: ignore[reportCallIssue]  # its old signature
     module = ctx.cls.fullname.rsplit(".", 1)[0]
     tree = parse(source, module.replace(".", "/") + ".pyi", module, errors, options)
     if errors.is_errors():
         raise RuntimeError("the replacement signatures do not parse")
     (cls,) = tree.defs
-    return list(cls.defs.body)  # type: ignore[attr-defined]
+    assert isinstance(cls, ClassDef)  # the source is one class (replacement_source)
+    return list(cls.defs.body)
 
 
 def replace_members(ctx: ClassDefContext) -> None:

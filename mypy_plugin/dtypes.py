@@ -269,7 +269,8 @@ def _instance_with_defaults(info: TypeInfo) -> Instance:
     ``bool`` is ``bool[builtins.bool]``), or Any where it has none."""
     args: list[Type] = []
     for tv in info.defn.type_vars:
-        default = get_proper_type(getattr(tv, "default", None))
+        declared: Type | None = getattr(tv, "default", None)  # None: a mypy without defaults
+        default = get_proper_type(declared)
         if default is None or isinstance(default, AnyType):
             args.append(AnyType(TypeOfAny.special_form))
         else:

@@ -48,7 +48,7 @@ from jaxtypes.lattice import Variant
 
 from . import errors, names
 from .dtypes import Builder, DTypeLike, array_info, dtype_like
-from .methods import _bool_value
+from .methods import bool_value
 
 __all__ = ["result_type_hook", "promote_types_hook", "promote_dtype_hook", "common_dtype"]
 
@@ -98,7 +98,7 @@ def result_token(d: DTypeLike, v: Variant) -> tuple[str, bool]:
     assert d.node is not None
     if d.node in lattice.WEAK:  # Python scalars, int/float/complex, weakly typed arrays
         return lattice.default_dtype(d.node[0], v.x64), True
-    if d.kind == "array" and d.node is not None:  # JAX keeps an array's dtype
+    if d.kind == "array":  # JAX keeps an array's dtype
         return d.node, False
     return lattice.canonicalize(d.node, v.x64), False
 
@@ -166,7 +166,7 @@ def result_type_hook(v: Variant, builder: Builder) -> Callable[[FunctionContext]
                              ctx.context, code=errors.JAX_DTYPE)
                 return ctx.default_return_type
             flag_types, _ = _formal(ctx, "return_weak_type_flag")
-            flag = _bool_value(flag_types[0]) if flag_types else False
+            flag = bool_value(flag_types[0]) if flag_types else False
             answers = common_dtype([_read(t, builder, ctx) for t in actuals], v, ctx,
                                    "jaxtypes.result_type()")
         except (_Unknown, _Failed):
@@ -237,7 +237,7 @@ def promote_dtype_hook(v: Variant, builder: Builder) -> Callable[[FunctionContex
         try:
             actuals = _positional(ctx)
             inexact_types, _ = _formal(ctx, "inexact")
-            inexact = _bool_value(inexact_types[0]) if inexact_types else True
+            inexact = bool_value(inexact_types[0]) if inexact_types else True
             dtype_types, _ = _formal(ctx, "dtype")
             explicit = None
             if dtype_types and not isinstance(get_proper_type(dtype_types[0]), NoneType):
@@ -246,10 +246,10 @@ def promote_dtype_hook(v: Variant, builder: Builder) -> Callable[[FunctionContex
         except (_Unknown, _Failed):
             return ctx.default_return_type
         items = [_element(t, nodes, builder) for t in actuals]
-        if any(i is None for i in items):
+        known = [i for i in items if i is not None]
+        if len(known) < len(items):
             return ctx.default_return_type
-        return TupleType(items,  # type: ignore[arg-type]
-                         ctx.api.named_generic_type("builtins.tuple", [AnyType(TypeOfAny.special_form)]))
+        return TupleType(known, ctx.api.named_generic_type("builtins.tuple", [AnyType(TypeOfAny.special_form)]))
 
     return hook
 
@@ -263,13 +263,14 @@ def _target_nodes(actuals: list[Type], explicit: list[DTypeLike] | None, inexact
     """The dtype(s) promote_dtype casts to; None when there is nothing to cast."""
     default_float = lattice.default_dtype("f", v.x64)
     if explicit is not None:
-        nodes = []
+        nodes: list[str] = []
         for d in explicit:
-            if d.kind in ("array", "value"):
+            # None: the None of an optional dtype (_read lets only that through).
+            if d.kind in ("array", "value") or d.node is None:
                 raise _Unknown
             # jaxtypes.dtype(): canonicalized; int/float/complex are the defaults.
-            node = (lattice.default_dtype(d.node[0], v.x64) if d.node in lattice.WEAK  # type: ignore[index]
-                    else lattice.canonicalize(d.node, v.x64))  # type: ignore[arg-type]
+            node = (lattice.default_dtype(d.node[0], v.x64) if d.node in lattice.WEAK
+                    else lattice.canonicalize(d.node, v.x64))
             if not _inexact(node):
                 if inexact is None:
                     raise _Unknown
@@ -300,9 +301,10 @@ def _element(t: Type, nodes: list[str] | None, builder: Builder) -> Type | None:
     p = get_proper_type(t)
     if isinstance(p, UnionType):
         items = [_element(i, nodes, builder) for i in p.items]
-        if any(i is None for i in items):
+        known = [i for i in items if i is not None]
+        if len(known) < len(items):
             return None
-        return UnionType.make_union(items)  # type: ignore[arg-type]
+        return UnionType.make_union(known)
     if isinstance(p, NoneType):
         return p
     if nodes is None:

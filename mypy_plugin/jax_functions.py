@@ -81,7 +81,8 @@ def _replace(t: Type, new: Type) -> Type:
     if isinstance(p, Instance):
         if array_info(p) is not None:
             return new
-        return p.copy_modified(args=[_replace(a, new) for a in p.args])
+        # (mypy types copy_modified's parameters with its FlexibleAlias, Unknown to pyright)
+        return p.copy_modified(args=[_replace(a, new) for a in p.args])  # pyright: ignore[reportUnknownMemberType]
     if isinstance(p, TupleType):
         return p.copy_modified(items=[_replace(i, new) for i in p.items])
     return t

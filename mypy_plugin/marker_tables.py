@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import os
 
-from mypy.nodes import EllipsisExpr, ExpressionStmt
+from mypy.nodes import EllipsisExpr, ExpressionStmt, Statement
 from mypy.plugin import ClassDefContext
 
 import jaxtypes
@@ -48,4 +48,5 @@ def empty_table(ctx: ClassDefContext) -> None:
         return
     stmt = ExpressionStmt(EllipsisExpr())
     stmt.set_line(ctx.cls.line)
-    ctx.cls.defs.body = [stmt]
+    body: list[Statement] = [stmt]
+    ctx.cls.defs.body = body

@@ -46,7 +46,8 @@ def _formal(ctx: MethodContext, name: str) -> list[Type]:
         return []
 
 
-def _bool_value(t: Type) -> bool | None:
+def bool_value(t: Type) -> bool | None:
+    """The value of a bool argument the checker knows (a literal); None when unknown."""
     p = get_proper_type(t)
     if isinstance(p, LiteralType) and isinstance(p.value, bool):
         return p.value
@@ -181,7 +182,7 @@ def method_hook(name: str, v: Variant, builder: Builder) -> Callable[[MethodCont
             promote: bool | None = True
             flag = _formal(ctx, "promote_integers")
             if flag:
-                promote = _bool_value(flag[0])
+                promote = bool_value(flag[0])
             return builder.array_of(receiver, _method_alts(name, mine, v, ctx, promote))
         except _Unknown:
             return builder.any_array(receiver)
@@ -215,9 +216,10 @@ def item_hook(v: Variant, builder: Builder) -> Callable[[MethodContext], Type]:
     def hook(ctx: MethodContext) -> Type:
         receiver = get_proper_type(ctx.type)
         mine = array_dtype(receiver) if isinstance(receiver, Instance) else None
-        if not mine or any(isinstance(a, TypeVarType) for a in mine):
+        nodes = [a for a in mine or () if not isinstance(a, TypeVarType)]
+        if not mine or len(nodes) < len(mine):
             return ctx.default_return_type
-        kinds = list(dict.fromkeys(ops.item_type(a, v) for a in mine))  # type: ignore[arg-type]
+        kinds = list(dict.fromkeys(ops.item_type(n, v) for n in nodes))
         types: list[Type] = [builder.builtin(k) for k in kinds]
         return types[0] if len(types) == 1 else UnionType.make_union(types)
 

@@ -66,8 +66,10 @@ def _allowed_keys() -> str:
 
 
 def _check_promotion(value: object, where: str) -> lattice.PromotionMode:
-    if isinstance(value, str) and value.strip().strip("\"'") in lattice.PROMOTION_MODES:
-        return value.strip().strip("\"'")  # type: ignore[return-value]
+    text = value.strip().strip("\"'") if isinstance(value, str) else None
+    for mode in lattice.PROMOTION_MODES:
+        if text == mode:
+            return mode
     raise ConfigError(
         f"{where}: invalid value {value!r} for 'promotion'; "
         f"expected one of: {', '.join(repr(m) for m in lattice.PROMOTION_MODES)}"

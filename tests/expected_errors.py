@@ -99,6 +99,9 @@ ERROR_CODES: dict[str, dict[str, Codes]] = {
     # An attribute the type does not have.
     "attribute": _same("attr-defined", "attr-defined", "reportAttributeAccessIssue",
                        "missing-attribute", "missing-attribute"),
+    # x[i] = v: JAX arrays are immutable (x.at[i].set(v) is the update).
+    "index-assignment": _same("index", "index", "reportIndexIssue",
+                              "unsupported-operation", "invalid-assignment"),
 }
 
 MARKER = re.compile(r"#\s*E\b(?::\s*(?P<kind>[\w-]+))?")

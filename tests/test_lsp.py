@@ -47,11 +47,20 @@ def dense(x: Array[bfloat16], w: Array[bfloat16], b: Array[float32], q: Array[in
 '''
 
 # What completion after ``x.`` must offer besides dunders: Array's public
-# members, written out (jaxtypes/stubgen.py, render_array).
+# members, written out (jaxtypes/stubgen.py, render_array, and the rest of
+# jax.Array's surface, jaxtypes/array_surface.py).
 PUBLIC_MEMBERS = frozenset({
     "T", "all", "any", "argmax", "argmin", "astype", "clip", "conj", "dtype", "imag", "item",
     "max", "mean", "min", "ndim", "prod", "real", "reshape", "round", "shape", "size", "sum",
     "tolist", "transpose",
+    "addressable_data", "addressable_shards", "argpartition", "argsort", "at", "aval",
+    "block_until_ready", "byteswap", "choose", "committed", "compress", "conjugate", "copy",
+    "copy_to_host_async", "cumprod", "cumsum", "delete", "device", "devices", "diagonal", "dot",
+    "flatten", "global_shards", "is_deleted", "is_fully_addressable", "is_fully_replicated",
+    "itemsize", "mT", "nbytes", "nonzero", "on_device_size_in_bytes", "platform", "ptp",
+    "ravel", "repeat", "searchsorted", "sharding", "sort", "squeeze", "std", "swapaxes", "take",
+    "to_device", "tobytes", "trace", "traceback", "unsafe_buffer_pointer", "var", "view",
+    "weak_type",
 })
 
 # A name of the stubs' internals: a leading underscore, not after a word

@@ -165,10 +165,13 @@ def _inputs(kind: str) -> list[tuple[tuple[str, ...], str | None]]:
         return [(c, None) for c in CONDITIONS]
     if kind == "d":
         return [((), d) for d in DTYPES]
+    inputs: list[tuple[tuple[str, ...], str | None]]
     if kind == "xd":
-        return [((n,), None) for n in ("int8", "bfloat16", "f*")] + [(("float32",), d) for d in DTYPES]
+        inputs = [((n,), None) for n in ("int8", "bfloat16", "f*")]
+        return inputs + [(("float32",), d) for d in DTYPES]
     if kind == "kd":
-        return [((k,), None) for k in KEYS] + [(("key<fry>",), d) for d in DTYPES[1:]]
+        inputs = [((k,), None) for k in KEYS]
+        return inputs + [(("key<fry>",), d) for d in DTYPES[1:]]
     if kind == "k":
         return [((k,), None) for k in KEYS]
     return [((), None)]

@@ -165,8 +165,8 @@ class FileSetTarget(Target):
     def plan(self, root: Path) -> tuple[list[Change], list[str]]:
         base = root / self.directory
         expected = {base / rel: text for rel, text in self.render().items()}
-        present = {p for p in base.glob(self.pattern) if p.is_file()} if base.is_dir() else set()
-        changes = []
+        present = {p for p in base.glob(self.pattern) if p.is_file()} if base.is_dir() else set[Path]()
+        changes: list[Change] = []
         for p in sorted(set(expected) | present):
             old, new = _read(p), expected.get(p)
             if old != new:
