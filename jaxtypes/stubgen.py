@@ -171,13 +171,10 @@ def _callable_body(fn: str, signatures: list[str]) -> list[str]:
 
 
 def _table_class(name: str, groups: list[tuple[list[str], str]], arrays: bool,
-                 identity: str | None = None, own: str | None = None) -> list[str]:
+                 identity: str | None = None) -> list[str]:
     signatures: list[str] = []
     if arrays:  # an argument of unknown dtype keeps the result unknown
         signatures.append("(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...")
-    if own:  # the table's own dtype, which the TypeVar overload covers too: an
-        # overload naming it, which basedpyright's hover on the operator shows
-        signatures.append(f"(self, other: Array[{own}], /) -> Array[{own}]: ...")
     if identity:  # every partner whose result is its own dtype, in one overload
         signatures.append(f"(self, other: Array[{identity}], /) -> Array[{identity}]: ...")
     for params, result in groups:
@@ -187,6 +184,10 @@ def _table_class(name: str, groups: list[tuple[list[str], str]], arrays: bool,
         signatures.append(f"(self, other: {' | '.join(params)}, /) -> {_arr(result)}: ...{ignore}")
     if not signatures:
         return [f"class {name}(_Table): ...  # nothing is accepted"]
+    # (An overload for the table's own dtype before the TypeVar one would
+    # make basedpyright's hover on ``x @ x`` show the result dtype, which it
+    # reads off the declaration of the overload called: it cost mypy 4% more
+    # instructions on mixed-dtype arithmetic, so the hover shows the TypeVar.)
     # A def __call__: mypy (without the plugin) names it in an operator's error
     # ('"__call__" of "_add_int4"'), but an alias (nameless in mypy's errors)
     # costs mypy 3% more instructions on mixed-dtype arithmetic, where every
@@ -222,15 +223,13 @@ class _Tables:
 
     def add(self, stem: str, node: str, outcomes: dict[str, str | None], arrays: bool) -> str:
         groups = _overloads(outcomes)
-        partners = identity_partners(outcomes)
-        identity = self.typevar(partners) if arrays else None
-        own = _m(node) if identity and node in partners else None
-        body = tuple(_table_class("X", groups, arrays, identity, own))
+        identity = self.typevar(identity_partners(outcomes)) if arrays else None
+        body = tuple(_table_class("X", groups, arrays, identity))
         name = self.by_body.get(body)
         if name is None:  # named after the first marker that uses it
             name = f"_{stem}_{_m(node)}"
             self.by_body[body] = name
-            self.lines += _table_class(name, groups, arrays, identity, own) + [""]
+            self.lines += _table_class(name, groups, arrays, identity) + [""]
         return name
 
     def rejected(self, operation: str, node: str, method: bool = False) -> str:

@@ -240,21 +240,21 @@ def test_hover_on_a_variable_shows_its_dtype(session: Session) -> None:
 
 
 def test_hover_on_an_operator(session: Session) -> None:
-    text = session.hover(_position("z =", "@"))
+    at = session.hover(_position("z =", "@"))
+    plus = session.hover(_position("y =", "+"))
     if session.name == "pyright":  # no hover on an operator
-        assert text is None, text
-        assert session.hover(_position("y =", "+")) is None
+        assert at is None and plus is None, (at, plus)
         return
     # basedpyright shows the declaration of the overload the operator called:
-    # the own-dtype overload of the table's __call__ (which it names, with
-    # the table, an internal class).
-    assert text == ("(method) def __call__(\n    self: Self@_matmul_bfloat16,\n"
-                    "    other: Array[bfloat16],\n    /\n) -> Array[bfloat16]"), text
-    # Where the result is the other operand's dtype (bfloat16 + float32), the
-    # overload called is the table's TypeVar one, which the hover shows as such.
-    plus = session.hover(_position("y =", "+"))
-    assert plus is not None and re.search(r"\) -> Array\[_Other\d+@__call__\]$", plus), plus
-    assert "float32" not in plus, plus
+    # here the table's TypeVar overload (the partners whose dtype is the
+    # result), unsolved, with the table's internal names, so no dtype (the
+    # variable's hover has it).  A known gap, written out: an overload for the
+    # table's own dtype would show Array[bfloat16] for x @ w, but costs mypy 4%
+    # more instructions on mixed-dtype arithmetic (jaxtypes/stubgen.py).
+    for text, table in ((at, "_matmul_bfloat16"), (plus, "_add_bfloat16")):
+        assert text is not None and re.fullmatch(
+            rf"\(method\) def __call__\(\n    self: Self@{table},\n    other: Array\[(_Other\d+)@__call__\],"
+            rf"\n    /\n\) -> Array\[\1@__call__\]", text), text
 
 
 def test_completion_lists_public_members_and_no_private_ones(session: Session) -> None:
