@@ -6,7 +6,7 @@ from typing import Any, TypeVar, overload, type_check_only
 
 from jaxtypes._array import (
     Array, DtypeMarker, UnknownDtype, _UnknownDtypeT, _Marker, _Table, _Unary,
-    ArgmaxTo, ArgminTo, MaxTo, MeanTo, MinTo, ProdTo, RoundTo, SumTo,
+    ArgmaxTo, ArgminTo, ItemTo, MaxTo, MeanTo, MinTo, ProdTo, RoundTo, SumTo,
 )
 
 __all__ = ["bool_", "uint1", "uint2", "uint4", "uint8", "uint16", "uint32", "uint64", "int1", "int2", "int4", "int8", "int16", "int32", "int64", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "bfloat16", "float16", "float32", "float64", "complex64", "complex128", "weak_int", "weak_float", "weak_complex", "MARKER_OF_NODE", "NODE_OF_MARKER"]
@@ -271,6 +271,7 @@ class NegationNotSupportedForBool(_Table):
 @type_check_only
 class RoundNotSupportedForBool(_Table):
     """JAX rejects round of an array of dtype bool."""
+    round: RoundNotSupportedForBool
 
 @type_check_only
 class _clip_bool_(_Table):
@@ -319,10 +320,12 @@ class _compare_uint1(_Table):
 @type_check_only
 class SumNotSupportedForUint1(_Table):
     """JAX rejects sum of an array of dtype uint1."""
+    sum: SumNotSupportedForUint1
 
 @type_check_only
 class ProdNotSupportedForUint1(_Table):
     """JAX rejects prod of an array of dtype uint1."""
+    prod: ProdNotSupportedForUint1
 
 @type_check_only
 class _clip_uint1(_Table):
@@ -369,10 +372,12 @@ class _compare_uint2(_Table):
 @type_check_only
 class SumNotSupportedForUint2(_Table):
     """JAX rejects sum of an array of dtype uint2."""
+    sum: SumNotSupportedForUint2
 
 @type_check_only
 class ProdNotSupportedForUint2(_Table):
     """JAX rejects prod of an array of dtype uint2."""
+    prod: ProdNotSupportedForUint2
 
 @type_check_only
 class _clip_uint2(_Table):
@@ -430,10 +435,12 @@ class _compare_uint4(_Table):
 @type_check_only
 class SumNotSupportedForUint4(_Table):
     """JAX rejects sum of an array of dtype uint4."""
+    sum: SumNotSupportedForUint4
 
 @type_check_only
 class ProdNotSupportedForUint4(_Table):
     """JAX rejects prod of an array of dtype uint4."""
+    prod: ProdNotSupportedForUint4
 
 @type_check_only
 class _clip_uint4(_Table):
@@ -891,10 +898,12 @@ class _bitwise_uint64(_Table):
 @type_check_only
 class ArgmaxNotSupportedForUint64(_Table):
     """JAX rejects argmax of an array of dtype uint64."""
+    argmax: ArgmaxNotSupportedForUint64
 
 @type_check_only
 class ArgminNotSupportedForUint64(_Table):
     """JAX rejects argmin of an array of dtype uint64."""
+    argmin: ArgminNotSupportedForUint64
 
 @type_check_only
 class _clip_uint64(_Table):
@@ -943,10 +952,12 @@ class _compare_int1(_Table):
 @type_check_only
 class SumNotSupportedForInt1(_Table):
     """JAX rejects sum of an array of dtype int1."""
+    sum: SumNotSupportedForInt1
 
 @type_check_only
 class ProdNotSupportedForInt1(_Table):
     """JAX rejects prod of an array of dtype int1."""
+    prod: ProdNotSupportedForInt1
 
 @type_check_only
 class _clip_int1(_Table):
@@ -993,10 +1004,12 @@ class _compare_int2(_Table):
 @type_check_only
 class SumNotSupportedForInt2(_Table):
     """JAX rejects sum of an array of dtype int2."""
+    sum: SumNotSupportedForInt2
 
 @type_check_only
 class ProdNotSupportedForInt2(_Table):
     """JAX rejects prod of an array of dtype int2."""
+    prod: ProdNotSupportedForInt2
 
 @type_check_only
 class _clip_int2(_Table):
@@ -1050,10 +1063,12 @@ class _compare_int4(_Table):
 @type_check_only
 class SumNotSupportedForInt4(_Table):
     """JAX rejects sum of an array of dtype int4."""
+    sum: SumNotSupportedForInt4
 
 @type_check_only
 class ProdNotSupportedForInt4(_Table):
     """JAX rejects prod of an array of dtype int4."""
+    prod: ProdNotSupportedForInt4
 
 @type_check_only
 class _clip_int4(_Table):
@@ -1444,10 +1459,12 @@ class _bitwise_int64(_Table):
 @type_check_only
 class ArgmaxNotSupportedForInt64(_Table):
     """JAX rejects argmax of an array of dtype int64."""
+    argmax: ArgmaxNotSupportedForInt64
 
 @type_check_only
 class ArgminNotSupportedForInt64(_Table):
     """JAX rejects argmin of an array of dtype int64."""
+    argmin: ArgminNotSupportedForInt64
 
 @type_check_only
 class _clip_int64(_Table):
@@ -2156,10 +2173,12 @@ class BitwiseInvertNotSupportedForFloat64(_Table):
 @type_check_only
 class ArgmaxNotSupportedForFloat64(_Table):
     """JAX rejects argmax of an array of dtype float64."""
+    argmax: ArgmaxNotSupportedForFloat64
 
 @type_check_only
 class ArgminNotSupportedForFloat64(_Table):
     """JAX rejects argmin of an array of dtype float64."""
+    argmin: ArgminNotSupportedForFloat64
 
 @type_check_only
 class _clip_float64(_Table):
@@ -2198,14 +2217,17 @@ class BitwiseInvertNotSupportedForComplex64(_Table):
 @type_check_only
 class ArgmaxNotSupportedForComplex64(_Table):
     """JAX rejects argmax of an array of dtype complex64."""
+    argmax: ArgmaxNotSupportedForComplex64
 
 @type_check_only
 class ArgminNotSupportedForComplex64(_Table):
     """JAX rejects argmin of an array of dtype complex64."""
+    argmin: ArgminNotSupportedForComplex64
 
 @type_check_only
 class ClipNotSupportedForComplex64(_Table):
     """JAX rejects clip of an array of dtype complex64."""
+    clip: ClipNotSupportedForComplex64
 
 @type_check_only
 class _add_complex128(_Table):
@@ -2234,14 +2256,17 @@ class BitwiseInvertNotSupportedForComplex128(_Table):
 @type_check_only
 class ArgmaxNotSupportedForComplex128(_Table):
     """JAX rejects argmax of an array of dtype complex128."""
+    argmax: ArgmaxNotSupportedForComplex128
 
 @type_check_only
 class ArgminNotSupportedForComplex128(_Table):
     """JAX rejects argmin of an array of dtype complex128."""
+    argmin: ArgminNotSupportedForComplex128
 
 @type_check_only
 class ClipNotSupportedForComplex128(_Table):
     """JAX rejects clip of an array of dtype complex128."""
+    clip: ClipNotSupportedForComplex128
 
 @type_check_only
 class _add_weak_int(_Table):
@@ -2496,14 +2521,17 @@ class BitwiseInvertNotSupportedForWeakComplex(_Table):
 @type_check_only
 class ArgmaxNotSupportedForWeakComplex(_Table):
     """JAX rejects argmax of an array of dtype c*."""
+    argmax: ArgmaxNotSupportedForWeakComplex
 
 @type_check_only
 class ArgminNotSupportedForWeakComplex(_Table):
     """JAX rejects argmin of an array of dtype c*."""
+    argmin: ArgminNotSupportedForWeakComplex
 
 @type_check_only
 class ClipNotSupportedForWeakComplex(_Table):
     """JAX rejects clip of an array of dtype c*."""
+    clip: ClipNotSupportedForWeakComplex
 
 class bool_(DtypeMarker):
     """Marker of the dtype bool."""
@@ -2541,7 +2569,7 @@ class bool_(DtypeMarker):
     _clip: _clip_bool_
     _real: bool_
     _imag: bool_
-    _item: bool
+    _item: ItemTo[bool]
 
 class uint1(DtypeMarker):
     """Marker of the dtype uint1."""
@@ -2579,7 +2607,7 @@ class uint1(DtypeMarker):
     _clip: _clip_uint1
     _real: uint1
     _imag: uint1
-    _item: int
+    _item: ItemTo[int]
 
 class uint2(DtypeMarker):
     """Marker of the dtype uint2."""
@@ -2617,7 +2645,7 @@ class uint2(DtypeMarker):
     _clip: _clip_uint2
     _real: uint2
     _imag: uint2
-    _item: int
+    _item: ItemTo[int]
 
 class uint4(DtypeMarker):
     """Marker of the dtype uint4."""
@@ -2655,7 +2683,7 @@ class uint4(DtypeMarker):
     _clip: _clip_uint4
     _real: uint4
     _imag: uint4
-    _item: int
+    _item: ItemTo[int]
 
 class uint8(DtypeMarker):
     """Marker of the dtype uint8."""
@@ -2693,7 +2721,7 @@ class uint8(DtypeMarker):
     _clip: _clip_uint8
     _real: uint8
     _imag: uint8
-    _item: int
+    _item: ItemTo[int]
 
 class uint16(DtypeMarker):
     """Marker of the dtype uint16."""
@@ -2731,7 +2759,7 @@ class uint16(DtypeMarker):
     _clip: _clip_uint16
     _real: uint16
     _imag: uint16
-    _item: int
+    _item: ItemTo[int]
 
 class uint32(DtypeMarker):
     """Marker of the dtype uint32."""
@@ -2769,7 +2797,7 @@ class uint32(DtypeMarker):
     _clip: _clip_uint32
     _real: uint32
     _imag: uint32
-    _item: int
+    _item: ItemTo[int]
 
 class uint64(DtypeMarker):
     """Marker of the dtype uint64."""
@@ -2807,7 +2835,7 @@ class uint64(DtypeMarker):
     _clip: _clip_uint64
     _real: uint64
     _imag: uint64
-    _item: int
+    _item: ItemTo[int]
 
 class int1(DtypeMarker):
     """Marker of the dtype int1."""
@@ -2844,7 +2872,7 @@ class int1(DtypeMarker):
     _clip: _clip_int1
     _real: int1
     _imag: int1
-    _item: int
+    _item: ItemTo[int]
 
 class int2(DtypeMarker):
     """Marker of the dtype int2."""
@@ -2881,7 +2909,7 @@ class int2(DtypeMarker):
     _clip: _clip_int2
     _real: int2
     _imag: int2
-    _item: int
+    _item: ItemTo[int]
 
 class int4(DtypeMarker):
     """Marker of the dtype int4."""
@@ -2918,7 +2946,7 @@ class int4(DtypeMarker):
     _clip: _clip_int4
     _real: int4
     _imag: int4
-    _item: int
+    _item: ItemTo[int]
 
 class int8(DtypeMarker):
     """Marker of the dtype int8."""
@@ -2956,7 +2984,7 @@ class int8(DtypeMarker):
     _clip: _clip_int8
     _real: int8
     _imag: int8
-    _item: int
+    _item: ItemTo[int]
 
 class int16(DtypeMarker):
     """Marker of the dtype int16."""
@@ -2994,7 +3022,7 @@ class int16(DtypeMarker):
     _clip: _clip_int16
     _real: int16
     _imag: int16
-    _item: int
+    _item: ItemTo[int]
 
 class int32(DtypeMarker):
     """Marker of the dtype int32."""
@@ -3032,7 +3060,7 @@ class int32(DtypeMarker):
     _clip: _clip_int32
     _real: int32
     _imag: int32
-    _item: int
+    _item: ItemTo[int]
 
 class int64(DtypeMarker):
     """Marker of the dtype int64."""
@@ -3070,7 +3098,7 @@ class int64(DtypeMarker):
     _clip: _clip_int64
     _real: int64
     _imag: int64
-    _item: int
+    _item: ItemTo[int]
 
 class float4_e2m1fn(DtypeMarker):
     """Marker of the dtype float4_e2m1fn."""
@@ -3108,7 +3136,7 @@ class float4_e2m1fn(DtypeMarker):
     _clip: _clip_float4_e2m1fn
     _real: float4_e2m1fn
     _imag: float4_e2m1fn
-    _item: float
+    _item: ItemTo[float]
 
 class float6_e2m3fn(DtypeMarker):
     """Marker of the dtype float6_e2m3fn."""
@@ -3146,7 +3174,7 @@ class float6_e2m3fn(DtypeMarker):
     _clip: _clip_float6_e2m3fn
     _real: float6_e2m3fn
     _imag: float6_e2m3fn
-    _item: float
+    _item: ItemTo[float]
 
 class float6_e3m2fn(DtypeMarker):
     """Marker of the dtype float6_e3m2fn."""
@@ -3184,7 +3212,7 @@ class float6_e3m2fn(DtypeMarker):
     _clip: _clip_float6_e3m2fn
     _real: float6_e3m2fn
     _imag: float6_e3m2fn
-    _item: float
+    _item: ItemTo[float]
 
 class float8_e3m4(DtypeMarker):
     """Marker of the dtype float8_e3m4."""
@@ -3222,7 +3250,7 @@ class float8_e3m4(DtypeMarker):
     _clip: _clip_float8_e3m4
     _real: float8_e3m4
     _imag: float8_e3m4
-    _item: float
+    _item: ItemTo[float]
 
 class float8_e4m3(DtypeMarker):
     """Marker of the dtype float8_e4m3."""
@@ -3260,7 +3288,7 @@ class float8_e4m3(DtypeMarker):
     _clip: _clip_float8_e4m3
     _real: float8_e4m3
     _imag: float8_e4m3
-    _item: float
+    _item: ItemTo[float]
 
 class float8_e8m0fnu(DtypeMarker):
     """Marker of the dtype float8_e8m0fnu."""
@@ -3298,7 +3326,7 @@ class float8_e8m0fnu(DtypeMarker):
     _clip: _clip_float8_e8m0fnu
     _real: float8_e8m0fnu
     _imag: float8_e8m0fnu
-    _item: float
+    _item: ItemTo[float]
 
 class float8_e4m3b11fnuz(DtypeMarker):
     """Marker of the dtype float8_e4m3b11fnuz."""
@@ -3336,7 +3364,7 @@ class float8_e4m3b11fnuz(DtypeMarker):
     _clip: _clip_float8_e4m3b11fnuz
     _real: float8_e4m3b11fnuz
     _imag: float8_e4m3b11fnuz
-    _item: float
+    _item: ItemTo[float]
 
 class float8_e4m3fn(DtypeMarker):
     """Marker of the dtype float8_e4m3fn."""
@@ -3374,7 +3402,7 @@ class float8_e4m3fn(DtypeMarker):
     _clip: _clip_float8_e4m3fn
     _real: float8_e4m3fn
     _imag: float8_e4m3fn
-    _item: float
+    _item: ItemTo[float]
 
 class float8_e4m3fnuz(DtypeMarker):
     """Marker of the dtype float8_e4m3fnuz."""
@@ -3412,7 +3440,7 @@ class float8_e4m3fnuz(DtypeMarker):
     _clip: _clip_float8_e4m3fnuz
     _real: float8_e4m3fnuz
     _imag: float8_e4m3fnuz
-    _item: float
+    _item: ItemTo[float]
 
 class float8_e5m2(DtypeMarker):
     """Marker of the dtype float8_e5m2."""
@@ -3450,7 +3478,7 @@ class float8_e5m2(DtypeMarker):
     _clip: _clip_float8_e5m2
     _real: float8_e5m2
     _imag: float8_e5m2
-    _item: float
+    _item: ItemTo[float]
 
 class float8_e5m2fnuz(DtypeMarker):
     """Marker of the dtype float8_e5m2fnuz."""
@@ -3488,7 +3516,7 @@ class float8_e5m2fnuz(DtypeMarker):
     _clip: _clip_float8_e5m2fnuz
     _real: float8_e5m2fnuz
     _imag: float8_e5m2fnuz
-    _item: float
+    _item: ItemTo[float]
 
 class bfloat16(DtypeMarker):
     """Marker of the dtype bfloat16."""
@@ -3526,7 +3554,7 @@ class bfloat16(DtypeMarker):
     _clip: _clip_bfloat16
     _real: bfloat16
     _imag: bfloat16
-    _item: float
+    _item: ItemTo[float]
 
 class float16(DtypeMarker):
     """Marker of the dtype float16."""
@@ -3564,7 +3592,7 @@ class float16(DtypeMarker):
     _clip: _clip_float16
     _real: float16
     _imag: float16
-    _item: float
+    _item: ItemTo[float]
 
 class float32(DtypeMarker):
     """Marker of the dtype float32."""
@@ -3602,7 +3630,7 @@ class float32(DtypeMarker):
     _clip: _clip_float32
     _real: float32
     _imag: float32
-    _item: float
+    _item: ItemTo[float]
 
 class float64(DtypeMarker):
     """Marker of the dtype float64."""
@@ -3640,7 +3668,7 @@ class float64(DtypeMarker):
     _clip: _clip_float64
     _real: float64
     _imag: float64
-    _item: float
+    _item: ItemTo[float]
 
 class complex64(DtypeMarker):
     """Marker of the dtype complex64."""
@@ -3678,7 +3706,7 @@ class complex64(DtypeMarker):
     _clip: ClipNotSupportedForComplex64
     _real: float32
     _imag: float32
-    _item: complex
+    _item: ItemTo[complex]
 
 class complex128(DtypeMarker):
     """Marker of the dtype complex128."""
@@ -3716,7 +3744,7 @@ class complex128(DtypeMarker):
     _clip: ClipNotSupportedForComplex128
     _real: float64
     _imag: float64
-    _item: complex
+    _item: ItemTo[complex]
 
 class weak_int(_Marker):
     """Marker of weakly typed i* values (Python scalars, JAX's weak arrays)."""
@@ -3754,7 +3782,7 @@ class weak_int(_Marker):
     _clip: _clip_weak_int
     _real: weak_int
     _imag: weak_int
-    _item: int
+    _item: ItemTo[int]
 
 class weak_float(_Marker):
     """Marker of weakly typed f* values (Python scalars, JAX's weak arrays)."""
@@ -3792,7 +3820,7 @@ class weak_float(_Marker):
     _clip: _clip_weak_float
     _real: weak_float
     _imag: weak_float
-    _item: float
+    _item: ItemTo[float]
 
 class weak_complex(_Marker):
     """Marker of weakly typed c* values (Python scalars, JAX's weak arrays)."""
@@ -3830,4 +3858,4 @@ class weak_complex(_Marker):
     _clip: ClipNotSupportedForWeakComplex
     _real: weak_float
     _imag: weak_float
-    _item: complex
+    _item: ItemTo[complex]
