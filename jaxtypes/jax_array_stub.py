@@ -42,12 +42,9 @@ __all__ = [
     "ShapeError", "check_shape", "render_basearray", "prelude_names", "member_name",
 ]
 
-# Members whose JAX signature is kept and only the returned Array gets a dtype.
-SAME_DTYPE: Final = frozenset([
-    "T", "mT", "reshape", "transpose", "conj", "conjugate", "__getitem__", "copy",
-    "flatten", "ravel", "squeeze", "swapaxes", "sort", "diagonal", "repeat", "take",
-    "compress", "byteswap", "block_until_ready", "to_device", "addressable_data",
-])
+# Members whose JAX signature is kept and only the returned Array gets a dtype:
+# jaxtypes.Array's own and those of the rest of JAX's surface that keep it.
+SAME_DTYPE: Final = frozenset(["T", "reshape", "transpose", "conj", "__getitem__"]) | array_surface.SAME_DTYPE
 BOOL_RESULT: Final = frozenset(["all", "any"])
 # Members an older supported JAX does not declare (byteswap before 0.10,
 # to_device before 0.4.31): left out when absent.
