@@ -12,6 +12,12 @@ exact stubs got wrong (ty's reading of a ``float`` annotation as
 ``int | float`` is counted apart).  Expected answers come from
 ``jaxtypes.ops``, whose rules the typecheck cases check against JAX.
 
+``--methods F`` makes a fraction F of the lines call a dtype method on the
+chain instead (``assert_type((x_int8 + 1).sum(), Array[int32])``: ``sum``,
+``prod``, ``mean``, ``max``, ``min``, ``argmax``, ``argmin``, ``round``,
+``clip``), which reads the methods' tables; the untyped baseline gives each
+method one signature returning ``Array[Any]``.
+
 Targets (issue 3): pyright and basedpyright within 1.3x of the baseline,
 pyrefly within 1.5x, ty within 2x, all exact.
 
@@ -52,6 +58,7 @@ from jaxtypes import lattice, ops  # noqa: E402
 from jaxtypes.stubgen import MARKER_NAME  # noqa: E402
 
 OPS = {"+": "add", "-": "sub", "*": "mul", "/": "truediv"}
+METHODS = ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "round", "clip")
 SCALARS = {"1": lattice.WEAK_INT, "1.5": lattice.WEAK_FLOAT, "2j": lattice.WEAK_COMPLEX,
            "True": "bool", "pi": lattice.WEAK_INT, "pf": lattice.WEAK_FLOAT,
            "pc": lattice.WEAK_COMPLEX, "pb": "bool"}
@@ -89,8 +96,9 @@ def _expression(rng: random.Random, depth: int) -> tuple[str, str | None, bool]:
     return f"({ls} {op} {rs})", out.node, False
 
 
-def make_corpus(lines: int, seed: int = 0) -> tuple[str, list[int]]:
-    """The corpus text, and the line numbers that mention an annotated float/complex."""
+def make_corpus(lines: int, seed: int = 0, methods: float = 0.0) -> tuple[str, list[int]]:
+    """The corpus text, and the line numbers that mention an annotated float/complex.
+    A fraction ``methods`` of the lines call a dtype method on their chain."""
     rng = random.Random(seed)
     params = ", ".join(f"x_{MARKER_NAME[n]}: Array[{MARKER_NAME[n]}]" for n in lattice.NODES)
     head = [
@@ -108,6 +116,12 @@ def make_corpus(lines: int, seed: int = 0) -> tuple[str, list[int]]:
         src, node, _ = _expression(rng, rng.randint(1, 3))
         if node is None or src.startswith("(") is False:
             continue
+        if methods and rng.random() < methods:
+            name = rng.choice(METHODS)
+            node = ops.method(name, node).node
+            if node is None:  # JAX rejects it (argmax of complex, round of bool)
+                continue
+            src = f"({src}.{name}())"
         body.append(f"    assert_type({src[1:-1]}, Array[{MARKER_NAME[node]}])")
         if any(re.search(rf"\b{name}\b", src) for name in ANNOTATED_FLOATS):
             ty_lines.append(len(head) + len(body))
@@ -122,7 +136,7 @@ class Array(Generic[DT]):
     f"    def __{name}__(self, other: Array[Any] | complex, /) -> Array[Any]: ...\n"
     f"    def __r{name}__(self, other: complex, /) -> Array[Any]: ...\n"
     for name in ("add", "sub", "mul", "truediv")
-)
+) + "".join(f"    def {name}(self, *args: Any, **kwargs: Any) -> Array[Any]: ...\n" for name in METHODS)
 
 
 def write_baseline(root: Path) -> None:
@@ -336,6 +350,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--checkers", default="pyright,basedpyright,pyrefly,ty,mypy,mypy-plugin")
     parser.add_argument("--keep", help="write the corpus and baseline here and keep them")
+    parser.add_argument("--methods", type=float, default=0.0,
+                        help="fraction of lines that call a dtype method (sum, mean, ...) on their chain")
     parser.add_argument("--instructions", action="store_true",
                         help="count instructions (valgrind) instead of timing; one run per side")
     opts = parser.parse_args()
@@ -346,7 +362,7 @@ def main() -> int:
                          "(JavaScript under valgrind); choose from mypy, mypy-plugin, pyrefly, ty")
         opts.repeat = 1
 
-    corpus, ty_lines = make_corpus(opts.lines)
+    corpus, ty_lines = make_corpus(opts.lines, methods=opts.methods)
     work = Path(opts.keep or tempfile.mkdtemp(prefix="jaxtypes-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     (work / CORPUS).write_text(corpus)

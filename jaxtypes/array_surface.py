@@ -31,7 +31,7 @@ SURFACE: Final[dict[str, tuple[str, ...]]] = {
     "copy": ("def copy(self) -> Array[DT]: ...",),
     "flatten": ("def flatten(self, order: str = 'C') -> Array[DT]: ...",),
     "ravel": ("def ravel(self, order: str = 'C', *, out_sharding: Any = None) -> Array[DT]: ...",),
-    "squeeze": ("def squeeze(self, axis: _Axis = None) -> Array[DT]: ...",),
+    "squeeze": ("def squeeze(self, axis: AxisArgument = None) -> Array[DT]: ...",),
     "swapaxes": ("def swapaxes(self, axis1: int, axis2: int) -> Array[DT]: ...",),
     "sort": ("def sort(self, axis: int | None = -1, *, kind: None = None, order: None = None, "
              "stable: bool = True, descending: bool = False) -> Array[DT]: ...",),
@@ -62,15 +62,15 @@ SURFACE: Final[dict[str, tuple[str, ...]]] = {
                 "-> tuple[Array[Any], ...]: ...",),
     "choose": ("def choose(self, choices: Sequence[Any], out: None = None, mode: str = 'raise') "
                "-> Array[Any]: ...",),
-    "cumsum": ("def cumsum(self, axis: _Axis = None, dtype: Any = None, out: None = None) -> Array[Any]: ...",),
-    "cumprod": ("def cumprod(self, axis: _Axis = None, dtype: Any = None, out: None = None) -> Array[Any]: ...",),
+    "cumsum": ("def cumsum(self, axis: AxisArgument = None, dtype: Any = None, out: None = None) -> Array[Any]: ...",),
+    "cumprod": ("def cumprod(self, axis: AxisArgument = None, dtype: Any = None, out: None = None) -> Array[Any]: ...",),
     "dot": ("def dot(self, b: Any, *, precision: Any = None, preferred_element_type: Any = None) "
             "-> Array[Any]: ...",),
-    "ptp": ("def ptp(self, axis: _Axis = None, out: None = None, keepdims: bool = False) -> Array[Any]: ...",),
-    "std": ("def std(self, axis: _Axis = None, dtype: Any = None, out: None = None, ddof: int = 0, "
+    "ptp": ("def ptp(self, axis: AxisArgument = None, out: None = None, keepdims: bool = False) -> Array[Any]: ...",),
+    "std": ("def std(self, axis: AxisArgument = None, dtype: Any = None, out: None = None, ddof: int = 0, "
             "keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) "
             "-> Array[Any]: ...",),
-    "var": ("def var(self, axis: _Axis = None, dtype: Any = None, out: None = None, ddof: int = 0, "
+    "var": ("def var(self, axis: AxisArgument = None, dtype: Any = None, out: None = None, ddof: int = 0, "
             "keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) "
             "-> Array[Any]: ...",),
     "trace": ("def trace(self, offset: Any = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, "

@@ -42,12 +42,9 @@ __all__ = [
     "ShapeError", "check_shape", "render_basearray", "prelude_names", "member_name",
 ]
 
-# Members whose JAX signature is kept and only the returned Array gets a dtype.
-SAME_DTYPE: Final = frozenset([
-    "T", "mT", "reshape", "transpose", "conj", "conjugate", "__getitem__", "copy",
-    "flatten", "ravel", "squeeze", "swapaxes", "sort", "diagonal", "repeat", "take",
-    "compress", "byteswap", "block_until_ready", "to_device", "addressable_data",
-])
+# Members whose JAX signature is kept and only the returned Array gets a dtype:
+# jaxtypes.Array's own and those of the rest of JAX's surface that keep it.
+SAME_DTYPE: Final = frozenset(["T", "reshape", "transpose", "conj", "__getitem__"]) | array_surface.SAME_DTYPE
 BOOL_RESULT: Final = frozenset(["all", "any"])
 # Members an older supported JAX does not declare (byteswap before 0.10,
 # to_device before 0.4.31): left out when absent.
@@ -277,6 +274,24 @@ def _protocol_attribute(prelude: list[ast.stmt], name: str) -> str:
                          "teach jaxtypes.jax_array_stub about it")
 
 
+def _table_variable(dtype: ast.expr) -> str | None:
+    """The TypeVar a descriptor's ``obj: Array[...]`` solves for the marker's
+    table: ``_F`` of ``_Has_add[_F]``; for a method, ``_M`` of
+    ``_Has_sum[_Bound_sum[_M]]``, its table's def bound, for which the
+    per-marker overloads here give the table itself (a ``self`` type is no
+    protocol step mypy binds: ``SumTo[bfloat16]``, called the same way)."""
+    if not (isinstance(dtype, ast.Subscript) and isinstance(dtype.value, ast.Name)
+            and dtype.value.id.startswith("_Has")):
+        return None
+    inner = dtype.slice
+    if isinstance(inner, ast.Name):
+        return inner.id
+    if isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Name) \
+            and inner.value.id.startswith("_Bound_") and isinstance(inner.slice, ast.Name):
+        return inner.slice.id
+    return None
+
+
 def _is_descriptor(node: ast.stmt) -> bool:
     return isinstance(node, ast.ClassDef) and any(
         isinstance(f, ast.FunctionDef) and f.name == "__get__" for f in node.body)
@@ -330,13 +345,13 @@ def _self_dispatched(node: ast.ClassDef, jax_table: str | None, prelude: list[as
             raise AssertionError(f"jaxtypes.stubgen's {name}.__get__ takes an unexpected obj: "
                                  f"{ast.unparse(obj) if obj is not None else '(none)'}")
         dtype = obj.slice
-        if isinstance(dtype, ast.Subscript) and isinstance(dtype.value, ast.Name) \
-                and dtype.value.id.startswith("_Has") and isinstance(dtype.slice, ast.Name):
+        var = _table_variable(dtype)
+        if isinstance(dtype, ast.Subscript) and isinstance(dtype.value, ast.Name) and var is not None:
             attribute = _protocol_attribute(prelude, dtype.value.id)
             for marker, tables in markers.items():
                 if attribute not in tables:
                     continue
-                table = qualify.visit(_Substitute(dtype.slice.id, tables[attribute]).visit(copy.deepcopy(returns)))
+                table = qualify.visit(_Substitute(var, tables[attribute]).visit(copy.deepcopy(returns)))
                 instance += ["@overload",
                              f"def __get__(self: {name}[{MARKERS_MODULE}.{marker}], obj: object, "
                              f"owner: Any, /) -> {ast.unparse(table)}: ..."]

@@ -16,6 +16,12 @@ protocols per dtype pair.
 * An operation JAX rejects has no overload (or, for unary operators and
   methods, a table that is not callable, named for the reason:
   ``ArgmaxNotSupportedForComplex64``), so the checker reports it.
+* A method (``sum``, ``clip`` ...) reads its table one step further: the
+  table's def named for the method, through a second one-member protocol
+  (``Array[_Has_sum[_Bound_sum[_M]]]``), so ``x.sum`` is a bound method (an
+  IDE's hover shows its signature and result dtype: ``def sum(...) ->
+  Array[bfloat16]``), not an instance of the table.  A rejection table has
+  the method as an attribute of its own type, so it is still what is called.
 
 Answers come from ``jaxtypes.ops`` under JAX's default configuration
 (standard promotion, x64 off); the mypy plugin recomputes them for the
@@ -286,6 +292,10 @@ def _table_class(name: str, groups: list[tuple[list[str], str]], arrays: bool,
         overlapping = {"bool", "int", "float", "np.float64", "np.complex128"} & set(params)
         ignore = "  # type: ignore[overload-overlap]" if overlapping or i in numpy_overlaps else ""
         signatures.append(f"(self, other: {' | '.join(params)}, /) -> {_arr(result)}: ...{ignore}")
+    # (An overload for the table's own dtype before the TypeVar one would
+    # make basedpyright's hover on ``x @ x`` show the result dtype, which it
+    # reads off the declaration of the overload called: it cost mypy 4% more
+    # instructions on mixed-dtype arithmetic, so the hover shows the TypeVar.)
     # A def __call__: mypy (without the plugin) names it in an operator's error
     # ('"__call__" of "_add_int4"'), but an alias (nameless in mypy's errors)
     # costs mypy 3% more instructions on mixed-dtype arithmetic, where every
@@ -319,27 +329,30 @@ class _Tables:
             name = self.typevars[partners] = f"_Other{len(self.typevars)}"
         return name
 
-    def add(self, stem: str, owner: str, outcomes: dict[str, str | None], arrays: bool) -> str:
+    def add(self, stem: str, node: str, outcomes: dict[str, str | None], arrays: bool) -> str:
         groups = _overloads(outcomes)
         identity = self.typevar(identity_partners(outcomes)) if arrays else None
         body = tuple(_table_class("X", groups, arrays, identity))
         name = self.by_body.get(body)
         if name is None:  # named after the first marker that uses it
-            name = f"_{stem}_{owner}"
+            name = f"_{stem}_{_m(node)}"
             self.by_body[body] = name
             self.lines += _table_class(name, groups, arrays, identity) + [""]
         return name
 
-    def rejected(self, operation: str, node: str) -> str:
+    def rejected(self, operation: str, node: str, method: bool = False) -> str:
         """The table of a unary operator or method JAX rejects for a dtype: a
         class that is not callable, named so that the checker's "not callable"
-        error reads as the reason (``ArgmaxNotSupportedForComplex64``)."""
+        error reads as the reason (``ArgmaxNotSupportedForComplex64``).  A
+        method's has the method as an attribute of its own type, which the
+        method's descriptor reads (``_Bound_argmax``): the table is what is called."""
         op = operations.BY_NAME[operation]
         name = f"{op.class_title}NotSupportedFor{_title(node)}"
         if name not in self.rejections:
             self.rejections.add(name)
             self.lines += [f"class {name}(_Table):",
                            f'    """JAX rejects {op.description} of an array of dtype {node}."""',
+                           *([f"    {operation}: {name}"] if method else []),
                            ""]
         return name
 
@@ -368,7 +381,7 @@ def _clip_table(node: str, tables: _Tables, v: Variant) -> str:
             signatures.append(f"(self, min: {annotation} = None, max: {annotation} = None)"
                               f" -> {_arr(res.node)}: ...  # type: ignore[overload-overlap]")
     if not signatures:
-        return tables.rejected("clip", node)
+        return tables.rejected("clip", node, method=True)
     signatures.append("(self, min: Array[Any] | complex | None = None,"
                       " max: Array[Any] | complex | None = None) -> Array[Any]: ...")
     return tables.add_raw("clip", _m(node), _callable_body("clip", signatures))
@@ -377,10 +390,10 @@ def _clip_table(node: str, tables: _Tables, v: Variant) -> str:
 def _marker_attributes(node: str, tables: _Tables, v: Variant) -> list[str]:
     attrs: list[str] = []
     for family in BINARY_FAMILIES:
-        fwd = tables.add(family, _m(node), _family_outcomes(family, node, False, v), True)
+        fwd = tables.add(family, node, _family_outcomes(family, node, False, v), True)
         attrs.append(f"_{family}: {fwd}")
         if family != "compare":  # `1 < x` is x.__gt__(1): no reflected table
-            rev = tables.add("r" + family, _m(node), _family_outcomes(family, node, True, v), False)
+            rev = tables.add("r" + family, node, _family_outcomes(family, node, True, v), False)
             attrs.append(f"_r{family}: {rev}")
     for op in UNARY_FAMILIES:
         res = ops.unary(op, node, v)
@@ -393,13 +406,13 @@ def _marker_attributes(node: str, tables: _Tables, v: Variant) -> list[str]:
     for name, table in METHOD_FAMILIES.items():
         res = ops.method(name, node, v)
         attrs.append(f"_{name}: " + (f"{table}[{_m(res.node)}]" if res.node
-                                     else tables.rejected(name, node)))
+                                     else tables.rejected(name, node, method=True)))
     attrs.append(f"_clip: {_clip_table(node, tables, v)}")
     for name in PROPERTY_FAMILIES:
         res = ops.method(name, node, v)
         assert res.node is not None, (name, node)  # real and imag exist for every dtype
         attrs.append(f"_{name}: {_m(res.node)}")
-    attrs.append(f"_item: {ops.item_type(node, v)}")
+    attrs.append(f"_item: ItemTo[{ops.item_type(node, v)}]")
     return attrs
 
 
@@ -413,7 +426,7 @@ def render_markers(attributes: dict[str, list[str]], tables: _Tables) -> str:
              "from jaxtypes._array import (",
              "    Array, DtypeMarker, UnknownDtype, UnknownNumpyScalar, _UnknownDtypeT, _Marker, _Table,",
              "    _Unary,",
-             "    " + ", ".join(sorted(set(METHOD_FAMILIES.values()))) + ",",
+             "    " + ", ".join(sorted({*METHOD_FAMILIES.values(), "ItemTo"})) + ",",
              ")",
              "",
              "__all__ = [" + ", ".join(f'"{_m(n)}"' for n in lattice.NODES)
@@ -451,17 +464,27 @@ def _via(attr: str, var: str) -> str:
     return f"Array[_Has{attr}[{var}]]"
 
 
-def _descriptor(cls: str, attr: str, fallback: str) -> list[str]:
-    """A descriptor class reading a table attribute of Array's dtype marker."""
+def _descriptor(cls: str, attr: str, fallback: str, method: str | None = None) -> list[str]:
+    """A descriptor class reading a table attribute of Array's dtype marker;
+    for a ``method``, the table's def of that name, bound (through the
+    protocol ``_Bound_<method>``, whose one property solves ``_M`` for it)."""
+    if method is None:
+        bound = [f"    def __get__(self, obj: {_via(attr, '_F')}, owner: Any, /) -> _F: ..."]
+    else:
+        bound = [f"    def __get__(self, obj: {_via(attr, f'_Bound_{method}[_M]')}, owner: Any, /) -> _M: ..."]
     return [
         f"@type_check_only",
         f"class _Has{attr}(Protocol[_F_co]):",
         f"    @property",
         f"    def {attr}(self) -> _F_co: ...",
+        *([f"@type_check_only",
+           f"class _Bound_{method}(Protocol[_F_co]):",
+           f"    @property",
+           f"    def {method}(self) -> _F_co: ..."] if method else []),
         f"@type_check_only",
         f"class {cls}:",
         f"    @overload",
-        f"    def __get__(self, obj: {_via(attr, '_F')}, owner: Any, /) -> _F: ...",
+        *bound,
         f"    @overload",
         f"    def __get__(self, obj: None, owner: Any, /) -> Self: ...",
         f"    @overload",
@@ -493,10 +516,10 @@ _F_co = TypeVar("_F_co", covariant=True)
 # a TypeVar, no type context, where Any would make mypy solve a call given as
 # the operand (``x + np.ones(2, np.float32)``) for Any.
 _NumpyScalarT = TypeVar("_NumpyScalarT", bound=np.generic)
-_Axis = None | SupportsIndex | Sequence[SupportsIndex]
-# What astype and dtype= take: not the weak markers, which are not dtypes
-# (JAX raises TypeError for them).
-# (Public-looking names: checkers print them in their errors.)
+# What axis takes, and what astype and dtype= take: not the weak markers,
+# which are not dtypes (JAX raises TypeError for them).  (Public-looking
+# names: checkers print them in their errors and an IDE's hovers.)
+AxisArgument = None | SupportsIndex | Sequence[SupportsIndex]
 DtypeArgument = (str | np.dtype[Any] | type[DtypeMarker] | type[np.generic] | type[bool]
                  | type[int] | type[float] | type[complex] | None)
 @type_check_only
@@ -549,6 +572,8 @@ class _Table:
 
 
 _F = TypeVar("_F", bound=_Table)
+# A method's table's def, bound (a function, so not bound to _Table).
+_M = TypeVar("_M")
 
 
 @type_check_only
@@ -563,7 +588,8 @@ class _ClipUnknown(_Table):
 
 
 @type_check_only
-class _Item(_Table, Generic[_R]):
+class ItemTo(_Table, Generic[_R]):
+    """item: called, the Python scalar _R."""
     def item(self, *args: int) -> _R: ...
     __call__ = item
 
@@ -588,29 +614,29 @@ class _UnknownScalar(_Table):
 # called, an Array of the table's dtype _R, or of the dtype= given.
 _METHOD_SIGNATURES: Final = {
     "reduce": [
-        "(self, axis: _Axis = None, dtype: None = None, out: None = None,\n"
+        "(self, axis: AxisArgument = None, dtype: None = None, out: None = None,\n"
         "        keepdims: bool = False, initial: Any = None, where: Any = None,\n"
         "        promote_integers: bool = True) -> Array[_R]: ...",
-        "(self, axis: _Axis, dtype: type[DtypeMarkerT], out: None = None,\n"
+        "(self, axis: AxisArgument, dtype: type[DtypeMarkerT], out: None = None,\n"
         "        keepdims: bool = False, initial: Any = None, where: Any = None,\n"
         "        promote_integers: bool = True) -> Array[DtypeMarkerT]: ...",
-        "(self, axis: _Axis = None, *, dtype: type[DtypeMarkerT], out: None = None,\n"
+        "(self, axis: AxisArgument = None, *, dtype: type[DtypeMarkerT], out: None = None,\n"
         "        keepdims: bool = False, initial: Any = None, where: Any = None,\n"
         "        promote_integers: bool = True) -> Array[DtypeMarkerT]: ...",
-        "(self, axis: _Axis = None, dtype: DtypeArgument = None, out: None = None,\n"
+        "(self, axis: AxisArgument = None, dtype: DtypeArgument = None, out: None = None,\n"
         "        keepdims: bool = False, initial: Any = None, where: Any = None,\n"
         "        promote_integers: bool = True) -> Array[Any]: ...",
     ],
     "mean": [
-        "(self, axis: _Axis = None, dtype: None = None, out: None = None,\n"
+        "(self, axis: AxisArgument = None, dtype: None = None, out: None = None,\n"
         "        keepdims: bool = False, *, where: Any = None) -> Array[_R]: ...",
-        "(self, axis: _Axis = None, *, dtype: type[DtypeMarkerT], out: None = None,\n"
+        "(self, axis: AxisArgument = None, *, dtype: type[DtypeMarkerT], out: None = None,\n"
         "        keepdims: bool = False, where: Any = None) -> Array[DtypeMarkerT]: ...",
-        "(self, axis: _Axis = None, dtype: DtypeArgument = None, out: None = None,\n"
+        "(self, axis: AxisArgument = None, dtype: DtypeArgument = None, out: None = None,\n"
         "        keepdims: bool = False, *, where: Any = None) -> Array[Any]: ...",
     ],
     "extremum": [
-        "(self, axis: _Axis = None, out: None = None, keepdims: bool = False,\n"
+        "(self, axis: AxisArgument = None, out: None = None, keepdims: bool = False,\n"
         "        initial: Any = None, where: Any = None) -> Array[_R]: ...",
     ],
     "arg_extremum": [
@@ -650,9 +676,10 @@ def render_array() -> str:
     for op in _DESCRIPTOR_UNARY:
         lines += _descriptor(f"_{op.title()}Op", f"_{op}", "_Unary[_T]")
     for name, table in METHOD_FAMILIES.items():
-        lines += _descriptor(f"_{name.title()}Method", f"_{name}", f"{table}[Any]")
-    lines += _descriptor("_ClipMethod", "_clip", "_ClipUnknown")
-    for name in PROPERTY_FAMILIES + ("abs", "item"):
+        lines += _descriptor(f"_{name.title()}Method", f"_{name}", f"{table}[Any]", name)
+    lines += _descriptor("_ClipMethod", "_clip", "_ClipUnknown", "clip")
+    lines += _descriptor("_ItemMethod", "_item", "ItemTo[Any]", "item")
+    for name in PROPERTY_FAMILIES + ("abs",):
         lines += [
             f"@type_check_only",
             f"class _Has_{name}(Protocol[_F_co]):",
@@ -660,17 +687,6 @@ def render_array() -> str:
             f"    def _{name}(self) -> _F_co: ...",
             "",
         ]
-    lines += [
-        "@type_check_only",
-        "class _ItemMethod:",
-        "    @overload",
-        "    def __get__(self, obj: None, owner: Any, /) -> Self: ...",
-        "    @overload",
-        f"    def __get__(self, obj: {_via('_item', '_V')}, owner: Any, /) -> _Item[_V]: ...",
-        "    @overload",
-        "    def __get__(self, obj: Array[_T], owner: Any, /) -> _Item[Any]: ...",
-        "",
-    ]
     lines += [
         "@type_check_only",
         "class ArrayAt(Generic[DT]):",
@@ -707,8 +723,8 @@ def render_array() -> str:
         "    def reshape(self, *args: Any, order: str = 'C', out_sharding: Any = None) -> Array[DT]: ...",
         "    def transpose(self, *args: Any) -> Array[DT]: ...",
         "    def conj(self) -> Array[DT]: ...",
-        "    def all(self, axis: _Axis = None, out: None = None, keepdims: bool = False, *, where: Any = None) -> Array[bool_]: ...",
-        "    def any(self, axis: _Axis = None, out: None = None, keepdims: bool = False, *, where: Any = None) -> Array[bool_]: ...",
+        "    def all(self, axis: AxisArgument = None, out: None = None, keepdims: bool = False, *, where: Any = None) -> Array[bool_]: ...",
+        "    def any(self, axis: AxisArgument = None, out: None = None, keepdims: bool = False, *, where: Any = None) -> Array[bool_]: ...",
         "    item: _ItemMethod",
         "    def tolist(self) -> Any: ...",
         "    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, np.dtype[Any]]: ...",

@@ -35,7 +35,7 @@ from . import names
 
 __all__ = ["SIGNATURES", "replace_members", "replacement_source"]
 
-_AXIS: Final = "axis: _Axis = None"
+_AXIS: Final = "axis: AxisArgument = None"
 _DTYPE: Final = "dtype: _DTypeArg = None"
 
 

@@ -294,7 +294,11 @@ def test_no_references_leak() -> None:
         promote_c(f32, int)
         with jaxtypes.numpy_dtype_promotion("strict"):
             outcome(result_c, n, f32)  # a keyed miss raising
-    assert [sys.getrefcount(o) for o in watched] == before
+    after = [sys.getrefcount(o) for o in watched]
+    # A reference leaked per call shows a thousand times over; a builtin type's
+    # count (float, int) also moves by a few through unrelated caches.
+    grown = {repr(o): a - b for o, a, b in zip(watched, after, before) if abs(a - b) >= 100}
+    assert not grown, f"references gained over 1000 rounds: {grown}"
 
 
 def test_bad_construction_is_a_clear_error() -> None:

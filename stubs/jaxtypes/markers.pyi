@@ -10,7 +10,7 @@ from typing_extensions import Never
 from jaxtypes._array import (
     Array, DtypeMarker, UnknownDtype, UnknownNumpyScalar, _UnknownDtypeT, _Marker, _Table,
     _Unary,
-    ArgmaxTo, ArgminTo, MaxTo, MeanTo, MinTo, ProdTo, RoundTo, SumTo,
+    ArgmaxTo, ArgminTo, ItemTo, MaxTo, MeanTo, MinTo, ProdTo, RoundTo, SumTo,
 )
 
 __all__ = ["bool_", "uint1", "uint2", "uint4", "uint8", "uint16", "uint32", "uint64", "int1", "int2", "int4", "int8", "int16", "int32", "int64", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "bfloat16", "float16", "float32", "float64", "complex64", "complex128", "weak_int", "weak_float", "weak_complex", "MARKER_OF_NODE", "NODE_OF_MARKER"]
@@ -554,6 +554,7 @@ class NegationNotSupportedForBool(_Table):
 @type_check_only
 class RoundNotSupportedForBool(_Table):
     """JAX rejects round of an array of dtype bool."""
+    round: RoundNotSupportedForBool
 
 @type_check_only
 class _clip_bool_(_Table):
@@ -623,10 +624,12 @@ class _compare_uint1(_Table):
 @type_check_only
 class SumNotSupportedForUint1(_Table):
     """JAX rejects sum of an array of dtype uint1."""
+    sum: SumNotSupportedForUint1
 
 @type_check_only
 class ProdNotSupportedForUint1(_Table):
     """JAX rejects prod of an array of dtype uint1."""
+    prod: ProdNotSupportedForUint1
 
 @type_check_only
 class _clip_uint1(_Table):
@@ -694,10 +697,12 @@ class _compare_uint2(_Table):
 @type_check_only
 class SumNotSupportedForUint2(_Table):
     """JAX rejects sum of an array of dtype uint2."""
+    sum: SumNotSupportedForUint2
 
 @type_check_only
 class ProdNotSupportedForUint2(_Table):
     """JAX rejects prod of an array of dtype uint2."""
+    prod: ProdNotSupportedForUint2
 
 @type_check_only
 class _clip_uint2(_Table):
@@ -785,10 +790,12 @@ class _compare_uint4(_Table):
 @type_check_only
 class SumNotSupportedForUint4(_Table):
     """JAX rejects sum of an array of dtype uint4."""
+    sum: SumNotSupportedForUint4
 
 @type_check_only
 class ProdNotSupportedForUint4(_Table):
     """JAX rejects prod of an array of dtype uint4."""
+    prod: ProdNotSupportedForUint4
 
 @type_check_only
 class _clip_uint4(_Table):
@@ -1863,10 +1870,12 @@ class _rbitwise_uint64(_Table):
 @type_check_only
 class ArgmaxNotSupportedForUint64(_Table):
     """JAX rejects argmax of an array of dtype uint64."""
+    argmax: ArgmaxNotSupportedForUint64
 
 @type_check_only
 class ArgminNotSupportedForUint64(_Table):
     """JAX rejects argmin of an array of dtype uint64."""
+    argmin: ArgminNotSupportedForUint64
 
 @type_check_only
 class _clip_uint64(_Table):
@@ -1934,10 +1943,12 @@ class _compare_int1(_Table):
 @type_check_only
 class SumNotSupportedForInt1(_Table):
     """JAX rejects sum of an array of dtype int1."""
+    sum: SumNotSupportedForInt1
 
 @type_check_only
 class ProdNotSupportedForInt1(_Table):
     """JAX rejects prod of an array of dtype int1."""
+    prod: ProdNotSupportedForInt1
 
 @type_check_only
 class _clip_int1(_Table):
@@ -2005,10 +2016,12 @@ class _compare_int2(_Table):
 @type_check_only
 class SumNotSupportedForInt2(_Table):
     """JAX rejects sum of an array of dtype int2."""
+    sum: SumNotSupportedForInt2
 
 @type_check_only
 class ProdNotSupportedForInt2(_Table):
     """JAX rejects prod of an array of dtype int2."""
+    prod: ProdNotSupportedForInt2
 
 @type_check_only
 class _clip_int2(_Table):
@@ -2087,10 +2100,12 @@ class _compare_int4(_Table):
 @type_check_only
 class SumNotSupportedForInt4(_Table):
     """JAX rejects sum of an array of dtype int4."""
+    sum: SumNotSupportedForInt4
 
 @type_check_only
 class ProdNotSupportedForInt4(_Table):
     """JAX rejects prod of an array of dtype int4."""
+    prod: ProdNotSupportedForInt4
 
 @type_check_only
 class _clip_int4(_Table):
@@ -2867,10 +2882,12 @@ class _bitwise_int64(_Table):
 @type_check_only
 class ArgmaxNotSupportedForInt64(_Table):
     """JAX rejects argmax of an array of dtype int64."""
+    argmax: ArgmaxNotSupportedForInt64
 
 @type_check_only
 class ArgminNotSupportedForInt64(_Table):
     """JAX rejects argmin of an array of dtype int64."""
+    argmin: ArgminNotSupportedForInt64
 
 @type_check_only
 class _clip_int64(_Table):
@@ -3906,10 +3923,12 @@ class BitwiseInvertNotSupportedForFloat64(_Table):
 @type_check_only
 class ArgmaxNotSupportedForFloat64(_Table):
     """JAX rejects argmax of an array of dtype float64."""
+    argmax: ArgmaxNotSupportedForFloat64
 
 @type_check_only
 class ArgminNotSupportedForFloat64(_Table):
     """JAX rejects argmin of an array of dtype float64."""
+    argmin: ArgminNotSupportedForFloat64
 
 @type_check_only
 class _clip_float64(_Table):
@@ -3961,14 +3980,17 @@ class BitwiseInvertNotSupportedForComplex64(_Table):
 @type_check_only
 class ArgmaxNotSupportedForComplex64(_Table):
     """JAX rejects argmax of an array of dtype complex64."""
+    argmax: ArgmaxNotSupportedForComplex64
 
 @type_check_only
 class ArgminNotSupportedForComplex64(_Table):
     """JAX rejects argmin of an array of dtype complex64."""
+    argmin: ArgminNotSupportedForComplex64
 
 @type_check_only
 class ClipNotSupportedForComplex64(_Table):
     """JAX rejects clip of an array of dtype complex64."""
+    clip: ClipNotSupportedForComplex64
 
 @type_check_only
 class _add_complex128(_Table):
@@ -4007,14 +4029,17 @@ class BitwiseInvertNotSupportedForComplex128(_Table):
 @type_check_only
 class ArgmaxNotSupportedForComplex128(_Table):
     """JAX rejects argmax of an array of dtype complex128."""
+    argmax: ArgmaxNotSupportedForComplex128
 
 @type_check_only
 class ArgminNotSupportedForComplex128(_Table):
     """JAX rejects argmin of an array of dtype complex128."""
+    argmin: ArgminNotSupportedForComplex128
 
 @type_check_only
 class ClipNotSupportedForComplex128(_Table):
     """JAX rejects clip of an array of dtype complex128."""
+    clip: ClipNotSupportedForComplex128
 
 @type_check_only
 class _add_weak_int(_Table):
@@ -4549,14 +4574,17 @@ class BitwiseInvertNotSupportedForWeakComplex(_Table):
 @type_check_only
 class ArgmaxNotSupportedForWeakComplex(_Table):
     """JAX rejects argmax of an array of dtype c*."""
+    argmax: ArgmaxNotSupportedForWeakComplex
 
 @type_check_only
 class ArgminNotSupportedForWeakComplex(_Table):
     """JAX rejects argmin of an array of dtype c*."""
+    argmin: ArgminNotSupportedForWeakComplex
 
 @type_check_only
 class ClipNotSupportedForWeakComplex(_Table):
     """JAX rejects clip of an array of dtype c*."""
+    clip: ClipNotSupportedForWeakComplex
 
 class bool_(DtypeMarker):
     """Marker of the dtype bool."""
@@ -4594,7 +4622,7 @@ class bool_(DtypeMarker):
     _clip: _clip_bool_
     _real: bool_
     _imag: bool_
-    _item: bool
+    _item: ItemTo[bool]
 
 class uint1(DtypeMarker):
     """Marker of the dtype uint1."""
@@ -4632,7 +4660,7 @@ class uint1(DtypeMarker):
     _clip: _clip_uint1
     _real: uint1
     _imag: uint1
-    _item: int
+    _item: ItemTo[int]
 
 class uint2(DtypeMarker):
     """Marker of the dtype uint2."""
@@ -4670,7 +4698,7 @@ class uint2(DtypeMarker):
     _clip: _clip_uint2
     _real: uint2
     _imag: uint2
-    _item: int
+    _item: ItemTo[int]
 
 class uint4(DtypeMarker):
     """Marker of the dtype uint4."""
@@ -4708,7 +4736,7 @@ class uint4(DtypeMarker):
     _clip: _clip_uint4
     _real: uint4
     _imag: uint4
-    _item: int
+    _item: ItemTo[int]
 
 class uint8(DtypeMarker):
     """Marker of the dtype uint8."""
@@ -4746,7 +4774,7 @@ class uint8(DtypeMarker):
     _clip: _clip_uint8
     _real: uint8
     _imag: uint8
-    _item: int
+    _item: ItemTo[int]
 
 class uint16(DtypeMarker):
     """Marker of the dtype uint16."""
@@ -4784,7 +4812,7 @@ class uint16(DtypeMarker):
     _clip: _clip_uint16
     _real: uint16
     _imag: uint16
-    _item: int
+    _item: ItemTo[int]
 
 class uint32(DtypeMarker):
     """Marker of the dtype uint32."""
@@ -4822,7 +4850,7 @@ class uint32(DtypeMarker):
     _clip: _clip_uint32
     _real: uint32
     _imag: uint32
-    _item: int
+    _item: ItemTo[int]
 
 class uint64(DtypeMarker):
     """Marker of the dtype uint64."""
@@ -4860,7 +4888,7 @@ class uint64(DtypeMarker):
     _clip: _clip_uint64
     _real: uint64
     _imag: uint64
-    _item: int
+    _item: ItemTo[int]
 
 class int1(DtypeMarker):
     """Marker of the dtype int1."""
@@ -4897,7 +4925,7 @@ class int1(DtypeMarker):
     _clip: _clip_int1
     _real: int1
     _imag: int1
-    _item: int
+    _item: ItemTo[int]
 
 class int2(DtypeMarker):
     """Marker of the dtype int2."""
@@ -4934,7 +4962,7 @@ class int2(DtypeMarker):
     _clip: _clip_int2
     _real: int2
     _imag: int2
-    _item: int
+    _item: ItemTo[int]
 
 class int4(DtypeMarker):
     """Marker of the dtype int4."""
@@ -4971,7 +4999,7 @@ class int4(DtypeMarker):
     _clip: _clip_int4
     _real: int4
     _imag: int4
-    _item: int
+    _item: ItemTo[int]
 
 class int8(DtypeMarker):
     """Marker of the dtype int8."""
@@ -5009,7 +5037,7 @@ class int8(DtypeMarker):
     _clip: _clip_int8
     _real: int8
     _imag: int8
-    _item: int
+    _item: ItemTo[int]
 
 class int16(DtypeMarker):
     """Marker of the dtype int16."""
@@ -5047,7 +5075,7 @@ class int16(DtypeMarker):
     _clip: _clip_int16
     _real: int16
     _imag: int16
-    _item: int
+    _item: ItemTo[int]
 
 class int32(DtypeMarker):
     """Marker of the dtype int32."""
@@ -5085,7 +5113,7 @@ class int32(DtypeMarker):
     _clip: _clip_int32
     _real: int32
     _imag: int32
-    _item: int
+    _item: ItemTo[int]
 
 class int64(DtypeMarker):
     """Marker of the dtype int64."""
@@ -5123,7 +5151,7 @@ class int64(DtypeMarker):
     _clip: _clip_int64
     _real: int64
     _imag: int64
-    _item: int
+    _item: ItemTo[int]
 
 class float4_e2m1fn(DtypeMarker):
     """Marker of the dtype float4_e2m1fn."""
@@ -5161,7 +5189,7 @@ class float4_e2m1fn(DtypeMarker):
     _clip: _clip_float4_e2m1fn
     _real: float4_e2m1fn
     _imag: float4_e2m1fn
-    _item: float
+    _item: ItemTo[float]
 
 class float6_e2m3fn(DtypeMarker):
     """Marker of the dtype float6_e2m3fn."""
@@ -5199,7 +5227,7 @@ class float6_e2m3fn(DtypeMarker):
     _clip: _clip_float6_e2m3fn
     _real: float6_e2m3fn
     _imag: float6_e2m3fn
-    _item: float
+    _item: ItemTo[float]
 
 class float6_e3m2fn(DtypeMarker):
     """Marker of the dtype float6_e3m2fn."""
@@ -5237,7 +5265,7 @@ class float6_e3m2fn(DtypeMarker):
     _clip: _clip_float6_e3m2fn
     _real: float6_e3m2fn
     _imag: float6_e3m2fn
-    _item: float
+    _item: ItemTo[float]
 
 class float8_e3m4(DtypeMarker):
     """Marker of the dtype float8_e3m4."""
@@ -5275,7 +5303,7 @@ class float8_e3m4(DtypeMarker):
     _clip: _clip_float8_e3m4
     _real: float8_e3m4
     _imag: float8_e3m4
-    _item: float
+    _item: ItemTo[float]
 
 class float8_e4m3(DtypeMarker):
     """Marker of the dtype float8_e4m3."""
@@ -5313,7 +5341,7 @@ class float8_e4m3(DtypeMarker):
     _clip: _clip_float8_e4m3
     _real: float8_e4m3
     _imag: float8_e4m3
-    _item: float
+    _item: ItemTo[float]
 
 class float8_e8m0fnu(DtypeMarker):
     """Marker of the dtype float8_e8m0fnu."""
@@ -5351,7 +5379,7 @@ class float8_e8m0fnu(DtypeMarker):
     _clip: _clip_float8_e8m0fnu
     _real: float8_e8m0fnu
     _imag: float8_e8m0fnu
-    _item: float
+    _item: ItemTo[float]
 
 class float8_e4m3b11fnuz(DtypeMarker):
     """Marker of the dtype float8_e4m3b11fnuz."""
@@ -5389,7 +5417,7 @@ class float8_e4m3b11fnuz(DtypeMarker):
     _clip: _clip_float8_e4m3b11fnuz
     _real: float8_e4m3b11fnuz
     _imag: float8_e4m3b11fnuz
-    _item: float
+    _item: ItemTo[float]
 
 class float8_e4m3fn(DtypeMarker):
     """Marker of the dtype float8_e4m3fn."""
@@ -5427,7 +5455,7 @@ class float8_e4m3fn(DtypeMarker):
     _clip: _clip_float8_e4m3fn
     _real: float8_e4m3fn
     _imag: float8_e4m3fn
-    _item: float
+    _item: ItemTo[float]
 
 class float8_e4m3fnuz(DtypeMarker):
     """Marker of the dtype float8_e4m3fnuz."""
@@ -5465,7 +5493,7 @@ class float8_e4m3fnuz(DtypeMarker):
     _clip: _clip_float8_e4m3fnuz
     _real: float8_e4m3fnuz
     _imag: float8_e4m3fnuz
-    _item: float
+    _item: ItemTo[float]
 
 class float8_e5m2(DtypeMarker):
     """Marker of the dtype float8_e5m2."""
@@ -5503,7 +5531,7 @@ class float8_e5m2(DtypeMarker):
     _clip: _clip_float8_e5m2
     _real: float8_e5m2
     _imag: float8_e5m2
-    _item: float
+    _item: ItemTo[float]
 
 class float8_e5m2fnuz(DtypeMarker):
     """Marker of the dtype float8_e5m2fnuz."""
@@ -5541,7 +5569,7 @@ class float8_e5m2fnuz(DtypeMarker):
     _clip: _clip_float8_e5m2fnuz
     _real: float8_e5m2fnuz
     _imag: float8_e5m2fnuz
-    _item: float
+    _item: ItemTo[float]
 
 class bfloat16(DtypeMarker):
     """Marker of the dtype bfloat16."""
@@ -5579,7 +5607,7 @@ class bfloat16(DtypeMarker):
     _clip: _clip_bfloat16
     _real: bfloat16
     _imag: bfloat16
-    _item: float
+    _item: ItemTo[float]
 
 class float16(DtypeMarker):
     """Marker of the dtype float16."""
@@ -5617,7 +5645,7 @@ class float16(DtypeMarker):
     _clip: _clip_float16
     _real: float16
     _imag: float16
-    _item: float
+    _item: ItemTo[float]
 
 class float32(DtypeMarker):
     """Marker of the dtype float32."""
@@ -5655,7 +5683,7 @@ class float32(DtypeMarker):
     _clip: _clip_float32
     _real: float32
     _imag: float32
-    _item: float
+    _item: ItemTo[float]
 
 class float64(DtypeMarker):
     """Marker of the dtype float64."""
@@ -5693,7 +5721,7 @@ class float64(DtypeMarker):
     _clip: _clip_float64
     _real: float64
     _imag: float64
-    _item: float
+    _item: ItemTo[float]
 
 class complex64(DtypeMarker):
     """Marker of the dtype complex64."""
@@ -5731,7 +5759,7 @@ class complex64(DtypeMarker):
     _clip: ClipNotSupportedForComplex64
     _real: float32
     _imag: float32
-    _item: complex
+    _item: ItemTo[complex]
 
 class complex128(DtypeMarker):
     """Marker of the dtype complex128."""
@@ -5769,7 +5797,7 @@ class complex128(DtypeMarker):
     _clip: ClipNotSupportedForComplex128
     _real: float64
     _imag: float64
-    _item: complex
+    _item: ItemTo[complex]
 
 class weak_int(_Marker):
     """Marker of weakly typed i* values (Python scalars, JAX's weak arrays)."""
@@ -5807,7 +5835,7 @@ class weak_int(_Marker):
     _clip: _clip_weak_int
     _real: weak_int
     _imag: weak_int
-    _item: int
+    _item: ItemTo[int]
 
 class weak_float(_Marker):
     """Marker of weakly typed f* values (Python scalars, JAX's weak arrays)."""
@@ -5845,7 +5873,7 @@ class weak_float(_Marker):
     _clip: _clip_weak_float
     _real: weak_float
     _imag: weak_float
-    _item: float
+    _item: ItemTo[float]
 
 class weak_complex(_Marker):
     """Marker of weakly typed c* values (Python scalars, JAX's weak arrays)."""
@@ -5883,4 +5911,4 @@ class weak_complex(_Marker):
     _clip: ClipNotSupportedForWeakComplex
     _real: weak_float
     _imag: weak_float
-    _item: complex
+    _item: ItemTo[complex]

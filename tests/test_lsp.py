@@ -1,0 +1,264 @@
+"""What an IDE shows with the stubs: hovers and completions from the language
+servers of pyright and basedpyright, driven over stdio as an editor drives them.
+
+Each server (``pyright-langserver --stdio`` and ``basedpyright-langserver
+--stdio``, the entry points the PyPI packages install next to the checkers)
+is started in a project laid out as the README's set-up says: the user's code
+and a ``pyrightconfig.json`` choosing ``typeCheckingMode`` standard, nothing
+else, run in the environment where jaxtypes is installed (its ``bin``
+directory first on ``PATH``, as an activated virtual environment has it), so
+that the server finds ``jaxtypes`` as the installed package with its inline
+stubs (``py.typed``).  The client speaks JSON-RPC with ``Content-Length``
+framing: initialize, initialized, didOpen, hover, completion, shutdown, exit.
+Every request has its own timeout; the server is killed if it has not exited.
+
+One server per checker serves all the tests of this module, on one worker.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from checkers import BIN, tool
+
+REQUEST_TIMEOUT = 180.0  # seconds; the first request waits for the server to analyse
+
+SOURCE = '''\
+from jaxtypes import Array, bfloat16, float32, int8
+
+
+def dense(x: Array[bfloat16], w: Array[bfloat16], b: Array[float32], q: Array[int8]) -> None:
+    total = x.sum()
+    count = q.sum()
+    z = x @ w
+    y = x @ w + b
+    x.
+'''
+
+# What completion after ``x.`` must offer besides dunders: Array's public
+# members, written out (jaxtypes/stubgen.py, render_array, and the rest of
+# jax.Array's surface, jaxtypes/array_surface.py).
+PUBLIC_MEMBERS = frozenset({
+    "T", "all", "any", "argmax", "argmin", "astype", "clip", "conj", "dtype", "imag", "item",
+    "max", "mean", "min", "ndim", "prod", "real", "reshape", "round", "shape", "size", "sum",
+    "tolist", "transpose",
+    "addressable_data", "addressable_shards", "argpartition", "argsort", "at", "aval",
+    "block_until_ready", "byteswap", "choose", "committed", "compress", "conjugate", "copy",
+    "copy_to_host_async", "cumprod", "cumsum", "delete", "device", "devices", "diagonal", "dot",
+    "flatten", "global_shards", "is_deleted", "is_fully_addressable", "is_fully_replicated",
+    "itemsize", "mT", "nbytes", "nonzero", "on_device_size_in_bytes", "platform", "ptp",
+    "ravel", "repeat", "searchsorted", "sharding", "sort", "squeeze", "std", "swapaxes", "take",
+    "to_device", "tobytes", "trace", "traceback", "unsafe_buffer_pointer", "var", "view",
+    "weak_type",
+})
+
+# A name of the stubs' internals: a leading underscore, not after a word
+# character or a dot (tests/test_error_messages.py reads errors the same way).
+INTERNAL = re.compile(r"(?<![\w.])_[A-Za-z]\w*")
+
+
+def _position(line_start: str, needle: str, after: bool = False) -> dict[str, int]:
+    """The LSP position of ``needle`` (or of the character after it) on the
+    line of SOURCE whose stripped text starts with ``line_start``."""
+    for n, line in enumerate(SOURCE.splitlines()):
+        if line.strip().startswith(line_start):
+            return {"line": n, "character": line.index(needle) + (len(needle) if after else 0)}
+    raise AssertionError(f"no line {line_start!r} in SOURCE")
+
+
+class LanguageServer:
+    """A minimal LSP client over a subprocess's stdin and stdout."""
+
+    def __init__(self, command: list[str], root: Path, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(command, cwd=root, env=env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.responses: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.next_id = 0
+        self.lock = threading.Lock()  # the reader thread answers the server's requests
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _send(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        assert self.proc.stdin is not None
+        with self.lock:
+            self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            self.proc.stdin.flush()
+
+    def _read(self) -> None:
+        out = self.proc.stdout
+        assert out is not None
+        while True:
+            length = None
+            while True:  # the header, up to its empty line
+                header = out.readline()
+                if not header:
+                    return  # the server has exited
+                if header in (b"\r\n", b"\n"):
+                    break
+                name, _, value = header.decode("ascii").partition(":")
+                if name.strip().lower() == "content-length":
+                    length = int(value)
+            if length is None:
+                continue
+            message = json.loads(out.read(length))
+            if "method" in message and "id" in message:  # a request from the server
+                self._answer(message)
+            elif "id" in message:  # a response; notifications are not needed
+                self.responses.put(message)
+
+    def _answer(self, request: dict[str, Any]) -> None:
+        """The server's requests: no settings beyond the project's (an empty
+        section each), and an acknowledgement of everything else
+        (client/registerCapability, window/workDoneProgress/create)."""
+        result: Any = None
+        if request["method"] == "workspace/configuration":
+            result = [{} for _ in request["params"]["items"]]
+        self._send({"id": request["id"], "result": result})
+
+    def request(self, method: str, params: dict[str, Any] | None) -> Any:
+        self.next_id += 1
+        wanted = self.next_id
+        self._send({"id": wanted, "method": method, "params": params})
+        while True:
+            try:
+                message = self.responses.get(timeout=REQUEST_TIMEOUT)
+            except queue.Empty:
+                raise AssertionError(f"{method}: no answer within {REQUEST_TIMEOUT} s") from None
+            if message.get("id") == wanted:
+                if "error" in message:
+                    raise AssertionError(f"{method}: {message['error']}")
+                return message.get("result")
+
+    def notify(self, method: str, params: dict[str, Any] | None) -> None:
+        self._send({"method": method, "params": params})
+
+    def close(self) -> int | None:
+        """shutdown, then exit; the server's exit code (None if it had to be killed)."""
+        try:
+            if self.proc.poll() is None:
+                self.request("shutdown", None)
+                self.notify("exit", None)
+                return self.proc.wait(timeout=30)
+        except (AssertionError, OSError, subprocess.TimeoutExpired):
+            pass
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait(timeout=30)
+        return None
+
+
+class Session:
+    """A server (``name``: pyright or basedpyright) that has opened SOURCE as ``example.py``."""
+
+    def __init__(self, name: str, lsp: LanguageServer, uri: str) -> None:
+        self.name, self.lsp, self.uri = name, lsp, uri
+
+    def hover(self, position: dict[str, int]) -> str | None:
+        """The hover's plain text, None when the server has none."""
+        result = self.lsp.request("textDocument/hover",
+                                  {"textDocument": {"uri": self.uri}, "position": position})
+        if not result:
+            return None
+        contents = result["contents"]
+        assert isinstance(contents, dict) and contents["kind"] == "plaintext", contents
+        return str(contents["value"])
+
+    def completion(self, position: dict[str, int]) -> list[str]:
+        result = self.lsp.request("textDocument/completion",
+                                  {"textDocument": {"uri": self.uri}, "position": position})
+        items = result["items"] if isinstance(result, dict) else result
+        return [item["label"] for item in items]
+
+
+def _environment() -> dict[str, str]:
+    """The user's shell with jaxtypes' environment activated."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PATH"] = os.pathsep.join([str(BIN), env.get("PATH", "")])
+    env["VIRTUAL_ENV"] = sys.prefix
+    return env
+
+
+@pytest.fixture(scope="module", params=[
+    pytest.param("pyright", marks=pytest.mark.xdist_group("lsp")),
+    pytest.param("basedpyright", marks=pytest.mark.xdist_group("lsp")),
+])
+def session(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
+    root = tmp_path_factory.mktemp(request.param)
+    (root / "pyrightconfig.json").write_text(json.dumps({"typeCheckingMode": "standard"}))
+    path = root / "example.py"
+    path.write_text(SOURCE)
+    lsp = LanguageServer([tool(f"{request.param}-langserver"), "--stdio"], root, _environment())
+    try:
+        lsp.request("initialize", {
+            "processId": os.getpid(), "rootUri": root.as_uri(),
+            "workspaceFolders": [{"uri": root.as_uri(), "name": "example"}],
+            "capabilities": {
+                "workspace": {"configuration": True},
+                "textDocument": {
+                    "hover": {"contentFormat": ["plaintext"]},
+                    "completion": {"completionItem": {"documentationFormat": ["plaintext"]}},
+                },
+            },
+        })
+        lsp.notify("initialized", {})
+        lsp.notify("textDocument/didOpen", {"textDocument": {
+            "uri": path.as_uri(), "languageId": "python", "version": 1, "text": SOURCE}})
+        yield Session(request.param, lsp, path.as_uri())
+    finally:
+        code = lsp.close()
+    assert code == 0, f"{request.param}-langserver did not exit cleanly after shutdown and exit ({code})"
+
+
+def test_hover_on_a_method_shows_its_signature_and_result_dtype(session: Session) -> None:
+    total = session.hover(_position("total =", "sum"))
+    count = session.hover(_position("count =", "sum"))
+    for text, dtype in ((total, "bfloat16"), (count, "int32")):  # int8 sums widen to int32
+        assert text is not None
+        assert re.fullmatch(rf"\(variable\) def sum\(\n(    \w+: .+,?\n)+\) -> Array\[{dtype}\]", text), text
+        assert "    axis: AxisArgument = None,\n" in text, text
+        assert "    promote_integers: bool = True\n" in text, text
+        assert not INTERNAL.search(text), text
+
+
+def test_hover_on_a_variable_shows_its_dtype(session: Session) -> None:
+    assert session.hover(_position("total =", "total")) == "(variable) total: Array[bfloat16]"
+    assert session.hover(_position("count =", "count")) == "(variable) count: Array[int32]"
+    assert session.hover(_position("z =", "z")) == "(variable) z: Array[bfloat16]"
+    assert session.hover(_position("y =", "y")) == "(variable) y: Array[float32]"
+
+
+def test_hover_on_an_operator(session: Session) -> None:
+    at = session.hover(_position("z =", "@"))
+    plus = session.hover(_position("y =", "+"))
+    if session.name == "pyright":  # no hover on an operator
+        assert at is None and plus is None, (at, plus)
+        return
+    # basedpyright shows the declaration of the overload the operator called:
+    # here the table's TypeVar overload (the partners whose dtype is the
+    # result), unsolved, with the table's internal names, so no dtype (the
+    # variable's hover has it).  A known gap, written out: an overload for the
+    # table's own dtype would show Array[bfloat16] for x @ w, but costs mypy 4%
+    # more instructions on mixed-dtype arithmetic (jaxtypes/stubgen.py).
+    for text, table in ((at, "_matmul_bfloat16"), (plus, "_add_bfloat16")):
+        assert text is not None and re.fullmatch(
+            rf"\(method\) def __call__\(\n    self: Self@{table},\n    other: Array\[(_Other\d+)@__call__\],"
+            rf"\n    /\n\) -> Array\[\1@__call__\]", text), text
+
+
+def test_completion_lists_public_members_and_no_private_ones(session: Session) -> None:
+    labels = session.completion(_position("x.", "x.", after=True))
+    dunders = {n for n in labels if n.startswith("__") and n.endswith("__")}
+    assert {"__add__", "__matmul__", "__getitem__"} <= dunders, sorted(labels)
+    assert {n for n in labels if n not in dunders} == PUBLIC_MEMBERS, sorted(labels)
