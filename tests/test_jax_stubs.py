@@ -36,7 +36,8 @@ from pathlib import Path
 import pytest
 
 import expected_errors
-from checkers import MYPY_FLAGS, Errors, checker_env, command, execute, launch, reported_errors, stage, tool
+from checkers import (MYPY_FLAGS, Errors, checker_env, command, execute, launch, mypy_cache_flags, reported_errors,
+                      stage, tool)
 from jaxtypes import jax_array_stub, jax_function_stubs, jax_stubs
 from jaxtypes.cli import main
 
@@ -462,9 +463,11 @@ preset = "default"
 """
 
 
-def _user_command(checker: str, venv: Path, paths: list[str]) -> list[str]:
+def _user_command(checker: str, venv: Path, root: Path, paths: list[str]) -> list[str]:
     if checker.startswith("mypy"):
-        return [str(venv / "bin" / "python"), "-m", "mypy", "--no-incremental", "--show-error-codes",
+        python = str(venv / "bin" / "python")
+        cache = mypy_cache_flags((root / "pyproject.toml").read_text(), paths, python)
+        return [python, "-m", "mypy", *cache, "--show-error-codes",
                 "--no-error-summary", "--hide-error-context", "--no-color-output", "--no-pretty", *paths]
     if checker in ("pyright", "basedpyright"):
         return [tool(checker), "--outputjson", *paths]
@@ -500,7 +503,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _run_installed(checker: str, venv: Path, root: Path, paths: list[str]) -> Errors:
     env = {**checker_env(), "VIRTUAL_ENV": str(venv), "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
-    return reported_errors(checker, execute(checker, root, _user_command(checker, venv, paths), 600, env),
+    return reported_errors(checker, execute(checker, root, _user_command(checker, venv, root, paths), 600, env),
                            root)
 
 
@@ -666,8 +669,8 @@ def _mypy_with_plugin(root: Path, config: str, case: str = PLUGIN_HEAD, python: 
                       env: dict[str, str] | None = None) -> tuple[Errors, str]:
     (root / "case.py").write_text(case)
     (root / "mypy.ini").write_text(config)
-    run = launch("mypy", root, [python, "-m", "mypy", "--config-file", "mypy.ini", "--no-incremental",
-                                *MYPY_FLAGS, "case.py"], 600, env)
+    run = launch("mypy", root, [python, "-m", "mypy", "--config-file", "mypy.ini",
+                                *mypy_cache_flags(config, ["case.py"], python), *MYPY_FLAGS, "case.py"], 600, env)
     return reported_errors("mypy", run.stdout, root), run.stderr
 
 
