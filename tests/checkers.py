@@ -14,6 +14,7 @@ A checker that is not installed is an error, never a skip.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -26,7 +27,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -104,36 +105,36 @@ def stage(files: Mapping[str, str], root: Path) -> list[str]:
 # A directory the test session keeps mypy caches in (tests/conftest.py makes
 # it), so that JAX and NumPy are analysed once per mypy configuration, not
 # once per run.  Each run gets a private cache, copied from the snapshot of its
-# configuration (configuration file text and interpreter) when there is one;
-# the first run of a configuration leaves the snapshot, without the modules
-# it was given: a module of the same name and text in another project would
-# replay its cached errors under the first project's path (mypy takes a moved
-# file of unchanged hash as fresh).  Unset (benchmarks, the example), mypy runs
-# cold.
+# configuration (the configuration file's text) when there is one;
+# the first run of a configuration leaves the snapshot (runs of the same
+# configuration meanwhile wait for it rather than analyse JAX too), without
+# the modules it was given: a module of the same name and text in another
+# project would replay its cached errors under the first project's path (mypy
+# takes a moved file of unchanged hash as fresh).  Unset (benchmarks, the
+# example run by hand) or empty, mypy runs cold.
 SHARED_MYPY_CACHES = "JAXTYPES_TEST_MYPY_CACHES"
 _RUN_NOTE = "jaxtypes-run.json"  # in a run's private cache: its snapshot, its own modules
 
 
-def mypy_cache_flags(config: str, paths: Iterable[str], python: str = sys.executable) -> list[str]:
+def mypy_cache_flags(config: str, paths: Iterable[str]) -> list[str]:
     """mypy's cache flags for a run over ``paths`` (relative to the project)
-    with this configuration file text and interpreter: a private cache made
-    from the session's snapshot (``launch`` publishes and removes it), else
+    with this configuration file text: a private cache that
+    ``launch`` fills from the session's snapshot, publishes and removes; else
     ``--no-incremental``."""
     shared = os.environ.get(SHARED_MYPY_CACHES)
     if not shared:
         return ["--no-incremental"]
-    snapshot = snapshot_of(config, python)
     cache = Path(tempfile.mkdtemp(prefix="run-", dir=shared))
-    if snapshot.is_dir():
-        shutil.copytree(snapshot, cache, dirs_exist_ok=True)
-    note = {"snapshot": str(snapshot), "modules": sorted(_module_names(paths))}
+    note = {"snapshot": str(snapshot_of(config)), "modules": sorted(_module_names(paths))}
     (cache / _RUN_NOTE).write_text(json.dumps(note))
     return ["--cache-dir", str(cache)]
 
 
-def snapshot_of(config: str, python: str = sys.executable) -> Path:
-    """Where the session keeps the cache snapshot of a configuration."""
-    key = hashlib.sha256(f"{python}\0{config}".encode()).hexdigest()[:16]
+def snapshot_of(config: str) -> Path:
+    """Where the session keeps the cache snapshot of a configuration.  (Not
+    of an interpreter: mypy re-analyses a module found at another path or
+    with other contents, such as the stubs installed in another environment.)"""
+    key = hashlib.sha256(config.encode()).hexdigest()[:16]
     return Path(os.environ[SHARED_MYPY_CACHES]) / key
 
 
@@ -184,23 +185,31 @@ def _forget_modules(cache: Path, modules: set[str]) -> None:
             file.unlink()
 
 
-def _finish_run_cache(cmd: list[str]) -> None:
-    """After a run with a private cache: publish it as its configuration's
-    snapshot (if there is none yet) without the run's own modules, then
-    remove it."""
-    if "--cache-dir" not in cmd:
+@contextlib.contextmanager
+def _run_cache(cmd: list[str]) -> Iterator[None]:
+    """Around a mypy run with a private cache (``mypy_cache_flags``): fill it
+    from its configuration's snapshot, or, for the first run, publish it as
+    the snapshot without the run's own modules, holding the snapshot's lock
+    meanwhile; then remove it."""
+    cache = Path(cmd[cmd.index("--cache-dir") + 1]) if "--cache-dir" in cmd else None
+    if cache is None or not (cache / _RUN_NOTE).is_file():
+        yield  # no cache, or one the caller keeps (benchmarks)
         return
-    cache = Path(cmd[cmd.index("--cache-dir") + 1])
-    if not (cache / _RUN_NOTE).is_file():
-        return  # a cache the caller keeps (benchmarks)
     note = json.loads((cache / _RUN_NOTE).read_text())
     (cache / _RUN_NOTE).unlink()
     snapshot = Path(note["snapshot"])
-    if not snapshot.exists():
-        _forget_modules(cache, set(note["modules"]))
-        with contextlib.suppress(OSError):  # another run published first
-            cache.rename(snapshot)
-    shutil.rmtree(cache, ignore_errors=True)
+    try:
+        with open(snapshot.with_name(snapshot.name + ".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not snapshot.is_dir():
+                yield
+                _forget_modules(cache, set(note["modules"]))
+                cache.rename(snapshot)
+                return
+        shutil.copytree(snapshot, cache, dirs_exist_ok=True)
+        yield
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
 
 
 MYPY_FLAGS = ("--show-error-codes", "--no-error-summary", "--hide-error-context",
@@ -293,11 +302,9 @@ def launch(checker: str, root: Path, cmd: list[str], timeout: float = 1200,
     A crash or an unexpected exit status is an error."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    try:
+    with _run_cache(cmd):
         proc = subprocess.run(cmd, cwd=root, env=dict(env) if env is not None else checker_env(),
                               capture_output=True, text=True, timeout=timeout)
-    finally:
-        _finish_run_cache(cmd)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = proc.stdout

@@ -5,6 +5,7 @@ errors under its own paths, whatever another project of the session held."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 from pathlib import Path
 
@@ -43,3 +44,19 @@ def test_same_module_elsewhere_reports_under_its_own_path(tmp_path: Path) -> Non
     assert list(run("mypy", first, stage({"sub/m.py": CASE}, first), mypy_config=config)) == [("sub/m.py", 2)]
     assert snapshot_of(config).exists()
     assert list(run("mypy", second, stage({"m.py": CASE}, second), mypy_config=config)) == [("m.py", 2)]
+
+
+def test_runs_of_a_new_configuration_at_once(tmp_path: Path) -> None:
+    """Two runs of a configuration that has no snapshot yet, at the same time
+    (the fixtures run checkers two at a time): one publishes, the other waits
+    for the snapshot; each reports its own module at its own path."""
+    config = _config("at once")
+    projects = {"a": {"a/sub/m.py": CASE}, "b": {"m.py": CASE}}
+    for name in projects:
+        (tmp_path / name).mkdir()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        found = dict(zip(projects, pool.map(
+            lambda name: list(run("mypy", tmp_path / name, stage(projects[name], tmp_path / name),
+                                  mypy_config=config)), projects)))
+    assert found == {"a": [("a/sub/m.py", 2)], "b": [("m.py", 2)]}
+    assert snapshot_of(config).is_dir()

@@ -466,7 +466,7 @@ preset = "default"
 def _user_command(checker: str, venv: Path, root: Path, paths: list[str]) -> list[str]:
     if checker.startswith("mypy"):
         python = str(venv / "bin" / "python")
-        cache = mypy_cache_flags((root / "pyproject.toml").read_text(), paths, python)
+        cache = mypy_cache_flags((root / "pyproject.toml").read_text(), paths)
         return [python, "-m", "mypy", *cache, "--show-error-codes",
                 "--no-error-summary", "--hide-error-context", "--no-color-output", "--no-pretty", *paths]
     if checker in ("pyright", "basedpyright"):
@@ -670,7 +670,7 @@ def _mypy_with_plugin(root: Path, config: str, case: str = PLUGIN_HEAD, python: 
     (root / "case.py").write_text(case)
     (root / "mypy.ini").write_text(config)
     run = launch("mypy", root, [python, "-m", "mypy", "--config-file", "mypy.ini",
-                                *mypy_cache_flags(config, ["case.py"], python), *MYPY_FLAGS, "case.py"], 600, env)
+                                *mypy_cache_flags(config, ["case.py"]), *MYPY_FLAGS, "case.py"], 600, env)
     return reported_errors("mypy", run.stdout, root), run.stderr
 
 
