@@ -118,9 +118,8 @@ _RUN_NOTE = "jaxtypes-run.json"  # in a run's private cache: its snapshot, its o
 
 def mypy_cache_flags(config: str, paths: Iterable[str]) -> list[str]:
     """mypy's cache flags for a run over ``paths`` (relative to the project)
-    with this configuration file text: a private cache that
-    ``launch`` fills from the session's snapshot, publishes and removes; else
-    ``--no-incremental``."""
+    with this configuration file text: a private cache that ``launch`` fills
+    from the session's snapshot, publishes and removes; else ``--no-incremental``."""
     shared = os.environ.get(SHARED_MYPY_CACHES)
     if not shared:
         return ["--no-incremental"]
@@ -174,15 +173,17 @@ def cached_modules(cache: Path) -> set[str]:
 
 def _forget_modules(cache: Path, modules: set[str]) -> None:
     """Drop these modules' entries from a mypy cache."""
+    rows: dict[Path, list[str]] = defaultdict(list)
     for file, name in _cache_entries(cache):
-        if _module_of(name) not in modules:
-            continue
-        if file.suffix == ".db":
-            with contextlib.closing(sqlite3.connect(file)) as conn:
-                conn.execute("DELETE FROM files2 WHERE path = ?", (name,))
-                conn.commit()
-        else:
-            file.unlink()
+        if _module_of(name) in modules:
+            if file.suffix == ".db":
+                rows[file].append(name)
+            else:
+                file.unlink()
+    for db, names in rows.items():
+        with contextlib.closing(sqlite3.connect(db)) as conn:
+            conn.executemany("DELETE FROM files2 WHERE path = ?", [(name,) for name in names])
+            conn.commit()
 
 
 @contextlib.contextmanager

@@ -36,6 +36,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(made, ignore_errors=True)
         del os.environ[SHARED_MYPY_CACHES]
 
+
 # Modules whose tests share an expensive fixture.
 ONE_WORKER = frozenset({
     "test_jax_stubs.py",          # typings, runs (every checker), installed (a venv)
