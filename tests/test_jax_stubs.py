@@ -411,23 +411,19 @@ def test_jax_array_promotes_as_jaxtypes_array(checker: str, runs: Runs) -> None:
 
 # typos/*.py: how many `# typo` lines a set-up misses, {file: {checker: (without
 # the stubs, with them)}}, where it knowingly misses some; every other set-up
-# must report all of them both ways.
-# * ty, with the stubs: `abs(b)` of a bare array is Unknown.  builtins.abs
-#   takes SupportsAbs[_T], and Array.__abs__ computes its dtype through a
-#   generic `self` (`self: Array[_Has_abs[_V]]`), from which ty's solver gets
-#   no _T when the dtype is Any (`b.__abs__()` is Array[Unknown]); every other
-#   operator and method of a bare array is Array[Any]
-#   (jaxtypes.jax_array_stub._self_dispatched).
+# must report all of them both ways.  With the stubs, every operator and
+# method of a bare array is Array[Any] in every checker
+# (jaxtypes.jax_array_stub._self_dispatched; abs(b): _abs_descriptor).
 # * without the stubs, a bare jaxtypes.Array is jaxtypes' own class, whose
 #   descriptors are keyed on `obj` (jaxtypes.stubgen): Any/Unknown in every
-#   checker but mypy with the plugin, which types the operators itself.
+#   checker but mypy with the plugin, which types the operators itself; its
+#   __abs__ is a method, whose abs(b) ty alone cannot solve (Unknown).
 _BARE_OPERATORS = 64  # the typo lines on a descriptor's or __abs__'s result: 80 - 16
-_BARE_ABS = 1  # the typo line on abs(b)
 TYPOS_MISSED: dict[str, dict[str, tuple[int, int]]] = {
-    "typos/plain_jax_array.py": {"ty": (0, _BARE_ABS)},
+    "typos/plain_jax_array.py": {},
     "typos/bare_jaxtypes_array.py": {
         **{c: (_BARE_OPERATORS - 1, 0) for c in ("mypy", "pyright", "basedpyright", "pyrefly")},
-        "ty": (_BARE_OPERATORS, _BARE_ABS),
+        "ty": (_BARE_OPERATORS, 0),
     },
 }
 
