@@ -634,8 +634,10 @@ def render_array() -> str:
         lines.append(f"    __r{stem}__: _R{family.title()}Op")
     for op in _DESCRIPTOR_UNARY:
         lines.append(f"    __{op}__: _{op.title()}Op")
-    # One signature: abs() of a dtype JAX rejects (int4) stays an error; a
-    # TypeVar dtype has no table, so abs(Array[T]) is an error too.
+    # One signature: abs() of a dtype JAX rejects (int4) stays an error in
+    # pyright, basedpyright and ty (mypy and pyrefly match SupportsAbs without
+    # the self type: typecheck_cases/deviations.toml); a TypeVar dtype has no
+    # table, so abs(Array[T]) is an error too, in pyright and basedpyright.
     lines.append(f"    def __abs__(self: {_via('_abs', '_V')}) -> Array[_V]: ...")
     return "\n".join(lines) + "\n"
 
