@@ -410,8 +410,7 @@ def _abs_descriptor(jax_abs: ast.FunctionDef, markers: Mapping[str, Mapping[str,
             call += ["@overload", f"def __call__(self: {self_type}) -> Array[{result}]: ..."]
         else:
             refused = stubgen.rejected_name("abs", node_of[marker])
-            rejected += [f"@type_check_only\nclass {refused}(_Table):\n"
-                         f'    """JAX rejects abs of an array of dtype {node_of[marker]}."""\n']
+            rejected += ["@type_check_only\n" + "\n".join(stubgen.rejected_table("abs", node_of[marker])) + "\n"]
             get += ["@overload", f"def __get__(self: {self_type}, obj: object, owner: Any, /) -> {refused}: ..."]
     get += ["@overload", "def __get__(self, obj: None, owner: Any, /) -> Self: ..."]
     body = "\n".join("    " + line for line in get + call)
