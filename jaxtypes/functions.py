@@ -168,9 +168,12 @@ def _sum(rule: Rule, inputs: Inputs, v: Variant, dtype: str | None) -> Outcome:
 
 def _dtype(rule: Rule, inputs: Inputs, v: Variant, dtype: str | None) -> Outcome:
     """``dtype=`` decides, with a default (none: unknown); the result is strongly typed."""
-    if dtype is None and rule.default is None:
+    if dtype is not None:
+        out = lattice.canonicalize(dtype, v.x64)
+    elif rule.default is None:
         return UNKNOWN
-    out = lattice.canonicalize(dtype, v.x64) if dtype is not None else _default(rule.default or "", v)
+    else:
+        out = _default(rule.default, v)
     return _refused(rule, out) or Outcome(out)
 
 
@@ -464,7 +467,8 @@ _put(Rule("keeps", args=(0,)), "broadcast_like", "jax.lax.")
 _put(Rule("equal"), "stack", "jax.lax.")
 
 # Probed, but no family (with its parameters) matches every answer JAX gave:
-# untyped for now, with the closest family and how often it differs.
+# untyped for now, with the closest family and how often it differs; or, where
+# the family misses only a few inputs, typed with those left unknown.
 _put(Rule('real', accepts='ifc', unknown=('int1', 'int2', 'int4'), reason='the sub-byte ints go their own ways'), "abs", "jax.lax.")
 _put(Rule("untyped", reason="closest rule Rule(fixed, fixed=i) differs from JAX on 35 of 66 probes"), "argmax", "jax.lax.")
 _put(Rule("untyped", reason="closest rule Rule(fixed, fixed=i) differs from JAX on 35 of 66 probes"), "argmin", "jax.lax.")
