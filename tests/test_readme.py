@@ -489,3 +489,13 @@ def test_family_table_names_functions_of_that_family() -> None:
             if label == "inexact, strong" and rule.family == "inexact":
                 assert not rule.keep_weak, f"{label}: {name} keeps a weak input weak"
     assert labels == set(FAMILY_ROWS)
+
+
+def test_function_table_counts_are_the_table_s() -> None:
+    from jaxtypes import functions
+
+    text = " ".join(README.read_text().split())
+    found = re.search(r"\((\d+) functions; (\d+) with a rule, the rest listed", text)
+    assert found, "README: the sentence counting jaxtypes.functions' entries"
+    with_rule = sum(1 for r in functions.TABLE.values() if r.family not in ("untyped", "higher_order"))
+    assert (int(found[1]), int(found[2])) == (len(functions.TABLE), with_rule)
