@@ -12,9 +12,12 @@ lattice).  Nothing depends on JAX's formatting.  In the result:
     ``mean``, ``max``, ``clip``, ``round``, ``item``, ...): jaxtypes'
     promotion-aware descriptors, which for ``Array[Any]`` fall back to JAX's
     own signature (``_descriptors``);
-  - ``real``, ``imag``, ``__abs__``, ``astype``: jaxtypes' typed signatures
+  - ``real``, ``imag``, ``astype``: jaxtypes' typed signatures
     (``astype`` also takes numpy's dtype spellings, and keeps JAX's signature
     as its last overload);
+  - ``__abs__``: a descriptor like the operators', with JAX's own signature
+    for ``Array[Any]`` (``_abs_descriptor``: jaxtypes' own ``__abs__`` is a
+    method, whose ``abs(b)`` ty cannot solve for a bare array);
   - the members that keep the dtype (``reshape``, ``T``, ``__getitem__``,
     ``copy``, ``.at[...].set(...)``, ...), whose returned ``Array`` becomes
     ``Array[DT]`` (not ``.at[...].divide(...)``, inexact for integers), and
@@ -74,6 +77,7 @@ DESCRIPTOR_BASE: Final = "_Descriptor"  # every descriptor's base, generic in th
 # JAX's own signature (_self_dispatched says why a TypeVar).
 ANY_DTYPE_DESCRIPTOR: Final = "_AnyDtypeDescriptor"
 ANY_SCALAR: Final = "_AnyNumpyScalar"  # no numpy scalar type derives from it
+ABS_DESCRIPTOR: Final = "_AbsOp"  # Array.__abs__ here (_abs_descriptor says why)
 # numpy's scalar types that are lattice dtypes, named as their jaxtypes markers.
 NUMPY_DTYPES: Final = ("bool_", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32",
                        "int64", "float16", "float32", "float64", "complex64", "complex128")
@@ -370,6 +374,56 @@ def _self_dispatched(node: ast.ClassDef, jax_table: str | None, prelude: list[as
     return cls
 
 
+def _abs_descriptor(jax_abs: ast.FunctionDef, markers: Mapping[str, Mapping[str, ast.expr]],
+                    qualify: _Qualify) -> tuple[list[ast.stmt], ast.ClassDef]:
+    """(``_AbsOp`` and the tables of the dtypes JAX rejects, the class holding
+    JAX's own ``__abs__`` for ``Array[Any]``): ``Array.__abs__: _AbsOp[DT]``.
+
+    jaxtypes' Array declares ``def __abs__(self: Array[_Has_abs[_V]]) ->
+    Array[_V]`` (builtins.abs takes a ``SupportsAbs[_T]``, so it is a method
+    there); here ``abs(b)`` of a bare ``jax.Array`` would be Unknown in ty,
+    which finds no ``_T`` for ``Array[Any]`` when ``__abs__`` solves a TypeVar
+    of its own from the receiver (``self: Array[_V]`` too), and which takes
+    the union of every overload's result when ``__abs__`` is overloaded.  A
+    descriptor keyed on its own dtype (as ``_self_dispatched``'s) answers
+    ``Array[Any]``: mypy, pyrefly and ty apply its ``__get__`` when they match
+    ``SupportsAbs``, whose overload for ``Array[Any]`` ty picks as for ``-b``;
+    pyright and basedpyright match the declared type, so ``__call__`` has the
+    same overloads.  A dtype JAX rejects (int4) gets a table that is not
+    callable from ``__get__`` and no ``__call__``: ``abs(x)`` is an error to
+    every checker, ``x.__abs__()`` a "not callable" one."""
+    if [a.arg for a in jax_abs.args.posonlyargs + jax_abs.args.args] != ["self"] or \
+            jax_abs.args.vararg or jax_abs.args.kwarg or jax_abs.args.kwonlyargs:
+        raise ShapeError(f"JAX declares Array.__abs__ with parameters: {ast.unparse(jax_abs.args)}")
+    name = ABS_DESCRIPTOR
+    jax_table = f"_Jax{name}"
+    returns = jax_abs.returns if jax_abs.returns is not None else _expr("Any")
+    node_of = {marker: node for node, marker in stubgen.MARKER_NAME.items()}
+    rejected: list[str] = []
+    get = ["@overload", f"def __get__(self: {ANY_DTYPE_DESCRIPTOR}, obj: object, owner: Any, /) -> {jax_table}: ..."]
+    call = ["@overload", f"def __call__(self: {ANY_DTYPE_DESCRIPTOR}) -> {ast.unparse(returns)}: ..."]
+    for marker, tables in markers.items():
+        self_type = f"{name}[{MARKERS_MODULE}.{marker}]"
+        if "_abs" in tables:
+            result = ast.unparse(qualify.visit(copy.deepcopy(tables["_abs"])))
+            get += ["@overload", f"def __get__(self: {self_type}, obj: object, owner: Any, /) -> _Unary[{result}]: ..."]
+            call += ["@overload", f"def __call__(self: {self_type}) -> Array[{result}]: ..."]
+        else:
+            refused = stubgen.rejected_name("abs", node_of[marker])
+            rejected += ["@type_check_only\n" + "\n".join(stubgen.rejected_table("abs", node_of[marker])) + "\n"]
+            get += ["@overload", f"def __get__(self: {self_type}, obj: object, owner: Any, /) -> {refused}: ..."]
+    get += ["@overload", "def __get__(self, obj: None, owner: Any, /) -> Self: ..."]
+    body = "\n".join("    " + line for line in get + call)
+    text = "".join(rejected) + f"@type_check_only\nclass {name}({DESCRIPTOR_BASE}[{DESCRIPTOR_DT}]):\n{body}\n"
+    method = copy.deepcopy(jax_abs)
+    method.name, method.decorator_list = "__call__", []
+    (table,) = _parse(f"@type_check_only\nclass {jax_table}:\n"
+                      '    """JAX\'s own ``__abs__``, for ``Array[Any]``."""\n')
+    assert isinstance(table, ast.ClassDef)
+    table.body.append(method)
+    return _parse(text), table
+
+
 def _descriptors(ours: _Ours, jax_members: Mapping[str, list[ast.stmt]]
                  ) -> tuple[list[ast.stmt], list[ast.stmt], set[str]]:
     """(jaxtypes' prelude with its descriptors rebuilt for jax.Array, the
@@ -421,7 +475,11 @@ def _descriptors(ours: _Ours, jax_members: Mapping[str, list[ast.stmt]]
             table.body.append(call)
             jax_tables.append(table)
         prelude.append(_self_dispatched(node, jax_table, ours.prelude, markers, qualify))
-    return prelude, jax_tables, set(descriptors)
+    (jax_abs,) = [d for d in jax_members.get("__abs__", []) if isinstance(d, ast.FunctionDef)]
+    abs_classes, abs_table = _abs_descriptor(jax_abs, markers, qualify)
+    prelude += abs_classes
+    jax_tables.append(abs_table)
+    return prelude, jax_tables, {*descriptors, ABS_DESCRIPTOR}
 
 
 # ------------------------------------------------------------------ astype
@@ -465,7 +523,9 @@ def _array_class(array: ast.ClassDef, ours: _Ours, descriptors: set[str]) -> ast
         name = member_name(node)
         if name is None:
             continue  # a comment-like expression
-        if name in replaced:
+        if name == "__abs__":
+            body += _parse(f"__abs__: {ABS_DESCRIPTOR}")  # _abs_descriptor; [DT] below
+        elif name in replaced:
             if name not in emitted:
                 emitted.add(name)
                 mine = copy.deepcopy(ours.members[name])

@@ -66,7 +66,7 @@ MODULES: Final = {"numpy/__init__.pyi": "jax.numpy", "nn/__init__.pyi": "jax.nn"
 # signature for now).
 _ONE_INPUT_KINDS: Final = ("x", "xd")
 _DTYPE_KINDS: Final = ("d", "xd", "kd")
-_DTYPE_FAMILIES: Final = ("dtype", "like", "sum", "mean")
+_DTYPE_FAMILIES: Final = functions.DTYPE_FAMILIES
 # Array parameters that do not change the result's dtype (masks, indices).
 _NEUTRAL: Final = frozenset(["where", "indices", "condition", "indices_or_sections"])
 _SCALARS: Final = (("builtins.bool", "bool"), ("builtins.int", lattice.WEAK_INT),

@@ -13,16 +13,21 @@ A checker that is not installed is an error, never a skip.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import json
 import os
 import re
 import resource
 import shutil
+import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -97,6 +102,117 @@ def stage(files: Mapping[str, str], root: Path) -> list[str]:
     return sorted(files)
 
 
+# A directory the test session keeps mypy caches in (tests/conftest.py makes
+# it), so that JAX and NumPy are analysed once per mypy configuration, not
+# once per run.  Each run gets a private cache, copied from the snapshot of its
+# configuration (the configuration file's text) when there is one;
+# the first run of a configuration leaves the snapshot (runs of the same
+# configuration meanwhile wait for it rather than analyse JAX too), without
+# the modules it was given: a module of the same name and text in another
+# project would replay its cached errors under the first project's path (mypy
+# takes a moved file of unchanged hash as fresh).  Unset (benchmarks, the
+# example run by hand) or empty, mypy runs cold.
+SHARED_MYPY_CACHES = "JAXTYPES_TEST_MYPY_CACHES"
+_RUN_NOTE = "jaxtypes-run.json"  # in a run's private cache: its snapshot, its own modules
+
+
+def mypy_cache_flags(config: str, paths: Iterable[str]) -> list[str]:
+    """mypy's cache flags for a run over ``paths`` (relative to the project)
+    with this configuration file text: a private cache that ``launch`` fills
+    from the session's snapshot, publishes and removes; else ``--no-incremental``."""
+    shared = os.environ.get(SHARED_MYPY_CACHES)
+    if not shared:
+        return ["--no-incremental"]
+    cache = Path(tempfile.mkdtemp(prefix="run-", dir=shared))
+    note = {"snapshot": str(snapshot_of(config)), "modules": sorted(_module_names(paths))}
+    (cache / _RUN_NOTE).write_text(json.dumps(note))
+    return ["--cache-dir", str(cache)]
+
+
+def snapshot_of(config: str) -> Path:
+    """Where the session keeps the cache snapshot of a configuration.  (Not
+    of an interpreter: mypy re-analyses a module found at another path or
+    with other contents, such as the stubs installed in another environment.)"""
+    key = hashlib.sha256(config.encode()).hexdigest()[:16]
+    return Path(os.environ[SHARED_MYPY_CACHES]) / key
+
+
+def _module_names(paths: Iterable[str]) -> set[str]:
+    """The cache names (without suffix) mypy may give the modules of these
+    files: every tail of the path, as the module name depends on __init__ files."""
+    names = set()
+    for path in paths:
+        parts = Path(path).with_suffix("").parts
+        names.update("/".join(parts[start:]) for start in range(len(parts)))
+    return names
+
+
+def _module_of(name: str) -> str:
+    """The module part of a cache entry's name ("pkg/mod.meta.ff" -> "pkg/mod")."""
+    head, _, base = name.rpartition("/")
+    stem = base.split(".", 1)[0]
+    return f"{head}/{stem}" if head else stem
+
+
+def _cache_entries(cache: Path) -> list[tuple[Path, str]]:
+    """(file, entry name) of each entry of a mypy cache: rows of its SQLite
+    shards, or files (an older mypy's cache)."""
+    entries = []
+    for version in (v for v in cache.iterdir() if v.is_dir()):
+        for db in sorted(version.glob("cache*.db")):
+            with contextlib.closing(sqlite3.connect(db)) as conn:
+                entries += [(db, name) for (name,) in conn.execute("SELECT path FROM files2")]
+        entries += [(f, f.relative_to(version).as_posix()) for f in sorted(version.rglob("*.json"))]
+    return entries
+
+
+def cached_modules(cache: Path) -> set[str]:
+    """The modules a mypy cache holds entries for, as cache names ("pkg/mod")."""
+    return {_module_of(name) for _, name in _cache_entries(cache)}
+
+
+def _forget_modules(cache: Path, modules: set[str]) -> None:
+    """Drop these modules' entries from a mypy cache."""
+    rows: dict[Path, list[str]] = defaultdict(list)
+    for file, name in _cache_entries(cache):
+        if _module_of(name) in modules:
+            if file.suffix == ".db":
+                rows[file].append(name)
+            else:
+                file.unlink()
+    for db, names in rows.items():
+        with contextlib.closing(sqlite3.connect(db)) as conn:
+            conn.executemany("DELETE FROM files2 WHERE path = ?", [(name,) for name in names])
+            conn.commit()
+
+
+@contextlib.contextmanager
+def _run_cache(cmd: list[str]) -> Iterator[None]:
+    """Around a mypy run with a private cache (``mypy_cache_flags``): fill it
+    from its configuration's snapshot, or, for the first run, publish it as
+    the snapshot without the run's own modules, holding the snapshot's lock
+    meanwhile; then remove it."""
+    cache = Path(cmd[cmd.index("--cache-dir") + 1]) if "--cache-dir" in cmd else None
+    if cache is None or not (cache / _RUN_NOTE).is_file():
+        yield  # no cache, or one the caller keeps (benchmarks)
+        return
+    note = json.loads((cache / _RUN_NOTE).read_text())
+    (cache / _RUN_NOTE).unlink()
+    snapshot = Path(note["snapshot"])
+    try:
+        with open(snapshot.with_name(snapshot.name + ".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not snapshot.is_dir():
+                yield
+                _forget_modules(cache, set(note["modules"]))
+                cache.rename(snapshot)
+                return
+        shutil.copytree(snapshot, cache, dirs_exist_ok=True)
+        yield
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
 MYPY_FLAGS = ("--show-error-codes", "--no-error-summary", "--hide-error-context",
               "--no-color-output", "--no-pretty")
 
@@ -107,8 +223,8 @@ def command(checker: str, root: Path, paths: Iterable[str], *, mypy_config: str 
     writing its configuration files there.
 
     ``mypy_config`` is the mypy.ini of "mypy" (default: empty) and of
-    "mypy-plugin" (default: the plugin with JAX's default settings).  mypy runs
-    with ``--no-incremental`` unless ``mypy_cache`` names a cache directory.
+    "mypy-plugin" (default: the plugin with JAX's default settings).  mypy uses
+    the cache ``mypy_cache`` names, else the one ``mypy_cache_flags`` gives.
     With ``stubs``, ``root/typings`` holds stubs made by ``jaxtypes jax-stubs
     --out typings``, and each checker is configured by the line the command
     prints, verbatim, in the file it names (pyrefly then checks the project,
@@ -122,7 +238,7 @@ def command(checker: str, root: Path, paths: Iterable[str], *, mypy_config: str 
             assert (setting.file, setting.section) == ("mypy.ini", "[mypy]"), setting
             mypy_config = mypy_config.replace("[mypy]\n", f"[mypy]\n{setting.line}\n", 1)
         (root / "mypy.ini").write_text(mypy_config)
-        cache = ["--no-incremental"] if mypy_cache is None else ["--cache-dir", str(mypy_cache)]
+        cache = mypy_cache_flags(mypy_config, paths) if mypy_cache is None else ["--cache-dir", str(mypy_cache)]
         return [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", *cache, *MYPY_FLAGS,
                 "--python-executable", sys.executable, *paths]
     if checker in ("pyright", "basedpyright"):
@@ -187,8 +303,9 @@ def launch(checker: str, root: Path, cmd: list[str], timeout: float = 1200,
     A crash or an unexpected exit status is an error."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=root, env=dict(env) if env is not None else checker_env(),
-                          capture_output=True, text=True, timeout=timeout)
+    with _run_cache(cmd):
+        proc = subprocess.run(cmd, cwd=root, env=dict(env) if env is not None else checker_env(),
+                              capture_output=True, text=True, timeout=timeout)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = proc.stdout

@@ -36,7 +36,8 @@ from pathlib import Path
 import pytest
 
 import expected_errors
-from checkers import MYPY_FLAGS, Errors, checker_env, command, execute, launch, reported_errors, stage, tool
+from checkers import (MYPY_FLAGS, Errors, checker_env, command, execute, launch, mypy_cache_flags, reported_errors,
+                      stage, tool)
 from jaxtypes import jax_array_stub, jax_function_stubs, jax_stubs
 from jaxtypes.cli import main
 
@@ -410,23 +411,19 @@ def test_jax_array_promotes_as_jaxtypes_array(checker: str, runs: Runs) -> None:
 
 # typos/*.py: how many `# typo` lines a set-up misses, {file: {checker: (without
 # the stubs, with them)}}, where it knowingly misses some; every other set-up
-# must report all of them both ways.
-# * ty, with the stubs: `abs(b)` of a bare array is Unknown.  builtins.abs
-#   takes SupportsAbs[_T], and Array.__abs__ computes its dtype through a
-#   generic `self` (`self: Array[_Has_abs[_V]]`), from which ty's solver gets
-#   no _T when the dtype is Any (`b.__abs__()` is Array[Unknown]); every other
-#   operator and method of a bare array is Array[Any]
-#   (jaxtypes.jax_array_stub._self_dispatched).
+# must report all of them both ways.  With the stubs, every operator and
+# method of a bare array is Array[Any] in every checker
+# (jaxtypes.jax_array_stub._self_dispatched; abs(b): _abs_descriptor).
 # * without the stubs, a bare jaxtypes.Array is jaxtypes' own class, whose
 #   descriptors are keyed on `obj` (jaxtypes.stubgen): Any/Unknown in every
-#   checker but mypy with the plugin, which types the operators itself.
+#   checker but mypy with the plugin, which types the operators itself; its
+#   __abs__ is a method, whose abs(b) ty alone cannot solve (Unknown).
 _BARE_OPERATORS = 64  # the typo lines on a descriptor's or __abs__'s result: 80 - 16
-_BARE_ABS = 1  # the typo line on abs(b)
 TYPOS_MISSED: dict[str, dict[str, tuple[int, int]]] = {
-    "typos/plain_jax_array.py": {"ty": (0, _BARE_ABS)},
+    "typos/plain_jax_array.py": {},
     "typos/bare_jaxtypes_array.py": {
         **{c: (_BARE_OPERATORS - 1, 0) for c in ("mypy", "pyright", "basedpyright", "pyrefly")},
-        "ty": (_BARE_OPERATORS, _BARE_ABS),
+        "ty": (_BARE_OPERATORS, 0),
     },
 }
 
@@ -462,9 +459,11 @@ preset = "default"
 """
 
 
-def _user_command(checker: str, venv: Path, paths: list[str]) -> list[str]:
+def _user_command(checker: str, venv: Path, root: Path, paths: list[str]) -> list[str]:
     if checker.startswith("mypy"):
-        return [str(venv / "bin" / "python"), "-m", "mypy", "--no-incremental", "--show-error-codes",
+        python = str(venv / "bin" / "python")
+        cache = mypy_cache_flags((root / "pyproject.toml").read_text(), paths)
+        return [python, "-m", "mypy", *cache, "--show-error-codes",
                 "--no-error-summary", "--hide-error-context", "--no-color-output", "--no-pretty", *paths]
     if checker in ("pyright", "basedpyright"):
         return [tool(checker), "--outputjson", *paths]
@@ -500,7 +499,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _run_installed(checker: str, venv: Path, root: Path, paths: list[str]) -> Errors:
     env = {**checker_env(), "VIRTUAL_ENV": str(venv), "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
-    return reported_errors(checker, execute(checker, root, _user_command(checker, venv, paths), 600, env),
+    return reported_errors(checker, execute(checker, root, _user_command(checker, venv, root, paths), 600, env),
                            root)
 
 
@@ -666,8 +665,8 @@ def _mypy_with_plugin(root: Path, config: str, case: str = PLUGIN_HEAD, python: 
                       env: dict[str, str] | None = None) -> tuple[Errors, str]:
     (root / "case.py").write_text(case)
     (root / "mypy.ini").write_text(config)
-    run = launch("mypy", root, [python, "-m", "mypy", "--config-file", "mypy.ini", "--no-incremental",
-                                *MYPY_FLAGS, "case.py"], 600, env)
+    run = launch("mypy", root, [python, "-m", "mypy", "--config-file", "mypy.ini",
+                                *mypy_cache_flags(config, ["case.py"]), *MYPY_FLAGS, "case.py"], 600, env)
     return reported_errors("mypy", run.stdout, root), run.stderr
 
 

@@ -430,3 +430,72 @@ def test_out_table_lines_are_written_as_the_table_says(tmp_path: Path) -> None:
         line, section, file = spans[:3]
         text = (root / file).read_text().splitlines()
         assert line in text and text.index(section) < text.index(line), (checker, text)
+
+
+# ------------------------------------------- the table of function families
+# Each row's label -> the families of jaxtypes.functions it stands for
+# ("inexact, strong": the inexact family without weak results, or mean).
+FAMILY_ROWS = {
+    "keeps its input's": {"keeps"},
+    "promotes, then inexact": {"inexact"},
+    "inexact, strong": {"mean", "inexact"},
+    "real component": {"real"},
+    "sum-like": {"sum"},
+    "`dtype=` decides": {"dtype"},
+    "like an input": {"like"},
+    "fixed": {"fixed"},
+    "two arrays": {"keeps", "operator", "equal", "inexact", "mean"},
+    "PRNG keys": {"key"},
+}
+
+
+def _function_names(cell: str) -> list[str]:
+    """The functions a table cell names: `reshape`, `jax.nn.relu`, `lax.rsqrt`,
+    `linalg.norm`, `jax.random.normal`/`uniform` (the second in the first's module)."""
+    names = []
+    for group in re.findall(r"`[\w.]+`(?:/`[\w.]+`)*", cell):
+        parts = re.findall(r"`([\w.]+)`", group)
+        module = ""
+        for part in parts:
+            if "." not in part and module:
+                part = f"{module}.{part}"
+            module = part.rpartition(".")[0]
+            if part.startswith("lax.") or part.startswith("linalg.") or part.startswith("fft."):
+                part = ("jax." if part.startswith("lax.") else "jax.numpy.") + part
+            elif not part.startswith("jax."):
+                part = "jax.numpy." + part
+            names.append(part)
+    return names
+
+
+def test_family_table_names_functions_of_that_family() -> None:
+    from jaxtypes import functions
+
+    text = README.read_text()
+    start = text.index("| family | for example | the dtype |")
+    rows = text[start:].split("\n\n")[0].splitlines()[2:]
+    labels = set()
+    for row in rows:
+        label, examples, _ = (c.strip() for c in row.strip("|").split("|", 2))
+        labels.add(label)
+        names = _function_names(examples)
+        assert names, row
+        for name in names:
+            assert name in functions.TABLE, f"{label}: {name} is not in jaxtypes.functions"
+            rule = functions.TABLE[name]
+            assert rule.family in FAMILY_ROWS[label], f"{label}: {name} is of family {rule.family}"
+            if label == "promotes, then inexact":
+                assert rule.keep_weak, f"{label}: {name} gives no weak result"
+            if label == "inexact, strong" and rule.family == "inexact":
+                assert not rule.keep_weak, f"{label}: {name} keeps a weak input weak"
+    assert labels == set(FAMILY_ROWS)
+
+
+def test_function_table_counts_are_the_table_s() -> None:
+    from jaxtypes import functions
+
+    text = " ".join(README.read_text().split())
+    found = re.search(r"\((\d+) functions; (\d+) with a rule, the rest listed", text)
+    assert found, "README: the sentence counting jaxtypes.functions' entries"
+    with_rule = len(functions.TABLE) - len(functions.untyped())
+    assert (int(found[1]), int(found[2])) == (len(functions.TABLE), with_rule)

@@ -4,7 +4,8 @@
 tests/test_function_stubs.py reveals each line's type with the stubs of
 `jaxtypes jax-stubs` and compares it with the comment: JAX's answer (a marker)
 or `error` (JAX raises).  A checker may answer unknown; it may not answer
-anything else."""
+anything else.  One function per JAX function: pyright's time grows with
+the square of the calls in one function body."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from typing_extensions import reveal_type
 from jaxtypes import bfloat16, bool_, complex64, float16, float32, int8, uint32, weak_float, weak_int
 
 
-def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float16: jax.Array[float16], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], key: jax.Array, a_uint32: jax.Array[uint32], raw_key: jax.Array[uint32]) -> None:
+def case_lax_abs(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.abs(a_bool))  # JAX: error TypeError
     reveal_type(lax.abs(a_int8))  # JAX: int8
     reveal_type(lax.abs(a_uint32))  # JAX: error TypeError
@@ -25,6 +26,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.abs(a_complex64))  # JAX: float32
     reveal_type(lax.abs(weak_f))  # JAX: weak_float
     reveal_type(lax.abs(weak_i))  # JAX: weak_int
+
+
+def case_lax_acos(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.acos(a_bool))  # JAX: error TypeError
     reveal_type(lax.acos(a_int8))  # JAX: error TypeError
     reveal_type(lax.acos(a_uint32))  # JAX: error TypeError
@@ -33,6 +37,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.acos(a_complex64))  # JAX: complex64
     reveal_type(lax.acos(weak_f))  # JAX: weak_float
     reveal_type(lax.acos(weak_i))  # JAX: error TypeError
+
+
+def case_lax_acosh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.acosh(a_bool))  # JAX: error TypeError
     reveal_type(lax.acosh(a_int8))  # JAX: error TypeError
     reveal_type(lax.acosh(a_uint32))  # JAX: error TypeError
@@ -41,12 +48,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.acosh(a_complex64))  # JAX: complex64
     reveal_type(lax.acosh(weak_f))  # JAX: weak_float
     reveal_type(lax.acosh(weak_i))  # JAX: error TypeError
+
+
+def case_lax_add(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.add(a_int8, a_int8))  # JAX: int8
     reveal_type(lax.add(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.add(a_float32, a_float32))  # JAX: float32
     reveal_type(lax.add(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.add(a_float32, weak_f))  # JAX: float32
     reveal_type(lax.add(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_approx_max_k(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.approx_max_k(a_bool, 2))  # JAX: error ValueError
     reveal_type(lax.approx_max_k(a_int8, 2))  # JAX: error ValueError
     reveal_type(lax.approx_max_k(a_uint32, 2))  # JAX: error ValueError
@@ -55,6 +68,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.approx_max_k(a_complex64, 2))  # JAX: error ValueError
     reveal_type(lax.approx_max_k(weak_f, 2))  # JAX: weak_float
     reveal_type(lax.approx_max_k(weak_i, 2))  # JAX: error ValueError
+
+
+def case_lax_approx_min_k(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.approx_min_k(a_bool, 2))  # JAX: error ValueError
     reveal_type(lax.approx_min_k(a_int8, 2))  # JAX: error ValueError
     reveal_type(lax.approx_min_k(a_uint32, 2))  # JAX: error ValueError
@@ -63,6 +79,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.approx_min_k(a_complex64, 2))  # JAX: error ValueError
     reveal_type(lax.approx_min_k(weak_f, 2))  # JAX: weak_float
     reveal_type(lax.approx_min_k(weak_i, 2))  # JAX: error ValueError
+
+
+def case_lax_argmax(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.argmax(a_bool, 0, jnp.int32))  # JAX: int32
     reveal_type(lax.argmax(a_int8, 0, jnp.int32))  # JAX: int32
     reveal_type(lax.argmax(a_uint32, 0, jnp.int32))  # JAX: int32
@@ -71,6 +90,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.argmax(a_complex64, 0, jnp.int32))  # JAX: int32
     reveal_type(lax.argmax(weak_f, 0, jnp.int32))  # JAX: int32
     reveal_type(lax.argmax(weak_i, 0, jnp.int32))  # JAX: int32
+
+
+def case_lax_argmin(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.argmin(a_bool, 0, jnp.int32))  # JAX: int32
     reveal_type(lax.argmin(a_int8, 0, jnp.int32))  # JAX: int32
     reveal_type(lax.argmin(a_uint32, 0, jnp.int32))  # JAX: int32
@@ -79,6 +101,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.argmin(a_complex64, 0, jnp.int32))  # JAX: int32
     reveal_type(lax.argmin(weak_f, 0, jnp.int32))  # JAX: int32
     reveal_type(lax.argmin(weak_i, 0, jnp.int32))  # JAX: int32
+
+
+def case_lax_asin(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.asin(a_bool))  # JAX: error TypeError
     reveal_type(lax.asin(a_int8))  # JAX: error TypeError
     reveal_type(lax.asin(a_uint32))  # JAX: error TypeError
@@ -87,6 +112,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.asin(a_complex64))  # JAX: complex64
     reveal_type(lax.asin(weak_f))  # JAX: weak_float
     reveal_type(lax.asin(weak_i))  # JAX: error TypeError
+
+
+def case_lax_asinh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.asinh(a_bool))  # JAX: error TypeError
     reveal_type(lax.asinh(a_int8))  # JAX: error TypeError
     reveal_type(lax.asinh(a_uint32))  # JAX: error TypeError
@@ -95,6 +123,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.asinh(a_complex64))  # JAX: complex64
     reveal_type(lax.asinh(weak_f))  # JAX: weak_float
     reveal_type(lax.asinh(weak_i))  # JAX: error TypeError
+
+
+def case_lax_atan(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.atan(a_bool))  # JAX: error TypeError
     reveal_type(lax.atan(a_int8))  # JAX: error TypeError
     reveal_type(lax.atan(a_uint32))  # JAX: error TypeError
@@ -103,12 +134,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.atan(a_complex64))  # JAX: complex64
     reveal_type(lax.atan(weak_f))  # JAX: weak_float
     reveal_type(lax.atan(weak_i))  # JAX: error TypeError
+
+
+def case_lax_atan2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.atan2(a_int8, a_int8))  # JAX: error TypeError
     reveal_type(lax.atan2(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.atan2(a_float32, a_float32))  # JAX: float32
     reveal_type(lax.atan2(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.atan2(a_float32, weak_f))  # JAX: float32
     reveal_type(lax.atan2(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_atanh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.atanh(a_bool))  # JAX: error TypeError
     reveal_type(lax.atanh(a_int8))  # JAX: error TypeError
     reveal_type(lax.atanh(a_uint32))  # JAX: error TypeError
@@ -117,12 +154,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.atanh(a_complex64))  # JAX: complex64
     reveal_type(lax.atanh(weak_f))  # JAX: weak_float
     reveal_type(lax.atanh(weak_i))  # JAX: error TypeError
+
+
+def case_lax_batch_matmul(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.batch_matmul(a_int8, a_int8))  # JAX: int8
     reveal_type(lax.batch_matmul(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.batch_matmul(a_float32, a_float32))  # JAX: float32
     reveal_type(lax.batch_matmul(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(lax.batch_matmul(a_float32, weak_f))  # JAX: float32
     reveal_type(lax.batch_matmul(weak_i, a_int8))  # JAX: int32
+
+
+def case_lax_bessel_i0e(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.bessel_i0e(a_bool))  # JAX: error TypeError
     reveal_type(lax.bessel_i0e(a_int8))  # JAX: error TypeError
     reveal_type(lax.bessel_i0e(a_uint32))  # JAX: error TypeError
@@ -131,6 +174,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.bessel_i0e(a_complex64))  # JAX: error TypeError
     reveal_type(lax.bessel_i0e(weak_f))  # JAX: weak_float
     reveal_type(lax.bessel_i0e(weak_i))  # JAX: error TypeError
+
+
+def case_lax_bessel_i1e(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.bessel_i1e(a_bool))  # JAX: error TypeError
     reveal_type(lax.bessel_i1e(a_int8))  # JAX: error TypeError
     reveal_type(lax.bessel_i1e(a_uint32))  # JAX: error TypeError
@@ -139,6 +185,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.bessel_i1e(a_complex64))  # JAX: error TypeError
     reveal_type(lax.bessel_i1e(weak_f))  # JAX: weak_float
     reveal_type(lax.bessel_i1e(weak_i))  # JAX: error TypeError
+
+
+def case_lax_bitcast_convert_type(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.bitcast_convert_type(a_int8, None or a_int8.dtype))  # JAX: int8
     reveal_type(lax.bitcast_convert_type(a_bfloat16, None or a_bfloat16.dtype))  # JAX: bfloat16
     reveal_type(lax.bitcast_convert_type(weak_f, None or weak_f.dtype))  # JAX: float32
@@ -146,12 +195,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.bitcast_convert_type(a_float32, jnp.int32 or a_float32.dtype))  # JAX: int32
     reveal_type(lax.bitcast_convert_type(a_float32, jnp.float64 or a_float32.dtype))  # JAX: float32
     reveal_type(lax.bitcast_convert_type(a_float32, jnp.bool or a_float32.dtype))  # JAX: error TypeError
+
+
+def case_lax_bitwise_and(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.bitwise_and(a_int8, a_int8))  # JAX: int8
     reveal_type(lax.bitwise_and(a_bfloat16, a_bfloat16))  # JAX: error TypeError
     reveal_type(lax.bitwise_and(a_float32, a_float32))  # JAX: error TypeError
     reveal_type(lax.bitwise_and(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.bitwise_and(a_float32, weak_f))  # JAX: error TypeError
     reveal_type(lax.bitwise_and(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_bitwise_not(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.bitwise_not(a_bool))  # JAX: bool_
     reveal_type(lax.bitwise_not(a_int8))  # JAX: int8
     reveal_type(lax.bitwise_not(a_uint32))  # JAX: uint32
@@ -160,18 +215,27 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.bitwise_not(a_complex64))  # JAX: error TypeError
     reveal_type(lax.bitwise_not(weak_f))  # JAX: error TypeError
     reveal_type(lax.bitwise_not(weak_i))  # JAX: weak_int
+
+
+def case_lax_bitwise_or(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.bitwise_or(a_int8, a_int8))  # JAX: int8
     reveal_type(lax.bitwise_or(a_bfloat16, a_bfloat16))  # JAX: error TypeError
     reveal_type(lax.bitwise_or(a_float32, a_float32))  # JAX: error TypeError
     reveal_type(lax.bitwise_or(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.bitwise_or(a_float32, weak_f))  # JAX: error TypeError
     reveal_type(lax.bitwise_or(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_bitwise_xor(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.bitwise_xor(a_int8, a_int8))  # JAX: int8
     reveal_type(lax.bitwise_xor(a_bfloat16, a_bfloat16))  # JAX: error TypeError
     reveal_type(lax.bitwise_xor(a_float32, a_float32))  # JAX: error TypeError
     reveal_type(lax.bitwise_xor(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.bitwise_xor(a_float32, weak_f))  # JAX: error TypeError
     reveal_type(lax.bitwise_xor(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_broadcast(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.broadcast(a_bool, (2,)))  # JAX: bool_
     reveal_type(lax.broadcast(a_int8, (2,)))  # JAX: int8
     reveal_type(lax.broadcast(a_uint32, (2,)))  # JAX: uint32
@@ -180,6 +244,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.broadcast(a_complex64, (2,)))  # JAX: complex64
     reveal_type(lax.broadcast(weak_f, (2,)))  # JAX: weak_float
     reveal_type(lax.broadcast(weak_i, (2,)))  # JAX: weak_int
+
+
+def case_lax_broadcast_in_dim(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.broadcast_in_dim(a_bool, (2, 3, 3), (1, 2)))  # JAX: bool_
     reveal_type(lax.broadcast_in_dim(a_int8, (2, 3, 3), (1, 2)))  # JAX: int8
     reveal_type(lax.broadcast_in_dim(a_uint32, (2, 3, 3), (1, 2)))  # JAX: uint32
@@ -188,12 +255,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.broadcast_in_dim(a_complex64, (2, 3, 3), (1, 2)))  # JAX: complex64
     reveal_type(lax.broadcast_in_dim(weak_f, (2, 3, 3), (1, 2)))  # JAX: weak_float
     reveal_type(lax.broadcast_in_dim(weak_i, (2, 3, 3), (1, 2)))  # JAX: weak_int
+
+
+def case_lax_broadcast_like(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.broadcast_like(a_int8, a_int8))  # JAX: int8
     reveal_type(lax.broadcast_like(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.broadcast_like(a_float32, a_float32))  # JAX: float32
     reveal_type(lax.broadcast_like(a_bfloat16, a_float32))  # JAX: bfloat16
     reveal_type(lax.broadcast_like(a_float32, weak_f))  # JAX: float32
     reveal_type(lax.broadcast_like(weak_i, a_int8))  # JAX: weak_int
+
+
+def case_lax_broadcast_to_rank(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.broadcast_to_rank(a_bool, 3))  # JAX: bool_
     reveal_type(lax.broadcast_to_rank(a_int8, 3))  # JAX: int8
     reveal_type(lax.broadcast_to_rank(a_uint32, 3))  # JAX: uint32
@@ -202,11 +275,17 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.broadcast_to_rank(a_complex64, 3))  # JAX: complex64
     reveal_type(lax.broadcast_to_rank(weak_f, 3))  # JAX: weak_float
     reveal_type(lax.broadcast_to_rank(weak_i, 3))  # JAX: weak_int
+
+
+def case_lax_broadcasted_iota() -> None:
     reveal_type(lax.broadcasted_iota(None or jnp.int32, (3,), 0))  # JAX: int32
     reveal_type(lax.broadcasted_iota(jnp.bfloat16 or jnp.int32, (3,), 0))  # JAX: bfloat16
     reveal_type(lax.broadcasted_iota(jnp.int32 or jnp.int32, (3,), 0))  # JAX: int32
     reveal_type(lax.broadcasted_iota(jnp.float64 or jnp.int32, (3,), 0))  # JAX: float32
     reveal_type(lax.broadcasted_iota(jnp.bool or jnp.int32, (3,), 0))  # JAX: error TypeError
+
+
+def case_lax_cbrt(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.cbrt(a_bool))  # JAX: error TypeError
     reveal_type(lax.cbrt(a_int8))  # JAX: error TypeError
     reveal_type(lax.cbrt(a_uint32))  # JAX: error TypeError
@@ -215,6 +294,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.cbrt(a_complex64))  # JAX: error TypeError
     reveal_type(lax.cbrt(weak_f))  # JAX: weak_float
     reveal_type(lax.cbrt(weak_i))  # JAX: error TypeError
+
+
+def case_lax_ceil(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.ceil(a_bool))  # JAX: error TypeError
     reveal_type(lax.ceil(a_int8))  # JAX: error TypeError
     reveal_type(lax.ceil(a_uint32))  # JAX: error TypeError
@@ -223,10 +305,16 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.ceil(a_complex64))  # JAX: error TypeError
     reveal_type(lax.ceil(weak_f))  # JAX: weak_float
     reveal_type(lax.ceil(weak_i))  # JAX: error TypeError
+
+
+def case_lax_clamp(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], weak_f: jax.Array[weak_float], a_float16: jax.Array[float16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.clamp(a_bool, a_bfloat16, a_bfloat16))  # JAX: error TypeError
     reveal_type(lax.clamp(a_bool, a_float32, weak_f))  # JAX: error TypeError
     reveal_type(lax.clamp(a_bool, a_int8, weak_f))  # JAX: error TypeError
     reveal_type(lax.clamp(a_bool, a_float16, a_bfloat16))  # JAX: error TypeError
+
+
+def case_lax_clz(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.clz(a_bool))  # JAX: error TypeError
     reveal_type(lax.clz(a_int8))  # JAX: int8
     reveal_type(lax.clz(a_uint32))  # JAX: uint32
@@ -235,6 +323,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.clz(a_complex64))  # JAX: error TypeError
     reveal_type(lax.clz(weak_f))  # JAX: error TypeError
     reveal_type(lax.clz(weak_i))  # JAX: weak_int
+
+
+def case_lax_collapse(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.collapse(a_bool, 0))  # JAX: bool_
     reveal_type(lax.collapse(a_int8, 0))  # JAX: int8
     reveal_type(lax.collapse(a_uint32, 0))  # JAX: uint32
@@ -243,18 +334,27 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.collapse(a_complex64, 0))  # JAX: complex64
     reveal_type(lax.collapse(weak_f, 0))  # JAX: weak_float
     reveal_type(lax.collapse(weak_i, 0))  # JAX: weak_int
+
+
+def case_lax_complex(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.complex(a_int8, a_int8))  # JAX: error TypeError
     reveal_type(lax.complex(a_bfloat16, a_bfloat16))  # JAX: error TypeError
     reveal_type(lax.complex(a_float32, a_float32))  # JAX: complex64
     reveal_type(lax.complex(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.complex(a_float32, weak_f))  # JAX: complex64
     reveal_type(lax.complex(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_concatenate(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.concatenate([a_int8, a_int8], 0))  # JAX: int8
     reveal_type(lax.concatenate([a_bfloat16, a_bfloat16], 0))  # JAX: bfloat16
     reveal_type(lax.concatenate([a_float32, a_float32], 0))  # JAX: float32
     reveal_type(lax.concatenate([a_bfloat16, a_float32], 0))  # JAX: error TypeError
     reveal_type(lax.concatenate([a_float32, weak_f], 0))  # JAX: float32
     reveal_type(lax.concatenate([weak_i, a_int8], 0))  # JAX: error TypeError
+
+
+def case_lax_conj(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.conj(a_bool))  # JAX: error TypeError
     reveal_type(lax.conj(a_int8))  # JAX: error TypeError
     reveal_type(lax.conj(a_uint32))  # JAX: error TypeError
@@ -263,30 +363,45 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.conj(a_complex64))  # JAX: complex64
     reveal_type(lax.conj(weak_f))  # JAX: weak_complex
     reveal_type(lax.conj(weak_i))  # JAX: error TypeError
+
+
+def case_lax_conv(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.conv(a_int8, a_int8, (1, 1), 'SAME'))  # JAX: int8
     reveal_type(lax.conv(a_bfloat16, a_bfloat16, (1, 1), 'SAME'))  # JAX: bfloat16
     reveal_type(lax.conv(a_float32, a_float32, (1, 1), 'SAME'))  # JAX: float32
     reveal_type(lax.conv(a_bfloat16, a_float32, (1, 1), 'SAME'))  # JAX: error TypeError
     reveal_type(lax.conv(a_float32, weak_f, (1, 1), 'SAME'))  # JAX: float32
     reveal_type(lax.conv(weak_i, a_int8, (1, 1), 'SAME'))  # JAX: error TypeError
+
+
+def case_lax_conv_general_dilated(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.conv_general_dilated(a_int8, a_int8, (1, 1), 'SAME'))  # JAX: int8
     reveal_type(lax.conv_general_dilated(a_bfloat16, a_bfloat16, (1, 1), 'SAME'))  # JAX: bfloat16
     reveal_type(lax.conv_general_dilated(a_float32, a_float32, (1, 1), 'SAME'))  # JAX: float32
     reveal_type(lax.conv_general_dilated(a_bfloat16, a_float32, (1, 1), 'SAME'))  # JAX: error TypeError
     reveal_type(lax.conv_general_dilated(a_float32, weak_f, (1, 1), 'SAME'))  # JAX: float32
     reveal_type(lax.conv_general_dilated(weak_i, a_int8, (1, 1), 'SAME'))  # JAX: error TypeError
+
+
+def case_lax_conv_transpose(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.conv_transpose(a_int8, a_int8, (1, 1), 'SAME', dimension_numbers=('NCHW', 'OIHW', 'NCHW')))  # JAX: int8
     reveal_type(lax.conv_transpose(a_bfloat16, a_bfloat16, (1, 1), 'SAME', dimension_numbers=('NCHW', 'OIHW', 'NCHW')))  # JAX: bfloat16
     reveal_type(lax.conv_transpose(a_float32, a_float32, (1, 1), 'SAME', dimension_numbers=('NCHW', 'OIHW', 'NCHW')))  # JAX: float32
     reveal_type(lax.conv_transpose(a_bfloat16, a_float32, (1, 1), 'SAME', dimension_numbers=('NCHW', 'OIHW', 'NCHW')))  # JAX: error TypeError
     reveal_type(lax.conv_transpose(a_float32, weak_f, (1, 1), 'SAME', dimension_numbers=('NCHW', 'OIHW', 'NCHW')))  # JAX: float32
     reveal_type(lax.conv_transpose(weak_i, a_int8, (1, 1), 'SAME', dimension_numbers=('NCHW', 'OIHW', 'NCHW')))  # JAX: error TypeError
+
+
+def case_lax_conv_with_general_padding(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.conv_with_general_padding(a_int8, a_int8, (1, 1), 'SAME', None, None))  # JAX: int8
     reveal_type(lax.conv_with_general_padding(a_bfloat16, a_bfloat16, (1, 1), 'SAME', None, None))  # JAX: bfloat16
     reveal_type(lax.conv_with_general_padding(a_float32, a_float32, (1, 1), 'SAME', None, None))  # JAX: float32
     reveal_type(lax.conv_with_general_padding(a_bfloat16, a_float32, (1, 1), 'SAME', None, None))  # JAX: error TypeError
     reveal_type(lax.conv_with_general_padding(a_float32, weak_f, (1, 1), 'SAME', None, None))  # JAX: float32
     reveal_type(lax.conv_with_general_padding(weak_i, a_int8, (1, 1), 'SAME', None, None))  # JAX: error TypeError
+
+
+def case_lax_convert_element_type(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.convert_element_type(a_int8, None or jnp.float32))  # JAX: float32
     reveal_type(lax.convert_element_type(a_bfloat16, None or jnp.float32))  # JAX: float32
     reveal_type(lax.convert_element_type(weak_f, None or jnp.float32))  # JAX: float32
@@ -294,6 +409,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.convert_element_type(a_float32, jnp.int32 or jnp.float32))  # JAX: int32
     reveal_type(lax.convert_element_type(a_float32, jnp.float64 or jnp.float32))  # JAX: float32
     reveal_type(lax.convert_element_type(a_float32, jnp.bool or jnp.float32))  # JAX: bool_
+
+
+def case_lax_cos(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.cos(a_bool))  # JAX: error TypeError
     reveal_type(lax.cos(a_int8))  # JAX: error TypeError
     reveal_type(lax.cos(a_uint32))  # JAX: error TypeError
@@ -302,6 +420,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.cos(a_complex64))  # JAX: complex64
     reveal_type(lax.cos(weak_f))  # JAX: weak_float
     reveal_type(lax.cos(weak_i))  # JAX: error TypeError
+
+
+def case_lax_cosh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.cosh(a_bool))  # JAX: error TypeError
     reveal_type(lax.cosh(a_int8))  # JAX: error TypeError
     reveal_type(lax.cosh(a_uint32))  # JAX: error TypeError
@@ -310,6 +431,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.cosh(a_complex64))  # JAX: complex64
     reveal_type(lax.cosh(weak_f))  # JAX: weak_float
     reveal_type(lax.cosh(weak_i))  # JAX: error TypeError
+
+
+def case_lax_cumlogsumexp(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.cumlogsumexp(a_bool, 0))  # JAX: error TypeError
     reveal_type(lax.cumlogsumexp(a_int8, 0))  # JAX: int8
     reveal_type(lax.cumlogsumexp(a_uint32, 0))  # JAX: uint32
@@ -318,6 +442,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.cumlogsumexp(a_complex64, 0))  # JAX: complex64
     reveal_type(lax.cumlogsumexp(weak_f, 0))  # JAX: weak_float
     reveal_type(lax.cumlogsumexp(weak_i, 0))  # JAX: weak_int
+
+
+def case_lax_cummax(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.cummax(a_bool, 0))  # JAX: error TypeError
     reveal_type(lax.cummax(a_int8, 0))  # JAX: int8
     reveal_type(lax.cummax(a_uint32, 0))  # JAX: uint32
@@ -326,6 +453,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.cummax(a_complex64, 0))  # JAX: complex64
     reveal_type(lax.cummax(weak_f, 0))  # JAX: weak_float
     reveal_type(lax.cummax(weak_i, 0))  # JAX: weak_int
+
+
+def case_lax_cummin(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.cummin(a_bool, 0))  # JAX: error TypeError
     reveal_type(lax.cummin(a_int8, 0))  # JAX: int8
     reveal_type(lax.cummin(a_uint32, 0))  # JAX: uint32
@@ -334,6 +464,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.cummin(a_complex64, 0))  # JAX: complex64
     reveal_type(lax.cummin(weak_f, 0))  # JAX: weak_float
     reveal_type(lax.cummin(weak_i, 0))  # JAX: weak_int
+
+
+def case_lax_cumprod(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.cumprod(a_bool, 0))  # JAX: error TypeError
     reveal_type(lax.cumprod(a_int8, 0))  # JAX: int8
     reveal_type(lax.cumprod(a_uint32, 0))  # JAX: uint32
@@ -342,6 +475,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.cumprod(a_complex64, 0))  # JAX: complex64
     reveal_type(lax.cumprod(weak_f, 0))  # JAX: weak_float
     reveal_type(lax.cumprod(weak_i, 0))  # JAX: weak_int
+
+
+def case_lax_cumsum(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.cumsum(a_bool, 0))  # JAX: error TypeError
     reveal_type(lax.cumsum(a_int8, 0))  # JAX: int8
     reveal_type(lax.cumsum(a_uint32, 0))  # JAX: uint32
@@ -350,6 +486,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.cumsum(a_complex64, 0))  # JAX: complex64
     reveal_type(lax.cumsum(weak_f, 0))  # JAX: weak_float
     reveal_type(lax.cumsum(weak_i, 0))  # JAX: weak_int
+
+
+def case_lax_digamma(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.digamma(a_bool))  # JAX: error TypeError
     reveal_type(lax.digamma(a_int8))  # JAX: error TypeError
     reveal_type(lax.digamma(a_uint32))  # JAX: error TypeError
@@ -358,24 +497,36 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.digamma(a_complex64))  # JAX: error TypeError
     reveal_type(lax.digamma(weak_f))  # JAX: weak_float
     reveal_type(lax.digamma(weak_i))  # JAX: error TypeError
+
+
+def case_lax_div(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.div(a_int8, a_int8))  # JAX: int8
     reveal_type(lax.div(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.div(a_float32, a_float32))  # JAX: float32
     reveal_type(lax.div(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.div(a_float32, weak_f))  # JAX: float32
     reveal_type(lax.div(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_dot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.dot(a_int8, a_int8))  # JAX: int8
     reveal_type(lax.dot(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.dot(a_float32, a_float32))  # JAX: float32
     reveal_type(lax.dot(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(lax.dot(a_float32, weak_f))  # JAX: float32
     reveal_type(lax.dot(weak_i, a_int8))  # JAX: int32
+
+
+def case_lax_dot_general(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.dot_general(a_int8, a_int8, (((1,), (0,)), ((), ()))))  # JAX: int8
     reveal_type(lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ()))))  # JAX: bfloat16
     reveal_type(lax.dot_general(a_float32, a_float32, (((1,), (0,)), ((), ()))))  # JAX: float32
     reveal_type(lax.dot_general(a_bfloat16, a_float32, (((1,), (0,)), ((), ()))))  # JAX: float32
     reveal_type(lax.dot_general(a_float32, weak_f, (((1,), (0,)), ((), ()))))  # JAX: float32
     reveal_type(lax.dot_general(weak_i, a_int8, (((1,), (0,)), ((), ()))))  # JAX: int32
+
+
+def case_lax_dynamic_index_in_dim(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.dynamic_index_in_dim(a_bool, 0))  # JAX: bool_
     reveal_type(lax.dynamic_index_in_dim(a_int8, 0))  # JAX: int8
     reveal_type(lax.dynamic_index_in_dim(a_uint32, 0))  # JAX: uint32
@@ -384,6 +535,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.dynamic_index_in_dim(a_complex64, 0))  # JAX: complex64
     reveal_type(lax.dynamic_index_in_dim(weak_f, 0))  # JAX: weak_float
     reveal_type(lax.dynamic_index_in_dim(weak_i, 0))  # JAX: weak_int
+
+
+def case_lax_dynamic_slice(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.dynamic_slice(a_bool, (0, 0), (2, 2)))  # JAX: bool_
     reveal_type(lax.dynamic_slice(a_int8, (0, 0), (2, 2)))  # JAX: int8
     reveal_type(lax.dynamic_slice(a_uint32, (0, 0), (2, 2)))  # JAX: uint32
@@ -392,6 +546,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.dynamic_slice(a_complex64, (0, 0), (2, 2)))  # JAX: complex64
     reveal_type(lax.dynamic_slice(weak_f, (0, 0), (2, 2)))  # JAX: weak_float
     reveal_type(lax.dynamic_slice(weak_i, (0, 0), (2, 2)))  # JAX: weak_int
+
+
+def case_lax_dynamic_slice_in_dim(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.dynamic_slice_in_dim(a_bool, 0, 2))  # JAX: bool_
     reveal_type(lax.dynamic_slice_in_dim(a_int8, 0, 2))  # JAX: int8
     reveal_type(lax.dynamic_slice_in_dim(a_uint32, 0, 2))  # JAX: uint32
@@ -400,29 +557,44 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.dynamic_slice_in_dim(a_complex64, 0, 2))  # JAX: complex64
     reveal_type(lax.dynamic_slice_in_dim(weak_f, 0, 2))  # JAX: weak_float
     reveal_type(lax.dynamic_slice_in_dim(weak_i, 0, 2))  # JAX: weak_int
+
+
+def case_lax_dynamic_update_slice(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.dynamic_update_slice(a_int8, a_int8, (0, 0)))  # JAX: int8
     reveal_type(lax.dynamic_update_slice(a_bfloat16, a_bfloat16, (0, 0)))  # JAX: bfloat16
     reveal_type(lax.dynamic_update_slice(a_float32, a_float32, (0, 0)))  # JAX: float32
     reveal_type(lax.dynamic_update_slice(a_bfloat16, a_float32, (0, 0)))  # JAX: error TypeError
     reveal_type(lax.dynamic_update_slice(a_float32, weak_f, (0, 0)))  # JAX: float32
     reveal_type(lax.dynamic_update_slice(weak_i, a_int8, (0, 0)))  # JAX: error TypeError
+
+
+def case_lax_dynamic_update_slice_in_dim(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.dynamic_update_slice_in_dim(a_int8, a_int8, 0, 0))  # JAX: int8
     reveal_type(lax.dynamic_update_slice_in_dim(a_bfloat16, a_bfloat16, 0, 0))  # JAX: bfloat16
     reveal_type(lax.dynamic_update_slice_in_dim(a_float32, a_float32, 0, 0))  # JAX: float32
     reveal_type(lax.dynamic_update_slice_in_dim(a_bfloat16, a_float32, 0, 0))  # JAX: error TypeError
     reveal_type(lax.dynamic_update_slice_in_dim(a_float32, weak_f, 0, 0))  # JAX: float32
     reveal_type(lax.dynamic_update_slice_in_dim(weak_i, a_int8, 0, 0))  # JAX: error TypeError
+
+
+def case_lax_empty() -> None:
     reveal_type(lax.empty((3,), None or jnp.float32))  # JAX: float32
     reveal_type(lax.empty((3,), jnp.bfloat16 or jnp.float32))  # JAX: bfloat16
     reveal_type(lax.empty((3,), jnp.int32 or jnp.float32))  # JAX: int32
     reveal_type(lax.empty((3,), jnp.float64 or jnp.float32))  # JAX: float64
     reveal_type(lax.empty((3,), jnp.bool or jnp.float32))  # JAX: bool_
+
+
+def case_lax_eq(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.eq(a_int8, a_int8))  # JAX: bool_
     reveal_type(lax.eq(a_bfloat16, a_bfloat16))  # JAX: bool_
     reveal_type(lax.eq(a_float32, a_float32))  # JAX: bool_
     reveal_type(lax.eq(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.eq(a_float32, weak_f))  # JAX: bool_
     reveal_type(lax.eq(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_erf(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.erf(a_bool))  # JAX: error TypeError
     reveal_type(lax.erf(a_int8))  # JAX: error TypeError
     reveal_type(lax.erf(a_uint32))  # JAX: error TypeError
@@ -431,6 +603,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.erf(a_complex64))  # JAX: error TypeError
     reveal_type(lax.erf(weak_f))  # JAX: weak_float
     reveal_type(lax.erf(weak_i))  # JAX: error TypeError
+
+
+def case_lax_erf_inv(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.erf_inv(a_bool))  # JAX: error TypeError
     reveal_type(lax.erf_inv(a_int8))  # JAX: error TypeError
     reveal_type(lax.erf_inv(a_uint32))  # JAX: error TypeError
@@ -439,6 +614,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.erf_inv(a_complex64))  # JAX: error TypeError
     reveal_type(lax.erf_inv(weak_f))  # JAX: weak_float
     reveal_type(lax.erf_inv(weak_i))  # JAX: error TypeError
+
+
+def case_lax_erfc(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.erfc(a_bool))  # JAX: error TypeError
     reveal_type(lax.erfc(a_int8))  # JAX: error TypeError
     reveal_type(lax.erfc(a_uint32))  # JAX: error TypeError
@@ -447,6 +625,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.erfc(a_complex64))  # JAX: error TypeError
     reveal_type(lax.erfc(weak_f))  # JAX: weak_float
     reveal_type(lax.erfc(weak_i))  # JAX: error TypeError
+
+
+def case_lax_exp(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.exp(a_bool))  # JAX: error TypeError
     reveal_type(lax.exp(a_int8))  # JAX: error TypeError
     reveal_type(lax.exp(a_uint32))  # JAX: error TypeError
@@ -455,6 +636,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.exp(a_complex64))  # JAX: complex64
     reveal_type(lax.exp(weak_f))  # JAX: weak_float
     reveal_type(lax.exp(weak_i))  # JAX: error TypeError
+
+
+def case_lax_exp2(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.exp2(a_bool))  # JAX: error TypeError
     reveal_type(lax.exp2(a_int8))  # JAX: error TypeError
     reveal_type(lax.exp2(a_uint32))  # JAX: error TypeError
@@ -463,6 +647,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.exp2(a_complex64))  # JAX: complex64
     reveal_type(lax.exp2(weak_f))  # JAX: weak_float
     reveal_type(lax.exp2(weak_i))  # JAX: error TypeError
+
+
+def case_lax_expand_dims(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.expand_dims(a_bool, (0,)))  # JAX: bool_
     reveal_type(lax.expand_dims(a_int8, (0,)))  # JAX: int8
     reveal_type(lax.expand_dims(a_uint32, (0,)))  # JAX: uint32
@@ -471,6 +658,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.expand_dims(a_complex64, (0,)))  # JAX: complex64
     reveal_type(lax.expand_dims(weak_f, (0,)))  # JAX: weak_float
     reveal_type(lax.expand_dims(weak_i, (0,)))  # JAX: weak_int
+
+
+def case_lax_expm1(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.expm1(a_bool))  # JAX: error TypeError
     reveal_type(lax.expm1(a_int8))  # JAX: error TypeError
     reveal_type(lax.expm1(a_uint32))  # JAX: error TypeError
@@ -479,6 +669,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.expm1(a_complex64))  # JAX: complex64
     reveal_type(lax.expm1(weak_f))  # JAX: weak_float
     reveal_type(lax.expm1(weak_i))  # JAX: error TypeError
+
+
+def case_lax_fft(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.fft(a_bool, 'FFT', (3,)))  # JAX: complex64
     reveal_type(lax.fft(a_int8, 'FFT', (3,)))  # JAX: complex64
     reveal_type(lax.fft(a_uint32, 'FFT', (3,)))  # JAX: complex64
@@ -487,6 +680,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.fft(a_complex64, 'FFT', (3,)))  # JAX: complex64
     reveal_type(lax.fft(weak_f, 'FFT', (3,)))  # JAX: complex64
     reveal_type(lax.fft(weak_i, 'FFT', (3,)))  # JAX: complex64
+
+
+def case_lax_floor(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.floor(a_bool))  # JAX: error TypeError
     reveal_type(lax.floor(a_int8))  # JAX: error TypeError
     reveal_type(lax.floor(a_uint32))  # JAX: error TypeError
@@ -495,11 +691,17 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.floor(a_complex64))  # JAX: error TypeError
     reveal_type(lax.floor(weak_f))  # JAX: weak_float
     reveal_type(lax.floor(weak_i))  # JAX: error TypeError
+
+
+def case_lax_full() -> None:
     reveal_type(lax.full((3,), 1, None))  # JAX: weak_int
     reveal_type(lax.full((3,), 1, jnp.bfloat16))  # JAX: bfloat16
     reveal_type(lax.full((3,), 1, jnp.int32))  # JAX: int32
     reveal_type(lax.full((3,), 1, jnp.float64))  # JAX: float32
     reveal_type(lax.full((3,), 1, jnp.bool))  # JAX: bool_
+
+
+def case_lax_full_like(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.full_like(a_int8, 1, None))  # JAX: int8
     reveal_type(lax.full_like(a_bfloat16, 1, None))  # JAX: bfloat16
     reveal_type(lax.full_like(weak_f, 1, None))  # JAX: weak_float
@@ -507,30 +709,45 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.full_like(a_float32, 1, jnp.int32))  # JAX: int32
     reveal_type(lax.full_like(a_float32, 1, jnp.float64))  # JAX: float32
     reveal_type(lax.full_like(a_float32, 1, jnp.bool))  # JAX: bool_
+
+
+def case_lax_ge(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.ge(a_int8, a_int8))  # JAX: bool_
     reveal_type(lax.ge(a_bfloat16, a_bfloat16))  # JAX: bool_
     reveal_type(lax.ge(a_float32, a_float32))  # JAX: bool_
     reveal_type(lax.ge(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.ge(a_float32, weak_f))  # JAX: bool_
     reveal_type(lax.ge(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_gt(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.gt(a_int8, a_int8))  # JAX: bool_
     reveal_type(lax.gt(a_bfloat16, a_bfloat16))  # JAX: bool_
     reveal_type(lax.gt(a_float32, a_float32))  # JAX: bool_
     reveal_type(lax.gt(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.gt(a_float32, weak_f))  # JAX: bool_
     reveal_type(lax.gt(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_igamma(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.igamma(a_int8, a_int8))  # JAX: error TypeError
     reveal_type(lax.igamma(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.igamma(a_float32, a_float32))  # JAX: float32
     reveal_type(lax.igamma(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.igamma(a_float32, weak_f))  # JAX: float32
     reveal_type(lax.igamma(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_igammac(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.igammac(a_int8, a_int8))  # JAX: error TypeError
     reveal_type(lax.igammac(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.igammac(a_float32, a_float32))  # JAX: float32
     reveal_type(lax.igammac(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.igammac(a_float32, weak_f))  # JAX: float32
     reveal_type(lax.igammac(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_imag(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.imag(a_bool))  # JAX: error TypeError
     reveal_type(lax.imag(a_int8))  # JAX: error TypeError
     reveal_type(lax.imag(a_uint32))  # JAX: error TypeError
@@ -539,6 +756,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.imag(a_complex64))  # JAX: float32
     reveal_type(lax.imag(weak_f))  # JAX: error TypeError
     reveal_type(lax.imag(weak_i))  # JAX: error TypeError
+
+
+def case_lax_index_in_dim(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.index_in_dim(a_bool, 0))  # JAX: bool_
     reveal_type(lax.index_in_dim(a_int8, 0))  # JAX: int8
     reveal_type(lax.index_in_dim(a_uint32, 0))  # JAX: uint32
@@ -547,6 +767,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.index_in_dim(a_complex64, 0))  # JAX: complex64
     reveal_type(lax.index_in_dim(weak_f, 0))  # JAX: weak_float
     reveal_type(lax.index_in_dim(weak_i, 0))  # JAX: weak_int
+
+
+def case_lax_integer_pow(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.integer_pow(a_bool, 2))  # JAX: error TypeError
     reveal_type(lax.integer_pow(a_int8, 2))  # JAX: int8
     reveal_type(lax.integer_pow(a_uint32, 2))  # JAX: uint32
@@ -555,11 +778,17 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.integer_pow(a_complex64, 2))  # JAX: complex64
     reveal_type(lax.integer_pow(weak_f, 2))  # JAX: weak_float
     reveal_type(lax.integer_pow(weak_i, 2))  # JAX: weak_int
+
+
+def case_lax_iota() -> None:
     reveal_type(lax.iota(None or jnp.int32, 3))  # JAX: int32
     reveal_type(lax.iota(jnp.bfloat16 or jnp.int32, 3))  # JAX: bfloat16
     reveal_type(lax.iota(jnp.int32 or jnp.int32, 3))  # JAX: int32
     reveal_type(lax.iota(jnp.float64 or jnp.int32, 3))  # JAX: float32
     reveal_type(lax.iota(jnp.bool or jnp.int32, 3))  # JAX: error TypeError
+
+
+def case_lax_is_finite(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.is_finite(a_bool))  # JAX: error TypeError
     reveal_type(lax.is_finite(a_int8))  # JAX: error TypeError
     reveal_type(lax.is_finite(a_uint32))  # JAX: error TypeError
@@ -568,12 +797,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.is_finite(a_complex64))  # JAX: error TypeError
     reveal_type(lax.is_finite(weak_f))  # JAX: bool_
     reveal_type(lax.is_finite(weak_i))  # JAX: error TypeError
+
+
+def case_lax_le(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.le(a_int8, a_int8))  # JAX: bool_
     reveal_type(lax.le(a_bfloat16, a_bfloat16))  # JAX: bool_
     reveal_type(lax.le(a_float32, a_float32))  # JAX: bool_
     reveal_type(lax.le(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.le(a_float32, weak_f))  # JAX: bool_
     reveal_type(lax.le(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_lgamma(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.lgamma(a_bool))  # JAX: error TypeError
     reveal_type(lax.lgamma(a_int8))  # JAX: error TypeError
     reveal_type(lax.lgamma(a_uint32))  # JAX: error TypeError
@@ -582,6 +817,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.lgamma(a_complex64))  # JAX: error TypeError
     reveal_type(lax.lgamma(weak_f))  # JAX: weak_float
     reveal_type(lax.lgamma(weak_i))  # JAX: error TypeError
+
+
+def case_lax_log(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.log(a_bool))  # JAX: error TypeError
     reveal_type(lax.log(a_int8))  # JAX: error TypeError
     reveal_type(lax.log(a_uint32))  # JAX: error TypeError
@@ -590,6 +828,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.log(a_complex64))  # JAX: complex64
     reveal_type(lax.log(weak_f))  # JAX: weak_float
     reveal_type(lax.log(weak_i))  # JAX: error TypeError
+
+
+def case_lax_log1p(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.log1p(a_bool))  # JAX: error TypeError
     reveal_type(lax.log1p(a_int8))  # JAX: error TypeError
     reveal_type(lax.log1p(a_uint32))  # JAX: error TypeError
@@ -598,6 +839,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.log1p(a_complex64))  # JAX: complex64
     reveal_type(lax.log1p(weak_f))  # JAX: weak_float
     reveal_type(lax.log1p(weak_i))  # JAX: error TypeError
+
+
+def case_lax_logistic(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.logistic(a_bool))  # JAX: error TypeError
     reveal_type(lax.logistic(a_int8))  # JAX: error TypeError
     reveal_type(lax.logistic(a_uint32))  # JAX: error TypeError
@@ -606,42 +850,63 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.logistic(a_complex64))  # JAX: complex64
     reveal_type(lax.logistic(weak_f))  # JAX: weak_float
     reveal_type(lax.logistic(weak_i))  # JAX: error TypeError
+
+
+def case_lax_lt(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.lt(a_int8, a_int8))  # JAX: bool_
     reveal_type(lax.lt(a_bfloat16, a_bfloat16))  # JAX: bool_
     reveal_type(lax.lt(a_float32, a_float32))  # JAX: bool_
     reveal_type(lax.lt(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.lt(a_float32, weak_f))  # JAX: bool_
     reveal_type(lax.lt(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_max(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.max(a_int8, a_int8))  # JAX: int8
     reveal_type(lax.max(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.max(a_float32, a_float32))  # JAX: float32
     reveal_type(lax.max(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.max(a_float32, weak_f))  # JAX: float32
     reveal_type(lax.max(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_min(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.min(a_int8, a_int8))  # JAX: int8
     reveal_type(lax.min(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.min(a_float32, a_float32))  # JAX: float32
     reveal_type(lax.min(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.min(a_float32, weak_f))  # JAX: float32
     reveal_type(lax.min(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_mul(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.mul(a_int8, a_int8))  # JAX: int8
     reveal_type(lax.mul(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.mul(a_float32, a_float32))  # JAX: float32
     reveal_type(lax.mul(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.mul(a_float32, weak_f))  # JAX: float32
     reveal_type(lax.mul(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_mulhi(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.mulhi(a_int8, a_int8))  # JAX: int8
     reveal_type(lax.mulhi(a_bfloat16, a_bfloat16))  # JAX: error TypeError
     reveal_type(lax.mulhi(a_float32, a_float32))  # JAX: error TypeError
     reveal_type(lax.mulhi(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.mulhi(a_float32, weak_f))  # JAX: error TypeError
     reveal_type(lax.mulhi(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_ne(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.ne(a_int8, a_int8))  # JAX: bool_
     reveal_type(lax.ne(a_bfloat16, a_bfloat16))  # JAX: bool_
     reveal_type(lax.ne(a_float32, a_float32))  # JAX: bool_
     reveal_type(lax.ne(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.ne(a_float32, weak_f))  # JAX: bool_
     reveal_type(lax.ne(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_neg(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.neg(a_bool))  # JAX: error TypeError
     reveal_type(lax.neg(a_int8))  # JAX: int8
     reveal_type(lax.neg(a_uint32))  # JAX: uint32
@@ -650,12 +915,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.neg(a_complex64))  # JAX: complex64
     reveal_type(lax.neg(weak_f))  # JAX: weak_float
     reveal_type(lax.neg(weak_i))  # JAX: weak_int
+
+
+def case_lax_nextafter(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.nextafter(a_int8, a_int8))  # JAX: error TypeError
     reveal_type(lax.nextafter(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.nextafter(a_float32, a_float32))  # JAX: float32
     reveal_type(lax.nextafter(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.nextafter(a_float32, weak_f))  # JAX: float32
     reveal_type(lax.nextafter(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_optimization_barrier(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.optimization_barrier(a_bool))  # JAX: bool_
     reveal_type(lax.optimization_barrier(a_int8))  # JAX: int8
     reveal_type(lax.optimization_barrier(a_uint32))  # JAX: uint32
@@ -664,6 +935,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.optimization_barrier(a_complex64))  # JAX: complex64
     reveal_type(lax.optimization_barrier(weak_f))  # JAX: weak_float
     reveal_type(lax.optimization_barrier(weak_i))  # JAX: weak_int
+
+
+def case_lax_pad(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.pad(a_bool, jnp.zeros((), a_bool.dtype), ((1, 1, 0), (0, 0, 0))))  # JAX: bool_
     reveal_type(lax.pad(a_int8, jnp.zeros((), a_int8.dtype), ((1, 1, 0), (0, 0, 0))))  # JAX: int8
     reveal_type(lax.pad(a_uint32, jnp.zeros((), a_uint32.dtype), ((1, 1, 0), (0, 0, 0))))  # JAX: uint32
@@ -672,12 +946,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.pad(a_complex64, jnp.zeros((), a_complex64.dtype), ((1, 1, 0), (0, 0, 0))))  # JAX: complex64
     reveal_type(lax.pad(weak_f, jnp.zeros((), weak_f.dtype), ((1, 1, 0), (0, 0, 0))))  # JAX: float32
     reveal_type(lax.pad(weak_i, jnp.zeros((), weak_i.dtype), ((1, 1, 0), (0, 0, 0))))  # JAX: int32
+
+
+def case_lax_polygamma(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.polygamma(a_int8, a_int8))  # JAX: error TypeError
     reveal_type(lax.polygamma(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.polygamma(a_float32, a_float32))  # JAX: float32
     reveal_type(lax.polygamma(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.polygamma(a_float32, weak_f))  # JAX: float32
     reveal_type(lax.polygamma(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_population_count(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.population_count(a_bool))  # JAX: error TypeError
     reveal_type(lax.population_count(a_int8))  # JAX: int8
     reveal_type(lax.population_count(a_uint32))  # JAX: uint32
@@ -686,12 +966,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.population_count(a_complex64))  # JAX: error TypeError
     reveal_type(lax.population_count(weak_f))  # JAX: error TypeError
     reveal_type(lax.population_count(weak_i))  # JAX: weak_int
+
+
+def case_lax_pow(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.pow(a_int8, a_int8))  # JAX: error TypeError
     reveal_type(lax.pow(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.pow(a_float32, a_float32))  # JAX: float32
     reveal_type(lax.pow(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.pow(a_float32, weak_f))  # JAX: float32
     reveal_type(lax.pow(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_real(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.real(a_bool))  # JAX: error TypeError
     reveal_type(lax.real(a_int8))  # JAX: error TypeError
     reveal_type(lax.real(a_uint32))  # JAX: error TypeError
@@ -700,6 +986,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.real(a_complex64))  # JAX: float32
     reveal_type(lax.real(weak_f))  # JAX: error TypeError
     reveal_type(lax.real(weak_i))  # JAX: error TypeError
+
+
+def case_lax_reciprocal(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.reciprocal(a_bool))  # JAX: error TypeError
     reveal_type(lax.reciprocal(a_int8))  # JAX: error TypeError
     reveal_type(lax.reciprocal(a_uint32))  # JAX: error TypeError
@@ -708,6 +997,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.reciprocal(a_complex64))  # JAX: complex64
     reveal_type(lax.reciprocal(weak_f))  # JAX: weak_float
     reveal_type(lax.reciprocal(weak_i))  # JAX: error TypeError
+
+
+def case_lax_reduce_and(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.reduce_and(a_bool, (0,)))  # JAX: bool_
     reveal_type(lax.reduce_and(a_int8, (0,)))  # JAX: int8
     reveal_type(lax.reduce_and(a_uint32, (0,)))  # JAX: uint32
@@ -716,6 +1008,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.reduce_and(a_complex64, (0,)))  # JAX: error TypeError
     reveal_type(lax.reduce_and(weak_f, (0,)))  # JAX: error TypeError
     reveal_type(lax.reduce_and(weak_i, (0,)))  # JAX: int32
+
+
+def case_lax_reduce_max(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.reduce_max(a_bool, (0,)))  # JAX: bool_
     reveal_type(lax.reduce_max(a_int8, (0,)))  # JAX: int8
     reveal_type(lax.reduce_max(a_uint32, (0,)))  # JAX: uint32
@@ -724,6 +1019,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.reduce_max(a_complex64, (0,)))  # JAX: complex64
     reveal_type(lax.reduce_max(weak_f, (0,)))  # JAX: weak_float
     reveal_type(lax.reduce_max(weak_i, (0,)))  # JAX: weak_int
+
+
+def case_lax_reduce_min(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.reduce_min(a_bool, (0,)))  # JAX: bool_
     reveal_type(lax.reduce_min(a_int8, (0,)))  # JAX: int8
     reveal_type(lax.reduce_min(a_uint32, (0,)))  # JAX: uint32
@@ -732,6 +1030,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.reduce_min(a_complex64, (0,)))  # JAX: complex64
     reveal_type(lax.reduce_min(weak_f, (0,)))  # JAX: weak_float
     reveal_type(lax.reduce_min(weak_i, (0,)))  # JAX: weak_int
+
+
+def case_lax_reduce_or(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.reduce_or(a_bool, (0,)))  # JAX: bool_
     reveal_type(lax.reduce_or(a_int8, (0,)))  # JAX: int8
     reveal_type(lax.reduce_or(a_uint32, (0,)))  # JAX: uint32
@@ -740,6 +1041,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.reduce_or(a_complex64, (0,)))  # JAX: error TypeError
     reveal_type(lax.reduce_or(weak_f, (0,)))  # JAX: error TypeError
     reveal_type(lax.reduce_or(weak_i, (0,)))  # JAX: int32
+
+
+def case_lax_reduce_precision(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.reduce_precision(a_bool, 5, 10))  # JAX: error TypeError
     reveal_type(lax.reduce_precision(a_int8, 5, 10))  # JAX: error TypeError
     reveal_type(lax.reduce_precision(a_uint32, 5, 10))  # JAX: error TypeError
@@ -748,6 +1052,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.reduce_precision(a_complex64, 5, 10))  # JAX: error TypeError
     reveal_type(lax.reduce_precision(weak_f, 5, 10))  # JAX: weak_float
     reveal_type(lax.reduce_precision(weak_i, 5, 10))  # JAX: error TypeError
+
+
+def case_lax_reduce_prod(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.reduce_prod(a_bool, (0,)))  # JAX: error TypeError
     reveal_type(lax.reduce_prod(a_int8, (0,)))  # JAX: int8
     reveal_type(lax.reduce_prod(a_uint32, (0,)))  # JAX: uint32
@@ -756,6 +1063,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.reduce_prod(a_complex64, (0,)))  # JAX: complex64
     reveal_type(lax.reduce_prod(weak_f, (0,)))  # JAX: weak_float
     reveal_type(lax.reduce_prod(weak_i, (0,)))  # JAX: weak_int
+
+
+def case_lax_reduce_sum(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.reduce_sum(a_bool, (0,)))  # JAX: error TypeError
     reveal_type(lax.reduce_sum(a_int8, (0,)))  # JAX: int8
     reveal_type(lax.reduce_sum(a_uint32, (0,)))  # JAX: uint32
@@ -764,6 +1074,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.reduce_sum(a_complex64, (0,)))  # JAX: complex64
     reveal_type(lax.reduce_sum(weak_f, (0,)))  # JAX: weak_float
     reveal_type(lax.reduce_sum(weak_i, (0,)))  # JAX: weak_int
+
+
+def case_lax_reduce_xor(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.reduce_xor(a_bool, (0,)))  # JAX: bool_
     reveal_type(lax.reduce_xor(a_int8, (0,)))  # JAX: int8
     reveal_type(lax.reduce_xor(a_uint32, (0,)))  # JAX: uint32
@@ -772,12 +1085,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.reduce_xor(a_complex64, (0,)))  # JAX: error TypeError
     reveal_type(lax.reduce_xor(weak_f, (0,)))  # JAX: error TypeError
     reveal_type(lax.reduce_xor(weak_i, (0,)))  # JAX: int32
+
+
+def case_lax_rem(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.rem(a_int8, a_int8))  # JAX: int8
     reveal_type(lax.rem(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.rem(a_float32, a_float32))  # JAX: float32
     reveal_type(lax.rem(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.rem(a_float32, weak_f))  # JAX: float32
     reveal_type(lax.rem(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_reshape(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.reshape(a_bool, (9,)))  # JAX: bool_
     reveal_type(lax.reshape(a_int8, (9,)))  # JAX: int8
     reveal_type(lax.reshape(a_uint32, (9,)))  # JAX: uint32
@@ -786,6 +1105,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.reshape(a_complex64, (9,)))  # JAX: complex64
     reveal_type(lax.reshape(weak_f, (9,)))  # JAX: weak_float
     reveal_type(lax.reshape(weak_i, (9,)))  # JAX: weak_int
+
+
+def case_lax_rev(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.rev(a_bool, (0,)))  # JAX: bool_
     reveal_type(lax.rev(a_int8, (0,)))  # JAX: int8
     reveal_type(lax.rev(a_uint32, (0,)))  # JAX: uint32
@@ -794,6 +1116,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.rev(a_complex64, (0,)))  # JAX: complex64
     reveal_type(lax.rev(weak_f, (0,)))  # JAX: weak_float
     reveal_type(lax.rev(weak_i, (0,)))  # JAX: weak_int
+
+
+def case_lax_round(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.round(a_bool))  # JAX: error TypeError
     reveal_type(lax.round(a_int8))  # JAX: error TypeError
     reveal_type(lax.round(a_uint32))  # JAX: error TypeError
@@ -802,6 +1127,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.round(a_complex64))  # JAX: error TypeError
     reveal_type(lax.round(weak_f))  # JAX: weak_float
     reveal_type(lax.round(weak_i))  # JAX: error TypeError
+
+
+def case_lax_rsqrt(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.rsqrt(a_bool))  # JAX: error TypeError
     reveal_type(lax.rsqrt(a_int8))  # JAX: error TypeError
     reveal_type(lax.rsqrt(a_uint32))  # JAX: error TypeError
@@ -810,32 +1138,50 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.rsqrt(a_complex64))  # JAX: complex64
     reveal_type(lax.rsqrt(weak_f))  # JAX: weak_float
     reveal_type(lax.rsqrt(weak_i))  # JAX: error TypeError
+
+
+def case_lax_select(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], weak_f: jax.Array[weak_float], a_float16: jax.Array[float16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.select(a_bool, a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.select(a_bool, a_float32, weak_f))  # JAX: float32
     reveal_type(lax.select(a_bool, a_int8, weak_f))  # JAX: error TypeError
     reveal_type(lax.select(a_bool, a_float16, a_bfloat16))  # JAX: error TypeError
+
+
+def case_lax_select_n(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], weak_f: jax.Array[weak_float], a_float16: jax.Array[float16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.select_n(a_bool, a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.select_n(a_bool, a_float32, weak_f))  # JAX: float32
     reveal_type(lax.select_n(a_bool, a_int8, weak_f))  # JAX: error TypeError
     reveal_type(lax.select_n(a_bool, a_float16, a_bfloat16))  # JAX: error TypeError
+
+
+def case_lax_shift_left(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.shift_left(a_int8, a_int8))  # JAX: int8
     reveal_type(lax.shift_left(a_bfloat16, a_bfloat16))  # JAX: error TypeError
     reveal_type(lax.shift_left(a_float32, a_float32))  # JAX: error TypeError
     reveal_type(lax.shift_left(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.shift_left(a_float32, weak_f))  # JAX: error TypeError
     reveal_type(lax.shift_left(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_shift_right_arithmetic(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.shift_right_arithmetic(a_int8, a_int8))  # JAX: int8
     reveal_type(lax.shift_right_arithmetic(a_bfloat16, a_bfloat16))  # JAX: error TypeError
     reveal_type(lax.shift_right_arithmetic(a_float32, a_float32))  # JAX: error TypeError
     reveal_type(lax.shift_right_arithmetic(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.shift_right_arithmetic(a_float32, weak_f))  # JAX: error TypeError
     reveal_type(lax.shift_right_arithmetic(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_shift_right_logical(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.shift_right_logical(a_int8, a_int8))  # JAX: int8
     reveal_type(lax.shift_right_logical(a_bfloat16, a_bfloat16))  # JAX: error TypeError
     reveal_type(lax.shift_right_logical(a_float32, a_float32))  # JAX: error TypeError
     reveal_type(lax.shift_right_logical(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.shift_right_logical(a_float32, weak_f))  # JAX: error TypeError
     reveal_type(lax.shift_right_logical(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_sign(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.sign(a_bool))  # JAX: error TypeError
     reveal_type(lax.sign(a_int8))  # JAX: int8
     reveal_type(lax.sign(a_uint32))  # JAX: uint32
@@ -844,6 +1190,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.sign(a_complex64))  # JAX: complex64
     reveal_type(lax.sign(weak_f))  # JAX: weak_float
     reveal_type(lax.sign(weak_i))  # JAX: weak_int
+
+
+def case_lax_sin(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.sin(a_bool))  # JAX: error TypeError
     reveal_type(lax.sin(a_int8))  # JAX: error TypeError
     reveal_type(lax.sin(a_uint32))  # JAX: error TypeError
@@ -852,6 +1201,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.sin(a_complex64))  # JAX: complex64
     reveal_type(lax.sin(weak_f))  # JAX: weak_float
     reveal_type(lax.sin(weak_i))  # JAX: error TypeError
+
+
+def case_lax_sinh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.sinh(a_bool))  # JAX: error TypeError
     reveal_type(lax.sinh(a_int8))  # JAX: error TypeError
     reveal_type(lax.sinh(a_uint32))  # JAX: error TypeError
@@ -860,6 +1212,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.sinh(a_complex64))  # JAX: complex64
     reveal_type(lax.sinh(weak_f))  # JAX: weak_float
     reveal_type(lax.sinh(weak_i))  # JAX: error TypeError
+
+
+def case_lax_slice(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.slice(a_bool, (0, 0), (2, 2)))  # JAX: bool_
     reveal_type(lax.slice(a_int8, (0, 0), (2, 2)))  # JAX: int8
     reveal_type(lax.slice(a_uint32, (0, 0), (2, 2)))  # JAX: uint32
@@ -868,6 +1223,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.slice(a_complex64, (0, 0), (2, 2)))  # JAX: complex64
     reveal_type(lax.slice(weak_f, (0, 0), (2, 2)))  # JAX: weak_float
     reveal_type(lax.slice(weak_i, (0, 0), (2, 2)))  # JAX: weak_int
+
+
+def case_lax_slice_in_dim(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.slice_in_dim(a_bool, 0, 2))  # JAX: bool_
     reveal_type(lax.slice_in_dim(a_int8, 0, 2))  # JAX: int8
     reveal_type(lax.slice_in_dim(a_uint32, 0, 2))  # JAX: uint32
@@ -876,6 +1234,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.slice_in_dim(a_complex64, 0, 2))  # JAX: complex64
     reveal_type(lax.slice_in_dim(weak_f, 0, 2))  # JAX: weak_float
     reveal_type(lax.slice_in_dim(weak_i, 0, 2))  # JAX: weak_int
+
+
+def case_lax_sort(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.sort(a_bool))  # JAX: bool_
     reveal_type(lax.sort(a_int8))  # JAX: int8
     reveal_type(lax.sort(a_uint32))  # JAX: uint32
@@ -884,12 +1245,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.sort(a_complex64))  # JAX: complex64
     reveal_type(lax.sort(weak_f))  # JAX: weak_float
     reveal_type(lax.sort(weak_i))  # JAX: weak_int
+
+
+def case_lax_sort_key_val(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.sort_key_val(a_int8, a_int8))  # JAX: int8
     reveal_type(lax.sort_key_val(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.sort_key_val(a_float32, a_float32))  # JAX: float32
     reveal_type(lax.sort_key_val(a_bfloat16, a_float32))  # JAX: bfloat16
     reveal_type(lax.sort_key_val(a_float32, weak_f))  # JAX: float32
     reveal_type(lax.sort_key_val(weak_i, a_int8))  # JAX: weak_int
+
+
+def case_lax_split(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.split(a_bool, (1, 2)))  # JAX: bool_
     reveal_type(lax.split(a_int8, (1, 2)))  # JAX: int8
     reveal_type(lax.split(a_uint32, (1, 2)))  # JAX: uint32
@@ -898,6 +1265,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.split(a_complex64, (1, 2)))  # JAX: complex64
     reveal_type(lax.split(weak_f, (1, 2)))  # JAX: weak_float
     reveal_type(lax.split(weak_i, (1, 2)))  # JAX: weak_int
+
+
+def case_lax_sqrt(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.sqrt(a_bool))  # JAX: error TypeError
     reveal_type(lax.sqrt(a_int8))  # JAX: error TypeError
     reveal_type(lax.sqrt(a_uint32))  # JAX: error TypeError
@@ -906,6 +1276,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.sqrt(a_complex64))  # JAX: complex64
     reveal_type(lax.sqrt(weak_f))  # JAX: weak_float
     reveal_type(lax.sqrt(weak_i))  # JAX: error TypeError
+
+
+def case_lax_square(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.square(a_bool))  # JAX: error TypeError
     reveal_type(lax.square(a_int8))  # JAX: int8
     reveal_type(lax.square(a_uint32))  # JAX: uint32
@@ -914,6 +1287,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.square(a_complex64))  # JAX: complex64
     reveal_type(lax.square(weak_f))  # JAX: weak_float
     reveal_type(lax.square(weak_i))  # JAX: weak_int
+
+
+def case_lax_squeeze(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.squeeze(a_bool[None], (0,)))  # JAX: bool_
     reveal_type(lax.squeeze(a_int8[None], (0,)))  # JAX: int8
     reveal_type(lax.squeeze(a_uint32[None], (0,)))  # JAX: uint32
@@ -922,12 +1298,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.squeeze(a_complex64[None], (0,)))  # JAX: complex64
     reveal_type(lax.squeeze(weak_f[None], (0,)))  # JAX: weak_float
     reveal_type(lax.squeeze(weak_i[None], (0,)))  # JAX: weak_int
+
+
+def case_lax_stack(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.stack([a_int8, a_int8]))  # JAX: int8
     reveal_type(lax.stack([a_bfloat16, a_bfloat16]))  # JAX: bfloat16
     reveal_type(lax.stack([a_float32, a_float32]))  # JAX: float32
     reveal_type(lax.stack([a_bfloat16, a_float32]))  # JAX: error TypeError
     reveal_type(lax.stack([a_float32, weak_f]))  # JAX: float32
     reveal_type(lax.stack([weak_i, a_int8]))  # JAX: error TypeError
+
+
+def case_lax_stop_gradient(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.stop_gradient(a_bool))  # JAX: bool_
     reveal_type(lax.stop_gradient(a_int8))  # JAX: int8
     reveal_type(lax.stop_gradient(a_uint32))  # JAX: uint32
@@ -936,12 +1318,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.stop_gradient(a_complex64))  # JAX: complex64
     reveal_type(lax.stop_gradient(weak_f))  # JAX: weak_float
     reveal_type(lax.stop_gradient(weak_i))  # JAX: weak_int
+
+
+def case_lax_sub(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.sub(a_int8, a_int8))  # JAX: int8
     reveal_type(lax.sub(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.sub(a_float32, a_float32))  # JAX: float32
     reveal_type(lax.sub(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.sub(a_float32, weak_f))  # JAX: float32
     reveal_type(lax.sub(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_tan(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.tan(a_bool))  # JAX: error TypeError
     reveal_type(lax.tan(a_int8))  # JAX: error TypeError
     reveal_type(lax.tan(a_uint32))  # JAX: error TypeError
@@ -950,6 +1338,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.tan(a_complex64))  # JAX: complex64
     reveal_type(lax.tan(weak_f))  # JAX: weak_float
     reveal_type(lax.tan(weak_i))  # JAX: error TypeError
+
+
+def case_lax_tanh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.tanh(a_bool))  # JAX: error TypeError
     reveal_type(lax.tanh(a_int8))  # JAX: error TypeError
     reveal_type(lax.tanh(a_uint32))  # JAX: error TypeError
@@ -958,6 +1349,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.tanh(a_complex64))  # JAX: complex64
     reveal_type(lax.tanh(weak_f))  # JAX: weak_float
     reveal_type(lax.tanh(weak_i))  # JAX: error TypeError
+
+
+def case_lax_tile(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.tile(a_bool, (2, 1)))  # JAX: bool_
     reveal_type(lax.tile(a_int8, (2, 1)))  # JAX: int8
     reveal_type(lax.tile(a_uint32, (2, 1)))  # JAX: uint32
@@ -966,6 +1360,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.tile(a_complex64, (2, 1)))  # JAX: complex64
     reveal_type(lax.tile(weak_f, (2, 1)))  # JAX: weak_float
     reveal_type(lax.tile(weak_i, (2, 1)))  # JAX: weak_int
+
+
+def case_lax_top_k(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.top_k(a_bool, 2))  # JAX: bool_
     reveal_type(lax.top_k(a_int8, 2))  # JAX: int8
     reveal_type(lax.top_k(a_uint32, 2))  # JAX: uint32
@@ -974,6 +1371,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.top_k(a_complex64, 2))  # JAX: error ValueError
     reveal_type(lax.top_k(weak_f, 2))  # JAX: weak_float
     reveal_type(lax.top_k(weak_i, 2))  # JAX: weak_int
+
+
+def case_lax_transpose(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.transpose(a_bool, (1, 0)))  # JAX: bool_
     reveal_type(lax.transpose(a_int8, (1, 0)))  # JAX: int8
     reveal_type(lax.transpose(a_uint32, (1, 0)))  # JAX: uint32
@@ -982,6 +1382,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.transpose(a_complex64, (1, 0)))  # JAX: complex64
     reveal_type(lax.transpose(weak_f, (1, 0)))  # JAX: weak_float
     reveal_type(lax.transpose(weak_i, (1, 0)))  # JAX: weak_int
+
+
+def case_lax_unstack(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.unstack(a_bool))  # JAX: bool_
     reveal_type(lax.unstack(a_int8))  # JAX: int8
     reveal_type(lax.unstack(a_uint32))  # JAX: uint32
@@ -990,12 +1393,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(lax.unstack(a_complex64))  # JAX: complex64
     reveal_type(lax.unstack(weak_f))  # JAX: weak_float
     reveal_type(lax.unstack(weak_i))  # JAX: weak_int
+
+
+def case_lax_zeta(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.zeta(a_int8, a_int8))  # JAX: error TypeError
     reveal_type(lax.zeta(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.zeta(a_float32, a_float32))  # JAX: float32
     reveal_type(lax.zeta(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.zeta(a_float32, weak_f))  # JAX: float32
     reveal_type(lax.zeta(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_jax_nn_celu(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.celu(a_bool))  # JAX: weak_float
     reveal_type(jax.nn.celu(a_int8))  # JAX: weak_float
     reveal_type(jax.nn.celu(a_uint32))  # JAX: weak_float
@@ -1004,12 +1413,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.celu(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.celu(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.celu(weak_i))  # JAX: weak_float
+
+
+def case_jax_nn_dot_product_attention(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jax.nn.dot_product_attention(a_int8, a_int8, a_int8))  # JAX: int8
     reveal_type(jax.nn.dot_product_attention(a_bfloat16, a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jax.nn.dot_product_attention(a_float32, a_float32, a_float32))  # JAX: float32
     reveal_type(jax.nn.dot_product_attention(a_bfloat16, a_float32, a_float32))  # JAX: error ValueError
     reveal_type(jax.nn.dot_product_attention(a_float32, weak_f, weak_f))  # JAX: float32
     reveal_type(jax.nn.dot_product_attention(weak_i, a_int8, a_int8))  # JAX: error ValueError
+
+
+def case_jax_nn_elu(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.elu(a_bool))  # JAX: weak_float
     reveal_type(jax.nn.elu(a_int8))  # JAX: weak_float
     reveal_type(jax.nn.elu(a_uint32))  # JAX: weak_float
@@ -1018,6 +1433,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.elu(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.elu(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.elu(weak_i))  # JAX: weak_float
+
+
+def case_jax_nn_gelu(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.gelu(a_bool))  # JAX: float32
     reveal_type(jax.nn.gelu(a_int8))  # JAX: float32
     reveal_type(jax.nn.gelu(a_uint32))  # JAX: float32
@@ -1026,6 +1444,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.gelu(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.gelu(weak_f))  # JAX: float32
     reveal_type(jax.nn.gelu(weak_i))  # JAX: float32
+
+
+def case_jax_nn_glu(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.glu(a_bool))  # JAX: error TypeError
     reveal_type(jax.nn.glu(a_int8))  # JAX: error TypeError
     reveal_type(jax.nn.glu(a_uint32))  # JAX: error TypeError
@@ -1034,6 +1455,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.glu(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.glu(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.glu(weak_i))  # JAX: error TypeError
+
+
+def case_jax_nn_hard_sigmoid(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.hard_sigmoid(a_bool))  # JAX: weak_float
     reveal_type(jax.nn.hard_sigmoid(a_int8))  # JAX: weak_float
     reveal_type(jax.nn.hard_sigmoid(a_uint32))  # JAX: weak_float
@@ -1042,6 +1466,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.hard_sigmoid(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.hard_sigmoid(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.hard_sigmoid(weak_i))  # JAX: weak_float
+
+
+def case_jax_nn_hard_silu(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.hard_silu(a_bool))  # JAX: weak_float
     reveal_type(jax.nn.hard_silu(a_int8))  # JAX: weak_float
     reveal_type(jax.nn.hard_silu(a_uint32))  # JAX: weak_float
@@ -1050,6 +1477,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.hard_silu(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.hard_silu(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.hard_silu(weak_i))  # JAX: weak_float
+
+
+def case_jax_nn_hard_swish(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.hard_swish(a_bool))  # JAX: weak_float
     reveal_type(jax.nn.hard_swish(a_int8))  # JAX: weak_float
     reveal_type(jax.nn.hard_swish(a_uint32))  # JAX: weak_float
@@ -1058,6 +1488,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.hard_swish(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.hard_swish(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.hard_swish(weak_i))  # JAX: weak_float
+
+
+def case_jax_nn_hard_tanh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.hard_tanh(a_bool))  # JAX: weak_int
     reveal_type(jax.nn.hard_tanh(a_int8))  # JAX: int8
     reveal_type(jax.nn.hard_tanh(a_uint32))  # JAX: uint32
@@ -1066,6 +1499,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.hard_tanh(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.hard_tanh(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.hard_tanh(weak_i))  # JAX: weak_int
+
+
+def case_jax_nn_identity(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.identity(a_bool))  # JAX: bool_
     reveal_type(jax.nn.identity(a_int8))  # JAX: int8
     reveal_type(jax.nn.identity(a_uint32))  # JAX: uint32
@@ -1074,6 +1510,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.identity(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.identity(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.identity(weak_i))  # JAX: weak_int
+
+
+def case_jax_nn_leaky_relu(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.leaky_relu(a_bool))  # JAX: weak_float
     reveal_type(jax.nn.leaky_relu(a_int8))  # JAX: weak_float
     reveal_type(jax.nn.leaky_relu(a_uint32))  # JAX: weak_float
@@ -1082,6 +1521,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.leaky_relu(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.leaky_relu(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.leaky_relu(weak_i))  # JAX: weak_float
+
+
+def case_jax_nn_log1mexp(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.log1mexp(a_bool))  # JAX: error TypeError
     reveal_type(jax.nn.log1mexp(a_int8))  # JAX: float32
     reveal_type(jax.nn.log1mexp(a_uint32))  # JAX: float32
@@ -1090,6 +1532,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.log1mexp(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.log1mexp(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.log1mexp(weak_i))  # JAX: weak_float
+
+
+def case_jax_nn_log_sigmoid(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.log_sigmoid(a_bool))  # JAX: error TypeError
     reveal_type(jax.nn.log_sigmoid(a_int8))  # JAX: float32
     reveal_type(jax.nn.log_sigmoid(a_uint32))  # JAX: float32
@@ -1098,6 +1543,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.log_sigmoid(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.log_sigmoid(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.log_sigmoid(weak_i))  # JAX: weak_float
+
+
+def case_jax_nn_log_softmax(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.log_softmax(a_bool))  # JAX: error TypeError
     reveal_type(jax.nn.log_softmax(a_int8))  # JAX: float32
     reveal_type(jax.nn.log_softmax(a_uint32))  # JAX: float32
@@ -1106,6 +1554,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.log_softmax(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.log_softmax(weak_f))  # JAX: float32
     reveal_type(jax.nn.log_softmax(weak_i))  # JAX: float32
+
+
+def case_jax_nn_logmeanexp(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.logmeanexp(a_bool))  # JAX: float32
     reveal_type(jax.nn.logmeanexp(a_int8))  # JAX: float32
     reveal_type(jax.nn.logmeanexp(a_uint32))  # JAX: float32
@@ -1114,6 +1565,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.logmeanexp(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.logmeanexp(weak_f))  # JAX: float32
     reveal_type(jax.nn.logmeanexp(weak_i))  # JAX: float32
+
+
+def case_jax_nn_logsumexp(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.logsumexp(a_bool))  # JAX: float32
     reveal_type(jax.nn.logsumexp(a_int8))  # JAX: float32
     reveal_type(jax.nn.logsumexp(a_uint32))  # JAX: float32
@@ -1122,6 +1576,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.logsumexp(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.logsumexp(weak_f))  # JAX: float32
     reveal_type(jax.nn.logsumexp(weak_i))  # JAX: float32
+
+
+def case_jax_nn_mish(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.mish(a_bool))  # JAX: weak_float
     reveal_type(jax.nn.mish(a_int8))  # JAX: float32
     reveal_type(jax.nn.mish(a_uint32))  # JAX: float32
@@ -1130,6 +1587,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.mish(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.mish(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.mish(weak_i))  # JAX: weak_float
+
+
+def case_jax_nn_one_hot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jax.nn.one_hot(a_int8, 3))  # JAX: float32
     reveal_type(jax.nn.one_hot(a_bfloat16, 3))  # JAX: float32
     reveal_type(jax.nn.one_hot(weak_f, 3))  # JAX: float32
@@ -1137,6 +1597,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.one_hot(a_float32, 3, dtype=jnp.int32))  # JAX: int32
     reveal_type(jax.nn.one_hot(a_float32, 3, dtype=jnp.float64))  # JAX: float32
     reveal_type(jax.nn.one_hot(a_float32, 3, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jax_nn_relu(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.relu(a_bool))  # JAX: weak_int
     reveal_type(jax.nn.relu(a_int8))  # JAX: int8
     reveal_type(jax.nn.relu(a_uint32))  # JAX: uint32
@@ -1145,6 +1608,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.relu(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.relu(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.relu(weak_i))  # JAX: weak_int
+
+
+def case_jax_nn_relu6(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.relu6(a_bool))  # JAX: weak_float
     reveal_type(jax.nn.relu6(a_int8))  # JAX: weak_float
     reveal_type(jax.nn.relu6(a_uint32))  # JAX: weak_float
@@ -1153,6 +1619,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.relu6(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.relu6(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.relu6(weak_i))  # JAX: weak_float
+
+
+def case_jax_nn_selu(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.selu(a_bool))  # JAX: weak_float
     reveal_type(jax.nn.selu(a_int8))  # JAX: weak_float
     reveal_type(jax.nn.selu(a_uint32))  # JAX: weak_float
@@ -1161,6 +1630,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.selu(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.selu(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.selu(weak_i))  # JAX: weak_float
+
+
+def case_jax_nn_sigmoid(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.sigmoid(a_bool))  # JAX: error TypeError
     reveal_type(jax.nn.sigmoid(a_int8))  # JAX: error TypeError
     reveal_type(jax.nn.sigmoid(a_uint32))  # JAX: error TypeError
@@ -1169,6 +1641,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.sigmoid(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.sigmoid(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.sigmoid(weak_i))  # JAX: error TypeError
+
+
+def case_jax_nn_silu(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.silu(a_bool))  # JAX: error TypeError
     reveal_type(jax.nn.silu(a_int8))  # JAX: error TypeError
     reveal_type(jax.nn.silu(a_uint32))  # JAX: error TypeError
@@ -1177,6 +1652,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.silu(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.silu(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.silu(weak_i))  # JAX: error TypeError
+
+
+def case_jax_nn_soft_sign(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.soft_sign(a_bool))  # JAX: weak_float
     reveal_type(jax.nn.soft_sign(a_int8))  # JAX: float32
     reveal_type(jax.nn.soft_sign(a_uint32))  # JAX: float32
@@ -1185,6 +1663,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.soft_sign(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.soft_sign(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.soft_sign(weak_i))  # JAX: weak_float
+
+
+def case_jax_nn_softmax(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.softmax(a_bool))  # JAX: error TypeError
     reveal_type(jax.nn.softmax(a_int8))  # JAX: float32
     reveal_type(jax.nn.softmax(a_uint32))  # JAX: float32
@@ -1193,6 +1674,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.softmax(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.softmax(weak_f))  # JAX: float32
     reveal_type(jax.nn.softmax(weak_i))  # JAX: float32
+
+
+def case_jax_nn_softplus(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.softplus(a_bool))  # JAX: weak_float
     reveal_type(jax.nn.softplus(a_int8))  # JAX: float32
     reveal_type(jax.nn.softplus(a_uint32))  # JAX: float32
@@ -1201,6 +1685,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.softplus(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.softplus(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.softplus(weak_i))  # JAX: weak_float
+
+
+def case_jax_nn_sparse_plus(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.sparse_plus(a_bool))  # JAX: weak_float
     reveal_type(jax.nn.sparse_plus(a_int8))  # JAX: weak_float
     reveal_type(jax.nn.sparse_plus(a_uint32))  # JAX: weak_float
@@ -1209,6 +1696,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.sparse_plus(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.sparse_plus(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.sparse_plus(weak_i))  # JAX: weak_float
+
+
+def case_jax_nn_sparse_sigmoid(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.sparse_sigmoid(a_bool))  # JAX: weak_float
     reveal_type(jax.nn.sparse_sigmoid(a_int8))  # JAX: weak_float
     reveal_type(jax.nn.sparse_sigmoid(a_uint32))  # JAX: weak_float
@@ -1217,6 +1707,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.sparse_sigmoid(a_complex64))  # JAX: error ValueError
     reveal_type(jax.nn.sparse_sigmoid(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.sparse_sigmoid(weak_i))  # JAX: weak_float
+
+
+def case_jax_nn_squareplus(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.squareplus(a_bool))  # JAX: float32
     reveal_type(jax.nn.squareplus(a_int8))  # JAX: float32
     reveal_type(jax.nn.squareplus(a_uint32))  # JAX: float32
@@ -1225,6 +1718,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.squareplus(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.squareplus(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.squareplus(weak_i))  # JAX: weak_float
+
+
+def case_jax_nn_standardize(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.standardize(a_bool))  # JAX: float32
     reveal_type(jax.nn.standardize(a_int8))  # JAX: float32
     reveal_type(jax.nn.standardize(a_uint32))  # JAX: float32
@@ -1233,6 +1729,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.standardize(a_complex64))  # JAX: error ValueError
     reveal_type(jax.nn.standardize(weak_f))  # JAX: float32
     reveal_type(jax.nn.standardize(weak_i))  # JAX: float32
+
+
+def case_jax_nn_swish(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.swish(a_bool))  # JAX: error TypeError
     reveal_type(jax.nn.swish(a_int8))  # JAX: error TypeError
     reveal_type(jax.nn.swish(a_uint32))  # JAX: error TypeError
@@ -1241,6 +1740,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.swish(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.swish(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.swish(weak_i))  # JAX: error TypeError
+
+
+def case_jax_nn_tanh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.nn.tanh(a_bool))  # JAX: float32
     reveal_type(jax.nn.tanh(a_int8))  # JAX: float32
     reveal_type(jax.nn.tanh(a_uint32))  # JAX: float32
@@ -1249,6 +1751,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.nn.tanh(a_complex64))  # JAX: complex64
     reveal_type(jax.nn.tanh(weak_f))  # JAX: weak_float
     reveal_type(jax.nn.tanh(weak_i))  # JAX: weak_float
+
+
+def case_jnp_abs(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.abs(a_bool))  # JAX: bool_
     reveal_type(jnp.abs(a_int8))  # JAX: int8
     reveal_type(jnp.abs(a_uint32))  # JAX: uint32
@@ -1257,6 +1762,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.abs(a_complex64))  # JAX: float32
     reveal_type(jnp.abs(weak_f))  # JAX: weak_float
     reveal_type(jnp.abs(weak_i))  # JAX: weak_int
+
+
+def case_jnp_absolute(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.absolute(a_bool))  # JAX: bool_
     reveal_type(jnp.absolute(a_int8))  # JAX: int8
     reveal_type(jnp.absolute(a_uint32))  # JAX: uint32
@@ -1265,6 +1773,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.absolute(a_complex64))  # JAX: float32
     reveal_type(jnp.absolute(weak_f))  # JAX: weak_float
     reveal_type(jnp.absolute(weak_i))  # JAX: weak_int
+
+
+def case_jnp_acos(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.acos(a_bool))  # JAX: float32
     reveal_type(jnp.acos(a_int8))  # JAX: float32
     reveal_type(jnp.acos(a_uint32))  # JAX: float32
@@ -1273,6 +1784,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.acos(a_complex64))  # JAX: complex64
     reveal_type(jnp.acos(weak_f))  # JAX: weak_float
     reveal_type(jnp.acos(weak_i))  # JAX: weak_float
+
+
+def case_jnp_acosh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.acosh(a_bool))  # JAX: float32
     reveal_type(jnp.acosh(a_int8))  # JAX: float32
     reveal_type(jnp.acosh(a_uint32))  # JAX: float32
@@ -1281,12 +1795,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.acosh(a_complex64))  # JAX: complex64
     reveal_type(jnp.acosh(weak_f))  # JAX: weak_float
     reveal_type(jnp.acosh(weak_i))  # JAX: weak_float
+
+
+def case_jnp_add(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.add(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.add(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.add(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.add(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.add(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.add(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_all(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.all(a_bool))  # JAX: bool_
     reveal_type(jnp.all(a_int8))  # JAX: bool_
     reveal_type(jnp.all(a_uint32))  # JAX: bool_
@@ -1295,12 +1815,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.all(a_complex64))  # JAX: bool_
     reveal_type(jnp.all(weak_f))  # JAX: bool_
     reveal_type(jnp.all(weak_i))  # JAX: bool_
+
+
+def case_jnp_allclose(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.allclose(a_int8, a_int8))  # JAX: bool_
     reveal_type(jnp.allclose(a_bfloat16, a_bfloat16))  # JAX: bool_
     reveal_type(jnp.allclose(a_float32, a_float32))  # JAX: bool_
     reveal_type(jnp.allclose(a_bfloat16, a_float32))  # JAX: bool_
     reveal_type(jnp.allclose(a_float32, weak_f))  # JAX: bool_
     reveal_type(jnp.allclose(weak_i, a_int8))  # JAX: bool_
+
+
+def case_jnp_amax(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.amax(a_bool))  # JAX: bool_
     reveal_type(jnp.amax(a_int8))  # JAX: int8
     reveal_type(jnp.amax(a_uint32))  # JAX: uint32
@@ -1309,6 +1835,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.amax(a_complex64))  # JAX: complex64
     reveal_type(jnp.amax(weak_f))  # JAX: float32
     reveal_type(jnp.amax(weak_i))  # JAX: int32
+
+
+def case_jnp_amin(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.amin(a_bool))  # JAX: bool_
     reveal_type(jnp.amin(a_int8))  # JAX: int8
     reveal_type(jnp.amin(a_uint32))  # JAX: uint32
@@ -1317,6 +1846,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.amin(a_complex64))  # JAX: complex64
     reveal_type(jnp.amin(weak_f))  # JAX: float32
     reveal_type(jnp.amin(weak_i))  # JAX: int32
+
+
+def case_jnp_angle(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.angle(a_bool))  # JAX: float32
     reveal_type(jnp.angle(a_int8))  # JAX: float32
     reveal_type(jnp.angle(a_uint32))  # JAX: float32
@@ -1325,6 +1857,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.angle(a_complex64))  # JAX: float32
     reveal_type(jnp.angle(weak_f))  # JAX: weak_float
     reveal_type(jnp.angle(weak_i))  # JAX: float32
+
+
+def case_jnp_any(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.any(a_bool))  # JAX: bool_
     reveal_type(jnp.any(a_int8))  # JAX: bool_
     reveal_type(jnp.any(a_uint32))  # JAX: bool_
@@ -1333,17 +1868,26 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.any(a_complex64))  # JAX: bool_
     reveal_type(jnp.any(weak_f))  # JAX: bool_
     reveal_type(jnp.any(weak_i))  # JAX: bool_
+
+
+def case_jnp_append(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.append(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.append(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.append(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.append(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.append(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.append(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_arange() -> None:
     reveal_type(jnp.arange(3, dtype=None))  # JAX: int32
     reveal_type(jnp.arange(3, dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jnp.arange(3, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.arange(3, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.arange(3, dtype=jnp.bool))  # JAX: error TypeError
+
+
+def case_jnp_arccos(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.arccos(a_bool))  # JAX: float32
     reveal_type(jnp.arccos(a_int8))  # JAX: float32
     reveal_type(jnp.arccos(a_uint32))  # JAX: float32
@@ -1352,6 +1896,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.arccos(a_complex64))  # JAX: complex64
     reveal_type(jnp.arccos(weak_f))  # JAX: weak_float
     reveal_type(jnp.arccos(weak_i))  # JAX: weak_float
+
+
+def case_jnp_arccosh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.arccosh(a_bool))  # JAX: float32
     reveal_type(jnp.arccosh(a_int8))  # JAX: float32
     reveal_type(jnp.arccosh(a_uint32))  # JAX: float32
@@ -1360,6 +1907,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.arccosh(a_complex64))  # JAX: complex64
     reveal_type(jnp.arccosh(weak_f))  # JAX: weak_float
     reveal_type(jnp.arccosh(weak_i))  # JAX: weak_float
+
+
+def case_jnp_arcsin(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.arcsin(a_bool))  # JAX: float32
     reveal_type(jnp.arcsin(a_int8))  # JAX: float32
     reveal_type(jnp.arcsin(a_uint32))  # JAX: float32
@@ -1368,6 +1918,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.arcsin(a_complex64))  # JAX: complex64
     reveal_type(jnp.arcsin(weak_f))  # JAX: weak_float
     reveal_type(jnp.arcsin(weak_i))  # JAX: weak_float
+
+
+def case_jnp_arcsinh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.arcsinh(a_bool))  # JAX: float32
     reveal_type(jnp.arcsinh(a_int8))  # JAX: float32
     reveal_type(jnp.arcsinh(a_uint32))  # JAX: float32
@@ -1376,6 +1929,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.arcsinh(a_complex64))  # JAX: complex64
     reveal_type(jnp.arcsinh(weak_f))  # JAX: weak_float
     reveal_type(jnp.arcsinh(weak_i))  # JAX: weak_float
+
+
+def case_jnp_arctan(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.arctan(a_bool))  # JAX: float32
     reveal_type(jnp.arctan(a_int8))  # JAX: float32
     reveal_type(jnp.arctan(a_uint32))  # JAX: float32
@@ -1384,12 +1940,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.arctan(a_complex64))  # JAX: complex64
     reveal_type(jnp.arctan(weak_f))  # JAX: weak_float
     reveal_type(jnp.arctan(weak_i))  # JAX: weak_float
+
+
+def case_jnp_arctan2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.arctan2(a_int8, a_int8))  # JAX: float32
     reveal_type(jnp.arctan2(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.arctan2(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.arctan2(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.arctan2(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.arctan2(weak_i, a_int8))  # JAX: float32
+
+
+def case_jnp_arctanh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.arctanh(a_bool))  # JAX: float32
     reveal_type(jnp.arctanh(a_int8))  # JAX: float32
     reveal_type(jnp.arctanh(a_uint32))  # JAX: float32
@@ -1398,6 +1960,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.arctanh(a_complex64))  # JAX: complex64
     reveal_type(jnp.arctanh(weak_f))  # JAX: weak_float
     reveal_type(jnp.arctanh(weak_i))  # JAX: weak_float
+
+
+def case_jnp_argmax(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.argmax(a_bool))  # JAX: int32
     reveal_type(jnp.argmax(a_int8))  # JAX: int32
     reveal_type(jnp.argmax(a_uint32))  # JAX: int32
@@ -1406,6 +1971,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.argmax(a_complex64))  # JAX: int32
     reveal_type(jnp.argmax(weak_f))  # JAX: int32
     reveal_type(jnp.argmax(weak_i))  # JAX: int32
+
+
+def case_jnp_argmin(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.argmin(a_bool))  # JAX: int32
     reveal_type(jnp.argmin(a_int8))  # JAX: int32
     reveal_type(jnp.argmin(a_uint32))  # JAX: int32
@@ -1414,6 +1982,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.argmin(a_complex64))  # JAX: int32
     reveal_type(jnp.argmin(weak_f))  # JAX: int32
     reveal_type(jnp.argmin(weak_i))  # JAX: int32
+
+
+def case_jnp_argpartition(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.argpartition(a_bool, 1))  # JAX: error TypeError
     reveal_type(jnp.argpartition(a_int8, 1))  # JAX: int32
     reveal_type(jnp.argpartition(a_uint32, 1))  # JAX: int32
@@ -1422,6 +1993,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.argpartition(a_complex64, 1))  # JAX: error NotImplementedError
     reveal_type(jnp.argpartition(weak_f, 1))  # JAX: weak_int
     reveal_type(jnp.argpartition(weak_i, 1))  # JAX: weak_int
+
+
+def case_jnp_argsort(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.argsort(a_bool))  # JAX: int32
     reveal_type(jnp.argsort(a_int8))  # JAX: int32
     reveal_type(jnp.argsort(a_uint32))  # JAX: int32
@@ -1430,6 +2004,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.argsort(a_complex64))  # JAX: int32
     reveal_type(jnp.argsort(weak_f))  # JAX: int32
     reveal_type(jnp.argsort(weak_i))  # JAX: int32
+
+
+def case_jnp_argwhere(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.argwhere(a_bool, size=3))  # JAX: int32
     reveal_type(jnp.argwhere(a_int8, size=3))  # JAX: int32
     reveal_type(jnp.argwhere(a_uint32, size=3))  # JAX: int32
@@ -1438,6 +2015,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.argwhere(a_complex64, size=3))  # JAX: int32
     reveal_type(jnp.argwhere(weak_f, size=3))  # JAX: int32
     reveal_type(jnp.argwhere(weak_i, size=3))  # JAX: int32
+
+
+def case_jnp_around(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.around(a_bool))  # JAX: error ValueError
     reveal_type(jnp.around(a_int8))  # JAX: int8
     reveal_type(jnp.around(a_uint32))  # JAX: uint32
@@ -1446,6 +2026,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.around(a_complex64))  # JAX: complex64
     reveal_type(jnp.around(weak_f))  # JAX: weak_float
     reveal_type(jnp.around(weak_i))  # JAX: weak_int
+
+
+def case_jnp_array(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.array(a_int8))  # JAX: int8
     reveal_type(jnp.array(a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.array(weak_f))  # JAX: weak_float
@@ -1453,18 +2036,27 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.array(a_float32, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.array(a_float32, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.array(a_float32, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_array_equal(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.array_equal(a_int8, a_int8))  # JAX: bool_
     reveal_type(jnp.array_equal(a_bfloat16, a_bfloat16))  # JAX: bool_
     reveal_type(jnp.array_equal(a_float32, a_float32))  # JAX: bool_
     reveal_type(jnp.array_equal(a_bfloat16, a_float32))  # JAX: bool_
     reveal_type(jnp.array_equal(a_float32, weak_f))  # JAX: bool_
     reveal_type(jnp.array_equal(weak_i, a_int8))  # JAX: bool_
+
+
+def case_jnp_array_equiv(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.array_equiv(a_int8, a_int8))  # JAX: bool_
     reveal_type(jnp.array_equiv(a_bfloat16, a_bfloat16))  # JAX: bool_
     reveal_type(jnp.array_equiv(a_float32, a_float32))  # JAX: bool_
     reveal_type(jnp.array_equiv(a_bfloat16, a_float32))  # JAX: bool_
     reveal_type(jnp.array_equiv(a_float32, weak_f))  # JAX: bool_
     reveal_type(jnp.array_equiv(weak_i, a_int8))  # JAX: bool_
+
+
+def case_jnp_array_split(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.array_split(a_bool, 3))  # JAX: bool_
     reveal_type(jnp.array_split(a_int8, 3))  # JAX: int8
     reveal_type(jnp.array_split(a_uint32, 3))  # JAX: uint32
@@ -1473,6 +2065,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.array_split(a_complex64, 3))  # JAX: complex64
     reveal_type(jnp.array_split(weak_f, 3))  # JAX: weak_float
     reveal_type(jnp.array_split(weak_i, 3))  # JAX: weak_int
+
+
+def case_jnp_asarray(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.asarray(a_int8))  # JAX: int8
     reveal_type(jnp.asarray(a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.asarray(weak_f))  # JAX: weak_float
@@ -1480,6 +2075,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.asarray(a_float32, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.asarray(a_float32, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.asarray(a_float32, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_asin(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.asin(a_bool))  # JAX: float32
     reveal_type(jnp.asin(a_int8))  # JAX: float32
     reveal_type(jnp.asin(a_uint32))  # JAX: float32
@@ -1488,6 +2086,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.asin(a_complex64))  # JAX: complex64
     reveal_type(jnp.asin(weak_f))  # JAX: weak_float
     reveal_type(jnp.asin(weak_i))  # JAX: weak_float
+
+
+def case_jnp_asinh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.asinh(a_bool))  # JAX: float32
     reveal_type(jnp.asinh(a_int8))  # JAX: float32
     reveal_type(jnp.asinh(a_uint32))  # JAX: float32
@@ -1496,6 +2097,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.asinh(a_complex64))  # JAX: complex64
     reveal_type(jnp.asinh(weak_f))  # JAX: weak_float
     reveal_type(jnp.asinh(weak_i))  # JAX: weak_float
+
+
+def case_jnp_astype(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.astype(a_int8))  # JAX: error TypeError
     reveal_type(jnp.astype(a_bfloat16))  # JAX: error TypeError
     reveal_type(jnp.astype(weak_f))  # JAX: error TypeError
@@ -1503,6 +2107,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.astype(a_float32, dtype=jnp.int32))  # JAX: error TypeError
     reveal_type(jnp.astype(a_float32, dtype=jnp.float64))  # JAX: error TypeError
     reveal_type(jnp.astype(a_float32, dtype=jnp.bool))  # JAX: error TypeError
+
+
+def case_jnp_atan(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.atan(a_bool))  # JAX: float32
     reveal_type(jnp.atan(a_int8))  # JAX: float32
     reveal_type(jnp.atan(a_uint32))  # JAX: float32
@@ -1511,12 +2118,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.atan(a_complex64))  # JAX: complex64
     reveal_type(jnp.atan(weak_f))  # JAX: weak_float
     reveal_type(jnp.atan(weak_i))  # JAX: weak_float
+
+
+def case_jnp_atan2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.atan2(a_int8, a_int8))  # JAX: float32
     reveal_type(jnp.atan2(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.atan2(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.atan2(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.atan2(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.atan2(weak_i, a_int8))  # JAX: float32
+
+
+def case_jnp_atanh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.atanh(a_bool))  # JAX: float32
     reveal_type(jnp.atanh(a_int8))  # JAX: float32
     reveal_type(jnp.atanh(a_uint32))  # JAX: float32
@@ -1525,6 +2138,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.atanh(a_complex64))  # JAX: complex64
     reveal_type(jnp.atanh(weak_f))  # JAX: weak_float
     reveal_type(jnp.atanh(weak_i))  # JAX: weak_float
+
+
+def case_jnp_atleast_1d(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.atleast_1d(a_bool))  # JAX: bool_
     reveal_type(jnp.atleast_1d(a_int8))  # JAX: int8
     reveal_type(jnp.atleast_1d(a_uint32))  # JAX: uint32
@@ -1533,6 +2149,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.atleast_1d(a_complex64))  # JAX: complex64
     reveal_type(jnp.atleast_1d(weak_f))  # JAX: weak_float
     reveal_type(jnp.atleast_1d(weak_i))  # JAX: weak_int
+
+
+def case_jnp_atleast_2d(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.atleast_2d(a_bool))  # JAX: bool_
     reveal_type(jnp.atleast_2d(a_int8))  # JAX: int8
     reveal_type(jnp.atleast_2d(a_uint32))  # JAX: uint32
@@ -1541,6 +2160,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.atleast_2d(a_complex64))  # JAX: complex64
     reveal_type(jnp.atleast_2d(weak_f))  # JAX: weak_float
     reveal_type(jnp.atleast_2d(weak_i))  # JAX: weak_int
+
+
+def case_jnp_atleast_3d(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.atleast_3d(a_bool))  # JAX: bool_
     reveal_type(jnp.atleast_3d(a_int8))  # JAX: int8
     reveal_type(jnp.atleast_3d(a_uint32))  # JAX: uint32
@@ -1549,6 +2171,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.atleast_3d(a_complex64))  # JAX: complex64
     reveal_type(jnp.atleast_3d(weak_f))  # JAX: weak_float
     reveal_type(jnp.atleast_3d(weak_i))  # JAX: weak_int
+
+
+def case_jnp_average(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.average(a_bool))  # JAX: float32
     reveal_type(jnp.average(a_int8))  # JAX: float32
     reveal_type(jnp.average(a_uint32))  # JAX: float32
@@ -1557,7 +2182,13 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.average(a_complex64))  # JAX: complex64
     reveal_type(jnp.average(weak_f))  # JAX: float32
     reveal_type(jnp.average(weak_i))  # JAX: float32
+
+
+def case_jnp_bartlett() -> None:
     reveal_type(jnp.bartlett(3))  # JAX: float32
+
+
+def case_jnp_bincount(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.bincount(a_bool, length=3))  # JAX: int32
     reveal_type(jnp.bincount(a_int8, length=3))  # JAX: int32
     reveal_type(jnp.bincount(a_uint32, length=3))  # JAX: int32
@@ -1566,12 +2197,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.bincount(a_complex64, length=3))  # JAX: error TypeError
     reveal_type(jnp.bincount(weak_f, length=3))  # JAX: error TypeError
     reveal_type(jnp.bincount(weak_i, length=3))  # JAX: int32
+
+
+def case_jnp_bitwise_and(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.bitwise_and(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.bitwise_and(a_bfloat16, a_bfloat16))  # JAX: error TypeError
     reveal_type(jnp.bitwise_and(a_float32, a_float32))  # JAX: error TypeError
     reveal_type(jnp.bitwise_and(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(jnp.bitwise_and(a_float32, weak_f))  # JAX: error TypeError
     reveal_type(jnp.bitwise_and(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_bitwise_count(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.bitwise_count(a_bool))  # JAX: uint8
     reveal_type(jnp.bitwise_count(a_int8))  # JAX: uint8
     reveal_type(jnp.bitwise_count(a_uint32))  # JAX: uint8
@@ -1580,6 +2217,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.bitwise_count(a_complex64))  # JAX: error TypeError
     reveal_type(jnp.bitwise_count(weak_f))  # JAX: error TypeError
     reveal_type(jnp.bitwise_count(weak_i))  # JAX: uint8
+
+
+def case_jnp_bitwise_invert(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.bitwise_invert(a_bool))  # JAX: bool_
     reveal_type(jnp.bitwise_invert(a_int8))  # JAX: int8
     reveal_type(jnp.bitwise_invert(a_uint32))  # JAX: uint32
@@ -1588,12 +2228,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.bitwise_invert(a_complex64))  # JAX: error TypeError
     reveal_type(jnp.bitwise_invert(weak_f))  # JAX: error TypeError
     reveal_type(jnp.bitwise_invert(weak_i))  # JAX: weak_int
+
+
+def case_jnp_bitwise_left_shift(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.bitwise_left_shift(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.bitwise_left_shift(a_bfloat16, a_bfloat16))  # JAX: error TypeError
     reveal_type(jnp.bitwise_left_shift(a_float32, a_float32))  # JAX: error TypeError
     reveal_type(jnp.bitwise_left_shift(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(jnp.bitwise_left_shift(a_float32, weak_f))  # JAX: error TypeError
     reveal_type(jnp.bitwise_left_shift(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_bitwise_not(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.bitwise_not(a_bool))  # JAX: bool_
     reveal_type(jnp.bitwise_not(a_int8))  # JAX: int8
     reveal_type(jnp.bitwise_not(a_uint32))  # JAX: uint32
@@ -1602,37 +2248,58 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.bitwise_not(a_complex64))  # JAX: error TypeError
     reveal_type(jnp.bitwise_not(weak_f))  # JAX: error TypeError
     reveal_type(jnp.bitwise_not(weak_i))  # JAX: weak_int
+
+
+def case_jnp_bitwise_or(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.bitwise_or(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.bitwise_or(a_bfloat16, a_bfloat16))  # JAX: error TypeError
     reveal_type(jnp.bitwise_or(a_float32, a_float32))  # JAX: error TypeError
     reveal_type(jnp.bitwise_or(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(jnp.bitwise_or(a_float32, weak_f))  # JAX: error TypeError
     reveal_type(jnp.bitwise_or(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_bitwise_right_shift(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.bitwise_right_shift(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.bitwise_right_shift(a_bfloat16, a_bfloat16))  # JAX: error TypeError
     reveal_type(jnp.bitwise_right_shift(a_float32, a_float32))  # JAX: error TypeError
     reveal_type(jnp.bitwise_right_shift(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(jnp.bitwise_right_shift(a_float32, weak_f))  # JAX: error TypeError
     reveal_type(jnp.bitwise_right_shift(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_bitwise_xor(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.bitwise_xor(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.bitwise_xor(a_bfloat16, a_bfloat16))  # JAX: error TypeError
     reveal_type(jnp.bitwise_xor(a_float32, a_float32))  # JAX: error TypeError
     reveal_type(jnp.bitwise_xor(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(jnp.bitwise_xor(a_float32, weak_f))  # JAX: error TypeError
     reveal_type(jnp.bitwise_xor(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_blackman() -> None:
     reveal_type(jnp.blackman(3))  # JAX: float32
+
+
+def case_jnp_block(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.block([a_int8, a_int8]))  # JAX: int8
     reveal_type(jnp.block([a_bfloat16, a_bfloat16]))  # JAX: bfloat16
     reveal_type(jnp.block([a_float32, a_float32]))  # JAX: float32
     reveal_type(jnp.block([a_bfloat16, a_float32]))  # JAX: float32
     reveal_type(jnp.block([a_float32, weak_f]))  # JAX: float32
     reveal_type(jnp.block([weak_i, a_int8]))  # JAX: int8
+
+
+def case_jnp_broadcast_arrays(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.broadcast_arrays(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.broadcast_arrays(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.broadcast_arrays(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.broadcast_arrays(a_bfloat16, a_float32))  # JAX: bfloat16
     reveal_type(jnp.broadcast_arrays(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.broadcast_arrays(weak_i, a_int8))  # JAX: weak_int
+
+
+def case_jnp_broadcast_to(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.broadcast_to(a_bool, (2, 3, 3)))  # JAX: bool_
     reveal_type(jnp.broadcast_to(a_int8, (2, 3, 3)))  # JAX: int8
     reveal_type(jnp.broadcast_to(a_uint32, (2, 3, 3)))  # JAX: uint32
@@ -1641,6 +2308,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.broadcast_to(a_complex64, (2, 3, 3)))  # JAX: complex64
     reveal_type(jnp.broadcast_to(weak_f, (2, 3, 3)))  # JAX: weak_float
     reveal_type(jnp.broadcast_to(weak_i, (2, 3, 3)))  # JAX: weak_int
+
+
+def case_jnp_cbrt(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.cbrt(a_bool))  # JAX: float32
     reveal_type(jnp.cbrt(a_int8))  # JAX: float32
     reveal_type(jnp.cbrt(a_uint32))  # JAX: float32
@@ -1649,6 +2319,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.cbrt(a_complex64))  # JAX: error TypeError
     reveal_type(jnp.cbrt(weak_f))  # JAX: weak_float
     reveal_type(jnp.cbrt(weak_i))  # JAX: weak_float
+
+
+def case_jnp_ceil(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.ceil(a_bool))  # JAX: bool_
     reveal_type(jnp.ceil(a_int8))  # JAX: int8
     reveal_type(jnp.ceil(a_uint32))  # JAX: uint32
@@ -1657,12 +2330,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.ceil(a_complex64))  # JAX: error TypeError
     reveal_type(jnp.ceil(weak_f))  # JAX: weak_float
     reveal_type(jnp.ceil(weak_i))  # JAX: weak_int
+
+
+def case_jnp_choose(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.choose(jnp.zeros((3, 3), jnp.int32), [a_int8, a_int8], mode='clip'))  # JAX: int8
     reveal_type(jnp.choose(jnp.zeros((3, 3), jnp.int32), [a_bfloat16, a_bfloat16], mode='clip'))  # JAX: bfloat16
     reveal_type(jnp.choose(jnp.zeros((3, 3), jnp.int32), [a_float32, a_float32], mode='clip'))  # JAX: float32
     reveal_type(jnp.choose(jnp.zeros((3, 3), jnp.int32), [a_bfloat16, a_float32], mode='clip'))  # JAX: float32
     reveal_type(jnp.choose(jnp.zeros((3, 3), jnp.int32), [a_float32, weak_f], mode='clip'))  # JAX: float32
     reveal_type(jnp.choose(jnp.zeros((3, 3), jnp.int32), [weak_i, a_int8], mode='clip'))  # JAX: int8
+
+
+def case_jnp_clip(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.clip(a_bool, 0, 1))  # JAX: weak_int
     reveal_type(jnp.clip(a_int8, 0, 1))  # JAX: int8
     reveal_type(jnp.clip(a_uint32, 0, 1))  # JAX: uint32
@@ -1671,12 +2350,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.clip(a_complex64, 0, 1))  # JAX: error ValueError
     reveal_type(jnp.clip(weak_f, 0, 1))  # JAX: weak_float
     reveal_type(jnp.clip(weak_i, 0, 1))  # JAX: weak_int
+
+
+def case_jnp_column_stack(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.column_stack([a_int8, a_int8]))  # JAX: int8
     reveal_type(jnp.column_stack([a_bfloat16, a_bfloat16]))  # JAX: bfloat16
     reveal_type(jnp.column_stack([a_float32, a_float32]))  # JAX: float32
     reveal_type(jnp.column_stack([a_bfloat16, a_float32]))  # JAX: float32
     reveal_type(jnp.column_stack([a_float32, weak_f]))  # JAX: float32
     reveal_type(jnp.column_stack([weak_i, a_int8]))  # JAX: int8
+
+
+def case_jnp_compress(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.compress(jnp.array([True, False, True]), a_bool, axis=0, size=2))  # JAX: bool_
     reveal_type(jnp.compress(jnp.array([True, False, True]), a_int8, axis=0, size=2))  # JAX: int8
     reveal_type(jnp.compress(jnp.array([True, False, True]), a_uint32, axis=0, size=2))  # JAX: uint32
@@ -1685,18 +2370,27 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.compress(jnp.array([True, False, True]), a_complex64, axis=0, size=2))  # JAX: complex64
     reveal_type(jnp.compress(jnp.array([True, False, True]), weak_f, axis=0, size=2))  # JAX: float32
     reveal_type(jnp.compress(jnp.array([True, False, True]), weak_i, axis=0, size=2))  # JAX: int32
+
+
+def case_jnp_concat(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.concat([a_int8, a_int8]))  # JAX: int8
     reveal_type(jnp.concat([a_bfloat16, a_bfloat16]))  # JAX: bfloat16
     reveal_type(jnp.concat([a_float32, a_float32]))  # JAX: float32
     reveal_type(jnp.concat([a_bfloat16, a_float32]))  # JAX: float32
     reveal_type(jnp.concat([a_float32, weak_f]))  # JAX: float32
     reveal_type(jnp.concat([weak_i, a_int8]))  # JAX: int8
+
+
+def case_jnp_concatenate(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.concatenate([a_int8, a_int8]))  # JAX: int8
     reveal_type(jnp.concatenate([a_bfloat16, a_bfloat16]))  # JAX: bfloat16
     reveal_type(jnp.concatenate([a_float32, a_float32]))  # JAX: float32
     reveal_type(jnp.concatenate([a_bfloat16, a_float32]))  # JAX: float32
     reveal_type(jnp.concatenate([a_float32, weak_f]))  # JAX: float32
     reveal_type(jnp.concatenate([weak_i, a_int8]))  # JAX: int8
+
+
+def case_jnp_conj(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.conj(a_bool))  # JAX: bool_
     reveal_type(jnp.conj(a_int8))  # JAX: int8
     reveal_type(jnp.conj(a_uint32))  # JAX: uint32
@@ -1705,6 +2399,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.conj(a_complex64))  # JAX: complex64
     reveal_type(jnp.conj(weak_f))  # JAX: weak_float
     reveal_type(jnp.conj(weak_i))  # JAX: weak_int
+
+
+def case_jnp_conjugate(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.conjugate(a_bool))  # JAX: bool_
     reveal_type(jnp.conjugate(a_int8))  # JAX: int8
     reveal_type(jnp.conjugate(a_uint32))  # JAX: uint32
@@ -1713,12 +2410,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.conjugate(a_complex64))  # JAX: complex64
     reveal_type(jnp.conjugate(weak_f))  # JAX: weak_float
     reveal_type(jnp.conjugate(weak_i))  # JAX: weak_int
+
+
+def case_jnp_convolve(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.convolve(a_int8, a_int8))  # JAX: float32
     reveal_type(jnp.convolve(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.convolve(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.convolve(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.convolve(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.convolve(weak_i, a_int8))  # JAX: float32
+
+
+def case_jnp_copy(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.copy(a_bool))  # JAX: bool_
     reveal_type(jnp.copy(a_int8))  # JAX: int8
     reveal_type(jnp.copy(a_uint32))  # JAX: uint32
@@ -1727,12 +2430,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.copy(a_complex64))  # JAX: complex64
     reveal_type(jnp.copy(weak_f))  # JAX: weak_float
     reveal_type(jnp.copy(weak_i))  # JAX: weak_int
+
+
+def case_jnp_copysign(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.copysign(a_int8, a_int8))  # JAX: float32
     reveal_type(jnp.copysign(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.copysign(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.copysign(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.copysign(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.copysign(weak_i, a_int8))  # JAX: float32
+
+
+def case_jnp_corrcoef(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.corrcoef(a_bool))  # JAX: float32
     reveal_type(jnp.corrcoef(a_int8))  # JAX: float32
     reveal_type(jnp.corrcoef(a_uint32))  # JAX: float32
@@ -1741,12 +2450,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.corrcoef(a_complex64))  # JAX: complex64
     reveal_type(jnp.corrcoef(weak_f))  # JAX: float32
     reveal_type(jnp.corrcoef(weak_i))  # JAX: float32
+
+
+def case_jnp_correlate(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.correlate(a_int8, a_int8))  # JAX: float32
     reveal_type(jnp.correlate(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.correlate(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.correlate(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.correlate(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.correlate(weak_i, a_int8))  # JAX: float32
+
+
+def case_jnp_cos(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.cos(a_bool))  # JAX: float32
     reveal_type(jnp.cos(a_int8))  # JAX: float32
     reveal_type(jnp.cos(a_uint32))  # JAX: float32
@@ -1755,6 +2470,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.cos(a_complex64))  # JAX: complex64
     reveal_type(jnp.cos(weak_f))  # JAX: weak_float
     reveal_type(jnp.cos(weak_i))  # JAX: weak_float
+
+
+def case_jnp_cosh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.cosh(a_bool))  # JAX: float32
     reveal_type(jnp.cosh(a_int8))  # JAX: float32
     reveal_type(jnp.cosh(a_uint32))  # JAX: float32
@@ -1763,6 +2481,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.cosh(a_complex64))  # JAX: complex64
     reveal_type(jnp.cosh(weak_f))  # JAX: weak_float
     reveal_type(jnp.cosh(weak_i))  # JAX: weak_float
+
+
+def case_jnp_count_nonzero(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.count_nonzero(a_bool))  # JAX: int32
     reveal_type(jnp.count_nonzero(a_int8))  # JAX: int32
     reveal_type(jnp.count_nonzero(a_uint32))  # JAX: int32
@@ -1771,6 +2492,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.count_nonzero(a_complex64))  # JAX: int32
     reveal_type(jnp.count_nonzero(weak_f))  # JAX: int32
     reveal_type(jnp.count_nonzero(weak_i))  # JAX: int32
+
+
+def case_jnp_cov(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.cov(a_bool))  # JAX: float32
     reveal_type(jnp.cov(a_int8))  # JAX: float32
     reveal_type(jnp.cov(a_uint32))  # JAX: float32
@@ -1779,12 +2503,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.cov(a_complex64))  # JAX: complex64
     reveal_type(jnp.cov(weak_f))  # JAX: float32
     reveal_type(jnp.cov(weak_i))  # JAX: float32
+
+
+def case_jnp_cross(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.cross(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.cross(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.cross(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.cross(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.cross(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.cross(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_cumprod(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.cumprod(a_bool))  # JAX: int32
     reveal_type(jnp.cumprod(a_int8))  # JAX: int8
     reveal_type(jnp.cumprod(a_uint32))  # JAX: uint32
@@ -1793,6 +2523,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.cumprod(a_complex64))  # JAX: complex64
     reveal_type(jnp.cumprod(weak_f))  # JAX: float32
     reveal_type(jnp.cumprod(weak_i))  # JAX: int32
+
+
+def case_jnp_cumprod_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.cumprod(a_int8, dtype=None))  # JAX: int8
     reveal_type(jnp.cumprod(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.cumprod(weak_f, dtype=None))  # JAX: float32
@@ -1800,6 +2533,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.cumprod(a_float32, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.cumprod(a_float32, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.cumprod(a_float32, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_cumsum(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.cumsum(a_bool))  # JAX: int32
     reveal_type(jnp.cumsum(a_int8))  # JAX: int8
     reveal_type(jnp.cumsum(a_uint32))  # JAX: uint32
@@ -1808,6 +2544,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.cumsum(a_complex64))  # JAX: complex64
     reveal_type(jnp.cumsum(weak_f))  # JAX: float32
     reveal_type(jnp.cumsum(weak_i))  # JAX: int32
+
+
+def case_jnp_cumsum_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.cumsum(a_int8, dtype=None))  # JAX: int8
     reveal_type(jnp.cumsum(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.cumsum(weak_f, dtype=None))  # JAX: float32
@@ -1815,6 +2554,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.cumsum(a_float32, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.cumsum(a_float32, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.cumsum(a_float32, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_cumulative_prod(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.cumulative_prod(a_bool))  # JAX: int32
     reveal_type(jnp.cumulative_prod(a_int8))  # JAX: int8
     reveal_type(jnp.cumulative_prod(a_uint32))  # JAX: uint32
@@ -1823,6 +2565,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.cumulative_prod(a_complex64))  # JAX: complex64
     reveal_type(jnp.cumulative_prod(weak_f))  # JAX: float32
     reveal_type(jnp.cumulative_prod(weak_i))  # JAX: int32
+
+
+def case_jnp_cumulative_sum(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.cumulative_sum(a_bool))  # JAX: int32
     reveal_type(jnp.cumulative_sum(a_int8))  # JAX: int32
     reveal_type(jnp.cumulative_sum(a_uint32))  # JAX: uint32
@@ -1831,6 +2576,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.cumulative_sum(a_complex64))  # JAX: complex64
     reveal_type(jnp.cumulative_sum(weak_f))  # JAX: float32
     reveal_type(jnp.cumulative_sum(weak_i))  # JAX: int32
+
+
+def case_jnp_deg2rad(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.deg2rad(a_bool))  # JAX: float32
     reveal_type(jnp.deg2rad(a_int8))  # JAX: float32
     reveal_type(jnp.deg2rad(a_uint32))  # JAX: float32
@@ -1839,6 +2587,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.deg2rad(a_complex64))  # JAX: complex64
     reveal_type(jnp.deg2rad(weak_f))  # JAX: float32
     reveal_type(jnp.deg2rad(weak_i))  # JAX: float32
+
+
+def case_jnp_degrees(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.degrees(a_bool))  # JAX: float32
     reveal_type(jnp.degrees(a_int8))  # JAX: float32
     reveal_type(jnp.degrees(a_uint32))  # JAX: float32
@@ -1847,6 +2598,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.degrees(a_complex64))  # JAX: complex64
     reveal_type(jnp.degrees(weak_f))  # JAX: float32
     reveal_type(jnp.degrees(weak_i))  # JAX: float32
+
+
+def case_jnp_delete(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.delete(a_bool, 0, axis=0))  # JAX: bool_
     reveal_type(jnp.delete(a_int8, 0, axis=0))  # JAX: int8
     reveal_type(jnp.delete(a_uint32, 0, axis=0))  # JAX: uint32
@@ -1855,6 +2609,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.delete(a_complex64, 0, axis=0))  # JAX: complex64
     reveal_type(jnp.delete(weak_f, 0, axis=0))  # JAX: weak_float
     reveal_type(jnp.delete(weak_i, 0, axis=0))  # JAX: weak_int
+
+
+def case_jnp_diag(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.diag(a_bool))  # JAX: bool_
     reveal_type(jnp.diag(a_int8))  # JAX: int8
     reveal_type(jnp.diag(a_uint32))  # JAX: uint32
@@ -1863,7 +2620,13 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.diag(a_complex64))  # JAX: complex64
     reveal_type(jnp.diag(weak_f))  # JAX: float32
     reveal_type(jnp.diag(weak_i))  # JAX: int32
+
+
+def case_jnp_diag_indices() -> None:
     reveal_type(jnp.diag_indices(3))  # JAX: int32
+
+
+def case_jnp_diag_indices_from(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.diag_indices_from(a_bool))  # JAX: int32
     reveal_type(jnp.diag_indices_from(a_int8))  # JAX: int32
     reveal_type(jnp.diag_indices_from(a_uint32))  # JAX: int32
@@ -1872,6 +2635,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.diag_indices_from(a_complex64))  # JAX: int32
     reveal_type(jnp.diag_indices_from(weak_f))  # JAX: int32
     reveal_type(jnp.diag_indices_from(weak_i))  # JAX: int32
+
+
+def case_jnp_diagflat(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.diagflat(a_bool))  # JAX: bool_
     reveal_type(jnp.diagflat(a_int8))  # JAX: int8
     reveal_type(jnp.diagflat(a_uint32))  # JAX: uint32
@@ -1880,6 +2646,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.diagflat(a_complex64))  # JAX: complex64
     reveal_type(jnp.diagflat(weak_f))  # JAX: float32
     reveal_type(jnp.diagflat(weak_i))  # JAX: int32
+
+
+def case_jnp_diagonal(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.diagonal(a_bool))  # JAX: bool_
     reveal_type(jnp.diagonal(a_int8))  # JAX: int8
     reveal_type(jnp.diagonal(a_uint32))  # JAX: uint32
@@ -1888,6 +2657,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.diagonal(a_complex64))  # JAX: complex64
     reveal_type(jnp.diagonal(weak_f))  # JAX: float32
     reveal_type(jnp.diagonal(weak_i))  # JAX: int32
+
+
+def case_jnp_diff(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.diff(a_bool))  # JAX: bool_
     reveal_type(jnp.diff(a_int8))  # JAX: int8
     reveal_type(jnp.diff(a_uint32))  # JAX: uint32
@@ -1896,30 +2668,45 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.diff(a_complex64))  # JAX: complex64
     reveal_type(jnp.diff(weak_f))  # JAX: weak_float
     reveal_type(jnp.diff(weak_i))  # JAX: weak_int
+
+
+def case_jnp_digitize(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.digitize(a_int8, a_int8))  # JAX: int32
     reveal_type(jnp.digitize(a_bfloat16, a_bfloat16))  # JAX: int32
     reveal_type(jnp.digitize(a_float32, a_float32))  # JAX: int32
     reveal_type(jnp.digitize(a_bfloat16, a_float32))  # JAX: int32
     reveal_type(jnp.digitize(a_float32, weak_f))  # JAX: int32
     reveal_type(jnp.digitize(weak_i, a_int8))  # JAX: int32
+
+
+def case_jnp_divide(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.divide(a_int8, a_int8))  # JAX: float32
     reveal_type(jnp.divide(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.divide(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.divide(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.divide(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.divide(weak_i, a_int8))  # JAX: float32
+
+
+def case_jnp_divmod(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.divmod(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.divmod(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.divmod(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.divmod(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.divmod(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.divmod(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_dot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.dot(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.dot(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.dot(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.dot(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.dot(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.dot(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_jnp_dsplit(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.dsplit(a_bool, 3))  # JAX: bool_
     reveal_type(jnp.dsplit(a_int8, 3))  # JAX: int8
     reveal_type(jnp.dsplit(a_uint32, 3))  # JAX: uint32
@@ -1928,12 +2715,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.dsplit(a_complex64, 3))  # JAX: complex64
     reveal_type(jnp.dsplit(weak_f, 3))  # JAX: weak_float
     reveal_type(jnp.dsplit(weak_i, 3))  # JAX: weak_int
+
+
+def case_jnp_dstack(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.dstack([a_int8, a_int8]))  # JAX: int8
     reveal_type(jnp.dstack([a_bfloat16, a_bfloat16]))  # JAX: bfloat16
     reveal_type(jnp.dstack([a_float32, a_float32]))  # JAX: float32
     reveal_type(jnp.dstack([a_bfloat16, a_float32]))  # JAX: float32
     reveal_type(jnp.dstack([a_float32, weak_f]))  # JAX: float32
     reveal_type(jnp.dstack([weak_i, a_int8]))  # JAX: int8
+
+
+def case_jnp_ediff1d(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.ediff1d(a_bool))  # JAX: error TypeError
     reveal_type(jnp.ediff1d(a_int8))  # JAX: int8
     reveal_type(jnp.ediff1d(a_uint32))  # JAX: uint32
@@ -1942,17 +2735,26 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.ediff1d(a_complex64))  # JAX: complex64
     reveal_type(jnp.ediff1d(weak_f))  # JAX: weak_float
     reveal_type(jnp.ediff1d(weak_i))  # JAX: weak_int
+
+
+def case_jnp_einsum(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.einsum('ij,jk->ik', a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.einsum('ij,jk->ik', a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.einsum('ij,jk->ik', a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.einsum('ij,jk->ik', weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_jnp_empty() -> None:
     reveal_type(jnp.empty((3,), dtype=None))  # JAX: float32
     reveal_type(jnp.empty((3,), dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jnp.empty((3,), dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.empty((3,), dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.empty((3,), dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_empty_like(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.empty_like(a_int8))  # JAX: int8
     reveal_type(jnp.empty_like(a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.empty_like(weak_f))  # JAX: weak_float
@@ -1960,12 +2762,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.empty_like(a_float32, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.empty_like(a_float32, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.empty_like(a_float32, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_equal(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.equal(a_int8, a_int8))  # JAX: bool_
     reveal_type(jnp.equal(a_bfloat16, a_bfloat16))  # JAX: bool_
     reveal_type(jnp.equal(a_float32, a_float32))  # JAX: bool_
     reveal_type(jnp.equal(a_bfloat16, a_float32))  # JAX: bool_
     reveal_type(jnp.equal(a_float32, weak_f))  # JAX: bool_
     reveal_type(jnp.equal(weak_i, a_int8))  # JAX: bool_
+
+
+def case_jnp_exp(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.exp(a_bool))  # JAX: float32
     reveal_type(jnp.exp(a_int8))  # JAX: float32
     reveal_type(jnp.exp(a_uint32))  # JAX: float32
@@ -1974,6 +2782,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.exp(a_complex64))  # JAX: complex64
     reveal_type(jnp.exp(weak_f))  # JAX: weak_float
     reveal_type(jnp.exp(weak_i))  # JAX: weak_float
+
+
+def case_jnp_exp2(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.exp2(a_bool))  # JAX: float32
     reveal_type(jnp.exp2(a_int8))  # JAX: float32
     reveal_type(jnp.exp2(a_uint32))  # JAX: float32
@@ -1982,6 +2793,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.exp2(a_complex64))  # JAX: complex64
     reveal_type(jnp.exp2(weak_f))  # JAX: weak_float
     reveal_type(jnp.exp2(weak_i))  # JAX: weak_float
+
+
+def case_jnp_expand_dims(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.expand_dims(a_bool, 0))  # JAX: bool_
     reveal_type(jnp.expand_dims(a_int8, 0))  # JAX: int8
     reveal_type(jnp.expand_dims(a_uint32, 0))  # JAX: uint32
@@ -1990,6 +2804,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.expand_dims(a_complex64, 0))  # JAX: complex64
     reveal_type(jnp.expand_dims(weak_f, 0))  # JAX: weak_float
     reveal_type(jnp.expand_dims(weak_i, 0))  # JAX: weak_int
+
+
+def case_jnp_expm1(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.expm1(a_bool))  # JAX: float32
     reveal_type(jnp.expm1(a_int8))  # JAX: float32
     reveal_type(jnp.expm1(a_uint32))  # JAX: float32
@@ -1998,6 +2815,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.expm1(a_complex64))  # JAX: complex64
     reveal_type(jnp.expm1(weak_f))  # JAX: weak_float
     reveal_type(jnp.expm1(weak_i))  # JAX: weak_float
+
+
+def case_jnp_extract(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.extract(jnp.ones((3, 3), bool), a_bool, size=3))  # JAX: bool_
     reveal_type(jnp.extract(jnp.ones((3, 3), bool), a_int8, size=3))  # JAX: int8
     reveal_type(jnp.extract(jnp.ones((3, 3), bool), a_uint32, size=3))  # JAX: uint32
@@ -2006,11 +2826,17 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.extract(jnp.ones((3, 3), bool), a_complex64, size=3))  # JAX: complex64
     reveal_type(jnp.extract(jnp.ones((3, 3), bool), weak_f, size=3))  # JAX: float32
     reveal_type(jnp.extract(jnp.ones((3, 3), bool), weak_i, size=3))  # JAX: int32
+
+
+def case_jnp_eye() -> None:
     reveal_type(jnp.eye(3, dtype=None))  # JAX: float32
     reveal_type(jnp.eye(3, dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jnp.eye(3, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.eye(3, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.eye(3, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_fabs(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.fabs(a_bool))  # JAX: float32
     reveal_type(jnp.fabs(a_int8))  # JAX: float32
     reveal_type(jnp.fabs(a_uint32))  # JAX: float32
@@ -2019,6 +2845,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.fabs(a_complex64))  # JAX: error TypeError
     reveal_type(jnp.fabs(weak_f))  # JAX: weak_float
     reveal_type(jnp.fabs(weak_i))  # JAX: weak_float
+
+
+def case_jnp_fft_fft(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.fft.fft(a_bool))  # JAX: complex64
     reveal_type(jnp.fft.fft(a_int8))  # JAX: complex64
     reveal_type(jnp.fft.fft(a_uint32))  # JAX: complex64
@@ -2027,6 +2856,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.fft.fft(a_complex64))  # JAX: complex64
     reveal_type(jnp.fft.fft(weak_f))  # JAX: complex64
     reveal_type(jnp.fft.fft(weak_i))  # JAX: complex64
+
+
+def case_jnp_fft_fft2(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.fft.fft2(a_bool))  # JAX: complex64
     reveal_type(jnp.fft.fft2(a_int8))  # JAX: complex64
     reveal_type(jnp.fft.fft2(a_uint32))  # JAX: complex64
@@ -2035,11 +2867,17 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.fft.fft2(a_complex64))  # JAX: complex64
     reveal_type(jnp.fft.fft2(weak_f))  # JAX: complex64
     reveal_type(jnp.fft.fft2(weak_i))  # JAX: complex64
+
+
+def case_jnp_fft_fftfreq() -> None:
     reveal_type(jnp.fft.fftfreq(4, dtype=None))  # JAX: float32
     reveal_type(jnp.fft.fftfreq(4, dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jnp.fft.fftfreq(4, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.fft.fftfreq(4, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.fft.fftfreq(4, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_fft_fftn(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.fft.fftn(a_bool))  # JAX: complex64
     reveal_type(jnp.fft.fftn(a_int8))  # JAX: complex64
     reveal_type(jnp.fft.fftn(a_uint32))  # JAX: complex64
@@ -2048,6 +2886,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.fft.fftn(a_complex64))  # JAX: complex64
     reveal_type(jnp.fft.fftn(weak_f))  # JAX: complex64
     reveal_type(jnp.fft.fftn(weak_i))  # JAX: complex64
+
+
+def case_jnp_fft_fftshift(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.fft.fftshift(a_bool))  # JAX: bool_
     reveal_type(jnp.fft.fftshift(a_int8))  # JAX: int8
     reveal_type(jnp.fft.fftshift(a_uint32))  # JAX: uint32
@@ -2056,6 +2897,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.fft.fftshift(a_complex64))  # JAX: complex64
     reveal_type(jnp.fft.fftshift(weak_f))  # JAX: weak_float
     reveal_type(jnp.fft.fftshift(weak_i))  # JAX: weak_int
+
+
+def case_jnp_fft_hfft(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.fft.hfft(a_bool))  # JAX: float32
     reveal_type(jnp.fft.hfft(a_int8))  # JAX: float32
     reveal_type(jnp.fft.hfft(a_uint32))  # JAX: float32
@@ -2064,6 +2908,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.fft.hfft(a_complex64))  # JAX: float32
     reveal_type(jnp.fft.hfft(weak_f))  # JAX: float32
     reveal_type(jnp.fft.hfft(weak_i))  # JAX: float32
+
+
+def case_jnp_fft_ifft(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.fft.ifft(a_bool))  # JAX: complex64
     reveal_type(jnp.fft.ifft(a_int8))  # JAX: complex64
     reveal_type(jnp.fft.ifft(a_uint32))  # JAX: complex64
@@ -2072,6 +2919,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.fft.ifft(a_complex64))  # JAX: complex64
     reveal_type(jnp.fft.ifft(weak_f))  # JAX: complex64
     reveal_type(jnp.fft.ifft(weak_i))  # JAX: complex64
+
+
+def case_jnp_fft_ifft2(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.fft.ifft2(a_bool))  # JAX: complex64
     reveal_type(jnp.fft.ifft2(a_int8))  # JAX: complex64
     reveal_type(jnp.fft.ifft2(a_uint32))  # JAX: complex64
@@ -2080,6 +2930,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.fft.ifft2(a_complex64))  # JAX: complex64
     reveal_type(jnp.fft.ifft2(weak_f))  # JAX: complex64
     reveal_type(jnp.fft.ifft2(weak_i))  # JAX: complex64
+
+
+def case_jnp_fft_ifftn(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.fft.ifftn(a_bool))  # JAX: complex64
     reveal_type(jnp.fft.ifftn(a_int8))  # JAX: complex64
     reveal_type(jnp.fft.ifftn(a_uint32))  # JAX: complex64
@@ -2088,6 +2941,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.fft.ifftn(a_complex64))  # JAX: complex64
     reveal_type(jnp.fft.ifftn(weak_f))  # JAX: complex64
     reveal_type(jnp.fft.ifftn(weak_i))  # JAX: complex64
+
+
+def case_jnp_fft_ifftshift(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.fft.ifftshift(a_bool))  # JAX: bool_
     reveal_type(jnp.fft.ifftshift(a_int8))  # JAX: int8
     reveal_type(jnp.fft.ifftshift(a_uint32))  # JAX: uint32
@@ -2096,6 +2952,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.fft.ifftshift(a_complex64))  # JAX: complex64
     reveal_type(jnp.fft.ifftshift(weak_f))  # JAX: weak_float
     reveal_type(jnp.fft.ifftshift(weak_i))  # JAX: weak_int
+
+
+def case_jnp_fft_ihfft(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.fft.ihfft(a_bool))  # JAX: complex64
     reveal_type(jnp.fft.ihfft(a_int8))  # JAX: complex64
     reveal_type(jnp.fft.ihfft(a_uint32))  # JAX: complex64
@@ -2104,6 +2963,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.fft.ihfft(a_complex64))  # JAX: error ValueError
     reveal_type(jnp.fft.ihfft(weak_f))  # JAX: complex64
     reveal_type(jnp.fft.ihfft(weak_i))  # JAX: complex64
+
+
+def case_jnp_fft_irfft(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.fft.irfft(a_bool))  # JAX: float32
     reveal_type(jnp.fft.irfft(a_int8))  # JAX: float32
     reveal_type(jnp.fft.irfft(a_uint32))  # JAX: float32
@@ -2112,6 +2974,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.fft.irfft(a_complex64))  # JAX: float32
     reveal_type(jnp.fft.irfft(weak_f))  # JAX: float32
     reveal_type(jnp.fft.irfft(weak_i))  # JAX: float32
+
+
+def case_jnp_fft_irfft2(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.fft.irfft2(a_bool))  # JAX: float32
     reveal_type(jnp.fft.irfft2(a_int8))  # JAX: float32
     reveal_type(jnp.fft.irfft2(a_uint32))  # JAX: float32
@@ -2120,6 +2985,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.fft.irfft2(a_complex64))  # JAX: float32
     reveal_type(jnp.fft.irfft2(weak_f))  # JAX: float32
     reveal_type(jnp.fft.irfft2(weak_i))  # JAX: float32
+
+
+def case_jnp_fft_irfftn(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.fft.irfftn(a_bool))  # JAX: float32
     reveal_type(jnp.fft.irfftn(a_int8))  # JAX: float32
     reveal_type(jnp.fft.irfftn(a_uint32))  # JAX: float32
@@ -2128,6 +2996,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.fft.irfftn(a_complex64))  # JAX: float32
     reveal_type(jnp.fft.irfftn(weak_f))  # JAX: float32
     reveal_type(jnp.fft.irfftn(weak_i))  # JAX: float32
+
+
+def case_jnp_fft_rfft(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.fft.rfft(a_bool))  # JAX: complex64
     reveal_type(jnp.fft.rfft(a_int8))  # JAX: complex64
     reveal_type(jnp.fft.rfft(a_uint32))  # JAX: complex64
@@ -2136,6 +3007,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.fft.rfft(a_complex64))  # JAX: error ValueError
     reveal_type(jnp.fft.rfft(weak_f))  # JAX: complex64
     reveal_type(jnp.fft.rfft(weak_i))  # JAX: complex64
+
+
+def case_jnp_fft_rfft2(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.fft.rfft2(a_bool))  # JAX: complex64
     reveal_type(jnp.fft.rfft2(a_int8))  # JAX: complex64
     reveal_type(jnp.fft.rfft2(a_uint32))  # JAX: complex64
@@ -2144,11 +3018,17 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.fft.rfft2(a_complex64))  # JAX: error ValueError
     reveal_type(jnp.fft.rfft2(weak_f))  # JAX: complex64
     reveal_type(jnp.fft.rfft2(weak_i))  # JAX: complex64
+
+
+def case_jnp_fft_rfftfreq() -> None:
     reveal_type(jnp.fft.rfftfreq(4, dtype=None))  # JAX: float32
     reveal_type(jnp.fft.rfftfreq(4, dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jnp.fft.rfftfreq(4, dtype=jnp.int32))  # JAX: float32
     reveal_type(jnp.fft.rfftfreq(4, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.fft.rfftfreq(4, dtype=jnp.bool))  # JAX: error TypeError
+
+
+def case_jnp_fft_rfftn(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.fft.rfftn(a_bool))  # JAX: complex64
     reveal_type(jnp.fft.rfftn(a_int8))  # JAX: complex64
     reveal_type(jnp.fft.rfftn(a_uint32))  # JAX: complex64
@@ -2157,6 +3037,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.fft.rfftn(a_complex64))  # JAX: error ValueError
     reveal_type(jnp.fft.rfftn(weak_f))  # JAX: complex64
     reveal_type(jnp.fft.rfftn(weak_i))  # JAX: complex64
+
+
+def case_jnp_fill_diagonal(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.fill_diagonal(a_bool, 0, inplace=False))  # JAX: bool_
     reveal_type(jnp.fill_diagonal(a_int8, 0, inplace=False))  # JAX: int8
     reveal_type(jnp.fill_diagonal(a_uint32, 0, inplace=False))  # JAX: uint32
@@ -2165,6 +3048,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.fill_diagonal(a_complex64, 0, inplace=False))  # JAX: complex64
     reveal_type(jnp.fill_diagonal(weak_f, 0, inplace=False))  # JAX: weak_float
     reveal_type(jnp.fill_diagonal(weak_i, 0, inplace=False))  # JAX: weak_int
+
+
+def case_jnp_flatnonzero(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.flatnonzero(a_bool, size=3))  # JAX: int32
     reveal_type(jnp.flatnonzero(a_int8, size=3))  # JAX: int32
     reveal_type(jnp.flatnonzero(a_uint32, size=3))  # JAX: int32
@@ -2173,6 +3059,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.flatnonzero(a_complex64, size=3))  # JAX: int32
     reveal_type(jnp.flatnonzero(weak_f, size=3))  # JAX: int32
     reveal_type(jnp.flatnonzero(weak_i, size=3))  # JAX: int32
+
+
+def case_jnp_fliplr(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.fliplr(a_bool))  # JAX: bool_
     reveal_type(jnp.fliplr(a_int8))  # JAX: int8
     reveal_type(jnp.fliplr(a_uint32))  # JAX: uint32
@@ -2181,6 +3070,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.fliplr(a_complex64))  # JAX: complex64
     reveal_type(jnp.fliplr(weak_f))  # JAX: weak_float
     reveal_type(jnp.fliplr(weak_i))  # JAX: weak_int
+
+
+def case_jnp_flipud(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.flipud(a_bool))  # JAX: bool_
     reveal_type(jnp.flipud(a_int8))  # JAX: int8
     reveal_type(jnp.flipud(a_uint32))  # JAX: uint32
@@ -2189,6 +3081,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.flipud(a_complex64))  # JAX: complex64
     reveal_type(jnp.flipud(weak_f))  # JAX: weak_float
     reveal_type(jnp.flipud(weak_i))  # JAX: weak_int
+
+
+def case_jnp_float_power(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.float_power(a_bool, 2.0))  # JAX: weak_float
     reveal_type(jnp.float_power(a_int8, 2.0))  # JAX: weak_float
     reveal_type(jnp.float_power(a_uint32, 2.0))  # JAX: weak_float
@@ -2197,6 +3092,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.float_power(a_complex64, 2.0))  # JAX: complex64
     reveal_type(jnp.float_power(weak_f, 2.0))  # JAX: weak_float
     reveal_type(jnp.float_power(weak_i, 2.0))  # JAX: weak_float
+
+
+def case_jnp_floor(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.floor(a_bool))  # JAX: bool_
     reveal_type(jnp.floor(a_int8))  # JAX: int8
     reveal_type(jnp.floor(a_uint32))  # JAX: uint32
@@ -2205,30 +3103,45 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.floor(a_complex64))  # JAX: error TypeError
     reveal_type(jnp.floor(weak_f))  # JAX: weak_float
     reveal_type(jnp.floor(weak_i))  # JAX: weak_int
+
+
+def case_jnp_floor_divide(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.floor_divide(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.floor_divide(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.floor_divide(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.floor_divide(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.floor_divide(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.floor_divide(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_fmax(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.fmax(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.fmax(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.fmax(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.fmax(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.fmax(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.fmax(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_fmin(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.fmin(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.fmin(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.fmin(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.fmin(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.fmin(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.fmin(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_fmod(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.fmod(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.fmod(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.fmod(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.fmod(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.fmod(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.fmod(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_frexp(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.frexp(a_bool))  # JAX: float32
     reveal_type(jnp.frexp(a_int8))  # JAX: float32
     reveal_type(jnp.frexp(a_uint32))  # JAX: float32
@@ -2237,16 +3150,25 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.frexp(a_complex64))  # JAX: error TypeError
     reveal_type(jnp.frexp(weak_f))  # JAX: float32
     reveal_type(jnp.frexp(weak_i))  # JAX: float32
+
+
+def case_jnp_fromfunction() -> None:
     reveal_type(jnp.fromfunction(lambda i: i, (3,), dtype=None))  # JAX: int32
     reveal_type(jnp.fromfunction(lambda i: i, (3,), dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jnp.fromfunction(lambda i: i, (3,), dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.fromfunction(lambda i: i, (3,), dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.fromfunction(lambda i: i, (3,), dtype=jnp.bool))  # JAX: error TypeError
+
+
+def case_jnp_full() -> None:
     reveal_type(jnp.full((3,), 1, dtype=None))  # JAX: weak_int
     reveal_type(jnp.full((3,), 1, dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jnp.full((3,), 1, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.full((3,), 1, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.full((3,), 1, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_full_like(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.full_like(a_int8, 1, dtype=None))  # JAX: int8
     reveal_type(jnp.full_like(a_bfloat16, 1, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.full_like(weak_f, 1, dtype=None))  # JAX: weak_float
@@ -2254,17 +3176,26 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.full_like(a_float32, 1, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.full_like(a_float32, 1, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.full_like(a_float32, 1, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_gcd(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.gcd(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.gcd(a_bfloat16, a_bfloat16))  # JAX: error ValueError
     reveal_type(jnp.gcd(a_float32, a_float32))  # JAX: error ValueError
     reveal_type(jnp.gcd(a_bfloat16, a_float32))  # JAX: error ValueError
     reveal_type(jnp.gcd(a_float32, weak_f))  # JAX: error ValueError
     reveal_type(jnp.gcd(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_geomspace() -> None:
     reveal_type(jnp.geomspace(1, 3, 3, dtype=None))  # JAX: float32
     reveal_type(jnp.geomspace(1, 3, 3, dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jnp.geomspace(1, 3, 3, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.geomspace(1, 3, 3, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.geomspace(1, 3, 3, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_gradient(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.gradient(a_bool))  # JAX: float32
     reveal_type(jnp.gradient(a_int8))  # JAX: float32
     reveal_type(jnp.gradient(a_uint32))  # JAX: float32
@@ -2273,32 +3204,53 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.gradient(a_complex64))  # JAX: complex64
     reveal_type(jnp.gradient(weak_f))  # JAX: weak_float
     reveal_type(jnp.gradient(weak_i))  # JAX: weak_float
+
+
+def case_jnp_greater(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.greater(a_int8, a_int8))  # JAX: bool_
     reveal_type(jnp.greater(a_bfloat16, a_bfloat16))  # JAX: bool_
     reveal_type(jnp.greater(a_float32, a_float32))  # JAX: bool_
     reveal_type(jnp.greater(a_bfloat16, a_float32))  # JAX: bool_
     reveal_type(jnp.greater(a_float32, weak_f))  # JAX: bool_
     reveal_type(jnp.greater(weak_i, a_int8))  # JAX: bool_
+
+
+def case_jnp_greater_equal(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.greater_equal(a_int8, a_int8))  # JAX: bool_
     reveal_type(jnp.greater_equal(a_bfloat16, a_bfloat16))  # JAX: bool_
     reveal_type(jnp.greater_equal(a_float32, a_float32))  # JAX: bool_
     reveal_type(jnp.greater_equal(a_bfloat16, a_float32))  # JAX: bool_
     reveal_type(jnp.greater_equal(a_float32, weak_f))  # JAX: bool_
     reveal_type(jnp.greater_equal(weak_i, a_int8))  # JAX: bool_
+
+
+def case_jnp_hamming() -> None:
     reveal_type(jnp.hamming(3))  # JAX: float32
+
+
+def case_jnp_hanning() -> None:
     reveal_type(jnp.hanning(3))  # JAX: float32
+
+
+def case_jnp_heaviside(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.heaviside(a_int8, a_int8))  # JAX: float32
     reveal_type(jnp.heaviside(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.heaviside(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.heaviside(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.heaviside(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.heaviside(weak_i, a_int8))  # JAX: float32
+
+
+def case_jnp_histogram2d(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.histogram2d(a_int8, a_int8, bins=3))  # JAX: int32
     reveal_type(jnp.histogram2d(a_bfloat16, a_bfloat16, bins=3))  # JAX: int32
     reveal_type(jnp.histogram2d(a_float32, a_float32, bins=3))  # JAX: int32
     reveal_type(jnp.histogram2d(a_bfloat16, a_float32, bins=3))  # JAX: int32
     reveal_type(jnp.histogram2d(a_float32, weak_f, bins=3))  # JAX: int32
     reveal_type(jnp.histogram2d(weak_i, a_int8, bins=3))  # JAX: int32
+
+
+def case_jnp_histogram_bin_edges(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.histogram_bin_edges(a_bool, 3))  # JAX: float32
     reveal_type(jnp.histogram_bin_edges(a_int8, 3))  # JAX: float32
     reveal_type(jnp.histogram_bin_edges(a_uint32, 3))  # JAX: float32
@@ -2307,6 +3259,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.histogram_bin_edges(a_complex64, 3))  # JAX: complex64
     reveal_type(jnp.histogram_bin_edges(weak_f, 3))  # JAX: float32
     reveal_type(jnp.histogram_bin_edges(weak_i, 3))  # JAX: float32
+
+
+def case_jnp_histogramdd(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.histogramdd(a_bool, bins=3))  # JAX: int32
     reveal_type(jnp.histogramdd(a_int8, bins=3))  # JAX: int32
     reveal_type(jnp.histogramdd(a_uint32, bins=3))  # JAX: int32
@@ -2315,6 +3270,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.histogramdd(a_complex64, bins=3))  # JAX: int32
     reveal_type(jnp.histogramdd(weak_f, bins=3))  # JAX: int32
     reveal_type(jnp.histogramdd(weak_i, bins=3))  # JAX: int32
+
+
+def case_jnp_hsplit(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.hsplit(a_bool, 3))  # JAX: bool_
     reveal_type(jnp.hsplit(a_int8, 3))  # JAX: int8
     reveal_type(jnp.hsplit(a_uint32, 3))  # JAX: uint32
@@ -2323,18 +3281,27 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.hsplit(a_complex64, 3))  # JAX: complex64
     reveal_type(jnp.hsplit(weak_f, 3))  # JAX: weak_float
     reveal_type(jnp.hsplit(weak_i, 3))  # JAX: weak_int
+
+
+def case_jnp_hstack(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.hstack([a_int8, a_int8]))  # JAX: int8
     reveal_type(jnp.hstack([a_bfloat16, a_bfloat16]))  # JAX: bfloat16
     reveal_type(jnp.hstack([a_float32, a_float32]))  # JAX: float32
     reveal_type(jnp.hstack([a_bfloat16, a_float32]))  # JAX: float32
     reveal_type(jnp.hstack([a_float32, weak_f]))  # JAX: float32
     reveal_type(jnp.hstack([weak_i, a_int8]))  # JAX: int8
+
+
+def case_jnp_hypot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.hypot(a_int8, a_int8))  # JAX: float32
     reveal_type(jnp.hypot(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.hypot(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.hypot(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.hypot(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.hypot(weak_i, a_int8))  # JAX: float32
+
+
+def case_jnp_i0(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.i0(a_bool))  # JAX: float32
     reveal_type(jnp.i0(a_int8))  # JAX: float32
     reveal_type(jnp.i0(a_uint32))  # JAX: float32
@@ -2343,11 +3310,17 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.i0(a_complex64))  # JAX: error ValueError
     reveal_type(jnp.i0(weak_f))  # JAX: weak_float
     reveal_type(jnp.i0(weak_i))  # JAX: weak_float
+
+
+def case_jnp_identity() -> None:
     reveal_type(jnp.identity(3, dtype=None))  # JAX: float32
     reveal_type(jnp.identity(3, dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jnp.identity(3, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.identity(3, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.identity(3, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_imag(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.imag(a_bool))  # JAX: bool_
     reveal_type(jnp.imag(a_int8))  # JAX: int8
     reveal_type(jnp.imag(a_uint32))  # JAX: uint32
@@ -2356,17 +3329,26 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.imag(a_complex64))  # JAX: float32
     reveal_type(jnp.imag(weak_f))  # JAX: weak_float
     reveal_type(jnp.imag(weak_i))  # JAX: weak_int
+
+
+def case_jnp_indices() -> None:
     reveal_type(jnp.indices((3,), dtype=None))  # JAX: int32
     reveal_type(jnp.indices((3,), dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jnp.indices((3,), dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.indices((3,), dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.indices((3,), dtype=jnp.bool))  # JAX: error TypeError
+
+
+def case_jnp_inner(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.inner(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.inner(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.inner(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.inner(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.inner(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.inner(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_jnp_insert(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.insert(a_bool, 0, 1, axis=0))  # JAX: bool_
     reveal_type(jnp.insert(a_int8, 0, 1, axis=0))  # JAX: int8
     reveal_type(jnp.insert(a_uint32, 0, 1, axis=0))  # JAX: uint32
@@ -2375,18 +3357,27 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.insert(a_complex64, 0, 1, axis=0))  # JAX: complex64
     reveal_type(jnp.insert(weak_f, 0, 1, axis=0))  # JAX: weak_float
     reveal_type(jnp.insert(weak_i, 0, 1, axis=0))  # JAX: weak_int
+
+
+def case_jnp_interp(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.interp(a_int8, jnp.arange(3.0), a_int8))  # JAX: float32
     reveal_type(jnp.interp(a_bfloat16, jnp.arange(3.0), a_bfloat16))  # JAX: float32
     reveal_type(jnp.interp(a_float32, jnp.arange(3.0), a_float32))  # JAX: float32
     reveal_type(jnp.interp(a_bfloat16, jnp.arange(3.0), a_float32))  # JAX: float32
     reveal_type(jnp.interp(a_float32, jnp.arange(3.0), weak_f))  # JAX: float32
     reveal_type(jnp.interp(weak_i, jnp.arange(3.0), a_int8))  # JAX: float32
+
+
+def case_jnp_intersect1d(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.intersect1d(a_int8, a_int8, size=3))  # JAX: int8
     reveal_type(jnp.intersect1d(a_bfloat16, a_bfloat16, size=3))  # JAX: bfloat16
     reveal_type(jnp.intersect1d(a_float32, a_float32, size=3))  # JAX: float32
     reveal_type(jnp.intersect1d(a_bfloat16, a_float32, size=3))  # JAX: float32
     reveal_type(jnp.intersect1d(a_float32, weak_f, size=3))  # JAX: float32
     reveal_type(jnp.intersect1d(weak_i, a_int8, size=3))  # JAX: int8
+
+
+def case_jnp_invert(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.invert(a_bool))  # JAX: bool_
     reveal_type(jnp.invert(a_int8))  # JAX: int8
     reveal_type(jnp.invert(a_uint32))  # JAX: uint32
@@ -2395,12 +3386,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.invert(a_complex64))  # JAX: error TypeError
     reveal_type(jnp.invert(weak_f))  # JAX: error TypeError
     reveal_type(jnp.invert(weak_i))  # JAX: weak_int
+
+
+def case_jnp_isclose(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.isclose(a_int8, a_int8))  # JAX: bool_
     reveal_type(jnp.isclose(a_bfloat16, a_bfloat16))  # JAX: bool_
     reveal_type(jnp.isclose(a_float32, a_float32))  # JAX: bool_
     reveal_type(jnp.isclose(a_bfloat16, a_float32))  # JAX: bool_
     reveal_type(jnp.isclose(a_float32, weak_f))  # JAX: bool_
     reveal_type(jnp.isclose(weak_i, a_int8))  # JAX: bool_
+
+
+def case_jnp_iscomplex(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.iscomplex(a_bool))  # JAX: bool_
     reveal_type(jnp.iscomplex(a_int8))  # JAX: bool_
     reveal_type(jnp.iscomplex(a_uint32))  # JAX: bool_
@@ -2409,6 +3406,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.iscomplex(a_complex64))  # JAX: bool_
     reveal_type(jnp.iscomplex(weak_f))  # JAX: bool_
     reveal_type(jnp.iscomplex(weak_i))  # JAX: bool_
+
+
+def case_jnp_isfinite(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.isfinite(a_bool))  # JAX: bool_
     reveal_type(jnp.isfinite(a_int8))  # JAX: bool_
     reveal_type(jnp.isfinite(a_uint32))  # JAX: bool_
@@ -2417,6 +3417,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.isfinite(a_complex64))  # JAX: bool_
     reveal_type(jnp.isfinite(weak_f))  # JAX: bool_
     reveal_type(jnp.isfinite(weak_i))  # JAX: bool_
+
+
+def case_jnp_isin(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.isin(a_bool, jnp.arange(3)))  # JAX: bool_
     reveal_type(jnp.isin(a_int8, jnp.arange(3)))  # JAX: bool_
     reveal_type(jnp.isin(a_uint32, jnp.arange(3)))  # JAX: bool_
@@ -2425,6 +3428,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.isin(a_complex64, jnp.arange(3)))  # JAX: bool_
     reveal_type(jnp.isin(weak_f, jnp.arange(3)))  # JAX: bool_
     reveal_type(jnp.isin(weak_i, jnp.arange(3)))  # JAX: bool_
+
+
+def case_jnp_isinf(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.isinf(a_bool))  # JAX: bool_
     reveal_type(jnp.isinf(a_int8))  # JAX: bool_
     reveal_type(jnp.isinf(a_uint32))  # JAX: bool_
@@ -2433,6 +3439,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.isinf(a_complex64))  # JAX: bool_
     reveal_type(jnp.isinf(weak_f))  # JAX: bool_
     reveal_type(jnp.isinf(weak_i))  # JAX: bool_
+
+
+def case_jnp_isnan(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.isnan(a_bool))  # JAX: bool_
     reveal_type(jnp.isnan(a_int8))  # JAX: bool_
     reveal_type(jnp.isnan(a_uint32))  # JAX: bool_
@@ -2441,6 +3450,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.isnan(a_complex64))  # JAX: bool_
     reveal_type(jnp.isnan(weak_f))  # JAX: bool_
     reveal_type(jnp.isnan(weak_i))  # JAX: bool_
+
+
+def case_jnp_isneginf(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.isneginf(a_bool))  # JAX: bool_
     reveal_type(jnp.isneginf(a_int8))  # JAX: bool_
     reveal_type(jnp.isneginf(a_uint32))  # JAX: bool_
@@ -2449,6 +3461,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.isneginf(a_complex64))  # JAX: error ValueError
     reveal_type(jnp.isneginf(weak_f))  # JAX: bool_
     reveal_type(jnp.isneginf(weak_i))  # JAX: bool_
+
+
+def case_jnp_isposinf(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.isposinf(a_bool))  # JAX: bool_
     reveal_type(jnp.isposinf(a_int8))  # JAX: bool_
     reveal_type(jnp.isposinf(a_uint32))  # JAX: bool_
@@ -2457,6 +3472,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.isposinf(a_complex64))  # JAX: error ValueError
     reveal_type(jnp.isposinf(weak_f))  # JAX: bool_
     reveal_type(jnp.isposinf(weak_i))  # JAX: bool_
+
+
+def case_jnp_isreal(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.isreal(a_bool))  # JAX: bool_
     reveal_type(jnp.isreal(a_int8))  # JAX: bool_
     reveal_type(jnp.isreal(a_uint32))  # JAX: bool_
@@ -2465,19 +3483,31 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.isreal(a_complex64))  # JAX: bool_
     reveal_type(jnp.isreal(weak_f))  # JAX: bool_
     reveal_type(jnp.isreal(weak_i))  # JAX: bool_
+
+
+def case_jnp_kaiser() -> None:
     reveal_type(jnp.kaiser(3, 1.0))  # JAX: float32
+
+
+def case_jnp_kron(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.kron(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.kron(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.kron(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.kron(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.kron(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.kron(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_lcm(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.lcm(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.lcm(a_bfloat16, a_bfloat16))  # JAX: error ValueError
     reveal_type(jnp.lcm(a_float32, a_float32))  # JAX: error ValueError
     reveal_type(jnp.lcm(a_bfloat16, a_float32))  # JAX: error ValueError
     reveal_type(jnp.lcm(a_float32, weak_f))  # JAX: error ValueError
     reveal_type(jnp.lcm(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_ldexp(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.ldexp(a_bool, 2))  # JAX: float32
     reveal_type(jnp.ldexp(a_int8, 2))  # JAX: float32
     reveal_type(jnp.ldexp(a_uint32, 2))  # JAX: float32
@@ -2486,24 +3516,36 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.ldexp(a_complex64, 2))  # JAX: error ValueError
     reveal_type(jnp.ldexp(weak_f, 2))  # JAX: float32
     reveal_type(jnp.ldexp(weak_i, 2))  # JAX: float32
+
+
+def case_jnp_left_shift(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.left_shift(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.left_shift(a_bfloat16, a_bfloat16))  # JAX: error TypeError
     reveal_type(jnp.left_shift(a_float32, a_float32))  # JAX: error TypeError
     reveal_type(jnp.left_shift(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(jnp.left_shift(a_float32, weak_f))  # JAX: error TypeError
     reveal_type(jnp.left_shift(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_less(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.less(a_int8, a_int8))  # JAX: bool_
     reveal_type(jnp.less(a_bfloat16, a_bfloat16))  # JAX: bool_
     reveal_type(jnp.less(a_float32, a_float32))  # JAX: bool_
     reveal_type(jnp.less(a_bfloat16, a_float32))  # JAX: bool_
     reveal_type(jnp.less(a_float32, weak_f))  # JAX: bool_
     reveal_type(jnp.less(weak_i, a_int8))  # JAX: bool_
+
+
+def case_jnp_less_equal(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.less_equal(a_int8, a_int8))  # JAX: bool_
     reveal_type(jnp.less_equal(a_bfloat16, a_bfloat16))  # JAX: bool_
     reveal_type(jnp.less_equal(a_float32, a_float32))  # JAX: bool_
     reveal_type(jnp.less_equal(a_bfloat16, a_float32))  # JAX: bool_
     reveal_type(jnp.less_equal(a_float32, weak_f))  # JAX: bool_
     reveal_type(jnp.less_equal(weak_i, a_int8))  # JAX: bool_
+
+
+def case_jnp_linalg_cholesky(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.cholesky(a_bool))  # JAX: float32
     reveal_type(jnp.linalg.cholesky(a_int8))  # JAX: float32
     reveal_type(jnp.linalg.cholesky(a_uint32))  # JAX: float32
@@ -2512,6 +3554,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.cholesky(a_complex64))  # JAX: complex64
     reveal_type(jnp.linalg.cholesky(weak_f))  # JAX: weak_float
     reveal_type(jnp.linalg.cholesky(weak_i))  # JAX: weak_float
+
+
+def case_jnp_linalg_cond(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.cond(a_bool))  # JAX: float32
     reveal_type(jnp.linalg.cond(a_int8))  # JAX: float32
     reveal_type(jnp.linalg.cond(a_uint32))  # JAX: float32
@@ -2520,12 +3565,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.cond(a_complex64))  # JAX: float32
     reveal_type(jnp.linalg.cond(weak_f))  # JAX: weak_float
     reveal_type(jnp.linalg.cond(weak_i))  # JAX: weak_float
+
+
+def case_jnp_linalg_cross(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.linalg.cross(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.linalg.cross(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.linalg.cross(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.linalg.cross(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.linalg.cross(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.linalg.cross(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_linalg_det(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.det(a_bool))  # JAX: float32
     reveal_type(jnp.linalg.det(a_int8))  # JAX: float32
     reveal_type(jnp.linalg.det(a_uint32))  # JAX: float32
@@ -2534,6 +3585,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.det(a_complex64))  # JAX: complex64
     reveal_type(jnp.linalg.det(weak_f))  # JAX: weak_float
     reveal_type(jnp.linalg.det(weak_i))  # JAX: weak_float
+
+
+def case_jnp_linalg_diagonal(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.diagonal(a_bool))  # JAX: bool_
     reveal_type(jnp.linalg.diagonal(a_int8))  # JAX: int8
     reveal_type(jnp.linalg.diagonal(a_uint32))  # JAX: uint32
@@ -2542,6 +3596,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.diagonal(a_complex64))  # JAX: complex64
     reveal_type(jnp.linalg.diagonal(weak_f))  # JAX: float32
     reveal_type(jnp.linalg.diagonal(weak_i))  # JAX: int32
+
+
+def case_jnp_linalg_eig(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.eig(a_bool))  # JAX: complex64
     reveal_type(jnp.linalg.eig(a_int8))  # JAX: complex64
     reveal_type(jnp.linalg.eig(a_uint32))  # JAX: complex64
@@ -2550,6 +3607,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.eig(a_complex64))  # JAX: complex64
     reveal_type(jnp.linalg.eig(weak_f))  # JAX: weak_complex
     reveal_type(jnp.linalg.eig(weak_i))  # JAX: weak_complex
+
+
+def case_jnp_linalg_eigh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.eigh(a_bool))  # JAX: float32
     reveal_type(jnp.linalg.eigh(a_int8))  # JAX: float32
     reveal_type(jnp.linalg.eigh(a_uint32))  # JAX: float32
@@ -2558,6 +3618,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.eigh(a_complex64))  # JAX: float32
     reveal_type(jnp.linalg.eigh(weak_f))  # JAX: weak_float
     reveal_type(jnp.linalg.eigh(weak_i))  # JAX: weak_float
+
+
+def case_jnp_linalg_eigvals(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.eigvals(a_bool))  # JAX: complex64
     reveal_type(jnp.linalg.eigvals(a_int8))  # JAX: complex64
     reveal_type(jnp.linalg.eigvals(a_uint32))  # JAX: complex64
@@ -2566,6 +3629,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.eigvals(a_complex64))  # JAX: complex64
     reveal_type(jnp.linalg.eigvals(weak_f))  # JAX: weak_complex
     reveal_type(jnp.linalg.eigvals(weak_i))  # JAX: weak_complex
+
+
+def case_jnp_linalg_eigvalsh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.eigvalsh(a_bool))  # JAX: float32
     reveal_type(jnp.linalg.eigvalsh(a_int8))  # JAX: float32
     reveal_type(jnp.linalg.eigvalsh(a_uint32))  # JAX: float32
@@ -2574,6 +3640,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.eigvalsh(a_complex64))  # JAX: float32
     reveal_type(jnp.linalg.eigvalsh(weak_f))  # JAX: weak_float
     reveal_type(jnp.linalg.eigvalsh(weak_i))  # JAX: weak_float
+
+
+def case_jnp_linalg_inv(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.inv(a_bool))  # JAX: float32
     reveal_type(jnp.linalg.inv(a_int8))  # JAX: float32
     reveal_type(jnp.linalg.inv(a_uint32))  # JAX: float32
@@ -2582,18 +3651,27 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.inv(a_complex64))  # JAX: complex64
     reveal_type(jnp.linalg.inv(weak_f))  # JAX: float32
     reveal_type(jnp.linalg.inv(weak_i))  # JAX: float32
+
+
+def case_jnp_linalg_lstsq(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.linalg.lstsq(a_int8, a_int8))  # JAX: float32
     reveal_type(jnp.linalg.lstsq(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.linalg.lstsq(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.linalg.lstsq(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.linalg.lstsq(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.linalg.lstsq(weak_i, a_int8))  # JAX: float32
+
+
+def case_jnp_linalg_matmul(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.linalg.matmul(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.linalg.matmul(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.linalg.matmul(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.linalg.matmul(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.linalg.matmul(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.linalg.matmul(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_jnp_linalg_matrix_norm(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.matrix_norm(a_bool))  # JAX: float32
     reveal_type(jnp.linalg.matrix_norm(a_int8))  # JAX: float32
     reveal_type(jnp.linalg.matrix_norm(a_uint32))  # JAX: float32
@@ -2602,6 +3680,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.matrix_norm(a_complex64))  # JAX: float32
     reveal_type(jnp.linalg.matrix_norm(weak_f))  # JAX: float32
     reveal_type(jnp.linalg.matrix_norm(weak_i))  # JAX: float32
+
+
+def case_jnp_linalg_matrix_power(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.matrix_power(a_bool, 2))  # JAX: bool_
     reveal_type(jnp.linalg.matrix_power(a_int8, 2))  # JAX: int8
     reveal_type(jnp.linalg.matrix_power(a_uint32, 2))  # JAX: uint32
@@ -2610,6 +3691,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.matrix_power(a_complex64, 2))  # JAX: complex64
     reveal_type(jnp.linalg.matrix_power(weak_f, 2))  # JAX: weak_float
     reveal_type(jnp.linalg.matrix_power(weak_i, 2))  # JAX: weak_int
+
+
+def case_jnp_linalg_matrix_rank(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.matrix_rank(a_bool))  # JAX: int32
     reveal_type(jnp.linalg.matrix_rank(a_int8))  # JAX: int32
     reveal_type(jnp.linalg.matrix_rank(a_uint32))  # JAX: int32
@@ -2618,6 +3702,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.matrix_rank(a_complex64))  # JAX: int32
     reveal_type(jnp.linalg.matrix_rank(weak_f))  # JAX: int32
     reveal_type(jnp.linalg.matrix_rank(weak_i))  # JAX: int32
+
+
+def case_jnp_linalg_matrix_transpose(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.matrix_transpose(a_bool))  # JAX: bool_
     reveal_type(jnp.linalg.matrix_transpose(a_int8))  # JAX: int8
     reveal_type(jnp.linalg.matrix_transpose(a_uint32))  # JAX: uint32
@@ -2626,12 +3713,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.matrix_transpose(a_complex64))  # JAX: complex64
     reveal_type(jnp.linalg.matrix_transpose(weak_f))  # JAX: weak_float
     reveal_type(jnp.linalg.matrix_transpose(weak_i))  # JAX: weak_int
+
+
+def case_jnp_linalg_multi_dot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.linalg.multi_dot([a_int8, a_int8]))  # JAX: int8
     reveal_type(jnp.linalg.multi_dot([a_bfloat16, a_bfloat16]))  # JAX: bfloat16
     reveal_type(jnp.linalg.multi_dot([a_float32, a_float32]))  # JAX: float32
     reveal_type(jnp.linalg.multi_dot([a_bfloat16, a_float32]))  # JAX: float32
     reveal_type(jnp.linalg.multi_dot([a_float32, weak_f]))  # JAX: float32
     reveal_type(jnp.linalg.multi_dot([weak_i, a_int8]))  # JAX: error TypeError
+
+
+def case_jnp_linalg_norm(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.norm(a_bool))  # JAX: float32
     reveal_type(jnp.linalg.norm(a_int8))  # JAX: float32
     reveal_type(jnp.linalg.norm(a_uint32))  # JAX: float32
@@ -2640,12 +3733,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.norm(a_complex64))  # JAX: float32
     reveal_type(jnp.linalg.norm(weak_f))  # JAX: float32
     reveal_type(jnp.linalg.norm(weak_i))  # JAX: float32
+
+
+def case_jnp_linalg_outer(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.linalg.outer(a_int8, a_int8))  # JAX: error ValueError
     reveal_type(jnp.linalg.outer(a_bfloat16, a_bfloat16))  # JAX: error ValueError
     reveal_type(jnp.linalg.outer(a_float32, a_float32))  # JAX: error ValueError
     reveal_type(jnp.linalg.outer(a_bfloat16, a_float32))  # JAX: error ValueError
     reveal_type(jnp.linalg.outer(a_float32, weak_f))  # JAX: error ValueError
     reveal_type(jnp.linalg.outer(weak_i, a_int8))  # JAX: error ValueError
+
+
+def case_jnp_linalg_pinv(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.pinv(a_bool))  # JAX: float32
     reveal_type(jnp.linalg.pinv(a_int8))  # JAX: float32
     reveal_type(jnp.linalg.pinv(a_uint32))  # JAX: float32
@@ -2654,6 +3753,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.pinv(a_complex64))  # JAX: complex64
     reveal_type(jnp.linalg.pinv(weak_f))  # JAX: float32
     reveal_type(jnp.linalg.pinv(weak_i))  # JAX: float32
+
+
+def case_jnp_linalg_qr(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.qr(a_bool))  # JAX: float32
     reveal_type(jnp.linalg.qr(a_int8))  # JAX: float32
     reveal_type(jnp.linalg.qr(a_uint32))  # JAX: float32
@@ -2662,6 +3764,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.qr(a_complex64))  # JAX: complex64
     reveal_type(jnp.linalg.qr(weak_f))  # JAX: weak_float
     reveal_type(jnp.linalg.qr(weak_i))  # JAX: weak_float
+
+
+def case_jnp_linalg_slogdet(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.slogdet(a_bool))  # JAX: float32
     reveal_type(jnp.linalg.slogdet(a_int8))  # JAX: float32
     reveal_type(jnp.linalg.slogdet(a_uint32))  # JAX: float32
@@ -2670,12 +3775,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.slogdet(a_complex64))  # JAX: complex64
     reveal_type(jnp.linalg.slogdet(weak_f))  # JAX: float32
     reveal_type(jnp.linalg.slogdet(weak_i))  # JAX: float32
+
+
+def case_jnp_linalg_solve(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.linalg.solve(a_int8, a_int8))  # JAX: float32
     reveal_type(jnp.linalg.solve(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.linalg.solve(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.linalg.solve(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.linalg.solve(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.linalg.solve(weak_i, a_int8))  # JAX: float32
+
+
+def case_jnp_linalg_svd(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.svd(a_bool))  # JAX: float32
     reveal_type(jnp.linalg.svd(a_int8))  # JAX: float32
     reveal_type(jnp.linalg.svd(a_uint32))  # JAX: float32
@@ -2684,6 +3795,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.svd(a_complex64))  # JAX: complex64
     reveal_type(jnp.linalg.svd(weak_f))  # JAX: weak_float
     reveal_type(jnp.linalg.svd(weak_i))  # JAX: weak_float
+
+
+def case_jnp_linalg_svdvals(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.svdvals(a_bool))  # JAX: float32
     reveal_type(jnp.linalg.svdvals(a_int8))  # JAX: float32
     reveal_type(jnp.linalg.svdvals(a_uint32))  # JAX: float32
@@ -2692,12 +3806,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.svdvals(a_complex64))  # JAX: float32
     reveal_type(jnp.linalg.svdvals(weak_f))  # JAX: weak_float
     reveal_type(jnp.linalg.svdvals(weak_i))  # JAX: weak_float
+
+
+def case_jnp_linalg_tensordot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.linalg.tensordot(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.linalg.tensordot(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.linalg.tensordot(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.linalg.tensordot(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.linalg.tensordot(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.linalg.tensordot(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_jnp_linalg_tensorinv(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.tensorinv(a_bool, ind=1))  # JAX: float32
     reveal_type(jnp.linalg.tensorinv(a_int8, ind=1))  # JAX: float32
     reveal_type(jnp.linalg.tensorinv(a_uint32, ind=1))  # JAX: float32
@@ -2706,12 +3826,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.tensorinv(a_complex64, ind=1))  # JAX: complex64
     reveal_type(jnp.linalg.tensorinv(weak_f, ind=1))  # JAX: float32
     reveal_type(jnp.linalg.tensorinv(weak_i, ind=1))  # JAX: float32
+
+
+def case_jnp_linalg_tensorsolve(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.linalg.tensorsolve(a_int8, a_int8))  # JAX: error ValueError
     reveal_type(jnp.linalg.tensorsolve(a_bfloat16, a_bfloat16))  # JAX: error ValueError
     reveal_type(jnp.linalg.tensorsolve(a_float32, a_float32))  # JAX: error ValueError
     reveal_type(jnp.linalg.tensorsolve(a_bfloat16, a_float32))  # JAX: error ValueError
     reveal_type(jnp.linalg.tensorsolve(a_float32, weak_f))  # JAX: error ValueError
     reveal_type(jnp.linalg.tensorsolve(weak_i, a_int8))  # JAX: error ValueError
+
+
+def case_jnp_linalg_trace(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.trace(a_bool))  # JAX: int32
     reveal_type(jnp.linalg.trace(a_int8))  # JAX: int32
     reveal_type(jnp.linalg.trace(a_uint32))  # JAX: uint32
@@ -2720,12 +3846,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.trace(a_complex64))  # JAX: complex64
     reveal_type(jnp.linalg.trace(weak_f))  # JAX: float32
     reveal_type(jnp.linalg.trace(weak_i))  # JAX: int32
+
+
+def case_jnp_linalg_vecdot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.linalg.vecdot(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.linalg.vecdot(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.linalg.vecdot(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.linalg.vecdot(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.linalg.vecdot(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.linalg.vecdot(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_jnp_linalg_vector_norm(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.vector_norm(a_bool))  # JAX: float32
     reveal_type(jnp.linalg.vector_norm(a_int8))  # JAX: float32
     reveal_type(jnp.linalg.vector_norm(a_uint32))  # JAX: float32
@@ -2734,11 +3866,17 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.linalg.vector_norm(a_complex64))  # JAX: float32
     reveal_type(jnp.linalg.vector_norm(weak_f))  # JAX: float32
     reveal_type(jnp.linalg.vector_norm(weak_i))  # JAX: float32
+
+
+def case_jnp_linspace() -> None:
     reveal_type(jnp.linspace(1, 3, 3, dtype=None))  # JAX: float32
     reveal_type(jnp.linspace(1, 3, 3, dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jnp.linspace(1, 3, 3, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.linspace(1, 3, 3, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.linspace(1, 3, 3, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_log(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.log(a_bool))  # JAX: float32
     reveal_type(jnp.log(a_int8))  # JAX: float32
     reveal_type(jnp.log(a_uint32))  # JAX: float32
@@ -2747,6 +3885,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.log(a_complex64))  # JAX: complex64
     reveal_type(jnp.log(weak_f))  # JAX: weak_float
     reveal_type(jnp.log(weak_i))  # JAX: weak_float
+
+
+def case_jnp_log10(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.log10(a_bool))  # JAX: float32
     reveal_type(jnp.log10(a_int8))  # JAX: float32
     reveal_type(jnp.log10(a_uint32))  # JAX: float32
@@ -2755,6 +3896,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.log10(a_complex64))  # JAX: complex64
     reveal_type(jnp.log10(weak_f))  # JAX: float32
     reveal_type(jnp.log10(weak_i))  # JAX: float32
+
+
+def case_jnp_log1p(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.log1p(a_bool))  # JAX: float32
     reveal_type(jnp.log1p(a_int8))  # JAX: float32
     reveal_type(jnp.log1p(a_uint32))  # JAX: float32
@@ -2763,6 +3907,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.log1p(a_complex64))  # JAX: complex64
     reveal_type(jnp.log1p(weak_f))  # JAX: weak_float
     reveal_type(jnp.log1p(weak_i))  # JAX: weak_float
+
+
+def case_jnp_log2(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.log2(a_bool))  # JAX: float32
     reveal_type(jnp.log2(a_int8))  # JAX: float32
     reveal_type(jnp.log2(a_uint32))  # JAX: float32
@@ -2771,24 +3918,36 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.log2(a_complex64))  # JAX: complex64
     reveal_type(jnp.log2(weak_f))  # JAX: float32
     reveal_type(jnp.log2(weak_i))  # JAX: float32
+
+
+def case_jnp_logaddexp(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.logaddexp(a_int8, a_int8))  # JAX: float32
     reveal_type(jnp.logaddexp(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.logaddexp(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.logaddexp(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.logaddexp(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.logaddexp(weak_i, a_int8))  # JAX: float32
+
+
+def case_jnp_logaddexp2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.logaddexp2(a_int8, a_int8))  # JAX: float32
     reveal_type(jnp.logaddexp2(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.logaddexp2(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.logaddexp2(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.logaddexp2(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.logaddexp2(weak_i, a_int8))  # JAX: float32
+
+
+def case_jnp_logical_and(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.logical_and(a_int8, a_int8))  # JAX: bool_
     reveal_type(jnp.logical_and(a_bfloat16, a_bfloat16))  # JAX: bool_
     reveal_type(jnp.logical_and(a_float32, a_float32))  # JAX: bool_
     reveal_type(jnp.logical_and(a_bfloat16, a_float32))  # JAX: bool_
     reveal_type(jnp.logical_and(a_float32, weak_f))  # JAX: bool_
     reveal_type(jnp.logical_and(weak_i, a_int8))  # JAX: bool_
+
+
+def case_jnp_logical_not(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.logical_not(a_bool))  # JAX: bool_
     reveal_type(jnp.logical_not(a_int8))  # JAX: bool_
     reveal_type(jnp.logical_not(a_uint32))  # JAX: bool_
@@ -2797,30 +3956,48 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.logical_not(a_complex64))  # JAX: bool_
     reveal_type(jnp.logical_not(weak_f))  # JAX: bool_
     reveal_type(jnp.logical_not(weak_i))  # JAX: bool_
+
+
+def case_jnp_logical_or(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.logical_or(a_int8, a_int8))  # JAX: bool_
     reveal_type(jnp.logical_or(a_bfloat16, a_bfloat16))  # JAX: bool_
     reveal_type(jnp.logical_or(a_float32, a_float32))  # JAX: bool_
     reveal_type(jnp.logical_or(a_bfloat16, a_float32))  # JAX: bool_
     reveal_type(jnp.logical_or(a_float32, weak_f))  # JAX: bool_
     reveal_type(jnp.logical_or(weak_i, a_int8))  # JAX: bool_
+
+
+def case_jnp_logical_xor(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.logical_xor(a_int8, a_int8))  # JAX: bool_
     reveal_type(jnp.logical_xor(a_bfloat16, a_bfloat16))  # JAX: bool_
     reveal_type(jnp.logical_xor(a_float32, a_float32))  # JAX: bool_
     reveal_type(jnp.logical_xor(a_bfloat16, a_float32))  # JAX: bool_
     reveal_type(jnp.logical_xor(a_float32, weak_f))  # JAX: bool_
     reveal_type(jnp.logical_xor(weak_i, a_int8))  # JAX: bool_
+
+
+def case_jnp_logspace() -> None:
     reveal_type(jnp.logspace(1, 3, 3, dtype=None))  # JAX: float32
     reveal_type(jnp.logspace(1, 3, 3, dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jnp.logspace(1, 3, 3, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.logspace(1, 3, 3, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.logspace(1, 3, 3, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_mask_indices() -> None:
     reveal_type(jnp.mask_indices(3, jnp.triu))  # JAX: int32
+
+
+def case_jnp_matmul(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.matmul(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.matmul(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.matmul(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.matmul(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.matmul(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.matmul(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_jnp_matrix_transpose(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.matrix_transpose(a_bool))  # JAX: bool_
     reveal_type(jnp.matrix_transpose(a_int8))  # JAX: int8
     reveal_type(jnp.matrix_transpose(a_uint32))  # JAX: uint32
@@ -2829,12 +4006,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.matrix_transpose(a_complex64))  # JAX: complex64
     reveal_type(jnp.matrix_transpose(weak_f))  # JAX: weak_float
     reveal_type(jnp.matrix_transpose(weak_i))  # JAX: weak_int
+
+
+def case_jnp_matvec(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.matvec(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.matvec(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.matvec(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.matvec(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.matvec(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.matvec(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_jnp_max(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.max(a_bool))  # JAX: bool_
     reveal_type(jnp.max(a_int8))  # JAX: int8
     reveal_type(jnp.max(a_uint32))  # JAX: uint32
@@ -2843,12 +4026,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.max(a_complex64))  # JAX: complex64
     reveal_type(jnp.max(weak_f))  # JAX: float32
     reveal_type(jnp.max(weak_i))  # JAX: int32
+
+
+def case_jnp_maximum(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.maximum(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.maximum(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.maximum(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.maximum(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.maximum(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.maximum(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_mean(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.mean(a_bool))  # JAX: float32
     reveal_type(jnp.mean(a_int8))  # JAX: float32
     reveal_type(jnp.mean(a_uint32))  # JAX: float32
@@ -2857,6 +4046,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.mean(a_complex64))  # JAX: complex64
     reveal_type(jnp.mean(weak_f))  # JAX: float32
     reveal_type(jnp.mean(weak_i))  # JAX: float32
+
+
+def case_jnp_mean_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.mean(a_int8, dtype=None))  # JAX: float32
     reveal_type(jnp.mean(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.mean(weak_f, dtype=None))  # JAX: float32
@@ -2864,6 +4056,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.mean(a_float32, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.mean(a_float32, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.mean(a_float32, dtype=jnp.bool))  # JAX: error TypeError
+
+
+def case_jnp_median(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.median(a_bool))  # JAX: float32
     reveal_type(jnp.median(a_int8))  # JAX: float32
     reveal_type(jnp.median(a_uint32))  # JAX: float32
@@ -2872,6 +4067,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.median(a_complex64))  # JAX: error ValueError
     reveal_type(jnp.median(weak_f))  # JAX: float32
     reveal_type(jnp.median(weak_i))  # JAX: float32
+
+
+def case_jnp_min(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.min(a_bool))  # JAX: bool_
     reveal_type(jnp.min(a_int8))  # JAX: int8
     reveal_type(jnp.min(a_uint32))  # JAX: uint32
@@ -2880,18 +4078,27 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.min(a_complex64))  # JAX: complex64
     reveal_type(jnp.min(weak_f))  # JAX: float32
     reveal_type(jnp.min(weak_i))  # JAX: int32
+
+
+def case_jnp_minimum(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.minimum(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.minimum(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.minimum(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.minimum(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.minimum(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.minimum(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_mod(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.mod(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.mod(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.mod(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.mod(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.mod(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.mod(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_modf(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.modf(a_bool))  # JAX: float32
     reveal_type(jnp.modf(a_int8))  # JAX: float32
     reveal_type(jnp.modf(a_uint32))  # JAX: float32
@@ -2900,12 +4107,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.modf(a_complex64))  # JAX: error TypeError
     reveal_type(jnp.modf(weak_f))  # JAX: weak_float
     reveal_type(jnp.modf(weak_i))  # JAX: weak_float
+
+
+def case_jnp_multiply(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.multiply(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.multiply(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.multiply(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.multiply(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.multiply(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.multiply(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_nan_to_num(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.nan_to_num(a_bool))  # JAX: bool_
     reveal_type(jnp.nan_to_num(a_int8))  # JAX: int8
     reveal_type(jnp.nan_to_num(a_uint32))  # JAX: uint32
@@ -2914,6 +4127,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nan_to_num(a_complex64))  # JAX: complex64
     reveal_type(jnp.nan_to_num(weak_f))  # JAX: float32
     reveal_type(jnp.nan_to_num(weak_i))  # JAX: weak_int
+
+
+def case_jnp_nanargmax(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.nanargmax(a_bool))  # JAX: int32
     reveal_type(jnp.nanargmax(a_int8))  # JAX: int32
     reveal_type(jnp.nanargmax(a_uint32))  # JAX: int32
@@ -2922,6 +4138,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nanargmax(a_complex64))  # JAX: int32
     reveal_type(jnp.nanargmax(weak_f))  # JAX: int32
     reveal_type(jnp.nanargmax(weak_i))  # JAX: int32
+
+
+def case_jnp_nanargmin(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.nanargmin(a_bool))  # JAX: int32
     reveal_type(jnp.nanargmin(a_int8))  # JAX: int32
     reveal_type(jnp.nanargmin(a_uint32))  # JAX: int32
@@ -2930,6 +4149,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nanargmin(a_complex64))  # JAX: int32
     reveal_type(jnp.nanargmin(weak_f))  # JAX: int32
     reveal_type(jnp.nanargmin(weak_i))  # JAX: int32
+
+
+def case_jnp_nancumprod(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.nancumprod(a_bool))  # JAX: int32
     reveal_type(jnp.nancumprod(a_int8))  # JAX: int8
     reveal_type(jnp.nancumprod(a_uint32))  # JAX: uint32
@@ -2938,6 +4160,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nancumprod(a_complex64))  # JAX: complex64
     reveal_type(jnp.nancumprod(weak_f))  # JAX: float32
     reveal_type(jnp.nancumprod(weak_i))  # JAX: int32
+
+
+def case_jnp_nancumsum(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.nancumsum(a_bool))  # JAX: int32
     reveal_type(jnp.nancumsum(a_int8))  # JAX: int8
     reveal_type(jnp.nancumsum(a_uint32))  # JAX: uint32
@@ -2946,6 +4171,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nancumsum(a_complex64))  # JAX: complex64
     reveal_type(jnp.nancumsum(weak_f))  # JAX: float32
     reveal_type(jnp.nancumsum(weak_i))  # JAX: int32
+
+
+def case_jnp_nanmax(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.nanmax(a_bool))  # JAX: bool_
     reveal_type(jnp.nanmax(a_int8))  # JAX: int8
     reveal_type(jnp.nanmax(a_uint32))  # JAX: uint32
@@ -2954,6 +4182,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nanmax(a_complex64))  # JAX: complex64
     reveal_type(jnp.nanmax(weak_f))  # JAX: float32
     reveal_type(jnp.nanmax(weak_i))  # JAX: int32
+
+
+def case_jnp_nanmean(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.nanmean(a_bool))  # JAX: float32
     reveal_type(jnp.nanmean(a_int8))  # JAX: float32
     reveal_type(jnp.nanmean(a_uint32))  # JAX: float32
@@ -2962,6 +4193,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nanmean(a_complex64))  # JAX: complex64
     reveal_type(jnp.nanmean(weak_f))  # JAX: float32
     reveal_type(jnp.nanmean(weak_i))  # JAX: float32
+
+
+def case_jnp_nanmean_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.nanmean(a_int8, dtype=None))  # JAX: float32
     reveal_type(jnp.nanmean(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.nanmean(weak_f, dtype=None))  # JAX: float32
@@ -2969,6 +4203,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nanmean(a_float32, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.nanmean(a_float32, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.nanmean(a_float32, dtype=jnp.bool))  # JAX: error TypeError
+
+
+def case_jnp_nanmedian(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.nanmedian(a_bool))  # JAX: float32
     reveal_type(jnp.nanmedian(a_int8))  # JAX: float32
     reveal_type(jnp.nanmedian(a_uint32))  # JAX: float32
@@ -2977,6 +4214,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nanmedian(a_complex64))  # JAX: error ValueError
     reveal_type(jnp.nanmedian(weak_f))  # JAX: float32
     reveal_type(jnp.nanmedian(weak_i))  # JAX: float32
+
+
+def case_jnp_nanmin(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.nanmin(a_bool))  # JAX: bool_
     reveal_type(jnp.nanmin(a_int8))  # JAX: int8
     reveal_type(jnp.nanmin(a_uint32))  # JAX: uint32
@@ -2985,6 +4225,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nanmin(a_complex64))  # JAX: complex64
     reveal_type(jnp.nanmin(weak_f))  # JAX: float32
     reveal_type(jnp.nanmin(weak_i))  # JAX: int32
+
+
+def case_jnp_nanpercentile(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.nanpercentile(a_bool, 50.0))  # JAX: float32
     reveal_type(jnp.nanpercentile(a_int8, 50.0))  # JAX: float32
     reveal_type(jnp.nanpercentile(a_uint32, 50.0))  # JAX: float32
@@ -2993,6 +4236,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nanpercentile(a_complex64, 50.0))  # JAX: error ValueError
     reveal_type(jnp.nanpercentile(weak_f, 50.0))  # JAX: float32
     reveal_type(jnp.nanpercentile(weak_i, 50.0))  # JAX: float32
+
+
+def case_jnp_nanprod(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.nanprod(a_bool))  # JAX: int32
     reveal_type(jnp.nanprod(a_int8))  # JAX: int32
     reveal_type(jnp.nanprod(a_uint32))  # JAX: uint32
@@ -3001,6 +4247,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nanprod(a_complex64))  # JAX: complex64
     reveal_type(jnp.nanprod(weak_f))  # JAX: float32
     reveal_type(jnp.nanprod(weak_i))  # JAX: int32
+
+
+def case_jnp_nanprod_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.nanprod(a_int8, dtype=None))  # JAX: int32
     reveal_type(jnp.nanprod(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.nanprod(weak_f, dtype=None))  # JAX: float32
@@ -3008,6 +4257,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nanprod(a_float32, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.nanprod(a_float32, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.nanprod(a_float32, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_nanquantile(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.nanquantile(a_bool, 0.5))  # JAX: float32
     reveal_type(jnp.nanquantile(a_int8, 0.5))  # JAX: float32
     reveal_type(jnp.nanquantile(a_uint32, 0.5))  # JAX: float32
@@ -3016,6 +4268,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nanquantile(a_complex64, 0.5))  # JAX: error ValueError
     reveal_type(jnp.nanquantile(weak_f, 0.5))  # JAX: float32
     reveal_type(jnp.nanquantile(weak_i, 0.5))  # JAX: float32
+
+
+def case_jnp_nanstd(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.nanstd(a_bool))  # JAX: float32
     reveal_type(jnp.nanstd(a_int8))  # JAX: float32
     reveal_type(jnp.nanstd(a_uint32))  # JAX: float32
@@ -3024,6 +4279,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nanstd(a_complex64))  # JAX: float32
     reveal_type(jnp.nanstd(weak_f))  # JAX: float32
     reveal_type(jnp.nanstd(weak_i))  # JAX: float32
+
+
+def case_jnp_nanstd_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.nanstd(a_int8, dtype=None))  # JAX: float32
     reveal_type(jnp.nanstd(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.nanstd(weak_f, dtype=None))  # JAX: float32
@@ -3031,6 +4289,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nanstd(a_float32, dtype=jnp.int32))  # JAX: error TypeError
     reveal_type(jnp.nanstd(a_float32, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.nanstd(a_float32, dtype=jnp.bool))  # JAX: error TypeError
+
+
+def case_jnp_nansum(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.nansum(a_bool))  # JAX: int32
     reveal_type(jnp.nansum(a_int8))  # JAX: int32
     reveal_type(jnp.nansum(a_uint32))  # JAX: uint32
@@ -3039,6 +4300,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nansum(a_complex64))  # JAX: complex64
     reveal_type(jnp.nansum(weak_f))  # JAX: float32
     reveal_type(jnp.nansum(weak_i))  # JAX: int32
+
+
+def case_jnp_nansum_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.nansum(a_int8, dtype=None))  # JAX: int32
     reveal_type(jnp.nansum(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.nansum(weak_f, dtype=None))  # JAX: float32
@@ -3046,6 +4310,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nansum(a_float32, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.nansum(a_float32, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.nansum(a_float32, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_nanvar(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.nanvar(a_bool))  # JAX: float32
     reveal_type(jnp.nanvar(a_int8))  # JAX: float32
     reveal_type(jnp.nanvar(a_uint32))  # JAX: float32
@@ -3054,6 +4321,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nanvar(a_complex64))  # JAX: float32
     reveal_type(jnp.nanvar(weak_f))  # JAX: float32
     reveal_type(jnp.nanvar(weak_i))  # JAX: float32
+
+
+def case_jnp_nanvar_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.nanvar(a_int8, dtype=None))  # JAX: float32
     reveal_type(jnp.nanvar(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.nanvar(weak_f, dtype=None))  # JAX: float32
@@ -3061,6 +4331,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nanvar(a_float32, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.nanvar(a_float32, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.nanvar(a_float32, dtype=jnp.bool))  # JAX: error TypeError
+
+
+def case_jnp_negative(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.negative(a_bool))  # JAX: error TypeError
     reveal_type(jnp.negative(a_int8))  # JAX: int8
     reveal_type(jnp.negative(a_uint32))  # JAX: uint32
@@ -3069,12 +4342,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.negative(a_complex64))  # JAX: complex64
     reveal_type(jnp.negative(weak_f))  # JAX: weak_float
     reveal_type(jnp.negative(weak_i))  # JAX: weak_int
+
+
+def case_jnp_nextafter(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.nextafter(a_int8, a_int8))  # JAX: float32
     reveal_type(jnp.nextafter(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.nextafter(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.nextafter(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.nextafter(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.nextafter(weak_i, a_int8))  # JAX: float32
+
+
+def case_jnp_nonzero(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.nonzero(a_bool, size=3))  # JAX: int32
     reveal_type(jnp.nonzero(a_int8, size=3))  # JAX: int32
     reveal_type(jnp.nonzero(a_uint32, size=3))  # JAX: int32
@@ -3083,17 +4362,26 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.nonzero(a_complex64, size=3))  # JAX: int32
     reveal_type(jnp.nonzero(weak_f, size=3))  # JAX: int32
     reveal_type(jnp.nonzero(weak_i, size=3))  # JAX: int32
+
+
+def case_jnp_not_equal(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.not_equal(a_int8, a_int8))  # JAX: bool_
     reveal_type(jnp.not_equal(a_bfloat16, a_bfloat16))  # JAX: bool_
     reveal_type(jnp.not_equal(a_float32, a_float32))  # JAX: bool_
     reveal_type(jnp.not_equal(a_bfloat16, a_float32))  # JAX: bool_
     reveal_type(jnp.not_equal(a_float32, weak_f))  # JAX: bool_
     reveal_type(jnp.not_equal(weak_i, a_int8))  # JAX: bool_
+
+
+def case_jnp_ones() -> None:
     reveal_type(jnp.ones((3,), dtype=None))  # JAX: float32
     reveal_type(jnp.ones((3,), dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jnp.ones((3,), dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.ones((3,), dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.ones((3,), dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_ones_like(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.ones_like(a_int8))  # JAX: int8
     reveal_type(jnp.ones_like(a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.ones_like(weak_f))  # JAX: weak_float
@@ -3101,12 +4389,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.ones_like(a_float32, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.ones_like(a_float32, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.ones_like(a_float32, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_outer(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.outer(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.outer(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.outer(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.outer(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.outer(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.outer(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_packbits(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.packbits(a_bool))  # JAX: uint8
     reveal_type(jnp.packbits(a_int8))  # JAX: uint8
     reveal_type(jnp.packbits(a_uint32))  # JAX: uint8
@@ -3115,6 +4409,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.packbits(a_complex64))  # JAX: error TypeError
     reveal_type(jnp.packbits(weak_f))  # JAX: error TypeError
     reveal_type(jnp.packbits(weak_i))  # JAX: uint8
+
+
+def case_jnp_pad(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.pad(a_bool, 1))  # JAX: bool_
     reveal_type(jnp.pad(a_int8, 1))  # JAX: int8
     reveal_type(jnp.pad(a_uint32, 1))  # JAX: uint32
@@ -3123,6 +4420,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.pad(a_complex64, 1))  # JAX: complex64
     reveal_type(jnp.pad(weak_f, 1))  # JAX: weak_float
     reveal_type(jnp.pad(weak_i, 1))  # JAX: weak_int
+
+
+def case_jnp_partition(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.partition(a_bool, 1))  # JAX: error TypeError
     reveal_type(jnp.partition(a_int8, 1))  # JAX: int8
     reveal_type(jnp.partition(a_uint32, 1))  # JAX: uint32
@@ -3131,6 +4431,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.partition(a_complex64, 1))  # JAX: error NotImplementedError
     reveal_type(jnp.partition(weak_f, 1))  # JAX: weak_float
     reveal_type(jnp.partition(weak_i, 1))  # JAX: weak_int
+
+
+def case_jnp_percentile(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.percentile(a_bool, 50.0))  # JAX: float32
     reveal_type(jnp.percentile(a_int8, 50.0))  # JAX: float32
     reveal_type(jnp.percentile(a_uint32, 50.0))  # JAX: float32
@@ -3139,6 +4442,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.percentile(a_complex64, 50.0))  # JAX: error ValueError
     reveal_type(jnp.percentile(weak_f, 50.0))  # JAX: float32
     reveal_type(jnp.percentile(weak_i, 50.0))  # JAX: float32
+
+
+def case_jnp_permute_dims(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.permute_dims(a_bool))  # JAX: error TypeError
     reveal_type(jnp.permute_dims(a_int8))  # JAX: error TypeError
     reveal_type(jnp.permute_dims(a_uint32))  # JAX: error TypeError
@@ -3147,6 +4453,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.permute_dims(a_complex64))  # JAX: error TypeError
     reveal_type(jnp.permute_dims(weak_f))  # JAX: error TypeError
     reveal_type(jnp.permute_dims(weak_i))  # JAX: error TypeError
+
+
+def case_jnp_piecewise(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.piecewise(a_bool, [a_bool > 0], [lambda v: v, lambda v: v]))  # JAX: bool_
     reveal_type(jnp.piecewise(a_int8, [a_int8 > 0], [lambda v: v, lambda v: v]))  # JAX: int8
     reveal_type(jnp.piecewise(a_uint32, [a_uint32 > 0], [lambda v: v, lambda v: v]))  # JAX: uint32
@@ -3155,6 +4464,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.piecewise(a_complex64, [a_complex64 > 0], [lambda v: v, lambda v: v]))  # JAX: complex64
     reveal_type(jnp.piecewise(weak_f, [weak_f > 0], [lambda v: v, lambda v: v]))  # JAX: float32
     reveal_type(jnp.piecewise(weak_i, [weak_i > 0], [lambda v: v, lambda v: v]))  # JAX: int32
+
+
+def case_jnp_place(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.place(a_bool, jnp.ones((3, 3), bool), 0, inplace=False))  # JAX: bool_
     reveal_type(jnp.place(a_int8, jnp.ones((3, 3), bool), 0, inplace=False))  # JAX: int8
     reveal_type(jnp.place(a_uint32, jnp.ones((3, 3), bool), 0, inplace=False))  # JAX: uint32
@@ -3163,6 +4475,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.place(a_complex64, jnp.ones((3, 3), bool), 0, inplace=False))  # JAX: complex64
     reveal_type(jnp.place(weak_f, jnp.ones((3, 3), bool), 0, inplace=False))  # JAX: weak_float
     reveal_type(jnp.place(weak_i, jnp.ones((3, 3), bool), 0, inplace=False))  # JAX: weak_int
+
+
+def case_jnp_poly(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.poly(a_bool))  # JAX: float32
     reveal_type(jnp.poly(a_int8))  # JAX: float32
     reveal_type(jnp.poly(a_uint32))  # JAX: float32
@@ -3171,12 +4486,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.poly(a_complex64))  # JAX: complex64
     reveal_type(jnp.poly(weak_f))  # JAX: float32
     reveal_type(jnp.poly(weak_i))  # JAX: float32
+
+
+def case_jnp_polyadd(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.polyadd(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.polyadd(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.polyadd(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.polyadd(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.polyadd(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.polyadd(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_polyder(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.polyder(a_bool))  # JAX: float32
     reveal_type(jnp.polyder(a_int8))  # JAX: float32
     reveal_type(jnp.polyder(a_uint32))  # JAX: float32
@@ -3185,18 +4506,27 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.polyder(a_complex64))  # JAX: complex64
     reveal_type(jnp.polyder(weak_f))  # JAX: float32
     reveal_type(jnp.polyder(weak_i))  # JAX: float32
+
+
+def case_jnp_polydiv(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.polydiv(a_int8, a_int8))  # JAX: float32
     reveal_type(jnp.polydiv(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.polydiv(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.polydiv(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.polydiv(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.polydiv(weak_i, a_int8))  # JAX: float32
+
+
+def case_jnp_polyfit(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.polyfit(a_int8, a_int8, 1))  # JAX: error ValueError
     reveal_type(jnp.polyfit(a_bfloat16, a_bfloat16, 1))  # JAX: bfloat16
     reveal_type(jnp.polyfit(a_float32, a_float32, 1))  # JAX: float32
     reveal_type(jnp.polyfit(a_bfloat16, a_float32, 1))  # JAX: float32
     reveal_type(jnp.polyfit(a_float32, weak_f, 1))  # JAX: float32
     reveal_type(jnp.polyfit(weak_i, a_int8, 1))  # JAX: error ValueError
+
+
+def case_jnp_polyint(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.polyint(a_bool))  # JAX: float32
     reveal_type(jnp.polyint(a_int8))  # JAX: float32
     reveal_type(jnp.polyint(a_uint32))  # JAX: float32
@@ -3205,24 +4535,36 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.polyint(a_complex64))  # JAX: complex64
     reveal_type(jnp.polyint(weak_f))  # JAX: float32
     reveal_type(jnp.polyint(weak_i))  # JAX: float32
+
+
+def case_jnp_polymul(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.polymul(a_int8, a_int8))  # JAX: float32
     reveal_type(jnp.polymul(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.polymul(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.polymul(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.polymul(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.polymul(weak_i, a_int8))  # JAX: float32
+
+
+def case_jnp_polysub(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.polysub(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.polysub(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.polysub(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.polysub(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.polysub(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.polysub(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_polyval(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.polyval(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.polyval(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.polyval(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.polyval(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.polyval(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.polyval(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_positive(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.positive(a_bool))  # JAX: bool_
     reveal_type(jnp.positive(a_int8))  # JAX: int8
     reveal_type(jnp.positive(a_uint32))  # JAX: uint32
@@ -3231,18 +4573,27 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.positive(a_complex64))  # JAX: complex64
     reveal_type(jnp.positive(weak_f))  # JAX: weak_float
     reveal_type(jnp.positive(weak_i))  # JAX: weak_int
+
+
+def case_jnp_pow(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.pow(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.pow(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.pow(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.pow(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.pow(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.pow(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_power(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.power(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.power(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.power(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.power(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.power(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.power(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_prod(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.prod(a_bool))  # JAX: int32
     reveal_type(jnp.prod(a_int8))  # JAX: int32
     reveal_type(jnp.prod(a_uint32))  # JAX: uint32
@@ -3251,6 +4602,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.prod(a_complex64))  # JAX: complex64
     reveal_type(jnp.prod(weak_f))  # JAX: float32
     reveal_type(jnp.prod(weak_i))  # JAX: int32
+
+
+def case_jnp_prod_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.prod(a_int8, dtype=None))  # JAX: int32
     reveal_type(jnp.prod(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.prod(weak_f, dtype=None))  # JAX: float32
@@ -3258,6 +4612,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.prod(a_float32, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.prod(a_float32, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.prod(a_float32, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_ptp(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.ptp(a_bool))  # JAX: error TypeError
     reveal_type(jnp.ptp(a_int8))  # JAX: int8
     reveal_type(jnp.ptp(a_uint32))  # JAX: uint32
@@ -3266,6 +4623,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.ptp(a_complex64))  # JAX: complex64
     reveal_type(jnp.ptp(weak_f))  # JAX: float32
     reveal_type(jnp.ptp(weak_i))  # JAX: int32
+
+
+def case_jnp_put(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.put(a_bool, jnp.array([0]), 0, inplace=False))  # JAX: bool_
     reveal_type(jnp.put(a_int8, jnp.array([0]), 0, inplace=False))  # JAX: int8
     reveal_type(jnp.put(a_uint32, jnp.array([0]), 0, inplace=False))  # JAX: uint32
@@ -3274,6 +4634,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.put(a_complex64, jnp.array([0]), 0, inplace=False))  # JAX: complex64
     reveal_type(jnp.put(weak_f, jnp.array([0]), 0, inplace=False))  # JAX: weak_float
     reveal_type(jnp.put(weak_i, jnp.array([0]), 0, inplace=False))  # JAX: weak_int
+
+
+def case_jnp_put_along_axis(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.put_along_axis(a_bool, jnp.zeros((3, 1), jnp.int32), 0, axis=1, inplace=False))  # JAX: bool_
     reveal_type(jnp.put_along_axis(a_int8, jnp.zeros((3, 1), jnp.int32), 0, axis=1, inplace=False))  # JAX: int8
     reveal_type(jnp.put_along_axis(a_uint32, jnp.zeros((3, 1), jnp.int32), 0, axis=1, inplace=False))  # JAX: uint32
@@ -3282,6 +4645,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.put_along_axis(a_complex64, jnp.zeros((3, 1), jnp.int32), 0, axis=1, inplace=False))  # JAX: complex64
     reveal_type(jnp.put_along_axis(weak_f, jnp.zeros((3, 1), jnp.int32), 0, axis=1, inplace=False))  # JAX: weak_float
     reveal_type(jnp.put_along_axis(weak_i, jnp.zeros((3, 1), jnp.int32), 0, axis=1, inplace=False))  # JAX: weak_int
+
+
+def case_jnp_quantile(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.quantile(a_bool, 0.5))  # JAX: float32
     reveal_type(jnp.quantile(a_int8, 0.5))  # JAX: float32
     reveal_type(jnp.quantile(a_uint32, 0.5))  # JAX: float32
@@ -3290,6 +4656,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.quantile(a_complex64, 0.5))  # JAX: error ValueError
     reveal_type(jnp.quantile(weak_f, 0.5))  # JAX: float32
     reveal_type(jnp.quantile(weak_i, 0.5))  # JAX: float32
+
+
+def case_jnp_rad2deg(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.rad2deg(a_bool))  # JAX: float32
     reveal_type(jnp.rad2deg(a_int8))  # JAX: float32
     reveal_type(jnp.rad2deg(a_uint32))  # JAX: float32
@@ -3298,6 +4667,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.rad2deg(a_complex64))  # JAX: complex64
     reveal_type(jnp.rad2deg(weak_f))  # JAX: float32
     reveal_type(jnp.rad2deg(weak_i))  # JAX: float32
+
+
+def case_jnp_radians(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.radians(a_bool))  # JAX: float32
     reveal_type(jnp.radians(a_int8))  # JAX: float32
     reveal_type(jnp.radians(a_uint32))  # JAX: float32
@@ -3306,6 +4678,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.radians(a_complex64))  # JAX: complex64
     reveal_type(jnp.radians(weak_f))  # JAX: float32
     reveal_type(jnp.radians(weak_i))  # JAX: float32
+
+
+def case_jnp_ravel(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.ravel(a_bool))  # JAX: bool_
     reveal_type(jnp.ravel(a_int8))  # JAX: int8
     reveal_type(jnp.ravel(a_uint32))  # JAX: uint32
@@ -3314,6 +4689,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.ravel(a_complex64))  # JAX: complex64
     reveal_type(jnp.ravel(weak_f))  # JAX: weak_float
     reveal_type(jnp.ravel(weak_i))  # JAX: weak_int
+
+
+def case_jnp_ravel_multi_index(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.ravel_multi_index((a_bool, a_bool), (3, 3), mode='clip'))  # JAX: error TypeError
     reveal_type(jnp.ravel_multi_index((a_int8, a_int8), (3, 3), mode='clip'))  # JAX: int8
     reveal_type(jnp.ravel_multi_index((a_uint32, a_uint32), (3, 3), mode='clip'))  # JAX: uint32
@@ -3322,6 +4700,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.ravel_multi_index((a_complex64, a_complex64), (3, 3), mode='clip'))  # JAX: error ValueError
     reveal_type(jnp.ravel_multi_index((weak_f, weak_f), (3, 3), mode='clip'))  # JAX: error ValueError
     reveal_type(jnp.ravel_multi_index((weak_i, weak_i), (3, 3), mode='clip'))  # JAX: int32
+
+
+def case_jnp_real(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.real(a_bool))  # JAX: bool_
     reveal_type(jnp.real(a_int8))  # JAX: int8
     reveal_type(jnp.real(a_uint32))  # JAX: uint32
@@ -3330,6 +4711,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.real(a_complex64))  # JAX: float32
     reveal_type(jnp.real(weak_f))  # JAX: weak_float
     reveal_type(jnp.real(weak_i))  # JAX: weak_int
+
+
+def case_jnp_reciprocal(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.reciprocal(a_bool))  # JAX: float32
     reveal_type(jnp.reciprocal(a_int8))  # JAX: float32
     reveal_type(jnp.reciprocal(a_uint32))  # JAX: float32
@@ -3338,12 +4722,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.reciprocal(a_complex64))  # JAX: complex64
     reveal_type(jnp.reciprocal(weak_f))  # JAX: weak_float
     reveal_type(jnp.reciprocal(weak_i))  # JAX: weak_float
+
+
+def case_jnp_remainder(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.remainder(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.remainder(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.remainder(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.remainder(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.remainder(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.remainder(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_repeat(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.repeat(a_bool, 2))  # JAX: bool_
     reveal_type(jnp.repeat(a_int8, 2))  # JAX: int8
     reveal_type(jnp.repeat(a_uint32, 2))  # JAX: uint32
@@ -3352,6 +4742,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.repeat(a_complex64, 2))  # JAX: complex64
     reveal_type(jnp.repeat(weak_f, 2))  # JAX: weak_float
     reveal_type(jnp.repeat(weak_i, 2))  # JAX: weak_int
+
+
+def case_jnp_reshape(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.reshape(a_bool, (9,)))  # JAX: bool_
     reveal_type(jnp.reshape(a_int8, (9,)))  # JAX: int8
     reveal_type(jnp.reshape(a_uint32, (9,)))  # JAX: uint32
@@ -3360,6 +4753,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.reshape(a_complex64, (9,)))  # JAX: complex64
     reveal_type(jnp.reshape(weak_f, (9,)))  # JAX: weak_float
     reveal_type(jnp.reshape(weak_i, (9,)))  # JAX: weak_int
+
+
+def case_jnp_resize(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.resize(a_bool, (9,)))  # JAX: bool_
     reveal_type(jnp.resize(a_int8, (9,)))  # JAX: int8
     reveal_type(jnp.resize(a_uint32, (9,)))  # JAX: uint32
@@ -3368,12 +4764,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.resize(a_complex64, (9,)))  # JAX: complex64
     reveal_type(jnp.resize(weak_f, (9,)))  # JAX: weak_float
     reveal_type(jnp.resize(weak_i, (9,)))  # JAX: weak_int
+
+
+def case_jnp_right_shift(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.right_shift(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.right_shift(a_bfloat16, a_bfloat16))  # JAX: error TypeError
     reveal_type(jnp.right_shift(a_float32, a_float32))  # JAX: error TypeError
     reveal_type(jnp.right_shift(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(jnp.right_shift(a_float32, weak_f))  # JAX: error TypeError
     reveal_type(jnp.right_shift(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_rint(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.rint(a_bool))  # JAX: float32
     reveal_type(jnp.rint(a_int8))  # JAX: float32
     reveal_type(jnp.rint(a_uint32))  # JAX: float32
@@ -3382,6 +4784,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.rint(a_complex64))  # JAX: complex64
     reveal_type(jnp.rint(weak_f))  # JAX: weak_float
     reveal_type(jnp.rint(weak_i))  # JAX: float32
+
+
+def case_jnp_roots(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.roots(a_bool))  # JAX: complex64
     reveal_type(jnp.roots(a_int8))  # JAX: complex64
     reveal_type(jnp.roots(a_uint32))  # JAX: complex64
@@ -3390,6 +4795,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.roots(a_complex64))  # JAX: complex64
     reveal_type(jnp.roots(weak_f))  # JAX: complex64
     reveal_type(jnp.roots(weak_i))  # JAX: complex64
+
+
+def case_jnp_round(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.round(a_bool))  # JAX: error ValueError
     reveal_type(jnp.round(a_int8))  # JAX: int8
     reveal_type(jnp.round(a_uint32))  # JAX: uint32
@@ -3398,28 +4806,43 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.round(a_complex64))  # JAX: complex64
     reveal_type(jnp.round(weak_f))  # JAX: weak_float
     reveal_type(jnp.round(weak_i))  # JAX: weak_int
+
+
+def case_jnp_searchsorted(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.searchsorted(a_int8, a_int8))  # JAX: int32
     reveal_type(jnp.searchsorted(a_bfloat16, a_bfloat16))  # JAX: int32
     reveal_type(jnp.searchsorted(a_float32, a_float32))  # JAX: int32
     reveal_type(jnp.searchsorted(a_bfloat16, a_float32))  # JAX: int32
     reveal_type(jnp.searchsorted(a_float32, weak_f))  # JAX: int32
     reveal_type(jnp.searchsorted(weak_i, a_int8))  # JAX: int32
+
+
+def case_jnp_select(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], weak_f: jax.Array[weak_float], a_float16: jax.Array[float16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.select([a_bool], [a_bfloat16], a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.select([a_bool], [a_float32], weak_f))  # JAX: float32
     reveal_type(jnp.select([a_bool], [a_int8], weak_f))  # JAX: weak_float
     reveal_type(jnp.select([a_bool], [a_float16], a_bfloat16))  # JAX: float32
+
+
+def case_jnp_setdiff1d(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.setdiff1d(a_int8, a_int8, size=3))  # JAX: int8
     reveal_type(jnp.setdiff1d(a_bfloat16, a_bfloat16, size=3))  # JAX: bfloat16
     reveal_type(jnp.setdiff1d(a_float32, a_float32, size=3))  # JAX: float32
     reveal_type(jnp.setdiff1d(a_bfloat16, a_float32, size=3))  # JAX: bfloat16
     reveal_type(jnp.setdiff1d(a_float32, weak_f, size=3))  # JAX: float32
     reveal_type(jnp.setdiff1d(weak_i, a_int8, size=3))  # JAX: weak_int
+
+
+def case_jnp_setxor1d(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.setxor1d(a_int8, a_int8, size=3))  # JAX: int8
     reveal_type(jnp.setxor1d(a_bfloat16, a_bfloat16, size=3))  # JAX: bfloat16
     reveal_type(jnp.setxor1d(a_float32, a_float32, size=3))  # JAX: float32
     reveal_type(jnp.setxor1d(a_bfloat16, a_float32, size=3))  # JAX: float32
     reveal_type(jnp.setxor1d(a_float32, weak_f, size=3))  # JAX: float32
     reveal_type(jnp.setxor1d(weak_i, a_int8, size=3))  # JAX: int8
+
+
+def case_jnp_sign(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.sign(a_bool))  # JAX: error TypeError
     reveal_type(jnp.sign(a_int8))  # JAX: int8
     reveal_type(jnp.sign(a_uint32))  # JAX: uint32
@@ -3428,6 +4851,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.sign(a_complex64))  # JAX: complex64
     reveal_type(jnp.sign(weak_f))  # JAX: weak_float
     reveal_type(jnp.sign(weak_i))  # JAX: weak_int
+
+
+def case_jnp_signbit(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.signbit(a_bool))  # JAX: bool_
     reveal_type(jnp.signbit(a_int8))  # JAX: bool_
     reveal_type(jnp.signbit(a_uint32))  # JAX: bool_
@@ -3436,6 +4862,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.signbit(a_complex64))  # JAX: error ValueError
     reveal_type(jnp.signbit(weak_f))  # JAX: bool_
     reveal_type(jnp.signbit(weak_i))  # JAX: bool_
+
+
+def case_jnp_sin(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.sin(a_bool))  # JAX: float32
     reveal_type(jnp.sin(a_int8))  # JAX: float32
     reveal_type(jnp.sin(a_uint32))  # JAX: float32
@@ -3444,6 +4873,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.sin(a_complex64))  # JAX: complex64
     reveal_type(jnp.sin(weak_f))  # JAX: weak_float
     reveal_type(jnp.sin(weak_i))  # JAX: weak_float
+
+
+def case_jnp_sinc(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.sinc(a_bool))  # JAX: float32
     reveal_type(jnp.sinc(a_int8))  # JAX: float32
     reveal_type(jnp.sinc(a_uint32))  # JAX: float32
@@ -3452,6 +4884,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.sinc(a_complex64))  # JAX: complex64
     reveal_type(jnp.sinc(weak_f))  # JAX: float32
     reveal_type(jnp.sinc(weak_i))  # JAX: float32
+
+
+def case_jnp_sinh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.sinh(a_bool))  # JAX: float32
     reveal_type(jnp.sinh(a_int8))  # JAX: float32
     reveal_type(jnp.sinh(a_uint32))  # JAX: float32
@@ -3460,6 +4895,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.sinh(a_complex64))  # JAX: complex64
     reveal_type(jnp.sinh(weak_f))  # JAX: weak_float
     reveal_type(jnp.sinh(weak_i))  # JAX: weak_float
+
+
+def case_jnp_sort(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.sort(a_bool))  # JAX: bool_
     reveal_type(jnp.sort(a_int8))  # JAX: int8
     reveal_type(jnp.sort(a_uint32))  # JAX: uint32
@@ -3468,6 +4906,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.sort(a_complex64))  # JAX: complex64
     reveal_type(jnp.sort(weak_f))  # JAX: weak_float
     reveal_type(jnp.sort(weak_i))  # JAX: weak_int
+
+
+def case_jnp_sort_complex(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.sort_complex(a_bool))  # JAX: complex64
     reveal_type(jnp.sort_complex(a_int8))  # JAX: complex64
     reveal_type(jnp.sort_complex(a_uint32))  # JAX: complex64
@@ -3476,6 +4917,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.sort_complex(a_complex64))  # JAX: complex64
     reveal_type(jnp.sort_complex(weak_f))  # JAX: complex64
     reveal_type(jnp.sort_complex(weak_i))  # JAX: complex64
+
+
+def case_jnp_spacing(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.spacing(a_bool))  # JAX: float32
     reveal_type(jnp.spacing(a_int8))  # JAX: float32
     reveal_type(jnp.spacing(a_uint32))  # JAX: float32
@@ -3484,6 +4928,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.spacing(a_complex64))  # JAX: error ValueError
     reveal_type(jnp.spacing(weak_f))  # JAX: float32
     reveal_type(jnp.spacing(weak_i))  # JAX: float32
+
+
+def case_jnp_split(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.split(a_bool, 3))  # JAX: bool_
     reveal_type(jnp.split(a_int8, 3))  # JAX: int8
     reveal_type(jnp.split(a_uint32, 3))  # JAX: uint32
@@ -3492,6 +4939,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.split(a_complex64, 3))  # JAX: complex64
     reveal_type(jnp.split(weak_f, 3))  # JAX: weak_float
     reveal_type(jnp.split(weak_i, 3))  # JAX: weak_int
+
+
+def case_jnp_sqrt(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.sqrt(a_bool))  # JAX: float32
     reveal_type(jnp.sqrt(a_int8))  # JAX: float32
     reveal_type(jnp.sqrt(a_uint32))  # JAX: float32
@@ -3500,6 +4950,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.sqrt(a_complex64))  # JAX: complex64
     reveal_type(jnp.sqrt(weak_f))  # JAX: weak_float
     reveal_type(jnp.sqrt(weak_i))  # JAX: weak_float
+
+
+def case_jnp_square(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.square(a_bool))  # JAX: int32
     reveal_type(jnp.square(a_int8))  # JAX: int8
     reveal_type(jnp.square(a_uint32))  # JAX: uint32
@@ -3508,6 +4961,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.square(a_complex64))  # JAX: complex64
     reveal_type(jnp.square(weak_f))  # JAX: weak_float
     reveal_type(jnp.square(weak_i))  # JAX: weak_int
+
+
+def case_jnp_squeeze(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.squeeze(a_bool))  # JAX: bool_
     reveal_type(jnp.squeeze(a_int8))  # JAX: int8
     reveal_type(jnp.squeeze(a_uint32))  # JAX: uint32
@@ -3516,12 +4972,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.squeeze(a_complex64))  # JAX: complex64
     reveal_type(jnp.squeeze(weak_f))  # JAX: weak_float
     reveal_type(jnp.squeeze(weak_i))  # JAX: weak_int
+
+
+def case_jnp_stack(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.stack([a_int8, a_int8]))  # JAX: int8
     reveal_type(jnp.stack([a_bfloat16, a_bfloat16]))  # JAX: bfloat16
     reveal_type(jnp.stack([a_float32, a_float32]))  # JAX: float32
     reveal_type(jnp.stack([a_bfloat16, a_float32]))  # JAX: float32
     reveal_type(jnp.stack([a_float32, weak_f]))  # JAX: float32
     reveal_type(jnp.stack([weak_i, a_int8]))  # JAX: int8
+
+
+def case_jnp_std(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.std(a_bool))  # JAX: float32
     reveal_type(jnp.std(a_int8))  # JAX: float32
     reveal_type(jnp.std(a_uint32))  # JAX: float32
@@ -3530,6 +4992,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.std(a_complex64))  # JAX: float32
     reveal_type(jnp.std(weak_f))  # JAX: float32
     reveal_type(jnp.std(weak_i))  # JAX: float32
+
+
+def case_jnp_std_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.std(a_int8, dtype=None))  # JAX: float32
     reveal_type(jnp.std(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.std(weak_f, dtype=None))  # JAX: float32
@@ -3537,12 +5002,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.std(a_float32, dtype=jnp.int32))  # JAX: error ValueError
     reveal_type(jnp.std(a_float32, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.std(a_float32, dtype=jnp.bool))  # JAX: error ValueError
+
+
+def case_jnp_subtract(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.subtract(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.subtract(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.subtract(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.subtract(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.subtract(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.subtract(weak_i, a_int8))  # JAX: int8
+
+
+def case_jnp_sum(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.sum(a_bool))  # JAX: int32
     reveal_type(jnp.sum(a_int8))  # JAX: int32
     reveal_type(jnp.sum(a_uint32))  # JAX: uint32
@@ -3551,6 +5022,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.sum(a_complex64))  # JAX: complex64
     reveal_type(jnp.sum(weak_f))  # JAX: float32
     reveal_type(jnp.sum(weak_i))  # JAX: int32
+
+
+def case_jnp_sum_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.sum(a_int8, dtype=None))  # JAX: int32
     reveal_type(jnp.sum(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.sum(weak_f, dtype=None))  # JAX: float32
@@ -3558,6 +5032,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.sum(a_float32, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.sum(a_float32, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.sum(a_float32, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_take(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.take(a_bool, jnp.zeros((3, 3), jnp.int32), axis=0))  # JAX: bool_
     reveal_type(jnp.take(a_int8, jnp.zeros((3, 3), jnp.int32), axis=0))  # JAX: int8
     reveal_type(jnp.take(a_uint32, jnp.zeros((3, 3), jnp.int32), axis=0))  # JAX: uint32
@@ -3566,6 +5043,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.take(a_complex64, jnp.zeros((3, 3), jnp.int32), axis=0))  # JAX: complex64
     reveal_type(jnp.take(weak_f, jnp.zeros((3, 3), jnp.int32), axis=0))  # JAX: weak_float
     reveal_type(jnp.take(weak_i, jnp.zeros((3, 3), jnp.int32), axis=0))  # JAX: weak_int
+
+
+def case_jnp_take_along_axis(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.take_along_axis(a_bool, jnp.zeros((3, 3), jnp.int32), axis=0))  # JAX: bool_
     reveal_type(jnp.take_along_axis(a_int8, jnp.zeros((3, 3), jnp.int32), axis=0))  # JAX: int8
     reveal_type(jnp.take_along_axis(a_uint32, jnp.zeros((3, 3), jnp.int32), axis=0))  # JAX: uint32
@@ -3574,6 +5054,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.take_along_axis(a_complex64, jnp.zeros((3, 3), jnp.int32), axis=0))  # JAX: complex64
     reveal_type(jnp.take_along_axis(weak_f, jnp.zeros((3, 3), jnp.int32), axis=0))  # JAX: weak_float
     reveal_type(jnp.take_along_axis(weak_i, jnp.zeros((3, 3), jnp.int32), axis=0))  # JAX: weak_int
+
+
+def case_jnp_tan(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.tan(a_bool))  # JAX: float32
     reveal_type(jnp.tan(a_int8))  # JAX: float32
     reveal_type(jnp.tan(a_uint32))  # JAX: float32
@@ -3582,6 +5065,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.tan(a_complex64))  # JAX: complex64
     reveal_type(jnp.tan(weak_f))  # JAX: weak_float
     reveal_type(jnp.tan(weak_i))  # JAX: weak_float
+
+
+def case_jnp_tanh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.tanh(a_bool))  # JAX: float32
     reveal_type(jnp.tanh(a_int8))  # JAX: float32
     reveal_type(jnp.tanh(a_uint32))  # JAX: float32
@@ -3590,12 +5076,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.tanh(a_complex64))  # JAX: complex64
     reveal_type(jnp.tanh(weak_f))  # JAX: weak_float
     reveal_type(jnp.tanh(weak_i))  # JAX: weak_float
+
+
+def case_jnp_tensordot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.tensordot(a_int8, a_int8, axes=1))  # JAX: int8
     reveal_type(jnp.tensordot(a_bfloat16, a_bfloat16, axes=1))  # JAX: bfloat16
     reveal_type(jnp.tensordot(a_float32, a_float32, axes=1))  # JAX: float32
     reveal_type(jnp.tensordot(a_bfloat16, a_float32, axes=1))  # JAX: float32
     reveal_type(jnp.tensordot(a_float32, weak_f, axes=1))  # JAX: float32
     reveal_type(jnp.tensordot(weak_i, a_int8, axes=1))  # JAX: error TypeError
+
+
+def case_jnp_tile(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.tile(a_bool, 2))  # JAX: bool_
     reveal_type(jnp.tile(a_int8, 2))  # JAX: int8
     reveal_type(jnp.tile(a_uint32, 2))  # JAX: uint32
@@ -3604,6 +5096,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.tile(a_complex64, 2))  # JAX: complex64
     reveal_type(jnp.tile(weak_f, 2))  # JAX: weak_float
     reveal_type(jnp.tile(weak_i, 2))  # JAX: weak_int
+
+
+def case_jnp_trace(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.trace(a_bool))  # JAX: int32
     reveal_type(jnp.trace(a_int8))  # JAX: int32
     reveal_type(jnp.trace(a_uint32))  # JAX: uint32
@@ -3612,6 +5107,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.trace(a_complex64))  # JAX: complex64
     reveal_type(jnp.trace(weak_f))  # JAX: float32
     reveal_type(jnp.trace(weak_i))  # JAX: int32
+
+
+def case_jnp_trace_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.trace(a_int8, dtype=None))  # JAX: int32
     reveal_type(jnp.trace(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.trace(weak_f, dtype=None))  # JAX: float32
@@ -3619,6 +5117,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.trace(a_float32, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.trace(a_float32, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.trace(a_float32, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_transpose(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.transpose(a_bool))  # JAX: bool_
     reveal_type(jnp.transpose(a_int8))  # JAX: int8
     reveal_type(jnp.transpose(a_uint32))  # JAX: uint32
@@ -3627,11 +5128,17 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.transpose(a_complex64))  # JAX: complex64
     reveal_type(jnp.transpose(weak_f))  # JAX: weak_float
     reveal_type(jnp.transpose(weak_i))  # JAX: weak_int
+
+
+def case_jnp_tri() -> None:
     reveal_type(jnp.tri(3, dtype=None))  # JAX: float32
     reveal_type(jnp.tri(3, dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jnp.tri(3, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.tri(3, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.tri(3, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_tril(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.tril(a_bool))  # JAX: bool_
     reveal_type(jnp.tril(a_int8))  # JAX: int8
     reveal_type(jnp.tril(a_uint32))  # JAX: uint32
@@ -3640,7 +5147,13 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.tril(a_complex64))  # JAX: complex64
     reveal_type(jnp.tril(weak_f))  # JAX: weak_float
     reveal_type(jnp.tril(weak_i))  # JAX: weak_int
+
+
+def case_jnp_tril_indices() -> None:
     reveal_type(jnp.tril_indices(3))  # JAX: int32
+
+
+def case_jnp_tril_indices_from(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.tril_indices_from(a_bool))  # JAX: int32
     reveal_type(jnp.tril_indices_from(a_int8))  # JAX: int32
     reveal_type(jnp.tril_indices_from(a_uint32))  # JAX: int32
@@ -3649,6 +5162,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.tril_indices_from(a_complex64))  # JAX: int32
     reveal_type(jnp.tril_indices_from(weak_f))  # JAX: int32
     reveal_type(jnp.tril_indices_from(weak_i))  # JAX: int32
+
+
+def case_jnp_trim_zeros(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.trim_zeros(a_bool))  # JAX: bool_
     reveal_type(jnp.trim_zeros(a_int8))  # JAX: int8
     reveal_type(jnp.trim_zeros(a_uint32))  # JAX: uint32
@@ -3657,6 +5173,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.trim_zeros(a_complex64))  # JAX: complex64
     reveal_type(jnp.trim_zeros(weak_f))  # JAX: float32
     reveal_type(jnp.trim_zeros(weak_i))  # JAX: int32
+
+
+def case_jnp_triu(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.triu(a_bool))  # JAX: bool_
     reveal_type(jnp.triu(a_int8))  # JAX: int8
     reveal_type(jnp.triu(a_uint32))  # JAX: uint32
@@ -3665,7 +5184,13 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.triu(a_complex64))  # JAX: complex64
     reveal_type(jnp.triu(weak_f))  # JAX: weak_float
     reveal_type(jnp.triu(weak_i))  # JAX: weak_int
+
+
+def case_jnp_triu_indices() -> None:
     reveal_type(jnp.triu_indices(3))  # JAX: int32
+
+
+def case_jnp_triu_indices_from(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.triu_indices_from(a_bool))  # JAX: int32
     reveal_type(jnp.triu_indices_from(a_int8))  # JAX: int32
     reveal_type(jnp.triu_indices_from(a_uint32))  # JAX: int32
@@ -3674,12 +5199,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.triu_indices_from(a_complex64))  # JAX: int32
     reveal_type(jnp.triu_indices_from(weak_f))  # JAX: int32
     reveal_type(jnp.triu_indices_from(weak_i))  # JAX: int32
+
+
+def case_jnp_true_divide(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.true_divide(a_int8, a_int8))  # JAX: float32
     reveal_type(jnp.true_divide(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.true_divide(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.true_divide(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.true_divide(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.true_divide(weak_i, a_int8))  # JAX: float32
+
+
+def case_jnp_trunc(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.trunc(a_bool))  # JAX: bool_
     reveal_type(jnp.trunc(a_int8))  # JAX: int8
     reveal_type(jnp.trunc(a_uint32))  # JAX: uint32
@@ -3688,12 +5219,18 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.trunc(a_complex64))  # JAX: error TypeError
     reveal_type(jnp.trunc(weak_f))  # JAX: weak_float
     reveal_type(jnp.trunc(weak_i))  # JAX: weak_int
+
+
+def case_jnp_union1d(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.union1d(a_int8, a_int8, size=3))  # JAX: int8
     reveal_type(jnp.union1d(a_bfloat16, a_bfloat16, size=3))  # JAX: bfloat16
     reveal_type(jnp.union1d(a_float32, a_float32, size=3))  # JAX: float32
     reveal_type(jnp.union1d(a_bfloat16, a_float32, size=3))  # JAX: float32
     reveal_type(jnp.union1d(a_float32, weak_f, size=3))  # JAX: float32
     reveal_type(jnp.union1d(weak_i, a_int8, size=3))  # JAX: int8
+
+
+def case_jnp_unique(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.unique(a_bool, size=3))  # JAX: bool_
     reveal_type(jnp.unique(a_int8, size=3))  # JAX: int8
     reveal_type(jnp.unique(a_uint32, size=3))  # JAX: uint32
@@ -3702,6 +5239,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.unique(a_complex64, size=3))  # JAX: complex64
     reveal_type(jnp.unique(weak_f, size=3))  # JAX: weak_float
     reveal_type(jnp.unique(weak_i, size=3))  # JAX: weak_int
+
+
+def case_jnp_unique_all(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.unique_all(a_bool, size=3))  # JAX: bool_
     reveal_type(jnp.unique_all(a_int8, size=3))  # JAX: int8
     reveal_type(jnp.unique_all(a_uint32, size=3))  # JAX: uint32
@@ -3710,6 +5250,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.unique_all(a_complex64, size=3))  # JAX: complex64
     reveal_type(jnp.unique_all(weak_f, size=3))  # JAX: weak_float
     reveal_type(jnp.unique_all(weak_i, size=3))  # JAX: weak_int
+
+
+def case_jnp_unique_counts(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.unique_counts(a_bool, size=3))  # JAX: bool_
     reveal_type(jnp.unique_counts(a_int8, size=3))  # JAX: int8
     reveal_type(jnp.unique_counts(a_uint32, size=3))  # JAX: uint32
@@ -3718,6 +5261,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.unique_counts(a_complex64, size=3))  # JAX: complex64
     reveal_type(jnp.unique_counts(weak_f, size=3))  # JAX: weak_float
     reveal_type(jnp.unique_counts(weak_i, size=3))  # JAX: weak_int
+
+
+def case_jnp_unique_inverse(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.unique_inverse(a_bool, size=3))  # JAX: bool_
     reveal_type(jnp.unique_inverse(a_int8, size=3))  # JAX: int8
     reveal_type(jnp.unique_inverse(a_uint32, size=3))  # JAX: uint32
@@ -3726,6 +5272,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.unique_inverse(a_complex64, size=3))  # JAX: complex64
     reveal_type(jnp.unique_inverse(weak_f, size=3))  # JAX: weak_float
     reveal_type(jnp.unique_inverse(weak_i, size=3))  # JAX: weak_int
+
+
+def case_jnp_unique_values(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.unique_values(a_bool, size=3))  # JAX: bool_
     reveal_type(jnp.unique_values(a_int8, size=3))  # JAX: int8
     reveal_type(jnp.unique_values(a_uint32, size=3))  # JAX: uint32
@@ -3734,6 +5283,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.unique_values(a_complex64, size=3))  # JAX: complex64
     reveal_type(jnp.unique_values(weak_f, size=3))  # JAX: weak_float
     reveal_type(jnp.unique_values(weak_i, size=3))  # JAX: weak_int
+
+
+def case_jnp_unpackbits(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.unpackbits(a_bool))  # JAX: error TypeError
     reveal_type(jnp.unpackbits(a_int8))  # JAX: error TypeError
     reveal_type(jnp.unpackbits(a_uint32))  # JAX: error TypeError
@@ -3742,6 +5294,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.unpackbits(a_complex64))  # JAX: error TypeError
     reveal_type(jnp.unpackbits(weak_f))  # JAX: error TypeError
     reveal_type(jnp.unpackbits(weak_i))  # JAX: error TypeError
+
+
+def case_jnp_unravel_index(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.unravel_index(a_bool, (3, 3)))  # JAX: weak_int
     reveal_type(jnp.unravel_index(a_int8, (3, 3)))  # JAX: int8
     reveal_type(jnp.unravel_index(a_uint32, (3, 3)))  # JAX: uint32
@@ -3750,6 +5305,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.unravel_index(a_complex64, (3, 3)))  # JAX: error TypeError
     reveal_type(jnp.unravel_index(weak_f, (3, 3)))  # JAX: weak_float
     reveal_type(jnp.unravel_index(weak_i, (3, 3)))  # JAX: weak_int
+
+
+def case_jnp_unstack(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.unstack(a_bool))  # JAX: bool_
     reveal_type(jnp.unstack(a_int8))  # JAX: int8
     reveal_type(jnp.unstack(a_uint32))  # JAX: uint32
@@ -3758,6 +5316,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.unstack(a_complex64))  # JAX: complex64
     reveal_type(jnp.unstack(weak_f))  # JAX: weak_float
     reveal_type(jnp.unstack(weak_i))  # JAX: weak_int
+
+
+def case_jnp_unwrap(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.unwrap(a_bool))  # JAX: float32
     reveal_type(jnp.unwrap(a_int8))  # JAX: float32
     reveal_type(jnp.unwrap(a_uint32))  # JAX: float32
@@ -3766,6 +5327,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.unwrap(a_complex64))  # JAX: error ValueError
     reveal_type(jnp.unwrap(weak_f))  # JAX: float32
     reveal_type(jnp.unwrap(weak_i))  # JAX: float32
+
+
+def case_jnp_vander(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.vander(a_bool))  # JAX: error TypeError
     reveal_type(jnp.vander(a_int8))  # JAX: int8
     reveal_type(jnp.vander(a_uint32))  # JAX: uint32
@@ -3774,6 +5338,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.vander(a_complex64))  # JAX: complex64
     reveal_type(jnp.vander(weak_f))  # JAX: float32
     reveal_type(jnp.vander(weak_i))  # JAX: int32
+
+
+def case_jnp_var(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.var(a_bool))  # JAX: float32
     reveal_type(jnp.var(a_int8))  # JAX: float32
     reveal_type(jnp.var(a_uint32))  # JAX: float32
@@ -3782,6 +5349,9 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.var(a_complex64))  # JAX: float32
     reveal_type(jnp.var(weak_f))  # JAX: float32
     reveal_type(jnp.var(weak_i))  # JAX: float32
+
+
+def case_jnp_var_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.var(a_int8, dtype=None))  # JAX: float32
     reveal_type(jnp.var(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.var(weak_f, dtype=None))  # JAX: float32
@@ -3789,24 +5359,36 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.var(a_float32, dtype=jnp.int32))  # JAX: weak_float
     reveal_type(jnp.var(a_float32, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.var(a_float32, dtype=jnp.bool))  # JAX: error TypeError
+
+
+def case_jnp_vdot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.vdot(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.vdot(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.vdot(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.vdot(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.vdot(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.vdot(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_jnp_vecdot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.vecdot(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.vecdot(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.vecdot(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.vecdot(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.vecdot(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.vecdot(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_jnp_vecmat(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.vecmat(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.vecmat(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.vecmat(a_float32, a_float32))  # JAX: float32
     reveal_type(jnp.vecmat(a_bfloat16, a_float32))  # JAX: float32
     reveal_type(jnp.vecmat(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.vecmat(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_jnp_vsplit(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.vsplit(a_bool, 3))  # JAX: bool_
     reveal_type(jnp.vsplit(a_int8, 3))  # JAX: int8
     reveal_type(jnp.vsplit(a_uint32, 3))  # JAX: uint32
@@ -3815,21 +5397,33 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.vsplit(a_complex64, 3))  # JAX: complex64
     reveal_type(jnp.vsplit(weak_f, 3))  # JAX: weak_float
     reveal_type(jnp.vsplit(weak_i, 3))  # JAX: weak_int
+
+
+def case_jnp_vstack(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.vstack([a_int8, a_int8]))  # JAX: int8
     reveal_type(jnp.vstack([a_bfloat16, a_bfloat16]))  # JAX: bfloat16
     reveal_type(jnp.vstack([a_float32, a_float32]))  # JAX: float32
     reveal_type(jnp.vstack([a_bfloat16, a_float32]))  # JAX: float32
     reveal_type(jnp.vstack([a_float32, weak_f]))  # JAX: float32
     reveal_type(jnp.vstack([weak_i, a_int8]))  # JAX: int8
+
+
+def case_jnp_where(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], weak_f: jax.Array[weak_float], a_float16: jax.Array[float16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.where(a_bool, a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.where(a_bool, a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.where(a_bool, a_int8, weak_f))  # JAX: weak_float
     reveal_type(jnp.where(a_bool, a_float16, a_bfloat16))  # JAX: float32
+
+
+def case_jnp_zeros() -> None:
     reveal_type(jnp.zeros((3,), dtype=None))  # JAX: float32
     reveal_type(jnp.zeros((3,), dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jnp.zeros((3,), dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.zeros((3,), dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.zeros((3,), dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jnp_zeros_like(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.zeros_like(a_int8))  # JAX: int8
     reveal_type(jnp.zeros_like(a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.zeros_like(weak_f))  # JAX: weak_float
@@ -3837,55 +5431,85 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jnp.zeros_like(a_float32, dtype=jnp.int32))  # JAX: int32
     reveal_type(jnp.zeros_like(a_float32, dtype=jnp.float64))  # JAX: float32
     reveal_type(jnp.zeros_like(a_float32, dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jax_random_PRNGKey() -> None:
     reveal_type(jax.random.PRNGKey(0))  # JAX: uint32
+
+
+def case_jax_random_ball(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.ball(key, 3))  # JAX: float32
     reveal_type(jax.random.ball(raw_key, 3))  # JAX: float32
     reveal_type(jax.random.ball(key, 3, dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jax.random.ball(key, 3, dtype=jnp.int32))  # JAX: error ValueError
     reveal_type(jax.random.ball(key, 3, dtype=jnp.float64))  # JAX: float32
     reveal_type(jax.random.ball(key, 3, dtype=jnp.bool))  # JAX: error ValueError
+
+
+def case_jax_random_bernoulli(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.bernoulli(key, 0.5, (3,)))  # JAX: bool_
     reveal_type(jax.random.bernoulli(raw_key, 0.5, (3,)))  # JAX: bool_
     reveal_type(jax.random.bernoulli(key, 0.5, (3,)))  # JAX: bool_
     reveal_type(jax.random.bernoulli(key, 0.5, (3,)))  # JAX: bool_
     reveal_type(jax.random.bernoulli(key, 0.5, (3,)))  # JAX: bool_
     reveal_type(jax.random.bernoulli(key, 0.5, (3,)))  # JAX: bool_
+
+
+def case_jax_random_beta(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.beta(*(key, 2.0, 2.0), shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.beta(*(raw_key, 2.0, 2.0), shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.beta(*(key, 2.0, 2.0), shape=(3,), **{'dtype': jnp.bfloat16}))  # JAX: bfloat16
     reveal_type(jax.random.beta(*(key, 2.0, 2.0), shape=(3,), **{'dtype': jnp.int32}))  # JAX: error ValueError
     reveal_type(jax.random.beta(*(key, 2.0, 2.0), shape=(3,), **{'dtype': jnp.float64}))  # JAX: float32
     reveal_type(jax.random.beta(*(key, 2.0, 2.0), shape=(3,), **{'dtype': jnp.bool}))  # JAX: error ValueError
+
+
+def case_jax_random_binomial(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.binomial(key, 2.0, 3.0, shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.binomial(raw_key, 2.0, 3.0, shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.binomial(key, 2.0, 3.0, shape=(3,), **{'dtype': jnp.bfloat16}))  # JAX: bfloat16
     reveal_type(jax.random.binomial(key, 2.0, 3.0, shape=(3,), **{'dtype': jnp.int32}))  # JAX: error ValueError
     reveal_type(jax.random.binomial(key, 2.0, 3.0, shape=(3,), **{'dtype': jnp.float64}))  # JAX: float32
     reveal_type(jax.random.binomial(key, 2.0, 3.0, shape=(3,), **{'dtype': jnp.bool}))  # JAX: error ValueError
+
+
+def case_jax_random_bits(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.bits(key, (3,)))  # JAX: uint32
     reveal_type(jax.random.bits(raw_key, (3,)))  # JAX: uint32
     reveal_type(jax.random.bits(key, (3,), dtype=jnp.bfloat16))  # JAX: error ValueError
     reveal_type(jax.random.bits(key, (3,), dtype=jnp.int32))  # JAX: error ValueError
     reveal_type(jax.random.bits(key, (3,), dtype=jnp.float64))  # JAX: error ValueError
     reveal_type(jax.random.bits(key, (3,), dtype=jnp.bool))  # JAX: error ValueError
+
+
+def case_jax_random_categorical(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.categorical(key, jnp.zeros((3,))))  # JAX: int32
     reveal_type(jax.random.categorical(raw_key, jnp.zeros((3,))))  # JAX: int32
     reveal_type(jax.random.categorical(key, jnp.zeros((3,))))  # JAX: int32
     reveal_type(jax.random.categorical(key, jnp.zeros((3,))))  # JAX: int32
     reveal_type(jax.random.categorical(key, jnp.zeros((3,))))  # JAX: int32
     reveal_type(jax.random.categorical(key, jnp.zeros((3,))))  # JAX: int32
+
+
+def case_jax_random_cauchy(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.cauchy(key, (3,)))  # JAX: float32
     reveal_type(jax.random.cauchy(raw_key, (3,)))  # JAX: float32
     reveal_type(jax.random.cauchy(key, (3,), dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jax.random.cauchy(key, (3,), dtype=jnp.int32))  # JAX: error ValueError
     reveal_type(jax.random.cauchy(key, (3,), dtype=jnp.float64))  # JAX: float32
     reveal_type(jax.random.cauchy(key, (3,), dtype=jnp.bool))  # JAX: error ValueError
+
+
+def case_jax_random_chisquare(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.chisquare(*(key, 2.0), shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.chisquare(*(raw_key, 2.0), shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.chisquare(*(key, 2.0), shape=(3,), **{'dtype': jnp.bfloat16}))  # JAX: bfloat16
     reveal_type(jax.random.chisquare(*(key, 2.0), shape=(3,), **{'dtype': jnp.int32}))  # JAX: error ValueError
     reveal_type(jax.random.chisquare(*(key, 2.0), shape=(3,), **{'dtype': jnp.float64}))  # JAX: float32
     reveal_type(jax.random.chisquare(*(key, 2.0), shape=(3,), **{'dtype': jnp.bool}))  # JAX: error ValueError
+
+
+def case_jax_random_choice(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.random.choice(jax.random.key(0), a_bool))  # JAX: bool_
     reveal_type(jax.random.choice(jax.random.key(0), a_int8))  # JAX: int8
     reveal_type(jax.random.choice(jax.random.key(0), a_uint32))  # JAX: uint32
@@ -3894,120 +5518,189 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.random.choice(jax.random.key(0), a_complex64))  # JAX: complex64
     reveal_type(jax.random.choice(jax.random.key(0), weak_f))  # JAX: weak_float
     reveal_type(jax.random.choice(jax.random.key(0), weak_i))  # JAX: weak_int
+
+
+def case_jax_random_clone(raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.clone(raw_key))  # JAX: uint32
+
+
+def case_jax_random_dirichlet(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.dirichlet(key, jnp.ones((3,)), **{}))  # JAX: float32
     reveal_type(jax.random.dirichlet(raw_key, jnp.ones((3,)), **{}))  # JAX: float32
     reveal_type(jax.random.dirichlet(key, jnp.ones((3,)), **{'dtype': jnp.bfloat16}))  # JAX: bfloat16
     reveal_type(jax.random.dirichlet(key, jnp.ones((3,)), **{'dtype': jnp.int32}))  # JAX: error ValueError
     reveal_type(jax.random.dirichlet(key, jnp.ones((3,)), **{'dtype': jnp.float64}))  # JAX: float32
     reveal_type(jax.random.dirichlet(key, jnp.ones((3,)), **{'dtype': jnp.bool}))  # JAX: error ValueError
+
+
+def case_jax_random_double_sided_maxwell(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.double_sided_maxwell(key, (3,)))  # JAX: error TypeError
     reveal_type(jax.random.double_sided_maxwell(raw_key, (3,)))  # JAX: error TypeError
     reveal_type(jax.random.double_sided_maxwell(key, (3,), dtype=jnp.bfloat16))  # JAX: error TypeError
     reveal_type(jax.random.double_sided_maxwell(key, (3,), dtype=jnp.int32))  # JAX: error TypeError
     reveal_type(jax.random.double_sided_maxwell(key, (3,), dtype=jnp.float64))  # JAX: error TypeError
     reveal_type(jax.random.double_sided_maxwell(key, (3,), dtype=jnp.bool))  # JAX: error TypeError
+
+
+def case_jax_random_exponential(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.exponential(key, (3,)))  # JAX: float32
     reveal_type(jax.random.exponential(raw_key, (3,)))  # JAX: float32
     reveal_type(jax.random.exponential(key, (3,), dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jax.random.exponential(key, (3,), dtype=jnp.int32))  # JAX: error ValueError
     reveal_type(jax.random.exponential(key, (3,), dtype=jnp.float64))  # JAX: float32
     reveal_type(jax.random.exponential(key, (3,), dtype=jnp.bool))  # JAX: error ValueError
+
+
+def case_jax_random_f(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.f(key, 2.0, 3.0, shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.f(raw_key, 2.0, 3.0, shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.f(key, 2.0, 3.0, shape=(3,), **{'dtype': jnp.bfloat16}))  # JAX: bfloat16
     reveal_type(jax.random.f(key, 2.0, 3.0, shape=(3,), **{'dtype': jnp.int32}))  # JAX: error ValueError
     reveal_type(jax.random.f(key, 2.0, 3.0, shape=(3,), **{'dtype': jnp.float64}))  # JAX: float32
     reveal_type(jax.random.f(key, 2.0, 3.0, shape=(3,), **{'dtype': jnp.bool}))  # JAX: error ValueError
+
+
+def case_jax_random_fold_in(raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.fold_in(raw_key, 1))  # JAX: uint32
+
+
+def case_jax_random_gamma(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.gamma(*(key, 2.0), shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.gamma(*(raw_key, 2.0), shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.gamma(*(key, 2.0), shape=(3,), **{'dtype': jnp.bfloat16}))  # JAX: bfloat16
     reveal_type(jax.random.gamma(*(key, 2.0), shape=(3,), **{'dtype': jnp.int32}))  # JAX: error ValueError
     reveal_type(jax.random.gamma(*(key, 2.0), shape=(3,), **{'dtype': jnp.float64}))  # JAX: float32
     reveal_type(jax.random.gamma(*(key, 2.0), shape=(3,), **{'dtype': jnp.bool}))  # JAX: error ValueError
+
+
+def case_jax_random_generalized_normal(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.generalized_normal(*(key, 2.0), shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.generalized_normal(*(raw_key, 2.0), shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.generalized_normal(*(key, 2.0), shape=(3,), **{'dtype': jnp.bfloat16}))  # JAX: bfloat16
     reveal_type(jax.random.generalized_normal(*(key, 2.0), shape=(3,), **{'dtype': jnp.int32}))  # JAX: error ValueError
     reveal_type(jax.random.generalized_normal(*(key, 2.0), shape=(3,), **{'dtype': jnp.float64}))  # JAX: float32
     reveal_type(jax.random.generalized_normal(*(key, 2.0), shape=(3,), **{'dtype': jnp.bool}))  # JAX: error ValueError
+
+
+def case_jax_random_geometric(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.geometric(*(key, 2.0), shape=(3,), **{}))  # JAX: int32
     reveal_type(jax.random.geometric(*(raw_key, 2.0), shape=(3,), **{}))  # JAX: int32
     reveal_type(jax.random.geometric(*(key, 2.0), shape=(3,), **{'dtype': jnp.bfloat16}))  # JAX: error ValueError
     reveal_type(jax.random.geometric(*(key, 2.0), shape=(3,), **{'dtype': jnp.int32}))  # JAX: int32
     reveal_type(jax.random.geometric(*(key, 2.0), shape=(3,), **{'dtype': jnp.float64}))  # JAX: error ValueError
     reveal_type(jax.random.geometric(*(key, 2.0), shape=(3,), **{'dtype': jnp.bool}))  # JAX: error ValueError
+
+
+def case_jax_random_gumbel(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.gumbel(key, (3,)))  # JAX: float32
     reveal_type(jax.random.gumbel(raw_key, (3,)))  # JAX: float32
     reveal_type(jax.random.gumbel(key, (3,), dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jax.random.gumbel(key, (3,), dtype=jnp.int32))  # JAX: error ValueError
     reveal_type(jax.random.gumbel(key, (3,), dtype=jnp.float64))  # JAX: float32
     reveal_type(jax.random.gumbel(key, (3,), dtype=jnp.bool))  # JAX: error ValueError
+
+
+def case_jax_random_key_data(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.key_data(key))  # JAX: uint32
     reveal_type(jax.random.key_data(raw_key))  # JAX: uint32
+
+
+def case_jax_random_key_dtype(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.key_dtype(key))  # JAX: error TypeError
     reveal_type(jax.random.key_dtype(raw_key))  # JAX: error TypeError
+
+
+def case_jax_random_laplace(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.laplace(key, (3,)))  # JAX: float32
     reveal_type(jax.random.laplace(raw_key, (3,)))  # JAX: float32
     reveal_type(jax.random.laplace(key, (3,), dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jax.random.laplace(key, (3,), dtype=jnp.int32))  # JAX: error ValueError
     reveal_type(jax.random.laplace(key, (3,), dtype=jnp.float64))  # JAX: float32
     reveal_type(jax.random.laplace(key, (3,), dtype=jnp.bool))  # JAX: error ValueError
+
+
+def case_jax_random_loggamma(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.loggamma(*(key, 2.0), shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.loggamma(*(raw_key, 2.0), shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.loggamma(*(key, 2.0), shape=(3,), **{'dtype': jnp.bfloat16}))  # JAX: bfloat16
     reveal_type(jax.random.loggamma(*(key, 2.0), shape=(3,), **{'dtype': jnp.int32}))  # JAX: error ValueError
     reveal_type(jax.random.loggamma(*(key, 2.0), shape=(3,), **{'dtype': jnp.float64}))  # JAX: float32
     reveal_type(jax.random.loggamma(*(key, 2.0), shape=(3,), **{'dtype': jnp.bool}))  # JAX: error ValueError
+
+
+def case_jax_random_logistic(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.logistic(key, (3,)))  # JAX: float32
     reveal_type(jax.random.logistic(raw_key, (3,)))  # JAX: float32
     reveal_type(jax.random.logistic(key, (3,), dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jax.random.logistic(key, (3,), dtype=jnp.int32))  # JAX: error ValueError
     reveal_type(jax.random.logistic(key, (3,), dtype=jnp.float64))  # JAX: float32
     reveal_type(jax.random.logistic(key, (3,), dtype=jnp.bool))  # JAX: error ValueError
+
+
+def case_jax_random_lognormal(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.lognormal(key, shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.lognormal(raw_key, shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.lognormal(key, shape=(3,), **{'dtype': jnp.bfloat16}))  # JAX: error TypePromotionError
     reveal_type(jax.random.lognormal(key, shape=(3,), **{'dtype': jnp.int32}))  # JAX: error ValueError
     reveal_type(jax.random.lognormal(key, shape=(3,), **{'dtype': jnp.float64}))  # JAX: float32
     reveal_type(jax.random.lognormal(key, shape=(3,), **{'dtype': jnp.bool}))  # JAX: error ValueError
+
+
+def case_jax_random_maxwell(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.maxwell(key, (3,)))  # JAX: float32
     reveal_type(jax.random.maxwell(raw_key, (3,)))  # JAX: float32
     reveal_type(jax.random.maxwell(key, (3,), dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jax.random.maxwell(key, (3,), dtype=jnp.int32))  # JAX: error ValueError
     reveal_type(jax.random.maxwell(key, (3,), dtype=jnp.float64))  # JAX: float32
     reveal_type(jax.random.maxwell(key, (3,), dtype=jnp.bool))  # JAX: error ValueError
+
+
+def case_jax_random_multinomial(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.multinomial(key, 3, jnp.ones((3,)) / 3, **{}))  # JAX: float32
     reveal_type(jax.random.multinomial(raw_key, 3, jnp.ones((3,)) / 3, **{}))  # JAX: float32
     reveal_type(jax.random.multinomial(key, 3, jnp.ones((3,)) / 3, **{'dtype': jnp.bfloat16}))  # JAX: bfloat16
     reveal_type(jax.random.multinomial(key, 3, jnp.ones((3,)) / 3, **{'dtype': jnp.int32}))  # JAX: int32
     reveal_type(jax.random.multinomial(key, 3, jnp.ones((3,)) / 3, **{'dtype': jnp.float64}))  # JAX: float32
     reveal_type(jax.random.multinomial(key, 3, jnp.ones((3,)) / 3, **{'dtype': jnp.bool}))  # JAX: bool_
+
+
+def case_jax_random_multivariate_normal(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.multivariate_normal(key, jnp.zeros((2,)), jnp.eye(2), **{}))  # JAX: float32
     reveal_type(jax.random.multivariate_normal(raw_key, jnp.zeros((2,)), jnp.eye(2), **{}))  # JAX: float32
     reveal_type(jax.random.multivariate_normal(key, jnp.zeros((2,)), jnp.eye(2), **{'dtype': jnp.bfloat16}))  # JAX: float32
     reveal_type(jax.random.multivariate_normal(key, jnp.zeros((2,)), jnp.eye(2), **{'dtype': jnp.int32}))  # JAX: error ValueError
     reveal_type(jax.random.multivariate_normal(key, jnp.zeros((2,)), jnp.eye(2), **{'dtype': jnp.float64}))  # JAX: float32
     reveal_type(jax.random.multivariate_normal(key, jnp.zeros((2,)), jnp.eye(2), **{'dtype': jnp.bool}))  # JAX: error ValueError
+
+
+def case_jax_random_normal(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.normal(key, (3,)))  # JAX: float32
     reveal_type(jax.random.normal(raw_key, (3,)))  # JAX: float32
     reveal_type(jax.random.normal(key, (3,), dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jax.random.normal(key, (3,), dtype=jnp.int32))  # JAX: error ValueError
     reveal_type(jax.random.normal(key, (3,), dtype=jnp.float64))  # JAX: float32
     reveal_type(jax.random.normal(key, (3,), dtype=jnp.bool))  # JAX: error ValueError
+
+
+def case_jax_random_orthogonal(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.orthogonal(key, 3))  # JAX: float32
     reveal_type(jax.random.orthogonal(raw_key, 3))  # JAX: float32
     reveal_type(jax.random.orthogonal(key, 3, dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jax.random.orthogonal(key, 3, dtype=jnp.int32))  # JAX: error ValueError
     reveal_type(jax.random.orthogonal(key, 3, dtype=jnp.float64))  # JAX: float32
     reveal_type(jax.random.orthogonal(key, 3, dtype=jnp.bool))  # JAX: error ValueError
+
+
+def case_jax_random_pareto(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.pareto(*(key, 2.0), shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.pareto(*(raw_key, 2.0), shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.pareto(*(key, 2.0), shape=(3,), **{'dtype': jnp.bfloat16}))  # JAX: bfloat16
     reveal_type(jax.random.pareto(*(key, 2.0), shape=(3,), **{'dtype': jnp.int32}))  # JAX: error ValueError
     reveal_type(jax.random.pareto(*(key, 2.0), shape=(3,), **{'dtype': jnp.float64}))  # JAX: float32
     reveal_type(jax.random.pareto(*(key, 2.0), shape=(3,), **{'dtype': jnp.bool}))  # JAX: error ValueError
+
+
+def case_jax_random_permutation(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.random.permutation(jax.random.key(0), a_bool))  # JAX: bool_
     reveal_type(jax.random.permutation(jax.random.key(0), a_int8))  # JAX: int8
     reveal_type(jax.random.permutation(jax.random.key(0), a_uint32))  # JAX: uint32
@@ -4016,65 +5709,101 @@ def cases(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64
     reveal_type(jax.random.permutation(jax.random.key(0), a_complex64))  # JAX: complex64
     reveal_type(jax.random.permutation(jax.random.key(0), weak_f))  # JAX: weak_float
     reveal_type(jax.random.permutation(jax.random.key(0), weak_i))  # JAX: weak_int
+
+
+def case_jax_random_poisson(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.poisson(*(key, 2.0), shape=(3,), **{}))  # JAX: int32
     reveal_type(jax.random.poisson(*(raw_key, 2.0), shape=(3,), **{}))  # JAX: int32
     reveal_type(jax.random.poisson(*(key, 2.0), shape=(3,), **{'dtype': jnp.bfloat16}))  # JAX: error ValueError
     reveal_type(jax.random.poisson(*(key, 2.0), shape=(3,), **{'dtype': jnp.int32}))  # JAX: int32
     reveal_type(jax.random.poisson(*(key, 2.0), shape=(3,), **{'dtype': jnp.float64}))  # JAX: error ValueError
     reveal_type(jax.random.poisson(*(key, 2.0), shape=(3,), **{'dtype': jnp.bool}))  # JAX: error ValueError
+
+
+def case_jax_random_rademacher(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.rademacher(key, (3,)))  # JAX: int32
     reveal_type(jax.random.rademacher(raw_key, (3,)))  # JAX: int32
     reveal_type(jax.random.rademacher(key, (3,), dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jax.random.rademacher(key, (3,), dtype=jnp.int32))  # JAX: int32
     reveal_type(jax.random.rademacher(key, (3,), dtype=jnp.float64))  # JAX: float32
     reveal_type(jax.random.rademacher(key, (3,), dtype=jnp.bool))  # JAX: bool_
+
+
+def case_jax_random_randint(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.randint(key, (3,), 0, 5))  # JAX: int32
     reveal_type(jax.random.randint(raw_key, (3,), 0, 5))  # JAX: int32
     reveal_type(jax.random.randint(key, (3,), 0, 5, dtype=jnp.bfloat16))  # JAX: error TypeError
     reveal_type(jax.random.randint(key, (3,), 0, 5, dtype=jnp.int32))  # JAX: int32
     reveal_type(jax.random.randint(key, (3,), 0, 5, dtype=jnp.float64))  # JAX: error TypeError
     reveal_type(jax.random.randint(key, (3,), 0, 5, dtype=jnp.bool))  # JAX: error TypeError
+
+
+def case_jax_random_rayleigh(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.rayleigh(key, (3,)))  # JAX: error TypeError
     reveal_type(jax.random.rayleigh(raw_key, (3,)))  # JAX: error TypeError
     reveal_type(jax.random.rayleigh(key, (3,), dtype=jnp.bfloat16))  # JAX: error TypeError
     reveal_type(jax.random.rayleigh(key, (3,), dtype=jnp.int32))  # JAX: error ValueError
     reveal_type(jax.random.rayleigh(key, (3,), dtype=jnp.float64))  # JAX: error TypeError
     reveal_type(jax.random.rayleigh(key, (3,), dtype=jnp.bool))  # JAX: error ValueError
+
+
+def case_jax_random_split(raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.split(raw_key))  # JAX: uint32
+
+
+def case_jax_random_t(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.t(*(key, 2.0), shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.t(*(raw_key, 2.0), shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.t(*(key, 2.0), shape=(3,), **{'dtype': jnp.bfloat16}))  # JAX: bfloat16
     reveal_type(jax.random.t(*(key, 2.0), shape=(3,), **{'dtype': jnp.int32}))  # JAX: error ValueError
     reveal_type(jax.random.t(*(key, 2.0), shape=(3,), **{'dtype': jnp.float64}))  # JAX: float32
     reveal_type(jax.random.t(*(key, 2.0), shape=(3,), **{'dtype': jnp.bool}))  # JAX: error ValueError
+
+
+def case_jax_random_triangular(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.triangular(key, 0.0, 1.0, 2.0, shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.triangular(raw_key, 0.0, 1.0, 2.0, shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.triangular(key, 0.0, 1.0, 2.0, shape=(3,), **{'dtype': jnp.bfloat16}))  # JAX: bfloat16
     reveal_type(jax.random.triangular(key, 0.0, 1.0, 2.0, shape=(3,), **{'dtype': jnp.int32}))  # JAX: error ValueError
     reveal_type(jax.random.triangular(key, 0.0, 1.0, 2.0, shape=(3,), **{'dtype': jnp.float64}))  # JAX: float32
     reveal_type(jax.random.triangular(key, 0.0, 1.0, 2.0, shape=(3,), **{'dtype': jnp.bool}))  # JAX: error ValueError
+
+
+def case_jax_random_truncated_normal(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.truncated_normal(key, -1.0, 1.0, (3,)))  # JAX: float32
     reveal_type(jax.random.truncated_normal(raw_key, -1.0, 1.0, (3,)))  # JAX: float32
     reveal_type(jax.random.truncated_normal(key, -1.0, 1.0, (3,), dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jax.random.truncated_normal(key, -1.0, 1.0, (3,), dtype=jnp.int32))  # JAX: error ValueError
     reveal_type(jax.random.truncated_normal(key, -1.0, 1.0, (3,), dtype=jnp.float64))  # JAX: float32
     reveal_type(jax.random.truncated_normal(key, -1.0, 1.0, (3,), dtype=jnp.bool))  # JAX: error ValueError
+
+
+def case_jax_random_uniform(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.uniform(key, (3,)))  # JAX: float32
     reveal_type(jax.random.uniform(raw_key, (3,)))  # JAX: float32
     reveal_type(jax.random.uniform(key, (3,), dtype=jnp.bfloat16))  # JAX: bfloat16
     reveal_type(jax.random.uniform(key, (3,), dtype=jnp.int32))  # JAX: error ValueError
     reveal_type(jax.random.uniform(key, (3,), dtype=jnp.float64))  # JAX: float32
     reveal_type(jax.random.uniform(key, (3,), dtype=jnp.bool))  # JAX: error ValueError
+
+
+def case_jax_random_wald(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.wald(*(key, 2.0), shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.wald(*(raw_key, 2.0), shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.wald(*(key, 2.0), shape=(3,), **{'dtype': jnp.bfloat16}))  # JAX: bfloat16
     reveal_type(jax.random.wald(*(key, 2.0), shape=(3,), **{'dtype': jnp.int32}))  # JAX: error ValueError
     reveal_type(jax.random.wald(*(key, 2.0), shape=(3,), **{'dtype': jnp.float64}))  # JAX: float32
     reveal_type(jax.random.wald(*(key, 2.0), shape=(3,), **{'dtype': jnp.bool}))  # JAX: error ValueError
+
+
+def case_jax_random_weibull_min(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.weibull_min(*(key, 2.0, 2.0), shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.weibull_min(*(raw_key, 2.0, 2.0), shape=(3,), **{}))  # JAX: float32
     reveal_type(jax.random.weibull_min(*(key, 2.0, 2.0), shape=(3,), **{'dtype': jnp.bfloat16}))  # JAX: bfloat16
     reveal_type(jax.random.weibull_min(*(key, 2.0, 2.0), shape=(3,), **{'dtype': jnp.int32}))  # JAX: error ValueError
     reveal_type(jax.random.weibull_min(*(key, 2.0, 2.0), shape=(3,), **{'dtype': jnp.float64}))  # JAX: float32
     reveal_type(jax.random.weibull_min(*(key, 2.0, 2.0), shape=(3,), **{'dtype': jnp.bool}))  # JAX: error ValueError
+
+
+def case_jax_random_wrap_key_data(key: jax.Array) -> None:
     reveal_type(jax.random.wrap_key_data(key))  # JAX: error TypeError
