@@ -269,9 +269,14 @@ def _numpy_only(params: list[str]) -> bool:
 
 def _table_class(name: str, groups: list[tuple[list[str], str]], arrays: bool,
                  identity: str | None = None) -> list[str]:
-    signatures: list[str] = []
-    if arrays:  # an argument of unknown dtype keeps the result unknown
-        signatures.append("(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...")
+    # An argument of unknown dtype keeps the result unknown.  A reflected
+    # table (arrays False) has it too, though only an array whose own
+    # operator answered first could match it: mypy tries the right operand's
+    # reflected operator after a failed x <op> y of two arrays, and where no
+    # overload matches even with the argument's type erased it writes out
+    # every overload in a note it then drops (its cost was two thirds of the
+    # time NumPy operands added to mypy on the generated cases).
+    signatures: list[str] = ["(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ..."]
     if identity:  # every partner whose result is its own dtype, in one overload
         signatures.append(f"(self, other: Array[{identity}], /) -> Array[{identity}]: ...")
     # So does a NumPy operand of unknown dtype: before the NumPy operands'
@@ -524,10 +529,6 @@ _T = TypeVar("_T")
 _R = TypeVar("_R")
 _V = TypeVar("_V")
 _F_co = TypeVar("_F_co", covariant=True)
-# The NumPy array operand of the mypy plugin's signatures (its array_class):
-# a TypeVar, no type context, where Any would make mypy solve a call given as
-# the operand (``x + np.ones(2, np.float32)``) for Any.
-_NumpyScalarT = TypeVar("_NumpyScalarT", bound=np.generic)
 # What axis takes, and what astype and dtype= take: not the weak markers,
 # which are not dtypes (JAX raises TypeError for them).  (Public-looking
 # names: checkers print them in their errors and an IDE's hovers.)

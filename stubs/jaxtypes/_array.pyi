@@ -17,10 +17,6 @@ _T = TypeVar("_T")
 _R = TypeVar("_R")
 _V = TypeVar("_V")
 _F_co = TypeVar("_F_co", covariant=True)
-# The NumPy array operand of the mypy plugin's signatures (its array_class):
-# a TypeVar, no type context, where Any would make mypy solve a call given as
-# the operand (``x + np.ones(2, np.float32)``) for Any.
-_NumpyScalarT = TypeVar("_NumpyScalarT", bound=np.generic)
 # What axis takes, and what astype and dtype= take: not the weak markers,
 # which are not dtypes (JAX raises TypeError for them).  (Public-looking
 # names: checkers print them in their errors and an IDE's hovers.)

@@ -113,6 +113,8 @@ class _add_bool_(_Table):
 @type_check_only
 class _radd_bool_(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
@@ -180,6 +182,9 @@ class _matmul_bool_(_Table):
 
 @type_check_only
 class _rmatmul_bool_(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
 
 @type_check_only
@@ -225,6 +230,8 @@ class _sub_bool_(_Table):
 
 @type_check_only
 class _rsub_bool_(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -282,6 +289,8 @@ class _truediv_bool_(_Table):
 @type_check_only
 class _rtruediv_bool_(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.float64 | bool, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
@@ -335,6 +344,8 @@ class _floordiv_bool_(_Table):
 
 @type_check_only
 class _rfloordiv_bool_(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -404,6 +415,8 @@ class _pow_bool_(_Table):
 @type_check_only
 class _rpow_bool_(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
@@ -468,6 +481,8 @@ class _bitwise_bool_(_Table):
 @type_check_only
 class _rbitwise_bool_(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
@@ -517,6 +532,8 @@ class _shift_bool_(_Table):
 
 @type_check_only
 class _rshift_bool_(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -581,6 +598,8 @@ class _add_uint1(_Table):
 
 @type_check_only
 class _radd_uint1(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[uint1]: ...  # type: ignore[overload-overlap]
     @overload
@@ -655,6 +674,8 @@ class _add_uint2(_Table):
 @type_check_only
 class _radd_uint2(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[uint2]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
@@ -728,6 +749,8 @@ class _add_uint4(_Table):
 @type_check_only
 class _radd_uint4(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[uint4]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
@@ -758,6 +781,8 @@ class _truediv_uint4(_Table):
 
 @type_check_only
 class _rtruediv_uint4(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -851,6 +876,8 @@ class _add_uint8(_Table):
 @type_check_only
 class _radd_uint8(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
@@ -936,6 +963,8 @@ class _truediv_uint8(_Table):
 @type_check_only
 class _rtruediv_uint8(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.float64 | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
@@ -989,6 +1018,8 @@ class _floordiv_uint8(_Table):
 
 @type_check_only
 class _rfloordiv_uint8(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1056,6 +1087,8 @@ class _pow_uint8(_Table):
 @type_check_only
 class _rpow_uint8(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
@@ -1109,6 +1142,8 @@ class _bitwise_uint8(_Table):
 
 @type_check_only
 class _rbitwise_uint8(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1184,6 +1219,8 @@ class _add_uint16(_Table):
 
 @type_check_only
 class _radd_uint16(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1268,6 +1305,8 @@ class _floordiv_uint16(_Table):
 @type_check_only
 class _rfloordiv_uint16(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
@@ -1324,6 +1363,8 @@ class _pow_uint16(_Table):
 @type_check_only
 class _rpow_uint16(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
@@ -1367,6 +1408,8 @@ class _bitwise_uint16(_Table):
 
 @type_check_only
 class _rbitwise_uint16(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1423,6 +1466,8 @@ class _add_uint32(_Table):
 
 @type_check_only
 class _radd_uint32(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1499,6 +1544,8 @@ class _floordiv_uint32(_Table):
 @type_check_only
 class _rfloordiv_uint32(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
@@ -1549,6 +1596,8 @@ class _pow_uint32(_Table):
 @type_check_only
 class _rpow_uint32(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
@@ -1586,6 +1635,8 @@ class _bitwise_uint32(_Table):
 
 @type_check_only
 class _rbitwise_uint32(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1638,6 +1689,8 @@ class _add_uint64(_Table):
 
 @type_check_only
 class _radd_uint64(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1708,6 +1761,8 @@ class _truediv_uint64(_Table):
 @type_check_only
 class _rtruediv_uint64(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.float64 | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
@@ -1751,6 +1806,8 @@ class _floordiv_uint64(_Table):
 
 @type_check_only
 class _rfloordiv_uint64(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1827,6 +1884,8 @@ class _pow_uint64(_Table):
 @type_check_only
 class _rpow_uint64(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
@@ -1860,6 +1919,8 @@ class _bitwise_uint64(_Table):
 
 @type_check_only
 class _rbitwise_uint64(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1902,6 +1963,8 @@ class _add_int1(_Table):
 
 @type_check_only
 class _radd_int1(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[int1]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1973,6 +2036,8 @@ class _add_int2(_Table):
 
 @type_check_only
 class _radd_int2(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[int2]: ...  # type: ignore[overload-overlap]
     @overload
@@ -2046,6 +2111,8 @@ class _add_int4(_Table):
 
 @type_check_only
 class _radd_int4(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[int4]: ...  # type: ignore[overload-overlap]
     @overload
@@ -2155,6 +2222,8 @@ class _add_int8(_Table):
 @type_check_only
 class _radd_int8(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
@@ -2263,6 +2332,8 @@ class _floordiv_int8(_Table):
 @type_check_only
 class _rfloordiv_int8(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
@@ -2319,6 +2390,8 @@ class _pow_int8(_Table):
 @type_check_only
 class _rpow_int8(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
@@ -2362,6 +2435,8 @@ class _bitwise_int8(_Table):
 
 @type_check_only
 class _rbitwise_int8(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
     @overload
@@ -2418,6 +2493,8 @@ class _add_int16(_Table):
 
 @type_check_only
 class _radd_int16(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -2494,6 +2571,8 @@ class _floordiv_int16(_Table):
 @type_check_only
 class _rfloordiv_int16(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
@@ -2544,6 +2623,8 @@ class _pow_int16(_Table):
 @type_check_only
 class _rpow_int16(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
@@ -2581,6 +2662,8 @@ class _bitwise_int16(_Table):
 
 @type_check_only
 class _rbitwise_int16(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
     @overload
@@ -2631,6 +2714,8 @@ class _add_int32(_Table):
 
 @type_check_only
 class _radd_int32(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -2697,6 +2782,8 @@ class _floordiv_int32(_Table):
 @type_check_only
 class _rfloordiv_int32(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
@@ -2713,6 +2800,8 @@ class _rfloordiv_int32(_Table):
 
 @type_check_only
 class _rpow_int32(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -2743,6 +2832,8 @@ class _bitwise_int32(_Table):
 
 @type_check_only
 class _rbitwise_int32(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -2915,6 +3006,8 @@ class _add_float4_e2m1fn(_Table):
 @type_check_only
 class _radd_float4_e2m1fn(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
@@ -2980,6 +3073,8 @@ class _add_float6_e2m3fn(_Table):
 @type_check_only
 class _radd_float6_e2m3fn(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
@@ -3037,6 +3132,8 @@ class _add_float6_e3m2fn(_Table):
 
 @type_check_only
 class _radd_float6_e3m2fn(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int | float, /) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
     @overload
@@ -3096,6 +3193,8 @@ class _add_float8_e3m4(_Table):
 @type_check_only
 class _radd_float8_e3m4(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
@@ -3153,6 +3252,8 @@ class _add_float8_e4m3(_Table):
 
 @type_check_only
 class _radd_float8_e4m3(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
     @overload
@@ -3212,6 +3313,8 @@ class _add_float8_e8m0fnu(_Table):
 @type_check_only
 class _radd_float8_e8m0fnu(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
@@ -3269,6 +3372,8 @@ class _add_float8_e4m3b11fnuz(_Table):
 
 @type_check_only
 class _radd_float8_e4m3b11fnuz(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
     @overload
@@ -3328,6 +3433,8 @@ class _add_float8_e4m3fn(_Table):
 @type_check_only
 class _radd_float8_e4m3fn(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
@@ -3385,6 +3492,8 @@ class _add_float8_e4m3fnuz(_Table):
 
 @type_check_only
 class _radd_float8_e4m3fnuz(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
     @overload
@@ -3444,6 +3553,8 @@ class _add_float8_e5m2(_Table):
 @type_check_only
 class _radd_float8_e5m2(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
@@ -3501,6 +3612,8 @@ class _add_float8_e5m2fnuz(_Table):
 
 @type_check_only
 class _radd_float8_e5m2fnuz(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int | float, /) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
     @overload
@@ -3570,6 +3683,8 @@ class _add_bfloat16(_Table):
 @type_check_only
 class _radd_bfloat16(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: bool | int | float, /) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
@@ -3624,6 +3739,8 @@ class _floordiv_bfloat16(_Table):
 
 @type_check_only
 class _rfloordiv_bfloat16(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -3686,6 +3803,8 @@ class _add_float16(_Table):
 @type_check_only
 class _radd_float16(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
@@ -3741,6 +3860,8 @@ class _floordiv_float16(_Table):
 @type_check_only
 class _rfloordiv_float16(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
@@ -3787,6 +3908,8 @@ class _add_float32(_Table):
 @type_check_only
 class _radd_float32(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: np.float64 | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
@@ -3827,6 +3950,8 @@ class _floordiv_float32(_Table):
 
 @type_check_only
 class _rfloordiv_float32(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: np.float64 | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -3955,6 +4080,8 @@ class _add_complex64(_Table):
 
 @type_check_only
 class _radd_complex64(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: np.float64 | np.complex128 | bool | int | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
@@ -4087,6 +4214,8 @@ class _add_weak_int(_Table):
 @type_check_only
 class _radd_weak_int(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
@@ -4172,6 +4301,8 @@ class _truediv_weak_int(_Table):
 @type_check_only
 class _rtruediv_weak_int(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
@@ -4229,6 +4360,8 @@ class _floordiv_weak_int(_Table):
 
 @type_check_only
 class _rfloordiv_weak_int(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -4331,6 +4464,8 @@ class _bitwise_weak_int(_Table):
 @type_check_only
 class _rbitwise_weak_int(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
@@ -4388,6 +4523,8 @@ class _add_weak_float(_Table):
 
 @type_check_only
 class _radd_weak_float(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -4449,6 +4586,8 @@ class _floordiv_weak_float(_Table):
 
 @type_check_only
 class _rfloordiv_weak_float(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -4522,6 +4661,8 @@ class _add_weak_complex(_Table):
 
 @type_check_only
 class _radd_weak_complex(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: np.float64 | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload

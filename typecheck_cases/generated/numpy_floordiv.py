@@ -52,19 +52,6 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     x_complex128 // np.uint64(1)  # E: unsupported
     x_complex128 // np.uint8(1)  # E: unsupported
     x_complex64 // np.bool_(True)  # E: unsupported
-    x_complex64 // np.complex128(1)  # E: unsupported
-    x_complex64 // np.complex64(1)  # E: unsupported
-    x_complex64 // np.float16(1)  # E: unsupported
-    x_complex64 // np.float32(1)  # E: unsupported
-    x_complex64 // np.float64(1)  # E: unsupported
-    x_complex64 // np.int16(1)  # E: unsupported
-    x_complex64 // np.int32(1)  # E: unsupported
-    x_complex64 // np.int64(1)  # E: unsupported
-    x_complex64 // np.int8(1)  # E: unsupported
-    x_complex64 // np.uint16(1)  # E: unsupported
-    x_complex64 // np.uint32(1)  # E: unsupported
-    x_complex64 // np.uint64(1)  # E: unsupported
-    x_complex64 // np.uint8(1)  # E: unsupported
     assert_type(x_float16 // np.bool_(True), Array[float16])
     x_float16 // np.complex128(1)  # E: unsupported
     x_float16 // np.complex64(1)  # E: unsupported
@@ -456,19 +443,6 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_uint8 // np.uint64(1), Array[uint32])
     assert_type(x_uint8 // np.uint8(1), Array[uint8])
     x_weak_complex // np.bool_(True)  # E: unsupported
-    x_weak_complex // np.complex128(1)  # E: unsupported
-    x_weak_complex // np.complex64(1)  # E: unsupported
-    x_weak_complex // np.float16(1)  # E: unsupported
-    x_weak_complex // np.float32(1)  # E: unsupported
-    x_weak_complex // np.float64(1)  # E: unsupported
-    x_weak_complex // np.int16(1)  # E: unsupported
-    x_weak_complex // np.int32(1)  # E: unsupported
-    x_weak_complex // np.int64(1)  # E: unsupported
-    x_weak_complex // np.int8(1)  # E: unsupported
-    x_weak_complex // np.uint16(1)  # E: unsupported
-    x_weak_complex // np.uint32(1)  # E: unsupported
-    x_weak_complex // np.uint64(1)  # E: unsupported
-    x_weak_complex // np.uint8(1)  # E: unsupported
     assert_type(x_weak_float // np.bool_(True), Array[weak_float])
     x_weak_float // np.complex128(1)  # E: unsupported
     x_weak_float // np.complex64(1)  # E: unsupported
@@ -540,19 +514,6 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     np.uint64(1) // x_complex128  # E: unsupported
     np.uint8(1) // x_complex128  # E: unsupported
     np.bool_(True) // x_complex64  # E: unsupported
-    np.complex128(1) // x_complex64  # E: unsupported
-    np.complex64(1) // x_complex64  # E: unsupported
-    np.float16(1) // x_complex64  # E: unsupported
-    np.float32(1) // x_complex64  # E: unsupported
-    np.float64(1) // x_complex64  # E: unsupported
-    np.int16(1) // x_complex64  # E: unsupported
-    np.int32(1) // x_complex64  # E: unsupported
-    np.int64(1) // x_complex64  # E: unsupported
-    np.int8(1) // x_complex64  # E: unsupported
-    np.uint16(1) // x_complex64  # E: unsupported
-    np.uint32(1) // x_complex64  # E: unsupported
-    np.uint64(1) // x_complex64  # E: unsupported
-    np.uint8(1) // x_complex64  # E: unsupported
     assert_type(np.bool_(True) // x_float16, Array[float16])
     np.complex128(1) // x_float16  # E: unsupported
     np.complex64(1) // x_float16  # E: unsupported
@@ -944,19 +905,6 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(np.uint64(1) // x_uint8, Array[uint32])
     assert_type(np.uint8(1) // x_uint8, Array[uint8])
     np.bool_(True) // x_weak_complex  # E: unsupported
-    np.complex128(1) // x_weak_complex  # E: unsupported
-    np.complex64(1) // x_weak_complex  # E: unsupported
-    np.float16(1) // x_weak_complex  # E: unsupported
-    np.float32(1) // x_weak_complex  # E: unsupported
-    np.float64(1) // x_weak_complex  # E: unsupported
-    np.int16(1) // x_weak_complex  # E: unsupported
-    np.int32(1) // x_weak_complex  # E: unsupported
-    np.int64(1) // x_weak_complex  # E: unsupported
-    np.int8(1) // x_weak_complex  # E: unsupported
-    np.uint16(1) // x_weak_complex  # E: unsupported
-    np.uint32(1) // x_weak_complex  # E: unsupported
-    np.uint64(1) // x_weak_complex  # E: unsupported
-    np.uint8(1) // x_weak_complex  # E: unsupported
     assert_type(np.bool_(True) // x_weak_float, Array[weak_float])
     np.complex128(1) // x_weak_float  # E: unsupported
     np.complex64(1) // x_weak_float  # E: unsupported

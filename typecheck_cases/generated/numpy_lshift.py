@@ -38,61 +38,9 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_bool_ << np.uint64(1), Array[uint32])
     assert_type(x_bool_ << np.uint8(1), Array[uint8])
     x_complex128 << np.bool_(True)  # E: unsupported
-    x_complex128 << np.complex128(1)  # E: unsupported
-    x_complex128 << np.complex64(1)  # E: unsupported
-    x_complex128 << np.float16(1)  # E: unsupported
-    x_complex128 << np.float32(1)  # E: unsupported
-    x_complex128 << np.float64(1)  # E: unsupported
-    x_complex128 << np.int16(1)  # E: unsupported
-    x_complex128 << np.int32(1)  # E: unsupported
-    x_complex128 << np.int64(1)  # E: unsupported
-    x_complex128 << np.int8(1)  # E: unsupported
-    x_complex128 << np.uint16(1)  # E: unsupported
-    x_complex128 << np.uint32(1)  # E: unsupported
-    x_complex128 << np.uint64(1)  # E: unsupported
-    x_complex128 << np.uint8(1)  # E: unsupported
     x_complex64 << np.bool_(True)  # E: unsupported
-    x_complex64 << np.complex128(1)  # E: unsupported
-    x_complex64 << np.complex64(1)  # E: unsupported
-    x_complex64 << np.float16(1)  # E: unsupported
-    x_complex64 << np.float32(1)  # E: unsupported
-    x_complex64 << np.float64(1)  # E: unsupported
-    x_complex64 << np.int16(1)  # E: unsupported
-    x_complex64 << np.int32(1)  # E: unsupported
-    x_complex64 << np.int64(1)  # E: unsupported
-    x_complex64 << np.int8(1)  # E: unsupported
-    x_complex64 << np.uint16(1)  # E: unsupported
-    x_complex64 << np.uint32(1)  # E: unsupported
-    x_complex64 << np.uint64(1)  # E: unsupported
-    x_complex64 << np.uint8(1)  # E: unsupported
     x_float16 << np.bool_(True)  # E: unsupported
-    x_float16 << np.complex128(1)  # E: unsupported
-    x_float16 << np.complex64(1)  # E: unsupported
-    x_float16 << np.float16(1)  # E: unsupported
-    x_float16 << np.float32(1)  # E: unsupported
-    x_float16 << np.float64(1)  # E: unsupported
-    x_float16 << np.int16(1)  # E: unsupported
-    x_float16 << np.int32(1)  # E: unsupported
-    x_float16 << np.int64(1)  # E: unsupported
-    x_float16 << np.int8(1)  # E: unsupported
-    x_float16 << np.uint16(1)  # E: unsupported
-    x_float16 << np.uint32(1)  # E: unsupported
-    x_float16 << np.uint64(1)  # E: unsupported
-    x_float16 << np.uint8(1)  # E: unsupported
     x_float32 << np.bool_(True)  # E: unsupported
-    x_float32 << np.complex128(1)  # E: unsupported
-    x_float32 << np.complex64(1)  # E: unsupported
-    x_float32 << np.float16(1)  # E: unsupported
-    x_float32 << np.float32(1)  # E: unsupported
-    x_float32 << np.float64(1)  # E: unsupported
-    x_float32 << np.int16(1)  # E: unsupported
-    x_float32 << np.int32(1)  # E: unsupported
-    x_float32 << np.int64(1)  # E: unsupported
-    x_float32 << np.int8(1)  # E: unsupported
-    x_float32 << np.uint16(1)  # E: unsupported
-    x_float32 << np.uint32(1)  # E: unsupported
-    x_float32 << np.uint64(1)  # E: unsupported
-    x_float32 << np.uint8(1)  # E: unsupported
     x_float4_e2m1fn << np.bool_(True)  # E: unsupported
     x_float4_e2m1fn << np.complex128(1)  # E: promotion
     x_float4_e2m1fn << np.complex64(1)  # E: promotion
@@ -108,159 +56,16 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     x_float4_e2m1fn << np.uint64(1)  # E: unsupported
     x_float4_e2m1fn << np.uint8(1)  # E: unsupported
     x_float64 << np.bool_(True)  # E: unsupported
-    x_float64 << np.complex128(1)  # E: unsupported
-    x_float64 << np.complex64(1)  # E: unsupported
-    x_float64 << np.float16(1)  # E: unsupported
-    x_float64 << np.float32(1)  # E: unsupported
-    x_float64 << np.float64(1)  # E: unsupported
-    x_float64 << np.int16(1)  # E: unsupported
-    x_float64 << np.int32(1)  # E: unsupported
-    x_float64 << np.int64(1)  # E: unsupported
-    x_float64 << np.int8(1)  # E: unsupported
-    x_float64 << np.uint16(1)  # E: unsupported
-    x_float64 << np.uint32(1)  # E: unsupported
-    x_float64 << np.uint64(1)  # E: unsupported
-    x_float64 << np.uint8(1)  # E: unsupported
     x_float6_e2m3fn << np.bool_(True)  # E: unsupported
-    x_float6_e2m3fn << np.complex128(1)  # E: promotion
-    x_float6_e2m3fn << np.complex64(1)  # E: promotion
-    x_float6_e2m3fn << np.float16(1)  # E: promotion
-    x_float6_e2m3fn << np.float32(1)  # E: promotion
-    x_float6_e2m3fn << np.float64(1)  # E: promotion
-    x_float6_e2m3fn << np.int16(1)  # E: unsupported
-    x_float6_e2m3fn << np.int32(1)  # E: unsupported
-    x_float6_e2m3fn << np.int64(1)  # E: unsupported
-    x_float6_e2m3fn << np.int8(1)  # E: unsupported
-    x_float6_e2m3fn << np.uint16(1)  # E: unsupported
-    x_float6_e2m3fn << np.uint32(1)  # E: unsupported
-    x_float6_e2m3fn << np.uint64(1)  # E: unsupported
-    x_float6_e2m3fn << np.uint8(1)  # E: unsupported
     x_float6_e3m2fn << np.bool_(True)  # E: unsupported
-    x_float6_e3m2fn << np.complex128(1)  # E: promotion
-    x_float6_e3m2fn << np.complex64(1)  # E: promotion
-    x_float6_e3m2fn << np.float16(1)  # E: promotion
-    x_float6_e3m2fn << np.float32(1)  # E: promotion
-    x_float6_e3m2fn << np.float64(1)  # E: promotion
-    x_float6_e3m2fn << np.int16(1)  # E: unsupported
-    x_float6_e3m2fn << np.int32(1)  # E: unsupported
-    x_float6_e3m2fn << np.int64(1)  # E: unsupported
-    x_float6_e3m2fn << np.int8(1)  # E: unsupported
-    x_float6_e3m2fn << np.uint16(1)  # E: unsupported
-    x_float6_e3m2fn << np.uint32(1)  # E: unsupported
-    x_float6_e3m2fn << np.uint64(1)  # E: unsupported
-    x_float6_e3m2fn << np.uint8(1)  # E: unsupported
     x_float8_e3m4 << np.bool_(True)  # E: unsupported
-    x_float8_e3m4 << np.complex128(1)  # E: promotion
-    x_float8_e3m4 << np.complex64(1)  # E: promotion
-    x_float8_e3m4 << np.float16(1)  # E: promotion
-    x_float8_e3m4 << np.float32(1)  # E: promotion
-    x_float8_e3m4 << np.float64(1)  # E: promotion
-    x_float8_e3m4 << np.int16(1)  # E: unsupported
-    x_float8_e3m4 << np.int32(1)  # E: unsupported
-    x_float8_e3m4 << np.int64(1)  # E: unsupported
-    x_float8_e3m4 << np.int8(1)  # E: unsupported
-    x_float8_e3m4 << np.uint16(1)  # E: unsupported
-    x_float8_e3m4 << np.uint32(1)  # E: unsupported
-    x_float8_e3m4 << np.uint64(1)  # E: unsupported
-    x_float8_e3m4 << np.uint8(1)  # E: unsupported
     x_float8_e4m3 << np.bool_(True)  # E: unsupported
-    x_float8_e4m3 << np.complex128(1)  # E: promotion
-    x_float8_e4m3 << np.complex64(1)  # E: promotion
-    x_float8_e4m3 << np.float16(1)  # E: promotion
-    x_float8_e4m3 << np.float32(1)  # E: promotion
-    x_float8_e4m3 << np.float64(1)  # E: promotion
-    x_float8_e4m3 << np.int16(1)  # E: unsupported
-    x_float8_e4m3 << np.int32(1)  # E: unsupported
-    x_float8_e4m3 << np.int64(1)  # E: unsupported
-    x_float8_e4m3 << np.int8(1)  # E: unsupported
-    x_float8_e4m3 << np.uint16(1)  # E: unsupported
-    x_float8_e4m3 << np.uint32(1)  # E: unsupported
-    x_float8_e4m3 << np.uint64(1)  # E: unsupported
-    x_float8_e4m3 << np.uint8(1)  # E: unsupported
     x_float8_e4m3b11fnuz << np.bool_(True)  # E: unsupported
-    x_float8_e4m3b11fnuz << np.complex128(1)  # E: promotion
-    x_float8_e4m3b11fnuz << np.complex64(1)  # E: promotion
-    x_float8_e4m3b11fnuz << np.float16(1)  # E: promotion
-    x_float8_e4m3b11fnuz << np.float32(1)  # E: promotion
-    x_float8_e4m3b11fnuz << np.float64(1)  # E: promotion
-    x_float8_e4m3b11fnuz << np.int16(1)  # E: unsupported
-    x_float8_e4m3b11fnuz << np.int32(1)  # E: unsupported
-    x_float8_e4m3b11fnuz << np.int64(1)  # E: unsupported
-    x_float8_e4m3b11fnuz << np.int8(1)  # E: unsupported
-    x_float8_e4m3b11fnuz << np.uint16(1)  # E: unsupported
-    x_float8_e4m3b11fnuz << np.uint32(1)  # E: unsupported
-    x_float8_e4m3b11fnuz << np.uint64(1)  # E: unsupported
-    x_float8_e4m3b11fnuz << np.uint8(1)  # E: unsupported
     x_float8_e4m3fn << np.bool_(True)  # E: unsupported
-    x_float8_e4m3fn << np.complex128(1)  # E: promotion
-    x_float8_e4m3fn << np.complex64(1)  # E: promotion
-    x_float8_e4m3fn << np.float16(1)  # E: promotion
-    x_float8_e4m3fn << np.float32(1)  # E: promotion
-    x_float8_e4m3fn << np.float64(1)  # E: promotion
-    x_float8_e4m3fn << np.int16(1)  # E: unsupported
-    x_float8_e4m3fn << np.int32(1)  # E: unsupported
-    x_float8_e4m3fn << np.int64(1)  # E: unsupported
-    x_float8_e4m3fn << np.int8(1)  # E: unsupported
-    x_float8_e4m3fn << np.uint16(1)  # E: unsupported
-    x_float8_e4m3fn << np.uint32(1)  # E: unsupported
-    x_float8_e4m3fn << np.uint64(1)  # E: unsupported
-    x_float8_e4m3fn << np.uint8(1)  # E: unsupported
     x_float8_e4m3fnuz << np.bool_(True)  # E: unsupported
-    x_float8_e4m3fnuz << np.complex128(1)  # E: promotion
-    x_float8_e4m3fnuz << np.complex64(1)  # E: promotion
-    x_float8_e4m3fnuz << np.float16(1)  # E: promotion
-    x_float8_e4m3fnuz << np.float32(1)  # E: promotion
-    x_float8_e4m3fnuz << np.float64(1)  # E: promotion
-    x_float8_e4m3fnuz << np.int16(1)  # E: unsupported
-    x_float8_e4m3fnuz << np.int32(1)  # E: unsupported
-    x_float8_e4m3fnuz << np.int64(1)  # E: unsupported
-    x_float8_e4m3fnuz << np.int8(1)  # E: unsupported
-    x_float8_e4m3fnuz << np.uint16(1)  # E: unsupported
-    x_float8_e4m3fnuz << np.uint32(1)  # E: unsupported
-    x_float8_e4m3fnuz << np.uint64(1)  # E: unsupported
-    x_float8_e4m3fnuz << np.uint8(1)  # E: unsupported
     x_float8_e5m2 << np.bool_(True)  # E: unsupported
-    x_float8_e5m2 << np.complex128(1)  # E: promotion
-    x_float8_e5m2 << np.complex64(1)  # E: promotion
-    x_float8_e5m2 << np.float16(1)  # E: promotion
-    x_float8_e5m2 << np.float32(1)  # E: promotion
-    x_float8_e5m2 << np.float64(1)  # E: promotion
-    x_float8_e5m2 << np.int16(1)  # E: unsupported
-    x_float8_e5m2 << np.int32(1)  # E: unsupported
-    x_float8_e5m2 << np.int64(1)  # E: unsupported
-    x_float8_e5m2 << np.int8(1)  # E: unsupported
-    x_float8_e5m2 << np.uint16(1)  # E: unsupported
-    x_float8_e5m2 << np.uint32(1)  # E: unsupported
-    x_float8_e5m2 << np.uint64(1)  # E: unsupported
-    x_float8_e5m2 << np.uint8(1)  # E: unsupported
     x_float8_e5m2fnuz << np.bool_(True)  # E: unsupported
-    x_float8_e5m2fnuz << np.complex128(1)  # E: promotion
-    x_float8_e5m2fnuz << np.complex64(1)  # E: promotion
-    x_float8_e5m2fnuz << np.float16(1)  # E: promotion
-    x_float8_e5m2fnuz << np.float32(1)  # E: promotion
-    x_float8_e5m2fnuz << np.float64(1)  # E: promotion
-    x_float8_e5m2fnuz << np.int16(1)  # E: unsupported
-    x_float8_e5m2fnuz << np.int32(1)  # E: unsupported
-    x_float8_e5m2fnuz << np.int64(1)  # E: unsupported
-    x_float8_e5m2fnuz << np.int8(1)  # E: unsupported
-    x_float8_e5m2fnuz << np.uint16(1)  # E: unsupported
-    x_float8_e5m2fnuz << np.uint32(1)  # E: unsupported
-    x_float8_e5m2fnuz << np.uint64(1)  # E: unsupported
-    x_float8_e5m2fnuz << np.uint8(1)  # E: unsupported
     x_float8_e8m0fnu << np.bool_(True)  # E: unsupported
-    x_float8_e8m0fnu << np.complex128(1)  # E: promotion
-    x_float8_e8m0fnu << np.complex64(1)  # E: promotion
-    x_float8_e8m0fnu << np.float16(1)  # E: promotion
-    x_float8_e8m0fnu << np.float32(1)  # E: promotion
-    x_float8_e8m0fnu << np.float64(1)  # E: promotion
-    x_float8_e8m0fnu << np.int16(1)  # E: unsupported
-    x_float8_e8m0fnu << np.int32(1)  # E: unsupported
-    x_float8_e8m0fnu << np.int64(1)  # E: unsupported
-    x_float8_e8m0fnu << np.int8(1)  # E: unsupported
-    x_float8_e8m0fnu << np.uint16(1)  # E: unsupported
-    x_float8_e8m0fnu << np.uint32(1)  # E: unsupported
-    x_float8_e8m0fnu << np.uint64(1)  # E: unsupported
-    x_float8_e8m0fnu << np.uint8(1)  # E: unsupported
     x_int1 << np.complex128(1)  # E: promotion
     x_int1 << np.complex64(1)  # E: promotion
     x_int1 << np.float16(1)  # E: promotion
@@ -456,33 +261,7 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(x_uint8 << np.uint64(1), Array[uint32])
     assert_type(x_uint8 << np.uint8(1), Array[uint8])
     x_weak_complex << np.bool_(True)  # E: unsupported
-    x_weak_complex << np.complex128(1)  # E: unsupported
-    x_weak_complex << np.complex64(1)  # E: unsupported
-    x_weak_complex << np.float16(1)  # E: unsupported
-    x_weak_complex << np.float32(1)  # E: unsupported
-    x_weak_complex << np.float64(1)  # E: unsupported
-    x_weak_complex << np.int16(1)  # E: unsupported
-    x_weak_complex << np.int32(1)  # E: unsupported
-    x_weak_complex << np.int64(1)  # E: unsupported
-    x_weak_complex << np.int8(1)  # E: unsupported
-    x_weak_complex << np.uint16(1)  # E: unsupported
-    x_weak_complex << np.uint32(1)  # E: unsupported
-    x_weak_complex << np.uint64(1)  # E: unsupported
-    x_weak_complex << np.uint8(1)  # E: unsupported
     x_weak_float << np.bool_(True)  # E: unsupported
-    x_weak_float << np.complex128(1)  # E: unsupported
-    x_weak_float << np.complex64(1)  # E: unsupported
-    x_weak_float << np.float16(1)  # E: unsupported
-    x_weak_float << np.float32(1)  # E: unsupported
-    x_weak_float << np.float64(1)  # E: unsupported
-    x_weak_float << np.int16(1)  # E: unsupported
-    x_weak_float << np.int32(1)  # E: unsupported
-    x_weak_float << np.int64(1)  # E: unsupported
-    x_weak_float << np.int8(1)  # E: unsupported
-    x_weak_float << np.uint16(1)  # E: unsupported
-    x_weak_float << np.uint32(1)  # E: unsupported
-    x_weak_float << np.uint64(1)  # E: unsupported
-    x_weak_float << np.uint8(1)  # E: unsupported
     assert_type(x_weak_int << np.bool_(True), Array[weak_int])
     x_weak_int << np.complex128(1)  # E: unsupported
     x_weak_int << np.complex64(1)  # E: unsupported
@@ -526,61 +305,9 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(np.uint64(1) << x_bool_, Array[uint32])
     assert_type(np.uint8(1) << x_bool_, Array[uint8])
     np.bool_(True) << x_complex128  # E: unsupported
-    np.complex128(1) << x_complex128  # E: unsupported
-    np.complex64(1) << x_complex128  # E: unsupported
-    np.float16(1) << x_complex128  # E: unsupported
-    np.float32(1) << x_complex128  # E: unsupported
-    np.float64(1) << x_complex128  # E: unsupported
-    np.int16(1) << x_complex128  # E: unsupported
-    np.int32(1) << x_complex128  # E: unsupported
-    np.int64(1) << x_complex128  # E: unsupported
-    np.int8(1) << x_complex128  # E: unsupported
-    np.uint16(1) << x_complex128  # E: unsupported
-    np.uint32(1) << x_complex128  # E: unsupported
-    np.uint64(1) << x_complex128  # E: unsupported
-    np.uint8(1) << x_complex128  # E: unsupported
     np.bool_(True) << x_complex64  # E: unsupported
-    np.complex128(1) << x_complex64  # E: unsupported
-    np.complex64(1) << x_complex64  # E: unsupported
-    np.float16(1) << x_complex64  # E: unsupported
-    np.float32(1) << x_complex64  # E: unsupported
-    np.float64(1) << x_complex64  # E: unsupported
-    np.int16(1) << x_complex64  # E: unsupported
-    np.int32(1) << x_complex64  # E: unsupported
-    np.int64(1) << x_complex64  # E: unsupported
-    np.int8(1) << x_complex64  # E: unsupported
-    np.uint16(1) << x_complex64  # E: unsupported
-    np.uint32(1) << x_complex64  # E: unsupported
-    np.uint64(1) << x_complex64  # E: unsupported
-    np.uint8(1) << x_complex64  # E: unsupported
     np.bool_(True) << x_float16  # E: unsupported
-    np.complex128(1) << x_float16  # E: unsupported
-    np.complex64(1) << x_float16  # E: unsupported
-    np.float16(1) << x_float16  # E: unsupported
-    np.float32(1) << x_float16  # E: unsupported
-    np.float64(1) << x_float16  # E: unsupported
-    np.int16(1) << x_float16  # E: unsupported
-    np.int32(1) << x_float16  # E: unsupported
-    np.int64(1) << x_float16  # E: unsupported
-    np.int8(1) << x_float16  # E: unsupported
-    np.uint16(1) << x_float16  # E: unsupported
-    np.uint32(1) << x_float16  # E: unsupported
-    np.uint64(1) << x_float16  # E: unsupported
-    np.uint8(1) << x_float16  # E: unsupported
     np.bool_(True) << x_float32  # E: unsupported
-    np.complex128(1) << x_float32  # E: unsupported
-    np.complex64(1) << x_float32  # E: unsupported
-    np.float16(1) << x_float32  # E: unsupported
-    np.float32(1) << x_float32  # E: unsupported
-    np.float64(1) << x_float32  # E: unsupported
-    np.int16(1) << x_float32  # E: unsupported
-    np.int32(1) << x_float32  # E: unsupported
-    np.int64(1) << x_float32  # E: unsupported
-    np.int8(1) << x_float32  # E: unsupported
-    np.uint16(1) << x_float32  # E: unsupported
-    np.uint32(1) << x_float32  # E: unsupported
-    np.uint64(1) << x_float32  # E: unsupported
-    np.uint8(1) << x_float32  # E: unsupported
     np.bool_(True) << x_float4_e2m1fn  # E: unsupported
     np.complex128(1) << x_float4_e2m1fn  # E: promotion
     np.complex64(1) << x_float4_e2m1fn  # E: promotion
@@ -596,159 +323,16 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     np.uint64(1) << x_float4_e2m1fn  # E: unsupported
     np.uint8(1) << x_float4_e2m1fn  # E: unsupported
     np.bool_(True) << x_float64  # E: unsupported
-    np.complex128(1) << x_float64  # E: unsupported
-    np.complex64(1) << x_float64  # E: unsupported
-    np.float16(1) << x_float64  # E: unsupported
-    np.float32(1) << x_float64  # E: unsupported
-    np.float64(1) << x_float64  # E: unsupported
-    np.int16(1) << x_float64  # E: unsupported
-    np.int32(1) << x_float64  # E: unsupported
-    np.int64(1) << x_float64  # E: unsupported
-    np.int8(1) << x_float64  # E: unsupported
-    np.uint16(1) << x_float64  # E: unsupported
-    np.uint32(1) << x_float64  # E: unsupported
-    np.uint64(1) << x_float64  # E: unsupported
-    np.uint8(1) << x_float64  # E: unsupported
     np.bool_(True) << x_float6_e2m3fn  # E: unsupported
-    np.complex128(1) << x_float6_e2m3fn  # E: promotion
-    np.complex64(1) << x_float6_e2m3fn  # E: promotion
-    np.float16(1) << x_float6_e2m3fn  # E: promotion
-    np.float32(1) << x_float6_e2m3fn  # E: promotion
-    np.float64(1) << x_float6_e2m3fn  # E: promotion
-    np.int16(1) << x_float6_e2m3fn  # E: unsupported
-    np.int32(1) << x_float6_e2m3fn  # E: unsupported
-    np.int64(1) << x_float6_e2m3fn  # E: unsupported
-    np.int8(1) << x_float6_e2m3fn  # E: unsupported
-    np.uint16(1) << x_float6_e2m3fn  # E: unsupported
-    np.uint32(1) << x_float6_e2m3fn  # E: unsupported
-    np.uint64(1) << x_float6_e2m3fn  # E: unsupported
-    np.uint8(1) << x_float6_e2m3fn  # E: unsupported
     np.bool_(True) << x_float6_e3m2fn  # E: unsupported
-    np.complex128(1) << x_float6_e3m2fn  # E: promotion
-    np.complex64(1) << x_float6_e3m2fn  # E: promotion
-    np.float16(1) << x_float6_e3m2fn  # E: promotion
-    np.float32(1) << x_float6_e3m2fn  # E: promotion
-    np.float64(1) << x_float6_e3m2fn  # E: promotion
-    np.int16(1) << x_float6_e3m2fn  # E: unsupported
-    np.int32(1) << x_float6_e3m2fn  # E: unsupported
-    np.int64(1) << x_float6_e3m2fn  # E: unsupported
-    np.int8(1) << x_float6_e3m2fn  # E: unsupported
-    np.uint16(1) << x_float6_e3m2fn  # E: unsupported
-    np.uint32(1) << x_float6_e3m2fn  # E: unsupported
-    np.uint64(1) << x_float6_e3m2fn  # E: unsupported
-    np.uint8(1) << x_float6_e3m2fn  # E: unsupported
     np.bool_(True) << x_float8_e3m4  # E: unsupported
-    np.complex128(1) << x_float8_e3m4  # E: promotion
-    np.complex64(1) << x_float8_e3m4  # E: promotion
-    np.float16(1) << x_float8_e3m4  # E: promotion
-    np.float32(1) << x_float8_e3m4  # E: promotion
-    np.float64(1) << x_float8_e3m4  # E: promotion
-    np.int16(1) << x_float8_e3m4  # E: unsupported
-    np.int32(1) << x_float8_e3m4  # E: unsupported
-    np.int64(1) << x_float8_e3m4  # E: unsupported
-    np.int8(1) << x_float8_e3m4  # E: unsupported
-    np.uint16(1) << x_float8_e3m4  # E: unsupported
-    np.uint32(1) << x_float8_e3m4  # E: unsupported
-    np.uint64(1) << x_float8_e3m4  # E: unsupported
-    np.uint8(1) << x_float8_e3m4  # E: unsupported
     np.bool_(True) << x_float8_e4m3  # E: unsupported
-    np.complex128(1) << x_float8_e4m3  # E: promotion
-    np.complex64(1) << x_float8_e4m3  # E: promotion
-    np.float16(1) << x_float8_e4m3  # E: promotion
-    np.float32(1) << x_float8_e4m3  # E: promotion
-    np.float64(1) << x_float8_e4m3  # E: promotion
-    np.int16(1) << x_float8_e4m3  # E: unsupported
-    np.int32(1) << x_float8_e4m3  # E: unsupported
-    np.int64(1) << x_float8_e4m3  # E: unsupported
-    np.int8(1) << x_float8_e4m3  # E: unsupported
-    np.uint16(1) << x_float8_e4m3  # E: unsupported
-    np.uint32(1) << x_float8_e4m3  # E: unsupported
-    np.uint64(1) << x_float8_e4m3  # E: unsupported
-    np.uint8(1) << x_float8_e4m3  # E: unsupported
     np.bool_(True) << x_float8_e4m3b11fnuz  # E: unsupported
-    np.complex128(1) << x_float8_e4m3b11fnuz  # E: promotion
-    np.complex64(1) << x_float8_e4m3b11fnuz  # E: promotion
-    np.float16(1) << x_float8_e4m3b11fnuz  # E: promotion
-    np.float32(1) << x_float8_e4m3b11fnuz  # E: promotion
-    np.float64(1) << x_float8_e4m3b11fnuz  # E: promotion
-    np.int16(1) << x_float8_e4m3b11fnuz  # E: unsupported
-    np.int32(1) << x_float8_e4m3b11fnuz  # E: unsupported
-    np.int64(1) << x_float8_e4m3b11fnuz  # E: unsupported
-    np.int8(1) << x_float8_e4m3b11fnuz  # E: unsupported
-    np.uint16(1) << x_float8_e4m3b11fnuz  # E: unsupported
-    np.uint32(1) << x_float8_e4m3b11fnuz  # E: unsupported
-    np.uint64(1) << x_float8_e4m3b11fnuz  # E: unsupported
-    np.uint8(1) << x_float8_e4m3b11fnuz  # E: unsupported
     np.bool_(True) << x_float8_e4m3fn  # E: unsupported
-    np.complex128(1) << x_float8_e4m3fn  # E: promotion
-    np.complex64(1) << x_float8_e4m3fn  # E: promotion
-    np.float16(1) << x_float8_e4m3fn  # E: promotion
-    np.float32(1) << x_float8_e4m3fn  # E: promotion
-    np.float64(1) << x_float8_e4m3fn  # E: promotion
-    np.int16(1) << x_float8_e4m3fn  # E: unsupported
-    np.int32(1) << x_float8_e4m3fn  # E: unsupported
-    np.int64(1) << x_float8_e4m3fn  # E: unsupported
-    np.int8(1) << x_float8_e4m3fn  # E: unsupported
-    np.uint16(1) << x_float8_e4m3fn  # E: unsupported
-    np.uint32(1) << x_float8_e4m3fn  # E: unsupported
-    np.uint64(1) << x_float8_e4m3fn  # E: unsupported
-    np.uint8(1) << x_float8_e4m3fn  # E: unsupported
     np.bool_(True) << x_float8_e4m3fnuz  # E: unsupported
-    np.complex128(1) << x_float8_e4m3fnuz  # E: promotion
-    np.complex64(1) << x_float8_e4m3fnuz  # E: promotion
-    np.float16(1) << x_float8_e4m3fnuz  # E: promotion
-    np.float32(1) << x_float8_e4m3fnuz  # E: promotion
-    np.float64(1) << x_float8_e4m3fnuz  # E: promotion
-    np.int16(1) << x_float8_e4m3fnuz  # E: unsupported
-    np.int32(1) << x_float8_e4m3fnuz  # E: unsupported
-    np.int64(1) << x_float8_e4m3fnuz  # E: unsupported
-    np.int8(1) << x_float8_e4m3fnuz  # E: unsupported
-    np.uint16(1) << x_float8_e4m3fnuz  # E: unsupported
-    np.uint32(1) << x_float8_e4m3fnuz  # E: unsupported
-    np.uint64(1) << x_float8_e4m3fnuz  # E: unsupported
-    np.uint8(1) << x_float8_e4m3fnuz  # E: unsupported
     np.bool_(True) << x_float8_e5m2  # E: unsupported
-    np.complex128(1) << x_float8_e5m2  # E: promotion
-    np.complex64(1) << x_float8_e5m2  # E: promotion
-    np.float16(1) << x_float8_e5m2  # E: promotion
-    np.float32(1) << x_float8_e5m2  # E: promotion
-    np.float64(1) << x_float8_e5m2  # E: promotion
-    np.int16(1) << x_float8_e5m2  # E: unsupported
-    np.int32(1) << x_float8_e5m2  # E: unsupported
-    np.int64(1) << x_float8_e5m2  # E: unsupported
-    np.int8(1) << x_float8_e5m2  # E: unsupported
-    np.uint16(1) << x_float8_e5m2  # E: unsupported
-    np.uint32(1) << x_float8_e5m2  # E: unsupported
-    np.uint64(1) << x_float8_e5m2  # E: unsupported
-    np.uint8(1) << x_float8_e5m2  # E: unsupported
     np.bool_(True) << x_float8_e5m2fnuz  # E: unsupported
-    np.complex128(1) << x_float8_e5m2fnuz  # E: promotion
-    np.complex64(1) << x_float8_e5m2fnuz  # E: promotion
-    np.float16(1) << x_float8_e5m2fnuz  # E: promotion
-    np.float32(1) << x_float8_e5m2fnuz  # E: promotion
-    np.float64(1) << x_float8_e5m2fnuz  # E: promotion
-    np.int16(1) << x_float8_e5m2fnuz  # E: unsupported
-    np.int32(1) << x_float8_e5m2fnuz  # E: unsupported
-    np.int64(1) << x_float8_e5m2fnuz  # E: unsupported
-    np.int8(1) << x_float8_e5m2fnuz  # E: unsupported
-    np.uint16(1) << x_float8_e5m2fnuz  # E: unsupported
-    np.uint32(1) << x_float8_e5m2fnuz  # E: unsupported
-    np.uint64(1) << x_float8_e5m2fnuz  # E: unsupported
-    np.uint8(1) << x_float8_e5m2fnuz  # E: unsupported
     np.bool_(True) << x_float8_e8m0fnu  # E: unsupported
-    np.complex128(1) << x_float8_e8m0fnu  # E: promotion
-    np.complex64(1) << x_float8_e8m0fnu  # E: promotion
-    np.float16(1) << x_float8_e8m0fnu  # E: promotion
-    np.float32(1) << x_float8_e8m0fnu  # E: promotion
-    np.float64(1) << x_float8_e8m0fnu  # E: promotion
-    np.int16(1) << x_float8_e8m0fnu  # E: unsupported
-    np.int32(1) << x_float8_e8m0fnu  # E: unsupported
-    np.int64(1) << x_float8_e8m0fnu  # E: unsupported
-    np.int8(1) << x_float8_e8m0fnu  # E: unsupported
-    np.uint16(1) << x_float8_e8m0fnu  # E: unsupported
-    np.uint32(1) << x_float8_e8m0fnu  # E: unsupported
-    np.uint64(1) << x_float8_e8m0fnu  # E: unsupported
-    np.uint8(1) << x_float8_e8m0fnu  # E: unsupported
     np.complex128(1) << x_int1  # E: promotion
     np.complex64(1) << x_int1  # E: promotion
     np.float16(1) << x_int1  # E: promotion
@@ -944,33 +528,7 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(np.uint64(1) << x_uint8, Array[uint32])
     assert_type(np.uint8(1) << x_uint8, Array[uint8])
     np.bool_(True) << x_weak_complex  # E: unsupported
-    np.complex128(1) << x_weak_complex  # E: unsupported
-    np.complex64(1) << x_weak_complex  # E: unsupported
-    np.float16(1) << x_weak_complex  # E: unsupported
-    np.float32(1) << x_weak_complex  # E: unsupported
-    np.float64(1) << x_weak_complex  # E: unsupported
-    np.int16(1) << x_weak_complex  # E: unsupported
-    np.int32(1) << x_weak_complex  # E: unsupported
-    np.int64(1) << x_weak_complex  # E: unsupported
-    np.int8(1) << x_weak_complex  # E: unsupported
-    np.uint16(1) << x_weak_complex  # E: unsupported
-    np.uint32(1) << x_weak_complex  # E: unsupported
-    np.uint64(1) << x_weak_complex  # E: unsupported
-    np.uint8(1) << x_weak_complex  # E: unsupported
     np.bool_(True) << x_weak_float  # E: unsupported
-    np.complex128(1) << x_weak_float  # E: unsupported
-    np.complex64(1) << x_weak_float  # E: unsupported
-    np.float16(1) << x_weak_float  # E: unsupported
-    np.float32(1) << x_weak_float  # E: unsupported
-    np.float64(1) << x_weak_float  # E: unsupported
-    np.int16(1) << x_weak_float  # E: unsupported
-    np.int32(1) << x_weak_float  # E: unsupported
-    np.int64(1) << x_weak_float  # E: unsupported
-    np.int8(1) << x_weak_float  # E: unsupported
-    np.uint16(1) << x_weak_float  # E: unsupported
-    np.uint32(1) << x_weak_float  # E: unsupported
-    np.uint64(1) << x_weak_float  # E: unsupported
-    np.uint8(1) << x_weak_float  # E: unsupported
     assert_type(np.bool_(True) << x_weak_int, Array[weak_int])
     np.complex128(1) << x_weak_int  # E: unsupported
     np.complex64(1) << x_weak_int  # E: unsupported

@@ -764,19 +764,6 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(np.uint64(1) ** x_int16, Array[int32])
     assert_type(np.uint8(1) ** x_int16, Array[int16])
     np.bool_(True) ** x_int2  # E: unsupported
-    np.complex128(1) ** x_int2  # E: promotion
-    np.complex64(1) ** x_int2  # E: promotion
-    np.float16(1) ** x_int2  # E: promotion
-    np.float32(1) ** x_int2  # E: promotion
-    np.float64(1) ** x_int2  # E: promotion
-    np.int16(1) ** x_int2  # E: promotion
-    np.int32(1) ** x_int2  # E: promotion
-    np.int64(1) ** x_int2  # E: promotion
-    np.int8(1) ** x_int2  # E: promotion
-    np.uint16(1) ** x_int2  # E: promotion
-    np.uint32(1) ** x_int2  # E: promotion
-    np.uint64(1) ** x_int2  # E: promotion
-    np.uint8(1) ** x_int2  # E: promotion
     assert_type(np.bool_(True) ** x_int32, Array[int32])
     assert_type(np.complex128(1) ** x_int32, Array[complex64])
     assert_type(np.complex64(1) ** x_int32, Array[complex64])
@@ -792,19 +779,6 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(np.uint64(1) ** x_int32, Array[int32])
     assert_type(np.uint8(1) ** x_int32, Array[int32])
     np.bool_(True) ** x_int4  # E: unsupported
-    np.complex128(1) ** x_int4  # E: promotion
-    np.complex64(1) ** x_int4  # E: promotion
-    np.float16(1) ** x_int4  # E: promotion
-    np.float32(1) ** x_int4  # E: promotion
-    np.float64(1) ** x_int4  # E: promotion
-    np.int16(1) ** x_int4  # E: promotion
-    np.int32(1) ** x_int4  # E: promotion
-    np.int64(1) ** x_int4  # E: promotion
-    np.int8(1) ** x_int4  # E: promotion
-    np.uint16(1) ** x_int4  # E: promotion
-    np.uint32(1) ** x_int4  # E: promotion
-    np.uint64(1) ** x_int4  # E: promotion
-    np.uint8(1) ** x_int4  # E: promotion
     assert_type(np.bool_(True) ** x_int64, Array[int32])
     assert_type(np.complex128(1) ** x_int64, Array[complex64])
     assert_type(np.complex64(1) ** x_int64, Array[complex64])
@@ -834,19 +808,6 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(np.uint64(1) ** x_int8, Array[int32])
     assert_type(np.uint8(1) ** x_int8, Array[int16])
     np.bool_(True) ** x_uint1  # E: unsupported
-    np.complex128(1) ** x_uint1  # E: promotion
-    np.complex64(1) ** x_uint1  # E: promotion
-    np.float16(1) ** x_uint1  # E: promotion
-    np.float32(1) ** x_uint1  # E: promotion
-    np.float64(1) ** x_uint1  # E: promotion
-    np.int16(1) ** x_uint1  # E: promotion
-    np.int32(1) ** x_uint1  # E: promotion
-    np.int64(1) ** x_uint1  # E: promotion
-    np.int8(1) ** x_uint1  # E: promotion
-    np.uint16(1) ** x_uint1  # E: promotion
-    np.uint32(1) ** x_uint1  # E: promotion
-    np.uint64(1) ** x_uint1  # E: promotion
-    np.uint8(1) ** x_uint1  # E: promotion
     assert_type(np.bool_(True) ** x_uint16, Array[uint16])
     assert_type(np.complex128(1) ** x_uint16, Array[complex64])
     assert_type(np.complex64(1) ** x_uint16, Array[complex64])
@@ -862,19 +823,6 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(np.uint64(1) ** x_uint16, Array[uint32])
     assert_type(np.uint8(1) ** x_uint16, Array[uint16])
     np.bool_(True) ** x_uint2  # E: unsupported
-    np.complex128(1) ** x_uint2  # E: promotion
-    np.complex64(1) ** x_uint2  # E: promotion
-    np.float16(1) ** x_uint2  # E: promotion
-    np.float32(1) ** x_uint2  # E: promotion
-    np.float64(1) ** x_uint2  # E: promotion
-    np.int16(1) ** x_uint2  # E: promotion
-    np.int32(1) ** x_uint2  # E: promotion
-    np.int64(1) ** x_uint2  # E: promotion
-    np.int8(1) ** x_uint2  # E: promotion
-    np.uint16(1) ** x_uint2  # E: promotion
-    np.uint32(1) ** x_uint2  # E: promotion
-    np.uint64(1) ** x_uint2  # E: promotion
-    np.uint8(1) ** x_uint2  # E: promotion
     assert_type(np.bool_(True) ** x_uint32, Array[uint32])
     assert_type(np.complex128(1) ** x_uint32, Array[complex64])
     assert_type(np.complex64(1) ** x_uint32, Array[complex64])
@@ -890,19 +838,6 @@ def cases(x_bool_: Array[bool_], x_uint1: Array[uint1], x_uint2: Array[uint2], x
     assert_type(np.uint64(1) ** x_uint32, Array[uint32])
     assert_type(np.uint8(1) ** x_uint32, Array[uint32])
     np.bool_(True) ** x_uint4  # E: unsupported
-    np.complex128(1) ** x_uint4  # E: promotion
-    np.complex64(1) ** x_uint4  # E: promotion
-    np.float16(1) ** x_uint4  # E: promotion
-    np.float32(1) ** x_uint4  # E: promotion
-    np.float64(1) ** x_uint4  # E: promotion
-    np.int16(1) ** x_uint4  # E: promotion
-    np.int32(1) ** x_uint4  # E: promotion
-    np.int64(1) ** x_uint4  # E: promotion
-    np.int8(1) ** x_uint4  # E: promotion
-    np.uint16(1) ** x_uint4  # E: promotion
-    np.uint32(1) ** x_uint4  # E: promotion
-    np.uint64(1) ** x_uint4  # E: promotion
-    np.uint8(1) ** x_uint4  # E: promotion
     assert_type(np.bool_(True) ** x_uint64, Array[uint32])
     assert_type(np.complex128(1) ** x_uint64, Array[complex64])
     assert_type(np.complex64(1) ** x_uint64, Array[complex64])
