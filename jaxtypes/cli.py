@@ -27,6 +27,7 @@ import difflib
 import os
 import re
 import sys
+import warnings
 from typing import Callable, Final, NamedTuple, NoReturn, Sequence, TypeVar
 
 from jaxtypes import lattice, render
@@ -569,12 +570,21 @@ def _parse_and_run(argv: Sequence[str]) -> int:
     return code
 
 
+# The start of the runtime's (and JAX's) warning for a truncated 64-bit dtype.
+TRUNCATION_WARNING: Final = (r"Explicitly requested dtype \S+ requested in \S+ is not available, "
+                              r"and will be truncated")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (never raises SystemExit)."""
     if sys.stdout is None:  # started with stdout closed (`jaxtypes table >&-`)
         return _error("standard output is closed: nowhere to print to")
     try:
-        return _parse_and_run(sys.argv[1:] if argv is None else list(argv))
+        with warnings.catch_warnings():
+            # The runtime API warns, as JAX does, when x64 is off and a 64-bit
+            # dtype is asked for; promote notes that truncation on its output.
+            warnings.filterwarnings("ignore", message=TRUNCATION_WARNING, category=UserWarning)
+            return _parse_and_run(sys.argv[1:] if argv is None else list(argv))
     except BrokenPipeError:
         # Output piped into e.g. `head`: stop quietly, as other Unix tools do.
         _silence_stdout()

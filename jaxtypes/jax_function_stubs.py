@@ -66,7 +66,6 @@ MODULES: Final = {"numpy/__init__.pyi": "jax.numpy", "nn/__init__.pyi": "jax.nn"
 # signature for now).
 _ONE_INPUT_KINDS: Final = ("x", "xd")
 _DTYPE_KINDS: Final = ("d", "xd", "kd")
-_DTYPE_FAMILIES: Final = functions.DTYPE_FAMILIES
 # Array parameters that do not change the result's dtype (masks, indices).
 _NEUTRAL: Final = frozenset(["where", "indices", "condition", "indices_or_sections"])
 _SCALARS: Final = (("builtins.bool", "bool"), ("builtins.int", lattice.WEAK_INT),
@@ -234,9 +233,9 @@ def _plan(name: str, fn: ast.FunctionDef) -> _Plan | None:
             return None
         keep = tuple(p.arg for p in params[:position])  # (a key before the array)
         return _Plan(rule, kind, param.arg, dtype_param, keep)
-    if kind == "d" and dtype_param is not None and rule.family in _DTYPE_FAMILIES:
+    if kind == "d" and dtype_param is not None and rule.family in functions.DTYPE_FAMILIES:
         return _Plan(rule, kind, None, dtype_param)
-    if kind == "kd" and dtype_param is not None and rule.family in _DTYPE_FAMILIES and params:
+    if kind == "kd" and dtype_param is not None and rule.family in functions.DTYPE_FAMILIES and params:
         return _Plan(rule, kind, None, dtype_param, (params[0].arg,))
     if kind == "kd" and rule.family == "fixed" and rule.args == ():  # categorical: int32
         return _Plan(rule, kind, None, None, tuple(p.arg for p in _all_params(fn)))
@@ -352,7 +351,7 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
     if plan.input_param is None and plan.dtype_param is None and rule.family == "fixed":
         fixed = _result(rule, (), tables.v)
         return [_with(fn, {}, ret.format(f"Array[{MARKERS}.{_m(fixed)}]"))] if fixed else []
-    takes_dtype = "dtype" in {p.arg for p in _all_params(fn)} and rule.family in _DTYPE_FAMILIES
+    takes_dtype = "dtype" in {p.arg for p in _all_params(fn)} and rule.family in functions.DTYPE_FAMILIES
     keep = list(plan.keep)
     if rule.family == "fixed":  # one result dtype: the other arrays do not matter
         keep += [p.arg for p in _all_params(fn)]

@@ -128,6 +128,17 @@ def test_table_x32(capsys):
     assert rows[1:] != seed_rows()
 
 
+@pytest.mark.parametrize("argv", [["promote", "uint64", "int8", "--x32"],
+                                  ["promote", "float64", "bfloat16", "--x32"]])
+def test_promote_x32_prints_its_note_not_the_runtime_warning(argv):
+    """The runtime warns for a truncated 64-bit dtype, as JAX does; promote
+    notes the truncation on its output instead (every warning shown:
+    PYTHONWARNINGS=always)."""
+    proc = run_module(*argv, env=dict(os.environ, PYTHONWARNINGS="always"))
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert f"note: with x64 disabled, JAX canonicalizes {argv[1]} to" in proc.stdout
+
+
 def test_table_strict(capsys):
     code, out, _ = run(capsys, "table", "--x64", "--strict", "--format", "csv")
     assert code == 0
