@@ -26,7 +26,7 @@ __all__ = [
     "is_weak", "weak_node", "strong_counterpart", "default_dtype",
     "canonicalize", "no_join_reason", "NoJoinReason", "NoJoinText", "NO_JOIN_TEXT",
     "no_join_message", "explain", "CUSTOM_FLOATS", "jax_type", "lattice_result_type",
-    "result_type", "NoJoin", "OutsideLattice", "MARKER_NAME", "PythonScalar",
+    "result_type", "NoJoin", "OutsideLattice", "MARKER_NAME", "NUMPY_DTYPES", "PythonScalar",
     "PYTHON_SCALARS", "PYTHON_SCALAR_OF_NODE",
 ]
 
@@ -74,6 +74,14 @@ MARKER_NAME: Final = {
     WEAK_FLOAT: "weak_float",
     WEAK_COMPLEX: "weak_complex",
 }
+
+
+# The strong nodes numpy defines itself (their scalar types numpy.bool_,
+# numpy.int8 ...); the others are ml_dtypes', which has no typed scalars.
+NUMPY_DTYPES: Final = (
+    BOOL, "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
+    "float16", "float32", "float64", "complex64", "complex128",
+)
 
 
 class PythonScalar(NamedTuple):

@@ -23,7 +23,7 @@ from jaxtypes.lattice import Variant
 __all__ = [
     "Outcome", "ErrorKind", "BINARY_OPERATORS", "COMPARISONS", "UNARY_OPERATORS",
     "METHODS", "SAME_DTYPE_METHODS", "SYMBOLS", "binary", "unary", "method", "item_type",
-    "operand", "marker_node", "DEFAULT", "clip", "FLOAT_PRECISION", "COMPONENT",
+    "operand", "numpy_operand", "marker_node", "DEFAULT", "clip", "FLOAT_PRECISION", "COMPONENT",
     "TO_INEXACT", "no_join", "unsupported", "promote_integer_dtype",
 ]
 
@@ -80,6 +80,16 @@ def operand(node: str, v: Variant) -> tuple[str, bool]:
     return node, False
 
 
+def numpy_operand(dtype: str, v: Variant = DEFAULT) -> str:
+    """The node of a NumPy scalar or array of ``dtype`` as an operand: JAX
+    takes it as a strongly typed array of its dtype, canonicalized (with x64
+    off, ``np.float64(1)`` is a float32)."""
+    if dtype in lattice.WEAK:
+        raise ValueError(f"a NumPy value has a dtype, not {dtype!r}; expected one of: "
+                         f"{', '.join(lattice.STRONG)}")
+    return lattice.canonicalize(dtype, v.x64)
+
+
 def marker_node(dtype: str, weak: bool) -> str:
     """The marker node typing a JAX result of this dtype and weakness."""
     return lattice.jax_type(dtype, weak)
@@ -134,13 +144,11 @@ def _kept_64_bit(dtype: str, v: Variant) -> bool:
     return dtype != lattice.canonicalize(dtype, v.x64)
 
 
-def _matmul(dtype: str, weak: bool, operands: tuple[str, str], scalar: bool,
-            v: Variant) -> Outcome:
-    """jnp.matmul: it needs arrays, then asks lax.dot_general for the promoted
-    dtype as preferred_element_type, which dot_general canonicalizes and checks
-    against the operands as given; the result is then cast to the promoted dtype."""
-    if scalar:
-        return unsupported("'@' (a Python scalar is 0-d; matmul needs 1-d or more)", dtype)
+def _matmul(dtype: str, weak: bool, operands: tuple[str, str], v: Variant) -> Outcome:
+    """jnp.matmul of arrays (``binary`` refuses a scalar first): it asks
+    lax.dot_general for the promoted dtype as preferred_element_type, which
+    dot_general canonicalizes and checks against the operands as given; the
+    result is then cast to the promoted dtype."""
     left, right = operands
     lp, rp = _dot_precision(left), _dot_precision(right)
     if lp == rp and left != right:
@@ -193,10 +201,14 @@ def _promote_pair(a: str, a_weak: bool, b: str, b_weak: bool,
 
 
 def binary(op: str, a: str, b: str, v: Variant = DEFAULT, *,
-           a_is_scalar: bool = False, b_is_scalar: bool = False) -> Outcome:
+           a_is_scalar: bool = False, b_is_scalar: bool = False,
+           a_is_numpy_scalar: bool = False, b_is_numpy_scalar: bool = False) -> Outcome:
     """``a <op> b`` for marker nodes a, b; ``a_is_scalar``/``b_is_scalar`` say
     that the operand is a Python scalar rather than an array (a weak array of
-    the same node promotes alike, but a few operators treat them apart)."""
+    the same node promotes alike, but a few operators treat them apart).
+    ``a_is_numpy_scalar``/``b_is_numpy_scalar``: a NumPy scalar, strongly
+    typed like an array of its dtype (give the dtype JAX makes of it,
+    ``numpy_operand``), but 0-d, and an integer one is a Python index."""
     rule = BINARY_OPERATORS.get(op)
     if rule is None and op not in COMPARISONS:
         raise ValueError(
@@ -204,9 +216,15 @@ def binary(op: str, a: str, b: str, v: Variant = DEFAULT, *,
             f"{', '.join(list(BINARY_OPERATORS) + list(COMPARISONS))}"
         )
     (a_dtype, a_weak), (b_dtype, b_weak) = operand(a, v), operand(b, v)
-    if rule == "pow" and b_is_scalar and b in (lattice.WEAK_INT, lattice.BOOL):
-        # x ** <Python int>: lax.integer_pow on x alone (no promotion with the
-        # exponent, in strict mode too); bool becomes int32 first.
+    if rule == "matmul" and (a_is_scalar or b_is_scalar or a_is_numpy_scalar or b_is_numpy_scalar):
+        # jnp.matmul checks its operands' ndim before it promotes them.
+        array_dtype = b_dtype if a_is_scalar or a_is_numpy_scalar else a_dtype
+        return unsupported("'@' (a scalar is 0-d; matmul needs 1-d or more)", array_dtype)
+    if rule == "pow" and ((b_is_scalar and b in (lattice.WEAK_INT, lattice.BOOL))
+                          or (b_is_numpy_scalar and lattice.kind(b) in "iu")):
+        # x ** <Python int, or a NumPy integer: operator.index takes both>:
+        # lax.integer_pow on x alone (no promotion with the exponent, in strict
+        # mode too); bool becomes int32 first.
         dtype = "int32" if a_dtype == lattice.BOOL else a_dtype
         return Outcome(marker_node(dtype, a_weak and a_dtype != lattice.BOOL))
     promoted = _promote_pair(a_dtype, a_weak, b_dtype, b_weak, v)
@@ -218,7 +236,7 @@ def binary(op: str, a: str, b: str, v: Variant = DEFAULT, *,
     if rule is None:  # a comparison
         return Outcome(lattice.BOOL)
     if rule == "matmul":
-        return _matmul(dtype, weak, (a_dtype, b_dtype), a_is_scalar or b_is_scalar, v)
+        return _matmul(dtype, weak, (a_dtype, b_dtype), v)
     if _kept_64_bit(dtype, v):
         kept = _kept_64_bit_binary(op, dtype, v)
         if kept is not None:

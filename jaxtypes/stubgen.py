@@ -30,6 +30,7 @@ configured variant.  ``render_stubs()`` returns ``{relative path: text}``.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from jaxtypes import array_surface, lattice, operations, ops
@@ -72,23 +73,45 @@ def _arr(node: str) -> str:
     return f"Array[{_m(node)}]"
 
 
-def _binary_outcome(op: str, a: str, partner: str, scalar: bool, reflected: bool,
-                    v: Variant) -> ops.Outcome:
-    if reflected:  # scalar <op> a
-        return ops.binary(op, partner, a, v, a_is_scalar=True)
-    return ops.binary(op, a, partner, v, b_is_scalar=scalar)
+# The other operand of a table is named by a key: a marker node (an array of
+# that dtype), "py:<node>" (a Python scalar), "nps:<dtype>" (a NumPy scalar of
+# a dtype numpy defines) or "npa:<dtype>" (a NumPy array of one).
+def _numpy_scalar(dtype: str) -> str:
+    """numpy's scalar type of a dtype, as the stubs write it."""
+    return "np.bool_" if dtype == lattice.BOOL else f"np.{dtype}"
+
+
+def _partners(reflected: bool) -> list[str]:
+    """The other operands of a table: ``x <op> other``, or ``other <op> x``
+    (reflected: only scalars, whose own operator has refused an Array)."""
+    keys = [] if reflected else list(lattice.NODES)
+    keys += [f"py:{s.node}" for s in lattice.PYTHON_SCALARS]
+    keys += [f"nps:{d}" for d in lattice.NUMPY_DTYPES]
+    if not reflected:  # `ndarray <op> x` is numpy's own operator: see the README
+        keys += [f"npa:{d}" for d in lattice.NUMPY_DTYPES]
+    return keys
+
+
+def _binary_outcome(op: str, a: str, partner: str, reflected: bool, v: Variant) -> ops.Outcome:
+    """``a <op> partner`` (reflected: ``partner <op> a``) for a partner key."""
+    kind, _, node = partner.rpartition(":")
+    if kind in ("nps", "npa"):
+        numpy_scalar = kind == "nps"
+        node = ops.numpy_operand(node, v)
+        if reflected:
+            return ops.binary(op, node, a, v, a_is_numpy_scalar=numpy_scalar)
+        return ops.binary(op, a, node, v, b_is_numpy_scalar=numpy_scalar)
+    if reflected:  # a Python scalar <op> a
+        return ops.binary(op, node, a, v, a_is_scalar=True)
+    return ops.binary(op, a, node, v, b_is_scalar=kind == "py")
 
 
 def _family_outcomes(family: str, a: str, reflected: bool, v: Variant) -> dict[str, str | None]:
     """{partner: result node or None} for a family; checks its operators agree."""
     found: dict[str, str | None] | None = None
-    partners = [(p, False) for p in (() if reflected else lattice.NODES)]
-    partners += [(node, True) for _, node in PYTHON_SCALARS]
+    partners = _partners(reflected)
     for op in BINARY_FAMILIES[family]:
-        outcomes = {
-            ("py:" if scalar else "") + p: _binary_outcome(op, a, p, scalar, reflected, v).node
-            for p, scalar in partners
-        }
+        outcomes = {p: _binary_outcome(op, a, p, reflected, v).node for p in partners}
         if found is None:
             found = outcomes
         elif outcomes != found:
@@ -97,64 +120,98 @@ def _family_outcomes(family: str, a: str, reflected: bool, v: Variant) -> dict[s
     return found
 
 
-def _scalar_type(key: str) -> str:
-    return lattice.PYTHON_SCALAR_OF_NODE[key[3:]].name
-
-
 def identity_partners(outcomes: dict[str, str | None]) -> frozenset[str]:
     """Array partners whose result is their own dtype (int8 + float32 is
     float32): one TypeVar overload bounded by them answers for all."""
-    same = frozenset(p for p, r in outcomes.items() if not p.startswith("py:") and r == p)
+    same = frozenset(p for p, r in outcomes.items() if ":" not in p and r == p)
     return same if len(same) >= 2 else frozenset()
+
+
+# Where a value of a scalar type (a parameter type of the stubs) meets its
+# first overload: a bool is an int, an int is accepted as a float, a float as
+# a complex; numpy.float64 is a float, numpy.complex128 a complex (their
+# overloads go before the Python type's).  Other NumPy types are only themselves.
+_RANK: Final = {"bool": 0, "int": 1, "np.float64": 1.5, "float": 2, "np.complex128": 2.5,
+                "complex": 3}
+_ACCEPTS: Final = {"bool": {"bool", "int", "float", "complex"}, "int": {"int", "float", "complex"},
+                   "float": {"float", "complex"}, "complex": {"complex"},
+                   "np.float64": {"np.float64", "float", "complex"},
+                   "np.complex128": {"np.complex128", "complex"}}
+
+
+def _parameter(partner: str) -> str:
+    kind, _, node = partner.rpartition(":")
+    if kind == "py":
+        return lattice.PYTHON_SCALAR_OF_NODE[node].name
+    return _numpy_scalar(node)  # nps; arrays are written by _overloads
 
 
 def _overloads(outcomes: dict[str, str | None]) -> list[tuple[list[str], str]]:
     """Overload (parameter types, result) groups in an order every checker resolves
-    right: each Python scalar kind first meets an overload with its own result.
+    right: each scalar type first meets an overload with its own result.
     The identity partners are left to the table's TypeVar overload."""
     skip = identity_partners(outcomes)
+    # NumPy operands in overloads of their own, after the arrays' and Python
+    # scalars': an operand meets them only after those (mypy checks an
+    # argument against each member of a parameter's union, and arrays are by
+    # far the most common operands).  numpy.float64 and numpy.complex128 stay
+    # with the others: they must meet their overload before float's, complex's.
     by_result: dict[str, list[str]] = {}
+    numpy_by_result: dict[str, list[str]] = {}
     for partner, result in outcomes.items():
-        if result is not None and partner not in skip:
-            by_result.setdefault(result, []).append(partner)
-    kinds = [node for _, node in PYTHON_SCALARS]
+        if result is None or partner in skip:
+            continue
+        late = partner.startswith("npa:") or (
+            partner.startswith("nps:") and _parameter(partner) not in _RANK)
+        (numpy_by_result if late else by_result).setdefault(result, []).append(partner)
 
-    def first_scalar(partners: list[str]) -> int:
-        idx = [kinds.index(p[3:]) for p in partners if p.startswith("py:")]
-        return min(idx) if idx else len(kinds)
+    def rank(partners: list[str]) -> tuple[int, float]:
+        """Groups by their narrowest scalar type; a group with numpy.float64 or
+        numpy.complex128 and no Python scalar first, before the float and
+        complex that would take them."""
+        types = [_parameter(p) for p in partners if p.startswith(("py:", "nps:"))]
+        python = any(p.startswith("py:") for p in partners)
+        subclass = any(t in ("np.float64", "np.complex128") for t in types)
+        return (0 if subclass and not python else 1,
+                min((_RANK[t] for t in types if t in _RANK), default=len(_RANK)))
 
-    groups = sorted(by_result.items(), key=lambda kv: (first_scalar(kv[1]), lattice.NODES.index(kv[0])))
+    groups = sorted(by_result.items(), key=lambda kv: (rank(kv[1]), lattice.NODES.index(kv[0])))
+    groups += sorted(numpy_by_result.items(), key=lambda kv: lattice.NODES.index(kv[0]))
     out: list[tuple[list[str], str]] = []
     for result, partners in groups:
-        array_nodes = [p for p in partners if not p.startswith("py:")]
-        # DT is covariant: one Array[a | b] accepts Array[a] and Array[b].
-        arrays = [f"Array[{' | '.join(_m(p) for p in array_nodes)}]"] if array_nodes else []
-        scalars = [_scalar_type(p) for p in partners if p.startswith("py:")]
-        out.append((arrays + scalars, result))
+        array_nodes = [p for p in partners if ":" not in p]
+        # DT is covariant: one Array[a | b] accepts Array[a] and Array[b]; so
+        # is numpy's dtype argument.
+        params = [f"Array[{' | '.join(_m(p) for p in array_nodes)}]"] if array_nodes else []
+        numpy_arrays = [_numpy_scalar(p[4:]) for p in partners if p.startswith("npa:")]
+        if numpy_arrays:
+            params.append(f"np.ndarray[Any, np.dtype[{' | '.join(numpy_arrays)}]]")
+        # NumPy scalars before Python's: numpy.float64 is a float.
+        params += [_parameter(p) for p in partners if p.startswith("nps:")]
+        params += [_parameter(p) for p in partners if p.startswith("py:")]
+        out.append((params, result))
     _check_scalar_order(out, outcomes)
     return out
 
 
-# A checker accepts a value of the key type where any of these is expected.
-_ACCEPTS: Final = {"bool": {"bool", "int", "float", "complex"}, "int": {"int", "float", "complex"},
-                   "float": {"float", "complex"}, "complex": {"complex"}}
-
-
 def scalar_answers(groups: list[tuple[list[str], str]]) -> dict[str, str | None]:
-    """What a checker answers for each Python scalar kind: the first overload
-    whose parameter accepts it (a bool is an int, an int is accepted as a float...)."""
-    return {py: next((res for params, res in groups if _ACCEPTS[py] & set(params)), None)
-            for py, _ in PYTHON_SCALARS}
+    """What a checker answers for each scalar type that another's parameter
+    accepts: the first overload whose parameter accepts it (a bool is an int,
+    an int is accepted as a float, numpy.float64 is a float ...)."""
+    return {t: next((res for params, res in groups if accepted & set(params)), None)
+            for t, accepted in _ACCEPTS.items()}
 
 
 def _check_scalar_order(groups: list[tuple[list[str], str]], outcomes: dict[str, str | None]) -> None:
     got = scalar_answers(groups)
-    for py, node in PYTHON_SCALARS:
-        want = outcomes["py:" + node]
-        # The one gap overloads cannot close: JAX rejects a Python bool (or int)
-        # where it accepts the wider kind, which the checker then takes.
-        if got[py] != want and want is not None:
-            raise AssertionError(f"scalar {py}: overload order gives {got[py]}, JAX gives {want}")
+    for partner, want in outcomes.items():
+        if partner.startswith(("py:", "nps:")) and _parameter(partner) in got:
+            t = _parameter(partner)
+            # The one gap overloads cannot close: JAX rejects a Python bool (or
+            # int, or numpy.float64) where it accepts the wider kind, which
+            # the checker then takes.
+            if got[t] != want and want is not None:
+                raise AssertionError(f"scalar {t}: overload order gives {got[t]}, JAX gives {want}")
 
 
 def _callable_body(fn: str, signatures: list[str]) -> list[str]:
@@ -171,20 +228,76 @@ def _callable_body(fn: str, signatures: list[str]) -> list[str]:
     return lines + ([] if fn == "__call__" else [f"    __call__ = {fn}"])
 
 
+# A NumPy operand of unknown dtype: only NDArray[Any] matches a dtype of
+# UnknownNumpyScalar (a class no scalar type derives from), only a
+# numpy.number of unknown precision (numpy.floating[Any], bare numpy.number)
+# matches Never as its precision.
+_UNKNOWN_NUMPY_ARRAY: Final = "np.ndarray[Any, np.dtype[UnknownNumpyScalar]]"
+_UNKNOWN_NUMPY_SCALAR: Final = "np.number[Never]"
+
+
+_NUMPY_SIZED: Final = re.compile(r"np\.(uint|int|float|complex)(\d+)")
+
+
+def _numpy_sized(params: list[str]) -> set[tuple[str, str]]:
+    """The (kind, bits) of the sized NumPy types an overload's parameters name,
+    as scalars or as arrays' dtypes: numpy.uint8 is ("uint", "8")."""
+    return {(m.group(1), m.group(2)) for p in params for m in _NUMPY_SIZED.finditer(p)}
+
+
+def _numpy_overlaps(groups: list[tuple[list[str], str]]) -> set[int]:
+    """The overloads mypy calls overlapping a later one: numpy.uint8 is
+    unsignedinteger[_8Bit], and _8Bit derives from _16Bit, ... , so mypy
+    takes numpy.uint8 and numpy.uint32 (and arrays of them) to overlap,
+    though neither is the other (the precision is invariant)."""
+    sized = [_numpy_sized(params) for params, _ in groups]
+    out: set[int] = set()
+    for i, (_, result) in enumerate(groups):
+        for j in range(i + 1, len(groups)):
+            if groups[j][1] != result and any(
+                    k == k2 and b != b2 for k, b in sized[i] for k2, b2 in sized[j]):
+                out.add(i)
+                break
+    return out
+
+
+def _numpy_only(params: list[str]) -> bool:
+    """Whether an overload's parameters are NumPy types that only a NumPy
+    operand matches (not numpy.float64, numpy.complex128: Python's too)."""
+    return all(p.startswith("np.") and p not in _RANK for p in params)
+
+
 def _table_class(name: str, groups: list[tuple[list[str], str]], arrays: bool,
                  identity: str | None = None) -> list[str]:
-    signatures: list[str] = []
-    if arrays:  # an argument of unknown dtype keeps the result unknown
-        signatures.append("(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...")
+    # An argument of unknown dtype keeps the result unknown.  A reflected
+    # table (arrays False) has it too, though only an array whose own
+    # operator answered first could match it: mypy tries the right operand's
+    # reflected operator after a failed x <op> y of two arrays, and where no
+    # overload matches even with the argument's type erased it writes out
+    # every overload in a note it then drops (its cost was two thirds of the
+    # time NumPy operands added to mypy on the generated cases).
+    signatures: list[str] = ["(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ..."]
     if identity:  # every partner whose result is its own dtype, in one overload
         signatures.append(f"(self, other: Array[{identity}], /) -> Array[{identity}]: ...")
-    for params, result in groups:
-        # bool is an int, an int is taken as a float: the narrower scalar
-        # overload comes first on purpose, which mypy calls an overlap.
-        ignore = "  # type: ignore[overload-overlap]" if {"bool", "int", "float"} & set(params) else ""
+    # So does a NumPy operand of unknown dtype: before the NumPy operands'
+    # overloads (_overloads puts them last), or NDArray[Any] and
+    # numpy.floating[Any] would match the first of a known dtype (Any matches
+    # it) in pyright and pyrefly; after the others, which it cannot match, so
+    # that an array or a Python scalar never tries it.
+    unknown = ([_UNKNOWN_NUMPY_ARRAY] if arrays else []) + [_UNKNOWN_NUMPY_SCALAR]
+    late = next((i for i, (params, _) in enumerate(groups) if _numpy_only(params)), len(groups))
+    groups = groups[:late] + [(unknown, "")] + groups[late:]
+    numpy_overlaps = _numpy_overlaps(groups)
+    for i, (params, result) in enumerate(groups):
+        if not result:
+            signatures.append(f"(self, other: {' | '.join(params)}, /) -> Array[Any]: ...")
+            continue
+        # bool is an int, an int is taken as a float, numpy.float64 is a float:
+        # the narrower scalar overload comes first on purpose, which mypy
+        # calls an overlap.
+        overlapping = {"bool", "int", "float", "np.float64", "np.complex128"} & set(params)
+        ignore = "  # type: ignore[overload-overlap]" if overlapping or i in numpy_overlaps else ""
         signatures.append(f"(self, other: {' | '.join(params)}, /) -> {_arr(result)}: ...{ignore}")
-    if not signatures:
-        return [f"class {name}(_Table): ...  # nothing is accepted"]
     # (An overload for the table's own dtype before the TypeVar one would
     # make basedpyright's hover on ``x @ x`` show the result dtype, which it
     # reads off the declaration of the overload called: it cost mypy 4% more
@@ -324,8 +437,12 @@ def render_markers(attributes: dict[str, list[str]], tables: _Tables) -> str:
     lines = [HEADER, '"""Dtype markers (generated): each carries its promotion tables."""', "",
              "from typing import Any, TypeVar, overload, type_check_only",
              "",
+             "import numpy as np",
+             "from typing_extensions import Never",
+             "",
              "from jaxtypes._array import (",
-             "    Array, DtypeMarker, UnknownDtype, _UnknownDtypeT, _Marker, _Table, _Unary,",
+             "    Array, DtypeMarker, UnknownDtype, UnknownNumpyScalar, _UnknownDtypeT, _Marker, _Table,",
+             "    _Unary,",
              "    " + ", ".join(sorted({*METHOD_FAMILIES.values(), "ItemTo"})) + ",",
              ")",
              "",
@@ -457,6 +574,11 @@ _UnknownDtypeT = TypeVar("_UnknownDtypeT", bound=UnknownDtype)
 
 
 @type_check_only
+class UnknownNumpyScalar(np.generic, metaclass=ABCMeta):
+    """Matches only an unknown NumPy dtype: a table's overload for NDArray[Any]."""
+
+
+@type_check_only
 class _Table:
     """Base of the tables markers carry.  Descriptors bind their TypeVar to it,
     which keeps mypy from taking an expected Array type as the table."""
@@ -491,12 +613,12 @@ class _SameDtype(_Table, Generic[_T]):
     @overload
     def __call__(self, other: Array[_T], /) -> Array[_T]: ...
     @overload
-    def __call__(self, other: Array[Any] | complex, /) -> Array[Any]: ...
+    def __call__(self, other: Array[Any] | complex | np.generic | np.ndarray[Any, Any], /) -> Array[Any]: ...
 
 
 @type_check_only
 class _UnknownScalar(_Table):
-    def __call__(self, other: complex, /) -> Array[Any]: ...
+    def __call__(self, other: complex | np.generic, /) -> Array[Any]: ...
 
 '''
 

@@ -47,11 +47,14 @@ MAX_ALTERNATIVES: Final = 64  # a union wider than this reads as unknown
 
 
 class Operand(NamedTuple):
-    """One alternative of an operand: its node (or TypeVar) and whether it is a
-    Python scalar (``int``, ``float``, ...) rather than an array."""
+    """One alternative of an operand: its node (or TypeVar), whether it is a
+    Python scalar (``int``, ``float``, ...) rather than an array, and whether
+    it is a NumPy ``"scalar"`` or ``"array"`` (node: its dtype, which JAX
+    canonicalizes: ``jaxtypes.ops.numpy_operand``)."""
 
     alt: Alt
     scalar: bool
+    numpy: str = ""
 
 
 def _union_items(t: UnionType) -> list[Type]:
@@ -312,7 +315,10 @@ def operands(t: Type, builder: Builder, depth: int = 0) -> list[Operand] | None:
             return None if alts is None else [Operand(a, False) for a in alts]
         if _is_numpy_scalar(p):  # numpy.float64 is a float, but JAX takes it as strong
             node = builder.numpy_node(p)
-            return None if node is None else [Operand(node, False)]
+            return None if node is None else [Operand(node, False, "scalar")]
+        if p.type.fullname == names.NUMPY_NDARRAY:
+            node = _ndarray_node(p, builder)
+            return None if node is None else [Operand(node, False, "array")]
         node = _python_scalar(p)
         return None if node is None else [Operand(node, True)]
     if isinstance(p, UnionType):
@@ -326,6 +332,15 @@ def operands(t: Type, builder: Builder, depth: int = 0) -> list[Operand] | None:
     if isinstance(p, TypeVarType):  # a scalar or array type variable: its bound
         return operands(p.upper_bound, builder, depth + 1)
     return None
+
+
+def _ndarray_node(t: Instance, builder: Builder) -> str | None:
+    """The node of ``numpy.ndarray[shape, numpy.dtype[scalar]]``'s scalar type."""
+    arg = get_proper_type(t.args[-1]) if t.args else None
+    if not (isinstance(arg, Instance) and arg.type.fullname == names.NUMPY_DTYPE and arg.args):
+        return None
+    scalar = get_proper_type(arg.args[0])
+    return builder.numpy_node(scalar) if isinstance(scalar, Instance) else None
 
 
 # ------------------------------------------------------------ dtype-likes
@@ -443,16 +458,13 @@ def dtype_like(t: Type, builder: Builder, depth: int = 0) -> list[DTypeLike] | N
         marker = get_proper_type(p.args[0])
         node = names.NODE_OF_MARKER.get(marker.type.fullname) if isinstance(marker, Instance) else None
         return None if node is None else [DTypeLike(node, kind="dtype")]
-    if fullname in (names.NUMPY_DTYPE, names.NUMPY_NDARRAY):
+    if fullname == names.NUMPY_NDARRAY:
+        node = _ndarray_node(p, builder)
+        return None if node is None else [DTypeLike(node, kind="array")]
+    if fullname == names.NUMPY_DTYPE:
         arg = get_proper_type(p.args[-1]) if p.args else None
-        if fullname == names.NUMPY_NDARRAY:  # ndarray[shape, dtype[scalar]]
-            if not (isinstance(arg, Instance) and arg.type.fullname == names.NUMPY_DTYPE and arg.args):
-                return None
-            arg = get_proper_type(arg.args[0])
         node = builder.numpy_node(arg) if isinstance(arg, Instance) else None
-        if node is None:
-            return None
-        return [DTypeLike(node, kind="array" if fullname == names.NUMPY_NDARRAY else "dtype")]
+        return None if node is None else [DTypeLike(node, kind="dtype")]
     if _is_numpy_scalar(p):
         node = builder.numpy_node(p)
         return None if node is None else [DTypeLike(node, kind="value")]

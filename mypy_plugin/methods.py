@@ -123,8 +123,9 @@ def clip_outcome(a: str, bounds: tuple[str, ...], v: Variant) -> ops.Outcome:
     return outcome
 
 
-def _bound_nodes(ctx: MethodContext, builder: Builder) -> list[tuple[str, ...]]:
-    """The alternatives of clip's bounds: tuples of nodes (None bounds left out)."""
+def _bound_nodes(ctx: MethodContext, builder: Builder, v: Variant) -> list[tuple[str, ...]]:
+    """The alternatives of clip's bounds: tuples of nodes (None bounds left out;
+    a NumPy bound is the strong dtype JAX makes of it)."""
     combos: list[tuple[str, ...]] = [()]
     for formal in ("min", "max"):
         types = _formal(ctx, formal)
@@ -133,7 +134,8 @@ def _bound_nodes(ctx: MethodContext, builder: Builder) -> list[tuple[str, ...]]:
         found = operands(types[0], builder)
         if found is None or any(isinstance(o.alt, TypeVarType) for o in found):
             raise _Unknown
-        nodes = [o.alt for o in found if isinstance(o.alt, str)]
+        nodes = [ops.numpy_operand(o.alt, v) if o.numpy else o.alt
+                 for o in found if isinstance(o.alt, str)]
         combos = [c + (n,) for c in combos for n in nodes]
         if len(combos) > 64:
             raise _Unknown
@@ -142,7 +144,7 @@ def _bound_nodes(ctx: MethodContext, builder: Builder) -> list[tuple[str, ...]]:
 
 def _clip_alts(mine: list[Alt], ctx: MethodContext, builder: Builder, v: Variant) -> list[Alt]:
     out: list[Alt] = []
-    for bounds in _bound_nodes(ctx, builder):
+    for bounds in _bound_nodes(ctx, builder, v):
         for a in mine:
             if isinstance(a, TypeVarType):
                 raise _Unknown

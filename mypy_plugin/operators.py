@@ -34,8 +34,10 @@ _KEEPS_DTYPE: Final = frozenset({"add", "mul", "matmul", "sub", "and", "or", "xo
 
 @functools.lru_cache(maxsize=None)
 def binary_outcome(op: str, a: str, b: str, v: Variant, a_is_scalar: bool,
-                   b_is_scalar: bool) -> ops.Outcome:
-    return ops.binary(op, a, b, v, a_is_scalar=a_is_scalar, b_is_scalar=b_is_scalar)
+                   b_is_scalar: bool, a_is_numpy_scalar: bool = False,
+                   b_is_numpy_scalar: bool = False) -> ops.Outcome:
+    return ops.binary(op, a, b, v, a_is_scalar=a_is_scalar, b_is_scalar=b_is_scalar,
+                      a_is_numpy_scalar=a_is_numpy_scalar, b_is_numpy_scalar=b_is_numpy_scalar)
 
 
 @functools.lru_cache(maxsize=None)
@@ -85,11 +87,14 @@ def _binary_alt(op: str, a: Alt, other: Operand, reflected: bool, v: Variant,
                 and isinstance(a, TypeVarType) and isinstance(b, TypeVarType) and a.id == b.id):
             return a
         raise _Unknown
+    numpy_scalar = other.numpy == "scalar"
+    if other.numpy:  # JAX takes a NumPy operand as a strong array of its canonical dtype
+        b = ops.numpy_operand(b, v)
     if reflected:
-        outcome = binary_outcome(op, b, a, v, other.scalar, False)
+        outcome = binary_outcome(op, b, a, v, other.scalar, False, numpy_scalar, False)
         left, right = (b, other.scalar), (a, False)
     else:
-        outcome = binary_outcome(op, a, b, v, False, other.scalar)
+        outcome = binary_outcome(op, a, b, v, False, other.scalar, False, numpy_scalar)
         left, right = (a, False), (b, other.scalar)
     if outcome.node is not None:
         return outcome.node

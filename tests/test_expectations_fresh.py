@@ -8,9 +8,10 @@ case functions, on a deterministic sample and compares cell by cell:
   configuration (standard-x32) and in strict-x64 (both flags flipped): by
   default every ``ALWAYS_STRIDE``-th promotion (result_type) and unary/method
   cell and every ``STRIDE``-th operator case (marker x marker and marker x
-  Python scalar), about 450 cases a configuration; with ``pytest -m slow``
-  every promotion and unary/method cell and every ``FULL_STRIDE``-th operator
-  case, about 4,200;
+  Python scalar; every ``NUMPY_THINNER * STRIDE``-th with a NumPy operand),
+  about 450 cases a configuration; with ``pytest -m slow`` every promotion
+  and unary/method cell and every ``FULL_STRIDE``-th operator case, about
+  4,200;
 * the JAX, jaxlib and ml_dtypes versions recorded in the JSON against the
   installed ones.
 
@@ -53,6 +54,11 @@ LIVE_CONFIGS = ("standard-x32", "strict-x64")
 ALWAYS = ("promotion", "promotion_scalar", "unary")
 ALWAYS_STRIDE, STRIDE = 10, 200  # the default run's sample
 FULL_STRIDE = 25  # the slow run's: every ALWAYS cell, every 25th operator case
+# The NumPy operands' tables are sampled NUMPY_THINNER times more thinly than
+# the other operator cases: each of their cells is a strongly typed operand of
+# a dtype the binary table has too.
+NUMPY = ("numpy_right", "numpy_left")
+NUMPY_THINNER = 4
 REGENERATE = "regenerate with: python typecheck_cases/oracle/make_expectations.py"
 
 
@@ -71,14 +77,17 @@ def cell_at(cfg: dict[str, Any], task: gen.Task) -> dict[str, Any]:
 
 def sample(label: str, always_stride: int, stride: int) -> list[int]:
     """Indices into gen.tasks_of_config(label) of the cases re-run live: every
-    ``always_stride``-th case of the ALWAYS tables, every ``stride``-th other one."""
+    ``always_stride``-th case of the ALWAYS tables, every ``stride``-th other
+    one (every ``NUMPY_THINNER * stride``-th of the NumPy operands' tables)."""
     tasks = gen.tasks_of_config(label)
-    out, counts = [], {True: 0, False: 0}
+    out: list[int] = []
+    counts = {"always": 0, "numpy": 0, "other": 0}
+    strides = {"always": always_stride, "numpy": stride * NUMPY_THINNER, "other": stride}
     for i, (table, _) in enumerate(tasks):
-        always = table in ALWAYS
-        if counts[always] % (always_stride if always else stride) == 0:
+        group = "always" if table in ALWAYS else "numpy" if table in NUMPY else "other"
+        if counts[group] % strides[group] == 0:
             out.append(i)
-        counts[always] += 1
+        counts[group] += 1
     return out
 
 
@@ -201,7 +210,7 @@ def live(data: dict[str, Any]) -> Live:
 @pytest.mark.parametrize("label", LIVE_CONFIGS)
 def test_sample_fresh(live: Live, label: str) -> None:
     assert len(live[label][0]) > 400
-    assert {t for t, _ in live[label][0]} >= {"binary", "scalar_left", "scalar_right", *ALWAYS}
+    assert {t for t, _ in live[label][0]} >= {"binary", "scalar_left", "scalar_right", *NUMPY, *ALWAYS}
     assert_fresh(live, label)
 
 
@@ -236,6 +245,19 @@ DEFAULT_FACTS = [
     (("scalar_right", ("+", "int8", "1.0")), {"dtype": "float32", "weak": True}),
     (("scalar_left", ("*", "bfloat16", "1j")), {"dtype": "complex64", "weak": False}),
     (("scalar_right", ("+", "uint8", "True")), {"dtype": "uint8", "weak": False}),
+    # NumPy operands are strongly typed, like 0-d arrays of their dtype
+    # (canonicalized: with x64 off a float64 one is float32), on either side.
+    (("numpy_right", ("*", "float32", "np.float32(1)")), {"dtype": "float32", "weak": False}),
+    (("numpy_left", ("*", "int8", "np.bool_(True)")), {"dtype": "int8", "weak": False}),
+    (("numpy_right", ("+", "int8", "np.int32(1)")), {"dtype": "int32", "weak": False}),
+    (("numpy_left", ("+", "int8", "np.int32(1)")), {"dtype": "int32", "weak": False}),
+    (("numpy_right", ("+", "bfloat16", "np.float64(1)")), {"dtype": "float32", "weak": False}),
+    (("numpy_right", ("**", "int8", "np.int32(1)")), {"dtype": "int8", "weak": False}),
+    (("numpy_right", ("+", "float32", "np.ones(2, np.float32)")),
+     {"dtype": "float32", "weak": False}),
+    (("numpy_left", ("+", "float32", "np.ones(2, np.float64)")),
+     {"dtype": "float32", "weak": False}),
+    (("numpy_left", ("<", "float32", "np.float32(1)")), {"dtype": "bool", "weak": False}),
 ]
 
 
@@ -249,6 +271,7 @@ def test_default_facts(data: dict[str, Any], task: gen.Task, expected: dict[str,
     (("unary", ("~x", "float32")), "TypeError"),
     (("binary", ("+", "float8_e4m3fn", "float8_e5m2")), "TypePromotionError"),
     (("binary", ("+", "int4", "int8")), "TypePromotionError"),
+    (("numpy_right", ("@", "int8", "np.int8(1)")), "ValueError"),
 ])
 def test_default_errors(data: dict[str, Any], task: gen.Task, error: str) -> None:
     assert cell_at(data["configs"]["standard-x32"], task)["error"] == error

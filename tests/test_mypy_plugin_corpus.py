@@ -9,7 +9,9 @@ jaxtypes.mypy_plugin`` and the matching ``[jaxtypes]`` settings.  Every line
 must be JAX's answer, and every error of the kind its marker names (the
 plugin's ``jax-promotion`` or ``jax-unsupported``), but for the deviations
 listed for "mypy-plugin" in typecheck_cases/deviations.toml (with their exact
-counts per configuration).
+counts per configuration).  As in test_typecheck_cases.py, the default run
+checks a sample of the NumPy-operand rows and ``pytest -m slow`` the rest
+(tests/case_sample.py).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+import case_sample
 from checkers import MYPY_PLUGIN, plugin_config, run, stage
 from expected_errors import deviations, wrong_answers
 
@@ -32,7 +35,8 @@ CONFIGS = ("standard-x32", "standard-x64", "strict-x32", "strict-x64")
 # flips x64 (standard-x64) and both settings (strict-x64); `pytest -m slow`
 # runs all four.
 SLOW_CONFIGS = ("standard-x32", "strict-x32")
-RUN_CONFIGS = [pytest.param(c, marks=pytest.mark.slow) if c in SLOW_CONFIGS else c for c in CONFIGS]
+RUN_CONFIGS = [pytest.param(c, p, marks=pytest.mark.slow) if c in SLOW_CONFIGS or p == "rest" else (c, p)
+               for c in CONFIGS for p in case_sample.PARTS]
 
 
 def test_configs_are_jax_s() -> None:
@@ -43,13 +47,17 @@ def test_configs_are_jax_s() -> None:
         assert (data[label]["mode"], data[label]["x64"]) == (mode, bits == "x64")
 
 
-@pytest.mark.parametrize("config", RUN_CONFIGS)
-def test_plugin_gives_jax_s_answer_in_every_configuration(config: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("config", "part"), RUN_CONFIGS)
+def test_plugin_gives_jax_s_answer_in_every_configuration(config: str, part: str, tmp_path: Path) -> None:
     conf = expectations.load()["configs"][config]
     files = {f"generated/{name}": text for name, text in case_files.render(config).items()}
     # About 30,000 lines: every marker pair and scalar under every operator.
     assert sum(text.count("\n") for text in files.values()) > 25_000
-    errors = run(MYPY_PLUGIN, tmp_path, stage(files, tmp_path),
+    part_files = case_sample.part_of(files, part)
+    errors = run(MYPY_PLUGIN, tmp_path, stage(part_files, tmp_path),
                  mypy_config=plugin_config(conf["mode"], conf["x64"]))
-    problems = wrong_answers(MYPY_PLUGIN, files, errors, deviations(MYPY_PLUGIN, files, config))
-    assert not problems, f"{config}: {len(problems)} wrong answers\n" + "\n".join(problems[:60])
+    # Deviations are counted over every file, and apply to the lines this part checks.
+    kept = case_sample.run_lines(part_files)
+    listed = {k: v for k, v in deviations(MYPY_PLUGIN, files, config, some_files=True).items() if k in kept}
+    problems = wrong_answers(MYPY_PLUGIN, part_files, errors, listed)
+    assert not problems, f"{config} ({part}): {len(problems)} wrong answers\n" + "\n".join(problems[:60])

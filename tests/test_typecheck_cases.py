@@ -6,6 +6,9 @@ line must get none (a failed ``assert_type`` is an error, so a wrong dtype
 fails the line).  typecheck_cases/deviations.toml lists where a checker
 knowingly differs, line by line; an entry that no longer holds fails too, so
 a change in a checker shows up.
+
+The default run checks a sample of the NumPy-operand rows and ``pytest -m
+slow`` the rest (tests/case_sample.py).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import case_sample
 import expected_errors
 from checkers import ALL_CHECKERS, Error, Errors, run, stage
 
@@ -31,14 +35,15 @@ def case_files() -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def checker_errors(tmp_path_factory: pytest.TempPathFactory):
-    cache: dict[str, Errors] = {}
+    cache: dict[tuple[str, str], Errors] = {}
     files = case_files()
 
-    def get(checker: str) -> Errors:
-        if checker not in cache:
-            root = tmp_path_factory.mktemp(f"cases-{checker}")
-            cache[checker] = run(checker, root, stage(files, root))
-        return cache[checker]
+    def get(checker: str, part: str) -> Errors:
+        if (checker, part) not in cache:
+            root = tmp_path_factory.mktemp(f"cases-{checker}-{part}")
+            part_files = case_sample.part_of(files, part)
+            cache[checker, part] = run(checker, root, stage(part_files, root))
+        return cache[checker, part]
 
     return get
 
@@ -86,12 +91,45 @@ def test_an_error_of_another_code_is_a_wrong_answer() -> None:
                                          {("f.py", 1): _error("jax-unsupported")}, {}) != []
 
 
+PARTS = [pytest.param(p, marks=pytest.mark.slow) if p == "rest" else p for p in case_sample.PARTS]
+
+
+@pytest.mark.parametrize("part", PARTS)
 @pytest.mark.parametrize("checker", ALL_CHECKERS)
-def test_cases(checker: str, checker_errors) -> None:
+def test_cases(checker: str, part: str, checker_errors) -> None:
     """The stubs in each checker, and mypy with the plugin at JAX's default
     settings (tests/test_mypy_plugin_corpus.py has the other settings)."""
     files = case_files()
-    problems = expected_errors.wrong_answers(checker, files, checker_errors(checker),
-                                             expected_errors.deviations(checker, files))
-    assert not problems, f"{checker}: {len(problems)} wrong answers\n" + "\n".join(problems[:60])
+    part_files = case_sample.part_of(files, part)
+    # Deviations are counted over every file, and apply to the lines this part checks.
+    kept = case_sample.run_lines(part_files)
+    listed = {k: v for k, v in expected_errors.deviations(checker, files).items() if k in kept}
+    problems = expected_errors.wrong_answers(checker, part_files, checker_errors(checker, part), listed)
+    assert not problems, f"{checker} ({part}): {len(problems)} wrong answers\n" + "\n".join(problems[:60])
 
+
+def test_the_sample_and_the_rest_are_every_case_once() -> None:
+    files = case_files()
+    sampled, rest = (case_sample.part_of(files, p) for p in case_sample.PARTS)
+    numpy_files = [rel for rel in files if case_sample.is_numpy_case_file(rel)]
+    assert numpy_files and set(rest) == set(numpy_files) and set(sampled) == set(files)
+    in_sample = cases = 0
+    for rel, text in files.items():
+        lines = text.splitlines()
+        mine = sampled[rel].splitlines()
+        others = rest[rel].splitlines() if rel in rest else [""] * len(lines)
+        assert len(mine) == len(others) == len(lines), rel
+        assert [a or b for a, b in zip(mine, others)] == lines, rel
+        twice = [a for a, b in zip(mine, others) if a and b and a.startswith("    ")]
+        assert not twice, (rel, twice[:3])
+        if rel in rest:
+            in_sample += sum(1 for a in mine if a.startswith("    "))
+            cases += sum(1 for a in lines if a.startswith("    "))
+            # both parts check this operator with NumPy scalars and arrays, on either side
+            for part in (lines, mine, others):
+                body = [a for a in part if a.startswith("    ")]
+                operands = {(" nd_" in a, "np." in a.split("x_")[0]) for a in body}
+                if part is lines:
+                    every = operands
+                assert operands == every, rel
+    assert 0.2 < in_sample / cases < 0.5, (in_sample, cases)

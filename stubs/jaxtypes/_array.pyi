@@ -62,6 +62,11 @@ _UnknownDtypeT = TypeVar("_UnknownDtypeT", bound=UnknownDtype)
 
 
 @type_check_only
+class UnknownNumpyScalar(np.generic, metaclass=ABCMeta):
+    """Matches only an unknown NumPy dtype: a table's overload for NDArray[Any]."""
+
+
+@type_check_only
 class _Table:
     """Base of the tables markers carry.  Descriptors bind their TypeVar to it,
     which keeps mypy from taking an expected Array type as the table."""
@@ -96,12 +101,12 @@ class _SameDtype(_Table, Generic[_T]):
     @overload
     def __call__(self, other: Array[_T], /) -> Array[_T]: ...
     @overload
-    def __call__(self, other: Array[Any] | complex, /) -> Array[Any]: ...
+    def __call__(self, other: Array[Any] | complex | np.generic | np.ndarray[Any, Any], /) -> Array[Any]: ...
 
 
 @type_check_only
 class _UnknownScalar(_Table):
-    def __call__(self, other: complex, /) -> Array[Any]: ...
+    def __call__(self, other: complex | np.generic, /) -> Array[Any]: ...
 
 
 @type_check_only

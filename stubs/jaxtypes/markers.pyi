@@ -4,8 +4,12 @@
 
 from typing import Any, TypeVar, overload, type_check_only
 
+import numpy as np
+from typing_extensions import Never
+
 from jaxtypes._array import (
-    Array, DtypeMarker, UnknownDtype, _UnknownDtypeT, _Marker, _Table, _Unary,
+    Array, DtypeMarker, UnknownDtype, UnknownNumpyScalar, _UnknownDtypeT, _Marker, _Table,
+    _Unary,
     ArgmaxTo, ArgminTo, ItemTo, MaxTo, MeanTo, MinTo, ProdTo, RoundTo, SumTo,
 )
 
@@ -68,6 +72,10 @@ class _add_bool_(_Table):
     @overload
     def __call__(self, other: Array[_Other0], /) -> Array[_Other0]: ...
     @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: bool, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
@@ -80,12 +88,36 @@ class _add_bool_(_Table):
     @overload
     def __call__(self, other: Array[int64], /) -> Array[int32]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _radd_bool_(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: bool, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
     @overload
@@ -94,6 +126,28 @@ class _radd_bool_(_Table):
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_, /) -> Array[bool_]: ...
+    @overload
+    def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _matmul_bool_(_Table):
@@ -103,9 +157,35 @@ class _matmul_bool_(_Table):
     def __call__(self, other: Array[_Other1], /) -> Array[_Other1]: ...
     @overload
     def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[bool_]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]], /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]], /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]], /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
 
 @type_check_only
-class _rmatmul_bool_(_Table): ...  # nothing is accepted
+class _rmatmul_bool_(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
 
 @type_check_only
 class _sub_bool_(_Table):
@@ -113,6 +193,10 @@ class _sub_bool_(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other2], /) -> Array[_Other2]: ...
+    @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
@@ -124,18 +208,60 @@ class _sub_bool_(_Table):
     @overload
     def __call__(self, other: Array[int64], /) -> Array[int32]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _rsub_bool_(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _truediv_bool_(_Table):
@@ -144,22 +270,42 @@ class _truediv_bool_(_Table):
     @overload
     def __call__(self, other: Array[_Other3], /) -> Array[_Other3]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint4 | uint8 | uint16 | uint32 | uint64 | int4 | int8 | int16 | int32 | int64 | float64] | bool, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[bool_ | uint4 | uint8 | uint16 | uint32 | uint64 | int4 | int8 | int16 | int32 | int64 | float64] | np.float64 | bool, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[weak_int] | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _rtruediv_bool_(_Table):
     @overload
-    def __call__(self, other: bool, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float64 | bool, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _floordiv_bool_(_Table):
@@ -167,6 +313,8 @@ class _floordiv_bool_(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other4], /) -> Array[_Other4]: ...
+    @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[bool_ | int64] | bool, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -176,16 +324,54 @@ class _floordiv_bool_(_Table):
     @overload
     def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int32 | np.int64]] | np.bool_ | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
 
 @type_check_only
 class _rfloordiv_bool_(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: bool, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.bool_ | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
 
 @type_check_only
 class _pow_bool_(_Table):
@@ -193,6 +379,10 @@ class _pow_bool_(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other5], /) -> Array[_Other5]: ...
+    @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[bool_ | int64 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
@@ -202,18 +392,60 @@ class _pow_bool_(_Table):
     @overload
     def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]], /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]], /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]], /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _rpow_bool_(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.bool_ | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _bitwise_bool_(_Table):
@@ -229,13 +461,47 @@ class _bitwise_bool_(_Table):
     def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
     @overload
     def __call__(self, other: Array[int64], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
 
 @type_check_only
 class _rbitwise_bool_(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_, /) -> Array[bool_]: ...
+    @overload
+    def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
 
 @type_check_only
 class _shift_bool_(_Table):
@@ -249,20 +515,54 @@ class _shift_bool_(_Table):
     def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int32 | np.int64]] | np.bool_ | np.int32 | np.int64, /) -> Array[int32]: ...
 
 @type_check_only
 class _rshift_bool_(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.bool_ | np.int32 | np.int64, /) -> Array[int32]: ...
 
 @type_check_only
 class _compare_bool_(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | uint64 | int1 | int2 | int4 | int8 | int16 | int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[bool_ | uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | uint64 | int1 | int2 | int4 | int8 | int16 | int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | np.float64 | np.complex128 | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.complex64, /) -> Array[bool_]: ...
 
 @type_check_only
 class NegationNotSupportedForBool(_Table):
@@ -291,10 +591,21 @@ class _add_uint1(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint1 | weak_int] | bool | int, /) -> Array[uint1]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[uint1]: ...
 
 @type_check_only
 class _radd_uint1(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[uint1]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_, /) -> Array[uint1]: ...
 
 @type_check_only
 class _matmul_uint1(_Table):
@@ -302,6 +613,10 @@ class _matmul_uint1(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint1], /) -> Array[uint1]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[uint1]: ...
 
 @type_check_only
 class _pow_uint1(_Table):
@@ -309,6 +624,10 @@ class _pow_uint1(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[uint1]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint1]: ...
 
 @type_check_only
 class _compare_uint1(_Table):
@@ -316,6 +635,10 @@ class _compare_uint1(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint1 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
 
 @type_check_only
 class SumNotSupportedForUint1(_Table):
@@ -343,10 +666,21 @@ class _add_uint2(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint2 | weak_int] | bool | int, /) -> Array[uint2]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[uint2]: ...
 
 @type_check_only
 class _radd_uint2(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[uint2]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_, /) -> Array[uint2]: ...
 
 @type_check_only
 class _matmul_uint2(_Table):
@@ -354,6 +688,10 @@ class _matmul_uint2(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint2], /) -> Array[uint2]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[uint2]: ...
 
 @type_check_only
 class _pow_uint2(_Table):
@@ -361,6 +699,10 @@ class _pow_uint2(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[uint2]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint2]: ...
 
 @type_check_only
 class _compare_uint2(_Table):
@@ -368,6 +710,10 @@ class _compare_uint2(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint2 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
 
 @type_check_only
 class SumNotSupportedForUint2(_Table):
@@ -395,10 +741,21 @@ class _add_uint4(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint4 | weak_int] | bool | int, /) -> Array[uint4]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[uint4]: ...
 
 @type_check_only
 class _radd_uint4(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[uint4]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_, /) -> Array[uint4]: ...
 
 @type_check_only
 class _matmul_uint4(_Table):
@@ -406,6 +763,10 @@ class _matmul_uint4(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint4], /) -> Array[uint4]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[uint4]: ...
 
 @type_check_only
 class _truediv_uint4(_Table):
@@ -413,10 +774,21 @@ class _truediv_uint4(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint4 | weak_int] | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[float32]: ...
 
 @type_check_only
 class _rtruediv_uint4(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_, /) -> Array[float32]: ...
 
 @type_check_only
 class _pow_uint4(_Table):
@@ -424,6 +796,10 @@ class _pow_uint4(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[uint4]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint4]: ...
 
 @type_check_only
 class _compare_uint4(_Table):
@@ -431,6 +807,10 @@ class _compare_uint4(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint4 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
 
 @type_check_only
 class SumNotSupportedForUint4(_Table):
@@ -459,6 +839,10 @@ class _add_uint8(_Table):
     @overload
     def __call__(self, other: Array[_Other8], /) -> Array[_Other8]: ...
     @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
@@ -471,18 +855,56 @@ class _add_uint8(_Table):
     @overload
     def __call__(self, other: Array[int64], /) -> Array[int32]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8]] | np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16]] | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _radd_uint8(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _matmul_uint8(_Table):
@@ -496,6 +918,24 @@ class _matmul_uint8(_Table):
     def __call__(self, other: Array[int8], /) -> Array[int16]: ...
     @overload
     def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8]], /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]], /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
 
 @type_check_only
 class _truediv_uint8(_Table):
@@ -504,22 +944,42 @@ class _truediv_uint8(_Table):
     @overload
     def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float64 | weak_int] | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float64 | weak_int] | np.float64 | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _rtruediv_uint8(_Table):
     @overload
-    def __call__(self, other: bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float64 | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _floordiv_uint8(_Table):
@@ -527,6 +987,8 @@ class _floordiv_uint8(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other10], /) -> Array[_Other10]: ...
+    @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
     @overload
@@ -538,23 +1000,118 @@ class _floordiv_uint8(_Table):
     @overload
     def __call__(self, other: Array[int64], /) -> Array[int32]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8]] | np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16]] | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
 
 @type_check_only
 class _rfloordiv_uint8(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+
+@type_check_only
+class _pow_uint8(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[_Other8], /) -> Array[_Other8]: ...
+    @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: Array[int8], /) -> Array[int16]: ...
+    @overload
+    def __call__(self, other: Array[int64], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]], /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _rpow_uint8(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: complex, /) -> Array[complex64]: ...
+    def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _bitwise_uint8(_Table):
@@ -570,17 +1127,48 @@ class _bitwise_uint8(_Table):
     def __call__(self, other: Array[int8], /) -> Array[int16]: ...
     @overload
     def __call__(self, other: Array[int64], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8]] | np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16]] | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
 
 @type_check_only
 class _rbitwise_uint8(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
 
 @type_check_only
 class _compare_uint8(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | np.float64 | np.complex128 | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.complex64, /) -> Array[bool_]: ...
 
 @type_check_only
 class _clip_uint8(_Table):
@@ -601,6 +1189,10 @@ class _add_uint16(_Table):
     @overload
     def __call__(self, other: Array[_Other12], /) -> Array[_Other12]: ...
     @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | uint8 | weak_int] | bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
@@ -611,18 +1203,48 @@ class _add_uint16(_Table):
     @overload
     def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16]] | np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _radd_uint16(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _matmul_uint16(_Table):
@@ -636,6 +1258,20 @@ class _matmul_uint16(_Table):
     def __call__(self, other: Array[int8 | int16], /) -> Array[int32]: ...
     @overload
     def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16]], /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
 
 @type_check_only
 class _floordiv_uint16(_Table):
@@ -643,6 +1279,8 @@ class _floordiv_uint16(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other13], /) -> Array[_Other13]: ...
+    @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[bool_ | uint8 | weak_int] | bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
     @overload
@@ -652,23 +1290,100 @@ class _floordiv_uint16(_Table):
     @overload
     def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16]] | np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
 
 @type_check_only
 class _rfloordiv_uint16(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+
+@type_check_only
+class _pow_uint16(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[_Other12], /) -> Array[_Other12]: ...
+    @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | weak_int] | bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _rpow_uint16(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: complex, /) -> Array[complex64]: ...
+    def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _bitwise_uint16(_Table):
@@ -682,10 +1397,29 @@ class _bitwise_uint16(_Table):
     def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
     @overload
     def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16]] | np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
 
 @type_check_only
 class _rbitwise_uint16(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
 
 @type_check_only
 class _clip_uint16(_Table):
@@ -706,6 +1440,10 @@ class _add_uint32(_Table):
     @overload
     def __call__(self, other: Array[_Other15], /) -> Array[_Other15]: ...
     @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint64 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
@@ -714,18 +1452,44 @@ class _add_uint32(_Table):
     @overload
     def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _radd_uint32(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _matmul_uint32(_Table):
@@ -739,6 +1503,18 @@ class _matmul_uint32(_Table):
     def __call__(self, other: Array[int8 | int16], /) -> Array[int32]: ...
     @overload
     def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]], /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
 
 @type_check_only
 class _floordiv_uint32(_Table):
@@ -747,29 +1523,98 @@ class _floordiv_uint32(_Table):
     @overload
     def __call__(self, other: Array[_Other16], /) -> Array[_Other16]: ...
     @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint64 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
 
 @type_check_only
 class _rfloordiv_uint32(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+
+@type_check_only
+class _pow_uint32(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[_Other15], /) -> Array[_Other15]: ...
+    @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint64 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _rpow_uint32(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: complex, /) -> Array[complex64]: ...
+    def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _bitwise_uint32(_Table):
@@ -781,10 +1626,25 @@ class _bitwise_uint32(_Table):
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint64 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
 
 @type_check_only
 class _rbitwise_uint32(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
 
 @type_check_only
 class _clip_uint32(_Table):
@@ -805,15 +1665,54 @@ class _add_uint64(_Table):
     @overload
     def __call__(self, other: Array[_Other18], /) -> Array[_Other18]: ...
     @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[int8 | int16 | int32 | int64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
+
+@type_check_only
+class _radd_uint64(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
 
 @type_check_only
 class _matmul_uint64(_Table):
@@ -823,6 +1722,14 @@ class _matmul_uint64(_Table):
     def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
     @overload
     def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
 
 @type_check_only
 class _truediv_uint64(_Table):
@@ -831,7 +1738,9 @@ class _truediv_uint64(_Table):
     @overload
     def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | float64 | weak_int] | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | float64 | weak_int] | np.float64 | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[int8 | int16 | int32 | int64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
@@ -839,7 +1748,38 @@ class _truediv_uint64(_Table):
     @overload
     def __call__(self, other: Array[uint64], /) -> Array[float64]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
+
+@type_check_only
+class _rtruediv_uint64(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float64 | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
 
 @type_check_only
 class _floordiv_uint64(_Table):
@@ -848,11 +1788,42 @@ class _floordiv_uint64(_Table):
     @overload
     def __call__(self, other: Array[_Other19], /) -> Array[_Other19]: ...
     @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[int8 | int16 | int32 | int64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
+
+@type_check_only
+class _rfloordiv_uint64(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
 
 @type_check_only
 class _mod_uint64(_Table):
@@ -861,11 +1832,21 @@ class _mod_uint64(_Table):
     @overload
     def __call__(self, other: Array[_Other20], /) -> Array[_Other20]: ...
     @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[int8 | int16 | int32 | int64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
 
 @type_check_only
 class _pow_uint64(_Table):
@@ -873,6 +1854,10 @@ class _pow_uint64(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other21], /) -> Array[_Other21]: ...
+    @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: bool | int, /) -> Array[uint64]: ...  # type: ignore[overload-overlap]
     @overload
@@ -882,9 +1867,42 @@ class _pow_uint64(_Table):
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int], /) -> Array[uint32]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[weak_float]: ...
+
+@type_check_only
+class _rpow_uint64(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
 
 @type_check_only
 class _bitwise_uint64(_Table):
@@ -894,6 +1912,21 @@ class _bitwise_uint64(_Table):
     def __call__(self, other: Array[_Other22], /) -> Array[_Other22]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+
+@type_check_only
+class _rbitwise_uint64(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
 
 @type_check_only
 class ArgmaxNotSupportedForUint64(_Table):
@@ -923,10 +1956,21 @@ class _add_int1(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int1 | weak_int] | bool | int, /) -> Array[int1]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[int1]: ...
 
 @type_check_only
 class _radd_int1(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[int1]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_, /) -> Array[int1]: ...
 
 @type_check_only
 class _matmul_int1(_Table):
@@ -934,6 +1978,8 @@ class _matmul_int1(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[int1], /) -> Array[int1]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
 
 @type_check_only
 class _pow_int1(_Table):
@@ -941,6 +1987,10 @@ class _pow_int1(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[int1]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int1]: ...
 
 @type_check_only
 class _compare_int1(_Table):
@@ -948,6 +1998,10 @@ class _compare_int1(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int1 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
 
 @type_check_only
 class SumNotSupportedForInt1(_Table):
@@ -975,10 +2029,21 @@ class _add_int2(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int2 | weak_int] | bool | int, /) -> Array[int2]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[int2]: ...
 
 @type_check_only
 class _radd_int2(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[int2]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_, /) -> Array[int2]: ...
 
 @type_check_only
 class _matmul_int2(_Table):
@@ -986,6 +2051,10 @@ class _matmul_int2(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int2], /) -> Array[int2]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[int2]: ...
 
 @type_check_only
 class _pow_int2(_Table):
@@ -993,6 +2062,10 @@ class _pow_int2(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[int2]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int2]: ...
 
 @type_check_only
 class _compare_int2(_Table):
@@ -1000,6 +2073,10 @@ class _compare_int2(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int2 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
 
 @type_check_only
 class SumNotSupportedForInt2(_Table):
@@ -1027,10 +2104,21 @@ class _add_int4(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int4 | weak_int] | bool | int, /) -> Array[int4]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[int4]: ...
 
 @type_check_only
 class _radd_int4(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[int4]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_, /) -> Array[int4]: ...
 
 @type_check_only
 class _matmul_int4(_Table):
@@ -1038,6 +2126,10 @@ class _matmul_int4(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int4], /) -> Array[int4]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[int4]: ...
 
 @type_check_only
 class _truediv_int4(_Table):
@@ -1045,6 +2137,10 @@ class _truediv_int4(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int4 | weak_int] | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[float32]: ...
 
 @type_check_only
 class _pow_int4(_Table):
@@ -1052,6 +2148,10 @@ class _pow_int4(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: bool | int, /) -> Array[int4]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int4]: ...
 
 @type_check_only
 class _compare_int4(_Table):
@@ -1059,6 +2159,10 @@ class _compare_int4(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | int4 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
 
 @type_check_only
 class SumNotSupportedForInt4(_Table):
@@ -1087,6 +2191,10 @@ class _add_int8(_Table):
     @overload
     def __call__(self, other: Array[_Other23], /) -> Array[_Other23]: ...
     @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
@@ -1097,18 +2205,48 @@ class _add_int8(_Table):
     @overload
     def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int8]] | np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.int16]] | np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]] | np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _radd_int8(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _matmul_int8(_Table):
@@ -1124,6 +2262,20 @@ class _matmul_int8(_Table):
     def __call__(self, other: Array[uint16 | uint32], /) -> Array[int32]: ...
     @overload
     def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int8]], /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
 
 @type_check_only
 class _truediv_int8(_Table):
@@ -1132,13 +2284,21 @@ class _truediv_int8(_Table):
     @overload
     def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | int64 | float64 | weak_int] | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | int64 | float64 | weak_int] | np.float64 | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _floordiv_int8(_Table):
@@ -1146,6 +2306,8 @@ class _floordiv_int8(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other24], /) -> Array[_Other24]: ...
+    @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1155,23 +2317,100 @@ class _floordiv_int8(_Table):
     @overload
     def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int8]] | np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.int16]] | np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]] | np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
 
 @type_check_only
 class _rfloordiv_int8(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+
+@type_check_only
+class _pow_int8(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[_Other23], /) -> Array[_Other23]: ...
+    @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: Array[uint8], /) -> Array[int16]: ...
+    @overload
+    def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int8]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _rpow_int8(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: complex, /) -> Array[complex64]: ...
+    def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _bitwise_int8(_Table):
@@ -1185,10 +2424,29 @@ class _bitwise_int8(_Table):
     def __call__(self, other: Array[uint8], /) -> Array[int16]: ...
     @overload
     def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int8]] | np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.int16]] | np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]] | np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
 
 @type_check_only
 class _rbitwise_int8(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
 
 @type_check_only
 class _clip_int8(_Table):
@@ -1209,6 +2467,10 @@ class _add_int16(_Table):
     @overload
     def __call__(self, other: Array[_Other26], /) -> Array[_Other26]: ...
     @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | uint8 | int8 | weak_int] | bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
@@ -1217,18 +2479,44 @@ class _add_int16(_Table):
     @overload
     def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.int8 | np.int16]] | np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]] | np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _radd_int16(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _matmul_int16(_Table):
@@ -1242,6 +2530,18 @@ class _matmul_int16(_Table):
     def __call__(self, other: Array[uint16 | uint32], /) -> Array[int32]: ...
     @overload
     def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.int8 | np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
 
 @type_check_only
 class _floordiv_int16(_Table):
@@ -1250,29 +2550,98 @@ class _floordiv_int16(_Table):
     @overload
     def __call__(self, other: Array[_Other27], /) -> Array[_Other27]: ...
     @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | uint8 | int8 | weak_int] | bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.int8 | np.int16]] | np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]] | np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
 
 @type_check_only
 class _rfloordiv_int16(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+
+@type_check_only
+class _pow_int16(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: Array[_Other26], /) -> Array[_Other26]: ...
+    @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | int8 | weak_int] | bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.int8 | np.int16]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _rpow_int16(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: complex, /) -> Array[complex64]: ...
+    def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _bitwise_int16(_Table):
@@ -1284,10 +2653,25 @@ class _bitwise_int16(_Table):
     def __call__(self, other: Array[bool_ | uint8 | int8 | weak_int] | bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.int8 | np.int16]] | np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]] | np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
 
 @type_check_only
 class _rbitwise_int16(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
 
 @type_check_only
 class _clip_int16(_Table):
@@ -1308,15 +2692,50 @@ class _add_int32(_Table):
     @overload
     def __call__(self, other: Array[_Other29], /) -> Array[_Other29]: ...
     @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int64 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+@type_check_only
+class _radd_int32(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _matmul_int32(_Table):
@@ -1328,6 +2747,16 @@ class _matmul_int32(_Table):
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | weak_int], /) -> Array[int32]: ...
     @overload
     def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
 
 @type_check_only
 class _floordiv_int32(_Table):
@@ -1336,27 +2765,59 @@ class _floordiv_int32(_Table):
     @overload
     def __call__(self, other: Array[_Other30], /) -> Array[_Other30]: ...
     @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int64 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
 
 @type_check_only
 class _rfloordiv_int32(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
 
 @type_check_only
 class _rpow_int32(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: complex, /) -> Array[complex64]: ...
+    def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _bitwise_int32(_Table):
@@ -1364,10 +2825,21 @@ class _bitwise_int32(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | int64 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
 
 @type_check_only
 class _rbitwise_int32(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
 
 @type_check_only
 class _clip_int32(_Table):
@@ -1388,15 +2860,25 @@ class _add_int64(_Table):
     @overload
     def __call__(self, other: Array[_Other31], /) -> Array[_Other31]: ...
     @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _truediv_int64(_Table):
@@ -1405,7 +2887,9 @@ class _truediv_int64(_Table):
     @overload
     def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | float64 | weak_int] | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | float64 | weak_int] | np.float64 | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1413,7 +2897,13 @@ class _truediv_int64(_Table):
     @overload
     def __call__(self, other: Array[int64], /) -> Array[float64]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _mod_int64(_Table):
@@ -1422,11 +2912,19 @@ class _mod_int64(_Table):
     @overload
     def __call__(self, other: Array[_Other30], /) -> Array[_Other30]: ...
     @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
 
 @type_check_only
 class _pow_int64(_Table):
@@ -1434,6 +2932,10 @@ class _pow_int64(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other29], /) -> Array[_Other29]: ...
+    @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: bool | int, /) -> Array[int64]: ...  # type: ignore[overload-overlap]
     @overload
@@ -1443,9 +2945,17 @@ class _pow_int64(_Table):
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | weak_int], /) -> Array[int32]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int64]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _bitwise_int64(_Table):
@@ -1455,6 +2965,10 @@ class _bitwise_int64(_Table):
     def __call__(self, other: Array[_Other32], /) -> Array[_Other32]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
 
 @type_check_only
 class ArgmaxNotSupportedForInt64(_Table):
@@ -1484,10 +2998,21 @@ class _add_float4_e2m1fn(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | weak_int | weak_float] | bool | int | float, /) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float4_e2m1fn]: ...
 
 @type_check_only
 class _radd_float4_e2m1fn(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float4_e2m1fn]: ...
 
 @type_check_only
 class _matmul_float4_e2m1fn(_Table):
@@ -1495,10 +3020,17 @@ class _matmul_float4_e2m1fn(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | weak_int | weak_float], /) -> Array[float4_e2m1fn]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float4_e2m1fn]: ...
 
 @type_check_only
 class _bitwise_float4_e2m1fn(_Table):
+    @overload
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
 
 @type_check_only
 class _compare_float4_e2m1fn(_Table):
@@ -1506,6 +3038,10 @@ class _compare_float4_e2m1fn(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForFloat4_e2m1fn(_Table):
@@ -1529,10 +3065,21 @@ class _add_float6_e2m3fn(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e2m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float6_e2m3fn]: ...
 
 @type_check_only
 class _radd_float6_e2m3fn(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float6_e2m3fn]: ...
 
 @type_check_only
 class _matmul_float6_e2m3fn(_Table):
@@ -1540,6 +3087,10 @@ class _matmul_float6_e2m3fn(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e2m3fn | weak_int | weak_float], /) -> Array[float6_e2m3fn]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float6_e2m3fn]: ...
 
 @type_check_only
 class _compare_float6_e2m3fn(_Table):
@@ -1547,6 +3098,10 @@ class _compare_float6_e2m3fn(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e2m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForFloat6_e2m3fn(_Table):
@@ -1570,10 +3125,21 @@ class _add_float6_e3m2fn(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e3m2fn | weak_int | weak_float] | bool | int | float, /) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float6_e3m2fn]: ...
 
 @type_check_only
 class _radd_float6_e3m2fn(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float6_e3m2fn]: ...
 
 @type_check_only
 class _matmul_float6_e3m2fn(_Table):
@@ -1581,6 +3147,10 @@ class _matmul_float6_e3m2fn(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e3m2fn | weak_int | weak_float], /) -> Array[float6_e3m2fn]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float6_e3m2fn]: ...
 
 @type_check_only
 class _compare_float6_e3m2fn(_Table):
@@ -1588,6 +3158,10 @@ class _compare_float6_e3m2fn(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e3m2fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForFloat6_e3m2fn(_Table):
@@ -1611,10 +3185,21 @@ class _add_float8_e3m4(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e3m4 | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e3m4]: ...
 
 @type_check_only
 class _radd_float8_e3m4(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e3m4]: ...
 
 @type_check_only
 class _matmul_float8_e3m4(_Table):
@@ -1622,6 +3207,10 @@ class _matmul_float8_e3m4(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e3m4 | weak_int | weak_float], /) -> Array[float8_e3m4]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e3m4]: ...
 
 @type_check_only
 class _compare_float8_e3m4(_Table):
@@ -1629,6 +3218,10 @@ class _compare_float8_e3m4(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e3m4 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForFloat8_e3m4(_Table):
@@ -1652,10 +3245,21 @@ class _add_float8_e4m3(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3 | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3]: ...
 
 @type_check_only
 class _radd_float8_e4m3(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3]: ...
 
 @type_check_only
 class _matmul_float8_e4m3(_Table):
@@ -1663,6 +3267,10 @@ class _matmul_float8_e4m3(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3 | weak_int | weak_float], /) -> Array[float8_e4m3]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e4m3]: ...
 
 @type_check_only
 class _compare_float8_e4m3(_Table):
@@ -1670,6 +3278,10 @@ class _compare_float8_e4m3(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForFloat8_e4m3(_Table):
@@ -1693,10 +3305,21 @@ class _add_float8_e8m0fnu(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e8m0fnu | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e8m0fnu]: ...
 
 @type_check_only
 class _radd_float8_e8m0fnu(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e8m0fnu]: ...
 
 @type_check_only
 class _matmul_float8_e8m0fnu(_Table):
@@ -1704,6 +3327,10 @@ class _matmul_float8_e8m0fnu(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e8m0fnu | weak_int | weak_float], /) -> Array[float8_e8m0fnu]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e8m0fnu]: ...
 
 @type_check_only
 class _compare_float8_e8m0fnu(_Table):
@@ -1711,6 +3338,10 @@ class _compare_float8_e8m0fnu(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e8m0fnu | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForFloat8_e8m0fnu(_Table):
@@ -1734,10 +3365,21 @@ class _add_float8_e4m3b11fnuz(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3b11fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3b11fnuz]: ...
 
 @type_check_only
 class _radd_float8_e4m3b11fnuz(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3b11fnuz]: ...
 
 @type_check_only
 class _matmul_float8_e4m3b11fnuz(_Table):
@@ -1745,6 +3387,10 @@ class _matmul_float8_e4m3b11fnuz(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3b11fnuz | weak_int | weak_float], /) -> Array[float8_e4m3b11fnuz]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e4m3b11fnuz]: ...
 
 @type_check_only
 class _compare_float8_e4m3b11fnuz(_Table):
@@ -1752,6 +3398,10 @@ class _compare_float8_e4m3b11fnuz(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3b11fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForFloat8_e4m3b11fnuz(_Table):
@@ -1775,10 +3425,21 @@ class _add_float8_e4m3fn(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3fn]: ...
 
 @type_check_only
 class _radd_float8_e4m3fn(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3fn]: ...
 
 @type_check_only
 class _matmul_float8_e4m3fn(_Table):
@@ -1786,6 +3447,10 @@ class _matmul_float8_e4m3fn(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fn | weak_int | weak_float], /) -> Array[float8_e4m3fn]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e4m3fn]: ...
 
 @type_check_only
 class _compare_float8_e4m3fn(_Table):
@@ -1793,6 +3458,10 @@ class _compare_float8_e4m3fn(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForFloat8_e4m3fn(_Table):
@@ -1816,10 +3485,21 @@ class _add_float8_e4m3fnuz(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3fnuz]: ...
 
 @type_check_only
 class _radd_float8_e4m3fnuz(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3fnuz]: ...
 
 @type_check_only
 class _matmul_float8_e4m3fnuz(_Table):
@@ -1827,6 +3507,10 @@ class _matmul_float8_e4m3fnuz(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fnuz | weak_int | weak_float], /) -> Array[float8_e4m3fnuz]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e4m3fnuz]: ...
 
 @type_check_only
 class _compare_float8_e4m3fnuz(_Table):
@@ -1834,6 +3518,10 @@ class _compare_float8_e4m3fnuz(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForFloat8_e4m3fnuz(_Table):
@@ -1857,10 +3545,21 @@ class _add_float8_e5m2(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2 | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e5m2]: ...
 
 @type_check_only
 class _radd_float8_e5m2(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e5m2]: ...
 
 @type_check_only
 class _matmul_float8_e5m2(_Table):
@@ -1868,6 +3567,10 @@ class _matmul_float8_e5m2(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2 | weak_int | weak_float], /) -> Array[float8_e5m2]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e5m2]: ...
 
 @type_check_only
 class _compare_float8_e5m2(_Table):
@@ -1875,6 +3578,10 @@ class _compare_float8_e5m2(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForFloat8_e5m2(_Table):
@@ -1898,10 +3605,21 @@ class _add_float8_e5m2fnuz(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e5m2fnuz]: ...
 
 @type_check_only
 class _radd_float8_e5m2fnuz(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e5m2fnuz]: ...
 
 @type_check_only
 class _matmul_float8_e5m2fnuz(_Table):
@@ -1909,6 +3627,10 @@ class _matmul_float8_e5m2fnuz(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2fnuz | weak_int | weak_float], /) -> Array[float8_e5m2fnuz]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e5m2fnuz]: ...
 
 @type_check_only
 class _compare_float8_e5m2fnuz(_Table):
@@ -1916,6 +3638,10 @@ class _compare_float8_e5m2fnuz(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForFloat8_e5m2fnuz(_Table):
@@ -1940,18 +3666,38 @@ class _add_bfloat16(_Table):
     @overload
     def __call__(self, other: Array[_Other33], /) -> Array[_Other33]: ...
     @overload
+    def __call__(self, other: Array[float16 | float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float, /) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[complex128 | weak_complex] | complex, /) -> Array[complex64]: ...
+    def __call__(self, other: Array[complex128 | weak_complex] | np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[float16 | float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bfloat16]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16 | np.float32 | np.float64]] | np.float16 | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _radd_bfloat16(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: complex, /) -> Array[complex64]: ...
+    def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bfloat16]: ...
+    @overload
+    def __call__(self, other: np.float16 | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _matmul_bfloat16(_Table):
@@ -1965,6 +3711,14 @@ class _matmul_bfloat16(_Table):
     def __call__(self, other: Array[float16 | float64], /) -> Array[float32]: ...
     @overload
     def __call__(self, other: Array[weak_complex], /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[bfloat16]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16 | np.float32 | np.float64]], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
 
 @type_check_only
 class _floordiv_bfloat16(_Table):
@@ -1973,20 +3727,41 @@ class _floordiv_bfloat16(_Table):
     @overload
     def __call__(self, other: Array[_Other34], /) -> Array[_Other34]: ...
     @overload
+    def __call__(self, other: Array[float16 | float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float, /) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[float16 | float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bfloat16]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16 | np.float32 | np.float64]] | np.float16 | np.float32, /) -> Array[float32]: ...
 
 @type_check_only
 class _rfloordiv_bfloat16(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bfloat16]: ...
+    @overload
+    def __call__(self, other: np.float16 | np.float32, /) -> Array[float32]: ...
 
 @type_check_only
 class _compare_bfloat16(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | np.float64 | np.complex128 | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.complex64, /) -> Array[bool_]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForBfloat16(_Table):
@@ -2011,18 +3786,38 @@ class _add_float16(_Table):
     @overload
     def __call__(self, other: Array[_Other35], /) -> Array[_Other35]: ...
     @overload
+    def __call__(self, other: Array[bfloat16 | float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[complex128 | weak_complex] | complex, /) -> Array[complex64]: ...
+    def __call__(self, other: Array[complex128 | weak_complex] | np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[bfloat16 | float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _radd_float16(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: complex, /) -> Array[complex64]: ...
+    def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _matmul_float16(_Table):
@@ -2036,6 +3831,14 @@ class _matmul_float16(_Table):
     def __call__(self, other: Array[bfloat16 | float64], /) -> Array[float32]: ...
     @overload
     def __call__(self, other: Array[weak_complex], /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
 
 @type_check_only
 class _floordiv_float16(_Table):
@@ -2044,13 +3847,30 @@ class _floordiv_float16(_Table):
     @overload
     def __call__(self, other: Array[_Other36], /) -> Array[_Other36]: ...
     @overload
+    def __call__(self, other: Array[bfloat16 | float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[bfloat16 | float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
 
 @type_check_only
 class _rfloordiv_float16(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForFloat16(_Table):
@@ -2075,16 +3895,30 @@ class _add_float32(_Table):
     @overload
     def __call__(self, other: Array[_Other37], /) -> Array[_Other37]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float64 | weak_int | weak_float] | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float64 | weak_int | weak_float] | np.float64 | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[complex128 | weak_complex] | complex, /) -> Array[complex64]: ...
+    def __call__(self, other: Array[complex128 | weak_complex] | np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _radd_float32(_Table):
     @overload
-    def __call__(self, other: bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: complex, /) -> Array[complex64]: ...
+    def __call__(self, other: np.float64 | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _matmul_float32(_Table):
@@ -2096,17 +3930,34 @@ class _matmul_float32(_Table):
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float64 | weak_int | weak_float], /) -> Array[float32]: ...
     @overload
     def __call__(self, other: Array[weak_complex], /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64]], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
 
 @type_check_only
 class _floordiv_float32(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | weak_int | weak_float] | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | weak_int | weak_float] | np.float64 | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32, /) -> Array[float32]: ...
 
 @type_check_only
 class _rfloordiv_float32(_Table):
-    def __call__(self, other: bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64 | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32, /) -> Array[float32]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForFloat32(_Table):
@@ -2131,9 +3982,15 @@ class _add_float64(_Table):
     @overload
     def __call__(self, other: Array[_Other38], /) -> Array[_Other38]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | weak_int | weak_float] | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | weak_int | weak_float] | np.float64 | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[complex128 | weak_complex] | complex, /) -> Array[complex64]: ...
+    def __call__(self, other: Array[complex128 | weak_complex] | np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _matmul_float64(_Table):
@@ -2145,13 +4002,23 @@ class _matmul_float64(_Table):
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | weak_int | weak_float], /) -> Array[float32]: ...
     @overload
     def __call__(self, other: Array[weak_complex], /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64]], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
 
 @type_check_only
 class _floordiv_float64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | weak_int | weak_float] | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | weak_int | weak_float] | np.float64 | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32, /) -> Array[float32]: ...
 
 @type_check_only
 class _pow_float64(_Table):
@@ -2162,9 +4029,17 @@ class _pow_float64(_Table):
     @overload
     def __call__(self, other: Array[uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int] | bool | int, /) -> Array[float64]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[bool_ | bfloat16 | float16 | weak_float] | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[bool_ | bfloat16 | float16 | weak_float] | np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[complex128 | weak_complex] | complex, /) -> Array[complex64]: ...
+    def __call__(self, other: Array[complex128 | weak_complex] | np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.float16 | np.float32 | np.float64]] | np.bool_ | np.float16 | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float64]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForFloat64(_Table):
@@ -2197,11 +4072,22 @@ class _add_complex64(_Table):
     @overload
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | np.float64 | np.complex128 | bool | int | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _radd_complex64(_Table):
-    def __call__(self, other: bool | int | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64 | np.complex128 | bool | int | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _matmul_complex64(_Table):
@@ -2209,6 +4095,10 @@ class _matmul_complex64(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | weak_int | weak_float | weak_complex], /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]], /) -> Array[complex64]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForComplex64(_Table):
@@ -2236,7 +4126,11 @@ class _add_complex128(_Table):
     @overload
     def __call__(self, other: Array[_Other39], /) -> Array[_Other39]: ...
     @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | weak_int | weak_float | weak_complex] | bool | int | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | weak_int | weak_float | weak_complex] | np.float64 | np.complex128 | bool | int | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class _pow_complex128(_Table):
@@ -2247,7 +4141,13 @@ class _pow_complex128(_Table):
     @overload
     def __call__(self, other: Array[uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int] | bool | int, /) -> Array[complex128]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[bool_ | bfloat16 | float16 | float32 | float64 | weak_float | weak_complex] | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    def __call__(self, other: Array[bool_ | bfloat16 | float16 | float32 | float64 | weak_float | weak_complex] | np.float64 | np.complex128 | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.bool_ | np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[complex128]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForComplex128(_Table):
@@ -2275,6 +4175,10 @@ class _add_weak_int(_Table):
     @overload
     def __call__(self, other: Array[_Other2], /) -> Array[_Other2]: ...
     @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_] | bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
@@ -2285,18 +4189,64 @@ class _add_weak_int(_Table):
     @overload
     def __call__(self, other: Array[int64], /) -> Array[int32]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[weak_int]: ...
 
 @type_check_only
 class _radd_weak_int(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.bool_, /) -> Array[weak_int]: ...
 
 @type_check_only
 class _matmul_weak_int(_Table):
@@ -2308,6 +4258,20 @@ class _matmul_weak_int(_Table):
     def __call__(self, other: Array[float64], /) -> Array[float32]: ...
     @overload
     def __call__(self, other: Array[bool_], /) -> Array[weak_int]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[weak_int]: ...
 
 @type_check_only
 class _truediv_weak_int(_Table):
@@ -2316,20 +4280,46 @@ class _truediv_weak_int(_Table):
     @overload
     def __call__(self, other: Array[_Other3], /) -> Array[_Other3]: ...
     @overload
+    def __call__(self, other: Array[uint4 | uint8 | uint16 | uint32 | uint64 | int4 | int8 | int16 | int32 | int64 | float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | weak_int] | bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
     @overload
-    def __call__(self, other: Array[uint4 | uint8 | uint16 | uint32 | uint64 | int4 | int8 | int16 | int32 | int64 | float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32 | np.float64]] | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[weak_float]: ...
 
 @type_check_only
 class _rtruediv_weak_int(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.bool_, /) -> Array[weak_float]: ...
 
 @type_check_only
 class _floordiv_weak_int(_Table):
@@ -2337,6 +4327,8 @@ class _floordiv_weak_int(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other4], /) -> Array[_Other4]: ...
+    @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: Array[bool_] | bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
@@ -2346,14 +4338,56 @@ class _floordiv_weak_int(_Table):
     @overload
     def __call__(self, other: Array[int64], /) -> Array[int32]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[weak_int]: ...
 
 @type_check_only
 class _rfloordiv_weak_int(_Table):
     @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.bool_, /) -> Array[weak_int]: ...
 
 @type_check_only
 class _pow_weak_int(_Table):
@@ -2361,6 +4395,10 @@ class _pow_weak_int(_Table):
     def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
     @overload
     def __call__(self, other: Array[_Other5], /) -> Array[_Other5]: ...
+    @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
     @overload
@@ -2372,9 +4410,27 @@ class _pow_weak_int(_Table):
     @overload
     def __call__(self, other: Array[bool_ | int64 | weak_int], /) -> Array[int32]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]], /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]], /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]], /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int32 | np.int64]] | np.bool_, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_int]: ...
 
 @type_check_only
 class _bitwise_weak_int(_Table):
@@ -2388,10 +4444,45 @@ class _bitwise_weak_int(_Table):
     def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
     @overload
     def __call__(self, other: Array[int64], /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[weak_int]: ...
 
 @type_check_only
 class _rbitwise_weak_int(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
     def __call__(self, other: bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+    @overload
+    def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
+    @overload
+    def __call__(self, other: np.bool_, /) -> Array[weak_int]: ...
 
 @type_check_only
 class _clip_weak_int(_Table):
@@ -2412,13 +4503,46 @@ class _add_weak_float(_Table):
     @overload
     def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
     @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int] | bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
+
+@type_check_only
+class _radd_weak_float(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
 
 @type_check_only
 class _matmul_weak_float(_Table):
@@ -2430,6 +4554,16 @@ class _matmul_weak_float(_Table):
     def __call__(self, other: Array[float64], /) -> Array[float32]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int], /) -> Array[weak_float]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[weak_float]: ...
 
 @type_check_only
 class _floordiv_weak_float(_Table):
@@ -2438,13 +4572,34 @@ class _floordiv_weak_float(_Table):
     @overload
     def __call__(self, other: Array[_Other41], /) -> Array[_Other41]: ...
     @overload
+    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int] | bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
 
 @type_check_only
 class _rfloordiv_weak_float(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
 
 @type_check_only
 class _pow_weak_float(_Table):
@@ -2453,13 +4608,23 @@ class _pow_weak_float(_Table):
     @overload
     def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
     @overload
+    def __call__(self, other: Array[uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | weak_int] | bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
     def __call__(self, other: complex, /) -> Array[weak_complex]: ...
     @overload
-    def __call__(self, other: Array[uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float64], /) -> Array[float32]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
     @overload
-    def __call__(self, other: Array[complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForWeakFloat(_Table):
@@ -2484,13 +4649,30 @@ class _add_weak_complex(_Table):
     @overload
     def __call__(self, other: Array[_Other42], /) -> Array[_Other42]: ...
     @overload
+    def __call__(self, other: Array[bfloat16 | float16 | float32 | float64 | complex128] | np.float64 | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float | complex, /) -> Array[weak_complex]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[bfloat16 | float16 | float32 | float64 | complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_complex]: ...
 
 @type_check_only
 class _radd_weak_complex(_Table):
+    @overload
+    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float64 | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: bool | int | float | complex, /) -> Array[weak_complex]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_complex]: ...
 
 @type_check_only
 class _matmul_weak_complex(_Table):
@@ -2502,6 +4684,12 @@ class _matmul_weak_complex(_Table):
     def __call__(self, other: Array[bfloat16 | float16 | float32 | float64], /) -> Array[complex64]: ...
     @overload
     def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float], /) -> Array[weak_complex]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]], /) -> Array[complex64]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[weak_complex]: ...
 
 @type_check_only
 class _pow_weak_complex(_Table):
@@ -2510,9 +4698,15 @@ class _pow_weak_complex(_Table):
     @overload
     def __call__(self, other: Array[_Other42], /) -> Array[_Other42]: ...
     @overload
+    def __call__(self, other: Array[uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex128] | np.float64 | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
     def __call__(self, other: Array[bool_ | weak_int | weak_float] | bool | int | float | complex, /) -> Array[weak_complex]: ...  # type: ignore[overload-overlap]
     @overload
-    def __call__(self, other: Array[uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex128], /) -> Array[complex64]: ...
+    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_complex]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForWeakComplex(_Table):
@@ -2699,7 +4893,7 @@ class uint8(DtypeMarker):
     _rfloordiv: _rfloordiv_uint8
     _mod: _floordiv_uint8
     _rmod: _rfloordiv_uint8
-    _pow: _add_uint8
+    _pow: _pow_uint8
     _rpow: _rpow_uint8
     _bitwise: _bitwise_uint8
     _rbitwise: _rbitwise_uint8
@@ -2737,7 +4931,7 @@ class uint16(DtypeMarker):
     _rfloordiv: _rfloordiv_uint16
     _mod: _floordiv_uint16
     _rmod: _rfloordiv_uint16
-    _pow: _add_uint16
+    _pow: _pow_uint16
     _rpow: _rpow_uint16
     _bitwise: _bitwise_uint16
     _rbitwise: _rbitwise_uint16
@@ -2775,7 +4969,7 @@ class uint32(DtypeMarker):
     _rfloordiv: _rfloordiv_uint32
     _mod: _floordiv_uint32
     _rmod: _rfloordiv_uint32
-    _pow: _add_uint32
+    _pow: _pow_uint32
     _rpow: _rpow_uint32
     _bitwise: _bitwise_uint32
     _rbitwise: _rbitwise_uint32
@@ -2802,23 +4996,23 @@ class uint32(DtypeMarker):
 class uint64(DtypeMarker):
     """Marker of the dtype uint64."""
     _add: _add_uint64
-    _radd: _radd_uint32
+    _radd: _radd_uint64
     _matmul: _matmul_uint64
     _rmatmul: _rmatmul_bool_
     _sub: _add_uint64
-    _rsub: _radd_uint32
+    _rsub: _radd_uint64
     _truediv: _truediv_uint64
-    _rtruediv: _rtruediv_uint8
+    _rtruediv: _rtruediv_uint64
     _floordiv: _floordiv_uint64
-    _rfloordiv: _rfloordiv_uint32
+    _rfloordiv: _rfloordiv_uint64
     _mod: _mod_uint64
-    _rmod: _rfloordiv_uint32
+    _rmod: _rfloordiv_uint64
     _pow: _pow_uint64
-    _rpow: _rpow_uint32
+    _rpow: _rpow_uint64
     _bitwise: _bitwise_uint64
-    _rbitwise: _rbitwise_uint32
+    _rbitwise: _rbitwise_uint64
     _shift: _bitwise_uint64
-    _rshift: _rbitwise_uint32
+    _rshift: _rbitwise_uint64
     _compare: _compare_uint8
     _neg: _Unary[uint64]
     _pos: _Unary[uint64]
@@ -2962,7 +5156,7 @@ class int8(DtypeMarker):
     _rfloordiv: _rfloordiv_int8
     _mod: _floordiv_int8
     _rmod: _rfloordiv_int8
-    _pow: _add_int8
+    _pow: _pow_int8
     _rpow: _rpow_int8
     _bitwise: _bitwise_int8
     _rbitwise: _rbitwise_int8
@@ -3000,7 +5194,7 @@ class int16(DtypeMarker):
     _rfloordiv: _rfloordiv_int16
     _mod: _floordiv_int16
     _rmod: _rfloordiv_int16
-    _pow: _add_int16
+    _pow: _pow_int16
     _rpow: _rpow_int16
     _bitwise: _bitwise_int16
     _rbitwise: _rbitwise_int16
@@ -3027,11 +5221,11 @@ class int16(DtypeMarker):
 class int32(DtypeMarker):
     """Marker of the dtype int32."""
     _add: _add_int32
-    _radd: _rpow_bool_
+    _radd: _radd_int32
     _matmul: _matmul_int32
     _rmatmul: _rmatmul_bool_
     _sub: _add_int32
-    _rsub: _rpow_bool_
+    _rsub: _radd_int32
     _truediv: _truediv_int8
     _rtruediv: _rtruediv_uint8
     _floordiv: _floordiv_int32
@@ -3065,11 +5259,11 @@ class int32(DtypeMarker):
 class int64(DtypeMarker):
     """Marker of the dtype int64."""
     _add: _add_int64
-    _radd: _rpow_bool_
+    _radd: _radd_int32
     _matmul: _matmul_uint64
     _rmatmul: _rmatmul_bool_
     _sub: _add_int64
-    _rsub: _rpow_bool_
+    _rsub: _radd_int32
     _truediv: _truediv_int64
     _rtruediv: _rtruediv_uint8
     _floordiv: _floordiv_int32
@@ -3787,19 +5981,19 @@ class weak_int(_Marker):
 class weak_float(_Marker):
     """Marker of weakly typed f* values (Python scalars, JAX's weak arrays)."""
     _add: _add_weak_float
-    _radd: _rtruediv_weak_int
+    _radd: _radd_weak_float
     _matmul: _matmul_weak_float
     _rmatmul: _rmatmul_bool_
     _sub: _add_weak_float
-    _rsub: _rtruediv_weak_int
+    _rsub: _radd_weak_float
     _truediv: _add_weak_float
-    _rtruediv: _rtruediv_weak_int
+    _rtruediv: _radd_weak_float
     _floordiv: _floordiv_weak_float
     _rfloordiv: _rfloordiv_weak_float
     _mod: _floordiv_weak_float
     _rmod: _rfloordiv_weak_float
     _pow: _pow_weak_float
-    _rpow: _rtruediv_weak_int
+    _rpow: _radd_weak_float
     _bitwise: _bitwise_float4_e2m1fn
     _rbitwise: _rmatmul_bool_
     _shift: _bitwise_float4_e2m1fn

@@ -89,6 +89,13 @@ def truth(cell: dict[str, Any]) -> tuple[str, str]:
     return "error", cell["error"]
 
 
+def numpy_operand(key: str) -> tuple[str, str]:
+    """(kind, dtype) of a NumPy operand: kind is scalar or array, dtype its
+    numpy dtype name."""
+    found = load()["numpy_operands"][key]
+    return found["kind"], found["dtype"]
+
+
 def operand_marker(name: str) -> str:
     """The marker that types an operand."""
     return load()["operand_markers"][name]
@@ -118,8 +125,8 @@ def _all_cases(config: str) -> Iterator[Case]:
             for b, cell in zip(order, row):
                 if a not in skip and b not in skip:
                     yield "binary", op, a, b, truth(cell)
-    for side in ("scalar_right", "scalar_left"):
-        for op, table in conf[side].items():
+    for side in ("scalar_right", "scalar_left", "numpy_right", "numpy_left"):
+        for op, table in conf.get(side, {}).items():
             for a, row in table.items():
                 for s, cell in row.items():
                     if a not in skip:
@@ -139,8 +146,9 @@ def _is_marker_case(case: Case) -> bool:
 def cases(config: str) -> Iterator[Case]:
     """Every case of a configuration on marker operands: (table, operator or
     expression, left, right, truth), where table is binary, scalar_right,
-    scalar_left or unary; operands are marker names (scalars by their key:
-    '1', '1.0', '1j', 'True')."""
+    scalar_left, numpy_right, numpy_left or unary; operands are marker names
+    (scalars by their key: '1', '1.0', '1j', 'True'; NumPy operands by theirs:
+    'np.float32(1)', 'np.ones(2, np.float32)', see ``numpy_operand``)."""
     return (c for c in _all_cases(config) if _is_marker_case(c))
 
 

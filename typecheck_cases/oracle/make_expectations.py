@@ -14,6 +14,8 @@ lattice node name plus its ``weak_type`` flag, or the exception raised:
   ``== != < <= > >=`` for every ordered pair of operands (the 35 markers and
   the weakly typed arrays of the other width, below);
 * the same operators with a Python scalar (True, 1, 1.0, 1j) on either side;
+* the same operators with a NumPy scalar (``np.float32(1)``) or 1-d NumPy
+  array (``np.ones(2, np.float32)``) of each dtype numpy defines on either side;
 * ``jax.numpy.result_type`` of every pair (marker x marker, marker x scalar),
   with JAX's weak-type flag: the promotion-level answer;
 * unary operators and array methods/attributes for every marker.
@@ -126,6 +128,17 @@ BINARY_OPS: dict[str, Callable[[Any, Any], Any]] = {
 }
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 SCALARS: dict[str, Any] = {"True": True, "1": 1, "1.0": 1.0, "1j": 1j}
+# NumPy operands of each dtype numpy defines: a scalar (strongly typed, 0-d)
+# and a 1-d array; the key is how a case file writes it.
+NUMPY_DTYPES = ("bool_", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32",
+                "int64", "float16", "float32", "float64", "complex64", "complex128")
+NUMPY_OPERANDS: dict[str, tuple[str, str, Any]] = {  # key -> (kind, dtype name, value)
+    **{f"np.{d}({'True' if d == 'bool_' else 1})":
+       ("scalar", np.dtype(d).name, getattr(np, d)(True if d == "bool_" else 1))
+       for d in NUMPY_DTYPES},
+    **{f"np.ones(2, np.{d})": ("array", np.dtype(d).name, np.ones(2, getattr(np, d)))
+       for d in NUMPY_DTYPES},
+}
 
 # Unary operators, methods and attributes; the key is the expression.
 UNARY_OPS: dict[str, Callable[[Any], Any]] = {
@@ -174,6 +187,8 @@ LAYOUT = {
                        "weakly typed arrays of the other width (weak_int64 ... with x64 off, "
                        "weak_int32 ... with x64 on)",
     "scalars": "key of a Python scalar operand -> its Python type (True is a strong bool)",
+    "numpy_operands": "key of a NumPy operand (as Python writes it) -> {kind: scalar|array, "
+                      "dtype: its numpy dtype name}",
     "binary_ops": "the 19 binary operators, as written between operands",
     "unary_ops": "the unary expressions (in x) of configs.C.unary",
     "configs": "label (standard|strict)-(x32|x64) -> {mode, x64, operand_order, operands, "
@@ -193,6 +208,9 @@ LAYOUT = {
                         "operand_order]",
     "configs.C.scalar_right": "op -> operand -> scalar key -> cell of `x OP s`",
     "configs.C.scalar_left": "op -> operand -> scalar key -> cell of `s OP x`",
+    "configs.C.numpy_right": "op -> operand -> NumPy operand key -> cell of `x OP n`",
+    "configs.C.numpy_left": "op -> operand -> NumPy operand key -> cell of `n OP x` (Python "
+                            "tries NumPy's operator first; JAX's arrays make it defer)",
     "configs.C.unary": "expression (in x) -> operand -> cell; x[0].item() and x.tolist() "
                        "give {pytype} cells",
     "cell": "{dtype: lattice node name, weak: bool}: the result's dtype and .weak_type; or "
@@ -423,6 +441,8 @@ def tasks_of_config(label: str) -> list[Task]:
             out += [("binary", (op, a, b)) for b in order]
             out += [("scalar_right", (op, a, s)) for s in SCALARS]
             out += [("scalar_left", (op, a, s)) for s in SCALARS]
+            out += [("numpy_right", (op, a, n)) for n in NUMPY_OPERANDS]
+            out += [("numpy_left", (op, a, n)) for n in NUMPY_OPERANDS]
     for expr in UNARY_OPS:
         out += [("unary", (expr, a)) for a in order]
     return out
@@ -463,9 +483,10 @@ def compute_task(ops: Operands, task: Task, eager: bool = True) -> dict[str, Any
         return promotion_cell(operand(key[0]), SCALARS[key[1]])
     if table == "binary":
         fn, markers = BINARY_OPS[key[0]], (key[1], key[2])
-    elif table in ("scalar_right", "scalar_left"):
-        op, sval = BINARY_OPS[key[0]], SCALARS[key[2]]
-        if table == "scalar_right":
+    elif table in ("scalar_right", "scalar_left", "numpy_right", "numpy_left"):
+        op = BINARY_OPS[key[0]]
+        sval = SCALARS[key[2]] if table.startswith("scalar") else NUMPY_OPERANDS[key[2]][2]
+        if table.endswith("_right"):
             fn = lambda x: op(x, sval)  # noqa: E731
         else:
             fn = lambda x: op(sval, x)  # noqa: E731
@@ -596,7 +617,8 @@ def assemble(label: str, tasks: list[Task], cells: list[dict[str, Any]],
     mode, x64 = next((m, x) for lab, m, x in CONFIGS if lab == label)
     out: dict[str, Any] = {"mode": mode, "x64": x64, "operands": operands,
                            "promotion": {}, "promotion_scalar": {}, "binary": {},
-                           "scalar_right": {}, "scalar_left": {}, "unary": {}}
+                           "scalar_right": {}, "scalar_left": {}, "numpy_right": {},
+                           "numpy_left": {}, "unary": {}}
     for (table, key), cell in zip(tasks, cells):
         node = out[table]
         for k in key[:-1]:
@@ -765,7 +787,8 @@ def summarize(configs: dict[str, Any], errors: dict[str, Any]) -> dict[str, Any]
         "crashes": sorted(
             [label, table, *path]
             for label, cfg in configs.items()
-            for table in ("binary", "scalar_right", "scalar_left", "unary")
+            for table in ("binary", "scalar_right", "scalar_left", "numpy_right", "numpy_left",
+                          "unary")
             for path, cell in iter_cells(cfg[table], cfg["operand_order"])
             if cell.get("error") == "ProcessCrash"
         ),
@@ -903,6 +926,8 @@ def build(jobs: int, chunks: int, use_cache: bool, reuse: dict[str, Any] | None 
         "marker_order": list(MARKER_ORDER),
         "operand_markers": OPERAND_MARKERS,
         "scalars": {k: type(v).__name__ for k, v in SCALARS.items()},
+        "numpy_operands": {k: {"kind": kind, "dtype": dtype}
+                           for k, (kind, dtype, _) in NUMPY_OPERANDS.items()},
         "binary_ops": list(BINARY_OPS),
         "comparison_ops": list(COMPARISONS),
         "unary_ops": list(UNARY_OPS),

@@ -1,0 +1,64 @@
+"""Which lines of the generated NumPy-operand cases the default test run checks.
+
+The generated ``numpy_*.py`` files (every lattice dtype against every NumPy
+scalar and array type, about 8,400 lines) cost each checker about as much as
+all the other case files together; the default run has 5 minutes on two cores
+and samples slow checks (issue 13).  So the default run checks the rows whose
+jaxtypes operand is one of SAMPLED_DTYPES, in every checker, and ``pytest -m
+slow`` checks the other rows.  Every operator, every NumPy operand and every
+kind of dtype is in the sample.  A row left out of a part is blanked, so line
+numbers, and the deviations that name lines, stay what they are in the
+committed files.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import PurePosixPath
+
+# One or more of each kind: bool, unsigned, signed (sub-byte, 8-bit, 64-bit:
+# x64 changes it), the 8-bit and 16-bit floats, float32/64, complex, weak.
+SAMPLED_DTYPES = frozenset({
+    "bool_", "uint32", "int4", "int8", "int64", "float8_e4m3fn", "bfloat16", "float16",
+    "float32", "float64", "complex64", "weak_float",
+})
+PARTS = ("sampled", "rest")
+
+# A case is one indented statement of ``cases``; its jaxtypes operand is x_<dtype>.
+_OPERAND = re.compile(r"\bx_(\w+)")
+
+
+def is_numpy_case_file(rel: str) -> bool:
+    """A generated NumPy-operand case file (not the hand-written scenarios)."""
+    path = PurePosixPath(rel)
+    return path.parent.name == "generated" and path.name.startswith("numpy_")
+
+
+def _keeps(line: str, part: str) -> bool:
+    found = _OPERAND.search(line) if line.startswith("    ") else None
+    if found is None:  # the header: imports, the signature
+        return True
+    return (found.group(1) in SAMPLED_DTYPES) == (part == "sampled")
+
+
+def part_of(files: Mapping[str, str], part: str) -> dict[str, str]:
+    """The case files of one part: ``sampled`` (the default run: every file,
+    the NumPy-operand files with only their sampled rows) or ``rest`` (the
+    NumPy-operand files with the other rows); the rows a part leaves out are
+    blank lines."""
+    if part not in PARTS:
+        raise ValueError(f"part {part!r}: one of {', '.join(PARTS)}")
+    out = {}
+    for rel, text in files.items():
+        if not is_numpy_case_file(rel):
+            if part == "sampled":
+                out[rel] = text
+            continue
+        out[rel] = "".join(line if _keeps(line, part) else "\n" for line in text.splitlines(keepends=True))
+    return out
+
+
+def run_lines(files: Mapping[str, str]) -> set[tuple[str, int]]:
+    """(file, line) of every line a part keeps (blanked rows are not its)."""
+    return {(rel, n) for rel, text in files.items() for n, line in enumerate(text.splitlines(), 1) if line}
