@@ -35,7 +35,7 @@ from jaxtypes.ops import promote_integer_dtype as _promote_integers
 from jaxtypes.ops import unsupported as _unsupported
 
 __all__ = [
-    "Rule", "TABLE", "FAMILIES", "ARGUMENTS", "INPUT_POSITION", "KEY", "NOT_AN_ARRAY", "DTYPE_FAMILIES", "UNKNOWN",
+    "Rule", "TABLE", "FAMILIES", "ARGUMENTS", "INPUT_POSITION", "DTYPE_POSITION", "KEY", "NOT_AN_ARRAY", "DTYPE_FAMILIES", "UNKNOWN",
     "apply", "result", "rule_of", "untyped",
 ]
 
@@ -380,7 +380,7 @@ _put(Rule('operator', fixed='matmul'), "matmul multi_dot tensordot vecdot", "jax
 _put(Rule('keeps', rejects=('bool',)), "ix_")
 _put(Rule('keeps', rejects=('bool',)), "cumlogsumexp cummax cummin cumprod cumsum integer_pow neg reduce_prod reduce_sum "
      "sign square", "jax.lax.")
-_put(Rule('dtype', default='f'), "bartlett blackman empty eye hamming hanning identity kaiser ones zeros")
+_put(Rule('dtype', default='f'), "astype bartlett blackman empty eye hamming hanning identity kaiser ones zeros")
 _put(Rule('dtype', default='f'), "multinomial", "jax.random.")
 _put(Rule('keeps', scalar='f*'), "float_power")
 _put(Rule('keeps', scalar='f*'), "celu elu hard_sigmoid hard_silu hard_swish leaky_relu relu6 selu sparse_plus", "jax.nn.")
@@ -403,7 +403,7 @@ _put(Rule("keeps", args=(0,)), "sort_key_val", "jax.lax.")  # (the sorted keys)
 _put(Rule('equal', accepts='f'), "igamma igammac nextafter polygamma zeta", "jax.lax.")
 _put(Rule('keeps', accepts='biuf'), "ceil floor trunc")
 _put(Rule('keeps', accepts='biuf'), "top_k", "jax.lax.")
-_put(Rule('inexact', accepts='biu'), "astype permute_dims")
+_put(Rule('inexact', accepts='biu'), "permute_dims")
 _put(Rule('inexact', accepts='biu'), "outer tensorsolve", "jax.numpy.linalg.")
 _put(Rule('operator', fixed='lshift'), "bitwise_left_shift bitwise_right_shift left_shift right_shift")
 _put(Rule('dtype', default='f', rejects=('uint1', 'uint2', 'int1', 'int2')), "geomspace linspace logspace")
@@ -616,6 +616,8 @@ INPUT_POSITION: Final[dict[str, int]] = {
     "jax.numpy.compress": 1, "jax.numpy.extract": 1,  # (condition, arr)
     "jax.random.choice": 1, "jax.random.permutation": 1,  # (key, x)
 }
+# Where dtype is a positional-only parameter (mypy gives such a parameter no name).
+DTYPE_POSITION: Final[dict[str, int]] = {"jax.numpy.astype": 1}  # astype(x, dtype, /)
 
 
 def _args(kind: str, prefix: str, names: str) -> None:

@@ -214,7 +214,8 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
             return ctx.default_return_type  # the stubs' answer is this configuration's
         try:
             inputs, used = _inputs(name, kind, ctx, builder)
-            dtype_index = ctx.callee_arg_names.index("dtype") if "dtype" in ctx.callee_arg_names else None
+            dtype_index = (ctx.callee_arg_names.index("dtype") if "dtype" in ctx.callee_arg_names
+                           else functions.DTYPE_POSITION.get(name))
             dtype = _dtype(ctx.arg_types[dtype_index], builder, v) if dtype_index is not None else None
             if not _covered(rule, ctx, used, builder):
                 raise _Unknown

@@ -157,6 +157,24 @@ def test_arguments_are_as_the_oracle_probed_them() -> None:
     assert functions.ARGUMENTS == {name: probe["kind"] for name, probe in probes.items()}
 
 
+def test_positions_are_jax_s_parameters() -> None:
+    """functions.DTYPE_POSITION names JAX's positional-only dtype parameters
+    (the plugin reads the dtype there), and INPUT_POSITION a parameter that
+    is not the first."""
+    import importlib
+    import inspect
+
+    def parameters(name: str) -> list[inspect.Parameter]:
+        module, _, attr = name.rpartition(".")
+        return list(inspect.signature(getattr(importlib.import_module(module), attr)).parameters.values())
+
+    for name, i in functions.DTYPE_POSITION.items():
+        p = parameters(name)[i]
+        assert (p.name, p.kind) == ("dtype", inspect.Parameter.POSITIONAL_ONLY), (name, p)
+    for name, i in functions.INPUT_POSITION.items():
+        assert i > 0 and len(parameters(name)) > i, name
+
+
 def test_untyped_entries_say_why() -> None:
     for name, reason in functions.untyped().items():
         assert len(reason) > 10, name

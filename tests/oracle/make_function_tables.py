@@ -210,7 +210,9 @@ add("n", "kaiser", lambda f: (lambda: f(3, 1.0)))
 add("n", "tril_indices triu_indices diag_indices mask_indices",
     lambda f: (lambda: f(3) if f.__name__ != "mask_indices" else f(3, jnp.triu)))
 add("n", "broadcast_shapes", lambda f: (lambda: f((3,), (3,))))
-add("xd", "array asarray astype zeros_like ones_like empty_like")
+add("xd", "array asarray zeros_like ones_like empty_like")
+# astype takes its dtype positionally only (dtype= is a TypeError), and None too.
+add("xd", "astype", lambda f: (lambda x, dtype=None: f(x, dtype)))
 add("xd", "full_like", lambda f: (lambda x, dtype=None: f(x, 1, dtype=dtype)))
 add("xd", "sum prod cumsum cumprod mean nansum nanprod nanmean var std nanvar nanstd trace",
     lambda f: (lambda x, dtype=None: f(x, dtype=dtype)), suffix="(dtype=)")

@@ -2100,13 +2100,13 @@ def case_jnp_asinh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_
 
 
 def case_jnp_astype(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.astype(a_int8))  # JAX: error TypeError
-    reveal_type(jnp.astype(a_bfloat16))  # JAX: error TypeError
-    reveal_type(jnp.astype(weak_f))  # JAX: error TypeError
-    reveal_type(jnp.astype(a_float32, dtype=jnp.bfloat16))  # JAX: error TypeError
-    reveal_type(jnp.astype(a_float32, dtype=jnp.int32))  # JAX: error TypeError
-    reveal_type(jnp.astype(a_float32, dtype=jnp.float64))  # JAX: error TypeError
-    reveal_type(jnp.astype(a_float32, dtype=jnp.bool))  # JAX: error TypeError
+    reveal_type(jnp.astype(a_int8, None))  # JAX: float32
+    reveal_type(jnp.astype(a_bfloat16, None))  # JAX: float32
+    reveal_type(jnp.astype(weak_f, None))  # JAX: float32
+    reveal_type(jnp.astype(a_float32, jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.astype(a_float32, jnp.int32))  # JAX: int32
+    reveal_type(jnp.astype(a_float32, jnp.float64))  # JAX: float32
+    reveal_type(jnp.astype(a_float32, jnp.bool))  # JAX: bool_
 
 
 def case_jnp_atan(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
