@@ -336,8 +336,8 @@ _put(_K, "add append array_split atleast_1d atleast_2d atleast_3d broadcast_to c
      "hsplit insert matrix_transpose maximum meshgrid minimum moveaxis multiply outer "
      "pad place positive put put_along_axis ravel repeat reshape resize roll rollaxis "
      "rot90 sort split squeeze swapaxes take take_along_axis tile transpose tril triu "
-     "unstack vsplit")
-_put(_K, "matrix_power matrix_transpose", "jax.numpy.linalg.")
+     "permute_dims unstack vsplit")
+_put(_K, "matrix_power matrix_transpose outer", "jax.numpy.linalg.")
 _put(_K, "fftshift ifftshift", "jax.numpy.fft.")
 _put(_K, "identity", "jax.nn.")
 _put(_K, "choice permutation", "jax.random.")
@@ -369,9 +369,9 @@ _put(Rule('keeps', keep_weak=False), "diagonal", "jax.numpy.linalg.")
 _put(Rule('keeps', keep_weak=False), "pad", "jax.lax.")
 _put(Rule('not_an_array'), "broadcast_shapes can_cast einsum_path get_printoptions iscomplexobj isdtype "
      "isrealobj isscalar issubdtype iterable ndim promote_types result_type shape size")
-_put(Rule('not_an_array'), "key_impl", "jax.random.")
+_put(Rule('not_an_array'), "key_dtype key_impl", "jax.random.")
 _put(Rule('not_an_array'), "dtype", "jax.lax.")
-_put(Rule('dtype', accepts='f', default='f', rejects=('float4_e2m1fn', 'float6_e2m3fn', 'float6_e3m2fn')), "ball cauchy exponential gumbel laplace logistic maxwell pareto t triangular "
+_put(Rule('dtype', accepts='f', default='f', rejects=('float4_e2m1fn', 'float6_e2m3fn', 'float6_e3m2fn')), "ball cauchy double_sided_maxwell exponential gumbel laplace logistic maxwell pareto rayleigh t triangular "
      "truncated_normal uniform wald weibull_min", "jax.random.")
 _put(Rule('keeps', accepts='f'), "approx_max_k approx_min_k bessel_i0e bessel_i1e cbrt ceil digamma erf erf_inv "
      "erfc floor lgamma reduce_precision round", "jax.lax.")
@@ -403,8 +403,6 @@ _put(Rule("keeps", args=(0,)), "sort_key_val", "jax.lax.")  # (the sorted keys)
 _put(Rule('equal', accepts='f'), "igamma igammac nextafter polygamma zeta", "jax.lax.")
 _put(Rule('keeps', accepts='biuf'), "ceil floor trunc")
 _put(Rule('keeps', accepts='biuf'), "top_k", "jax.lax.")
-_put(Rule('inexact', accepts='biu'), "permute_dims")
-_put(Rule('inexact', accepts='biu'), "outer tensorsolve", "jax.numpy.linalg.")
 _put(Rule('operator', fixed='lshift'), "bitwise_left_shift bitwise_right_shift left_shift right_shift")
 _put(Rule('dtype', default='f', rejects=('uint1', 'uint2', 'int1', 'int2')), "geomspace linspace logspace")
 _put(Rule('dtype', default='f', rejects=('uint1', 'uint2', 'int1', 'int2')), "fftfreq", "jax.numpy.fft.")
@@ -432,7 +430,6 @@ _put(Rule('real', keep_weak=False, default='f'), "matrix_norm norm", "jax.numpy.
 _put(Rule('keeps', scalar='i*'), "hard_tanh relu", "jax.nn.")
 _put(Rule('key', fixed='uint32'), "PRNGKey key_data", "jax.random.")
 _put(Rule('dtype', accepts='fc', default='f', rejects=('float4_e2m1fn', 'float6_e2m3fn', 'float6_e3m2fn')), "normal orthogonal", "jax.random.")
-_put(Rule('dtype', accepts='b', default='f', rejects=('bool',)), "double_sided_maxwell rayleigh", "jax.random.")
 _put(Rule('keeps', accepts='iu'), "clz population_count", "jax.lax.")
 _put(Rule('equal', keep_weak=False), "dynamic_update_slice dynamic_update_slice_in_dim", "jax.lax.")
 _put(Rule('fixed', accepts='biu', fixed='uint8', rejects=('int2', 'int4')), "bitwise_count")
@@ -445,7 +442,7 @@ _put(Rule('fixed', fixed='bool', rejects=('uint1', 'uint2', 'uint4', 'int1', 'in
 _put(Rule('fixed', args=(0,), fixed='bool'), "array_equiv")
 _put(Rule('keeps', keep_weak=False, accepts='iu', rejects=('uint1', 'uint2', 'int1', 'int2', 'int4')), "ravel_multi_index")
 _put(Rule('fixed', fixed='i', rejects=('uint1', 'uint2', 'int1', 'int2')), "matrix_rank", "jax.numpy.linalg.")
-_put(Rule('operator', fixed='truediv'), "solve", "jax.numpy.linalg.")
+_put(Rule('operator', fixed='truediv'), "solve tensorsolve", "jax.numpy.linalg.")
 _put(Rule('inexact', rejects=('bool', 'uint4', 'int4')), "log1mexp", "jax.nn.")
 _put(Rule('inexact', keep_weak=False, rejects=('bool', 'uint4', 'int4')), "log_softmax", "jax.nn.")
 _put(Rule('inexact', keep_weak=False, rejects=('bool',)), "softmax", "jax.nn.")
@@ -454,7 +451,6 @@ _put(Rule('inexact', rejects=('uint4', 'int4')), "squareplus", "jax.nn.")
 _put(Rule('inexact', keep_weak=False, accepts='biuf', rejects=('uint4', 'int4')), "standardize", "jax.nn.")
 _put(Rule('key', fixed='key<fry>'), "key", "jax.random.")
 _put(Rule('dtype', default='i'), "rademacher", "jax.random.")
-_put(Rule('dtype', accepts='biu', default='f'), "key_dtype", "jax.random.")
 _put(Rule('key', fixed='key<fry>', rejects=('key<fry>',)), "wrap_key_data", "jax.random.")
 _put(Rule('fixed', accepts='f', fixed='bool'), "is_finite", "jax.lax.")
 _put(Rule('operator', fixed='invert'), "bitwise_not", "jax.lax.")
@@ -705,9 +701,9 @@ _args("kd", "jax.random.",
     "loggamma logistic lognormal maxwell multinomial multivariate_normal normal orthogonal "
     "pareto poisson rademacher randint rayleigh t triangular truncated_normal uniform wald "
     "weibull_min")
-_args("k", "jax.random.", "clone fold_in key_data key_dtype key_impl split wrap_key_data")
+_args("k", "jax.random.", "clone fold_in key_data key_impl split wrap_key_data")
 _args("n", "jax.numpy.",
     "bartlett blackman broadcast_shapes can_cast diag_indices get_printoptions hamming "
     "hanning isdtype issubdtype kaiser mask_indices promote_types result_type tril_indices "
     "triu_indices")
-_args("n", "jax.random.", "PRNGKey key")
+_args("n", "jax.random.", "PRNGKey key key_dtype")

@@ -152,7 +152,8 @@ add("x", "roll rot90 flip swapaxes moveaxis rollaxis", lambda f: {
     "swapaxes": lambda x: f(x, 0, 1), "moveaxis": lambda x: f(x, 0, 1),
     "rollaxis": lambda x: f(x, 1)}[f.__name__])
 add("x", "split array_split hsplit vsplit", lambda f: (lambda x: f(x, 3)))
-add("x", "unstack permute_dims", lambda f: (lambda x: f(x)))
+add("x", "unstack", lambda f: (lambda x: f(x)))
+add("x", "permute_dims", lambda f: (lambda x: f(x, (1, 0))))
 add("x", "pad", lambda f: (lambda x: f(x, 1)))
 add("x", "clip", lambda f: (lambda x: f(x, 0, 1)))
 add("x", "percentile nanpercentile", lambda f: (lambda x: f(x, 50.0)))
@@ -247,10 +248,12 @@ add("x", """cholesky det eig eigh eigvals eigvalsh inv matrix_norm matrix_rank m
 add("x", "matrix_power", lambda f: (lambda x: f(x, 2)), prefix="jax.numpy.linalg.")
 add("x", "tensorinv", lambda f: (lambda x: f(x, ind=1)), prefix="jax.numpy.linalg.")
 add("x", "cond", prefix="jax.numpy.linalg.")
-add("xy", "solve lstsq matmul outer tensordot vecdot", prefix="jax.numpy.linalg.")
+add("xy", "solve lstsq matmul tensordot vecdot", prefix="jax.numpy.linalg.")
+add("xy", "outer", shape=(3,), prefix="jax.numpy.linalg.")
 add("xy", "cross", shape=(3,), prefix="jax.numpy.linalg.")
 add("xy", "multi_dot", lambda f: (lambda x, y: f([x, y])), prefix="jax.numpy.linalg.")
-add("xy", "tensorsolve", prefix="jax.numpy.linalg.")
+# a.shape must be b.shape + Q with prod(Q) == prod(b.shape): (3, 3) and (3,)
+add("xy", "tensorsolve", lambda f: (lambda x, y: f(x, y[0])), prefix="jax.numpy.linalg.")
 add("x", """fft fft2 fftn ifft ifft2 ifftn rfft rfft2 rfftn irfft irfft2 irfftn hfft ihfft
     fftshift ifftshift""", prefix="jax.numpy.fft.")
 add("d", "fftfreq rfftfreq", lambda f: (lambda dtype: f(4, dtype=dtype)), prefix="jax.numpy.fft.")
@@ -270,12 +273,16 @@ add("xy", "dot_product_attention", lambda f: (lambda q, k: f(q, k, k)), shape=(1
 add("n", "PRNGKey key", lambda f: (lambda: f(0)), prefix="jax.random.")
 add("k", "split clone key_data", prefix="jax.random.")
 add("k", "fold_in", lambda f: (lambda k: f(k, 1)), prefix="jax.random.")
-add("kd", """normal uniform gumbel laplace logistic exponential cauchy rayleigh
-    double_sided_maxwell maxwell orthogonal rademacher ball""",
+add("kd", """normal uniform gumbel laplace logistic exponential cauchy maxwell orthogonal
+    rademacher ball""",
     lambda f: (lambda k, dtype=None: f(k, (3,) if f.__name__ not in ("orthogonal", "ball")
                                        else 3) if dtype is None else
                f(k, (3,) if f.__name__ not in ("orthogonal", "ball") else 3, dtype=dtype)),
     prefix="jax.random.")
+add("kd", "rayleigh", lambda f: (lambda k, dtype=None: f(k, 1.0, (3,), **({"dtype": dtype} if dtype else {}))),
+    prefix="jax.random.")
+add("kd", "double_sided_maxwell", lambda f: (lambda k, dtype=None: f(
+    k, 0.0, 1.0, (3,), **({"dtype": dtype} if dtype else {}))), prefix="jax.random.")
 add("kd", "truncated_normal", lambda f: (lambda k, dtype=None: f(k, -1.0, 1.0, (3,), dtype=dtype)
                                           if dtype else f(k, -1.0, 1.0, (3,))),
     prefix="jax.random.")
@@ -303,7 +310,8 @@ add("kd", "multivariate_normal", lambda f: (lambda k, dtype=None: f(
     prefix="jax.random.")
 add("kd", "multinomial", lambda f: (lambda k, dtype=None: f(
     k, 3, jnp.ones((3,)) / 3, **({"dtype": dtype} if dtype else {}))), prefix="jax.random.")
-add("k", "key_impl key_dtype wrap_key_data", prefix="jax.random.")
+add("k", "key_impl wrap_key_data", prefix="jax.random.")
+add("n", "key_dtype", lambda f: (lambda: f()), prefix="jax.random.")  # (impl=None): no key
 add("x", "choice permutation", lambda f: (lambda x: f(jax.random.key(0), x)),
     prefix="jax.random.")
 

@@ -3831,13 +3831,13 @@ def case_jnp_linalg_norm(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool
 
 
 def case_jnp_linalg_outer(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_float64: jax.Array[float64], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.linalg.outer(a_int8, a_int8))  # JAX: error ValueError
-    reveal_type(jnp.linalg.outer(a_bfloat16, a_bfloat16))  # JAX: error ValueError
-    reveal_type(jnp.linalg.outer(a_float32, a_float32))  # JAX: error ValueError
-    reveal_type(jnp.linalg.outer(a_bfloat16, a_float32))  # JAX: error ValueError
-    reveal_type(jnp.linalg.outer(a_float32, weak_f))  # JAX: error ValueError
-    reveal_type(jnp.linalg.outer(weak_i, a_int8))  # JAX: error ValueError
-    reveal_type(jnp.linalg.outer(a_float32, a_float64))  # JAX: error ValueError
+    reveal_type(jnp.linalg.outer(a_int8, a_int8))  # JAX: int8
+    reveal_type(jnp.linalg.outer(a_bfloat16, a_bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.linalg.outer(a_float32, a_float32))  # JAX: float32
+    reveal_type(jnp.linalg.outer(a_bfloat16, a_float32))  # JAX: float32
+    reveal_type(jnp.linalg.outer(a_float32, weak_f))  # JAX: float32
+    reveal_type(jnp.linalg.outer(weak_i, a_int8))  # JAX: int8
+    reveal_type(jnp.linalg.outer(a_float32, a_float64))  # JAX: float64
 
 
 def case_jnp_linalg_pinv(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
@@ -3927,13 +3927,13 @@ def case_jnp_linalg_tensorinv(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array
 
 
 def case_jnp_linalg_tensorsolve(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_float64: jax.Array[float64], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.linalg.tensorsolve(a_int8, a_int8))  # JAX: error ValueError
-    reveal_type(jnp.linalg.tensorsolve(a_bfloat16, a_bfloat16))  # JAX: error ValueError
-    reveal_type(jnp.linalg.tensorsolve(a_float32, a_float32))  # JAX: error ValueError
-    reveal_type(jnp.linalg.tensorsolve(a_bfloat16, a_float32))  # JAX: error ValueError
-    reveal_type(jnp.linalg.tensorsolve(a_float32, weak_f))  # JAX: error ValueError
-    reveal_type(jnp.linalg.tensorsolve(weak_i, a_int8))  # JAX: error ValueError
-    reveal_type(jnp.linalg.tensorsolve(a_float32, a_float64))  # JAX: error ValueError
+    reveal_type(jnp.linalg.tensorsolve(a_int8, a_int8[0]))  # JAX: float32
+    reveal_type(jnp.linalg.tensorsolve(a_bfloat16, a_bfloat16[0]))  # JAX: bfloat16
+    reveal_type(jnp.linalg.tensorsolve(a_float32, a_float32[0]))  # JAX: float32
+    reveal_type(jnp.linalg.tensorsolve(a_bfloat16, a_float32[0]))  # JAX: float32
+    reveal_type(jnp.linalg.tensorsolve(a_float32, weak_f[0]))  # JAX: float32
+    reveal_type(jnp.linalg.tensorsolve(weak_i, a_int8[0]))  # JAX: float32
+    reveal_type(jnp.linalg.tensorsolve(a_float32, a_float64[0]))  # JAX: float64
 
 
 def case_jnp_linalg_trace(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
@@ -4559,14 +4559,14 @@ def case_jnp_percentile(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_
 
 
 def case_jnp_permute_dims(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
-    reveal_type(jnp.permute_dims(a_bool))  # JAX: error TypeError
-    reveal_type(jnp.permute_dims(a_int8))  # JAX: error TypeError
-    reveal_type(jnp.permute_dims(a_uint32))  # JAX: error TypeError
-    reveal_type(jnp.permute_dims(a_bfloat16))  # JAX: error TypeError
-    reveal_type(jnp.permute_dims(a_float32))  # JAX: error TypeError
-    reveal_type(jnp.permute_dims(a_complex64))  # JAX: error TypeError
-    reveal_type(jnp.permute_dims(weak_f))  # JAX: error TypeError
-    reveal_type(jnp.permute_dims(weak_i))  # JAX: error TypeError
+    reveal_type(jnp.permute_dims(a_bool, (1, 0)))  # JAX: bool_
+    reveal_type(jnp.permute_dims(a_int8, (1, 0)))  # JAX: int8
+    reveal_type(jnp.permute_dims(a_uint32, (1, 0)))  # JAX: uint32
+    reveal_type(jnp.permute_dims(a_bfloat16, (1, 0)))  # JAX: bfloat16
+    reveal_type(jnp.permute_dims(a_float32, (1, 0)))  # JAX: float32
+    reveal_type(jnp.permute_dims(a_complex64, (1, 0)))  # JAX: complex64
+    reveal_type(jnp.permute_dims(weak_f, (1, 0)))  # JAX: weak_float
+    reveal_type(jnp.permute_dims(weak_i, (1, 0)))  # JAX: weak_int
 
 
 def case_jnp_piecewise(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
@@ -5670,12 +5670,12 @@ def case_jax_random_dirichlet(key: jax.Array, raw_key: jax.Array[uint32]) -> Non
 
 
 def case_jax_random_double_sided_maxwell(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
-    reveal_type(jax.random.double_sided_maxwell(key, (3,)))  # JAX: error TypeError
-    reveal_type(jax.random.double_sided_maxwell(raw_key, (3,)))  # JAX: error TypeError
-    reveal_type(jax.random.double_sided_maxwell(key, (3,), dtype=jnp.bfloat16))  # JAX: error TypeError
-    reveal_type(jax.random.double_sided_maxwell(key, (3,), dtype=jnp.int32))  # JAX: error TypeError
-    reveal_type(jax.random.double_sided_maxwell(key, (3,), dtype=jnp.float64))  # JAX: error TypeError
-    reveal_type(jax.random.double_sided_maxwell(key, (3,), dtype=jnp.bool))  # JAX: error TypeError
+    reveal_type(jax.random.double_sided_maxwell(key, 0.0, 1.0, (3,), **{}))  # JAX: float64
+    reveal_type(jax.random.double_sided_maxwell(raw_key, 0.0, 1.0, (3,), **{}))  # JAX: float64
+    reveal_type(jax.random.double_sided_maxwell(key, 0.0, 1.0, (3,), **{'dtype': jnp.bfloat16}))  # JAX: bfloat16
+    reveal_type(jax.random.double_sided_maxwell(key, 0.0, 1.0, (3,), **{'dtype': jnp.int32}))  # JAX: error ValueError
+    reveal_type(jax.random.double_sided_maxwell(key, 0.0, 1.0, (3,), **{'dtype': jnp.float64}))  # JAX: float64
+    reveal_type(jax.random.double_sided_maxwell(key, 0.0, 1.0, (3,), **{'dtype': jnp.bool}))  # JAX: error ValueError
 
 
 def case_jax_random_exponential(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
@@ -5739,11 +5739,6 @@ def case_jax_random_gumbel(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
 def case_jax_random_key_data(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
     reveal_type(jax.random.key_data(key))  # JAX: uint32
     reveal_type(jax.random.key_data(raw_key))  # JAX: uint32
-
-
-def case_jax_random_key_dtype(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
-    reveal_type(jax.random.key_dtype(key))  # JAX: error TypeError
-    reveal_type(jax.random.key_dtype(raw_key))  # JAX: error TypeError
 
 
 def case_jax_random_laplace(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
@@ -5875,12 +5870,12 @@ def case_jax_random_randint(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
 
 
 def case_jax_random_rayleigh(key: jax.Array, raw_key: jax.Array[uint32]) -> None:
-    reveal_type(jax.random.rayleigh(key, (3,)))  # JAX: error TypeError
-    reveal_type(jax.random.rayleigh(raw_key, (3,)))  # JAX: error TypeError
-    reveal_type(jax.random.rayleigh(key, (3,), dtype=jnp.bfloat16))  # JAX: error TypeError
-    reveal_type(jax.random.rayleigh(key, (3,), dtype=jnp.int32))  # JAX: error ValueError
-    reveal_type(jax.random.rayleigh(key, (3,), dtype=jnp.float64))  # JAX: error TypeError
-    reveal_type(jax.random.rayleigh(key, (3,), dtype=jnp.bool))  # JAX: error ValueError
+    reveal_type(jax.random.rayleigh(key, 1.0, (3,), **{}))  # JAX: float64
+    reveal_type(jax.random.rayleigh(raw_key, 1.0, (3,), **{}))  # JAX: float64
+    reveal_type(jax.random.rayleigh(key, 1.0, (3,), **{'dtype': jnp.bfloat16}))  # JAX: bfloat16
+    reveal_type(jax.random.rayleigh(key, 1.0, (3,), **{'dtype': jnp.int32}))  # JAX: error ValueError
+    reveal_type(jax.random.rayleigh(key, 1.0, (3,), **{'dtype': jnp.float64}))  # JAX: float64
+    reveal_type(jax.random.rayleigh(key, 1.0, (3,), **{'dtype': jnp.bool}))  # JAX: error ValueError
 
 
 def case_jax_random_split(raw_key: jax.Array[uint32]) -> None:
