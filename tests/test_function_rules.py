@@ -150,6 +150,19 @@ def test_every_typed_entry_has_data() -> None:
             f"{config}: probed but not in the table: {sorted(probed - set(functions.TABLE))}"
 
 
+def test_every_typed_entry_has_an_answer_that_is_not_an_error() -> None:
+    """A probe that JAX refuses for every input (a wrong call: a missing
+    argument, a wrong shape) checks its rule on nothing but errors."""
+    data = load()
+    for config in CONFIGS:
+        answered: dict[str, int] = Counter()
+        for probe, row in data["configs"][config]["results"].items():
+            answered[table_name(probe)] += sum(not cell.startswith("!") for cell in row.values())
+        typed = {n for n, r in functions.TABLE.items() if r.family not in UNTYPED}
+        only_errors = sorted(n for n in typed if answered[n] == 0)
+        assert not only_errors, f"{config}: every probe is an error: {only_errors}"
+
+
 def test_arguments_are_as_the_oracle_probed_them() -> None:
     """functions.ARGUMENTS (which parameters are the inputs, read by the stub
     generator) says what the oracle script did when it called each function."""
