@@ -478,7 +478,7 @@ _put(Rule("untyped", reason="closest rule Rule(keeps, keep_weak=False) differs f
 _put(Rule("untyped", reason="closest rule Rule(keeps, keep_weak=False) differs from JAX on 172 of 586 probes"), "dot_general", "jax.lax.")
 _put(Rule("untyped", reason="closest rule Rule(keeps, accepts=b) differs from JAX on 44 of 586 probes"), "eq", "jax.lax.")
 _put(Rule("untyped", reason="closest rule Rule(dtype, default=c) differs from JAX on 28 of 66 probes"), "fft", "jax.lax.")
-_put(Rule('dtype', reason='dtype=None is unknown: the fill value decides'), "full", "jax.lax.")
+_put(Rule('like'), "full", "jax.lax.")  # (the fill value's dtype)
 _put(Rule("untyped", reason="closest rule Rule(keeps, accepts=b) differs from JAX on 35 of 586 probes"), "ge", "jax.lax.")
 _put(Rule("untyped", reason="closest rule Rule(keeps, accepts=b) differs from JAX on 35 of 586 probes"), "gt", "jax.lax.")
 _put(Rule("untyped", reason="closest rule Rule(inexact, accepts=biu) differs from JAX on 5 of 66 probes"), "imag", "jax.lax.")
@@ -521,7 +521,7 @@ _put(Rule("untyped", reason="closest rule Rule(fixed, fixed=float32) differs fro
 _put(Rule("untyped", reason="closest rule Rule(fixed, fixed=float32) differs from JAX on 7 of 66 probes"), "irfftn", "jax.numpy.fft.")
 _put(Rule("untyped", reason="closest rule Rule(dtype, accepts=fc, default=f) differs from JAX on 20 of 66 probes"), "rfftfreq", "jax.numpy.fft.")
 _put(Rule("untyped", reason="closest rule Rule(fixed, accepts=biu, fixed=float32) differs from JAX on 20 of 66 probes"), "frexp")
-_put(Rule('dtype', reason='dtype=None is unknown: the fill value decides'), "full")
+_put(Rule('like'), "full")  # (the fill value's dtype)
 _put(Rule('keeps', keep_weak=False, accepts='iu', input_rejects=('int4',)), "gcd")
 _put(Rule("untyped", reason="closest rule Rule(fixed, accepts=biuf, fixed=f) differs from JAX on 129 of 586 probes"), "interp")
 _put(Rule('keeps', keep_weak=False, accepts='iu', input_rejects=('int4',)), "lcm")
@@ -611,6 +611,7 @@ ARGUMENTS: dict[str, str] = {}
 INPUT_POSITION: Final[dict[str, int]] = {
     "jax.numpy.compress": 1, "jax.numpy.extract": 1,  # (condition, arr)
     "jax.random.choice": 1, "jax.random.permutation": 1,  # (key, x)
+    "jax.numpy.full": 1, "jax.lax.full": 1,  # (shape, fill_value)
 }
 # Where dtype is a positional-only parameter (mypy gives such a parameter no name).
 DTYPE_POSITION: Final[dict[str, int]] = {"jax.numpy.astype": 1}  # astype(x, dtype, /)
@@ -684,15 +685,15 @@ _args("xy", "jax.numpy.",
 _args("xy", "jax.numpy.linalg.", "cross lstsq matmul multi_dot outer solve tensordot tensorsolve vecdot")
 _args("cxy", "jax.lax.", "clamp select select_n")
 _args("cxy", "jax.numpy.", "select where")
-_args("d", "jax.lax.", "broadcasted_iota empty full iota")
+_args("d", "jax.lax.", "broadcasted_iota empty iota")
 _args("d", "jax.numpy.",
-    "arange empty eye fromfunction full geomspace identity indices linspace logspace ones tri "
+    "arange empty eye fromfunction geomspace identity indices linspace logspace ones tri "
     "zeros")
 _args("d", "jax.numpy.fft.", "fftfreq rfftfreq")
-_args("xd", "jax.lax.", "bitcast_convert_type convert_element_type full_like")
+_args("xd", "jax.lax.", "bitcast_convert_type convert_element_type full full_like")
 _args("xd", "jax.nn.", "one_hot")
 _args("xd", "jax.numpy.",
-    "array asarray astype cumprod(dtype=) cumsum(dtype=) empty_like full_like mean(dtype=) "
+    "array asarray astype cumprod(dtype=) cumsum(dtype=) empty_like full full_like mean(dtype=) "
     "nanmean(dtype=) nanprod(dtype=) nanstd(dtype=) nansum(dtype=) nanvar(dtype=) ones_like "
     "prod(dtype=) std(dtype=) sum(dtype=) trace(dtype=) var(dtype=) zeros_like")
 _args("kd", "jax.random.",

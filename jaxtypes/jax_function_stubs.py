@@ -214,6 +214,9 @@ class _Plan:
     second: str | None = None  # the other array of a two-array function
     sequence: bool = False  # input_param is a sequence of arrays (concatenate)
     varargs: bool = False  # the arrays are ``*operands`` (einsum)
+    # A Python scalar input is a weakly typed value; to jax.random's functions
+    # it can mean something else (permutation(key, 20) is arange(20)).
+    scalar_inputs: bool = True
 
 
 def _plan(name: str, fn: ast.FunctionDef) -> _Plan | None:
@@ -231,8 +234,8 @@ def _plan(name: str, fn: ast.FunctionDef) -> _Plan | None:
         param = params[position]
         if not (_is_array_like(param.annotation) or ast.unparse(param.annotation or parse_expr("Any")) == "Any"):
             return None
-        keep = tuple(p.arg for p in params[:position])  # (a key before the array)
-        return _Plan(rule, kind, param.arg, dtype_param, keep)
+        keep = tuple(p.arg for p in params[:position])  # (a key or a shape before the array)
+        return _Plan(rule, kind, param.arg, dtype_param, keep, scalar_inputs=not name.startswith("jax.random."))
     if kind == "d" and dtype_param is not None and rule.family in functions.DTYPE_FAMILIES:
         return _Plan(rule, kind, None, dtype_param)
     if kind == "kd" and dtype_param is not None and rule.family in functions.DTYPE_FAMILIES and params:
@@ -389,10 +392,8 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
     base = _narrowed(fn, [plan.input_param, *keep]) if plan.input_param is not None and out else None
     if base is not None and plan.input_param is not None:
         out.append(_with(base, {plan.input_param: "_np.generic | _np.ndarray[Any, Any]"}, ret.format("Array")))
-        # A Python scalar is a weakly typed value to JAX's array functions; to
-        # jax.random's it can mean something else (permutation(key, 20) is
-        # arange(20)), so those keep JAX's signature.
-        kinds = () if plan.keep else _SCALARS
+        # (jax.random's keep JAX's signature for a Python scalar: _Plan.scalar_inputs)
+        kinds = _SCALARS if plan.scalar_inputs else ()
         answers = [(py, _result(rule, (node,), tables.v)) for py, node in kinds]
         for i, (py, res) in enumerate(answers):
             if res is None and any(r is not None for _, r in answers[i + 1:]):

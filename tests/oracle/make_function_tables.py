@@ -200,7 +200,8 @@ add("xy", "interp", lambda f: (lambda x, y: f(x, jnp.arange(3.0), y)), shape=(3,
 add("cxy", "where", full=True)
 add("cxy", "select", lambda f: (lambda c, x, y: f([c], [x], y)))
 add("d", "zeros ones empty", lambda f: (lambda dtype: f((3,), dtype=dtype)))
-add("d", "full", lambda f: (lambda dtype: f((3,), 1, dtype=dtype)))
+# full(shape, fill_value, dtype): the fill value is the input (a scalar: lax.full takes no other)
+add("xd", "full", lambda f: (lambda x, dtype=None: f(x.shape, x, dtype=dtype)), shape=())
 add("d", "eye identity tri", lambda f: (lambda dtype: f(3, dtype=dtype)))
 add("d", "arange", lambda f: (lambda dtype: f(3, dtype=dtype)))
 add("d", "linspace logspace geomspace", lambda f: (lambda dtype: f(1, 3, 3, dtype=dtype)))
@@ -383,7 +384,7 @@ add("x", "unstack", prefix="jax.lax.")
 add("xy", "broadcast_like", prefix="jax.lax.")
 add("xy", "stack", lambda f: (lambda x, y: f([x, y])), prefix="jax.lax.")
 add("d", "empty", lambda f: (lambda dtype: f((3,), dtype or jnp.float32)), prefix="jax.lax.")
-add("d", "full", lambda f: (lambda dtype: f((3,), 1, dtype)), prefix="jax.lax.")
+add("xd", "full", lambda f: (lambda x, dtype=None: f(x.shape, x, dtype)), shape=(), prefix="jax.lax.")
 add("d", "iota broadcasted_iota", lambda f: (
     lambda dtype: f(dtype or jnp.int32, 3) if f.__name__ == "iota"
     else f(dtype or jnp.int32, (3,), 0)), prefix="jax.lax.")

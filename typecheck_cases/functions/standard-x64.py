@@ -712,12 +712,14 @@ def case_lax_floor(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_
     reveal_type(lax.floor(weak_i))  # JAX: error TypeError
 
 
-def case_lax_full() -> None:
-    reveal_type(lax.full((3,), 1, None))  # JAX: weak_int
-    reveal_type(lax.full((3,), 1, jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(lax.full((3,), 1, jnp.int32))  # JAX: int32
-    reveal_type(lax.full((3,), 1, jnp.float64))  # JAX: float64
-    reveal_type(lax.full((3,), 1, jnp.bool))  # JAX: bool_
+def case_lax_full(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+    reveal_type(lax.full(a_int8.shape, a_int8, None))  # JAX: int8
+    reveal_type(lax.full(a_bfloat16.shape, a_bfloat16, None))  # JAX: bfloat16
+    reveal_type(lax.full(weak_f.shape, weak_f, None))  # JAX: weak_float
+    reveal_type(lax.full(a_float32.shape, a_float32, jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(lax.full(a_float32.shape, a_float32, jnp.int32))  # JAX: int32
+    reveal_type(lax.full(a_float32.shape, a_float32, jnp.float64))  # JAX: float64
+    reveal_type(lax.full(a_float32.shape, a_float32, jnp.bool))  # JAX: bool_
 
 
 def case_lax_full_like(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
@@ -3235,12 +3237,14 @@ def case_jnp_fromfunction() -> None:
     reveal_type(jnp.fromfunction(lambda i: i, (3,), dtype=jnp.bool))  # JAX: error TypeError
 
 
-def case_jnp_full() -> None:
-    reveal_type(jnp.full((3,), 1, dtype=None))  # JAX: weak_int
-    reveal_type(jnp.full((3,), 1, dtype=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.full((3,), 1, dtype=jnp.int32))  # JAX: int32
-    reveal_type(jnp.full((3,), 1, dtype=jnp.float64))  # JAX: float64
-    reveal_type(jnp.full((3,), 1, dtype=jnp.bool))  # JAX: bool_
+def case_jnp_full(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+    reveal_type(jnp.full(a_int8.shape, a_int8, dtype=None))  # JAX: int8
+    reveal_type(jnp.full(a_bfloat16.shape, a_bfloat16, dtype=None))  # JAX: bfloat16
+    reveal_type(jnp.full(weak_f.shape, weak_f, dtype=None))  # JAX: weak_float
+    reveal_type(jnp.full(a_float32.shape, a_float32, dtype=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.full(a_float32.shape, a_float32, dtype=jnp.int32))  # JAX: int32
+    reveal_type(jnp.full(a_float32.shape, a_float32, dtype=jnp.float64))  # JAX: float64
+    reveal_type(jnp.full(a_float32.shape, a_float32, dtype=jnp.bool))  # JAX: bool_
 
 
 def case_jnp_full_like(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
