@@ -36,7 +36,7 @@ from jaxtypes.ops import unsupported as _unsupported
 
 __all__ = [
     "Rule", "TABLE", "FAMILIES", "ARGUMENTS", "INPUT_POSITION", "DTYPE_POSITION", "KEY", "NOT_AN_ARRAY", "DTYPE_FAMILIES", "UNKNOWN",
-    "apply", "result", "rule_of", "untyped",
+    "apply", "result", "rule_of", "scalar_input_is_weak", "untyped",
 ]
 
 KEY: Final = "key<fry>"  # a typed PRNG key array (jax.random.key); not a lattice node
@@ -615,6 +615,13 @@ INPUT_POSITION: Final[dict[str, int]] = {
 }
 # Where dtype is a positional-only parameter (mypy gives such a parameter no name).
 DTYPE_POSITION: Final[dict[str, int]] = {"jax.numpy.astype": 1}  # astype(x, dtype, /)
+
+
+def scalar_input_is_weak(name: str) -> bool:
+    """Whether a Python scalar given as the function's array input is a weakly
+    typed value.  jax.random's functions read one otherwise
+    (``permutation(key, 20)`` is ``arange(20)``)."""
+    return not name.startswith("jax.random.")
 
 
 def _args(kind: str, prefix: str, names: str) -> None:

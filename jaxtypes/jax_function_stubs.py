@@ -214,9 +214,7 @@ class _Plan:
     second: str | None = None  # the other array of a two-array function
     sequence: bool = False  # input_param is a sequence of arrays (concatenate)
     varargs: bool = False  # the arrays are ``*operands`` (einsum)
-    # A Python scalar input is a weakly typed value; to jax.random's functions
-    # it can mean something else (permutation(key, 20) is arange(20)).
-    scalar_inputs: bool = True
+    scalar_inputs: bool = True  # functions.scalar_input_is_weak
 
 
 def _plan(name: str, fn: ast.FunctionDef) -> _Plan | None:
@@ -235,7 +233,7 @@ def _plan(name: str, fn: ast.FunctionDef) -> _Plan | None:
         if not (_is_array_like(param.annotation) or ast.unparse(param.annotation or parse_expr("Any")) == "Any"):
             return None
         keep = tuple(p.arg for p in params[:position])  # (a key or a shape before the array)
-        return _Plan(rule, kind, param.arg, dtype_param, keep, scalar_inputs=not name.startswith("jax.random."))
+        return _Plan(rule, kind, param.arg, dtype_param, keep, scalar_inputs=functions.scalar_input_is_weak(name))
     if kind == "d" and dtype_param is not None and rule.family in functions.DTYPE_FAMILIES:
         return _Plan(rule, kind, None, dtype_param)
     if kind == "kd" and dtype_param is not None and rule.family in functions.DTYPE_FAMILIES and params:

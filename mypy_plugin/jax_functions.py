@@ -148,8 +148,7 @@ def _inputs(name: str, kind: str, ctx: Context, builder: Builder) -> tuple[list[
     given = [i for i, types in enumerate(ctx.arg_types) if types]
     if kind in ("x", "xd"):
         i = functions.INPUT_POSITION.get(name, 0)
-        scalars = not name.startswith("jax.random.")
-        return [_node(ctx.arg_types[i], builder, scalars)], {i, *range(i)}
+        return [_node(ctx.arg_types[i], builder, functions.scalar_input_is_weak(name))], {i, *range(i)}
     if kind == "cxy":
         return ["bool", _node(ctx.arg_types[1], builder), _node(ctx.arg_types[2], builder)], {0, 1, 2}
     if kind == "xy":
