@@ -16,6 +16,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import PurePosixPath
+from typing import TypeVar
+
+T = TypeVar("T")
 
 # One or more of each kind: bool, unsigned, signed (sub-byte, 8-bit, 64-bit:
 # x64 changes it), the 8-bit and 16-bit floats, float32/64, complex, weak.
@@ -59,6 +62,12 @@ def part_of(files: Mapping[str, str], part: str) -> dict[str, str]:
     return out
 
 
-def run_lines(files: Mapping[str, str]) -> set[tuple[str, int]]:
-    """(file, line) of every line a part keeps (blanked rows are not its)."""
-    return {(rel, n) for rel, text in files.items() for n, line in enumerate(text.splitlines(), 1) if line}
+def on_lines_of(part: Mapping[str, str], listed: Mapping[tuple[str, int], T]) -> dict[tuple[str, int], T]:
+    """The listed deviations (counted over every file, as their counts are)
+    that fall on the lines a part checks (a blanked row is not its)."""
+    out = {}
+    for (rel, n), entry in listed.items():
+        lines = part.get(rel, "").splitlines()
+        if n <= len(lines) and lines[n - 1]:
+            out[rel, n] = entry
+    return out

@@ -57,8 +57,6 @@ def test_plugin_gives_jax_s_answer_in_every_configuration(config: str, part: str
     part_files = case_sample.part_of(files, part)
     errors = run(MYPY_PLUGIN, tmp_path, stage(part_files, tmp_path),
                  mypy_config=plugin_config(conf["mode"], conf["x64"]))
-    # Deviations are counted over every file, and apply to the lines this part checks.
-    kept = case_sample.run_lines(part_files)
-    listed = {k: v for k, v in deviations(MYPY_PLUGIN, files, config, some_files=True).items() if k in kept}
+    listed = case_sample.on_lines_of(part_files, deviations(MYPY_PLUGIN, files, config, some_files=True))
     problems = wrong_answers(MYPY_PLUGIN, part_files, errors, listed)
     assert not problems, f"{config} ({part}): {len(problems)} wrong answers\n" + "\n".join(problems[:60])

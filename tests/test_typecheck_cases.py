@@ -101,9 +101,7 @@ def test_cases(checker: str, part: str, checker_errors) -> None:
     settings (tests/test_mypy_plugin_corpus.py has the other settings)."""
     files = case_files()
     part_files = case_sample.part_of(files, part)
-    # Deviations are counted over every file, and apply to the lines this part checks.
-    kept = case_sample.run_lines(part_files)
-    listed = {k: v for k, v in expected_errors.deviations(checker, files).items() if k in kept}
+    listed = case_sample.on_lines_of(part_files, expected_errors.deviations(checker, files))
     problems = expected_errors.wrong_answers(checker, part_files, checker_errors(checker, part), listed)
     assert not problems, f"{checker} ({part}): {len(problems)} wrong answers\n" + "\n".join(problems[:60])
 
