@@ -71,6 +71,10 @@ _NEUTRAL: Final = frozenset(["where", "indices", "condition", "indices_or_sectio
 _SCALARS: Final = (("builtins.bool", "bool"), ("builtins.int", lattice.WEAK_INT),
                    ("builtins.float", lattice.WEAK_FLOAT), ("builtins.complex", lattice.WEAK_COMPLEX))
 _64_BIT: Final = frozenset(["int64", "uint64", "float64", "complex128"])
+# An array of a Python scalar's own node (a weak-typed array, from
+# ``jnp.asarray(0.5)``; a bool array for a bool) promotes with another array
+# as that scalar does, so the scalar overloads of two-array functions take it.
+_SCALAR_NODE: Final = dict(_SCALARS)
 
 
 def _m(node: str) -> str:
@@ -466,7 +470,8 @@ def _pair_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, re
     """Two arrays: unknown on either side stays unknown; the same dtype on both
     sides (a constrained TypeVar, which no checker widens to a union of
     dtypes) gives the rule's result where that is the dtype itself; a Python
-    scalar on either side, per marker; arrays of different dtypes fall
+    scalar on either side, per marker, and an array of that scalar's node
+    with it (``_SCALAR_NODE``); other arrays of different dtypes fall
     through to JAX's own signature (``Array[Any]``)."""
     rule = plan.rule
     same = _same_dtype_groups(plan, tables)
@@ -501,7 +506,8 @@ def _pair_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, re
             attr = tables.attribute(_rule_prefix(rule) + ("_with_" if right else "_after_") + py.split(".")[1],
                                     mapping)
             array = f"Array[{MARKERS}._Has{attr}[{RESULT_VAR}]]"
-            out.append(_with(base, {x: array, y: py} if right else {x: py, y: array},
+            scalar = f"{py} | Array[{MARKERS}.{_m(_SCALAR_NODE[py])}]"
+            out.append(_with(base, {x: array, y: scalar} if right else {x: scalar, y: array},
                              ret.format(f"Array[{RESULT_VAR}]")))
     out += _preferred_overloads(fn, tables, ret, [x, y, *plan.keep])
     return out if len(out) > 2 else []

@@ -37,8 +37,8 @@ UNKNOWN = re.compile(r"^(?:[\w.]+\.)?Array(?:\[(?:Any|Unknown)\])?$|^Any$|^Unkno
 SETUPS = ("mypy", MYPY_PLUGIN, "pyright", "basedpyright", "pyrefly", "ty")
 # Right answers of standard-x32.py per set-up when the stubs were made: a drop
 # means calls the stubs typed before are unknown now.
-KNOWN = {"mypy": 2251, MYPY_PLUGIN: 2578, "pyright": 2253, "basedpyright": 2253, "pyrefly": 2277,
-         "ty": 2307}
+KNOWN = {"mypy": 2399, MYPY_PLUGIN: 2617, "pyright": 2401, "basedpyright": 2401, "pyrefly": 2427,
+         "ty": 2461}
 KNOWN_X64_PLUGIN = 2429
 
 
