@@ -36,7 +36,7 @@ from jaxtypes.ops import unsupported as _unsupported
 
 __all__ = [
     "Rule", "TABLE", "FAMILIES", "ARGUMENTS", "INPUT_POSITION", "DTYPE_POSITION", "KEY", "NOT_AN_ARRAY", "DTYPE_FAMILIES", "UNKNOWN",
-    "apply", "result", "rule_of", "scalar_input_is_weak", "untyped",
+    "SEVERAL_RESULT_DTYPES", "apply", "other_results", "result", "rule_of", "scalar_input_is_weak", "untyped",
 ]
 
 KEY: Final = "key<fry>"  # a typed PRNG key array (jax.random.key); not a lattice node
@@ -64,7 +64,13 @@ class Rule(NamedTuple):
     nodes the family does not answer for, because JAX computes them by
     another path (softplus of a bool is a weak float: it is
     ``logaddexp(x, 0)``); the result is unknown (``Array[Any]``), never a
-    guess.  ``reason``: why a function is untyped, or what ``unknown`` covers."""
+    guess.  ``reason``: why a function is untyped, or what ``unknown`` covers.
+    ``others``: for a function whose results are arrays of different dtypes
+    (``lax.top_k``'s values and indices), the dtype of each result after the
+    first: a node, or a kind letter for that kind's default dtype, weak
+    (its kind's weak node) when an input is weak and ``keep_weak`` (top_k of
+    a weak array gives weak int32 indices); the family gives the first (and
+    whether the call is refused)."""
 
     family: str
     args: tuple[int, ...] | None = None
@@ -79,6 +85,7 @@ class Rule(NamedTuple):
     bool_as: str | None = None
     input_rejects: tuple[str, ...] = ()
     unknown: tuple[str, ...] = ()
+    others: tuple[str, ...] = ()
 
 
 Inputs = tuple[str, ...]
@@ -317,6 +324,32 @@ def apply(rule: Rule, inputs: Inputs, v: Variant = DEFAULT, dtype: str | None = 
     return FAMILIES[rule.family](rule, tuple(inputs), v, dtype)
 
 
+# Typed functions whose results JAX gives in different dtypes that depend on
+# the inputs, so that no ``Rule.others`` says them (tests/test_function_rules.py
+# checks the list against JAX's answers): the rule gives the first result
+# only; the stubs leave such a function's return as JAX declares it, and the
+# mypy plugin answers Array[Any] for its results.
+SEVERAL_RESULT_DTYPES: Final[dict[str, str]] = {
+    "jax.lax.sort_key_val": "the values keep their own dtype, the keys theirs",
+    "jax.numpy.polydiv": "the remainder is weak for a weak input, the quotient strong",
+    "jax.numpy.linalg.lstsq": "the residuals and singular values are real, the rank an index",
+    "jax.numpy.histogram2d": "the counts are an index dtype, the bin edges the inputs' float",
+    "jax.numpy.linalg.eigh": "the eigenvalues are real, the eigenvectors keep a complex dtype",
+    "jax.numpy.linalg.slogdet": "the sign keeps a complex dtype, the log-determinant is real",
+    "jax.numpy.linalg.svd": "the singular values are real, the vectors keep a complex dtype",
+}
+
+
+def other_results(rule: Rule, inputs: Inputs, v: Variant = DEFAULT) -> tuple[str, ...]:
+    """The nodes of the results after the first (``Rule.others``) for these
+    inputs, in this configuration; () for a function with one result (or of
+    one dtype)."""
+    nodes = tuple(_default(spec, v) for spec in rule.others)
+    if rule.keep_weak and any(node in lattice.WEAK for node in inputs):
+        return tuple(lattice.weak_node(lattice.kind(node)) for node in nodes)
+    return nodes
+
+
 def result(name: str, inputs: Inputs, v: Variant = DEFAULT, dtype: str | None = None) -> Outcome:
     """The result marker node of ``name(*inputs, dtype=dtype)``, or the error."""
     return apply(rule_of(name), tuple(inputs), v, dtype)
@@ -373,7 +406,8 @@ _put(Rule('not_an_array'), "key_dtype key_impl", "jax.random.")
 _put(Rule('not_an_array'), "dtype", "jax.lax.")
 _put(Rule('dtype', accepts='f', default='f', rejects=('float4_e2m1fn', 'float6_e2m3fn', 'float6_e3m2fn')), "ball cauchy double_sided_maxwell exponential gumbel laplace logistic maxwell pareto rayleigh t triangular "
      "truncated_normal uniform wald weibull_min", "jax.random.")
-_put(Rule('keeps', accepts='f'), "approx_max_k approx_min_k bessel_i0e bessel_i1e cbrt ceil digamma erf erf_inv "
+_put(Rule('keeps', accepts='f', others=('int32',)), "approx_max_k approx_min_k", "jax.lax.")  # (values, indices)
+_put(Rule('keeps', accepts='f'), "bessel_i0e bessel_i1e cbrt ceil digamma erf erf_inv "
      "erfc floor lgamma reduce_precision round", "jax.lax.")
 _put(Rule('operator', fixed='matmul'), "dot einsum inner matmul matvec tensordot vdot vecdot vecmat")
 _put(Rule('operator', fixed='matmul'), "matmul multi_dot tensordot vecdot", "jax.numpy.linalg.")
@@ -397,12 +431,13 @@ _put(Rule('like'), "full_like", "jax.lax.")
 _put(Rule('keeps', accepts='biu'), "bitwise_and bitwise_invert bitwise_not bitwise_or bitwise_xor invert")
 _put(Rule('like', keep_weak=False, bool_as_int=True), "cumprod cumsum cumulative_prod nancumprod nancumsum")
 _put(Rule('operator', fixed='floordiv'), "divmod floor_divide fmod mod remainder")
-_put(Rule("keeps", args=(0,)), "broadcast_arrays")  # (the first result)
+_put(Rule("untyped", reason="a list of results, each of its own input's dtype (weak for a "
+                             "Python scalar): list[Array[...]] cannot give each its own"), "broadcast_arrays")
 _put(Rule('key'), "clone fold_in split", "jax.random.")
 _put(Rule("keeps", args=(0,)), "sort_key_val", "jax.lax.")  # (the sorted keys)
 _put(Rule('equal', accepts='f'), "igamma igammac nextafter polygamma zeta", "jax.lax.")
 _put(Rule('keeps', accepts='biuf'), "ceil floor trunc")
-_put(Rule('keeps', accepts='biuf'), "top_k", "jax.lax.")
+_put(Rule('keeps', accepts='biuf', others=('int32',)), "top_k", "jax.lax.")  # (values, int32 indices)
 _put(Rule('operator', fixed='lshift'), "bitwise_left_shift bitwise_right_shift left_shift right_shift")
 _put(Rule('dtype', default='f', rejects=('uint1', 'uint2', 'int1', 'int2')), "geomspace linspace logspace")
 _put(Rule('dtype', default='f', rejects=('uint1', 'uint2', 'int1', 'int2')), "fftfreq", "jax.numpy.fft.")

@@ -36,7 +36,7 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -54,6 +54,7 @@ __all__ = ["FunctionTables", "transform_module", "transform_markers", "render_ru
 
 MARKERS: Final = "_jaxtypes_markers"  # how a transformed module imports jaxtypes.markers
 RESULT_VAR: Final = "_JaxtypesV"  # the TypeVar a typed overload solves
+OTHER_VAR: Final = "_JaxtypesW"  # ... and its second result's (top_k's indices)
 UNKNOWN: Final = "_UnknownArgument"  # (in the markers stub) matches only Any
 # A TypeVar bound to it, which the guard overloads take: as the type context
 # of a nested call (``jnp.exp(jnp.sum(x))``) a TypeVar is no context for
@@ -100,6 +101,12 @@ class FunctionTables:
     attributes: dict[tuple[tuple[str, str], ...], str] = field(
         default_factory=dict[tuple[tuple[str, str], ...], str])
     constrained: dict[tuple[str, ...], str] = field(default_factory=dict[tuple[str, ...], str])
+    pairs: set[tuple[str, str]] = field(default_factory=set[tuple[str, str]])
+
+    def pair(self, first: str, second: str) -> str:
+        """A protocol of two attributes, each solving its own TypeVar."""
+        self.pairs.add((first, second))
+        return first + second
 
     def attribute(self, prefix: str, mapping: Mapping[str, str]) -> str:
         key = tuple(sorted(mapping.items()))
@@ -151,7 +158,8 @@ class FunctionTables:
         return out
 
     def protocol_lines(self) -> list[str]:
-        lines = ['_JaxtypesFnV = TypeVar("_JaxtypesFnV", covariant=True)', ""]
+        lines = ['_JaxtypesFnV = TypeVar("_JaxtypesFnV", covariant=True)',
+                 '_JaxtypesFnW = TypeVar("_JaxtypesFnW", covariant=True)', ""]
         for markers, name in self.constrained.items():
             lines.append(f'{name} = TypeVar("{name}", {", ".join(_m(m) for m in markers)})')
         for name in sorted(self.attributes.values()):
@@ -159,6 +167,13 @@ class FunctionTables:
                       f"class _Has{name}(Protocol[_JaxtypesFnV]):",
                       "    @property",
                       f"    def {name}(self) -> _JaxtypesFnV: ...", ""]
+        for first, second in sorted(self.pairs):
+            lines += ["@type_check_only",
+                      f"class _Has{first}{second}(Protocol[_JaxtypesFnV, _JaxtypesFnW]):",
+                      "    @property",
+                      f"    def {first}(self) -> _JaxtypesFnV: ...",
+                      "    @property",
+                      f"    def {second}(self) -> _JaxtypesFnW: ...", ""]
         return lines
 
 
@@ -318,13 +333,19 @@ def _narrowed(fn: ast.FunctionDef, inputs: Iterable[str], scalars: str | None = 
     return out
 
 
-def _returns(annotation: ast.expr | None) -> str | None:
+def _returns(annotation: ast.expr | None, others: Sequence[str] = ()) -> str | None:
     """``{}``-template of JAX's return annotation with its arrays' dtype as a
-    hole: ``Array`` -> ``{}``, ``list[Array]`` -> ``list[{}]``; None for any
-    other result (a tuple of different arrays, a non-array)."""
+    hole: ``Array`` -> ``{}``, ``list[Array]`` -> ``list[{}]``; a tuple of
+    arrays whose results after the first the rule gives (``others``, their
+    types' text) -> ``tuple[{}, Array[int32]]``; None for any other result
+    (another tuple of arrays, a non-array)."""
     if annotation is None:
         return None
     text = ast.unparse(annotation)
+    if others:
+        if text != f"tuple[{', '.join(['Array'] * (1 + len(others)))}]":
+            return None
+        return f"tuple[{{}}{''.join(', ' + other for other in others)}]"
     if text == "Array":
         return "{}"
     for container in ("list", "Sequence", "tuple"):
@@ -345,7 +366,9 @@ def _with(fn: ast.FunctionDef, annotations: Mapping[str, str], returns: str) -> 
 
 def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.FunctionDef]:
     rule = plan.rule
-    ret = _returns(fn.returns)
+    if rule.others and (len(rule.others) != 1 or plan.kind not in _ONE_INPUT_KINDS):
+        return []  # (typed: one input, two results)
+    ret = _returns(fn.returns, _other_texts(rule, (), tables))
     if ret is None:
         return []
     out: list[ast.FunctionDef] = []
@@ -368,7 +391,18 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
         if base is None:
             return []
         mapping = tables.input_mapping(rule)
-        if mapping:
+        if mapping and rule.others:
+            # the second result's dtype is a second attribute of the input's
+            # marker, solved with the first through one protocol
+            attr = tables.attribute(_rule_prefix(rule), mapping)
+            other = tables.attribute("_fn_other", {node: functions.other_results(rule, (node,), tables.v)[0]
+                                                   for node in mapping})
+            proto = f"{MARKERS}._Has{tables.pair(attr, other)}[{RESULT_VAR}, {OTHER_VAR}]"
+            both = _returns(fn.returns, [f"Array[{OTHER_VAR}]"])
+            assert both is not None
+            typed = _with(base, {plan.input_param: f"Array[{proto}]"}, both.format(f"Array[{RESULT_VAR}]"))
+            out.append(_without_default(typed, plan.input_param))
+        elif mapping:
             attr = tables.attribute(_rule_prefix(rule), mapping)
             typed = _with(base, {plan.input_param: f"Array[{MARKERS}._Has{attr}[{RESULT_VAR}]]"},
                           ret.format(f"Array[{RESULT_VAR}]"))
@@ -404,8 +438,15 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
                 continue
             else:
                 res_text = f"Array[{MARKERS}.{_m(res)}]"
-            out.append(_with(base, {plan.input_param: py}, ret.format(res_text)))
+            ret_py = _returns(fn.returns, _other_texts(rule, (dict(_SCALARS)[py],), tables))
+            assert ret_py is not None
+            out.append(_with(base, {plan.input_param: py}, ret_py.format(res_text)))
     return out
+
+
+def _other_texts(rule: functions.Rule, inputs: tuple[str, ...], tables: FunctionTables) -> list[str]:
+    """The types of the results after the first, for these inputs."""
+    return [f"Array[{MARKERS}.{_m(node)}]" for node in functions.other_results(rule, inputs, tables.v)]
 
 
 def _typed(name: str, fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.FunctionDef]:
@@ -696,7 +737,7 @@ def transform_module(tree: ast.Module, module: str, tables: FunctionTables) -> a
         "import builtins\nfrom collections.abc import Sequence as _JaxtypesSequence\n"
         "from typing import Any, Literal, TypeVar, overload, type_check_only\nimport numpy as _np\n"
         f"import jaxtypes.markers as {MARKERS}\n"
-        f'{RESULT_VAR} = TypeVar("{RESULT_VAR}")\n').body
+        f'{RESULT_VAR} = TypeVar("{RESULT_VAR}")\n{OTHER_VAR} = TypeVar("{OTHER_VAR}")\n').body
     # after `from __future__ import annotations`, which must stay first
     first = 1 if body and isinstance(body[0], ast.ImportFrom) and body[0].module == "__future__" else 0
     body[first:first] = header
@@ -930,11 +971,11 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
         "from collections.abc import Sequence as _JaxtypesSequence\n"
         "from typing import Any, Literal, TypeVar, overload\nimport numpy as _np\n"
         f"import jaxtypes.markers as {MARKERS}\n").body
-    own = {"builtins", "_np", MARKERS, RESULT_VAR, "Any", "Literal", "TypeVar", "overload", "None",
+    own = {"builtins", "_np", MARKERS, RESULT_VAR, OTHER_VAR, "Any", "Literal", "TypeVar", "overload", "None",
            "_JaxtypesSequence"}
     names_from = [ast.ImportFrom(module=m, names=[ast.alias(n, n) for n in sorted(ns - own - BUILTINS)], level=0)
                   for m, ns in sorted(imported.items()) if ns - own - BUILTINS]
-    result_var = ast.parse(f'{RESULT_VAR} = TypeVar("{RESULT_VAR}")').body
+    result_var = ast.parse(f'{RESULT_VAR} = TypeVar("{RESULT_VAR}")\n{OTHER_VAR} = TypeVar("{OTHER_VAR}")').body
     if needs_transform_prelude:
         from jaxtypes import jax_transform_stubs
 

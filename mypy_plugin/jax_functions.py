@@ -31,8 +31,9 @@ from .dtypes import Builder, DTypeLike, array_info, dtype_like
 __all__ = ["typed_functions", "function_hook"]
 
 Context = Union[FunctionContext, MethodContext]
-# Parameters that do not change the result's dtype when given (masks, indices).
-_NEUTRAL: Final = frozenset(["where", "indices", "condition", "indices_or_sections"])
+# Parameters that do not change the result's dtype when given (masks, indices, a count
+# or offset k: top_k, tril, diag).
+_NEUTRAL: Final = frozenset(["where", "indices", "condition", "indices_or_sections", "k"])
 # Parameters the rules do not cover: given, the answer is unknown.
 _UNCOVERED: Final = frozenset(["preferred_element_type", "promote_integers", "retstep"])
 _UNTYPED: Final = ("untyped", "higher_order", "not_an_array")
@@ -230,9 +231,24 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
             return _replace(ctx.default_return_type, builder.any_array(template))
         if out.node not in lattice.NODES:  # a PRNG key: no lattice dtype
             return _replace(ctx.default_return_type, builder.any_array(template))
+        if name in functions.SEVERAL_RESULT_DTYPES:  # (the rule gives the first result only)
+            return _replace(ctx.default_return_type, builder.any_array(template))
+        others = functions.other_results(rule, tuple(inputs), v)
+        if others:
+            return _with_others(ctx.default_return_type, builder.array_of(template, [out.node]),
+                                [builder.array_of(template, [o]) for o in others])
         return _replace(ctx.default_return_type, builder.array_of(template, [out.node]))
 
     return hook
+
+
+def _with_others(t: Type, first: Type, others: list[Type]) -> Type:
+    """A tuple of results of different dtypes (``top_k``'s values and int32
+    indices): ``first``, then ``others`` (``functions.Rule.others``)."""
+    p = get_proper_type(t)
+    if not isinstance(p, TupleType) or len(p.items) != 1 + len(others):
+        return t
+    return p.copy_modified(items=[first, *others])
 
 
 def _array_template_dtype_known(template: Instance) -> bool:

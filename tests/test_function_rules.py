@@ -57,6 +57,8 @@ def parse_key(key: str) -> tuple[tuple[str, ...], str | None]:
 
 
 def expected(cell: str) -> tuple[str, str]:
+    """JAX's answer for the first result (``float32,int32``: top_k's values)."""
+    cell = cell.split(",")[0]
     if cell.startswith("!"):
         return "error", cell[1:]
     if cell.startswith("py:"):
@@ -112,6 +114,43 @@ def test_rules_agree_with_jax(config: str) -> None:
     print(f"{config}: {dict(counts)}")
     assert not wrong, f"{len(wrong)} answers differ from JAX:\n" + "\n".join(wrong[:60])
     assert counts["agree"] > 40_000  # of about 43,000 (x32) and 56,000 (x64) answers
+
+
+def test_other_results_agree_with_jax() -> None:
+    """A typed function whose results JAX gives in different dtypes (a cell
+    ``float32,int32``) declares the dtypes after the first (``Rule.others``),
+    and they are JAX's for every input JAX takes, or is listed in
+    ``functions.SEVERAL_RESULT_DTYPES`` (exactly those).  Without either the
+    plugin would give every result the first one's dtype."""
+    multi: dict[str, set[str]] = {}
+    checked = 0
+    for config in CONFIGS:
+        conf = load()["configs"][config]
+        v = lattice.variant("standard", conf["x64"])
+        for probe, cells in conf["results"].items():
+            name = table_name(probe)
+            rule = functions.rule_of(name)
+            if rule.family in UNTYPED:
+                continue
+            for key, cell in cells.items():
+                others = functions.other_results(rule, parse_key(key)[0], v)
+                parts = cell.split(",")
+                if len(parts) > 1:
+                    multi.setdefault(name, set()).add(config)
+                if cell.startswith("!") or not others:
+                    continue
+                if len(parts) == 1:  # (every result of one dtype: int32 values, int32 indices)
+                    parts *= 1 + len(others)
+                truth = [expected(part)[1] for part in parts[1:]]
+                assert truth == list(others), f"{name}({key}) in {config}: JAX {cell}, rule {others}"
+                checked += 1
+    declared = {n for n, r in functions.TABLE.items() if r.others}
+    assert declared <= set(multi), f"others declared for one-dtype results: {sorted(declared - set(multi))}"
+    assert checked > 0
+    assert set(multi) - declared == set(functions.SEVERAL_RESULT_DTYPES), \
+        f"typed, results of different dtypes, no others: {sorted(set(multi) - declared)}"
+
+
 
 
 def test_unknown_inputs_are_the_ones_the_family_gets_wrong() -> None:

@@ -17,6 +17,7 @@ The x64 cases run with the mypy plugin set to ``x64 = true``.
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 import subprocess
@@ -29,7 +30,7 @@ from checkers import MYPY_PLUGIN, command, execute, plugin_config, revealed, sta
 
 REPO = Path(__file__).resolve().parent.parent
 CASES = REPO / "typecheck_cases" / "functions"
-ANSWER = re.compile(r"#\s*JAX:\s*(?P<answer>error\s+\w+|\w+)\s*$")
+ANSWER = re.compile(r"#\s*JAX:\s*(?P<answer>error\s+\w+|[\w,]+)\s*$")
 ARRAY = re.compile(r"^(?:[\w.]+\.)?Array\[(?:[\w.]+\.)?(?P<marker>\w+)\]$")
 MARKER = re.compile(r"Array\[(?:[\w.]+\.)?(\w+)\]")
 UNKNOWN = re.compile(r"^(?:[\w.]+\.)?Array(?:\[(?:Any|Unknown)\])?$|^Any$|^Unknown$")
@@ -37,9 +38,9 @@ UNKNOWN = re.compile(r"^(?:[\w.]+\.)?Array(?:\[(?:Any|Unknown)\])?$|^Any$|^Unkno
 SETUPS = ("mypy", MYPY_PLUGIN, "pyright", "basedpyright", "pyrefly", "ty")
 # Right answers of standard-x32.py per set-up when the stubs were made: a drop
 # means calls the stubs typed before are unknown now.
-KNOWN = {"mypy": 2399, MYPY_PLUGIN: 2617, "pyright": 2401, "basedpyright": 2401, "pyrefly": 2427,
-         "ty": 2461}
-KNOWN_X64_PLUGIN = 2429
+KNOWN = {"mypy": 2403, MYPY_PLUGIN: 2615, "pyright": 2405, "basedpyright": 2405, "pyrefly": 2431,
+         "ty": 2465}
+KNOWN_X64_PLUGIN = 2466
 
 
 def answers(text: str) -> dict[int, str]:
@@ -49,11 +50,20 @@ def answers(text: str) -> dict[int, str]:
 
 def verdict(revealed_type: str, answer: str) -> str:
     """'right', 'unknown' or 'wrong' for a checker's revealed type: the first
-    array in it (the oracle records a list's or tuple's first array) with a
-    known dtype decides; with none, the answer is unknown."""
+    array in it (the oracle records a list's or tuple's of one dtype as that
+    dtype) with a known dtype decides; with none, the answer is unknown.  For
+    results of different dtypes (``float32,int32``) every known one must be
+    JAX's."""
     text = revealed_type.strip()
     if UNKNOWN.match(text):
         return "unknown"
+    parts = answer.split(",")
+    if len(parts) > 1:  # results of different dtypes (top_k): each known one must be JAX's
+        found = MARKER.findall(text)
+        known = [(got, want) for got, want in zip(found, parts) if got not in ("Any", "Unknown")]
+        if not known:
+            return "unknown"
+        return "right" if len(found) == len(parts) and all(g == w for g, w in known) else "wrong"
     markers = [m for m in MARKER.findall(text) if m not in ("Any", "Unknown")]
     if not markers:  # JAX's own typing: Array, a NamedTuple of arrays, Any
         return "unknown"
@@ -87,6 +97,28 @@ def _check(setup: str, case: str, typings: Path, root: Path, mypy_config: str | 
             continue
         result[verdict(got[0], answer)].append(f"{case}:{n}: {got[0]} for {lines[n - 1].strip()}")
     return result
+
+
+def test_results_of_varying_dtypes_keep_jax_s_return(typings: Path) -> None:
+    """The functions whose several results no rule gives each a dtype
+    (functions.SEVERAL_RESULT_DTYPES) return what JAX declares; one whose
+    others the rule gives (top_k) returns them."""
+    from jaxtypes import functions
+
+    def returns(name: str) -> list[str]:
+        module, _, short = name.rpartition(".")
+        rel = module.split(".")[1:]
+        for path in (typings / "jax-stubs").joinpath(*rel).with_suffix(".pyi"), \
+                (typings / "jax-stubs").joinpath(*rel, "__init__.pyi"):
+            if path.is_file():
+                tree = ast.parse(path.read_text())
+                return [ast.unparse(f.returns) for f in tree.body
+                        if isinstance(f, ast.FunctionDef) and f.name == short and f.returns is not None]
+        return []
+
+    for name in functions.SEVERAL_RESULT_DTYPES:
+        assert not [r for r in returns(name) if "_jaxtypes_markers" in r], name
+    assert "tuple[Array[_JaxtypesV], Array[_JaxtypesW]]" in returns("jax.lax.top_k")
 
 
 def test_cases_are_generated() -> None:

@@ -58,7 +58,11 @@ def _dtype_expr(node: str) -> str:
 
 
 def expected(cell: str, x64: bool) -> str | None:
-    """The comment's answer: a marker name, ``error <class>``, or None (no array)."""
+    """The comment's answer: a marker name, ``error <class>``, or None (no
+    array); results of different dtypes, each one's (``float32,int32``)."""
+    if "," in cell:
+        parts = [expected(part, x64) for part in cell.split(",")]
+        return None if None in parts else ",".join(p for p in parts if p is not None)
     if cell.startswith("!"):
         return "error " + cell[1:]
     if cell.startswith(("py:", "key<")):

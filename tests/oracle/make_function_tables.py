@@ -36,7 +36,9 @@ What is probed depends on the probe's kind:
 ``n``      no array argument: one call.
 
 A result that is not an array is recorded as ``py:<type name>``; a PRNG key
-array as ``key<fry>``; a tuple or list of arrays by its first element.
+array as ``key<fry>``; a tuple or list of arrays of one dtype as that
+dtype, of different dtypes as their cells joined by ',' (``float32,int32``
+for ``lax.top_k``).
 
 This script deliberately does not import jaxtypes: the data must come from JAX
 alone.  The node names come from tests/lattice_facts.py, and which functions
@@ -91,7 +93,8 @@ LAYOUT = {
                  "a dtype= argument as 'dtype=<node>' or 'dtype=None'; '' for no input",
     "cell": "the result's lattice node name, with '*' appended when it is weakly typed "
             "(int32* is a weak int32: jaxtypes' i*); 'key<fry>' for a PRNG key array; "
-            "'py:<type>' for a result that is not an array; '!<exception class>' for an error",
+            "'py:<type>' for a result that is not an array; '!<exception class>' for an error; "
+            "a tuple or list of arrays of different dtypes: each one's cell, joined by ','",
     "probes": "function -> {kind, shape, full}: how it was probed (see the script's docstring)",
 }
 
@@ -411,6 +414,10 @@ def dtype_object(node: str) -> Any:
 
 
 def cell_of(out: Any) -> str:
+    if isinstance(out, (tuple, list)) and len(out) > 1:
+        cells = [cell_of(item) for item in out]
+        # (results of different dtypes, such as top_k's values and indices: each)
+        return ",".join(cells) if len(set(cells)) > 1 else cells[0]
     while isinstance(out, (tuple, list)) and out:
         out = out[0]
     if isinstance(out, jax.ShapeDtypeStruct) or hasattr(out, "weak_type"):

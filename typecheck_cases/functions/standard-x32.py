@@ -63,10 +63,10 @@ def case_lax_approx_max_k(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[boo
     reveal_type(lax.approx_max_k(a_bool, 2))  # JAX: error ValueError
     reveal_type(lax.approx_max_k(a_int8, 2))  # JAX: error ValueError
     reveal_type(lax.approx_max_k(a_uint32, 2))  # JAX: error ValueError
-    reveal_type(lax.approx_max_k(a_bfloat16, 2))  # JAX: bfloat16
-    reveal_type(lax.approx_max_k(a_float32, 2))  # JAX: float32
+    reveal_type(lax.approx_max_k(a_bfloat16, 2))  # JAX: bfloat16,int32
+    reveal_type(lax.approx_max_k(a_float32, 2))  # JAX: float32,int32
     reveal_type(lax.approx_max_k(a_complex64, 2))  # JAX: error ValueError
-    reveal_type(lax.approx_max_k(weak_f, 2))  # JAX: weak_float
+    reveal_type(lax.approx_max_k(weak_f, 2))  # JAX: weak_float,weak_int
     reveal_type(lax.approx_max_k(weak_i, 2))  # JAX: error ValueError
 
 
@@ -74,10 +74,10 @@ def case_lax_approx_min_k(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[boo
     reveal_type(lax.approx_min_k(a_bool, 2))  # JAX: error ValueError
     reveal_type(lax.approx_min_k(a_int8, 2))  # JAX: error ValueError
     reveal_type(lax.approx_min_k(a_uint32, 2))  # JAX: error ValueError
-    reveal_type(lax.approx_min_k(a_bfloat16, 2))  # JAX: bfloat16
-    reveal_type(lax.approx_min_k(a_float32, 2))  # JAX: float32
+    reveal_type(lax.approx_min_k(a_bfloat16, 2))  # JAX: bfloat16,int32
+    reveal_type(lax.approx_min_k(a_float32, 2))  # JAX: float32,int32
     reveal_type(lax.approx_min_k(a_complex64, 2))  # JAX: error ValueError
-    reveal_type(lax.approx_min_k(weak_f, 2))  # JAX: weak_float
+    reveal_type(lax.approx_min_k(weak_f, 2))  # JAX: weak_float,weak_int
     reveal_type(lax.approx_min_k(weak_i, 2))  # JAX: error ValueError
 
 
@@ -1253,9 +1253,9 @@ def case_lax_sort_key_val(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[wea
     reveal_type(lax.sort_key_val(a_int8, a_int8))  # JAX: int8
     reveal_type(lax.sort_key_val(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(lax.sort_key_val(a_float32, a_float32))  # JAX: float32
-    reveal_type(lax.sort_key_val(a_bfloat16, a_float32))  # JAX: bfloat16
-    reveal_type(lax.sort_key_val(a_float32, weak_f))  # JAX: float32
-    reveal_type(lax.sort_key_val(weak_i, a_int8))  # JAX: weak_int
+    reveal_type(lax.sort_key_val(a_bfloat16, a_float32))  # JAX: bfloat16,float32
+    reveal_type(lax.sort_key_val(a_float32, weak_f))  # JAX: float32,weak_float
+    reveal_type(lax.sort_key_val(weak_i, a_int8))  # JAX: weak_int,int8
 
 
 def case_lax_split(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
@@ -1365,13 +1365,13 @@ def case_lax_tile(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_c
 
 
 def case_lax_top_k(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
-    reveal_type(lax.top_k(a_bool, 2))  # JAX: bool_
-    reveal_type(lax.top_k(a_int8, 2))  # JAX: int8
-    reveal_type(lax.top_k(a_uint32, 2))  # JAX: uint32
-    reveal_type(lax.top_k(a_bfloat16, 2))  # JAX: bfloat16
-    reveal_type(lax.top_k(a_float32, 2))  # JAX: float32
+    reveal_type(lax.top_k(a_bool, 2))  # JAX: bool_,int32
+    reveal_type(lax.top_k(a_int8, 2))  # JAX: int8,int32
+    reveal_type(lax.top_k(a_uint32, 2))  # JAX: uint32,int32
+    reveal_type(lax.top_k(a_bfloat16, 2))  # JAX: bfloat16,int32
+    reveal_type(lax.top_k(a_float32, 2))  # JAX: float32,int32
     reveal_type(lax.top_k(a_complex64, 2))  # JAX: error ValueError
-    reveal_type(lax.top_k(weak_f, 2))  # JAX: weak_float
+    reveal_type(lax.top_k(weak_f, 2))  # JAX: weak_float,weak_int
     reveal_type(lax.top_k(weak_i, 2))  # JAX: weak_int
 
 
@@ -2296,9 +2296,9 @@ def case_jnp_broadcast_arrays(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array
     reveal_type(jnp.broadcast_arrays(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.broadcast_arrays(a_bfloat16, a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.broadcast_arrays(a_float32, a_float32))  # JAX: float32
-    reveal_type(jnp.broadcast_arrays(a_bfloat16, a_float32))  # JAX: bfloat16
-    reveal_type(jnp.broadcast_arrays(a_float32, weak_f))  # JAX: float32
-    reveal_type(jnp.broadcast_arrays(weak_i, a_int8))  # JAX: weak_int
+    reveal_type(jnp.broadcast_arrays(a_bfloat16, a_float32))  # JAX: bfloat16,float32
+    reveal_type(jnp.broadcast_arrays(a_float32, weak_f))  # JAX: float32,weak_float
+    reveal_type(jnp.broadcast_arrays(weak_i, a_int8))  # JAX: weak_int,int8
 
 
 def case_jnp_broadcast_to(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
@@ -3144,14 +3144,14 @@ def case_jnp_fmod(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float]
 
 
 def case_jnp_frexp(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
-    reveal_type(jnp.frexp(a_bool))  # JAX: float32
-    reveal_type(jnp.frexp(a_int8))  # JAX: float32
-    reveal_type(jnp.frexp(a_uint32))  # JAX: float32
-    reveal_type(jnp.frexp(a_bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.frexp(a_float32))  # JAX: float32
+    reveal_type(jnp.frexp(a_bool))  # JAX: float32,int32
+    reveal_type(jnp.frexp(a_int8))  # JAX: float32,int32
+    reveal_type(jnp.frexp(a_uint32))  # JAX: float32,int32
+    reveal_type(jnp.frexp(a_bfloat16))  # JAX: bfloat16,int32
+    reveal_type(jnp.frexp(a_float32))  # JAX: float32,int32
     reveal_type(jnp.frexp(a_complex64))  # JAX: error TypeError
-    reveal_type(jnp.frexp(weak_f))  # JAX: float32
-    reveal_type(jnp.frexp(weak_i))  # JAX: float32
+    reveal_type(jnp.frexp(weak_f))  # JAX: float32,int32
+    reveal_type(jnp.frexp(weak_i))  # JAX: float32,int32
 
 
 def case_jnp_fromfunction() -> None:
@@ -3246,12 +3246,12 @@ def case_jnp_heaviside(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_f
 
 
 def case_jnp_histogram2d(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.histogram2d(a_int8, a_int8, bins=3))  # JAX: int32
-    reveal_type(jnp.histogram2d(a_bfloat16, a_bfloat16, bins=3))  # JAX: int32
-    reveal_type(jnp.histogram2d(a_float32, a_float32, bins=3))  # JAX: int32
-    reveal_type(jnp.histogram2d(a_bfloat16, a_float32, bins=3))  # JAX: int32
-    reveal_type(jnp.histogram2d(a_float32, weak_f, bins=3))  # JAX: int32
-    reveal_type(jnp.histogram2d(weak_i, a_int8, bins=3))  # JAX: int32
+    reveal_type(jnp.histogram2d(a_int8, a_int8, bins=3))  # JAX: int32,float32,float32
+    reveal_type(jnp.histogram2d(a_bfloat16, a_bfloat16, bins=3))  # JAX: int32,bfloat16,bfloat16
+    reveal_type(jnp.histogram2d(a_float32, a_float32, bins=3))  # JAX: int32,float32,float32
+    reveal_type(jnp.histogram2d(a_bfloat16, a_float32, bins=3))  # JAX: int32,float32,float32
+    reveal_type(jnp.histogram2d(a_float32, weak_f, bins=3))  # JAX: int32,float32,float32
+    reveal_type(jnp.histogram2d(weak_i, a_int8, bins=3))  # JAX: int32,float32,float32
 
 
 def case_jnp_histogram_bin_edges(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
@@ -3266,14 +3266,14 @@ def case_jnp_histogram_bin_edges(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Ar
 
 
 def case_jnp_histogramdd(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
-    reveal_type(jnp.histogramdd(a_bool, bins=3))  # JAX: int32
-    reveal_type(jnp.histogramdd(a_int8, bins=3))  # JAX: int32
-    reveal_type(jnp.histogramdd(a_uint32, bins=3))  # JAX: int32
-    reveal_type(jnp.histogramdd(a_bfloat16, bins=3))  # JAX: int32
-    reveal_type(jnp.histogramdd(a_float32, bins=3))  # JAX: int32
-    reveal_type(jnp.histogramdd(a_complex64, bins=3))  # JAX: int32
-    reveal_type(jnp.histogramdd(weak_f, bins=3))  # JAX: int32
-    reveal_type(jnp.histogramdd(weak_i, bins=3))  # JAX: int32
+    reveal_type(jnp.histogramdd(a_bool, bins=3))  # JAX: int32,float32
+    reveal_type(jnp.histogramdd(a_int8, bins=3))  # JAX: int32,float32
+    reveal_type(jnp.histogramdd(a_uint32, bins=3))  # JAX: int32,float32
+    reveal_type(jnp.histogramdd(a_bfloat16, bins=3))  # JAX: int32,bfloat16
+    reveal_type(jnp.histogramdd(a_float32, bins=3))  # JAX: int32,float32
+    reveal_type(jnp.histogramdd(a_complex64, bins=3))  # JAX: int32,complex64
+    reveal_type(jnp.histogramdd(weak_f, bins=3))  # JAX: int32,float32
+    reveal_type(jnp.histogramdd(weak_i, bins=3))  # JAX: int32,float32
 
 
 def case_jnp_hsplit(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
@@ -3619,7 +3619,7 @@ def case_jnp_linalg_eigh(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool
     reveal_type(jnp.linalg.eigh(a_uint32))  # JAX: float32
     reveal_type(jnp.linalg.eigh(a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.linalg.eigh(a_float32))  # JAX: float32
-    reveal_type(jnp.linalg.eigh(a_complex64))  # JAX: float32
+    reveal_type(jnp.linalg.eigh(a_complex64))  # JAX: float32,complex64
     reveal_type(jnp.linalg.eigh(weak_f))  # JAX: weak_float
     reveal_type(jnp.linalg.eigh(weak_i))  # JAX: weak_float
 
@@ -3658,12 +3658,12 @@ def case_jnp_linalg_inv(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_
 
 
 def case_jnp_linalg_lstsq(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.linalg.lstsq(a_int8, a_int8))  # JAX: float32
-    reveal_type(jnp.linalg.lstsq(a_bfloat16, a_bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.linalg.lstsq(a_float32, a_float32))  # JAX: float32
-    reveal_type(jnp.linalg.lstsq(a_bfloat16, a_float32))  # JAX: float32
-    reveal_type(jnp.linalg.lstsq(a_float32, weak_f))  # JAX: float32
-    reveal_type(jnp.linalg.lstsq(weak_i, a_int8))  # JAX: float32
+    reveal_type(jnp.linalg.lstsq(a_int8, a_int8))  # JAX: float32,float32,int32,float32
+    reveal_type(jnp.linalg.lstsq(a_bfloat16, a_bfloat16))  # JAX: bfloat16,bfloat16,int32,bfloat16
+    reveal_type(jnp.linalg.lstsq(a_float32, a_float32))  # JAX: float32,float32,int32,float32
+    reveal_type(jnp.linalg.lstsq(a_bfloat16, a_float32))  # JAX: float32,float32,int32,float32
+    reveal_type(jnp.linalg.lstsq(a_float32, weak_f))  # JAX: float32,float32,int32,float32
+    reveal_type(jnp.linalg.lstsq(weak_i, a_int8))  # JAX: float32,float32,int32,float32
 
 
 def case_jnp_linalg_matmul(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
@@ -3776,7 +3776,7 @@ def case_jnp_linalg_slogdet(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[b
     reveal_type(jnp.linalg.slogdet(a_uint32))  # JAX: float32
     reveal_type(jnp.linalg.slogdet(a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.linalg.slogdet(a_float32))  # JAX: float32
-    reveal_type(jnp.linalg.slogdet(a_complex64))  # JAX: complex64
+    reveal_type(jnp.linalg.slogdet(a_complex64))  # JAX: complex64,float32
     reveal_type(jnp.linalg.slogdet(weak_f))  # JAX: float32
     reveal_type(jnp.linalg.slogdet(weak_i))  # JAX: float32
 
@@ -3796,7 +3796,7 @@ def case_jnp_linalg_svd(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_
     reveal_type(jnp.linalg.svd(a_uint32))  # JAX: float32
     reveal_type(jnp.linalg.svd(a_bfloat16))  # JAX: bfloat16
     reveal_type(jnp.linalg.svd(a_float32))  # JAX: float32
-    reveal_type(jnp.linalg.svd(a_complex64))  # JAX: complex64
+    reveal_type(jnp.linalg.svd(a_complex64))  # JAX: complex64,float32,complex64
     reveal_type(jnp.linalg.svd(weak_f))  # JAX: weak_float
     reveal_type(jnp.linalg.svd(weak_i))  # JAX: weak_float
 
@@ -5246,36 +5246,36 @@ def case_jnp_unique(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a
 
 
 def case_jnp_unique_all(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
-    reveal_type(jnp.unique_all(a_bool, size=3))  # JAX: bool_
-    reveal_type(jnp.unique_all(a_int8, size=3))  # JAX: int8
-    reveal_type(jnp.unique_all(a_uint32, size=3))  # JAX: uint32
-    reveal_type(jnp.unique_all(a_bfloat16, size=3))  # JAX: bfloat16
-    reveal_type(jnp.unique_all(a_float32, size=3))  # JAX: float32
-    reveal_type(jnp.unique_all(a_complex64, size=3))  # JAX: complex64
-    reveal_type(jnp.unique_all(weak_f, size=3))  # JAX: weak_float
-    reveal_type(jnp.unique_all(weak_i, size=3))  # JAX: weak_int
+    reveal_type(jnp.unique_all(a_bool, size=3))  # JAX: bool_,int32,int32,int32
+    reveal_type(jnp.unique_all(a_int8, size=3))  # JAX: int8,int32,int32,int32
+    reveal_type(jnp.unique_all(a_uint32, size=3))  # JAX: uint32,int32,int32,int32
+    reveal_type(jnp.unique_all(a_bfloat16, size=3))  # JAX: bfloat16,int32,int32,int32
+    reveal_type(jnp.unique_all(a_float32, size=3))  # JAX: float32,int32,int32,int32
+    reveal_type(jnp.unique_all(a_complex64, size=3))  # JAX: complex64,int32,int32,int32
+    reveal_type(jnp.unique_all(weak_f, size=3))  # JAX: weak_float,int32,int32,int32
+    reveal_type(jnp.unique_all(weak_i, size=3))  # JAX: weak_int,int32,int32,int32
 
 
 def case_jnp_unique_counts(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
-    reveal_type(jnp.unique_counts(a_bool, size=3))  # JAX: bool_
-    reveal_type(jnp.unique_counts(a_int8, size=3))  # JAX: int8
-    reveal_type(jnp.unique_counts(a_uint32, size=3))  # JAX: uint32
-    reveal_type(jnp.unique_counts(a_bfloat16, size=3))  # JAX: bfloat16
-    reveal_type(jnp.unique_counts(a_float32, size=3))  # JAX: float32
-    reveal_type(jnp.unique_counts(a_complex64, size=3))  # JAX: complex64
-    reveal_type(jnp.unique_counts(weak_f, size=3))  # JAX: weak_float
-    reveal_type(jnp.unique_counts(weak_i, size=3))  # JAX: weak_int
+    reveal_type(jnp.unique_counts(a_bool, size=3))  # JAX: bool_,int32
+    reveal_type(jnp.unique_counts(a_int8, size=3))  # JAX: int8,int32
+    reveal_type(jnp.unique_counts(a_uint32, size=3))  # JAX: uint32,int32
+    reveal_type(jnp.unique_counts(a_bfloat16, size=3))  # JAX: bfloat16,int32
+    reveal_type(jnp.unique_counts(a_float32, size=3))  # JAX: float32,int32
+    reveal_type(jnp.unique_counts(a_complex64, size=3))  # JAX: complex64,int32
+    reveal_type(jnp.unique_counts(weak_f, size=3))  # JAX: weak_float,int32
+    reveal_type(jnp.unique_counts(weak_i, size=3))  # JAX: weak_int,int32
 
 
 def case_jnp_unique_inverse(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
-    reveal_type(jnp.unique_inverse(a_bool, size=3))  # JAX: bool_
-    reveal_type(jnp.unique_inverse(a_int8, size=3))  # JAX: int8
-    reveal_type(jnp.unique_inverse(a_uint32, size=3))  # JAX: uint32
-    reveal_type(jnp.unique_inverse(a_bfloat16, size=3))  # JAX: bfloat16
-    reveal_type(jnp.unique_inverse(a_float32, size=3))  # JAX: float32
-    reveal_type(jnp.unique_inverse(a_complex64, size=3))  # JAX: complex64
-    reveal_type(jnp.unique_inverse(weak_f, size=3))  # JAX: weak_float
-    reveal_type(jnp.unique_inverse(weak_i, size=3))  # JAX: weak_int
+    reveal_type(jnp.unique_inverse(a_bool, size=3))  # JAX: bool_,int32
+    reveal_type(jnp.unique_inverse(a_int8, size=3))  # JAX: int8,int32
+    reveal_type(jnp.unique_inverse(a_uint32, size=3))  # JAX: uint32,int32
+    reveal_type(jnp.unique_inverse(a_bfloat16, size=3))  # JAX: bfloat16,int32
+    reveal_type(jnp.unique_inverse(a_float32, size=3))  # JAX: float32,int32
+    reveal_type(jnp.unique_inverse(a_complex64, size=3))  # JAX: complex64,int32
+    reveal_type(jnp.unique_inverse(weak_f, size=3))  # JAX: weak_float,int32
+    reveal_type(jnp.unique_inverse(weak_i, size=3))  # JAX: weak_int,int32
 
 
 def case_jnp_unique_values(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:

@@ -34,6 +34,15 @@ def jax_functions(key: jax.Array, a: jax.Array) -> None:
     assert_type(jax.random.normal(key, (3,)), jax.Array[float32])
     assert_type(lax.add(x, x), jax.Array[float32])
     assert_type(lax.cond(True, lambda: x, lambda: x), jax.Array[float32])
+    # a weakly typed array promotes as its Python scalar does
+    b = jnp.ones(3, jnp.bfloat16)
+    assert_type(jnp.maximum(b, jnp.asarray(0.5)), jax.Array[bfloat16])
+    assert_type(jnp.where(b > 0, jnp.full((3,), 1.0), b), jax.Array[bfloat16])
+    # values and their int32 indices
+    values, indices = lax.top_k(b, 2)
+    assert_type(values, jax.Array[bfloat16])
+    assert_type(indices, jax.Array[int32])
+    assert_type(lax.top_k(jnp.full((3,), 1.0), 2), tuple[jax.Array[weak_float], jax.Array[weak_int]])
     jnp.ones(3, jnp.float32, 7)  # E: no-overload
     jnp.sin("a")  # E: no-overload
 
