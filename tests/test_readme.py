@@ -446,6 +446,7 @@ FAMILY_ROWS = {
     "fixed": {"fixed"},
     "two arrays": {"keeps", "operator", "equal", "inexact", "mean"},
     "PRNG keys": {"key"},
+    "values and indices": {"keeps"},
 }
 
 
@@ -488,6 +489,8 @@ def test_family_table_names_functions_of_that_family() -> None:
                 assert rule.keep_weak, f"{label}: {name} gives no weak result"
             if label == "inexact, strong" and rule.family == "inexact":
                 assert not rule.keep_weak, f"{label}: {name} keeps a weak input weak"
+            if label == "values and indices":
+                assert rule.others == ("int32",), f"{label}: {name} gives no int32 indices"
     assert labels == set(FAMILY_ROWS)
 
 
