@@ -36,7 +36,7 @@ from jaxtypes.ops import unsupported as _unsupported
 
 __all__ = [
     "Rule", "TABLE", "FAMILIES", "ARGUMENTS", "INPUT_POSITION", "DTYPE_POSITION", "KEY", "NOT_AN_ARRAY", "DTYPE_FAMILIES", "UNKNOWN",
-    "SEVERAL_RESULT_DTYPES", "apply", "other_results", "result", "rule_of", "scalar_input_is_weak", "untyped",
+    "PREFERRED_RESULTS", "PREFERRED_TYPED", "SEVERAL_RESULT_DTYPES", "apply", "other_results", "result", "rule_of", "scalar_input_is_weak", "untyped",
 ]
 
 KEY: Final = "key<fry>"  # a typed PRNG key array (jax.random.key); not a lattice node
@@ -338,6 +338,20 @@ SEVERAL_RESULT_DTYPES: Final[dict[str, str]] = {
     "jax.numpy.linalg.slogdet": "the sign keeps a complex dtype, the log-determinant is real",
     "jax.numpy.linalg.svd": "the singular values are real, the vectors keep a complex dtype",
 }
+
+
+# preferred_element_type=T: JAX gives T for two arrays of one of these dtypes
+# and refuses many other pairs (a T narrower than the inputs, another kind:
+# tests/data's (preferred_element_type=) probes), so the stubs type only
+# these, for the functions the oracle probed with it (PREFERRED_TYPED; both
+# checked against JAX's answers by tests/test_function_rules.py).
+PREFERRED_RESULTS: Final[dict[str, tuple[str, ...]]] = {
+    "float32": ("bfloat16", "float16", "float32"),
+    "int32": ("int8", "int16", "int32", "uint8"),
+}
+PREFERRED_TYPED: Final = frozenset(
+    ["jax.numpy." + n for n in "convolve correlate dot einsum inner matmul tensordot vdot vecdot".split()]
+    + ["jax.numpy.linalg." + n for n in "matmul tensordot vecdot".split()])
 
 
 def other_results(rule: Rule, inputs: Inputs, v: Variant = DEFAULT) -> tuple[str, ...]:
@@ -738,6 +752,10 @@ _args("xd", "jax.numpy.",
     "array asarray astype cumprod(dtype=) cumsum(dtype=) empty_like full full_like mean(dtype=) "
     "nanmean(dtype=) nanprod(dtype=) nanstd(dtype=) nansum(dtype=) nanvar(dtype=) ones_like "
     "prod(dtype=) std(dtype=) sum(dtype=) trace(dtype=) var(dtype=) zeros_like")
+_args("xyd", "jax.numpy.", " ".join(
+    f"{n}(preferred_element_type=)" for n in "convolve correlate dot einsum inner matmul tensordot vdot vecdot".split()))
+_args("xyd", "jax.numpy.linalg.", " ".join(
+    f"{n}(preferred_element_type=)" for n in "matmul tensordot vecdot".split()))
 _args("kd", "jax.random.",
     "ball bernoulli beta binomial bits categorical cauchy chisquare dirichlet "
     "double_sided_maxwell exponential f gamma generalized_normal geometric gumbel laplace "

@@ -37,7 +37,7 @@ import ast
 import builtins
 import copy
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
 
@@ -234,6 +234,7 @@ class _Plan:
     sequence: bool = False  # input_param is a sequence of arrays (concatenate)
     varargs: bool = False  # the arrays are ``*operands`` (einsum)
     scalar_inputs: bool = True  # functions.scalar_input_is_weak
+    preferred: bool = False  # preferred_element_type= typed (functions.PREFERRED_TYPED)
 
 
 def _plan(name: str, fn: ast.FunctionDef) -> _Plan | None:
@@ -455,6 +456,8 @@ def _typed(name: str, fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.F
     does not know (another JAX release's): it then keeps JAX's own."""
     try:
         plan = _plan(name, fn)
+        if plan is not None and name in functions.PREFERRED_TYPED:
+            plan = replace(plan, preferred=True)
         return _typed_overloads(plan, fn, tables) if plan is not None else []
     except Exception:  # (an unknown shape: an assertion, a missing parameter)
         return []
@@ -550,7 +553,8 @@ def _pair_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, re
             scalar = f"{py} | Array[{MARKERS}.{_m(_SCALAR_NODE[py])}]"
             out.append(_with(base, {x: array, y: scalar} if right else {x: scalar, y: array},
                              ret.format(f"Array[{RESULT_VAR}]")))
-    out += _preferred_overloads(fn, tables, ret, [x, y, *plan.keep])
+    if plan.preferred:
+        out += _preferred_overloads(fn, tables, ret, x, y, list(plan.keep))
     return out if len(out) > 2 else []
 
 
@@ -568,20 +572,26 @@ def _any_guards(fn: ast.FunctionDef, ret: str, params: list[str]) -> list[ast.Fu
     return out
 
 
-def _preferred_overloads(fn: ast.FunctionDef, tables: FunctionTables, ret: str,
-                         inputs: list[str]) -> list[ast.FunctionDef]:
-    """``preferred_element_type=`` (dot, matmul, einsum) decides the result."""
+def _preferred_overloads(fn: ast.FunctionDef, tables: FunctionTables, ret: str, x: str, y: str,
+                         keep: list[str]) -> list[ast.FunctionDef]:
+    """``preferred_element_type=`` (dot, matmul, einsum): two arrays of one
+    dtype that JAX takes with that preferred dtype give it
+    (``functions.PREFERRED_RESULTS``); JAX refuses others (a narrower one,
+    another kind), which keep JAX's signature."""
     if "preferred_element_type" not in {p.arg for p in _all_params(fn)}:
         return []
-    base = _narrowed(fn, inputs + ["preferred_element_type"])
+    base = _narrowed(fn, [x, y, *keep, "preferred_element_type"])
     if base is None:
         return []
-    mapping = {n: lattice.canonicalize(n, tables.v.x64) for n in lattice.STRONG}
-    attr = tables.attribute("_fn_dtype", mapping)
-    proto = f"{MARKERS}._Has{attr}[{RESULT_VAR}]"
-    typed = _with(base, {"preferred_element_type": f"type[{proto}] | {MARKERS}.DtypeOf[{proto}, Any]"},
-                  ret.format(f"Array[{RESULT_VAR}]"))
-    return required_overloads(typed, "preferred_element_type")
+    out: list[ast.FunctionDef] = []
+    for preferred, inputs in functions.PREFERRED_RESULTS.items():
+        var = tables.same_dtype(inputs)
+        marker = f"{MARKERS}.{_m(preferred)}"
+        typed = _with(base, {x: f"Array[{MARKERS}.{var}]", y: f"Array[{MARKERS}.{var}]",
+                             "preferred_element_type": f"type[{marker}] | {MARKERS}.DtypeOf[{marker}, Any]"},
+                      ret.format(f"Array[{marker}]"))
+        out += required_overloads(typed, "preferred_element_type")
+    return out
 
 
 def _without_default(fn: ast.FunctionDef, name: str) -> ast.FunctionDef:
@@ -655,8 +665,15 @@ def _varargs_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables,
         fn2.args.defaults = []
         fn2.returns = parse_expr(ret.format(result_type))
         out.append(fn2)
-    prefer = _preferred_overloads(base, tables, ret, list(plan.keep))
-    return out + prefer
+    if not plan.preferred:
+        return out
+    operands = as_overload(base)
+    operands.args.vararg = None
+    operands.args.posonlyargs = operands.args.posonlyargs + operands.args.args + [
+        ast.arg("operand0", parse_expr("ArrayLike")), ast.arg("operand1", parse_expr("ArrayLike"))]
+    operands.args.args = []
+    operands.args.defaults = []
+    return out + _preferred_overloads(operands, tables, ret, "operand0", "operand1", list(plan.keep))
 
 
 def _key_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, ret: str) -> list[ast.FunctionDef]:

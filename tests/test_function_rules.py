@@ -153,6 +153,26 @@ def test_other_results_agree_with_jax() -> None:
 
 
 
+def test_preferred_results_are_jax_s() -> None:
+    """The functions the stubs type with ``preferred_element_type=`` are the
+    ones probed with it, and JAX gives the preferred dtype for every input
+    dtype the stubs take with it (functions.PREFERRED_RESULTS)."""
+    suffix = "(preferred_element_type=)"
+    checked = 0
+    for config in CONFIGS:
+        results = load()["configs"][config]["results"]
+        probes = [p for p in results if p.endswith(suffix)]
+        assert {table_name(p) for p in probes} == functions.PREFERRED_TYPED
+        for probe in probes:
+            for preferred, inputs in functions.PREFERRED_RESULTS.items():
+                for node in inputs:
+                    cell = results[probe][f"{node},{node},dtype={preferred}"]
+                    assert cell == preferred, f"{probe}({node}, {node}, {preferred}) in {config}: JAX {cell}"
+                    checked += 1
+    assert checked == len(CONFIGS) * len(functions.PREFERRED_TYPED) * sum(
+        len(inputs) for inputs in functions.PREFERRED_RESULTS.values())
+
+
 def test_unknown_inputs_are_the_ones_the_family_gets_wrong() -> None:
     """Each input a rule leaves unknown is one where its family, answering,
     would differ from JAX in some configuration (so the list is no longer

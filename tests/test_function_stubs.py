@@ -38,8 +38,8 @@ UNKNOWN = re.compile(r"^(?:[\w.]+\.)?Array(?:\[(?:Any|Unknown)\])?$|^Any$|^Unkno
 SETUPS = ("mypy", MYPY_PLUGIN, "pyright", "basedpyright", "pyrefly", "ty")
 # Right answers of standard-x32.py per set-up when the stubs were made: a drop
 # means calls the stubs typed before are unknown now.
-KNOWN = {"mypy": 2403, MYPY_PLUGIN: 2615, "pyright": 2405, "basedpyright": 2405, "pyrefly": 2431,
-         "ty": 2465}
+KNOWN = {"mypy": 2475, MYPY_PLUGIN: 2687, "pyright": 2477, "basedpyright": 2477, "pyrefly": 2503,
+         "ty": 2537}
 KNOWN_X64_PLUGIN = 2466
 
 

@@ -29,6 +29,9 @@ CONDITIONS: Final = (("bool", "bfloat16", "bfloat16"), ("bool", "float32", "f*")
                      ("bool", "int8", "f*"), ("bool", "float16", "bfloat16"))
 DTYPES: Final = ("None", "bfloat16", "int32", "float64", "bool")
 KEYS: Final = ("key<fry>", "uint32[2]")
+PREFERRED_PAIRS: Final = (("bfloat16", "bfloat16"), ("int8", "int8"), ("float32", "float32"),
+                          ("bfloat16", "float32"))
+PREFERRED: Final = ("None", "float32", "int32", "bfloat16")
 
 MODULES: Final = {"jax.numpy.linalg.": "jnp.linalg.", "jax.numpy.fft.": "jnp.fft.",
                   "jax.numpy.": "jnp.", "jax.nn.": "jax.nn.", "jax.random.": "jax.random.",
@@ -173,6 +176,8 @@ def _inputs(kind: str) -> list[tuple[tuple[str, ...], str | None]]:
     if kind == "xd":
         inputs = [((n,), None) for n in ("int8", "bfloat16", "f*")]
         return inputs + [(("float32",), d) for d in DTYPES]
+    if kind == "xyd":  # (the dtype is preferred_element_type=)
+        return [(p, d) for p in PREFERRED_PAIRS for d in PREFERRED]
     if kind == "kd":
         inputs = [((k,), None) for k in KEYS]
         return inputs + [(("key<fry>",), d) for d in DTYPES[1:]]

@@ -30,6 +30,9 @@ What is probed depends on the probe's kind:
 ``d``      a ``dtype=`` argument only: every strong node and None (the default);
 ``xd``     one array then ``dtype=``: every node with dtype None, and every
            strong dtype with a float32 array;
+``xyd``    two arrays (each node of ``PAIR_SAMPLE`` with itself, and two mixed
+           pairs) then a dtype, passed as ``preferred_element_type=``: None
+           and every strong dtype;
 ``kd``     a PRNG key (a typed ``key<fry>`` and a raw uint32[2] key) with dtype
            None, and every strong dtype with the typed key;
 ``k``      a PRNG key only (typed and raw);
@@ -253,6 +256,23 @@ add("x", "matrix_power", lambda f: (lambda x: f(x, 2)), prefix="jax.numpy.linalg
 add("x", "tensorinv", lambda f: (lambda x: f(x, ind=1)), prefix="jax.numpy.linalg.")
 add("x", "cond", prefix="jax.numpy.linalg.")
 add("xy", "solve lstsq matmul tensordot vecdot", prefix="jax.numpy.linalg.")
+# preferred_element_type=, given as the probe's dtype (xyd)
+add("xyd", "dot matmul inner vdot vecdot", lambda f: (
+    lambda x, y, dtype=None: f(x, y, preferred_element_type=dtype)), suffix="(preferred_element_type=)")
+add("xyd", "tensordot", lambda f: (
+    lambda x, y, dtype=None: f(x, y, axes=1, preferred_element_type=dtype)), suffix="(preferred_element_type=)")
+add("xyd", "einsum", lambda f: (
+    lambda x, y, dtype=None: f("ij,jk->ik", x, y, preferred_element_type=dtype)),
+    suffix="(preferred_element_type=)")
+add("xyd", "convolve correlate", lambda f: (
+    lambda x, y, dtype=None: f(x, y, preferred_element_type=dtype)), shape=(3,),
+    suffix="(preferred_element_type=)")
+add("xyd", "matmul vecdot", lambda f: (
+    lambda x, y, dtype=None: f(x, y, preferred_element_type=dtype)), prefix="jax.numpy.linalg.",
+    suffix="(preferred_element_type=)")
+add("xyd", "tensordot", lambda f: (
+    lambda x, y, dtype=None: f(x, y, axes=1, preferred_element_type=dtype)), prefix="jax.numpy.linalg.",
+    suffix="(preferred_element_type=)")
 add("xy", "outer", shape=(3,), prefix="jax.numpy.linalg.")
 add("xy", "cross", shape=(3,), prefix="jax.numpy.linalg.")
 add("xy", "multi_dot", lambda f: (lambda x, y: f([x, y])), prefix="jax.numpy.linalg.")
@@ -494,6 +514,11 @@ def probe_inputs(p: Probe, x64: bool) -> list[tuple[str, tuple[str, ...], dict[s
     if p.kind == "xd":
         return [(n, (n,), {}) for n in nodes] + [
             (f"float32,dtype={d}", ("float32",), {"dtype": dtype_object(d)}) for d in strong_dtypes]
+    if p.kind == "xyd":
+        pairs = [(n, n) for n in sample] + [("bfloat16", "float32"), ("int8", "float32")]
+        return [(f"{a},{b},dtype=None", (a, b), {"dtype": None}) for a, b in pairs] + [
+            (f"{a},{b},dtype={d}", (a, b), {"dtype": dtype_object(d)})
+            for a, b in pairs for d in strong_dtypes]
     if p.kind == "kd":
         return [(k, (k,), {}) for k in KEYS] + [
             (f"key<fry>,dtype={d}", ("key<fry>",), {"dtype": dtype_object(d)})

@@ -2484,6 +2484,25 @@ def case_jnp_convolve(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_fl
     reveal_type(jnp.convolve(a_float32, a_float64))  # JAX: float64
 
 
+def case_jnp_convolve_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+    reveal_type(jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
+    reveal_type(jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: error TypeError
+    reveal_type(jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.convolve(a_int8, a_int8, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.convolve(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.convolve(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.convolve(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.convolve(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.convolve(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.convolve(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: error TypeError
+    reveal_type(jnp.convolve(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: error TypeError
+    reveal_type(jnp.convolve(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.convolve(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.convolve(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: error TypeError
+    reveal_type(jnp.convolve(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: error TypeError
+
+
 def case_jnp_copy(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.copy(a_bool))  # JAX: bool_
     reveal_type(jnp.copy(a_int8))  # JAX: int8
@@ -2524,6 +2543,25 @@ def case_jnp_correlate(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_f
     reveal_type(jnp.correlate(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.correlate(weak_i, a_int8))  # JAX: float32
     reveal_type(jnp.correlate(a_float32, a_float64))  # JAX: float64
+
+
+def case_jnp_correlate_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+    reveal_type(jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
+    reveal_type(jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: error TypeError
+    reveal_type(jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.correlate(a_int8, a_int8, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.correlate(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.correlate(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.correlate(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.correlate(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.correlate(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.correlate(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: error TypeError
+    reveal_type(jnp.correlate(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: error TypeError
+    reveal_type(jnp.correlate(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.correlate(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.correlate(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: error TypeError
+    reveal_type(jnp.correlate(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: error TypeError
 
 
 def case_jnp_cos(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
@@ -2776,6 +2814,25 @@ def case_jnp_dot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float],
     reveal_type(jnp.dot(a_float32, a_float64))  # JAX: float64
 
 
+def case_jnp_dot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+    reveal_type(jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
+    reveal_type(jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.dot(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
+    reveal_type(jnp.dot(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.dot(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.dot(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.dot(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.dot(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.dot(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.dot(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.dot(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.dot(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.dot(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.dot(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+
+
 def case_jnp_dsplit(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.dsplit(a_bool, 3))  # JAX: bool_
     reveal_type(jnp.dsplit(a_int8, 3))  # JAX: int8
@@ -2816,6 +2873,25 @@ def case_jnp_einsum(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_floa
     reveal_type(jnp.einsum('ij,jk->ik', a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.einsum('ij,jk->ik', weak_i, a_int8))  # JAX: error TypeError
     reveal_type(jnp.einsum('ij,jk->ik', a_float32, a_float64))  # JAX: float64
+
+
+def case_jnp_einsum_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+    reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
+    reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.einsum('ij,jk->ik', a_int8, a_int8, preferred_element_type=None))  # JAX: int8
+    reveal_type(jnp.einsum('ij,jk->ik', a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.einsum('ij,jk->ik', a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.einsum('ij,jk->ik', a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.einsum('ij,jk->ik', a_float32, a_float32, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.einsum('ij,jk->ik', a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.einsum('ij,jk->ik', a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.einsum('ij,jk->ik', a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
 
 
 def case_jnp_empty() -> None:
@@ -3435,6 +3511,25 @@ def case_jnp_inner(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float
     reveal_type(jnp.inner(a_float32, a_float64))  # JAX: float64
 
 
+def case_jnp_inner_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+    reveal_type(jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
+    reveal_type(jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.inner(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
+    reveal_type(jnp.inner(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.inner(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.inner(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.inner(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.inner(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.inner(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.inner(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.inner(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.inner(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.inner(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.inner(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+
+
 def case_jnp_insert(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.insert(a_bool, 0, 1, axis=0))  # JAX: bool_
     reveal_type(jnp.insert(a_int8, 0, 1, axis=0))  # JAX: int8
@@ -3769,6 +3864,25 @@ def case_jnp_linalg_matmul(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[we
     reveal_type(jnp.linalg.matmul(a_float32, a_float64))  # JAX: float64
 
 
+def case_jnp_linalg_matmul_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+    reveal_type(jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
+    reveal_type(jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.linalg.matmul(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
+    reveal_type(jnp.linalg.matmul(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.linalg.matmul(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.linalg.matmul(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.linalg.matmul(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.linalg.matmul(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.linalg.matmul(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.linalg.matmul(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.linalg.matmul(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.linalg.matmul(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.linalg.matmul(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.linalg.matmul(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+
+
 def case_jnp_linalg_matrix_norm(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.matrix_norm(a_bool))  # JAX: float32
     reveal_type(jnp.linalg.matrix_norm(a_int8))  # JAX: float32
@@ -3919,6 +4033,25 @@ def case_jnp_linalg_tensordot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array
     reveal_type(jnp.linalg.tensordot(a_float32, a_float64))  # JAX: float64
 
 
+def case_jnp_linalg_tensordot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+    reveal_type(jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=None))  # JAX: bfloat16
+    reveal_type(jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.linalg.tensordot(a_int8, a_int8, axes=1, preferred_element_type=None))  # JAX: int8
+    reveal_type(jnp.linalg.tensordot(a_int8, a_int8, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.linalg.tensordot(a_int8, a_int8, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.linalg.tensordot(a_int8, a_int8, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.linalg.tensordot(a_float32, a_float32, axes=1, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.linalg.tensordot(a_float32, a_float32, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.linalg.tensordot(a_float32, a_float32, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.linalg.tensordot(a_float32, a_float32, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.linalg.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.linalg.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.linalg.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.linalg.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+
+
 def case_jnp_linalg_tensorinv(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.linalg.tensorinv(a_bool, ind=1))  # JAX: float32
     reveal_type(jnp.linalg.tensorinv(a_int8, ind=1))  # JAX: float32
@@ -3959,6 +4092,25 @@ def case_jnp_linalg_vecdot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[we
     reveal_type(jnp.linalg.vecdot(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.linalg.vecdot(weak_i, a_int8))  # JAX: error TypeError
     reveal_type(jnp.linalg.vecdot(a_float32, a_float64))  # JAX: float64
+
+
+def case_jnp_linalg_vecdot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+    reveal_type(jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
+    reveal_type(jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.linalg.vecdot(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
+    reveal_type(jnp.linalg.vecdot(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.linalg.vecdot(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.linalg.vecdot(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.linalg.vecdot(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.linalg.vecdot(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.linalg.vecdot(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.linalg.vecdot(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.linalg.vecdot(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.linalg.vecdot(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.linalg.vecdot(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.linalg.vecdot(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
 
 
 def case_jnp_linalg_vector_norm(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
@@ -4105,6 +4257,25 @@ def case_jnp_matmul(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_floa
     reveal_type(jnp.matmul(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.matmul(weak_i, a_int8))  # JAX: error TypeError
     reveal_type(jnp.matmul(a_float32, a_float64))  # JAX: float64
+
+
+def case_jnp_matmul_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+    reveal_type(jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
+    reveal_type(jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.matmul(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
+    reveal_type(jnp.matmul(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.matmul(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.matmul(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.matmul(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.matmul(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.matmul(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.matmul(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.matmul(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.matmul(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.matmul(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.matmul(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
 
 
 def case_jnp_matrix_transpose(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
@@ -5221,6 +5392,25 @@ def case_jnp_tensordot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_f
     reveal_type(jnp.tensordot(a_float32, a_float64, axes=1))  # JAX: float64
 
 
+def case_jnp_tensordot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+    reveal_type(jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=None))  # JAX: bfloat16
+    reveal_type(jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.tensordot(a_int8, a_int8, axes=1, preferred_element_type=None))  # JAX: int8
+    reveal_type(jnp.tensordot(a_int8, a_int8, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.tensordot(a_int8, a_int8, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.tensordot(a_int8, a_int8, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.tensordot(a_float32, a_float32, axes=1, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.tensordot(a_float32, a_float32, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.tensordot(a_float32, a_float32, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.tensordot(a_float32, a_float32, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+
+
 def case_jnp_tile(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jnp.tile(a_bool, 2))  # JAX: bool_
     reveal_type(jnp.tile(a_int8, 2))  # JAX: int8
@@ -5507,6 +5697,25 @@ def case_jnp_vdot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float]
     reveal_type(jnp.vdot(a_float32, a_float64))  # JAX: float64
 
 
+def case_jnp_vdot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+    reveal_type(jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
+    reveal_type(jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.vdot(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
+    reveal_type(jnp.vdot(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.vdot(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.vdot(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.vdot(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.vdot(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.vdot(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.vdot(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.vdot(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.vdot(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.vdot(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.vdot(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+
+
 def case_jnp_vecdot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_float64: jax.Array[float64], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.vecdot(a_int8, a_int8))  # JAX: int8
     reveal_type(jnp.vecdot(a_bfloat16, a_bfloat16))  # JAX: bfloat16
@@ -5515,6 +5724,25 @@ def case_jnp_vecdot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_floa
     reveal_type(jnp.vecdot(a_float32, weak_f))  # JAX: float32
     reveal_type(jnp.vecdot(weak_i, a_int8))  # JAX: error TypeError
     reveal_type(jnp.vecdot(a_float32, a_float64))  # JAX: float64
+
+
+def case_jnp_vecdot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+    reveal_type(jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
+    reveal_type(jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.vecdot(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
+    reveal_type(jnp.vecdot(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.vecdot(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.vecdot(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.vecdot(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.vecdot(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.vecdot(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.vecdot(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(jnp.vecdot(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
+    reveal_type(jnp.vecdot(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(jnp.vecdot(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(jnp.vecdot(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
 
 
 def case_jnp_vecmat(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_float64: jax.Array[float64], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
