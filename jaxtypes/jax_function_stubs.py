@@ -667,13 +667,13 @@ def _varargs_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables,
         out.append(fn2)
     if not plan.preferred:
         return out
-    operands = as_overload(base)
-    operands.args.vararg = None
-    operands.args.posonlyargs = operands.args.posonlyargs + operands.args.args + [
+    two = as_overload(base)  # (einsum(subscripts, operand0, operand1, preferred_element_type=...))
+    two.args.vararg = None
+    two.args.posonlyargs = two.args.posonlyargs + two.args.args + [
         ast.arg("operand0", parse_expr("ArrayLike")), ast.arg("operand1", parse_expr("ArrayLike"))]
-    operands.args.args = []
-    operands.args.defaults = []
-    return out + _preferred_overloads(operands, tables, ret, "operand0", "operand1", list(plan.keep))
+    two.args.args = []
+    two.args.defaults = []
+    return out + _preferred_overloads(two, tables, ret, "operand0", "operand1", list(plan.keep))
 
 
 def _key_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, ret: str) -> list[ast.FunctionDef]:
