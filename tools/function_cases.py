@@ -29,9 +29,8 @@ CONDITIONS: Final = (("bool", "bfloat16", "bfloat16"), ("bool", "float32", "f*")
                      ("bool", "int8", "f*"), ("bool", "float16", "bfloat16"))
 DTYPES: Final = ("None", "bfloat16", "int32", "float64", "bool")
 KEYS: Final = ("key<fry>", "uint32[2]")
-PREFERRED_PAIRS: Final = (("bfloat16", "bfloat16"), ("int8", "int8"), ("float32", "float32"),
-                          ("bfloat16", "float32"))
-PREFERRED: Final = ("None", "float32", "int32", "bfloat16")
+PREFERRED_PAIRS: Final = (("bfloat16", "bfloat16"), ("int8", "int8"), ("bfloat16", "float32"))
+PREFERRED: Final = ("float32", "int32", "bfloat16")  # (None: the xy probes)
 
 MODULES: Final = {"jax.numpy.linalg.": "jnp.linalg.", "jax.numpy.fft.": "jnp.fft.",
                   "jax.numpy.": "jnp.", "jax.nn.": "jax.nn.", "jax.random.": "jax.random.",

@@ -2424,19 +2424,12 @@ def case_jnp_convolve(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_fl
 
 
 def case_jnp_convolve_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: error TypeError
     reveal_type(jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.convolve(a_int8, a_int8, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.convolve(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.convolve(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.convolve(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.convolve(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.convolve(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.convolve(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: error TypeError
-    reveal_type(jnp.convolve(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: error TypeError
-    reveal_type(jnp.convolve(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.convolve(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.convolve(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: error TypeError
     reveal_type(jnp.convolve(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: error TypeError
@@ -2483,19 +2476,12 @@ def case_jnp_correlate(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_f
 
 
 def case_jnp_correlate_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: error TypeError
     reveal_type(jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.correlate(a_int8, a_int8, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.correlate(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.correlate(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.correlate(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.correlate(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.correlate(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.correlate(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: error TypeError
-    reveal_type(jnp.correlate(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: error TypeError
-    reveal_type(jnp.correlate(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.correlate(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.correlate(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: error TypeError
     reveal_type(jnp.correlate(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: error TypeError
@@ -2747,19 +2733,12 @@ def case_jnp_dot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float],
 
 
 def case_jnp_dot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.dot(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
     reveal_type(jnp.dot(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.dot(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.dot(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.dot(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.dot(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.dot(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
-    reveal_type(jnp.dot(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.dot(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.dot(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.dot(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.dot(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -2806,19 +2785,12 @@ def case_jnp_einsum(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_floa
 
 
 def case_jnp_einsum_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.einsum('ij,jk->ik', a_int8, a_int8, preferred_element_type=None))  # JAX: int8
     reveal_type(jnp.einsum('ij,jk->ik', a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.einsum('ij,jk->ik', a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.einsum('ij,jk->ik', a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.einsum('ij,jk->ik', a_float32, a_float32, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.einsum('ij,jk->ik', a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.einsum('ij,jk->ik', a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
-    reveal_type(jnp.einsum('ij,jk->ik', a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -3429,19 +3401,12 @@ def case_jnp_inner(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float
 
 
 def case_jnp_inner_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.inner(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
     reveal_type(jnp.inner(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.inner(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.inner(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.inner(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.inner(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.inner(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
-    reveal_type(jnp.inner(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.inner(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.inner(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.inner(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.inner(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -3771,19 +3736,12 @@ def case_jnp_linalg_matmul(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[we
 
 
 def case_jnp_linalg_matmul_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.linalg.matmul(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
     reveal_type(jnp.linalg.matmul(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.matmul(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.matmul(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.linalg.matmul(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.linalg.matmul(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.linalg.matmul(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
-    reveal_type(jnp.linalg.matmul(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.linalg.matmul(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.linalg.matmul(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.matmul(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.matmul(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -3936,19 +3894,12 @@ def case_jnp_linalg_tensordot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array
 
 
 def case_jnp_linalg_tensordot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.linalg.tensordot(a_int8, a_int8, axes=1, preferred_element_type=None))  # JAX: int8
     reveal_type(jnp.linalg.tensordot(a_int8, a_int8, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.tensordot(a_int8, a_int8, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.tensordot(a_int8, a_int8, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.linalg.tensordot(a_float32, a_float32, axes=1, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.linalg.tensordot(a_float32, a_float32, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.linalg.tensordot(a_float32, a_float32, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
-    reveal_type(jnp.linalg.tensordot(a_float32, a_float32, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.linalg.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.linalg.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -3995,19 +3946,12 @@ def case_jnp_linalg_vecdot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[we
 
 
 def case_jnp_linalg_vecdot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.linalg.vecdot(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
     reveal_type(jnp.linalg.vecdot(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.vecdot(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.vecdot(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.linalg.vecdot(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.linalg.vecdot(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.linalg.vecdot(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
-    reveal_type(jnp.linalg.vecdot(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.linalg.vecdot(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.linalg.vecdot(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.vecdot(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.vecdot(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -4154,19 +4098,12 @@ def case_jnp_matmul(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_floa
 
 
 def case_jnp_matmul_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.matmul(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
     reveal_type(jnp.matmul(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.matmul(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.matmul(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.matmul(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.matmul(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.matmul(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
-    reveal_type(jnp.matmul(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.matmul(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.matmul(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.matmul(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.matmul(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -5263,19 +5200,12 @@ def case_jnp_tensordot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_f
 
 
 def case_jnp_tensordot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.tensordot(a_int8, a_int8, axes=1, preferred_element_type=None))  # JAX: int8
     reveal_type(jnp.tensordot(a_int8, a_int8, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.tensordot(a_int8, a_int8, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.tensordot(a_int8, a_int8, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.tensordot(a_float32, a_float32, axes=1, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.tensordot(a_float32, a_float32, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.tensordot(a_float32, a_float32, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
-    reveal_type(jnp.tensordot(a_float32, a_float32, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -5565,19 +5495,12 @@ def case_jnp_vdot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float]
 
 
 def case_jnp_vdot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.vdot(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
     reveal_type(jnp.vdot(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.vdot(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.vdot(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.vdot(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.vdot(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.vdot(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
-    reveal_type(jnp.vdot(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.vdot(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.vdot(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.vdot(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.vdot(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -5593,19 +5516,12 @@ def case_jnp_vecdot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_floa
 
 
 def case_jnp_vecdot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.vecdot(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
     reveal_type(jnp.vecdot(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.vecdot(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.vecdot(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.vecdot(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.vecdot(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.vecdot(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
-    reveal_type(jnp.vecdot(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.vecdot(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.vecdot(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.vecdot(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.vecdot(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16

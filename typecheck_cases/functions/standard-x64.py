@@ -2485,19 +2485,12 @@ def case_jnp_convolve(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_fl
 
 
 def case_jnp_convolve_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: error TypeError
     reveal_type(jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.convolve(a_int8, a_int8, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.convolve(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.convolve(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.convolve(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.convolve(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.convolve(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.convolve(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: error TypeError
-    reveal_type(jnp.convolve(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: error TypeError
-    reveal_type(jnp.convolve(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.convolve(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.convolve(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: error TypeError
     reveal_type(jnp.convolve(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: error TypeError
@@ -2546,19 +2539,12 @@ def case_jnp_correlate(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_f
 
 
 def case_jnp_correlate_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: error TypeError
     reveal_type(jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.correlate(a_int8, a_int8, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.correlate(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.correlate(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.correlate(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.correlate(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.correlate(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.correlate(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: error TypeError
-    reveal_type(jnp.correlate(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: error TypeError
-    reveal_type(jnp.correlate(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.correlate(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.correlate(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: error TypeError
     reveal_type(jnp.correlate(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: error TypeError
@@ -2815,19 +2801,12 @@ def case_jnp_dot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float],
 
 
 def case_jnp_dot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.dot(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
     reveal_type(jnp.dot(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.dot(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.dot(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.dot(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.dot(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.dot(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
-    reveal_type(jnp.dot(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.dot(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.dot(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.dot(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.dot(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -2876,19 +2855,12 @@ def case_jnp_einsum(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_floa
 
 
 def case_jnp_einsum_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.einsum('ij,jk->ik', a_int8, a_int8, preferred_element_type=None))  # JAX: int8
     reveal_type(jnp.einsum('ij,jk->ik', a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.einsum('ij,jk->ik', a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.einsum('ij,jk->ik', a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.einsum('ij,jk->ik', a_float32, a_float32, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.einsum('ij,jk->ik', a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.einsum('ij,jk->ik', a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
-    reveal_type(jnp.einsum('ij,jk->ik', a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -3512,19 +3484,12 @@ def case_jnp_inner(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float
 
 
 def case_jnp_inner_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.inner(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
     reveal_type(jnp.inner(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.inner(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.inner(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.inner(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.inner(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.inner(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
-    reveal_type(jnp.inner(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.inner(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.inner(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.inner(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.inner(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -3865,19 +3830,12 @@ def case_jnp_linalg_matmul(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[we
 
 
 def case_jnp_linalg_matmul_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.linalg.matmul(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
     reveal_type(jnp.linalg.matmul(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.matmul(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.matmul(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.linalg.matmul(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.linalg.matmul(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.linalg.matmul(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
-    reveal_type(jnp.linalg.matmul(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.linalg.matmul(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.linalg.matmul(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.matmul(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.matmul(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -4034,19 +3992,12 @@ def case_jnp_linalg_tensordot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array
 
 
 def case_jnp_linalg_tensordot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.linalg.tensordot(a_int8, a_int8, axes=1, preferred_element_type=None))  # JAX: int8
     reveal_type(jnp.linalg.tensordot(a_int8, a_int8, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.tensordot(a_int8, a_int8, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.tensordot(a_int8, a_int8, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.linalg.tensordot(a_float32, a_float32, axes=1, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.linalg.tensordot(a_float32, a_float32, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.linalg.tensordot(a_float32, a_float32, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
-    reveal_type(jnp.linalg.tensordot(a_float32, a_float32, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.linalg.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.linalg.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -4095,19 +4046,12 @@ def case_jnp_linalg_vecdot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[we
 
 
 def case_jnp_linalg_vecdot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.linalg.vecdot(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
     reveal_type(jnp.linalg.vecdot(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.vecdot(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.vecdot(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.linalg.vecdot(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.linalg.vecdot(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.linalg.vecdot(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
-    reveal_type(jnp.linalg.vecdot(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.linalg.vecdot(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.linalg.vecdot(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.vecdot(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.vecdot(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -4260,19 +4204,12 @@ def case_jnp_matmul(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_floa
 
 
 def case_jnp_matmul_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.matmul(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
     reveal_type(jnp.matmul(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.matmul(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.matmul(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.matmul(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.matmul(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.matmul(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
-    reveal_type(jnp.matmul(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.matmul(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.matmul(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.matmul(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.matmul(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -5393,19 +5330,12 @@ def case_jnp_tensordot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_f
 
 
 def case_jnp_tensordot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.tensordot(a_int8, a_int8, axes=1, preferred_element_type=None))  # JAX: int8
     reveal_type(jnp.tensordot(a_int8, a_int8, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.tensordot(a_int8, a_int8, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.tensordot(a_int8, a_int8, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.tensordot(a_float32, a_float32, axes=1, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.tensordot(a_float32, a_float32, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.tensordot(a_float32, a_float32, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
-    reveal_type(jnp.tensordot(a_float32, a_float32, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.tensordot(a_bfloat16, a_float32, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -5698,19 +5628,12 @@ def case_jnp_vdot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float]
 
 
 def case_jnp_vdot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.vdot(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
     reveal_type(jnp.vdot(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.vdot(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.vdot(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.vdot(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.vdot(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.vdot(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
-    reveal_type(jnp.vdot(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.vdot(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.vdot(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.vdot(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.vdot(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -5727,19 +5650,12 @@ def case_jnp_vecdot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_floa
 
 
 def case_jnp_vecdot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
-    reveal_type(jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=None))  # JAX: bfloat16
     reveal_type(jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.vecdot(a_int8, a_int8, preferred_element_type=None))  # JAX: int8
     reveal_type(jnp.vecdot(a_int8, a_int8, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.vecdot(a_int8, a_int8, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.vecdot(a_int8, a_int8, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.vecdot(a_float32, a_float32, preferred_element_type=None))  # JAX: float32
-    reveal_type(jnp.vecdot(a_float32, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
-    reveal_type(jnp.vecdot(a_float32, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
-    reveal_type(jnp.vecdot(a_float32, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
-    reveal_type(jnp.vecdot(a_bfloat16, a_float32, preferred_element_type=None))  # JAX: float32
     reveal_type(jnp.vecdot(a_bfloat16, a_float32, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.vecdot(a_bfloat16, a_float32, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.vecdot(a_bfloat16, a_float32, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
