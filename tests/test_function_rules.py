@@ -10,7 +10,7 @@ import sys
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -77,13 +77,19 @@ def ours(name: str, key: str, v: lattice.Variant, rule: functions.Rule | None = 
     return ("ok", out.node) if out.node else ("error", out.error or "")
 
 
+def probes(configs: tuple[str, ...] = CONFIGS) -> Iterator[tuple[str, lattice.Variant, str, dict[str, str]]]:
+    """(config, its variant, the probed function's table name, its cells) of every probe."""
+    for config in configs:
+        conf = load()["configs"][config]
+        v = lattice.variant("standard", conf["x64"])
+        for probe, cells in conf["results"].items():
+            yield config, v, table_name(probe), cells
+
+
 def comparisons(config: str) -> list[tuple[str, str, tuple[str, str], tuple[str, str]]]:
     """(function, probe key, JAX's answer, the rule's) for every probe of a typed function."""
-    conf = load()["configs"][config]
-    v = lattice.variant("standard", conf["x64"])
     out = []
-    for probe, cells in conf["results"].items():
-        name = table_name(probe)
+    for _, v, name, cells in probes((config,)):
         if functions.rule_of(name).family in UNTYPED:
             continue
         for key, cell in cells.items():
@@ -124,26 +130,22 @@ def test_other_results_agree_with_jax() -> None:
     plugin would give every result the first one's dtype."""
     multi: dict[str, set[str]] = {}
     checked = 0
-    for config in CONFIGS:
-        conf = load()["configs"][config]
-        v = lattice.variant("standard", conf["x64"])
-        for probe, cells in conf["results"].items():
-            name = table_name(probe)
-            rule = functions.rule_of(name)
-            if rule.family in UNTYPED:
+    for config, v, name, cells in probes():
+        rule = functions.rule_of(name)
+        if rule.family in UNTYPED:
+            continue
+        for key, cell in cells.items():
+            others = functions.other_results(rule, parse_key(key)[0], v)
+            parts = cell.split(",")
+            if len(parts) > 1:
+                multi.setdefault(name, set()).add(config)
+            if cell.startswith("!") or not others:
                 continue
-            for key, cell in cells.items():
-                others = functions.other_results(rule, parse_key(key)[0], v)
-                parts = cell.split(",")
-                if len(parts) > 1:
-                    multi.setdefault(name, set()).add(config)
-                if cell.startswith("!") or not others:
-                    continue
-                if len(parts) == 1:  # (every result of one dtype: int32 values, int32 indices)
-                    parts *= 1 + len(others)
-                truth = [expected(part)[1] for part in parts[1:]]
-                assert truth == list(others), f"{name}({key}) in {config}: JAX {cell}, rule {others}"
-                checked += 1
+            if len(parts) == 1:  # (every result of one dtype: int32 values, int32 indices)
+                parts *= 1 + len(others)
+            truth = [expected(part)[1] for part in parts[1:]]
+            assert truth == list(others), f"{name}({key}) in {config}: JAX {cell}, rule {others}"
+            checked += 1
     declared = {n for n, r in functions.TABLE.items() if r.others}
     assert declared <= set(multi), f"others declared for one-dtype results: {sorted(declared - set(multi))}"
     assert checked > 0
@@ -178,20 +180,16 @@ def test_unknown_inputs_are_the_ones_the_family_gets_wrong() -> None:
     would differ from JAX in some configuration (so the list is no longer
     than it must be), and the rule says why."""
     needed: dict[str, set[str]] = {}
-    for config in CONFIGS:
-        conf = load()["configs"][config]
-        v = lattice.variant("standard", conf["x64"])
-        for probe, cells in conf["results"].items():
-            name = table_name(probe)
-            rule = functions.rule_of(name)
-            if not rule.unknown:
-                continue
-            answering = rule._replace(unknown=())
-            for key, cell in cells.items():
-                inputs, _ = parse_key(key)
-                for node in set(inputs) & set(rule.unknown):
-                    if not agree(expected(cell), ours(name, key, v, answering)):
-                        needed.setdefault(name, set()).add(node)
+    for _, v, name, cells in probes():
+        rule = functions.rule_of(name)
+        if not rule.unknown:
+            continue
+        answering = rule._replace(unknown=())
+        for key, cell in cells.items():
+            inputs, _ = parse_key(key)
+            for node in set(inputs) & set(rule.unknown):
+                if not agree(expected(cell), ours(name, key, v, answering)):
+                    needed.setdefault(name, set()).add(node)
     for name, rule in functions.TABLE.items():
         if rule.unknown:
             assert len(rule.reason) > 10, name
