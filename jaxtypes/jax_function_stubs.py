@@ -55,6 +55,7 @@ __all__ = ["FunctionTables", "transform_module", "transform_markers", "render_ru
 MARKERS: Final = "_jaxtypes_markers"  # how a transformed module imports jaxtypes.markers
 RESULT_VAR: Final = "_JaxtypesV"  # the TypeVar a typed overload solves
 OTHER_VAR: Final = "_JaxtypesW"  # ... and its second result's (top_k's indices)
+_RESULT_TYPEVARS: Final = f'{RESULT_VAR} = TypeVar("{RESULT_VAR}")\n{OTHER_VAR} = TypeVar("{OTHER_VAR}")\n'
 UNKNOWN: Final = "_UnknownArgument"  # (in the markers stub) matches only Any
 # A TypeVar bound to it, which the guard overloads take: as the type context
 # of a nested call (``jnp.exp(jnp.sum(x))``) a TypeVar is no context for
@@ -439,7 +440,7 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
                 continue
             else:
                 res_text = f"Array[{MARKERS}.{_m(res)}]"
-            ret_py = _returns(fn.returns, _other_texts(rule, (dict(_SCALARS)[py],), tables))
+            ret_py = _returns(fn.returns, _other_texts(rule, (_SCALAR_NODE[py],), tables))
             assert ret_py is not None
             out.append(_with(base, {plan.input_param: py}, ret_py.format(res_text)))
     return out
@@ -754,7 +755,7 @@ def transform_module(tree: ast.Module, module: str, tables: FunctionTables) -> a
         "import builtins\nfrom collections.abc import Sequence as _JaxtypesSequence\n"
         "from typing import Any, Literal, TypeVar, overload, type_check_only\nimport numpy as _np\n"
         f"import jaxtypes.markers as {MARKERS}\n"
-        f'{RESULT_VAR} = TypeVar("{RESULT_VAR}")\n{OTHER_VAR} = TypeVar("{OTHER_VAR}")\n').body
+        + _RESULT_TYPEVARS).body
     # after `from __future__ import annotations`, which must stay first
     first = 1 if body and isinstance(body[0], ast.ImportFrom) and body[0].module == "__future__" else 0
     body[first:first] = header
@@ -992,7 +993,7 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
            "_JaxtypesSequence"}
     names_from = [ast.ImportFrom(module=m, names=[ast.alias(n, n) for n in sorted(ns - own - BUILTINS)], level=0)
                   for m, ns in sorted(imported.items()) if ns - own - BUILTINS]
-    result_var = ast.parse(f'{RESULT_VAR} = TypeVar("{RESULT_VAR}")\n{OTHER_VAR} = TypeVar("{OTHER_VAR}")').body
+    result_var = ast.parse(_RESULT_TYPEVARS).body
     if needs_transform_prelude:
         from jaxtypes import jax_transform_stubs
 
