@@ -344,14 +344,15 @@ SEVERAL_RESULT_DTYPES: Final[dict[str, str]] = {
 # and refuses many other pairs (a T narrower than the inputs, another kind:
 # tests/data's (preferred_element_type=) probes), so the stubs type only
 # these, for the functions the oracle probed with it (PREFERRED_TYPED; both
-# checked against JAX's answers by tests/test_function_rules.py).
+# checked against JAX's answers by tests/test_function_rules.py), lax.dot_general
+# too, which no rule types otherwise (its mixed dtypes are its own).
 PREFERRED_RESULTS: Final[dict[str, tuple[str, ...]]] = {
     "float32": ("bfloat16", "float16", "float32"),
     "int32": ("int8", "int16", "int32", "uint8"),
 }
 PREFERRED_TYPED: Final = frozenset(
     ["jax.numpy." + n for n in "convolve correlate dot einsum inner matmul tensordot vdot vecdot".split()]
-    + ["jax.numpy.linalg." + n for n in "matmul tensordot vecdot".split()])
+    + ["jax.numpy.linalg." + n for n in "matmul tensordot vecdot".split()] + ["jax.lax.dot_general"])
 
 
 def other_results(rule: Rule, inputs: Inputs, v: Variant = DEFAULT) -> tuple[str, ...]:
@@ -756,6 +757,7 @@ _args("xyd", "jax.numpy.", " ".join(
     f"{n}(preferred_element_type=)" for n in "convolve correlate dot einsum inner matmul tensordot vdot vecdot".split()))
 _args("xyd", "jax.numpy.linalg.", " ".join(
     f"{n}(preferred_element_type=)" for n in "matmul tensordot vecdot".split()))
+_args("xyd", "jax.lax.", "dot_general(preferred_element_type=)")
 _args("kd", "jax.random.",
     "ball bernoulli beta binomial bits categorical cauchy chisquare dirichlet "
     "double_sided_maxwell exponential f gamma generalized_normal geometric gumbel laplace "

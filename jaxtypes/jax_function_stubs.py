@@ -457,6 +457,8 @@ def _typed(name: str, fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.F
     does not know (another JAX release's): it then keeps JAX's own."""
     try:
         plan = _plan(name, fn)
+        if plan is None and name in functions.PREFERRED_TYPED:
+            return _preferred_only(fn, tables)
         if plan is not None and name in functions.PREFERRED_TYPED:
             plan = replace(plan, preferred=True)
         return _typed_overloads(plan, fn, tables) if plan is not None else []
@@ -584,7 +586,9 @@ def _preferred_overloads(fn: ast.FunctionDef, tables: FunctionTables, ret: str, 
     base = _narrowed(fn, [x, y, *keep, "preferred_element_type"])
     if base is None:
         return []
-    out: list[ast.FunctionDef] = []
+    # (an array of unknown dtype may be one JAX refuses with that dtype)
+    unknown = f"Array[{MARKERS}.{UNKNOWN_VAR}]"
+    out = [_with(base, {x: unknown}, ret.format("Array")), _with(base, {y: unknown}, ret.format("Array"))]
     for preferred, inputs in functions.PREFERRED_RESULTS.items():
         var = tables.same_dtype(inputs)
         marker = f"{MARKERS}.{_m(preferred)}"
@@ -593,6 +597,16 @@ def _preferred_overloads(fn: ast.FunctionDef, tables: FunctionTables, ret: str, 
                       ret.format(f"Array[{marker}]"))
         out += required_overloads(typed, "preferred_element_type")
     return out
+
+
+def _preferred_only(fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.FunctionDef]:
+    """A function typed only with ``preferred_element_type=`` (lax.dot_general:
+    no rule gives its dtype otherwise): its first two parameters are the arrays."""
+    ret = _returns(fn.returns)
+    params = _positional(fn)
+    if ret is None or len(params) < 2:
+        return []
+    return _preferred_overloads(fn, tables, ret, params[0].arg, params[1].arg, [])
 
 
 def _without_default(fn: ast.FunctionDef, name: str) -> ast.FunctionDef:

@@ -273,6 +273,9 @@ add("xyd", "matmul vecdot", lambda f: (
 add("xyd", "tensordot", lambda f: (
     lambda x, y, dtype=None: f(x, y, axes=1, preferred_element_type=dtype)), prefix="jax.numpy.linalg.",
     suffix="(preferred_element_type=)")
+add("xyd", "dot_general", lambda f: (
+    lambda x, y, dtype=None: f(x, y, (((1,), (0,)), ((), ())), preferred_element_type=dtype)),
+    prefix="jax.lax.", suffix="(preferred_element_type=)")
 add("xy", "outer", shape=(3,), prefix="jax.numpy.linalg.")
 add("xy", "cross", shape=(3,), prefix="jax.numpy.linalg.")
 add("xy", "multi_dot", lambda f: (lambda x, y: f([x, y])), prefix="jax.numpy.linalg.")

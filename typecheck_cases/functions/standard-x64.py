@@ -542,6 +542,18 @@ def case_lax_dot_general(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak
     reveal_type(lax.dot_general(a_float32, a_float64, (((1,), (0,)), ((), ()))))  # JAX: float64
 
 
+def case_lax_dot_general_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+    reveal_type(lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())), preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())), preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())), preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(lax.dot_general(a_int8, a_int8, (((1,), (0,)), ((), ())), preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(lax.dot_general(a_int8, a_int8, (((1,), (0,)), ((), ())), preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(lax.dot_general(a_int8, a_int8, (((1,), (0,)), ((), ())), preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+    reveal_type(lax.dot_general(a_bfloat16, a_float32, (((1,), (0,)), ((), ())), preferred_element_type=jnp.float32))  # JAX: float32
+    reveal_type(lax.dot_general(a_bfloat16, a_float32, (((1,), (0,)), ((), ())), preferred_element_type=jnp.int32))  # JAX: int32
+    reveal_type(lax.dot_general(a_bfloat16, a_float32, (((1,), (0,)), ((), ())), preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
+
+
 def case_lax_dynamic_index_in_dim(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.dynamic_index_in_dim(a_bool, 0))  # JAX: bool_
     reveal_type(lax.dynamic_index_in_dim(a_int8, 0))  # JAX: int8
