@@ -753,11 +753,7 @@ _args("xd", "jax.numpy.",
     "array asarray astype cumprod(dtype=) cumsum(dtype=) empty_like full full_like mean(dtype=) "
     "nanmean(dtype=) nanprod(dtype=) nanstd(dtype=) nansum(dtype=) nanvar(dtype=) ones_like "
     "prod(dtype=) std(dtype=) sum(dtype=) trace(dtype=) var(dtype=) zeros_like")
-_args("xyd", "jax.numpy.", " ".join(
-    f"{n}(preferred_element_type=)" for n in "convolve correlate dot einsum inner matmul tensordot vdot vecdot".split()))
-_args("xyd", "jax.numpy.linalg.", " ".join(
-    f"{n}(preferred_element_type=)" for n in "matmul tensordot vecdot".split()))
-_args("xyd", "jax.lax.", "dot_general(preferred_element_type=)")
+_args("xyd", "", " ".join(f"{n}(preferred_element_type=)" for n in sorted(PREFERRED_TYPED)))
 _args("kd", "jax.random.",
     "ball bernoulli beta binomial bits categorical cauchy chisquare dirichlet "
     "double_sided_maxwell exponential f gamma generalized_normal geometric gumbel laplace "
