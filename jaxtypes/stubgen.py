@@ -306,6 +306,11 @@ def _table_class(name: str, groups: list[tuple[list[str], str]], arrays: bool,
     # ('"__call__" of "_add_int4"'), but an alias (nameless in mypy's errors)
     # costs mypy 3% more instructions on mixed-dtype arithmetic, where every
     # operator calls a table: kept as it is (tests/test_error_messages.py).
+    # One overloaded method per operator on each marker (def __add__ ...,
+    # read by the descriptors through a protocol) gives mypy's own message
+    # ('Unsupported operand types for + ("Array[int4]" and "Array[float32]")'),
+    # but tables are then no longer shared between operators: 3.3x the
+    # overloads, and on benchmarks/checkers.py pyrefly took 1.9x as long, ty 1.4x.
     return [f"class {name}(_Table):"] + _callable_body("__call__", signatures)
 
 

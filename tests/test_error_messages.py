@@ -86,3 +86,14 @@ def test_scenario_errors_name_no_internals(checker: str, tmp_path: Path) -> None
     assert len(reported) >= 20, f"{checker} reported only {len(reported)} expected errors"
     leaks = internal_names(files, errors)
     assert not leaks, f"{checker}: {len(leaks)} messages name internals\n" + "\n".join(leaks)
+
+
+def test_readme_quotes_mypy_s_message_without_the_plugin(tmp_path: Path) -> None:
+    """The README's mypy row quotes what mypy without the plugin says for
+    ``i4 * 1.5``: that quote is mypy's message for it."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    row = next(line for line in readme.splitlines() if line.startswith("| mypy | nothing for the stubs"))
+    quote, example = re.findall(r"`([^`]*)` for `([^`]*)`", row)[0]
+    source = f"from jaxtypes import Array, int4\n\n\ndef f(i4: Array[int4]) -> None:\n    {example}\n"
+    errors = run("mypy", tmp_path, stage({"case.py": source}, tmp_path))
+    assert [e.message for e in errors.get(("case.py", 5), [])] == [quote]
