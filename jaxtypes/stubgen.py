@@ -30,6 +30,7 @@ configured variant.  ``render_stubs()`` returns ``{relative path: text}``.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Final
 
@@ -777,6 +778,11 @@ def render_array() -> str:
 
 def render_stubs(v: Variant = ops.DEFAULT) -> dict[str, str]:
     """The generated stub files, relative to ``stubs/``."""
+    return dict(_rendered_stubs(v))
+
+
+@functools.lru_cache(maxsize=None)  # jaxtypes jax-stubs reads them twice
+def _rendered_stubs(v: Variant) -> dict[str, str]:
     tables = _Tables()
     attributes = {node: _marker_attributes(node, tables, v) for node in lattice.NODES}
     return {
