@@ -689,7 +689,8 @@ STANDARD_X64, STRICT_X64 = PLUGIN_CASES
 
 @pytest.mark.parametrize("settings", [STANDARD_X64])
 def test_plugin_settings_apply_to_jax_array(typings: Path, tmp_path: Path, settings: str) -> None:
-    """Item 5 of issue 10: with the stubs on mypy_path, [jaxtypes] x64 and strict apply."""
+    """Item 5 of issue 10: with the stubs on mypy_path, [jaxtypes] settings apply
+    (x64 here; strict promotion with the stubs installed, below)."""
     shutil.copytree(typings, tmp_path / "typings")
     config = (f"[mypy]\nmypy_path = typings/{jax_stubs.MYPY_DIR}\nplugins = jaxtypes.mypy_plugin\n\n"
               f"[jaxtypes]\n{settings}")
