@@ -133,6 +133,21 @@ def test_rerun_replaces_and_removes_stale_files(typings: Path, tmp_path: Path) -
     assert not stale.exists() and mine.exists()
 
 
+def _stub_texts(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): p.read_text() for p in sorted(root.rglob("*.pyi"))}
+
+
+def test_runs_in_one_process_write_what_a_new_process_writes(typings: Path, tmp_path: Path) -> None:
+    """The generators memoise (parsed annotations, rules' results, the rendered
+    jaxtypes stubs) and share syntax trees between signatures: a second run in
+    the same process writes, byte for byte, what ``typings`` (a process of its
+    own) wrote."""
+    expected = _stub_texts(typings)
+    for run in ("first", "second"):
+        assert main(["jax-stubs", "--out", str(tmp_path / run)]) == 0
+        assert _stub_texts(tmp_path / run) == expected, run
+
+
 # ------------------------------------------------------- supported JAX
 def test_installed_jax_is_supported() -> None:
     """Fails when the installed (pinned) JAX is not one the stubs were checked
