@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, cast
@@ -562,6 +563,14 @@ def _index_helper(node: ast.ClassDef) -> ast.ClassDef:
     return helper
 
 
+# Array's == and != are descriptors, where object has methods: a checker that
+# checks the stub files themselves (pyrefly and ty check every file of the
+# project, typings/ too) would report the override, so each line says it is
+# meant, as jaxtypes' own _array.pyi does (the syntax tree drops comments).
+_OVERRIDE_IGNORE: Final = "  # type: ignore[assignment]  # ty: ignore[incompatible-attribute-override]"
+_EQUALITY_DESCRIPTOR: Final = re.compile(r"^(    __(?:eq|ne)__: .*)$", re.M)
+
+
 def render_basearray(tree: ast.Module, header: str) -> str:
     """The transformed module (``check_shape`` first: it must find nothing missing)."""
     ours = _ours()
@@ -584,5 +593,6 @@ def render_basearray(tree: ast.Module, header: str) -> str:
     for title, nodes in sections:
         if title:
             out += ["", f"# ---- {title} ----", ""]
-        out.append(ast.unparse(ast.Module(body=nodes, type_ignores=[])))
+        out.append(_EQUALITY_DESCRIPTOR.sub(r"\1" + _OVERRIDE_IGNORE,
+                                            ast.unparse(ast.Module(body=nodes, type_ignores=[]))))
     return "\n".join(out).rstrip("\n") + "\n"
