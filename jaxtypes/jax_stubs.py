@@ -154,7 +154,7 @@ def render_jaxtypes_array(jax_version: str) -> str:
 
 # What each checker is pointed at, relative to the output directory.
 LAYOUTS: Final = {
-    "mypy": MYPY_DIR, "pyright": ".", "basedpyright": ".", "pyrefly": SEARCH_DIR, "ty": SEARCH_DIR,
+    "mypy": MYPY_DIR, "pyright": ".", "basedpyright": ".", "pyrefly": SEARCH_DIR, "ty": ".",
 }
 
 
@@ -191,7 +191,8 @@ def render(jax: JaxInstall) -> dict[str, str]:
     of part of an installed package without losing the rest of it:
 
     * ``jax-stubs/``, ``jaxtypes-stubs/`` (pyright, basedpyright: ``typings``
-      is their default ``stubPath``): PEP 561 partial stub packages.  They also
+      is their default ``stubPath``; ty's ``extra-paths``): PEP 561 partial
+      stub packages.  They also
       hold a copy of the packages' other inline ``.pyi`` modules, which pyright
       reads as empty modules once a stub package provides part of the package.
     * ``.mypy-path/`` (mypy's ``mypy_path``): regular packages; mypy only
@@ -199,8 +200,9 @@ def render(jax: JaxInstall) -> dict[str, str]:
       ``__init__``, so the ``__init__`` modules above the generated ones are
       copied (as stubs) from the installation; every other module still comes
       from site-packages.  (mypy ignores ``-stubs`` packages in ``mypy_path``.)
-    * ``.search-path/`` (pyrefly's ``search-path``, ty's ``extra-paths``):
-      namespace packages holding just the generated modules.
+    * ``.search-path/`` (pyrefly's ``search-path``): packages holding just
+      the generated modules.  (ty takes a package found on ``extra-paths`` for
+      the whole package: ``import jax.tree_util`` would not resolve.)
 
     The two directories start with a dot so that pyright, which checks every
     file under the project, leaves them alone; none of the three is an
@@ -350,7 +352,7 @@ def setup(out: str) -> list[Setting]:
         Setting("mypy", "mypy.ini", "[mypy]", f"mypy_path = {out}/{MYPY_DIR}"),
         Setting("pyrefly", "pyproject.toml", "[tool.pyrefly]", f'search-path = ["{out}/{SEARCH_DIR}"]',
                 "run `pyrefly check` on the project: given file names, pyrefly 1.4 ignores it"),
-        Setting("ty", "pyproject.toml", "[tool.ty.environment]", f'extra-paths = ["{out}/{SEARCH_DIR}"]'),
+        Setting("ty", "pyproject.toml", "[tool.ty.environment]", f'extra-paths = ["{out}"]'),
     ]
 
 
