@@ -518,14 +518,76 @@ def _run_installed(checker: str, venv: Path, root: Path, paths: list[str]) -> Er
                            root)
 
 
+def _project_command(checker: str) -> list[str]:
+    """A checker run on the whole project, as a user runs it (mypy on ``.``)."""
+    if checker.startswith("mypy"):
+        return [sys.executable, "-m", "mypy", "--show-error-codes", "--no-error-summary",
+                "--hide-error-context", "--no-color-output", "--no-pretty", "--no-incremental", "."]
+    if checker in ("pyright", "basedpyright"):
+        return [tool(checker), "--outputjson"]
+    if checker == "pyrefly":
+        return [tool("pyrefly"), "check", "--output-format", "json", "--summary=none"]
+    return [tool("ty"), "check", "--output-format", "concise", "--color", "never"]
+
+
+@pytest.mark.parametrize("checker", CHECKERS)
+def test_out_stubs_check_clean_in_a_project(checker: str, typings: Path, tmp_path: Path) -> None:
+    """`jaxtypes jax-stubs --out typings` and the lines it prints, in their files,
+    then each checker on the whole project from its directory in the active
+    environment, as a user runs it: pyrefly and ty check typings/ too, and JAX's
+    modules the stubs leave out still resolve.  No error anywhere."""
+    shutil.copytree(typings, tmp_path / "typings")
+    sections: dict[tuple[str, str], list[str]] = {}
+    for setting in jax_stubs.setup("typings"):
+        if setting.line:
+            sections.setdefault((setting.file, setting.section), []).append(setting.line)
+    if checker == "mypy-plugin":
+        sections.setdefault(("mypy.ini", "[mypy]"), []).append("plugins = jaxtypes.mypy_plugin")
+    for (file, section), lines in sections.items():
+        with open(tmp_path / file, "a") as f:
+            f.write(f"{section}\n" + "\n".join(lines) + "\n\n")
+    stage({"model.py": JAX_MODULES_IN_USE}, tmp_path)
+    env = {**checker_env(), "VIRTUAL_ENV": sys.prefix,
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    out = execute(checker, tmp_path, _project_command(checker), 600, env)
+    errors = reported_errors(checker, out, tmp_path)
+    assert errors == {}, f"{checker}: errors in the project\n" + "\n".join(
+        f"{path}:{n}: {e}" for (path, n), es in sorted(errors.items()) for e in es)
+    if checker == "pyrefly":  # a [tool.pyrefly] section is pyrefly's "default" preset, which shows errors
+        assert '"errors"' in out
+
+
 # Lines of scenarios/interop.py a checker gets wrong with the installed stubs
 # only, {checker: {line text}}.
 INSTALLED_DEVIATIONS: dict[str, set[str]] = {}
 
 
+# A user's module that imports JAX's modules the stubs leave to JAX (the stubs
+# are partial: those must still resolve) and uses a dtype the stubs give.
+JAX_MODULES_IN_USE = """\
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.special
+import jax.tree_util
+from jax.sharding import PartitionSpec
+from typing_extensions import assert_type
+
+from jaxtypes import bfloat16, float32
+
+
+def step(x: jax.Array[bfloat16], w: jax.Array[float32]) -> PartitionSpec:
+    assert_type(jnp.tanh(x) @ w, jax.Array[float32])
+    jax.tree_util.tree_map(jnp.zeros_like, {"w": w})
+    jax.scipy.special.logsumexp(w)
+    return PartitionSpec("data")
+"""
+
+
 @pytest.mark.parametrize("checker", CHECKERS)
 def test_installed_stubs_need_no_configuration(checker: str, installed: Path, tmp_path: Path) -> None:
-    files = files_under(CASES / "scenarios", "scenarios")
+    files = {**files_under(CASES / "scenarios", "scenarios"), "project/model.py": JAX_MODULES_IN_USE}
     plugins = '["jaxtypes.mypy_plugin"]' if checker == "mypy-plugin" else "[]"
     (tmp_path / "pyproject.toml").write_text(PROJECT_CONFIG.format(plugins=plugins))
     errors = _run_installed(checker, installed, tmp_path, stage(files, tmp_path))
