@@ -192,9 +192,9 @@ def render(jax: JaxInstall) -> dict[str, str]:
 
     * ``jax-stubs/``, ``jaxtypes-stubs/`` (pyright, basedpyright: ``typings``
       is their default ``stubPath``; ty's ``extra-paths``): PEP 561 partial
-      stub packages.  They also
-      hold a copy of the packages' other inline ``.pyi`` modules, which pyright
-      reads as empty modules once a stub package provides part of the package.
+      stub packages.  They also hold a copy of the packages' other inline
+      ``.pyi`` modules, which pyright reads as empty modules once a stub
+      package provides part of the package.
     * ``.mypy-path/`` (mypy's ``mypy_path``): regular packages; mypy only
       takes a module from a search-path package whose every level has an
       ``__init__``, so the ``__init__`` modules above the generated ones are
@@ -205,7 +205,8 @@ def render(jax: JaxInstall) -> dict[str, str]:
       the whole package: ``import jax.tree_util`` would not resolve.)
 
     The two directories start with a dot so that pyright, which checks every
-    file under the project, leaves them alone; none of the three is an
+    file under the project, leaves them alone (pyrefly and ty check every
+    layout: the stubs have no error of their own); none of the three is an
     importable name, so none shadows a real package.
     """
     source = jax.basearray.read_text(encoding="utf-8") if jax.basearray.is_file() else ""
