@@ -518,11 +518,12 @@ def _run_installed(checker: str, venv: Path, root: Path, paths: list[str]) -> Er
                            root)
 
 
-def _project_command(checker: str) -> list[str]:
+def _project_command(checker: str, root: Path) -> list[str]:
     """A checker run on the whole project, as a user runs it (mypy on ``.``)."""
     if checker.startswith("mypy"):
-        return [sys.executable, "-m", "mypy", "--show-error-codes", "--no-error-summary",
-                "--hide-error-context", "--no-color-output", "--no-pretty", "--no-incremental", "."]
+        cache = mypy_cache_flags((root / "mypy.ini").read_text(), ["model.py"])
+        return [sys.executable, "-m", "mypy", *cache, "--show-error-codes", "--no-error-summary",
+                "--hide-error-context", "--no-color-output", "--no-pretty", "."]
     if checker in ("pyright", "basedpyright"):
         return [tool(checker), "--outputjson"]
     if checker == "pyrefly":
@@ -545,11 +546,11 @@ def test_out_stubs_check_clean_in_a_project(checker: str, typings: Path, tmp_pat
         sections.setdefault(("mypy.ini", "[mypy]"), []).append("plugins = jaxtypes.mypy_plugin")
     for (file, section), lines in sections.items():
         with open(tmp_path / file, "a") as f:
-            f.write(f"{section}\n" + "\n".join(lines) + "\n\n")
+            f.write(f"{section}\n" + "".join(line + "\n" for line in lines))
     stage({"model.py": JAX_MODULES_IN_USE}, tmp_path)
     env = {**checker_env(), "VIRTUAL_ENV": sys.prefix,
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    out = execute(checker, tmp_path, _project_command(checker), 600, env)
+    out = execute(checker, tmp_path, _project_command(checker, tmp_path), 600, env)
     errors = reported_errors(checker, out, tmp_path)
     assert errors == {}, f"{checker}: errors in the project\n" + "\n".join(
         f"{path}:{n}: {e}" for (path, n), es in sorted(errors.items()) for e in es)
