@@ -222,7 +222,7 @@ def project(root: Path, corpus: str, baseline: Path | None = None) -> Path:
     root.mkdir(parents=True)
     (root / CORPUS).write_text(corpus)
     if baseline is not None:
-        for layout in ("", ".mypy-path", ".search-path"):  # pyright; mypy; pyrefly and ty
+        for layout in ("", ".mypy-path", ".search-path"):  # pyright and ty; mypy; pyrefly
             shutil.copytree(baseline / "jaxtypes", root / "typings" / layout / "jaxtypes")
     return root
 
