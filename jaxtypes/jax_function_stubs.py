@@ -694,24 +694,26 @@ def _varargs_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables,
         forms += [([typed], f"Array[{MARKERS}.{var}]"), ([typed, typed], f"Array[{MARKERS}.{result}]")]
     out: list[ast.FunctionDef] = []
     for operands, result_type in forms:
-        fn2 = as_overload(base)
-        fn2.args.vararg = None
-        names = [f"operand{i}" for i in range(len(operands))]
-        fn2.args.posonlyargs = fn2.args.posonlyargs + fn2.args.args + [
-            ast.arg(n, parse_expr(a)) for n, a in zip(names, operands)]
-        fn2.args.args = []
-        fn2.args.defaults = []
+        fn2 = _with_operands(base, operands)
         fn2.returns = parse_expr(ret.format(result_type))
         out.append(fn2)
     if not plan.preferred:
         return out
-    two = as_overload(base)  # (einsum(subscripts, operand0, operand1, preferred_element_type=...))
-    two.args.vararg = None
-    two.args.posonlyargs = two.args.posonlyargs + two.args.args + [
-        ast.arg("operand0", parse_expr("ArrayLike")), ast.arg("operand1", parse_expr("ArrayLike"))]
-    two.args.args = []
-    two.args.defaults = []
+    # (einsum(subscripts, operand0, operand1, preferred_element_type=...))
+    two = _with_operands(base, ["ArrayLike", "ArrayLike"])
     return out + _preferred_overloads(two, tables, ret, "operand0", "operand1", list(plan.keep))
+
+
+def _with_operands(base: ast.FunctionDef, annotations: list[str]) -> ast.FunctionDef:
+    """An overload of ``base`` whose ``*operands`` are so many positional
+    parameters (``operand0``...), annotated so."""
+    fn = as_overload(base)
+    fn.args.vararg = None
+    fn.args.posonlyargs = fn.args.posonlyargs + fn.args.args + [
+        ast.arg(f"operand{i}", parse_expr(a)) for i, a in enumerate(annotations)]
+    fn.args.args = []
+    fn.args.defaults = []
+    return fn
 
 
 def _key_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, ret: str) -> list[ast.FunctionDef]:
