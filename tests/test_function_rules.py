@@ -153,8 +153,6 @@ def test_other_results_agree_with_jax() -> None:
         f"typed, results of different dtypes, no others: {sorted(set(multi) - declared)}"
 
 
-
-
 def test_preferred_results_are_jax_s() -> None:
     """The functions the stubs type with ``preferred_element_type=`` are the
     ones probed with it, and JAX gives the preferred dtype for every input
@@ -163,9 +161,9 @@ def test_preferred_results_are_jax_s() -> None:
     checked = 0
     for config in CONFIGS:
         results = load()["configs"][config]["results"]
-        probes = [p for p in results if p.endswith(suffix)]
-        assert {table_name(p) for p in probes} == functions.PREFERRED_TYPED
-        for probe in probes:
+        preferred_probes = [p for p in results if p.endswith(suffix)]
+        assert {table_name(p) for p in preferred_probes} == functions.PREFERRED_TYPED
+        for probe in preferred_probes:
             for preferred, inputs in functions.PREFERRED_RESULTS.items():
                 for node in inputs:
                     cell = results[probe][f"{node},{node},dtype={preferred}"]

@@ -64,7 +64,8 @@ def expected(cell: str, x64: bool) -> str | None:
     array); results of different dtypes, each one's (``float32,int32``)."""
     if "," in cell:
         parts = [expected(part, x64) for part in cell.split(",")]
-        return None if None in parts else ",".join(p for p in parts if p is not None)
+        known = [p for p in parts if p is not None]
+        return ",".join(known) if len(known) == len(parts) else None
     if cell.startswith("!"):
         return "error " + cell[1:]
     if cell.startswith(("py:", "key<")):
