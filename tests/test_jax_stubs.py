@@ -519,16 +519,13 @@ def _run_installed(checker: str, venv: Path, root: Path, paths: list[str]) -> Er
 
 
 def _project_command(checker: str, root: Path) -> list[str]:
-    """A checker run on the whole project, as a user runs it (mypy on ``.``)."""
+    """A checker run on the whole project, as a user runs it: ``_user_command``
+    with no file names; mypy on ``.``, configured by mypy.ini."""
     if checker.startswith("mypy"):
         cache = mypy_cache_flags((root / "mypy.ini").read_text(), ["model.py"])
         return [sys.executable, "-m", "mypy", *cache, "--show-error-codes", "--no-error-summary",
                 "--hide-error-context", "--no-color-output", "--no-pretty", "."]
-    if checker in ("pyright", "basedpyright"):
-        return [tool(checker), "--outputjson"]
-    if checker == "pyrefly":
-        return [tool("pyrefly"), "check", "--output-format", "json", "--summary=none"]
-    return [tool("ty"), "check", "--output-format", "concise", "--color", "never"]
+    return _user_command(checker, Path(sys.prefix), root, [])
 
 
 @pytest.mark.parametrize("checker", CHECKERS)
