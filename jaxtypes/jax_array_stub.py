@@ -425,6 +425,23 @@ def _abs_descriptor(jax_abs: ast.FunctionDef, markers: Mapping[str, Mapping[str,
     return _parse(text), table
 
 
+def _as_callable(method: ast.FunctionDef) -> str | None:
+    """JAX's declaration of an operator (``def __sub__(self, other: ArrayLike) -> Array``)
+    as a ``Callable`` type, when it has only plain positional parameters.
+
+    A Callable rather than an instance of a class with ``__call__``: mypy checks
+    a user's reflected operator (``def __rsub__(self, x: jax.Array)``) against the
+    type of the forward operator on ``jax.Array`` and reports any instance
+    there as 'Forward operator "__sub__" is not callable'."""
+    a = method.args
+    params = a.posonlyargs + a.args
+    if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or not params or method.returns is None \
+            or any(p.annotation is None for p in params[1:]):
+        return None
+    types = ", ".join(ast.unparse(p.annotation) for p in params[1:] if p.annotation is not None)
+    return f"Callable[[{types}], {ast.unparse(method.returns)}]"
+
+
 def _descriptors(ours: _Ours, jax_members: Mapping[str, list[ast.stmt]]
                  ) -> tuple[list[ast.stmt], list[ast.stmt], set[str]]:
     """(jaxtypes' prelude with its descriptors rebuilt for jax.Array, the
@@ -466,15 +483,17 @@ def _descriptors(ours: _Ours, jax_members: Mapping[str, list[ast.stmt]]
             if len(shapes) != 1:
                 raise ShapeError(f"JAX declares {', '.join(members)} differently, but jaxtypes "
                                  f"types them with one descriptor ({node.name})")
-            call = copy.deepcopy(jax_defs[0])
-            call.name = "__call__"
-            call.decorator_list = []
-            jax_table = f"_Jax{node.name}"
-            (table,) = _parse(f"@type_check_only\nclass {jax_table}:\n"
-                              f'    """JAX\'s own ``{jax_defs[0].name}``, for ``Array[Any]``."""\n')
-            assert isinstance(table, ast.ClassDef)
-            table.body.append(call)
-            jax_tables.append(table)
+            jax_table = _as_callable(jax_defs[0])
+            if jax_table is None:
+                call = copy.deepcopy(jax_defs[0])
+                call.name = "__call__"
+                call.decorator_list = []
+                jax_table = f"_Jax{node.name}"
+                (table,) = _parse(f"@type_check_only\nclass {jax_table}:\n"
+                                  f'    """JAX\'s own ``{jax_defs[0].name}``, for ``Array[Any]``."""\n')
+                assert isinstance(table, ast.ClassDef)
+                table.body.append(call)
+                jax_tables.append(table)
         prelude.append(_self_dispatched(node, jax_table, ours.prelude, markers, qualify))
     (jax_abs,) = [d for d in jax_members.get("__abs__", []) if isinstance(d, ast.FunctionDef)]
     abs_classes, abs_table = _abs_descriptor(jax_abs, markers, qualify)

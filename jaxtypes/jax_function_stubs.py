@@ -1091,7 +1091,11 @@ def transform_markers(text: str, tables: FunctionTables) -> str:
         '_JaxtypesDtypeM = TypeVar("_JaxtypesDtypeM", covariant=True)',
         '_JaxtypesCalledM = TypeVar("_JaxtypesCalledM", covariant=True)',
         "@type_check_only",
-        "class DtypeOf(Generic[_JaxtypesDtypeM, _JaxtypesCalledM]):",
+        # A numpy dtype to the checkers, as JAX's stubs (``float32: Any``) let
+        # it be: ``dtype: jnp.dtype = jnp.float32`` is in most Flax configs.  Of
+        # scalar type np.generic, so no overload taking ``np.dtype[np.float32]``
+        # (numpy's dtype is covariant in it) ever picks it.
+        "class DtypeOf(_np.dtype[_np.generic], Generic[_JaxtypesDtypeM, _JaxtypesCalledM]):",
         '    """JAX\'s scalar type of a dtype (``jnp.float32``): a dtype argument, and'
         ' callable (giving an array of the dtype as JAX canonicalizes it)."""',
         "    @property",

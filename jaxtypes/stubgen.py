@@ -393,6 +393,7 @@ class _Tables:
 # clip's bounds: absent, Python ints, Python floats (an int is taken as a float).
 _CLIP_BOUNDS: Final = (("None", None), ("int | None", lattice.WEAK_INT),
                        ("float | None", lattice.WEAK_FLOAT))
+_CLIP_ANY_BOUND: Final = "Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None"
 
 
 def _clip_table(node: str, tables: _Tables, v: Variant) -> str:
@@ -405,8 +406,10 @@ def _clip_table(node: str, tables: _Tables, v: Variant) -> str:
                               f" -> {_arr(res.node)}: ...  # type: ignore[overload-overlap]")
     if not signatures:
         return tables.rejected("clip", node, method=True)
-    signatures.append("(self, min: Array[Any] | complex | None = None,"
-                      " max: Array[Any] | complex | None = None) -> Array[Any]: ...")
+    # Any other bound JAX's ArrayLike admits (an array of unknown dtype, a NumPy
+    # array or scalar, `lo: ArrayLike`): jnp.clip takes it, so the dtype is unknown.
+    signatures.append(f"(self, min: {_CLIP_ANY_BOUND} = None, max: {_CLIP_ANY_BOUND} = None)"
+                      " -> Array[Any]: ...")
     return tables.add_raw("clip", _m(node), _callable_body("clip", signatures))
 
 

@@ -582,7 +582,7 @@ class _clip_bool_(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -657,7 +657,7 @@ class _clip_uint1(_Table):
     @overload
     def clip(self, min: int | None = None, max: int | None = None) -> Array[uint1]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -732,7 +732,7 @@ class _clip_uint2(_Table):
     @overload
     def clip(self, min: int | None = None, max: int | None = None) -> Array[uint2]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -829,7 +829,7 @@ class _clip_uint4(_Table):
     @overload
     def clip(self, min: int | None = None, max: int | None = None) -> Array[uint4]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -1179,7 +1179,7 @@ class _clip_uint8(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -1430,7 +1430,7 @@ class _clip_uint16(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -1655,7 +1655,7 @@ class _clip_uint32(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -1947,7 +1947,7 @@ class _clip_uint64(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -2020,7 +2020,7 @@ class _clip_int1(_Table):
     @overload
     def clip(self, min: int | None = None, max: int | None = None) -> Array[int1]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -2095,7 +2095,7 @@ class _clip_int2(_Table):
     @overload
     def clip(self, min: int | None = None, max: int | None = None) -> Array[int2]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -2181,7 +2181,7 @@ class _clip_int4(_Table):
     @overload
     def clip(self, min: int | None = None, max: int | None = None) -> Array[int4]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -2457,7 +2457,7 @@ class _clip_int8(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -2682,7 +2682,7 @@ class _clip_int16(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -2850,7 +2850,7 @@ class _clip_int32(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -2989,7 +2989,7 @@ class _clip_int64(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -3056,7 +3056,7 @@ class _clip_float4_e2m1fn(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -3116,7 +3116,7 @@ class _clip_float6_e2m3fn(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -3176,7 +3176,7 @@ class _clip_float6_e3m2fn(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -3236,7 +3236,7 @@ class _clip_float8_e3m4(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -3296,7 +3296,7 @@ class _clip_float8_e4m3(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -3356,7 +3356,7 @@ class _clip_float8_e8m0fnu(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -3416,7 +3416,7 @@ class _clip_float8_e4m3b11fnuz(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -3476,7 +3476,7 @@ class _clip_float8_e4m3fn(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -3536,7 +3536,7 @@ class _clip_float8_e4m3fnuz(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -3596,7 +3596,7 @@ class _clip_float8_e5m2(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -3656,7 +3656,7 @@ class _clip_float8_e5m2fnuz(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -3776,7 +3776,7 @@ class _clip_bfloat16(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -3885,7 +3885,7 @@ class _clip_float16(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[float16]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -3972,7 +3972,7 @@ class _clip_float32(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -4064,7 +4064,7 @@ class _clip_float64(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -4493,7 +4493,7 @@ class _clip_weak_int(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
@@ -4639,7 +4639,7 @@ class _clip_weak_float(_Table):
     @overload
     def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
     @overload
-    def clip(self, min: Array[Any] | complex | None = None, max: Array[Any] | complex | None = None) -> Array[Any]: ...
+    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
     __call__ = clip
 
 @type_check_only
