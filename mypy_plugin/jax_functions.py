@@ -32,8 +32,10 @@ __all__ = ["typed_functions", "function_hook"]
 
 Context = Union[FunctionContext, MethodContext]
 # Parameters that do not change the result's dtype when given (masks, indices, a count
-# or offset k: top_k, tril, diag).
-_NEUTRAL: Final = frozenset(["where", "indices", "condition", "indices_or_sections", "k"])
+# or offset k: top_k, tril, diag; shapes and axes, which a Python int or bool would
+# otherwise pass for a weakly typed operand: jnp.zeros(3, dtype), softmax(x, axis=-1)).
+_NEUTRAL: Final = frozenset(["where", "indices", "condition", "indices_or_sections", "k",
+                             "shape", "axis", "axes", "keepdims"])
 # Parameters the rules do not cover: given, the answer is unknown.
 _UNCOVERED: Final = frozenset(["preferred_element_type", "promote_integers", "retstep"])
 _UNTYPED: Final = ("untyped", "higher_order", "not_an_array")
