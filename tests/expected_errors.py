@@ -84,6 +84,15 @@ ERROR_CODES: dict[str, dict[str, Codes]] = {
     # A returned value of the wrong type.
     "return": _same("return-value", "return-value", "reportReturnType",
                     "bad-return", "invalid-explicit-return"),
+    # An argument of the wrong type (a declared parameter, a dataclass field).
+    "argument": _same("arg-type", "arg-type", "reportArgumentType",
+                      "bad-argument-type", "invalid-argument-type"),
+    # A value of the wrong type assigned to a declared attribute.
+    "attribute-assignment": _same("assignment", "assignment", "reportAttributeAccessIssue",
+                                  "bad-assignment", "invalid-assignment"),
+    # A parameter's default of the wrong type.
+    "default": _same("assignment", "assignment", "reportArgumentType",
+                     "bad-function-definition", "invalid-parameter-default"),
     # assert_type of another type (only where deviations.toml says a checker
     # gets a case wrong).
     "assert-type": _same("assert-type", "assert-type", "reportAssertTypeFailure",

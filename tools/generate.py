@@ -255,6 +255,17 @@ def _function_cases() -> Mapping[str, str]:
     return {f"{config}.py": function_cases.render(config) for config in ("standard-x32", "standard-x64")}
 
 
+@generated_file("context-cases", "typecheck_cases/contexts/wrong_dtypes.py")
+def _context_cases() -> str:
+    """typecheck_cases/contexts/wrong_dtypes.py: typed JAX expressions where
+    another dtype is declared, in every context a declared type reaches
+    (tools/context_cases.py)."""
+    sys.path.insert(0, str(REPO_ROOT / "tools"))
+    import context_cases
+
+    return context_cases.render()
+
+
 # ---------------------------------------------------------------- sections
 def replace_section(text: str, name: str, content: str) -> str | None:
     """``text`` with the section ``name`` holding ``content``; None when the
