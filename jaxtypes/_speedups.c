@@ -18,11 +18,13 @@
  * here without reaching the Python slow path, with JAX's answer.
  *
  * The configuration is found as jaxtypes.config.current_resolved() finds it:
- * the State in the ContextVar holds a memo (process layer, thread layer,
- * Resolved); when both layers are the ones in force (compared by identity:
- * layers are interned), the memo's Resolved holds this configuration's caches.
- * The thread layer (JAX's thread-local settings, when JAX is imported) lives
- * in C thread-local storage, set by jaxtypes.config through set_thread_layer.
+ * this thread's State (the values of the scopes in force in this thread,
+ * jaxtypes' and JAX's, interned by jaxtypes.config) lives in C thread-local
+ * storage, set through set_thread_state, as JAX keeps its scopes per thread;
+ * without one, the default State.  A State holds a memo (process layer,
+ * Resolved); when the memo's process layer is the one in force (compared by
+ * identity: layers are interned), its Resolved holds this configuration's
+ * caches.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -38,13 +40,13 @@
 #define THREAD_LOCAL _Thread_local
 #endif
 
-/* This thread's layer of JAX's thread-local settings (a strong reference), or
- * NULL for none (None).  A thread's last value is never released: layers are
- * interned by jaxtypes.config and live as long as the process anyway. */
-static THREAD_LOCAL PyObject *thread_layer_value = NULL;
-/* Whether any thread has ever had a layer: until then the fast paths skip the
- * thread-local read (JAX scopes are rarer than calls). */
-static int any_thread_layer = 0;
+/* This thread's State (a strong reference), or NULL for none (the default
+ * State).  A thread's last value is never released: States are interned by
+ * jaxtypes.config and live as long as the process anyway. */
+static THREAD_LOCAL PyObject *thread_state_value = NULL;
+/* Whether any thread has ever had a State: until then the fast paths skip the
+ * thread-local read (scopes are rarer than calls). */
+static int any_thread_state = 0;
 
 typedef struct {
     PyObject_HEAD
@@ -53,9 +55,9 @@ typedef struct {
     PyObject *fallback;       /* the Python function: it answers what is not cached */
     PyObject *namespace;      /* the namespace of the Python slow path (a dict) */
     PyObject *slow_name;      /* its name there */
-    PyObject *scope;          /* the ContextVar holding the configuration's State */
+    PyObject *default_state;  /* the State of a thread without one */
     PyTypeObject *state_type; /* jaxtypes.config.State */
-    Py_ssize_t memo_offset;   /* State.memo: (process layer, thread layer, Resolved) */
+    Py_ssize_t memo_offset;   /* State.memo: (process layer, Resolved) */
     PyObject *process;        /* jaxtypes.config._Process: its slot holds the process layer */
     Py_ssize_t process_offset;
     PyTypeObject *resolved_type; /* jaxtypes.config.Resolved */
@@ -78,21 +80,18 @@ static PyObject *str_aval, *str_dtype, *str_weak_type, *str_return_weak_type_fla
 static PyObject *
 current_cache(FastPath *self, PyObject **resolved_out)
 {
-    PyObject *state = NULL, *memo, *resolved, *local, *cache = NULL;
-    if (PyContextVar_Get(self->scope, NULL, &state) < 0 || state == NULL) {
-        PyErr_Clear();
-        return NULL;
-    }
+    PyObject *state, *memo, *resolved, *cache = NULL;
+    state = any_thread_state && thread_state_value != NULL ? thread_state_value
+                                                           : self->default_state;
     if (Py_TYPE(state) == self->state_type) {
         memo = *(PyObject **)((char *)state + self->memo_offset);
-        local = any_thread_layer && thread_layer_value != NULL ? thread_layer_value : Py_None;
         /* The memo is a tuple, never mutated: reading its items is safe while
-         * the State holds it, and the State is held by `state`. */
-        if (memo != NULL && PyTuple_CheckExact(memo) && PyTuple_GET_SIZE(memo) == 3
+         * the State holds it (no Python code runs until they are held), and
+         * the State, interned, lives as long as the process. */
+        if (memo != NULL && PyTuple_CheckExact(memo) && PyTuple_GET_SIZE(memo) == 2
                 && PyTuple_GET_ITEM(memo, 0)
-                   == *(PyObject **)((char *)self->process + self->process_offset)
-                && PyTuple_GET_ITEM(memo, 1) == local) {
-            resolved = PyTuple_GET_ITEM(memo, 2);
+                   == *(PyObject **)((char *)self->process + self->process_offset)) {
+            resolved = PyTuple_GET_ITEM(memo, 1);
             if (Py_TYPE(resolved) == self->resolved_type) {
                 cache = *(PyObject **)((char *)resolved + self->cache_offset);
                 if (cache != NULL && PyDict_CheckExact(cache)) {
@@ -104,7 +103,6 @@ current_cache(FastPath *self, PyObject **resolved_out)
             }
         }
     }
-    Py_DECREF(state);
     return cache;
 }
 
@@ -296,7 +294,7 @@ fastpath_traverse(PyObject *op, visitproc visit, void *arg)
     Py_VISIT(self->fallback);
     Py_VISIT(self->namespace);
     Py_VISIT(self->slow_name);
-    Py_VISIT(self->scope);
+    Py_VISIT(self->default_state);
     Py_VISIT(self->state_type);
     Py_VISIT(self->process);
     Py_VISIT(self->resolved_type);
@@ -314,7 +312,7 @@ fastpath_clear(PyObject *op)
     Py_CLEAR(self->fallback);
     Py_CLEAR(self->namespace);
     Py_CLEAR(self->slow_name);
-    Py_CLEAR(self->scope);
+    Py_CLEAR(self->default_state);
     Py_CLEAR(self->state_type);
     Py_CLEAR(self->process);
     Py_CLEAR(self->resolved_type);
@@ -392,7 +390,7 @@ slot_offset(PyTypeObject *state_type, const char *name)
 
 static FastPath *
 new_fastpath(vectorcallfunc call, PyObject *fallback, PyObject *namespace,
-             PyObject *slow_name, PyObject *scope, PyTypeObject *state_type,
+             PyObject *slow_name, PyObject *default_state, PyTypeObject *state_type,
              PyObject *process, PyTypeObject *resolved_type, const char *cache_slot)
 {
     FastPath *self;
@@ -405,6 +403,11 @@ new_fastpath(vectorcallfunc call, PyObject *fallback, PyObject *namespace,
             || (process_offset = slot_offset(Py_TYPE(process), "layer")) < 0
             || (cache_offset = slot_offset(resolved_type, cache_slot)) < 0)
         return NULL;
+    if (!PyObject_TypeCheck(default_state, state_type)) {
+        PyErr_Format(PyExc_TypeError, "default_state must be a %s, not %R",
+                     state_type->tp_name, default_state);
+        return NULL;
+    }
     self = PyObject_GC_New(FastPath, &FastPathType);
     if (self == NULL)
         return NULL;
@@ -413,7 +416,7 @@ new_fastpath(vectorcallfunc call, PyObject *fallback, PyObject *namespace,
     self->fallback = Py_NewRef(fallback);
     self->namespace = Py_NewRef(namespace);
     self->slow_name = Py_NewRef(slow_name);
-    self->scope = Py_NewRef(scope);
+    self->default_state = Py_NewRef(default_state);
     self->state_type = (PyTypeObject *)Py_NewRef(state_type);
     self->memo_offset = memo_offset;
     self->process = Py_NewRef(process);
@@ -428,8 +431,8 @@ new_fastpath(vectorcallfunc call, PyObject *fallback, PyObject *namespace,
 }
 
 PyDoc_STRVAR(promote_types_fast_doc,
-"promote_types_fast(fallback, namespace, slow_name, scope, state_type, process,\n"
-"                   resolved_type, /)\n--\n\n"
+"promote_types_fast(fallback, namespace, slow_name, default_state, state_type,\n"
+"                   process, resolved_type, /)\n--\n\n"
 "A callable answering promote_types from the promote_cache of the Resolved\n"
 "configuration in force, calling namespace[slow_name](a, b, resolved) on a\n"
 "miss and fallback(a, b) for everything else.");
@@ -437,21 +440,21 @@ PyDoc_STRVAR(promote_types_fast_doc,
 static PyObject *
 promote_types_fast(PyObject *module, PyObject *args)
 {
-    PyObject *fallback, *namespace, *slow_name, *scope, *process;
+    PyObject *fallback, *namespace, *slow_name, *default_state, *process;
     PyTypeObject *state_type, *resolved_type;
-    if (!PyArg_ParseTuple(args, "OO!UO!O!OO!:promote_types_fast", &fallback,
+    if (!PyArg_ParseTuple(args, "OO!UOO!OO!:promote_types_fast", &fallback,
                           &PyDict_Type, &namespace, &slow_name,
-                          &PyContextVar_Type, &scope, &PyType_Type, &state_type,
+                          &default_state, &PyType_Type, &state_type,
                           &process, &PyType_Type, &resolved_type))
         return NULL;
-    return (PyObject *)new_fastpath(promote_types_call, fallback, namespace, slow_name, scope,
+    return (PyObject *)new_fastpath(promote_types_call, fallback, namespace, slow_name, default_state,
                                     state_type, process, resolved_type, "promote_cache");
 }
 
 PyDoc_STRVAR(result_type_fast_doc,
-"result_type_fast(fallback, namespace, slow_name, scope, state_type, process,\n"
-"                 resolved_type, type_tokens, numpy_tokens, jax_tokens, key_base,\n"
-"                 /)\n--\n\n"
+"result_type_fast(fallback, namespace, slow_name, default_state, state_type,\n"
+"                 process, resolved_type, type_tokens, numpy_tokens, jax_tokens,\n"
+"                 key_base, /)\n--\n\n"
 "A callable answering result_type from Resolved.result_cache, keyed as\n"
 "jaxtypes.promotion.result_type keys it, calling\n"
 "namespace[slow_name](args, resolved, key) on a miss and fallback otherwise.");
@@ -459,15 +462,15 @@ PyDoc_STRVAR(result_type_fast_doc,
 static PyObject *
 result_type_fast(PyObject *module, PyObject *args)
 {
-    PyObject *fallback, *namespace, *slow_name, *scope, *process;
+    PyObject *fallback, *namespace, *slow_name, *default_state, *process;
     PyObject *type_tokens, *numpy_tokens, *jax_tokens;
     PyTypeObject *state_type, *resolved_type;
     FastPath *self;
     long long key_base, power = 1;
     Py_ssize_t int_key_args = 0;
-    if (!PyArg_ParseTuple(args, "OO!UO!O!OO!O!O!O!L:result_type_fast", &fallback,
+    if (!PyArg_ParseTuple(args, "OO!UOO!OO!O!O!O!L:result_type_fast", &fallback,
                           &PyDict_Type, &namespace, &slow_name,
-                          &PyContextVar_Type, &scope, &PyType_Type, &state_type,
+                          &default_state, &PyType_Type, &state_type,
                           &process, &PyType_Type, &resolved_type,
                           &PyDict_Type, &type_tokens, &PyDict_Type, &numpy_tokens,
                           &PyDict_Type, &jax_tokens, &key_base))
@@ -481,7 +484,7 @@ result_type_fast(PyObject *module, PyObject *args)
         power *= key_base;
         int_key_args++;
     }
-    self = new_fastpath(result_type_call, fallback, namespace, slow_name, scope, state_type,
+    self = new_fastpath(result_type_call, fallback, namespace, slow_name, default_state, state_type,
                         process, resolved_type, "result_cache");
     if (self == NULL)
         return NULL;
@@ -493,34 +496,34 @@ result_type_fast(PyObject *module, PyObject *args)
     return (PyObject *)self;
 }
 
-PyDoc_STRVAR(thread_layer_doc,
-"thread_layer()\n--\n\n"
-"This thread's layer of JAX's thread-local settings, or None.");
+PyDoc_STRVAR(thread_state_doc,
+"thread_state()\n--\n\n"
+"This thread's State, or None.");
 
 static PyObject *
-thread_layer(PyObject *module, PyObject *unused)
+thread_state(PyObject *module, PyObject *unused)
 {
-    return Py_NewRef(thread_layer_value != NULL ? thread_layer_value : Py_None);
+    return Py_NewRef(thread_state_value != NULL ? thread_state_value : Py_None);
 }
 
-PyDoc_STRVAR(set_thread_layer_doc,
-"set_thread_layer(layer, /)\n--\n\n"
-"Set this thread's layer (None for none).");
+PyDoc_STRVAR(set_thread_state_doc,
+"set_thread_state(state, /)\n--\n\n"
+"Set this thread's State (None for none).");
 
 static PyObject *
-set_thread_layer(PyObject *module, PyObject *layer)
+set_thread_state(PyObject *module, PyObject *state)
 {
-    PyObject *old = thread_layer_value;
-    thread_layer_value = layer == Py_None ? NULL : Py_NewRef(layer);
-    if (layer != Py_None)
-        any_thread_layer = 1;
+    PyObject *old = thread_state_value;
+    thread_state_value = state == Py_None ? NULL : Py_NewRef(state);
+    if (state != Py_None)
+        any_thread_state = 1;
     Py_XDECREF(old);
     Py_RETURN_NONE;
 }
 
 static PyMethodDef speedups_methods[] = {
-    {"thread_layer", thread_layer, METH_NOARGS, thread_layer_doc},
-    {"set_thread_layer", set_thread_layer, METH_O, set_thread_layer_doc},
+    {"thread_state", thread_state, METH_NOARGS, thread_state_doc},
+    {"set_thread_state", set_thread_state, METH_O, set_thread_state_doc},
     {"promote_types_fast", promote_types_fast, METH_VARARGS, promote_types_fast_doc},
     {"result_type_fast", result_type_fast, METH_VARARGS, result_type_fast_doc},
     {NULL}

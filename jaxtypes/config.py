@@ -5,13 +5,21 @@ Three settings, named as JAX names them: ``jax_numpy_dtype_promotion``
 ('allow' / 'warn' / 'error').  The value in force for one call is, setting by
 setting, the first of:
 
-1. a jaxtypes scope (``numpy_dtype_promotion``, ``enable_x64``,
-   ``explicit_x64_dtypes``) entered in this thread or asyncio task;
-2. when JAX is imported in the process: JAX's thread-local value (its scopes,
-   ``jax.numpy_dtype_promotion(...)``, ``jax.enable_x64(...)``, ...), then JAX's
-   process-wide value (``jax.config.update``);
+1. the scopes in force in this thread, jaxtypes' (``numpy_dtype_promotion``,
+   ``enable_x64``, ``explicit_x64_dtypes``) and, when JAX is imported, JAX's
+   (``jax.numpy_dtype_promotion(...)``, ``jax.enable_x64(...)``, ...) alike:
+   the innermost one of that setting wins;
+2. when JAX is imported in the process: JAX's process-wide value
+   (``jax.config.update``);
 3. without JAX: the process-wide value of ``jaxtypes.config.update`` or, when
    never updated, the environment variables read at import, as JAX reads them.
+
+Scopes are per thread, as JAX's are (JAX keeps its scoped values in
+thread-local storage, not in a ContextVar): a thread started inside a scope
+does not inherit it, and asyncio tasks and ``contextvars.Context.run`` see the
+scopes of the thread they run in, at the moment they run.  A jaxtypes scope
+behaves as JAX's scope of the same setting would: entering saves this thread's
+value, exiting puts the saved value back.
 
 ``jaxtypes.config.update`` sets JAX's process-wide value too when JAX is
 imported, so the two never disagree.  JAX is never imported by this module: an
@@ -28,24 +36,25 @@ another configuration's cache.  Hence:
   configuration.  A caller takes one Resolved and computes and stores with it,
   so a concurrent update cannot mix one configuration's answer into another's
   cache.
-* the process-wide layer (an interned tuple in ``_PROCESS.layer``), JAX's
-  thread-local layer of this thread (an interned tuple or None) and the scope's
-  ``State`` (in a ContextVar) are each replaced, never mutated;
-* ``State.memo`` is one tuple (process layer, thread layer, Resolved),
-  replaced in one store; a reader whose two layers are those of the memo uses
-  its Resolved, any other reader resolves again.  An update therefore touches
-  no State: it swaps the process layer, and every memo made before it stops
-  matching.
+* the process-wide layer (an interned tuple in ``_PROCESS.layer``) and each
+  thread's ``State`` (the values of its scopes, interned: one State per
+  combination) are each replaced, never mutated.  The State in force is in C
+  thread-local storage, where the fast paths read it (a ``threading.local``
+  without the C module);
+* ``State.memo`` is one tuple (process layer, Resolved), replaced in one
+  store; a reader whose process layer is the memo's uses its Resolved, any
+  other reader resolves again.  An update therefore touches no State: it swaps
+  the process layer, and every memo made before it stops matching.
 """
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import inspect
 import os
 import sys
 import threading
+import types
 from typing import TYPE_CHECKING, Any, Callable, Final, TypeVar, cast
 
 from jaxtypes import lattice
@@ -205,70 +214,88 @@ _own: tuple[Any, ...] = _layer(
 )
 _PROCESS: Final = _Process(_own)
 
-# JAX's thread-local layer of the current thread.  The C module keeps it in C
-# thread-local storage, where its fast paths read it; without the C module a
-# threading.local holds it.
+# The State in force in this thread (None: no scope has set anything here).
+# The C module keeps it in C thread-local storage, where its fast paths read
+# it; without the C module a threading.local holds it.
 try:
     from jaxtypes import _speedups as _c
 except ImportError:  # built without a C compiler
     _c = None
 
-thread_layer: Callable[[], Any]
-_set_thread_layer: Callable[[Any], None]
-if _c is not None:
-    thread_layer, _set_thread_layer = _c.thread_layer, _c.set_thread_layer
-else:
-    _thread = threading.local()
-    thread_layer = functools.partial(getattr, _thread, "layer", None)
-    _set_thread_layer = functools.partial(setattr, _thread, "layer")
-
 
 class State:
-    """A jaxtypes scope's overrides (None: not set by the scope), and the memo
-    (process layer, thread layer, Resolved) of the last resolution."""
+    """The values this thread's scopes set (mode, x64, explicit; None: not set
+    by a scope), interned, and the memo (process layer, Resolved) of the last
+    resolution."""
 
     __slots__ = ("overrides", "memo")
 
     def __init__(self, overrides: tuple[Any, ...]) -> None:
         self.overrides: Final = overrides
-        self.memo: tuple[Any, Any, Resolved | None] = (None, None, None)
+        self.memo: tuple[Any, Resolved | None] = (None, None)
 
     def __repr__(self) -> str:
         return f"State(overrides={self.overrides!r})"
 
 
-def _resolve(overrides: tuple[Any, ...], local: Any, process: tuple[Any, ...]) -> Resolved:
-    values = [
-        o if o is not None else (t if t is not None else p)
-        for o, t, p in zip(overrides, local or (None, None, None), process)
-    ]
-    return _resolved(*values)
+# Interned: one State per overrides, so that the number of States is bounded
+# (a thread's last State stays in C thread-local storage) and memos are shared.
+_states: dict[tuple[Any, ...], State] = {}
 
 
-_PROCESS_STATE: Final = State(_layer(None, None, None))
-_scope: contextvars.ContextVar[State] = contextvars.ContextVar(
-    "jaxtypes_promotion_state", default=_PROCESS_STATE
-)
-current_state: Final[Callable[[], State]] = _scope.get
+def _state(overrides: tuple[Any, ...]) -> State:
+    found = _states.get(overrides)
+    if found is None:
+        found = _states.setdefault(overrides, State(overrides))
+    return found
+
+
+_PROCESS_STATE: Final = _state(_layer(None, None, None))
+
+thread_state: Callable[[], State | None]
+_set_thread_state: Callable[[State], None]
+if _c is not None:
+    thread_state, _set_thread_state = _c.thread_state, _c.set_thread_state
+else:
+    _thread = threading.local()
+    thread_state = functools.partial(getattr, _thread, "state", None)
+    _set_thread_state = functools.partial(setattr, _thread, "state")
+
+
+def current_state() -> State:
+    """This thread's State."""
+    return thread_state() or _PROCESS_STATE
+
+
+def _set_override(index: int, value: Any) -> None:
+    """Set this thread's value of one setting (None: the process value)."""
+    overrides = current_state().overrides
+    _set_thread_state(_state(_layer(*(value if i == index else v
+                                        for i, v in enumerate(overrides)))))
+
+
 # For the C fast paths (jaxtypes._speedups), which read them as current_resolved() does.
-state_var: Final = _scope
+default_state: Final = _PROCESS_STATE
 process_holder: Final = _PROCESS
+
+
+def _resolve(overrides: tuple[Any, ...], process: tuple[Any, ...]) -> Resolved:
+    return _resolved(*(o if o is not None else p for o, p in zip(overrides, process)))
 
 
 def current_resolved() -> Resolved:
     """The configuration in force here, with its caches: one consistent snapshot."""
-    state = _scope.get()
+    state = thread_state() or _PROCESS_STATE
     memo = state.memo
     process = _PROCESS.layer
-    local = thread_layer()
-    cached = memo[2]  # None only in a new State's memo, whose layers match nothing
-    if memo[0] is process and memo[1] is local and cached is not None:
+    cached = memo[1]  # None only in a new State's memo
+    if memo[0] is process and cached is not None:
         return cached
     if _jax_states is None and _jax_config_module() is not None:
         _attach_jax()
-        process, local = _PROCESS.layer, thread_layer()
-    resolved = _resolve(state.overrides, local, process)
-    state.memo = (process, local, resolved)  # one store: never half-updated
+        state, process = current_state(), _PROCESS.layer
+    resolved = _resolve(state.overrides, process)
+    state.memo = (process, resolved)  # one store: never half-updated
     return resolved
 
 
@@ -290,12 +317,14 @@ def _jax_config_module() -> Any:
 
 
 def _from_jax(values: tuple[Any, Any, Any], unset: Any) -> tuple[Any, ...]:
-    mode, x64, explicit = (None if v is unset else v for v in values)
-    return _layer(
-        None if mode is None else _check_mode(mode),
-        None if x64 is None else bool(x64),
-        None if explicit is None else _check_explicit(explicit),
-    )
+    return _layer(*(_from_jax_value(i, v, unset) for i, v in enumerate(values)))
+
+
+def _from_jax_value(index: int, value: Any, unset: Any = None) -> Any:
+    """One of JAX's values as jaxtypes keeps it (None for JAX's unset)."""
+    if value is None or value is unset:
+        return None
+    return (_check_mode, bool, _check_explicit)[index](value)
 
 
 def _sync_process() -> None:
@@ -304,12 +333,41 @@ def _sync_process() -> None:
         _PROCESS.layer = _from_jax(tuple(s.get_global() for s in states), object())
 
 
-def _sync_thread() -> None:
-    states = _jax_states
-    if states is not None:
-        unset = _jax_unset()
-        layer = _from_jax(tuple(s.get_local() for s in states), unset)
-        _set_thread_layer(None if layer == (None, None, None) else layer)
+class _JaxScopes(threading.local):
+    """Per thread: for each of JAX's scope objects entered here and not yet
+    exited, this thread's value of its setting before it was entered."""
+
+    def __init__(self) -> None:
+        self.saved: dict[Any, Any] = {}
+
+
+_jax_scopes: Final = _JaxScopes()
+_NOT_SAVED: Final = object()
+
+
+def _follow_jax_scope(index: int, value: Any, hook: types.FrameType | None) -> None:
+    """JAX's scope of setting ``index`` was entered or exited in this thread
+    (JAX's thread-local hook, whose frame is ``hook``).  JAX's scope manager
+    saves its thread's previous value on entry and puts it back on exit; this
+    does the same with this thread's value, which jaxtypes' scopes set too, so
+    that of the two kinds of scope the innermost wins, as if all were JAX's."""
+    caller = hook.f_back if hook is not None else None  # JAX's __enter__ or __exit__
+    enter, exit_ = _jax_scope_code
+    code = manager = None
+    if caller is not None and (caller.f_code is enter or caller.f_code is exit_):
+        code, manager = caller.f_code, caller.f_locals.get("self")
+    if manager is None:  # not called by JAX's scope manager: take JAX's value
+        state = _jax_states[index] if _jax_states is not None else None
+        new = _from_jax_value(index, state.get_local() if state is not None else None,
+                              _jax_unset())
+    elif code is enter:
+        _jax_scopes.saved[manager] = current_state().overrides[index]
+        new = _from_jax_value(index, value)
+    else:  # __exit__: the value saved on entry; JAX's (its manager's) if entered elsewhere
+        new = _jax_scopes.saved.pop(manager, _NOT_SAVED)
+        if new is _NOT_SAVED:
+            new = _from_jax_value(index, value)
+    _set_override(index, new)
 
 
 def _jax_unset() -> Any:
@@ -317,18 +375,32 @@ def _jax_unset() -> Any:
     return getattr(getattr(module, "config_ext", None), "unset", None)
 
 
-def _chain(previous: Callable[[Any], None] | None, sync: Callable[[], None]) -> Callable[[Any], None]:
+# The code objects of JAX's scope manager's __enter__ and __exit__, the callers
+# of the thread-local hook (set when jaxtypes attaches to JAX).
+_jax_scope_code: tuple[Any, Any] = (None, None)
+
+
+def _global_hook(previous: Callable[[Any], None] | None) -> Callable[[Any], None]:
     def hook(value: Any) -> None:
         if previous is not None:
             previous(value)
-        sync()
-    hook.__qualname__ = f"jaxtypes_{sync.__name__.lstrip('_')}"
+        _sync_process()
+    hook.__qualname__ = "jaxtypes_sync_process"
+    return hook
+
+
+def _thread_local_hook(previous: Callable[[Any], None] | None, index: int) -> Callable[[Any], None]:
+    def hook(value: Any) -> None:
+        if previous is not None:
+            previous(value)
+        _follow_jax_scope(index, value, inspect.currentframe())  # this hook's frame
+    hook.__qualname__ = "jaxtypes_follow_jax_scope"
     return hook
 
 
 def _attach_jax() -> bool:
     """Follow JAX's configuration from now on, if JAX has defined it.  Idempotent."""
-    global _jax_states
+    global _jax_states, _jax_scope_code
     with _lock:
         if _jax_states is not None:
             return True
@@ -336,14 +408,18 @@ def _attach_jax() -> bool:
         if module is None:
             return False
         states = tuple(getattr(module, n) for n in _JAX_STATE_NAMES)
-        for s in states:
-            s._update_global_hook = _chain(s._update_global_hook, _sync_process)
-            s._update_thread_local_hook = _chain(s._update_thread_local_hook, _sync_thread)
+        manager = getattr(module, "StateContextManager", None)
+        _jax_scope_code = (getattr(getattr(manager, "__enter__", None), "__code__", None),
+                           getattr(getattr(manager, "__exit__", None), "__code__", None))
+        for i, s in enumerate(states):
+            s._update_global_hook = _global_hook(s._update_global_hook)
+            s._update_thread_local_hook = _thread_local_hook(s._update_thread_local_hook, i)
         _jax_states = states
         _sync_process()
-        _sync_thread()
-        if _JaxWatcher in sys.meta_path:
-            sys.meta_path.remove(_JaxWatcher)
+        unset = _jax_unset()
+        for i, s in enumerate(states):  # JAX's scopes entered in this thread already
+            if s.get_local() is not unset:
+                _set_override(i, _from_jax_value(i, s.get_local(), unset))
         return True
 
 
@@ -352,15 +428,41 @@ def jax_attached() -> bool:
     return _jax_states is not None or _attach_jax()
 
 
+# What waits for part of JAX to be imported: each callback is called at every
+# import of a module whose name starts with "jax" (jax, jaxlib, ...) until it
+# returns True (done).
+_waiting: list[Callable[[], bool]] = []
+
+
+def when_jax_imported(callback: Callable[[], bool]) -> None:
+    """Call ``callback`` now and then at each import of a JAX module until it
+    returns True (it must return False until the part of JAX it needs is
+    there, and never import anything itself)."""
+    if callback():
+        return
+    with _lock:
+        _waiting.append(callback)
+        if _JaxWatcher not in sys.meta_path:
+            sys.meta_path.insert(0, _JaxWatcher)
+
+
 class _JaxWatcher:
     """A meta-path entry that finds nothing: it only notices, at each import,
-    whether JAX has defined its configuration, so that jaxtypes follows it from
-    the first ``jax.config.update`` on without importing JAX itself."""
+    whether JAX has got as far as a waiting callback needs (its configuration
+    defined, its Array class made), so that jaxtypes follows JAX's
+    configuration from the first ``jax.config.update`` on, without importing
+    JAX itself.  Once nothing waits it stays in place, doing nothing: removing
+    it from sys.meta_path while the import system walks that list would skip
+    the finder after it for the import under way."""
 
     @staticmethod
     def find_spec(name: str, path: Any = None, target: Any = None) -> None:
-        if _jax_states is None and name.startswith("jax") and _jax_config_module() is not None:
-            _attach_jax()
+        if _waiting and name.startswith("jax"):
+            for callback in list(_waiting):
+                if callback():
+                    with _lock:
+                        if callback in _waiting:
+                            _waiting.remove(callback)
         return None
 
     @staticmethod
@@ -368,8 +470,7 @@ class _JaxWatcher:
         return None
 
 
-if not _attach_jax():
-    sys.meta_path.insert(0, _JaxWatcher)
+when_jax_imported(_attach_jax)
 
 
 # ------------------------------------------------------------ process-wide settings
@@ -440,56 +541,59 @@ config: Final = Config()
 
 
 # ------------------------------------------------------------ scopes
-# The tokens of the scopes entered in this context, innermost last.  It is
-# context-local, not kept on the scope object, so that one scope object may be
-# entered by several threads or tasks at once.
-_entered: contextvars.ContextVar[tuple[tuple[Any, contextvars.Token[State]], ...]] = (
-    contextvars.ContextVar("jaxtypes_entered_scopes", default=())
-)
+class _Entered(threading.local):
+    """Per thread: the jaxtypes scopes entered here and not yet exited, in
+    order, each with this thread's value of its setting before it was entered.
+    Kept per thread, not on the scope object, so that one scope object may be
+    entered by several threads, or several times in one."""
+
+    def __init__(self) -> None:
+        self.scopes: list[tuple[_Scoped, Any]] = []
+
+
+_entered: Final = _Entered()
 
 
 class _Scoped:
-    """A scoped override: a context manager, and a decorator for sync and async functions."""
+    """A scoped override of one setting in this thread, as JAX's scopes are
+    (jax.enable_x64, jax.numpy_dtype_promotion): a context manager, and a
+    decorator for sync and async functions."""
 
-    __slots__ = ("_layer",)
+    __slots__ = ("_layer", "_index")
 
     def __init__(self, layer: tuple[Any, ...]) -> None:
         self._layer = layer
+        self._index = next(i for i, v in enumerate(layer) if v is not None)
 
     def __enter__(self) -> None:
-        outer = _scope.get().overrides
-        merged = _layer(*(s if s is not None else o for s, o in zip(self._layer, outer)))
-        token = _scope.set(State(merged))
-        _entered.set(_entered.get() + ((self, token),))
+        index = self._index
+        saved = current_state().overrides[index]
+        _set_override(index, self._layer[index])
+        _entered.scopes.append((self, saved))
 
     def __exit__(self, *exc: object) -> None:
-        entered = _entered.get()
-        # The innermost entry of this scope object in this context.  A scope
-        # entered in another thread (or a task that did not inherit it) has
-        # none here: exiting it then changes nothing here.
-        for i in range(len(entered) - 1, -1, -1):
-            if entered[i][0] is self:
+        scopes = _entered.scopes
+        # The innermost entry of this scope object in this thread.  A scope
+        # entered only in another thread has none here: exiting it then
+        # changes nothing here.
+        for i in range(len(scopes) - 1, -1, -1):
+            if scopes[i][0] is self:
                 break
         else:
             return
-        rest = entered[:i] + entered[i + 1:]
-        _entered.set(rest)
-        token = entered[i][1]
-        if i == len(entered) - 1:
-            try:
-                _scope.reset(token)  # the usual case: back to the very State before
-                return
-            except ValueError:  # entered in the context this task was copied from
-                pass
-        # Exited out of order or in a copied context: the scopes still entered here decide.
-        overrides = _layer(None, None, None)
-        for scope, _ in rest:
-            overrides = _layer(*(s if s is not None else o for s, o in zip(scope._layer, overrides)))
-        _scope.set(State(overrides))
+        _, saved = scopes.pop(i)
+        # Back to the value before this scope, as JAX's scopes do, even when
+        # exited out of order (then, as in JAX, a scope entered after this one
+        # puts back this scope's value when it exits).
+        _set_override(self._index, saved)
 
     def __call__(self, func: _F) -> _F:
         layer = self._layer
         if inspect.iscoroutinefunction(func):
+            # In force while the coroutine runs, across its awaits (and, as a
+            # JAX scope held across an await, for what the thread runs
+            # meanwhile).  A JAX scope decorating a coroutine function is left
+            # before the coroutine runs.
             @functools.wraps(func)
             async def run_async(*args: Any, **kwargs: Any) -> Any:
                 with _Scoped(layer):

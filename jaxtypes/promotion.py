@@ -19,7 +19,7 @@ import ml_dtypes
 import numpy as np
 
 from jaxtypes import lattice
-from jaxtypes.config import Resolved, State, current_resolved, process_holder, state_var
+from jaxtypes.config import Resolved, State, current_resolved, default_state, process_holder
 
 __all__ = [
     "TypePromotionError", "promote_types", "result_type", "is_weakly_typed",
@@ -763,14 +763,14 @@ else:
         promote_types = functools.update_wrapper(
             _speedups.promote_types_fast(
                 _promote_types_py, globals(), "_promote_types_slow",
-                state_var, State, process_holder, Resolved,
+                default_state, State, process_holder, Resolved,
             ),
             _promote_types_py,
         )
         result_type = functools.update_wrapper(
             _speedups.result_type_fast(
                 _result_type_py, globals(), "_result_type_slow",
-                state_var, State, process_holder, Resolved,
+                default_state, State, process_holder, Resolved,
                 _TOKEN_OF_TYPE, _NUMPY_ARRAY_TOKEN, _JAX_ARRAY_TOKEN, _KEY_BASE,
             ),
             _result_type_py,

@@ -262,7 +262,9 @@ def test_jax_scopes_in_threads_at_once() -> None:
 
 
 # ------------------------------------------------------------ which wins
-def test_a_jaxtypes_scope_wins_over_jax_inside_it() -> None:
+def test_the_innermost_scope_wins_jaxtypes_or_jax() -> None:
+    # As if jaxtypes' scopes were JAX's (tests/test_config_scopes_like_jax.py
+    # runs more mixes side by side with JAX).
     with jax.numpy_dtype_promotion("strict"), jax.enable_x64(True):
         with jaxtypes.numpy_dtype_promotion("standard"):
             assert jaxtypes.promote_types("float32", "int32") == np.dtype("float32")
@@ -270,8 +272,9 @@ def test_a_jaxtypes_scope_wins_over_jax_inside_it() -> None:
         with pytest.raises(jax_dtypes.TypePromotionError):
             jaxtypes.promote_types("float32", "int32")
     with jaxtypes.enable_x64(True):
-        with jax.enable_x64(False):
-            assert jaxtypes.result_type(1.0) == np.dtype("float64")
+        with jax.enable_x64(False):  # JAX's scope, inside: JAX's answer
+            assert jaxtypes.result_type(1.0) == jnp.result_type(1.0) == np.dtype("float32")
+        assert jaxtypes.result_type(1.0) == np.dtype("float64")
     assert jaxtypes.result_type(1.0) == np.dtype("float32")
 
 
@@ -383,20 +386,28 @@ def test_exiting_a_scope_in_another_thread_or_task_is_not_an_error() -> None:
     async def in_a_task() -> None:
         exit_elsewhere()
 
-    asyncio.run(in_a_task())  # the task inherits the entry and exits it in its own context
     assert errors == []
     with pytest.raises(jaxtypes.TypePromotionError):  # still in force here
         jaxtypes.promote_types("float32", "int32")
-    scope.__exit__(None, None, None)
+    asyncio.run(in_a_task())  # a task of this thread: it leaves the scope here
+    assert errors == []
     assert jaxtypes.promote_types("float32", "int32") == np.dtype("float32")
-    # JAX does not raise either when its scope is exited in another thread.
+    scope.__exit__(None, None, None)  # left already: nothing changes
+    assert jaxtypes.promote_types("float32", "int32") == np.dtype("float32")
+    # JAX does not raise either when its scope is exited in another thread or
+    # in a task; a task of this thread leaves it here too.
     jax_scope = jax.numpy_dtype_promotion("strict")
     jax_scope.__enter__()
     t = threading.Thread(target=lambda: jax_scope.__exit__(None, None, None))
     t.start()
     t.join(30)
     assert jax.config.jax_numpy_dtype_promotion == "strict"  # still in force here too
-    jax_scope.__exit__(None, None, None)
+
+    async def jax_in_a_task() -> None:
+        jax_scope.__exit__(None, None, None)
+
+    asyncio.run(jax_in_a_task())
+    assert jax.config.jax_numpy_dtype_promotion == "standard"
     assert jaxtypes.promote_types("float32", "int32") == np.dtype("float32")
 
 

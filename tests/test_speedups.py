@@ -22,7 +22,7 @@ import pytest
 
 import jaxtypes
 from jaxtypes import lattice, promotion
-from jaxtypes.config import Resolved, State, current_resolved, process_holder, state_var
+from jaxtypes.config import Resolved, State, current_resolved, default_state, process_holder
 
 CONFIGS = [(mode, x64) for mode in ("standard", "strict") for x64 in (True, False)]
 
@@ -68,10 +68,10 @@ def counted_fast_paths() -> tuple[Any, Counting, Any, Counting]:
     result_py = Counting(promotion._result_type_py, also=result_slow)
     namespace = {"_promote_types_slow": promote_slow, "_result_type_slow": result_slow}
     promote_c = sp.promote_types_fast(
-        promote_py, namespace, "_promote_types_slow", state_var, State, process_holder, Resolved
+        promote_py, namespace, "_promote_types_slow", default_state, State, process_holder, Resolved
     )
     result_c = sp.result_type_fast(
-        result_py, namespace, "_result_type_slow", state_var, State, process_holder, Resolved,
+        result_py, namespace, "_result_type_slow", default_state, State, process_holder, Resolved,
         promotion._TOKEN_OF_TYPE, promotion._NUMPY_ARRAY_TOKEN, promotion._JAX_ARRAY_TOKEN,
         promotion._KEY_BASE,
     )
@@ -305,11 +305,11 @@ def test_bad_construction_is_a_clear_error() -> None:
     sp = _speedups()
     fn, slow = promotion._promote_types_py, (vars(promotion), "_promote_types_slow")
     with pytest.raises(TypeError, match="fallback must be callable, not 3"):
-        sp.promote_types_fast(3, *slow, state_var, State, process_holder, Resolved)
+        sp.promote_types_fast(3, *slow, default_state, State, process_holder, Resolved)
+    with pytest.raises(TypeError, match="default_state must be a State, not 'no State'"):
+        sp.promote_types_fast(fn, *slow, "no State", State, process_holder, Resolved)
     with pytest.raises(TypeError):
-        sp.promote_types_fast(fn, *slow, "not a ContextVar", State, process_holder, Resolved)
-    with pytest.raises(TypeError):
-        sp.promote_types_fast(fn, "not a dict", "_promote_types_slow", state_var, State,
+        sp.promote_types_fast(fn, "not a dict", "_promote_types_slow", default_state, State,
                               process_holder, Resolved)
 
     class Unslotted:
@@ -317,11 +317,11 @@ def test_bad_construction_is_a_clear_error() -> None:
         memo = layer = None
 
     with pytest.raises(TypeError, match="Unslotted.promote_cache must be a __slots__ entry"):
-        sp.promote_types_fast(fn, *slow, state_var, State, process_holder, Unslotted)
+        sp.promote_types_fast(fn, *slow, default_state, State, process_holder, Unslotted)
     with pytest.raises(TypeError, match="Unslotted.memo must be a __slots__ entry"):
-        sp.promote_types_fast(fn, *slow, state_var, Unslotted, process_holder, Resolved)
+        sp.promote_types_fast(fn, *slow, default_state, Unslotted, process_holder, Resolved)
     with pytest.raises(TypeError, match="Unslotted.layer must be a __slots__ entry"):
-        sp.promote_types_fast(fn, *slow, state_var, State, Unslotted(), Resolved)
+        sp.promote_types_fast(fn, *slow, default_state, State, Unslotted(), Resolved)
 
 
 def test_a_keyed_miss_goes_to_the_slow_path_with_the_configuration_found() -> None:
@@ -355,9 +355,9 @@ def test_without_its_slow_path_a_miss_goes_to_the_python_function() -> None:
     promote_py = Counting(promotion._promote_types_py)
     result_py = Counting(promotion._result_type_py)
     promote_c = sp.promote_types_fast(promote_py, {}, "_promote_types_slow",
-                                      state_var, State, process_holder, Resolved)
+                                      default_state, State, process_holder, Resolved)
     result_c = sp.result_type_fast(
-        result_py, {}, "_result_type_slow", state_var, State, process_holder, Resolved,
+        result_py, {}, "_result_type_slow", default_state, State, process_holder, Resolved,
         promotion._TOKEN_OF_TYPE, promotion._NUMPY_ARRAY_TOKEN, promotion._JAX_ARRAY_TOKEN,
         promotion._KEY_BASE,
     )
@@ -411,7 +411,7 @@ def test_bad_key_base_is_a_clear_error() -> None:
     sp = _speedups()
     with pytest.raises(ValueError, match="key_base must be at least 2, not 1"):
         sp.result_type_fast(
-            promotion._result_type_py, vars(promotion), "_result_type_slow", state_var, State,
+            promotion._result_type_py, vars(promotion), "_result_type_slow", default_state, State,
             process_holder, Resolved, promotion._TOKEN_OF_TYPE, promotion._NUMPY_ARRAY_TOKEN,
             promotion._JAX_ARRAY_TOKEN, 1,
         )
