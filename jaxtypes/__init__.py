@@ -19,6 +19,9 @@ except ValueError as _environment_error:
     exit_on_environment_error(_environment_error)
     raise
 
+# ``jax.Array[float32]`` at run time, as the JAX stubs type it (once JAX is imported).
+from jaxtypes import _jax_array as _jax_array  # noqa: E402
+
 if TYPE_CHECKING:  # the names, for type checkers; at runtime they load on first use
     from jaxtypes import typing as typing
     from jaxtypes._array import Array
