@@ -13,6 +13,7 @@ and set JAX's configuration for the project (both optional; JAX's defaults)::
     [tool.jaxtypes]             # pyproject.toml ([jaxtypes] in mypy.ini / setup.cfg)
     promotion = "standard"      # or "strict": implicit promotions are errors
     x64 = false                 # or true: jax_enable_x64
+    explicit_x64_dtypes = "warn"  # or "allow", "error": jax_explicit_x64_dtypes
 
 One module per feature: ``settings`` (configuration), ``array_class`` (plain
 signatures for Array's operators while mypy analyses the stub),
@@ -75,12 +76,18 @@ class JaxtypesPlugin(Plugin):
         self._trees: dict[str, MypyFile] = {}
         try:
             self.settings: settings.Settings = settings.load(options.config_file)
-        except settings.ConfigError as err:
-            # A clear message and mypy's configuration-error status, no traceback.
-            print(f"{err}", file=sys.stderr)
+        except Exception as err:  # noqa: BLE001 - a ConfigError, or anything unforeseen
+            # A clear message and mypy's configuration-error status, no
+            # traceback; whatever the files hold (an unforeseen failure too).
+            problem = str(err) if isinstance(err, settings.ConfigError) else (
+                f"cannot read the jaxtypes settings: {type(err).__name__}: {settings.shown(str(err), 200)}")
+            print(problem, file=sys.stderr)
             print("jaxtypes.mypy_plugin: see the [tool.jaxtypes] settings in jaxtypes' README",
                   file=sys.stderr)
             raise SystemExit(_CONFIG_EXIT_STATUS) from None
+        unmodelled = self.settings.unmodelled()
+        if unmodelled is not None:
+            print(f"jaxtypes.mypy_plugin: warning: {unmodelled}", file=sys.stderr)
         _warn_if_stubs_are_stale(options)
         v = self.settings.variant
         # mypy records each plugin module's __version__ (with a hash of its
@@ -88,7 +95,8 @@ class JaxtypesPlugin(Plugin):
         # restarts.  Putting the settings in it is what keeps the daemon, which
         # holds this instance across runs, from answering with old settings.
         global __version__
-        __version__ = f"{jaxtypes_version}+{self.settings.promotion}.{'x64' if self.settings.x64 else 'x32'}"
+        __version__ = (f"{jaxtypes_version}+{self.settings.promotion}.{'x64' if self.settings.x64 else 'x32'}"
+                       f".{self.settings.explicit_x64_dtypes}")
         builder = self._builder = Builder(self._lookup, self._named_type)
         self._class_mro_hooks: dict[str, Callable[[ClassDefContext], None]] = {
             array: errors.guarded(lambda ctx: None)(array_class.replace_members) for array in names.ARRAYS
@@ -176,6 +184,8 @@ class JaxtypesPlugin(Plugin):
             new = settings.load(self.options.config_file)
         except settings.ConfigError as err:
             problem = f"{err}"
+        except Exception as err:  # noqa: BLE001 - never a crash, as at start-up
+            problem = f"cannot read the jaxtypes settings: {type(err).__name__}: {settings.shown(str(err), 200)}"
         else:
             if new.variant == self.settings.variant:
                 self._settings_stamp = current  # an edit that changes nothing here

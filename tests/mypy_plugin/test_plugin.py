@@ -94,12 +94,19 @@ class TestSettingsFiles:
         assert settings_module().load(None, cwd=str(repo)).x64 is False
 
     @pytest.mark.parametrize(("text", "needle"), [
-        ('[tool.jaxtypes]\nx65 = true\n', "unknown key 'x65'; allowed keys: promotion, x64"),
+        ('[tool.jaxtypes]\nx65 = true\n', "unknown key 'x65'; allowed keys: promotion, x64, explicit_x64_dtypes"),
+        # JAX's own check (jax.config.update) takes the modes exactly: ' strict ' and 'Strict' are ValueErrors
+        ('[tool.jaxtypes]\npromotion = " strict "\n',
+         "invalid value ' strict ' for 'promotion'; expected one of: 'standard', 'strict' (written exactly"),
+        ('[tool.jaxtypes]\npromotion = "Strict"\n', "invalid value 'Strict' for 'promotion'"),
+        ('[tool.jaxtypes]\nexplicit_x64_dtypes = "WARN"\n',
+         "invalid value 'WARN' for 'explicit_x64_dtypes'; expected one of: 'allow', 'warn', 'error'"),
+        ('[tool.jaxtypes]\nexplicit_x64_dtypes = true\n', "invalid value True for 'explicit_x64_dtypes'"),
         ('[tool.jaxtypes]\npromotion = "lenient"\n',
          "invalid value 'lenient' for 'promotion'; expected one of: 'standard', 'strict'"),
         ('[tool.jaxtypes]\nx64 = "yes"\n', "invalid value 'yes' for 'x64'; expected true or false"),
         ('[tool.jaxtypes]\nx64 = 1\n', "invalid value 1 for 'x64'"),
-        ("[tool]\njaxtypes = 3\n", "expected a table of settings (promotion, x64)"),
+        ("[tool]\njaxtypes = 3\n", "expected a table of settings (promotion, x64, explicit_x64_dtypes)"),
         ("[tool.jaxtypes\n", "cannot read [tool.jaxtypes]"),
     ])
     def test_toml_errors(self, tmp_path: Path, text: str, needle: str) -> None:
@@ -114,6 +121,8 @@ class TestSettingsFiles:
         ("[mypy]\n[jaxtypes]\nx64 = maybe\n", "invalid value 'maybe' for 'x64'"),
         ("[mypy]\n[jaxtypes]\npromotion = loose\n", "invalid value 'loose' for 'promotion'"),
         ("[mypy]\n[jaxtypes]\nmode = strict\n", "unknown key 'mode'"),
+        ('[mypy]\n[jaxtypes]\npromotion = "strict"\n', "(written exactly, as JAX takes it; no quotes in an ini file)"),
+        ("[mypy]\n[jaxtypes]\nexplicit_x64_dtypes = Error\n", "invalid value 'Error' for 'explicit_x64_dtypes'"),
     ])
     def test_ini_errors(self, tmp_path: Path, text: str, needle: str) -> None:
         p = tmp_path / "mypy.ini"
@@ -131,6 +140,40 @@ class TestSettingsFiles:
             settings_module().load(str(p))
         assert str(err.value).startswith(f"{p}: cannot read [")
         assert f"the file is not valid UTF-8 (byte 0xff at offset {len(head)})" in str(err.value)
+
+    @pytest.mark.parametrize(("text", "expected"), [
+        ('[tool.jaxtypes]\nexplicit_x64_dtypes = "allow"\n', "allow"),
+        ('[tool.jaxtypes]\nexplicit_x64_dtypes = "error"\nx64 = true\n', "error"),
+        ("[tool.jaxtypes]\n", "warn"),  # JAX's default
+    ])
+    def test_explicit_x64_dtypes(self, tmp_path: Path, text: str, expected: str) -> None:
+        p = tmp_path / "pyproject.toml"
+        p.write_text(text)
+        s = settings_module().load(str(p))
+        assert s.explicit_x64_dtypes == expected
+        assert s.config_data()["jaxtypes"]["explicit_x64_dtypes"] == expected
+
+    @pytest.mark.parametrize("layout", ["toml-value", "toml-key", "ini-value", "ini-line", "toml-nested"])
+    def test_a_huge_bad_value_is_shown_short(self, tmp_path: Path, layout: str) -> None:
+        """A 10 MB value (or key, or line) is named by its start and length, not echoed."""
+        big = "x" * 10_000_000
+        text, name = {
+            "toml-value": (f'[tool.jaxtypes]\npromotion = "{big}"\n', "pyproject.toml"),
+            "toml-key": (f"[tool.jaxtypes]\n{big} = 1\n", "pyproject.toml"),
+            "ini-value": (f"[mypy]\n[jaxtypes]\nx64 = {big}\n", "mypy.ini"),
+            "ini-line": (f"[mypy]\n[jaxtypes]\n{big}\n", "mypy.ini"),
+            "toml-nested": ("[tool.jaxtypes]\npromotion = " + "[" * 100_000 + "]" * 100_000 + "\n",
+                            "pyproject.toml"),
+        }[layout]
+        p = tmp_path / name
+        p.write_text(text)
+        with pytest.raises(settings_module().ConfigError) as err:
+            settings_module().load(str(p))
+        message = str(err.value)
+        assert len(message) < 500 + len(str(p)), message[:600]
+        assert str(p) in message
+        if layout != "toml-nested":
+            assert "xxxxxxxxxx" in message and ("10000000 characters" in message or "characters)" in message)
 
     def test_stamp_sees_a_sibling_pyproject_appear(self, tmp_path: Path) -> None:
         ini = tmp_path / "mypy.ini"
@@ -151,7 +194,41 @@ def test_configuration_error_exits_cleanly(tmp_path: Path) -> None:
     project(tmp_path, '[tool.jaxtypes]\nx64 = true\nfast = "yes"\n')
     proc = run_mypy(["--no-incremental", "main.py"], tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "pyproject.toml: [tool.jaxtypes]: unknown key 'fast'; allowed keys: promotion, x64" in proc.stderr
+    assert ("pyproject.toml: [tool.jaxtypes]: unknown key 'fast'; allowed keys: promotion, x64, "
+            "explicit_x64_dtypes") in proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize(("setting", "warning"), [
+    ('explicit_x64_dtypes = "allow"', "JAX keeps explicitly requested 64-bit dtypes (x.astype(jnp.float64) is float64)"),
+    ('explicit_x64_dtypes = "error"', "JAX raises ValueError where a 64-bit dtype is requested"),
+    ('explicit_x64_dtypes = "allow"\nx64 = true', None),  # with x64 on JAX ignores it
+    ('explicit_x64_dtypes = "warn"', None),
+])
+def test_explicit_x64_dtypes_is_accepted_and_what_it_changes_said(
+        tmp_path: Path, setting: str, warning: str | None) -> None:
+    """The answers stay the plugin's (as 'warn' does: JAX 0.10.2 with x64 off
+    truncates x.astype(float64) to float32 under 'warn'); where JAX answers
+    otherwise ('allow', 'error' with x64 off) one warning line says so."""
+    project(tmp_path, f"[tool.jaxtypes]\n{setting}\n")
+    proc = run_mypy(["--no-incremental", "main.py"], tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    uint32_plus_int32 = "int64" if "x64 = true" in setting else "int32"
+    assert f'Revealed type is "jaxtypes._array.Array[jaxtypes.markers.{uint32_plus_int32}]"' in proc.stdout
+    warnings = [line for line in proc.stderr.splitlines() if "warning" in line]
+    if warning is None:
+        assert warnings == [], proc.stderr
+    else:
+        assert len(warnings) == 1 and warnings[0].startswith("jaxtypes.mypy_plugin: warning: explicit_x64_dtypes")
+        assert warning in warnings[0] and "the plugin types those requests as 'warn' does" in warnings[0]
+
+
+def test_a_10_mb_bad_value_is_not_echoed(tmp_path: Path) -> None:
+    project(tmp_path, '[tool.jaxtypes]\npromotion = "' + "s" * 10_000_000 + '"\n')
+    proc = run_mypy(["--no-incremental", "main.py"], tmp_path)
+    assert proc.returncode == 2
+    assert "invalid value 'ssssssssss" in proc.stderr and "(10000000 characters)" in proc.stderr
+    assert len(proc.stdout + proc.stderr) < 1000
     assert "Traceback" not in proc.stdout + proc.stderr
 
 
