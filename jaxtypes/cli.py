@@ -5,7 +5,7 @@
     jaxtypes explain A B [--x64|--x32] [--strict|--standard]
     jaxtypes lattice [--format mermaid|dot] [--x64|--x32] [--strict|--standard]
     jaxtypes diff numpy [--format markdown|csv|text] [--x64|--x32] [--strict|--standard] [--all]
-    jaxtypes jax-stubs [install|check] [--out DIR]
+    jaxtypes jax-stubs install|check|uninstall | --out DIR | check --out DIR
 
 Defaults follow JAX: x64 disabled and standard promotion, unless the
 environment says otherwise (``JAX_ENABLE_X64``, ``JAX_NUMPY_DTYPE_PROMOTION``,
@@ -28,9 +28,12 @@ import os
 import re
 import sys
 import warnings
-from typing import Callable, Final, NamedTuple, NoReturn, Sequence, TypeVar
+from typing import TYPE_CHECKING, Callable, Final, NamedTuple, NoReturn, Sequence, TypeVar
 
 from jaxtypes import lattice, render
+
+if TYPE_CHECKING:
+    from jaxtypes.stub_install import Installed
 
 __all__ = [
     "main", "COMMANDS", "Command", "command", "CLIError", "parse_node", "VALID_NAMES",
@@ -439,20 +442,39 @@ def _run_diff(args: argparse.Namespace) -> int:
 
 
 # -------------------------------------------------------------- jax-stubs
+_JAX_STUBS_ACTIONS: Final = ("install", "check", "uninstall")
+
+
 def _configure_jax_stubs(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "action", nargs="?", choices=("install", "check"),
-        help="install: build the stubs as a package (jaxtypes-jax-stubs) and pip-install "
-             "it into this environment, where every checker finds it with no configuration "
-             "(remove with `pip uninstall jaxtypes-jax-stubs`); check: say whether the "
-             "installed stubs (or those in --out DIR) were made for the JAX and jaxtypes "
-             "installed (exit code 1 when not)",
+        "action", nargs="?", choices=_JAX_STUBS_ACTIONS,
+        help="install: write the stubs into this environment's site-packages as the package "
+             "jaxtypes-jax-stubs (no pip needed), where every checker finds them (it prints what "
+             "mypy and pyrefly need besides); `pip uninstall jaxtypes` removes them with jaxtypes. check: say "
+             "whether the installed stubs (or those in --out DIR) are whole and were made for the "
+             "JAX and jaxtypes installed (exit code 1 when not). uninstall: remove the installed stubs",
     )
     p.add_argument(
         "--out", metavar="DIR", default=None,
-        help="write the stubs into DIR instead (default without `install`: ./typings) and "
-             "print each checker's configuration for them",
+        help="write the stubs into DIR instead (pyright's default is typings) and print each "
+             "checker's configuration for them",
     )
+    p.set_defaults(_usage=p.format_usage)
+
+
+def _install_message(installed: Installed, jax_version: str) -> str:
+    from jaxtypes.stub_record import DISTRIBUTION
+
+    where = ("`pip uninstall jaxtypes` removes them with jaxtypes" if installed.owner_record is not None
+             else "jaxtypes is not installed in that directory, so `pip uninstall jaxtypes` leaves them")
+    from jaxtypes import jax_stubs
+
+    lines = [f"installed {DISTRIBUTION} {installed.version} ({installed.files} files, for JAX {jax_version}) "
+             f"into {installed.site}: jax.Array is generic in its dtype, and jaxtypes.Array is jax.Array. "
+             "Each checker finds them; what each needs besides:"]
+    lines += ["  " + line for line in jax_stubs.setup_lines(None)]
+    lines.append(f"Remove with `jaxtypes jax-stubs uninstall` (or `pip uninstall {DISTRIBUTION}`); {where}.")
+    return "\n".join(lines)
 
 
 @command(
@@ -468,11 +490,32 @@ def _configure_jax_stubs(p: argparse.ArgumentParser) -> None:
 def _run_jax_stubs(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from jaxtypes import jax_stubs
+    from jaxtypes import jax_stubs, stub_install
 
-    if args.action == "install" and args.out is not None:
-        raise CLIError("give either `install` or --out DIR, not both")
+    if args.action is None and args.out is None:
+        # What a user typing the bare command wants is its usage: nothing is written.
+        sys.stderr.write(args._usage())
+        raise CLIError("jax-stubs: say what to do: install, check or uninstall, or --out DIR to write "
+                       "the stubs into DIR (nothing was written)")
+    if args.action in ("install", "uninstall") and args.out is not None:
+        raise CLIError(f"give either `{args.action}` or --out DIR, not both")
+    if args.action == "uninstall":
+        try:
+            removed = jax_stubs.uninstall()
+        except jax_stubs.StubsError as e:
+            raise CLIError(str(e)) from None
+        site = stub_install.site_packages()
+        print(f"removed {', '.join(p.name for p in removed)} from {site}" if removed
+              else f"no jax.Array stubs installed in {site}: nothing to remove")
+        return 0
     if args.action == "check":
+        if args.out is None:
+            problems = stub_install.verify()
+            if problems:
+                print(f"the installed jax.Array stubs ({stub_install.site_packages()}) are damaged, "
+                      f"{len(problems)} problem{'s' if len(problems) > 1 else ''}: "
+                      f"{stub_install.summary(problems)}. Repair them with `jaxtypes jax-stubs install`")
+                return 1
         found = jax_stubs.staleness(Path(args.out) if args.out is not None else None)
         if found is None:
             where = args.out if args.out is not None else f"this environment ({jax_stubs.DISTRIBUTION})"
@@ -483,11 +526,7 @@ def _run_jax_stubs(args: argparse.Namespace) -> int:
     try:
         jax = jax_stubs.locate_jax()
         if args.action == "install":
-            wheel = jax_stubs.install(jax)
-            print(f"installed {wheel} into {sys.prefix}: jax.Array is generic in its dtype, and "
-                  "jaxtypes.Array is jax.Array, for mypy, pyright, basedpyright, pyrefly and ty "
-                  f"with no configuration. Remove with: {sys.executable} -m pip uninstall "
-                  f"{jax_stubs.DISTRIBUTION}")
+            print(_install_message(jax_stubs.install(jax), jax.version))
             return 0
         files = jax_stubs.render(jax)
     except jax_stubs.StubsError as e:
@@ -496,7 +535,7 @@ def _run_jax_stubs(args: argparse.Namespace) -> int:
                 f"{earlier.made_for[1]} ({earlier.where}) are left in place; remove them with "
                 f"`{earlier.remove}`." if earlier is not None else "")
         raise CLIError(f"{e}{left}") from None
-    out_arg = args.out if args.out is not None else "typings"
+    out_arg = str(args.out)  # (given: the bare command stopped above)
     out = Path(out_arg)
     try:
         jax_stubs.write(out, files)
@@ -541,6 +580,23 @@ def _error(message: str) -> int:
     return 2
 
 
+def _warn_if_stubs_are_stale() -> None:
+    """One line on stderr when the installed jax.Array stubs were made for
+    other JAX or jaxtypes versions than this environment's (after an upgrade of
+    either, before `jaxtypes jax-stubs install` is run again): pyright and the
+    other checkers cannot tell (a stub cannot compare versions: they read
+    ``jax.__version__`` as ``str``).  Reads one line of one file; a failure to
+    tell is not reported."""
+    try:
+        from jaxtypes import stub_record
+
+        found = stub_record.staleness(None)
+        if found is not None and found.stale:
+            sys.stderr.write(f"{PROG}: warning: {found.message()}\n")
+    except Exception:  # noqa: BLE001 - a warning must never stop the command
+        pass
+
+
 def _silence_stdout() -> None:
     """Point stdout at /dev/null, so that the interpreter's final flush of what
     is still buffered cannot fail again (and print a traceback) at exit."""
@@ -561,6 +617,8 @@ def _parse_and_run(argv: Sequence[str]) -> int:
     except SystemExit as e:  # --help, --version, usage errors
         sys.stdout.flush()
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    if args.command != "jax-stubs":  # (which says it itself: check, or install's refresh)
+        _warn_if_stubs_are_stale()
     try:
         code: int = args._run(args)
     except CLIError as e:

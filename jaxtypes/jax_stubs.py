@@ -19,7 +19,6 @@ JAX is kept in this repository: what is copied is read from the installation.
 from __future__ import annotations
 
 import ast
-import hashlib
 import importlib.metadata
 import importlib.util
 import re
@@ -28,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from jaxtypes import jax_array_stub, jax_function_stubs, jax_transform_stubs, stubgen
+from jaxtypes import jax_array_stub, jax_function_stubs, jax_transform_stubs, stub_install, stubgen
 from jaxtypes.stub_record import (
     BASEARRAY, DISTRIBUTION, MARK, MYPY_DIR, SEARCH_DIR, Staleness, installed_stubs,
     recorded_versions, staleness,
@@ -36,9 +35,9 @@ from jaxtypes.stub_record import (
 
 __all__ = [
     "SUPPORTED", "UnsupportedJAX", "JaxInstall", "locate_jax", "check_supported",
-    "supported_versions", "render_basearray", "render", "write", "generate", "setup_lines",
+    "supported_versions", "render_basearray", "render", "write", "generate", "setup_lines", "installed_setup",
     "BASEARRAY", "LAYOUTS", "MYPY_DIR", "SEARCH_DIR", "MARK", "StubsError", "DISTRIBUTION",
-    "build_wheel", "install", "recorded_versions", "installed_stubs", "Staleness", "staleness",
+    "install", "uninstall", "PACKAGES", "recorded_versions", "installed_stubs", "Staleness", "staleness",
     "Setting", "setup",
 ]
 
@@ -350,17 +349,41 @@ def setup(out: str) -> list[Setting]:
                 "nothing: their stubPath defaults to typings" if default else ""),
         Setting("basedpyright", "pyrightconfig.json", "", pyright,
                 "nothing: their stubPath defaults to typings" if default else ""),
-        Setting("mypy", "mypy.ini", "[mypy]", f"mypy_path = {out}/{MYPY_DIR}"),
+        Setting("mypy", "mypy.ini", "[mypy]", f"mypy_path = {out}/{MYPY_DIR}", MYPY_PLUGIN_NOTE),
         Setting("pyrefly", "pyproject.toml", "[tool.pyrefly]", f'search-path = ["{out}/{SEARCH_DIR}"]',
-                "run `pyrefly check` on the project: given file names, pyrefly 1.4 ignores it"),
+                f"and {PYREFLY_PRESET}; run `pyrefly check` on the project: given file names, "
+                "pyrefly 1.4 ignores it"),
         Setting("ty", "pyproject.toml", "[tool.ty.environment]", f'extra-paths = ["{out}"]'),
     ]
 
 
-def setup_lines(out: str) -> list[str]:
-    """``setup(out)`` as the command prints it."""
+# mypy's supported set-up with the stubs: without the plugin, mypy resolves a
+# call of JAX's functions against the declared type of where its result goes
+# first, then falls back to JAX's signature, missing the wrong dtype.
+MYPY_PLUGIN_NOTE: Final = "and plugins = jaxtypes.mypy_plugin: mypy's supported set-up"
+# pyrefly without a configuration file runs its "basic" preset, which reports
+# none of the dtype errors (pyrefly's documentation, "Configuration": presets).
+PYREFLY_PRESET: Final = 'preset = "default"'
+
+
+def installed_setup() -> list[Setting]:
+    """Each checker's configuration for the installed stubs (``install``)."""
+    return [
+        Setting("pyright", "pyrightconfig.json", "", "", "nothing"),
+        Setting("basedpyright", "pyrightconfig.json", "", "", "nothing"),
+        Setting("mypy", "mypy.ini", "[mypy]", "plugins = jaxtypes.mypy_plugin",
+                "mypy's supported set-up: without it mypy misses wrong dtypes of JAX's functions "
+                "in returns, assignments and arguments"),
+        Setting("pyrefly", "pyproject.toml", "[tool.pyrefly]", PYREFLY_PRESET,
+                "without a configuration file pyrefly's basic preset reports none of the dtype errors"),
+        Setting("ty", "pyproject.toml", "[tool.ty.environment]", "", "nothing"),
+    ]
+
+
+def setup_lines(out: str | None) -> list[str]:
+    """``setup(out)`` (``installed_setup()`` for None) as the command prints it."""
     lines: list[str] = []
-    for s in setup(out):
+    for s in (installed_setup() if out is None else setup(out)):
         where = f"{s.file}" + (f" {s.section}" if s.section else "")
         text = f"{s.line} ({where})" if s.line else ""
         lines.append(f"{s.checker + ':':13} " + "; ".join(t for t in (text, s.note) if t))
@@ -373,7 +396,7 @@ def generate(out: Path, jax: JaxInstall | None = None) -> list[Path]:
 
 
 # ----------------------------------------------------------------- install
-PACKAGES: Final = ("jax-stubs", "jaxtypes-stubs")  # its top-level directories
+PACKAGES: Final = stub_install.PACKAGES  # its top-level directories
 
 
 def _wheel_version(jax_version: str) -> str:
@@ -384,53 +407,24 @@ def _wheel_version(jax_version: str) -> str:
     return f"{base}+{local}"
 
 
-def build_wheel(files: Mapping[str, str], jax_version: str, directory: Path) -> Path:
-    """A PEP 561 stub-only wheel of the top-level packages of ``files``
-    (``jax-stubs/``, ``jaxtypes-stubs/``), written into ``directory``."""
-    import base64
-    import zipfile
-
-    version = _wheel_version(jax_version)
-    name = DISTRIBUTION.replace("-", "_")
-    info = f"{name}-{version}.dist-info"
-    contents = {rel: text for rel, text in files.items() if rel.split("/", 1)[0] in PACKAGES}
-    contents[f"{info}/METADATA"] = (
-        f"Metadata-Version: 2.1\nName: {DISTRIBUTION}\nVersion: {version}\n"
-        f"Summary: jax.Array generic in its dtype, for JAX {jax_version} "
-        "(made by `jaxtypes jax-stubs install`)\n")
-    contents[f"{info}/WHEEL"] = ("Wheel-Version: 1.0\nGenerator: jaxtypes\n"
-                                 "Root-Is-Purelib: true\nTag: py3-none-any\n")
-    record: list[str] = []
-    for rel, text in contents.items():
-        data = text.encode("utf-8")
-        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-        record.append(f"{rel},sha256={digest},{len(data)}")
-    record.append(f"{info}/RECORD,,")
-    contents[f"{info}/RECORD"] = "\n".join(record) + "\n"
-    wheel = directory / f"{name}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as z:
-        for rel, text in contents.items():
-            z.writestr(rel, text)
-    return wheel
-
-
-def install(jax: JaxInstall | None = None, python: str | None = None) -> str:
-    """Build the stub wheel for ``jax`` (default: the installed JAX) and install
-    it with ``python -m pip`` (default: this interpreter); pip's output on failure."""
-    import subprocess
-    import sys
-    import tempfile
-
+def install(jax: JaxInstall | None = None, site: Path | None = None) -> stub_install.Installed:
+    """Install the stubs for ``jax`` (default: the installed JAX) into ``site``
+    (default: this interpreter's site-packages) as the distribution
+    ``DISTRIBUTION``, without pip (``jaxtypes.stub_install``)."""
     jax = jax or locate_jax()
-    files = render(jax)
-    with tempfile.TemporaryDirectory(prefix="jaxtypes-jax-stubs-") as tmp:
-        wheel = build_wheel(files, jax.version, Path(tmp))
-        proc = subprocess.run(
-            [python or sys.executable, "-m", "pip", "install", "--no-deps", "--no-index",
-             "--force-reinstall", "--disable-pip-version-check", "--quiet", str(wheel)],
-            capture_output=True, text=True)
-    if proc.returncode != 0:
-        detail = (proc.stderr or proc.stdout).strip().splitlines()
-        raise StubsError(f"pip could not install {DISTRIBUTION}: "
-                             f"{detail[-1] if detail else f'exit code {proc.returncode}'}")
-    return wheel.name
+    files = {rel: text for rel, text in render(jax).items() if rel.split("/", 1)[0] in PACKAGES}
+    try:
+        return stub_install.install_files(
+            files, _wheel_version(jax.version),
+            f"jax.Array generic in its dtype, for JAX {jax.version} (made by `jaxtypes jax-stubs install`)",
+            site)
+    except stub_install.InstallError as e:
+        raise StubsError(str(e)) from None
+
+
+def uninstall(site: Path | None = None) -> list[Path]:
+    """Remove the installed stubs from ``site`` (default: this interpreter's site-packages)."""
+    try:
+        return stub_install.uninstall(site)
+    except stub_install.InstallError as e:
+        raise StubsError(str(e)) from None

@@ -684,6 +684,27 @@ def test_no_arguments_prints_usage():
     assert "Traceback" not in proc.stderr
 
 
+def test_bare_jax_stubs_prints_its_usage_and_writes_nothing(tmp_path):
+    """`jaxtypes jax-stubs` alone used to write 36 files into ./typings; a user
+    typing it wants its usage: argparse's convention for a missing argument
+    (usage and one error line on stderr, exit code 2)."""
+    proc = subprocess.run([sys.executable, "-m", "jaxtypes", "jax-stubs"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and proc.stdout == ""
+    usage, error = proc.stderr.splitlines()
+    assert usage.startswith("usage: jaxtypes jax-stubs [-h] [--out DIR] [{install,check,uninstall}]"), usage
+    assert error == ("jaxtypes: error: jax-stubs: say what to do: install, check or uninstall, or --out DIR "
+                     "to write the stubs into DIR (nothing was written)")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_jax_stubs_help_names_every_action(capsys):
+    code, out, _ = run(capsys, "jax-stubs", "--help")
+    assert code == 0
+    for action in ("install:", "check:", "uninstall:", "--out DIR"):
+        assert action in " ".join(out.split())
+
+
 # ------------------------------------------------------ hostile conditions
 LONG = "x" * 100_000
 

@@ -38,7 +38,7 @@ import pytest
 import expected_errors
 from checkers import (MYPY_FLAGS, Errors, checker_env, command, execute, launch, mypy_cache_flags, reported_errors,
                       stage, tool)
-from jaxtypes import jax_array_stub, jax_function_stubs, jax_stubs
+from jaxtypes import jax_array_stub, jax_function_stubs, jax_stubs, stub_install
 from jaxtypes.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
@@ -465,19 +465,36 @@ def test_typos_still_reported(checker: str, runs: Runs) -> None:
 # environment, then each checker as a user runs it from a project directory,
 # with no configuration for the stubs.  Output-format flags only (machine-readable
 # errors); pyrefly and mypy read pyproject.toml.
-PROJECT_CONFIG = """\
-[tool.mypy]
-plugins = {plugins}
+# A line `install` prints for a checker: "  pyrefly: LINE (FILE [SECTION]); why",
+# or "  ty: nothing".
+PRINTED_SETTING = re.compile(r"^  (?P<checker>[\w-]+): +(?:(?P<line>.+?) \((?P<file>[\w.]+)(?: (?P<section>\[.+?\]))?\)"
+                             r"(?:; .*)?|nothing)$")
 
-[tool.pyrefly]
-preset = "default"
-"""
+
+def printed_settings(stdout: str) -> dict[str, tuple[str, str, str] | None]:
+    """{checker: (line, file, section), None for nothing} as `install` prints them."""
+    found: dict[str, tuple[str, str, str] | None] = {}
+    for text in stdout.splitlines():
+        m = PRINTED_SETTING.match(text)
+        if m:
+            found[m["checker"]] = (m["line"], m["file"], m["section"] or "") if m["line"] else None
+    return found
+
+
+def write_printed_settings(root: Path, checker: str, printed: dict[str, tuple[str, str, str] | None]) -> None:
+    """A project's configuration files holding the lines `install` printed for
+    ``checker`` (mypy's for "mypy-plugin"; plain mypy: none, as without the plugin)."""
+    setting = printed["mypy" if checker == "mypy-plugin" else checker]
+    if setting is not None and checker != "mypy":
+        line, file, section = setting
+        (root / file).write_text(f"{section}\n{line}\n")
 
 
 def _user_command(checker: str, venv: Path, root: Path, paths: list[str]) -> list[str]:
     if checker.startswith("mypy"):
         python = str(venv / "bin" / "python")
-        cache = mypy_cache_flags((root / "pyproject.toml").read_text(), paths)
+        config = next((f.read_text() for f in (root / "mypy.ini", root / "pyproject.toml") if f.is_file()), "")
+        cache = mypy_cache_flags(config, paths)
         return [python, "-m", "mypy", *cache, "--show-error-codes",
                 "--no-error-summary", "--hide-error-context", "--no-color-output", "--no-pretty", *paths]
     if checker in ("pyright", "basedpyright"):
@@ -487,28 +504,56 @@ def _user_command(checker: str, venv: Path, root: Path, paths: list[str]) -> lis
     return [tool("ty"), "check", "--output-format", "concise", "--color", "never", *paths]
 
 
-@pytest.fixture(scope="session")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A throwaway environment seeing this one's packages (a .pth file), with
-    `jaxtypes jax-stubs install` run in it."""
-    venv = tmp_path_factory.mktemp("env") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+def _purelib(python: Path | str) -> Path:
+    return Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+
+
+def make_venv(venv: Path, *, pip: bool = True, checkout: bool = True) -> tuple[Path, Path]:
+    """A throwaway environment (its python, its site-packages) seeing this
+    one's packages (a .pth file); with ``checkout``, jaxtypes from this
+    checkout too (what this environment's own .pth files add).  Without
+    ``pip``, as uv makes environments (``venv --without-pip``)."""
+    subprocess.run([sys.executable, "-m", "venv", *([] if pip else ["--without-pip"]), str(venv)],
+                   check=True, timeout=300)
     python = venv / "bin" / "python"
-    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
-    ours = subprocess.run([sys.executable, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
-    # and what this environment's own .pth files add (the editable jaxtypes)
-    added = [line for pth in sorted(Path(ours).glob("*.pth"))
+    site = _purelib(python)
+    ours = _purelib(sys.executable)
+    added = [line for pth in sorted(ours.glob("*.pth"))
              for line in pth.read_text().splitlines() if line and not line.startswith(("#", "import"))]
-    (Path(site) / "_test_env.pth").write_text("\n".join([ours, *added]) + "\n")
-    proc = subprocess.run([str(python), "-m", "jaxtypes", "jax-stubs", "install"],
+    packages = ours
+    if not pip:  # this environment's packages but pip, linked one by one
+        packages = venv.parent / f"{venv.name}-packages"
+        packages.mkdir()
+        for entry in ours.iterdir():
+            if entry.name != "pip" and not entry.name.startswith("pip-"):
+                (packages / entry.name).symlink_to(entry)
+    (site / "_test_env.pth").write_text("\n".join([str(packages), *(added if checkout else [])]) + "\n")
+    return python, site
+
+
+def jaxtypes_in(python: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(python), "-m", "jaxtypes", *argv],
                           env=checker_env(), capture_output=True, text=True, timeout=600)
+
+
+INSTALL_OUTPUT = pytest.StashKey[str]()
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
+    """A throwaway environment seeing this one's packages (a .pth file), with
+    `jaxtypes jax-stubs install` run in it (its output: ``install_output``)."""
+    venv = tmp_path_factory.mktemp("env") / "venv"
+    _, site = make_venv(venv)
+    proc = jaxtypes_in(venv / "bin" / "python", "jax-stubs", "install")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("installed jaxtypes_jax_stubs-"), proc.stdout
+    request.config.stash[INSTALL_OUTPUT] = proc.stdout
+    assert proc.stdout.startswith("installed jaxtypes-jax-stubs "), proc.stdout
     assert f"pip uninstall {jax_stubs.DISTRIBUTION}" in proc.stdout
+    assert "`jaxtypes jax-stubs uninstall`" in proc.stdout
     for package in jax_stubs.PACKAGES:
-        assert (Path(site) / package / "py.typed").read_text() == "partial\n"
+        assert (site / package / "py.typed").read_text() == "partial\n"
     return venv
 
 
@@ -584,10 +629,13 @@ def step(x: jax.Array[bfloat16], w: jax.Array[float32]) -> PartitionSpec:
 
 
 @pytest.mark.parametrize("checker", CHECKERS)
-def test_installed_stubs_need_no_configuration(checker: str, installed: Path, tmp_path: Path) -> None:
+def test_installed_stubs_need_only_the_printed_lines(checker: str, installed: Path, tmp_path: Path,
+                                                   request: pytest.FixtureRequest) -> None:
+    """From a project whose only configuration is what `install` printed for
+    the checker (nothing for pyright, basedpyright and ty; pyrefly's preset;
+    mypy's plugin), every scenario gets its answer."""
     files = {**files_under(CASES / "scenarios", "scenarios"), "project/model.py": JAX_MODULES_IN_USE}
-    plugins = '["jaxtypes.mypy_plugin"]' if checker == "mypy-plugin" else "[]"
-    (tmp_path / "pyproject.toml").write_text(PROJECT_CONFIG.format(plugins=plugins))
+    write_printed_settings(tmp_path, checker, printed_settings(request.config.stash[INSTALL_OUTPUT]))
     errors = _run_installed(checker, installed, tmp_path, stage(files, tmp_path))
     problems = scenario_problems(checker, files, errors, INSTALLED_DEVIATIONS.get(checker, set()))
     assert not problems, f"{checker}: {len(problems)} wrong answers\n" + "\n".join(problems)
@@ -700,6 +748,320 @@ def test_installed_stubs_check(installed: Path) -> None:
                           env=checker_env(), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "(the installed package jaxtypes-jax-stubs) were made for" in proc.stdout
+
+
+# --------------------------------------------------------------- life cycle
+def _tree(root: Path, tops: Collection[str] = jax_stubs.PACKAGES) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for top in tops for p in sorted((root / top).rglob("*")) if p.is_file()}
+
+
+def _ours_in(site: Path) -> list[str]:
+    """What of the stubs' install is in ``site``: packages, record, lock, leftovers."""
+    return sorted(n for n in os.listdir(site)
+                  if n in jax_stubs.PACKAGES or n.startswith(stub_install.DIST_PREFIX)
+                  or n == stub_install.LOCK or n.startswith(("~", stub_install.STAGING_PREFIX)))
+
+
+@pytest.fixture(scope="session")
+def stub_files(typings: Path) -> dict[str, str]:
+    """What `install` writes: the PEP 561 packages of a `--out` tree."""
+    return {rel: data.decode() for rel, data in _tree(typings).items()}
+
+
+@pytest.fixture(scope="session")
+def jaxtypes_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """jaxtypes built as a user's pip builds it (pure Python: the C paths do not matter here)."""
+    out = tmp_path_factory.mktemp("wheel")
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(REPO)],
+                          capture_output=True, text=True, env={**os.environ, "CC": "false"}, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    (wheel,) = out.glob("jaxtypes-*.whl")
+    return wheel
+
+
+USER_MODULE = "import jax\nimport jax.numpy as jnp\n\nx: jax.Array = jnp.ones(3)\ny = x + 1\n"
+
+
+def test_pip_uninstall_jaxtypes_removes_the_stubs(jaxtypes_wheel: Path, tmp_path: Path) -> None:
+    """jaxtypes installed by pip (not from this checkout), the stubs installed,
+    then a real `pip uninstall -y jaxtypes`: the stubs go with it (listed in
+    jaxtypes' RECORD), nothing of them is left, pip warns about nothing, and
+    JAX imports and type-checks as without them."""
+    python, site = make_venv(tmp_path / "venv", checkout=False)
+    proc = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+                           str(jaxtypes_wheel)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    proc = jaxtypes_in(python, "jax-stubs", "install")
+    assert proc.returncode == 0, proc.stderr
+    assert "`pip uninstall jaxtypes` removes them with jaxtypes" in proc.stdout
+    record = next(site.glob("jaxtypes-*.dist-info")) / "RECORD"
+    assert "jax-stubs/_src/basearray.pyi,sha256=" in record.read_text()
+    # `jaxtypes jax-stubs uninstall` takes its lines out of jaxtypes' RECORD again
+    proc = jaxtypes_in(python, "jax-stubs", "uninstall")
+    assert proc.returncode == 0 and _ours_in(site) == [], proc.stderr
+    assert "-stubs/" not in record.read_text() and stub_install.DIST_PREFIX not in record.read_text()
+    assert jaxtypes_in(python, "jax-stubs", "install").returncode == 0
+    assert _ours_in(site)
+    proc = subprocess.run([str(python), "-m", "pip", "uninstall", "-y", "jaxtypes"],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert _ours_in(site) == [] and not list(site.glob("jaxtypes*"))
+    proc = subprocess.run([str(python), "-m", "pip", "list"], capture_output=True, text=True, timeout=600)
+    assert "WARNING" not in proc.stderr, proc.stderr
+    proc = subprocess.run([str(python), "-c", "import jax, jax.numpy; print(jax.numpy.ones(2).dtype)"],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and proc.stdout.strip() == "float32", proc.stderr
+    (tmp_path / "user.py").write_text(USER_MODULE)
+    proc = subprocess.run([str(python), "-m", "mypy", "--no-incremental", "user.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = subprocess.run([tool("pyright"), "--pythonpath", str(python), "user.py"], cwd=tmp_path,
+                          env=checker_env(), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and "0 errors" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_install_uninstall_and_check_without_pip(tmp_path: Path, stub_files: dict[str, str]) -> None:
+    """An environment without pip (as uv makes them): install, check and
+    uninstall work; jaxtypes is not installed there (a .pth file reaches this
+    checkout), which the message says."""
+    python, site = make_venv(tmp_path / "venv", pip=False)
+    assert subprocess.run([str(python), "-c", "import pip"], capture_output=True).returncode != 0
+    before = sorted(os.listdir(site))
+    proc = jaxtypes_in(python, "jax-stubs", "install")
+    assert proc.returncode == 0, proc.stderr
+    assert f"({len(stub_files)} files, for JAX {jax_stubs.locate_jax().version}) into {site}" in proc.stdout
+    assert "jaxtypes is not installed in that directory, so `pip uninstall jaxtypes` leaves them" in proc.stdout
+    assert _tree(site) == {rel: text.encode() for rel, text in stub_files.items()}
+    proc = jaxtypes_in(python, "jax-stubs", "check")
+    assert proc.returncode == 0 and "the versions installed" in proc.stdout, proc.stdout + proc.stderr
+    proc = jaxtypes_in(python, "jax-stubs", "uninstall")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("removed jax-stubs, jaxtypes-stubs, jaxtypes_jax_stubs-")
+    assert sorted(os.listdir(site)) == before
+    proc = jaxtypes_in(python, "jax-stubs", "uninstall")
+    assert proc.returncode == 0 and "nothing to remove" in proc.stdout
+
+
+def test_parallel_installs_leave_one_whole_install(tmp_path: Path, stub_files: dict[str, str]) -> None:
+    """Six installs at once into one site-packages: they take turns (a lock;
+    without it one removes another's staging directory as a leftover), and
+    every file is whole and as written, with nothing else left."""
+    python, site = make_venv(tmp_path / "venv", pip=False)
+    for _ in range(1):
+        procs = [subprocess.Popen([str(python), "-m", "jaxtypes", "jax-stubs", "install"], env=checker_env(),
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(6)]
+        for proc in procs:
+            out, err = proc.communicate(timeout=600)
+            assert proc.returncode == 0, err
+        assert _tree(site) == {rel: text.encode() for rel, text in stub_files.items()}
+        assert [n for n in _ours_in(site) if n.startswith(("~", stub_install.STAGING_PREFIX))] == []
+        assert len(stub_install.dist_infos(site)) == 1
+        check = jaxtypes_in(python, "jax-stubs", "check")
+        assert check.returncode == 0 and "the versions installed" in check.stdout, check.stdout + check.stderr
+
+
+class _Killed(BaseException):
+    """Stands for SIGKILL: no handler runs after it (staging is not removed)."""
+
+
+@pytest.mark.parametrize("after", [0, 1, 3, 4, 5, 11, 17])
+def test_an_install_stopped_at_any_step_is_reported_then_repaired(
+        tmp_path: Path, stub_files: dict[str, str], monkeypatch: pytest.MonkeyPatch, after: int) -> None:
+    """An install over an earlier one, stopped after ``after`` files moved
+    into place (0: none; 1-3: the new metadata, before its RECORD; 4: the
+    RECORD; 5-18: the 14 stubs): verify names every file that differs from the
+    new record, and the next install repairs it all."""
+    site = tmp_path / "site"
+    old = {rel: text + "# older\n" for rel, text in stub_files.items() if not rel.endswith("random.pyi")}
+    stub_install.install_files(old, "0.10.1+jaxtypes0.0.9", "older", site)
+    real_replace, real_rmtree = os.replace, shutil.rmtree
+    moves: list[str] = []
+
+    def replace(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        if len(moves) >= after:
+            raise _Killed
+        moves.append(str(dst))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(shutil, "rmtree", lambda *a, **k: None)
+    with pytest.raises(_Killed):
+        stub_install.install_files(stub_files, "0.10.2+jaxtypes0.1.0", "new", site)
+    monkeypatch.setattr(os, "replace", real_replace)
+    monkeypatch.setattr(shutil, "rmtree", real_rmtree)
+    problems = stub_install.verify(site)
+    assert problems, "a stopped install was reported whole"
+    assert any(p.startswith(stub_install.STAGING_PREFIX) and "interrupted" in p for p in problems), problems
+    if after >= 4:  # the new record is in place: the files not yet moved are named
+        not_moved = sorted(rel for rel in stub_files if str(site / rel) not in moves)
+        named = {p.split(":", 1)[0] for p in problems}
+        assert set(not_moved) <= named, (not_moved, problems)
+        assert "jax-stubs/random.pyi" in named or str(site / "jax-stubs/random.pyi") in moves
+    stub_install.install_files(stub_files, "0.10.2+jaxtypes0.1.0", "new", site)
+    assert stub_install.verify(site) == []
+    assert _tree(site) == {rel: text.encode() for rel, text in stub_files.items()}
+    assert [n for n in os.listdir(site) if n.startswith(stub_install.STAGING_PREFIX)] == []
+
+
+def test_a_killed_install_process_is_reported_then_repaired(tmp_path: Path, stub_files: dict[str, str]) -> None:
+    """The real thing: SIGKILL at several moments of `jaxtypes jax-stubs
+    install` over an earlier install.  Whatever is left, `check` either says
+    the stubs are current and every file is as written, or says what is
+    wrong and how to repair it; `install` then repairs it."""
+    python, site = make_venv(tmp_path / "venv", pip=False)
+    assert jaxtypes_in(python, "jax-stubs", "install").returncode == 0
+    for delay in (0.6, 1.3, 1.5):
+        proc = subprocess.Popen([str(python), "-m", "jaxtypes", "jax-stubs", "install"], env=checker_env(),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            proc.wait(timeout=delay)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        check = jaxtypes_in(python, "jax-stubs", "check")
+        if check.returncode == 0:
+            assert _tree(site) == {rel: text.encode() for rel, text in stub_files.items()}
+        else:
+            assert check.returncode == 1, check.stderr
+            assert check.stdout.endswith("Repair them with `jaxtypes jax-stubs install`\n"), check.stdout
+        assert jaxtypes_in(python, "jax-stubs", "install").returncode == 0
+        assert stub_install.verify(site) == []
+
+
+def _damage_truncate(site: Path) -> str:
+    path = site / "jax-stubs" / "_src" / "basearray.pyi"
+    path.write_bytes(path.read_bytes()[:100])
+    return "jax-stubs/_src/basearray.pyi: 100 bytes,"
+
+
+def _damage_empty(site: Path) -> str:
+    (site / "jax-stubs" / "random.pyi").write_bytes(b"")
+    return "jax-stubs/random.pyi: 0 bytes,"
+
+
+def _damage_missing(site: Path) -> str:
+    (site / "jaxtypes-stubs" / "markers.pyi").unlink()
+    return "jaxtypes-stubs/markers.pyi: missing"
+
+
+def _damage_changed(site: Path) -> str:
+    path = site / "jax-stubs" / "py.typed"
+    path.write_bytes(b"Partial\n")  # the same size, other bytes
+    return "jax-stubs/py.typed: changed since it was installed"
+
+
+def _damage_stray(site: Path) -> str:
+    (site / "jax-stubs" / "numpy" / "extra.pyi").write_text("x: int\n")
+    return "jax-stubs/numpy/extra.pyi: not written by the install"
+
+
+def _damage_record(site: Path) -> str:
+    (record,) = site.glob("*.dist-info/RECORD")
+    record.write_text("\n".join(record.read_text().splitlines()[:5]) + "\n")
+    return f"{record.parent.name}/RECORD: truncated"
+
+
+def _damage_pip_leftover(site: Path) -> str:
+    (site / "~ax-stubs" / "numpy").mkdir(parents=True)
+    return "~ax-stubs: left by an interrupted install or uninstall"
+
+
+def _damage_no_record(site: Path) -> str:
+    (info,) = stub_install.dist_infos(site)
+    shutil.rmtree(info)
+    return "jax-stubs/: installed without its record"
+
+
+DAMAGES = {f.__name__[len("_damage_"):]: f for f in (
+    _damage_truncate, _damage_empty, _damage_missing, _damage_changed, _damage_stray, _damage_record,
+    _damage_pip_leftover, _damage_no_record)}
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_check_names_the_damaged_file_and_install_repairs_it(
+        damage: str, tmp_path: Path, stub_files: dict[str, str], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    site = tmp_path / "site"
+    stub_install.install_files(stub_files, "0.10.2+jaxtypes0.1.0", "test", site)
+    assert stub_install.verify(site) == []
+    said = DAMAGES[damage](site)
+    monkeypatch.setattr(stub_install, "site_packages", lambda: site)
+    assert main(["jax-stubs", "check"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"the installed jax.Array stubs ({site}) are damaged, ")
+    assert said in out and out.endswith("Repair them with `jaxtypes jax-stubs install`\n"), out
+    stub_install.install_files(stub_files, "0.10.2+jaxtypes0.1.0", "test", site)
+    assert stub_install.verify(site) == []
+    assert _tree(site) == {rel: text.encode() for rel, text in stub_files.items()}
+    assert _ours_in(site) == sorted([*jax_stubs.PACKAGES, stub_install.LOCK,
+                                     f"{stub_install.DIST_PREFIX}0.10.2+jaxtypes0.1.0.dist-info"])
+
+
+@pytest.mark.parametrize(("name", "leftover"), [
+    ("~ax-stubs", True), ("~axtypes-stubs", True), ("~-x-stubs", True), ("~~xtypes-stubs", True),
+    ("~axtypes_jax_stubs-0.10.2+jaxtypes0.1.0.dist-info", True), ("~-xtypes_jax_stubs-0.9.0.dist-info", True),
+    ("~umpy", False), ("~ax-stubsx", False), ("jax-stubs", False), ("~axtypes-0.1.0.dist-info", False),
+    ("~ax", False),
+])
+def test_pip_leftovers_are_recognised(name: str, leftover: bool) -> None:
+    """pip renames a directory it uninstalls to "~" and the rest of its name
+    (its first letters replaced; pip's AdjacentTempDirectory): only ours count."""
+    assert stub_install._is_pip_leftover(name) is leftover
+
+
+def test_a_path_that_cannot_be_written_is_named(tmp_path: Path, stub_files: dict[str, str],
+                                                monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Tests run as root, where a read-only directory is still written: a
+    site-packages under a regular file cannot be, for anyone."""
+    (tmp_path / "file").write_text("")
+    site = tmp_path / "file" / "site-packages"
+    monkeypatch.setattr(stub_install, "site_packages", lambda: site)
+    assert main(["jax-stubs", "install"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"jaxtypes: error: cannot write {site}") and "Not a directory" in err, err
+    # a package directory that is a file: the install stops naming it
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "jaxtypes-stubs").write_text("")
+    with pytest.raises(stub_install.InstallError, match=re.escape(f"cannot write {site / 'jaxtypes-stubs'}")):
+        stub_install.install_files(stub_files, "0.10.2+jaxtypes0.1.0", "test", site)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
+                    reason="root writes into a read-only directory: the case above stands for it")
+def test_a_read_only_site_packages_is_named(tmp_path: Path, stub_files: dict[str, str]) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    site.chmod(0o555)
+    try:
+        with pytest.raises(stub_install.InstallError, match=re.escape(f"cannot write {site}")):
+            stub_install.install_files(stub_files, "0.10.2+jaxtypes0.1.0", "test", site)
+    finally:
+        site.chmod(0o755)
+
+
+def test_a_jax_upgrade_is_said_by_every_command(tmp_path: Path) -> None:
+    """After JAX changes version (here: a newer distribution record of jax put
+    first on the path), every jaxtypes command warns, naming both versions
+    and the fix; check says so too (exit code 1)."""
+    python, site = make_venv(tmp_path / "venv", pip=False)
+    assert jaxtypes_in(python, "jax-stubs", "install").returncode == 0
+    proc = jaxtypes_in(python, "promote", "int8", "uint8")
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    jax_version = jax_stubs.locate_jax().version
+    (site / "jax-0.11.0.dist-info").mkdir()
+    (site / "jax-0.11.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: jax\nVersion: 0.11.0\n")
+    proc = jaxtypes_in(python, "promote", "int8", "uint8")
+    assert proc.returncode == 0 and proc.stdout.startswith("int16"), proc.stdout + proc.stderr
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("jaxtypes: warning: the jax.Array stubs (the installed package jaxtypes-jax-stubs) "
+                           f"were made for jaxtypes ") and f"and JAX {jax_version}, but this environment has" in line
+    assert "and JAX 0.11.0: refresh them with `jaxtypes jax-stubs install`" in line
+    proc = jaxtypes_in(python, "jax-stubs", "check")
+    assert proc.returncode == 1 and "and JAX 0.11.0: refresh them" in proc.stdout
+    assert proc.stderr == ""
 
 
 # ------------------------------------------------------ the plugin in charge
@@ -1069,3 +1431,38 @@ def test_transform_exported_under_another_name_is_typed(tmp_path: Path) -> None:
     assert len(checkpoint(older)) >= 2 and checkpoint(older) == checkpoint(pinned)
     assert "checkpoint" in jax_function_stubs.exported_names(older.body, stub=True)
     assert "checkpoint_wrapper as checkpoint" not in ast.unparse(older)
+
+
+def test_install_prints_each_checker_s_set_up(installed: Path, request: pytest.FixtureRequest) -> None:
+    """`install` says what each checker needs besides the stubs: nothing for
+    pyright, basedpyright and ty; the plugin for mypy; a preset for pyrefly,
+    whose basic preset (no configuration file) reports no dtype error."""
+    printed = printed_settings(request.config.stash[INSTALL_OUTPUT])
+    assert printed == {
+        "pyright": None, "basedpyright": None, "ty": None,
+        "mypy": ("plugins = jaxtypes.mypy_plugin", "mypy.ini", "[mypy]"),
+        "pyrefly": ('preset = "default"', "pyproject.toml", "[tool.pyrefly]"),
+    }, request.config.stash[INSTALL_OUTPUT]
+
+
+PLANTED_BUG = """\
+from __future__ import annotations
+
+import jax
+from jaxtypes import bfloat16, float32
+
+
+def f(x: jax.Array[float32]) -> jax.Array[bfloat16]:
+    return x
+"""
+
+
+@pytest.mark.parametrize("configured", [False, True])
+def test_pyrefly_reports_dtype_errors_only_with_the_printed_preset(
+        configured: bool, installed: Path, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """Why `install` prints a line for pyrefly: from a project with no
+    configuration file, its basic preset reports no dtype error."""
+    if configured:
+        write_printed_settings(tmp_path, "pyrefly", printed_settings(request.config.stash[INSTALL_OUTPUT]))
+    errors = _run_installed("pyrefly", installed, tmp_path, stage({"model.py": PLANTED_BUG}, tmp_path))
+    assert bool(errors.get(("model.py", 8))) == configured, errors
