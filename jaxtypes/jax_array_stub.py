@@ -279,6 +279,13 @@ def _protocol_attribute(prelude: list[ast.stmt], name: str) -> str:
                          "teach jaxtypes.jax_array_stub about it")
 
 
+def _is_bound_method(dtype: ast.expr) -> bool:
+    """Whether a descriptor's ``obj: Array[...]`` reads a method's def
+    (``_Has_sum[_Bound_sum[_M]]``), not an operator's table (``_Has_add[_F]``)."""
+    return isinstance(dtype, ast.Subscript) and isinstance(dtype.slice, ast.Subscript) \
+        and isinstance(dtype.slice.value, ast.Name) and dtype.slice.value.id.startswith("_Bound_")
+
+
 def _table_variable(dtype: ast.expr) -> str | None:
     """The TypeVar a descriptor's ``obj: Array[...]`` solves for the marker's
     table: ``_F`` of ``_Has_add[_F]``; for a method, ``_M`` of
@@ -352,6 +359,15 @@ def _self_dispatched(node: ast.ClassDef, jax_table: str | None, prelude: list[as
         dtype = obj.slice
         var = _table_variable(dtype)
         if isinstance(dtype, ast.Subscript) and isinstance(dtype.value, ast.Name) and var is not None:
+            if _is_bound_method(dtype):
+                # First, the table's def bound, through the marker's protocols: the
+                # checkers that bind a self type through a protocol (pyright,
+                # basedpyright, pyrefly, ty) answer the def, so an editor's hover on
+                # ``x.sum`` shows its signature and result dtype; mypy passes over it
+                # to the per-marker overloads below (the same calls, the same answers).
+                instance += ["@overload",
+                             f"def __get__(self: {name}[{ast.unparse(dtype)}], obj: object, owner: Any, /)"
+                             f" -> {ast.unparse(returns)}: ..."]
             attribute = _protocol_attribute(prelude, dtype.value.id)
             for marker, tables in markers.items():
                 if attribute not in tables:

@@ -1094,8 +1094,12 @@ def transform_markers(text: str, tables: FunctionTables) -> str:
         # A numpy dtype to the checkers, as JAX's stubs (``float32: Any``) let
         # it be: ``dtype: jnp.dtype = jnp.float32`` is in most Flax configs.  Of
         # scalar type np.generic, so no overload taking ``np.dtype[np.float32]``
-        # (numpy's dtype is covariant in it) ever picks it.
-        "class DtypeOf(_np.dtype[_np.generic], Generic[_JaxtypesDtypeM, _JaxtypesCalledM]):",
+        # (numpy's dtype is covariant in it) ever picks it.  numpy declares its
+        # dtype final, which pyright, pyrefly and ty report when they check this stub
+        # (pyrefly and ty check a project's typings/): the subclass is for checkers only.
+        "class DtypeOf(_np.dtype[_np.generic], Generic[_JaxtypesDtypeM, _JaxtypesCalledM]):"
+        "  # pyright: ignore[reportGeneralTypeIssues]"
+        "  # pyrefly: ignore[invalid-inheritance]  # ty: ignore[subclass-of-final-class]",
         '    """JAX\'s scalar type of a dtype (``jnp.float32``): a dtype argument, and'
         ' callable (giving an array of the dtype as JAX canonicalizes it)."""',
         "    @property",

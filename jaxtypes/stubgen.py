@@ -524,7 +524,7 @@ _ARRAY_PRELUDE: Final = '''
 
 from abc import ABCMeta
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Generic, Protocol, SupportsIndex, overload, type_check_only
+from typing import Any, Generic, Literal, Protocol, SupportsIndex, overload, type_check_only
 
 import numpy as np
 from typing_extensions import Never, Self, TypeVar
@@ -635,10 +635,12 @@ class _UnknownScalar(_Table):
 # The signatures of a method's table, by the method's rule (jaxtypes.operations):
 # called, an Array of the table's dtype _R, or of the dtype= given.
 _METHOD_SIGNATURES: Final = {
+    # _R is the dtype promote_integers=True gives; False (narrow integers
+    # kept) or a bool of unknown value falls to the last signature: unknown.
     "reduce": [
         "(self, axis: AxisArgument = None, dtype: None = None, out: None = None,\n"
         "        keepdims: bool = False, initial: Any = None, where: Any = None,\n"
-        "        promote_integers: bool = True) -> Array[_R]: ...",
+        "        promote_integers: Literal[True] = True) -> Array[_R]: ...",
         "(self, axis: AxisArgument, dtype: type[DtypeMarkerT], out: None = None,\n"
         "        keepdims: bool = False, initial: Any = None, where: Any = None,\n"
         "        promote_integers: bool = True) -> Array[DtypeMarkerT]: ...",

@@ -12,7 +12,11 @@ stubs (``py.typed``).  The client speaks JSON-RPC with ``Content-Length``
 framing: initialize, initialized, didOpen, hover, completion, shutdown, exit.
 Every request has its own timeout; the server is killed if it has not exited.
 
-One server per checker serves all the tests of this module, on one worker.
+Both set-ups are served: jaxtypes.Array (SOURCE), and jax.Array with the
+stubs of ``jaxtypes jax-stubs --out typings`` in the project (JAX_SOURCE;
+``typings`` is pyright's default stubPath, so nothing is configured).
+
+One server per checker and set-up serves all the tests of this module, on one worker.
 """
 
 from __future__ import annotations
@@ -46,6 +50,14 @@ def dense(x: Array[bfloat16], w: Array[bfloat16], b: Array[float32], q: Array[in
     x.
 '''
 
+# The same code on jax.Array, in a project with the stubs of ``jaxtypes
+# jax-stubs --out typings`` (pyright's default stubPath: nothing to set up).
+JAX_SOURCE = SOURCE.replace(
+    "from jaxtypes import Array, bfloat16, float32, int8\n",
+    "from jax import Array\nfrom jaxtypes import bfloat16, float32, int8\n")
+SETUPS = ("jaxtypes", "jax-stubs")
+
+
 # What completion after ``x.`` must offer besides dunders: Array's public
 # members, written out (jaxtypes/stubgen.py, render_array, and the rest of
 # jax.Array's surface, jaxtypes/array_surface.py).
@@ -63,18 +75,21 @@ PUBLIC_MEMBERS = frozenset({
     "weak_type",
 })
 
+# What JAX 0.10's own stub of jax.Array declares besides its public members.
+JAX_PRIVATE_MEMBERS = frozenset({"_rewrap_with_aval_and_sharding"})
+
 # A name of the stubs' internals: a leading underscore, not after a word
 # character or a dot (tests/test_error_messages.py reads errors the same way).
 INTERNAL = re.compile(r"(?<![\w.])_[A-Za-z]\w*")
 
 
-def _position(line_start: str, needle: str, after: bool = False) -> dict[str, int]:
+def _position(source: str, line_start: str, needle: str, after: bool = False) -> dict[str, int]:
     """The LSP position of ``needle`` (or of the character after it) on the
-    line of SOURCE whose stripped text starts with ``line_start``."""
-    for n, line in enumerate(SOURCE.splitlines()):
+    line of ``source`` whose stripped text starts with ``line_start``."""
+    for n, line in enumerate(source.splitlines()):
         if line.strip().startswith(line_start):
             return {"line": n, "character": line.index(needle) + (len(needle) if after else 0)}
-    raise AssertionError(f"no line {line_start!r} in SOURCE")
+    raise AssertionError(f"no line {line_start!r} in the source")
 
 
 class LanguageServer:
@@ -160,10 +175,14 @@ class LanguageServer:
 
 
 class Session:
-    """A server (``name``: pyright or basedpyright) that has opened SOURCE as ``example.py``."""
+    """A server (``name``: pyright or basedpyright) that has opened the
+    ``setup``'s source (SOURCE, or JAX_SOURCE with the JAX stubs) as ``example.py``."""
 
-    def __init__(self, name: str, lsp: LanguageServer, uri: str) -> None:
-        self.name, self.lsp, self.uri = name, lsp, uri
+    def __init__(self, name: str, setup: str, source: str, lsp: LanguageServer, uri: str) -> None:
+        self.name, self.setup, self.source, self.lsp, self.uri = name, setup, source, lsp, uri
+
+    def position(self, line_start: str, needle: str, after: bool = False) -> dict[str, int]:
+        return _position(self.source, line_start, needle, after)
 
     def hover(self, position: dict[str, int]) -> str | None:
         """The hover's plain text, None when the server has none."""
@@ -191,15 +210,21 @@ def _environment() -> dict[str, str]:
 
 
 @pytest.fixture(scope="module", params=[
-    pytest.param("pyright", marks=pytest.mark.xdist_group("lsp")),
-    pytest.param("basedpyright", marks=pytest.mark.xdist_group("lsp")),
+    pytest.param((checker, setup), id=f"{checker}-{setup}", marks=pytest.mark.xdist_group("lsp"))
+    for checker in ("pyright", "basedpyright") for setup in SETUPS
 ])
 def session(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
-    root = tmp_path_factory.mktemp(request.param)
+    checker, setup = request.param
+    root = tmp_path_factory.mktemp(f"{checker}-{setup}")
     (root / "pyrightconfig.json").write_text(json.dumps({"typeCheckingMode": "standard"}))
+    source = SOURCE
+    if setup == "jax-stubs":
+        source = JAX_SOURCE
+        subprocess.run([sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", str(root / "typings")],
+                       cwd=root, env=_environment(), check=True, capture_output=True, timeout=600)
     path = root / "example.py"
-    path.write_text(SOURCE)
-    lsp = LanguageServer([tool(f"{request.param}-langserver"), "--stdio"], root, _environment())
+    path.write_text(source)
+    lsp = LanguageServer([tool(f"{checker}-langserver"), "--stdio"], root, _environment())
     try:
         lsp.request("initialize", {
             "processId": os.getpid(), "rootUri": root.as_uri(),
@@ -214,34 +239,35 @@ def session(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         })
         lsp.notify("initialized", {})
         lsp.notify("textDocument/didOpen", {"textDocument": {
-            "uri": path.as_uri(), "languageId": "python", "version": 1, "text": SOURCE}})
-        yield Session(request.param, lsp, path.as_uri())
+            "uri": path.as_uri(), "languageId": "python", "version": 1, "text": source}})
+        yield Session(checker, setup, source, lsp, path.as_uri())
     finally:
         code = lsp.close()
-    assert code == 0, f"{request.param}-langserver did not exit cleanly after shutdown and exit ({code})"
+    assert code == 0, f"{checker}-langserver did not exit cleanly after shutdown and exit ({code})"
 
 
 def test_hover_on_a_method_shows_its_signature_and_result_dtype(session: Session) -> None:
-    total = session.hover(_position("total =", "sum"))
-    count = session.hover(_position("count =", "sum"))
+    total = session.hover(session.position("total =", "sum"))
+    count = session.hover(session.position("count =", "sum"))
     for text, dtype in ((total, "bfloat16"), (count, "int32")):  # int8 sums widen to int32
         assert text is not None
         assert re.fullmatch(rf"\(variable\) def sum\(\n(    \w+: .+,?\n)+\) -> Array\[{dtype}\]", text), text
         assert "    axis: AxisArgument = None,\n" in text, text
-        assert "    promote_integers: bool = True\n" in text, text
+        # (True: False keeps narrow integers, a dtype the table does not know)
+        assert "    promote_integers: Literal[True] = True\n" in text, text
         assert not INTERNAL.search(text), text
 
 
 def test_hover_on_a_variable_shows_its_dtype(session: Session) -> None:
-    assert session.hover(_position("total =", "total")) == "(variable) total: Array[bfloat16]"
-    assert session.hover(_position("count =", "count")) == "(variable) count: Array[int32]"
-    assert session.hover(_position("z =", "z")) == "(variable) z: Array[bfloat16]"
-    assert session.hover(_position("y =", "y")) == "(variable) y: Array[float32]"
+    assert session.hover(session.position("total =", "total")) == "(variable) total: Array[bfloat16]"
+    assert session.hover(session.position("count =", "count")) == "(variable) count: Array[int32]"
+    assert session.hover(session.position("z =", "z")) == "(variable) z: Array[bfloat16]"
+    assert session.hover(session.position("y =", "y")) == "(variable) y: Array[float32]"
 
 
 def test_hover_on_an_operator(session: Session) -> None:
-    at = session.hover(_position("z =", "@"))
-    plus = session.hover(_position("y =", "+"))
+    at = session.hover(session.position("z =", "@"))
+    plus = session.hover(session.position("y =", "+"))
     if session.name == "pyright":  # no hover on an operator
         assert at is None and plus is None, (at, plus)
         return
@@ -258,7 +284,9 @@ def test_hover_on_an_operator(session: Session) -> None:
 
 
 def test_completion_lists_public_members_and_no_private_ones(session: Session) -> None:
-    labels = session.completion(_position("x.", "x.", after=True))
+    labels = session.completion(session.position("x.", "x.", after=True))
     dunders = {n for n in labels if n.startswith("__") and n.endswith("__")}
     assert {"__add__", "__matmul__", "__getitem__"} <= dunders, sorted(labels)
-    assert {n for n in labels if n not in dunders} == PUBLIC_MEMBERS, sorted(labels)
+    # With the JAX stubs, jax.Array also has the private members JAX's own stub declares.
+    own = JAX_PRIVATE_MEMBERS if session.setup == "jax-stubs" else frozenset()
+    assert {n for n in labels if n not in dunders} == PUBLIC_MEMBERS | own, sorted(labels)

@@ -3,7 +3,7 @@
 
 from abc import ABCMeta
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Generic, Protocol, SupportsIndex, overload, type_check_only
+from typing import Any, Generic, Literal, Protocol, SupportsIndex, overload, type_check_only
 
 import numpy as np
 from typing_extensions import Never, Self, TypeVar
@@ -115,7 +115,7 @@ class SumTo(_Table, Generic[_R]):
     @overload
     def sum(self, axis: AxisArgument = None, dtype: None = None, out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
-        promote_integers: bool = True) -> Array[_R]: ...
+        promote_integers: Literal[True] = True) -> Array[_R]: ...
     @overload
     def sum(self, axis: AxisArgument, dtype: type[DtypeMarkerT], out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
@@ -137,7 +137,7 @@ class ProdTo(_Table, Generic[_R]):
     @overload
     def prod(self, axis: AxisArgument = None, dtype: None = None, out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
-        promote_integers: bool = True) -> Array[_R]: ...
+        promote_integers: Literal[True] = True) -> Array[_R]: ...
     @overload
     def prod(self, axis: AxisArgument, dtype: type[DtypeMarkerT], out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
