@@ -163,7 +163,8 @@ def _readme_argument_codes() -> dict[str, tuple[set[str], set[str]]]:
     """{set-up: (codes without the stubs, codes with them)} of the README's
     table of a wrong argument's codes."""
     text = README.read_text()
-    table = text[text.index("### Ignore comments"):].split("\n\n")[1]
+    section = text[text.index("### Ignore comments"):]
+    table = next(block for block in section.split("\n\n") if block.startswith("| checker |"))
     names = {"mypy": "mypy", "mypy with the plugin": "mypy-plugin", "pyright": "pyright",
              "basedpyright": "basedpyright", "pyrefly": "pyrefly", "ty": "ty"}
     out = {}

@@ -29,6 +29,8 @@ class TransformerConfig:
     compute_dtype: DTypeLike = jnp.bfloat16
     numpy_dtype: np.dtype = jnp.float32
     attention_dtype: jnp.dtype | None = None
+    # (sic: a call in a type expression, as one public config writes it)
+    cache_dtype: str | type(jnp.float64) = jnp.float32
 
 
 class TrainState(NamedTuple):
@@ -108,6 +110,10 @@ def pad_to_even(signal: jax.Array, n: int) -> jax.Array:
     return jnp.pad(signal, ((0, n % 2),))
 
 
+def pad_computed(signal: jax.Array, n: int) -> jax.Array:
+    return jnp.pad(signal, [[0, jnp.mod(n, 2)]])
+
+
 def pad_reflect(signal: jax.Array, width: int) -> jax.Array:
     return jnp.pad(signal, [(width, width)], mode="reflect")
 
@@ -170,6 +176,7 @@ def demo() -> None:
     assert (jnp.ones((2, 3)) @ Scale(jnp.ones((3, 3)))).shape == (2, 3)
     assert pad_to_even(jnp.ones(3), 3).shape == (4,)
     assert pad_reflect(jnp.ones(3), 1).shape == (5,)
+    assert pad_computed(jnp.ones(3), 3).shape == (4,)
     assert masked_logits(x, x > 0).dtype == jnp.float32
     assert dtype_of(x) == DEFAULT_DTYPE and not is_low_precision(x)
     assert promote_pair(x.astype(jnp.bfloat16), x.astype(jnp.float16)).dtype == jnp.float32
