@@ -12,9 +12,11 @@ stubs (``py.typed``).  The client speaks JSON-RPC with ``Content-Length``
 framing: initialize, initialized, didOpen, hover, completion, shutdown, exit.
 Every request has its own timeout; the server is killed if it has not exited.
 
-Both set-ups are served: jaxtypes.Array (SOURCE), and jax.Array with the
-stubs of ``jaxtypes jax-stubs --out typings`` in the project (JAX_SOURCE;
-``typings`` is pyright's default stubPath, so nothing is configured).
+Three set-ups are served: jaxtypes.Array (SOURCE); jax.Array (JAX_SOURCE)
+with the stubs of ``jaxtypes jax-stubs --out typings`` in the project
+(``typings`` is pyright's default stubPath, so nothing is configured); and
+jax.Array with the stubs of ``jaxtypes jax-stubs install`` (the Quick start),
+in a throwaway environment the server runs in.
 
 One server per checker and set-up serves all the tests of this module, on one worker.
 """
@@ -35,6 +37,7 @@ from typing import Any
 import pytest
 
 from checkers import BIN, tool
+from test_jax_stubs import jaxtypes_in, make_venv
 
 REQUEST_TIMEOUT = 180.0  # seconds; the first request waits for the server to analyse
 
@@ -55,7 +58,9 @@ def dense(x: Array[bfloat16], w: Array[bfloat16], b: Array[float32], q: Array[in
 JAX_SOURCE = SOURCE.replace(
     "from jaxtypes import Array, bfloat16, float32, int8\n",
     "from jax import Array\nfrom jaxtypes import bfloat16, float32, int8\n")
-SETUPS = ("jaxtypes", "jax-stubs")
+# "jax-stubs-installed": the Quick start's set-up, `jaxtypes jax-stubs install`
+# run in a throwaway environment the servers run in (activated as a user's).
+SETUPS = ("jaxtypes", "jax-stubs", "jax-stubs-installed")
 
 
 # What completion after ``x.`` must offer besides dunders: Array's public
@@ -201,11 +206,11 @@ class Session:
         return [item["label"] for item in items]
 
 
-def _environment() -> dict[str, str]:
-    """The user's shell with jaxtypes' environment activated."""
+def _environment(venv: Path | None = None) -> dict[str, str]:
+    """The user's shell with jaxtypes' environment (or ``venv``) activated."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["PATH"] = os.pathsep.join([str(BIN), env.get("PATH", "")])
-    env["VIRTUAL_ENV"] = sys.prefix
+    env["PATH"] = os.pathsep.join([str(BIN if venv is None else venv / "bin"), env.get("PATH", "")])
+    env["VIRTUAL_ENV"] = sys.prefix if venv is None else str(venv)
     return env
 
 
@@ -217,14 +222,21 @@ def session(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     checker, setup = request.param
     root = tmp_path_factory.mktemp(f"{checker}-{setup}")
     (root / "pyrightconfig.json").write_text(json.dumps({"typeCheckingMode": "standard"}))
-    source = SOURCE
+    source, env = SOURCE, _environment()
     if setup == "jax-stubs":
         source = JAX_SOURCE
         subprocess.run([sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", str(root / "typings")],
-                       cwd=root, env=_environment(), check=True, capture_output=True, timeout=600)
+                       cwd=root, env=env, check=True, capture_output=True, timeout=600)
+    elif setup == "jax-stubs-installed":
+        source = JAX_SOURCE
+        venv = tmp_path_factory.mktemp(f"{checker}-env") / "venv"
+        python, _ = make_venv(venv)
+        proc = jaxtypes_in(python, "jax-stubs", "install")
+        assert proc.returncode == 0, proc.stderr
+        env = _environment(venv)
     path = root / "example.py"
     path.write_text(source)
-    lsp = LanguageServer([tool(f"{checker}-langserver"), "--stdio"], root, _environment())
+    lsp = LanguageServer([tool(f"{checker}-langserver"), "--stdio"], root, env)
     try:
         lsp.request("initialize", {
             "processId": os.getpid(), "rootUri": root.as_uri(),
@@ -288,5 +300,5 @@ def test_completion_lists_public_members_and_no_private_ones(session: Session) -
     dunders = {n for n in labels if n.startswith("__") and n.endswith("__")}
     assert {"__add__", "__matmul__", "__getitem__"} <= dunders, sorted(labels)
     # With the JAX stubs, jax.Array also has the private members JAX's own stub declares.
-    own = JAX_PRIVATE_MEMBERS if session.setup == "jax-stubs" else frozenset()
+    own = JAX_PRIVATE_MEMBERS if session.setup.startswith("jax-stubs") else frozenset()
     assert {n for n in labels if n not in dunders} == PUBLIC_MEMBERS | own, sorted(labels)
