@@ -1029,17 +1029,20 @@ def test_a_path_that_cannot_be_written_is_named(tmp_path: Path, stub_files: dict
         stub_install.install_files(stub_files, "0.10.2+jaxtypes0.1.0", "test", site)
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
-                    reason="root writes into a read-only directory: the case above stands for it")
-def test_a_read_only_site_packages_is_named(tmp_path: Path, stub_files: dict[str, str]) -> None:
+def test_a_site_packages_without_write_permission_is_named(tmp_path: Path, stub_files: dict[str, str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read-only site-packages, as the operating system refuses it to a user
+    (the tests run as root, who may write anywhere, so the refusal is the
+    one os.mkdir raises there, EACCES)."""
     site = tmp_path / "site"
     site.mkdir()
-    site.chmod(0o555)
-    try:
-        with pytest.raises(stub_install.InstallError, match=re.escape(f"cannot write {site}")):
-            stub_install.install_files(stub_files, "0.10.2+jaxtypes0.1.0", "test", site)
-    finally:
-        site.chmod(0o755)
+
+    def refused(*args: object, **kwargs: object) -> str:
+        raise PermissionError(13, "Permission denied", str(site))
+
+    monkeypatch.setattr(stub_install.tempfile, "mkdtemp", refused)
+    with pytest.raises(stub_install.InstallError, match=re.escape(f"cannot write {site}") + ".*Permission denied"):
+        stub_install.install_files(stub_files, "0.10.2+jaxtypes0.1.0", "test", site)
 
 
 def test_a_jax_upgrade_is_said_by_every_command(tmp_path: Path) -> None:
