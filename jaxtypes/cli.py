@@ -53,7 +53,8 @@ WEAK_ALIASES: Final = {
     lattice.WEAK_INT: lattice.WEAK_INT, lattice.WEAK_FLOAT: lattice.WEAK_FLOAT,
     lattice.WEAK_COMPLEX: lattice.WEAK_COMPLEX,
 }
-# Seed 000's short codes (b1, u1, bf, f2, c8, ...) are accepted too; they agree
+# The short codes of JAX's documented promotion table (b1, u1, bf, f2, c8, ...;
+# "Type promotion semantics", https://docs.jax.dev/en/latest/type_promotion.html) are accepted too; they agree
 # with numpy's own codes where numpy has one (u1 = uint8, c8 = complex64).
 _CODE_ALIASES: Final = {
     code: node for node, code in lattice.SEED_CODES.items() if not lattice.is_weak(node)
@@ -204,7 +205,7 @@ def parse_node(name: str) -> str:
     Accepts node names (``float32``, ``float8_e4m3fn``); ``int``/``float``/
     ``complex``, ``i*``/``f*``/``c*`` or the markers' ``weak_int``/
     ``weak_float``/``weak_complex`` for the weak types; the markers' ``bool_``;
-    seed 000's codes (``bf``, ``f2``, ``u8``, ``c16``); and any other name or
+    the codes of JAX's documented table (``bf``, ``f2``, ``u8``, ``c16``); and any other name or
     code numpy reads as a JAX dtype (``single``, ``double``, ``i4``, ``?``).
     Anything else is a ``CLIError`` with a suggestion where one is likely.
     """
@@ -218,7 +219,8 @@ def parse_node(name: str) -> str:
         hint += "; it names a file: quote i*, f*, c* or write weak_int, weak_float, weak_complex"
     raise CLIError(
         f"unknown dtype {shown(name)}{hint}; valid names: {', '.join(VALID_NAMES)}, "
-        "weak_int/weak_float/weak_complex, seed codes (b1, u1 ... c16, bf) or numpy's names and codes"
+        "weak_int/weak_float/weak_complex, the codes of JAX's documented table (b1, u1 ... c16, bf) "
+        "or numpy's names and codes"
     )
 
 

@@ -52,7 +52,8 @@ WEAK: Final = (WEAK_INT, WEAK_FLOAT, WEAK_COMPLEX)
 STRONG: Final = (BOOL,) + UNSIGNED_INTS + SIGNED_INTS + FLOATS + COMPLEXES
 NODES: Final = STRONG + WEAK
 
-# The 18 nodes of seed 000's table, in its order, with its short codes.
+# The 18 nodes of the table in JAX's documentation, "Type promotion semantics" (https://docs.jax.dev/en/latest/type_promotion.html),
+# in its order, with its short codes.
 SEED_NODES: Final = (
     "bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32",
     "int64", "bfloat16", "float16", "float32", "float64", "complex64",

@@ -1,4 +1,5 @@
-"""``promote_dtype``: cast arrays to their common dtype (Flax's helper, seed 004).
+"""``promote_dtype``: cast arrays to their common dtype (Flax's helper; FLIP 1777,
+"Default dtypes", https://github.com/google/flax/blob/main/docs/flip/1777-default-dtype.md).
 
 Flax's ``promote_dtype`` (FLIP 1777's ``promote_arrays``) brings a layer's
 inputs and parameters to one dtype before computing, so that a float64 or

@@ -7,7 +7,7 @@ text (no timestamps, no dict-order surprises: every ordering follows
 README sections) print what these functions return.
 
 Tables
-    ``promotion_table(variant, fmt)`` lays the table out as seed 000 does: rows
+    ``promotion_table(variant, fmt)`` lays the table out as JAX's documentation does: rows
     and columns are ``lattice.SEED_NODES`` (weak columns ``i*``, ``f*``, ``c*``
     included) labelled with ``lattice.SEED_CODES``; a cell is the join of its
     row and column, as ``jax.dtypes.result_type`` gives it (``result_node``:
@@ -72,7 +72,7 @@ def label(node: str, codes: bool = True) -> str:
 
 
 def table_nodes(all_nodes: bool = False) -> tuple[str, ...]:
-    """The rows (= columns) of the table: seed 000's 18, or every node (35)."""
+    """The rows (= columns) of the table: the 18 of JAX's documented table, or every node (35)."""
     return lattice.NODES if all_nodes else lattice.SEED_NODES
 
 
@@ -139,7 +139,8 @@ def csv_table(v: Variant, all_nodes: bool = False) -> str:
 def html_table(v: Variant, all_nodes: bool = False) -> str:
     """The promotion table as an HTML ``<table>``, one ``<tr>`` per line.
 
-    As in JAX's 2020 table (seed 002), cells where JAX differs from
+    As in JAX's 2020 table (docs/type_promotion.rst of JAX at commit 2dfc5f9,
+    https://github.com/google/jax), cells where JAX differs from
     ``numpy.promote_types`` have ``class="d"``; cells with no join have
     ``class="none"``.
     """

@@ -1,4 +1,5 @@
-"""Annotations for code that uses JAX arrays (seed 003, JAX's typing roadmap).
+"""Annotations for code that uses JAX arrays (JAX's typing roadmap,
+JEP 12049, https://docs.jax.dev/en/latest/jep/12049-type-annotations.html).
 
 Inputs are typed permissively, outputs strictly:
 

@@ -3,7 +3,7 @@
 The generated ``numpy_*.py`` files (every lattice dtype against every NumPy
 scalar and array type, about 8,400 lines) cost each checker about as much as
 all the other case files together; the default run has 5 minutes on two cores
-and samples slow checks (issue 13).  So the default run checks the rows whose
+and samples slow checks.  So the default run checks the rows whose
 jaxtypes operand is one of SAMPLED_DTYPES, in every checker, and ``pytest -m
 slow`` checks the other rows.  Every operator, every NumPy operand and every
 kind of dtype is in the sample.  A row left out of a part is blanked, so line

@@ -1,8 +1,8 @@
 """JAX's promotion lattice as JAX's documentation writes it, written out once.
 
 The 35 nodes (in the order of ``jaxtypes.lattice.NODES``) and the direct
-upper edges of each configuration, copied from JAX's "Type promotion
-semantics" page (design seed 000) and /work/shared/reference/jax-promotion-facts.md.
+upper edges of each configuration, copied from JAX's documentation, "Type promotion semantics"
+(https://docs.jax.dev/en/latest/type_promotion.html), and checked against JAX 0.10.2.
 Nothing here is computed from jaxtypes, and nothing imports jaxtypes or JAX:
 the JAX oracle scripts (whose data must come from JAX alone) take the node
 list from here, and the tests check jaxtypes against these facts instead of

@@ -1,7 +1,7 @@
-"""Seed 000's 18x18 x64 promotion table, written out once for the tests.
+"""The 18x18 x64 promotion table of JAX's documentation, written out once for the tests.
 
-Copied verbatim from ``/work/shared/seeds/000_*.txt`` (header and rows; the
-markdown separator row is left out).  Row = left operand, column = right
+Copied verbatim from "Type promotion semantics" (https://docs.jax.dev/en/latest/type_promotion.html;
+header and rows, the markdown separator row left out).  Row = left operand, column = right
 operand.  Nothing here is computed by jaxtypes.
 """
 

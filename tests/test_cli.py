@@ -1,8 +1,7 @@
 """The ``jaxtypes`` command line.
 
-Expected values are written out from the documented table (seed 000, JAX's
-x64 table) and the facts in shared/reference/jax-promotion-facts.md, not
-computed with the code under test.
+Expected values are written out from the table in JAX's documentation, "Type promotion semantics" (https://docs.jax.dev/en/latest/type_promotion.html)
+(JAX's x64 table), not computed with the code under test.
 """
 
 from __future__ import annotations
@@ -22,15 +21,15 @@ import numpy as np
 import pytest
 
 from jaxtypes.cli import main
-from seed_000 import CODES, seed_rows  # seed 000's table, verbatim
+from seed_000 import CODES, seed_rows  # JAX's documented table, verbatim
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def x32_rows() -> list[list[str]]:
     """JAX's own table with x64 disabled (``jnp.add`` of each pair, recorded
-    from JAX 0.10.2 by tests/oracle/make_jax_tables.py), in seed 000's codes:
-    JAX's test names complex64/complex128 c4/c8 where seed 000 says c8/c16."""
+    from JAX 0.10.2 by tests/oracle/make_jax_tables.py), in the documented
+    table's codes: JAX's test names complex64/complex128 c4/c8 where the table says c8/c16."""
     data = json.loads((REPO / "tests" / "data" / "jax_observed_tables.json").read_text(encoding="utf-8"))
     to_seed = {"c4": "c8", "c8": "c16"}
     assert [to_seed.get(c, c) for c in data["codes"]] == CODES
@@ -112,7 +111,7 @@ def test_table_html_has_header_and_18_rows(capsys):
     assert len(body) == 18
     assert [[c[2] for c in row] for row in body] == seed_rows()
     cell = {(r[0][2], CODES[j]): c for r in body for j, c in enumerate(r[1:])}
-    # Differences from numpy are marked (seed 002's green cells), others not.
+    # Differences from numpy are marked (the green cells of JAX's 2020 table), others not.
     assert "d" in cell["u8", "i1"][1].split()  # JAX f*, numpy float64
     assert "d" in cell["u4", "f4"][1].split()  # JAX float32, numpy float64
     assert "d" in cell["i2", "f2"][1].split()  # JAX float16, numpy float32
@@ -193,7 +192,7 @@ def test_table_help_explains_flags(capsys):
     "argv, expected",
     [
         (["bfloat16", "float16", "--x64"], "float32 weak_type=False"),
-        (["bf", "f2", "--x64"], "float32 weak_type=False"),  # seed codes
+        (["bf", "f2", "--x64"], "float32 weak_type=False"),  # the documented table's codes
         (["uint64", "int8", "--x64"], "float64 weak_type=True"),  # f*, materialised as float64
         (["int64", "uint64", "--x64"], "float64 weak_type=True"),
         (["uint32", "int8", "--x64"], "int64 weak_type=False"),
@@ -443,7 +442,7 @@ def test_diff_numpy_known_cells(capsys):
     # int8 with uint64: JAX's weak float, numpy's float64.
     assert cells[frozenset(("int8", "uint64"))] == ("f*", "float64", "weak")
     assert cells[frozenset(("int64", "uint64"))] == ("f*", "float64", "weak")
-    # Seed 002's highlighted cells: JAX keeps the float's width.
+    # The highlighted cells of JAX's 2020 table: JAX keeps the float's width.
     assert cells[frozenset(("uint32", "float32"))] == ("float32", "float64", "dtype")
     assert cells[frozenset(("int16", "float16"))] == ("float16", "float32", "dtype")
     assert cells[frozenset(("int64", "complex64"))] == ("complex64", "complex128", "dtype")

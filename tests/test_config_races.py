@@ -60,7 +60,7 @@ def run_fresh(code: str, tmp_path: Path) -> dict[str, Any]:
 def test_update_inside_result_type_does_not_poison_the_strict_cache(
     tmp_path: Path, operands: str
 ) -> None:
-    # Issue 14, 1: the update lands while result_type is in lattice_result_type;
+    # The update lands while result_type is in lattice_result_type;
     # for every input kind the cache keys.
     report = run_fresh("""
         import json, sys
@@ -128,7 +128,7 @@ def test_x64_flipped_inside_promote_types_does_not_poison_the_x64_cache(tmp_path
 
 
 def test_scopes_entered_while_update_runs(tmp_path: Path) -> None:
-    # Issue 14, 2: scopes are entered while config.update runs (here: at every
+    # Scopes are entered while config.update runs (here: at every
     # line it executes; copied contexts make no difference, scopes being per
     # thread).  The update must neither fail nor leave any answer stale.
     report = run_fresh("""

@@ -71,7 +71,7 @@ def test_generated_copy_is_fresh_and_holds_the_table(readme_copy: Path):
     proc = generate("--check", "--root", str(readme_copy.parent), *SECTIONS)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     text = readme_copy.read_text(encoding="utf-8")
-    # Rows of seed 000's table, written out.
+    # Rows of JAX's documented table, written out.
     assert "| u8 | u8 | u8 | u8 | u8 | u8 | f* | f* | f* | f* | bf | f2 | f4 | f8 | c8 | c16 | u8 | f* | c* |" in text
     assert "| bf | bf | bf | bf | bf | bf | bf | bf | bf | bf | bf | f4 | f4 | f8 | c8 | c16 | bf | bf | c8 |" in text
     assert "| uint32 | int8 | int64 | int32 |" in text  # the x32 difference

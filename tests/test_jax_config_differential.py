@@ -1,4 +1,4 @@
-"""jaxtypes follows JAX's configuration however a program sets it (issues 14, 15, 16).
+"""jaxtypes follows JAX's configuration however a program sets it.
 
 No jaxtypes scope and no environment variable is used to configure the
 comparisons here: JAX is configured the ways users configure it, and every
@@ -290,7 +290,7 @@ def test_promotion_error_is_jax_s_class_and_a_value_error_without_chaining() -> 
             assert info.value.__context__ is None and info.value.__cause__ is None
 
 
-# ------------------------------------------------------------ issue 14, item 8
+# ------------------------------------------------------------ values as JAX reads them
 @pytest.mark.parametrize("value", [np.True_, np.False_, 1, 0, 2, "yes", "", None, np.int64(1)])
 def test_x64_values_are_read_as_jax_reads_them(value: Any) -> None:
     with jax.enable_x64(value):
@@ -411,7 +411,7 @@ def test_exiting_a_scope_in_another_thread_or_task_is_not_an_error() -> None:
     assert jaxtypes.promote_types("float32", "int32") == np.dtype("float32")
 
 
-# ------------------------------------------------------------ issue 16, item 3
+# ------------------------------------------------------------ JAX's own value kinds
 def test_symbolic_dimensions_prng_keys_and_typed_literals_as_in_jax() -> None:
     sym, = jax.export.symbolic_shape("a")
     key = jax.random.key(0)

@@ -445,7 +445,7 @@ TYPOS_MISSED: dict[str, dict[str, tuple[int, int]]] = {
 
 @pytest.mark.parametrize("checker", CHECKERS)
 def test_typos_still_reported(checker: str, runs: Runs) -> None:
-    """Item 4 of issue 10: with the stubs, plain jax.Array code keeps its checking."""
+    """With the stubs, plain jax.Array code keeps its checking."""
     assert set(runs.typos) == set(TYPOS_MISSED)
     counts, expected = {}, {}
     for rel, text in sorted(runs.typos.items()):
@@ -1129,7 +1129,7 @@ STANDARD_X64, STRICT_X64 = PLUGIN_CASES
 
 @pytest.mark.parametrize("settings", [STANDARD_X64])
 def test_plugin_settings_apply_to_jax_array(typings: Path, tmp_path: Path, settings: str) -> None:
-    """Item 5 of issue 10: with the stubs on mypy_path, [jaxtypes] settings apply
+    """With the stubs on mypy_path, [jaxtypes] settings apply
     (x64 here; strict promotion with the stubs installed, below)."""
     shutil.copytree(typings, tmp_path / "typings")
     config = (f"[mypy]\nmypy_path = typings/{jax_stubs.MYPY_DIR}\nplugins = jaxtypes.mypy_plugin\n\n"

@@ -106,7 +106,7 @@ def test_committed_nodes_are_the_lattice_nodes() -> None:
 
 
 def test_committed_tables_are_jax_s_published_ones() -> None:
-    """Spot checks against the literal tables of JAX's dtypes_test (and seed 000)."""
+    """Spot checks against the literal tables of JAX's dtypes_test (and JAX's documented table)."""
     t64 = OBSERVED["tables"]["x64"]["table"]
     t32 = OBSERVED["tables"]["x32"]["table"]
     ix = CODES.index

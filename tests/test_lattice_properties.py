@@ -1,6 +1,7 @@
 """Lattice properties of ``jaxtypes.lattice``, over every node and every variant.
 
-The design (seed 001) asks of the promotion lattice: a join exists, is unique,
+JAX's design (JEP 9407, "Design of Type Promotion Semantics for JAX",
+https://docs.jax.dev/en/latest/jep/9407-type-promotion.html) asks of the promotion lattice: a join exists, is unique,
 commutative and associative.  JAX's lattice is only a *partial* one: the
 sub-byte integers and the small floats are deliberately left without most
 joins.  Every expected answer here comes from facts written out by hand, never
@@ -154,7 +155,7 @@ def test_standard_join_existence_rule_exhaustive(v):
 @pytest.mark.parametrize("v", STANDARD, ids=lambda v: v.label)
 def test_standard_joins_are_total_outside_the_no_promotion_nodes(v):
     rest = [n for n in ALL_NODES if n not in NO_PROMOTION]
-    assert len(rest) == 18  # exactly seed 000's 18 nodes
+    assert len(rest) == 18  # exactly the documented table's 18 nodes
     assert all(lattice.join(a, b, v) is not None for a in rest for b in rest)
 
 

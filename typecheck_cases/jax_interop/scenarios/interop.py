@@ -177,7 +177,7 @@ def protocols(xs: list[jax.Array], fs: list[jax.Array[float32]]) -> None:
     sorted(fs)
 
 
-# -- numpy's spellings of a dtype in astype (issue 10, item 7): the marker's dtype
+# -- numpy's spellings of a dtype in astype: the marker's dtype
 def numpy_dtypes(x: jax.Array[float32], b: jax.Array, d: np.dtype[Any],
                  d16: np.dtype[np.float16]) -> None:
     assert_type(x.astype(np.int8), jax.Array[int8])
@@ -187,7 +187,7 @@ def numpy_dtypes(x: jax.Array[float32], b: jax.Array, d: np.dtype[Any],
     assert_type(x.astype(d), jax.Array[Any])
 
 
-# -- JAX's scalar types as dtypes (issue 10, item 7)
+# -- JAX's scalar types as dtypes
 def jax_dtypes(x: jax.Array[float32], b: jax.Array, n: int) -> None:
     assert_type(x.astype(jnp.int8), jax.Array[int8])
     assert_type(jnp.zeros((2, 2), jnp.bfloat16), jax.Array[bfloat16])
@@ -198,7 +198,7 @@ def jax_dtypes(x: jax.Array[float32], b: jax.Array, n: int) -> None:
     jnp.dtype(jnp.float32)
 
 
-# -- the dtype flows through JAX's functions and transforms (issue 11)
+# -- the dtype flows through JAX's functions and transforms
 def _dense(x: jax.Array[bfloat16], w: jax.Array[bfloat16]) -> jax.Array[float32]:
     return jnp.dot(x, w, preferred_element_type=jnp.float32)
 
