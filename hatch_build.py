@@ -34,8 +34,7 @@ class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         except Exception as err:  # noqa: BLE001 - any compiler failure
             if os.environ.get("JAXTYPES_REQUIRE_SPEEDUPS") == "1":
                 raise
-            print(f"jaxtypes: C fast paths not built ({err}); using the Python paths",
-                  file=sys.stderr)
+            print(f"jaxtypes: C fast paths not built ({err}); using the Python paths", file=sys.stderr)
             return
         if version == "editable":
             # The editable install imports jaxtypes from the checkout: the

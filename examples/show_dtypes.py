@@ -86,8 +86,7 @@ class _Instrument(ast.NodeTransformer):
 
     def _record(self, node: ast.expr, line: int, kind: str) -> ast.expr:
         thunk = ast.Lambda(ast.arguments([], [], None, [], [], None, []), node)
-        return ast.Call(ast.Name(RECORD, ast.Load()),
-                        [ast.Constant(line), thunk, ast.Constant(kind)], [])
+        return ast.Call(ast.Name(RECORD, ast.Load()), [ast.Constant(line), thunk, ast.Constant(kind)], [])
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
@@ -115,10 +114,15 @@ def _argument(annotation: ast.expr | None, where: str) -> Any:
 
     import jaxtypes
 
-    if not (isinstance(annotation, ast.Subscript) and isinstance(annotation.slice, ast.Name)
-            and hasattr(jaxtypes, annotation.slice.id)):
-        raise ValueError(f"{where}: annotate each parameter as jax.Array[<jaxtypes dtype>], "
-                         f"not {ast.unparse(annotation) if annotation else 'nothing'}")
+    if not (
+        isinstance(annotation, ast.Subscript)
+        and isinstance(annotation.slice, ast.Name)
+        and hasattr(jaxtypes, annotation.slice.id)
+    ):
+        raise ValueError(
+            f"{where}: annotate each parameter as jax.Array[<jaxtypes dtype>], "
+            f"not {ast.unparse(annotation) if annotation else 'nothing'}"
+        )
     return jnp.ones((4, 4), np.dtype(getattr(jaxtypes, annotation.slice.id)))
 
 
@@ -145,8 +149,7 @@ def run_under_jax(source: str, error_lines: set[int]) -> dict[int, str]:
     exec(compile(tree, str(HERE / EXAMPLE), "exec"), namespace)
     for node in ast.parse(source).body:
         if isinstance(node, ast.FunctionDef):
-            args = [_argument(a.annotation, f"{EXAMPLE}:{node.lineno} {node.name}({a.arg})")
-                    for a in node.args.args]
+            args = [_argument(a.annotation, f"{EXAMPLE}:{node.lineno} {node.name}({a.arg})") for a in node.args.args]
             namespace[node.name](*args)
     return found
 
@@ -162,18 +165,17 @@ def plain_jax(source: str) -> str:
 def check(checker: str, root: Path, mypy_config: str | None, stubs: bool) -> Result:
     start = time.perf_counter()
     out = execute(checker, root, command(checker, root, [EXAMPLE], mypy_config=mypy_config, stubs=stubs))
-    reveals = {line: types[-1] for (path, line), types in revealed(checker, out, root).items()
-               if path == EXAMPLE}
-    errors = {line: msgs for (path, line), msgs in reported_errors(checker, out, root).items()
-              if path == EXAMPLE}
+    reveals = {line: types[-1] for (path, line), types in revealed(checker, out, root).items() if path == EXAMPLE}
+    errors = {line: msgs for (path, line), msgs in reported_errors(checker, out, root).items() if path == EXAMPLE}
     return Result(reveals, errors, time.perf_counter() - start)
 
 
 def write_stubs(project: Path) -> tuple[str, float]:
     """``jaxtypes jax-stubs --out typings`` in ``project``; what it printed."""
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", STUBS],
-                          cwd=project, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", STUBS], cwd=project, capture_output=True, text=True
+    )
     if proc.returncode != 0:
         raise SystemExit(f"`jaxtypes jax-stubs --out {STUBS}` failed:\n{proc.stderr}")
     return proc.stdout, time.perf_counter() - start
@@ -217,11 +219,12 @@ def main() -> int:
     source = (HERE / EXAMPLE).read_text()
     error_lines = {r.line for r in rows(source) if r.error}
     started = time.perf_counter()
-    progress(f"examples/{EXAMPLE}: running it under JAX and checking it in {len(SETUPS)} set-ups "
-             f"with the jax.Array stubs, and with plain jax.Array (2 at a time)")
+    progress(
+        f"examples/{EXAMPLE}: running it under JAX and checking it in {len(SETUPS)} set-ups "
+        f"with the jax.Array stubs, and with plain jax.Array (2 at a time)"
+    )
     results: dict[str, Result] = {}
-    with tempfile.TemporaryDirectory(prefix="jaxtypes-example-") as tmp, \
-            ThreadPoolExecutor(max_workers=2) as pool:
+    with tempfile.TemporaryDirectory(prefix="jaxtypes-example-") as tmp, ThreadPoolExecutor(max_workers=2) as pool:
         base = Path(tmp)
         jobs: dict[Future[Any], str] = {}
         project = base / "project"
@@ -234,8 +237,7 @@ def main() -> int:
         jobs[pool.submit(check, "pyright", plain, None, False)] = BASELINE
 
         printed, seconds = stubs_job.result()
-        progress(f"  jaxtypes jax-stubs --out {STUBS} ({seconds:.1f} s): "
-                 + printed.replace("\n", "\n  ").rstrip())
+        progress(f"  jaxtypes jax-stubs --out {STUBS} ({seconds:.1f} s): " + printed.replace("\n", "\n  ").rstrip())
         for name, checker, mypy_config in SETUPS:
             root = base / re.sub(r"\W+", "-", name)
             shutil.copytree(project / STUBS, root / STUBS)
@@ -251,15 +253,18 @@ def main() -> int:
                 continue
             result = results[name] = job.result()
             caught = sum(1 for line in error_lines if line in result.errors)
-            progress(f"  {name:<26} {len(result.reveals)} types, {caught} of {len(error_lines)} "
-                     f"errors caught ({result.seconds:.1f} s)")
+            progress(
+                f"  {name:<26} {len(result.reveals)} types, {caught} of {len(error_lines)} "
+                f"errors caught ({result.seconds:.1f} s)"
+            )
     progress(f"done in {time.perf_counter() - started:.1f} s\n")
 
-    print(f"Dtypes in examples/{EXAMPLE}: what JAX computes, what each checker infers, "
-          f"and the errors each catches:\n")
+    print(f"Dtypes in examples/{EXAMPLE}: what JAX computes, what each checker infers, and the errors each catches:\n")
     print("\n".join(table(source, runtime, results)))
-    print("\n(weak): a weakly typed array, Array[weak_float] to the checkers; missed: no error "
-          "reported on a line marked # error.")
+    print(
+        "\n(weak): a weakly typed array, Array[weak_float] to the checkers; missed: no error "
+        "reported on a line marked # error."
+    )
     silent = [name for name, result in results.items() if not result.reveals]
     if silent:
         print(f"\nno types revealed by: {', '.join(silent)}", file=sys.stderr)

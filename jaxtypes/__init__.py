@@ -42,8 +42,10 @@ from jaxtypes.lattice import MARKER_NAME as _MARKER_NAME
 # ``import jaxtypes.lattice`` (the mypy plugin's import) free of numpy.
 _SUBMODULE_OF: Final = {
     "Array": "jaxtypes._array",
-    **dict.fromkeys(("TypePromotionError", "canonicalize_dtype", "dtype", "is_weakly_typed",
-                     "promote_types", "result_type"), "jaxtypes.promotion"),
+    **dict.fromkeys(
+        ("TypePromotionError", "canonicalize_dtype", "dtype", "is_weakly_typed", "promote_types", "result_type"),
+        "jaxtypes.promotion",
+    ),
     "promote_dtype": "jaxtypes.promote",
     **dict.fromkeys(_MARKER_NAME.values(), "jaxtypes.markers"),
 }

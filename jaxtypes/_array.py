@@ -83,42 +83,55 @@ class Array(Generic[DT], metaclass=_ArrayMeta):
     def transpose(self, *args: Any) -> Any:
         raise _abstract("transpose")
 
-    def sum(self, axis: Any = None, dtype: Any = None, out: None = None,
-            keepdims: bool = False, initial: Any = None, where: Any = None,
-            promote_integers: bool = True) -> Any:
+    def sum(
+        self,
+        axis: Any = None,
+        dtype: Any = None,
+        out: None = None,
+        keepdims: bool = False,
+        initial: Any = None,
+        where: Any = None,
+        promote_integers: bool = True,
+    ) -> Any:
         raise _abstract("sum")
 
-    def prod(self, axis: Any = None, dtype: Any = None, out: None = None,
-             keepdims: bool = False, initial: Any = None, where: Any = None,
-             promote_integers: bool = True) -> Any:
+    def prod(
+        self,
+        axis: Any = None,
+        dtype: Any = None,
+        out: None = None,
+        keepdims: bool = False,
+        initial: Any = None,
+        where: Any = None,
+        promote_integers: bool = True,
+    ) -> Any:
         raise _abstract("prod")
 
-    def mean(self, axis: Any = None, dtype: Any = None, out: None = None,
-             keepdims: bool = False, *, where: Any = None) -> Any:
+    def mean(
+        self, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False, *, where: Any = None
+    ) -> Any:
         raise _abstract("mean")
 
-    def max(self, axis: Any = None, out: None = None, keepdims: bool = False,
-            initial: Any = None, where: Any = None) -> Any:
+    def max(
+        self, axis: Any = None, out: None = None, keepdims: bool = False, initial: Any = None, where: Any = None
+    ) -> Any:
         raise _abstract("max")
 
-    def min(self, axis: Any = None, out: None = None, keepdims: bool = False,
-            initial: Any = None, where: Any = None) -> Any:
+    def min(
+        self, axis: Any = None, out: None = None, keepdims: bool = False, initial: Any = None, where: Any = None
+    ) -> Any:
         raise _abstract("min")
 
-    def argmax(self, axis: int | None = None, out: None = None,
-               keepdims: bool | None = None) -> Any:
+    def argmax(self, axis: int | None = None, out: None = None, keepdims: bool | None = None) -> Any:
         raise _abstract("argmax")
 
-    def argmin(self, axis: int | None = None, out: None = None,
-               keepdims: bool | None = None) -> Any:
+    def argmin(self, axis: int | None = None, out: None = None, keepdims: bool | None = None) -> Any:
         raise _abstract("argmin")
 
-    def all(self, axis: Any = None, out: None = None, keepdims: bool = False,
-            *, where: Any = None) -> Any:
+    def all(self, axis: Any = None, out: None = None, keepdims: bool = False, *, where: Any = None) -> Any:
         raise _abstract("all")
 
-    def any(self, axis: Any = None, out: None = None, keepdims: bool = False,
-            *, where: Any = None) -> Any:
+    def any(self, axis: Any = None, out: None = None, keepdims: bool = False, *, where: Any = None) -> Any:
         raise _abstract("any")
 
     def clip(self, min: Any = None, max: Any = None) -> Any:
@@ -199,8 +212,7 @@ def _surface_member(name: str) -> Any:
     *decorators, declaration = array_surface.SURFACE[name]
     namespace: dict[str, Any] = {"_abstract": _abstract}
     source = declaration.removesuffix(" ...") + f" raise _abstract({name!r})"
-    exec(compile("from __future__ import annotations\n" + source, f"<jaxtypes.Array.{name}>", "exec"),
-         namespace)
+    exec(compile("from __future__ import annotations\n" + source, f"<jaxtypes.Array.{name}>", "exec"), namespace)
     member = namespace[name]
     member.__qualname__ = f"Array.{name}"
     return property(member) if decorators == ["@property"] else member

@@ -45,13 +45,15 @@ def _is_type_argument(arg: object) -> bool:
     """What typing accepts as a type argument: a class (the markers are
     classes), a TypeVar, Any, a forward reference, or a typing construct
     (a union, ``Annotated[...]``, an alias)."""
-    return (isinstance(arg, (type, str, typing.TypeVar, typing.ForwardRef))
-            or arg is typing.Any or typing.get_origin(arg) is not None)
+    return (
+        isinstance(arg, (type, str, typing.TypeVar, typing.ForwardRef))
+        or arg is typing.Any
+        or typing.get_origin(arg) is not None
+    )
 
 
 def _class_getitem(cls: type, params: object) -> types.GenericAlias:
-    args: tuple[object, ...] = (
-        cast("tuple[object, ...]", params) if isinstance(params, tuple) else (params,))
+    args: tuple[object, ...] = cast("tuple[object, ...]", params) if isinstance(params, tuple) else (params,)
     if len(args) != 1:
         raise TypeError(
             f"jax.Array takes one type argument, its dtype: {_MARKER_HINT}; "
@@ -64,8 +66,7 @@ def _class_getitem(cls: type, params: object) -> types.GenericAlias:
         node = str(getattr(getattr(arg, "dtype", None), "name", ""))
         marker = f"jaxtypes.{MARKER_NAME[node]}" if node in MARKER_NAME else _MARKER_HINT
         raise TypeError(
-            f"invalid type argument {_short(arg)} for jax.Array: JAX's scalar types "
-            f"are not dtype markers; use {marker}"
+            f"invalid type argument {_short(arg)} for jax.Array: JAX's scalar types are not dtype markers; use {marker}"
         )
     if not _is_type_argument(arg):
         raise TypeError(

@@ -33,16 +33,24 @@ SURFACE: Final[dict[str, tuple[str, ...]]] = {
     "ravel": ("def ravel(self, order: str = 'C', *, out_sharding: Any = None) -> Array[DT]: ...",),
     "squeeze": ("def squeeze(self, axis: AxisArgument = None) -> Array[DT]: ...",),
     "swapaxes": ("def swapaxes(self, axis1: int, axis2: int) -> Array[DT]: ...",),
-    "sort": ("def sort(self, axis: int | None = -1, *, kind: None = None, order: None = None, "
-             "stable: bool = True, descending: bool = False) -> Array[DT]: ...",),
+    "sort": (
+        "def sort(self, axis: int | None = -1, *, kind: None = None, order: None = None, "
+        "stable: bool = True, descending: bool = False) -> Array[DT]: ...",
+    ),
     "diagonal": ("def diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array[DT]: ...",),
-    "repeat": ("def repeat(self, repeats: Any, axis: int | None = None, *, total_repeat_length: "
-               "int | None = None, out_sharding: Any = None) -> Array[DT]: ...",),
-    "take": ("def take(self, indices: Any, axis: int | None = None, out: None = None, "
-             "mode: str | None = None, unique_indices: bool = False, indices_are_sorted: bool = False, "
-             "fill_value: Any = None) -> Array[DT]: ...",),
-    "compress": ("def compress(self, condition: Any, axis: int | None = None, *, out: None = None, "
-                 "size: int | None = None, fill_value: Any = 0) -> Array[DT]: ...",),
+    "repeat": (
+        "def repeat(self, repeats: Any, axis: int | None = None, *, total_repeat_length: "
+        "int | None = None, out_sharding: Any = None) -> Array[DT]: ...",
+    ),
+    "take": (
+        "def take(self, indices: Any, axis: int | None = None, out: None = None, "
+        "mode: str | None = None, unique_indices: bool = False, indices_are_sorted: bool = False, "
+        "fill_value: Any = None) -> Array[DT]: ...",
+    ),
+    "compress": (
+        "def compress(self, condition: Any, axis: int | None = None, *, out: None = None, "
+        "size: int | None = None, fill_value: Any = 0) -> Array[DT]: ...",
+    ),
     "block_until_ready": ("def block_until_ready(self) -> Array[DT]: ...",),
     "to_device": ("def to_device(self, device: Any, *, stream: Any = None) -> Array[DT]: ...",),
     "addressable_data": ("def addressable_data(self, index: int) -> Array[DT]: ...",),
@@ -53,28 +61,39 @@ SURFACE: Final[dict[str, tuple[str, ...]]] = {
     "__round__": ("def __round__(self, ndigits: int | None = None) -> Array[Any]: ...",),
     "__divmod__": ("def __divmod__(self, other: Any, /) -> tuple[Array[Any], Array[Any]]: ...",),
     "__rdivmod__": ("def __rdivmod__(self, other: Any, /) -> tuple[Array[Any], Array[Any]]: ...",),
-    "argsort": ("def argsort(self, axis: int | None = -1, *, kind: None = None, order: None = None, "
-                "stable: bool = True, descending: bool = False) -> Array[Any]: ...",),
+    "argsort": (
+        "def argsort(self, axis: int | None = -1, *, kind: None = None, order: None = None, "
+        "stable: bool = True, descending: bool = False) -> Array[Any]: ...",
+    ),
     "argpartition": ("def argpartition(self, kth: int, axis: int = -1) -> Array[Any]: ...",),
-    "searchsorted": ("def searchsorted(self, v: Any, side: str = 'left', sorter: Any = None, *, "
-                     "method: str = 'scan') -> Array[Any]: ...",),
-    "nonzero": ("def nonzero(self, *, fill_value: Any = None, size: int | None = None) "
-                "-> tuple[Array[Any], ...]: ...",),
-    "choose": ("def choose(self, choices: Sequence[Any], out: None = None, mode: str = 'raise') "
-               "-> Array[Any]: ...",),
+    "searchsorted": (
+        "def searchsorted(self, v: Any, side: str = 'left', sorter: Any = None, *, "
+        "method: str = 'scan') -> Array[Any]: ...",
+    ),
+    "nonzero": (
+        "def nonzero(self, *, fill_value: Any = None, size: int | None = None) -> tuple[Array[Any], ...]: ...",
+    ),
+    "choose": ("def choose(self, choices: Sequence[Any], out: None = None, mode: str = 'raise') -> Array[Any]: ...",),
     "cumsum": ("def cumsum(self, axis: AxisArgument = None, dtype: Any = None, out: None = None) -> Array[Any]: ...",),
-    "cumprod": ("def cumprod(self, axis: AxisArgument = None, dtype: Any = None, out: None = None) -> Array[Any]: ...",),
-    "dot": ("def dot(self, b: Any, *, precision: Any = None, preferred_element_type: Any = None) "
-            "-> Array[Any]: ...",),
+    "cumprod": (
+        "def cumprod(self, axis: AxisArgument = None, dtype: Any = None, out: None = None) -> Array[Any]: ...",
+    ),
+    "dot": ("def dot(self, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Array[Any]: ...",),
     "ptp": ("def ptp(self, axis: AxisArgument = None, out: None = None, keepdims: bool = False) -> Array[Any]: ...",),
-    "std": ("def std(self, axis: AxisArgument = None, dtype: Any = None, out: None = None, ddof: int = 0, "
-            "keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) "
-            "-> Array[Any]: ...",),
-    "var": ("def var(self, axis: AxisArgument = None, dtype: Any = None, out: None = None, ddof: int = 0, "
-            "keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) "
-            "-> Array[Any]: ...",),
-    "trace": ("def trace(self, offset: Any = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, "
-              "out: None = None) -> Array[Any]: ...",),
+    "std": (
+        "def std(self, axis: AxisArgument = None, dtype: Any = None, out: None = None, ddof: int = 0, "
+        "keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) "
+        "-> Array[Any]: ...",
+    ),
+    "var": (
+        "def var(self, axis: AxisArgument = None, dtype: Any = None, out: None = None, ddof: int = 0, "
+        "keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) "
+        "-> Array[Any]: ...",
+    ),
+    "trace": (
+        "def trace(self, offset: Any = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, "
+        "out: None = None) -> Array[Any]: ...",
+    ),
     "view": ("def view(self, dtype: Any = None, type: None = None) -> Array[Any]: ...",),
     # Not dtypes.
     "aval": ("@property", "def aval(self) -> Any: ..."),
@@ -105,22 +124,25 @@ SURFACE: Final[dict[str, tuple[str, ...]]] = {
 
 SAME_DTYPE: Final = frozenset(n for n, lines in SURFACE.items() if "-> Array[DT]" in lines[-1])
 PROPERTIES: Final = frozenset(n for n, lines in SURFACE.items() if lines[0] == "@property")
-LEFT_OUT: Final = frozenset(["__setitem__", "__init__", "__numpy_dtype__",
-                             "_rewrap_with_aval_and_sharding"])
+LEFT_OUT: Final = frozenset(["__setitem__", "__init__", "__numpy_dtype__", "_rewrap_with_aval_and_sharding"])
 
 # x.at[i].<method>(...): the ones that keep x's dtype (JAX casts the values to
 # it; the arithmetic ones reject a bool array, which the stub does not say);
 # divide makes an integer array's result inexact, and its dtype is Any.
-_UPDATE_OPTIONS: Final = ("indices_are_sorted: bool = False, unique_indices: bool = False, "
-                          "mode: str | None = None, wrap_negative_indices: bool = True")
+_UPDATE_OPTIONS: Final = (
+    "indices_are_sorted: bool = False, unique_indices: bool = False, "
+    "mode: str | None = None, wrap_negative_indices: bool = True"
+)
 INDEX_UPDATE_METHODS: Final[dict[str, str]] = {
     "get": f"def get(self, {_UPDATE_OPTIONS}, fill_value: Any = None, out_sharding: Any = None) -> Array[DT]: ...",
     "set": f"def set(self, values: Any, {_UPDATE_OPTIONS}, fill_value: Any = None, out_sharding: Any = None) "
-           "-> Array[DT]: ...",
+    "-> Array[DT]: ...",
     "apply": f"def apply(self, func: Callable[[Any], Any], {_UPDATE_OPTIONS}) -> Array[DT]: ...",
     "add": f"def add(self, values: Any, {_UPDATE_OPTIONS}, out_sharding: Any = None) -> Array[DT]: ...",
     "subtract": f"def subtract(self, values: Any, *, {_UPDATE_OPTIONS}) -> Array[DT]: ...",
-    **{m: f"def {m}(self, values: Any, {_UPDATE_OPTIONS}) -> Array[DT]: ..."
-       for m in ("mul", "multiply", "power", "min", "max")},
+    **{
+        m: f"def {m}(self, values: Any, {_UPDATE_OPTIONS}) -> Array[DT]: ..."
+        for m in ("mul", "multiply", "power", "min", "max")
+    },
     "divide": f"def divide(self, values: Any, {_UPDATE_OPTIONS}) -> Array[Any]: ...",
 }

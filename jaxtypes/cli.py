@@ -36,8 +36,15 @@ if TYPE_CHECKING:
     from jaxtypes.stub_install import Installed
 
 __all__ = [
-    "main", "COMMANDS", "Command", "command", "CLIError", "parse_node", "VALID_NAMES",
-    "shown", "exit_on_environment_error",
+    "main",
+    "COMMANDS",
+    "Command",
+    "command",
+    "CLIError",
+    "parse_node",
+    "VALID_NAMES",
+    "shown",
+    "exit_on_environment_error",
 ]
 
 PROG: Final = "jaxtypes"
@@ -47,24 +54,25 @@ SHOWN_LIMIT: Final = 40
 # Names that mean the weak (Python scalar) types: the Python types, the
 # lattice's i*/f*/c* (quote them in a shell) and the markers' names.
 WEAK_ALIASES: Final = {
-    "int": lattice.WEAK_INT, "float": lattice.WEAK_FLOAT, "complex": lattice.WEAK_COMPLEX,
-    "weak_int": lattice.WEAK_INT, "weak_float": lattice.WEAK_FLOAT,
+    "int": lattice.WEAK_INT,
+    "float": lattice.WEAK_FLOAT,
+    "complex": lattice.WEAK_COMPLEX,
+    "weak_int": lattice.WEAK_INT,
+    "weak_float": lattice.WEAK_FLOAT,
     "weak_complex": lattice.WEAK_COMPLEX,
-    lattice.WEAK_INT: lattice.WEAK_INT, lattice.WEAK_FLOAT: lattice.WEAK_FLOAT,
+    lattice.WEAK_INT: lattice.WEAK_INT,
+    lattice.WEAK_FLOAT: lattice.WEAK_FLOAT,
     lattice.WEAK_COMPLEX: lattice.WEAK_COMPLEX,
 }
 # The short codes of JAX's documented promotion table (b1, u1, bf, f2, c8, ...;
 # "Type promotion semantics", https://docs.jax.dev/en/latest/type_promotion.html) are accepted too; they agree
 # with numpy's own codes where numpy has one (u1 = uint8, c8 = complex64).
-_CODE_ALIASES: Final = {
-    code: node for node, code in lattice.SEED_CODES.items() if not lattice.is_weak(node)
-}
+_CODE_ALIASES: Final = {code: node for node, code in lattice.SEED_CODES.items() if not lattice.is_weak(node)}
 # The markers' Python names that are not node names (jaxtypes.bool_ = numpy's).
 _MARKER_ALIASES: Final = {"bool_": lattice.BOOL}
 VALID_NAMES: Final = lattice.STRONG + ("int", "float", "complex") + lattice.WEAK
 # Full names a typo is matched against (codes are too short to match usefully).
-_SUGGESTABLE: Final = lattice.STRONG + ("int", "float", "complex", "bool_", "weak_int",
-                                        "weak_float", "weak_complex")
+_SUGGESTABLE: Final = lattice.STRONG + ("int", "float", "complex", "bool_", "weak_int", "weak_float", "weak_complex")
 # A kind letter (or bf) and a bit count, as people abbreviate: f32, i8, bf16.
 _ABBREVIATION: Final = re.compile(r"(?P<kind>bf|[uicf]|uint|int|float|complex)(?P<bits>\d+)")
 _KIND_PREFIX: Final = {"u": "uint", "i": "int", "f": "float", "c": "complex", "bf": "bfloat"}
@@ -144,7 +152,9 @@ _Run = TypeVar("_Run", bound=Callable[[argparse.Namespace], int])
 
 
 def command(
-    name: str, help: str, configure: Callable[[argparse.ArgumentParser], None],
+    name: str,
+    help: str,
+    configure: Callable[[argparse.ArgumentParser], None],
     description: str | None = None,
 ) -> Callable[[_Run], _Run]:
     """Register ``run(args) -> exit code`` as subcommand ``name``;
@@ -236,41 +246,53 @@ def _variant(args: argparse.Namespace) -> lattice.Variant:
 def _add_variant_flags(p: argparse.ArgumentParser) -> None:
     width = p.add_mutually_exclusive_group()
     width.add_argument(
-        "--x64", dest="x64", action="store_const", const=True, default=None,
+        "--x64",
+        dest="x64",
+        action="store_const",
+        const=True,
+        default=None,
         help="x64 enabled (jax_enable_x64=True): 64-bit dtypes stay 64-bit.",
     )
     width.add_argument(
-        "--x32", dest="x64", action="store_const", const=False,
+        "--x32",
+        dest="x64",
+        action="store_const",
+        const=False,
         help="x64 disabled (jax_enable_x64=False, JAX's default): 64-bit dtypes "
-             "count as 32-bit ones, and uint32 with int8/int16/int32 gives int32. "
-             "Default: JAX_ENABLE_X64 if set, else --x32.",
+        "count as 32-bit ones, and uint32 with int8/int16/int32 gives int32. "
+        "Default: JAX_ENABLE_X64 if set, else --x32.",
     )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument(
-        "--strict", action="store_true",
+        "--strict",
+        action="store_true",
         help="strict promotion (jax_numpy_dtype_promotion='strict'): only equal "
-             "types and weak-to-strong within a kind promote.",
+        "types and weak-to-strong within a kind promote.",
     )
     mode.add_argument(
-        "--standard", action="store_true",
+        "--standard",
+        action="store_true",
         help="standard promotion (jax_numpy_dtype_promotion='standard'). "
-             "Default: JAX_NUMPY_DTYPE_PROMOTION if set, else --standard.",
+        "Default: JAX_NUMPY_DTYPE_PROMOTION if set, else --standard.",
     )
 
 
 def _add_format(p: argparse.ArgumentParser, formats: Sequence[str], default: str) -> None:
     p.add_argument(
-        "--format", choices=formats, default=default,
+        "--format",
+        choices=formats,
+        default=default,
         help=f"output format: {', '.join(formats)} (default: {default})",
     )
 
 
 def _add_all(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--all", action="store_true",
+        "--all",
+        action="store_true",
         help=f"all {len(lattice.NODES)} lattice nodes (with sub-byte ints and "
-             "small floats), labelled by full name; default: the 18 dtypes of the "
-             "documented table, by code",
+        "small floats), labelled by full name; default: the 18 dtypes of the "
+        "documented table, by code",
     )
 
 
@@ -282,7 +304,9 @@ def _configure_table(p: argparse.ArgumentParser) -> None:
 
 
 @command(
-    "table", "print the binary promotion table", _configure_table,
+    "table",
+    "print the binary promotion table",
+    _configure_table,
     description="Print the promotion table: row and column dtypes, each cell "
     "what jax.dtypes.result_type gives for them, in the layout of JAX's "
     "documented table (b1 bool, u1..u8 uint8..uint64, i1..i8 int8..int64, bf "
@@ -298,9 +322,11 @@ def _run_table(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------- promote
-_NAME_HELP: Final = ("a dtype: its name (float32, bfloat16, bool_), a code (f4, bf) or "
-                     "any numpy name or code; or a weak Python scalar: int, float, complex, "
-                     "weak_int, weak_float, weak_complex or 'i*', 'f*', 'c*' (quoted)")
+_NAME_HELP: Final = (
+    "a dtype: its name (float32, bfloat16, bool_), a code (f4, bf) or "
+    "any numpy name or code; or a weak Python scalar: int, float, complex, "
+    "weak_int, weak_float, weak_complex or 'i*', 'f*', 'c*' (quoted)"
+)
 
 
 def _configure_promote(p: argparse.ArgumentParser) -> None:
@@ -314,9 +340,7 @@ def _canonicalization_notes(nodes: Sequence[str], v: lattice.Variant) -> list[st
     for n in dict.fromkeys(nodes):
         c = lattice.canonicalize(n, v.x64)
         if c != n:
-            notes.append(
-                f"note: with x64 disabled, JAX canonicalizes {n} to {c} before promoting"
-            )
+            notes.append(f"note: with x64 disabled, JAX canonicalizes {n} to {c} before promoting")
     return notes
 
 
@@ -336,16 +360,16 @@ def _jax_result(nodes: Sequence[str], v: lattice.Variant) -> tuple[str, bool]:
         try:
             operands.append(dtype_of_node(node))
         except ValueError:
-            raise CLIError(
-                f"dtype {node!r} is not provided by the installed ml_dtypes"
-            ) from None
+            raise CLIError(f"dtype {node!r} is not provided by the installed ml_dtypes") from None
     with jaxtypes.numpy_dtype_promotion(v.mode), jaxtypes.enable_x64(v.x64):
         dt, weak = jaxtypes.result_type(*operands, return_weak_type_flag=True)
     return dt.name, weak
 
 
 @command(
-    "promote", "the dtype JAX promotes some dtypes to", _configure_promote,
+    "promote",
+    "the dtype JAX promotes some dtypes to",
+    _configure_promote,
     description="Print the dtype jax.dtypes.result_type gives for the arguments "
     "and whether it is weakly typed (int, float, complex, weak_int, weak_float, "
     "weak_complex or 'i*', 'f*', 'c*' are the weak Python types; other names are "
@@ -376,7 +400,9 @@ def _configure_explain(p: argparse.ArgumentParser) -> None:
 
 
 @command(
-    "explain", "why two dtypes promote to their join", _configure_explain,
+    "explain",
+    "why two dtypes promote to their join",
+    _configure_explain,
     description="Show the shortest upward path from each node to their join "
     "(least upper bound) in the lattice, and the other common upper bounds. "
     "With x64 disabled, 64-bit dtypes are first canonicalized to 32-bit, as "
@@ -409,7 +435,9 @@ def _configure_lattice(p: argparse.ArgumentParser) -> None:
 
 
 @command(
-    "lattice", "print the lattice graph (mermaid or graphviz dot)", _configure_lattice,
+    "lattice",
+    "print the lattice graph (mermaid or graphviz dot)",
+    _configure_lattice,
     description="Print the promotion lattice: every node and its direct upper "
     "edges, drawn bottom to top; weak nodes are dashed.",
 )
@@ -427,7 +455,9 @@ def _configure_diff(p: argparse.ArgumentParser) -> None:
 
 
 @command(
-    "diff", "where JAX's promotion differs from numpy's", _configure_diff,
+    "diff",
+    "where JAX's promotion differs from numpy's",
+    _configure_diff,
     description="List each pair of dtypes (once, unordered) where JAX's "
     "answer (the cell of `jaxtypes table` with the same flags) differs from the "
     "installed numpy's. Weak types are given to numpy as the Python scalars 0, "
@@ -449,17 +479,21 @@ _JAX_STUBS_ACTIONS: Final = ("install", "check", "uninstall")
 
 def _configure_jax_stubs(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "action", nargs="?", choices=_JAX_STUBS_ACTIONS,
+        "action",
+        nargs="?",
+        choices=_JAX_STUBS_ACTIONS,
         help="install: write the stubs into this environment's site-packages as the package "
-             "jaxtypes-jax-stubs (no pip needed), where every checker finds them (it prints what "
-             "mypy and pyrefly need besides); `pip uninstall jaxtypes` removes them with jaxtypes. check: say "
-             "whether the installed stubs (or those in --out DIR) are whole and were made for the "
-             "JAX and jaxtypes installed (exit code 1 when not). uninstall: remove the installed stubs",
+        "jaxtypes-jax-stubs (no pip needed), where every checker finds them (it prints what "
+        "mypy and pyrefly need besides); `pip uninstall jaxtypes` removes them with jaxtypes. check: say "
+        "whether the installed stubs (or those in --out DIR) are whole and were made for the "
+        "JAX and jaxtypes installed (exit code 1 when not). uninstall: remove the installed stubs",
     )
     p.add_argument(
-        "--out", metavar="DIR", default=None,
+        "--out",
+        metavar="DIR",
+        default=None,
         help="write the stubs into DIR instead (pyright's default is typings) and print each "
-             "checker's configuration for them",
+        "checker's configuration for them",
     )
     p.set_defaults(_usage=p.format_usage)
 
@@ -467,20 +501,27 @@ def _configure_jax_stubs(p: argparse.ArgumentParser) -> None:
 def _install_message(installed: Installed, jax_version: str) -> str:
     from jaxtypes.stub_record import DISTRIBUTION
 
-    where = ("`pip uninstall jaxtypes` removes them with jaxtypes" if installed.owner_record is not None
-             else "jaxtypes is not installed in that directory, so `pip uninstall jaxtypes` leaves them")
+    where = (
+        "`pip uninstall jaxtypes` removes them with jaxtypes"
+        if installed.owner_record is not None
+        else "jaxtypes is not installed in that directory, so `pip uninstall jaxtypes` leaves them"
+    )
     from jaxtypes import jax_stubs
 
-    lines = [f"installed {DISTRIBUTION} {installed.version} ({installed.files} files, for JAX {jax_version}) "
-             f"into {installed.site}: jax.Array is generic in its dtype, and jaxtypes.Array is jax.Array. "
-             "Each checker finds them; what each needs besides:"]
+    lines = [
+        f"installed {DISTRIBUTION} {installed.version} ({installed.files} files, for JAX {jax_version}) "
+        f"into {installed.site}: jax.Array is generic in its dtype, and jaxtypes.Array is jax.Array. "
+        "Each checker finds them; what each needs besides:"
+    ]
     lines += ["  " + line for line in jax_stubs.setup_lines(None)]
     lines.append(f"Remove with `jaxtypes jax-stubs uninstall` (or `pip uninstall {DISTRIBUTION}`); {where}.")
     return "\n".join(lines)
 
 
 @command(
-    "jax-stubs", "make jax.Array generic in its dtype for every type checker", _configure_jax_stubs,
+    "jax-stubs",
+    "make jax.Array generic in its dtype for every type checker",
+    _configure_jax_stubs,
     description="Read the stubs of the JAX installed in this environment and make a "
     "transformed copy in which jax.Array is generic in its dtype (bare jax.Array "
     "is jax.Array[Any]), keeps every member JAX declares, has the promotion-aware "
@@ -497,8 +538,10 @@ def _run_jax_stubs(args: argparse.Namespace) -> int:
     if args.action is None and args.out is None:
         # What a user typing the bare command wants is its usage: nothing is written.
         sys.stderr.write(args._usage())
-        raise CLIError("jax-stubs: say what to do: install, check or uninstall, or --out DIR to write "
-                       "the stubs into DIR (nothing was written)")
+        raise CLIError(
+            "jax-stubs: say what to do: install, check or uninstall, or --out DIR to write "
+            "the stubs into DIR (nothing was written)"
+        )
     if args.action in ("install", "uninstall") and args.out is not None:
         raise CLIError(f"give either `{args.action}` or --out DIR, not both")
     if args.action == "uninstall":
@@ -507,22 +550,26 @@ def _run_jax_stubs(args: argparse.Namespace) -> int:
         except jax_stubs.StubsError as e:
             raise CLIError(str(e)) from None
         site = stub_install.site_packages()
-        print(f"removed {', '.join(p.name for p in removed)} from {site}" if removed
-              else f"no jax.Array stubs installed in {site}: nothing to remove")
+        print(
+            f"removed {', '.join(p.name for p in removed)} from {site}"
+            if removed
+            else f"no jax.Array stubs installed in {site}: nothing to remove"
+        )
         return 0
     if args.action == "check":
         if args.out is None:
             problems = stub_install.verify()
             if problems:
-                print(f"the installed jax.Array stubs ({stub_install.site_packages()}) are damaged, "
-                      f"{len(problems)} problem{'s' if len(problems) > 1 else ''}: "
-                      f"{stub_install.summary(problems)}. Repair them with `jaxtypes jax-stubs install`")
+                print(
+                    f"the installed jax.Array stubs ({stub_install.site_packages()}) are damaged, "
+                    f"{len(problems)} problem{'s' if len(problems) > 1 else ''}: "
+                    f"{stub_install.summary(problems)}. Repair them with `jaxtypes jax-stubs install`"
+                )
                 return 1
         found = jax_stubs.staleness(Path(args.out) if args.out is not None else None)
         if found is None:
             where = args.out if args.out is not None else f"this environment ({jax_stubs.DISTRIBUTION})"
-            raise CLIError(f"no jax.Array stubs found in {where}; make them with "
-                           "`jaxtypes jax-stubs install`")
+            raise CLIError(f"no jax.Array stubs found in {where}; make them with `jaxtypes jax-stubs install`")
         print(found.message())
         return 1 if found.stale else 0
     try:
@@ -533,9 +580,13 @@ def _run_jax_stubs(args: argparse.Namespace) -> int:
         files = jax_stubs.render(jax)
     except jax_stubs.StubsError as e:
         earlier = jax_stubs.staleness(Path(args.out or "typings") if args.action != "install" else None)
-        left = (f" The stubs made earlier for jaxtypes {earlier.made_for[0]} and JAX "
-                f"{earlier.made_for[1]} ({earlier.where}) are left in place; remove them with "
-                f"`{earlier.remove}`." if earlier is not None else "")
+        left = (
+            f" The stubs made earlier for jaxtypes {earlier.made_for[0]} and JAX "
+            f"{earlier.made_for[1]} ({earlier.where}) are left in place; remove them with "
+            f"`{earlier.remove}`."
+            if earlier is not None
+            else ""
+        )
         raise CLIError(f"{e}{left}") from None
     out_arg = str(args.out)  # (given: the bare command stopped above)
     out = Path(out_arg)
@@ -545,8 +596,10 @@ def _run_jax_stubs(args: argparse.Namespace) -> int:
         raise CLIError(
             f"cannot write to {shown(str(out))}: {e.strerror or e}; the stubs there (if any) are unchanged"
         ) from None
-    print(f"wrote {len(files)} stub files for JAX {jax.version} to {out}/: jax.Array is "
-          "generic in its dtype, and jaxtypes.Array is jax.Array. Point each checker at them:")
+    print(
+        f"wrote {len(files)} stub files for JAX {jax.version} to {out}/: jax.Array is "
+        "generic in its dtype, and jaxtypes.Array is jax.Array. Point each checker at them:"
+    )
     for line in jax_stubs.setup_lines(out_arg):
         print("  " + line)
     return 0
@@ -631,8 +684,10 @@ def _parse_and_run(argv: Sequence[str]) -> int:
 
 
 # The start of the runtime's (and JAX's) warning for a truncated 64-bit dtype.
-TRUNCATION_WARNING: Final = (r"Explicitly requested dtype \S+ requested in \S+ is not available, "
-                              r"and will be truncated")
+TRUNCATION_WARNING: Final = (
+    r"Explicitly requested dtype \S+ requested in \S+ is not available, "
+    r"and will be truncated"
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

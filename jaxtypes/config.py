@@ -63,8 +63,16 @@ if TYPE_CHECKING:
     import numpy as np
 
 __all__ = [
-    "config", "Config", "numpy_dtype_promotion", "enable_x64", "explicit_x64_dtypes",
-    "current_variant", "current_resolved", "ENV_PROMOTION", "ENV_X64", "ENV_EXPLICIT_X64",
+    "config",
+    "Config",
+    "numpy_dtype_promotion",
+    "enable_x64",
+    "explicit_x64_dtypes",
+    "current_variant",
+    "current_resolved",
+    "ENV_PROMOTION",
+    "ENV_X64",
+    "ENV_EXPLICIT_X64",
 ]
 
 ENV_PROMOTION: Final = "JAX_NUMPY_DTYPE_PROMOTION"
@@ -94,8 +102,7 @@ def _check_mode(mode: object, name: str = OPTION_PROMOTION) -> str:
         if mode in lattice.PROMOTION_MODES:
             return str(getattr(mode, "value", mode))
         raise ValueError(
-            f"invalid value {_short(mode)} for {name}; "
-            f"expected one of: {', '.join(map(repr, lattice.PROMOTION_MODES))}"
+            f"invalid value {_short(mode)} for {name}; expected one of: {', '.join(map(repr, lattice.PROMOTION_MODES))}"
         )
     raise TypeError(
         f"invalid value {_short(mode)} of type {type(mode).__name__} for {name}; "
@@ -110,8 +117,7 @@ def _check_explicit(mode: object, name: str = OPTION_EXPLICIT_X64) -> str:
         if mode in EXPLICIT_X64_MODES:
             return mode
         raise ValueError(
-            f"invalid value {_short(mode)} for {name}; "
-            f"expected one of: {', '.join(map(repr, EXPLICIT_X64_MODES))}"
+            f"invalid value {_short(mode)} for {name}; expected one of: {', '.join(map(repr, EXPLICIT_X64_MODES))}"
         )
     raise TypeError(
         f"invalid value {_short(mode)} of type {type(mode).__name__} for {name}; "
@@ -149,8 +155,7 @@ def _env_choice(name: str, choices: tuple[str, ...], default: str) -> str:
         return default
     if raw not in choices:
         raise ValueError(
-            f"invalid value {_short(raw)} for environment variable {name}; "
-            f"expected one of: {', '.join(choices)}"
+            f"invalid value {_short(raw)} for environment variable {name}; expected one of: {', '.join(choices)}"
         )
     return raw
 
@@ -270,8 +275,7 @@ def current_state() -> State:
 def _set_override(index: int, value: Any) -> None:
     """Set this thread's value of one setting (None: the process value)."""
     overrides = current_state().overrides
-    _set_thread_state(_state(_layer(*(value if i == index else v
-                                        for i, v in enumerate(overrides)))))
+    _set_thread_state(_state(_layer(*(value if i == index else v for i, v in enumerate(overrides)))))
 
 
 # For the C fast paths (jaxtypes._speedups), which read them as current_resolved() does.
@@ -358,8 +362,7 @@ def _follow_jax_scope(index: int, value: Any, hook: types.FrameType | None) -> N
         code, manager = caller.f_code, caller.f_locals.get("self")
     if manager is None:  # not called by JAX's scope manager: take JAX's value
         state = _jax_states[index] if _jax_states is not None else None
-        new = _from_jax_value(index, state.get_local() if state is not None else None,
-                              _jax_unset())
+        new = _from_jax_value(index, state.get_local() if state is not None else None, _jax_unset())
     elif code is enter:
         _jax_scopes.saved[manager] = current_state().overrides[index]
         new = _from_jax_value(index, value)
@@ -385,6 +388,7 @@ def _global_hook(previous: Callable[[Any], None] | None) -> Callable[[Any], None
         if previous is not None:
             previous(value)
         _sync_process()
+
     hook.__qualname__ = "jaxtypes_sync_process"
     return hook
 
@@ -394,6 +398,7 @@ def _thread_local_hook(previous: Callable[[Any], None] | None, index: int) -> Ca
         if previous is not None:
             previous(value)
         _follow_jax_scope(index, value, inspect.currentframe())  # this hook's frame
+
     hook.__qualname__ = "jaxtypes_follow_jax_scope"
     return hook
 
@@ -409,8 +414,10 @@ def _attach_jax() -> bool:
             return False
         states = tuple(getattr(module, n) for n in _JAX_STATE_NAMES)
         manager = getattr(module, "StateContextManager", None)
-        _jax_scope_code = (getattr(getattr(manager, "__enter__", None), "__code__", None),
-                           getattr(getattr(manager, "__exit__", None), "__code__", None))
+        _jax_scope_code = (
+            getattr(getattr(manager, "__enter__", None), "__code__", None),
+            getattr(getattr(manager, "__exit__", None), "__code__", None),
+        )
         for i, s in enumerate(states):
             s._update_global_hook = _global_hook(s._update_global_hook)
             s._update_thread_local_hook = _thread_local_hook(s._update_thread_local_hook, i)
@@ -475,7 +482,9 @@ when_jax_imported(_attach_jax)
 
 # ------------------------------------------------------------ process-wide settings
 _CHECKS: Final[dict[str, Callable[[Any], Any]]] = {
-    OPTION_PROMOTION: _check_mode, OPTION_X64: _check_flag, OPTION_EXPLICIT_X64: _check_explicit,
+    OPTION_PROMOTION: _check_mode,
+    OPTION_X64: _check_flag,
+    OPTION_EXPLICIT_X64: _check_explicit,
 }
 
 
@@ -598,12 +607,14 @@ class _Scoped:
             async def run_async(*args: Any, **kwargs: Any) -> Any:
                 with _Scoped(layer):
                     return await func(*args, **kwargs)
+
             return cast(_F, run_async)  # the same signature
 
         @functools.wraps(func)
         def run(*args: Any, **kwargs: Any) -> Any:
             with _Scoped(layer):
                 return func(*args, **kwargs)
+
         return cast(_F, run)
 
     def __repr__(self) -> str:

@@ -35,8 +35,25 @@ from jaxtypes.ops import promote_integer_dtype as _promote_integers
 from jaxtypes.ops import unsupported as _unsupported
 
 __all__ = [
-    "Rule", "TABLE", "FAMILIES", "ARGUMENTS", "INPUT_POSITION", "DTYPE_POSITION", "KEY", "NOT_AN_ARRAY", "DTYPE_FAMILIES", "UNKNOWN",
-    "PREFERRED_RESULTS", "PREFERRED_TYPED", "SEVERAL_RESULT_DTYPES", "apply", "other_results", "result", "rule_of", "scalar_input_is_weak", "untyped",
+    "Rule",
+    "TABLE",
+    "FAMILIES",
+    "ARGUMENTS",
+    "INPUT_POSITION",
+    "DTYPE_POSITION",
+    "KEY",
+    "NOT_AN_ARRAY",
+    "DTYPE_FAMILIES",
+    "UNKNOWN",
+    "PREFERRED_RESULTS",
+    "PREFERRED_TYPED",
+    "SEVERAL_RESULT_DTYPES",
+    "apply",
+    "other_results",
+    "result",
+    "rule_of",
+    "scalar_input_is_weak",
+    "untyped",
 ]
 
 KEY: Final = "key<fry>"  # a typed PRNG key array (jax.random.key); not a lattice node
@@ -97,8 +114,7 @@ def _operands(rule: Rule, inputs: Inputs, v: Variant) -> list[tuple[str, bool]]:
     if rule.scalar is not None:
         out.append(operand(rule.scalar, v))
     if rule.bool_as_int:
-        out = [(lattice.default_dtype("i", v.x64), False) if d == lattice.BOOL else (d, w)
-               for d, w in out]
+        out = [(lattice.default_dtype("i", v.x64), False) if d == lattice.BOOL else (d, w) for d, w in out]
     if rule.bool_as is not None:
         out = [(rule.bool_as, False) if d == lattice.BOOL else (d, w) for d, w in out]
     return out
@@ -166,7 +182,7 @@ def _sum(rule: Rule, inputs: Inputs, v: Variant, dtype: str | None) -> Outcome:
     a dtype= argument decides instead; the result is strongly typed."""
     if dtype is not None:
         return _refused(rule, dtype) or Outcome(lattice.canonicalize(dtype, v.x64))
-    (d, _), = _operands(rule, inputs, v)
+    ((d, _),) = _operands(rule, inputs, v)
     widened = _promote_integers(d, v)
     if widened is None:
         return _unsupported("this reduction", d)
@@ -265,21 +281,21 @@ def _untyped(rule: Rule, inputs: Inputs, v: Variant, dtype: str | None) -> Outco
 
 
 FAMILIES: Final[dict[str, Callable[[Rule, Inputs, Variant, "str | None"], Outcome]]] = {
-    "keeps": _keeps,            # keeps (promotes) its inputs' dtype and weakness
-    "inexact": _inexact,        # promotes, then ints/bool -> float; weak kept
-    "mean": _mean,              # inexact, strong result (mean, softmax, linspace)
-    "fixed": _fixed,            # one dtype: bool (comparisons), default int (index)...
-    "sum": _sum,                # narrow ints widen, strong; dtype= decides
-    "dtype": _dtype,            # dtype= decides, with its default
-    "like": _like,              # dtype= decides, else the input's (asarray, zeros_like)
-    "real": _to_real,           # complex -> real component
-    "complex": _to_complex,     # real -> complex (fft)
-    "equal": _equal,            # lax: equal dtypes required
-    "operator": _operator,      # as a Python operator on arrays (jaxtypes.ops)
-    "key": _key,                # PRNG keys
+    "keeps": _keeps,  # keeps (promotes) its inputs' dtype and weakness
+    "inexact": _inexact,  # promotes, then ints/bool -> float; weak kept
+    "mean": _mean,  # inexact, strong result (mean, softmax, linspace)
+    "fixed": _fixed,  # one dtype: bool (comparisons), default int (index)...
+    "sum": _sum,  # narrow ints widen, strong; dtype= decides
+    "dtype": _dtype,  # dtype= decides, with its default
+    "like": _like,  # dtype= decides, else the input's (asarray, zeros_like)
+    "real": _to_real,  # complex -> real component
+    "complex": _to_complex,  # real -> complex (fft)
+    "equal": _equal,  # lax: equal dtypes required
+    "operator": _operator,  # as a Python operator on arrays (jaxtypes.ops)
+    "key": _key,  # PRNG keys
     "not_an_array": _not_an_array,
-    "higher_order": _untyped,   # the result is a callable's or a carry's
-    "untyped": _untyped,        # no rule expresses it (reason given)
+    "higher_order": _untyped,  # the result is a callable's or a carry's
+    "untyped": _untyped,  # no rule expresses it (reason given)
 }
 
 # --------------------------------------------------------------------- table
@@ -305,8 +321,10 @@ def rule_of(name: str) -> Rule:
     try:
         return TABLE[name]
     except KeyError:
-        raise ValueError(f"no dtype rule for {name!r}; the table has {len(TABLE)} functions "
-                         f"of jax.numpy, jax.nn, jax.random and jax.lax") from None
+        raise ValueError(
+            f"no dtype rule for {name!r}; the table has {len(TABLE)} functions "
+            f"of jax.numpy, jax.nn, jax.random and jax.lax"
+        ) from None
 
 
 def apply(rule: Rule, inputs: Inputs, v: Variant = DEFAULT, dtype: str | None = None) -> Outcome:
@@ -352,7 +370,9 @@ PREFERRED_RESULTS: Final[dict[str, tuple[str, ...]]] = {
 }
 PREFERRED_TYPED: Final = frozenset(
     ["jax.numpy." + n for n in "convolve correlate dot einsum inner matmul tensordot vdot vecdot".split()]
-    + ["jax.numpy.linalg." + n for n in "matmul tensordot vecdot".split()] + ["jax.lax.dot_general"])
+    + ["jax.numpy.linalg." + n for n in "matmul tensordot vecdot".split()]
+    + ["jax.lax.dot_general"]
+)
 
 
 def other_results(rule: Rule, inputs: Inputs, v: Variant = DEFAULT) -> tuple[str, ...]:
@@ -379,66 +399,118 @@ def untyped() -> dict[str, str]:
 # make_function_tables.py) and checked entry by entry by tests/test_function_rules.py.
 # ``rejects`` lists the nodes JAX refuses beyond the family's rule (mostly the
 # sub-byte ints and the 4- and 6-bit floats).
-_put(_K, "add append array_split atleast_1d atleast_2d atleast_3d broadcast_to conj "
-     "conjugate copy delete diff expand_dims fill_diagonal flip fliplr flipud fmax fmin "
-     "hsplit insert matrix_transpose maximum meshgrid minimum moveaxis multiply outer "
-     "pad place positive put put_along_axis ravel repeat reshape resize roll rollaxis "
-     "rot90 sort split squeeze swapaxes take take_along_axis tile transpose tril triu "
-     "permute_dims unstack vsplit")
+_put(
+    _K,
+    "add append array_split atleast_1d atleast_2d atleast_3d broadcast_to conj "
+    "conjugate copy delete diff expand_dims fill_diagonal flip fliplr flipud fmax fmin "
+    "hsplit insert matrix_transpose maximum meshgrid minimum moveaxis multiply outer "
+    "pad place positive put put_along_axis ravel repeat reshape resize roll rollaxis "
+    "rot90 sort split squeeze swapaxes take take_along_axis tile transpose tril triu "
+    "permute_dims unstack vsplit",
+)
 _put(_K, "matrix_power matrix_transpose outer", "jax.numpy.linalg.")
 _put(_K, "fftshift ifftshift", "jax.numpy.fft.")
 _put(_K, "identity", "jax.nn.")
 _put(_K, "choice permutation", "jax.random.")
-_put(_K, "broadcast broadcast_in_dim broadcast_to_rank dynamic_index_in_dim dynamic_slice "
-     "dynamic_slice_in_dim expand_dims index_in_dim optimization_barrier reduce_max "
-     "reduce_min reshape rev slice slice_in_dim sort split squeeze stop_gradient tile "
-     "transpose", "jax.lax.")
-_put(_I, "acos acosh arccos arccosh arcsin arcsinh arctan arctan2 arctanh asin asinh atan "
-     "atan2 atanh convolve correlate cos cosh divide exp exp2 expm1 gradient log log1p "
-     "polymul reciprocal sin sinh sqrt tan tanh true_divide")
+_put(
+    _K,
+    "broadcast broadcast_in_dim broadcast_to_rank dynamic_index_in_dim dynamic_slice "
+    "dynamic_slice_in_dim expand_dims index_in_dim optimization_barrier reduce_max "
+    "reduce_min reshape rev slice slice_in_dim sort split squeeze stop_gradient tile "
+    "transpose",
+    "jax.lax.",
+)
+_put(
+    _I,
+    "acos acosh arccos arccosh arcsin arcsinh arctan arctan2 arctanh asin asinh atan "
+    "atan2 atanh convolve correlate cos cosh divide exp exp2 expm1 gradient log log1p "
+    "polymul reciprocal sin sinh sqrt tan tanh true_divide",
+)
 _put(_I, "cholesky qr svd", "jax.numpy.linalg.")
 _put(_I, "tanh", "jax.nn.")
 _put(Rule('keeps', accepts='fc'), "glu sigmoid silu swish", "jax.nn.")
-_put(Rule('keeps', accepts='fc'), "acos acosh asin asinh atan atanh cos cosh exp exp2 expm1 log log1p logistic "
-     "reciprocal rsqrt sin sinh sqrt tan tanh", "jax.lax.")
-_put(Rule('inexact', keep_weak=False), "corrcoef degrees histogram histogram_bin_edges log10 log2 logaddexp2 polyder "
-     "polydiv rad2deg sinc trapezoid")
+_put(
+    Rule('keeps', accepts='fc'),
+    "acos acosh asin asinh atan atanh cos cosh exp exp2 expm1 log log1p logistic "
+    "reciprocal rsqrt sin sinh sqrt tan tanh",
+    "jax.lax.",
+)
+_put(
+    Rule('inexact', keep_weak=False),
+    "corrcoef degrees histogram histogram_bin_edges log10 log2 logaddexp2 polyder polydiv rad2deg sinc trapezoid",
+)
 _put(Rule('inexact', keep_weak=False), "inv lstsq pinv slogdet tensorinv", "jax.numpy.linalg.")
 _put(Rule('inexact', keep_weak=False), "gelu logmeanexp logsumexp", "jax.nn.")
-_put(Rule('fixed', fixed='bool'), "all allclose any array_equal equal greater greater_equal isclose iscomplex "
-     "isfinite isinf isnan isreal less less_equal logical_and logical_not logical_or "
-     "logical_xor not_equal")
-_put(Rule('fixed', fixed='i'), "argmax argmin argsort argwhere count_nonzero diag_indices diag_indices_from "
-     "flatnonzero histogram2d lexsort mask_indices nanargmax nanargmin nonzero "
-     "tril_indices tril_indices_from triu_indices triu_indices_from")
-_put(Rule('keeps', keep_weak=False), "amax amin choose compress diag diagflat diagonal extract intersect1d max min "
-     "nanmax nanmin piecewise polyval setxor1d")
+_put(
+    Rule('fixed', fixed='bool'),
+    "all allclose any array_equal equal greater greater_equal isclose iscomplex "
+    "isfinite isinf isnan isreal less less_equal logical_and logical_not logical_or "
+    "logical_xor not_equal",
+)
+_put(
+    Rule('fixed', fixed='i'),
+    "argmax argmin argsort argwhere count_nonzero diag_indices diag_indices_from "
+    "flatnonzero histogram2d lexsort mask_indices nanargmax nanargmin nonzero "
+    "tril_indices tril_indices_from triu_indices triu_indices_from",
+)
+_put(
+    Rule('keeps', keep_weak=False),
+    "amax amin choose compress diag diagflat diagonal extract intersect1d max min "
+    "nanmax nanmin piecewise polyval setxor1d",
+)
 _put(Rule('keeps', keep_weak=False), "diagonal", "jax.numpy.linalg.")
 _put(Rule('keeps', keep_weak=False), "pad", "jax.lax.")
-_put(Rule('not_an_array'), "broadcast_shapes can_cast einsum_path get_printoptions iscomplexobj isdtype "
-     "isrealobj isscalar issubdtype iterable ndim promote_types result_type shape size")
+_put(
+    Rule('not_an_array'),
+    "broadcast_shapes can_cast einsum_path get_printoptions iscomplexobj isdtype "
+    "isrealobj isscalar issubdtype iterable ndim promote_types result_type shape size",
+)
 _put(Rule('not_an_array'), "key_dtype key_impl", "jax.random.")
 _put(Rule('not_an_array'), "dtype", "jax.lax.")
-_put(Rule('dtype', accepts='f', default='f', rejects=('float4_e2m1fn', 'float6_e2m3fn', 'float6_e3m2fn')), "ball cauchy double_sided_maxwell exponential gumbel laplace logistic maxwell pareto rayleigh t triangular "
-     "truncated_normal uniform wald weibull_min", "jax.random.")
+_put(
+    Rule('dtype', accepts='f', default='f', rejects=('float4_e2m1fn', 'float6_e2m3fn', 'float6_e3m2fn')),
+    "ball cauchy double_sided_maxwell exponential gumbel laplace logistic maxwell pareto rayleigh t triangular "
+    "truncated_normal uniform wald weibull_min",
+    "jax.random.",
+)
 _put(Rule('keeps', accepts='f', others=('int32',)), "approx_max_k approx_min_k", "jax.lax.")  # (values, indices)
-_put(Rule('keeps', accepts='f'), "bessel_i0e bessel_i1e cbrt ceil digamma erf erf_inv "
-     "erfc floor lgamma reduce_precision round", "jax.lax.")
+_put(
+    Rule('keeps', accepts='f'),
+    "bessel_i0e bessel_i1e cbrt ceil digamma erf erf_inv erfc floor lgamma reduce_precision round",
+    "jax.lax.",
+)
 _put(Rule('operator', fixed='matmul'), "dot einsum inner matmul matvec tensordot vdot vecdot vecmat")
 _put(Rule('operator', fixed='matmul'), "matmul multi_dot tensordot vecdot", "jax.numpy.linalg.")
 _put(Rule('keeps', rejects=('bool',)), "ix_")
-_put(Rule('keeps', rejects=('bool',)), "cumlogsumexp cummax cummin cumprod cumsum integer_pow neg reduce_prod reduce_sum "
-     "sign square", "jax.lax.")
+_put(
+    Rule('keeps', rejects=('bool',)),
+    "cumlogsumexp cummax cummin cumprod cumsum integer_pow neg reduce_prod reduce_sum sign square",
+    "jax.lax.",
+)
 _put(Rule('dtype', default='f'), "astype bartlett blackman empty eye hamming hanning identity kaiser ones zeros")
 _put(Rule('dtype', default='f'), "multinomial", "jax.random.")
 _put(Rule('keeps', scalar='f*'), "float_power")
-_put(Rule('keeps', scalar='f*'), "celu elu hard_sigmoid hard_silu hard_swish leaky_relu relu6 selu sparse_plus", "jax.nn.")
+_put(
+    Rule('keeps', scalar='f*'),
+    "celu elu hard_sigmoid hard_silu hard_swish leaky_relu relu6 selu sparse_plus",
+    "jax.nn.",
+)
 _put(Rule('keeps', accepts='iufc'), "around ediff1d kron negative polyadd polysub round sign subtract")
-_put(Rule('inexact', keep_weak=False, accepts='biuf'), "heaviside hypot median nanmedian nanpercentile nanquantile percentile quantile")
+_put(
+    Rule('inexact', keep_weak=False, accepts='biuf'),
+    "heaviside hypot median nanmedian nanpercentile nanquantile percentile quantile",
+)
 _put(Rule('operator', fixed='add'), "block column_stack concat concatenate dstack hstack stack vstack")
-_put(Rule('dtype', accepts='f', default='f'), "beta binomial chisquare dirichlet f gamma generalized_normal loggamma", "jax.random.")
-_put(Rule('equal'), "clamp concatenate conv conv_general_dilated conv_transpose "
-     "conv_with_general_padding max min", "jax.lax.")
+_put(
+    Rule('dtype', accepts='f', default='f'),
+    "beta binomial chisquare dirichlet f gamma generalized_normal loggamma",
+    "jax.random.",
+)
+_put(
+    Rule('equal'),
+    "clamp concatenate conv conv_general_dilated conv_transpose conv_with_general_padding max min",
+    "jax.lax.",
+)
 _put(Rule('sum'), "cumulative_sum nanprod nansum prod sum trace")
 _put(Rule('sum'), "trace", "jax.numpy.linalg.")
 _put(Rule('like'), "array asarray empty_like full_like ones_like zeros_like")
@@ -446,8 +518,14 @@ _put(Rule('like'), "full_like", "jax.lax.")
 _put(Rule('keeps', accepts='biu'), "bitwise_and bitwise_invert bitwise_not bitwise_or bitwise_xor invert")
 _put(Rule('like', keep_weak=False, bool_as_int=True), "cumprod cumsum cumulative_prod nancumprod nancumsum")
 _put(Rule('operator', fixed='floordiv'), "divmod floor_divide fmod mod remainder")
-_put(Rule("untyped", reason="a list of results, each of its own input's dtype (weak for a "
-                             "Python scalar): list[Array[...]] cannot give each its own"), "broadcast_arrays")
+_put(
+    Rule(
+        "untyped",
+        reason="a list of results, each of its own input's dtype (weak for a "
+        "Python scalar): list[Array[...]] cannot give each its own",
+    ),
+    "broadcast_arrays",
+)
 _put(Rule('key'), "clone fold_in split", "jax.random.")
 _put(Rule("keeps", args=(0,)), "sort_key_val", "jax.lax.")  # (the sorted keys)
 _put(Rule('equal', accepts='f'), "igamma igammac nextafter polygamma zeta", "jax.lax.")
@@ -457,7 +535,11 @@ _put(Rule('operator', fixed='lshift'), "bitwise_left_shift bitwise_right_shift l
 _put(Rule('dtype', default='f', rejects=('uint1', 'uint2', 'int1', 'int2')), "geomspace linspace logspace")
 _put(Rule('dtype', default='f', rejects=('uint1', 'uint2', 'int1', 'int2')), "fftfreq", "jax.numpy.fft.")
 _put(Rule('real', default='f'), "cond eigh eigvalsh svdvals", "jax.numpy.linalg.")
-_put(Rule('complex', keep_weak=False, accepts='biuf', rejects=('bfloat16', 'float16')), "ihfft rfft rfft2 rfftn", "jax.numpy.fft.")
+_put(
+    Rule('complex', keep_weak=False, accepts='biuf', rejects=('bfloat16', 'float16')),
+    "ihfft rfft rfft2 rfftn",
+    "jax.numpy.fft.",
+)
 _put(Rule('equal', accepts='iufc'), "add div mul sub", "jax.lax.")
 _put(Rule('equal', accepts='iu'), "mulhi shift_left shift_right_arithmetic shift_right_logical", "jax.lax.")
 _put(Rule('inexact', accepts='biuf'), "cbrt i0 nextafter")
@@ -467,7 +549,11 @@ _put(Rule('keeps', keep_weak=False, accepts='iufc'), "cross", "jax.numpy.linalg.
 _put(Rule('dtype', accepts='iufc', default='i'), "arange fromfunction indices")
 _put(Rule('dtype', accepts='iu', default='i'), "geometric poisson randint", "jax.random.")
 _put(Rule('equal', accepts='biu'), "bitwise_and bitwise_or bitwise_xor", "jax.lax.")
-_put(Rule('keeps', keep_weak=False, accepts='biu', rejects=('uint1', 'uint2', 'uint4', 'int1', 'int2', 'int4')), "reduce_and reduce_or reduce_xor", "jax.lax.")
+_put(
+    Rule('keeps', keep_weak=False, accepts='biu', rejects=('uint1', 'uint2', 'uint4', 'int1', 'int2', 'int4')),
+    "reduce_and reduce_or reduce_xor",
+    "jax.lax.",
+)
 _put(Rule('mean', rejects=('int1',)), "deg2rad radians")
 _put(Rule('real'), "imag real")
 _put(Rule('fixed', accepts='biuf', fixed='bool'), "isneginf isposinf")
@@ -479,18 +565,28 @@ _put(Rule('not_an_array', rejects=('float6_e2m3fn', 'float6_e3m2fn')), "array_re
 _put(Rule('real', keep_weak=False, default='f'), "matrix_norm norm", "jax.numpy.linalg.")
 _put(Rule('keeps', scalar='i*'), "hard_tanh relu", "jax.nn.")
 _put(Rule('key', fixed='uint32'), "PRNGKey key_data", "jax.random.")
-_put(Rule('dtype', accepts='fc', default='f', rejects=('float4_e2m1fn', 'float6_e2m3fn', 'float6_e3m2fn')), "normal orthogonal", "jax.random.")
+_put(
+    Rule('dtype', accepts='fc', default='f', rejects=('float4_e2m1fn', 'float6_e2m3fn', 'float6_e3m2fn')),
+    "normal orthogonal",
+    "jax.random.",
+)
 _put(Rule('keeps', accepts='iu'), "clz population_count", "jax.lax.")
 _put(Rule('equal', keep_weak=False), "dynamic_update_slice dynamic_update_slice_in_dim", "jax.lax.")
 _put(Rule('fixed', accepts='biu', fixed='uint8', rejects=('int2', 'int4')), "bitwise_count")
 _put(Rule('inexact', keep_weak=False, scalar='f*', rejects=('complex64', 'complex128', 'c*')), "unwrap")
 _put(Rule('keeps', accepts='iuf'), "partition")
-_put(Rule('keeps', keep_weak=False, accepts='iufc', rejects=('uint1', 'uint2', 'uint4', 'int1', 'int2', 'int4')), "vander")
+_put(
+    Rule('keeps', keep_weak=False, accepts='iufc', rejects=('uint1', 'uint2', 'uint4', 'int1', 'int2', 'int4')),
+    "vander",
+)
 _put(Rule('fixed', accepts='biu', fixed='i'), "bincount")
 _put(Rule('fixed', accepts='biu', fixed='uint8'), "packbits")
 _put(Rule('fixed', fixed='bool', rejects=('uint1', 'uint2', 'uint4', 'int1', 'int2', 'int4')), "isin")
 _put(Rule('fixed', args=(0,), fixed='bool'), "array_equiv")
-_put(Rule('keeps', keep_weak=False, accepts='iu', rejects=('uint1', 'uint2', 'int1', 'int2', 'int4')), "ravel_multi_index")
+_put(
+    Rule('keeps', keep_weak=False, accepts='iu', rejects=('uint1', 'uint2', 'int1', 'int2', 'int4')),
+    "ravel_multi_index",
+)
 _put(Rule('fixed', fixed='i', rejects=('uint1', 'uint2', 'int1', 'int2')), "matrix_rank", "jax.numpy.linalg.")
 _put(Rule('operator', fixed='truediv'), "solve tensorsolve", "jax.numpy.linalg.")
 _put(Rule('inexact', rejects=('bool', 'uint4', 'int4')), "log1mexp", "jax.nn.")
@@ -515,89 +611,320 @@ _put(Rule("equal"), "stack", "jax.lax.")
 # Probed, but no family (with its parameters) matches every answer JAX gave:
 # untyped for now, with the closest family and how often it differs; or, where
 # the family misses only a few inputs, typed with those left unknown.
-_put(Rule('real', accepts='ifc', unknown=('int1', 'int2', 'int4'), reason='the sub-byte ints go their own ways'), "abs", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(fixed, fixed=i) differs from JAX on 35 of 66 probes"), "argmax", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(fixed, fixed=i) differs from JAX on 35 of 66 probes"), "argmin", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(keeps, keep_weak=False) differs from JAX on 172 of 586 probes"), "batch_matmul", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(like, keep_weak=False, accepts=iufc, bool_as_int=True) differs from JAX on 9 of 130 probes"), "bitcast_convert_type", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(dtype, accepts=iufc, default=i) differs from JAX on 1 of 66 probes; with default=int32 it agrees, but its dtype argument, required, is probed as `dtype or jnp.int32`, which mypy joins to DtypeMarker"), "broadcasted_iota", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(inexact, accepts=biu) differs from JAX on 9 of 586 probes"), "complex", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(inexact, accepts=biu) differs from JAX on 10 of 66 probes"), "conj", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(dtype, default=f) differs from JAX on 35 of 130 probes"), "convert_element_type", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(keeps, keep_weak=False) differs from JAX on 172 of 586 probes"), "dot", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(keeps, keep_weak=False) differs from JAX on 172 of 586 probes"), "dot_general", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(keeps, accepts=b) differs from JAX on 44 of 586 probes"), "eq", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(dtype, default=c) differs from JAX on 28 of 66 probes"), "fft", "jax.lax.")
+_put(
+    Rule('real', accepts='ifc', unknown=('int1', 'int2', 'int4'), reason='the sub-byte ints go their own ways'),
+    "abs",
+    "jax.lax.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(fixed, fixed=i) differs from JAX on 35 of 66 probes"),
+    "argmax",
+    "jax.lax.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(fixed, fixed=i) differs from JAX on 35 of 66 probes"),
+    "argmin",
+    "jax.lax.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(keeps, keep_weak=False) differs from JAX on 172 of 586 probes"),
+    "batch_matmul",
+    "jax.lax.",
+)
+_put(
+    Rule(
+        "untyped",
+        reason="closest rule Rule(like, keep_weak=False, accepts=iufc, bool_as_int=True) differs from JAX on 9 of 130 probes",
+    ),
+    "bitcast_convert_type",
+    "jax.lax.",
+)
+_put(
+    Rule(
+        "untyped",
+        reason="closest rule Rule(dtype, accepts=iufc, default=i) differs from JAX on 1 of 66 probes; with default=int32 it agrees, but its dtype argument, required, is probed as `dtype or jnp.int32`, which mypy joins to DtypeMarker",
+    ),
+    "broadcasted_iota",
+    "jax.lax.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(inexact, accepts=biu) differs from JAX on 9 of 586 probes"),
+    "complex",
+    "jax.lax.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(inexact, accepts=biu) differs from JAX on 10 of 66 probes"),
+    "conj",
+    "jax.lax.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(dtype, default=f) differs from JAX on 35 of 130 probes"),
+    "convert_element_type",
+    "jax.lax.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(keeps, keep_weak=False) differs from JAX on 172 of 586 probes"),
+    "dot",
+    "jax.lax.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(keeps, keep_weak=False) differs from JAX on 172 of 586 probes"),
+    "dot_general",
+    "jax.lax.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(keeps, accepts=b) differs from JAX on 44 of 586 probes"), "eq", "jax.lax."
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(dtype, default=c) differs from JAX on 28 of 66 probes"), "fft", "jax.lax."
+)
 _put(Rule('like'), "full", "jax.lax.")  # (the fill value's dtype)
-_put(Rule("untyped", reason="closest rule Rule(keeps, accepts=b) differs from JAX on 35 of 586 probes"), "ge", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(keeps, accepts=b) differs from JAX on 35 of 586 probes"), "gt", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(inexact, accepts=biu) differs from JAX on 5 of 66 probes"), "imag", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(dtype, accepts=iufc, default=i) differs from JAX on 1 of 66 probes; with default=int32 it agrees, but its dtype argument, required, is probed as `dtype or jnp.int32`, which mypy joins to DtypeMarker"), "iota", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(keeps, accepts=b) differs from JAX on 35 of 586 probes"), "le", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(keeps, accepts=b) differs from JAX on 35 of 586 probes"), "lt", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(keeps, accepts=b) differs from JAX on 44 of 586 probes"), "ne", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(equal, accepts=fc) differs from JAX on 130 of 586 probes"), "pow", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(inexact, accepts=biu) differs from JAX on 5 of 66 probes"), "real", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(equal, args=(1, 2)) differs from JAX on 36 of 650 probes"), "select", "jax.lax.")
-_put(Rule("untyped", reason="closest rule Rule(equal, args=(1, 2)) differs from JAX on 36 of 650 probes"), "select_n", "jax.lax.")
-_put(Rule('equal', keep_weak=False, input_rejects=('int4', 'float8_e4m3fn'), unknown=('int64', 'uint64', 'i*'), reason='64-bit ints raise with x64 on'), "dot_product_attention", "jax.nn.")
-_put(Rule('inexact', unknown=('bool', 'c*'), reason='-softplus(-x): a bool raises, a weak complex gives a strong one'), "log_sigmoid", "jax.nn.")
-_put(Rule('inexact', unknown=('bool', 'c*', 'int4', 'uint4'), reason='x * tanh(softplus(x)): bool, a weak complex and the 4-bit ints go their own ways'), "mish", "jax.nn.")
+_put(
+    Rule("untyped", reason="closest rule Rule(keeps, accepts=b) differs from JAX on 35 of 586 probes"), "ge", "jax.lax."
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(keeps, accepts=b) differs from JAX on 35 of 586 probes"), "gt", "jax.lax."
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(inexact, accepts=biu) differs from JAX on 5 of 66 probes"),
+    "imag",
+    "jax.lax.",
+)
+_put(
+    Rule(
+        "untyped",
+        reason="closest rule Rule(dtype, accepts=iufc, default=i) differs from JAX on 1 of 66 probes; with default=int32 it agrees, but its dtype argument, required, is probed as `dtype or jnp.int32`, which mypy joins to DtypeMarker",
+    ),
+    "iota",
+    "jax.lax.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(keeps, accepts=b) differs from JAX on 35 of 586 probes"), "le", "jax.lax."
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(keeps, accepts=b) differs from JAX on 35 of 586 probes"), "lt", "jax.lax."
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(keeps, accepts=b) differs from JAX on 44 of 586 probes"), "ne", "jax.lax."
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(equal, accepts=fc) differs from JAX on 130 of 586 probes"),
+    "pow",
+    "jax.lax.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(inexact, accepts=biu) differs from JAX on 5 of 66 probes"),
+    "real",
+    "jax.lax.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(equal, args=(1, 2)) differs from JAX on 36 of 650 probes"),
+    "select",
+    "jax.lax.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(equal, args=(1, 2)) differs from JAX on 36 of 650 probes"),
+    "select_n",
+    "jax.lax.",
+)
+_put(
+    Rule(
+        'equal',
+        keep_weak=False,
+        input_rejects=('int4', 'float8_e4m3fn'),
+        unknown=('int64', 'uint64', 'i*'),
+        reason='64-bit ints raise with x64 on',
+    ),
+    "dot_product_attention",
+    "jax.nn.",
+)
+_put(
+    Rule('inexact', unknown=('bool', 'c*'), reason='-softplus(-x): a bool raises, a weak complex gives a strong one'),
+    "log_sigmoid",
+    "jax.nn.",
+)
+_put(
+    Rule(
+        'inexact',
+        unknown=('bool', 'c*', 'int4', 'uint4'),
+        reason='x * tanh(softplus(x)): bool, a weak complex and the 4-bit ints go their own ways',
+    ),
+    "mish",
+    "jax.nn.",
+)
 _put(Rule("dtype", default="f", input_rejects=("bool",)), "one_hot", "jax.nn.")
-_put(Rule('inexact', unknown=('bool', 'int4', 'uint1', 'uint2'), reason='x / (abs(x) + 1): bool and the sub-byte ints go their own ways'), "soft_sign", "jax.nn.")
-_put(Rule('inexact', unknown=('bool', 'c*'), reason='logaddexp(x, 0): a bool gives a weak float, a weak complex a strong one'), "softplus", "jax.nn.")
-_put(Rule("untyped", reason="closest rule Rule(fixed, fixed=i) differs from JAX on 8 of 66 "
-                            "probes"), "histogramdd")
-_put(Rule("untyped", reason="dtype is a required argument (the oracle's dtype=None probe passes "
-                            "float32); closest rule Rule(dtype, default=f) differs on 5 of 66 "
-                            "probes"), "empty", "jax.lax.")
+_put(
+    Rule(
+        'inexact',
+        unknown=('bool', 'int4', 'uint1', 'uint2'),
+        reason='x / (abs(x) + 1): bool and the sub-byte ints go their own ways',
+    ),
+    "soft_sign",
+    "jax.nn.",
+)
+_put(
+    Rule(
+        'inexact',
+        unknown=('bool', 'c*'),
+        reason='logaddexp(x, 0): a bool gives a weak float, a weak complex a strong one',
+    ),
+    "softplus",
+    "jax.nn.",
+)
+_put(Rule("untyped", reason="closest rule Rule(fixed, fixed=i) differs from JAX on 8 of 66 probes"), "histogramdd")
+_put(
+    Rule(
+        "untyped",
+        reason="dtype is a required argument (the oracle's dtype=None probe passes "
+        "float32); closest rule Rule(dtype, default=f) differs on 5 of 66 "
+        "probes",
+    ),
+    "empty",
+    "jax.lax.",
+)
 # abs of int1 is int8 in JAX (an exclusion of tests/test_function_rules.py); the
 # abs(x) operator rule refuses the sub-byte ints.
 _put(Rule("operator", fixed="abs"), "abs absolute")
 _put(Rule("untyped", reason="closest rule Rule(real, default=f) differs from JAX on 19 of 66 probes"), "angle")
-_put(Rule("untyped", reason="closest rule Rule(fixed, accepts=iuf, fixed=i) differs from JAX on 33 of 66 probes"), "argpartition")
+_put(
+    Rule("untyped", reason="closest rule Rule(fixed, accepts=iuf, fixed=i) differs from JAX on 33 of 66 probes"),
+    "argpartition",
+)
 _put(Rule('inexact', accepts='biuf', input_rejects=('float8_e4m3fn',)), "copysign")
 _put(Rule("untyped", reason="closest rule Rule(fixed, fixed=i) differs from JAX on 315 of 586 probes"), "digitize")
 _put(Rule('inexact', accepts='biuf', unknown=('int1',), reason='int1 gives int8'), "fabs")
-_put(Rule("untyped", reason="closest rule Rule(dtype, default=c) differs from JAX on 28 of 66 probes"), "fft", "jax.numpy.fft.")
-_put(Rule("untyped", reason="closest rule Rule(dtype, default=c) differs from JAX on 28 of 66 probes"), "fft2", "jax.numpy.fft.")
-_put(Rule("untyped", reason="closest rule Rule(dtype, default=c) differs from JAX on 28 of 66 probes"), "fftn", "jax.numpy.fft.")
-_put(Rule("untyped", reason="closest rule Rule(fixed, fixed=float32) differs from JAX on 7 of 66 probes"), "hfft", "jax.numpy.fft.")
-_put(Rule("untyped", reason="closest rule Rule(dtype, default=c) differs from JAX on 28 of 66 probes"), "ifft", "jax.numpy.fft.")
-_put(Rule("untyped", reason="closest rule Rule(dtype, default=c) differs from JAX on 28 of 66 probes"), "ifft2", "jax.numpy.fft.")
-_put(Rule("untyped", reason="closest rule Rule(dtype, default=c) differs from JAX on 28 of 66 probes"), "ifftn", "jax.numpy.fft.")
-_put(Rule("untyped", reason="closest rule Rule(fixed, fixed=float32) differs from JAX on 7 of 66 probes"), "irfft", "jax.numpy.fft.")
-_put(Rule("untyped", reason="closest rule Rule(fixed, fixed=float32) differs from JAX on 7 of 66 probes"), "irfft2", "jax.numpy.fft.")
-_put(Rule("untyped", reason="closest rule Rule(fixed, fixed=float32) differs from JAX on 7 of 66 probes"), "irfftn", "jax.numpy.fft.")
-_put(Rule("untyped", reason="closest rule Rule(dtype, accepts=fc, default=f) differs from JAX on 20 of 66 probes"), "rfftfreq", "jax.numpy.fft.")
-_put(Rule("untyped", reason="closest rule Rule(fixed, accepts=biu, fixed=float32) differs from JAX on 20 of 66 probes"), "frexp")
+_put(
+    Rule("untyped", reason="closest rule Rule(dtype, default=c) differs from JAX on 28 of 66 probes"),
+    "fft",
+    "jax.numpy.fft.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(dtype, default=c) differs from JAX on 28 of 66 probes"),
+    "fft2",
+    "jax.numpy.fft.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(dtype, default=c) differs from JAX on 28 of 66 probes"),
+    "fftn",
+    "jax.numpy.fft.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(fixed, fixed=float32) differs from JAX on 7 of 66 probes"),
+    "hfft",
+    "jax.numpy.fft.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(dtype, default=c) differs from JAX on 28 of 66 probes"),
+    "ifft",
+    "jax.numpy.fft.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(dtype, default=c) differs from JAX on 28 of 66 probes"),
+    "ifft2",
+    "jax.numpy.fft.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(dtype, default=c) differs from JAX on 28 of 66 probes"),
+    "ifftn",
+    "jax.numpy.fft.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(fixed, fixed=float32) differs from JAX on 7 of 66 probes"),
+    "irfft",
+    "jax.numpy.fft.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(fixed, fixed=float32) differs from JAX on 7 of 66 probes"),
+    "irfft2",
+    "jax.numpy.fft.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(fixed, fixed=float32) differs from JAX on 7 of 66 probes"),
+    "irfftn",
+    "jax.numpy.fft.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(dtype, accepts=fc, default=f) differs from JAX on 20 of 66 probes"),
+    "rfftfreq",
+    "jax.numpy.fft.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(fixed, accepts=biu, fixed=float32) differs from JAX on 20 of 66 probes"),
+    "frexp",
+)
 _put(Rule('like'), "full")  # (the fill value's dtype)
 _put(Rule('keeps', keep_weak=False, accepts='iu', input_rejects=('int4',)), "gcd")
-_put(Rule("untyped", reason="closest rule Rule(fixed, accepts=biuf, fixed=f) differs from JAX on 129 of 586 probes"), "interp")
+_put(
+    Rule("untyped", reason="closest rule Rule(fixed, accepts=biuf, fixed=f) differs from JAX on 129 of 586 probes"),
+    "interp",
+)
 _put(Rule('keeps', keep_weak=False, accepts='iu', input_rejects=('int4',)), "lcm")
-_put(Rule("untyped", reason="closest rule Rule(fixed, accepts=biu, fixed=float32) differs from JAX on 20 of 66 probes"), "ldexp")
+_put(
+    Rule("untyped", reason="closest rule Rule(fixed, accepts=biu, fixed=float32) differs from JAX on 20 of 66 probes"),
+    "ldexp",
+)
 _put(Rule('mean', unknown=('c*', 'f*', 'i*'), reason='weakly typed inputs stay weak'), "det", "jax.numpy.linalg.")
-_put(Rule("untyped", reason="closest rule Rule(complex) differs from JAX on 22 of 66 probes"), "eig", "jax.numpy.linalg.")
-_put(Rule("untyped", reason="closest rule Rule(complex) differs from JAX on 22 of 66 probes"), "eigvals", "jax.numpy.linalg.")
-_put(Rule("untyped", reason="closest rule Rule(real, keep_weak=False, default=f) differs from JAX on 11 of 66 probes"), "vector_norm", "jax.numpy.linalg.")
-_put(Rule('operator', fixed='truediv', unknown=('c*',), reason='a weakly typed complex gives a strong complex'), "logaddexp")
+_put(
+    Rule("untyped", reason="closest rule Rule(complex) differs from JAX on 22 of 66 probes"), "eig", "jax.numpy.linalg."
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(complex) differs from JAX on 22 of 66 probes"),
+    "eigvals",
+    "jax.numpy.linalg.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(real, keep_weak=False, default=f) differs from JAX on 11 of 66 probes"),
+    "vector_norm",
+    "jax.numpy.linalg.",
+)
+_put(
+    Rule('operator', fixed='truediv', unknown=('c*',), reason='a weakly typed complex gives a strong complex'),
+    "logaddexp",
+)
 _put(Rule("untyped", reason="closest rule Rule(mean, accepts=biuf) differs from JAX on 4 of 66 probes"), "modf")
 _put(Rule('keeps', keep_weak=False, unknown=('i*',), reason='a weakly typed int stays weak'), "nan_to_num")
-_put(Rule('real', default='f', keep_weak=False, reason='dtype= is unknown (JAX takes it as the accumulation dtype)'), "nanstd")
-_put(Rule('real', default='f', keep_weak=False, reason='dtype= is unknown (an int dtype= gives a weak float)'), "nanvar")
-_put(Rule("untyped", reason="closest rule Rule(keeps, keep_weak=False, accepts=fc) differs from JAX on 150 of 586 probes"), "polyfit")
+_put(
+    Rule('real', default='f', keep_weak=False, reason='dtype= is unknown (JAX takes it as the accumulation dtype)'),
+    "nanstd",
+)
+_put(
+    Rule('real', default='f', keep_weak=False, reason='dtype= is unknown (an int dtype= gives a weak float)'), "nanvar"
+)
+_put(
+    Rule(
+        "untyped", reason="closest rule Rule(keeps, keep_weak=False, accepts=fc) differs from JAX on 150 of 586 probes"
+    ),
+    "polyfit",
+)
 _put(Rule('inexact', keep_weak=False, unknown=('bool',), reason='a bool gives the default float'), "polyint")
 _put(Rule("untyped", reason="closest rule Rule(inexact, bool_as_int=True) differs from JAX on 18 of 66 probes"), "rint")
 _put(Rule("untyped", reason="closest rule Rule(complex, keep_weak=False) differs from JAX on 24 of 66 probes"), "roots")
 _put(Rule("untyped", reason="closest rule Rule(fixed, fixed=i) differs from JAX on 315 of 586 probes"), "searchsorted")
 _put(Rule("untyped", reason="closest rule Rule(key) differs from JAX on 110 of 586 probes"), "setdiff1d")
-_put(Rule("untyped", reason="closest rule Rule(fixed, accepts=biu, fixed=bool) differs from JAX on 9 of 66 probes"), "signbit")
+_put(
+    Rule("untyped", reason="closest rule Rule(fixed, accepts=biu, fixed=bool) differs from JAX on 9 of 66 probes"),
+    "signbit",
+)
 _put(Rule("untyped", reason="closest rule Rule(dtype, default=c) differs from JAX on 28 of 66 probes"), "sort_complex")
-_put(Rule("untyped", reason="closest rule Rule(fixed, accepts=biu, fixed=float32) differs from JAX on 20 of 66 probes"), "spacing")
+_put(
+    Rule("untyped", reason="closest rule Rule(fixed, accepts=biu, fixed=float32) differs from JAX on 20 of 66 probes"),
+    "spacing",
+)
 _put(Rule("keeps", bool_as="int32"), "square")
-_put(Rule('real', default='f', keep_weak=False, reason='dtype= is unknown (JAX takes it as the accumulation dtype)'), "std")
+_put(
+    Rule('real', default='f', keep_weak=False, reason='dtype= is unknown (JAX takes it as the accumulation dtype)'),
+    "std",
+)
 _put(Rule('dtype', default='float32'), "tri")
-_put(Rule('keeps', keep_weak=False, unknown=('float6_e2m3fn', 'float6_e3m2fn', 'int1', 'uint1'), reason='the 1-bit ints give bool; the 6-bit floats raise'), "trim_zeros")
+_put(
+    Rule(
+        'keeps',
+        keep_weak=False,
+        unknown=('float6_e2m3fn', 'float6_e3m2fn', 'int1', 'uint1'),
+        reason='the 1-bit ints give bool; the 6-bit floats raise',
+    ),
+    "trim_zeros",
+)
 _put(Rule('operator', fixed='add', unknown=('c*',), reason='a weakly typed complex gives a strong complex'), "union1d")
 _put(Rule('keeps', unknown=('c*',), reason='a weakly typed complex becomes strong'), "unique")
 _put(Rule("untyped", reason="closest rule Rule(keeps) differs from JAX on 2 of 66 probes"), "unique_all")
@@ -607,43 +934,85 @@ _put(Rule('keeps', unknown=('c*',), reason='a weakly typed complex becomes stron
 _put(Rule("untyped", reason="closest rule Rule(inexact, accepts=biu) differs from JAX on 2 of 66 probes"), "unpackbits")
 _put(Rule('real', default='f', keep_weak=False, reason='dtype= is unknown (an int dtype= gives a weak float)'), "var")
 _put(Rule("fixed", args=(), fixed="bool"), "bernoulli", "jax.random.")  # (no dtype=)
-_put(Rule("untyped", reason="closest rule Rule(mean, accepts=b) differs from JAX on 20 of 68 probes"), "bits", "jax.random.")
+_put(
+    Rule("untyped", reason="closest rule Rule(mean, accepts=b) differs from JAX on 20 of 68 probes"),
+    "bits",
+    "jax.random.",
+)
 _put(Rule("fixed", args=(), fixed="i"), "categorical", "jax.random.")  # (no dtype=)
-_put(Rule("untyped", reason="closest rule Rule(mean, accepts=b) differs from JAX on 14 of 68 probes"), "lognormal", "jax.random.")
-_put(Rule("untyped", reason="closest rule Rule(mean, accepts=b) differs from JAX on 14 of 68 probes"), "multivariate_normal", "jax.random.")
+_put(
+    Rule("untyped", reason="closest rule Rule(mean, accepts=b) differs from JAX on 14 of 68 probes"),
+    "lognormal",
+    "jax.random.",
+)
+_put(
+    Rule("untyped", reason="closest rule Rule(mean, accepts=b) differs from JAX on 14 of 68 probes"),
+    "multivariate_normal",
+    "jax.random.",
+)
 
 
 # ------------------------------------------------------ untyped, with reasons
-_HIGHER_ORDER = Rule("higher_order", reason=(
-    "higher-order: the result is what its function argument returns (a carry, a branch's "
-    "value), typed through the callable's signature, not by a dtype rule"))
-_put(_HIGHER_ORDER, "cond scan fori_loop while_loop map switch associative_scan custom_root "
-     "custom_linear_solve reduce reduce_window platform_dependent composite", "jax.lax.")
+_HIGHER_ORDER = Rule(
+    "higher_order",
+    reason=(
+        "higher-order: the result is what its function argument returns (a carry, a branch's "
+        "value), typed through the callable's signature, not by a dtype rule"
+    ),
+)
+_put(
+    _HIGHER_ORDER,
+    "cond scan fori_loop while_loop map switch associative_scan custom_root "
+    "custom_linear_solve reduce reduce_window platform_dependent composite",
+    "jax.lax.",
+)
 _put(_HIGHER_ORDER, "vectorize apply_along_axis apply_over_axes frompyfunc")
-_put(Rule("untyped", reason=(
-    "a collective over a named mapped axis: runs only inside shard_map/pmap, so not probed")),
+_put(
+    Rule("untyped", reason=("a collective over a named mapped axis: runs only inside shard_map/pmap, so not probed")),
     "all_gather all_to_all pmax pmean pmin ppermute psum psum_scatter pswapaxes pshuffle "
-    "pbroadcast pcast axis_index axis_size ragged_all_to_all psend precv", "jax.lax.")
-_put(Rule("untyped", reason="takes gather/scatter dimension-number objects: not probed"),
-     "gather scatter scatter_add scatter_apply scatter_max scatter_min scatter_mul scatter_sub",
-     "jax.lax.")
-_put(Rule("untyped", reason="returns shapes, padding or dimension numbers: no array result"),
-     "conv_dimension_numbers conv_general_permutations conv_general_shape_tuple conv_shape_tuple "
-     "conv_transpose_shape_tuple padtype_to_pads reduce_window_shape_tuple broadcast_shapes",
-     "jax.lax.")
-_put(Rule("untyped", reason="needs operands this study did not build (patches, ragged groups, "
-                            "scales, RNG state, three-operand special functions): not probed"),
-     "conv_general_dilated_local conv_general_dilated_patches ragged_dot ragged_dot_general "
-     "scaled_dot rng_bit_generator rng_uniform random_gamma_grad igamma_grad_a betainc "
-     "index_take dynamic_update_index_in_dim", "jax.lax.")
-_put(Rule("untyped", reason="tokens, effects and sharding annotations, not dtype computations"),
-     "create_token after_all dce_sink stage with_sharding_constraint shape_as_value", "jax.lax.")
-_put(Rule("untyped", reason="microscaling (MX) configuration arguments: not probed"),
-     "get_scaled_dot_general_config scaled_dot_general scaled_matmul", "jax.nn.")
-_put(Rule("untyped", reason="reads external data (files, buffers, DLPack): not probed"),
-     "load save savez fromfile frombuffer fromstring fromiter from_dlpack")
-_put(Rule("untyped", reason="printing configuration: no array result, changes global state"),
-     "printoptions set_printoptions")
+    "pbroadcast pcast axis_index axis_size ragged_all_to_all psend precv",
+    "jax.lax.",
+)
+_put(
+    Rule("untyped", reason="takes gather/scatter dimension-number objects: not probed"),
+    "gather scatter scatter_add scatter_apply scatter_max scatter_min scatter_mul scatter_sub",
+    "jax.lax.",
+)
+_put(
+    Rule("untyped", reason="returns shapes, padding or dimension numbers: no array result"),
+    "conv_dimension_numbers conv_general_permutations conv_general_shape_tuple conv_shape_tuple "
+    "conv_transpose_shape_tuple padtype_to_pads reduce_window_shape_tuple broadcast_shapes",
+    "jax.lax.",
+)
+_put(
+    Rule(
+        "untyped",
+        reason="needs operands this study did not build (patches, ragged groups, "
+        "scales, RNG state, three-operand special functions): not probed",
+    ),
+    "conv_general_dilated_local conv_general_dilated_patches ragged_dot ragged_dot_general "
+    "scaled_dot rng_bit_generator rng_uniform random_gamma_grad igamma_grad_a betainc "
+    "index_take dynamic_update_index_in_dim",
+    "jax.lax.",
+)
+_put(
+    Rule("untyped", reason="tokens, effects and sharding annotations, not dtype computations"),
+    "create_token after_all dce_sink stage with_sharding_constraint shape_as_value",
+    "jax.lax.",
+)
+_put(
+    Rule("untyped", reason="microscaling (MX) configuration arguments: not probed"),
+    "get_scaled_dot_general_config scaled_dot_general scaled_matmul",
+    "jax.nn.",
+)
+_put(
+    Rule("untyped", reason="reads external data (files, buffers, DLPack): not probed"),
+    "load save savez fromfile frombuffer fromstring fromiter from_dlpack",
+)
+_put(
+    Rule("untyped", reason="printing configuration: no array result, changes global state"),
+    "printoptions set_printoptions",
+)
 
 # ------------------------------------------------------------ array arguments
 # How each probed function takes its arrays, as the oracle calls it (the kind
@@ -659,9 +1028,12 @@ _put(Rule("untyped", reason="printing configuration: no array result, changes gl
 ARGUMENTS: dict[str, str] = {}
 # Where the probe's array is not the first positional parameter (its position).
 INPUT_POSITION: Final[dict[str, int]] = {
-    "jax.numpy.compress": 1, "jax.numpy.extract": 1,  # (condition, arr)
-    "jax.random.choice": 1, "jax.random.permutation": 1,  # (key, x)
-    "jax.numpy.full": 1, "jax.lax.full": 1,  # (shape, fill_value)
+    "jax.numpy.compress": 1,
+    "jax.numpy.extract": 1,  # (condition, arr)
+    "jax.random.choice": 1,
+    "jax.random.permutation": 1,  # (key, x)
+    "jax.numpy.full": 1,
+    "jax.lax.full": 1,  # (shape, fill_value)
 }
 # Where dtype is a positional-only parameter (mypy gives such a parameter no name).
 DTYPE_POSITION: Final[dict[str, int]] = {"jax.numpy.astype": 1}  # astype(x, dtype, /)
@@ -679,7 +1051,9 @@ def _args(kind: str, prefix: str, names: str) -> None:
         ARGUMENTS[prefix + name] = kind
 
 
-_args("x", "jax.lax.",
+_args(
+    "x",
+    "jax.lax.",
     "abs acos acosh approx_max_k approx_min_k argmax argmin asin asinh atan atanh bessel_i0e "
     "bessel_i1e bitwise_not broadcast broadcast_in_dim broadcast_to_rank cbrt ceil clz "
     "collapse conj cos cosh cumlogsumexp cummax cummin cumprod cumsum digamma dtype "
@@ -688,12 +1062,18 @@ _args("x", "jax.lax.",
     "logistic neg optimization_barrier pad population_count real reciprocal reduce_and "
     "reduce_max reduce_min reduce_or reduce_precision reduce_prod reduce_sum reduce_xor "
     "reshape rev round rsqrt sign sin sinh slice slice_in_dim sort split sqrt square squeeze "
-    "stop_gradient tan tanh tile top_k transpose unstack")
-_args("x", "jax.nn.",
+    "stop_gradient tan tanh tile top_k transpose unstack",
+)
+_args(
+    "x",
+    "jax.nn.",
     "celu elu gelu glu hard_sigmoid hard_silu hard_swish hard_tanh identity leaky_relu "
     "log1mexp log_sigmoid log_softmax logmeanexp logsumexp mish relu relu6 selu sigmoid silu "
-    "soft_sign softmax softplus sparse_plus sparse_sigmoid squareplus standardize swish tanh")
-_args("x", "jax.numpy.",
+    "soft_sign softmax softplus sparse_plus sparse_sigmoid squareplus standardize swish tanh",
+)
+_args(
+    "x",
+    "jax.numpy.",
     "abs absolute acos acosh all amax amin angle any arccos arccosh arcsin arcsinh arctan "
     "arctanh argmax argmin argpartition argsort argwhere around array_repr array_split "
     "array_str asin asinh atan atanh atleast_1d atleast_2d atleast_3d average bincount "
@@ -713,23 +1093,34 @@ _args("x", "jax.numpy.",
     "size sort sort_complex spacing split sqrt square squeeze std sum swapaxes take "
     "take_along_axis tan tanh tile trace transpose trapezoid tril tril_indices_from "
     "trim_zeros triu triu_indices_from trunc unique unique_all unique_counts unique_inverse "
-    "unique_values unpackbits unravel_index unstack unwrap vander var vsplit")
-_args("x", "jax.numpy.fft.",
-    "fft fft2 fftn fftshift hfft ifft ifft2 ifftn ifftshift ihfft irfft irfft2 irfftn rfft "
-    "rfft2 rfftn")
-_args("x", "jax.numpy.linalg.",
+    "unique_values unpackbits unravel_index unstack unwrap vander var vsplit",
+)
+_args(
+    "x",
+    "jax.numpy.fft.",
+    "fft fft2 fftn fftshift hfft ifft ifft2 ifftn ifftshift ihfft irfft irfft2 irfftn rfft rfft2 rfftn",
+)
+_args(
+    "x",
+    "jax.numpy.linalg.",
     "cholesky cond det diagonal eig eigh eigvals eigvalsh inv matrix_norm matrix_power "
     "matrix_rank matrix_transpose norm pinv qr slogdet svd svdvals tensorinv trace "
-    "vector_norm")
+    "vector_norm",
+)
 _args("x", "jax.random.", "choice permutation")
-_args("xy", "jax.lax.",
+_args(
+    "xy",
+    "jax.lax.",
     "add atan2 batch_matmul bitwise_and bitwise_or bitwise_xor broadcast_like complex "
     "concatenate conv conv_general_dilated conv_transpose conv_with_general_padding div dot "
     "dot_general dynamic_update_slice dynamic_update_slice_in_dim eq ge gt igamma igammac le "
     "lt max min mul mulhi ne nextafter polygamma pow rem shift_left shift_right_arithmetic "
-    "shift_right_logical sort_key_val stack sub zeta")
+    "shift_right_logical sort_key_val stack sub zeta",
+)
 _args("xy", "jax.nn.", "dot_product_attention")
-_args("xy", "jax.numpy.",
+_args(
+    "xy",
+    "jax.numpy.",
     "add allclose append arctan2 array_equal array_equiv atan2 bitwise_and bitwise_left_shift "
     "bitwise_or bitwise_right_shift bitwise_xor block broadcast_arrays choose column_stack "
     "concat concatenate convolve copysign correlate cross digitize divide divmod dot dstack "
@@ -738,31 +1129,39 @@ _args("xy", "jax.numpy.",
     "less_equal logaddexp logaddexp2 logical_and logical_or logical_xor matmul matvec maximum "
     "minimum mod multiply nextafter not_equal outer polyadd polydiv polyfit polymul polysub "
     "polyval pow power remainder right_shift searchsorted setdiff1d setxor1d stack subtract "
-    "tensordot true_divide union1d vdot vecdot vecmat vstack")
+    "tensordot true_divide union1d vdot vecdot vecmat vstack",
+)
 _args("xy", "jax.numpy.linalg.", "cross lstsq matmul multi_dot outer solve tensordot tensorsolve vecdot")
 _args("cxy", "jax.lax.", "clamp select select_n")
 _args("cxy", "jax.numpy.", "select where")
 _args("d", "jax.lax.", "broadcasted_iota empty iota")
-_args("d", "jax.numpy.",
-    "arange empty eye fromfunction geomspace identity indices linspace logspace ones tri "
-    "zeros")
+_args("d", "jax.numpy.", "arange empty eye fromfunction geomspace identity indices linspace logspace ones tri zeros")
 _args("d", "jax.numpy.fft.", "fftfreq rfftfreq")
 _args("xd", "jax.lax.", "bitcast_convert_type convert_element_type full full_like")
 _args("xd", "jax.nn.", "one_hot")
-_args("xd", "jax.numpy.",
+_args(
+    "xd",
+    "jax.numpy.",
     "array asarray astype cumprod(dtype=) cumsum(dtype=) empty_like full full_like mean(dtype=) "
     "nanmean(dtype=) nanprod(dtype=) nanstd(dtype=) nansum(dtype=) nanvar(dtype=) ones_like "
-    "prod(dtype=) std(dtype=) sum(dtype=) trace(dtype=) var(dtype=) zeros_like")
+    "prod(dtype=) std(dtype=) sum(dtype=) trace(dtype=) var(dtype=) zeros_like",
+)
 _args("xyd", "", " ".join(f"{n}(preferred_element_type=)" for n in sorted(PREFERRED_TYPED)))
-_args("kd", "jax.random.",
+_args(
+    "kd",
+    "jax.random.",
     "ball bernoulli beta binomial bits categorical cauchy chisquare dirichlet "
     "double_sided_maxwell exponential f gamma generalized_normal geometric gumbel laplace "
     "loggamma logistic lognormal maxwell multinomial multivariate_normal normal orthogonal "
     "pareto poisson rademacher randint rayleigh t triangular truncated_normal uniform wald "
-    "weibull_min")
+    "weibull_min",
+)
 _args("k", "jax.random.", "clone fold_in key_data key_impl split wrap_key_data")
-_args("n", "jax.numpy.",
+_args(
+    "n",
+    "jax.numpy.",
     "bartlett blackman broadcast_shapes can_cast diag_indices get_printoptions hamming "
     "hanning isdtype issubdtype kaiser mask_indices promote_types result_type tril_indices "
-    "triu_indices")
+    "triu_indices",
+)
 _args("n", "jax.random.", "PRNGKey key key_dtype")

@@ -41,9 +41,19 @@ from typing import Final, cast
 from jaxtypes import array_surface, stubgen
 
 __all__ = [
-    "SAME_DTYPE", "BOOL_RESULT", "OPTIONAL", "KEEP_JAX", "ADDED", "INDEX_HELPERS",
-    "INDEX_UPDATES_NOT_KEEPING", "REMOVED",
-    "ShapeError", "check_shape", "render_basearray", "prelude_names", "member_name",
+    "SAME_DTYPE",
+    "BOOL_RESULT",
+    "OPTIONAL",
+    "KEEP_JAX",
+    "ADDED",
+    "INDEX_HELPERS",
+    "INDEX_UPDATES_NOT_KEEPING",
+    "REMOVED",
+    "ShapeError",
+    "check_shape",
+    "render_basearray",
+    "prelude_names",
+    "member_name",
 ]
 
 # Members whose JAX signature is kept and only the returned Array gets a dtype:
@@ -54,10 +64,22 @@ BOOL_RESULT: Final = frozenset(["all", "any"])
 # to_device before 0.4.31): left out when absent.
 OPTIONAL: Final = frozenset(["byteswap", "to_device"])
 # Members jaxtypes' Array declares whose JAX declaration is kept as it is.
-KEEP_JAX: Final = frozenset([
-    "dtype", "shape", "ndim", "size", "tolist", "__array__", "__len__", "__bool__",
-    "__int__", "__float__", "__complex__", "__index__",
-])
+KEEP_JAX: Final = frozenset(
+    [
+        "dtype",
+        "shape",
+        "ndim",
+        "size",
+        "tolist",
+        "__array__",
+        "__len__",
+        "__bool__",
+        "__int__",
+        "__float__",
+        "__complex__",
+        "__index__",
+    ]
+)
 # Members jaxtypes adds where JAX declares none.
 ADDED: Final = frozenset(["__hash__"])
 # Index-update helpers (``x.at[i].set(v)``): generic in the dtype, every Array
@@ -80,8 +102,22 @@ ANY_DTYPE_DESCRIPTOR: Final = "_AnyDtypeDescriptor"
 ANY_SCALAR: Final = "_AnyNumpyScalar"  # no numpy scalar type derives from it
 ABS_DESCRIPTOR: Final = "_AbsOp"  # Array.__abs__ here (_abs_descriptor says why)
 # numpy's scalar types that are lattice dtypes, named as their jaxtypes markers.
-NUMPY_DTYPES: Final = ("bool_", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32",
-                       "int64", "float16", "float32", "float64", "complex64", "complex128")
+NUMPY_DTYPES: Final = (
+    "bool_",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+)
 
 
 class ShapeError(Exception):
@@ -169,7 +205,8 @@ _ABC_METACLASSES: Final = frozenset(["abc.ABCMeta", "ABCMeta"])
 def _only_abc(cls: ast.ClassDef) -> bool:
     """Whether ``cls`` has no base class or keyword but ABC's."""
     return all(ast.unparse(b) in _ABC_BASES for b in cls.bases) and all(
-        k.arg == "metaclass" and ast.unparse(k.value) in _ABC_METACLASSES for k in cls.keywords)
+        k.arg == "metaclass" and ast.unparse(k.value) in _ABC_METACLASSES for k in cls.keywords
+    )
 
 
 def check_shape(tree: ast.Module) -> list[str]:
@@ -241,9 +278,11 @@ def _marker_tables() -> tuple[dict[str, dict[str, ast.expr]], set[str]]:
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
     marker_names = set(stubgen.MARKER_NAME.values())
     markers = {
-        c.name: {n.target.id: n.annotation for n in c.body
-                 if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
-        for c in classes if c.name in marker_names
+        c.name: {
+            n.target.id: n.annotation for n in c.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+        }
+        for c in classes
+        if c.name in marker_names
     }
     return markers, {c.name for c in classes}
 
@@ -275,15 +314,20 @@ def _protocol_attribute(prelude: list[ast.stmt], name: str) -> str:
             props = [f.name for f in node.body if isinstance(f, ast.FunctionDef)]
             if len(props) == 1:
                 return props[0]
-    raise AssertionError(f"jaxtypes.stubgen's {name} is not a one-property protocol; "
-                         "teach jaxtypes.jax_array_stub about it")
+    raise AssertionError(
+        f"jaxtypes.stubgen's {name} is not a one-property protocol; teach jaxtypes.jax_array_stub about it"
+    )
 
 
 def _is_bound_method(dtype: ast.expr) -> bool:
     """Whether a descriptor's ``obj: Array[...]`` reads a method's def
     (``_Has_sum[_Bound_sum[_M]]``), not an operator's table (``_Has_add[_F]``)."""
-    return isinstance(dtype, ast.Subscript) and isinstance(dtype.slice, ast.Subscript) \
-        and isinstance(dtype.slice.value, ast.Name) and dtype.slice.value.id.startswith("_Bound_")
+    return (
+        isinstance(dtype, ast.Subscript)
+        and isinstance(dtype.slice, ast.Subscript)
+        and isinstance(dtype.slice.value, ast.Name)
+        and dtype.slice.value.id.startswith("_Bound_")
+    )
 
 
 def _table_variable(dtype: ast.expr) -> str | None:
@@ -292,25 +336,36 @@ def _table_variable(dtype: ast.expr) -> str | None:
     ``_Has_sum[_Bound_sum[_M]]``, its table's def bound, for which the
     per-marker overloads here give the table itself (a ``self`` type is no
     protocol step mypy binds: ``SumTo[bfloat16]``, called the same way)."""
-    if not (isinstance(dtype, ast.Subscript) and isinstance(dtype.value, ast.Name)
-            and dtype.value.id.startswith("_Has")):
+    if not (
+        isinstance(dtype, ast.Subscript) and isinstance(dtype.value, ast.Name) and dtype.value.id.startswith("_Has")
+    ):
         return None
     inner = dtype.slice
     if isinstance(inner, ast.Name):
         return inner.id
-    if isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Name) \
-            and inner.value.id.startswith("_Bound_") and isinstance(inner.slice, ast.Name):
+    if (
+        isinstance(inner, ast.Subscript)
+        and isinstance(inner.value, ast.Name)
+        and inner.value.id.startswith("_Bound_")
+        and isinstance(inner.slice, ast.Name)
+    ):
         return inner.slice.id
     return None
 
 
 def _is_descriptor(node: ast.stmt) -> bool:
     return isinstance(node, ast.ClassDef) and any(
-        isinstance(f, ast.FunctionDef) and f.name == "__get__" for f in node.body)
+        isinstance(f, ast.FunctionDef) and f.name == "__get__" for f in node.body
+    )
 
 
-def _self_dispatched(node: ast.ClassDef, jax_table: str | None, prelude: list[ast.stmt],
-                     markers: Mapping[str, Mapping[str, ast.expr]], qualify: _Qualify) -> ast.ClassDef:
+def _self_dispatched(
+    node: ast.ClassDef,
+    jax_table: str | None,
+    prelude: list[ast.stmt],
+    markers: Mapping[str, Mapping[str, ast.expr]],
+    qualify: _Qualify,
+) -> ast.ClassDef:
     """A descriptor class of jaxtypes.stubgen, generic in the array's dtype,
     whose ``__get__`` is keyed on ``self``, not on ``obj``.
 
@@ -344,18 +399,21 @@ def _self_dispatched(node: ast.ClassDef, jax_table: str | None, prelude: list[as
         if isinstance(fn, ast.Expr) and isinstance(fn.value, ast.Constant):
             continue  # docstring
         if not (isinstance(fn, ast.FunctionDef) and fn.name == "__get__"):
-            raise AssertionError(f"jaxtypes.stubgen's descriptor {name} has a member other "
-                                 "than __get__ overloads; teach jaxtypes.jax_array_stub about it")
+            raise AssertionError(
+                f"jaxtypes.stubgen's descriptor {name} has a member other "
+                "than __get__ overloads; teach jaxtypes.jax_array_stub about it"
+            )
         params = fn.args.posonlyargs + fn.args.args
         obj = params[1].annotation if len(params) == 3 else None
         returns = fn.returns if fn.returns is not None else ast.Name("Any", ast.Load())
         if isinstance(obj, ast.Constant) and obj.value is None:
-            class_access += ["@overload",
-                             f"def __get__(self, obj: None, owner: Any, /) -> {ast.unparse(returns)}: ..."]
+            class_access += ["@overload", f"def __get__(self, obj: None, owner: Any, /) -> {ast.unparse(returns)}: ..."]
             continue
         if not (isinstance(obj, ast.Subscript) and isinstance(obj.value, ast.Name) and obj.value.id == "Array"):
-            raise AssertionError(f"jaxtypes.stubgen's {name}.__get__ takes an unexpected obj: "
-                                 f"{ast.unparse(obj) if obj is not None else '(none)'}")
+            raise AssertionError(
+                f"jaxtypes.stubgen's {name}.__get__ takes an unexpected obj: "
+                f"{ast.unparse(obj) if obj is not None else '(none)'}"
+            )
         dtype = obj.slice
         var = _table_variable(dtype)
         if isinstance(dtype, ast.Subscript) and isinstance(dtype.value, ast.Name) and var is not None:
@@ -365,34 +423,45 @@ def _self_dispatched(node: ast.ClassDef, jax_table: str | None, prelude: list[as
                 # basedpyright, pyrefly, ty) answer the def, so an editor's hover on
                 # ``x.sum`` shows its signature and result dtype; mypy passes over it
                 # to the per-marker overloads below (the same calls, the same answers).
-                instance += ["@overload",
-                             f"def __get__(self: {name}[{ast.unparse(dtype)}], obj: object, owner: Any, /)"
-                             f" -> {ast.unparse(returns)}: ..."]
+                instance += [
+                    "@overload",
+                    f"def __get__(self: {name}[{ast.unparse(dtype)}], obj: object, owner: Any, /)"
+                    f" -> {ast.unparse(returns)}: ...",
+                ]
             attribute = _protocol_attribute(prelude, dtype.value.id)
             for marker, tables in markers.items():
                 if attribute not in tables:
                     continue
                 table = qualify.visit(_Substitute(var, tables[attribute]).visit(copy.deepcopy(returns)))
-                instance += ["@overload",
-                             f"def __get__(self: {name}[{MARKERS_MODULE}.{marker}], obj: object, "
-                             f"owner: Any, /) -> {ast.unparse(table)}: ..."]
+                instance += [
+                    "@overload",
+                    f"def __get__(self: {name}[{MARKERS_MODULE}.{marker}], obj: object, "
+                    f"owner: Any, /) -> {ast.unparse(table)}: ...",
+                ]
         else:
-            instance += ["@overload",
-                         f"def __get__(self: {name}[{ast.unparse(dtype)}], obj: object, owner: Any, /)"
-                         f" -> {ast.unparse(returns)}: ..."]
+            instance += [
+                "@overload",
+                f"def __get__(self: {name}[{ast.unparse(dtype)}], obj: object, owner: Any, /)"
+                f" -> {ast.unparse(returns)}: ...",
+            ]
     if jax_table is not None:
-        instance[:0] = ["@overload",
-                        f"def __get__(self: {ANY_DTYPE_DESCRIPTOR}, obj: object, owner: Any, /) -> {jax_table}: ..."]
+        instance[:0] = [
+            "@overload",
+            f"def __get__(self: {ANY_DTYPE_DESCRIPTOR}, obj: object, owner: Any, /) -> {jax_table}: ...",
+        ]
     body = "\n".join("    " + line for line in instance + class_access)
-    text = (f"@type_check_only\nclass {name}({DESCRIPTOR_BASE}[{DESCRIPTOR_DT}]):\n{body}\n"
-            "    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...\n")
+    text = (
+        f"@type_check_only\nclass {name}({DESCRIPTOR_BASE}[{DESCRIPTOR_DT}]):\n{body}\n"
+        "    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...\n"
+    )
     (cls,) = _parse(text)
     assert isinstance(cls, ast.ClassDef)
     return cls
 
 
-def _abs_descriptor(jax_abs: ast.FunctionDef, markers: Mapping[str, Mapping[str, ast.expr]],
-                    qualify: _Qualify) -> tuple[list[ast.stmt], ast.ClassDef]:
+def _abs_descriptor(
+    jax_abs: ast.FunctionDef, markers: Mapping[str, Mapping[str, ast.expr]], qualify: _Qualify
+) -> tuple[list[ast.stmt], ast.ClassDef]:
     """(``_AbsOp`` and the tables of the dtypes JAX rejects, the class holding
     JAX's own ``__abs__`` for ``Array[Any]``): ``Array.__abs__: _AbsOp[DT]``.
 
@@ -409,8 +478,12 @@ def _abs_descriptor(jax_abs: ast.FunctionDef, markers: Mapping[str, Mapping[str,
     same overloads.  A dtype JAX rejects (int4) gets a table that is not
     callable from ``__get__`` and no ``__call__``: ``abs(x)`` is an error to
     every checker, ``x.__abs__()`` a "not callable" one."""
-    if [a.arg for a in jax_abs.args.posonlyargs + jax_abs.args.args] != ["self"] or \
-            jax_abs.args.vararg or jax_abs.args.kwarg or jax_abs.args.kwonlyargs:
+    if (
+        [a.arg for a in jax_abs.args.posonlyargs + jax_abs.args.args] != ["self"]
+        or jax_abs.args.vararg
+        or jax_abs.args.kwarg
+        or jax_abs.args.kwonlyargs
+    ):
         raise ShapeError(f"JAX declares Array.__abs__ with parameters: {ast.unparse(jax_abs.args)}")
     name = ABS_DESCRIPTOR
     jax_table = f"_Jax{name}"
@@ -434,8 +507,9 @@ def _abs_descriptor(jax_abs: ast.FunctionDef, markers: Mapping[str, Mapping[str,
     text = "".join(rejected) + f"@type_check_only\nclass {name}({DESCRIPTOR_BASE}[{DESCRIPTOR_DT}]):\n{body}\n"
     method = copy.deepcopy(jax_abs)
     method.name, method.decorator_list = "__call__", []
-    (table,) = _parse(f"@type_check_only\nclass {jax_table}:\n"
-                      '    """JAX\'s own ``__abs__``, for ``Array[Any]``."""\n')
+    (table,) = _parse(
+        f"@type_check_only\nclass {jax_table}:\n    \"\"\"JAX's own ``__abs__``, for ``Array[Any]``.\"\"\"\n"
+    )
     assert isinstance(table, ast.ClassDef)
     table.body.append(method)
     return _parse(text), table
@@ -451,31 +525,45 @@ def _as_callable(method: ast.FunctionDef) -> str | None:
     there as 'Forward operator "__sub__" is not callable'."""
     a = method.args
     params = a.posonlyargs + a.args
-    if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or not params or method.returns is None \
-            or any(p.annotation is None for p in params[1:]):
+    if (
+        a.vararg
+        or a.kwarg
+        or a.kwonlyargs
+        or a.defaults
+        or not params
+        or method.returns is None
+        or any(p.annotation is None for p in params[1:])
+    ):
         return None
     types = ", ".join(ast.unparse(p.annotation) for p in params[1:] if p.annotation is not None)
     return f"Callable[[{types}], {ast.unparse(method.returns)}]"
 
 
-def _descriptors(ours: _Ours, jax_members: Mapping[str, list[ast.stmt]]
-                 ) -> tuple[list[ast.stmt], list[ast.stmt], set[str]]:
+def _descriptors(
+    ours: _Ours, jax_members: Mapping[str, list[ast.stmt]]
+) -> tuple[list[ast.stmt], list[ast.stmt], set[str]]:
     """(jaxtypes' prelude with its descriptors rebuilt for jax.Array, the
     classes holding JAX's own signatures for ``Array[Any]``, the descriptors' names)."""
     descriptors = {n.name: n for n in ours.prelude if isinstance(n, ast.ClassDef) and _is_descriptor(n)}
     users: dict[str, list[str]] = {}
     for member, nodes in ours.members.items():
         for node in nodes:
-            if isinstance(node, ast.AnnAssign) and isinstance(node.annotation, ast.Name) \
-                    and node.annotation.id in descriptors:
+            if (
+                isinstance(node, ast.AnnAssign)
+                and isinstance(node.annotation, ast.Name)
+                and node.annotation.id in descriptors
+            ):
                 users.setdefault(node.annotation.id, []).append(member)
     markers, defined = _marker_tables()
     qualify = _Qualify(defined)
-    jax_tables: list[ast.stmt] = [*_parse(
-        f"@type_check_only\nclass {ANY_SCALAR}(np.generic):\n"
-        '    """Matches only an unknown numpy scalar type: ``np.dtype[Any]`` in ``astype``."""\n'
-        f"@type_check_only\nclass {ANY_DTYPE}:\n"
-        '    """No dtype marker derives from it: only ``_AddOp[Any]`` is assignable to ``_Descriptor[_AnyDtype]``."""\n')]
+    jax_tables: list[ast.stmt] = [
+        *_parse(
+            f"@type_check_only\nclass {ANY_SCALAR}(np.generic):\n"
+            '    """Matches only an unknown numpy scalar type: ``np.dtype[Any]`` in ``astype``."""\n'
+            f"@type_check_only\nclass {ANY_DTYPE}:\n"
+            '    """No dtype marker derives from it: only ``_AddOp[Any]`` is assignable to ``_Descriptor[_AnyDtype]``."""\n'
+        )
+    ]
     prelude: list[ast.stmt] = []
     declared = False
     for node in ours.prelude:
@@ -483,30 +571,38 @@ def _descriptors(ours: _Ours, jax_members: Mapping[str, list[ast.stmt]]
             prelude.append(node)
             continue
         if not declared:
-            prelude += _parse(f"import jaxtypes.markers as {MARKERS_MODULE}\n"
-                              f'{DESCRIPTOR_DT} = TypeVar("{DESCRIPTOR_DT}", covariant=True)\n'
-                              f"@type_check_only\nclass {DESCRIPTOR_BASE}(Generic[{DESCRIPTOR_DT}]):\n"
-                              '    """The descriptors\' base: what ``_AnyDtypeDescriptor`` is bound to."""\n'
-                              f'{ANY_DTYPE_DESCRIPTOR} = TypeVar("{ANY_DTYPE_DESCRIPTOR}", '
-                              f'bound="{DESCRIPTOR_BASE}[{ANY_DTYPE}]")\n')
+            prelude += _parse(
+                f"import jaxtypes.markers as {MARKERS_MODULE}\n"
+                f'{DESCRIPTOR_DT} = TypeVar("{DESCRIPTOR_DT}", covariant=True)\n'
+                f"@type_check_only\nclass {DESCRIPTOR_BASE}(Generic[{DESCRIPTOR_DT}]):\n"
+                '    """The descriptors\' base: what ``_AnyDtypeDescriptor`` is bound to."""\n'
+                f'{ANY_DTYPE_DESCRIPTOR} = TypeVar("{ANY_DTYPE_DESCRIPTOR}", '
+                f'bound="{DESCRIPTOR_BASE}[{ANY_DTYPE}]")\n'
+            )
             declared = True
         members = users.get(node.name, [])
         jax_defs = [d for m in members for d in jax_members.get(m, []) if isinstance(d, ast.FunctionDef)]
         jax_table = None
         if members and len(jax_defs) == len(members):
-            shapes = {_canon(ast.FunctionDef(name="", args=d.args, body=[], decorator_list=[],
-                                             returns=d.returns)) for d in jax_defs}
+            shapes = {
+                _canon(ast.FunctionDef(name="", args=d.args, body=[], decorator_list=[], returns=d.returns))
+                for d in jax_defs
+            }
             if len(shapes) != 1:
-                raise ShapeError(f"JAX declares {', '.join(members)} differently, but jaxtypes "
-                                 f"types them with one descriptor ({node.name})")
+                raise ShapeError(
+                    f"JAX declares {', '.join(members)} differently, but jaxtypes "
+                    f"types them with one descriptor ({node.name})"
+                )
             jax_table = _as_callable(jax_defs[0])
             if jax_table is None:
                 call = copy.deepcopy(jax_defs[0])
                 call.name = "__call__"
                 call.decorator_list = []
                 jax_table = f"_Jax{node.name}"
-                (table,) = _parse(f"@type_check_only\nclass {jax_table}:\n"
-                                  f'    """JAX\'s own ``{jax_defs[0].name}``, for ``Array[Any]``."""\n')
+                (table,) = _parse(
+                    f"@type_check_only\nclass {jax_table}:\n"
+                    f'    """JAX\'s own ``{jax_defs[0].name}``, for ``Array[Any]``."""\n'
+                )
                 assert isinstance(table, ast.ClassDef)
                 table.body.append(call)
                 jax_tables.append(table)
@@ -531,12 +627,19 @@ def _astype(ours: list[ast.stmt], jax_astype: ast.stmt) -> list[ast.stmt]:
     # first overload an Any matches.
     # JAX's scalar types (jnp.float32): DtypeOf, declared by the markers stub
     # of jaxtypes.jax_function_stubs, carries the dtype as JAX canonicalizes it.
-    numpy = [f"@overload\ndef astype(self, dtype: {MARKERS_MODULE}.DtypeOf[Any, _V], copy: bool = False, "
-             "device: Any = None) -> Array[_V]: ..."]
-    numpy += [f"@overload\ndef astype(self, dtype: np.dtype[{ANY_SCALAR}], copy: bool = False, "
-              "device: Any = None) -> Array[Any]: ..."]
-    numpy += [f"@overload\ndef astype(self, dtype: type[np.{name}] | np.dtype[np.{name}], copy: bool = False, "
-              f"device: Any = None) -> Array[{MARKERS_MODULE}.{name}]: ..." for name in NUMPY_DTYPES]
+    numpy = [
+        f"@overload\ndef astype(self, dtype: {MARKERS_MODULE}.DtypeOf[Any, _V], copy: bool = False, "
+        "device: Any = None) -> Array[_V]: ..."
+    ]
+    numpy += [
+        f"@overload\ndef astype(self, dtype: np.dtype[{ANY_SCALAR}], copy: bool = False, "
+        "device: Any = None) -> Array[Any]: ..."
+    ]
+    numpy += [
+        f"@overload\ndef astype(self, dtype: type[np.{name}] | np.dtype[np.{name}], copy: bool = False, "
+        f"device: Any = None) -> Array[{MARKERS_MODULE}.{name}]: ..."
+        for name in NUMPY_DTYPES
+    ]
     jax = copy.deepcopy(jax_astype)
     assert isinstance(jax, ast.FunctionDef)
     for arg in jax.args.args + jax.args.kwonlyargs:
@@ -572,8 +675,7 @@ def _array_class(array: ast.ClassDef, ours: _Ours, descriptors: set[str]) -> ast
             body += _retyped([node], ("Array",), "Array[bool_]")
         elif name in REMOVED:
             continue
-        elif name in ("__iter__", "__reversed__") and isinstance(node, ast.FunctionDef) \
-                and node.returns is not None:
+        elif name in ("__iter__", "__reversed__") and isinstance(node, ast.FunctionDef) and node.returns is not None:
             it = copy.deepcopy(node)
             it.returns = _expr("Iterator[Array[DT]]")
             body.append(it)
@@ -581,8 +683,11 @@ def _array_class(array: ast.ClassDef, ours: _Ours, descriptors: set[str]) -> ast
             body.append(node)
     # Array's descriptor attributes carry its dtype: ``__add__: _AddOp[DT]``.
     for node in body:
-        if isinstance(node, ast.AnnAssign) and isinstance(node.annotation, ast.Name) \
-                and node.annotation.id in descriptors:
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.annotation, ast.Name)
+            and node.annotation.id in descriptors
+        ):
             node.annotation = _expr(f"{node.annotation.id}[DT]")
     cls = copy.copy(array)  # (a copy keeps the fields this Python's ast has)
     cls.bases, cls.keywords = [_expr("Generic[DT]")], copy.deepcopy(ours.keywords)
@@ -593,8 +698,10 @@ def _array_class(array: ast.ClassDef, ours: _Ours, descriptors: set[str]) -> ast
 def _index_helper(node: ast.ClassDef) -> ast.ClassDef:
     helper = copy.deepcopy(node)
     helper.bases = [_expr("Generic[DT]")]
-    helper.body = [n if member_name(n) in INDEX_UPDATES_NOT_KEEPING
-                   else _retyped([n], ("Array", *INDEX_HELPERS), "{name}[DT]")[0] for n in helper.body]
+    helper.body = [
+        n if member_name(n) in INDEX_UPDATES_NOT_KEEPING else _retyped([n], ("Array", *INDEX_HELPERS), "{name}[DT]")[0]
+        for n in helper.body
+    ]
     return helper
 
 
@@ -615,19 +722,24 @@ def render_basearray(tree: ast.Module, header: str) -> str:
     first = tree.body.index(array)
     imports = [n for n in tree.body[:first] if isinstance(n, (ast.Import, ast.ImportFrom))]
     before = [n for n in tree.body[:first] if not isinstance(n, (ast.Import, ast.ImportFrom))]
-    after = [_index_helper(n) if isinstance(n, ast.ClassDef) and n.name in INDEX_HELPERS else n
-             for n in tree.body[first + 1:]]
+    after = [
+        _index_helper(n) if isinstance(n, ast.ClassDef) and n.name in INDEX_HELPERS else n
+        for n in tree.body[first + 1 :]
+    ]
     sections = [
         ("", imports + _parse("from jax._src.typing import SupportsDType  # astype's JAX overload")),
         ("jaxtypes: promotion tables and descriptors (jaxtypes.stubgen)", prelude),
-        ("JAX's basearray.pyi, with Array generic in its dtype",
-         before + [_array_class(array, ours, descriptors)] + after),
+        (
+            "JAX's basearray.pyi, with Array generic in its dtype",
+            before + [_array_class(array, ours, descriptors)] + after,
+        ),
         ("jaxtypes: JAX's own signatures, for Array[Any]", jax_tables),
     ]
     out = [header.rstrip("\n")]
     for title, nodes in sections:
         if title:
             out += ["", f"# ---- {title} ----", ""]
-        out.append(_EQUALITY_DESCRIPTOR.sub(r"\1" + _OVERRIDE_IGNORE,
-                                            ast.unparse(ast.Module(body=nodes, type_ignores=[]))))
+        out.append(
+            _EQUALITY_DESCRIPTOR.sub(r"\1" + _OVERRIDE_IGNORE, ast.unparse(ast.Module(body=nodes, type_ignores=[])))
+        )
     return "\n".join(out).rstrip("\n") + "\n"

@@ -46,12 +46,30 @@ from jaxtypes import functions, lattice, stubgen
 from jaxtypes.lattice import Variant
 from jaxtypes.ops import DEFAULT
 
-__all__ = ["FunctionTables", "transform_module", "transform_markers", "render_runtime_module", "MODULES",
-           "RUNTIME_MODULES", "ModuleShapeError", "typed_functions", "checker_view", "stub_view", "exported_names", "exported_import",
-           "check_exports",
-           # Syntax-tree helpers jaxtypes.jax_transform_stubs shares.
-           "parse_expr", "as_overload", "required_overloads", "stub_def", "annotation_names", "BUILTINS",
-           "is_private_machinery", "module_file"]
+__all__ = [
+    "FunctionTables",
+    "transform_module",
+    "transform_markers",
+    "render_runtime_module",
+    "MODULES",
+    "RUNTIME_MODULES",
+    "ModuleShapeError",
+    "typed_functions",
+    "checker_view",
+    "stub_view",
+    "exported_names",
+    "exported_import",
+    "check_exports",
+    # Syntax-tree helpers jaxtypes.jax_transform_stubs shares.
+    "parse_expr",
+    "as_overload",
+    "required_overloads",
+    "stub_def",
+    "annotation_names",
+    "BUILTINS",
+    "is_private_machinery",
+    "module_file",
+]
 
 MARKERS: Final = "_jaxtypes_markers"  # how a transformed module imports jaxtypes.markers
 RESULT_VAR: Final = "_JaxtypesV"  # the TypeVar a typed overload solves
@@ -71,8 +89,12 @@ _ONE_INPUT_KINDS: Final = ("x", "xd")
 _DTYPE_KINDS: Final = ("d", "xd", "kd")
 # Array parameters that do not change the result's dtype (masks, indices).
 _NEUTRAL: Final = frozenset(["where", "indices", "condition", "indices_or_sections"])
-_SCALARS: Final = (("builtins.bool", "bool"), ("builtins.int", lattice.WEAK_INT),
-                   ("builtins.float", lattice.WEAK_FLOAT), ("builtins.complex", lattice.WEAK_COMPLEX))
+_SCALARS: Final = (
+    ("builtins.bool", "bool"),
+    ("builtins.int", lattice.WEAK_INT),
+    ("builtins.float", lattice.WEAK_FLOAT),
+    ("builtins.complex", lattice.WEAK_COMPLEX),
+)
 _64_BIT: Final = frozenset(["int64", "uint64", "float64", "complex128"])
 # An array of a Python scalar's own node (a weak-typed array, from
 # ``jnp.asarray(0.5)``; a bool array for a bool) promotes with another array
@@ -101,8 +123,7 @@ class FunctionTables:
     attribute per distinct mapping of input marker -> result marker."""
 
     v: Variant = DEFAULT
-    attributes: dict[tuple[tuple[str, str], ...], str] = field(
-        default_factory=dict[tuple[tuple[str, str], ...], str])
+    attributes: dict[tuple[tuple[str, str], ...], str] = field(default_factory=dict[tuple[tuple[str, str], ...], str])
     constrained: dict[tuple[str, ...], str] = field(default_factory=dict[tuple[str, ...], str])
     pairs: set[tuple[str, str]] = field(default_factory=set[tuple[str, str]])
 
@@ -139,8 +160,7 @@ class FunctionTables:
 
     def dtype_mapping(self, rule: functions.Rule, inputs: tuple[str, ...]) -> dict[str, str]:
         """{dtype= marker node: result node}."""
-        return {node: res for node in lattice.STRONG
-                if (res := _result(rule, inputs, self.v, node)) is not None}
+        return {node: res for node in lattice.STRONG if (res := _result(rule, inputs, self.v, node)) is not None}
 
     def same_dtype(self, markers: Iterable[str]) -> str:
         """A TypeVar constrained to these markers, declared once per set."""
@@ -161,22 +181,31 @@ class FunctionTables:
         return out
 
     def protocol_lines(self) -> list[str]:
-        lines = ['_JaxtypesFnV = TypeVar("_JaxtypesFnV", covariant=True)',
-                 '_JaxtypesFnW = TypeVar("_JaxtypesFnW", covariant=True)', ""]
+        lines = [
+            '_JaxtypesFnV = TypeVar("_JaxtypesFnV", covariant=True)',
+            '_JaxtypesFnW = TypeVar("_JaxtypesFnW", covariant=True)',
+            "",
+        ]
         for markers, name in self.constrained.items():
             lines.append(f'{name} = TypeVar("{name}", {", ".join(_m(m) for m in markers)})')
         for name in sorted(self.attributes.values()):
-            lines += ["@type_check_only",
-                      f"class _Has{name}(Protocol[_JaxtypesFnV]):",
-                      "    @property",
-                      f"    def {name}(self) -> _JaxtypesFnV: ...", ""]
+            lines += [
+                "@type_check_only",
+                f"class _Has{name}(Protocol[_JaxtypesFnV]):",
+                "    @property",
+                f"    def {name}(self) -> _JaxtypesFnV: ...",
+                "",
+            ]
         for first, second in sorted(self.pairs):
-            lines += ["@type_check_only",
-                      f"class _Has{first}{second}(Protocol[_JaxtypesFnV, _JaxtypesFnW]):",
-                      "    @property",
-                      f"    def {first}(self) -> _JaxtypesFnV: ...",
-                      "    @property",
-                      f"    def {second}(self) -> _JaxtypesFnW: ...", ""]
+            lines += [
+                "@type_check_only",
+                f"class _Has{first}{second}(Protocol[_JaxtypesFnV, _JaxtypesFnW]):",
+                "    @property",
+                f"    def {first}(self) -> _JaxtypesFnV: ...",
+                "    @property",
+                f"    def {second}(self) -> _JaxtypesFnW: ...",
+                "",
+            ]
         return lines
 
 
@@ -199,9 +228,12 @@ def _allows_none(annotation: ast.expr | None) -> bool:
         return False
     if ast.unparse(annotation) == "Any":
         return True
-    return any((isinstance(n, ast.Constant) and n.value is None)
-               or (isinstance(n, ast.Name) and n.id in ("None", "Optional"))
-               or (isinstance(n, ast.Attribute) and n.attr == "Optional") for n in ast.walk(annotation))
+    return any(
+        (isinstance(n, ast.Constant) and n.value is None)
+        or (isinstance(n, ast.Name) and n.id in ("None", "Optional"))
+        or (isinstance(n, ast.Attribute) and n.attr == "Optional")
+        for n in ast.walk(annotation)
+    )
 
 
 def _positional(fn: ast.FunctionDef) -> list[ast.arg]:
@@ -300,7 +332,7 @@ _PAIR_FAMILIES: Final = ("keeps", "operator", "inexact", "fixed", "mean", "equal
 def _pair_plan(rule: functions.Rule, kind: str, fn: ast.FunctionDef, params: list[ast.arg]) -> _Plan | None:
     params = [p for p in params if p.arg != "self"]
     offset = 1 if kind == "cxy" else 0  # where(condition, x, y)
-    pair = params[offset:offset + 2]
+    pair = params[offset : offset + 2]
     if len(pair) == 2 and all(_is_array_like(p.annotation) for p in pair):
         return _Plan(rule, kind, pair[0].arg, None, tuple(p.arg for p in params[:offset]), second=pair[1].arg)
     if kind == "xy" and params and "Sequence[ArrayLike]" in ast.unparse(params[0].annotation or parse_expr("Any")):
@@ -313,16 +345,16 @@ def _pair_plan(rule: functions.Rule, kind: str, fn: ast.FunctionDef, params: lis
 
 # Parameters that decide the result's dtype besides dtype= and the arrays,
 # and the value a typed overload pins them to (their default).
-_PINNED: Final = {"promote_integers": "Literal[True]", "preferred_element_type": "None",
-                  "retstep": "Literal[False]"}
+_PINNED: Final = {"promote_integers": "Literal[True]", "preferred_element_type": "None", "retstep": "Literal[False]"}
 
 
 def _defaulted(fn: ast.FunctionDef) -> set[str]:
     """The parameters of ``fn`` that have a default."""
     positional = _positional(fn)
-    with_default = positional[len(positional) - len(fn.args.defaults):] if fn.args.defaults else []
+    with_default = positional[len(positional) - len(fn.args.defaults) :] if fn.args.defaults else []
     return {p.arg for p in with_default} | {
-        p.arg for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None}
+        p.arg for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None
+    }
 
 
 def _narrowed(fn: ast.FunctionDef, inputs: Iterable[str], scalars: str | None = None) -> ast.FunctionDef | None:
@@ -420,8 +452,9 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
             # the second result's dtype is a second attribute of the input's
             # marker, solved with the first through one protocol
             attr = tables.attribute(_rule_prefix(rule), mapping)
-            other = tables.attribute("_fn_other", {node: functions.other_results(rule, (node,), tables.v)[0]
-                                                   for node in mapping})
+            other = tables.attribute(
+                "_fn_other", {node: functions.other_results(rule, (node,), tables.v)[0] for node in mapping}
+            )
             proto = f"{MARKERS}._Has{tables.pair(attr, other)}[{RESULT_VAR}, {OTHER_VAR}]"
             both = _returns(fn.returns, [f"Array[{OTHER_VAR}]"])
             assert both is not None
@@ -429,8 +462,11 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
             out.append(_without_default(typed, plan.input_param))
         elif mapping:
             attr = tables.attribute(_rule_prefix(rule), mapping)
-            typed = _with(base, {plan.input_param: f"Array[{MARKERS}._Has{attr}[{RESULT_VAR}]]"},
-                          ret.format(f"Array[{RESULT_VAR}]"))
+            typed = _with(
+                base,
+                {plan.input_param: f"Array[{MARKERS}._Has{attr}[{RESULT_VAR}]]"},
+                ret.format(f"Array[{RESULT_VAR}]"),
+            )
             out.append(_without_default(typed, plan.input_param))
     if takes_dtype:
         inputs = () if plan.kind == "d" else (functions.KEY,) if plan.kind == "kd" else ("float32",)
@@ -446,8 +482,14 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
         if mapping and base is not None:
             attr = tables.attribute("_fn_dtype", mapping)
             proto = f"{MARKERS}._Has{attr}[{RESULT_VAR}]"
-            out += required_overloads(_with(base, {"dtype": f"type[{proto}] | {MARKERS}.DtypeOf[{proto}, Any]"},
-                                            ret.format(f"Array[{RESULT_VAR}]")), "dtype")
+            out += required_overloads(
+                _with(
+                    base,
+                    {"dtype": f"type[{proto}] | {MARKERS}.DtypeOf[{proto}, Any]"},
+                    ret.format(f"Array[{RESULT_VAR}]"),
+                ),
+                "dtype",
+            )
     if out:
         out[:0] = _any_guards(fn, ret, ["dtype"] if takes_dtype or plan.dtype_param else [])
     base = _narrowed(fn, [plan.input_param, *keep]) if plan.input_param is not None and out else None
@@ -457,7 +499,7 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
         kinds = _SCALARS if plan.scalar_inputs else ()
         answers = [(py, _result(rule, (node,), tables.v)) for py, node in kinds]
         for i, (py, res) in enumerate(answers):
-            if res is None and any(r is not None for _, r in answers[i + 1:]):
+            if res is None and any(r is not None for _, r in answers[i + 1 :]):
                 res_text = "Array"  # a wider kind's overload would take it wrongly
             elif res is None:
                 continue
@@ -507,9 +549,10 @@ def _scalar_mappings(plan: _Plan, tables: FunctionTables, right: bool) -> list[t
             if m in _64_BIT and not tables.v.x64:
                 continue
             res = _result(plan.rule, _inputs(plan, m, node) if right else _inputs(plan, node, m), tables.v)
-            reaching = [k for _, k in _SCALARS[:j + 1] if k not in taken.get(m, set())]
-            answers = {_result(plan.rule, _inputs(plan, m, k) if right else _inputs(plan, k, m), tables.v)
-                       for k in reaching}
+            reaching = [k for _, k in _SCALARS[: j + 1] if k not in taken.get(m, set())]
+            answers = {
+                _result(plan.rule, _inputs(plan, m, k) if right else _inputs(plan, k, m), tables.v) for k in reaching
+            }
             if res is not None and answers == {res}:
                 mapping[m] = res
                 taken.setdefault(m, set()).update(reaching)
@@ -556,8 +599,13 @@ def _pair_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, re
             return []
         out = [_with(base, {plan.input_param: f"_JaxtypesSequence[{unknown}]"}, ret.format("Array"))]
         for var, result in same:
-            out.append(_with(base, {plan.input_param: f"_JaxtypesSequence[Array[{MARKERS}.{var}]]"},
-                             ret.format(f"Array[{MARKERS}.{result}]")))
+            out.append(
+                _with(
+                    base,
+                    {plan.input_param: f"_JaxtypesSequence[Array[{MARKERS}.{var}]]"},
+                    ret.format(f"Array[{MARKERS}.{result}]"),
+                )
+            )
         return out
     x, y = plan.input_param, plan.second
     assert y is not None
@@ -567,18 +615,25 @@ def _pair_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, re
     out += [_with(base, {x: unknown}, ret.format("Array")), _with(base, {y: unknown}, ret.format("Array"))]
     out += _any_guards(fn, ret, ["preferred_element_type"])
     for var, result in same:
-        out.append(_with(base, {x: f"Array[{MARKERS}.{var}]", y: f"Array[{MARKERS}.{var}]"},
-                         ret.format(f"Array[{MARKERS}.{result}]")))
+        out.append(
+            _with(
+                base,
+                {x: f"Array[{MARKERS}.{var}]", y: f"Array[{MARKERS}.{var}]"},
+                ret.format(f"Array[{MARKERS}.{result}]"),
+            )
+        )
     for right in (True, False):
         for py, mapping in _scalar_mappings(plan, tables, right):
             if not mapping:
                 continue
-            attr = tables.attribute(_rule_prefix(rule) + ("_with_" if right else "_after_") + py.split(".")[1],
-                                    mapping)
+            attr = tables.attribute(_rule_prefix(rule) + ("_with_" if right else "_after_") + py.split(".")[1], mapping)
             array = f"Array[{MARKERS}._Has{attr}[{RESULT_VAR}]]"
             scalar = f"{py} | Array[{MARKERS}.{_m(_SCALAR_NODE[py])}]"
-            out.append(_with(base, {x: array, y: scalar} if right else {x: scalar, y: array},
-                             ret.format(f"Array[{RESULT_VAR}]")))
+            out.append(
+                _with(
+                    base, {x: array, y: scalar} if right else {x: scalar, y: array}, ret.format(f"Array[{RESULT_VAR}]")
+                )
+            )
     if plan.preferred:
         out += _preferred_overloads(fn, tables, ret, x, y, list(plan.keep))
     return out if len(out) > 2 else []
@@ -598,8 +653,9 @@ def _any_guards(fn: ast.FunctionDef, ret: str, params: list[str]) -> list[ast.Fu
     return out
 
 
-def _preferred_overloads(fn: ast.FunctionDef, tables: FunctionTables, ret: str, x: str, y: str,
-                         keep: list[str]) -> list[ast.FunctionDef]:
+def _preferred_overloads(
+    fn: ast.FunctionDef, tables: FunctionTables, ret: str, x: str, y: str, keep: list[str]
+) -> list[ast.FunctionDef]:
     """``preferred_element_type=`` (dot, matmul, einsum): two arrays of one
     dtype that JAX takes with that preferred dtype give it
     (``functions.PREFERRED_RESULTS``); JAX refuses others (a narrower one,
@@ -615,9 +671,15 @@ def _preferred_overloads(fn: ast.FunctionDef, tables: FunctionTables, ret: str, 
     for preferred, inputs in functions.PREFERRED_RESULTS.items():
         var = tables.same_dtype(inputs)
         marker = f"{MARKERS}.{_m(preferred)}"
-        typed = _with(base, {x: f"Array[{MARKERS}.{var}]", y: f"Array[{MARKERS}.{var}]",
-                             "preferred_element_type": f"type[{marker}] | {MARKERS}.DtypeOf[{marker}, Any]"},
-                      ret.format(f"Array[{marker}]"))
+        typed = _with(
+            base,
+            {
+                x: f"Array[{MARKERS}.{var}]",
+                y: f"Array[{MARKERS}.{var}]",
+                "preferred_element_type": f"type[{marker}] | {MARKERS}.DtypeOf[{marker}, Any]",
+            },
+            ret.format(f"Array[{marker}]"),
+        )
         out += required_overloads(typed, "preferred_element_type")
     return out
 
@@ -674,21 +736,25 @@ def required_overloads(fn: ast.FunctionDef, name: str) -> list[ast.FunctionDef]:
     pargs = by_position.args
     n_positional = len(pargs.posonlyargs) + len(pargs.args)
     first_default = n_positional - len(pargs.defaults)
-    kept_defaults = pargs.defaults[max(0, index + 1 - first_default):]
+    kept_defaults = pargs.defaults[max(0, index + 1 - first_default) :]
     pargs.defaults = kept_defaults
     out.append(by_position)
     return out
 
 
-def _varargs_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, ret: str,
-                       same: list[tuple[str, str]]) -> list[ast.FunctionDef]:
+def _varargs_overloads(
+    plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, ret: str, same: list[tuple[str, str]]
+) -> list[ast.FunctionDef]:
     """``einsum(subscripts, *operands)``: one or two operands of one dtype."""
     base = _narrowed(fn, list(plan.keep))
     if base is None or not same or base.args.vararg is None:
         return []
     unknown = f"Array[{MARKERS}.{UNKNOWN_VAR}]"
-    forms: list[tuple[list[str], str]] = [([unknown], "Array"), ([unknown, "Array"], "Array"),
-                                          (["Array", unknown], "Array")]
+    forms: list[tuple[list[str], str]] = [
+        ([unknown], "Array"),
+        ([unknown, "Array"], "Array"),
+        (["Array", unknown], "Array"),
+    ]
     for var, result in same:
         typed = f"Array[{MARKERS}.{var}]"
         forms += [([typed], f"Array[{MARKERS}.{var}]"), ([typed, typed], f"Array[{MARKERS}.{result}]")]
@@ -709,8 +775,9 @@ def _with_operands(base: ast.FunctionDef, annotations: list[str]) -> ast.Functio
     parameters (``operand0``...), annotated so."""
     fn = as_overload(base)
     fn.args.vararg = None
-    fn.args.posonlyargs = fn.args.posonlyargs + fn.args.args + [
-        ast.arg(f"operand{i}", parse_expr(a)) for i, a in enumerate(annotations)]
+    fn.args.posonlyargs = (
+        fn.args.posonlyargs + fn.args.args + [ast.arg(f"operand{i}", parse_expr(a)) for i, a in enumerate(annotations)]
+    )
     fn.args.args = []
     fn.args.defaults = []
     return fn
@@ -728,12 +795,10 @@ def _key_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, ret
     if not plan.keep:
         return []
     attr = tables.attribute("_fn_raw_key", {"uint32": "uint32"})
-    return [_with(fn, {plan.keep[0]: f"Array[{MARKERS}._Has{attr}[{RESULT_VAR}]]"},
-                  ret.format(f"Array[{RESULT_VAR}]"))]
+    return [_with(fn, {plan.keep[0]: f"Array[{MARKERS}._Has{attr}[{RESULT_VAR}]]"}, ret.format(f"Array[{RESULT_VAR}]"))]
 
 
-def _typed_ufunc(node: ast.AnnAssign, call: ast.FunctionDef, module: str,
-                 tables: FunctionTables) -> list[ast.stmt]:
+def _typed_ufunc(node: ast.AnnAssign, call: ast.FunctionDef, module: str, tables: FunctionTables) -> list[ast.stmt]:
     """``maximum: BinaryUfunc``: a subclass of JAX's ufunc protocol whose
     ``__call__`` has the typed overloads, keeping its other members."""
     assert isinstance(node.target, ast.Name)
@@ -753,8 +818,9 @@ def _typed_ufunc(node: ast.AnnAssign, call: ast.FunctionDef, module: str,
 def typed_functions(tree: ast.Module, module: str) -> list[str]:
     """The functions of a JAX stub module ``transform_module`` types."""
     tables = FunctionTables()
-    return [fn.name for fn in tree.body if isinstance(fn, ast.FunctionDef)
-            and _typed(f"{module}.{fn.name}", fn, tables)]
+    return [
+        fn.name for fn in tree.body if isinstance(fn, ast.FunctionDef) and _typed(f"{module}.{fn.name}", fn, tables)
+    ]
 
 
 def transform_module(tree: ast.Module, module: str, tables: FunctionTables) -> ast.Module:
@@ -765,13 +831,20 @@ def transform_module(tree: ast.Module, module: str, tables: FunctionTables) -> a
         if isinstance(node, ast.FunctionDef):
             counts[node.name] = counts.get(node.name, 0) + 1
     ufunc = next((c for c in tree.body if isinstance(c, ast.ClassDef) and c.name == "BinaryUfunc"), None)
-    call = next((f for f in ufunc.body if isinstance(f, ast.FunctionDef) and f.name == "__call__"), None) \
-        if ufunc is not None else None
+    call = (
+        next((f for f in ufunc.body if isinstance(f, ast.FunctionDef) and f.name == "__call__"), None)
+        if ufunc is not None
+        else None
+    )
     body: list[ast.stmt] = []
     done: set[str] = set()
     for node in tree.body:
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and call is not None \
-                and ast.unparse(node.annotation) == "BinaryUfunc":
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and call is not None
+            and ast.unparse(node.annotation) == "BinaryUfunc"
+        ):
             body += _typed_ufunc(node, call, module, tables)
             continue
         if isinstance(node, ast.FunctionDef) and counts[node.name] == 1:
@@ -793,8 +866,8 @@ def transform_module(tree: ast.Module, module: str, tables: FunctionTables) -> a
     header = ast.parse(
         "import builtins\nfrom collections.abc import Sequence as _JaxtypesSequence\n"
         "from typing import Any, Literal, TypeVar, overload, type_check_only\nimport numpy as _np\n"
-        f"import jaxtypes.markers as {MARKERS}\n"
-        + _RESULT_TYPEVARS).body
+        f"import jaxtypes.markers as {MARKERS}\n" + _RESULT_TYPEVARS
+    ).body
     # after `from __future__ import annotations`, which must stay first
     first = 1 if body and isinstance(body[0], ast.ImportFrom) and body[0].module == "__future__" else 0
     body[first:first] = header
@@ -807,8 +880,11 @@ def transform_module(tree: ast.Module, module: str, tables: FunctionTables) -> a
 # One that JAX ships a stub for (``nn/__init__.pyi`` from 0.6.2 on) is
 # rewritten from that stub instead (``MODULES``).
 RUNTIME_MODULES: Final = {
-    "random.py": "jax.random", "lax/__init__.py": "jax.lax",
-    "numpy/linalg.py": "jax.numpy.linalg", "numpy/fft.py": "jax.numpy.fft", "nn/__init__.py": "jax.nn",
+    "random.py": "jax.random",
+    "lax/__init__.py": "jax.lax",
+    "numpy/linalg.py": "jax.numpy.linalg",
+    "numpy/fft.py": "jax.numpy.fft",
+    "nn/__init__.py": "jax.nn",
 }
 
 
@@ -842,8 +918,11 @@ def annotation_names(fn: ast.FunctionDef) -> set[str]:
     """The names ``fn``'s annotations use (in string forward references too):
     what a stub declaring it must import."""
     names: set[str] = set()
-    annotations = [a.annotation for a in _all_params(fn) + [fn.args.vararg, fn.args.kwarg]
-                   if a is not None and a.annotation is not None]
+    annotations = [
+        a.annotation
+        for a in _all_params(fn) + [fn.args.vararg, fn.args.kwarg]
+        if a is not None and a.annotation is not None
+    ]
     for annotation in annotations + ([fn.returns] if fn.returns is not None else []):
         for node in ast.walk(annotation):
             if isinstance(node, ast.Name):
@@ -954,8 +1033,11 @@ def _is_alias(node: ast.stmt) -> bool:
     value = node.value if isinstance(node, ast.Assign) else None
     while isinstance(value, ast.Attribute):
         value = value.value
-    return isinstance(node, ast.Assign) and isinstance(value, ast.Name) \
+    return (
+        isinstance(node, ast.Assign)
+        and isinstance(value, ast.Name)
         and all(isinstance(t, ast.Name) for t in node.targets)
+    )
 
 
 def is_private_machinery(node: ast.stmt) -> bool:
@@ -998,8 +1080,11 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
         source = module_file(root, node.module)
         if source is not None and node.module not in sources:
             sources[node.module] = ast.parse(source.read_text(encoding="utf-8"))
-        functions_there = {f.name: f for f in sources[node.module].body
-                           if isinstance(f, ast.FunctionDef)} if source is not None else {}
+        functions_there = (
+            {f.name: f for f in sources[node.module].body if isinstance(f, ast.FunctionDef)}
+            if source is not None
+            else {}
+        )
         remaining: list[ast.alias] = []
         for alias in node.names:
             public = alias.asname or alias.name
@@ -1016,7 +1101,8 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
                 if typed:
                     defs += typed + [as_overload(stub)]
                     imported.setdefault(node.module, set()).update(
-                        n for f in typed + [stub] for n in annotation_names(f))
+                        n for f in typed + [stub] for n in annotation_names(f)
+                    )
                     continue
             remaining.append(alias)
         if remaining:
@@ -1027,11 +1113,26 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
         "from __future__ import annotations\nimport builtins\n"
         "from collections.abc import Sequence as _JaxtypesSequence\n"
         "from typing import Any, Literal, TypeVar, overload\nimport numpy as _np\n"
-        f"import jaxtypes.markers as {MARKERS}\n").body
-    own = {"builtins", "_np", MARKERS, RESULT_VAR, OTHER_VAR, "Any", "Literal", "TypeVar", "overload", "None",
-           "_JaxtypesSequence"}
-    names_from = [ast.ImportFrom(module=m, names=[ast.alias(n, n) for n in sorted(ns - own - BUILTINS)], level=0)
-                  for m, ns in sorted(imported.items()) if ns - own - BUILTINS]
+        f"import jaxtypes.markers as {MARKERS}\n"
+    ).body
+    own = {
+        "builtins",
+        "_np",
+        MARKERS,
+        RESULT_VAR,
+        OTHER_VAR,
+        "Any",
+        "Literal",
+        "TypeVar",
+        "overload",
+        "None",
+        "_JaxtypesSequence",
+    }
+    names_from = [
+        ast.ImportFrom(module=m, names=[ast.alias(n, n) for n in sorted(ns - own - BUILTINS)], level=0)
+        for m, ns in sorted(imported.items())
+        if ns - own - BUILTINS
+    ]
     result_var = ast.parse(_RESULT_TYPEVARS).body
     if needs_transform_prelude:
         from jaxtypes import jax_transform_stubs
@@ -1042,8 +1143,9 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
     return out
 
 
-def _lax_transform(root: Path, module: str, source: str, name: str, public: str
-                   ) -> tuple[list[ast.stmt], set[str], str] | None:
+def _lax_transform(
+    root: Path, module: str, source: str, name: str, public: str
+) -> tuple[list[ast.stmt], set[str], str] | None:
     if module != "jax.lax" or name != public:
         return None
     from jaxtypes import jax_transform_stubs
@@ -1061,8 +1163,12 @@ _SCALAR_TYPES: Final = {_m(n): _m(n) for n in lattice.STRONG}
 
 
 def _dtype_of(node: ast.stmt) -> ast.stmt:
-    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
-            and node.target.id in _SCALAR_TYPES and ast.unparse(node.annotation) == "Any":
+    if (
+        isinstance(node, ast.AnnAssign)
+        and isinstance(node.target, ast.Name)
+        and node.target.id in _SCALAR_TYPES
+        and ast.unparse(node.annotation) == "Any"
+    ):
         marker = _SCALAR_TYPES[node.target.id]
         out = copy.deepcopy(node)
         called = _m(lattice.canonicalize(marker if marker != "bool_" else "bool", False))
@@ -1079,13 +1185,17 @@ def transform_markers(text: str, tables: FunctionTables) -> str:
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name in lines:
             node.body += [ast.parse(line).body[0] for line in lines[node.name]]
-    extra = ["from typing import Generic, Protocol", "import numpy as _np", "",
-             "@type_check_only",
-             f"class {UNKNOWN}:",
-             '    """No marker derives from it: ``Array[_UnknownArgument]`` matches only ``Array[Any]``."""',
-             "",
-             f'{UNKNOWN_VAR} = TypeVar("{UNKNOWN_VAR}", bound={UNKNOWN})',
-             ""]
+    extra = [
+        "from typing import Generic, Protocol",
+        "import numpy as _np",
+        "",
+        "@type_check_only",
+        f"class {UNKNOWN}:",
+        '    """No marker derives from it: ``Array[_UnknownArgument]`` matches only ``Array[Any]``."""',
+        "",
+        f'{UNKNOWN_VAR} = TypeVar("{UNKNOWN_VAR}", bound={UNKNOWN})',
+        "",
+    ]
     extra += tables.protocol_lines()
     extra += [
         '_JaxtypesDtypeM = TypeVar("_JaxtypesDtypeM", covariant=True)',

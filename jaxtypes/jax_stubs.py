@@ -29,16 +29,46 @@ from typing import Final
 
 from jaxtypes import jax_array_stub, jax_function_stubs, jax_transform_stubs, stub_install, stubgen
 from jaxtypes.stub_record import (
-    BASEARRAY, DISTRIBUTION, MARK, MYPY_DIR, SEARCH_DIR, Staleness, installed_stubs,
-    recorded_versions, staleness,
+    BASEARRAY,
+    DISTRIBUTION,
+    MARK,
+    MYPY_DIR,
+    SEARCH_DIR,
+    Staleness,
+    installed_stubs,
+    recorded_versions,
+    staleness,
 )
 
 __all__ = [
-    "SUPPORTED", "UnsupportedJAX", "JaxInstall", "locate_jax", "check_supported",
-    "supported_versions", "render_basearray", "render", "write", "generate", "setup_lines", "installed_setup",
-    "BASEARRAY", "LAYOUTS", "MYPY_DIR", "SEARCH_DIR", "MARK", "StubsError", "DISTRIBUTION",
-    "install", "uninstall", "PACKAGES", "recorded_versions", "installed_stubs", "Staleness", "staleness",
-    "Setting", "setup",
+    "SUPPORTED",
+    "UnsupportedJAX",
+    "JaxInstall",
+    "locate_jax",
+    "check_supported",
+    "supported_versions",
+    "render_basearray",
+    "render",
+    "write",
+    "generate",
+    "setup_lines",
+    "installed_setup",
+    "BASEARRAY",
+    "LAYOUTS",
+    "MYPY_DIR",
+    "SEARCH_DIR",
+    "MARK",
+    "StubsError",
+    "DISTRIBUTION",
+    "install",
+    "uninstall",
+    "PACKAGES",
+    "recorded_versions",
+    "installed_stubs",
+    "Staleness",
+    "staleness",
+    "Setting",
+    "setup",
 ]
 
 # The JAX releases the stubs were checked on, by series: one release of each
@@ -48,11 +78,24 @@ __all__ = [
 # (0.4.30-0.4.34, 0.6.x, 0.7.0-0.7.1, 0.8.0-0.8.1, newer ones) is refused
 # until checked.
 SUPPORTED: Final[tuple[str, ...]] = (
-    "0.4.35", "0.4.36", "0.4.37", "0.4.38",
-    "0.5.0", "0.5.1", "0.5.2", "0.5.3",
+    "0.4.35",
+    "0.4.36",
+    "0.4.37",
+    "0.4.38",
+    "0.5.0",
+    "0.5.1",
+    "0.5.2",
+    "0.5.3",
     "0.7.2",
-    "0.8.2", "0.8.3", "0.9.0", "0.9.0.1", "0.9.1", "0.9.2",
-    "0.10.0", "0.10.1", "0.10.2",
+    "0.8.2",
+    "0.8.3",
+    "0.9.0",
+    "0.9.0.1",
+    "0.9.1",
+    "0.9.2",
+    "0.10.0",
+    "0.10.1",
+    "0.10.2",
 )
 
 HEADER: Final = (
@@ -111,7 +154,8 @@ def check_supported(source: str, version: str, where: str = "jax/_src/basearray.
     if version not in SUPPORTED:
         raise UnsupportedJAX(
             f"the installed JAX {version} is not supported: this jaxtypes was checked with "
-            f"JAX {versions}. Install one of them, or a jaxtypes release that supports this JAX.")
+            f"JAX {versions}. Install one of them, or a jaxtypes release that supports this JAX."
+        )
     try:
         tree = ast.parse(source)
     except SyntaxError as e:
@@ -121,7 +165,8 @@ def check_supported(source: str, version: str, where: str = "jax/_src/basearray.
         raise UnsupportedJAX(
             f"the installed JAX {version} is not supported: its {where} is not the one JAX "
             f"{version} ships (modified?): it lacks what the generator transforms "
-            f"(missing: {'; '.join(missing)}). Supported JAX versions: {versions}.")
+            f"(missing: {'; '.join(missing)}). Supported JAX versions: {versions}."
+        )
     return tree
 
 
@@ -142,10 +187,12 @@ def render_jaxtypes_array(jax_version: str) -> str:
     from jaxtypes import __version__
 
     names = ["Array"] + [n for n in jax_array_stub.prelude_names() if n != "Array"]
-    lines = [HEADER.format(jaxtypes=__version__, jax=jax_version, source="jax/_src/basearray.pyi").rstrip("\n"),
-             '"""jaxtypes.Array is jax.Array here (made generic in its dtype by `jaxtypes jax-stubs`)."""',
-             "",
-             "from jax._src.basearray import ("]
+    lines = [
+        HEADER.format(jaxtypes=__version__, jax=jax_version, source="jax/_src/basearray.pyi").rstrip("\n"),
+        '"""jaxtypes.Array is jax.Array here (made generic in its dtype by `jaxtypes jax-stubs`)."""',
+        "",
+        "from jax._src.basearray import (",
+    ]
     lines += [f"    {n} as {n}," for n in names]
     lines += [")", "", '__all__ = ["Array"]', ""]
     return "\n".join(lines)
@@ -153,7 +200,11 @@ def render_jaxtypes_array(jax_version: str) -> str:
 
 # What each checker is pointed at, relative to the output directory.
 LAYOUTS: Final = {
-    "mypy": MYPY_DIR, "pyright": ".", "basedpyright": ".", "pyrefly": SEARCH_DIR, "ty": ".",
+    "mypy": MYPY_DIR,
+    "pyright": ".",
+    "basedpyright": ".",
+    "pyrefly": SEARCH_DIR,
+    "ty": ".",
 }
 
 
@@ -166,8 +217,7 @@ def _jaxtypes_root() -> Path:
 def _inline_stubs(root: Path, skip: Iterable[str]) -> list[str]:
     """The package's inline ``.pyi`` files (relative paths), but ``skip``."""
     skip = set(skip)
-    return [rel for rel in (p.relative_to(root).as_posix() for p in sorted(root.rglob("*.pyi")))
-            if rel not in skip]
+    return [rel for rel in (p.relative_to(root).as_posix() for p in sorted(root.rglob("*.pyi"))) if rel not in skip]
 
 
 def _init_copies(root: Path, modules: Iterable[str]) -> dict[str, Path]:
@@ -223,12 +273,12 @@ def render(jax: JaxInstall) -> dict[str, str]:
     for rel, module in jax_function_stubs.MODULES.items():
         path = jax.root / rel
         try:
-            stub = jax_function_stubs.transform_module(
-                ast.parse(path.read_text(encoding="utf-8")), module, tables)
+            stub = jax_function_stubs.transform_module(ast.parse(path.read_text(encoding="utf-8")), module, tables)
         except (SyntaxError, OSError):
             continue  # that module keeps JAX's own typing (its stub is copied as it is)
-        generated[rel] = HEADER.format(jaxtypes=__version__, jax=jax.version, source=f"jax/{rel}") \
-            + ast.unparse(stub) + "\n"
+        generated[rel] = (
+            HEADER.format(jaxtypes=__version__, jax=jax.version, source=f"jax/{rel}") + ast.unparse(stub) + "\n"
+        )
     for rel, module in jax_function_stubs.RUNTIME_MODULES.items():
         if not (jax.root / rel).is_file() or (jax.root / rel).with_suffix(".pyi").is_file():
             continue  # (JAX's own stub, if any, is rewritten above)
@@ -238,21 +288,27 @@ def render(jax: JaxInstall) -> dict[str, str]:
             continue  # that module keeps JAX's own typing
         if runtime is not None:
             rel_stub = rel[:-3] + ".pyi"
-            generated[rel_stub] = HEADER.format(jaxtypes=__version__, jax=jax.version, source=f"jax/{rel}") \
-                + ast.unparse(runtime) + "\n"
+            generated[rel_stub] = (
+                HEADER.format(jaxtypes=__version__, jax=jax.version, source=f"jax/{rel}") + ast.unparse(runtime) + "\n"
+            )
     try:
         jax_init = jax_transform_stubs.render_jax_init(jax.root)
     except (jax_function_stubs.ModuleShapeError, SyntaxError, OSError):
         jax_init = None  # jax keeps JAX's own typing of its transforms
     if jax_init is not None:
-        generated["__init__.pyi"] = HEADER.format(jaxtypes=__version__, jax=jax.version,
-                                                  source="jax/__init__.py") + ast.unparse(jax_init) + "\n"
+        generated["__init__.pyi"] = (
+            HEADER.format(jaxtypes=__version__, jax=jax.version, source="jax/__init__.py")
+            + ast.unparse(jax_init)
+            + "\n"
+        )
     markers = jax_function_stubs.transform_markers(stubgen.render_stubs()["jaxtypes/markers.pyi"], tables)
     header = HEADER.format(jaxtypes=__version__, jax=jax.version, source="jaxtypes.stubgen")
     packages = {
         "jax": (jax.root, generated),
-        "jaxtypes": (_jaxtypes_root(), {"_array.pyi": render_jaxtypes_array(jax.version),
-                                        "markers.pyi": header + markers}),
+        "jaxtypes": (
+            _jaxtypes_root(),
+            {"_array.pyi": render_jaxtypes_array(jax.version), "markers.pyi": header + markers},
+        ),
     }
     files: dict[str, str] = {}
     for name, (root, generated) in packages.items():
@@ -263,18 +319,21 @@ def render(jax: JaxInstall) -> dict[str, str]:
         files[f"{name}-stubs/py.typed"] = "partial\n"
         for rel in _inline_stubs(root, generated):
             files[f"{name}-stubs/{rel}"] = _mark_copy(
-                (root / rel).read_text(encoding="utf-8"), jax.version, f"{name}/{rel}")
+                (root / rel).read_text(encoding="utf-8"), jax.version, f"{name}/{rel}"
+            )
         if name == "jaxtypes" and not (root / "__init__.pyi").is_file():
             # pyrefly takes the runtime package's __init__ (and, through its
             # imports, the runtime markers) over a partial stub package that has none.
             files[f"{name}-stubs/__init__.pyi"] = _mark_copy(
-                (root / "__init__.py").read_text(encoding="utf-8"), jax.version, f"{name}/__init__.py")
+                (root / "__init__.py").read_text(encoding="utf-8"), jax.version, f"{name}/__init__.py"
+            )
         for init, src in _init_copies(root, generated).items():
             if init in generated:  # a package's own module, generated above
                 continue
             text = src.read_text(encoding="utf-8") if src.is_file() else ""
             files[f"{MYPY_DIR}/{name}/{init}"] = _mark_copy(
-                text, jax.version, f"{name}/{src.relative_to(root).as_posix()}")
+                text, jax.version, f"{name}/{src.relative_to(root).as_posix()}"
+            )
     return dict(sorted(files.items()))
 
 
@@ -345,14 +404,28 @@ def setup(out: str) -> list[Setting]:
     default = out in ("typings", "./typings")
     pyright = "" if default else f'"stubPath": "{out}"'
     return [
-        Setting("pyright", "pyrightconfig.json", "", pyright,
-                "nothing: their stubPath defaults to typings" if default else ""),
-        Setting("basedpyright", "pyrightconfig.json", "", pyright,
-                "nothing: their stubPath defaults to typings" if default else ""),
+        Setting(
+            "pyright",
+            "pyrightconfig.json",
+            "",
+            pyright,
+            "nothing: their stubPath defaults to typings" if default else "",
+        ),
+        Setting(
+            "basedpyright",
+            "pyrightconfig.json",
+            "",
+            pyright,
+            "nothing: their stubPath defaults to typings" if default else "",
+        ),
         Setting("mypy", "mypy.ini", "[mypy]", f"mypy_path = {out}/{MYPY_DIR}", MYPY_PLUGIN_NOTE),
-        Setting("pyrefly", "pyproject.toml", "[tool.pyrefly]", f'search-path = ["{out}/{SEARCH_DIR}"]',
-                f"and {PYREFLY_PRESET}; run `pyrefly check` on the project: given file names, "
-                "pyrefly 1.4 ignores it"),
+        Setting(
+            "pyrefly",
+            "pyproject.toml",
+            "[tool.pyrefly]",
+            f'search-path = ["{out}/{SEARCH_DIR}"]',
+            f"and {PYREFLY_PRESET}; run `pyrefly check` on the project: given file names, pyrefly 1.4 ignores it",
+        ),
         Setting("ty", "pyproject.toml", "[tool.ty.environment]", f'extra-paths = ["{out}"]'),
     ]
 
@@ -371,11 +444,21 @@ def installed_setup() -> list[Setting]:
     return [
         Setting("pyright", "pyrightconfig.json", "", "", "nothing"),
         Setting("basedpyright", "pyrightconfig.json", "", "", "nothing"),
-        Setting("mypy", "mypy.ini", "[mypy]", "plugins = jaxtypes.mypy_plugin",
-                "mypy's supported set-up: without it mypy misses wrong dtypes of JAX's functions "
-                "in returns, assignments and arguments"),
-        Setting("pyrefly", "pyproject.toml", "[tool.pyrefly]", PYREFLY_PRESET,
-                "without a configuration file pyrefly's basic preset reports none of the dtype errors"),
+        Setting(
+            "mypy",
+            "mypy.ini",
+            "[mypy]",
+            "plugins = jaxtypes.mypy_plugin",
+            "mypy's supported set-up: without it mypy misses wrong dtypes of JAX's functions "
+            "in returns, assignments and arguments",
+        ),
+        Setting(
+            "pyrefly",
+            "pyproject.toml",
+            "[tool.pyrefly]",
+            PYREFLY_PRESET,
+            "without a configuration file pyrefly's basic preset reports none of the dtype errors",
+        ),
         Setting("ty", "pyproject.toml", "[tool.ty.environment]", "", "nothing"),
     ]
 
@@ -383,7 +466,7 @@ def installed_setup() -> list[Setting]:
 def setup_lines(out: str | None) -> list[str]:
     """``setup(out)`` (``installed_setup()`` for None) as the command prints it."""
     lines: list[str] = []
-    for s in (installed_setup() if out is None else setup(out)):
+    for s in installed_setup() if out is None else setup(out):
         where = f"{s.file}" + (f" {s.section}" if s.section else "")
         text = f"{s.line} ({where})" if s.line else ""
         lines.append(f"{s.checker + ':':13} " + "; ".join(t for t in (text, s.note) if t))
@@ -415,9 +498,11 @@ def install(jax: JaxInstall | None = None, site: Path | None = None) -> stub_ins
     files = {rel: text for rel, text in render(jax).items() if rel.split("/", 1)[0] in PACKAGES}
     try:
         return stub_install.install_files(
-            files, _wheel_version(jax.version),
+            files,
+            _wheel_version(jax.version),
             f"jax.Array generic in its dtype, for JAX {jax.version} (made by `jaxtypes jax-stubs install`)",
-            site)
+            site,
+        )
     except stub_install.InstallError as e:
         raise StubsError(str(e)) from None
 

@@ -31,8 +31,18 @@ from pathlib import Path
 from typing import Final
 
 from jaxtypes.jax_function_stubs import (
-    BUILTINS, ModuleShapeError, annotation_names, as_overload, check_exports, exported_import,
-    is_private_machinery, module_file, parse_expr, required_overloads, stub_def, stub_view,
+    BUILTINS,
+    ModuleShapeError,
+    annotation_names,
+    as_overload,
+    check_exports,
+    exported_import,
+    is_private_machinery,
+    module_file,
+    parse_expr,
+    required_overloads,
+    stub_def,
+    stub_view,
 )
 
 __all__ = ["TRANSFORMS", "LAX_TRANSFORMS", "render_jax_init", "lax_transform_defs"]
@@ -151,8 +161,11 @@ def _same_function(defs: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
 
 # public name in jax -> how its typed overloads are made from JAX's declarations
 TRANSFORMS: Final[dict[str, Callable[[list[ast.FunctionDef]], list[ast.FunctionDef]]]] = {
-    "jit": _jit, "grad": _grad, "value_and_grad": _value_and_grad,
-    "checkpoint": _same_function, "remat": _same_function,
+    "jit": _jit,
+    "grad": _grad,
+    "value_and_grad": _value_and_grad,
+    "checkpoint": _same_function,
+    "remat": _same_function,
 }
 
 
@@ -183,8 +196,12 @@ def _parameters_of(source: ast.Module, fn: ast.FunctionDef) -> ast.FunctionDef:
     ``lax.cond``) when that is defined in ``source``, under ``fn``'s name;
     ``fn`` otherwise."""
     for decorator in fn.decorator_list:
-        if isinstance(decorator, ast.Call) and ast.unparse(decorator.func).rpartition(".")[2] == "wraps" \
-                and len(decorator.args) == 1 and isinstance(decorator.args[0], ast.Name):
+        if (
+            isinstance(decorator, ast.Call)
+            and ast.unparse(decorator.func).rpartition(".")[2] == "wraps"
+            and len(decorator.args) == 1
+            and isinstance(decorator.args[0], ast.Name)
+        ):
             wrapped = _declarations(source, decorator.args[0].id)
             if len(wrapped) == 1:
                 out = copy.deepcopy(wrapped[0])
@@ -193,8 +210,12 @@ def _parameters_of(source: ast.Module, fn: ast.FunctionDef) -> ast.FunctionDef:
     return fn
 
 
-def typed_defs(source: ast.Module, name: str, make: Callable[[list[ast.FunctionDef]], list[ast.FunctionDef]],
-               public: str | None = None) -> tuple[list[ast.stmt], set[str]]:
+def typed_defs(
+    source: ast.Module,
+    name: str,
+    make: Callable[[list[ast.FunctionDef]], list[ast.FunctionDef]],
+    public: str | None = None,
+) -> tuple[list[ast.stmt], set[str]]:
     """The typed overloads then JAX's own declarations of ``name`` (each an
     overload), declared as ``public`` (default: ``name``; JAX 0.4 exports
     ``checkpoint_wrapper as checkpoint``), and the names their annotations
@@ -264,8 +285,11 @@ def render_jax_init(root: Path) -> ast.Module | None:
     if not defs:
         return None
     prelude = ast.parse(_PRELUDE).body
-    names_from = [ast.ImportFrom(module=m, names=[ast.alias(n, n) for n in sorted(ns - BUILTINS)], level=0)
-                  for m, ns in sorted(imported.items()) if ns - BUILTINS]
+    names_from = [
+        ast.ImportFrom(module=m, names=[ast.alias(n, n) for n in sorted(ns - BUILTINS)], level=0)
+        for m, ns in sorted(imported.items())
+        if ns - BUILTINS
+    ]
     future = ast.parse("from __future__ import annotations").body
     stub = ast.Module(body=future + kept + names_from + prelude + defs, type_ignores=[])
     check_exports(tree, stub, "jax/__init__.py")

@@ -18,16 +18,57 @@ import itertools
 from typing import Callable, Final, Hashable, Iterable, Literal, NamedTuple
 
 __all__ = [
-    "BOOL", "UNSIGNED_INTS", "SIGNED_INTS", "INTN", "SMALL_FLOATS", "FLOAT8",
-    "FLOAT6", "FLOAT4", "FLOATS", "COMPLEXES", "WEAK_INT", "WEAK_FLOAT",
-    "WEAK_COMPLEX", "WEAK", "STRONG", "NODES", "SEED_NODES", "SEED_CODES",
-    "Variant", "VARIANTS", "PromotionMode", "PROMOTION_MODES", "variant",
-    "edges", "upper_bounds", "join", "join_all", "kind", "bits",
-    "is_weak", "weak_node", "strong_counterpart", "default_dtype",
-    "canonicalize", "no_join_reason", "NoJoinReason", "NoJoinText", "NO_JOIN_TEXT",
-    "no_join_message", "explain", "CUSTOM_FLOATS", "jax_type", "lattice_result_type",
-    "result_type", "NoJoin", "OutsideLattice", "MARKER_NAME", "NUMPY_DTYPES", "PythonScalar",
-    "PYTHON_SCALARS", "PYTHON_SCALAR_OF_NODE",
+    "BOOL",
+    "UNSIGNED_INTS",
+    "SIGNED_INTS",
+    "INTN",
+    "SMALL_FLOATS",
+    "FLOAT8",
+    "FLOAT6",
+    "FLOAT4",
+    "FLOATS",
+    "COMPLEXES",
+    "WEAK_INT",
+    "WEAK_FLOAT",
+    "WEAK_COMPLEX",
+    "WEAK",
+    "STRONG",
+    "NODES",
+    "SEED_NODES",
+    "SEED_CODES",
+    "Variant",
+    "VARIANTS",
+    "PromotionMode",
+    "PROMOTION_MODES",
+    "variant",
+    "edges",
+    "upper_bounds",
+    "join",
+    "join_all",
+    "kind",
+    "bits",
+    "is_weak",
+    "weak_node",
+    "strong_counterpart",
+    "default_dtype",
+    "canonicalize",
+    "no_join_reason",
+    "NoJoinReason",
+    "NoJoinText",
+    "NO_JOIN_TEXT",
+    "no_join_message",
+    "explain",
+    "CUSTOM_FLOATS",
+    "jax_type",
+    "lattice_result_type",
+    "result_type",
+    "NoJoin",
+    "OutsideLattice",
+    "MARKER_NAME",
+    "NUMPY_DTYPES",
+    "PythonScalar",
+    "PYTHON_SCALARS",
+    "PYTHON_SCALAR_OF_NODE",
 ]
 
 BOOL: Final = "bool"
@@ -38,8 +79,14 @@ INTN: Final = ("int2", "uint2", "int4", "uint4", "int1", "uint1")
 FLOAT4: Final = ("float4_e2m1fn",)
 FLOAT6: Final = ("float6_e2m3fn", "float6_e3m2fn")
 FLOAT8: Final = (
-    "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz",
-    "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e8m0fnu",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
 )
 # JAX's order (ml_dtypes' small floats): these promote from f* and to nothing.
 SMALL_FLOATS: Final = FLOAT4 + FLOAT6 + FLOAT8
@@ -55,15 +102,44 @@ NODES: Final = STRONG + WEAK
 # The 18 nodes of the table in JAX's documentation, "Type promotion semantics" (https://docs.jax.dev/en/latest/type_promotion.html),
 # in its order, with its short codes.
 SEED_NODES: Final = (
-    "bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32",
-    "int64", "bfloat16", "float16", "float32", "float64", "complex64",
-    "complex128", "i*", "f*", "c*",
+    "bool",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "bfloat16",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "i*",
+    "f*",
+    "c*",
 )
 SEED_CODES: Final = {
-    "bool": "b1", "uint8": "u1", "uint16": "u2", "uint32": "u4", "uint64": "u8",
-    "int8": "i1", "int16": "i2", "int32": "i4", "int64": "i8", "bfloat16": "bf",
-    "float16": "f2", "float32": "f4", "float64": "f8", "complex64": "c8",
-    "complex128": "c16", "i*": "i*", "f*": "f*", "c*": "c*",
+    "bool": "b1",
+    "uint8": "u1",
+    "uint16": "u2",
+    "uint32": "u4",
+    "uint64": "u8",
+    "int8": "i1",
+    "int16": "i2",
+    "int32": "i4",
+    "int64": "i8",
+    "bfloat16": "bf",
+    "float16": "f2",
+    "float32": "f4",
+    "float64": "f8",
+    "complex64": "c8",
+    "complex128": "c16",
+    "i*": "i*",
+    "f*": "f*",
+    "c*": "c*",
 }
 
 # The name of each node's marker class (jaxtypes.float32, jaxtypes.weak_int):
@@ -80,8 +156,20 @@ MARKER_NAME: Final = {
 # The strong nodes numpy defines itself (their scalar types numpy.bool_,
 # numpy.int8 ...); the others are ml_dtypes', which has no typed scalars.
 NUMPY_DTYPES: Final = (
-    BOOL, "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
-    "float16", "float32", "float64", "complex64", "complex128",
+    BOOL,
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
 )
 
 
@@ -128,9 +216,7 @@ VARIANTS: Final = tuple(Variant(m, x) for m in PROMOTION_MODES for x in (True, F
 def variant(mode: str = "standard", x64: bool = False) -> Variant:
     """The variant for a promotion mode and x64 flag, checking the mode."""
     if mode not in PROMOTION_MODES:
-        raise ValueError(
-            f"unknown promotion mode {mode!r}; expected one of {', '.join(PROMOTION_MODES)}"
-        )
+        raise ValueError(f"unknown promotion mode {mode!r}; expected one of {', '.join(PROMOTION_MODES)}")
     return Variant(mode, bool(x64))
 
 
@@ -158,9 +244,7 @@ def kind(node: str) -> str:
     try:
         return _KINDS[node]
     except KeyError:
-        raise ValueError(
-            f"unknown lattice node {node!r}; expected one of {', '.join(NODES)}"
-        ) from None
+        raise ValueError(f"unknown lattice node {node!r}; expected one of {', '.join(NODES)}") from None
 
 
 def _bits(node: str) -> int | None:
@@ -173,7 +257,7 @@ def _bits(node: str) -> int | None:
     if node == "bfloat16":
         return 16
     if node.startswith("float") and "_" in node:  # float8_e4m3fn and friends
-        return int(node[5:node.index("_")])
+        return int(node[5 : node.index("_")])
     if node.startswith("float"):
         return int(node[5:])
     return int(node[7:])  # complex64, complex128
@@ -349,7 +433,11 @@ def no_join_reason(nodes: Iterable[str], v: Variant) -> NoJoinReason:
     if v.mode == "strict":
         return "strict"
     groups: tuple[tuple[tuple[str, ...], NoJoinReason], ...] = (
-        (FLOAT8, "float8"), (FLOAT6, "float6"), (FLOAT4, "float4"), (INTN, "intn"))
+        (FLOAT8, "float8"),
+        (FLOAT6, "float6"),
+        (FLOAT4, "float4"),
+        (INTN, "intn"),
+    )
     for group, reason in groups:
         if any(n in group for n in nodes):
             return reason
@@ -365,13 +453,11 @@ class NoJoinText(NamedTuple):
 
 
 NO_JOIN_TEXT: Final[dict[NoJoinReason, NoJoinText]] = {
-    "strict": NoJoinText(
-        "there is no implicit promotion path under jax_numpy_dtype_promotion=strict", None),
+    "strict": NoJoinText("there is no implicit promotion path under jax_numpy_dtype_promotion=strict", None),
     "float8": NoJoinText("8-bit floats do not support implicit promotion", "float32"),
     "float6": NoJoinText("6-bit floats do not support implicit promotion", "float32"),
     "float4": NoJoinText("4-bit floats do not support implicit promotion", "float32"),
-    "intn": NoJoinText("1-bit, 2-bit and 4-bit integers do not support implicit promotion",
-                       "int32"),
+    "intn": NoJoinText("1-bit, 2-bit and 4-bit integers do not support implicit promotion", "int32"),
     "none": NoJoinText("there is no implicit promotion path", None),
 }
 
@@ -382,12 +468,16 @@ def no_join_message(shown: Iterable[str], reason: NoJoinReason) -> str:
     head = f"Input dtypes {tuple(shown)} have no available implicit dtype promotion path"
     why, cast_to = NO_JOIN_TEXT[reason]
     if reason == "strict":
-        return (f"{head} when jax_numpy_dtype_promotion=strict. Try explicitly casting "
-                "inputs to the desired output type, or set jax_numpy_dtype_promotion=standard.")
+        return (
+            f"{head} when jax_numpy_dtype_promotion=strict. Try explicitly casting "
+            "inputs to the desired output type, or set jax_numpy_dtype_promotion=standard."
+        )
     if cast_to is not None:
-        return (f"{head}. To avoid unintended promotion, {why}. If you'd like your inputs "
-                "to be promoted to another type, you can do so explicitly using e.g. "
-                f"x.astype('{cast_to}')")
+        return (
+            f"{head}. To avoid unintended promotion, {why}. If you'd like your inputs "
+            "to be promoted to another type, you can do so explicitly using e.g. "
+            f"x.astype('{cast_to}')"
+        )
     return f"{head}. Try explicitly casting inputs to the desired output type."
 
 
@@ -425,7 +515,8 @@ class OutsideLattice(ValueError):
 
 
 def lattice_result_type(
-    operands: Iterable[tuple[str, bool]], v: Variant,
+    operands: Iterable[tuple[str, bool]],
+    v: Variant,
     explicit: Callable[[str], str] | None = None,
 ) -> tuple[str, bool]:
     """JAX's ``lattice_result_type`` on (dtype node, weak) operands.
@@ -451,8 +542,7 @@ def lattice_result_type(
         # All weak (standard mode): JAX joins the dtypes themselves, then marks
         # the result weak.  Otherwise a weak operand stands for its weak node.
         all_weak = all(weaks) and v.mode != "strict"
-        joined_nodes = nodes if all_weak else [
-            jax_type(n, w) if n in _KINDS else n for n, w in ops]
+        joined_nodes = nodes if all_weak else [jax_type(n, w) if n in _KINDS else n for n, w in ops]
         if any(n not in _KINDS for n in joined_nodes):
             raise OutsideLattice(joined_nodes)
         joined = join_all(dict.fromkeys(joined_nodes), v)
@@ -518,4 +608,3 @@ def explain(a: str, b: str, v: Variant) -> list[str]:
         f"join: {target} ({v.label}); every other common upper bound lies above it: "
         + (", ".join(sorted((upper_bounds(a, v) & upper_bounds(b, v)) - {target}, key=NODES.index)) or "(none)"),
     ]
-

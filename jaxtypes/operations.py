@@ -20,8 +20,19 @@ from __future__ import annotations
 from typing import Final, Literal, NamedTuple
 
 __all__ = [
-    "Kind", "Operation", "OPERATIONS", "BY_NAME", "of_kind", "with_rule",
-    "BINARY", "COMPARISONS", "UNARY", "METHODS", "SYMBOLS", "BINARY_RULES", "RULES",
+    "Kind",
+    "Operation",
+    "OPERATIONS",
+    "BY_NAME",
+    "of_kind",
+    "with_rule",
+    "BINARY",
+    "COMPARISONS",
+    "UNARY",
+    "METHODS",
+    "SYMBOLS",
+    "BINARY_RULES",
+    "RULES",
 ]
 
 # binary: x <op> y and y <op> x; comparison: x <op> y (reflected by Python as the
@@ -83,11 +94,10 @@ RULES: Final = {
     "join": "the promoted dtype",
     "matmul": "the promoted dtype, where lax.dot_general accepts the operands",
     "sub": "the promoted dtype; rejected where that is bool",
-    "inexact": "the promoted dtype made inexact (bool and integers become float32, "
-               "64-bit integers float64)",
+    "inexact": "the promoted dtype made inexact (bool and integers become float32, 64-bit integers float64)",
     "numeric_no_complex": "the promoted dtype (bool becomes int32); complex is rejected",
     "pow": "the promoted dtype (bool becomes int32); with a Python int exponent, or an "
-           "integer one and an inexact base, the base's dtype",
+    "integer one and an inexact base, the base's dtype",
     "bitwise": "the promoted dtype; floats and complex are rejected",
     "shift": "the promoted dtype (bool becomes int32); floats and complex are rejected",
     "compare": "bool",
@@ -97,8 +107,8 @@ RULES: Final = {
     "invert": "the dtype; floats and complex are rejected",
     "same_dtype": "the dtype (and weakness)",
     "reduce": "the dtype, with bool and integers narrower than the default integer "
-              "widened to it (int8 to int32, uint8 to uint32) and sub-byte integers "
-              "rejected; with promote_integers=False, the dtype (bool becomes int32)",
+    "widened to it (int8 to int32, uint8 to uint32) and sub-byte integers "
+    "rejected; with promote_integers=False, the dtype (bool becomes int32)",
     "mean": "the dtype made inexact",
     "extremum": "the dtype (strongly typed)",
     "arg_extremum": "the default integer; complex is rejected",
@@ -177,4 +187,3 @@ UNARY: Final = tuple(op.name for op in of_kind("unary"))
 METHODS: Final = tuple(op.name for op in of_kind("property", "index", "method"))
 SYMBOLS: Final = {op.name: op.symbol for op in of_kind("binary", "comparison", "unary")}
 BINARY_RULES: Final = {op.name: op.rule for op in of_kind("binary")}
-

@@ -21,10 +21,29 @@ from jaxtypes import lattice, operations
 from jaxtypes.lattice import Variant
 
 __all__ = [
-    "Outcome", "ErrorKind", "BINARY_OPERATORS", "COMPARISONS", "UNARY_OPERATORS",
-    "METHODS", "SAME_DTYPE_METHODS", "SYMBOLS", "binary", "unary", "method", "item_type",
-    "operand", "numpy_operand", "marker_node", "DEFAULT", "clip", "FLOAT_PRECISION", "COMPONENT",
-    "TO_INEXACT", "no_join", "unsupported", "promote_integer_dtype",
+    "Outcome",
+    "ErrorKind",
+    "BINARY_OPERATORS",
+    "COMPARISONS",
+    "UNARY_OPERATORS",
+    "METHODS",
+    "SAME_DTYPE_METHODS",
+    "SYMBOLS",
+    "binary",
+    "unary",
+    "method",
+    "item_type",
+    "operand",
+    "numpy_operand",
+    "marker_node",
+    "DEFAULT",
+    "clip",
+    "FLOAT_PRECISION",
+    "COMPONENT",
+    "TO_INEXACT",
+    "no_join",
+    "unsupported",
+    "promote_integer_dtype",
 ]
 
 DEFAULT: Final = Variant("standard", False)  # JAX's default configuration
@@ -60,9 +79,17 @@ _SUB_BYTE_INTS: Final = frozenset(lattice.INTN)
 # jax._src.dtypes._dtype_to_inexact: bool and ints of up to 32 bits (and the
 # 4-bit ones) become float32 whatever x64 says; the 64-bit ints float64.
 TO_INEXACT: Final = {
-    "bool": "float32", "uint4": "float32", "int4": "float32",
-    "uint8": "float32", "int8": "float32", "uint16": "float32", "int16": "float32",
-    "uint32": "float32", "int32": "float32", "uint64": "float64", "int64": "float64",
+    "bool": "float32",
+    "uint4": "float32",
+    "int4": "float32",
+    "uint8": "float32",
+    "int8": "float32",
+    "uint16": "float32",
+    "int16": "float32",
+    "uint32": "float32",
+    "int32": "float32",
+    "uint64": "float64",
+    "int64": "float64",
 }
 # A complex dtype's component (real, imag, abs).
 COMPONENT: Final = {"complex64": "float32", "complex128": "float64"}
@@ -85,8 +112,7 @@ def numpy_operand(dtype: str, v: Variant = DEFAULT) -> str:
     takes it as a strongly typed array of its dtype, canonicalized (with x64
     off, ``np.float64(1)`` is a float32)."""
     if dtype in lattice.WEAK:
-        raise ValueError(f"a NumPy value has a dtype, not {dtype!r}; expected one of: "
-                         f"{', '.join(lattice.STRONG)}")
+        raise ValueError(f"a NumPy value has a dtype, not {dtype!r}; expected one of: {', '.join(lattice.STRONG)}")
     return lattice.canonicalize(dtype, v.x64)
 
 
@@ -112,11 +138,21 @@ def unsupported(what: str, dtype: str) -> Outcome:
 # (max exponent, mantissa bits) of each float, as ml_dtypes.finfo gives them:
 # lax.dot_general ranks operand types by them (tests check them against finfo).
 FLOAT_PRECISION: Final = {
-    "float4_e2m1fn": (3, 1), "float6_e2m3fn": (3, 3), "float6_e3m2fn": (5, 2),
-    "float8_e3m4": (4, 4), "float8_e4m3": (8, 3), "float8_e8m0fnu": (128, 0),
-    "float8_e4m3b11fnuz": (5, 3), "float8_e4m3fn": (9, 3), "float8_e4m3fnuz": (8, 3),
-    "float8_e5m2": (16, 2), "float8_e5m2fnuz": (16, 2), "bfloat16": (128, 7),
-    "float16": (16, 10), "float32": (128, 23), "float64": (1024, 52),
+    "float4_e2m1fn": (3, 1),
+    "float6_e2m3fn": (3, 3),
+    "float6_e3m2fn": (5, 2),
+    "float8_e3m4": (4, 4),
+    "float8_e4m3": (8, 3),
+    "float8_e8m0fnu": (128, 0),
+    "float8_e4m3b11fnuz": (5, 3),
+    "float8_e4m3fn": (9, 3),
+    "float8_e4m3fnuz": (8, 3),
+    "float8_e5m2": (16, 2),
+    "float8_e5m2fnuz": (16, 2),
+    "bfloat16": (128, 7),
+    "float16": (16, 10),
+    "float32": (128, 23),
+    "float64": (1024, 52),
 }
 
 
@@ -156,8 +192,7 @@ def _matmul(dtype: str, weak: bool, operands: tuple[str, str], v: Variant) -> Ou
     natural = left if lp >= rp else right
     preferred = lattice.canonicalize(dtype, v.x64)
     if lattice.kind(natural) != "f" and _bit_width(preferred) < _bit_width(natural):
-        return unsupported(f"'@' producing {preferred} from a {natural} operand (lax.dot_general)",
-                            dtype)
+        return unsupported(f"'@' producing {preferred} from a {natural} operand (lax.dot_general)", dtype)
     return Outcome(marker_node(dtype, weak))
 
 
@@ -173,24 +208,25 @@ def _kept_64_bit_binary(op: str, dtype: str, v: Variant) -> Outcome | None:
             # makes quotient - 1 32-bit, and where promotes the two.
             narrow = lattice.canonicalize(dtype, v.x64)
             if v.mode == "strict":
-                return Outcome(None, "promotion",
-                               f"{narrow}, {dtype}: '//' of {dtype} arrays with x64 off joins "
-                               "its 32-bit partial result with the 64-bit one, which "
-                               "jax_numpy_dtype_promotion=strict refuses")
+                return Outcome(
+                    None,
+                    "promotion",
+                    f"{narrow}, {dtype}: '//' of {dtype} arrays with x64 off joins "
+                    "its 32-bit partial result with the 64-bit one, which "
+                    "jax_numpy_dtype_promotion=strict refuses",
+                )
             return Outcome(narrow)
         if k == "f":  # _float_divmod: lax.select of a float64 and a float32 value
             return unsupported(f"'{symbol}' with x64 off (a 32-bit constant inside)", dtype)
     if op == "mod" and k in "iuf":  # jnp.remainder: lax.ne(x, 0) with a 32-bit 0
         return unsupported(f"'{symbol}' with x64 off (a 32-bit constant inside)", dtype)
     if op == "pow" and k in "iu":  # jnp.power's integer path: lax.eq with a 32-bit constant
-        return unsupported(f"'{symbol}' between arrays with x64 off (a 32-bit constant inside)",
-                            dtype)
+        return unsupported(f"'{symbol}' between arrays with x64 off (a 32-bit constant inside)", dtype)
     return None
 
 
 @functools.lru_cache(maxsize=None)
-def _promote_pair(a: str, a_weak: bool, b: str, b_weak: bool,
-                  v: Variant) -> Union[Tuple[str, bool], lattice.NoJoin]:
+def _promote_pair(a: str, a_weak: bool, b: str, b_weak: bool, v: Variant) -> Union[Tuple[str, bool], lattice.NoJoin]:
     """``lattice_result_type`` of two operands, memoised: every binary operator
     promotes alike, and a type checker asks about the same pairs again and
     again.  A missing join is returned (and so memoised), not raised."""
@@ -200,9 +236,17 @@ def _promote_pair(a: str, a_weak: bool, b: str, b_weak: bool,
         return err.with_traceback(None)
 
 
-def binary(op: str, a: str, b: str, v: Variant = DEFAULT, *,
-           a_is_scalar: bool = False, b_is_scalar: bool = False,
-           a_is_numpy_scalar: bool = False, b_is_numpy_scalar: bool = False) -> Outcome:
+def binary(
+    op: str,
+    a: str,
+    b: str,
+    v: Variant = DEFAULT,
+    *,
+    a_is_scalar: bool = False,
+    b_is_scalar: bool = False,
+    a_is_numpy_scalar: bool = False,
+    b_is_numpy_scalar: bool = False,
+) -> Outcome:
     """``a <op> b`` for marker nodes a, b; ``a_is_scalar``/``b_is_scalar`` say
     that the operand is a Python scalar rather than an array (a weak array of
     the same node promotes alike, but a few operators treat them apart).
@@ -212,16 +256,16 @@ def binary(op: str, a: str, b: str, v: Variant = DEFAULT, *,
     rule = BINARY_OPERATORS.get(op)
     if rule is None and op not in COMPARISONS:
         raise ValueError(
-            f"unknown operator {op!r}; expected one of: "
-            f"{', '.join(list(BINARY_OPERATORS) + list(COMPARISONS))}"
+            f"unknown operator {op!r}; expected one of: {', '.join(list(BINARY_OPERATORS) + list(COMPARISONS))}"
         )
     (a_dtype, a_weak), (b_dtype, b_weak) = operand(a, v), operand(b, v)
     if rule == "matmul" and (a_is_scalar or b_is_scalar or a_is_numpy_scalar or b_is_numpy_scalar):
         # jnp.matmul checks its operands' ndim before it promotes them.
         array_dtype = b_dtype if a_is_scalar or a_is_numpy_scalar else a_dtype
         return unsupported("'@' (a scalar is 0-d; matmul needs 1-d or more)", array_dtype)
-    if rule == "pow" and ((b_is_scalar and b in (lattice.WEAK_INT, lattice.BOOL))
-                          or (b_is_numpy_scalar and lattice.kind(b) in "iu")):
+    if rule == "pow" and (
+        (b_is_scalar and b in (lattice.WEAK_INT, lattice.BOOL)) or (b_is_numpy_scalar and lattice.kind(b) in "iu")
+    ):
         # x ** <Python int, or a NumPy integer: operator.index takes both>:
         # lax.integer_pow on x alone (no promotion with the exponent, in strict
         # mode too); bool becomes int32 first.
@@ -331,8 +375,7 @@ def method(name: str, a: str, v: Variant = DEFAULT, *, promote_integers: bool = 
             return unsupported(name, dtype)
         if _kept_64_bit(dtype, v):
             # lax.argmax's reduction gets 32-bit initial values for a 64-bit operand
-            return unsupported(f"{name} with x64 off (lax.reduce with 32-bit initial values)",
-                                dtype)
+            return unsupported(f"{name} with x64 off (lax.reduce with 32-bit initial values)", dtype)
         return Outcome(lattice.default_dtype("i", v.x64))
     if rule == "extremum":
         return Outcome(lattice.canonicalize(dtype, v.x64))

@@ -22,8 +22,14 @@ from jaxtypes import lattice
 from jaxtypes.config import Resolved, State, current_resolved, default_state, process_holder
 
 __all__ = [
-    "TypePromotionError", "promote_types", "result_type", "is_weakly_typed",
-    "canonicalize_dtype", "dtype", "node_of", "dtype_of_node",
+    "TypePromotionError",
+    "promote_types",
+    "result_type",
+    "is_weakly_typed",
+    "canonicalize_dtype",
+    "dtype",
+    "node_of",
+    "dtype_of_node",
 ]
 
 
@@ -46,10 +52,15 @@ def _promotion_error(msg: str) -> TypePromotionError:
         return TypePromotionError(msg)
     both = _with_jax_error.get(jax_class)
     if both is None:
-        both = type("TypePromotionError", (TypePromotionError, jax_class), {
-            "__module__": __name__, "__qualname__": "TypePromotionError",
-            "__doc__": "jaxtypes' TypePromotionError and JAX's, in a process that runs JAX.",
-        })
+        both = type(
+            "TypePromotionError",
+            (TypePromotionError, jax_class),
+            {
+                "__module__": __name__,
+                "__qualname__": "TypePromotionError",
+                "__doc__": "jaxtypes' TypePromotionError and JAX's, in a process that runs JAX.",
+            },
+        )
         both = _with_jax_error.setdefault(jax_class, both)
     return both(msg)  # type: ignore[no-any-return]  # a class made by type(): a TypePromotionError
 
@@ -62,9 +73,7 @@ def _np_dtype(name: str) -> np.dtype | None:
 
 
 # Strong nodes that this numpy/ml_dtypes provides, as dtype objects.
-_DTYPE_OF: Final[dict[str, np.dtype]] = {
-    n: d for n, d in ((n, _np_dtype(n)) for n in lattice.STRONG) if d is not None
-}
+_DTYPE_OF: Final[dict[str, np.dtype]] = {n: d for n, d in ((n, _np_dtype(n)) for n in lattice.STRONG) if d is not None}
 _NODE_OF: Final[dict[np.dtype, str]] = {dt: n for n, dt in _DTYPE_OF.items()}
 _WEAK_TYPE_OF: Final[dict[str, type]] = {
     s.node: s.python_type for s in lattice.PYTHON_SCALARS if s.node in lattice.WEAK
@@ -78,8 +87,7 @@ _PY_SCALAR_NODE: Final[dict[type, str]] = {s.python_type: s.dtype for s in latti
 # float0 (the dtype of integer-valued gradients) and numpy's StringDType.  As
 # in JAX, one alone (or repeated) is its own result_type; promoting it fails.
 _OPAQUE_DTYPES: Final = frozenset(
-    [np.dtype([("float0", np.void, 0)])]
-    + ([np.dtypes.StringDType()] if hasattr(np.dtypes, "StringDType") else [])
+    [np.dtype([("float0", np.void, 0)])] + ([np.dtypes.StringDType()] if hasattr(np.dtypes, "StringDType") else [])
 )
 # A ``result_type`` operand: a lattice node name, or (outside the lattice) the
 # dtype itself, for the opaque dtypes, non-numeric numpy scalar types
@@ -117,9 +125,7 @@ def dtype_of_node(node: str) -> np.dtype:
     try:
         return _DTYPE_OF[node]
     except KeyError:
-        raise ValueError(
-            f"unknown dtype name {node!r}; expected one of: {', '.join(lattice.NODES)}"
-        ) from None
+        raise ValueError(f"unknown dtype name {node!r}; expected one of: {', '.join(lattice.NODES)}") from None
 
 
 # ---------------------------------------------------------------- JAX arrays
@@ -159,7 +165,6 @@ def is_weakly_typed(x: Any) -> bool:
     return getattr(x, "weak_type", False)
 
 
-
 def _registered_weak_types() -> Any:
     """JAX's registered weak scalar types (jax._src.dtypes), when JAX is loaded."""
     module = sys.modules.get("jax._src.dtypes")
@@ -169,8 +174,7 @@ def _registered_weak_types() -> Any:
 # ------------------------------------------------------------------ dtype()
 def _invalid_value(x: Any, dt: np.dtype) -> TypeError:
     return TypeError(
-        f"Value '{x}' with dtype {dt} is not a valid JAX array type. "
-        "Only arrays of numeric types are supported by JAX."
+        f"Value '{x}' with dtype {dt} is not a valid JAX array type. Only arrays of numeric types are supported by JAX."
     )
 
 
@@ -213,9 +217,7 @@ def _keeps_its_dtype(x: Any) -> bool:
 
 # Types none of whose instances is a JAX array or typed literal (TypedNdArray
 # subclasses numpy.ndarray: the exact type only).
-_NEVER_JAX_VALUES: Final = frozenset(
-    {str, np.ndarray} | {type(dt) for dt in _NODE_OF} | {dt.type for dt in _NODE_OF}
-)
+_NEVER_JAX_VALUES: Final = frozenset({str, np.ndarray} | {type(dt) for dt in _NODE_OF} | {dt.type for dt in _NODE_OF})
 
 
 _EXPLICIT_ERROR: Final = (
@@ -246,7 +248,8 @@ def _explicit(node: str, resolved: Resolved, warned: list[str] | None = None) ->
         raise ValueError(_EXPLICIT_ERROR.format(_DTYPE_OF[node], where))
     warnings.warn(
         _EXPLICIT_WARNING.format(_DTYPE_OF[node], where, _DTYPE_OF[canonical].name),
-        UserWarning, stacklevel=_user_stacklevel(),
+        UserWarning,
+        stacklevel=_user_stacklevel(),
     )
     if warned is not None:
         warned.append(node)  # an answer that warns is not cached: JAX warns every time
@@ -264,9 +267,9 @@ def _user_stacklevel() -> int:
 
 
 # How JAX's dtype() treats an operand's dtype, in the configuration in force:
-EXPLICIT: Final = "explicit"    # named, a dtype or a numpy type: jax_explicit_x64_dtypes applies
+EXPLICIT: Final = "explicit"  # named, a dtype or a numpy type: jax_explicit_x64_dtypes applies
 CANONICAL: Final = "canonical"  # values and Python types: 64-bit is 32-bit with x64 off
-KEPT: Final = "kept"            # JAX arrays, typed literals, dtypes outside the lattice: as they are
+KEPT: Final = "kept"  # JAX arrays, typed literals, dtypes outside the lattice: as they are
 
 
 def _operand(x: Any) -> tuple[str, _Token]:
@@ -320,8 +323,7 @@ def _operand(x: Any) -> tuple[str, _Token]:
     return CANONICAL, node
 
 
-def _in_configuration(how: str, node: _Token, resolved: Resolved,
-                      warned: list[str] | None = None) -> _Token:
+def _in_configuration(how: str, node: _Token, resolved: Resolved, warned: list[str] | None = None) -> _Token:
     """The node JAX's ``dtypes.dtype`` gives an operand read as ``how`` in a configuration."""
     if how is CANONICAL:
         return node if resolved.variant.x64 else _X32[node]
@@ -350,8 +352,9 @@ def canonicalize_dtype(dtype: Any, allow_extended_dtype: bool = False) -> Any:
     """
     if _is_extended(dtype):
         if not allow_extended_dtype:
-            raise ValueError(f"Internal: canonicalize_dtype called on extended dtype {dtype} "
-                             "with allow_extended_dtype=False")
+            raise ValueError(
+                f"Internal: canonicalize_dtype called on extended dtype {dtype} with allow_extended_dtype=False"
+            )
         return dtype
     dt = np.dtype(dtype)  # numpy's own error for an unknown name, as in JAX
     if current_resolved().variant.x64:
@@ -418,9 +421,7 @@ def _node_name(obj: Any) -> str | None:
 # except for dtype('int64') == int and its float and complex twins; their
 # hashes differ, which the guard below checks once.
 _CACHEABLE: Final = (np.dtype, str, type, type(None))
-_WEAK_KEYS_DISTINCT: Final = all(
-    hash(t) != hash(np.dtype(t)) for t in _WEAK_NODE_OF_TYPE
-)
+_WEAK_KEYS_DISTINCT: Final = all(hash(t) != hash(np.dtype(t)) for t in _WEAK_NODE_OF_TYPE)
 
 
 def promote_types(a: Any, b: Any) -> np.dtype:
@@ -502,9 +503,7 @@ def _weak_default(out: _Token, x64: bool) -> str:
     return default if default is not None else _weak_default_of(out, x64)
 
 
-def _lattice_answer(
-    operands: tuple[tuple[str, bool], ...], resolved: Resolved, warned: list[str]
-) -> tuple[str, bool]:
+def _lattice_answer(operands: tuple[tuple[str, bool], ...], resolved: Resolved, warned: list[str]) -> tuple[str, bool]:
     """JAX's ``result_type`` on lattice (node, weak) operands: the join, with
     jax_explicit_x64_dtypes applied where JAX applies it and a weak answer
     turned into its kind's default dtype."""
@@ -519,9 +518,7 @@ def _lattice_answer(
     return out, weak
 
 
-def _lattice_result(
-    operands: list[tuple[_Token, bool]], resolved: Resolved, warned: list[str]
-) -> tuple[_Token, bool]:
+def _lattice_result(operands: list[tuple[_Token, bool]], resolved: Resolved, warned: list[str]) -> tuple[_Token, bool]:
     """JAX's ``result_type`` on (node, weak) pairs, nodes outside the lattice included."""
     names = [n for n, _ in operands]
     if all(isinstance(n, str) for n in names):
@@ -547,8 +544,7 @@ def _lattice_result(
 # the argument's (how, node, weak) as JAX reads it (see _operand): the answer
 # in a configuration depends on nothing else.  _OPERAND_OF_TOKEN lists them.
 _OPERAND_OF_TOKEN: Final = tuple(
-    (how, node, weak) for how in (EXPLICIT, CANONICAL, KEPT) for node in _DTYPE_OF
-    for weak in (False, True)
+    (how, node, weak) for how in (EXPLICIT, CANONICAL, KEPT) for node in _DTYPE_OF for weak in (False, True)
 )
 _TOKEN_OF_OPERAND: Final = {operand: i for i, operand in enumerate(_OPERAND_OF_TOKEN)}
 # The key of up to _INT_KEY_ARGS arguments is one int, their tokens + 1 as the
@@ -576,6 +572,8 @@ def _tokens_of_key(key: int | tuple[int, ...]) -> list[int] | tuple[int, ...]:
         key, digit = divmod(key, _KEY_BASE)
         tokens.append(digit - 1)
     return tokens
+
+
 # How an argument finds its token: _TOKEN_OF_TYPE, by the argument's exact
 # type, holds the token itself where the type alone decides it, a dict from
 # the argument to its token (names, dtypes, scalar types), _NUMPY_ARRAY_TOKEN
@@ -585,15 +583,12 @@ def _tokens_of_key(key: int | tuple[int, ...]) -> list[int] | tuple[int, ...]:
 # (_learn_token); anything else is not keyed and always takes the slow path.
 _NUMPY_ARRAY_TOKEN: Final = {dt: _TOKEN_OF_OPERAND[CANONICAL, n, False] for dt, n in _NODE_OF.items()}
 _JAX_ARRAY_TOKEN: Final = {
-    dt: (_TOKEN_OF_OPERAND[KEPT, n, False], _TOKEN_OF_OPERAND[KEPT, n, True])
-    for dt, n in _NODE_OF.items()
+    dt: (_TOKEN_OF_OPERAND[KEPT, n, False], _TOKEN_OF_OPERAND[KEPT, n, True]) for dt, n in _NODE_OF.items()
 }
 _TOKEN_OF_TYPE: Final[dict[type, Any]] = {np.ndarray: _NUMPY_ARRAY_TOKEN}
 # Types whose every instance JAX reads alike: Python scalars, None and the
 # numpy/ml_dtypes scalar types of the lattice's dtypes (exact types only).
-_KEYED_BY_TYPE: Final = frozenset(
-    {bool, int, float, complex, type(None)} | {dt.type for dt in _NODE_OF}
-)
+_KEYED_BY_TYPE: Final = frozenset({bool, int, float, complex, type(None)} | {dt.type for dt in _NODE_OF})
 # Types whose instances are keyed by value: names, dtypes of the lattice,
 # Python and numpy scalar types (JAX's jnp.float32 and the like: below).
 _KEYED_BY_VALUE: Final = frozenset({str, type} | {type(dt) for dt in _NODE_OF})
@@ -643,8 +638,7 @@ def _configured_operands(x64: bool) -> tuple[tuple[str, bool] | None, ...]:
     jax_explicit_x64_dtypes decides (a 64-bit dtype asked for with x64 off)."""
     resolved = Resolved(lattice.variant("standard", x64), "allow")
     return tuple(
-        None if how is EXPLICIT and _X32[node] != node and not x64
-        else (_in_configuration(how, node, resolved), weak)
+        None if how is EXPLICIT and _X32[node] != node and not x64 else (_in_configuration(how, node, resolved), weak)
         for how, node, weak in _OPERAND_OF_TOKEN
     )
 
@@ -668,10 +662,13 @@ def _result_type_slow(
     warned: list[str] = []
     if key is not None:  # the arguments were read before: their tokens say how
         configured = _CONFIGURED_OPERAND[resolved.variant.x64]
-        out, weak = _lattice_answer(tuple([
-            configured[token] or _configured_explicitly(token, resolved, warned)
-            for token in _tokens_of_key(key)
-        ]), resolved, warned)
+        out, weak = _lattice_answer(
+            tuple(
+                [configured[token] or _configured_explicitly(token, resolved, warned) for token in _tokens_of_key(key)]
+            ),
+            resolved,
+            warned,
+        )
     else:
         operands: list[tuple[_Token, Any]] = []
         tokens: list[int] = []
@@ -762,16 +759,29 @@ else:
     if not TYPE_CHECKING:  # for type checkers these stay the functions above
         promote_types = functools.update_wrapper(
             _speedups.promote_types_fast(
-                _promote_types_py, globals(), "_promote_types_slow",
-                default_state, State, process_holder, Resolved,
+                _promote_types_py,
+                globals(),
+                "_promote_types_slow",
+                default_state,
+                State,
+                process_holder,
+                Resolved,
             ),
             _promote_types_py,
         )
         result_type = functools.update_wrapper(
             _speedups.result_type_fast(
-                _result_type_py, globals(), "_result_type_slow",
-                default_state, State, process_holder, Resolved,
-                _TOKEN_OF_TYPE, _NUMPY_ARRAY_TOKEN, _JAX_ARRAY_TOKEN, _KEY_BASE,
+                _result_type_py,
+                globals(),
+                "_result_type_slow",
+                default_state,
+                State,
+                process_holder,
+                Resolved,
+                _TOKEN_OF_TYPE,
+                _NUMPY_ARRAY_TOKEN,
+                _JAX_ARRAY_TOKEN,
+                _KEY_BASE,
             ),
             _result_type_py,
         )

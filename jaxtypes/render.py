@@ -39,12 +39,31 @@ from jaxtypes import lattice, operations
 from jaxtypes.lattice import Variant
 
 __all__ = [
-    "NO_JOIN", "TABLE_FORMATS", "GRAPH_FORMATS", "DIFF_FORMATS",
-    "label", "table_nodes", "result_node", "table_cells", "promotion_table", "markdown_table",
-    "csv_table", "html_table", "legend", "lattice_mermaid", "lattice_dot",
-    "lattice_graph", "mermaid_id", "Difference", "numpy_differences",
-    "numpy_promote_node", "VariantDifference", "variant_differences",
-    "differences_table", "variant_differences_table", "operations_table",
+    "NO_JOIN",
+    "TABLE_FORMATS",
+    "GRAPH_FORMATS",
+    "DIFF_FORMATS",
+    "label",
+    "table_nodes",
+    "result_node",
+    "table_cells",
+    "promotion_table",
+    "markdown_table",
+    "csv_table",
+    "html_table",
+    "legend",
+    "lattice_mermaid",
+    "lattice_dot",
+    "lattice_graph",
+    "mermaid_id",
+    "Difference",
+    "numpy_differences",
+    "numpy_promote_node",
+    "VariantDifference",
+    "variant_differences",
+    "differences_table",
+    "variant_differences_table",
+    "operations_table",
 ]
 
 NO_JOIN: Final = "-"
@@ -97,9 +116,7 @@ def result_node(a: str, b: str, v: Variant) -> str | None:
     return lattice.weak_node(lattice.kind(out)) if weak else out
 
 
-def table_cells(
-    v: Variant, nodes: Sequence[str] = lattice.SEED_NODES
-) -> list[list[str | None]]:
+def table_cells(v: Variant, nodes: Sequence[str] = lattice.SEED_NODES) -> list[list[str | None]]:
     """``result_node`` of every (row, column) pair (None: JAX raises)."""
     return [[result_node(a, b, v) for b in nodes] for a in nodes]
 
@@ -149,9 +166,7 @@ def html_table(v: Variant, all_nodes: bool = False) -> str:
     differ = {(d.a, d.b) for d in numpy_differences(v, nodes)}
     esc = html.escape
     out = [f'<table class="jaxtypes-promotion" data-variant="{esc(v.label)}">']
-    out.append(
-        "<tr><th></th>" + "".join(f"<th>{esc(label(n, codes))}</th>" for n in nodes) + "</tr>"
-    )
+    out.append("<tr><th></th>" + "".join(f"<th>{esc(label(n, codes))}</th>" for n in nodes) + "</tr>")
     for a, row in zip(nodes, table_cells(v, nodes)):
         cells: list[str] = []
         for b, c in zip(nodes, row):
@@ -275,9 +290,7 @@ def numpy_promote_node(a: str, b: str) -> str | None:
 
     from jaxtypes.promotion import dtype_of_node, node_of
 
-    operands: list[Any] = [
-        _PYTHON_SCALAR[n] if lattice.is_weak(n) else dtype_of_node(n) for n in (a, b)
-    ]
+    operands: list[Any] = [_PYTHON_SCALAR[n] if lattice.is_weak(n) else dtype_of_node(n) for n in (a, b)]
     try:
         dt = np.result_type(*operands)
     except TypeError:  # numpy's DTypePromotionError is a TypeError
@@ -287,9 +300,7 @@ def numpy_promote_node(a: str, b: str) -> str | None:
     return node_of(dt)
 
 
-def numpy_differences(
-    v: Variant, nodes: Sequence[str] = lattice.SEED_NODES
-) -> tuple[Difference, ...]:
+def numpy_differences(v: Variant, nodes: Sequence[str] = lattice.SEED_NODES) -> tuple[Difference, ...]:
     """Every unordered pair of ``nodes`` (in their order, ``a`` first, pairs
     with ``a == b`` included) where JAX's answer (``result_node`` in ``v``)
     differs from numpy's (``numpy_promote_node``).  Both are symmetric, so
@@ -382,6 +393,5 @@ def operations_table() -> str:
         # A pipe inside a cell, code included, is escaped in GitHub's tables.
         by_rule.setdefault(op.rule, []).append(f"`{op.written}`".replace("|", "\\|"))
     lines = ["| operation | result dtype |", "|---|---|"]
-    lines += [f"| {', '.join(written)} | {operations.RULES[rule]} |"
-              for rule, written in by_rule.items()]
+    lines += [f"| {', '.join(written)} | {operations.RULES[rule]} |" for rule, written in by_rule.items()]
     return "\n".join(lines) + "\n"

@@ -44,8 +44,18 @@ from typing import Final
 from jaxtypes.stub_record import DISTRIBUTION
 
 __all__ = [
-    "PACKAGES", "LOCK", "DIST_PREFIX", "InstallError", "Installed", "site_packages", "locked",
-    "install_files", "uninstall", "verify", "leftovers", "dist_infos",
+    "PACKAGES",
+    "LOCK",
+    "DIST_PREFIX",
+    "InstallError",
+    "Installed",
+    "site_packages",
+    "locked",
+    "install_files",
+    "uninstall",
+    "verify",
+    "leftovers",
+    "dist_infos",
 ]
 
 PACKAGES: Final = ("jax-stubs", "jaxtypes-stubs")  # the top-level directories
@@ -257,8 +267,9 @@ def install_files(files: Mapping[str, str], version: str, summary: str, site: Pa
     info_name = f"{DIST_PREFIX}{version}.dist-info"
     payload = {rel: text.encode("utf-8") for rel, text in files.items()}
     meta = {
-        f"{info_name}/METADATA": (f"Metadata-Version: 2.1\nName: {DISTRIBUTION}\nVersion: {version}\n"
-                                  f"Summary: {summary}\n").encode(),
+        f"{info_name}/METADATA": (
+            f"Metadata-Version: 2.1\nName: {DISTRIBUTION}\nVersion: {version}\nSummary: {summary}\n"
+        ).encode(),
         f"{info_name}/INSTALLER": b"jaxtypes\n",
         f"{info_name}/WHEEL": b"Wheel-Version: 1.0\nGenerator: jaxtypes\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }
@@ -362,8 +373,7 @@ def _problems(site: Path) -> list[str]:
     for old in leftovers(site):
         problems.append(f"{old.name}: left by an interrupted install or uninstall")
     if not infos:
-        problems += [f"{top}/: installed without its record ({DIST_PREFIX}*.dist-info is missing)"
-                     for top in present]
+        problems += [f"{top}/: installed without its record ({DIST_PREFIX}*.dist-info is missing)" for top in present]
         return problems
     if len(infos) > 1:
         problems.append("two records: " + ", ".join(i.name for i in infos) + " (an install was interrupted)")

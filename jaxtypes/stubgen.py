@@ -38,8 +38,15 @@ from jaxtypes import array_surface, lattice, operations, ops
 from jaxtypes.lattice import MARKER_NAME, Variant
 
 __all__ = [
-    "MARKER_NAME", "BINARY_FAMILIES", "UNARY_FAMILIES", "METHOD_FAMILIES",
-    "PYTHON_SCALARS", "render_stubs", "render_markers", "render_array", "rejected_name",
+    "MARKER_NAME",
+    "BINARY_FAMILIES",
+    "UNARY_FAMILIES",
+    "METHOD_FAMILIES",
+    "PYTHON_SCALARS",
+    "render_stubs",
+    "render_markers",
+    "render_array",
+    "rejected_name",
     "rejected_table",
 ]
 
@@ -132,12 +139,15 @@ def identity_partners(outcomes: dict[str, str | None]) -> frozenset[str]:
 # first overload: a bool is an int, an int is accepted as a float, a float as
 # a complex; numpy.float64 is a float, numpy.complex128 a complex (their
 # overloads go before the Python type's).  Other NumPy types are only themselves.
-_RANK: Final = {"bool": 0, "int": 1, "np.float64": 1.5, "float": 2, "np.complex128": 2.5,
-                "complex": 3}
-_ACCEPTS: Final = {"bool": {"bool", "int", "float", "complex"}, "int": {"int", "float", "complex"},
-                   "float": {"float", "complex"}, "complex": {"complex"},
-                   "np.float64": {"np.float64", "float", "complex"},
-                   "np.complex128": {"np.complex128", "complex"}}
+_RANK: Final = {"bool": 0, "int": 1, "np.float64": 1.5, "float": 2, "np.complex128": 2.5, "complex": 3}
+_ACCEPTS: Final = {
+    "bool": {"bool", "int", "float", "complex"},
+    "int": {"int", "float", "complex"},
+    "float": {"float", "complex"},
+    "complex": {"complex"},
+    "np.float64": {"np.float64", "float", "complex"},
+    "np.complex128": {"np.complex128", "complex"},
+}
 
 
 def _parameter(partner: str) -> str:
@@ -162,8 +172,7 @@ def _overloads(outcomes: dict[str, str | None]) -> list[tuple[list[str], str]]:
     for partner, result in outcomes.items():
         if result is None or partner in skip:
             continue
-        late = partner.startswith("npa:") or (
-            partner.startswith("nps:") and _parameter(partner) not in _RANK)
+        late = partner.startswith("npa:") or (partner.startswith("nps:") and _parameter(partner) not in _RANK)
         (numpy_by_result if late else by_result).setdefault(result, []).append(partner)
 
     def rank(partners: list[str]) -> tuple[int, float]:
@@ -173,8 +182,7 @@ def _overloads(outcomes: dict[str, str | None]) -> list[tuple[list[str], str]]:
         types = [_parameter(p) for p in partners if p.startswith(("py:", "nps:"))]
         python = any(p.startswith("py:") for p in partners)
         subclass = any(t in ("np.float64", "np.complex128") for t in types)
-        return (0 if subclass and not python else 1,
-                min((_RANK[t] for t in types if t in _RANK), default=len(_RANK)))
+        return (0 if subclass and not python else 1, min((_RANK[t] for t in types if t in _RANK), default=len(_RANK)))
 
     groups = sorted(by_result.items(), key=lambda kv: (rank(kv[1]), lattice.NODES.index(kv[0])))
     groups += sorted(numpy_by_result.items(), key=lambda kv: lattice.NODES.index(kv[0]))
@@ -199,8 +207,9 @@ def scalar_answers(groups: list[tuple[list[str], str]]) -> dict[str, str | None]
     """What a checker answers for each scalar type that another's parameter
     accepts: the first overload whose parameter accepts it (a bool is an int,
     an int is accepted as a float, numpy.float64 is a float ...)."""
-    return {t: next((res for params, res in groups if accepted & set(params)), None)
-            for t, accepted in _ACCEPTS.items()}
+    return {
+        t: next((res for params, res in groups if accepted & set(params)), None) for t, accepted in _ACCEPTS.items()
+    }
 
 
 def _check_scalar_order(groups: list[tuple[list[str], str]], outcomes: dict[str, str | None]) -> None:
@@ -255,8 +264,7 @@ def _numpy_overlaps(groups: list[tuple[list[str], str]]) -> set[int]:
     out: set[int] = set()
     for i, (_, result) in enumerate(groups):
         for j in range(i + 1, len(groups)):
-            if groups[j][1] != result and any(
-                    k == k2 and b != b2 for k, b in sized[i] for k2, b2 in sized[j]):
+            if groups[j][1] != result and any(k == k2 and b != b2 for k, b in sized[i] for k2, b2 in sized[j]):
                 out.add(i)
                 break
     return out
@@ -268,8 +276,9 @@ def _numpy_only(params: list[str]) -> bool:
     return all(p.startswith("np.") and p not in _RANK for p in params)
 
 
-def _table_class(name: str, groups: list[tuple[list[str], str]], arrays: bool,
-                 identity: str | None = None) -> list[str]:
+def _table_class(
+    name: str, groups: list[tuple[list[str], str]], arrays: bool, identity: str | None = None
+) -> list[str]:
     # An argument of unknown dtype keeps the result unknown.  A reflected
     # table (arrays False) has it too, though only an array whose own
     # operator answered first could match it: mypy tries the right operand's
@@ -325,9 +334,11 @@ def rejected_table(operation: str, node: str, method: bool = False) -> list[str]
     writes abs()'s so): a class that is not callable, whose name and docstring
     say why."""
     name = rejected_name(operation, node)
-    return [f"class {name}(_Table):",
-            f'    """JAX rejects {operations.BY_NAME[operation].description} of an array of dtype {node}."""',
-            *([f"    {operation}: {name}"] if method else [])]
+    return [
+        f"class {name}(_Table):",
+        f'    """JAX rejects {operations.BY_NAME[operation].description} of an array of dtype {node}."""',
+        *([f"    {operation}: {name}"] if method else []),
+    ]
 
 
 def _title(node: str) -> str:
@@ -391,8 +402,7 @@ class _Tables:
 
 
 # clip's bounds: absent, Python ints, Python floats (an int is taken as a float).
-_CLIP_BOUNDS: Final = (("None", None), ("int | None", lattice.WEAK_INT),
-                       ("float | None", lattice.WEAK_FLOAT))
+_CLIP_BOUNDS: Final = (("None", None), ("int | None", lattice.WEAK_INT), ("float | None", lattice.WEAK_FLOAT))
 _CLIP_ANY_BOUND: Final = "Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None"
 
 
@@ -402,14 +412,15 @@ def _clip_table(node: str, tables: _Tables, v: Variant) -> str:
     for annotation, bound in _CLIP_BOUNDS:
         res = ops.clip(node, bound, v)
         if res.node:
-            signatures.append(f"(self, min: {annotation} = None, max: {annotation} = None)"
-                              f" -> {_arr(res.node)}: ...  # type: ignore[overload-overlap]")
+            signatures.append(
+                f"(self, min: {annotation} = None, max: {annotation} = None)"
+                f" -> {_arr(res.node)}: ...  # type: ignore[overload-overlap]"
+            )
     if not signatures:
         return tables.rejected("clip", node, method=True)
     # Any other bound JAX's ArrayLike admits (an array of unknown dtype, a NumPy
     # array or scalar, `lo: ArrayLike`): jnp.clip takes it, so the dtype is unknown.
-    signatures.append(f"(self, min: {_CLIP_ANY_BOUND} = None, max: {_CLIP_ANY_BOUND} = None)"
-                      " -> Array[Any]: ...")
+    signatures.append(f"(self, min: {_CLIP_ANY_BOUND} = None, max: {_CLIP_ANY_BOUND} = None) -> Array[Any]: ...")
     return tables.add_raw("clip", _m(node), _callable_body("clip", signatures))
 
 
@@ -427,12 +438,12 @@ def _marker_attributes(node: str, tables: _Tables, v: Variant) -> list[str]:
             if res.node:
                 attrs.append(f"_abs: {_m(res.node)}")
             continue
-        attrs.append(f"_{op}: " + (f"_Unary[{_m(res.node)}]" if res.node
-                                   else tables.rejected(op, node)))
+        attrs.append(f"_{op}: " + (f"_Unary[{_m(res.node)}]" if res.node else tables.rejected(op, node)))
     for name, table in METHOD_FAMILIES.items():
         res = ops.method(name, node, v)
-        attrs.append(f"_{name}: " + (f"{table}[{_m(res.node)}]" if res.node
-                                     else tables.rejected(name, node, method=True)))
+        attrs.append(
+            f"_{name}: " + (f"{table}[{_m(res.node)}]" if res.node else tables.rejected(name, node, method=True))
+        )
     attrs.append(f"_clip: {_clip_table(node, tables, v)}")
     for name in PROPERTY_FAMILIES:
         res = ops.method(name, node, v)
@@ -443,35 +454,42 @@ def _marker_attributes(node: str, tables: _Tables, v: Variant) -> list[str]:
 
 
 def render_markers(attributes: dict[str, list[str]], tables: _Tables) -> str:
-    lines = [HEADER, '"""Dtype markers (generated): each carries its promotion tables."""', "",
-             "from typing import Any, TypeVar, overload, type_check_only",
-             "",
-             "import numpy as np",
-             "from typing_extensions import Never",
-             "",
-             "from jaxtypes._array import (",
-             "    Array, DtypeMarker, UnknownDtype, UnknownNumpyScalar, _UnknownDtypeT, _Marker, _Table,",
-             "    _Unary,",
-             "    " + ", ".join(sorted({*METHOD_FAMILIES.values(), "ItemTo"})) + ",",
-             ")",
-             "",
-             "__all__ = [" + ", ".join(f'"{_m(n)}"' for n in lattice.NODES)
-             + ', "MARKER_OF_NODE", "NODE_OF_MARKER"]',
-             "",
-             "MARKER_OF_NODE: dict[str, type]",
-             "NODE_OF_MARKER: dict[type, str]",
-             "",
-             "# -- tables: what an operator gives for each other operand",
-             "",
-             "# A table's TypeVar overload: the other operands whose dtype is the result.",
-             *(f'{name} = TypeVar("{name}", bound={" | ".join(_m(n) for n in sorted(ps, key=lattice.NODES.index))})'
-               for ps, name in tables.typevars.items()),
-             ""]
-    lines += [f"@type_check_only\n{line}" if line.startswith("class ") else line
-              for line in tables.lines]
+    lines = [
+        HEADER,
+        '"""Dtype markers (generated): each carries its promotion tables."""',
+        "",
+        "from typing import Any, TypeVar, overload, type_check_only",
+        "",
+        "import numpy as np",
+        "from typing_extensions import Never",
+        "",
+        "from jaxtypes._array import (",
+        "    Array, DtypeMarker, UnknownDtype, UnknownNumpyScalar, _UnknownDtypeT, _Marker, _Table,",
+        "    _Unary,",
+        "    " + ", ".join(sorted({*METHOD_FAMILIES.values(), "ItemTo"})) + ",",
+        ")",
+        "",
+        "__all__ = [" + ", ".join(f'"{_m(n)}"' for n in lattice.NODES) + ', "MARKER_OF_NODE", "NODE_OF_MARKER"]',
+        "",
+        "MARKER_OF_NODE: dict[str, type]",
+        "NODE_OF_MARKER: dict[type, str]",
+        "",
+        "# -- tables: what an operator gives for each other operand",
+        "",
+        "# A table's TypeVar overload: the other operands whose dtype is the result.",
+        *(
+            f'{name} = TypeVar("{name}", bound={" | ".join(_m(n) for n in sorted(ps, key=lattice.NODES.index))})'
+            for ps, name in tables.typevars.items()
+        ),
+        "",
+    ]
+    lines += [f"@type_check_only\n{line}" if line.startswith("class ") else line for line in tables.lines]
     for node in lattice.NODES:
-        doc = (f"weakly typed {node[0]}* values (Python scalars, JAX's weak arrays)"
-               if node in lattice.WEAK else f"the dtype {node}")
+        doc = (
+            f"weakly typed {node[0]}* values (Python scalars, JAX's weak arrays)"
+            if node in lattice.WEAK
+            else f"the dtype {node}"
+        )
         base = "_Marker" if node in lattice.WEAK else "DtypeMarker"
         lines.append(f"class {_m(node)}({base}):")
         lines.append(f'    """Marker of {doc}."""')
@@ -499,21 +517,27 @@ def _descriptor(cls: str, attr: str, fallback: str, method: str | None = None) -
     else:
         bound = [f"    def __get__(self, obj: {_via(attr, f'_Bound_{method}[_M]')}, owner: Any, /) -> _M: ..."]
     return [
-        f"@type_check_only",
+        "@type_check_only",
         f"class _Has{attr}(Protocol[_F_co]):",
-        f"    @property",
+        "    @property",
         f"    def {attr}(self) -> _F_co: ...",
-        *([f"@type_check_only",
-           f"class _Bound_{method}(Protocol[_F_co]):",
-           f"    @property",
-           f"    def {method}(self) -> _F_co: ..."] if method else []),
-        f"@type_check_only",
+        *(
+            [
+                "@type_check_only",
+                f"class _Bound_{method}(Protocol[_F_co]):",
+                "    @property",
+                f"    def {method}(self) -> _F_co: ...",
+            ]
+            if method
+            else []
+        ),
+        "@type_check_only",
         f"class {cls}:",
-        f"    @overload",
+        "    @overload",
         *bound,
-        f"    @overload",
-        f"    def __get__(self, obj: None, owner: Any, /) -> Self: ...",
-        f"    @overload",
+        "    @overload",
+        "    def __get__(self, obj: None, owner: Any, /) -> Self: ...",
+        "    @overload",
         f"    def __get__(self, obj: Array[_T], owner: Any, /) -> {fallback}: ...",
         "",
     ]
@@ -664,8 +688,7 @@ _METHOD_SIGNATURES: Final = {
         "        initial: Any = None, where: Any = None) -> Array[_R]: ...",
     ],
     "arg_extremum": [
-        "(self, axis: int | None = None, out: None = None,\n"
-        "        keepdims: bool | None = None) -> Array[_R]: ...",
+        "(self, axis: int | None = None, out: None = None,\n        keepdims: bool | None = None) -> Array[_R]: ...",
     ],
     "round": ["(self, decimals: int = 0, out: None = None) -> Array[_R]: ..."],
 }
@@ -680,9 +703,11 @@ def _method_tables() -> list[str]:
         if op.rule not in _METHOD_SIGNATURES:
             continue
         given = " (the dtype= given, if any)" if op.rule in ("reduce", "mean") else ""
-        lines += ["@type_check_only",
-                  f"class {op.family}(_Table, Generic[_R]):",
-                  f'    """{op.name}: called, an Array of dtype _R{given}."""']
+        lines += [
+            "@type_check_only",
+            f"class {op.family}(_Table, Generic[_R]):",
+            f'    """{op.name}: called, an Array of dtype _R{given}."""',
+        ]
         lines += _callable_body(op.name, _METHOD_SIGNATURES[op.rule]) + ["", ""]
     return lines
 
@@ -705,9 +730,9 @@ def render_array() -> str:
     lines += _descriptor("_ItemMethod", "_item", "ItemTo[Any]", "item")
     for name in PROPERTY_FAMILIES + ("abs",):
         lines += [
-            f"@type_check_only",
+            "@type_check_only",
             f"class _Has_{name}(Protocol[_F_co]):",
-            f"    @property",
+            "    @property",
             f"    def _{name}(self) -> _F_co: ...",
             "",
         ]
@@ -805,7 +830,7 @@ def array_stub_parts() -> tuple[str, str, list[str]]:
     if len(starts) != 1:
         raise AssertionError("render_array() must have one `class Array(...)` line")
     i = starts[0]
-    body = lines[i + 1:]
+    body = lines[i + 1 :]
     if body and body[0].lstrip().startswith('"""'):
         body = body[1:]
     return "\n".join(lines[:i]) + "\n", lines[i], body

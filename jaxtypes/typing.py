@@ -23,8 +23,14 @@ from typing_extensions import TypeAlias
 from jaxtypes._array import Array
 
 __all__ = [
-    "Array", "ArrayLike", "DType", "DTypeLike", "Shape", "ShapeLike",
-    "StaticScalar", "SupportsDType",
+    "Array",
+    "ArrayLike",
+    "DType",
+    "DTypeLike",
+    "Shape",
+    "ShapeLike",
+    "StaticScalar",
+    "SupportsDType",
 ]
 
 

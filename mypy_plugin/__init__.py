@@ -47,7 +47,15 @@ from mypy.types import Instance, Type
 from jaxtypes import __version__ as jaxtypes_version
 
 from . import (
-    array_class, equalities, errors, functions, jax_functions, marker_tables, methods, names, operators,
+    array_class,
+    equalities,
+    errors,
+    functions,
+    jax_functions,
+    marker_tables,
+    methods,
+    names,
+    operators,
     settings,
 )
 from .dtypes import Builder
@@ -62,7 +70,12 @@ _CONFIG_EXIT_STATUS: Final = 2
 # Top-level modules that never see a jaxtypes Array: the standard library
 # (typeshed) and jaxtypes' dependencies.
 _UNAFFECTED: Final = frozenset(sys.stdlib_module_names) | {
-    "builtins", "_typeshed", "typing_extensions", "mypy_extensions", "numpy", "ml_dtypes",
+    "builtins",
+    "_typeshed",
+    "typing_extensions",
+    "mypy_extensions",
+    "numpy",
+    "ml_dtypes",
 }  # mypy's status for a crash or a bad configuration
 
 
@@ -79,11 +92,13 @@ class JaxtypesPlugin(Plugin):
         except Exception as err:  # noqa: BLE001 - a ConfigError, or anything unforeseen
             # A clear message and mypy's configuration-error status, no
             # traceback; whatever the files hold (an unforeseen failure too).
-            problem = str(err) if isinstance(err, settings.ConfigError) else (
-                f"cannot read the jaxtypes settings: {type(err).__name__}: {settings.shown(str(err), 200)}")
+            problem = (
+                str(err)
+                if isinstance(err, settings.ConfigError)
+                else (f"cannot read the jaxtypes settings: {type(err).__name__}: {settings.shown(str(err), 200)}")
+            )
             print(problem, file=sys.stderr)
-            print("jaxtypes.mypy_plugin: see the [tool.jaxtypes] settings in jaxtypes' README",
-                  file=sys.stderr)
+            print("jaxtypes.mypy_plugin: see the [tool.jaxtypes] settings in jaxtypes' README", file=sys.stderr)
             raise SystemExit(_CONFIG_EXIT_STATUS) from None
         unmodelled = self.settings.unmodelled()
         if unmodelled is not None:
@@ -95,8 +110,10 @@ class JaxtypesPlugin(Plugin):
         # restarts.  Putting the settings in it is what keeps the daemon, which
         # holds this instance across runs, from answering with old settings.
         global __version__
-        __version__ = (f"{jaxtypes_version}+{self.settings.promotion}.{'x64' if self.settings.x64 else 'x32'}"
-                       f".{self.settings.explicit_x64_dtypes}")
+        __version__ = (
+            f"{jaxtypes_version}+{self.settings.promotion}.{'x64' if self.settings.x64 else 'x32'}"
+            f".{self.settings.explicit_x64_dtypes}"
+        )
         builder = self._builder = Builder(self._lookup, self._named_type)
         self._class_mro_hooks: dict[str, Callable[[ClassDefContext], None]] = {
             array: errors.guarded(lambda ctx: None)(array_class.replace_members) for array in names.ARRAYS
@@ -118,11 +135,12 @@ class JaxtypesPlugin(Plugin):
         # jax.Array of the generated stubs: the same hooks under its name.
         for fullname, hook in list(method_hooks.items()):
             if fullname.startswith(names.ARRAY + "."):
-                method_hooks[names.JAX_ARRAY + fullname[len(names.ARRAY):]] = hook
+                method_hooks[names.JAX_ARRAY + fullname[len(names.ARRAY) :]] = hook
         self._method_hooks = method_hooks
         self._attribute_hooks: dict[str, Callable[[AttributeContext], Type]] = {
             names.member(name, array): methods.property_hook(name, v, builder)
-            for name in names.PROPERTIES for array in names.ARRAYS
+            for name in names.PROPERTIES
+            for array in names.ARRAYS
         }
         self._function_hooks: dict[str, Callable[[FunctionContext], Type]] = {
             names.RESULT_TYPE: functions.result_type_hook(v, builder),
@@ -138,8 +156,7 @@ class JaxtypesPlugin(Plugin):
                 method_hooks[fullname] = hook
             else:
                 self._function_hooks[fullname] = hook
-        self._member_names = frozenset(
-            name.rpartition(".")[2] for name in (*method_hooks, *self._attribute_hooks))
+        self._member_names = frozenset(name.rpartition(".")[2] for name in (*method_hooks, *self._attribute_hooks))
         self._inherited: dict[tuple[str, str], bool] = {}
         # mypy asks for a hook at every call it checks: each name's answer is
         # kept for the build.
@@ -192,20 +209,22 @@ class JaxtypesPlugin(Plugin):
                 return
             changes = [
                 f"{key} {old!r} -> {value!r}"
-                for key, old, value in (("promotion", self.settings.promotion, new.promotion),
-                                        ("x64", self.settings.x64, new.x64))
+                for key, old, value in (
+                    ("promotion", self.settings.promotion, new.promotion),
+                    ("x64", self.settings.x64, new.x64),
+                )
                 if old != value
             ]
-            problem = (
-                f"the jaxtypes settings changed since the mypy daemon started ({', '.join(changes)})"
-            )
+            problem = f"the jaxtypes settings changed since the mypy daemon started ({', '.join(changes)})"
         # mypy retries the module named as the blocker on the next run: the one
         # being reloaded now (a new tree), so that the retry reloads it again.
         reloaded = [m for m, tree in modules.items() if previous_trees.get(m) is not tree]
         blocker = reloaded[0] if reloaded else next(iter(modules), "builtins")
         raise CompileError(
-            [f"jaxtypes.mypy_plugin: error: {problem}; run 'dmypy restart' "
-             "(or 'dmypy run', which restarts when the settings change)"],
+            [
+                f"jaxtypes.mypy_plugin: error: {problem}; run 'dmypy restart' "
+                "(or 'dmypy run', which restarts when the settings change)"
+            ],
             module_with_blocker=blocker,
         )
 

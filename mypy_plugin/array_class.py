@@ -48,8 +48,9 @@ def _signatures() -> dict[str, str]:
         # Not one for the NumPy array's scalar type, which kept the dtype of
         # ``x + np.ones(2, np.float32)``: it made mypy 1.5 times slower on
         # operators that fail, 1.2 times on the others; README.)
-        sigs[name] = (f"def {name}(self, other: Array[_T] | complex | np.generic"
-                      " | np.ndarray[Any, Any], /) -> Array[Any]: ...")
+        sigs[name] = (
+            f"def {name}(self, other: Array[_T] | complex | np.generic | np.ndarray[Any, Any], /) -> Array[Any]: ..."
+        )
     for name in names.REFLECTED_METHODS:
         sigs[name] = f"def {name}(self, other: complex | np.generic, /) -> Array[Any]: ..."
     for name in names.UNARY_METHODS:
@@ -76,9 +77,7 @@ def _signatures() -> dict[str, str]:
     sigs["clip"] = "def clip(self, min: Any = None, max: Any = None) -> Array[Any]: ..."
     sigs["round"] = "def round(self, decimals: int = 0, out: None = None) -> Array[Any]: ..."
     sigs[names.ITEM] = "def item(self, *args: int) -> Any: ..."
-    sigs[names.ASTYPE] = (
-        "def astype(self, dtype: _DTypeArg, copy: bool = False, device: Any = None) -> Array[Any]: ..."
-    )
+    sigs[names.ASTYPE] = "def astype(self, dtype: _DTypeArg, copy: bool = False, device: Any = None) -> Array[Any]: ..."
     for name in names.PROPERTIES:
         sigs[name] = f"@property\ndef {name}(self) -> Array[Any]: ..."
     return sigs
@@ -155,6 +154,5 @@ def replace_members(ctx: ClassDefContext) -> None:
     placed = [(stmt.line, SIGNATURES[name]) for name, stmt in found.items()]
     new = {_member_name(s): s for s in _parse_class_body(replacement_source(placed), ctx)}
     ctx.cls.defs.body = [
-        new[name] if (name := _member_name(stmt)) in found and found[name] is stmt else stmt
-        for stmt in body
+        new[name] if (name := _member_name(stmt)) in found and found[name] is stmt else stmt for stmt in body
     ]

@@ -36,8 +36,16 @@ from jaxtypes import lattice
 from . import names
 
 __all__ = [
-    "Alt", "Operand", "array_info", "array_dtype", "operands", "dtype_like",
-    "Builder", "MAX_DEPTH", "MAX_ALTERNATIVES", "shareable",
+    "Alt",
+    "Operand",
+    "array_info",
+    "array_dtype",
+    "operands",
+    "dtype_like",
+    "Builder",
+    "MAX_DEPTH",
+    "MAX_ALTERNATIVES",
+    "shareable",
 ]
 
 Alt = Union[str, TypeVarType]
@@ -242,9 +250,7 @@ class Builder:
                         # generic one (numpy.float32 = floating[_32Bit]).
                         table.setdefault(_numpy_key(scalar, exact=False), node)
             self._numpy_nodes = table
-        return self._numpy_nodes.get(_numpy_key(t, exact=True)) or self._numpy_nodes.get(
-            _numpy_key(t, exact=False)
-        )
+        return self._numpy_nodes.get(_numpy_key(t, exact=True)) or self._numpy_nodes.get(_numpy_key(t, exact=False))
 
 
 def shareable(alts: Sequence[Alt] | None) -> bool:
@@ -284,10 +290,13 @@ def _instance_with_defaults(info: TypeInfo) -> Instance:
 def _numpy_key(t: Instance, exact: bool) -> object:
     if not exact:
         return t.type.fullname
-    return (t.type.fullname, tuple(
-        a.type.fullname if isinstance(a, Instance) else type(a).__name__
-        for a in (get_proper_type(x) for x in t.args)
-    ))
+    return (
+        t.type.fullname,
+        tuple(
+            a.type.fullname if isinstance(a, Instance) else type(a).__name__
+            for a in (get_proper_type(x) for x in t.args)
+        ),
+    )
 
 
 def _is_numpy_scalar(t: Instance) -> bool:
@@ -355,13 +364,30 @@ class DTypeLike(NamedTuple):
 
 # numpy's names for dtypes besides the lattice's own (all without byte order).
 _NUMPY_ALIASES: Final = {
-    "bool_": "bool", "?": "bool", "b1": "bool",
-    "u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64",
-    "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64",
-    "f2": "float16", "f4": "float32", "f8": "float64", "c8": "complex64", "c16": "complex128",
-    "half": "float16", "single": "float32", "double": "float64",
-    "float": "float64", "int": "int64", "complex": "complex128",
-    "csingle": "complex64", "cdouble": "complex128",
+    "bool_": "bool",
+    "?": "bool",
+    "b1": "bool",
+    "u1": "uint8",
+    "u2": "uint16",
+    "u4": "uint32",
+    "u8": "uint64",
+    "i1": "int8",
+    "i2": "int16",
+    "i4": "int32",
+    "i8": "int64",
+    "f2": "float16",
+    "f4": "float32",
+    "f8": "float64",
+    "c8": "complex64",
+    "c16": "complex128",
+    "half": "float16",
+    "single": "float32",
+    "double": "float64",
+    "float": "float64",
+    "int": "int64",
+    "complex": "complex128",
+    "csingle": "complex64",
+    "cdouble": "complex128",
 }
 
 
@@ -389,8 +415,11 @@ def _type_object(inst: Instance, builder: Builder) -> list[DTypeLike] | None:
     node = names.NODE_OF_MARKER.get(fullname)
     if node is not None:
         if node in lattice.WEAK:
-            return [DTypeLike(None, invalid=f"jaxtypes.{lattice.MARKER_NAME[node]} is a type "
-                              "marker for Array[...], not a dtype")]
+            return [
+                DTypeLike(
+                    None, invalid=f"jaxtypes.{lattice.MARKER_NAME[node]} is a type marker for Array[...], not a dtype"
+                )
+            ]
         return [DTypeLike(node)]
     py = names.PYTHON_SCALAR_NODE.get(fullname)
     if py is not None:

@@ -22,19 +22,21 @@ from mypy.errorcodes import ErrorCode
 from jaxtypes import lattice
 
 __all__ = [
-    "JAX_PROMOTION", "JAX_UNSUPPORTED", "JAX_DTYPE", "guarded", "DEBUG_ENV",
-    "promotion_message", "unsupported_message", "display",
+    "JAX_PROMOTION",
+    "JAX_UNSUPPORTED",
+    "JAX_DTYPE",
+    "guarded",
+    "DEBUG_ENV",
+    "promotion_message",
+    "unsupported_message",
+    "display",
 ]
 
-JAX_PROMOTION: Final = ErrorCode(
-    "jax-promotion", "An implicit dtype promotion JAX rejects (jaxtypes)", "jaxtypes"
-)
+JAX_PROMOTION: Final = ErrorCode("jax-promotion", "An implicit dtype promotion JAX rejects (jaxtypes)", "jaxtypes")
 JAX_UNSUPPORTED: Final = ErrorCode(
     "jax-unsupported", "An operation JAX does not support for a dtype (jaxtypes)", "jaxtypes"
 )
-JAX_DTYPE: Final = ErrorCode(
-    "jax-dtype", "A dtype argument JAX rejects (jaxtypes)", "jaxtypes"
-)
+JAX_DTYPE: Final = ErrorCode("jax-dtype", "A dtype argument JAX rejects (jaxtypes)", "jaxtypes")
 
 # Set to 1 to let the plugin's own exceptions escape (tests, debugging).
 DEBUG_ENV: Final = "JAXTYPES_MYPY_PLUGIN_DEBUG"
@@ -94,27 +96,22 @@ def promotion_message(
     nodes = [n for n, _ in ops_]
     try:
         target, _ = lattice.result_type(
-            [(lattice.default_dtype(n[0], v.x64), True) if n in lattice.WEAK else (n, False)
-             for n in nodes],
+            [(lattice.default_dtype(n[0], v.x64), True) if n in lattice.WEAK else (n, False) for n in nodes],
             standard,
         )
     except (lattice.NoJoin, ValueError):
         target = None
     if v.mode == "strict" and target is not None:
         to_cast = [display(n, s) for n, s in ops_ if not s and n != target]
-        who = (
-            f"the {to_cast[0]} operand" if len(to_cast) == 1
-            else "each operand" if to_cast else "the operands"
-        )
+        who = f"the {to_cast[0]} operand" if len(to_cast) == 1 else "each operand" if to_cast else "the operands"
         return (
             f"Implicit promotion of {shown} in {what} is not allowed under "
             f"jax_numpy_dtype_promotion=strict; cast {who} explicitly, "
             f"e.g. {cast_hint(target)}"
         )
     reason, hint = lattice.NO_JOIN_TEXT[lattice.no_join_reason(nodes, standard)]
-    return (
-        f"No implicit promotion of {shown} in {what}: {reason}"
-        + (f"; cast explicitly, e.g. {cast_hint(hint)}" if hint else "; cast explicitly")
+    return f"No implicit promotion of {shown} in {what}: {reason}" + (
+        f"; cast explicitly, e.g. {cast_hint(hint)}" if hint else "; cast explicitly"
     )
 
 

@@ -112,8 +112,9 @@ def _combinations(alternatives: list[list[DTypeLike]]) -> list[tuple[DTypeLike, 
     return combos
 
 
-def common_dtype(args: list[list[DTypeLike]], v: Variant, ctx: FunctionContext,
-                 what: str, *, none_is_absent: bool = False) -> list[tuple[str, bool]]:
+def common_dtype(
+    args: list[list[DTypeLike]], v: Variant, ctx: FunctionContext, what: str, *, none_is_absent: bool = False
+) -> list[tuple[str, bool]]:
     """``result_type`` of every combination of alternatives: (node, weak) answers.
 
     With ``none_is_absent`` a None alternative is left out (promote_dtype skips
@@ -129,8 +130,7 @@ def common_dtype(args: list[list[DTypeLike]], v: Variant, ctx: FunctionContext,
             answer = lattice.result_type(tokens, v)
         except lattice.NoJoin:
             shown = [(lattice.jax_type(n, w), w) for n, w in tokens]
-            ctx.api.fail(errors.promotion_message(what, shown, v), ctx.context,
-                         code=errors.JAX_PROMOTION)
+            ctx.api.fail(errors.promotion_message(what, shown, v), ctx.context, code=errors.JAX_PROMOTION)
             failed = True
             break
         except ValueError as err:  # a weakly typed sub-byte int has no default dtype
@@ -162,22 +162,23 @@ def result_type_hook(v: Variant, builder: Builder) -> Callable[[FunctionContext]
         try:
             actuals = _positional(ctx)
             if not actuals:
-                ctx.api.fail("jaxtypes.result_type() needs at least one array or dtype",
-                             ctx.context, code=errors.JAX_DTYPE)
+                ctx.api.fail(
+                    "jaxtypes.result_type() needs at least one array or dtype", ctx.context, code=errors.JAX_DTYPE
+                )
                 return ctx.default_return_type
             flag_types, _ = _formal(ctx, "return_weak_type_flag")
             flag = bool_value(flag_types[0]) if flag_types else False
-            answers = common_dtype([_read(t, builder, ctx) for t in actuals], v, ctx,
-                                   "jaxtypes.result_type()")
+            answers = common_dtype([_read(t, builder, ctx) for t in actuals], v, ctx, "jaxtypes.result_type()")
         except (_Unknown, _Failed):
             return ctx.default_return_type
-        dtype = _dtype_type(builder, list(dict.fromkeys(n for n, _ in answers)),
-                            ctx.default_return_type)
+        dtype = _dtype_type(builder, list(dict.fromkeys(n for n, _ in answers)), ctx.default_return_type)
         if flag is None:
             return ctx.default_return_type
         if flag:
-            return TupleType([dtype, builder.builtin("bool")],
-                             ctx.api.named_generic_type("builtins.tuple", [AnyType(TypeOfAny.special_form)]))
+            return TupleType(
+                [dtype, builder.builtin("bool")],
+                ctx.api.named_generic_type("builtins.tuple", [AnyType(TypeOfAny.special_form)]),
+            )
         return dtype
 
     return hook
@@ -215,9 +216,12 @@ def promote_types_hook(v: Variant, builder: Builder) -> Callable[[FunctionContex
                 joined = lattice.join(a, b, v)
                 if joined is None:
                     ctx.api.fail(
-                        errors.promotion_message("jaxtypes.promote_types()",
-                                                 [(a, a in lattice.WEAK), (b, b in lattice.WEAK)], v),
-                        ctx.context, code=errors.JAX_PROMOTION)
+                        errors.promotion_message(
+                            "jaxtypes.promote_types()", [(a, a in lattice.WEAK), (b, b in lattice.WEAK)], v
+                        ),
+                        ctx.context,
+                        code=errors.JAX_PROMOTION,
+                    )
                     return ctx.default_return_type
                 # A weak answer is numpy's dtype of int/float/complex.
                 scalar = lattice.PYTHON_SCALAR_OF_NODE.get(joined)
@@ -258,8 +262,14 @@ def _inexact(node: str) -> bool:
     return lattice.kind(node) in "fc"
 
 
-def _target_nodes(actuals: list[Type], explicit: list[DTypeLike] | None, inexact: bool | None,
-                  v: Variant, builder: Builder, ctx: FunctionContext) -> list[str] | None:
+def _target_nodes(
+    actuals: list[Type],
+    explicit: list[DTypeLike] | None,
+    inexact: bool | None,
+    v: Variant,
+    builder: Builder,
+    ctx: FunctionContext,
+) -> list[str] | None:
     """The dtype(s) promote_dtype casts to; None when there is nothing to cast."""
     default_float = lattice.default_dtype("f", v.x64)
     if explicit is not None:
@@ -269,15 +279,21 @@ def _target_nodes(actuals: list[Type], explicit: list[DTypeLike] | None, inexact
             if d.kind in ("array", "value") or d.node is None:
                 raise _Unknown
             # jaxtypes.dtype(): canonicalized; int/float/complex are the defaults.
-            node = (lattice.default_dtype(d.node[0], v.x64) if d.node in lattice.WEAK
-                    else lattice.canonicalize(d.node, v.x64))
+            node = (
+                lattice.default_dtype(d.node[0], v.x64)
+                if d.node in lattice.WEAK
+                else lattice.canonicalize(d.node, v.x64)
+            )
             if not _inexact(node):
                 if inexact is None:
                     raise _Unknown
                 if inexact:
                     ctx.api.fail(
                         f"promote_dtype(..., inexact=True) needs an inexact dtype, got {node}; "
-                        "pass inexact=False to cast to it", ctx.context, code=errors.JAX_DTYPE)
+                        "pass inexact=False to cast to it",
+                        ctx.context,
+                        code=errors.JAX_DTYPE,
+                    )
                     raise _Failed
             if node not in nodes:
                 nodes.append(node)

@@ -34,8 +34,9 @@ Context = Union[FunctionContext, MethodContext]
 # Parameters that do not change the result's dtype when given (masks, indices, a count
 # or offset k: top_k, tril, diag; shapes and axes, which a Python int or bool would
 # otherwise pass for a weakly typed operand: jnp.zeros(3, dtype), softmax(x, axis=-1)).
-_NEUTRAL: Final = frozenset(["where", "indices", "condition", "indices_or_sections", "k",
-                             "shape", "axis", "axes", "keepdims"])
+_NEUTRAL: Final = frozenset(
+    ["where", "indices", "condition", "indices_or_sections", "k", "shape", "axis", "axes", "keepdims"]
+)
 # Parameters the rules do not cover: given, the answer is unknown.
 _UNCOVERED: Final = frozenset(["preferred_element_type", "promote_integers", "retstep"])
 _UNTYPED: Final = ("untyped", "higher_order", "not_an_array")
@@ -168,8 +169,7 @@ def _inputs(name: str, kind: str, ctx: Context, builder: Builder) -> tuple[list[
         # Array of neither)
         literal = ctx.args[0][0] if ctx.args and len(ctx.args[0]) == 1 else None
         if isinstance(literal, (ListExpr, TupleExpr)) and literal.items:
-            nodes = list(dict.fromkeys(_node([ctx.api.get_expression_type(e)], builder)
-                                       for e in literal.items))
+            nodes = list(dict.fromkeys(_node([ctx.api.get_expression_type(e)], builder) for e in literal.items))
             if len(nodes) > 2:
                 raise _Unknown
             return (nodes * 2)[:2] if len(nodes) == 1 else nodes, {0}
@@ -196,8 +196,9 @@ def _covered(rule: functions.Rule, ctx: Context, used: set[int], builder: Builde
             for d in found:
                 if d.kind == "array":
                     return False
-                if d.kind == "value" and not (rule.scalar == lattice.WEAK_INT and d.node in
-                                              (lattice.WEAK_INT, lattice.BOOL)):
+                if d.kind == "value" and not (
+                    rule.scalar == lattice.WEAK_INT and d.node in (lattice.WEAK_INT, lattice.BOOL)
+                ):
                     return False
     return True
 
@@ -216,8 +217,11 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
             return ctx.default_return_type  # the stubs' answer is this configuration's
         try:
             inputs, used = _inputs(name, kind, ctx, builder)
-            dtype_index = (ctx.callee_arg_names.index("dtype") if "dtype" in ctx.callee_arg_names
-                           else functions.DTYPE_POSITION.get(name))
+            dtype_index = (
+                ctx.callee_arg_names.index("dtype")
+                if "dtype" in ctx.callee_arg_names
+                else functions.DTYPE_POSITION.get(name)
+            )
             dtype = _dtype(ctx.arg_types[dtype_index], builder, v) if dtype_index is not None else None
             if not _covered(rule, ctx, used, builder):
                 raise _Unknown
@@ -237,8 +241,11 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
             return _replace(ctx.default_return_type, builder.any_array(template))
         others = functions.other_results(rule, tuple(inputs), v)
         if others:
-            return _with_others(ctx.default_return_type, builder.array_of(template, [out.node]),
-                                [builder.array_of(template, [o]) for o in others])
+            return _with_others(
+                ctx.default_return_type,
+                builder.array_of(template, [out.node]),
+                [builder.array_of(template, [o]) for o in others],
+            )
         return _replace(ctx.default_return_type, builder.array_of(template, [out.node]))
 
     return hook
@@ -256,4 +263,3 @@ def _with_others(t: Type, first: Type, others: list[Type]) -> Type:
 def _array_template_dtype_known(template: Instance) -> bool:
     arg = get_proper_type(template.args[0]) if template.args else None
     return isinstance(arg, Instance)
-

@@ -32,6 +32,7 @@ _PACKAGE_DIR = os.path.dirname(os.path.realpath(jaxtypes.__file__))
 def _is_shipped(path: str) -> bool:
     return os.path.dirname(os.path.realpath(path)) == _PACKAGE_DIR
 
+
 __all__ = ["is_table", "empty_table"]
 
 

@@ -18,7 +18,13 @@ from typing import Callable
 
 from mypy.plugin import AttributeContext, MethodContext
 from mypy.types import (
-    Instance, LiteralType, NoneType, Type, TypeVarType, UnionType, get_proper_type,
+    Instance,
+    LiteralType,
+    NoneType,
+    Type,
+    TypeVarType,
+    UnionType,
+    get_proper_type,
 )
 
 from jaxtypes import lattice, ops
@@ -57,8 +63,7 @@ def bool_value(t: Type) -> bool | None:
     return None
 
 
-def explicit_dtype(t: Type, builder: Builder, v: Variant, ctx: MethodContext, *,
-                   none_means: str | None) -> list[str]:
+def explicit_dtype(t: Type, builder: Builder, v: Variant, ctx: MethodContext, *, none_means: str | None) -> list[str]:
     """The nodes a ``dtype=`` argument stands for; raises _Unknown when unknown.
 
     ``none_means``: the node of ``None`` (astype: the default float), or None
@@ -88,12 +93,12 @@ def explicit_dtype(t: Type, builder: Builder, v: Variant, ctx: MethodContext, *,
 
 
 def _report(ctx: MethodContext | AttributeContext, outcome: ops.Outcome) -> None:
-    ctx.api.fail(errors.unsupported_message(outcome.message), ctx.context,
-                 code=errors.JAX_UNSUPPORTED)
+    ctx.api.fail(errors.unsupported_message(outcome.message), ctx.context, code=errors.JAX_UNSUPPORTED)
 
 
-def _method_alts(name: str, mine: list[Alt], v: Variant, ctx: MethodContext | AttributeContext,
-                 promote_integers: bool | None = True) -> list[Alt]:
+def _method_alts(
+    name: str, mine: list[Alt], v: Variant, ctx: MethodContext | AttributeContext, promote_integers: bool | None = True
+) -> list[Alt]:
     out: list[Alt] = []
     for a in mine:
         if isinstance(a, TypeVarType):
@@ -134,8 +139,7 @@ def _bound_nodes(ctx: MethodContext, builder: Builder, v: Variant) -> list[tuple
         found = operands(types[0], builder)
         if found is None or any(isinstance(o.alt, TypeVarType) for o in found):
             raise _Unknown
-        nodes = [ops.numpy_operand(o.alt, v) if o.numpy else o.alt
-                 for o in found if isinstance(o.alt, str)]
+        nodes = [ops.numpy_operand(o.alt, v) if o.numpy else o.alt for o in found if isinstance(o.alt, str)]
         combos = [c + (n,) for c in combos for n in nodes]
         if len(combos) > 64:
             raise _Unknown
@@ -151,9 +155,11 @@ def _clip_alts(mine: list[Alt], ctx: MethodContext, builder: Builder, v: Variant
             outcome = clip_outcome(a, bounds, v)
             if outcome.node is None:
                 if outcome.error == "promotion":
-                    ctx.api.fail(errors.promotion_message(
-                        '"clip"', [(a, False)] + [(b, b in lattice.WEAK) for b in bounds], v),
-                        ctx.context, code=errors.JAX_PROMOTION)
+                    ctx.api.fail(
+                        errors.promotion_message('"clip"', [(a, False)] + [(b, b in lattice.WEAK) for b in bounds], v),
+                        ctx.context,
+                        code=errors.JAX_PROMOTION,
+                    )
                 else:
                     _report(ctx, outcome)
             elif outcome.node not in out:
@@ -174,8 +180,7 @@ def method_hook(name: str, v: Variant, builder: Builder) -> Callable[[MethodCont
             if dtype_arg:
                 given = get_proper_type(dtype_arg[0])
                 if not isinstance(given, NoneType):
-                    return builder.array_of(
-                        receiver, explicit_dtype(dtype_arg[0], builder, v, ctx, none_means=None))
+                    return builder.array_of(receiver, explicit_dtype(dtype_arg[0], builder, v, ctx, none_means=None))
             mine = array_dtype(receiver)
             if mine is None:
                 return builder.any_array(receiver)
@@ -239,8 +244,7 @@ def astype_hook(v: Variant, builder: Builder) -> Callable[[MethodContext], Type]
         if not isinstance(receiver, Instance) or len(dtype_arg) != 1:
             return ctx.default_return_type
         try:
-            nodes = explicit_dtype(dtype_arg[0], builder, v, ctx,
-                                   none_means=lattice.default_dtype("f", v.x64))
+            nodes = explicit_dtype(dtype_arg[0], builder, v, ctx, none_means=lattice.default_dtype("f", v.x64))
         except _Unknown:
             return builder.any_array(receiver)
         # With x64 off JAX truncates a 64-bit dtype asked for (its default

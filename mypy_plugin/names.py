@@ -45,29 +45,40 @@ NODE_OF_MARKER: Final = {f: n for n, f in MARKER_FULLNAME.items()}
 # others come from ml_dtypes, which has no type information).
 NUMPY_SCALAR: Final[dict[str, tuple[str, ...]]] = {
     lattice.BOOL: ("numpy.bool", "numpy.bool_"),
-    **{n: (f"numpy.{n}",) for n in (
-        "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
-        "float16", "float32", "float64", "complex64", "complex128",
-    )},
+    **{
+        n: (f"numpy.{n}",)
+        for n in (
+            "uint8",
+            "uint16",
+            "uint32",
+            "uint64",
+            "int8",
+            "int16",
+            "int32",
+            "int64",
+            "float16",
+            "float32",
+            "float64",
+            "complex64",
+            "complex128",
+        )
+    },
 }
 
 # Array's members (jaxtypes.operations), by what the plugin does with them.
 BINARY_METHODS: Final = {op.member: op.name for op in operations.of_kind("binary", "comparison")}
-REFLECTED_METHODS: Final = {
-    op.reflected_member: op.name for op in operations.of_kind("binary") if op.reflected_member}
+REFLECTED_METHODS: Final = {op.reflected_member: op.name for op in operations.of_kind("binary") if op.reflected_member}
 UNARY_METHODS: Final = {op.member: op.name for op in operations.of_kind("unary")}
 # ``x == s`` with a Python scalar ``s``: mypy also tries ``s.__eq__(x)``, and
 # a scalar's __eq__ takes any object, so these are hooked too (equalities.py).
 SCALAR_EQUALITIES: Final = {
-    f"builtins.{scalar.name}.__{op}__": op
-    for scalar in lattice.PYTHON_SCALARS for op in ("eq", "ne")
+    f"builtins.{scalar.name}.__{op}__": op for scalar in lattice.PYTHON_SCALARS for op in ("eq", "ne")
 }
 # Methods whose result the stubs' generic signatures cannot give: the ones
 # with a dtype= (sum and prod with promote_integers=; mean), and the others.
 REDUCTIONS: Final = tuple(op.name for op in operations.with_rule("reduce"))
 DTYPE_METHODS: Final = tuple(op.name for op in operations.with_rule("mean"))
-PLAIN_METHODS: Final = tuple(
-    op.name for op in operations.with_rule("extremum", "arg_extremum", "clip", "round"))
+PLAIN_METHODS: Final = tuple(op.name for op in operations.with_rule("extremum", "arg_extremum", "clip", "round"))
 PROPERTIES: Final = tuple(op.name for op in operations.with_rule("component"))
 ITEM: Final = "item"
 ASTYPE: Final = "astype"

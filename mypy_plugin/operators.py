@@ -33,11 +33,26 @@ _KEEPS_DTYPE: Final = frozenset({"add", "mul", "matmul", "sub", "and", "or", "xo
 
 
 @functools.lru_cache(maxsize=None)
-def binary_outcome(op: str, a: str, b: str, v: Variant, a_is_scalar: bool,
-                   b_is_scalar: bool, a_is_numpy_scalar: bool = False,
-                   b_is_numpy_scalar: bool = False) -> ops.Outcome:
-    return ops.binary(op, a, b, v, a_is_scalar=a_is_scalar, b_is_scalar=b_is_scalar,
-                      a_is_numpy_scalar=a_is_numpy_scalar, b_is_numpy_scalar=b_is_numpy_scalar)
+def binary_outcome(
+    op: str,
+    a: str,
+    b: str,
+    v: Variant,
+    a_is_scalar: bool,
+    b_is_scalar: bool,
+    a_is_numpy_scalar: bool = False,
+    b_is_numpy_scalar: bool = False,
+) -> ops.Outcome:
+    return ops.binary(
+        op,
+        a,
+        b,
+        v,
+        a_is_scalar=a_is_scalar,
+        b_is_scalar=b_is_scalar,
+        a_is_numpy_scalar=a_is_numpy_scalar,
+        b_is_numpy_scalar=b_is_numpy_scalar,
+    )
 
 
 @functools.lru_cache(maxsize=None)
@@ -57,16 +72,23 @@ def _symbol(op: str) -> str:
 _Failure = Tuple[str, ErrorCode]
 
 
-def failure(outcome: ops.Outcome, op: str, left: tuple[str, bool],
-            right: tuple[str, bool] | None, v: Variant) -> _Failure:
+def failure(
+    outcome: ops.Outcome, op: str, left: tuple[str, bool], right: tuple[str, bool] | None, v: Variant
+) -> _Failure:
     if outcome.error == "promotion":
         operands_ = [left] if right is None else [left, right]
         return errors.promotion_message(_symbol(op), operands_, v), errors.JAX_PROMOTION
     return errors.unsupported_message(outcome.message), errors.JAX_UNSUPPORTED
 
 
-def _fail(ctx: MethodContext | FunctionContext, outcome: ops.Outcome, op: str,
-          left: tuple[str, bool], right: tuple[str, bool] | None, v: Variant) -> None:
+def _fail(
+    ctx: MethodContext | FunctionContext,
+    outcome: ops.Outcome,
+    op: str,
+    left: tuple[str, bool],
+    right: tuple[str, bool] | None,
+    v: Variant,
+) -> None:
     report(ctx, [failure(outcome, op, left, right, v)])
 
 
@@ -75,16 +97,23 @@ def report(ctx: MethodContext | FunctionContext, failures: list[_Failure]) -> No
         ctx.api.fail(message, ctx.context, code=code)
 
 
-def _binary_alt(op: str, a: Alt, other: Operand, reflected: bool, v: Variant,
-                failures: list[_Failure], reported: set[str]) -> Alt | None:
+def _binary_alt(
+    op: str, a: Alt, other: Operand, reflected: bool, v: Variant, failures: list[_Failure], reported: set[str]
+) -> Alt | None:
     """The result alternative of ``a <op> other`` (``other <op> a`` if reflected);
     None after adding the error to ``failures``."""
     b = other.alt
     if isinstance(a, TypeVarType) or isinstance(b, TypeVarType):
         if op in ops.COMPARISONS:
             return lattice.BOOL
-        if (not reflected and op in _KEEPS_DTYPE and not other.scalar
-                and isinstance(a, TypeVarType) and isinstance(b, TypeVarType) and a.id == b.id):
+        if (
+            not reflected
+            and op in _KEEPS_DTYPE
+            and not other.scalar
+            and isinstance(a, TypeVarType)
+            and isinstance(b, TypeVarType)
+            and a.id == b.id
+        ):
             return a
         raise _Unknown
     numpy_scalar = other.numpy == "scalar"
@@ -153,8 +182,7 @@ def binary_hook(op: str, reflected: bool, v: Variant, builder: Builder) -> Calla
             return builder.array_of(receiver, None if result is None else [result]), failures, True
         reported: set[str] = set()
         try:
-            results = [_binary_alt(op, a, o, reflected, v, failures, reported)
-                       for a in mine for o in theirs]
+            results = [_binary_alt(op, a, o, reflected, v, failures, reported) for a in mine for o in theirs]
         except _Unknown:
             return builder.any_array(receiver), [], reusable
         return builder.array_of(receiver, _collect(results)), failures, reusable
@@ -207,8 +235,7 @@ def abs_function_hook(v: Variant, builder: Builder) -> Callable[[FunctionContext
             if not isinstance(p, Instance) or not any(p.type.has_base(a) for a in names.ARRAYS):
                 return ctx.default_return_type
             mine = array_dtype(p)
-            out.append(builder.any_array(p) if mine is None
-                       else builder.array_of(p, _unary_alts("abs", mine, v, ctx)))
+            out.append(builder.any_array(p) if mine is None else builder.array_of(p, _unary_alts("abs", mine, v, ctx)))
         return out[0] if len(out) == 1 else UnionType.make_union(out)
 
     return hook

@@ -44,8 +44,14 @@ EXPLICIT_X64_MODES: Final = ("allow", "warn", "error")
 SHOWN_LIMIT: Final = 40
 _INI_NAMES: Final = ("mypy.ini", ".mypy.ini", "setup.cfg")
 _BOOL_WORDS: Final = {
-    "1": True, "yes": True, "true": True, "on": True,
-    "0": False, "no": False, "false": False, "off": False,
+    "1": True,
+    "yes": True,
+    "true": True,
+    "on": True,
+    "0": False,
+    "no": False,
+    "false": False,
+    "off": False,
 }
 
 
@@ -78,8 +84,9 @@ class Settings(NamedTuple):
 
     def config_data(self) -> dict[str, Any]:
         """What mypy stores with each module's cache entry (see report_config_data)."""
-        return {"jaxtypes": {"promotion": self.promotion, "x64": self.x64,
-                             "explicit_x64_dtypes": self.explicit_x64_dtypes}}
+        return {
+            "jaxtypes": {"promotion": self.promotion, "x64": self.x64, "explicit_x64_dtypes": self.explicit_x64_dtypes}
+        }
 
     def unmodelled(self) -> str | None:
         """What JAX does under these settings that the plugin's answers do not
@@ -90,11 +97,15 @@ class Settings(NamedTuple):
         'warn', JAX's default, does (truncated to 32 bits)."""
         if self.x64 or self.explicit_x64_dtypes == "warn":
             return None
-        does = ("keeps explicitly requested 64-bit dtypes (x.astype(jnp.float64) is float64)"
-                if self.explicit_x64_dtypes == "allow" else
-                "raises ValueError where a 64-bit dtype is requested (x.astype(jnp.float64))")
-        return (f"explicit_x64_dtypes = {self.explicit_x64_dtypes!r} with x64 off: JAX {does}; "
-                "the plugin types those requests as 'warn' does (truncated to 32 bits)")
+        does = (
+            "keeps explicitly requested 64-bit dtypes (x.astype(jnp.float64) is float64)"
+            if self.explicit_x64_dtypes == "allow"
+            else "raises ValueError where a 64-bit dtype is requested (x.astype(jnp.float64))"
+        )
+        return (
+            f"explicit_x64_dtypes = {self.explicit_x64_dtypes!r} with x64 off: JAX {does}; "
+            "the plugin types those requests as 'warn' does (truncated to 32 bits)"
+        )
 
 
 DEFAULT: Final = Settings()
@@ -144,10 +155,11 @@ def _parse_table(table: Any, where: str, *, ini: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
     unknown = [k for k in table if k not in KEYS]
     if unknown:
-        listed = ", ".join(shown(k) for k in unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        listed = ", ".join(shown(k) for k in unknown[:5]) + (
+            f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        )
         raise ConfigError(
-            f"{where}: unknown {'key' if len(unknown) == 1 else 'keys'} "
-            f"{listed}; allowed keys: {_allowed_keys()}"
+            f"{where}: unknown {'key' if len(unknown) == 1 else 'keys'} {listed}; allowed keys: {_allowed_keys()}"
         )
     for key, value in table.items():
         if key == "promotion":

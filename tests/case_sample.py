@@ -22,10 +22,22 @@ T = TypeVar("T")
 
 # One or more of each kind: bool, unsigned, signed (sub-byte, 8-bit, 64-bit:
 # x64 changes it), the 8-bit and 16-bit floats, float32/64, complex, weak.
-SAMPLED_DTYPES = frozenset({
-    "bool_", "uint32", "int4", "int8", "int64", "float8_e4m3fn", "bfloat16", "float16",
-    "float32", "float64", "complex64", "weak_float",
-})
+SAMPLED_DTYPES = frozenset(
+    {
+        "bool_",
+        "uint32",
+        "int4",
+        "int8",
+        "int64",
+        "float8_e4m3fn",
+        "bfloat16",
+        "float16",
+        "float32",
+        "float64",
+        "complex64",
+        "weak_float",
+    }
+)
 PARTS = ("sampled", "rest")
 
 # A case is one indented statement of ``cases``; its jaxtypes operand is x_<dtype>.

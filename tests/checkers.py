@@ -213,12 +213,18 @@ def _run_cache(cmd: list[str]) -> Iterator[None]:
         shutil.rmtree(cache, ignore_errors=True)
 
 
-MYPY_FLAGS = ("--show-error-codes", "--no-error-summary", "--hide-error-context",
-              "--no-color-output", "--no-pretty")
+MYPY_FLAGS = ("--show-error-codes", "--no-error-summary", "--hide-error-context", "--no-color-output", "--no-pretty")
 
 
-def command(checker: str, root: Path, paths: Iterable[str], *, mypy_config: str | None = None,
-            stubs: bool = False, mypy_cache: Path | None = None) -> list[str]:
+def command(
+    checker: str,
+    root: Path,
+    paths: Iterable[str],
+    *,
+    mypy_config: str | None = None,
+    stubs: bool = False,
+    mypy_cache: Path | None = None,
+) -> list[str]:
     """The command line that runs one checker over ``paths`` in ``root``,
     writing its configuration files there.
 
@@ -239,8 +245,18 @@ def command(checker: str, root: Path, paths: Iterable[str], *, mypy_config: str 
             mypy_config = mypy_config.replace("[mypy]\n", f"[mypy]\n{setting.line}\n", 1)
         (root / "mypy.ini").write_text(mypy_config)
         cache = mypy_cache_flags(mypy_config, paths) if mypy_cache is None else ["--cache-dir", str(mypy_cache)]
-        return [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", *cache, *MYPY_FLAGS,
-                "--python-executable", sys.executable, *paths]
+        return [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            "mypy.ini",
+            *cache,
+            *MYPY_FLAGS,
+            "--python-executable",
+            sys.executable,
+            *paths,
+        ]
     if checker in ("pyright", "basedpyright"):
         config = {
             "typeCheckingMode": "standard",
@@ -253,8 +269,7 @@ def command(checker: str, root: Path, paths: Iterable[str], *, mypy_config: str 
             assert setting.file == "pyrightconfig.json", setting
             config.update(json.loads("{" + setting.line + "}"))
         (root / "pyrightconfig.json").write_text(json.dumps(config))
-        return [tool(checker), "--outputjson", "--pythonpath", sys.executable,
-                "-p", "pyrightconfig.json", *paths]
+        return [tool(checker), "--outputjson", "--pythonpath", sys.executable, "-p", "pyrightconfig.json", *paths]
     if stubs and checker in ("pyrefly", "ty"):
         _write_stub_project(root, paths)
     if checker == "pyrefly":
@@ -263,12 +278,21 @@ def command(checker: str, root: Path, paths: Iterable[str], *, mypy_config: str 
         output = ["--output-format", "json", "--summary=none"]
         if stubs:  # the settings are in pyproject.toml
             return [tool("pyrefly"), "check", *output]
-        return [tool("pyrefly"), "check", "--preset", "default", "--python-interpreter-path",
-                sys.executable, "--disable-search-path-heuristics", "--search-path", ".",
-                *output, *paths]
+        return [
+            tool("pyrefly"),
+            "check",
+            "--preset",
+            "default",
+            "--python-interpreter-path",
+            sys.executable,
+            "--disable-search-path-heuristics",
+            "--search-path",
+            ".",
+            *output,
+            *paths,
+        ]
     if checker == "ty":
-        return [tool("ty"), "check", "--python", sys.prefix, "--output-format", "concise",
-                "--color", "never", *paths]
+        return [tool("ty"), "check", "--python", sys.prefix, "--output-format", "concise", "--color", "never", *paths]
     raise ValueError(f"unknown checker {checker!r}; expected one of {', '.join(ALL_CHECKERS)}")
 
 
@@ -283,7 +307,8 @@ def _write_stub_project(root: Path, paths: list[str]) -> None:
         f"{pyrefly.section}\n{pyrefly.line}\npreset = \"default\"\n"
         f"disable-search-path-heuristics = true\nproject-includes = {json.dumps(paths)}\n"
         f"python-interpreter-path = {json.dumps(sys.executable)}\n\n"
-        f"{ty.section}\n{ty.line}\n")
+        f"{ty.section}\n{ty.line}\n"
+    )
 
 
 class Finished(NamedTuple):
@@ -297,29 +322,36 @@ class Finished(NamedTuple):
     cpu: float
 
 
-def launch(checker: str, root: Path, cmd: list[str], timeout: float = 1200,
-           env: Mapping[str, str] | None = None) -> Finished:
+def launch(
+    checker: str, root: Path, cmd: list[str], timeout: float = 1200, env: Mapping[str, str] | None = None
+) -> Finished:
     """Run a checker's command in ``root`` (environment: ``checker_env()``).
     A crash or an unexpected exit status is an error."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     with _run_cache(cmd):
-        proc = subprocess.run(cmd, cwd=root, env=dict(env) if env is not None else checker_env(),
-                              capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(
+            cmd,
+            cwd=root,
+            env=dict(env) if env is not None else checker_env(),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = proc.stdout
     if "Traceback" in proc.stderr or "INTERNAL ERROR" in out + proc.stderr:
         raise RuntimeError(f"{checker} crashed:\n{proc.stderr[-4000:]}\n{out[-2000:]}")
     if checker in ("mypy", MYPY_PLUGIN, "ty") and proc.returncode not in (0, 1):
-        raise RuntimeError(f"{checker} failed with exit code {proc.returncode}:\n"
-                           f"{proc.stderr[-4000:]}\n{out[-2000:]}")
+        raise RuntimeError(f"{checker} failed with exit code {proc.returncode}:\n{proc.stderr[-4000:]}\n{out[-2000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return Finished(out, proc.stderr, wall, cpu)
 
 
-def execute(checker: str, root: Path, cmd: list[str], timeout: float = 1200,
-            env: Mapping[str, str] | None = None) -> str:
+def execute(
+    checker: str, root: Path, cmd: list[str], timeout: float = 1200, env: Mapping[str, str] | None = None
+) -> str:
     """Run a checker's command in ``root`` as ``launch`` does; its standard output."""
     return launch(checker, root, cmd, timeout, env).stdout
 
@@ -331,8 +363,7 @@ def _relative(path: str, root: Path) -> str:
     return p.resolve().relative_to(root.resolve()).as_posix() if p.is_absolute() else p.as_posix()
 
 
-_MYPY_ERROR = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+): error: (?P<msg>.*?)(?:  \[(?P<code>[\w-]+)\])?$",
-                         re.M)
+_MYPY_ERROR = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+): error: (?P<msg>.*?)(?:  \[(?P<code>[\w-]+)\])?$", re.M)
 _TY_ERROR = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):\d+: error\[(?P<code>[\w-]+)\] (?P<msg>.*)$", re.M)
 
 
@@ -345,12 +376,12 @@ def reported_errors(checker: str, out: str, root: Path) -> Errors:
             if diag["severity"] == "error":
                 rule = diag.get("rule", "")
                 errors[_relative(diag["file"], root), diag["range"]["start"]["line"] + 1].append(
-                    Error(rule, diag["message"], f"{diag['message']} ({rule})"))
+                    Error(rule, diag["message"], f"{diag['message']} ({rule})")
+                )
     elif checker == "pyrefly":
         for err in json.loads(out or '{"errors": []}')["errors"]:
             if err["severity"] == "error":
-                errors[_relative(err["path"], root), err["line"]].append(
-                    Error(err["name"], err["concise_description"]))
+                errors[_relative(err["path"], root), err["line"]].append(Error(err["name"], err["concise_description"]))
     elif checker in ("mypy", MYPY_PLUGIN, "ty"):
         for m in (_TY_ERROR if checker == "ty" else _MYPY_ERROR).finditer(out):
             code, msg = m.group("code") or "", m.group("msg")
@@ -377,16 +408,25 @@ def revealed(checker: str, out: str, root: Path) -> dict[tuple[str, int], list[s
                 if m:
                     found[_relative(err["path"], root), err["line"]].append(m.group(1))
     else:
-        pattern = (r'^(?P<path>[^:\n]+):(?P<line>\d+): note: Revealed type is "(?P<type>.*)"$'
-                   if checker in ("mypy", MYPY_PLUGIN) else
-                   r"^(?P<path>[^:\n]+):(?P<line>\d+):\d+: info\[revealed-type\] Revealed type: `(?P<type>.*)`$")
+        pattern = (
+            r'^(?P<path>[^:\n]+):(?P<line>\d+): note: Revealed type is "(?P<type>.*)"$'
+            if checker in ("mypy", MYPY_PLUGIN)
+            else r"^(?P<path>[^:\n]+):(?P<line>\d+):\d+: info\[revealed-type\] Revealed type: `(?P<type>.*)`$"
+        )
         for m in re.finditer(pattern, out, re.M):
             found[Path(m.group("path")).as_posix(), int(m.group("line"))].append(m.group("type"))
     return dict(found)
 
 
-def run(checker: str, root: Path, paths: Iterable[str], *, mypy_config: str | None = None,
-        stubs: bool = False, timeout: float = 1200) -> Errors:
+def run(
+    checker: str,
+    root: Path,
+    paths: Iterable[str],
+    *,
+    mypy_config: str | None = None,
+    stubs: bool = False,
+    timeout: float = 1200,
+) -> Errors:
     """Run one checker over ``paths`` (relative to ``root``); return its errors.
     ``mypy_config`` and ``stubs`` are as for ``command``."""
     cmd = command(checker, root, paths, mypy_config=mypy_config, stubs=stubs)

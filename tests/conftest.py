@@ -38,14 +38,16 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 # Modules whose tests share an expensive fixture.
-ONE_WORKER = frozenset({
-    "test_jax_stubs.py",          # typings, runs (every checker), installed (a venv)
-    "test_expectations_fresh.py",  # JAX re-run on a sample of the expectations
-    "test_reach_corpus.py",        # JAX run over the reach corpus
-    "test_readme.py",              # checked (every set-up over the README's examples)
-    "test_show_dtypes.py",         # first_run (the example, every set-up)
-    "test_user_contexts.py",       # errors (every set-up, with and without the stubs)
-})
+ONE_WORKER = frozenset(
+    {
+        "test_jax_stubs.py",  # typings, runs (every checker), installed (a venv)
+        "test_expectations_fresh.py",  # JAX re-run on a sample of the expectations
+        "test_reach_corpus.py",  # JAX run over the reach corpus
+        "test_readme.py",  # checked (every set-up over the README's examples)
+        "test_show_dtypes.py",  # first_run (the example, every set-up)
+        "test_user_contexts.py",  # errors (every set-up, with and without the stubs)
+    }
+)
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:

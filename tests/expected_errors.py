@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Union
 
-from checkers import ALL_CHECKERS, MYPY_PLUGIN, Error, Errors
+from checkers import MYPY_PLUGIN, Error, Errors
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -45,8 +45,14 @@ MYPY_OPERATOR = ("operator", "type-var", "arg-type", "call-overload")
 
 def _same(mypy: Codes, plugin: Codes, pyright: Codes, pyrefly: Codes, ty: Codes) -> dict[str, Codes]:
     """One kind's codes; pyright and basedpyright share theirs."""
-    return {"mypy": mypy, MYPY_PLUGIN: plugin, "pyright": pyright, "basedpyright": pyright,
-            "pyrefly": pyrefly, "ty": ty}
+    return {
+        "mypy": mypy,
+        MYPY_PLUGIN: plugin,
+        "pyright": pyright,
+        "basedpyright": pyright,
+        "pyrefly": pyrefly,
+        "ty": ty,
+    }
 
 
 # kind -> {checker: its code, a tuple of the codes it gives that kind (all
@@ -56,61 +62,70 @@ ERROR_CODES: dict[str, dict[str, Codes]] = {
     # An operator whose operands JAX does not promote: no promotion path
     # (float8 + complex, int4 + float32), or in strict mode any implicit
     # promotion between two dtypes.
-    "promotion": _same(MYPY_OPERATOR, "jax-promotion", "reportOperatorIssue",
-                       "unsupported-operation", "unsupported-operator"),
+    "promotion": _same(
+        MYPY_OPERATOR, "jax-promotion", "reportOperatorIssue", "unsupported-operation", "unsupported-operator"
+    ),
     # An operator JAX rejects for its operands' dtype (& on floats, - on bool,
     # // on complex, @ with a Python scalar).
-    "unsupported": _same(MYPY_OPERATOR, "jax-unsupported", "reportOperatorIssue",
-                         "unsupported-operation", "unsupported-operator"),
+    "unsupported": _same(
+        MYPY_OPERATOR, "jax-unsupported", "reportOperatorIssue", "unsupported-operation", "unsupported-operator"
+    ),
     # A method JAX rejects for the array's dtype (argmax of complex, round of
     # bool, sum of int1): the stubs make it an attribute that is not callable.
-    "unsupported-method": _same("operator", "jax-unsupported", "reportCallIssue",
-                                "not-callable", "not-callable"),
+    "unsupported-method": _same("operator", "jax-unsupported", "reportCallIssue", "not-callable", "not-callable"),
     # A method whose operands JAX does not promote in strict mode (clip of a
     # bool array with int bounds): only the plugin checks strict promotion.
     "promotion-method": _same(None, "jax-promotion", None, None, None),
     # abs() of a dtype JAX rejects (int2, int4): builtins.abs takes a
     # typing.SupportsAbs, whose match mypy and pyrefly do not check against
     # Array.__abs__'s self type.
-    "unsupported-abs": _same(None, "jax-unsupported", "reportArgumentType",
-                             None, "invalid-argument-type"),
+    "unsupported-abs": _same(None, "jax-unsupported", "reportArgumentType", None, "invalid-argument-type"),
     # A dtype argument JAX rejects: a weak marker to astype or dtype=.  pyright
     # reports both the argument and the call.
-    "dtype-argument": _same("type-var", "jax-dtype", ("reportArgumentType", "reportCallIssue"),
-                            "no-matching-overload", "no-matching-overload"),
+    "dtype-argument": _same(
+        "type-var",
+        "jax-dtype",
+        ("reportArgumentType", "reportCallIssue"),
+        "no-matching-overload",
+        "no-matching-overload",
+    ),
     # A value of the wrong type assigned to an annotated name.
-    "assignment": _same("assignment", "assignment", "reportAssignmentType",
-                        "bad-assignment", "invalid-assignment"),
+    "assignment": _same("assignment", "assignment", "reportAssignmentType", "bad-assignment", "invalid-assignment"),
     # A returned value of the wrong type.
-    "return": _same("return-value", "return-value", "reportReturnType",
-                    "bad-return", "invalid-explicit-return"),
+    "return": _same("return-value", "return-value", "reportReturnType", "bad-return", "invalid-explicit-return"),
     # An argument of the wrong type (a declared parameter, a dataclass field).
-    "argument": _same("arg-type", "arg-type", "reportArgumentType",
-                      "bad-argument-type", "invalid-argument-type"),
+    "argument": _same("arg-type", "arg-type", "reportArgumentType", "bad-argument-type", "invalid-argument-type"),
     # A value of the wrong type assigned to a declared attribute.
-    "attribute-assignment": _same("assignment", "assignment", "reportAttributeAccessIssue",
-                                  "bad-assignment", "invalid-assignment"),
+    "attribute-assignment": _same(
+        "assignment", "assignment", "reportAttributeAccessIssue", "bad-assignment", "invalid-assignment"
+    ),
     # A parameter's default of the wrong type.
-    "default": _same("assignment", "assignment", "reportArgumentType",
-                     "bad-function-definition", "invalid-parameter-default"),
+    "default": _same(
+        "assignment", "assignment", "reportArgumentType", "bad-function-definition", "invalid-parameter-default"
+    ),
     # assert_type of another type (only where deviations.toml says a checker
     # gets a case wrong).
-    "assert-type": _same("assert-type", "assert-type", "reportAssertTypeFailure",
-                         "assert-type", "type-assertion-failure"),
+    "assert-type": _same(
+        "assert-type", "assert-type", "reportAssertTypeFailure", "assert-type", "type-assertion-failure"
+    ),
     # A call of an overloaded function (JAX's, in the stubs of jaxtypes
     # jax-stubs) that no overload matches: a wrong argument type or count.
     # pyright reports the call, and the argument where one is wrong.
-    "no-overload": _same("call-overload", "call-overload", ("reportCallIssue", "reportArgumentType"),
-                         "no-matching-overload", "no-matching-overload"),
+    "no-overload": _same(
+        "call-overload",
+        "call-overload",
+        ("reportCallIssue", "reportArgumentType"),
+        "no-matching-overload",
+        "no-matching-overload",
+    ),
     # A call missing a required argument.
-    "missing-argument": _same("call-arg", "call-arg", "reportCallIssue",
-                              "missing-argument", "missing-argument"),
+    "missing-argument": _same("call-arg", "call-arg", "reportCallIssue", "missing-argument", "missing-argument"),
     # An attribute the type does not have.
-    "attribute": _same("attr-defined", "attr-defined", "reportAttributeAccessIssue",
-                       "missing-attribute", "missing-attribute"),
+    "attribute": _same(
+        "attr-defined", "attr-defined", "reportAttributeAccessIssue", "missing-attribute", "missing-attribute"
+    ),
     # x[i] = v: JAX arrays are immutable (x.at[i].set(v) is the update).
-    "index-assignment": _same("index", "index", "reportIndexIssue",
-                              "unsupported-operation", "invalid-assignment"),
+    "index-assignment": _same("index", "index", "reportIndexIssue", "unsupported-operation", "invalid-assignment"),
 }
 
 MARKER = re.compile(r"#\s*E\b(?::\s*(?P<kind>[\w-]+))?")
@@ -127,8 +142,10 @@ def kind_of(line: str) -> str | None:
         return None
     kind = m.group("kind")
     if kind not in ERROR_CODES:
-        raise MarkerError(f"{line.strip()!r}: an expected error is marked '# E: KIND' with KIND one of "
-                          f"{', '.join(ERROR_CODES)}; got {m.group(0)!r}")
+        raise MarkerError(
+            f"{line.strip()!r}: an expected error is marked '# E: KIND' with KIND one of "
+            f"{', '.join(ERROR_CODES)}; got {m.group(0)!r}"
+        )
     return kind
 
 
@@ -156,8 +173,9 @@ def wrong_codes(kind: str, checker: str, got: Iterable[Error]) -> list[Error]:
     return [e for e in got if e.code not in want]
 
 
-def deviations(checker: str, files: Mapping[str, str], config: str = "standard-x32",
-               some_files: bool = False) -> dict[tuple[str, int], dict[str, Any]]:
+def deviations(
+    checker: str, files: Mapping[str, str], config: str = "standard-x32", some_files: bool = False
+) -> dict[tuple[str, int], dict[str, Any]]:
     """{(file, line): entry} of this checker's listed deviations
     (typecheck_cases/deviations.toml).  An entry names one line by its exact
     ``line`` text, or a class of lines by ``line_regex`` with the exact
@@ -192,8 +210,9 @@ def deviations(checker: str, files: Mapping[str, str], config: str = "standard-x
     return out
 
 
-def wrong_answers(checker: str, files: Mapping[str, str], errors: Errors,
-                  listed: Mapping[tuple[str, int], Mapping[str, Any]]) -> list[str]:
+def wrong_answers(
+    checker: str, files: Mapping[str, str], errors: Errors, listed: Mapping[tuple[str, int], Mapping[str, Any]]
+) -> list[str]:
     """Every line where a checker's errors differ from the markers, once the
     listed deviations are applied (each must still hold): a marked line
     without an error or with an error of another code than its kind's, an
@@ -229,6 +248,7 @@ def wrong_answers(checker: str, files: Mapping[str, str], errors: Errors,
         elif not got:
             problems.append(f"{show(key)}: expected an error ({kind}), got none")
         elif wrong_codes(kind, checker, got):
-            problems.append(f"{show(key)}: expected {kind} ({' or '.join(codes(kind, checker)) or 'no error'}), "
-                            f"got {got}")
+            problems.append(
+                f"{show(key)}: expected {kind} ({' or '.join(codes(kind, checker)) or 'no error'}), got {got}"
+            )
     return problems

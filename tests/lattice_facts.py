@@ -22,9 +22,17 @@ UNSIGNED = ("uint1", "uint2", "uint4", "uint8", "uint16", "uint32", "uint64")
 SIGNED = ("int1", "int2", "int4", "int8", "int16", "int32", "int64")
 BYTE_INTS = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64")
 SMALL_FLOATS = (
-    "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn",
-    "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz",
-    "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+    "float4_e2m1fn",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e8m0fnu",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
 )
 WIDE_FLOATS = ("bfloat16", "float16", "float32", "float64")
 COMPLEXES = ("complex64", "complex128")

@@ -192,6 +192,7 @@ def task_created_outside_a_scope_runs_inside_it(a: Scopes, b: Scopes, probe: Pro
 
 def tasks_interleaved(a: Scopes, b: Scopes, probe: Probe) -> list[Any]:
     """Scopes held across awaits while other tasks run in the same thread."""
+
     async def main() -> dict[str, Any]:
         a_in, b_in, a_out = asyncio.Event(), asyncio.Event(), asyncio.Event()
         seen: dict[str, Any] = {}
@@ -325,15 +326,23 @@ def copied_contexts(a: Scopes, b: Scopes, probe: Probe) -> list[Any]:
 
 
 SCENARIOS: tuple[Callable[[Scopes, Scopes, Probe], list[Any]], ...] = (
-    nested, same_setting_nested, crossed_exits, decorators,
-    task_created_inside_a_scope_runs_after_it, task_created_outside_a_scope_runs_inside_it,
-    tasks_interleaved, task_exits_a_scope_the_caller_entered, executor_from_a_coroutine,
-    thread_started_inside_a_scope, thread_pools, scope_left_in_another_thread, copied_contexts,
+    nested,
+    same_setting_nested,
+    crossed_exits,
+    decorators,
+    task_created_inside_a_scope_runs_after_it,
+    task_created_outside_a_scope_runs_inside_it,
+    tasks_interleaved,
+    task_exits_a_scope_the_caller_entered,
+    executor_from_a_coroutine,
+    thread_started_inside_a_scope,
+    thread_pools,
+    scope_left_in_another_thread,
+    copied_contexts,
 )
 
 
-def run(scenario: Callable[[Scopes, Scopes, Probe], list[Any]], a: Scopes, b: Scopes,
-        probe: Probe) -> list[Any]:
+def run(scenario: Callable[[Scopes, Scopes, Probe], list[Any]], a: Scopes, b: Scopes, probe: Probe) -> list[Any]:
     """The scenario's probes (JSON-able), run in a thread of its own: what a
     scenario leaves in force in its thread (as JAX's scopes may: a scope left
     out of order puts back a value) ends with the thread."""

@@ -28,31 +28,46 @@ LEFT_OUT = {"__setitem__", "__init__", "__numpy_dtype__", "_rewrap_with_aval_and
 # How each member that the stub types as keeping the dtype (``-> Array[DT]``)
 # is called here, on a 2x2 array.
 KEEPS_DTYPE: dict[str, Callable[[Any], Any]] = {
-    "T": lambda x: x.T, "mT": lambda x: x.mT, "reshape": lambda x: x.reshape(4),
-    "transpose": lambda x: x.transpose(), "conj": lambda x: x.conj(),
-    "conjugate": lambda x: x.conjugate(), "copy": lambda x: x.copy(),
-    "flatten": lambda x: x.flatten(), "ravel": lambda x: x.ravel(),
-    "squeeze": lambda x: x.squeeze(), "swapaxes": lambda x: x.swapaxes(0, 1),
-    "sort": lambda x: x.sort(), "diagonal": lambda x: x.diagonal(),
-    "repeat": lambda x: x.repeat(2), "take": lambda x: x.take(jnp.array([0])),
+    "T": lambda x: x.T,
+    "mT": lambda x: x.mT,
+    "reshape": lambda x: x.reshape(4),
+    "transpose": lambda x: x.transpose(),
+    "conj": lambda x: x.conj(),
+    "conjugate": lambda x: x.conjugate(),
+    "copy": lambda x: x.copy(),
+    "flatten": lambda x: x.flatten(),
+    "ravel": lambda x: x.ravel(),
+    "squeeze": lambda x: x.squeeze(),
+    "swapaxes": lambda x: x.swapaxes(0, 1),
+    "sort": lambda x: x.sort(),
+    "diagonal": lambda x: x.diagonal(),
+    "repeat": lambda x: x.repeat(2),
+    "take": lambda x: x.take(jnp.array([0])),
     "compress": lambda x: x.compress(jnp.array([True, False]), axis=0),
     "block_until_ready": lambda x: x.block_until_ready(),
     "to_device": lambda x: x.to_device(jax.devices()[0]),
-    "addressable_data": lambda x: x.addressable_data(0), "byteswap": lambda x: x.byteswap(),
-    "__getitem__": lambda x: x[0], "__iter__": lambda x: next(iter(x)), "__reversed__": lambda x: next(reversed(x)),
+    "addressable_data": lambda x: x.addressable_data(0),
+    "byteswap": lambda x: x.byteswap(),
+    "__getitem__": lambda x: x[0],
+    "__iter__": lambda x: next(iter(x)),
+    "__reversed__": lambda x: next(reversed(x)),
 }
 # x.at[0].<method>(...), for the update methods typed as keeping the dtype.
 AT_KEEPS_DTYPE: dict[str, Callable[[Any], Any]] = {
-    "get": lambda x: x.at[0].get(), "apply": lambda x: x.at[0].apply(lambda v: v),
-    **{m: (lambda m: lambda x: getattr(x.at[0], m)(x[0]))(m)
-       for m in ("set", "add", "subtract", "mul", "multiply", "power", "min", "max")},
+    "get": lambda x: x.at[0].get(),
+    "apply": lambda x: x.at[0].apply(lambda v: v),
+    **{
+        m: (lambda m: lambda x: getattr(x.at[0], m)(x[0]))(m)  # noqa: B023 - m bound by the outer lambda
+        for m in ("set", "add", "subtract", "mul", "multiply", "power", "min", "max")
+    },
 }
 # Where JAX raises instead (run with JAX 0.10): the stub accepts these, a
 # looseness, not a wrong dtype.  Bool-like dtypes have no arithmetic scatter;
 # sub-byte integers no integer power.
 _BOOLISH = ("bool", "int1", "uint1")
-RAISES = ({(m, d) for m in ("add", "subtract", "mul", "multiply", "power") for d in _BOOLISH}
-          | {("power", d) for d in ("int2", "int4", "uint2", "uint4")})
+RAISES = {(m, d) for m in ("add", "subtract", "mul", "multiply", "power") for d in _BOOLISH} | {
+    ("power", d) for d in ("int2", "int4", "uint2", "uint4")
+}
 
 
 def _stub_class(name: str) -> ast.ClassDef:
@@ -70,8 +85,13 @@ def _members(cls: ast.ClassDef) -> set[str]:
 
 
 def _returns_dt(cls: ast.ClassDef) -> set[str]:
-    return {n.name for n in cls.body if isinstance(n, ast.FunctionDef) and n.returns is not None
-            and ast.unparse(n.returns) in ("Array[DT]", "Iterator[Array[DT]]")}
+    return {
+        n.name
+        for n in cls.body
+        if isinstance(n, ast.FunctionDef)
+        and n.returns is not None
+        and ast.unparse(n.returns) in ("Array[DT]", "Iterator[Array[DT]]")
+    }
 
 
 def _jax_array() -> ast.ClassDef:
@@ -92,8 +112,7 @@ def test_every_dtype_keeping_member_is_checked_here() -> None:
 
 # The default run's sample of dtypes (one of each kind, the sub-byte and
 # bool-like ones where JAX raises); ``pytest -m slow`` runs them all.
-SAMPLE = ("bool", "int1", "int4", "uint2", "int8", "uint32", "bfloat16", "float8_e4m3fn",
-          "float32", "complex64")
+SAMPLE = ("bool", "int1", "int4", "uint2", "int8", "uint32", "bfloat16", "float8_e4m3fn", "float32", "complex64")
 
 
 def _arrays(nodes: tuple[str, ...]) -> list[tuple[str, Any]]:
@@ -107,11 +126,13 @@ def _arrays(nodes: tuple[str, ...]) -> list[tuple[str, Any]]:
     return out
 
 
-@pytest.mark.parametrize("nodes", [
-    pytest.param(SAMPLE, id="sample"),
-    pytest.param(tuple(n for n in lattice.NODES if n not in lattice.WEAK), id="all",
-                 marks=pytest.mark.slow),
-])
+@pytest.mark.parametrize(
+    "nodes",
+    [
+        pytest.param(SAMPLE, id="sample"),
+        pytest.param(tuple(n for n in lattice.NODES if n not in lattice.WEAK), id="all", marks=pytest.mark.slow),
+    ],
+)
 def test_dtype_keeping_members_keep_it_in_jax(nodes: tuple[str, ...]) -> None:
     arrays = _arrays(nodes)
     assert len(arrays) >= len(nodes) - 2

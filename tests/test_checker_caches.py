@@ -55,8 +55,16 @@ def test_runs_of_a_new_configuration_at_once(tmp_path: Path) -> None:
     for name in projects:
         (tmp_path / name).mkdir()
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        found = dict(zip(projects, pool.map(
-            lambda name: list(run("mypy", tmp_path / name, stage(projects[name], tmp_path / name),
-                                  mypy_config=config)), projects)))
+        found = dict(
+            zip(
+                projects,
+                pool.map(
+                    lambda name: list(
+                        run("mypy", tmp_path / name, stage(projects[name], tmp_path / name), mypy_config=config)
+                    ),
+                    projects,
+                ),
+            )
+        )
     assert found == {"a": [("a/sub/m.py", 2)], "b": [("m.py", 2)]}
     assert snapshot_of(config).is_dir()

@@ -23,19 +23,25 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _run(code: str, cwd: Path) -> str:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
-    proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
 
 def test_runtime_modules_are_the_checkouts(tmp_path: Path) -> None:
-    out = _run("import jaxtypes, jaxtypes.mypy_plugin, jaxtypes._speedups, jaxtypes.promotion\n"
-               "for m in (jaxtypes, jaxtypes.mypy_plugin, jaxtypes._speedups, jaxtypes.promotion):\n"
-               "    print(m.__file__)\n", tmp_path)
+    out = _run(
+        "import jaxtypes, jaxtypes.mypy_plugin, jaxtypes._speedups, jaxtypes.promotion\n"
+        "for m in (jaxtypes, jaxtypes.mypy_plugin, jaxtypes._speedups, jaxtypes.promotion):\n"
+        "    print(m.__file__)\n",
+        tmp_path,
+    )
     files = [Path(line).resolve() for line in out.splitlines()]
-    assert files == [ROOT / "jaxtypes" / "__init__.py", ROOT / "mypy_plugin" / "__init__.py",
-                     files[2], ROOT / "jaxtypes" / "promotion.py"]
+    assert files == [
+        ROOT / "jaxtypes" / "__init__.py",
+        ROOT / "mypy_plugin" / "__init__.py",
+        files[2],
+        ROOT / "jaxtypes" / "promotion.py",
+    ]
     assert files[2].parent == ROOT / "jaxtypes" and files[2].name.startswith("_speedups.")
 
 
@@ -49,8 +55,14 @@ def test_mypy_reads_the_checkouts_stubs_and_plugin(tmp_path: Path) -> None:
     (tmp_path / "mypy.ini").write_text("[mypy]\nplugins = jaxtypes.mypy_plugin\n")
     (tmp_path / "t.py").write_text("import jaxtypes\n")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
-    proc = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--verbose", "t.py"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", "--verbose", "t.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
     parsed = dict(re.findall(r"Parsing (\S+) \((jaxtypes[\w.]*)\)", proc.stderr))
     found = {module: Path(path).resolve() for path, module in parsed.items()}

@@ -33,8 +33,10 @@ def x32_rows() -> list[list[str]]:
     data = json.loads((REPO / "tests" / "data" / "jax_observed_tables.json").read_text(encoding="utf-8"))
     to_seed = {"c4": "c8", "c8": "c16"}
     assert [to_seed.get(c, c) for c in data["codes"]] == CODES
-    return [[to_seed.get(code, code)] + [to_seed.get(c, c) for c in row]
-            for code, row in zip(data["codes"], data["tables"]["x32"]["table"])]
+    return [
+        [to_seed.get(code, code)] + [to_seed.get(c, c) for c in row]
+        for code, row in zip(data["codes"], data["tables"]["x32"]["table"])
+    ]
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -50,7 +52,11 @@ def run_module(*argv: str, env: dict[str, str] | None = None) -> subprocess.Comp
     )
     return subprocess.run(
         [sys.executable, "-m", "jaxtypes", *argv],
-        capture_output=True, text=True, env=full_env, cwd=REPO, timeout=120,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        cwd=REPO,
+        timeout=120,
     )
 
 
@@ -127,8 +133,7 @@ def test_table_x32(capsys):
     assert rows[1:] != seed_rows()
 
 
-@pytest.mark.parametrize("argv", [["promote", "uint64", "int8", "--x32"],
-                                  ["promote", "float64", "bfloat16", "--x32"]])
+@pytest.mark.parametrize("argv", [["promote", "uint64", "int8", "--x32"], ["promote", "float64", "bfloat16", "--x32"]])
 def test_promote_x32_prints_its_note_not_the_runtime_warning(argv):
     """The runtime warns for a truncated 64-bit dtype, as JAX does; promote
     notes the truncation on its output instead (every warning shown:
@@ -290,8 +295,7 @@ def test_strict_from_the_environment():
     proc = run_module("promote", "float32", "int32", env=jax_env(JAX_NUMPY_DTYPE_PROMOTION="strict"))
     assert proc.returncode == 1
     assert "when jax_numpy_dtype_promotion=strict" in proc.stdout
-    table = run_module("table", "--format", "csv", env=jax_env(JAX_NUMPY_DTYPE_PROMOTION="strict",
-                                                                JAX_ENABLE_X64="1"))
+    table = run_module("table", "--format", "csv", env=jax_env(JAX_NUMPY_DTYPE_PROMOTION="strict", JAX_ENABLE_X64="1"))
     rows = list(csv.reader(io.StringIO(table.stdout)))
     assert rows[CODES.index("f4") + 1][CODES.index("i4") + 1] == "-"
 
@@ -358,22 +362,41 @@ def test_explain_x32_canonicalizes_as_promote_does(capsys):
 
 # ---------------------------------------------------------------- lattice
 # Direct upper edges, standard mode, x64 (facts), small floats and sub-byte ints written out.
-SMALL_FLOATS = ["float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3",
-                "float8_e8m0fnu", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
-                "float8_e5m2", "float8_e5m2fnuz"]
+SMALL_FLOATS = [
+    "float4_e2m1fn",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e8m0fnu",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+]
 STANDARD_X64_EDGES = {
     ("bool", "i*"),
     *(("i*", t) for t in ["uint8", "uint2", "uint4", "uint1", "int8", "int2", "int4", "int1"]),
-    ("uint8", "uint16"), ("uint8", "int16"),
-    ("uint16", "uint32"), ("uint16", "int32"),
-    ("uint32", "uint64"), ("uint32", "int64"),
+    ("uint8", "uint16"),
+    ("uint8", "int16"),
+    ("uint16", "uint32"),
+    ("uint16", "int32"),
+    ("uint32", "uint64"),
+    ("uint32", "int64"),
     ("uint64", "f*"),
-    ("int8", "int16"), ("int16", "int32"), ("int32", "int64"), ("int64", "f*"),
+    ("int8", "int16"),
+    ("int16", "int32"),
+    ("int32", "int64"),
+    ("int64", "f*"),
     *(("f*", t) for t in SMALL_FLOATS + ["bfloat16", "float16", "c*"]),
-    ("bfloat16", "float32"), ("float16", "float32"),
-    ("float32", "float64"), ("float32", "complex64"),
+    ("bfloat16", "float32"),
+    ("float16", "float32"),
+    ("float32", "float64"),
+    ("float32", "complex64"),
     ("float64", "complex128"),
-    ("c*", "complex64"), ("complex64", "complex128"),
+    ("c*", "complex64"),
+    ("complex64", "complex128"),
 }
 
 
@@ -416,12 +439,28 @@ def test_lattice_x32_has_the_one_different_edge(capsys):
 def test_lattice_strict(capsys):
     code, out, _ = run(capsys, "lattice", "--x64", "--strict")
     assert code == 0
-    ints = ["uint1", "uint2", "uint4", "uint8", "uint16", "uint32", "uint64",
-            "int1", "int2", "int4", "int8", "int16", "int32", "int64"]
+    ints = [
+        "uint1",
+        "uint2",
+        "uint4",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "int1",
+        "int2",
+        "int4",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+    ]
     floats = SMALL_FLOATS + ["bfloat16", "float16", "float32", "float64"]
     expected = (
-        {("i*", "f*")} | {("i*", t) for t in ints}
-        | {("f*", "c*")} | {("f*", t) for t in floats}
+        {("i*", "f*")}
+        | {("i*", t) for t in ints}
+        | {("f*", "c*")}
+        | {("f*", t) for t in floats}
         | {("c*", "complex64"), ("c*", "complex128")}
     )
     assert mermaid_edges(out) == expected
@@ -448,16 +487,28 @@ def test_diff_numpy_known_cells(capsys):
     assert cells[frozenset(("int64", "complex64"))] == ("complex64", "complex128", "dtype")
     # NumPy 2 (NEP 50), like JAX, keeps the array's precision with a Python scalar.
     if np.lib.NumpyVersion(np.__version__) >= "2.0.0":
-        for same in (("int16", "i*"), ("float32", "f*"), ("uint8", "i*"), ("float16", "f*"),
-                     ("complex64", "c*"), ("float32", "c*")):
+        for same in (
+            ("int16", "i*"),
+            ("float32", "f*"),
+            ("uint8", "i*"),
+            ("float16", "f*"),
+            ("complex64", "c*"),
+            ("float32", "c*"),
+        ):
             assert frozenset(same) not in cells, same
     # bfloat16 rows.
     assert cells[frozenset(("bfloat16", "float16"))][0] == "float32"
     assert cells[frozenset(("bfloat16", "float16"))][1] != "float32"
     assert cells[frozenset(("bfloat16", "f*"))][0] == "bfloat16"
     # Where JAX and numpy agree, nothing is listed.
-    for same in (("int8", "int16"), ("uint8", "int8"), ("float32", "float64"),
-                 ("uint32", "int32"), ("float16", "float32"), ("int64", "i*")):
+    for same in (
+        ("int8", "int16"),
+        ("uint8", "int8"),
+        ("float32", "float64"),
+        ("uint32", "int32"),
+        ("float16", "float32"),
+        ("int64", "i*"),
+    ):
         assert frozenset(same) not in cells
     # Each unordered pair once.
     assert len(cells) == len(parse_markdown(out)) - 1
@@ -574,8 +625,26 @@ def test_table_is_jax_result_type_cell_by_cell(capsys, x64, mode):
 @pytest.mark.parametrize("mode", ["standard", "strict"])
 def test_promote_is_jax_result_type_for_every_pair(capsys, x64, mode):
     """promote agrees with JAX, and so with the table, on the 18 seed dtypes."""
-    seed = ["bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
-            "bfloat16", "float16", "float32", "float64", "complex64", "complex128", "i*", "f*", "c*"]
+    seed = [
+        "bool",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "bfloat16",
+        "float16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+        "i*",
+        "f*",
+        "c*",
+    ]
     expected = jax_cells(seed, x64, mode)
     flags = ["--x64" if x64 else "--x32", "--strict" if mode == "strict" else "--standard"]
     wrong = {}
@@ -623,11 +692,13 @@ def test_diff_numpy_is_jax_against_the_installed_numpy(capsys, x64):
     rows = list(csv.reader(io.StringIO(out)))[1:]
     assert {(a, b, j, n) for a, b, j, n, _ in rows} == expected
     # Each difference's kind: weak when the dtypes agree and only JAX's is weak.
-    default = {"i*": "int64" if x64 else "int32", "f*": "float64" if x64 else "float32",
-               "c*": "complex128" if x64 else "complex64"}
+    default = {
+        "i*": "int64" if x64 else "int32",
+        "f*": "float64" if x64 else "float32",
+        "c*": "complex128" if x64 else "complex64",
+    }
     for a, b, j, n, kind in rows:
-        want = ("jax-error" if j == "-" else "numpy-error" if n == "-"
-                else "weak" if default.get(j) == n else "dtype")
+        want = "jax-error" if j == "-" else "numpy-error" if n == "-" else "weak" if default.get(j) == n else "dtype"
         assert kind == want, (a, b, j, n, kind)
 
 
@@ -635,10 +706,21 @@ def test_diff_numpy_is_jax_against_the_installed_numpy(capsys, x64):
 @pytest.mark.parametrize(
     "name, node",
     [
-        ("bool_", "bool"), ("weak_int", "i*"), ("weak_float", "f*"), ("weak_complex", "c*"),
-        ("single", "float32"), ("double", "float64"), ("half", "float16"), ("?", "bool"),
-        ("f4", "float32"), ("i2", "int16"), ("u1", "uint8"), ("c16", "complex128"),
-        ("bf", "bfloat16"), ("float8_e4m3fn", "float8_e4m3fn"), ("int_", "int64"),
+        ("bool_", "bool"),
+        ("weak_int", "i*"),
+        ("weak_float", "f*"),
+        ("weak_complex", "c*"),
+        ("single", "float32"),
+        ("double", "float64"),
+        ("half", "float16"),
+        ("?", "bool"),
+        ("f4", "float32"),
+        ("i2", "int16"),
+        ("u1", "uint8"),
+        ("c16", "complex128"),
+        ("bf", "bfloat16"),
+        ("float8_e4m3fn", "float8_e4m3fn"),
+        ("int_", "int64"),
     ],
 )
 def test_names_numpy_codes_and_markers(name, node):
@@ -649,9 +731,16 @@ def test_names_numpy_codes_and_markers(name, node):
 
 @pytest.mark.parametrize(
     "name, suggestion",
-    [("f32", "float32"), ("i64", "int64"), ("bf16", "bfloat16"), ("u16", "uint16"),
-     ("Float32", "float32"), ("flaot32", "float32"), ("weak_flaot", "weak_float"),
-     ("c64", "complex64")],
+    [
+        ("f32", "float32"),
+        ("i64", "int64"),
+        ("bf16", "bfloat16"),
+        ("u16", "uint16"),
+        ("Float32", "float32"),
+        ("flaot32", "float32"),
+        ("weak_flaot", "weak_float"),
+        ("c64", "complex64"),
+    ],
 )
 def test_typo_suggestions(capsys, name, suggestion):
     code, out, err = run(capsys, "promote", name, "int8")
@@ -687,13 +776,16 @@ def test_bare_jax_stubs_prints_its_usage_and_writes_nothing(tmp_path):
     """`jaxtypes jax-stubs` alone used to write 36 files into ./typings; a user
     typing it wants its usage: argparse's convention for a missing argument
     (usage and one error line on stderr, exit code 2)."""
-    proc = subprocess.run([sys.executable, "-m", "jaxtypes", "jax-stubs"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "jaxtypes", "jax-stubs"], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 2 and proc.stdout == ""
     usage, error = proc.stderr.splitlines()
     assert usage.startswith("usage: jaxtypes jax-stubs [-h] [--out DIR] [{install,check,uninstall}]"), usage
-    assert error == ("jaxtypes: error: jax-stubs: say what to do: install, check or uninstall, or --out DIR "
-                     "to write the stubs into DIR (nothing was written)")
+    assert error == (
+        "jaxtypes: error: jax-stubs: say what to do: install, check or uninstall, or --out DIR "
+        "to write the stubs into DIR (nothing was written)"
+    )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -738,8 +830,12 @@ def test_a_long_argument_is_shortened(argv):
 
 @pytest.mark.parametrize(
     "variable, value",
-    [("JAX_ENABLE_X64", "maybe"), ("JAX_ENABLE_X64", ""), ("JAX_NUMPY_DTYPE_PROMOTION", "loose"),
-     ("JAX_NUMPY_DTYPE_PROMOTION", LONG)],
+    [
+        ("JAX_ENABLE_X64", "maybe"),
+        ("JAX_ENABLE_X64", ""),
+        ("JAX_NUMPY_DTYPE_PROMOTION", "loose"),
+        ("JAX_NUMPY_DTYPE_PROMOTION", LONG),
+    ],
     ids=["x64-word", "x64-empty", "promotion-word", "promotion-long"],
 )
 @pytest.mark.parametrize("how", ["module", "script"])
@@ -750,8 +846,7 @@ def test_a_bad_environment_value_is_one_line(variable, value, how):
     else:  # the installed console script
         script = Path(sys.executable).parent / "jaxtypes"
         assert script.exists(), "the jaxtypes script is not installed next to this python"
-        proc = subprocess.run([str(script), "table"], capture_output=True, text=True, env=env,
-                              cwd=REPO, timeout=120)
+        proc = subprocess.run([str(script), "table"], capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
     assert_one_line_error(proc, variable)
     assert proc.stdout == ""
 
@@ -759,17 +854,19 @@ def test_a_bad_environment_value_is_one_line(variable, value, how):
 def test_a_bad_environment_value_still_raises_for_a_library_user():
     env = jax_env(JAX_ENABLE_X64="maybe")
     env["PYTHONPATH"] = str(REPO)
-    proc = subprocess.run([sys.executable, "-c", "import jaxtypes"], capture_output=True, text=True,
-                          env=env, cwd=REPO, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", "import jaxtypes"], capture_output=True, text=True, env=env, cwd=REPO, timeout=120
+    )
     assert proc.returncode == 1
-    assert proc.stderr.splitlines()[-1].startswith("ValueError: invalid value 'maybe' for environment variable JAX_ENABLE_X64")
+    assert proc.stderr.splitlines()[-1].startswith(
+        "ValueError: invalid value 'maybe' for environment variable JAX_ENABLE_X64"
+    )
 
 
 def run_shell(redirect: str, *argv: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     cmd = " ".join([sys.executable, "-m", "jaxtypes", *argv]) + " " + redirect
-    return subprocess.run(["/bin/sh", "-c", cmd], capture_output=True, text=True, env=env,
-                          cwd=REPO, timeout=120)
+    return subprocess.run(["/bin/sh", "-c", cmd], capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
 
 
 @pytest.mark.parametrize("argv", [["table"], ["promote", "int8", "float32"], ["lattice", "--format", "dot"]])

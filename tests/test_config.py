@@ -65,8 +65,12 @@ def run_python(code: str, **env_vars: str) -> subprocess.CompletedProcess:
     env["PYTHONPATH"] = str(REPO)
     env.update(env_vars)
     return subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True,
-        timeout=120, cwd=str(REPO),
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(REPO),
     )
 
 
@@ -92,8 +96,11 @@ def test_defaults_in_a_fresh_process_are_standard_and_x32():
     proc = run_python(REPORT)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == {
-        "mode": "standard", "x64": False, "variant": ["standard", False],
-        "observed_mode": "standard", "float": "float32",
+        "mode": "standard",
+        "x64": False,
+        "variant": ["standard", False],
+        "observed_mode": "standard",
+        "float": "float32",
     }
 
 
@@ -369,6 +376,7 @@ def _run_threads(targets):
                 fn()
             except BaseException as e:  # noqa: BLE001 - reported below
                 errors.append(e)
+
         return run
 
     threads = [threading.Thread(target=wrap(fn)) for fn in targets]
@@ -455,8 +463,10 @@ def test_threads_exiting_scopes_in_a_crossed_order():
 
     _run_threads([a, b])
     assert seen == {
-        "a_inside": ("strict", False), "a_after": ("standard", False),
-        "b_inside": ("standard", True), "b_after": ("standard", False),
+        "a_inside": ("strict", False),
+        "a_after": ("standard", False),
+        "b_inside": ("standard", True),
+        "b_after": ("standard", False),
     }
 
 
@@ -488,8 +498,10 @@ def test_one_scope_object_shared_by_overlapping_threads():
 
     _run_threads([a, b])
     assert seen == {
-        "a_inside": ("strict", False), "a_after": ("standard", False),
-        "b_inside": ("strict", False), "b_after": ("standard", False),
+        "a_inside": ("strict", False),
+        "a_after": ("standard", False),
+        "b_inside": ("strict", False),
+        "b_after": ("standard", False),
     }
 
 
@@ -529,9 +541,12 @@ def test_asyncio_tasks_see_the_scopes_open_in_their_thread():
         return seen
 
     assert asyncio.run(main()) == {
-        "a_inside": ("strict", True), "a_after": ("standard", True),
-        "b_inside": ("standard", True), "b_after": ("standard", False),
-        "c": ("strict", True), "main": ("standard", False),
+        "a_inside": ("strict", True),
+        "a_after": ("standard", True),
+        "b_inside": ("standard", True),
+        "b_after": ("standard", False),
+        "c": ("strict", True),
+        "main": ("standard", False),
     }
 
 
@@ -606,10 +621,16 @@ def test_asyncio_tasks_sharing_one_scope_object():
 # What JAX 0.10.2 does (run it): the enum options take their string values or
 # JAX's enum members, a bad string is a ValueError and any other type a
 # TypeError; jax_enable_x64 takes any value and reads it as bool(value).
-@pytest.mark.parametrize(("bad", "error"), [
-    ("loose", ValueError), ("STRICT", ValueError), ("", ValueError),
-    (None, TypeError), (1, TypeError),
-])
+@pytest.mark.parametrize(
+    ("bad", "error"),
+    [
+        ("loose", ValueError),
+        ("STRICT", ValueError),
+        ("", ValueError),
+        (None, TypeError),
+        (1, TypeError),
+    ],
+)
 def test_bad_promotion_mode_scope(bad, error):
     with pytest.raises(error) as info:
         numpy_dtype_promotion(bad)
@@ -619,10 +640,20 @@ def test_bad_promotion_mode_scope(bad, error):
     assert observed() == ("standard", False)
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    (np.True_, True), (np.False_, False), (1, True), (0, False), (2, True), ("yes", True),
-    (None, False), (1.5, True), (np.int64(1), True),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (np.True_, True),
+        (np.False_, False),
+        (1, True),
+        (0, False),
+        (2, True),
+        ("yes", True),
+        (None, False),
+        (1.5, True),
+        (np.int64(1), True),
+    ],
+)
 def test_enable_x64_reads_any_value_as_bool_like_jax(value, expected):
     with enable_x64(value):
         assert observed() == ("standard", expected)
@@ -631,8 +662,7 @@ def test_enable_x64_reads_any_value_as_bool_like_jax(value, expected):
     assert observed() == ("standard", expected)
 
 
-@pytest.mark.parametrize(("bad", "error"), [("loose", ValueError), ("Standard", ValueError),
-                                            (None, TypeError)])
+@pytest.mark.parametrize(("bad", "error"), [("loose", ValueError), ("Standard", ValueError), (None, TypeError)])
 def test_bad_config_update_mode_leaves_config_unchanged(bad, error):
     with pytest.raises(error) as info:
         config.update("jax_numpy_dtype_promotion", bad)
@@ -674,8 +704,18 @@ def test_config_update_accepts_bools_and_0_1():
 # --------------------------------------------------------------- environment
 @pytest.mark.parametrize(
     ("x64_env", "expected"),
-    [("1", True), ("true", True), ("True", True), ("yes", True), ("on", True),
-     ("0", False), ("false", False), ("FALSE", False), ("no", False), ("off", False)],
+    [
+        ("1", True),
+        ("true", True),
+        ("True", True),
+        ("yes", True),
+        ("on", True),
+        ("0", False),
+        ("false", False),
+        ("FALSE", False),
+        ("no", False),
+        ("off", False),
+    ],
 )
 def test_env_x64_is_read_at_import(x64_env, expected):
     proc = run_python(REPORT, JAX_ENABLE_X64=x64_env)
@@ -691,8 +731,11 @@ def test_env_promotion_mode_is_read_at_import(mode):
     proc = run_python(REPORT, JAX_NUMPY_DTYPE_PROMOTION=mode, JAX_ENABLE_X64="1")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == {
-        "mode": mode, "x64": True, "variant": [mode, True],
-        "observed_mode": mode, "float": "float64",
+        "mode": mode,
+        "x64": True,
+        "variant": [mode, True],
+        "observed_mode": mode,
+        "float": "float64",
     }
 
 
@@ -723,9 +766,7 @@ print(out)
 """
     proc = run_python(code, JAX_NUMPY_DTYPE_PROMOTION="strict", JAX_ENABLE_X64="true")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == (
-        "[['strict', True], ['standard', False], ['standard', True]]"
-    )
+    assert proc.stdout.strip() == ("[['strict', True], ['standard', False], ['standard', True]]")
 
 
 @pytest.mark.parametrize("bad", ["loose", "STRICT", ""])
@@ -848,11 +889,14 @@ print(json.dumps([a, b, c, jaxtypes.config.read('jax_enable_x64')]))
 """
 
 
-@pytest.mark.parametrize("first", [
-    "import jaxtypes\nimport jax",  # jaxtypes first: it notices JAX when JAX is imported
-    "import jax\nimport jaxtypes",
-    "import jaxtypes, numpy\njaxtypes.result_type(1.0)\nimport jax",  # caches warm before
-])
+@pytest.mark.parametrize(
+    "first",
+    [
+        "import jaxtypes\nimport jax",  # jaxtypes first: it notices JAX when JAX is imported
+        "import jax\nimport jaxtypes",
+        "import jaxtypes, numpy\njaxtypes.result_type(1.0)\nimport jax",  # caches warm before
+    ],
+)
 def test_jaxtypes_follows_jax_whichever_is_imported_first(first):
     proc = run_python_installed(FOLLOW.format(first=first))
     assert proc.returncode == 0, proc.stderr
@@ -879,6 +923,10 @@ def run_python_installed(code: str) -> subprocess.CompletedProcess:
     a directory where the checkout is not importable."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_") and k != "PYTHONPATH"}
     return subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True,
-        timeout=120, cwd="/",
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd="/",
     )

@@ -35,14 +35,17 @@ import pytest
 from jax import dtypes as jax_dtypes
 
 import jaxtypes
-from jaxtypes import config, enable_x64, lattice, numpy_dtype_promotion, promotion
+from jaxtypes import config, enable_x64, numpy_dtype_promotion, promotion
 
 
 def run_fresh(code: str, tmp_path: Path) -> dict[str, Any]:
     """Run ``code`` in a fresh interpreter on the installed jaxtypes (no JAX, cold caches)."""
     proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-        timeout=120, cwd=str(tmp_path),
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(tmp_path),
         env={"PATH": "/usr/bin:/bin", "PYTHONNOUSERSITE": "1"},
     )
     assert proc.returncode == 0, proc.stderr
@@ -50,19 +53,21 @@ def run_fresh(code: str, tmp_path: Path) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------ deterministic
-@pytest.mark.parametrize("operands", [
-    "np.zeros(1, np.float32), np.zeros(1, np.int32)",
-    "np.dtype('float32'), np.dtype('int32')",
-    "'float32', 'int32'",
-    "np.float32, np.int32",
-    "np.float32(1), np.int32(1)",
-])
-def test_update_inside_result_type_does_not_poison_the_strict_cache(
-    tmp_path: Path, operands: str
-) -> None:
+@pytest.mark.parametrize(
+    "operands",
+    [
+        "np.zeros(1, np.float32), np.zeros(1, np.int32)",
+        "np.dtype('float32'), np.dtype('int32')",
+        "'float32', 'int32'",
+        "np.float32, np.int32",
+        "np.float32(1), np.int32(1)",
+    ],
+)
+def test_update_inside_result_type_does_not_poison_the_strict_cache(tmp_path: Path, operands: str) -> None:
     # The update lands while result_type is in lattice_result_type;
     # for every input kind the cache keys.
-    report = run_fresh("""
+    report = run_fresh(
+        """
         import json, sys
         import numpy as np
         import jaxtypes as jt
@@ -89,7 +94,9 @@ def test_update_inside_result_type_does_not_poison_the_strict_cache(
         standard = [answer(), answer()]
         print(json.dumps({"fired": bool(fired), "during": during, "after": after,
                           "scoped": scoped, "standard": standard}))
-    """.replace("OPERANDS", operands), tmp_path)
+    """.replace("OPERANDS", operands),
+        tmp_path,
+    )
     assert report["fired"]
     # The call began under standard: its answer is standard's, stored as standard's.
     assert report["during"] == "float32"
@@ -99,7 +106,8 @@ def test_update_inside_result_type_does_not_poison_the_strict_cache(
 
 
 def test_x64_flipped_inside_promote_types_does_not_poison_the_x64_cache(tmp_path: Path) -> None:
-    report = run_fresh("""
+    report = run_fresh(
+        """
         import json, sys
         import jaxtypes as jt
         fired = []
@@ -119,7 +127,9 @@ def test_x64_flipped_inside_promote_types_does_not_poison_the_x64_cache(tmp_path
             x32 = [jt.promote_types("uint32", "int32").name for _ in range(2)]
         print(json.dumps({"fired": bool(fired), "during": during, "after": after,
                           "scoped": scoped, "x32": x32}))
-    """, tmp_path)
+    """,
+        tmp_path,
+    )
     assert report["fired"]
     assert report["during"] == "int32"  # begun with x64 off
     assert report["after"] == ["int64", "int64"]  # JAX under x64
@@ -131,7 +141,8 @@ def test_scopes_entered_while_update_runs(tmp_path: Path) -> None:
     # Scopes are entered while config.update runs (here: at every
     # line it executes; copied contexts make no difference, scopes being per
     # thread).  The update must neither fail nor leave any answer stale.
-    report = run_fresh("""
+    report = run_fresh(
+        """
         import contextvars, json, sys
         import jaxtypes as jt
         from jaxtypes.config import current_variant
@@ -164,7 +175,9 @@ def test_scopes_entered_while_update_runs(tmp_path: Path) -> None:
             "read": jt.config.read("jax_numpy_dtype_promotion"), "here": here,
             "elsewhere": sorted({tuple(ctx.run(current_variant)) for ctx in contexts}),
         }))
-    """, tmp_path)
+    """,
+        tmp_path,
+    )
     assert report["error"] is None
     assert report["entered"] > 1
     assert report["read"] == "strict"
@@ -218,13 +231,31 @@ def _node_dtype(node: str) -> np.dtype:
 def _pool() -> list[Any]:
     # No 64-bit dtypes: with x64 off, their answers depend on a third setting
     # (jax_explicit_x64_dtypes, tested elsewhere); 64-bit results still occur.
-    names = ["bool", "int8", "uint8", "int16", "uint16", "uint32", "int32",
-             "float16", "bfloat16", "float32", "complex64", "float8_e4m3fn"]
+    names = [
+        "bool",
+        "int8",
+        "uint8",
+        "int16",
+        "uint16",
+        "uint32",
+        "int32",
+        "float16",
+        "bfloat16",
+        "float32",
+        "complex64",
+        "float8_e4m3fn",
+    ]
     dts = [_node_dtype(n) for n in names]
     # Every input kind result_type keys: dtypes, names, scalar types, arrays,
     # numpy scalars, Python scalars and types, None.
-    return (dts + names + [d.type for d in dts] + [np.zeros(1, d) for d in dts]
-            + [d.type(1) for d in dts] + [int, float, complex, 3, 0.5, 1j, True, None])
+    return (
+        dts
+        + names
+        + [d.type for d in dts]
+        + [np.zeros(1, d) for d in dts]
+        + [d.type(1) for d in dts]
+        + [int, float, complex, 3, 0.5, 1j, True, None]
+    )
 
 
 def _questions(seed: int = 14) -> list[tuple[str, tuple[Any, ...]]]:
@@ -250,8 +281,10 @@ def _outcome(fn: Callable[..., Any], args: tuple[Any, ...], **kw: Any) -> tuple[
 
 def _jax_table(questions: list[tuple[str, tuple[Any, ...]]]) -> dict[tuple[str, bool], list[Any]]:
     """JAX's answer to every question in every configuration, in this thread."""
-    fns = {"promote_types": jnp.promote_types,
-           "result_type": lambda *a: jax_dtypes.result_type(*a, return_weak_type_flag=True)}
+    fns = {
+        "promote_types": jnp.promote_types,
+        "result_type": lambda *a: jax_dtypes.result_type(*a, return_weak_type_flag=True),
+    }
     table = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -358,11 +391,14 @@ def test_stress_threads_and_tasks_against_a_single_threaded_table() -> None:
             except BaseException as err:  # noqa: BLE001 - reported as a failure
                 with lock:
                     wrong.append(f"{fn.__name__} raised {err!r}")
+
         return threading.Thread(target=run)
 
-    threads = ([guarded(scoped_worker, k) for k in range(4)]
-               + [guarded(process_worker, 10 + k) for k in range(2)]
-               + [guarded(flipper), guarded(clearer), guarded(asyncio.run, tasks())])
+    threads = (
+        [guarded(scoped_worker, k) for k in range(4)]
+        + [guarded(process_worker, 10 + k) for k in range(2)]
+        + [guarded(flipper), guarded(clearer), guarded(asyncio.run, tasks())]
+    )
     old_interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-5)  # switch threads often: more interleavings
     try:

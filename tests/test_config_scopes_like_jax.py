@@ -43,17 +43,14 @@ pytestmark = pytest.mark.filterwarnings("ignore:Explicitly requested dtype")
 
 TESTS = Path(__file__).resolve().parent
 
-JAX = sc.Scopes("jax", jax.enable_x64, jax.numpy_dtype_promotion,
-                jax_config_internal.explicit_x64_dtypes)
-JT = sc.Scopes("jaxtypes", jaxtypes.enable_x64, jaxtypes.numpy_dtype_promotion,
-               jaxtypes.explicit_x64_dtypes)
+JAX = sc.Scopes("jax", jax.enable_x64, jax.numpy_dtype_promotion, jax_config_internal.explicit_x64_dtypes)
+JT = sc.Scopes("jaxtypes", jaxtypes.enable_x64, jaxtypes.numpy_dtype_promotion, jaxtypes.explicit_x64_dtypes)
 KINDS = {"jaxtypes": JT, "jax": JAX}
 MIXES = [("jaxtypes", "jaxtypes"), ("jaxtypes", "jax"), ("jax", "jaxtypes"), ("jax", "jax")]
 
 JAX_PROBE = sc.make_probe(jnp.promote_types, jnp.result_type)
 C_PROBE = sc.make_probe(jaxtypes.promote_types, jaxtypes.result_type)
-PYTHON_PROBE = sc.make_probe(getattr(promotion, "_promote_types_py"),
-                             getattr(promotion, "_result_type_py"))
+PYTHON_PROBE = sc.make_probe(promotion._promote_types_py, promotion._result_type_py)
 SCENARIOS = {s.__name__: s for s in sc.SCENARIOS}
 
 
@@ -85,8 +82,7 @@ def test_the_answers_differ_between_the_cases() -> None:
     assert {p[:2] for p in seen} == {("int32", "float32"), ("int64", "float64")}
     assert {p[2] for p in seen} == {"int32", "int64", "error: TypePromotionError"}
     assert {p[3] for p in seen} == {"float32", "error: TypePromotionError"}
-    assert {p[4] for p in seen} == {"int64", "int32", "error: ValueError",
-                                    "error: TypePromotionError"}
+    assert {p[4] for p in seen} == {"int64", "int32", "error: ValueError", "error: TypePromotionError"}
     # The bug this file was written for: a task created inside an x64 scope
     # and run after it sees x64 off, in JAX.
     inside, after, task, strict_task = jax_answers("task_created_inside_a_scope_runs_after_it")
@@ -127,18 +123,23 @@ print(json.dumps({"accelerated": promotion.ACCELERATED, "jax": "jax" in sys.modu
 
 
 def run_child(block_c: bool, with_jax: bool, tmp_path: Path) -> dict[str, Any]:
-    code = (CHILD.replace("TESTS", repr(str(TESTS))).replace("BLOCK_C", repr(block_c))
-            .replace("WITH_JAX", repr(with_jax)))
+    code = (
+        CHILD.replace("TESTS", repr(str(TESTS))).replace("BLOCK_C", repr(block_c)).replace("WITH_JAX", repr(with_jax))
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")}
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=300, cwd=str(tmp_path), env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=str(tmp_path), env=env
+    )
     assert proc.returncode == 0, proc.stderr
     report: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
     return report
 
 
-@pytest.mark.parametrize(("block_c", "with_jax"), [(True, True), (True, False), (False, False)],
-                         ids=["no C module", "no C module, no JAX", "no JAX"])
+@pytest.mark.parametrize(
+    ("block_c", "with_jax"),
+    [(True, True), (True, False), (False, False)],
+    ids=["no C module", "no C module, no JAX", "no JAX"],
+)
 def test_in_a_fresh_interpreter(block_c: bool, with_jax: bool, tmp_path: Path) -> None:
     report = run_child(block_c, with_jax, tmp_path)
     assert report["accelerated"] is (not block_c)
@@ -168,8 +169,9 @@ def test_jax_imported_inside_a_jaxtypes_scope(tmp_path: Path) -> None:
         print(json.dumps(seen))
     """)
     env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")}
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, cwd=str(tmp_path), env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=str(tmp_path), env=env
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == ["int64", "int32", "int32", "int64", "int32", "int32"]
 
@@ -184,6 +186,7 @@ def test_reusing_one_scope_object_nested_restores_the_outer_value() -> None:
     object entered twice, nested, forgets the outer entry's value and leaves
     its setting changed after the outer exit.  jaxtypes keeps one saved value
     per entry: the setting is restored.  (Both written out as run.)"""
+
     def reuse(kind: sc.Scopes, probe: Callable[[], tuple[str, ...]]) -> list[str]:
         strict = kind.numpy_dtype_promotion("strict")
         with strict:
@@ -192,11 +195,12 @@ def test_reusing_one_scope_object_nested_restores_the_outer_value() -> None:
             inside = probe()[3]
         return [inside, probe()[3]]
 
-    assert sc._in_thread(lambda: reuse(JAX, JAX_PROBE)) == [
-        "error: TypePromotionError", "error: TypePromotionError"]
+    assert sc._in_thread(lambda: reuse(JAX, JAX_PROBE)) == ["error: TypePromotionError", "error: TypePromotionError"]
     for probe in (C_PROBE, PYTHON_PROBE):
-        assert sc._in_thread(lambda: reuse(JT, probe)) == [
-            "error: TypePromotionError", "float32"]
+        assert sc._in_thread(lambda: reuse(JT, probe)) == [  # noqa: B023 - called at once
+            "error: TypePromotionError",
+            "float32",
+        ]
 
 
 def test_a_decorated_coroutine_function_holds_the_scope_while_it_runs() -> None:
@@ -204,6 +208,7 @@ def test_a_decorated_coroutine_function_holds_the_scope_while_it_runs() -> None:
     before its body runs; jaxtypes' holds over the body, as a JAX scope in a
     ``with`` block in the coroutine does (the same answers, overlapping tasks
     included)."""
+
     def run(decorate: bool, kind: sc.Scopes, probe: Callable[[], tuple[str, ...]]) -> list[Any]:
         async def body(started: asyncio.Event, other: asyncio.Event) -> tuple[str, ...]:
             started.set()
@@ -215,6 +220,7 @@ def test_a_decorated_coroutine_function_holds_the_scope_while_it_runs() -> None:
             strict_task = kind.numpy_dtype_promotion("strict")(body)
             x64_task = kind.enable_x64(True)(body)
         else:
+
             async def strict_task(s: asyncio.Event, o: asyncio.Event) -> tuple[str, ...]:
                 with kind.numpy_dtype_promotion("strict"):
                     return await body(s, o)

@@ -35,8 +35,8 @@ PYRIGHT_NOT_CALLABLE = '\n  Attribute "__call__" is unknown'
 # arithmetic (jaxtypes/stubgen.py, _table_class).
 KNOWN_LEAKS: dict[str, str] = {
     "mypy": 'binary operators: Argument 1 to "__call__" of "_add_int4" has incompatible type '
-            '"Array[float32]"; No overload variant of "__call__" of "_add_int4" matches '
-            'argument type "float"',
+    '"Array[float32]"; No overload variant of "__call__" of "_add_int4" matches '
+    'argument type "float"',
 }
 
 
@@ -68,17 +68,25 @@ def test_internal_name_pattern() -> None:
     assert not INTERNAL.search('Unsupported operand types for & ("Array[float32]" and "float")')
     assert not INTERNAL.search("`jaxtypes._array.Array.astype`")
     assert not INTERNAL.search('not assignable to "ndarray[_AnyShape, dtype[Any]]"')
-    pyright_not_callable = ('Object of type "ArgmaxNotSupportedForComplex64" is not callable'
-                            '\n\xa0\xa0Attribute "__call__" is unknown (reportCallIssue)')
-    assert not internal_names({"f.py": "x  # E: promotion\n"},
-                              {("f.py", 1): [Error("reportCallIssue", pyright_not_callable)]})
-    assert internal_names({"f.py": "x  # E: promotion\n"},
-                          {("f.py", 1): [Error("reportCallIssue", 'No overloads for "__call__"')]})
+    pyright_not_callable = (
+        'Object of type "ArgmaxNotSupportedForComplex64" is not callable'
+        '\n\xa0\xa0Attribute "__call__" is unknown (reportCallIssue)'
+    )
+    assert not internal_names(
+        {"f.py": "x  # E: promotion\n"}, {("f.py", 1): [Error("reportCallIssue", pyright_not_callable)]}
+    )
+    assert internal_names(
+        {"f.py": "x  # E: promotion\n"}, {("f.py", 1): [Error("reportCallIssue", 'No overloads for "__call__"')]}
+    )
 
 
-@pytest.mark.parametrize("checker", [
-    pytest.param(c, marks=pytest.mark.xfail(reason=KNOWN_LEAKS[c], strict=True))
-    if c in KNOWN_LEAKS else c for c in (*CHECKERS, MYPY_PLUGIN)])
+@pytest.mark.parametrize(
+    "checker",
+    [
+        pytest.param(c, marks=pytest.mark.xfail(reason=KNOWN_LEAKS[c], strict=True)) if c in KNOWN_LEAKS else c
+        for c in (*CHECKERS, MYPY_PLUGIN)
+    ],
+)
 def test_scenario_errors_name_no_internals(checker: str, tmp_path: Path) -> None:
     files = scenario_files()
     errors = run(checker, tmp_path, stage(files, tmp_path))

@@ -133,8 +133,7 @@ def run_live(data: dict[str, Any], always_stride: int, stride: int) -> Live:
             sub = [tasks[i] for i in sample(label, always_stride, stride)]
             recorded = [cell_at(cfg, t) for t in sub]
             recorded_c = [comparable(c, messages) for c in recorded]
-            crashes = frozenset(j for j, c in enumerate(recorded)
-                                if c.get("error") == "ProcessCrash")
+            crashes = frozenset(j for j, c in enumerate(recorded) if c.get("error") == "ProcessCrash")
             jobs[label] = (sub, recorded_c, pool.submit(gen.supervise, label, sub, None, crashes))
     out = {}
     for label, (sub, recorded, fut) in jobs.items():
@@ -253,10 +252,8 @@ DEFAULT_FACTS = [
     (("numpy_left", ("+", "int8", "np.int32(1)")), {"dtype": "int32", "weak": False}),
     (("numpy_right", ("+", "bfloat16", "np.float64(1)")), {"dtype": "float32", "weak": False}),
     (("numpy_right", ("**", "int8", "np.int32(1)")), {"dtype": "int8", "weak": False}),
-    (("numpy_right", ("+", "float32", "np.ones(2, np.float32)")),
-     {"dtype": "float32", "weak": False}),
-    (("numpy_left", ("+", "float32", "np.ones(2, np.float64)")),
-     {"dtype": "float32", "weak": False}),
+    (("numpy_right", ("+", "float32", "np.ones(2, np.float32)")), {"dtype": "float32", "weak": False}),
+    (("numpy_left", ("+", "float32", "np.ones(2, np.float64)")), {"dtype": "float32", "weak": False}),
     (("numpy_left", ("<", "float32", "np.float32(1)")), {"dtype": "bool", "weak": False}),
 ]
 
@@ -266,12 +263,15 @@ def test_default_facts(data: dict[str, Any], task: gen.Task, expected: dict[str,
     assert cell_at(data["configs"]["standard-x32"], task) == expected
 
 
-@pytest.mark.parametrize("task, error", [
-    (("unary", ("-x", "bool_")), "TypeError"),
-    (("unary", ("~x", "float32")), "TypeError"),
-    (("binary", ("+", "float8_e4m3fn", "float8_e5m2")), "TypePromotionError"),
-    (("binary", ("+", "int4", "int8")), "TypePromotionError"),
-    (("numpy_right", ("@", "int8", "np.int8(1)")), "ValueError"),
-])
+@pytest.mark.parametrize(
+    "task, error",
+    [
+        (("unary", ("-x", "bool_")), "TypeError"),
+        (("unary", ("~x", "float32")), "TypeError"),
+        (("binary", ("+", "float8_e4m3fn", "float8_e5m2")), "TypePromotionError"),
+        (("binary", ("+", "int4", "int8")), "TypePromotionError"),
+        (("numpy_right", ("@", "int8", "np.int8(1)")), "ValueError"),
+    ],
+)
 def test_default_errors(data: dict[str, Any], task: gen.Task, error: str) -> None:
     assert cell_at(data["configs"]["standard-x32"], task)["error"] == error

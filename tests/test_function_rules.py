@@ -26,11 +26,14 @@ UNTYPED = ("untyped", "higher_order")
 
 # (function, config, probe key) -> why the rule and JAX differ.  The test
 # checks each still differs, so that the list stays exact.
-_ABS_INT1 = ("jax.numpy.abs gives int8 for an int1 array (eval_shape), where the abs rule "
-             "it shares with the abs(x) operator (jaxtypes.ops.unary) refuses sub-byte ints")
+_ABS_INT1 = (
+    "jax.numpy.abs gives int8 for an int1 array (eval_shape), where the abs rule "
+    "it shares with the abs(x) operator (jaxtypes.ops.unary) refuses sub-byte ints"
+)
 EXCLUSIONS: dict[tuple[str, str, str], str] = {
     (f"jax.numpy.{name}", config, "int1"): _ABS_INT1
-    for name in ("abs", "absolute") for config in ("standard-x32", "standard-x64")
+    for name in ("abs", "absolute")
+    for config in ("standard-x32", "standard-x64")
 }
 
 
@@ -50,7 +53,7 @@ def parse_key(key: str) -> tuple[tuple[str, ...], str | None]:
     dtype = None
     for part in filter(None, key.split(",")):
         if part.startswith("dtype="):
-            dtype = None if part == "dtype=None" else part[len("dtype="):]
+            dtype = None if part == "dtype=None" else part[len("dtype=") :]
         else:
             inputs.append("uint32" if part == "uint32[2]" else part)
     return tuple(inputs), dtype
@@ -149,8 +152,9 @@ def test_other_results_agree_with_jax() -> None:
     declared = {n for n, r in functions.TABLE.items() if r.others}
     assert declared <= set(multi), f"others declared for one-dtype results: {sorted(declared - set(multi))}"
     assert checked > 0
-    assert set(multi) - declared == set(functions.SEVERAL_RESULT_DTYPES), \
+    assert set(multi) - declared == set(functions.SEVERAL_RESULT_DTYPES), (
         f"typed, results of different dtypes, no others: {sorted(set(multi) - declared)}"
+    )
 
 
 def test_preferred_results_are_jax_s() -> None:
@@ -170,7 +174,8 @@ def test_preferred_results_are_jax_s() -> None:
                     assert cell == preferred, f"{probe}({node}, {node}, {preferred}) in {config}: JAX {cell}"
                     checked += 1
     assert checked == len(CONFIGS) * len(functions.PREFERRED_TYPED) * sum(
-        len(inputs) for inputs in functions.PREFERRED_RESULTS.values())
+        len(inputs) for inputs in functions.PREFERRED_RESULTS.values()
+    )
 
 
 def test_unknown_inputs_are_the_ones_the_family_gets_wrong() -> None:
@@ -191,8 +196,9 @@ def test_unknown_inputs_are_the_ones_the_family_gets_wrong() -> None:
     for name, rule in functions.TABLE.items():
         if rule.unknown:
             assert len(rule.reason) > 10, name
-            assert set(rule.unknown) == needed.get(name, set()), \
+            assert set(rule.unknown) == needed.get(name, set()), (
                 f"{name}: unknown {sorted(rule.unknown)}, needed {sorted(needed.get(name, set()))}"
+            )
 
 
 def test_every_typed_entry_has_data() -> None:
@@ -201,8 +207,9 @@ def test_every_typed_entry_has_data() -> None:
         probed = {table_name(p) for p in data["configs"][config]["results"]}
         typed = {n for n, r in functions.TABLE.items() if r.family not in UNTYPED}
         assert not typed - probed, f"{config}: no JAX data for {sorted(typed - probed)}"
-        assert not probed - set(functions.TABLE), \
+        assert not probed - set(functions.TABLE), (
             f"{config}: probed but not in the table: {sorted(probed - set(functions.TABLE))}"
+        )
 
 
 def test_every_typed_entry_has_an_answer_that_is_not_an_error() -> None:
@@ -294,9 +301,18 @@ def test_committed_data_is_fresh() -> None:
     """Re-run JAX on a sample of functions and compare with the committed data."""
     # The most used functions of one input (a pair probe is hundreds of calls),
     # plus a seeded sample of the other one-input probes: well under 30 s.
-    fixed = ["jax.numpy.sqrt", "jax.numpy.sum", "jax.numpy.zeros", "jax.numpy.asarray",
-             "jax.random.split", "jax.random.normal", "jax.nn.softmax", "jax.nn.relu",
-             "jax.numpy.mean", "jax.numpy.reshape"]
+    fixed = [
+        "jax.numpy.sqrt",
+        "jax.numpy.sum",
+        "jax.numpy.zeros",
+        "jax.numpy.asarray",
+        "jax.random.split",
+        "jax.random.normal",
+        "jax.nn.softmax",
+        "jax.nn.relu",
+        "jax.numpy.mean",
+        "jax.numpy.reshape",
+    ]
     others = [n for n in _probes(("x", "d", "k", "n")) if n not in fixed]
     _assert_live_probes_agree(set(fixed) | set(random.Random(11).sample(others, 8)))
 

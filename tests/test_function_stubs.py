@@ -38,14 +38,12 @@ UNKNOWN = re.compile(r"^(?:[\w.]+\.)?Array(?:\[(?:Any|Unknown)\])?$|^Any$|^Unkno
 SETUPS = ("mypy", MYPY_PLUGIN, "pyright", "basedpyright", "pyrefly", "ty")
 # Right answers of standard-x32.py per set-up when the stubs were made: a drop
 # means calls the stubs typed before are unknown now.
-KNOWN = {"mypy": 2429, MYPY_PLUGIN: 2641, "pyright": 2431, "basedpyright": 2431, "pyrefly": 2457,
-         "ty": 2491}
+KNOWN = {"mypy": 2429, MYPY_PLUGIN: 2641, "pyright": 2431, "basedpyright": 2431, "pyrefly": 2457, "ty": 2491}
 KNOWN_X64_PLUGIN = 2468
 
 
 def answers(text: str) -> dict[int, str]:
-    return {n: m.group("answer") for n, line in enumerate(text.splitlines(), 1)
-            if (m := ANSWER.search(line))}
+    return {n: m.group("answer") for n, line in enumerate(text.splitlines(), 1) if (m := ANSWER.search(line))}
 
 
 def verdict(revealed_type: str, answer: str) -> str:
@@ -75,14 +73,14 @@ def verdict(revealed_type: str, answer: str) -> str:
 @pytest.fixture(scope="module")
 def typings(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("function-stubs") / "typings"
-    proc = subprocess.run([sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", str(out)],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", str(out)], capture_output=True, text=True, timeout=600
+    )
     assert proc.returncode == 0, proc.stderr
     return out
 
 
-def _check(setup: str, case: str, typings: Path, root: Path, mypy_config: str | None = None
-           ) -> dict[str, list[str]]:
+def _check(setup: str, case: str, typings: Path, root: Path, mypy_config: str | None = None) -> dict[str, list[str]]:
     text = (CASES / case).read_text()
     shutil.copytree(typings, root / "typings")
     paths = stage({case: text}, root)
@@ -108,12 +106,17 @@ def test_results_of_varying_dtypes_keep_jax_s_return(typings: Path) -> None:
     def returns(name: str) -> list[str]:
         module, _, short = name.rpartition(".")
         rel = module.split(".")[1:]
-        for path in (typings / "jax-stubs").joinpath(*rel).with_suffix(".pyi"), \
-                (typings / "jax-stubs").joinpath(*rel, "__init__.pyi"):
+        for path in (
+            (typings / "jax-stubs").joinpath(*rel).with_suffix(".pyi"),
+            (typings / "jax-stubs").joinpath(*rel, "__init__.pyi"),
+        ):
             if path.is_file():
                 tree = ast.parse(path.read_text())
-                return [ast.unparse(f.returns) for f in tree.body
-                        if isinstance(f, ast.FunctionDef) and f.name == short and f.returns is not None]
+                return [
+                    ast.unparse(f.returns)
+                    for f in tree.body
+                    if isinstance(f, ast.FunctionDef) and f.name == short and f.returns is not None
+                ]
         return []
 
     for name in functions.SEVERAL_RESULT_DTYPES:
@@ -147,9 +150,14 @@ def test_plugin_gives_x64_answers(typings: Path, tmp_path: Path) -> None:
 
 # ------------------------------------------------------- strict promotion
 STRICT_CALLS = {
-    "jnp.maximum(b, f)": None, "jnp.where(m, b, f)": None, "jnp.concatenate([b, f])": None,
-    "jnp.maximum(f, 1.0)": "float32", "jnp.where(m, f, f)": "float32", "jnp.sqrt(i)": "float32",
-    "jnp.dot(b, b)": "bfloat16", "jnp.add(i, 2)": "int8",
+    "jnp.maximum(b, f)": None,
+    "jnp.where(m, b, f)": None,
+    "jnp.concatenate([b, f])": None,
+    "jnp.maximum(f, 1.0)": "float32",
+    "jnp.where(m, f, f)": "float32",
+    "jnp.sqrt(i)": "float32",
+    "jnp.dot(b, b)": "bfloat16",
+    "jnp.add(i, 2)": "int8",
 }
 
 
@@ -168,10 +176,12 @@ def _jax_under_strict() -> dict[str, str | None]:
         "            raise\n"
         "        except Exception:\n"
         "            out[call] = None\n"
-        "print(json.dumps(out))\n")
+        "print(json.dumps(out))\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     import json
+
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -181,11 +191,13 @@ def test_plugin_strict_promotion_in_functions(typings: Path, tmp_path: Path) -> 
     truth = _jax_under_strict()
     assert truth == STRICT_CALLS  # (the written-out answers are JAX's)
     body = "\n".join(f"    reveal_type({call})" for call in STRICT_CALLS)
-    text = ("from __future__ import annotations\nimport jax, jax.numpy as jnp\n"
-            "from typing_extensions import reveal_type\n"
-            "from jaxtypes import bfloat16, bool_, float32, int8\n\n"
-            "def f_(b: jax.Array[bfloat16], f: jax.Array[float32], i: jax.Array[int8], m: jax.Array[bool_]) -> None:\n"
-            f"{body}\n")
+    text = (
+        "from __future__ import annotations\nimport jax, jax.numpy as jnp\n"
+        "from typing_extensions import reveal_type\n"
+        "from jaxtypes import bfloat16, bool_, float32, int8\n\n"
+        "def f_(b: jax.Array[bfloat16], f: jax.Array[float32], i: jax.Array[int8], m: jax.Array[bool_]) -> None:\n"
+        f"{body}\n"
+    )
     shutil.copytree(typings, tmp_path / "typings")
     paths = stage({"strict.py": text}, tmp_path)
     config = plugin_config(promotion="strict")

@@ -22,7 +22,10 @@ SECTIONS = ("promotion-table", "promotion-table-x32-differences", "lattice-merma
 def generate(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, str(GENERATE), *args],
-        capture_output=True, text=True, cwd=REPO, timeout=300,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
     )
 
 
@@ -110,8 +113,7 @@ def test_replace_section(gen):
     text = "# t\n\nbefore\n" + _markers("x") + "after\n"
     out = gen.replace_section(text, "x", "hello\n")
     assert out == (
-        "# t\n\nbefore\n<!-- BEGIN GENERATED: x -->\n" + gen.NOTICE + "\n\nhello\n\n"
-        "<!-- END GENERATED: x -->\nafter\n"
+        "# t\n\nbefore\n<!-- BEGIN GENERATED: x -->\n" + gen.NOTICE + "\n\nhello\n\n<!-- END GENERATED: x -->\nafter\n"
     )
     assert gen.replace_section(out, "x", "hello\n") == out
     assert gen.replace_section(text, "other", "hello") is None
@@ -139,8 +141,7 @@ def test_malformed_markers_fail_check(tmp_path: Path):
 
 def test_missing_markers_are_skipped_not_stale(tmp_path: Path):
     (tmp_path / "README.md").write_text("# jaxtypes\n", encoding="utf-8")
-    sections = ["promotion-table", "promotion-table-x32-differences", "lattice-mermaid",
-                "numpy-differences"]
+    sections = ["promotion-table", "promotion-table-x32-differences", "lattice-mermaid", "numpy-differences"]
     proc = generate("--check", "--root", str(tmp_path), *sections)
     assert proc.returncode == 0
     assert "no markers for section 'promotion-table'" in proc.stderr
@@ -159,8 +160,8 @@ def test_file_and_file_set_targets(gen, tmp_path: Path, monkeypatch):
     changes, _ = gen.plan(root=tmp_path)
     listed = {(c.what, c.old is None, c.new is None) for c in changes}
     assert listed == {
-        ("out/one.txt", True, False),   # to create
-        ("cases/b.py", True, False),    # to create
+        ("out/one.txt", True, False),  # to create
+        ("cases/b.py", True, False),  # to create
         ("cases/old.py", False, True),  # to delete
     }
     gen.apply(changes)

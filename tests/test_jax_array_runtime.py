@@ -28,7 +28,7 @@ import pytest
 from beartype.roar import BeartypeCallHintParamViolation
 
 import jaxtypes
-from jaxtypes import bfloat16, float32, int32, weak_float
+from jaxtypes import bfloat16, float32, weak_float
 
 try:
     from jaxtyping import Float32, TypeCheckError, jaxtyped
@@ -89,16 +89,15 @@ def run_module(tmp_path: Path, module: str, report: str) -> subprocess.Completed
     (tmp_path / "mod.py").write_text(module)
     env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_") and k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(tmp_path)
-    return subprocess.run([sys.executable, "-c", report], capture_output=True, text=True,
-                          timeout=120, cwd=str(tmp_path), env=env)
+    return subprocess.run(
+        [sys.executable, "-c", report], capture_output=True, text=True, timeout=120, cwd=str(tmp_path), env=env
+    )
 
 
 @pytest.mark.parametrize("future", [True, False], ids=["postponed", "evaluated"])
 @pytest.mark.parametrize("order", list(IMPORTS))
-def test_a_module_annotated_with_jax_array_of_a_marker(tmp_path: Path, order: str,
-                                                      future: bool) -> None:
-    module = MODULE.format(future="from __future__ import annotations" if future else "",
-                           imports=IMPORTS[order])
+def test_a_module_annotated_with_jax_array_of_a_marker(tmp_path: Path, order: str, future: bool) -> None:
+    module = MODULE.format(future="from __future__ import annotations" if future else "", imports=IMPORTS[order])
     proc = run_module(tmp_path, module, REPORT)
     assert proc.returncode == 0, proc.stderr
     marked = [True, ["float32"]]
@@ -115,15 +114,14 @@ def test_a_module_annotated_with_jax_array_of_a_marker(tmp_path: Path, order: st
 @pytest.mark.parametrize("future", [True, False], ids=["postponed", "evaluated"])
 def test_without_jaxtypes_jax_array_is_not_subscriptable(tmp_path: Path, future: bool) -> None:
     # What the tests above would meet without jaxtypes' __class_getitem__: JAX's own error.
-    module = MODULE.format(future="from __future__ import annotations" if future else "",
-                           imports="import jax").replace(
+    module = MODULE.format(future="from __future__ import annotations" if future else "", imports="import jax").replace(
         "from jaxtypes import bfloat16, float32, int32, weak_float",
-        "from numpy import float32, int32\nfrom ml_dtypes import bfloat16\nweak_float = float")
+        "from numpy import float32, int32\nfrom ml_dtypes import bfloat16\nweak_float = float",
+    )
     report = "import typing, mod\ntyping.get_type_hints(mod.scale)\n"
     proc = run_module(tmp_path, module, report)
     assert proc.returncode != 0
-    assert proc.stderr.strip().splitlines()[-1] == (
-        "TypeError: type 'jaxlib._jax.Array' is not subscriptable")
+    assert proc.stderr.strip().splitlines()[-1] == ("TypeError: type 'jaxlib._jax.Array' is not subscriptable")
 
 
 def test_jaxtypes_never_imports_jax_for_this() -> None:
@@ -165,21 +163,39 @@ def test_type_variables_any_and_forward_references() -> None:
     assert typing.get_args(jax.Array[float32 | bfloat16]) == (float32 | bfloat16,)
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    ("3", "invalid type argument 3 of type int for jax.Array; expected its dtype as a type: "
-          "a jaxtypes dtype marker (jaxtypes.float32, jaxtypes.weak_float, ...), a TypeVar or Any"),
-    ("np.dtype('float32')", "invalid type argument dtype('float32') of type Float32DType for jax.Array"),
-    ("float32, 'n'", "jax.Array takes one type argument, its dtype: a jaxtypes dtype marker "
-                     "(jaxtypes.float32, jaxtypes.weak_float, ...); got 2: "
-                     "jax.Array[<class 'numpy.float32'>, 'n']"),
-    ("()", "jax.Array takes one type argument, its dtype: a jaxtypes dtype marker "
-           "(jaxtypes.float32, jaxtypes.weak_float, ...); got 0: jax.Array[]"),
-    # A value to the checkers with jaxtypes' JAX stubs, which all refuse it.
-    ("jnp.float32", "invalid type argument <class 'jax.numpy.float32'> for jax.Array: "
-                    "JAX's scalar types are not dtype markers; use jaxtypes.float32"),
-    ("jnp.bool_", "invalid type argument <class 'jax.numpy.bool'> for jax.Array: "
-                  "JAX's scalar types are not dtype markers; use jaxtypes.bool_"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            "3",
+            "invalid type argument 3 of type int for jax.Array; expected its dtype as a type: "
+            "a jaxtypes dtype marker (jaxtypes.float32, jaxtypes.weak_float, ...), a TypeVar or Any",
+        ),
+        ("np.dtype('float32')", "invalid type argument dtype('float32') of type Float32DType for jax.Array"),
+        (
+            "float32, 'n'",
+            "jax.Array takes one type argument, its dtype: a jaxtypes dtype marker "
+            "(jaxtypes.float32, jaxtypes.weak_float, ...); got 2: "
+            "jax.Array[<class 'numpy.float32'>, 'n']",
+        ),
+        (
+            "()",
+            "jax.Array takes one type argument, its dtype: a jaxtypes dtype marker "
+            "(jaxtypes.float32, jaxtypes.weak_float, ...); got 0: jax.Array[]",
+        ),
+        # A value to the checkers with jaxtypes' JAX stubs, which all refuse it.
+        (
+            "jnp.float32",
+            "invalid type argument <class 'jax.numpy.float32'> for jax.Array: "
+            "JAX's scalar types are not dtype markers; use jaxtypes.float32",
+        ),
+        (
+            "jnp.bool_",
+            "invalid type argument <class 'jax.numpy.bool'> for jax.Array: "
+            "JAX's scalar types are not dtype markers; use jaxtypes.bool_",
+        ),
+    ],
+)
 def test_a_bad_argument_is_a_clear_error(args: str, message: str) -> None:
     with pytest.raises(TypeError) as info:
         eval(f"jax.Array[{args}]", {"jax": jax, "jnp": jnp, "np": np, "float32": float32})
@@ -214,15 +230,19 @@ def test_jaxtyping_checks_dtype_and_shape() -> None:
     # jaxtyping takes the array type from the alias's origin and the dtype
     # from Float32 itself.
     @jaxtyped(typechecker=beartype.beartype)
-    def total(x: Float32[jax.Array[float32], "n"], y: Float32[jax.Array[float32], "n"],
-              ) -> Float32[jax.Array[float32], "n"]:
+    def total(
+        x: Float32[jax.Array[float32], "n"],
+        y: Float32[jax.Array[float32], "n"],
+    ) -> Float32[jax.Array[float32], "n"]:
         return x + y
 
     f32 = jnp.ones(3, jnp.float32)
     assert total(f32, f32).dtype == np.dtype("float32")
-    for bad in [(jnp.ones(3, jnp.int32), f32),  # the dtype
-                (f32, jnp.ones(4, jnp.float32)),  # the shapes disagree
-                (np.ones(3, np.float32), f32)]:  # not a JAX array
+    for bad in [
+        (jnp.ones(3, jnp.int32), f32),  # the dtype
+        (f32, jnp.ones(4, jnp.float32)),  # the shapes disagree
+        (np.ones(3, np.float32), f32),
+    ]:  # not a JAX array
         with pytest.raises(TypeCheckError, match=r"x: Float32\[jaxlib._jax.Array, 'n'\]"):
             total(*bad)
 
@@ -257,5 +277,4 @@ def test_checkers_on_postponed_annotations(tmp_path: Path) -> None:
     ''')
     proc = run_module(tmp_path, module, report)
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == [
-        "float32", "BeartypeCallHintParamViolation", "float32", "TypeCheckError"]
+    assert json.loads(proc.stdout) == ["float32", "BeartypeCallHintParamViolation", "float32", "TypeCheckError"]

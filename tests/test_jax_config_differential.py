@@ -43,8 +43,7 @@ import jaxtypes
 from jaxtypes import lattice
 
 CONFIGS = list(itertools.product(("standard", "strict"), (False, True), ("allow", "warn", "error")))
-OPTION = {"mode": "jax_numpy_dtype_promotion", "x64": "jax_enable_x64",
-          "explicit": "jax_explicit_x64_dtypes"}
+OPTION = {"mode": "jax_numpy_dtype_promotion", "x64": "jax_enable_x64", "explicit": "jax_explicit_x64_dtypes"}
 COUNTS: dict[str, int] = {}
 
 
@@ -54,14 +53,11 @@ def node_dtype(node: str) -> np.dtype:
 
 @pytest.fixture(scope="module", autouse=True)
 def _summary() -> Iterator[None]:
-    before = {k: getattr(jax.config, v)
-              for k, v in OPTION.items()}
+    before = {k: getattr(jax.config, v) for k, v in OPTION.items()}
     yield
-    after = {k: getattr(jax.config, v)
-             for k, v in OPTION.items()}
+    after = {k: getattr(jax.config, v) for k, v in OPTION.items()}
     assert after == before
-    print("\njaxtypes-vs-JAX by way of configuring JAX: "
-          + ", ".join(f"{way}={n}" for way, n in COUNTS.items()))
+    print("\njaxtypes-vs-JAX by way of configuring JAX: " + ", ".join(f"{way}={n}" for way, n in COUNTS.items()))
 
 
 # ------------------------------------------------------------ inputs
@@ -73,27 +69,48 @@ def _inputs() -> dict[str, list[Any]]:
         jax_arrays = [jnp.zeros(1, d) for d in ("int64", "uint64", "float64", "complex128")]
     jax_arrays += [jnp.zeros(1, d) for d in ("int8", "uint32", "bfloat16", "float32")]
     jax_arrays += [jnp.asarray(1.0), jnp.asarray(2)]  # weakly typed
-    sym, = jax.export.symbolic_shape("a")
+    (sym,) = jax.export.symbolic_shape("a")
     key = jax.random.key(0)
-    literals = [jax_literals.TypedInt(3, np.dtype("int64")), jax_literals.TypedInt(3, np.dtype("int32")),
-                jax_literals.TypedFloat(0.5, np.dtype("float64")),
-                jax_literals.TypedComplex(1j, np.dtype("complex128"))]
-    values = ([n for n in nodes] + dts
-              + [np.int64, np.uint64, np.float64, np.complex128, np.int32, np.float16, np.bool_]
-              + [int, float, complex, bool, 3, 0.5, 1j, True]
-              + [np.zeros(1, d) for d in ("int64", "float64", "int8", "bfloat16", "uint32")]
-              + [np.float64(1.0), np.int64(2)]
-              + jax_arrays + literals + [sym, key])
-    operands = [n for n in ("bool", "int8", "uint32", "int64", "uint64", "float16", "bfloat16",
-                            "float32", "float64", "complex64", "float8_e4m3fn", "int4")]
+    literals = [
+        jax_literals.TypedInt(3, np.dtype("int64")),
+        jax_literals.TypedInt(3, np.dtype("int32")),
+        jax_literals.TypedFloat(0.5, np.dtype("float64")),
+        jax_literals.TypedComplex(1j, np.dtype("complex128")),
+    ]
+    values = (
+        [n for n in nodes]
+        + dts
+        + [np.int64, np.uint64, np.float64, np.complex128, np.int32, np.float16, np.bool_]
+        + [int, float, complex, bool, 3, 0.5, 1j, True]
+        + [np.zeros(1, d) for d in ("int64", "float64", "int8", "bfloat16", "uint32")]
+        + [np.float64(1.0), np.int64(2)]
+        + jax_arrays
+        + literals
+        + [sym, key]
+    )
+    operands = [
+        n
+        for n in (
+            "bool",
+            "int8",
+            "uint32",
+            "int64",
+            "uint64",
+            "float16",
+            "bfloat16",
+            "float32",
+            "float64",
+            "complex64",
+            "float8_e4m3fn",
+            "int4",
+        )
+    ]
     rng = random.Random(16)
-    lists = [tuple(rng.choice(values + [None]) for _ in range(rng.randint(1, 3)))
-             for _ in range(300)]
+    lists = [tuple(rng.choice(values + [None]) for _ in range(rng.randint(1, 3))) for _ in range(300)]
     return {
         "promote": [(a, b) for a in operands for b in operands]
-                   + [(a, t) for a in operands for t in (int, float, complex)],
-        "result": [(v,) for v in values] + [(v, w) for v in values[::3] for w in values[1::4]]
-                  + lists,
+        + [(a, t) for a in operands for t in (int, float, complex)],
+        "result": [(v,) for v in values] + [(v, w) for v in values[::3] for w in values[1::4]] + lists,
         "dtype": [v for v in values],
         "canonicalize": dts + [key.dtype, "int64", np.float64, "nonsense"],
     }
@@ -111,15 +128,18 @@ def outcome(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, ...
         try:
             r = fn(*args, **kwargs)
         except Exception as err:  # noqa: BLE001 - errors are answers
-            answer: tuple[Any, ...] = ("error", type(err).__name__, str(err),
-                                       isinstance(err, jax_dtypes.TypePromotionError))
+            answer: tuple[Any, ...] = (
+                "error",
+                type(err).__name__,
+                str(err),
+                isinstance(err, jax_dtypes.TypePromotionError),
+            )
         else:
             if isinstance(r, tuple):
                 answer = ("ok", str(r[0]), r[0], type(r[1]).__name__, bool(r[1]))
             else:
                 answer = ("ok", str(r), r)
-    return answer + (tuple(str(w.message) for w in caught
-                           if "Explicitly requested" in str(w.message)),)
+    return answer + (tuple(str(w.message) for w in caught if "Explicitly requested" in str(w.message)),)
 
 
 def questions() -> list[tuple[str, Callable[..., Any], Callable[..., Any], tuple[Any, ...], dict[str, Any]]]:
@@ -132,10 +152,16 @@ def questions() -> list[tuple[str, Callable[..., Any], Callable[..., Any], tuple
     for x in INPUTS["dtype"]:
         out.append(("dtype", jax_dtypes_internal.dtype, jaxtypes.dtype, (x,), {}))
     for x in INPUTS["canonicalize"]:
-        out.append(("canonicalize_dtype", jax_dtypes.canonicalize_dtype,
-                    jaxtypes.canonicalize_dtype, (x,), {}))
-        out.append(("canonicalize_dtype", jax_dtypes.canonicalize_dtype,
-                    jaxtypes.canonicalize_dtype, (x,), {"allow_extended_dtype": True}))
+        out.append(("canonicalize_dtype", jax_dtypes.canonicalize_dtype, jaxtypes.canonicalize_dtype, (x,), {}))
+        out.append(
+            (
+                "canonicalize_dtype",
+                jax_dtypes.canonicalize_dtype,
+                jaxtypes.canonicalize_dtype,
+                (x,),
+                {"allow_extended_dtype": True},
+            )
+        )
     return out
 
 
@@ -173,9 +199,8 @@ def describe(cfg: tuple[str, bool, str]) -> str:
 # ------------------------------------------------------------ the ways
 @contextlib.contextmanager
 def by_update(cfg: tuple[str, bool, str], update: Callable[[str, Any], None]) -> Iterator[None]:
-    before = {k: getattr(jax.config, v)
-              for k, v in OPTION.items()}
-    for (k, name), value in zip(OPTION.items(), cfg):
+    before = {k: getattr(jax.config, v) for k, v in OPTION.items()}
+    for (_k, name), value in zip(OPTION.items(), cfg):
         update(name, value)
     try:
         yield
@@ -279,8 +304,10 @@ def test_the_innermost_scope_wins_jaxtypes_or_jax() -> None:
 
 
 def test_promotion_error_is_jax_s_class_and_a_value_error_without_chaining() -> None:
-    for call in (lambda: jaxtypes.promote_types("float32", "int32"),
-                 lambda: jaxtypes.result_type(np.float32(1), np.int32(1))):
+    for call in (
+        lambda: jaxtypes.promote_types("float32", "int32"),
+        lambda: jaxtypes.result_type(np.float32(1), np.int32(1)),
+    ):
         for _ in range(2):  # a cache miss, then a hit
             with jax.numpy_dtype_promotion("strict"):
                 with pytest.raises(jax_dtypes.TypePromotionError) as info:
@@ -306,11 +333,17 @@ def test_x64_values_are_read_as_jax_reads_them(value: Any) -> None:
         jax.config.update("jax_enable_x64", before)
 
 
-@pytest.mark.parametrize(("name", "value"), [
-    ("jax_numpy_dtype_promotion", "STRICT"), ("jax_numpy_dtype_promotion", None),
-    ("jax_numpy_dtype_promotion", 1), ("jax_explicit_x64_dtypes", "ALLOW"),
-    ("jax_explicit_x64_dtypes", True), ("jax_no_such_option", 1),
-])
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("jax_numpy_dtype_promotion", "STRICT"),
+        ("jax_numpy_dtype_promotion", None),
+        ("jax_numpy_dtype_promotion", 1),
+        ("jax_explicit_x64_dtypes", "ALLOW"),
+        ("jax_explicit_x64_dtypes", True),
+        ("jax_no_such_option", 1),
+    ],
+)
 def test_bad_values_and_names_are_refused_as_jax_refuses_them(name: str, value: Any) -> None:
     with pytest.raises(Exception) as theirs:
         jax.config.update(name, value)
@@ -360,7 +393,8 @@ def test_truthy_non_bool_weak_type_is_read_as_jax_reads_it(flag: Any) -> None:
         x = DuckTracer(dt, flag)
         for args in ((x,), (x, np.zeros(1, np.int8)), (x, 1.0)):
             assert outcome(jaxtypes.result_type, *args, return_weak_type_flag=True) == outcome(
-                jax_dtypes.result_type, *args, return_weak_type_flag=True), args
+                jax_dtypes.result_type, *args, return_weak_type_flag=True
+            ), args
         assert outcome(jaxtypes.is_weakly_typed, x) == outcome(jax_dtypes_internal.is_weakly_typed, x)
     COUNTS["duck-typed weak_type"] = COUNTS.get("duck-typed weak_type", 0) + 12
 
@@ -413,7 +447,7 @@ def test_exiting_a_scope_in_another_thread_or_task_is_not_an_error() -> None:
 
 # ------------------------------------------------------------ JAX's own value kinds
 def test_symbolic_dimensions_prng_keys_and_typed_literals_as_in_jax() -> None:
-    sym, = jax.export.symbolic_shape("a")
+    (sym,) = jax.export.symbolic_shape("a")
     key = jax.random.key(0)
     typed = jax_literals.TypedInt(3, np.dtype("int64"))
     i8 = jnp.zeros(2, jnp.int8)
@@ -426,8 +460,12 @@ def test_symbolic_dimensions_prng_keys_and_typed_literals_as_in_jax() -> None:
                 (jax_dtypes_internal.dtype, jaxtypes.dtype, (typed,), {}),
                 (jax_dtypes.result_type, jaxtypes.result_type, (typed, i8), {"return_weak_type_flag": True}),
                 (jax_dtypes.canonicalize_dtype, jaxtypes.canonicalize_dtype, (key.dtype,), {}),
-                (jax_dtypes.canonicalize_dtype, jaxtypes.canonicalize_dtype, (key.dtype,),
-                 {"allow_extended_dtype": True}),
+                (
+                    jax_dtypes.canonicalize_dtype,
+                    jaxtypes.canonicalize_dtype,
+                    (key.dtype,),
+                    {"allow_extended_dtype": True},
+                ),
                 (jax_dtypes_internal.dtype, jaxtypes.dtype, (key,), {}),
             ]
             for theirs, ours, args, kwargs in cases:

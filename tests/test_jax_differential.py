@@ -84,8 +84,9 @@ def _quiet_x64_warnings() -> Iterator[None]:
         # np.str_('a') names numpy's deprecated 'a' alias; JAX and jaxtypes both warn.
         warnings.filterwarnings("ignore", message="Data type alias 'a'", category=DeprecationWarning)
         # promote_types(array, ...) goes through numpy.dtype(array) on both sides.
-        warnings.filterwarnings("ignore", message="Implicit conversion of an array to a dtype",
-                                category=DeprecationWarning)
+        warnings.filterwarnings(
+            "ignore", message="Implicit conversion of an array to a dtype", category=DeprecationWarning
+        )
         yield
 
 
@@ -243,9 +244,8 @@ def result_operands(node: str) -> list[Any]:
 
 def _fail(kind: str, mismatches: list[str], compared: int) -> None:
     SUMMARY["mismatches"] = SUMMARY.get("mismatches", 0) + len(mismatches)
-    assert not mismatches, (
-        f"{len(mismatches)} of {compared} {kind} comparisons differ from JAX:\n  "
-        + "\n  ".join(mismatches[:30])
+    assert not mismatches, f"{len(mismatches)} of {compared} {kind} comparisons differ from JAX:\n  " + "\n  ".join(
+        mismatches[:30]
     )
 
 
@@ -265,7 +265,8 @@ def test_promote_types_every_node_pair_every_configuration() -> None:
                             got = jaxtypes_twice(jaxtypes.promote_types, x, y)
                             if not same(want, got):
                                 mismatches.append(
-                                    f"[{mode}, x64={x64}] promote_types({x!r}, {y!r}): JAX {want}, jaxtypes {got}")
+                                    f"[{mode}, x64={x64}] promote_types({x!r}, {y!r}): JAX {want}, jaxtypes {got}"
+                                )
     SUMMARY["promote_pairs"], SUMMARY["promote_calls"] = pairs, calls
     assert pairs == 4 * len(lattice.NODES) ** 2 == 4 * 35 * 35
     assert calls >= pairs
@@ -284,7 +285,9 @@ def test_result_type_every_node_pair_every_configuration() -> None:
                     want = outcome(jax_dtypes.result_type, x, return_weak_type_flag=True)
                     got = jaxtypes_twice(jaxtypes.result_type, x, return_weak_type_flag=True)
                     if not same(want, got):
-                        mismatches.append(f"[{mode}, x64={x64}] result_type{describe((x,))}: JAX {want}, jaxtypes {got}")
+                        mismatches.append(
+                            f"[{mode}, x64={x64}] result_type{describe((x,))}: JAX {want}, jaxtypes {got}"
+                        )
                 for b in lattice.NODES:
                     pairs += 1
                     for x in result_operands(a):
@@ -294,7 +297,8 @@ def test_result_type_every_node_pair_every_configuration() -> None:
                             got = jaxtypes_twice(jaxtypes.result_type, x, y, return_weak_type_flag=True)
                             if not same(want, got):
                                 mismatches.append(
-                                    f"[{mode}, x64={x64}] result_type{describe((x, y))}: JAX {want}, jaxtypes {got}")
+                                    f"[{mode}, x64={x64}] result_type{describe((x, y))}: JAX {want}, jaxtypes {got}"
+                                )
     SUMMARY["result_pairs"], SUMMARY["result_calls"] = pairs, calls
     assert pairs == 4 * len(lattice.NODES) ** 2 == 4 * 35 * 35
     assert calls >= 2 * pairs
@@ -306,32 +310,87 @@ FLOAT0 = np.dtype([("float0", np.void, 0)])
 assert FLOAT0 == jax_dtypes.float0
 
 ODD_DTYPES = [
-    np.dtype("O"), np.dtype("U5"), np.dtype("S3"), np.dtype("V8"), np.dtype("M8[s]"),
-    np.dtype("m8[ms]"), np.dtype(">i4"), np.dtype(">f8"), np.dtypes.StringDType(), FLOAT0,
+    np.dtype("O"),
+    np.dtype("U5"),
+    np.dtype("S3"),
+    np.dtype("V8"),
+    np.dtype("M8[s]"),
+    np.dtype("m8[ms]"),
+    np.dtype(">i4"),
+    np.dtype(">f8"),
+    np.dtypes.StringDType(),
+    FLOAT0,
 ]
 DTYPE_NAMES = [
-    *lattice.STRONG, "float", "int", "complex", "bool", "f4", "f8", "i8", "u2", "c16", "?",
-    "d", "half", "double", "single", "longlong", "intp", "uint", "T", "O", "U", "S3",
-    "datetime64[s]", "nonsense",
+    *lattice.STRONG,
+    "float",
+    "int",
+    "complex",
+    "bool",
+    "f4",
+    "f8",
+    "i8",
+    "u2",
+    "c16",
+    "?",
+    "d",
+    "half",
+    "double",
+    "single",
+    "longlong",
+    "intp",
+    "uint",
+    "T",
+    "O",
+    "U",
+    "S3",
+    "datetime64[s]",
+    "nonsense",
 ]
 NUMPY_SCALAR_TYPES = [
-    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
-    np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128,
-    np.longlong, np.intp, np.str_, np.bytes_, np.object_, np.void, np.datetime64,
-    np.timedelta64, np.floating, np.integer, np.generic,
+    np.bool_,
+    np.int8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.uint8,
+    np.uint16,
+    np.uint32,
+    np.uint64,
+    np.float16,
+    np.float32,
+    np.float64,
+    np.complex64,
+    np.complex128,
+    np.longlong,
+    np.intp,
+    np.str_,
+    np.bytes_,
+    np.object_,
+    np.void,
+    np.datetime64,
+    np.timedelta64,
+    np.floating,
+    np.integer,
+    np.generic,
 ]
-ML_SCALAR_TYPES = [
-    getattr(ml_dtypes, n) for n in lattice.STRONG if hasattr(ml_dtypes, n)
-]
+ML_SCALAR_TYPES = [getattr(ml_dtypes, n) for n in lattice.STRONG if hasattr(ml_dtypes, n)]
 PYTHON_VALUES = [0, 1, -7, 2**40, 2**70, 0.0, 2.5, float("inf"), 1j, complex(1, -2), True, False]
 NUMPY_ARRAYS = (
     [np.zeros((2,), dt) for dt in STRONG_DTYPES.values()]
     + [np.zeros((), dt) for dt in STRONG_DTYPES.values()]
-    + [np.array(["a"]), np.array([object()], dtype=object), np.array([1, 2], dtype=">i2"),
-       np.array(["x"], dtype=np.dtypes.StringDType())]
+    + [
+        np.array(["a"]),
+        np.array([object()], dtype=object),
+        np.array([1, 2], dtype=">i2"),
+        np.array(["x"], dtype=np.dtypes.StringDType()),
+    ]
 )
 NUMPY_SCALARS = [dt.type(1) for dt in STRONG_DTYPES.values()] + [
-    np.str_("float32"), np.str_("a"), np.datetime64("2020"), np.bool_(True),
+    np.str_("float32"),
+    np.str_("a"),
+    np.datetime64("2020"),
+    np.bool_(True),
 ]
 JAX_ARRAYS = [x for x in (*JAX_STRONG.values(), *JAX_WEAK.values()) if x is not None]
 
@@ -341,9 +400,16 @@ def _default_jax_arrays() -> list[jax.Array]:
     for x64 in (False, True):
         with jax.enable_x64(x64), warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # float64 truncated with x64 off
-            out += [jnp.asarray(1.0), jnp.asarray(1), jnp.asarray(1j), jnp.asarray(True),
-                    jnp.asarray(1.0, jnp.bfloat16), jnp.asarray(1, jnp.int16),
-                    jnp.asarray([1.0, 2.0]), jnp.zeros((2,), jnp.float64)]
+            out += [
+                jnp.asarray(1.0),
+                jnp.asarray(1),
+                jnp.asarray(1j),
+                jnp.asarray(True),
+                jnp.asarray(1.0, jnp.bfloat16),
+                jnp.asarray(1, jnp.int16),
+                jnp.asarray([1.0, 2.0]),
+                jnp.zeros((2,), jnp.float64),
+            ]
     return out
 
 
@@ -354,10 +420,9 @@ DTYPE_ATTR_OBJECTS = (
     + [HasDtype(np.dtype("O")), HasDtype("int16"), HasDtype(None)]
     + [jnp.int8, jnp.int64, jnp.float64, jnp.bfloat16, jnp.complex128, jnp.bool_]
 )
-FAKE_WEAK_OBJECTS = (
-    [FakeArray(dt, w) for dt in STRONG_DTYPES.values() for w in (True, False)]
-    + [FakeTracer(dt, w) for dt in STRONG_DTYPES.values() for w in (True, False)]
-)
+FAKE_WEAK_OBJECTS = [FakeArray(dt, w) for dt in STRONG_DTYPES.values() for w in (True, False)] + [
+    FakeTracer(dt, w) for dt in STRONG_DTYPES.values() for w in (True, False)
+]
 
 POOL: dict[str, list[Any]] = {
     "numpy dtype": list(STRONG_DTYPES.values()) + ODD_DTYPES,
@@ -418,8 +483,8 @@ def test_result_type_random_argument_lists() -> None:
                 weak_results += want[0] == "ok" and want[4]
                 if not same(want, got) or not same(plain_want, plain_got):
                     mismatches.append(
-                        f"[{mode}, x64={x64}] result_type{describe(args)} kinds={kinds}: "
-                        f"JAX {want}, jaxtypes {got}")
+                        f"[{mode}, x64={x64}] result_type{describe(args)} kinds={kinds}: JAX {want}, jaxtypes {got}"
+                    )
     SUMMARY["random_lists"] = len(lists)
     SUMMARY["random_comparisons"] = comparisons
     assert len(lists) >= 2000
@@ -443,7 +508,8 @@ def test_promote_types_random_operand_pairs() -> None:
                 if not same(want, got):
                     mismatches.append(
                         f"[{mode}, x64={x64}] promote_types{describe((a, b))} kinds=({ka}, {kb}): "
-                        f"JAX {want}, jaxtypes {got}")
+                        f"JAX {want}, jaxtypes {got}"
+                    )
     SUMMARY["random_promote_comparisons"] = 4 * len(pairs)
     _fail("random promote_types", mismatches, 4 * len(pairs))
 
@@ -460,8 +526,9 @@ def test_dtype_of_every_pool_input() -> None:
                     want = outcome(jax_dtypes_internal.dtype, x)
                     got = jaxtypes_twice(jaxtypes.dtype, x)
                     if not same(want, got):
-                        mismatches.append(f"[{mode}, x64={x64}] dtype({_describe_one(x)}) ({kind}): "
-                                          f"JAX {want}, jaxtypes {got}")
+                        mismatches.append(
+                            f"[{mode}, x64={x64}] dtype({_describe_one(x)}) ({kind}): JAX {want}, jaxtypes {got}"
+                        )
     assert compared >= 4 * 400
     _fail("dtype()", mismatches, compared)
 
@@ -481,14 +548,25 @@ def test_configuration_is_restored() -> None:
         assert current_variant() == lattice.Variant("strict", not x64)
     assert (jax.config.jax_enable_x64, jax.config.jax_numpy_dtype_promotion) == (x64, mode)
     assert current_variant() == lattice.variant(
-        jaxtypes.config.jax_numpy_dtype_promotion, jaxtypes.config.jax_enable_x64)
+        jaxtypes.config.jax_numpy_dtype_promotion, jaxtypes.config.jax_enable_x64
+    )
 
 
 # ----------------------------------------------------------- JAX tracers
 def test_result_type_on_tracers() -> None:
     """Tracers under jit, vmap and grad (weak and strong), in every configuration."""
-    partners: list[Any] = [None, 1, 2.5, 1j, True, np.int16, "bfloat16", np.zeros(2, np.uint8),
-                           jnp.asarray(1.0, jnp.bfloat16), jnp.asarray(1.0)]
+    partners: list[Any] = [
+        None,
+        1,
+        2.5,
+        1j,
+        True,
+        np.int16,
+        "bfloat16",
+        np.zeros(2, np.uint8),
+        jnp.asarray(1.0, jnp.bfloat16),
+        jnp.asarray(1.0),
+    ]
     mismatches: list[str] = []
     compared = 0
 
@@ -540,7 +618,7 @@ KEYED_POOL: dict[str, list[Any]] = {
     "jax array": [x for x in JAX_ARRAYS if x.dtype in STRONG_DTYPES.values()],
     "numpy dtype": list(STRONG_DTYPES.values()),
     "dtype name": list(lattice.STRONG) + ["float", "int", "f4", "i8", "?", "half", "longlong"],
-    "numpy scalar type": NUMPY_SCALAR_TYPES[:NUMPY_SCALAR_TYPES.index(np.str_)] + ML_SCALAR_TYPES,
+    "numpy scalar type": NUMPY_SCALAR_TYPES[: NUMPY_SCALAR_TYPES.index(np.str_)] + ML_SCALAR_TYPES,
     "jax scalar type": [jnp.int8, jnp.int64, jnp.float64, jnp.bfloat16, jnp.complex128, jnp.bool_],
     "python type": [int, float, complex, bool],
     "numpy scalar": [dt.type(1) for dt in STRONG_DTYPES.values()] + [np.bool_(True)],
@@ -555,8 +633,7 @@ def test_cached_answers_are_jax_s_answers(slow_calls: dict[str, int]) -> None:
     the second call is a cache hit, and both calls give JAX's answer."""
     rng = random.Random(SEED + 1)
     kinds = list(KEYED_POOL)  # a kind, then one of its inputs: each kind is drawn alike
-    lists = [tuple(rng.choice(KEYED_POOL[rng.choice(kinds)]) for _ in range(rng.randint(1, 4)))
-             for _ in range(1500)]
+    lists = [tuple(rng.choice(KEYED_POOL[rng.choice(kinds)]) for _ in range(rng.randint(1, 4))) for _ in range(1500)]
     lists += [(x,) for items in KEYED_POOL.values() for x in items]
     hits_by_kind: dict[str, int] = dict.fromkeys(KEYED_POOL, 0)
     operands = [op for node in lattice.NODES for op in promote_operands(node)]
@@ -579,15 +656,17 @@ def test_cached_answers_are_jax_s_answers(slow_calls: dict[str, int]) -> None:
                 if want[0] == "ok":
                     cached = slow_calls["result_type"] == before
                     if cached == bool(jax_warned):
-                        mismatches.append(f"[{mode}, x64={x64}] result_type{describe(args)}: "
-                                          f"cached={cached} though JAX warned={bool(jax_warned)}")
+                        mismatches.append(
+                            f"[{mode}, x64={x64}] result_type{describe(args)}: "
+                            f"cached={cached} though JAX warned={bool(jax_warned)}"
+                        )
                     hits["result_type"] += cached
                     for x in args if cached else ():
                         hits_by_kind[KIND_OF_KEYED[id(x)]] += 1
                 if not (same(want, first) and same(want, second)):
                     mismatches.append(
-                        f"[{mode}, x64={x64}] result_type{describe(args)}: JAX {want}, "
-                        f"jaxtypes {first} then {second}")
+                        f"[{mode}, x64={x64}] result_type{describe(args)}: JAX {want}, jaxtypes {first} then {second}"
+                    )
             for x in operands + [None]:
                 for y in operands + [None]:
                     want = outcome(jnp.promote_types, x, y)
@@ -601,7 +680,8 @@ def test_cached_answers_are_jax_s_answers(slow_calls: dict[str, int]) -> None:
                     if not (same(want, first) and same(want, second)):
                         mismatches.append(
                             f"[{mode}, x64={x64}] promote_types({x!r}, {y!r}): JAX {want}, "
-                            f"jaxtypes {first} then {second}")
+                            f"jaxtypes {first} then {second}"
+                        )
     SUMMARY["cache_checks"] = sum(hits.values())
     assert hits["result_type"] >= 3000 and hits["promote_types"] >= 1000, hits
     assert min(hits_by_kind.values()) >= 100, hits_by_kind

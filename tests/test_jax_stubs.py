@@ -36,8 +36,18 @@ from pathlib import Path
 import pytest
 
 import expected_errors
-from checkers import (MYPY_FLAGS, Errors, checker_env, command, execute, launch, mypy_cache_flags, reported_errors,
-                      stage, tool)
+from checkers import (
+    MYPY_FLAGS,
+    Errors,
+    checker_env,
+    command,
+    execute,
+    launch,
+    mypy_cache_flags,
+    reported_errors,
+    stage,
+    tool,
+)
 from jaxtypes import jax_array_stub, jax_function_stubs, jax_stubs, stub_install
 from jaxtypes.cli import main
 
@@ -56,7 +66,11 @@ DEVIATIONS: dict[str, dict[str, str]] = {}
 def _generate(out: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", str(out)],
-        cwd=out.parent, env=checker_env(), capture_output=True, text=True, timeout=300,
+        cwd=out.parent,
+        env=checker_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -89,8 +103,9 @@ def test_layout(typings: Path) -> None:
             text = (typings / f).read_text()
             assert text.startswith(jax_stubs.MARK) and "(a copy:" not in text, f
     # nothing of JAX lives in this repository
-    assert not [p for p in REPO.rglob("basearray.pyi")
-                if not any(part.startswith(".") for part in p.relative_to(REPO).parts)]  # .venv
+    assert not [
+        p for p in REPO.rglob("basearray.pyi") if not any(part.startswith(".") for part in p.relative_to(REPO).parts)
+    ]  # .venv
 
 
 def _class_members(source: str, name: str) -> set[str]:
@@ -175,9 +190,11 @@ def test_formatting_and_unrelied_parts_do_not_matter(tmp_path: Path) -> None:
     source = _jax_source()
     old = "def __add__(self, other: ArrayLike) -> Array: ..."
     reformatted = "# a comment\n\n" + source.replace("\n\n", "\n\n\n").replace(
-        old, "def __add__(self, other: ArrayLike) -> Array:  # comment\n    ...")
-    changed = reformatted.replace("def tobytes(self, order: str = 'C') -> bytes: ...",
-                                  "def tobytes(self, order: str = 'F') -> bytes: ...")
+        old, "def __add__(self, other: ArrayLike) -> Array:  # comment\n    ..."
+    )
+    changed = reformatted.replace(
+        "def tobytes(self, order: str = 'C') -> bytes: ...", "def tobytes(self, order: str = 'F') -> bytes: ..."
+    )
     assert old in source and changed != reformatted
     files = jax_stubs.render(jax_stubs.JaxInstall(_fake_jax(tmp_path, changed), "0.10.2"))
     ours = files["jax-stubs/_src/basearray.pyi"]
@@ -186,13 +203,16 @@ def test_formatting_and_unrelied_parts_do_not_matter(tmp_path: Path) -> None:
     assert ours.replace("order: str='F'", "order: str='C'") == original
 
 
-@pytest.mark.parametrize("edit, missing", [
-    (("  def sum(self,", "  def total(self,"), "Array.sum"),
-    (("class _IndexUpdateRef:", "class _IndexUpdateReference:"), "class _IndexUpdateRef"),
-    (("class Array:", "class Array(Protocol):"), "class Array without base classes"),
-    (("class Array:", "class JaxArray:"), "class Array"),
-    (("ArrayLike = Union[", "ArrayLikeType = Union["), "ArrayLike"),
-])
+@pytest.mark.parametrize(
+    "edit, missing",
+    [
+        (("  def sum(self,", "  def total(self,"), "Array.sum"),
+        (("class _IndexUpdateRef:", "class _IndexUpdateReference:"), "class _IndexUpdateRef"),
+        (("class Array:", "class Array(Protocol):"), "class Array without base classes"),
+        (("class Array:", "class JaxArray:"), "class Array"),
+        (("ArrayLike = Union[", "ArrayLikeType = Union["), "ArrayLike"),
+    ],
+)
 def test_changed_basearray_is_refused(tmp_path: Path, edit: tuple[str, str], missing: str) -> None:
     source = _jax_source()
     assert edit[0] in source
@@ -200,8 +220,10 @@ def test_changed_basearray_is_refused(tmp_path: Path, edit: tuple[str, str], mis
     with pytest.raises(jax_stubs.UnsupportedJAX) as info:
         jax_stubs.render(jax_stubs.JaxInstall(fake, "0.10.2"))
     message = str(info.value)
-    assert message.startswith("the installed JAX 0.10.2 is not supported: its jax/_src/basearray.pyi "
-                              "is not the one JAX 0.10.2 ships (modified?)")
+    assert message.startswith(
+        "the installed JAX 0.10.2 is not supported: its jax/_src/basearray.pyi "
+        "is not the one JAX 0.10.2 ships (modified?)"
+    )
     assert f"(missing: {missing}" in message and message.count("\n") == 0
     assert "Supported JAX versions: " + ", ".join(jax_stubs.supported_versions()) in message
 
@@ -213,13 +235,14 @@ def test_unchecked_versions_are_refused(tmp_path: Path, version: str) -> None:
     with pytest.raises(jax_stubs.UnsupportedJAX) as info:
         jax_stubs.render(jax_stubs.JaxInstall(_fake_jax(tmp_path, _jax_source()), version))
     message = str(info.value)
-    assert message.startswith(f"the installed JAX {version} is not supported: this jaxtypes was "
-                              "checked with JAX 0.4.35, 0.4.36, 0.4.37, 0.4.38, 0.5.0, ")
+    assert message.startswith(
+        f"the installed JAX {version} is not supported: this jaxtypes was "
+        "checked with JAX 0.4.35, 0.4.36, 0.4.37, 0.4.38, 0.5.0, "
+    )
     assert "0.10.0, 0.10.1, 0.10.2. Install one of them" in message and message.count("\n") == 0
 
 
-def test_cli_refusal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_refusal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     fake = _fake_jax(tmp_path, "class Array: ...\n")
     monkeypatch.setattr(jax_stubs, "locate_jax", lambda: jax_stubs.JaxInstall(fake, "0.42.0"))
     assert main(["jax-stubs", "--out", str(tmp_path / "typings")]) == 2
@@ -231,8 +254,14 @@ def test_cli_refusal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 
 def test_supported_versions_in_release_order() -> None:
     versions = jax_stubs.supported_versions()
-    assert versions.index("0.4.38") < versions.index("0.5.0") < versions.index("0.9.0") \
-        < versions.index("0.9.0.1") < versions.index("0.9.1") < versions.index("0.10.0")
+    assert (
+        versions.index("0.4.38")
+        < versions.index("0.5.0")
+        < versions.index("0.9.0")
+        < versions.index("0.9.0.1")
+        < versions.index("0.9.1")
+        < versions.index("0.10.0")
+    )
     assert len(versions) == len(set(versions))
 
 
@@ -268,13 +297,11 @@ def test_readme_table_of_jax_versions_agrees_with_supported() -> None:
     assert series <= checked, f"series supported but none checked: {sorted(series - checked)}"
 
 
-def test_cli_without_jax(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-                         tmp_path: Path) -> None:
+def test_cli_without_jax(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "jax" else real(name, *a))
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "jax" else real(name, *a))
     assert main(["jax-stubs", "--out", str(tmp_path / "t")]) == 2
     assert "JAX is not installed" in capsys.readouterr().err
 
@@ -285,8 +312,7 @@ def run_checker(checker: str, root: Path, paths: list[str], stubs: bool) -> Erro
     ``typings/`` holds the stubs when ``stubs``), configured with the settings
     `jaxtypes jax-stubs` prints, verbatim, in the configuration files it names
     (tests/checkers.py)."""
-    cmd = command(checker, root, paths, mypy_config=None if checker == "mypy-plugin" else "[mypy]\n",
-                  stubs=stubs)
+    cmd = command(checker, root, paths, mypy_config=None if checker == "mypy-plugin" else "[mypy]\n", stubs=stubs)
     return reported_errors(checker, execute(checker, root, cmd, timeout=600), root)
 
 
@@ -305,15 +331,19 @@ def _jax_array_instead(text: str) -> str:
     tree = ast.parse(text)
     lines = text.splitlines()
     for node in reversed(tree.body):
-        if isinstance(node, ast.ImportFrom) and node.module == "jaxtypes" and node.level == 0 \
-                and any(a.name == "Array" for a in node.names):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "jaxtypes"
+            and node.level == 0
+            and any(a.name == "Array" for a in node.names)
+        ):
             rest = [a.name + (f" as {a.asname}" if a.asname else "") for a in node.names if a.name != "Array"]
             alias = next(a.asname or "Array" for a in node.names if a.name == "Array")
             stmt = f"from jax import Array as {alias}"
             if rest:
                 stmt = f"from jaxtypes import {', '.join(rest)}; {stmt}"
             n = (node.end_lineno or node.lineno) - node.lineno
-            lines[node.lineno - 1:node.end_lineno] = [" " * node.col_offset + stmt] + [""] * n
+            lines[node.lineno - 1 : node.end_lineno] = [" " * node.col_offset + stmt] + [""] * n
         elif isinstance(node, ast.Import) and any(a.name == "jaxtypes" and not a.asname for a in node.names):
             lines[node.lineno - 1] += "; import jax"
     out = "\n".join(lines) + "\n"
@@ -324,8 +354,7 @@ def files_under(directory: Path, prefix: str) -> dict[str, str]:
     """{``prefix/relative path``: text} of the .py files under ``directory``."""
     if not directory.is_dir():
         return {}
-    return {f"{prefix}/{p.relative_to(directory).as_posix()}": p.read_text()
-            for p in sorted(directory.rglob("*.py"))}
+    return {f"{prefix}/{p.relative_to(directory).as_posix()}": p.read_text() for p in sorted(directory.rglob("*.py"))}
 
 
 class Runs:
@@ -349,8 +378,7 @@ class Runs:
                 jobs.append((checker, stubs, root, stage(files, root)))
         self.errors: dict[tuple[str, bool], Errors] = {}
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-            futures = {pool.submit(run_checker, c, root, paths, stubs): (c, stubs)
-                       for c, stubs, root, paths in jobs}
+            futures = {pool.submit(run_checker, c, root, paths, stubs): (c, stubs) for c, stubs, root, paths in jobs}
             for future in concurrent.futures.as_completed(futures):
                 self.errors[futures[future]] = future.result()
 
@@ -368,8 +396,9 @@ def test_corpus_is_big_enough() -> None:
     assert lines >= 300
 
 
-def scenario_problems(checker: str, scenarios: dict[str, str], errors: Errors,
-                      deviations: Collection[str] | None = None) -> list[str]:
+def scenario_problems(
+    checker: str, scenarios: dict[str, str], errors: Errors, deviations: Collection[str] | None = None
+) -> list[str]:
     """The scenario lines a checker answers wrongly: ``# E: KIND`` lines
     without an error or with one of another code than the kind's
     (tests/expected_errors.py), other lines with one (``deviations``, default
@@ -387,8 +416,10 @@ def scenario_problems(checker: str, scenarios: dict[str, str], errors: Errors,
             elif got and not want:
                 problems.append(f"{rel}:{n}: unexpected error {got}: {line.strip()}")
             elif got and kind and expected_errors.wrong_codes(kind, checker, got):
-                problems.append(f"{rel}:{n}: expected {kind} ({' or '.join(expected_errors.codes(kind, checker))}),"
-                                f" got {got}: {line.strip()}")
+                problems.append(
+                    f"{rel}:{n}: expected {kind} ({' or '.join(expected_errors.codes(kind, checker))}),"
+                    f" got {got}: {line.strip()}"
+                )
     return problems
 
 
@@ -405,7 +436,8 @@ def test_corpus_gains_no_errors(checker: str, runs: Runs) -> None:
     new = {k: v for k, v in with_.items() if k not in without}
     assert len(with_) <= len(without)
     assert not new, f"{checker}: errors only with the stubs:\n" + "\n".join(
-        f"{k[0]}:{k[1]}: {v}" for k, v in sorted(new.items()))
+        f"{k[0]}:{k[1]}: {v}" for k, v in sorted(new.items())
+    )
 
 
 # Not "mypy-plugin": the plugin computes jaxtypes._array.Array's answers; with
@@ -421,7 +453,9 @@ def test_jax_array_promotes_as_jaxtypes_array(checker: str, runs: Runs) -> None:
     texts = runs.jaxtypes_cases
     assert not differ, f"{checker}: lines where jax.Array differs from jaxtypes.Array:\n" + "\n".join(
         f"{f}:{n}: {'error only with jax.Array ' + str(replaced[f, n]) if (f, n) in replaced else 'error only with jaxtypes.Array'}"
-        f": {texts[f].splitlines()[n - 1].strip()}" for f, n in differ)
+        f": {texts[f].splitlines()[n - 1].strip()}"
+        for f, n in differ
+    )
 
 
 # typos/*.py: how many `# typo` lines a set-up misses, {file: {checker: (without
@@ -451,12 +485,15 @@ def test_typos_still_reported(checker: str, runs: Runs) -> None:
     for rel, text in sorted(runs.typos.items()):
         lines = [n for n, line in enumerate(text.splitlines(), 1) if TYPO.search(line)]
         assert len(lines) == 80
-        counts[rel] = tuple(sum(1 for n in lines if (rel, n) in runs.get(checker, stubs, "typos"))
-                            for stubs in (False, True))
+        counts[rel] = tuple(
+            sum(1 for n in lines if (rel, n) in runs.get(checker, stubs, "typos")) for stubs in (False, True)
+        )
         missed = TYPOS_MISSED[rel].get(checker, (0, 0))
         expected[rel] = (len(lines) - missed[0], len(lines) - missed[1])
-        print(f"{checker} {rel}: {counts[rel][0]}/{len(lines)} typos reported without the stubs, "
-              f"{counts[rel][1]}/{len(lines)} with them")
+        print(
+            f"{checker} {rel}: {counts[rel][0]}/{len(lines)} typos reported without the stubs, "
+            f"{counts[rel][1]}/{len(lines)} with them"
+        )
     assert counts == expected
 
 
@@ -467,8 +504,10 @@ def test_typos_still_reported(checker: str, runs: Runs) -> None:
 # errors); pyrefly and mypy read pyproject.toml.
 # A line `install` prints for a checker: "  pyrefly: LINE (FILE [SECTION]); why",
 # or "  ty: nothing".
-PRINTED_SETTING = re.compile(r"^  (?P<checker>[\w-]+): +(?:(?P<line>.+?) \((?P<file>[\w.]+)(?: (?P<section>\[.+?\]))?\)"
-                             r"(?:; .*)?|nothing)$")
+PRINTED_SETTING = re.compile(
+    r"^  (?P<checker>[\w-]+): +(?:(?P<line>.+?) \((?P<file>[\w.]+)(?: (?P<section>\[.+?\]))?\)"
+    r"(?:; .*)?|nothing)$"
+)
 
 
 def printed_settings(stdout: str) -> dict[str, tuple[str, str, str] | None]:
@@ -495,8 +534,18 @@ def _user_command(checker: str, venv: Path, root: Path, paths: list[str]) -> lis
         python = str(venv / "bin" / "python")
         config = next((f.read_text() for f in (root / "mypy.ini", root / "pyproject.toml") if f.is_file()), "")
         cache = mypy_cache_flags(config, paths)
-        return [python, "-m", "mypy", *cache, "--show-error-codes",
-                "--no-error-summary", "--hide-error-context", "--no-color-output", "--no-pretty", *paths]
+        return [
+            python,
+            "-m",
+            "mypy",
+            *cache,
+            "--show-error-codes",
+            "--no-error-summary",
+            "--hide-error-context",
+            "--no-color-output",
+            "--no-pretty",
+            *paths,
+        ]
     if checker in ("pyright", "basedpyright"):
         return [tool(checker), "--outputjson", *paths]
     if checker == "pyrefly":
@@ -505,8 +554,14 @@ def _user_command(checker: str, venv: Path, root: Path, paths: list[str]) -> lis
 
 
 def _purelib(python: Path | str) -> Path:
-    return Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    return Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
 
 
 def make_venv(venv: Path, *, pip: bool = True, checkout: bool = True) -> tuple[Path, Path]:
@@ -514,13 +569,18 @@ def make_venv(venv: Path, *, pip: bool = True, checkout: bool = True) -> tuple[P
     one's packages (a .pth file); with ``checkout``, jaxtypes from this
     checkout too (what this environment's own .pth files add).  Without
     ``pip``, as uv makes environments (``venv --without-pip``)."""
-    subprocess.run([sys.executable, "-m", "venv", *([] if pip else ["--without-pip"]), str(venv)],
-                   check=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "venv", *([] if pip else ["--without-pip"]), str(venv)], check=True, timeout=300
+    )
     python = venv / "bin" / "python"
     site = _purelib(python)
     ours = _purelib(sys.executable)
-    added = [line for pth in sorted(ours.glob("*.pth"))
-             for line in pth.read_text().splitlines() if line and not line.startswith(("#", "import"))]
+    added = [
+        line
+        for pth in sorted(ours.glob("*.pth"))
+        for line in pth.read_text().splitlines()
+        if line and not line.startswith(("#", "import"))
+    ]
     packages = ours
     if not pip:  # this environment's packages but pip, linked one by one
         packages = venv.parent / f"{venv.name}-packages"
@@ -533,8 +593,9 @@ def make_venv(venv: Path, *, pip: bool = True, checkout: bool = True) -> tuple[P
 
 
 def jaxtypes_in(python: Path, *argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(python), "-m", "jaxtypes", *argv],
-                          env=checker_env(), capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [str(python), "-m", "jaxtypes", *argv], env=checker_env(), capture_output=True, text=True, timeout=600
+    )
 
 
 INSTALL_OUTPUT = pytest.StashKey[str]()
@@ -559,8 +620,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureR
 
 def _run_installed(checker: str, venv: Path, root: Path, paths: list[str]) -> Errors:
     env = {**checker_env(), "VIRTUAL_ENV": str(venv), "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
-    return reported_errors(checker, execute(checker, root, _user_command(checker, venv, root, paths), 600, env),
-                           root)
+    return reported_errors(checker, execute(checker, root, _user_command(checker, venv, root, paths), 600, env), root)
 
 
 def _project_command(checker: str, root: Path) -> list[str]:
@@ -568,8 +628,18 @@ def _project_command(checker: str, root: Path) -> list[str]:
     with no file names; mypy on ``.``, configured by mypy.ini."""
     if checker.startswith("mypy"):
         cache = mypy_cache_flags((root / "mypy.ini").read_text(), ["model.py"])
-        return [sys.executable, "-m", "mypy", *cache, "--show-error-codes", "--no-error-summary",
-                "--hide-error-context", "--no-color-output", "--no-pretty", "."]
+        return [
+            sys.executable,
+            "-m",
+            "mypy",
+            *cache,
+            "--show-error-codes",
+            "--no-error-summary",
+            "--hide-error-context",
+            "--no-color-output",
+            "--no-pretty",
+            ".",
+        ]
     return _user_command(checker, Path(sys.prefix), root, [])
 
 
@@ -590,12 +660,16 @@ def test_out_stubs_check_clean_in_a_project(checker: str, typings: Path, tmp_pat
         with open(tmp_path / file, "a") as f:
             f.write(f"{section}\n" + "".join(line + "\n" for line in lines))
     stage({"model.py": JAX_MODULES_IN_USE}, tmp_path)
-    env = {**checker_env(), "VIRTUAL_ENV": sys.prefix,
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env = {
+        **checker_env(),
+        "VIRTUAL_ENV": sys.prefix,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
     out = execute(checker, tmp_path, _project_command(checker, tmp_path), 600, env)
     errors = reported_errors(checker, out, tmp_path)
     assert errors == {}, f"{checker}: errors in the project\n" + "\n".join(
-        f"{path}:{n}: {e}" for (path, n), es in sorted(errors.items()) for e in es)
+        f"{path}:{n}: {e}" for (path, n), es in sorted(errors.items()) for e in es
+    )
     if checker == "pyrefly":  # a [tool.pyrefly] section is pyrefly's "default" preset, which shows errors
         assert '"errors"' in out
 
@@ -629,8 +703,9 @@ def step(x: jax.Array[bfloat16], w: jax.Array[float32]) -> PartitionSpec:
 
 
 @pytest.mark.parametrize("checker", CHECKERS)
-def test_installed_stubs_need_only_the_printed_lines(checker: str, installed: Path, tmp_path: Path,
-                                                   request: pytest.FixtureRequest) -> None:
+def test_installed_stubs_need_only_the_printed_lines(
+    checker: str, installed: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     """From a project whose only configuration is what `install` printed for
     the checker (nothing for pyright, basedpyright and ty; pyrefly's preset;
     mypy's plugin), every scenario gets its answer."""
@@ -643,15 +718,28 @@ def test_installed_stubs_need_only_the_printed_lines(checker: str, installed: Pa
 
 def test_installed_stubs_uninstall_with_pip(installed: Path) -> None:
     python = installed / "bin" / "python"
-    proc = subprocess.run([str(python), "-m", "pip", "uninstall", "-y", jax_stubs.DISTRIBUTION],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [str(python), "-m", "pip", "uninstall", "-y", jax_stubs.DISTRIBUTION],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
-    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     assert not [p for p in jax_stubs.PACKAGES if (Path(site) / p).exists()]
     # and it can be installed again
-    proc = subprocess.run([str(python), "-m", "jaxtypes", "jax-stubs", "install"],
-                          env=checker_env(), capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [str(python), "-m", "jaxtypes", "jax-stubs", "install"],
+        env=checker_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
 
 
@@ -685,7 +773,7 @@ def test_check_current_and_stale(typings: Path, tmp_path: Path, capsys: pytest.C
     assert main(["jax-stubs", "check", "--out", str(out)]) == 1
     said = capsys.readouterr().out
     jax_version = jax_stubs.locate_jax().version
-    assert f"were made for jaxtypes 0.0.1 and JAX 0.9.0, but this environment has jaxtypes" in said
+    assert "were made for jaxtypes 0.0.1 and JAX 0.9.0, but this environment has jaxtypes" in said
     assert f"and JAX {jax_version}: refresh them with `jaxtypes jax-stubs --out {out}`" in said
 
 
@@ -695,8 +783,9 @@ def test_check_without_stubs(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "no jax.Array stubs found" in err and "`jaxtypes jax-stubs install`" in err
 
 
-def test_refusal_says_what_is_left_in_place(typings: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_refusal_says_what_is_left_in_place(
+    typings: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "typings"
     shutil.copytree(typings, out)
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
@@ -712,8 +801,9 @@ def test_refusal_says_what_is_left_in_place(typings: Path, tmp_path: Path, monke
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
 
-def test_failed_write_leaves_earlier_stubs(typings: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_failed_write_leaves_earlier_stubs(
+    typings: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "typings"
     shutil.copytree(typings, out)
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
@@ -744,23 +834,37 @@ def test_non_utf8_file_in_the_tree(typings: Path, tmp_path: Path) -> None:
 
 
 def test_installed_stubs_check(installed: Path) -> None:
-    proc = subprocess.run([str(installed / "bin" / "python"), "-m", "jaxtypes", "jax-stubs", "check"],
-                          env=checker_env(), capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [str(installed / "bin" / "python"), "-m", "jaxtypes", "jax-stubs", "check"],
+        env=checker_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "(the installed package jaxtypes-jax-stubs) were made for" in proc.stdout
 
 
 # --------------------------------------------------------------- life cycle
 def _tree(root: Path, tops: Collection[str] = jax_stubs.PACKAGES) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes()
-            for top in tops for p in sorted((root / top).rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for top in tops
+        for p in sorted((root / top).rglob("*"))
+        if p.is_file()
+    }
 
 
 def _ours_in(site: Path) -> list[str]:
     """What of the stubs' install is in ``site``: packages, record, lock, leftovers."""
-    return sorted(n for n in os.listdir(site)
-                  if n in jax_stubs.PACKAGES or n.startswith(stub_install.DIST_PREFIX)
-                  or n == stub_install.LOCK or n.startswith(("~", stub_install.STAGING_PREFIX)))
+    return sorted(
+        n
+        for n in os.listdir(site)
+        if n in jax_stubs.PACKAGES
+        or n.startswith(stub_install.DIST_PREFIX)
+        or n == stub_install.LOCK
+        or n.startswith(("~", stub_install.STAGING_PREFIX))
+    )
 
 
 @pytest.fixture(scope="session")
@@ -773,8 +877,13 @@ def stub_files(typings: Path) -> dict[str, str]:
 def jaxtypes_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """jaxtypes built as a user's pip builds it (pure Python: the C paths do not matter here)."""
     out = tmp_path_factory.mktemp("wheel")
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(REPO)],
-                          capture_output=True, text=True, env={**os.environ, "CC": "false"}, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(REPO)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CC": "false"},
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     (wheel,) = out.glob("jaxtypes-*.whl")
     return wheel
@@ -789,8 +898,12 @@ def test_pip_uninstall_jaxtypes_removes_the_stubs(jaxtypes_wheel: Path, tmp_path
     jaxtypes' RECORD), nothing of them is left, pip warns about nothing, and
     JAX imports and type-checks as without them."""
     python, site = make_venv(tmp_path / "venv", checkout=False)
-    proc = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
-                           str(jaxtypes_wheel)], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(jaxtypes_wheel)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     proc = jaxtypes_in(python, "jax-stubs", "install")
     assert proc.returncode == 0, proc.stderr
@@ -803,21 +916,37 @@ def test_pip_uninstall_jaxtypes_removes_the_stubs(jaxtypes_wheel: Path, tmp_path
     assert "-stubs/" not in record.read_text() and stub_install.DIST_PREFIX not in record.read_text()
     assert jaxtypes_in(python, "jax-stubs", "install").returncode == 0
     assert _ours_in(site)
-    proc = subprocess.run([str(python), "-m", "pip", "uninstall", "-y", "jaxtypes"],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [str(python), "-m", "pip", "uninstall", "-y", "jaxtypes"], capture_output=True, text=True, timeout=600
+    )
     assert proc.returncode == 0, proc.stderr
     assert _ours_in(site) == [] and not list(site.glob("jaxtypes*"))
     proc = subprocess.run([str(python), "-m", "pip", "list"], capture_output=True, text=True, timeout=600)
     assert "WARNING" not in proc.stderr, proc.stderr
-    proc = subprocess.run([str(python), "-c", "import jax, jax.numpy; print(jax.numpy.ones(2).dtype)"],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [str(python), "-c", "import jax, jax.numpy; print(jax.numpy.ones(2).dtype)"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0 and proc.stdout.strip() == "float32", proc.stderr
     (tmp_path / "user.py").write_text(USER_MODULE)
-    proc = subprocess.run([str(python), "-m", "mypy", "--no-incremental", "user.py"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [str(python), "-m", "mypy", "--no-incremental", "user.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    proc = subprocess.run([tool("pyright"), "--pythonpath", str(python), "user.py"], cwd=tmp_path,
-                          env=checker_env(), capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [tool("pyright"), "--pythonpath", str(python), "user.py"],
+        cwd=tmp_path,
+        env=checker_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0 and "0 errors" in proc.stdout, proc.stdout + proc.stderr
 
 
@@ -849,8 +978,16 @@ def test_parallel_installs_leave_one_whole_install(tmp_path: Path, stub_files: d
     every file is whole and as written, with nothing else left."""
     python, site = make_venv(tmp_path / "venv", pip=False)
     for _ in range(1):
-        procs = [subprocess.Popen([str(python), "-m", "jaxtypes", "jax-stubs", "install"], env=checker_env(),
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(6)]
+        procs = [
+            subprocess.Popen(
+                [str(python), "-m", "jaxtypes", "jax-stubs", "install"],
+                env=checker_env(),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(6)
+        ]
         for proc in procs:
             out, err = proc.communicate(timeout=600)
             assert proc.returncode == 0, err
@@ -867,7 +1004,8 @@ class _Killed(BaseException):
 
 @pytest.mark.parametrize("after", [0, 1, 3, 4, 5, 11, 17])
 def test_an_install_stopped_at_any_step_is_reported_then_repaired(
-        tmp_path: Path, stub_files: dict[str, str], monkeypatch: pytest.MonkeyPatch, after: int) -> None:
+    tmp_path: Path, stub_files: dict[str, str], monkeypatch: pytest.MonkeyPatch, after: int
+) -> None:
     """An install over an earlier one, stopped after ``after`` files moved
     into place (0: none; 1-3: the new metadata, before its RECORD; 4: the
     RECORD; 5-18: the 14 stubs): verify names every file that differs from the
@@ -912,8 +1050,12 @@ def test_a_killed_install_process_is_reported_then_repaired(tmp_path: Path, stub
     python, site = make_venv(tmp_path / "venv", pip=False)
     assert jaxtypes_in(python, "jax-stubs", "install").returncode == 0
     for delay in (0.6, 1.3, 1.5):
-        proc = subprocess.Popen([str(python), "-m", "jaxtypes", "jax-stubs", "install"], env=checker_env(),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [str(python), "-m", "jaxtypes", "jax-stubs", "install"],
+            env=checker_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             proc.wait(timeout=delay)
         except subprocess.TimeoutExpired:
@@ -973,15 +1115,29 @@ def _damage_no_record(site: Path) -> str:
     return "jax-stubs/: installed without its record"
 
 
-DAMAGES = {f.__name__[len("_damage_"):]: f for f in (
-    _damage_truncate, _damage_empty, _damage_missing, _damage_changed, _damage_stray, _damage_record,
-    _damage_pip_leftover, _damage_no_record)}
+DAMAGES = {
+    f.__name__[len("_damage_") :]: f
+    for f in (
+        _damage_truncate,
+        _damage_empty,
+        _damage_missing,
+        _damage_changed,
+        _damage_stray,
+        _damage_record,
+        _damage_pip_leftover,
+        _damage_no_record,
+    )
+}
 
 
 @pytest.mark.parametrize("damage", DAMAGES)
 def test_check_names_the_damaged_file_and_install_repairs_it(
-        damage: str, tmp_path: Path, stub_files: dict[str, str], monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    damage: str,
+    tmp_path: Path,
+    stub_files: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     site = tmp_path / "site"
     stub_install.install_files(stub_files, "0.10.2+jaxtypes0.1.0", "test", site)
     assert stub_install.verify(site) == []
@@ -994,25 +1150,36 @@ def test_check_names_the_damaged_file_and_install_repairs_it(
     stub_install.install_files(stub_files, "0.10.2+jaxtypes0.1.0", "test", site)
     assert stub_install.verify(site) == []
     assert _tree(site) == {rel: text.encode() for rel, text in stub_files.items()}
-    assert _ours_in(site) == sorted([*jax_stubs.PACKAGES, stub_install.LOCK,
-                                     f"{stub_install.DIST_PREFIX}0.10.2+jaxtypes0.1.0.dist-info"])
+    assert _ours_in(site) == sorted(
+        [*jax_stubs.PACKAGES, stub_install.LOCK, f"{stub_install.DIST_PREFIX}0.10.2+jaxtypes0.1.0.dist-info"]
+    )
 
 
-@pytest.mark.parametrize(("name", "leftover"), [
-    ("~ax-stubs", True), ("~axtypes-stubs", True), ("~-x-stubs", True), ("~~xtypes-stubs", True),
-    ("~axtypes_jax_stubs-0.10.2+jaxtypes0.1.0.dist-info", True), ("~-xtypes_jax_stubs-0.9.0.dist-info", True),
-    ("~umpy", False), ("~ax-stubsx", False), ("jax-stubs", False), ("~axtypes-0.1.0.dist-info", False),
-    ("~ax", False),
-])
+@pytest.mark.parametrize(
+    ("name", "leftover"),
+    [
+        ("~ax-stubs", True),
+        ("~axtypes-stubs", True),
+        ("~-x-stubs", True),
+        ("~~xtypes-stubs", True),
+        ("~axtypes_jax_stubs-0.10.2+jaxtypes0.1.0.dist-info", True),
+        ("~-xtypes_jax_stubs-0.9.0.dist-info", True),
+        ("~umpy", False),
+        ("~ax-stubsx", False),
+        ("jax-stubs", False),
+        ("~axtypes-0.1.0.dist-info", False),
+        ("~ax", False),
+    ],
+)
 def test_pip_leftovers_are_recognised(name: str, leftover: bool) -> None:
     """pip renames a directory it uninstalls to "~" and the rest of its name
     (its first letters replaced; pip's AdjacentTempDirectory): only ours count."""
     assert stub_install._is_pip_leftover(name) is leftover
 
 
-def test_a_path_that_cannot_be_written_is_named(tmp_path: Path, stub_files: dict[str, str],
-                                                monkeypatch: pytest.MonkeyPatch,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_path_that_cannot_be_written_is_named(
+    tmp_path: Path, stub_files: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Tests run as root, where a read-only directory is still written: a
     site-packages under a regular file cannot be, for anyone."""
     (tmp_path / "file").write_text("")
@@ -1029,8 +1196,9 @@ def test_a_path_that_cannot_be_written_is_named(tmp_path: Path, stub_files: dict
         stub_install.install_files(stub_files, "0.10.2+jaxtypes0.1.0", "test", site)
 
 
-def test_a_site_packages_without_write_permission_is_named(tmp_path: Path, stub_files: dict[str, str],
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_site_packages_without_write_permission_is_named(
+    tmp_path: Path, stub_files: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A read-only site-packages, as the operating system refuses it to a user
     (the tests run as root, who may write anywhere, so the refusal is the
     one os.mkdir raises there, EACCES)."""
@@ -1059,8 +1227,12 @@ def test_a_jax_upgrade_is_said_by_every_command(tmp_path: Path) -> None:
     proc = jaxtypes_in(python, "promote", "int8", "uint8")
     assert proc.returncode == 0 and proc.stdout.startswith("int16"), proc.stdout + proc.stderr
     (line,) = proc.stderr.splitlines()
-    assert line.startswith("jaxtypes: warning: the jax.Array stubs (the installed package jaxtypes-jax-stubs) "
-                           f"were made for jaxtypes ") and f"and JAX {jax_version}, but this environment has" in line
+    assert (
+        line.startswith(
+            "jaxtypes: warning: the jax.Array stubs (the installed package jaxtypes-jax-stubs) were made for jaxtypes "
+        )
+        and f"and JAX {jax_version}, but this environment has" in line
+    )
     assert "and JAX 0.11.0: refresh them with `jaxtypes jax-stubs install`" in line
     proc = jaxtypes_in(python, "jax-stubs", "check")
     assert proc.returncode == 1 and "and JAX 0.11.0: refresh them" in proc.stdout
@@ -1101,12 +1273,27 @@ PLUGIN_CASES = {
 }
 
 
-def _mypy_with_plugin(root: Path, config: str, case: str = PLUGIN_HEAD, python: str = sys.executable,
-                      env: dict[str, str] | None = None) -> tuple[Errors, str]:
+def _mypy_with_plugin(
+    root: Path, config: str, case: str = PLUGIN_HEAD, python: str = sys.executable, env: dict[str, str] | None = None
+) -> tuple[Errors, str]:
     (root / "case.py").write_text(case)
     (root / "mypy.ini").write_text(config)
-    run = launch("mypy", root, [python, "-m", "mypy", "--config-file", "mypy.ini",
-                                *mypy_cache_flags(config, ["case.py"]), *MYPY_FLAGS, "case.py"], 600, env)
+    run = launch(
+        "mypy",
+        root,
+        [
+            python,
+            "-m",
+            "mypy",
+            "--config-file",
+            "mypy.ini",
+            *mypy_cache_flags(config, ["case.py"]),
+            *MYPY_FLAGS,
+            "case.py",
+        ],
+        600,
+        env,
+    )
     return reported_errors("mypy", run.stdout, root), run.stderr
 
 
@@ -1132,8 +1319,9 @@ def test_plugin_settings_apply_to_jax_array(typings: Path, tmp_path: Path, setti
     """With the stubs on mypy_path, [jaxtypes] settings apply
     (x64 here; strict promotion with the stubs installed, below)."""
     shutil.copytree(typings, tmp_path / "typings")
-    config = (f"[mypy]\nmypy_path = typings/{jax_stubs.MYPY_DIR}\nplugins = jaxtypes.mypy_plugin\n\n"
-              f"[jaxtypes]\n{settings}")
+    config = (
+        f"[mypy]\nmypy_path = typings/{jax_stubs.MYPY_DIR}\nplugins = jaxtypes.mypy_plugin\n\n[jaxtypes]\n{settings}"
+    )
     case = PLUGIN_HEAD + PLUGIN_CASES[settings]
     errors, stderr = _mypy_with_plugin(tmp_path, config, case)
     _assert_plugin_answers(errors, case)
@@ -1158,8 +1346,9 @@ def test_plugin_warns_about_stale_stubs(typings: Path, tmp_path: Path) -> None:
     _, stderr = _mypy_with_plugin(tmp_path, config)
     warning = [line for line in stderr.splitlines() if "warning" in line]
     assert len(warning) == 1, stderr
-    assert warning[0].startswith("jaxtypes.mypy_plugin: warning: the jax.Array stubs (in typings) "
-                                 "were made for jaxtypes 0.0.1 and JAX 0.9.0")
+    assert warning[0].startswith(
+        "jaxtypes.mypy_plugin: warning: the jax.Array stubs (in typings) were made for jaxtypes 0.0.1 and JAX 0.9.0"
+    )
     assert "refresh them with `jaxtypes jax-stubs --out typings`" in warning[0]
 
 
@@ -1171,8 +1360,9 @@ def _jax_tree(tmp_path: Path, edits: dict[str, str | None]) -> Path:
     ``edits`` (path in the package -> new text, or None: removed)."""
     installed = jax_stubs.locate_jax().root
     root = tmp_path / "jax"
-    shutil.copytree(installed, root, symlinks=False, copy_function=os.symlink,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        installed, root, symlinks=False, copy_function=os.symlink, ignore=shutil.ignore_patterns("__pycache__")
+    )
     for rel, text in edits.items():
         (root / rel).unlink()
         if text is not None:
@@ -1212,8 +1402,9 @@ def test_array_with_another_base_is_still_refused() -> None:
 
 
 def _numpy_stub(text: str) -> str:
-    return ast.unparse(jax_function_stubs.transform_module(ast.parse(text), "jax.numpy",
-                                                           jax_function_stubs.FunctionTables()))
+    return ast.unparse(
+        jax_function_stubs.transform_module(ast.parse(text), "jax.numpy", jax_function_stubs.FunctionTables())
+    )
 
 
 def _defs(text: str, name: str) -> list[str]:
@@ -1279,8 +1470,12 @@ def test_runtime_module_reads_type_checking_blocks(tmp_path: Path, body: str) ->
     (deprecated names for checkers, a module ``__getattr__`` at run time): the
     stub holds what a checker reads there."""
     source = _installed("random.py")
-    older = source + "from jax._src.random.core import permutation as _deprecated_shuffle\n" \
-        + "_deprecations = {}\n" + _DEPRECATED_TAIL.format(body=body)
+    older = (
+        source
+        + "from jax._src.random.core import permutation as _deprecated_shuffle\n"
+        + "_deprecations = {}\n"
+        + _DEPRECATED_TAIL.format(body=body)
+    )
     stub = _runtime_stub(_jax_tree(tmp_path, {"random.py": older}), "random.py", "jax.random")
     pinned = _runtime_stub(jax_stubs.locate_jax().root, "random.py", "jax.random")
     statements = [ast.unparse(n) for n in ast.parse(stub).body]
@@ -1293,8 +1488,11 @@ def test_runtime_module_reads_type_checking_blocks(tmp_path: Path, body: str) ->
 
 def test_runtime_module_keeps_attribute_aliases(tmp_path: Path) -> None:
     """jax.lax 0.6 declares ``infeed = jax._src.lax.lax.infeed`` for checkers."""
-    older = _installed("lax/__init__.py") + "import jax._src.lax.lax\n" \
+    older = (
+        _installed("lax/__init__.py")
+        + "import jax._src.lax.lax\n"
         + _DEPRECATED_TAIL.format(body="infeed = jax._src.lax.lax.infeed")
+    )
     stub = _runtime_stub(_jax_tree(tmp_path, {"lax/__init__.py": older}), "lax/__init__.py", "jax.lax")
     assert "import jax._src.lax.lax" in stub and "infeed = jax._src.lax.lax.infeed" in stub
     assert "def fori_loop(" in stub
@@ -1304,7 +1502,8 @@ def test_positive_type_checking_block_is_kept(tmp_path: Path) -> None:
     """``if TYPE_CHECKING:`` without ``else`` declares names for checkers: they
     stay, exported (a stub's ``from m import a as b`` would not export ``b``)."""
     older = _installed("random.py") + (
-        "import typing\nif typing.TYPE_CHECKING:\n  from jax._src.random.core import permutation as shuffle\n")
+        "import typing\nif typing.TYPE_CHECKING:\n  from jax._src.random.core import permutation as shuffle\n"
+    )
     stub = _runtime_stub(_jax_tree(tmp_path, {"random.py": older}), "random.py", "jax.random")
     assert "from jax._src.random.core import permutation as _jaxtypes_shuffle\nshuffle = _jaxtypes_shuffle" in stub
     assert "shuffle" in jax_function_stubs.exported_names(ast.parse(stub).body, stub=True)
@@ -1320,13 +1519,24 @@ def test_conditional_import_is_declared(tmp_path: Path) -> None:
     assert line.strip() in stub and "def jit(" in stub
 
 
-@pytest.mark.parametrize("rel, module, shape", [
-    ("__init__.py", "jax", "try:\n  from jax._src.core import ensure_compile_time_eval as later_eval\n"
-                           "except ImportError:\n  later_eval = None\n"),
-    ("__init__.py", "jax", "if len(__name__) > 1:\n  later_eval = 1\n"),
-    ("random.py", "jax.random", "try:\n  from jax._src.random.core import normal as later_normal\n"
-                                "except ImportError:\n  later_normal = None\n"),
-])
+@pytest.mark.parametrize(
+    "rel, module, shape",
+    [
+        (
+            "__init__.py",
+            "jax",
+            "try:\n  from jax._src.core import ensure_compile_time_eval as later_eval\n"
+            "except ImportError:\n  later_eval = None\n",
+        ),
+        ("__init__.py", "jax", "if len(__name__) > 1:\n  later_eval = 1\n"),
+        (
+            "random.py",
+            "jax.random",
+            "try:\n  from jax._src.random.core import normal as later_normal\n"
+            "except ImportError:\n  later_normal = None\n",
+        ),
+    ],
+)
 def test_module_hiding_a_public_name_keeps_jax_typing(tmp_path: Path, rel: str, module: str, shape: str) -> None:
     """A module that binds a public name in a shape the generator does not
     keep gets no stub (JAX's own typing stays), never one without the name."""
@@ -1339,6 +1549,7 @@ def test_module_hiding_a_public_name_keeps_jax_typing(tmp_path: Path, rel: str, 
     with pytest.raises(jax_function_stubs.ModuleShapeError, match="later_"):
         if rel == "__init__.py":
             from jaxtypes import jax_transform_stubs
+
             jax_transform_stubs.render_jax_init(root)
         else:
             _runtime_stub(root, rel, module)
@@ -1354,7 +1565,8 @@ def test_exported_names_read_as_a_checker_does() -> None:
         "if _t.TYPE_CHECKING:\n  y = _c\nelse:\n  __getattr__ = f\n"
         "if not _t.TYPE_CHECKING:\n  hidden = 1\nelse:\n  shown = 1\n"
         "try:\n  from a import t as t\nexcept ImportError:\n  u = None\n"
-        "def f(): ...\nclass K: ...\nfrom a import v as w\n").body
+        "def f(): ...\nclass K: ...\nfrom a import v as w\n"
+    ).body
     assert jax_function_stubs.exported_names(body) == {"b", "y", "shown", "t", "u", "f", "K", "w"}
     # in a stub, `from a import v as w` does not export w (PEP 484)
     assert jax_function_stubs.exported_names(body, stub=True) == {"b", "y", "shown", "t", "u", "f", "K"}
@@ -1375,8 +1587,7 @@ def test_nn_without_jax_stub_is_made_from_its_runtime_module(tmp_path: Path) -> 
     relu = _defs(stub, "relu")
     assert len(relu) > 2 and "_JaxtypesV" in relu[0] and relu[-1].startswith("@overload\ndef relu(x: ArrayLike")
     runtime = ast.parse(_installed("nn/__init__.py"))
-    assert jax_function_stubs.exported_names(runtime.body) <= jax_function_stubs.exported_names(
-        ast.parse(stub).body)
+    assert jax_function_stubs.exported_names(runtime.body) <= jax_function_stubs.exported_names(ast.parse(stub).body)
     with_jax_stub = jax_stubs.render(jax_stubs.JaxInstall(jax_stubs.locate_jax().root, "0.10.2"))
     assert "from\n# jax/nn/__init__.pyi;" in with_jax_stub["jax-stubs/nn/__init__.pyi"]
 
@@ -1392,10 +1603,12 @@ def test_wrapped_transform_takes_the_wrapped_parameters() -> None:
     from jaxtypes import jax_transform_stubs
 
     wrapped = _replaced(_conditionals(), "\ndef cond(pred,", "\ndef _cond(pred,") + (
-        "\n@api_boundary\n@functools.wraps(_cond)\ndef cond(*args, **kwargs):\n  return _cond(*args, **kwargs)\n")
+        "\n@api_boundary\n@functools.wraps(_cond)\ndef cond(*args, **kwargs):\n  return _cond(*args, **kwargs)\n"
+    )
     typed, _ = jax_transform_stubs.typed_defs(ast.parse(wrapped), "cond", jax_transform_stubs.LAX_TRANSFORMS["cond"])
-    pinned, _ = jax_transform_stubs.typed_defs(ast.parse(_conditionals()), "cond",
-                                               jax_transform_stubs.LAX_TRANSFORMS["cond"])
+    pinned, _ = jax_transform_stubs.typed_defs(
+        ast.parse(_conditionals()), "cond", jax_transform_stubs.LAX_TRANSFORMS["cond"]
+    )
     assert [ast.unparse(d) for d in typed[:-1]] == [ast.unparse(d) for d in pinned[:-1]]
     assert "true_fun: _JaxtypesCallable[..., _JaxtypesT]" in ast.unparse(typed[0])
     assert ast.unparse(typed[-1]) == "@_jaxtypes_overload\ndef cond(*args, **kwargs):\n    ..."
@@ -1405,9 +1618,12 @@ def test_transform_without_the_parameters_it_retypes_keeps_jax_typing() -> None:
     from jaxtypes import jax_transform_stubs
 
     bare = _replaced(_conditionals(), "\ndef cond(pred,", "\ndef _cond(pred,") + (
-        "\ndef cond(*args, **kwargs):\n  return _cond(*args, **kwargs)\n")
-    assert jax_transform_stubs.typed_defs(ast.parse(bare), "cond", jax_transform_stubs.LAX_TRANSFORMS["cond"]) \
-        == ([], set())
+        "\ndef cond(*args, **kwargs):\n  return _cond(*args, **kwargs)\n"
+    )
+    assert jax_transform_stubs.typed_defs(ast.parse(bare), "cond", jax_transform_stubs.LAX_TRANSFORMS["cond"]) == (
+        [],
+        set(),
+    )
 
 
 def test_transform_exported_under_another_name_is_typed(tmp_path: Path) -> None:
@@ -1420,10 +1636,15 @@ def test_transform_exported_under_another_name_is_typed(tmp_path: Path) -> None:
     ad_checkpoint = _installed("_src/ad_checkpoint.py")
     renamed = re.sub(r"^def checkpoint\(", "def checkpoint_wrapper(", ad_checkpoint, flags=re.M)
     assert renamed != ad_checkpoint
-    root = _jax_tree(tmp_path, {
-        "__init__.py": _replaced(_installed("__init__.py"), line,
-                                 "from jax._src.ad_checkpoint import checkpoint_wrapper as checkpoint\n"),
-        "_src/ad_checkpoint.py": renamed})
+    root = _jax_tree(
+        tmp_path,
+        {
+            "__init__.py": _replaced(
+                _installed("__init__.py"), line, "from jax._src.ad_checkpoint import checkpoint_wrapper as checkpoint\n"
+            ),
+            "_src/ad_checkpoint.py": renamed,
+        },
+    )
     older = jax_transform_stubs.render_jax_init(root)
     pinned = jax_transform_stubs.render_jax_init(jax_stubs.locate_jax().root)
     assert older is not None and pinned is not None
@@ -1442,7 +1663,9 @@ def test_install_prints_each_checker_s_set_up(installed: Path, request: pytest.F
     whose basic preset (no configuration file) reports no dtype error."""
     printed = printed_settings(request.config.stash[INSTALL_OUTPUT])
     assert printed == {
-        "pyright": None, "basedpyright": None, "ty": None,
+        "pyright": None,
+        "basedpyright": None,
+        "ty": None,
         "mypy": ("plugins = jaxtypes.mypy_plugin", "mypy.ini", "[mypy]"),
         "pyrefly": ('preset = "default"', "pyproject.toml", "[tool.pyrefly]"),
     }, request.config.stash[INSTALL_OUTPUT]
@@ -1462,7 +1685,8 @@ def f(x: jax.Array[float32]) -> jax.Array[bfloat16]:
 
 @pytest.mark.parametrize("configured", [False, True])
 def test_pyrefly_reports_dtype_errors_only_with_the_printed_preset(
-        configured: bool, installed: Path, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    configured: bool, installed: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     """Why `install` prints a line for pyrefly: from a project with no
     configuration file, its basic preset reports no dtype error."""
     if configured:

@@ -61,8 +61,12 @@ WEAK_NODE_TYPES = {"i*": int, "f*": float, "c*": complex}
 # A weak code read as promote_types' answer: the dtype of its Python type.
 WEAK_AS_DTYPE = {"i": np.dtype("int64"), "f": np.dtype("float64"), "c": np.dtype("complex128")}
 X32_DEFAULT = {"i": np.dtype("int32"), "f": np.dtype("float32"), "c": np.dtype("complex64")}
-TO_32 = {np.dtype("int64"): np.dtype("int32"), np.dtype("uint64"): np.dtype("uint32"),
-         np.dtype("float64"): np.dtype("float32"), np.dtype("complex128"): np.dtype("complex64")}
+TO_32 = {
+    np.dtype("int64"): np.dtype("int32"),
+    np.dtype("uint64"): np.dtype("uint32"),
+    np.dtype("float64"): np.dtype("float32"),
+    np.dtype("complex128"): np.dtype("complex64"),
+}
 
 
 def canon32(dt: np.dtype) -> np.dtype:
@@ -178,8 +182,7 @@ def _report(table: str, bad: list[str], checked: int) -> None:
     assert checked > 0
     assert not bad, (
         f"jaxtypes differs from JAX's observed '{table}' table in {len(bad)} of {checked} "
-        "checks (row operand, column operand -> want JAX's, got jaxtypes'):\n  "
-        + "\n  ".join(bad[:40])
+        "checks (row operand, column operand -> want JAX's, got jaxtypes'):\n  " + "\n  ".join(bad[:40])
     )
 
 

@@ -52,8 +52,10 @@ ALL_NODES = list(facts.NODES)
 NO_PROMOTION = set(facts.NO_PROMOTION)
 
 VARIANTS = [
-    Variant("standard", True), Variant("standard", False),
-    Variant("strict", True), Variant("strict", False),
+    Variant("standard", True),
+    Variant("standard", False),
+    Variant("strict", True),
+    Variant("strict", False),
 ]
 STANDARD = [v for v in VARIANTS if v.mode == "standard"]
 STRICT = [v for v in VARIANTS if v.mode == "strict"]
@@ -178,9 +180,7 @@ def test_strict_join_rule_exhaustive(v):
 @pytest.mark.parametrize("v", STRICT, ids=lambda v: v.label)
 def test_strict_two_distinct_strong_types_never_join(v):
     strong = [n for n in ALL_NODES if n not in WEAK]
-    assert all(
-        lattice.join(a, b, v) is None for a in strong for b in strong if a != b
-    )
+    assert all(lattice.join(a, b, v) is None for a in strong for b in strong if a != b)
 
 
 # ------------------------------------------------ commutative, idempotent, assoc.
@@ -260,9 +260,7 @@ def test_standard_weak_int_is_below_everything_but_bool(v):
 
 @pytest.mark.parametrize("v", STANDARD, ids=lambda v: v.label)
 def test_standard_weak_float_is_below_every_float_and_complex(v):
-    assert set(lattice.upper_bounds("f*", v)) == (
-        {"f*", "c*"} | set(ALL_FLOATS) | set(COMPLEXES)
-    )
+    assert set(lattice.upper_bounds("f*", v)) == ({"f*", "c*"} | set(ALL_FLOATS) | set(COMPLEXES))
     # ints and bool meet f* at f* itself
     for n in [BOOL, "i*"] + BYTE_INTS:
         assert lattice.join("f*", n, v) == "f*"
@@ -314,18 +312,18 @@ def test_x64_and_x32_differ_only_where_uint32_meets_a_small_signed_int():
         if lattice.join(a, b, x64) != lattice.join(a, b, x32)
     }
     assert differ == {
-        ("uint32", "int8"): ("int64", "int32"), ("int8", "uint32"): ("int64", "int32"),
-        ("uint32", "int16"): ("int64", "int32"), ("int16", "uint32"): ("int64", "int32"),
-        ("uint32", "int32"): ("int64", "int32"), ("int32", "uint32"): ("int64", "int32"),
+        ("uint32", "int8"): ("int64", "int32"),
+        ("int8", "uint32"): ("int64", "int32"),
+        ("uint32", "int16"): ("int64", "int32"),
+        ("int16", "uint32"): ("int64", "int32"),
+        ("uint32", "int32"): ("int64", "int32"),
+        ("int32", "uint32"): ("int64", "int32"),
     }
 
 
 def test_strict_lattice_does_not_depend_on_x64():
     x64, x32 = STRICT
-    assert all(
-        lattice.join(a, b, x64) == lattice.join(a, b, x32)
-        for a, b in itertools.product(ALL_NODES, repeat=2)
-    )
+    assert all(lattice.join(a, b, x64) == lattice.join(a, b, x32) for a, b in itertools.product(ALL_NODES, repeat=2))
 
 
 # ------------------------------------------------------------------ join_all

@@ -57,7 +57,8 @@ def dense(x: Array[bfloat16], w: Array[bfloat16], b: Array[float32], q: Array[in
 # jax-stubs --out typings`` (pyright's default stubPath: nothing to set up).
 JAX_SOURCE = SOURCE.replace(
     "from jaxtypes import Array, bfloat16, float32, int8\n",
-    "from jax import Array\nfrom jaxtypes import bfloat16, float32, int8\n")
+    "from jax import Array\nfrom jaxtypes import bfloat16, float32, int8\n",
+)
 # "jax-stubs-installed": the Quick start's set-up, `jaxtypes jax-stubs install`
 # run in a throwaway environment the servers run in (activated as a user's).
 SETUPS = ("jaxtypes", "jax-stubs", "jax-stubs-installed")
@@ -66,19 +67,84 @@ SETUPS = ("jaxtypes", "jax-stubs", "jax-stubs-installed")
 # What completion after ``x.`` must offer besides dunders: Array's public
 # members, written out (jaxtypes/stubgen.py, render_array, and the rest of
 # jax.Array's surface, jaxtypes/array_surface.py).
-PUBLIC_MEMBERS = frozenset({
-    "T", "all", "any", "argmax", "argmin", "astype", "clip", "conj", "dtype", "imag", "item",
-    "max", "mean", "min", "ndim", "prod", "real", "reshape", "round", "shape", "size", "sum",
-    "tolist", "transpose",
-    "addressable_data", "addressable_shards", "argpartition", "argsort", "at", "aval",
-    "block_until_ready", "byteswap", "choose", "committed", "compress", "conjugate", "copy",
-    "copy_to_host_async", "cumprod", "cumsum", "delete", "device", "devices", "diagonal", "dot",
-    "flatten", "global_shards", "is_deleted", "is_fully_addressable", "is_fully_replicated",
-    "itemsize", "mT", "nbytes", "nonzero", "on_device_size_in_bytes", "platform", "ptp",
-    "ravel", "repeat", "searchsorted", "sharding", "sort", "squeeze", "std", "swapaxes", "take",
-    "to_device", "tobytes", "trace", "traceback", "unsafe_buffer_pointer", "var", "view",
-    "weak_type",
-})
+PUBLIC_MEMBERS = frozenset(
+    {
+        "T",
+        "all",
+        "any",
+        "argmax",
+        "argmin",
+        "astype",
+        "clip",
+        "conj",
+        "dtype",
+        "imag",
+        "item",
+        "max",
+        "mean",
+        "min",
+        "ndim",
+        "prod",
+        "real",
+        "reshape",
+        "round",
+        "shape",
+        "size",
+        "sum",
+        "tolist",
+        "transpose",
+        "addressable_data",
+        "addressable_shards",
+        "argpartition",
+        "argsort",
+        "at",
+        "aval",
+        "block_until_ready",
+        "byteswap",
+        "choose",
+        "committed",
+        "compress",
+        "conjugate",
+        "copy",
+        "copy_to_host_async",
+        "cumprod",
+        "cumsum",
+        "delete",
+        "device",
+        "devices",
+        "diagonal",
+        "dot",
+        "flatten",
+        "global_shards",
+        "is_deleted",
+        "is_fully_addressable",
+        "is_fully_replicated",
+        "itemsize",
+        "mT",
+        "nbytes",
+        "nonzero",
+        "on_device_size_in_bytes",
+        "platform",
+        "ptp",
+        "ravel",
+        "repeat",
+        "searchsorted",
+        "sharding",
+        "sort",
+        "squeeze",
+        "std",
+        "swapaxes",
+        "take",
+        "to_device",
+        "tobytes",
+        "trace",
+        "traceback",
+        "unsafe_buffer_pointer",
+        "var",
+        "view",
+        "weak_type",
+    }
+)
 
 # What JAX 0.10's own stub of jax.Array declares besides its public members.
 JAX_PRIVATE_MEMBERS = frozenset({"_rewrap_with_aval_and_sharding"})
@@ -101,8 +167,9 @@ class LanguageServer:
     """A minimal LSP client over a subprocess's stdin and stdout."""
 
     def __init__(self, command: list[str], root: Path, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen(command, cwd=root, env=env, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            command, cwd=root, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
         self.responses: queue.Queue[dict[str, Any]] = queue.Queue()
         self.next_id = 0
         self.lock = threading.Lock()  # the reader thread answers the server's requests
@@ -191,8 +258,7 @@ class Session:
 
     def hover(self, position: dict[str, int]) -> str | None:
         """The hover's plain text, None when the server has none."""
-        result = self.lsp.request("textDocument/hover",
-                                  {"textDocument": {"uri": self.uri}, "position": position})
+        result = self.lsp.request("textDocument/hover", {"textDocument": {"uri": self.uri}, "position": position})
         if not result:
             return None
         contents = result["contents"]
@@ -200,8 +266,7 @@ class Session:
         return str(contents["value"])
 
     def completion(self, position: dict[str, int]) -> list[str]:
-        result = self.lsp.request("textDocument/completion",
-                                  {"textDocument": {"uri": self.uri}, "position": position})
+        result = self.lsp.request("textDocument/completion", {"textDocument": {"uri": self.uri}, "position": position})
         items = result["items"] if isinstance(result, dict) else result
         return [item["label"] for item in items]
 
@@ -214,10 +279,14 @@ def _environment(venv: Path | None = None) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="module", params=[
-    pytest.param((checker, setup), id=f"{checker}-{setup}", marks=pytest.mark.xdist_group("lsp"))
-    for checker in ("pyright", "basedpyright") for setup in SETUPS
-])
+@pytest.fixture(
+    scope="module",
+    params=[
+        pytest.param((checker, setup), id=f"{checker}-{setup}", marks=pytest.mark.xdist_group("lsp"))
+        for checker in ("pyright", "basedpyright")
+        for setup in SETUPS
+    ],
+)
 def session(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
     checker, setup = request.param
     root = tmp_path_factory.mktemp(f"{checker}-{setup}")
@@ -225,8 +294,14 @@ def session(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     source, env = SOURCE, _environment()
     if setup == "jax-stubs":
         source = JAX_SOURCE
-        subprocess.run([sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", str(root / "typings")],
-                       cwd=root, env=env, check=True, capture_output=True, timeout=600)
+        subprocess.run(
+            [sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", str(root / "typings")],
+            cwd=root,
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
     elif setup == "jax-stubs-installed":
         source = JAX_SOURCE
         venv = tmp_path_factory.mktemp(f"{checker}-env") / "venv"
@@ -238,20 +313,26 @@ def session(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     path.write_text(source)
     lsp = LanguageServer([tool(f"{checker}-langserver"), "--stdio"], root, env)
     try:
-        lsp.request("initialize", {
-            "processId": os.getpid(), "rootUri": root.as_uri(),
-            "workspaceFolders": [{"uri": root.as_uri(), "name": "example"}],
-            "capabilities": {
-                "workspace": {"configuration": True},
-                "textDocument": {
-                    "hover": {"contentFormat": ["plaintext"]},
-                    "completion": {"completionItem": {"documentationFormat": ["plaintext"]}},
+        lsp.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": root.as_uri(),
+                "workspaceFolders": [{"uri": root.as_uri(), "name": "example"}],
+                "capabilities": {
+                    "workspace": {"configuration": True},
+                    "textDocument": {
+                        "hover": {"contentFormat": ["plaintext"]},
+                        "completion": {"completionItem": {"documentationFormat": ["plaintext"]}},
+                    },
                 },
             },
-        })
+        )
         lsp.notify("initialized", {})
-        lsp.notify("textDocument/didOpen", {"textDocument": {
-            "uri": path.as_uri(), "languageId": "python", "version": 1, "text": source}})
+        lsp.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": path.as_uri(), "languageId": "python", "version": 1, "text": source}},
+        )
         yield Session(checker, setup, source, lsp, path.as_uri())
     finally:
         code = lsp.close()
@@ -292,7 +373,9 @@ def test_hover_on_an_operator(session: Session) -> None:
     for text, table in ((at, "_matmul_bfloat16"), (plus, "_add_bfloat16")):
         assert text is not None and re.fullmatch(
             rf"\(method\) def __call__\(\n    self: Self@{table},\n    other: Array\[(_Other\d+)@__call__\],"
-            rf"\n    /\n\) -> Array\[\1@__call__\]", text), text
+            rf"\n    /\n\) -> Array\[\1@__call__\]",
+            text,
+        ), text
 
 
 def test_completion_lists_public_members_and_no_private_ones(session: Session) -> None:

@@ -36,8 +36,11 @@ CONFIGS = ("standard-x32", "standard-x64", "strict-x32", "strict-x64")
 # under the plugin is checked in the default run by the scenario and function
 # tests: tests/test_jax_stubs.py, tests/test_function_stubs.py.)
 SLOW_CONFIGS = ("standard-x32", "strict-x32", "strict-x64")
-RUN_CONFIGS = [pytest.param(c, p, marks=pytest.mark.slow) if c in SLOW_CONFIGS or p == "rest" else (c, p)
-               for c in CONFIGS for p in case_sample.PARTS]
+RUN_CONFIGS = [
+    pytest.param(c, p, marks=pytest.mark.slow) if c in SLOW_CONFIGS or p == "rest" else (c, p)
+    for c in CONFIGS
+    for p in case_sample.PARTS
+]
 
 
 def test_configs_are_jax_s() -> None:
@@ -55,8 +58,9 @@ def test_plugin_gives_jax_s_answer_in_every_configuration(config: str, part: str
     # About 30,000 lines: every marker pair and scalar under every operator.
     assert sum(text.count("\n") for text in files.values()) > 25_000
     part_files = case_sample.part_of(files, part)
-    errors = run(MYPY_PLUGIN, tmp_path, stage(part_files, tmp_path),
-                 mypy_config=plugin_config(conf["mode"], conf["x64"]))
+    errors = run(
+        MYPY_PLUGIN, tmp_path, stage(part_files, tmp_path), mypy_config=plugin_config(conf["mode"], conf["x64"])
+    )
     listed = case_sample.on_lines_of(part_files, deviations(MYPY_PLUGIN, files, config, some_files=True))
     problems = wrong_answers(MYPY_PLUGIN, part_files, errors, listed)
     assert not problems, f"{config} ({part}): {len(problems)} wrong answers\n" + "\n".join(problems[:60])

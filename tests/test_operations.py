@@ -56,13 +56,15 @@ def test_ops_answers_exactly_the_table() -> None:
     """Every operation of the table has an answer in ops (for float32), and ops
     refuses a name the table does not have."""
     for op in OPERATORS:
-        answer = (ops.unary(op.name, "float32") if op.kind == "unary"
-                  else ops.binary(op.name, "float32", "float32"))
+        answer = ops.unary(op.name, "float32") if op.kind == "unary" else ops.binary(op.name, "float32", "float32")
         assert answer.ok or answer.error == "unsupported", op.name
     for name in operations.METHODS:
         assert ops.method(name, "float32").ok, name
-    for bad in (lambda: ops.binary("neg", "int8", "int8"), lambda: ops.unary("add", "int8"),
-                lambda: ops.method("add", "int8")):
+    for bad in (
+        lambda: ops.binary("neg", "int8", "int8"),
+        lambda: ops.unary("add", "int8"),
+        lambda: ops.method("add", "int8"),
+    ):
         with pytest.raises(ValueError, match="expected one of"):
             bad()
 
@@ -71,8 +73,7 @@ def test_stub_families_share_answers() -> None:
     """Operators of one family (one table in the stubs) answer alike for every
     pair of markers: the stubs could not tell them apart."""
     for family in {op.family for op in operations.of_kind("binary", "comparison")}:
-        members = [op.name for op in operations.of_kind("binary", "comparison")
-                   if op.family == family]
+        members = [op.name for op in operations.of_kind("binary", "comparison") if op.family == family]
         for a in lattice.NODES:
             for b in lattice.NODES:
                 answers = {ops.binary(name, a, b).node for name in members}
@@ -92,8 +93,9 @@ def test_every_public_name_loads() -> None:
 
     for name in jaxtypes.__all__:
         assert getattr(jaxtypes, name) is not None, name
-    exported_markers = [n for n in jaxtypes.__all__ if hasattr(markers, n)
-                        and n not in ("MARKER_OF_NODE", "NODE_OF_MARKER")]
+    exported_markers = [
+        n for n in jaxtypes.__all__ if hasattr(markers, n) and n not in ("MARKER_OF_NODE", "NODE_OF_MARKER")
+    ]
     assert sorted(exported_markers) == sorted(lattice.MARKER_NAME.values())
     for node, name in lattice.MARKER_NAME.items():
         assert getattr(jaxtypes, name) is markers.MARKER_OF_NODE[node]

@@ -18,19 +18,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "typecheck_cases
 import expectations as jx  # noqa: E402
 
 UNARY = {
-    "-x": lambda n, v: ops.unary("neg", n, v), "+x": lambda n, v: ops.unary("pos", n, v),
-    "abs(x)": lambda n, v: ops.unary("abs", n, v), "~x": lambda n, v: ops.unary("invert", n, v),
+    "-x": lambda n, v: ops.unary("neg", n, v),
+    "+x": lambda n, v: ops.unary("pos", n, v),
+    "abs(x)": lambda n, v: ops.unary("abs", n, v),
+    "~x": lambda n, v: ops.unary("invert", n, v),
     "x.clip(0, 1)": lambda n, v: ops.clip(n, lattice.WEAK_INT, v),
     "x.clip()": lambda n, v: ops.clip(n, None, v),
-    **{f"x.{m}()": (lambda m: lambda n, v: ops.method(m, n, v))(m)
-       for m in ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "all", "any",
-                 "round", "conj", "transpose")},
-    "x.real": lambda n, v: ops.method("real", n, v), "x.imag": lambda n, v: ops.method("imag", n, v),
-    "x.T": lambda n, v: ops.method("T", n, v), "x.reshape(-1)": lambda n, v: ops.method("reshape", n, v),
+    **{
+        f"x.{m}()": (lambda m: lambda n, v: ops.method(m, n, v))(m)  # noqa: B023 - m bound by the outer lambda
+        for m in ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "all", "any", "round", "conj", "transpose")
+    },
+    "x.real": lambda n, v: ops.method("real", n, v),
+    "x.imag": lambda n, v: ops.method("imag", n, v),
+    "x.T": lambda n, v: ops.method("T", n, v),
+    "x.reshape(-1)": lambda n, v: ops.method("reshape", n, v),
     "x[0]": lambda n, v: ops.method("getitem", n, v),
-    **{f"x.{m}(promote_integers=False)":
-       (lambda m: lambda n, v: ops.method(m, n, v, promote_integers=False))(m)
-       for m in ("sum", "prod")},
+    **{
+        f"x.{m}(promote_integers=False)": (lambda m: lambda n, v: ops.method(m, n, v, promote_integers=False))(m)  # noqa: B023 - m bound by the outer lambda
+        for m in ("sum", "prod")
+    },
 }
 
 
@@ -56,11 +62,9 @@ def ours(table: str, op: str, left: str, right: str | None, v: lattice.Variant) 
         kind, dtype = jx.numpy_operand(right)
         numpy_node, scalar = ops.numpy_operand(dtype, v), kind == "scalar"
         if table == "numpy_right":
-            out = ops.binary(jx.OPERATOR_NAMES[op], node[left], numpy_node, v,
-                             b_is_numpy_scalar=scalar)
+            out = ops.binary(jx.OPERATOR_NAMES[op], node[left], numpy_node, v, b_is_numpy_scalar=scalar)
         else:
-            out = ops.binary(jx.OPERATOR_NAMES[op], numpy_node, node[left], v,
-                             a_is_numpy_scalar=scalar)
+            out = ops.binary(jx.OPERATOR_NAMES[op], numpy_node, node[left], v, a_is_numpy_scalar=scalar)
     return ("ok", out.node) if out.node else ("error", "")
 
 
@@ -96,8 +100,7 @@ def test_ops_agree_with_jax(config: str) -> None:
     assert counts["agree"] > 29_000
 
 
-def _native_answer(config: str, table: str, op: str, left: str, right: str | None
-                   ) -> tuple[str, str]:
+def _native_answer(config: str, table: str, op: str, left: str, right: str | None) -> tuple[str, str]:
     """JAX's answer for a case with the configuration's own weak arrays in place
     of the other width's; where running it kills the process, eval_shape's."""
     conf = jx.load()["configs"][config]
@@ -151,8 +154,12 @@ def test_weak_arrays_of_the_other_width(config: str) -> None:
 
 # (answers where JAX tells the widths apart, answers) for the weak arrays of the
 # other width, as the README states them (368 of 31,168): a change shows up.
-WIDTH_DEPENDENT = {"standard-x32": (170, 7777), "standard-x64": (81, 7803),
-                   "strict-x32": (86, 7785), "strict-x64": (31, 7803)}
+WIDTH_DEPENDENT = {
+    "standard-x32": (170, 7777),
+    "standard-x64": (81, 7803),
+    "strict-x32": (86, 7785),
+    "strict-x64": (31, 7803),
+}
 assert sum(w for w, _ in WIDTH_DEPENDENT.values()) == 368
 assert sum(n for _, n in WIDTH_DEPENDENT.values()) == 31_168
 
@@ -167,14 +174,26 @@ def test_float_precision_is_finfo() -> None:
 # written out: an operation added to ops without one fails below.
 UNARY_EXPRESSIONS = {"neg": "-x", "pos": "+x", "abs": "abs(x)", "invert": "~x"}
 METHOD_EXPRESSIONS = {
-    "T": "x.T", "reshape": "x.reshape(-1)", "transpose": "x.transpose()", "getitem": "x[0]",
-    "conj": "x.conj()", "sum": "x.sum()", "prod": "x.prod()", "mean": "x.mean()",
-    "max": "x.max()", "min": "x.min()", "argmax": "x.argmax()", "argmin": "x.argmin()",
-    "all": "x.all()", "any": "x.any()", "clip": "x.clip()", "round": "x.round()",
-    "real": "x.real", "imag": "x.imag",
+    "T": "x.T",
+    "reshape": "x.reshape(-1)",
+    "transpose": "x.transpose()",
+    "getitem": "x[0]",
+    "conj": "x.conj()",
+    "sum": "x.sum()",
+    "prod": "x.prod()",
+    "mean": "x.mean()",
+    "max": "x.max()",
+    "min": "x.min()",
+    "argmax": "x.argmax()",
+    "argmin": "x.argmin()",
+    "all": "x.all()",
+    "any": "x.any()",
+    "clip": "x.clip()",
+    "round": "x.round()",
+    "real": "x.real",
+    "imag": "x.imag",
 }
-SCALAR_KEYS = {"bool": "True", lattice.WEAK_INT: "1", lattice.WEAK_FLOAT: "1.0",
-               lattice.WEAK_COMPLEX: "1j"}
+SCALAR_KEYS = {"bool": "True", lattice.WEAK_INT: "1", lattice.WEAK_FLOAT: "1.0", lattice.WEAK_COMPLEX: "1j"}
 
 
 def expected_operands(v: lattice.Variant) -> set[tuple[str, str, bool]]:
@@ -212,8 +231,7 @@ def test_expectations_cover_every_operation(v: lattice.Variant) -> None:
     assert not missing, f"{v.label}: no operand for {sorted(missing)}"
     operands = [held[key] for key in sorted(expected_operands(v))]
     binary = [ops.SYMBOLS[op] for op in (*ops.BINARY_OPERATORS, *ops.COMPARISONS)]
-    unary = [*UNARY_EXPRESSIONS.values(), *METHOD_EXPRESSIONS.values(), "x.clip(0, 1)",
-             "x[0].item()"]
+    unary = [*UNARY_EXPRESSIONS.values(), *METHOD_EXPRESSIONS.values(), "x.clip(0, 1)", "x[0].item()"]
     absent, checked = [], 0
 
     def look(*path: str | int) -> None:

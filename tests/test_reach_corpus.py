@@ -33,8 +33,16 @@ def truth(files: dict[str, str]) -> "reach.Truth":
 
 def test_corpus_is_big_enough(files: dict[str, str]) -> None:
     assert sum(len(t.splitlines()) for t in files.values()) >= 500
-    for name in ("attention.py", "layers.py", "losses.py", "optim.py", "sampling.py",
-                 "recurrent.py", "quant.py", "train.py"):
+    for name in (
+        "attention.py",
+        "layers.py",
+        "losses.py",
+        "optim.py",
+        "sampling.py",
+        "recurrent.py",
+        "quant.py",
+        "train.py",
+    ):
         assert name in files
 
 
@@ -57,19 +65,19 @@ def test_tracing_records_what_running_records(files: dict[str, str], truth: "rea
 def test_recorded_dtypes_are_jaxs(truth: "reach.Truth") -> None:
     """Spot checks, written out from reading the corpus and JAX's rules."""
     expected = {
-        ("attention.py", 31, "logits"): "bfloat16",   # einsum of bfloat16
+        ("attention.py", 31, "logits"): "bfloat16",  # einsum of bfloat16
         ("attention.py", 32, "logits32"): "float32",
-        ("attention.py", 35, "weights"): "float32",   # softmax
+        ("attention.py", 35, "weights"): "float32",  # softmax
         ("attention.py", 25, "mask"): "bool",
         ("quant.py", 15, "q"): "int8",
-        ("quant.py", 34, "acc"): "int32",             # preferred_element_type
+        ("quant.py", 34, "acc"): "int32",  # preferred_element_type
         ("layers.py", 30, "hidden16"): "bfloat16",
         ("recurrent.py", 11, "from_input"): "float32",  # inside lax.scan
-        ("train.py", 66, "grads"): None,              # a dict: not an array
-        ("train.py", 67, "gw"): "float32",            # vmap of grad
-        ("sampling.py", 10, "tokens"): "int32",       # categorical
-        ("optim.py", 70, "peak_lr"): "f*",            # jnp.asarray(float) is weak
-        ("optim.py", 72, "fraction"): "float32",      # int32 / int: true division
+        ("train.py", 66, "grads"): None,  # a dict: not an array
+        ("train.py", 67, "gw"): "float32",  # vmap of grad
+        ("sampling.py", 10, "tokens"): "int32",  # categorical
+        ("optim.py", 70, "peak_lr"): "f*",  # jnp.asarray(float) is weak
+        ("optim.py", 72, "fraction"): "float32",  # int32 / int: true division
     }
     got = {site: truth.nodes.get(site) for site in expected}
     assert got == expected
@@ -77,8 +85,8 @@ def test_recorded_dtypes_are_jaxs(truth: "reach.Truth") -> None:
 
 def test_every_assignment_in_a_function_body_is_found(files: dict[str, str]) -> None:
     found = {(a.line, n) for a in reach.find_assignments(files["recurrent.py"]) for n in a.names}
-    assert (23, "final") in found and (23, "hs") in found      # tuple unpacking
-    assert (20, "new_h") in found                              # nested function
+    assert (23, "final") in found and (23, "hs") in found  # tuple unpacking
+    assert (20, "new_h") in found  # nested function
     source = "def f(x):\n    a, (b, c) = x\n    d: int = 1\n    d += 2\n    x.y = 3\n    if x: e = 1\n"
     got = [(a.line, a.names) for a in reach.find_assignments(source)]
     assert got == [(2, ("a", "b", "c")), (3, ("d",)), (4, ("d",))]
@@ -94,36 +102,38 @@ def test_staged_reveals_point_at_their_sites() -> None:
     assert lines[key[1] - 2] == "         1)"
 
 
-@pytest.mark.parametrize("text, node", [
-    # mypy and mypy with the plugin
-    ("jaxtypes._array.Array[jaxtypes.markers.float32]", "float32"),
-    ("jax._src.basearray.Array[jaxtypes.markers.bfloat16]", "bfloat16"),
-    ("jaxtypes._array.Array[jaxtypes.markers.weak_float]", "f*"),
-    ("jaxtypes._array.Array[Any]", None),
-    ("jax._src.basearray.Array", None),
-    ("Any", None),
-    ("tuple[jaxtypes._array.Array[jaxtypes.markers.float32], jaxtypes._array.Array[Any]]", None),
-    # pyright, basedpyright, pyrefly, ty
-    ("Array[float32]", "float32"),
-    ("Array[bool_]", "bool"),
-    ("Array[weak_int]", "i*"),
-    ("Array[Unknown]", None),
-    ("Array[Any]", None),
-    ("Array", None),
-    ("Array[float32] | Array[bfloat16]", None),
-    ("Array[DT@f]", None),
-])
+@pytest.mark.parametrize(
+    "text, node",
+    [
+        # mypy and mypy with the plugin
+        ("jaxtypes._array.Array[jaxtypes.markers.float32]", "float32"),
+        ("jax._src.basearray.Array[jaxtypes.markers.bfloat16]", "bfloat16"),
+        ("jaxtypes._array.Array[jaxtypes.markers.weak_float]", "f*"),
+        ("jaxtypes._array.Array[Any]", None),
+        ("jax._src.basearray.Array", None),
+        ("Any", None),
+        ("tuple[jaxtypes._array.Array[jaxtypes.markers.float32], jaxtypes._array.Array[Any]]", None),
+        # pyright, basedpyright, pyrefly, ty
+        ("Array[float32]", "float32"),
+        ("Array[bool_]", "bool"),
+        ("Array[weak_int]", "i*"),
+        ("Array[Unknown]", None),
+        ("Array[Any]", None),
+        ("Array", None),
+        ("Array[float32] | Array[bfloat16]", None),
+        ("Array[DT@f]", None),
+    ],
+)
 def test_revealed_type_to_marker(text: str, node: str | None) -> None:
     assert reach.marker_of(text) == node
 
 
 def test_score_counts_known_and_wrong() -> None:
-    truth = reach.Truth(nodes={("m.py", 1, "a"): "float32", ("m.py", 2, "b"): "f*",
-                               ("m.py", 3, "c"): "int8", ("m.py", 4, "d"): "int32"})
-    where = {("m.py", 10): ("m.py", 1, "a"), ("m.py", 11): ("m.py", 2, "b"),
-             ("m.py", 12): ("m.py", 3, "c")}
-    reveals = {("m.py", 10): ["Array[float32]"], ("m.py", 11): ["Array[float32]"],
-               ("m.py", 12): ["Array[Any]"]}
+    truth = reach.Truth(
+        nodes={("m.py", 1, "a"): "float32", ("m.py", 2, "b"): "f*", ("m.py", 3, "c"): "int8", ("m.py", 4, "d"): "int32"}
+    )
+    where = {("m.py", 10): ("m.py", 1, "a"), ("m.py", 11): ("m.py", 2, "b"), ("m.py", 12): ("m.py", 3, "c")}
+    reveals = {("m.py", 10): ["Array[float32]"], ("m.py", 11): ["Array[float32]"], ("m.py", 12): ["Array[Any]"]}
     r = reach.score("pyright", truth, reveals, where, 1.0)
     assert (r.intermediates, r.known, r.correct, r.missing) == (4, 2, 1, 1)
     assert r.wrong == [("m.py", 2, "b", "Array[float32]", "weak_float")]

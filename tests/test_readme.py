@@ -38,8 +38,7 @@ from pathlib import Path
 
 import pytest
 
-from checkers import (MYPY_PLUGIN, STUBS, command, execute, reported_errors, revealed, stage,
-                      stub_setting)
+from checkers import MYPY_PLUGIN, STUBS, command, execute, reported_errors, revealed, stage, stub_setting
 
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
@@ -76,7 +75,7 @@ def blocks() -> list[Block]:
             opened = (n, line[3:].strip())
         elif opened is not None and line.strip() == "```":
             start, language = opened
-            found.append(Block(language, "\n".join(lines[start:n - 1]) + "\n", start + 1, heading))
+            found.append(Block(language, "\n".join(lines[start : n - 1]) + "\n", start + 1, heading))
             opened = None
     assert opened is None, f"README.md:{opened[0]}: a code block is never closed"
     return found
@@ -155,7 +154,8 @@ def test_every_block_is_checked_or_not_checkable_by_its_language() -> None:
     for block in blocks():
         assert block.language in CHECKED_LANGUAGES | NOT_CHECKABLE_LANGUAGES, (
             f"README.md:{block.line}: a ```{block.language} block: give it a language this test "
-            f"checks ({sorted(CHECKED_LANGUAGES)}) or one it cannot ({sorted(NOT_CHECKABLE_LANGUAGES)})")
+            f"checks ({sorted(CHECKED_LANGUAGES)}) or one it cannot ({sorted(NOT_CHECKABLE_LANGUAGES)})"
+        )
 
 
 def test_the_readme_has_examples_to_check() -> None:
@@ -207,8 +207,9 @@ def jobs() -> list[Job]:
     return found
 
 
-def problems(job: Job, reveals: dict[tuple[str, int], list[str]],
-             errors: dict[tuple[str, int], list[str]]) -> list[str]:
+def problems(
+    job: Job, reveals: dict[tuple[str, int], list[str]], errors: dict[tuple[str, int], list[str]]
+) -> list[str]:
     found = []
     for path, text in job.files.items():
         expected = job.expected[path]
@@ -240,8 +241,14 @@ def typings(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The stubs, written by the command the README gives."""
     project = tmp_path_factory.mktemp("readme-stubs")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
-    proc = subprocess.run([sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", STUBS],
-                          cwd=project, env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", STUBS],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     return project / STUBS
 
@@ -277,7 +284,7 @@ def _runtime_expectation(expect: Expect) -> str | None:
     """What JAX must compute for a line expecting ``expect`` (None: anything)."""
     if expect.error:
         return "raises"
-    marker = (expect.reveal or "")[len("Array["):-1]
+    marker = (expect.reveal or "")[len("Array[") : -1]
     if not marker or marker == "Any":
         return None
     return WEAK.get(marker, marker)
@@ -312,8 +319,14 @@ def test_runtime_examples_as_doctests(block: Block, tmp_path: Path) -> None:
     examples = tmp_path / f"readme_{block.line}.txt"
     examples.write_text(block.text)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    proc = subprocess.run([sys.executable, "-m", "doctest", "-v", examples.name],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "doctest", "-v", examples.name],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     m = re.search(r"^(\d+) passed and 0 failed\.$", proc.stdout, re.M)
     assert m and int(m.group(1)) == block.text.count(">>> "), proc.stdout[-2000:]
@@ -336,8 +349,7 @@ def probe(q: Array[int8], n: Array[int64], x: Array[bfloat16], w: Array[float32]
 # What JAX computes with jax_enable_x64 and strict promotion (the README's
 # settings), as the README's text about the plugin says.
 PLUGIN_PROBE_REVEALS = {7: "Array[int64]", 8: "Array[int64]", 9: "Array[float64]", 11: "Array[bfloat16]"}
-PLUGIN_PROBE_ERROR = (10, "cast the bfloat16 operand explicitly, e.g. x.astype(jaxtypes.float32)",
-                      "[jax-promotion]")
+PLUGIN_PROBE_ERROR = (10, "cast the bfloat16 operand explicitly, e.g. x.astype(jaxtypes.float32)", "[jax-promotion]")
 
 
 def plugin_block(language: str) -> Block:
@@ -347,10 +359,14 @@ def plugin_block(language: str) -> Block:
 
 def _settings_in_force(root: Path, cmd: list[str]) -> None:
     out = execute(MYPY_PLUGIN, root, cmd)
-    reveals = {line: [show_dtypes.short(t) for t in types]
-               for (path, line), types in revealed(MYPY_PLUGIN, out, root).items() if path == "probe.py"}
-    errors = {line: msgs for (path, line), msgs in reported_errors(MYPY_PLUGIN, out, root).items()
-              if path == "probe.py"}
+    reveals = {
+        line: [show_dtypes.short(t) for t in types]
+        for (path, line), types in revealed(MYPY_PLUGIN, out, root).items()
+        if path == "probe.py"
+    }
+    errors = {
+        line: msgs for (path, line), msgs in reported_errors(MYPY_PLUGIN, out, root).items() if path == "probe.py"
+    }
     assert reveals == {line: [t] for line, t in PLUGIN_PROBE_REVEALS.items()}, out
     line, message, code = PLUGIN_PROBE_ERROR
     assert list(errors) == [line], out
@@ -377,7 +393,7 @@ def test_plugin_toml_block_is_mypys_configuration(tmp_path: Path) -> None:
 
 
 def test_plugin_line_of_the_checker_table_is_in_the_configuration() -> None:
-    """"What each checker needs" gives mypy's plugin line: the one run above."""
+    """ "What each checker needs" gives mypy's plugin line: the one run above."""
     readme = README.read_text()
     row = next(line for line in readme.splitlines() if line.startswith("| mypy | "))
     (setting,) = re.findall(r"`(plugins = [^`]*)`", row)
@@ -389,7 +405,7 @@ def out_table() -> dict[str, list[str]]:
     lines = README.read_text().splitlines()
     start = next(n for n, line in enumerate(lines) if line.endswith("`--out typings`:"))
     table: dict[str, list[str]] = {}
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         if not line.strip():
             if table:
                 break

@@ -118,7 +118,12 @@ RESULT_TYPE_CASES = [
     ("np.True_", (np.True_,), ("bool", False), ("bool", False)),
     ("array-int64-with-array-float16", (arr("int64"), arr("float16")), ("float16", False), ("float16", False)),
     ("array-int4-with-int", (arr("int4"), 1), ("int4", False), ("int4", False)),
-    ("array-float8-twice", (arr("float8_e4m3fn"), arr("float8_e4m3fn")), ("float8_e4m3fn", False), ("float8_e4m3fn", False)),
+    (
+        "array-float8-twice",
+        (arr("float8_e4m3fn"), arr("float8_e4m3fn")),
+        ("float8_e4m3fn", False),
+        ("float8_e4m3fn", False),
+    ),
     # any object with .dtype; a true weak_type makes it weak
     ("has-dtype-int16", (HasDtype("int16"),), ("int16", False), ("int16", False)),
     ("has-dtype-float64", (HasDtype("float64"),), ("float32", False), ("float64", False)),
@@ -132,9 +137,19 @@ RESULT_TYPE_CASES = [
     ("tracer-like-strong-int16", (TracerLike("int16", False),), ("int16", False), ("int16", False)),
     ("weak-int16-weak-int8", (HasDtype("int16", True), HasDtype("int8", True)), ("int32", True), ("int64", True)),
     ("weak-int16-weak-float", (HasDtype("int16", True), 1.0), ("float32", True), ("float64", True)),
-    ("weak-float16-weak-bfloat16", (HasDtype("float16", True), HasDtype("bfloat16", True)), ("float32", True), ("float64", True)),
+    (
+        "weak-float16-weak-bfloat16",
+        (HasDtype("float16", True), HasDtype("bfloat16", True)),
+        ("float32", True),
+        ("float64", True),
+    ),
     ("weak-int8-np.int8", (HasDtype("int8", True), np.int8), ("int8", False), ("int8", False)),
-    ("weak-bfloat16-float16-scalar", (HasDtype("bfloat16", True), np.float16(1)), ("float16", False), ("float16", False)),
+    (
+        "weak-bfloat16-float16-scalar",
+        (HasDtype("bfloat16", True), np.float16(1)),
+        ("float16", False),
+        ("float16", False),
+    ),
     ("weak-float8-weak-int", (HasDtype("float8_e4m3fn", True), 1), ("float32", True), ("float64", True)),
     # mixtures
     ("int8-scalar-int", (np.int8(1), 1), ("int8", False), ("int8", False)),
@@ -179,7 +194,12 @@ RESULT_TYPE_CASES = [
     ("int4-int4", ("int4", "int4"), ("int4", False), ("int4", False)),
     ("bfloat16-float16", ("bfloat16", "float16"), ("float32", False), ("float32", False)),
     ("bfloat16-complex", ("bfloat16", 1j), ("complex64", False), ("complex64", False)),
-    ("float8-float8-float", ("float8_e4m3fn", "float8_e4m3fn", 1.0), ("float8_e4m3fn", False), ("float8_e4m3fn", False)),
+    (
+        "float8-float8-float",
+        ("float8_e4m3fn", "float8_e4m3fn", 1.0),
+        ("float8_e4m3fn", False),
+        ("float8_e4m3fn", False),
+    ),
     ("int8-int8-scalar-int", ("int8", np.int8(1), 1), ("int8", False), ("int8", False)),
 ]
 
@@ -488,7 +508,8 @@ def test_non_jax_numpy_scalar_type_alone_passes_through(scalar_type):
     for x64 in (False, True):
         with enable_x64(x64):
             assert jaxtypes.result_type(scalar_type, return_weak_type_flag=True) == (
-                np.dtype(scalar_type), False,
+                np.dtype(scalar_type),
+                False,
             )
             assert jaxtypes.dtype(scalar_type) == np.dtype(scalar_type)
 
@@ -528,17 +549,48 @@ def test_canonicalize_dtype_unknown_dtype_string():
 @pytest.mark.parametrize(
     ("arg", "message"),
     [
-        ("object", "Value 'object' with dtype object is not a valid JAX array type. Only arrays of numeric types are supported by JAX."),
-        (np.dtype("O"), "Value 'object' with dtype object is not a valid JAX array type. Only arrays of numeric types are supported by JAX."),
-        ("S5", "Value 'S5' with dtype |S5 is not a valid JAX array type. Only arrays of numeric types are supported by JAX."),
-        (np.array(["a"]), "Value '['a']' with dtype <U1 is not a valid JAX array type. Only arrays of numeric types are supported by JAX."),
-        (np.array([1], dtype=object), "Value '[1]' with dtype object is not a valid JAX array type. Only arrays of numeric types are supported by JAX."),
-        (np.dtype(">f4"), "Value '>f4' with dtype >f4 is not a valid JAX array type. Only arrays of numeric types are supported by JAX."),
-        (str, "Value '<class 'str'>' with dtype <U0 is not a valid JAX array type. Only arrays of numeric types are supported by JAX."),
+        (
+            "object",
+            "Value 'object' with dtype object is not a valid JAX array type. Only arrays of numeric types are supported by JAX.",
+        ),
+        (
+            np.dtype("O"),
+            "Value 'object' with dtype object is not a valid JAX array type. Only arrays of numeric types are supported by JAX.",
+        ),
+        (
+            "S5",
+            "Value 'S5' with dtype |S5 is not a valid JAX array type. Only arrays of numeric types are supported by JAX.",
+        ),
+        (
+            np.array(["a"]),
+            "Value '['a']' with dtype <U1 is not a valid JAX array type. Only arrays of numeric types are supported by JAX.",
+        ),
+        (
+            np.array([1], dtype=object),
+            "Value '[1]' with dtype object is not a valid JAX array type. Only arrays of numeric types are supported by JAX.",
+        ),
+        (
+            np.dtype(">f4"),
+            "Value '>f4' with dtype >f4 is not a valid JAX array type. Only arrays of numeric types are supported by JAX.",
+        ),
+        (
+            str,
+            "Value '<class 'str'>' with dtype <U0 is not a valid JAX array type. Only arrays of numeric types are supported by JAX.",
+        ),
         ([1, 2], "Cannot determine dtype of [1, 2]"),
         ((1.0, 2.0), "Cannot determine dtype of (1.0, 2.0)"),
     ],
-    ids=["object-name", "object-dtype", "bytes-name", "str-array", "object-array", "big-endian", "str-type", "list", "tuple"],
+    ids=[
+        "object-name",
+        "object-dtype",
+        "bytes-name",
+        "str-array",
+        "object-array",
+        "big-endian",
+        "str-type",
+        "list",
+        "tuple",
+    ],
 )
 def test_result_type_rejects_non_jax_values(arg, message):
     with pytest.raises(TypeError) as info:
@@ -688,7 +740,11 @@ def test_importing_jaxtypes_does_not_import_jax():
     )
     env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
     proc = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"

@@ -34,39 +34,91 @@ from seed_000 import SEED_TABLE
 # The table's codes (b1 = np.bool_, i2 = np.int16, u4 = np.uint32,
 # bf = bfloat16, f2 = float16, c8 = complex64, ...) as lattice node names.
 CODE_TO_NODE = {
-    "b1": "bool", "u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64",
-    "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64",
-    "bf": "bfloat16", "f2": "float16", "f4": "float32", "f8": "float64",
-    "c8": "complex64", "c16": "complex128", "i*": "i*", "f*": "f*", "c*": "c*",
+    "b1": "bool",
+    "u1": "uint8",
+    "u2": "uint16",
+    "u4": "uint32",
+    "u8": "uint64",
+    "i1": "int8",
+    "i2": "int16",
+    "i4": "int32",
+    "i8": "int64",
+    "bf": "bfloat16",
+    "f2": "float16",
+    "f4": "float32",
+    "f8": "float64",
+    "c8": "complex64",
+    "c16": "complex128",
+    "i*": "i*",
+    "f*": "f*",
+    "c*": "c*",
 }
 CODES = list(CODE_TO_NODE)
 
 # promote_types operands: numpy dtypes for the strong codes, the Python types
 # for the weak ones.
 CODE_TO_OPERAND = {
-    "b1": np.dtype(np.bool_), "u1": np.dtype(np.uint8), "u2": np.dtype(np.uint16),
-    "u4": np.dtype(np.uint32), "u8": np.dtype(np.uint64), "i1": np.dtype(np.int8),
-    "i2": np.dtype(np.int16), "i4": np.dtype(np.int32), "i8": np.dtype(np.int64),
-    "bf": np.dtype(ml_dtypes.bfloat16), "f2": np.dtype(np.float16),
-    "f4": np.dtype(np.float32), "f8": np.dtype(np.float64),
-    "c8": np.dtype(np.complex64), "c16": np.dtype(np.complex128),
-    "i*": int, "f*": float, "c*": complex,
+    "b1": np.dtype(np.bool_),
+    "u1": np.dtype(np.uint8),
+    "u2": np.dtype(np.uint16),
+    "u4": np.dtype(np.uint32),
+    "u8": np.dtype(np.uint64),
+    "i1": np.dtype(np.int8),
+    "i2": np.dtype(np.int16),
+    "i4": np.dtype(np.int32),
+    "i8": np.dtype(np.int64),
+    "bf": np.dtype(ml_dtypes.bfloat16),
+    "f2": np.dtype(np.float16),
+    "f4": np.dtype(np.float32),
+    "f8": np.dtype(np.float64),
+    "c8": np.dtype(np.complex64),
+    "c16": np.dtype(np.complex128),
+    "i*": int,
+    "f*": float,
+    "c*": complex,
 }
 # The same operands as numpy / ml_dtypes scalar types (weak ones unchanged).
 CODE_TO_SCALAR_TYPE = {
-    "b1": np.bool_, "u1": np.uint8, "u2": np.uint16, "u4": np.uint32, "u8": np.uint64,
-    "i1": np.int8, "i2": np.int16, "i4": np.int32, "i8": np.int64,
-    "bf": ml_dtypes.bfloat16, "f2": np.float16, "f4": np.float32, "f8": np.float64,
-    "c8": np.complex64, "c16": np.complex128, "i*": int, "f*": float, "c*": complex,
+    "b1": np.bool_,
+    "u1": np.uint8,
+    "u2": np.uint16,
+    "u4": np.uint32,
+    "u8": np.uint64,
+    "i1": np.int8,
+    "i2": np.int16,
+    "i4": np.int32,
+    "i8": np.int64,
+    "bf": ml_dtypes.bfloat16,
+    "f2": np.float16,
+    "f4": np.float32,
+    "f8": np.float64,
+    "c8": np.complex64,
+    "c16": np.complex128,
+    "i*": int,
+    "f*": float,
+    "c*": complex,
 }
 # The dtype name promote_types returns for an expected code: a weak result is
 # the dtype of its Python type (int64, float64, complex128), as in JAX.
 CODE_TO_RESULT_NAME = {
-    "b1": "bool", "u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64",
-    "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64",
-    "bf": "bfloat16", "f2": "float16", "f4": "float32", "f8": "float64",
-    "c8": "complex64", "c16": "complex128",
-    "i*": "int64", "f*": "float64", "c*": "complex128",
+    "b1": "bool",
+    "u1": "uint8",
+    "u2": "uint16",
+    "u4": "uint32",
+    "u8": "uint64",
+    "i1": "int8",
+    "i2": "int16",
+    "i4": "int32",
+    "i8": "int64",
+    "bf": "bfloat16",
+    "f2": "float16",
+    "f4": "float32",
+    "f8": "float64",
+    "c8": "complex64",
+    "c16": "complex128",
+    "i*": "int64",
+    "f*": "float64",
+    "c*": "complex128",
 }
 
 
@@ -90,8 +142,12 @@ X32_STANDARD = Variant("standard", False)
 # With x64 disabled the lattice differs in one edge (uint32 -> int32, uint64):
 # uint32 joined with a signed int of at most 32 bits gives int32, not int64.
 X32_CHANGED_CELLS = {
-    ("u4", "i1"): "i4", ("u4", "i2"): "i4", ("u4", "i4"): "i4",
-    ("i1", "u4"): "i4", ("i2", "u4"): "i4", ("i4", "u4"): "i4",
+    ("u4", "i1"): "i4",
+    ("u4", "i2"): "i4",
+    ("u4", "i4"): "i4",
+    ("i1", "u4"): "i4",
+    ("i2", "u4"): "i4",
+    ("i4", "u4"): "i4",
 }
 ALL_CELLS = [(a, b) for a in CODES for b in CODES]
 
@@ -118,9 +174,7 @@ def test_lattice_join_matches_seed_table_row(a):
 @pytest.mark.parametrize("a", CODES)
 def test_lattice_join_x32_matches_seed_table_with_the_uint32_edge_changed(a):
     got = {b: lattice.join(CODE_TO_NODE[a], CODE_TO_NODE[b], X32_STANDARD) for b in CODES}
-    expected = {
-        b: CODE_TO_NODE[X32_CHANGED_CELLS.get((a, b), TABLE[a, b])] for b in CODES
-    }
+    expected = {b: CODE_TO_NODE[X32_CHANGED_CELLS.get((a, b), TABLE[a, b])] for b in CODES}
     assert got == expected
 
 
@@ -131,9 +185,7 @@ def test_promote_types_x64_matches_seed_table_row(a):
         got = {b: jaxtypes.promote_types(CODE_TO_OPERAND[a], CODE_TO_OPERAND[b]) for b in CODES}
     for b, dt in got.items():
         assert isinstance(dt, np.dtype), (a, b, dt)
-    assert {b: dt.name for b, dt in got.items()} == {
-        b: CODE_TO_RESULT_NAME[TABLE[a, b]] for b in CODES
-    }
+    assert {b: dt.name for b, dt in got.items()} == {b: CODE_TO_RESULT_NAME[TABLE[a, b]] for b in CODES}
 
 
 @pytest.mark.parametrize("a", CODES)
@@ -144,10 +196,7 @@ def test_promote_types_x64_with_scalar_types_and_names_matches_seed_table(a):
 
     expected = {b: CODE_TO_RESULT_NAME[TABLE[a, b]] for b in CODES}
     with jaxtypes.enable_x64(True):
-        by_type = {
-            b: jaxtypes.promote_types(CODE_TO_SCALAR_TYPE[a], CODE_TO_SCALAR_TYPE[b]).name
-            for b in CODES
-        }
+        by_type = {b: jaxtypes.promote_types(CODE_TO_SCALAR_TYPE[a], CODE_TO_SCALAR_TYPE[b]).name for b in CODES}
         by_name = {b: jaxtypes.promote_types(name_of(a), name_of(b)).name for b in CODES}
     assert by_type == expected
     assert by_name == expected
@@ -159,9 +208,7 @@ def test_promote_types_x32_matches_seed_table_with_the_uint32_edge_changed(a):
     # canonicalize: weak results are still int64/float64/complex128.
     with jaxtypes.enable_x64(False):
         got = {b: jaxtypes.promote_types(CODE_TO_OPERAND[a], CODE_TO_OPERAND[b]).name for b in CODES}
-    assert got == {
-        b: CODE_TO_RESULT_NAME[X32_CHANGED_CELLS.get((a, b), TABLE[a, b])] for b in CODES
-    }
+    assert got == {b: CODE_TO_RESULT_NAME[X32_CHANGED_CELLS.get((a, b), TABLE[a, b])] for b in CODES}
 
 
 def test_seed_table_is_symmetric():
@@ -261,12 +308,14 @@ def test_case_uint64_with_any_signed_int_is_weak_float(signed):
         assert lattice.join("uint64", signed, v) == "f*"
         assert lattice.join(signed, "uint64", v) == "f*"
     with jaxtypes.enable_x64(True):
-        assert jaxtypes.result_type(
-            np.dtype("uint64"), np.dtype(signed), return_weak_type_flag=True
-        ) == (np.dtype("float64"), True)
-        assert jaxtypes.result_type(
-            np.zeros(2, np.uint64), np.zeros(2, signed), return_weak_type_flag=True
-        ) == (np.dtype("float64"), True)
+        assert jaxtypes.result_type(np.dtype("uint64"), np.dtype(signed), return_weak_type_flag=True) == (
+            np.dtype("float64"),
+            True,
+        )
+        assert jaxtypes.result_type(np.zeros(2, np.uint64), np.zeros(2, signed), return_weak_type_flag=True) == (
+            np.dtype("float64"),
+            True,
+        )
         assert jaxtypes.promote_types("uint64", signed) == np.dtype("float64")
     # x64 off: promote_types does not canonicalize, so it is still float64.
     with jaxtypes.enable_x64(False):
@@ -321,7 +370,8 @@ def test_case_bfloat16_with_float16_and_weak_complex():
             assert jaxtypes.promote_types(ml_dtypes.bfloat16, np.float16) == np.dtype("float32")
             assert jaxtypes.promote_types("bfloat16", complex) == np.dtype("complex64")
             assert jaxtypes.result_type("bfloat16", 1j, return_weak_type_flag=True) == (
-                np.dtype("complex64"), False,
+                np.dtype("complex64"),
+                False,
             )
 
 

@@ -60,8 +60,9 @@ def first_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Comp
     env["TMPDIR"] = str(tmpdir)
     seen: set[str] = set()
     with open(base / "stdout", "w+") as stdout, open(base / "stderr", "w+") as stderr:
-        proc = subprocess.Popen([sys.executable, str(SCRIPT)], cwd=cwd, env=env,
-                                stdout=stdout, stderr=stderr, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, str(SCRIPT)], cwd=cwd, env=env, stdout=stdout, stderr=stderr, text=True
+        )
         deadline = time.monotonic() + 900
         while proc.poll() is None:
             seen.update(p.name for p in tmpdir.iterdir())
@@ -153,10 +154,13 @@ def test_no_temporary_folder_left(first_run: tuple[subprocess.CompletedProcess[s
 def test_readme_first_command_runs_this_script() -> None:
     """The README's set-up command 1 installs the checkout and runs the script tested here."""
     readme = (REPO / "README.md").read_text()
-    setup = readme[readme.index("## Set-up"):]
+    setup = readme[readme.index("## Set-up") :]
     start = setup.index("```bash\n") + len("```bash\n")
-    block = setup[start:setup.index("\n```", start)]
+    block = setup[start : setup.index("\n```", start)]
     commands = [line for line in block.splitlines() if line and not line.startswith("#")]
     steps = [step.strip() for step in commands[0].split("&&")]
-    assert steps == ["python3 -m venv .venv", '.venv/bin/pip install -e ".[test]"',
-                     f".venv/bin/python {SCRIPT.relative_to(REPO).as_posix()}"]
+    assert steps == [
+        "python3 -m venv .venv",
+        '.venv/bin/pip install -e ".[test]"',
+        f".venv/bin/python {SCRIPT.relative_to(REPO).as_posix()}",
+    ]

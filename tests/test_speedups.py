@@ -71,8 +71,16 @@ def counted_fast_paths() -> tuple[Any, Counting, Any, Counting]:
         promote_py, namespace, "_promote_types_slow", default_state, State, process_holder, Resolved
     )
     result_c = sp.result_type_fast(
-        result_py, namespace, "_result_type_slow", default_state, State, process_holder, Resolved,
-        promotion._TOKEN_OF_TYPE, promotion._NUMPY_ARRAY_TOKEN, promotion._JAX_ARRAY_TOKEN,
+        result_py,
+        namespace,
+        "_result_type_slow",
+        default_state,
+        State,
+        process_holder,
+        Resolved,
+        promotion._TOKEN_OF_TYPE,
+        promotion._NUMPY_ARRAY_TOKEN,
+        promotion._JAX_ARRAY_TOKEN,
         promotion._KEY_BASE,
     )
     return promote_c, promote_py, result_c, result_py
@@ -309,8 +317,7 @@ def test_bad_construction_is_a_clear_error() -> None:
     with pytest.raises(TypeError, match="default_state must be a State, not 'no State'"):
         sp.promote_types_fast(fn, *slow, "no State", State, process_holder, Resolved)
     with pytest.raises(TypeError):
-        sp.promote_types_fast(fn, "not a dict", "_promote_types_slow", default_state, State,
-                              process_holder, Resolved)
+        sp.promote_types_fast(fn, "not a dict", "_promote_types_slow", default_state, State, process_holder, Resolved)
 
     class Unslotted:
         promote_cache: dict[Any, Any] = {}
@@ -354,11 +361,20 @@ def test_without_its_slow_path_a_miss_goes_to_the_python_function() -> None:
     sp = _speedups()
     promote_py = Counting(promotion._promote_types_py)
     result_py = Counting(promotion._result_type_py)
-    promote_c = sp.promote_types_fast(promote_py, {}, "_promote_types_slow",
-                                      default_state, State, process_holder, Resolved)
+    promote_c = sp.promote_types_fast(
+        promote_py, {}, "_promote_types_slow", default_state, State, process_holder, Resolved
+    )
     result_c = sp.result_type_fast(
-        result_py, {}, "_result_type_slow", default_state, State, process_holder, Resolved,
-        promotion._TOKEN_OF_TYPE, promotion._NUMPY_ARRAY_TOKEN, promotion._JAX_ARRAY_TOKEN,
+        result_py,
+        {},
+        "_result_type_slow",
+        default_state,
+        State,
+        process_holder,
+        Resolved,
+        promotion._TOKEN_OF_TYPE,
+        promotion._NUMPY_ARRAY_TOKEN,
+        promotion._JAX_ARRAY_TOKEN,
         promotion._KEY_BASE,
     )
     args = (np.dtype("int16"), 1.5)
@@ -400,7 +416,8 @@ def test_keys_of_any_length_are_served_in_c(n: int) -> None:
         key = promotion._result_type_key(args)
         assert isinstance(key, int) == (n <= promotion._INT_KEY_ARGS)
         assert list(promotion._tokens_of_key(key)) == [
-            promotion._result_type_key((a,)) - 1 for a in args  # one argument: its token + 1
+            promotion._result_type_key((a,)) - 1
+            for a in args  # one argument: its token + 1
         ]
         before = result_py.calls
         assert outcome(result_c, *args, return_weak_type_flag=True) == want
@@ -411,7 +428,15 @@ def test_bad_key_base_is_a_clear_error() -> None:
     sp = _speedups()
     with pytest.raises(ValueError, match="key_base must be at least 2, not 1"):
         sp.result_type_fast(
-            promotion._result_type_py, vars(promotion), "_result_type_slow", default_state, State,
-            process_holder, Resolved, promotion._TOKEN_OF_TYPE, promotion._NUMPY_ARRAY_TOKEN,
-            promotion._JAX_ARRAY_TOKEN, 1,
+            promotion._result_type_py,
+            vars(promotion),
+            "_result_type_slow",
+            default_state,
+            State,
+            process_holder,
+            Resolved,
+            promotion._TOKEN_OF_TYPE,
+            promotion._NUMPY_ARRAY_TOKEN,
+            promotion._JAX_ARRAY_TOKEN,
+            1,
         )

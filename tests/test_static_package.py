@@ -21,9 +21,12 @@ def _env() -> dict[str, str]:
 
 def test_stubtest_passes(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "mypy.stubtest", "jaxtypes",
-         "--allowlist", str(ROOT / "stubtest-allowlist.txt")],
-        cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=600,
+        [sys.executable, "-m", "mypy.stubtest", "jaxtypes", "--allowlist", str(ROOT / "stubtest-allowlist.txt")],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
     assert "Success: no issues found" in proc.stdout
@@ -31,9 +34,19 @@ def test_stubtest_passes(tmp_path: Path) -> None:
 
 def test_verifytypes_reports_every_public_symbol_typed(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [str(Path(sys.executable).parent / "pyright"), "--verifytypes", "jaxtypes",
-         "--ignoreexternal", "--pythonpath", sys.executable],
-        cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=600,
+        [
+            str(Path(sys.executable).parent / "pyright"),
+            "--verifytypes",
+            "jaxtypes",
+            "--ignoreexternal",
+            "--pythonpath",
+            sys.executable,
+        ],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     score = re.search(r"Type completeness score: ([\d.]+)%", proc.stdout)
     assert score, proc.stdout[-4000:]

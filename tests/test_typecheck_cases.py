@@ -75,8 +75,11 @@ def _error(code: str) -> list[Error]:
 
 def test_an_error_of_another_code_is_a_wrong_answer() -> None:
     files = {"f.py": "x + y  # E: promotion\nx - y  # E: unsupported\nx * y\nx / y  # E: promotion\n"}
-    errors = {("f.py", 1): _error("reportOperatorIssue"), ("f.py", 2): _error("reportCallIssue"),
-              ("f.py", 3): _error("reportOperatorIssue")}
+    errors = {
+        ("f.py", 1): _error("reportOperatorIssue"),
+        ("f.py", 2): _error("reportCallIssue"),
+        ("f.py", 3): _error("reportOperatorIssue"),
+    }
     problems = expected_errors.wrong_answers("pyright", files, errors, {})
     assert problems == [
         "f.py:2: x - y  # E: unsupported: expected unsupported (reportOperatorIssue), "
@@ -85,10 +88,18 @@ def test_an_error_of_another_code_is_a_wrong_answer() -> None:
         "f.py:4: x / y  # E: promotion: expected an error (promotion), got none",
     ]
     # the plugin's code for the same kind is its own
-    assert expected_errors.wrong_answers("mypy-plugin", {"f.py": "x + y  # E: promotion\n"},
-                                         {("f.py", 1): _error("jax-promotion")}, {}) == []
-    assert expected_errors.wrong_answers("mypy-plugin", {"f.py": "x + y  # E: promotion\n"},
-                                         {("f.py", 1): _error("jax-unsupported")}, {}) != []
+    assert (
+        expected_errors.wrong_answers(
+            "mypy-plugin", {"f.py": "x + y  # E: promotion\n"}, {("f.py", 1): _error("jax-promotion")}, {}
+        )
+        == []
+    )
+    assert (
+        expected_errors.wrong_answers(
+            "mypy-plugin", {"f.py": "x + y  # E: promotion\n"}, {("f.py", 1): _error("jax-unsupported")}, {}
+        )
+        != []
+    )
 
 
 PARTS = [pytest.param(p, marks=pytest.mark.slow) if p == "rest" else p for p in case_sample.PARTS]

@@ -37,7 +37,8 @@ def test_attribute_at_runtime() -> None:
     assert fresh.returncode == 0, fresh.stderr
     lazy = subprocess.run(
         [sys.executable, "-c", "import jaxtypes as jt; print(jt.typing.ArrayLike)"],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert lazy.returncode == 0, lazy.stderr
     assert "jaxtypes._array.Array" in lazy.stdout

@@ -14,8 +14,7 @@ import pytest
 
 import jaxtypes
 from jaxtypes import lattice, markers
-from jaxtypes.typing import (Array, ArrayLike, DType, DTypeLike, Shape, ShapeLike, StaticScalar,
-                              SupportsDType)
+from jaxtypes.typing import Array, ArrayLike, DType, DTypeLike, Shape, ShapeLike, StaticScalar, SupportsDType
 
 
 def test_array_subscripts_at_runtime() -> None:
@@ -70,17 +69,25 @@ def test_no_jax_import() -> None:
 # Every concrete marker is exactly its dtype, written out by name.
 DTYPE_OF_MARKER = {
     "bool_": np.dtype("bool"),
-    "uint8": np.dtype("uint8"), "uint16": np.dtype("uint16"),
-    "uint32": np.dtype("uint32"), "uint64": np.dtype("uint64"),
-    "int8": np.dtype("int8"), "int16": np.dtype("int16"),
-    "int32": np.dtype("int32"), "int64": np.dtype("int64"),
-    "float16": np.dtype("float16"), "float32": np.dtype("float32"),
+    "uint8": np.dtype("uint8"),
+    "uint16": np.dtype("uint16"),
+    "uint32": np.dtype("uint32"),
+    "uint64": np.dtype("uint64"),
+    "int8": np.dtype("int8"),
+    "int16": np.dtype("int16"),
+    "int32": np.dtype("int32"),
+    "int64": np.dtype("int64"),
+    "float16": np.dtype("float16"),
+    "float32": np.dtype("float32"),
     "float64": np.dtype("float64"),
-    "complex64": np.dtype("complex64"), "complex128": np.dtype("complex128"),
+    "complex64": np.dtype("complex64"),
+    "complex128": np.dtype("complex128"),
     "bfloat16": np.dtype(ml_dtypes.bfloat16),
-    "uint1": np.dtype(ml_dtypes.uint1), "uint2": np.dtype(ml_dtypes.uint2),
+    "uint1": np.dtype(ml_dtypes.uint1),
+    "uint2": np.dtype(ml_dtypes.uint2),
     "uint4": np.dtype(ml_dtypes.uint4),
-    "int1": np.dtype(ml_dtypes.int1), "int2": np.dtype(ml_dtypes.int2),
+    "int1": np.dtype(ml_dtypes.int1),
+    "int2": np.dtype(ml_dtypes.int2),
     "int4": np.dtype(ml_dtypes.int4),
     "float4_e2m1fn": np.dtype(ml_dtypes.float4_e2m1fn),
     "float6_e2m3fn": np.dtype(ml_dtypes.float6_e2m3fn),
@@ -133,8 +140,7 @@ def test_aliases() -> None:
     assert Shape == tuple[int, ...]
     # The unions hold what the roadmap says they hold, written out (what
     # the checkers make of them: typecheck_cases/scenarios/typing_aliases.py).
-    assert typing.get_args(ArrayLike) == (
-        Array, np.ndarray, np.bool_, np.number, bool, int, float, complex)
+    assert typing.get_args(ArrayLike) == (Array, np.ndarray, np.bool_, np.number, bool, int, float, complex)
     assert typing.get_args(DTypeLike) == (str, type, np.dtype, SupportsDType)
     assert typing.get_args(StaticScalar) == (np.bool_, np.number, bool, int, float, complex)
     assert typing.get_args(ShapeLike) == (typing.SupportsIndex, typing.Sequence[typing.SupportsIndex])

@@ -60,8 +60,14 @@ def _files(directory: Path, prefix: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def typings(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("user-contexts") / "typings"
-    proc = subprocess.run([sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", str(out)],
-                          cwd=out.parent, env=checker_env(), capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", str(out)],
+        cwd=out.parent,
+        env=checker_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     return out
 
@@ -89,8 +95,13 @@ def _in(prefix: str, found: Errors) -> Errors:
 
 
 def test_idioms_run_under_jax() -> None:
-    proc = subprocess.run([sys.executable, "-c", "import model_code; model_code.demo()"],
-                          cwd=IDIOMS, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", "import model_code; model_code.demo()"],
+        cwd=IDIOMS,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 
@@ -99,7 +110,8 @@ def test_stubs_add_no_error_to_public_idioms(checker: str, errors: dict[tuple[st
     without = _in("idioms", errors[checker, False])
     added = {k: v for k, v in _in("idioms", errors[checker, True]).items() if k not in without}
     assert not added, f"{checker}: errors only with the stubs:\n" + "\n".join(
-        f"{k[0]}:{k[1]}: {v}" for k, v in sorted(added.items()))
+        f"{k[0]}:{k[1]}: {v}" for k, v in sorted(added.items())
+    )
 
 
 def _verdicts(checker: str, found: Errors) -> tuple[list[str], list[str]]:
@@ -113,14 +125,15 @@ def _verdicts(checker: str, found: Errors) -> tuple[list[str], list[str]]:
             elif got and kind is None:
                 problems.append(f"{rel}:{n}: unexpected {got}: {line.strip()}")
             elif got and kind is not None and checker != "mypy" and expected_errors.wrong_codes(kind, checker, got):
-                problems.append(f"{rel}:{n}: expected {kind} ({' or '.join(expected_errors.codes(kind, checker))}),"
-                                f" got {got}: {line.strip()}")
+                problems.append(
+                    f"{rel}:{n}: expected {kind} ({' or '.join(expected_errors.codes(kind, checker))}),"
+                    f" got {got}: {line.strip()}"
+                )
     return missed, problems
 
 
 @pytest.mark.parametrize("checker", [c for c in ALL_CHECKERS if c != "mypy"])
-def test_every_wrong_dtype_is_reported_where_it_happens(checker: str,
-                                                        errors: dict[tuple[str, bool], Errors]) -> None:
+def test_every_wrong_dtype_is_reported_where_it_happens(checker: str, errors: dict[tuple[str, bool], Errors]) -> None:
     missed, problems = _verdicts(checker, _in("contexts", errors[checker, True]))
     assert not missed + problems, f"{checker}:\n" + "\n".join(missed + problems)
 
@@ -136,15 +149,27 @@ def test_context_cases_cover_every_context() -> None:
     kinds = [expected_errors.kind_of(line) for line in text.splitlines()]
     cases = sum(1 for line in text.splitlines() if CASE.match(line))
     assert cases >= 40
-    for kind, per_case in (("return", 1), ("assignment", 2), ("argument", 2),
-                           ("attribute-assignment", 1), ("default", 1)):
+    for kind, per_case in (
+        ("return", 1),
+        ("assignment", 2),
+        ("argument", 2),
+        ("attribute-assignment", 1),
+        ("default", 1),
+    ):
         assert kinds.count(kind) == per_case * cases, kind
 
 
 def test_context_expressions_have_jax_dtypes() -> None:
     """Each case's expression, run under JAX, has the dtype its comment says."""
-    names = {"x": jnp.float32, "b": jnp.bfloat16, "h": jnp.float16, "i": jnp.int32,
-             "i8": jnp.int8, "u8": jnp.uint8, "m": jnp.bool_}
+    names = {
+        "x": jnp.float32,
+        "b": jnp.bfloat16,
+        "h": jnp.float16,
+        "i": jnp.int32,
+        "i8": jnp.int8,
+        "u8": jnp.uint8,
+        "m": jnp.bool_,
+    }
     scope: dict[str, object] = {"jax": jax, "jnp": jnp, "lax": lax, "key": jax.random.key(0)}
     scope.update({name: jnp.ones((2, 2), dtype) for name, dtype in names.items()})
     (text,) = _files(CONTEXTS, "contexts").values()
@@ -163,10 +188,16 @@ def _readme_argument_codes() -> dict[str, tuple[set[str], set[str]]]:
     """{set-up: (codes without the stubs, codes with them)} of the README's
     table of a wrong argument's codes."""
     text = README.read_text()
-    section = text[text.index("### Ignore comments"):]
+    section = text[text.index("### Ignore comments") :]
     table = next(block for block in section.split("\n\n") if block.startswith("| checker |"))
-    names = {"mypy": "mypy", "mypy with the plugin": "mypy-plugin", "pyright": "pyright",
-             "basedpyright": "basedpyright", "pyrefly": "pyrefly", "ty": "ty"}
+    names = {
+        "mypy": "mypy",
+        "mypy with the plugin": "mypy-plugin",
+        "pyright": "pyright",
+        "basedpyright": "basedpyright",
+        "pyrefly": "pyrefly",
+        "ty": "ty",
+    }
     out = {}
     for row in table.splitlines()[2:]:
         who, without, with_ = (cell.strip() for cell in row.strip("|").split("|"))

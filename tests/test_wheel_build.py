@@ -23,7 +23,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def build_wheel(out: Path, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(ROOT)],
-        capture_output=True, text=True, env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
     )
 
 

@@ -65,8 +65,15 @@ EXPRESSIONS: Final[tuple[tuple[str, str], ...]] = (
 )
 
 # The inputs the expressions read: name -> marker.
-INPUTS: Final = {"x": "float32", "b": "bfloat16", "h": "float16", "i": "int32", "i8": "int8",
-                 "u8": "uint8", "m": "bool_"}
+INPUTS: Final = {
+    "x": "float32",
+    "b": "bfloat16",
+    "h": "float16",
+    "i": "int32",
+    "i8": "int8",
+    "u8": "uint8",
+    "m": "bool_",
+}
 MARKERS: Final = ("bfloat16", "bool_", "float16", "float32", "int8", "int32", "uint8")
 
 
@@ -79,22 +86,20 @@ def _context_lines(n: int, expr: str, wrong: str) -> dict[str, list[str]]:
     """Each context's lines for case ``n``: ``expr`` where ``wrong`` is declared."""
     arr = f"jax.Array[{wrong}]"
     return {
-        "return": [f"def return_{n}() -> {arr}:",
-                   f"    return {expr}  # E: return"],
-        "annotated assignment": [f"def assign_{n}() -> None:",
-                                 f"    y: {arr} = {expr}  # E: assignment",
-                                 "    del y"],
-        "re-binding": [f"def rebind_{n}(r: {arr}) -> None:",
-                       f"    r = {expr}  # E: assignment",
-                       f"    takes_{wrong}(r)"],
-        "argument": [f"def argument_{n}() -> None:",
-                     f"    takes_{wrong}({expr})  # E: argument"],
-        "attribute": [f"def attribute_{n}(holder: Holder) -> None:",
-                      f"    holder.{wrong}_ = {expr}  # E: attribute-assignment"],
-        "dataclass field": [f"def field_{n}() -> None:",
-                            f"    Fields({wrong}_={expr})  # E: argument"],
-        "default": [f"def default_{n}(v: {arr} = {expr}) -> None:  # E: default",
-                    "    del v"],
+        "return": [f"def return_{n}() -> {arr}:", f"    return {expr}  # E: return"],
+        "annotated assignment": [f"def assign_{n}() -> None:", f"    y: {arr} = {expr}  # E: assignment", "    del y"],
+        "re-binding": [
+            f"def rebind_{n}(r: {arr}) -> None:",
+            f"    r = {expr}  # E: assignment",
+            f"    takes_{wrong}(r)",
+        ],
+        "argument": [f"def argument_{n}() -> None:", f"    takes_{wrong}({expr})  # E: argument"],
+        "attribute": [
+            f"def attribute_{n}(holder: Holder) -> None:",
+            f"    holder.{wrong}_ = {expr}  # E: attribute-assignment",
+        ],
+        "dataclass field": [f"def field_{n}() -> None:", f"    Fields({wrong}_={expr})  # E: argument"],
+        "default": [f"def default_{n}(v: {arr} = {expr}) -> None:  # E: default", "    del v"],
     }
 
 
@@ -134,9 +139,13 @@ def render() -> str:
     body += ["", "", "@dataclasses.dataclass", "class Fields:"]
     body += [f"    {marker}_: jax.Array[{marker}] | None = None" for marker in MARKERS]
     for n, (expr, marker) in enumerate(EXPRESSIONS, 1):
-        body += ["", "", f"# {expr}: {marker} in JAX",
-                 f"def known_{n}() -> None:",
-                 f"    assert_type({expr}, jax.Array[{marker}])"]
+        body += [
+            "",
+            "",
+            f"# {expr}: {marker} in JAX",
+            f"def known_{n}() -> None:",
+            f"    assert_type({expr}, jax.Array[{marker}])",
+        ]
         for lines in _context_lines(n, expr, wrong_for(marker)).values():
             body += ["", "", *lines]
     return "\n".join(header + body) + "\n"

@@ -23,18 +23,34 @@ DATA: Final = REPO / "tests" / "data" / "jax_function_dtypes.json"
 
 # The inputs sampled, per probe kind (the oracle probed many more).
 ONE: Final = ("bool", "int8", "uint32", "bfloat16", "float32", "complex64", "f*", "i*")
-PAIRS: Final = (("int8", "int8"), ("bfloat16", "bfloat16"), ("float32", "float32"),
-                ("bfloat16", "float32"), ("float32", "f*"), ("i*", "int8"), ("float32", "float64"))
-CONDITIONS: Final = (("bool", "bfloat16", "bfloat16"), ("bool", "float32", "f*"),
-                     ("bool", "int8", "f*"), ("bool", "float16", "bfloat16"))
+PAIRS: Final = (
+    ("int8", "int8"),
+    ("bfloat16", "bfloat16"),
+    ("float32", "float32"),
+    ("bfloat16", "float32"),
+    ("float32", "f*"),
+    ("i*", "int8"),
+    ("float32", "float64"),
+)
+CONDITIONS: Final = (
+    ("bool", "bfloat16", "bfloat16"),
+    ("bool", "float32", "f*"),
+    ("bool", "int8", "f*"),
+    ("bool", "float16", "bfloat16"),
+)
 DTYPES: Final = ("None", "bfloat16", "int32", "float64", "bool")
 KEYS: Final = ("key<fry>", "uint32[2]")
 PREFERRED_PAIRS: Final = (("bfloat16", "bfloat16"), ("int8", "int8"), ("bfloat16", "float32"))
 PREFERRED: Final = ("float32", "int32", "bfloat16")  # (None: the xy probes)
 
-MODULES: Final = {"jax.numpy.linalg.": "jnp.linalg.", "jax.numpy.fft.": "jnp.fft.",
-                  "jax.numpy.": "jnp.", "jax.nn.": "jax.nn.", "jax.random.": "jax.random.",
-                  "jax.lax.": "lax."}
+MODULES: Final = {
+    "jax.numpy.linalg.": "jnp.linalg.",
+    "jax.numpy.fft.": "jnp.fft.",
+    "jax.numpy.": "jnp.",
+    "jax.nn.": "jax.nn.",
+    "jax.random.": "jax.random.",
+    "jax.lax.": "lax.",
+}
 
 
 def _marker(node: str) -> str:
@@ -71,8 +87,9 @@ def expected(cell: str, x64: bool) -> str | None:
     if cell.startswith(("py:", "key<")):
         return None
     if cell.endswith("*"):  # weakly typed, named as JAX's _jax_type names it
-        return {"boo": "bool_", "int": "weak_int", "uin": "weak_int", "flo": "weak_float",
-                "com": "weak_complex"}[cell[:3]]
+        return {"boo": "bool_", "int": "weak_int", "uin": "weak_int", "flo": "weak_float", "com": "weak_complex"}[
+            cell[:3]
+        ]
     return _marker(cell)
 
 
@@ -207,7 +224,7 @@ def case_groups(config: str) -> list[tuple[str, list[str], set[str]]]:
         if template is None:
             continue
         prefix = next(p for p in MODULES if name.startswith(p))
-        function = MODULES[prefix] + name[len(prefix):]
+        function = MODULES[prefix] + name[len(prefix) :]
         short = name.rpartition(".")[2]
         lines: list[str] = []
         used: set[str] = set()

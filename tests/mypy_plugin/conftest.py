@@ -58,8 +58,7 @@ MYPY = [sys.executable, "-m", "mypy"]
 
 
 def run_mypy(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(MYPY + args, cwd=cwd, capture_output=True, text=True,
-                          env=mypy_env(**env), timeout=600)
+    return subprocess.run(MYPY + args, cwd=cwd, capture_output=True, text=True, env=mypy_env(**env), timeout=600)
 
 
 @pytest.fixture(scope="session")

@@ -59,9 +59,22 @@ def oldest_mypy() -> tuple[str, Path]:
     if not (target / "mypy" / "__init__.py").is_file():
         staging = target.with_name(target.name + f".partial-{os.getpid()}")
         proc = subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-             "--no-warn-conflicts", "--target", str(staging), f"mypy=={version}"],
-            capture_output=True, text=True, timeout=900)
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-warn-conflicts",
+                "--target",
+                str(staging),
+                f"mypy=={version}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         assert proc.returncode == 0, f"could not install mypy {version}: {proc.stderr[-2000:]}"
         if not target.exists():  # another session may have won the race
             staging.replace(target)
@@ -73,8 +86,9 @@ def run_old(target: Path, args: list[str], cwd: Path) -> subprocess.CompletedPro
     env["PYTHONPATH"] = str(target)
     env["JAXTYPES_MYPY_PLUGIN_DEBUG"] = "1"
     env["PYTHONWARNINGS"] = "ignore"
-    return subprocess.run([sys.executable, "-m", "mypy", *args], cwd=cwd, capture_output=True,
-                          text=True, env=env, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=900
+    )
 
 
 def load_cases() -> list[dict[str, Any]]:
@@ -104,8 +118,9 @@ def normalize(type_text: str) -> str:
     text = type_text.replace("builtins.", "")
     text = re.sub(r"`-?\d+", "", text)
     while "Union[" in text:  # Union[A, B] -> A | B, innermost first
-        text = re.sub(r"Union\[([^\[\]]*(?:\[[^\[\]]*\])*[^\[\]]*)\]",
-                      lambda m: " | ".join(split_top(m.group(1))), text, count=1)
+        text = re.sub(
+            r"Union\[([^\[\]]*(?:\[[^\[\]]*\])*[^\[\]]*)\]", lambda m: " | ".join(split_top(m.group(1))), text, count=1
+        )
     return text
 
 
@@ -164,8 +179,11 @@ def old_runs(oldest_mypy: tuple[str, Path], tmp_path_factory: pytest.TempPathFac
             gen = fuzz.Gen(fuzz.random.Random(fuzz.SEED + 7))
             fuzz.write_package(work, [gen.program() for _ in range(FUZZ_PROGRAMS)])
             packages += ["-p", "fz"]
-        proc = run_old(target, ["--no-incremental", "--config-file", "mypy.ini", "--hide-error-context",
-                                "--show-traceback", *packages], work)
+        proc = run_old(
+            target,
+            ["--no-incremental", "--config-file", "mypy.ini", "--hide-error-context", "--show-traceback", *packages],
+            work,
+        )
         runs.append((cases, proc))
     assert len(runs) == 1 + len(OTHER_CASES)
     return runs
@@ -200,7 +218,8 @@ def test_yaml_cases_on_the_oldest_mypy(oldest_mypy: tuple[str, Path], old_runs: 
         actual: dict[tuple[str, int], list[tuple[str, str]]] = {}
         for m in re.finditer(r"^cases/(\w+)\.py:(\d+): (error|note): (.*)$", out, re.M):
             actual.setdefault((m.group(1), int(m.group(2))), []).append(
-                ("E" if m.group(3) == "error" else "N", m.group(4)))
+                ("E" if m.group(3) == "error" else "N", m.group(4))
+            )
         for case in cases:
             checked += 1
             name = case["case"]
@@ -208,8 +227,11 @@ def test_yaml_cases_on_the_oldest_mypy(oldest_mypy: tuple[str, Path], old_runs: 
             lines = {line for (c, line) in actual if c == name} | set(expected)
             for line in sorted(lines):
                 want = expected.get(line, [])
-                got = [g for g in actual.get((name, line), [])
-                       if not (g[0] == "N" and not g[1].startswith("Revealed type"))]
+                got = [
+                    g
+                    for g in actual.get((name, line), [])
+                    if not (g[0] == "N" and not g[1].startswith("Revealed type"))
+                ]
                 if sorted(k for k, _ in want) != sorted(k for k, _ in got):
                     failures.append(f"{case['file']}::{name}:{line}: expected {want}, got {got}")
                     continue

@@ -52,8 +52,7 @@ def project(tmp_path: Path, pyproject: str = "", ini: str | None = None, main: s
         if pyproject:
             (tmp_path / "pyproject.toml").write_text(pyproject)
     else:
-        (tmp_path / "pyproject.toml").write_text(
-            '[tool.mypy]\nplugins = ["jaxtypes.mypy_plugin"]\n' + pyproject)
+        (tmp_path / "pyproject.toml").write_text('[tool.mypy]\nplugins = ["jaxtypes.mypy_plugin"]\n' + pyproject)
     return tmp_path
 
 
@@ -93,22 +92,31 @@ class TestSettingsFiles:
         (repo / ".git").mkdir(parents=True)
         assert settings_module().load(None, cwd=str(repo)).x64 is False
 
-    @pytest.mark.parametrize(("text", "needle"), [
-        ('[tool.jaxtypes]\nx65 = true\n', "unknown key 'x65'; allowed keys: promotion, x64, explicit_x64_dtypes"),
-        # JAX's own check (jax.config.update) takes the modes exactly: ' strict ' and 'Strict' are ValueErrors
-        ('[tool.jaxtypes]\npromotion = " strict "\n',
-         "invalid value ' strict ' for 'promotion'; expected one of: 'standard', 'strict' (written exactly"),
-        ('[tool.jaxtypes]\npromotion = "Strict"\n', "invalid value 'Strict' for 'promotion'"),
-        ('[tool.jaxtypes]\nexplicit_x64_dtypes = "WARN"\n',
-         "invalid value 'WARN' for 'explicit_x64_dtypes'; expected one of: 'allow', 'warn', 'error'"),
-        ('[tool.jaxtypes]\nexplicit_x64_dtypes = true\n', "invalid value True for 'explicit_x64_dtypes'"),
-        ('[tool.jaxtypes]\npromotion = "lenient"\n',
-         "invalid value 'lenient' for 'promotion'; expected one of: 'standard', 'strict'"),
-        ('[tool.jaxtypes]\nx64 = "yes"\n', "invalid value 'yes' for 'x64'; expected true or false"),
-        ('[tool.jaxtypes]\nx64 = 1\n', "invalid value 1 for 'x64'"),
-        ("[tool]\njaxtypes = 3\n", "expected a table of settings (promotion, x64, explicit_x64_dtypes)"),
-        ("[tool.jaxtypes\n", "cannot read [tool.jaxtypes]"),
-    ])
+    @pytest.mark.parametrize(
+        ("text", "needle"),
+        [
+            ('[tool.jaxtypes]\nx65 = true\n', "unknown key 'x65'; allowed keys: promotion, x64, explicit_x64_dtypes"),
+            # JAX's own check (jax.config.update) takes the modes exactly: ' strict ' and 'Strict' are ValueErrors
+            (
+                '[tool.jaxtypes]\npromotion = " strict "\n',
+                "invalid value ' strict ' for 'promotion'; expected one of: 'standard', 'strict' (written exactly",
+            ),
+            ('[tool.jaxtypes]\npromotion = "Strict"\n', "invalid value 'Strict' for 'promotion'"),
+            (
+                '[tool.jaxtypes]\nexplicit_x64_dtypes = "WARN"\n',
+                "invalid value 'WARN' for 'explicit_x64_dtypes'; expected one of: 'allow', 'warn', 'error'",
+            ),
+            ('[tool.jaxtypes]\nexplicit_x64_dtypes = true\n', "invalid value True for 'explicit_x64_dtypes'"),
+            (
+                '[tool.jaxtypes]\npromotion = "lenient"\n',
+                "invalid value 'lenient' for 'promotion'; expected one of: 'standard', 'strict'",
+            ),
+            ('[tool.jaxtypes]\nx64 = "yes"\n', "invalid value 'yes' for 'x64'; expected true or false"),
+            ('[tool.jaxtypes]\nx64 = 1\n', "invalid value 1 for 'x64'"),
+            ("[tool]\njaxtypes = 3\n", "expected a table of settings (promotion, x64, explicit_x64_dtypes)"),
+            ("[tool.jaxtypes\n", "cannot read [tool.jaxtypes]"),
+        ],
+    )
     def test_toml_errors(self, tmp_path: Path, text: str, needle: str) -> None:
         p = tmp_path / "pyproject.toml"
         p.write_text(text)
@@ -117,13 +125,19 @@ class TestSettingsFiles:
         assert needle in str(err.value)
         assert str(p) in str(err.value)
 
-    @pytest.mark.parametrize(("text", "needle"), [
-        ("[mypy]\n[jaxtypes]\nx64 = maybe\n", "invalid value 'maybe' for 'x64'"),
-        ("[mypy]\n[jaxtypes]\npromotion = loose\n", "invalid value 'loose' for 'promotion'"),
-        ("[mypy]\n[jaxtypes]\nmode = strict\n", "unknown key 'mode'"),
-        ('[mypy]\n[jaxtypes]\npromotion = "strict"\n', "(written exactly, as JAX takes it; no quotes in an ini file)"),
-        ("[mypy]\n[jaxtypes]\nexplicit_x64_dtypes = Error\n", "invalid value 'Error' for 'explicit_x64_dtypes'"),
-    ])
+    @pytest.mark.parametrize(
+        ("text", "needle"),
+        [
+            ("[mypy]\n[jaxtypes]\nx64 = maybe\n", "invalid value 'maybe' for 'x64'"),
+            ("[mypy]\n[jaxtypes]\npromotion = loose\n", "invalid value 'loose' for 'promotion'"),
+            ("[mypy]\n[jaxtypes]\nmode = strict\n", "unknown key 'mode'"),
+            (
+                '[mypy]\n[jaxtypes]\npromotion = "strict"\n',
+                "(written exactly, as JAX takes it; no quotes in an ini file)",
+            ),
+            ("[mypy]\n[jaxtypes]\nexplicit_x64_dtypes = Error\n", "invalid value 'Error' for 'explicit_x64_dtypes'"),
+        ],
+    )
     def test_ini_errors(self, tmp_path: Path, text: str, needle: str) -> None:
         p = tmp_path / "mypy.ini"
         p.write_text(text)
@@ -141,11 +155,14 @@ class TestSettingsFiles:
         assert str(err.value).startswith(f"{p}: cannot read [")
         assert f"the file is not valid UTF-8 (byte 0xff at offset {len(head)})" in str(err.value)
 
-    @pytest.mark.parametrize(("text", "expected"), [
-        ('[tool.jaxtypes]\nexplicit_x64_dtypes = "allow"\n', "allow"),
-        ('[tool.jaxtypes]\nexplicit_x64_dtypes = "error"\nx64 = true\n', "error"),
-        ("[tool.jaxtypes]\n", "warn"),  # JAX's default
-    ])
+    @pytest.mark.parametrize(
+        ("text", "expected"),
+        [
+            ('[tool.jaxtypes]\nexplicit_x64_dtypes = "allow"\n', "allow"),
+            ('[tool.jaxtypes]\nexplicit_x64_dtypes = "error"\nx64 = true\n', "error"),
+            ("[tool.jaxtypes]\n", "warn"),  # JAX's default
+        ],
+    )
     def test_explicit_x64_dtypes(self, tmp_path: Path, text: str, expected: str) -> None:
         p = tmp_path / "pyproject.toml"
         p.write_text(text)
@@ -162,8 +179,7 @@ class TestSettingsFiles:
             "toml-key": (f"[tool.jaxtypes]\n{big} = 1\n", "pyproject.toml"),
             "ini-value": (f"[mypy]\n[jaxtypes]\nx64 = {big}\n", "mypy.ini"),
             "ini-line": (f"[mypy]\n[jaxtypes]\n{big}\n", "mypy.ini"),
-            "toml-nested": ("[tool.jaxtypes]\npromotion = " + "[" * 100_000 + "]" * 100_000 + "\n",
-                            "pyproject.toml"),
+            "toml-nested": ("[tool.jaxtypes]\npromotion = " + "[" * 100_000 + "]" * 100_000 + "\n", "pyproject.toml"),
         }[layout]
         p = tmp_path / name
         p.write_text(text)
@@ -194,19 +210,27 @@ def test_configuration_error_exits_cleanly(tmp_path: Path) -> None:
     project(tmp_path, '[tool.jaxtypes]\nx64 = true\nfast = "yes"\n')
     proc = run_mypy(["--no-incremental", "main.py"], tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert ("pyproject.toml: [tool.jaxtypes]: unknown key 'fast'; allowed keys: promotion, x64, "
-            "explicit_x64_dtypes") in proc.stderr
+    assert (
+        "pyproject.toml: [tool.jaxtypes]: unknown key 'fast'; allowed keys: promotion, x64, explicit_x64_dtypes"
+    ) in proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
 
 
-@pytest.mark.parametrize(("setting", "warning"), [
-    ('explicit_x64_dtypes = "allow"', "JAX keeps explicitly requested 64-bit dtypes (x.astype(jnp.float64) is float64)"),
-    ('explicit_x64_dtypes = "error"', "JAX raises ValueError where a 64-bit dtype is requested"),
-    ('explicit_x64_dtypes = "allow"\nx64 = true', None),  # with x64 on JAX ignores it
-    ('explicit_x64_dtypes = "warn"', None),
-])
+@pytest.mark.parametrize(
+    ("setting", "warning"),
+    [
+        (
+            'explicit_x64_dtypes = "allow"',
+            "JAX keeps explicitly requested 64-bit dtypes (x.astype(jnp.float64) is float64)",
+        ),
+        ('explicit_x64_dtypes = "error"', "JAX raises ValueError where a 64-bit dtype is requested"),
+        ('explicit_x64_dtypes = "allow"\nx64 = true', None),  # with x64 on JAX ignores it
+        ('explicit_x64_dtypes = "warn"', None),
+    ],
+)
 def test_explicit_x64_dtypes_is_accepted_and_what_it_changes_said(
-        tmp_path: Path, setting: str, warning: str | None) -> None:
+    tmp_path: Path, setting: str, warning: str | None
+) -> None:
     """The answers stay the plugin's (as 'warn' does: JAX 0.10.2 with x64 off
     truncates x.astype(float64) to float32 under 'warn'); where JAX answers
     otherwise ('allow', 'error' with x64 off) one warning line says so."""
@@ -312,9 +336,11 @@ def test_settings_change_invalidates_the_cache(tmp_path: Path) -> None:
 def test_daemon_restarts_on_a_settings_change(tmp_path: Path) -> None:
     project(tmp_path, "[tool.jaxtypes]\nx64 = false\n")
     dmypy = [sys.executable, "-m", "mypy.dmypy", "--status-file", str(tmp_path / "status.json")]
+
     def drun() -> str:
-        proc = subprocess.run(dmypy + ["run", "--", "main.py"], cwd=tmp_path, capture_output=True,
-                              text=True, env=mypy_env(), timeout=600)
+        proc = subprocess.run(
+            dmypy + ["run", "--", "main.py"], cwd=tmp_path, capture_output=True, text=True, env=mypy_env(), timeout=600
+        )
         return proc.stdout + proc.stderr
 
     try:
@@ -334,15 +360,15 @@ class Daemon:
         self.base = [sys.executable, "-m", "mypy.dmypy", "--status-file", str(root / "dmypy-status.json")]
 
     def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(self.base + list(args), cwd=self.root, capture_output=True, text=True,
-                              env=mypy_env(), timeout=600)
+        return subprocess.run(
+            self.base + list(args), cwd=self.root, capture_output=True, text=True, env=mypy_env(), timeout=600
+        )
 
     def stop(self) -> None:
         self("stop")
 
 
-RESTART = ("the jaxtypes settings changed since the mypy daemon started (x64 False -> True); "
-           "run 'dmypy restart'")
+RESTART = "the jaxtypes settings changed since the mypy daemon started (x64 False -> True); run 'dmypy restart'"
 
 
 def test_daemon_check_and_recheck_refuse_changed_settings(tmp_path: Path) -> None:
@@ -428,9 +454,14 @@ def test_plugin_exceptions_do_not_escape(tmp_path: Path, debug: str) -> None:
     the exception through, which shows the guard is what caught it."""
     project(tmp_path, main=ROBUST_MAIN)
     (tmp_path / "inject.py").write_text(INJECT)
-    proc = subprocess.run([sys.executable, "inject.py", "--no-incremental", "--show-traceback",
-                           "main.py"], cwd=tmp_path, capture_output=True, text=True,
-                          env=mypy_env(JAXTYPES_MYPY_PLUGIN_DEBUG=debug), timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "inject.py", "--no-incremental", "--show-traceback", "main.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=mypy_env(JAXTYPES_MYPY_PLUGIN_DEBUG=debug),
+        timeout=600,
+    )
     out = proc.stdout + proc.stderr
     if debug == "1":
         assert "injected plugin failure" in out
@@ -485,7 +516,8 @@ def test_replacements_match_the_stub(plugin_source: Any) -> None:
         elif isinstance(node, ast.FunctionDef):
             members.setdefault(node.name, node)
     descriptors = {
-        name: ast.unparse(node.annotation) for name, node in members.items()
+        name: ast.unparse(node.annotation)
+        for name, node in members.items()
         if isinstance(node, ast.AnnAssign) and ast.unparse(node.annotation).endswith(("Op", "Method"))
     }
     assert set(descriptors) <= set(sigs), set(descriptors) - set(sigs)
@@ -499,20 +531,31 @@ def test_replacements_match_the_stub(plugin_source: Any) -> None:
         table_name = ast.unparse(table.returns).split("[")[0]
         body = _stub_class(tree, table_name).body
         # A table's __call__ is an alias of its signatures' def (or that def).
-        called = next((a.value.id for a in body if isinstance(a, ast.Assign)
-                       and [ast.unparse(t) for t in a.targets] == ["__call__"]
-                       and isinstance(a.value, ast.Name)), "__call__")
+        called = next(
+            (
+                a.value.id
+                for a in body
+                if isinstance(a, ast.Assign)
+                and [ast.unparse(t) for t in a.targets] == ["__call__"]
+                and isinstance(a.value, ast.Name)
+            ),
+            "__call__",
+        )
         calls = [n for n in body if isinstance(n, ast.FunctionDef) and n.name == called]
-        assert _params(calls[-1]) == [
-            (k, n, d) for k, n, d in _params(_replacement(plugin_source, name))
-        ], (name, table_name)
+        assert _params(calls[-1]) == [(k, n, d) for k, n, d in _params(_replacement(plugin_source, name))], (
+            name,
+            table_name,
+        )
     astype = [n for n in array.body if isinstance(n, ast.FunctionDef) and n.name == "astype"]
     assert [p[1] for p in _params(astype[-1])] == [p[1] for p in _params(_replacement(plugin_source, "astype"))]
 
 
 def test_plugin_imports_no_numpy() -> None:
-    code = ("import sys, jaxtypes.mypy_plugin; "
-            "print(sorted(m for m in ('numpy', 'ml_dtypes', 'jaxtypes.promotion', 'jax') if m in sys.modules))")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT.parent, capture_output=True,
-                          text=True, env=mypy_env(), timeout=120)
+    code = (
+        "import sys, jaxtypes.mypy_plugin; "
+        "print(sorted(m for m in ('numpy', 'ml_dtypes', 'jaxtypes.promotion', 'jax') if m in sys.modules))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT.parent, capture_output=True, text=True, env=mypy_env(), timeout=120
+    )
     assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr

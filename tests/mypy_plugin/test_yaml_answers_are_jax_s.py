@@ -72,8 +72,11 @@ def settings(case: dict[str, Any]) -> tuple[str, bool]:
 @functools.lru_cache(maxsize=1)
 def cases() -> tuple[tuple[str, str, dict[str, Any]], ...]:
     """(file, case name, case) of every YAML case."""
-    return tuple((path.name, case["case"], case) for path in sorted(HERE.glob("*.yml"))
-                 for case in yaml.safe_load(path.read_text()))
+    return tuple(
+        (path.name, case["case"], case)
+        for path in sorted(HERE.glob("*.yml"))
+        for case in yaml.safe_load(path.read_text())
+    )
 
 
 def is_marker(name: str) -> bool:
@@ -93,8 +96,11 @@ def array(marker: str, x64: bool) -> Any:
 
 def buildable(annotation: str) -> bool:
     m = ARRAY_OF.fullmatch(annotation)
-    return bool(m and is_marker(m.group(1))) or annotation in PYTHON_SCALARS or (
-        annotation.startswith("np.") and isinstance(getattr(np, annotation[3:], None), type))
+    return (
+        bool(m and is_marker(m.group(1)))
+        or annotation in PYTHON_SCALARS
+        or (annotation.startswith("np.") and isinstance(getattr(np, annotation[3:], None), type))
+    )
 
 
 def parameter(annotation: str, x64: bool) -> Any:
@@ -139,9 +145,17 @@ def checked_lines() -> Iterator[tuple[str, str, str, str, str, bool]]:
 
 def evaluate(file: str, name: str, expr: str, promotion: str, x64: bool) -> str:
     case = next(c for f, n, c in cases() if (f, n) == (file, name))
-    fn = next(n for n in ast.walk(ast.parse(case["main"])) if isinstance(n, ast.FunctionDef)
-              and expr in {ast.unparse(c.args[0]) for c in ast.walk(n) if isinstance(c, ast.Call)
-                           and getattr(c.func, "id", None) == "assert_type"})
+    fn = next(
+        n
+        for n in ast.walk(ast.parse(case["main"]))
+        if isinstance(n, ast.FunctionDef)
+        and expr
+        in {
+            ast.unparse(c.args[0])
+            for c in ast.walk(n)
+            if isinstance(c, ast.Call) and getattr(c.func, "id", None) == "assert_type"
+        }
+    )
     with jax.enable_x64(x64), jax.numpy_dtype_promotion(promotion), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # JAX's warning when it truncates a 64-bit dtype
         env: dict[str, Any] = {"jaxtypes": jaxtypes, "np": np}
@@ -155,14 +169,18 @@ LINES = list(checked_lines())
 def test_enough_lines_are_checked() -> None:
     assert len(LINES) >= 130
     assert {f for f, *_ in LINES} >= {"test_operators.yml", "test_methods.yml", "test_settings.yml"}
-    assert {(p, x) for *_, p, x in LINES} == {("standard", False), ("standard", True),
-                                             ("strict", False), ("strict", True)}
+    assert {(p, x) for *_, p, x in LINES} == {
+        ("standard", False),
+        ("standard", True),
+        ("strict", False),
+        ("strict", True),
+    }
 
 
-@pytest.mark.parametrize(("file", "case", "expr", "marker", "promotion", "x64"), LINES,
-                         ids=[f"{f}::{c}::{e}" for f, c, e, *_ in LINES])
-def test_the_written_answer_is_jax_s(file: str, case: str, expr: str, marker: str,
-                                     promotion: str, x64: bool) -> None:
+@pytest.mark.parametrize(
+    ("file", "case", "expr", "marker", "promotion", "x64"), LINES, ids=[f"{f}::{c}::{e}" for f, c, e, *_ in LINES]
+)
+def test_the_written_answer_is_jax_s(file: str, case: str, expr: str, marker: str, promotion: str, x64: bool) -> None:
     got = evaluate(file, case, expr, promotion, x64)
     listed = NOT_JAX_S.get((file, case, expr))
     if listed is not None:

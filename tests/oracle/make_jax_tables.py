@@ -72,15 +72,26 @@ CONFIGS = (
 )
 
 # testObservedPromotionTable's codes (byte sizes; c4 is complex64).
-CODES = ("b1", "u1", "u2", "u4", "u8", "i1", "i2", "i4", "i8",
-         "bf", "f2", "f4", "f8", "c4", "c8", "i*", "f*", "c*")
+CODES = ("b1", "u1", "u2", "u4", "u8", "i1", "i2", "i4", "i8", "bf", "f2", "f4", "f8", "c4", "c8", "i*", "f*", "c*")
 CODE_TO_TYPE = {
     "b1": jnp.bool_,
-    "u1": jnp.uint8, "u2": jnp.uint16, "u4": jnp.uint32, "u8": jnp.uint64,
-    "i1": jnp.int8, "i2": jnp.int16, "i4": jnp.int32, "i8": jnp.int64,
-    "bf": jnp.bfloat16, "f2": jnp.float16, "f4": jnp.float32, "f8": jnp.float64,
-    "c4": jnp.complex64, "c8": jnp.complex128,
-    "i*": jnp.int64, "f*": jnp.float64, "c*": jnp.complex128,
+    "u1": jnp.uint8,
+    "u2": jnp.uint16,
+    "u4": jnp.uint32,
+    "u8": jnp.uint64,
+    "i1": jnp.int8,
+    "i2": jnp.int16,
+    "i4": jnp.int32,
+    "i8": jnp.int64,
+    "bf": jnp.bfloat16,
+    "f2": jnp.float16,
+    "f4": jnp.float32,
+    "f8": jnp.float64,
+    "c4": jnp.complex64,
+    "c8": jnp.complex128,
+    "i*": jnp.int64,
+    "f*": jnp.float64,
+    "c*": jnp.complex128,
 }
 DTYPE_TO_CODE = {np.dtype(t): c for c, t in CODE_TO_TYPE.items() if not c.endswith("*")}
 
@@ -151,28 +162,28 @@ def observed_tables() -> dict[str, Any]:
         with _Config(jax_enable_x64=False, jax_explicit_x64_dtypes="allow"):
             tables["x32_explicit_x64"] = {
                 "how": "jax_enable_x64=False, jax_explicit_x64_dtypes='allow': "
-                       "jnp.int64(0) etc. stay 64-bit and 64-bit results are not truncated",
+                "jnp.int64(0) etc. stay 64-bit and 64-bit results are not truncated",
                 "table": observed_table(make_values(False)),
             }
         with _Config(jax_enable_x64=False, jax_explicit_x64_dtypes="warn"):
             tables["x32"] = {
                 "how": "jax_enable_x64=False, jax_explicit_x64_dtypes='warn' (the defaults): "
-                       "values created with x64 off, so 64-bit ones are canonicalized to 32-bit",
+                "values created with x64 off, so 64-bit ones are canonicalized to 32-bit",
                 "table": observed_table(make_values(False)),
             }
             tables["x32_warn_x64_values"] = {
                 "how": "jax_enable_x64=False, jax_explicit_x64_dtypes='warn' (the defaults), "
-                       "strong values created while x64 was on (so int64 etc. arrays exist); "
-                       "64-bit results formed by promotion are truncated",
+                "strong values created while x64 was on (so int64 etc. arrays exist); "
+                "64-bit results formed by promotion are truncated",
                 "table": observed_table(make_values(True)),
             }
     return {
         "codes": list(CODES),
         "code_dtypes": {c: np.dtype(t).name for c, t in CODE_TO_TYPE.items()},
         "layout": "table[i][j] = code of jnp.add(values[i], values[j]), "
-                  "values[k] for codes[k]: jnp.<code_dtypes[k]>(0), and .item() of it "
-                  "(a Python scalar) for the weak codes i*, f*, c*; "
-                  "a weak result's code is its dtype code with the size replaced by '*'",
+        "values[k] for codes[k]: jnp.<code_dtypes[k]>(0), and .item() of it "
+        "(a Python scalar) for the weak codes i*, f*, c*; "
+        "a weak result's code is its dtype code with the size replaced by '*'",
         "tables": tables,
     }
 
@@ -216,25 +227,26 @@ def lattice_joins() -> dict[str, Any]:
         "nodes": list(NODES),
         "display": display,
         "layout": "configs[c]['promote_types'][a][j] is jnp.promote_types(a, nodes[j]): the "
-                  "result dtype's name, or '!' + a key of error_templates; "
-                  "configs[c]['least_upper_bound'][a][j] is the lattice node JAX joins them "
-                  "to, or null where they have none",
+        "result dtype's name, or '!' + a key of error_templates; "
+        "configs[c]['least_upper_bound'][a][j] is the lattice node JAX joins them "
+        "to, or null where they have none",
         "error_templates": templates,
         "configs": configs,
     }
 
 
-def error_cell(err: Exception, a: str, b: str, display: dict[str, str],
-               templates: dict[str, dict[str, str]]) -> str:
+def error_cell(err: Exception, a: str, b: str, display: dict[str, str], templates: dict[str, dict[str, str]]) -> str:
     shown = str((display[a], display[b]))
     message = str(err)
     if shown not in message:
         raise AssertionError(f"unexpected message for ({a}, {b}): {message}")
     template = message.replace(shown, "{dtypes}")
-    entry = {"class": type(err).__name__,
-             "bases": [c.__name__ for c in type(err).__mro__[1:] if c is not object],
-             "message": template}
-    for key, known in templates.items():
+    entry = {
+        "class": type(err).__name__,
+        "bases": [c.__name__ for c in type(err).__mro__[1:] if c is not object],
+        "message": template,
+    }
+    for _key, known in templates.items():
         if known == entry:
             break
     else:
@@ -274,12 +286,10 @@ def provenance() -> dict[str, Any]:
 def main() -> None:
     warnings.filterwarnings("ignore", message="Explicitly requested dtype", category=UserWarning)
     DATA.mkdir(parents=True, exist_ok=True)
-    before = (jax.config.jax_enable_x64, jax.config.jax_numpy_dtype_promotion,
-              jax.config.jax_explicit_x64_dtypes)
+    before = (jax.config.jax_enable_x64, jax.config.jax_numpy_dtype_promotion, jax.config.jax_explicit_x64_dtypes)
     observed = {**provenance(), **observed_tables()}
     joins = {**provenance(), **lattice_joins()}
-    after = (jax.config.jax_enable_x64, jax.config.jax_numpy_dtype_promotion,
-             jax.config.jax_explicit_x64_dtypes)
+    after = (jax.config.jax_enable_x64, jax.config.jax_numpy_dtype_promotion, jax.config.jax_explicit_x64_dtypes)
     assert before == after, (before, after)
     for name, obj in (("jax_observed_tables.json", observed), ("jax_lattice_joins.json", joins)):
         path = DATA / name

@@ -54,9 +54,25 @@ def marker_node(dtype: str, weak: bool) -> str:
 
 
 OPERATOR_NAMES = {
-    "+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
-    "**": "pow", "@": "matmul", "&": "and", "|": "or", "^": "xor", "<<": "lshift",
-    ">>": "rshift", "<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne",
+    "+": "add",
+    "-": "sub",
+    "*": "mul",
+    "/": "truediv",
+    "//": "floordiv",
+    "%": "mod",
+    "**": "pow",
+    "@": "matmul",
+    "&": "and",
+    "|": "or",
+    "^": "xor",
+    "<<": "lshift",
+    ">>": "rshift",
+    "<": "lt",
+    "<=": "le",
+    ">": "gt",
+    ">=": "ge",
+    "==": "eq",
+    "!=": "ne",
 }
 SCALAR_NODES = {"1": "i*", "1.0": "f*", "1j": "c*", "True": "bool"}
 
@@ -107,9 +123,11 @@ def mistyped_operands(config: str) -> set[str]:
     nothing about the marker.  Empty for data made by the current oracle."""
     data = load()
     markers = data["markers"]
-    return {o for o, cell in data["configs"][config]["operands"].items()
-            if "dtype" in cell and marker_node(cell["dtype"], cell["weak"])
-            != markers[operand_marker(o)]}
+    return {
+        o
+        for o, cell in data["configs"][config]["operands"].items()
+        if "dtype" in cell and marker_node(cell["dtype"], cell["weak"]) != markers[operand_marker(o)]
+    }
 
 
 Case = tuple[str, str, Any, Any, tuple[str, str]]  # (table, op, left, right, truth)

@@ -99,10 +99,16 @@ MARKER_ORDER = tuple(MARKERS)
 # made in; one made in the other setting of x64 keeps its width.  These extra
 # operands are those arrays (named by their dtype), typed by the weak markers.
 OTHER_WIDTH_WEAK = {  # x64 of the configuration -> {operand: (marker, made with x64)}
-    False: {"weak_int64": ("weak_int", True), "weak_float64": ("weak_float", True),
-            "weak_complex128": ("weak_complex", True)},
-    True: {"weak_int32": ("weak_int", False), "weak_float32": ("weak_float", False),
-           "weak_complex64": ("weak_complex", False)},
+    False: {
+        "weak_int64": ("weak_int", True),
+        "weak_float64": ("weak_float", True),
+        "weak_complex128": ("weak_complex", True),
+    },
+    True: {
+        "weak_int32": ("weak_int", False),
+        "weak_float32": ("weak_float", False),
+        "weak_complex64": ("weak_complex", False),
+    },
 }
 OPERAND_MARKERS: dict[str, str] = {  # every operand name -> the marker typing it
     **{m: m for m in MARKER_ORDER},
@@ -118,26 +124,56 @@ CONFIGS = (  # label (jaxtypes.lattice.Variant.label), promotion mode, x64
 DEFAULT_CONFIG = "standard-x32"
 
 BINARY_OPS: dict[str, Callable[[Any, Any], Any]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul,
-    "/": operator.truediv, "//": operator.floordiv, "%": operator.mod,
-    "**": operator.pow, "@": operator.matmul,
-    "&": operator.and_, "|": operator.or_, "^": operator.xor,
-    "<<": operator.lshift, ">>": operator.rshift,
-    "==": operator.eq, "!=": operator.ne, "<": operator.lt,
-    "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "**": operator.pow,
+    "@": operator.matmul,
+    "&": operator.and_,
+    "|": operator.or_,
+    "^": operator.xor,
+    "<<": operator.lshift,
+    ">>": operator.rshift,
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
 }
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 SCALARS: dict[str, Any] = {"True": True, "1": 1, "1.0": 1.0, "1j": 1j}
 # NumPy operands of each dtype numpy defines: a scalar (strongly typed, 0-d)
 # and a 1-d array; the key is how a case file writes it.
-NUMPY_DTYPES = ("bool_", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32",
-                "int64", "float16", "float32", "float64", "complex64", "complex128")
+NUMPY_DTYPES = (
+    "bool_",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+)
 NUMPY_OPERANDS: dict[str, tuple[str, str, Any]] = {  # key -> (kind, dtype name, value)
-    **{f"np.{d}({'True' if d == 'bool_' else 1})":
-       ("scalar", np.dtype(d).name, getattr(np, d)(True if d == "bool_" else 1))
-       for d in NUMPY_DTYPES},
-    **{f"np.ones(2, np.{d})": ("array", np.dtype(d).name, np.ones(2, getattr(np, d)))
-       for d in NUMPY_DTYPES},
+    **{
+        f"np.{d}({'True' if d == 'bool_' else 1})": (
+            "scalar",
+            np.dtype(d).name,
+            getattr(np, d)(True if d == "bool_" else 1),
+        )
+        for d in NUMPY_DTYPES
+    },
+    **{f"np.ones(2, np.{d})": ("array", np.dtype(d).name, np.ones(2, getattr(np, d))) for d in NUMPY_DTYPES},
 }
 
 # Unary operators, methods and attributes; the key is the expression.
@@ -184,66 +220,62 @@ LAYOUT = {
     "markers": "marker name (jaxtypes.markers) -> lattice node name (jaxtypes.lattice)",
     "marker_order": "the 35 markers in jaxtypes.lattice.NODES order",
     "operand_markers": "operand name -> the marker typing it: each marker itself, and the "
-                       "weakly typed arrays of the other width (weak_int64 ... with x64 off, "
-                       "weak_int32 ... with x64 on)",
+    "weakly typed arrays of the other width (weak_int64 ... with x64 off, "
+    "weak_int32 ... with x64 on)",
     "scalars": "key of a Python scalar operand -> its Python type (True is a strong bool)",
     "numpy_operands": "key of a NumPy operand (as Python writes it) -> {kind: scalar|array, "
-                      "dtype: its numpy dtype name}",
+    "dtype: its numpy dtype name}",
     "binary_ops": "the 19 binary operators, as written between operands",
     "unary_ops": "the unary expressions (in x) of configs.C.unary",
     "configs": "label (standard|strict)-(x32|x64) -> {mode, x64, operand_order, operands, "
-               "promotion, promotion_scalar, binary, scalar_right, scalar_left, unary}",
+    "promotion, promotion_scalar, binary, scalar_right, scalar_left, unary}",
     "configs.C.operand_order": "the operands of C: marker_order, then the weakly typed "
-                               "arrays of the other width; rows of the operand x operand "
-                               "tables are lists in this order",
+    "arrays of the other width; rows of the operand x operand "
+    "tables are lists in this order",
     "configs.C.operands": "operand -> the array standing for it in C: {dtype, weak, how} (how: "
-                          "the expression that built it; jnp_ones: what jnp.ones gives where "
-                          "that is not the marker's dtype), or an error cell with "
-                          "operand_unavailable: true if no array of the dtype can be built",
+    "the expression that built it; jnp_ones: what jnp.ones gives where "
+    "that is not the marker's dtype), or an error cell with "
+    "operand_unavailable: true if no array of the dtype can be built",
     "configs.C.promotion": "left operand -> [cell for each right operand in operand_order]: "
-                           "jax.numpy.result_type(x, y) with JAX's weak-type flag "
-                           "(jax._src.dtypes.result_type(x, y, return_weak_type_flag=True))",
+    "jax.numpy.result_type(x, y) with JAX's weak-type flag "
+    "(jax._src.dtypes.result_type(x, y, return_weak_type_flag=True))",
     "configs.C.promotion_scalar": "operand -> scalar key -> cell of result_type(x, s)",
-    "configs.C.binary": "op -> left operand -> [cell of `x OP y` for each right operand y in "
-                        "operand_order]",
+    "configs.C.binary": "op -> left operand -> [cell of `x OP y` for each right operand y in operand_order]",
     "configs.C.scalar_right": "op -> operand -> scalar key -> cell of `x OP s`",
     "configs.C.scalar_left": "op -> operand -> scalar key -> cell of `s OP x`",
     "configs.C.numpy_right": "op -> operand -> NumPy operand key -> cell of `x OP n`",
     "configs.C.numpy_left": "op -> operand -> NumPy operand key -> cell of `n OP x` (Python "
-                            "tries NumPy's operator first; JAX's arrays make it defer)",
-    "configs.C.unary": "expression (in x) -> operand -> cell; x[0].item() and x.tolist() "
-                       "give {pytype} cells",
+    "tries NumPy's operator first; JAX's arrays make it defer)",
+    "configs.C.unary": "expression (in x) -> operand -> cell; x[0].item() and x.tolist() give {pytype} cells",
     "cell": "{dtype: lattice node name, weak: bool}: the result's dtype and .weak_type; or "
-            "{pytype: Python type name} (x[0].item(); for x.tolist() the type of its first "
-            "element, the list itself being a list); or {error: exception class name, "
-            "ref: key of errors}.  An error cell may also carry abstract: the cell "
-            "jax.eval_shape gives for the same function where that differs (the dtype-level "
-            "answer of a case that fails or crashes at run time), and operand_unavailable: "
-            "true when an operand array could not be built (the error is the one building it "
-            "raised).  ProcessCrash is not an exception: eager evaluation killed the process",
-    "errors": "ref -> {error: class name, bases: its base classes, message: first line of "
-              "the message}",
+    "{pytype: Python type name} (x[0].item(); for x.tolist() the type of its first "
+    "element, the list itself being a list); or {error: exception class name, "
+    "ref: key of errors}.  An error cell may also carry abstract: the cell "
+    "jax.eval_shape gives for the same function where that differs (the dtype-level "
+    "answer of a case that fails or crashes at run time), and operand_unavailable: "
+    "true when an operand array could not be built (the error is the one building it "
+    "raised).  ProcessCrash is not an exception: eager evaluation killed the process",
+    "errors": "ref -> {error: class name, bases: its base classes, message: first line of the message}",
     "summary.unavailable_operands": "config -> markers of which no array can be built",
     "summary.substituted_operands": "config -> marker -> operand cell, for the markers "
-                                    "jnp.ones does not build with their dtype",
-    "summary.crashes": "[config, table, op, operand, operand] of every ProcessCrash cell "
-                       "(operands in written order)",
+    "jnp.ones does not build with their dtype",
+    "summary.crashes": "[config, table, op, operand, operand] of every ProcessCrash cell (operands in written order)",
     "summary.op_errors": "errors not explained by promotion (a binary/scalar case failing "
-                         "with another exception class than its promotion cell, or failing "
-                         "where promotion succeeds; every unary error), grouped by class and "
-                         "message with dtype names replaced by <dtype>: {error, "
-                         "message_shape, count, configs, tables, ops, markers, examples: "
-                         "[[config, table, op, operands..., ref]] (at most 3)}",
+    "with another exception class than its promotion cell, or failing "
+    "where promotion succeeds; every unary error), grouped by class and "
+    "message with dtype names replaced by <dtype>: {error, "
+    "message_shape, count, configs, tables, ops, markers, examples: "
+    "[[config, table, op, operands..., ref]] (at most 3)}",
     "summary.promotion_vs_runtime": "binary/scalar cases that succeed where their answer "
-                                    "differs from the promotion cell beyond the operator's "
-                                    "plain rule (comparisons: bool with the promoted weak "
-                                    "flag; /: a non-float promoted dtype becomes the default "
-                                    "float, float64 with x64 else float32; others: the "
-                                    "promoted dtype and flag), grouped: {table, op, "
-                                    "promotion, runtime, cases: [[config, operand, operand]]} "
-                                    "(operands in written order: a scalar key on the left "
-                                    "for scalar_left).  A case whose operand is unavailable "
-                                    "is compared on its abstract cell",
+    "differs from the promotion cell beyond the operator's "
+    "plain rule (comparisons: bool with the promoted weak "
+    "flag; /: a non-float promoted dtype becomes the default "
+    "float, float64 with x64 else float32; others: the "
+    "promoted dtype and flag), grouped: {table, op, "
+    "promotion, runtime, cases: [[config, operand, operand]]} "
+    "(operands in written order: a scalar key on the left "
+    "for scalar_left).  A case whose operand is unavailable "
+    "is compared on its abstract cell",
 }
 
 
@@ -316,8 +348,7 @@ def python_cell(expr: str, result: Any) -> dict[str, Any]:
     return {"pytype": type(result).__name__}
 
 
-def evaluate(fn: Callable[[], Any], describe: Callable[[Any], dict[str, Any]] = array_cell
-             ) -> dict[str, Any]:
+def evaluate(fn: Callable[[], Any], describe: Callable[[Any], dict[str, Any]] = array_cell) -> dict[str, Any]:
     try:
         return describe(fn())
     except Exception as err:  # noqa: BLE001 - recorded as data
@@ -353,21 +384,19 @@ class Operands:
             # The dtype JAX gives an array of this dtype in this configuration
             # (x64 off: 64-bit types become 32-bit ones).
             target = np.dtype(jax_dtypes.canonicalize_dtype(dtype))
-            ones = evaluate(lambda: jnp.ones((2,), dtype))
+            ones = evaluate(lambda: jnp.ones((2,), dtype))  # noqa: B023 - called at once
             if "error" not in ones and ones["dtype"] == target.name:
                 self._add(marker, jnp.ones((2,), dtype), f"jnp.ones((2,), {node})")
                 continue
             # jnp.ones fails (uint1 cannot be lowered) or gives another dtype
             # (int1 -> bool): place a numpy array of the dtype on the device.
-            put = evaluate(lambda: jax.device_put(np.ones(2, dtype)))
+            put = evaluate(lambda: jax.device_put(np.ones(2, dtype)))  # noqa: B023 - called at once
             if "error" not in put and put["dtype"] == target.name:
-                self._add(marker, jax.device_put(np.ones(2, dtype)),
-                          f"jax.device_put(np.ones(2, {node}))")
+                self._add(marker, jax.device_put(np.ones(2, dtype)), f"jax.device_put(np.ones(2, {node}))")
                 self.cells[marker]["jnp_ones"] = ones
                 continue
             # No array at all: keep an abstract value so eval_shape can still answer.
-            self.cells[marker] = {**(ones if "error" in ones else put), "jnp_ones": ones,
-                                  "operand_unavailable": True}
+            self.cells[marker] = {**(ones if "error" in ones else put), "jnp_ones": ones, "operand_unavailable": True}
             self.structs[marker] = jax.ShapeDtypeStruct((2,), target)
 
         for name, (marker, made_x64) in OTHER_WIDTH_WEAK[x64].items():
@@ -392,8 +421,12 @@ class Operands:
         self.cells[marker] = {**array_cell(arr), "how": how}
 
 
-def case(ops: Operands, fn: Callable[..., Any], markers: tuple[str, ...],
-         describe: Callable[[Any], dict[str, Any]] | None = None) -> dict[str, Any]:
+def case(
+    ops: Operands,
+    fn: Callable[..., Any],
+    markers: tuple[str, ...],
+    describe: Callable[[Any], dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """The eager outcome of fn(*arrays of markers), with eval_shape's where that fails."""
     missing = [m for m in markers if m not in ops.arrays]
     if missing:
@@ -405,8 +438,7 @@ def case(ops: Operands, fn: Callable[..., Any], markers: tuple[str, ...],
             return cell
     if describe is not None:  # Python-valued results have no abstract evaluation
         return cell
-    abstract = evaluate(lambda: jax.eval_shape(fn, *[ops.structs[m] for m in markers]),
-                        array_cell)
+    abstract = evaluate(lambda: jax.eval_shape(fn, *[ops.structs[m] for m in markers]), array_cell)
     if not same_outcome(abstract, cell):
         cell["abstract"] = abstract
     return cell
@@ -419,6 +451,7 @@ def promotion_cell(*args: Any) -> dict[str, Any]:
         if np.dtype(public) != np.dtype(dtype):  # pragma: no cover - sanity check
             raise AssertionError(f"result_type disagrees: {public} vs {dtype}")
         return {"dtype": node_of_dtype(dtype), "weak": bool(weak)}
+
     try:
         return run()
     except Exception as err:  # noqa: BLE001 - recorded as data
@@ -461,9 +494,11 @@ def task_operands(task: Task) -> tuple[str, ...]:
 
 
 def crash_cell() -> dict[str, Any]:
-    return {"error": "ProcessCrash", "_bases": [],
-            "_message": "evaluating this case eagerly kills the Python process "
-                        "(segmentation fault in XLA CPU)"}
+    return {
+        "error": "ProcessCrash",
+        "_bases": [],
+        "_message": "evaluating this case eagerly kills the Python process (segmentation fault in XLA CPU)",
+    }
 
 
 def compute_task(ops: Operands, task: Task, eager: bool = True) -> dict[str, Any]:
@@ -500,8 +535,7 @@ def compute_task(ops: Operands, task: Task, eager: bool = True) -> dict[str, Any
     else:
         raise KeyError(table)
     if not eager:
-        return evaluate(lambda: jax.eval_shape(fn, *[ops.structs[m] for m in markers]),
-                        array_cell)
+        return evaluate(lambda: jax.eval_shape(fn, *[ops.structs[m] for m in markers]), array_cell)
     return case(ops, fn, markers)
 
 
@@ -533,8 +567,9 @@ def run_tasks(label: str, tasks: list[Task], abstract_only: frozenset[int] = fro
                 yield i, compute_task(ops, task)
 
 
-def _worker_main(conn: Any, label: str, tasks: list[Task], abstract_only: frozenset[int],
-                 cache_dir: str | None) -> None:
+def _worker_main(
+    conn: Any, label: str, tasks: list[Task], abstract_only: frozenset[int], cache_dir: str | None
+) -> None:
     prepare_process(cache_dir)
     batch: list[tuple[int, dict[str, Any]]] = []
     for i, cell in run_tasks(label, tasks, abstract_only):
@@ -553,9 +588,13 @@ def table_of(task: Task) -> str:
     return task[0]
 
 
-def supervise(label: str, tasks: list[Task], cache_dir: str | None,
-              known_crashes: frozenset[int] = frozenset(), case_timeout: float = 300.0
-              ) -> tuple[list[dict[str, Any]], list[str]]:
+def supervise(
+    label: str,
+    tasks: list[Task],
+    cache_dir: str | None,
+    known_crashes: frozenset[int] = frozenset(),
+    case_timeout: float = 300.0,
+) -> tuple[list[dict[str, Any]], list[str]]:
     """Evaluate tasks in a worker process, starting a new one after a crash.
 
     A case during which the worker dies (XLA CPU segfaults on a few programs)
@@ -603,8 +642,7 @@ def supervise(label: str, tasks: list[Task], cache_dir: str | None,
         restarts_at = first_missing
         log.append(f"{label}: worker {how} (exit code {proc.exitcode}) at {tasks[first_missing]}")
         if how.startswith("timed out"):
-            cells[first_missing] = {"error": "ProcessTimeout", "_bases": [],
-                                    "_message": f"evaluating this case {how}"}
+            cells[first_missing] = {"error": "ProcessTimeout", "_bases": [], "_message": f"evaluating this case {how}"}
             start = first_missing + 1
         else:
             crashed.add(first_missing)
@@ -612,13 +650,21 @@ def supervise(label: str, tasks: list[Task], cache_dir: str | None,
     return cells, log  # type: ignore[return-value]
 
 
-def assemble(label: str, tasks: list[Task], cells: list[dict[str, Any]],
-             operands: dict[str, Any]) -> dict[str, Any]:
+def assemble(label: str, tasks: list[Task], cells: list[dict[str, Any]], operands: dict[str, Any]) -> dict[str, Any]:
     mode, x64 = next((m, x) for lab, m, x in CONFIGS if lab == label)
-    out: dict[str, Any] = {"mode": mode, "x64": x64, "operands": operands,
-                           "promotion": {}, "promotion_scalar": {}, "binary": {},
-                           "scalar_right": {}, "scalar_left": {}, "numpy_right": {},
-                           "numpy_left": {}, "unary": {}}
+    out: dict[str, Any] = {
+        "mode": mode,
+        "x64": x64,
+        "operands": operands,
+        "promotion": {},
+        "promotion_scalar": {},
+        "binary": {},
+        "scalar_right": {},
+        "scalar_left": {},
+        "numpy_right": {},
+        "numpy_left": {},
+        "unary": {},
+    }
     for (table, key), cell in zip(tasks, cells):
         node = out[table]
         for k in key[:-1]:
@@ -712,13 +758,22 @@ def summarize(configs: dict[str, Any], errors: dict[str, Any]) -> dict[str, Any]
     op_errors: dict[tuple[str, str], dict[str, Any]] = {}
     mismatches: dict[tuple[str, ...], dict[str, Any]] = {}
 
-    def note_error(cell: dict[str, Any], label: str, table: str, op: str,
-                   operands: tuple[str, ...]) -> None:
+    def note_error(cell: dict[str, Any], label: str, table: str, op: str, operands: tuple[str, ...]) -> None:
         message = errors[cell["ref"]]["message"]
         key = (cell["error"], message_shape(message))
-        group = op_errors.setdefault(key, {
-            "error": key[0], "message_shape": key[1], "count": 0, "configs": set(),
-            "tables": set(), "ops": set(), "markers": set(), "examples": []})
+        group = op_errors.setdefault(
+            key,
+            {
+                "error": key[0],
+                "message_shape": key[1],
+                "count": 0,
+                "configs": set(),
+                "tables": set(),
+                "ops": set(),
+                "markers": set(),
+                "examples": [],
+            },
+        )
         group["count"] += 1
         group["configs"].add(label)
         group["tables"].add(table)
@@ -737,11 +792,11 @@ def summarize(configs: dict[str, Any], errors: dict[str, Any]) -> dict[str, Any]
                 rows = cfg[table][op]
                 for a in order:
                     row = rows[a]
-                    items = (zip(order, row) if isinstance(row, list)
-                             else ((s, row[s]) for s in SCALARS))
+                    items = zip(order, row) if isinstance(row, list) else ((s, row[s]) for s in SCALARS)
                     for b, cell in items:
-                        promo = (cfg["promotion"][a][order.index(b)] if table == "binary"
-                                 else cfg["promotion_scalar"][a][b])
+                        promo = (
+                            cfg["promotion"][a][order.index(b)] if table == "binary" else cfg["promotion_scalar"][a][b]
+                        )
                         operands = (b, a) if table == "scalar_left" else (a, b)
                         got = answer(cell)
                         if "error" in cell and cell["error"] != promo.get("error"):
@@ -753,11 +808,10 @@ def summarize(configs: dict[str, Any], errors: dict[str, Any]) -> dict[str, Any]
                         expected = expected_from_promotion(op, promo, x64)
                         if got == {k: expected.get(k) for k in got}:
                             continue
-                        key = (table, op, json.dumps(answer(promo), sort_keys=True),
-                               json.dumps(got, sort_keys=True))
-                        group = mismatches.setdefault(key, {
-                            "table": table, "op": op, "promotion": answer(promo),
-                            "runtime": got, "cases": []})
+                        key = (table, op, json.dumps(answer(promo), sort_keys=True), json.dumps(got, sort_keys=True))
+                        group = mismatches.setdefault(
+                            key, {"table": table, "op": op, "promotion": answer(promo), "runtime": got, "cases": []}
+                        )
                         group["cases"].append([label, *operands])
         for expr in UNARY_OPS:
             row = cfg["unary"][expr]
@@ -775,20 +829,21 @@ def summarize(configs: dict[str, Any], errors: dict[str, Any]) -> dict[str, Any]
         groups.append(g)
     return {
         "unavailable_operands": {
-            label: [m for m in cfg["operand_order"]
-                    if cfg["operands"][m].get("operand_unavailable")]
+            label: [m for m in cfg["operand_order"] if cfg["operands"][m].get("operand_unavailable")]
             for label, cfg in configs.items()
         },
         "substituted_operands": {
-            label: {m: cell for m, cell in cfg["operands"].items()
-                    if "jnp_ones" in cell and not cell.get("operand_unavailable")}
+            label: {
+                m: cell
+                for m, cell in cfg["operands"].items()
+                if "jnp_ones" in cell and not cell.get("operand_unavailable")
+            }
             for label, cfg in configs.items()
         },
         "crashes": sorted(
             [label, table, *path]
             for label, cfg in configs.items()
-            for table in ("binary", "scalar_right", "scalar_left", "numpy_right", "numpy_left",
-                          "unary")
+            for table in ("binary", "scalar_right", "scalar_left", "numpy_right", "numpy_left", "unary")
             for path, cell in iter_cells(cfg[table], cfg["operand_order"])
             if cell.get("error") == "ProcessCrash"
         ),
@@ -809,13 +864,16 @@ def dump(obj: Any, indent: int = 0) -> str:
     if isinstance(obj, dict):
         if not obj:
             return "{}"
-        if is_cell(obj) or all(is_cell(v) or not isinstance(v, (dict, list))
-                               for v in obj.values()):
+        if is_cell(obj) or all(is_cell(v) or not isinstance(v, (dict, list)) for v in obj.values()):
             return compact(obj)
         items = [f"{pad} {json.dumps(k)}: {dump(obj[k], indent + 1)}" for k in sorted(obj)]
         return "{\n" + ",\n".join(items) + "\n" + pad + "}"
-    if isinstance(obj, list) and obj and not all(is_cell(v) for v in obj) \
-            and any(isinstance(v, (list, dict)) for v in obj):
+    if (
+        isinstance(obj, list)
+        and obj
+        and not all(is_cell(v) for v in obj)
+        and any(isinstance(v, (list, dict)) for v in obj)
+    ):
         items = [f"{pad} {compact(v)}" for v in obj]
         return "[\n" + ",\n".join(items) + "\n" + pad + "]"
     return compact(obj)
@@ -832,16 +890,14 @@ def provenance() -> dict[str, Any]:
     }
 
 
-def _unchanged_operands(label: str, fresh: dict[str, Any], old: dict[str, Any] | None
-                        ) -> set[str]:
+def _unchanged_operands(label: str, fresh: dict[str, Any], old: dict[str, Any] | None) -> set[str]:
     """Operands whose array is the one an earlier run recorded (same dtype, weak
     flag and construction), so that run's cells of them still hold."""
     if old is None or label not in old["configs"]:
         return set()
     recorded = old["configs"][label]["operands"]
     keys = ("dtype", "weak", "how", "error", "operand_unavailable")
-    return {o for o, cell in fresh.items()
-            if o in recorded and all(cell.get(k) == recorded[o].get(k) for k in keys)}
+    return {o for o, cell in fresh.items() if o in recorded and all(cell.get(k) == recorded[o].get(k) for k in keys)}
 
 
 def _recorded_cell(old: dict[str, Any], label: str, task: Task) -> dict[str, Any] | None:
@@ -866,13 +922,11 @@ def _recorded_cell(old: dict[str, Any], label: str, task: Task) -> dict[str, Any
     return cell
 
 
-def build(jobs: int, chunks: int, use_cache: bool, reuse: dict[str, Any] | None = None
-          ) -> dict[str, Any]:
+def build(jobs: int, chunks: int, use_cache: bool, reuse: dict[str, Any] | None = None) -> dict[str, Any]:
     """Evaluate every case; with ``reuse`` (an earlier run's data, of the same
     JAX), only the cases of operands that are new or built differently."""
     labels = [label for label, _, _ in CONFIGS]
-    if reuse is not None and (reuse["jax_version"], reuse["jaxlib_version"]) != (
-            jax.__version__, jaxlib.__version__):
+    if reuse is not None and (reuse["jax_version"], reuse["jaxlib_version"]) != (jax.__version__, jaxlib.__version__):
         raise SystemExit("--update: the earlier data is from another JAX; regenerate it all")
     tasks = {label: tasks_of_config(label) for label in labels}
     operands = {label: operand_cells(label) for label in labels}
@@ -882,14 +936,18 @@ def build(jobs: int, chunks: int, use_cache: bool, reuse: dict[str, Any] | None 
         kept = _unchanged_operands(label, operands[label], reuse)
         todo[label] = []
         for i, task in enumerate(tasks[label]):
-            recorded = (_recorded_cell(reuse, label, task)
-                        if reuse is not None and set(task_operands(task)) <= kept else None)
+            recorded = (
+                _recorded_cell(reuse, label, task) if reuse is not None and set(task_operands(task)) <= kept else None
+            )
             if recorded is not None:
                 cells[label][i] = recorded
             else:
                 todo[label].append(i)
-        print(f"  {label}: {len(todo[label])} of {len(tasks[label])} cases to evaluate"
-              + (f" (operands kept: {len(kept)})" if reuse is not None else ""), flush=True)
+        print(
+            f"  {label}: {len(todo[label])} of {len(tasks[label])} cases to evaluate"
+            + (f" (operands kept: {len(kept)})" if reuse is not None else ""),
+            flush=True,
+        )
     # Heavy (standard) configurations first, so the strict ones find their
     # programs in the compilation cache.
     order = sorted(labels, key=lambda lab: (not lab.startswith("standard"), lab))
@@ -899,11 +957,15 @@ def build(jobs: int, chunks: int, use_cache: bool, reuse: dict[str, Any] | None 
         bounds = [round(len(idx) * k / chunks) for k in range(chunks + 1)]
         jobs_list += [(label, idx[lo:hi]) for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
     crash_log: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="jaxtypes-xla-cache-") as tmp, \
-            concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+    with (
+        tempfile.TemporaryDirectory(prefix="jaxtypes-xla-cache-") as tmp,
+        concurrent.futures.ThreadPoolExecutor(jobs) as pool,
+    ):
         cache_dir = tmp if use_cache else None
-        futures = {pool.submit(supervise, label, [tasks[label][i] for i in part], cache_dir):
-                   (label, part) for label, part in jobs_list}
+        futures = {
+            pool.submit(supervise, label, [tasks[label][i] for i in part], cache_dir): (label, part)
+            for label, part in jobs_list
+        }
         started = time.perf_counter()
         for fut in concurrent.futures.as_completed(futures):
             label, part = futures[fut]
@@ -911,12 +973,14 @@ def build(jobs: int, chunks: int, use_cache: bool, reuse: dict[str, Any] | None 
             for i, cell in zip(part, done):
                 cells[label][i] = cell
             crash_log += log
-            print(f"  {label}: {len(part)} cases done at {time.perf_counter() - started:.0f} s"
-                  + (f", {len(log)} worker restarts" if log else ""), flush=True)
+            print(
+                f"  {label}: {len(part)} cases done at {time.perf_counter() - started:.0f} s"
+                + (f", {len(log)} worker restarts" if log else ""),
+                flush=True,
+            )
     for line in sorted(crash_log):
         print("   ", line)
-    configs = {label: assemble(label, tasks[label], cells[label], operands[label])
-               for label in labels}
+    configs = {label: assemble(label, tasks[label], cells[label], operands[label]) for label in labels}
     errors = intern_errors(configs)
     return {
         **provenance(),
@@ -926,8 +990,7 @@ def build(jobs: int, chunks: int, use_cache: bool, reuse: dict[str, Any] | None 
         "marker_order": list(MARKER_ORDER),
         "operand_markers": OPERAND_MARKERS,
         "scalars": {k: type(v).__name__ for k, v in SCALARS.items()},
-        "numpy_operands": {k: {"kind": kind, "dtype": dtype}
-                           for k, (kind, dtype, _) in NUMPY_OPERANDS.items()},
+        "numpy_operands": {k: {"kind": kind, "dtype": dtype} for k, (kind, dtype, _) in NUMPY_OPERANDS.items()},
         "binary_ops": list(BINARY_OPS),
         "comparison_ops": list(COMPARISONS),
         "unary_ops": list(UNARY_OPS),
@@ -940,15 +1003,16 @@ def build(jobs: int, chunks: int, use_cache: bool, reuse: dict[str, Any] | None 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
-    parser.add_argument("--chunks", type=int, default=2,
-                        help="work units per configuration (default 2)")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="no run-local persistent XLA compilation cache")
+    parser.add_argument("--chunks", type=int, default=2, help="work units per configuration (default 2)")
+    parser.add_argument("--no-cache", action="store_true", help="no run-local persistent XLA compilation cache")
     parser.add_argument("--out", type=pathlib.Path, default=OUT)
-    parser.add_argument("--update", action="store_true",
-                        help="keep the cells of --out whose operands are built as before; "
-                             "evaluate only the cases it lacks and those of new or changed "
-                             "operands")
+    parser.add_argument(
+        "--update",
+        action="store_true",
+        help="keep the cells of --out whose operands are built as before; "
+        "evaluate only the cases it lacks and those of new or changed "
+        "operands",
+    )
     args = parser.parse_args(argv)
     prepare_process()
     start = time.perf_counter()
