@@ -55,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import checkers  # noqa: E402  (tests/checkers.py: the one checker runner)
 from jaxtypes import lattice, ops  # noqa: E402
-from jaxtypes.stubgen import MARKER_NAME  # noqa: E402
+from jaxtypes.lattice import MARKER_NAME  # noqa: E402
 
 OPS = {"+": "add", "-": "sub", "*": "mul", "/": "truediv"}
 METHODS = ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "round", "clip")

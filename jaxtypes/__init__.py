@@ -14,7 +14,7 @@ try:
 except ValueError as _environment_error:
     # A JAX_ENABLE_X64 / JAX_NUMPY_DTYPE_PROMOTION value JAX rejects raises here,
     # as ``import jax`` does; run as the command line, it is one line and exit 2.
-    from jaxtypes.cli import exit_on_environment_error
+    from jaxtypes._bad_environment import exit_on_environment_error
 
     exit_on_environment_error(_environment_error)
     raise
@@ -73,7 +73,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))
 
 
-__version__ = "0.1.0"
+from jaxtypes._version import __version__ as __version__  # noqa: E402
 
 __all__ = [
     "Array",

@@ -31,9 +31,10 @@ import warnings
 from typing import TYPE_CHECKING, Callable, Final, NamedTuple, NoReturn, Sequence, TypeVar
 
 from jaxtypes import lattice, render
+from jaxtypes._bad_environment import PROG
 
 if TYPE_CHECKING:
-    from jaxtypes.stub_install import Installed
+    from jaxtypes._stubgen.install import Installed
 
 __all__ = [
     "main",
@@ -44,10 +45,8 @@ __all__ = [
     "parse_node",
     "VALID_NAMES",
     "shown",
-    "exit_on_environment_error",
 ]
 
-PROG: Final = "jaxtypes"
 SHOWN_LIMIT: Final = 40
 """Longest value echoed in full in a message; longer ones are cut (``shown``)."""
 
@@ -99,41 +98,6 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         message = _QUOTED.sub(lambda m: shown(m.group(1)), message)
         self.exit(2, f"{self.prog}: error: {message}\n")
-
-
-def _running_as_command() -> bool:
-    """Whether this process is the jaxtypes command: the installed script, or
-    ``python -m jaxtypes`` (while the package imports, runpy has not set
-    ``sys.argv`` yet, so the interpreter's own arguments say)."""
-    if sys.argv and os.path.basename(sys.argv[0]) in ("jaxtypes", "jaxtypes.exe", "jaxtypes-script.py"):
-        return True
-    interpreter_args: list[str] = getattr(sys, "orig_argv", [])  # Python 3.10+
-    args = iter(interpreter_args[1:])
-    for arg in args:
-        if arg == "-m":
-            return next(args, None) == PROG
-        if arg.startswith("-m"):
-            return arg[2:] == PROG
-        if arg in ("-X", "-W"):  # options with a separate value
-            next(args, None)
-        elif not arg.startswith("-") or arg == "-c":
-            return False
-    return False
-
-
-def exit_on_environment_error(err: ValueError) -> None:
-    """Called by ``jaxtypes/__init__.py`` when the environment (``JAX_ENABLE_X64``,
-    ``JAX_NUMPY_DTYPE_PROMOTION``) holds a value JAX rejects: as the command
-    line, print one line and exit 2; as a library, return (the import raises,
-    as JAX's does)."""
-    if not _running_as_command():
-        return
-    try:
-        sys.stderr.write(f"{PROG}: error: {err}\n")
-        sys.stderr.flush()
-    except (AttributeError, OSError):  # stderr closed too: the status says it
-        pass
-    raise SystemExit(2)
 
 
 # --------------------------------------------------------------- registry
@@ -499,14 +463,14 @@ def _configure_jax_stubs(p: argparse.ArgumentParser) -> None:
 
 
 def _install_message(installed: Installed, jax_version: str) -> str:
-    from jaxtypes.stub_record import DISTRIBUTION
+    from jaxtypes._stubgen.record import DISTRIBUTION
 
     where = (
         "`pip uninstall jaxtypes` removes them with jaxtypes"
         if installed.owner_record is not None
         else "jaxtypes is not installed in that directory, so `pip uninstall jaxtypes` leaves them"
     )
-    from jaxtypes import jax_stubs
+    from jaxtypes._stubgen import jax_stubs
 
     lines = [
         f"installed {DISTRIBUTION} {installed.version} ({installed.files} files, for JAX {jax_version}) "
@@ -533,7 +497,7 @@ def _install_message(installed: Installed, jax_version: str) -> str:
 def _run_jax_stubs(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from jaxtypes import jax_stubs, stub_install
+    from jaxtypes._stubgen import jax_stubs, install as stub_install
 
     if args.action is None and args.out is None:
         # What a user typing the bare command wants is its usage: nothing is written.
@@ -607,7 +571,7 @@ def _run_jax_stubs(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------- main
 def build_parser() -> argparse.ArgumentParser:
-    from jaxtypes import __version__
+    from jaxtypes._version import __version__
 
     parser = _Parser(
         prog=PROG,
@@ -643,7 +607,7 @@ def _warn_if_stubs_are_stale() -> None:
     ``jax.__version__`` as ``str``).  Reads one line of one file; a failure to
     tell is not reported."""
     try:
-        from jaxtypes import stub_record
+        from jaxtypes._stubgen import record as stub_record
 
         found = stub_record.staleness(None)
         if found is not None and found.stale:

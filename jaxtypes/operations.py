@@ -10,7 +10,7 @@ operations that always give the same answers (``+`` and ``*`` read one table).
 
 Everything that lists operations reads them here: ``jaxtypes.ops`` (the
 answers), ``jaxtypes._array`` (the runtime class's operators),
-``jaxtypes.stubgen`` (the stubs), the mypy plugin (the members it hooks) and
+``jaxtypes._stubgen.jaxtypes_stubs`` (the stubs), the mypy plugin (the members it hooks) and
 the JAX-stub generator (the members of jax.Array it replaces).  Standard
 library only: the mypy plugin imports it.
 """

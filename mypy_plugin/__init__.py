@@ -44,7 +44,7 @@ from mypy.plugin import (
 )
 from mypy.types import Instance, Type
 
-from jaxtypes import __version__ as jaxtypes_version
+from jaxtypes._version import __version__ as jaxtypes_version
 
 from . import (
     array_class,
@@ -282,7 +282,7 @@ def _warn_if_stubs_are_stale(options: Options) -> None:
     for other JAX or jaxtypes versions.  A failure to tell is not reported."""
     from pathlib import Path
 
-    from jaxtypes import stub_record
+    from jaxtypes._stubgen import record as stub_record
 
     try:
         outs: list[Path | None] = [None]

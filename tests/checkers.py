@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from jaxtypes import jax_stubs
+from jaxtypes._stubgen import jax_stubs
 
 CHECKERS = ("mypy", "pyright", "basedpyright", "pyrefly", "ty")
 # mypy with ``plugins = jaxtypes.mypy_plugin``; its settings go in mypy_config.

@@ -48,7 +48,7 @@ from checkers import (
     stage,
     tool,
 )
-from jaxtypes import jax_array_stub, jax_function_stubs, jax_stubs, stub_install
+from jaxtypes._stubgen import install as stub_install, jax_array, jax_functions, jax_stubs, syntax
 from jaxtypes.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
@@ -110,7 +110,7 @@ def test_layout(typings: Path) -> None:
 
 def _class_members(source: str, name: str) -> set[str]:
     cls = next(n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == name)
-    return {m for m in (jax_array_stub.member_name(n) for n in cls.body) if m}
+    return {m for m in (jax_array.member_name(n) for n in cls.body) if m}
 
 
 def test_keeps_every_member_jax_declares(typings: Path) -> None:
@@ -170,7 +170,7 @@ def test_installed_jax_is_supported() -> None:
     jax = jax_stubs.locate_jax()
     assert jax.version in jax_stubs.SUPPORTED
     tree = jax_stubs.check_supported(jax.basearray.read_text(), jax.version)
-    assert jax_array_stub.check_shape(tree) == []
+    assert jax_array.check_shape(tree) == []
 
 
 def _jax_source() -> str:
@@ -269,12 +269,12 @@ def test_older_jax_without_a_member_jaxtypes_retypes_still_renders() -> None:
     """JAX before 0.10 declares no byteswap, before 0.4.31 no to_device: the
     transformation skips the members a JAX lacks instead of failing."""
     source = _jax_source()
-    for member in sorted(jax_array_stub.OPTIONAL):
+    for member in sorted(jax_array.OPTIONAL):
         source = re.sub(rf"\n  def {member}\(.*?\) -> Array: \.\.\.", "", source, flags=re.S)
         assert f"def {member}(" not in source
     text = jax_stubs.render_basearray(source, "0.9.2")
     array = next(n for n in ast.parse(text).body if isinstance(n, ast.ClassDef) and n.name == "Array")
-    members = {jax_array_stub.member_name(n) for n in array.body}
+    members = {jax_array.member_name(n) for n in array.body}
     assert {"reshape", "sum", "at", "__add__"} <= members
     assert not {"byteswap", "to_device"} & members
 
@@ -462,9 +462,9 @@ def test_jax_array_promotes_as_jaxtypes_array(checker: str, runs: Runs) -> None:
 # the stubs, with them)}}, where it knowingly misses some; every other set-up
 # must report all of them both ways.  With the stubs, every operator and
 # method of a bare array is Array[Any] in every checker
-# (jaxtypes.jax_array_stub._self_dispatched; abs(b): _abs_descriptor).
+# (jaxtypes._stubgen.jax_array._self_dispatched; abs(b): _abs_descriptor).
 # * without the stubs, a bare jaxtypes.Array is jaxtypes' own class, whose
-#   descriptors are keyed on `obj` (jaxtypes.stubgen): Any/Unknown in every
+#   descriptors are keyed on `obj` (jaxtypes._stubgen.jaxtypes_stubs): Any/Unknown in every
 #   checker but mypy with the plugin, which types the operators itself; its
 #   __abs__ is a method, whose abs(b) ty alone cannot solve (Unknown).
 _BARE_OPERATORS = 64  # the typo lines on a descriptor's or __abs__'s result: 80 - 16
@@ -1390,7 +1390,7 @@ def test_array_declared_an_abc_renders(line: str) -> None:
     class renders as it does for the pinned JAX."""
     source = _jax_source()
     older = "import abc\n" + _replaced(source, "class Array:", line)
-    assert jax_array_stub.check_shape(ast.parse(older)) == []
+    assert jax_array.check_shape(ast.parse(older)) == []
     ours = jax_stubs.render_basearray(older, "0.10.2")
     assert _class(ours, "Array") == _class(jax_stubs.render_basearray(source, "0.10.2"), "Array")
     assert "class Array(Generic[DT], metaclass=_ArrayMeta):" in ours
@@ -1398,13 +1398,11 @@ def test_array_declared_an_abc_renders(line: str) -> None:
 
 def test_array_with_another_base_is_still_refused() -> None:
     older = _replaced(_jax_source(), "class Array:", "class Array(Sequence):")
-    assert jax_array_stub.check_shape(ast.parse(older)) == ["class Array without base classes"]
+    assert jax_array.check_shape(ast.parse(older)) == ["class Array without base classes"]
 
 
 def _numpy_stub(text: str) -> str:
-    return ast.unparse(
-        jax_function_stubs.transform_module(ast.parse(text), "jax.numpy", jax_function_stubs.FunctionTables())
-    )
+    return ast.unparse(jax_functions.transform_module(ast.parse(text), "jax.numpy", jax_functions.FunctionTables()))
 
 
 def _defs(text: str, name: str) -> list[str]:
@@ -1417,7 +1415,7 @@ def test_optional_is_read_as_allowing_none() -> None:
     source = _installed("numpy/__init__.pyi")
     old = "    min: ArrayLike | None = ...,\n    max: ArrayLike | None = ...,\n"
     older = _replaced(source, old, "    min: Optional[ArrayLike] = ...,\n    max: Optional[ArrayLike] = ...,\n")
-    assert "clip" in jax_function_stubs.typed_functions(ast.parse(older), "jax.numpy")
+    assert "clip" in jax_functions.typed_functions(ast.parse(older), "jax.numpy")
     typed, original = _defs(_numpy_stub(older), "clip"), _defs(_numpy_stub(source), "clip")
     assert len(typed) == len(original) > 2
     assert [t.replace("Optional[ArrayLike]", "ArrayLike | None") for t in typed] == original
@@ -1432,14 +1430,14 @@ def test_function_of_unknown_shape_keeps_jax_declaration(monkeypatch: pytest.Mon
     clip = _defs(_numpy_stub(required), "clip")
     assert len(clip) > 1 and "min: ArrayLike=..." in clip[-1] and not any("_np.generic" in d for d in clip)
 
-    real = jax_function_stubs._typed_overloads
+    real = jax_functions._typed_overloads
 
     def failing(plan: object, fn: ast.FunctionDef, tables: object) -> list[ast.FunctionDef]:
         if fn.name == "sin":
             raise AssertionError("a shape the generator does not know")
         return real(plan, fn, tables)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(jax_function_stubs, "_typed_overloads", failing)
+    monkeypatch.setattr(jax_functions, "_typed_overloads", failing)
     out = _numpy_stub(source)
     (sin,) = _defs(out, "sin")
     assert sin == next(d for d in _defs(source, "sin"))
@@ -1459,7 +1457,7 @@ del _typing
 
 
 def _runtime_stub(root: Path, rel: str, module: str) -> str:
-    tree = jax_function_stubs.render_runtime_module(root, rel, module, jax_function_stubs.FunctionTables())
+    tree = jax_functions.render_runtime_module(root, rel, module, jax_functions.FunctionTables())
     assert tree is not None
     return ast.unparse(tree)
 
@@ -1506,7 +1504,7 @@ def test_positive_type_checking_block_is_kept(tmp_path: Path) -> None:
     )
     stub = _runtime_stub(_jax_tree(tmp_path, {"random.py": older}), "random.py", "jax.random")
     assert "from jax._src.random.core import permutation as _jaxtypes_shuffle\nshuffle = _jaxtypes_shuffle" in stub
-    assert "shuffle" in jax_function_stubs.exported_names(ast.parse(stub).body, stub=True)
+    assert "shuffle" in syntax.exported_names(ast.parse(stub).body, stub=True)
 
 
 def test_conditional_import_is_declared(tmp_path: Path) -> None:
@@ -1546,11 +1544,11 @@ def test_module_hiding_a_public_name_keeps_jax_typing(tmp_path: Path, rel: str, 
     else:
         source += shape
     root = _jax_tree(tmp_path, {rel: source})
-    with pytest.raises(jax_function_stubs.ModuleShapeError, match="later_"):
+    with pytest.raises(syntax.ModuleShapeError, match="later_"):
         if rel == "__init__.py":
-            from jaxtypes import jax_transform_stubs
+            from jaxtypes._stubgen import jax_transforms
 
-            jax_transform_stubs.render_jax_init(root)
+            jax_transforms.render_jax_init(root)
         else:
             _runtime_stub(root, rel, module)
     files = jax_stubs.render(jax_stubs.JaxInstall(root, "0.10.2"))
@@ -1567,13 +1565,13 @@ def test_exported_names_read_as_a_checker_does() -> None:
         "try:\n  from a import t as t\nexcept ImportError:\n  u = None\n"
         "def f(): ...\nclass K: ...\nfrom a import v as w\n"
     ).body
-    assert jax_function_stubs.exported_names(body) == {"b", "y", "shown", "t", "u", "f", "K", "w"}
+    assert syntax.exported_names(body) == {"b", "y", "shown", "t", "u", "f", "K", "w"}
     # in a stub, `from a import v as w` does not export w (PEP 484)
-    assert jax_function_stubs.exported_names(body, stub=True) == {"b", "y", "shown", "t", "u", "f", "K"}
+    assert syntax.exported_names(body, stub=True) == {"b", "y", "shown", "t", "u", "f", "K"}
     (renamed,) = [n for n in body if isinstance(n, ast.ImportFrom) and n.names[0].name == "v"]
-    kept = ast.Module(body=jax_function_stubs.exported_import(renamed), type_ignores=[])
+    kept = ast.Module(body=syntax.exported_import(renamed), type_ignores=[])
     assert ast.unparse(kept) == "from a import v as _jaxtypes_w\nw = _jaxtypes_w"
-    assert jax_function_stubs.exported_names(kept.body, stub=True) == {"w"}
+    assert syntax.exported_names(kept.body, stub=True) == {"w"}
 
 
 def test_nn_without_jax_stub_is_made_from_its_runtime_module(tmp_path: Path) -> None:
@@ -1587,7 +1585,7 @@ def test_nn_without_jax_stub_is_made_from_its_runtime_module(tmp_path: Path) -> 
     relu = _defs(stub, "relu")
     assert len(relu) > 2 and "_JaxtypesV" in relu[0] and relu[-1].startswith("@overload\ndef relu(x: ArrayLike")
     runtime = ast.parse(_installed("nn/__init__.py"))
-    assert jax_function_stubs.exported_names(runtime.body) <= jax_function_stubs.exported_names(ast.parse(stub).body)
+    assert syntax.exported_names(runtime.body) <= syntax.exported_names(ast.parse(stub).body)
     with_jax_stub = jax_stubs.render(jax_stubs.JaxInstall(jax_stubs.locate_jax().root, "0.10.2"))
     assert "from\n# jax/nn/__init__.pyi;" in with_jax_stub["jax-stubs/nn/__init__.pyi"]
 
@@ -1600,27 +1598,25 @@ def test_wrapped_transform_takes_the_wrapped_parameters() -> None:
     """JAX 0.4's ``lax.cond`` is ``@functools.wraps(_cond) def cond(*args,
     **kwargs)``: its typed overload takes ``_cond``'s parameters, JAX's own
     ``cond(*args, **kwargs)`` stays last."""
-    from jaxtypes import jax_transform_stubs
+    from jaxtypes._stubgen import jax_transforms
 
     wrapped = _replaced(_conditionals(), "\ndef cond(pred,", "\ndef _cond(pred,") + (
         "\n@api_boundary\n@functools.wraps(_cond)\ndef cond(*args, **kwargs):\n  return _cond(*args, **kwargs)\n"
     )
-    typed, _ = jax_transform_stubs.typed_defs(ast.parse(wrapped), "cond", jax_transform_stubs.LAX_TRANSFORMS["cond"])
-    pinned, _ = jax_transform_stubs.typed_defs(
-        ast.parse(_conditionals()), "cond", jax_transform_stubs.LAX_TRANSFORMS["cond"]
-    )
+    typed, _ = jax_transforms.typed_defs(ast.parse(wrapped), "cond", jax_transforms.LAX_TRANSFORMS["cond"])
+    pinned, _ = jax_transforms.typed_defs(ast.parse(_conditionals()), "cond", jax_transforms.LAX_TRANSFORMS["cond"])
     assert [ast.unparse(d) for d in typed[:-1]] == [ast.unparse(d) for d in pinned[:-1]]
     assert "true_fun: _JaxtypesCallable[..., _JaxtypesT]" in ast.unparse(typed[0])
     assert ast.unparse(typed[-1]) == "@_jaxtypes_overload\ndef cond(*args, **kwargs):\n    ..."
 
 
 def test_transform_without_the_parameters_it_retypes_keeps_jax_typing() -> None:
-    from jaxtypes import jax_transform_stubs
+    from jaxtypes._stubgen import jax_transforms
 
     bare = _replaced(_conditionals(), "\ndef cond(pred,", "\ndef _cond(pred,") + (
         "\ndef cond(*args, **kwargs):\n  return _cond(*args, **kwargs)\n"
     )
-    assert jax_transform_stubs.typed_defs(ast.parse(bare), "cond", jax_transform_stubs.LAX_TRANSFORMS["cond"]) == (
+    assert jax_transforms.typed_defs(ast.parse(bare), "cond", jax_transforms.LAX_TRANSFORMS["cond"]) == (
         [],
         set(),
     )
@@ -1630,7 +1626,7 @@ def test_transform_exported_under_another_name_is_typed(tmp_path: Path) -> None:
     """JAX 0.4 exports ``checkpoint_wrapper as checkpoint``: the typed
     declarations are named ``checkpoint`` (an import under another name would
     not be exported by a stub), the same as the pinned JAX's."""
-    from jaxtypes import jax_transform_stubs
+    from jaxtypes._stubgen import jax_transforms
 
     line = "from jax._src.ad_checkpoint import checkpoint as checkpoint\n"
     ad_checkpoint = _installed("_src/ad_checkpoint.py")
@@ -1645,15 +1641,15 @@ def test_transform_exported_under_another_name_is_typed(tmp_path: Path) -> None:
             "_src/ad_checkpoint.py": renamed,
         },
     )
-    older = jax_transform_stubs.render_jax_init(root)
-    pinned = jax_transform_stubs.render_jax_init(jax_stubs.locate_jax().root)
+    older = jax_transforms.render_jax_init(root)
+    pinned = jax_transforms.render_jax_init(jax_stubs.locate_jax().root)
     assert older is not None and pinned is not None
 
     def checkpoint(tree: ast.Module) -> list[str]:
         return [ast.unparse(n) for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "checkpoint"]
 
     assert len(checkpoint(older)) >= 2 and checkpoint(older) == checkpoint(pinned)
-    assert "checkpoint" in jax_function_stubs.exported_names(older.body, stub=True)
+    assert "checkpoint" in syntax.exported_names(older.body, stub=True)
     assert "checkpoint_wrapper as checkpoint" not in ast.unparse(older)
 
 

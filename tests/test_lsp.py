@@ -65,7 +65,7 @@ SETUPS = ("jaxtypes", "jax-stubs", "jax-stubs-installed")
 
 
 # What completion after ``x.`` must offer besides dunders: Array's public
-# members, written out (jaxtypes/stubgen.py, render_array, and the rest of
+# members, written out (jaxtypes/_stubgen/jaxtypes_stubs.py, render_array, and the rest of
 # jax.Array's surface, jaxtypes/array_surface.py).
 PUBLIC_MEMBERS = frozenset(
     {
@@ -369,7 +369,7 @@ def test_hover_on_an_operator(session: Session) -> None:
     # result), unsolved, with the table's internal names, so no dtype (the
     # variable's hover has it).  A known gap, written out: an overload for the
     # table's own dtype would show Array[bfloat16] for x @ w, but costs mypy 4%
-    # more instructions on mixed-dtype arithmetic (jaxtypes/stubgen.py).
+    # more instructions on mixed-dtype arithmetic (jaxtypes/_stubgen/jaxtypes_stubs.py).
     for text, table in ((at, "_matmul_bfloat16"), (plus, "_add_bfloat16")):
         assert text is not None and re.fullmatch(
             rf"\(method\) def __call__\(\n    self: Self@{table},\n    other: Array\[(_Other\d+)@__call__\],"

@@ -35,8 +35,8 @@ For example, generated stubs would be::
 
     @file_set("stubs", "stubs/jaxtypes", "**/*.pyi")
     def _stubs() -> dict[str, str]:
-        from jaxtypes import stubgen
-        return stubgen.render_all()
+        from jaxtypes._stubgen import jaxtypes_stubs
+        return jaxtypes_stubs.render_all()
 
 Output is deterministic (no timestamps, no environment): ``--check`` in CI
 compares it byte for byte with what is committed.
@@ -195,10 +195,10 @@ def file_set(
 @file_set("stubs", "stubs", "**/*.pyi")
 def _stubs() -> Mapping[str, str]:
     """stubs/jaxtypes/*.pyi: Array and the markers, with the promoted dtype of
-    every operator and method (jaxtypes.stubgen, JAX's default configuration)."""
-    from jaxtypes import stubgen
+    every operator and method (jaxtypes._stubgen.jaxtypes_stubs, JAX's default configuration)."""
+    from jaxtypes._stubgen import jaxtypes_stubs
 
-    return {**stubgen.render_stubs(), **_interface_stubs()}
+    return {**jaxtypes_stubs.render_stubs(), **_interface_stubs()}
 
 
 # Runtime modules that ship a stub of their interface.  A type checker reads a

@@ -330,7 +330,7 @@ def rejected_name(operation: str, node: str) -> str:
 
 
 def rejected_table(operation: str, node: str, method: bool = False) -> list[str]:
-    """The lines of that table (``_Tables.rejected``; ``jaxtypes.jax_array_stub``
+    """The lines of that table (``_Tables.rejected``; ``jaxtypes._stubgen.jax_array``
     writes abs()'s so): a class that is not callable, whose name and docstring
     say why."""
     name = rejected_name(operation, node)
@@ -822,7 +822,7 @@ def _rendered_stubs(v: Variant) -> dict[str, str]:
 
 
 def array_stub_parts() -> tuple[str, str, list[str]]:
-    """``render_array()`` split for reuse elsewhere (``jaxtypes.jax_stubs``):
+    """``render_array()`` split for reuse elsewhere (``jaxtypes._stubgen.jax_stubs``):
     (everything before ``class Array``, the ``class Array(...):`` line, the
     lines of Array's body after its docstring), exactly as generated."""
     lines = render_array().splitlines()

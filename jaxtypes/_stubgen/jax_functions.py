@@ -34,7 +34,6 @@ result; ``where=`` masks are kept.  Answers are JAX's default configuration
 from __future__ import annotations
 
 import ast
-import builtins
 import copy
 import functools
 from collections.abc import Iterable, Mapping, Sequence
@@ -42,7 +41,26 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
 
-from jaxtypes import functions, lattice, stubgen
+from jaxtypes import functions, lattice
+from jaxtypes._stubgen import jaxtypes_stubs
+from jaxtypes._stubgen.syntax import (
+    BUILTINS,
+    ModuleShapeError,
+    is_alias,
+    all_params,
+    annotation_names,
+    as_overload,
+    check_exports,
+    copy_signature,
+    exported_import,
+    is_private_machinery,
+    module_file,
+    parse_expr,
+    positional_params,
+    required_overloads,
+    stub_def,
+    stub_view,
+)
 from jaxtypes.lattice import Variant
 from jaxtypes.ops import DEFAULT
 
@@ -53,22 +71,7 @@ __all__ = [
     "render_runtime_module",
     "MODULES",
     "RUNTIME_MODULES",
-    "ModuleShapeError",
     "typed_functions",
-    "checker_view",
-    "stub_view",
-    "exported_names",
-    "exported_import",
-    "check_exports",
-    # Syntax-tree helpers jaxtypes.jax_transform_stubs shares.
-    "parse_expr",
-    "as_overload",
-    "required_overloads",
-    "stub_def",
-    "annotation_names",
-    "BUILTINS",
-    "is_private_machinery",
-    "module_file",
 ]
 
 MARKERS: Final = "_jaxtypes_markers"  # how a transformed module imports jaxtypes.markers
@@ -103,7 +106,7 @@ _SCALAR_NODE: Final = dict(_SCALARS)
 
 
 def _m(node: str) -> str:
-    return stubgen.MARKER_NAME[node]
+    return jaxtypes_stubs.MARKER_NAME[node]
 
 
 @functools.lru_cache(maxsize=None)  # the same rule and inputs come up for many signatures
@@ -236,47 +239,6 @@ def _allows_none(annotation: ast.expr | None) -> bool:
     )
 
 
-def _positional(fn: ast.FunctionDef) -> list[ast.arg]:
-    return fn.args.posonlyargs + fn.args.args
-
-
-def _all_params(fn: ast.FunctionDef) -> list[ast.arg]:
-    return _positional(fn) + fn.args.kwonlyargs
-
-
-@functools.lru_cache(maxsize=None)
-def parse_expr(text: str) -> ast.expr:
-    """The expression ``text`` as a syntax tree (an annotation, a default):
-    one tree per text, shared by the signatures that use it, as nothing
-    changes an expression in place (``copy_signature``)."""
-    return ast.parse(text, mode="eval").body
-
-
-def copy_signature(fn: ast.FunctionDef) -> ast.FunctionDef:
-    """A copy of ``fn`` whose parameter lists and parameters are its own, to
-    be changed; the expressions in them (annotations, defaults) and the body
-    are shared, as nothing changes those in place.  (A deep copy of every
-    overload was a third of ``jaxtypes jax-stubs``' time.)"""
-    out = copy.copy(fn)
-    args = out.args = copy.copy(fn.args)
-    args.posonlyargs = [copy.copy(a) for a in args.posonlyargs]
-    args.args = [copy.copy(a) for a in args.args]
-    args.kwonlyargs = [copy.copy(a) for a in args.kwonlyargs]
-    args.vararg = copy.copy(args.vararg)
-    args.kwarg = copy.copy(args.kwarg)
-    args.defaults = list(args.defaults)
-    args.kw_defaults = list(args.kw_defaults)
-    out.decorator_list = list(fn.decorator_list)
-    return out
-
-
-def as_overload(fn: ast.FunctionDef) -> ast.FunctionDef:
-    """A copy of ``fn`` (``copy_signature``) decorated ``@overload`` only."""
-    out = copy_signature(fn)
-    out.decorator_list = [ast.Name("overload", ast.Load())]
-    return out
-
-
 @dataclass(frozen=True)
 class _Plan:
     """How one function is typed: which parameter is its input, which is dtype=."""
@@ -298,8 +260,8 @@ def _plan(name: str, fn: ast.FunctionDef) -> _Plan | None:
     kind = functions.ARGUMENTS.get(name)
     if rule is None or kind is None or rule.family in ("untyped", "higher_order", "not_an_array"):
         return None
-    params = _positional(fn)
-    names = {p.arg for p in _all_params(fn)}
+    params = positional_params(fn)
+    names = {p.arg for p in all_params(fn)}
     dtype_param = "dtype" if "dtype" in names else None
     if kind in _ONE_INPUT_KINDS:
         position = functions.INPUT_POSITION.get(name, 0)
@@ -315,7 +277,7 @@ def _plan(name: str, fn: ast.FunctionDef) -> _Plan | None:
     if kind == "kd" and dtype_param is not None and rule.family in functions.DTYPE_FAMILIES and params:
         return _Plan(rule, kind, None, dtype_param, (params[0].arg,))
     if kind == "kd" and rule.family == "fixed" and rule.args == ():  # categorical: int32
-        return _Plan(rule, kind, None, None, tuple(p.arg for p in _all_params(fn)))
+        return _Plan(rule, kind, None, None, tuple(p.arg for p in all_params(fn)))
     if kind in ("xy", "cxy") and rule.family in _PAIR_FAMILIES:
         return _pair_plan(rule, kind, fn, params)
     if rule.family == "key" and kind in ("k", "n"):
@@ -350,7 +312,7 @@ _PINNED: Final = {"promote_integers": "Literal[True]", "preferred_element_type":
 
 def _defaulted(fn: ast.FunctionDef) -> set[str]:
     """The parameters of ``fn`` that have a default."""
-    positional = _positional(fn)
+    positional = positional_params(fn)
     with_default = positional[len(positional) - len(fn.args.defaults) :] if fn.args.defaults else []
     return {p.arg for p in with_default} | {
         p.arg for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None
@@ -366,7 +328,7 @@ def _narrowed(fn: ast.FunctionDef, inputs: Iterable[str], scalars: str | None = 
     out = copy_signature(fn)
     keep = set(inputs) | _NEUTRAL
     defaulted = _defaulted(out)
-    for param in _all_params(out):
+    for param in all_params(out):
         if param.arg in keep or param.annotation is None:
             continue
         text = ast.unparse(param.annotation)
@@ -414,7 +376,7 @@ def _returns(annotation: ast.expr | None, others: Sequence[str] = ()) -> str | N
 
 def _with(fn: ast.FunctionDef, annotations: Mapping[str, str], returns: str) -> ast.FunctionDef:
     out = as_overload(fn)
-    for param in _all_params(out):
+    for param in all_params(out):
         if param.arg in annotations:
             param.annotation = parse_expr(annotations[param.arg])
     out.returns = parse_expr(returns)
@@ -436,10 +398,10 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
     if plan.input_param is None and plan.dtype_param is None and rule.family == "fixed":
         fixed = _result(rule, (), tables.v)
         return [_with(fn, {}, ret.format(f"Array[{MARKERS}.{_m(fixed)}]"))] if fixed else []
-    takes_dtype = "dtype" in {p.arg for p in _all_params(fn)} and rule.family in functions.DTYPE_FAMILIES
+    takes_dtype = "dtype" in {p.arg for p in all_params(fn)} and rule.family in functions.DTYPE_FAMILIES
     keep = list(plan.keep)
     if rule.family == "fixed":  # one result dtype: the other arrays do not matter
-        keep += [p.arg for p in _all_params(fn)]
+        keep += [p.arg for p in all_params(fn)]
     if plan.input_param is not None:
         # clip(x, 0, 1) is clip with an int bound, as the rule has it (relu:
         # maximum(x, 0)): its other arrays may be Python scalars of that kind.
@@ -645,7 +607,7 @@ def _any_guards(fn: ast.FunctionDef, ret: str, params: list[str]) -> list[ast.Fu
     takes ``jnp.zeros(3, dtype=d)`` with ``d: Any`` (a Flax module's
     ``self.dtype``) for the ``dtype=None`` overload, float32."""
     out: list[ast.FunctionDef] = []
-    names = {p.arg for p in _all_params(fn)}
+    names = {p.arg for p in all_params(fn)}
     for param in params:
         if param in names:
             guard = _with(fn, {param: f"{MARKERS}.{UNKNOWN_VAR}"}, ret.format("Array"))
@@ -660,7 +622,7 @@ def _preferred_overloads(
     dtype that JAX takes with that preferred dtype give it
     (``functions.PREFERRED_RESULTS``); JAX refuses others (a narrower one,
     another kind), which keep JAX's signature."""
-    if "preferred_element_type" not in {p.arg for p in _all_params(fn)}:
+    if "preferred_element_type" not in {p.arg for p in all_params(fn)}:
         return []
     base = _narrowed(fn, [x, y, *keep, "preferred_element_type"])
     if base is None:
@@ -688,7 +650,7 @@ def _preferred_only(fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.Fun
     """A function typed only with ``preferred_element_type=`` (lax.dot_general:
     no rule gives its dtype otherwise): its first two parameters are the arrays."""
     ret = _returns(fn.returns)
-    params = _positional(fn)
+    params = positional_params(fn)
     if ret is None or len(params) < 2:
         return []
     return _preferred_overloads(fn, tables, ret, params[0].arg, params[1].arg, [])
@@ -702,44 +664,6 @@ def _without_default(fn: ast.FunctionDef, name: str) -> ast.FunctionDef:
     if positional and positional[0].arg == name and len(args.defaults) == len(positional):
         args.defaults = args.defaults[1:]
     return fn
-
-
-def required_overloads(fn: ast.FunctionDef, name: str) -> list[ast.FunctionDef]:
-    """``fn`` with parameter ``name`` required, as overloads covering every
-    call that passes it: by keyword (a keyword-only parameter), and, for a
-    positional one, by position (it and the positional parameters before it
-    without defaults).  A default would let a call that omits it match, with
-    the parameter's TypeVar unsolved."""
-    out: list[ast.FunctionDef] = []
-    keyword = copy_signature(fn)
-    args = keyword.args
-    if any(a.arg == name for a in args.kwonlyargs):
-        i = [a.arg for a in args.kwonlyargs].index(name)
-        args.kw_defaults[i] = None
-        return [keyword]
-    positional = args.posonlyargs + args.args
-    index = [a.arg for a in positional].index(name)
-    if index >= len(args.posonlyargs):  # may be given by keyword
-        j = index - len(args.posonlyargs)
-        param = args.args[j]
-        defaults = [None] * (len(args.args) - len(args.defaults)) + list(args.defaults)
-        del args.args[j]
-        del defaults[j]
-        # it, and the parameters after it (with their defaults), keyword-only
-        tail = args.args[j:]
-        args.args = args.args[:j]
-        args.defaults = [d for d in defaults[:j] if d is not None]
-        args.kwonlyargs = tail + [param] + args.kwonlyargs
-        args.kw_defaults = [d for d in defaults[j:]] + [None] + args.kw_defaults
-        out.append(keyword)
-    by_position = copy_signature(fn)
-    pargs = by_position.args
-    n_positional = len(pargs.posonlyargs) + len(pargs.args)
-    first_default = n_positional - len(pargs.defaults)
-    kept_defaults = pargs.defaults[max(0, index + 1 - first_default) :]
-    pargs.defaults = kept_defaults
-    out.append(by_position)
-    return out
 
 
 def _varargs_overloads(
@@ -888,171 +812,6 @@ RUNTIME_MODULES: Final = {
 }
 
 
-class ModuleShapeError(Exception):
-    """A runtime module holds more than re-exports: no stub is made for it."""
-
-
-def module_file(root: Path, module: str) -> Path | None:
-    """The source of ``jax.<...>`` in the installation rooted at ``root``."""
-    parts = module.split(".")
-    if parts[0] != "jax":
-        return None
-    base = root.joinpath(*parts[1:])
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def stub_def(fn: ast.FunctionDef) -> ast.FunctionDef:
-    """A runtime function as a stub declaration: no decorators, no body, ``...`` defaults."""
-    out = copy_signature(fn)
-    out.decorator_list = []
-    out.body = [ast.Expr(ast.Constant(...))]
-    out.args.defaults = [ast.Constant(...) for _ in out.args.defaults]
-    out.args.kw_defaults = [None if d is None else ast.Constant(...) for d in out.args.kw_defaults]
-    return out
-
-
-def annotation_names(fn: ast.FunctionDef) -> set[str]:
-    """The names ``fn``'s annotations use (in string forward references too):
-    what a stub declaring it must import."""
-    names: set[str] = set()
-    annotations = [
-        a.annotation
-        for a in _all_params(fn) + [fn.args.vararg, fn.args.kwarg]
-        if a is not None and a.annotation is not None
-    ]
-    for annotation in annotations + ([fn.returns] if fn.returns is not None else []):
-        for node in ast.walk(annotation):
-            if isinstance(node, ast.Name):
-                names.add(node.id)
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str):  # "Array" forward refs
-                try:
-                    names |= {n.id for n in ast.walk(parse_expr(node.value)) if isinstance(n, ast.Name)}
-                except SyntaxError:
-                    pass
-    return names
-
-
-def _type_checking_test(test: ast.expr) -> bool | None:
-    """True for ``TYPE_CHECKING`` (``typing.TYPE_CHECKING``...), False for its
-    negation, None for any other test."""
-    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
-    inner = test.operand if isinstance(test, ast.UnaryOp) and negated else test
-    name = inner.id if isinstance(inner, ast.Name) else inner.attr if isinstance(inner, ast.Attribute) else ""
-    return None if name != "TYPE_CHECKING" else not negated
-
-
-def checker_view(body: Iterable[ast.stmt]) -> list[ast.stmt]:
-    """``body`` as a type checker reads it: an ``if TYPE_CHECKING:`` block
-    replaced by its body, an ``if not TYPE_CHECKING:`` one by its ``else``
-    (JAX declares deprecated names so, with a module ``__getattr__`` for the
-    runtime)."""
-    out: list[ast.stmt] = []
-    for node in body:
-        seen = _type_checking_test(node.test) if isinstance(node, ast.If) else None
-        if isinstance(node, ast.If) and seen is not None:
-            out += checker_view(node.body if seen else node.orelse)
-        else:
-            out.append(node)
-    return out
-
-
-def stub_view(body: Iterable[ast.stmt]) -> list[ast.stmt]:
-    """``checker_view(body)`` less what a stub leaves out (``pass``), with the
-    imports of an ``if`` made of imports only (``if jaxlib_version >= N:
-    from ... import thread_guard``) taken out of it: a checker reads such a
-    name as declared, possibly unbound."""
-    out: list[ast.stmt] = []
-    for node in checker_view(body):
-        if isinstance(node, ast.Pass):
-            continue
-        branches = node.body + node.orelse if isinstance(node, ast.If) else []
-        if branches and all(isinstance(n, (ast.Import, ast.ImportFrom, ast.Pass)) for n in branches):
-            out += [n for n in branches if not isinstance(n, ast.Pass)]
-        else:
-            out.append(node)
-    return out
-
-
-def exported_names(body: Iterable[ast.stmt], stub: bool = False) -> set[str]:
-    """The public names a module body binds, as a checker reads it (``del``
-    removes one; names bound in ``try``/``if`` blocks count; ``import m`` binds
-    none that counts).  In a ``stub``,
-    an import exports a name only in the ``import a as a`` / ``from m import a
-    as a`` forms (PEP 484)."""
-    names: set[str] = set()
-    for node in checker_view(body):
-        if isinstance(node, ast.Delete):
-            names -= {t.id for t in node.targets if isinstance(t, ast.Name)}
-            continue
-        bound: list[str] = []
-        if isinstance(node, ast.Import):
-            # (``import typing``, ``import jax._src.lax``: modules a module uses, not its API)
-            bound = [a.asname for a in node.names if a.asname and (not stub or a.asname == a.name)]
-        elif isinstance(node, ast.ImportFrom):
-            bound = [a.asname or a.name for a in node.names if a.name != "*" and (not stub or a.asname == a.name)]
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound = [node.name]
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            bound = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
-        elif isinstance(node, ast.Try):
-            inner = node.body + node.orelse + node.finalbody + [s for h in node.handlers for s in h.body]
-            names |= exported_names(inner, stub)
-        elif isinstance(node, ast.If):
-            names |= exported_names(node.body, stub) | exported_names(node.orelse, stub)
-        names |= {n for n in bound if not n.startswith("_")}
-    return names
-
-
-def check_exports(source: ast.Module, stub: ast.Module, where: str) -> None:
-    """``ModuleShapeError`` when ``stub`` does not bind every public name
-    JAX's ``source`` module binds: a stub must not hide what JAX exports."""
-    hidden = exported_names(source.body) - exported_names(stub.body, stub=True)
-    if hidden:
-        raise ModuleShapeError(f"{where}: the stub would not declare {', '.join(sorted(hidden))}")
-
-
-def exported_import(node: ast.ImportFrom) -> list[ast.stmt]:
-    """``node`` as a stub keeps it, exporting what it binds as JAX's module
-    does: ``from m import a as b`` (b public) exports nothing from a stub
-    (PEP 484), so it becomes ``from m import a as _jaxtypes_b; b = _jaxtypes_b``."""
-    renamed = [a for a in node.names if a.asname and a.asname != a.name and not a.asname.startswith("_")]
-    if not renamed:
-        return [node]
-    out = copy.deepcopy(node)
-    out.names = [ast.alias(a.name, f"_jaxtypes_{a.asname}") if a in renamed else a for a in node.names]
-    return [out, *(ast.parse(f"{a.asname} = _jaxtypes_{a.asname}").body[0] for a in renamed)]
-
-
-def _is_alias(node: ast.stmt) -> bool:
-    """``pvary = _deprecated_pvary``, ``infeed = jax._src.lax.lax.infeed``:
-    a public name bound to another name, which a stub can keep as it is."""
-    value = node.value if isinstance(node, ast.Assign) else None
-    while isinstance(value, ast.Attribute):
-        value = value.value
-    return (
-        isinstance(node, ast.Assign)
-        and isinstance(value, ast.Name)
-        and all(isinstance(t, ast.Name) for t in node.targets)
-    )
-
-
-def is_private_machinery(node: ast.stmt) -> bool:
-    """Deprecation machinery a stub can leave out: ``if not TYPE_CHECKING:``
-    blocks, ``del``, assignments to private names."""
-    if isinstance(node, ast.Delete):
-        return True
-    if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test) and not node.orelse:
-        return True
-    if isinstance(node, (ast.Assign, ast.AnnAssign)):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        return all(isinstance(t, ast.Name) and t.id.startswith("_") for t in targets)
-    return False
-
-
 def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTables) -> ast.Module | None:
     """A stub for JAX's runtime module ``rel`` (``random.py``): its re-exports,
     each typed function declared with its typed overloads and JAX's own
@@ -1069,7 +828,7 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
             continue  # the docstring
         if is_private_machinery(node):
             continue
-        if isinstance(node, ast.Import) or _is_alias(node):
+        if isinstance(node, ast.Import) or is_alias(node):
             kept.append(node)
             continue
         if not isinstance(node, ast.ImportFrom):
@@ -1135,9 +894,9 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
     ]
     result_var = ast.parse(_RESULT_TYPEVARS).body
     if needs_transform_prelude:
-        from jaxtypes import jax_transform_stubs
+        from jaxtypes._stubgen import jax_transforms
 
-        result_var += jax_transform_stubs.prelude()
+        result_var += jax_transforms.prelude()
     out = ast.Module(body=header + kept + names_from + result_var + defs, type_ignores=[])
     check_exports(tree, out, f"jax/{rel}")
     return out
@@ -1148,12 +907,9 @@ def _lax_transform(
 ) -> tuple[list[ast.stmt], set[str], str] | None:
     if module != "jax.lax" or name != public:
         return None
-    from jaxtypes import jax_transform_stubs
+    from jaxtypes._stubgen import jax_transforms
 
-    return jax_transform_stubs.lax_transform_defs(root, source, name)
-
-
-BUILTINS: Final = frozenset(dir(builtins))  # names a stub uses without importing them
+    return jax_transforms.lax_transform_defs(root, source, name)
 
 
 # JAX's scalar types (``jnp.float32``), declared ``Any`` in its stubs: the

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from jaxtypes.stub_record import DISTRIBUTION
+from jaxtypes._stubgen.record import DISTRIBUTION
 
 __all__ = [
     "PACKAGES",

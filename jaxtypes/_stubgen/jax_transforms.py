@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Final
 
-from jaxtypes.jax_function_stubs import (
+from jaxtypes._stubgen.syntax import (
     BUILTINS,
     ModuleShapeError,
     annotation_names,

@@ -32,7 +32,7 @@ DISTRIBUTION: Final = "jaxtypes-jax-stubs"  # the installed stub package (its .d
 BASEARRAY: Final = "_src/basearray.pyi"  # relative to the jax package
 MYPY_DIR: Final = ".mypy-path"  # regular packages, for mypy's mypy_path
 SEARCH_DIR: Final = ".search-path"  # the generated modules alone, for pyrefly
-# The top-level directories of a `--out` tree (jaxtypes.jax_stubs.render).
+# The top-level directories of a `--out` tree (jaxtypes._stubgen.jax_stubs.render).
 OUT_DIRS: Final = ("jax-stubs", "jaxtypes-stubs", MYPY_DIR, SEARCH_DIR)
 
 _RECORD: Final = re.compile(re.escape(MARK) + r" \(jaxtypes (?P<jaxtypes>\S+), JAX (?P<jax>\S+)\)")
@@ -85,7 +85,7 @@ class Staleness:
 def staleness(out: Path | None = None) -> Staleness | None:
     """How the stubs in ``out`` (default: the installed stub package) compare
     with the installed JAX and jaxtypes; None when there are none."""
-    from jaxtypes import __version__
+    from jaxtypes._version import __version__
 
     if out is None:
         found = installed_stubs()
@@ -93,7 +93,7 @@ def staleness(out: Path | None = None) -> Staleness | None:
         where = f"the installed package {DISTRIBUTION}"
         refresh = "jaxtypes jax-stubs install"
         remove = "jaxtypes jax-stubs uninstall"
-    else:  # each checker's layout (jaxtypes.jax_stubs.render) may have been kept apart
+    else:  # each checker's layout (jaxtypes._stubgen.jax_stubs.render) may have been kept apart
         candidates = [
             out / "jax-stubs" / BASEARRAY,
             out / MYPY_DIR / "jax" / BASEARRAY,

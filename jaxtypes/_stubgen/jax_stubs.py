@@ -2,7 +2,7 @@
 
 JAX declares ``jax.Array`` in the inline stub ``jax/_src/basearray.pyi``.  This
 module reads that file from the JAX installed in the current environment,
-transforms it (``jaxtypes.jax_array_stub``: ``Array`` generic in its dtype,
+transforms it (``jaxtypes._stubgen.jax_array``: ``Array`` generic in its dtype,
 with jaxtypes' promotion-aware operators and methods) and lays the result out
 for the checkers (``render``): installed as a PEP 561 partial stub package
 (``install``), or written to a directory (``write``, ``--out``).
@@ -11,7 +11,7 @@ stubs, ``jaxtypes.Array`` *is* ``jax.Array``, interchangeable both ways.
 
 A JAX is accepted when its version is one the stubs were checked on
 (``SUPPORTED``, by ``benchmarks/jax_versions.py``) and its module has every
-part the transformation needs (``jax_array_stub.check_shape``); otherwise
+part the transformation needs (``jax_array.check_shape``); otherwise
 generation is refused (``UnsupportedJAX``), naming what is wrong.  Nothing of
 JAX is kept in this repository: what is copied is read from the installation.
 """
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from jaxtypes import jax_array_stub, jax_function_stubs, jax_transform_stubs, stub_install, stubgen
-from jaxtypes.stub_record import (
+from jaxtypes._stubgen import install as stub_install, jax_array, jax_functions, jax_transforms, jaxtypes_stubs, syntax
+from jaxtypes._stubgen.record import (
     BASEARRAY,
     DISTRIBUTION,
     MARK,
@@ -160,7 +160,7 @@ def check_supported(source: str, version: str, where: str = "jax/_src/basearray.
         tree = ast.parse(source)
     except SyntaxError as e:
         raise UnsupportedJAX(f"the installed JAX {version}'s {where} does not parse: {e}") from None
-    missing = jax_array_stub.check_shape(tree)
+    missing = jax_array.check_shape(tree)
     if missing:
         raise UnsupportedJAX(
             f"the installed JAX {version} is not supported: its {where} is not the one JAX "
@@ -172,21 +172,21 @@ def check_supported(source: str, version: str, where: str = "jax/_src/basearray.
 
 def render_basearray(source: str, jax_version: str) -> str:
     """The transformed ``jax/_src/basearray.pyi`` of JAX ``jax_version``."""
-    from jaxtypes import __version__
+    from jaxtypes._version import __version__
 
     tree = check_supported(source, jax_version)
     header = HEADER.format(jaxtypes=__version__, jax=jax_version, source="jax/_src/basearray.pyi")
     try:
-        return jax_array_stub.render_basearray(tree, header)
-    except jax_array_stub.ShapeError as e:
+        return jax_array.render_basearray(tree, header)
+    except jax_array.ShapeError as e:
         raise UnsupportedJAX(f"the installed JAX {jax_version} is not supported: {e}") from None
 
 
 def render_jaxtypes_array(jax_version: str) -> str:
     """``jaxtypes/_array.pyi``: jaxtypes.Array is the generic jax.Array."""
-    from jaxtypes import __version__
+    from jaxtypes._version import __version__
 
-    names = ["Array"] + [n for n in jax_array_stub.prelude_names() if n != "Array"]
+    names = ["Array"] + [n for n in jax_array.prelude_names() if n != "Array"]
     lines = [
         HEADER.format(jaxtypes=__version__, jax=jax_version, source="jax/_src/basearray.pyi").rstrip("\n"),
         '"""jaxtypes.Array is jax.Array here (made generic in its dtype by `jaxtypes jax-stubs`)."""',
@@ -264,27 +264,27 @@ def render(jax: JaxInstall) -> dict[str, str]:
             f"the installed JAX {jax.version} ({jax.root}) has no {BASEARRAY}; "
             f"supported JAX versions: {', '.join(supported_versions())}"
         )
-    from jaxtypes import __version__
+    from jaxtypes._version import __version__
 
     # jaxtypes's own stubs come from the generator that made the descriptors
     # (also when running from a source checkout, where they are not installed).
     generated = {BASEARRAY: render_basearray(source, jax.version)}
-    tables = jax_function_stubs.FunctionTables()
-    for rel, module in jax_function_stubs.MODULES.items():
+    tables = jax_functions.FunctionTables()
+    for rel, module in jax_functions.MODULES.items():
         path = jax.root / rel
         try:
-            stub = jax_function_stubs.transform_module(ast.parse(path.read_text(encoding="utf-8")), module, tables)
+            stub = jax_functions.transform_module(ast.parse(path.read_text(encoding="utf-8")), module, tables)
         except (SyntaxError, OSError):
             continue  # that module keeps JAX's own typing (its stub is copied as it is)
         generated[rel] = (
             HEADER.format(jaxtypes=__version__, jax=jax.version, source=f"jax/{rel}") + ast.unparse(stub) + "\n"
         )
-    for rel, module in jax_function_stubs.RUNTIME_MODULES.items():
+    for rel, module in jax_functions.RUNTIME_MODULES.items():
         if not (jax.root / rel).is_file() or (jax.root / rel).with_suffix(".pyi").is_file():
             continue  # (JAX's own stub, if any, is rewritten above)
         try:
-            runtime = jax_function_stubs.render_runtime_module(jax.root, rel, module, tables)
-        except (jax_function_stubs.ModuleShapeError, SyntaxError, OSError):
+            runtime = jax_functions.render_runtime_module(jax.root, rel, module, tables)
+        except (syntax.ModuleShapeError, SyntaxError, OSError):
             continue  # that module keeps JAX's own typing
         if runtime is not None:
             rel_stub = rel[:-3] + ".pyi"
@@ -292,8 +292,8 @@ def render(jax: JaxInstall) -> dict[str, str]:
                 HEADER.format(jaxtypes=__version__, jax=jax.version, source=f"jax/{rel}") + ast.unparse(runtime) + "\n"
             )
     try:
-        jax_init = jax_transform_stubs.render_jax_init(jax.root)
-    except (jax_function_stubs.ModuleShapeError, SyntaxError, OSError):
+        jax_init = jax_transforms.render_jax_init(jax.root)
+    except (syntax.ModuleShapeError, SyntaxError, OSError):
         jax_init = None  # jax keeps JAX's own typing of its transforms
     if jax_init is not None:
         generated["__init__.pyi"] = (
@@ -301,8 +301,8 @@ def render(jax: JaxInstall) -> dict[str, str]:
             + ast.unparse(jax_init)
             + "\n"
         )
-    markers = jax_function_stubs.transform_markers(stubgen.render_stubs()["jaxtypes/markers.pyi"], tables)
-    header = HEADER.format(jaxtypes=__version__, jax=jax.version, source="jaxtypes.stubgen")
+    markers = jax_functions.transform_markers(jaxtypes_stubs.render_stubs()["jaxtypes/markers.pyi"], tables)
+    header = HEADER.format(jaxtypes=__version__, jax=jax.version, source="jaxtypes._stubgen.jaxtypes_stubs")
     packages = {
         "jax": (jax.root, generated),
         "jaxtypes": (
@@ -338,7 +338,7 @@ def render(jax: JaxInstall) -> dict[str, str]:
 
 
 def _mark_copy(text: str, jax_version: str, rel: str) -> str:
-    from jaxtypes import __version__
+    from jaxtypes._version import __version__
 
     head = HEADER.format(jaxtypes=__version__, jax=jax_version, source=rel)
     return head + "# (a copy: a stub directory that provides part of a package hides the rest)\n" + text
@@ -483,7 +483,7 @@ PACKAGES: Final = stub_install.PACKAGES  # its top-level directories
 
 
 def _wheel_version(jax_version: str) -> str:
-    from jaxtypes import __version__
+    from jaxtypes._version import __version__
 
     local = re.sub(r"[^0-9a-zA-Z]+", ".", f"jaxtypes{__version__}").strip(".")
     base = jax_version if re.fullmatch(r"\d+(\.\d+)*", jax_version) else "0"
@@ -493,7 +493,7 @@ def _wheel_version(jax_version: str) -> str:
 def install(jax: JaxInstall | None = None, site: Path | None = None) -> stub_install.Installed:
     """Install the stubs for ``jax`` (default: the installed JAX) into ``site``
     (default: this interpreter's site-packages) as the distribution
-    ``DISTRIBUTION``, without pip (``jaxtypes.stub_install``)."""
+    ``DISTRIBUTION``, without pip (``jaxtypes._stubgen.install``)."""
     jax = jax or locate_jax()
     files = {rel: text for rel, text in render(jax).items() if rel.split("/", 1)[0] in PACKAGES}
     try:

@@ -1,0 +1,261 @@
+"""Syntax-tree helpers the stub generators share: parsing annotation texts,
+copying a function's signature into an overload, the view a checker has of a
+module (its ``TYPE_CHECKING`` branches, its exported names), and the import
+lines a stub keeps of a JAX module."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import functools
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Final
+
+
+def positional_params(fn: ast.FunctionDef) -> list[ast.arg]:
+    return fn.args.posonlyargs + fn.args.args
+
+
+def all_params(fn: ast.FunctionDef) -> list[ast.arg]:
+    return positional_params(fn) + fn.args.kwonlyargs
+
+
+@functools.lru_cache(maxsize=None)
+def parse_expr(text: str) -> ast.expr:
+    """The expression ``text`` as a syntax tree (an annotation, a default):
+    one tree per text, shared by the signatures that use it, as nothing
+    changes an expression in place (``copy_signature``)."""
+    return ast.parse(text, mode="eval").body
+
+
+def copy_signature(fn: ast.FunctionDef) -> ast.FunctionDef:
+    """A copy of ``fn`` whose parameter lists and parameters are its own, to
+    be changed; the expressions in them (annotations, defaults) and the body
+    are shared, as nothing changes those in place.  (A deep copy of every
+    overload was a third of ``jaxtypes jax-stubs``' time.)"""
+    out = copy.copy(fn)
+    args = out.args = copy.copy(fn.args)
+    args.posonlyargs = [copy.copy(a) for a in args.posonlyargs]
+    args.args = [copy.copy(a) for a in args.args]
+    args.kwonlyargs = [copy.copy(a) for a in args.kwonlyargs]
+    args.vararg = copy.copy(args.vararg)
+    args.kwarg = copy.copy(args.kwarg)
+    args.defaults = list(args.defaults)
+    args.kw_defaults = list(args.kw_defaults)
+    out.decorator_list = list(fn.decorator_list)
+    return out
+
+
+def as_overload(fn: ast.FunctionDef) -> ast.FunctionDef:
+    """A copy of ``fn`` (``copy_signature``) decorated ``@overload`` only."""
+    out = copy_signature(fn)
+    out.decorator_list = [ast.Name("overload", ast.Load())]
+    return out
+
+
+def required_overloads(fn: ast.FunctionDef, name: str) -> list[ast.FunctionDef]:
+    """``fn`` with parameter ``name`` required, as overloads covering every
+    call that passes it: by keyword (a keyword-only parameter), and, for a
+    positional one, by position (it and the positional parameters before it
+    without defaults).  A default would let a call that omits it match, with
+    the parameter's TypeVar unsolved."""
+    out: list[ast.FunctionDef] = []
+    keyword = copy_signature(fn)
+    args = keyword.args
+    if any(a.arg == name for a in args.kwonlyargs):
+        i = [a.arg for a in args.kwonlyargs].index(name)
+        args.kw_defaults[i] = None
+        return [keyword]
+    positional = args.posonlyargs + args.args
+    index = [a.arg for a in positional].index(name)
+    if index >= len(args.posonlyargs):  # may be given by keyword
+        j = index - len(args.posonlyargs)
+        param = args.args[j]
+        defaults = [None] * (len(args.args) - len(args.defaults)) + list(args.defaults)
+        del args.args[j]
+        del defaults[j]
+        # it, and the parameters after it (with their defaults), keyword-only
+        tail = args.args[j:]
+        args.args = args.args[:j]
+        args.defaults = [d for d in defaults[:j] if d is not None]
+        args.kwonlyargs = tail + [param] + args.kwonlyargs
+        args.kw_defaults = [d for d in defaults[j:]] + [None] + args.kw_defaults
+        out.append(keyword)
+    by_position = copy_signature(fn)
+    pargs = by_position.args
+    n_positional = len(pargs.posonlyargs) + len(pargs.args)
+    first_default = n_positional - len(pargs.defaults)
+    kept_defaults = pargs.defaults[max(0, index + 1 - first_default) :]
+    pargs.defaults = kept_defaults
+    out.append(by_position)
+    return out
+
+
+class ModuleShapeError(Exception):
+    """A runtime module holds more than re-exports: no stub is made for it."""
+
+
+def module_file(root: Path, module: str) -> Path | None:
+    """The source of ``jax.<...>`` in the installation rooted at ``root``."""
+    parts = module.split(".")
+    if parts[0] != "jax":
+        return None
+    base = root.joinpath(*parts[1:])
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def stub_def(fn: ast.FunctionDef) -> ast.FunctionDef:
+    """A runtime function as a stub declaration: no decorators, no body, ``...`` defaults."""
+    out = copy_signature(fn)
+    out.decorator_list = []
+    out.body = [ast.Expr(ast.Constant(...))]
+    out.args.defaults = [ast.Constant(...) for _ in out.args.defaults]
+    out.args.kw_defaults = [None if d is None else ast.Constant(...) for d in out.args.kw_defaults]
+    return out
+
+
+def annotation_names(fn: ast.FunctionDef) -> set[str]:
+    """The names ``fn``'s annotations use (in string forward references too):
+    what a stub declaring it must import."""
+    names: set[str] = set()
+    annotations = [
+        a.annotation
+        for a in all_params(fn) + [fn.args.vararg, fn.args.kwarg]
+        if a is not None and a.annotation is not None
+    ]
+    for annotation in annotations + ([fn.returns] if fn.returns is not None else []):
+        for node in ast.walk(annotation):
+            if isinstance(node, ast.Name):
+                names.add(node.id)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):  # "Array" forward refs
+                try:
+                    names |= {n.id for n in ast.walk(parse_expr(node.value)) if isinstance(n, ast.Name)}
+                except SyntaxError:
+                    pass
+    return names
+
+
+def _type_checking_test(test: ast.expr) -> bool | None:
+    """True for ``TYPE_CHECKING`` (``typing.TYPE_CHECKING``...), False for its
+    negation, None for any other test."""
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    inner = test.operand if isinstance(test, ast.UnaryOp) and negated else test
+    name = inner.id if isinstance(inner, ast.Name) else inner.attr if isinstance(inner, ast.Attribute) else ""
+    return None if name != "TYPE_CHECKING" else not negated
+
+
+def checker_view(body: Iterable[ast.stmt]) -> list[ast.stmt]:
+    """``body`` as a type checker reads it: an ``if TYPE_CHECKING:`` block
+    replaced by its body, an ``if not TYPE_CHECKING:`` one by its ``else``
+    (JAX declares deprecated names so, with a module ``__getattr__`` for the
+    runtime)."""
+    out: list[ast.stmt] = []
+    for node in body:
+        seen = _type_checking_test(node.test) if isinstance(node, ast.If) else None
+        if isinstance(node, ast.If) and seen is not None:
+            out += checker_view(node.body if seen else node.orelse)
+        else:
+            out.append(node)
+    return out
+
+
+def stub_view(body: Iterable[ast.stmt]) -> list[ast.stmt]:
+    """``checker_view(body)`` less what a stub leaves out (``pass``), with the
+    imports of an ``if`` made of imports only (``if jaxlib_version >= N:
+    from ... import thread_guard``) taken out of it: a checker reads such a
+    name as declared, possibly unbound."""
+    out: list[ast.stmt] = []
+    for node in checker_view(body):
+        if isinstance(node, ast.Pass):
+            continue
+        branches = node.body + node.orelse if isinstance(node, ast.If) else []
+        if branches and all(isinstance(n, (ast.Import, ast.ImportFrom, ast.Pass)) for n in branches):
+            out += [n for n in branches if not isinstance(n, ast.Pass)]
+        else:
+            out.append(node)
+    return out
+
+
+def exported_names(body: Iterable[ast.stmt], stub: bool = False) -> set[str]:
+    """The public names a module body binds, as a checker reads it (``del``
+    removes one; names bound in ``try``/``if`` blocks count; ``import m`` binds
+    none that counts).  In a ``stub``,
+    an import exports a name only in the ``import a as a`` / ``from m import a
+    as a`` forms (PEP 484)."""
+    names: set[str] = set()
+    for node in checker_view(body):
+        if isinstance(node, ast.Delete):
+            names -= {t.id for t in node.targets if isinstance(t, ast.Name)}
+            continue
+        bound: list[str] = []
+        if isinstance(node, ast.Import):
+            # (``import typing``, ``import jax._src.lax``: modules a module uses, not its API)
+            bound = [a.asname for a in node.names if a.asname and (not stub or a.asname == a.name)]
+        elif isinstance(node, ast.ImportFrom):
+            bound = [a.asname or a.name for a in node.names if a.name != "*" and (not stub or a.asname == a.name)]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound = [node.name]
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            bound = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        elif isinstance(node, ast.Try):
+            inner = node.body + node.orelse + node.finalbody + [s for h in node.handlers for s in h.body]
+            names |= exported_names(inner, stub)
+        elif isinstance(node, ast.If):
+            names |= exported_names(node.body, stub) | exported_names(node.orelse, stub)
+        names |= {n for n in bound if not n.startswith("_")}
+    return names
+
+
+def check_exports(source: ast.Module, stub: ast.Module, where: str) -> None:
+    """``ModuleShapeError`` when ``stub`` does not bind every public name
+    JAX's ``source`` module binds: a stub must not hide what JAX exports."""
+    hidden = exported_names(source.body) - exported_names(stub.body, stub=True)
+    if hidden:
+        raise ModuleShapeError(f"{where}: the stub would not declare {', '.join(sorted(hidden))}")
+
+
+def exported_import(node: ast.ImportFrom) -> list[ast.stmt]:
+    """``node`` as a stub keeps it, exporting what it binds as JAX's module
+    does: ``from m import a as b`` (b public) exports nothing from a stub
+    (PEP 484), so it becomes ``from m import a as _jaxtypes_b; b = _jaxtypes_b``."""
+    renamed = [a for a in node.names if a.asname and a.asname != a.name and not a.asname.startswith("_")]
+    if not renamed:
+        return [node]
+    out = copy.deepcopy(node)
+    out.names = [ast.alias(a.name, f"_jaxtypes_{a.asname}") if a in renamed else a for a in node.names]
+    return [out, *(ast.parse(f"{a.asname} = _jaxtypes_{a.asname}").body[0] for a in renamed)]
+
+
+def is_alias(node: ast.stmt) -> bool:
+    """``pvary = _deprecated_pvary``, ``infeed = jax._src.lax.lax.infeed``:
+    a public name bound to another name, which a stub can keep as it is."""
+    value = node.value if isinstance(node, ast.Assign) else None
+    while isinstance(value, ast.Attribute):
+        value = value.value
+    return (
+        isinstance(node, ast.Assign)
+        and isinstance(value, ast.Name)
+        and all(isinstance(t, ast.Name) for t in node.targets)
+    )
+
+
+def is_private_machinery(node: ast.stmt) -> bool:
+    """Deprecation machinery a stub can leave out: ``if not TYPE_CHECKING:``
+    blocks, ``del``, assignments to private names."""
+    if isinstance(node, ast.Delete):
+        return True
+    if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test) and not node.orelse:
+        return True
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return all(isinstance(t, ast.Name) and t.id.startswith("_") for t in targets)
+    return False
+
+
+BUILTINS: Final = frozenset(dir(builtins))  # names a stub uses without importing them
