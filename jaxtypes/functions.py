@@ -8,7 +8,7 @@ marker node from the marker nodes of the function's array arguments and a
 rules, whose helpers it reuses).  ``result(name, inputs, v, dtype=...)`` asks
 the table.  Later generators (the JAX stub signatures, the mypy plugin's
 function hooks) read this module; tests/test_function_rules.py checks every
-entry against JAX's answers in tests/data/jax_function_dtypes.json.
+entry against JAX's answers in tools/data/jax_function_dtypes.json.
 
 Inputs are the function's array arguments in signature order, as marker nodes
 (``i*``/``f*``/``c*`` for weakly typed values).  A PRNG key is ``KEY`` (a typed
@@ -395,7 +395,7 @@ def untyped() -> dict[str, str]:
     return {n: r.reason for n, r in TABLE.items() if r.family in ("untyped", "higher_order")}
 
 
-# Each function's family, as classified by running JAX (tests/oracle/
+# Each function's family, as classified by running JAX (tools/oracle/
 # make_function_tables.py) and checked entry by entry by tests/test_function_rules.py.
 # ``rejects`` lists the nodes JAX refuses beyond the family's rule (mostly the
 # sub-byte ints and the 4- and 6-bit floats).
@@ -1016,7 +1016,7 @@ _put(
 
 # ------------------------------------------------------------ array arguments
 # How each probed function takes its arrays, as the oracle calls it (the kind
-# of tests/oracle/make_function_tables.py's probe; tests/test_function_rules.py
+# of tools/oracle/make_function_tables.py's probe; tests/test_function_rules.py
 # checks that the two agree): the inputs of ``result`` in this order.
 #   x    one array, the first positional parameter
 #   xy   two arrays, the first two positional parameters

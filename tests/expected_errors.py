@@ -12,7 +12,7 @@ unmarked line must get none.  The codes were read off the checkers' output
 on the case files, not guessed; a checker that changes one fails here.
 
 The generated cases get their kind from the generator
-(typecheck_cases/oracle/case_files.py, from JAX's error); the hand-written
+(tools/cases/case_files.py, from JAX's error); the hand-written
 scenarios and typecheck_cases/deviations.toml get theirs by hand.
 """
 

@@ -6,6 +6,8 @@ Expected values are written out from the table in JAX's documentation, "Type pro
 
 from __future__ import annotations
 
+import tools
+
 import csv
 import io
 import json
@@ -28,9 +30,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 def x32_rows() -> list[list[str]]:
     """JAX's own table with x64 disabled (``jnp.add`` of each pair, recorded
-    from JAX 0.10.2 by tests/oracle/make_jax_tables.py), in the documented
+    from JAX 0.10.2 by tools/oracle/make_jax_tables.py), in the documented
     table's codes: JAX's test names complex64/complex128 c4/c8 where the table says c8/c16."""
-    data = json.loads((REPO / "tests" / "data" / "jax_observed_tables.json").read_text(encoding="utf-8"))
+    data = json.loads((tools.DATA / "jax_observed_tables.json").read_text(encoding="utf-8"))
     to_seed = {"c4": "c8", "c8": "c16"}
     assert [to_seed.get(c, c) for c in data["codes"]] == CODES
     return [

@@ -101,7 +101,6 @@ def _probes(value: Any) -> list[list[str]]:
 # ------------------------------------------------------------ fresh interpreters
 CHILD = """
 import json, sys, warnings
-sys.path.insert(0, TESTS)
 if BLOCK_C:
     sys.modules["jaxtypes._speedups"] = None  # the import fails: the Python paths
 warnings.simplefilter("ignore")
@@ -123,10 +122,9 @@ print(json.dumps({"accelerated": promotion.ACCELERATED, "jax": "jax" in sys.modu
 
 
 def run_child(block_c: bool, with_jax: bool, tmp_path: Path) -> dict[str, Any]:
-    code = (
-        CHILD.replace("TESTS", repr(str(TESTS))).replace("BLOCK_C", repr(block_c)).replace("WITH_JAX", repr(with_jax))
-    )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")}
+    code = CHILD.replace("BLOCK_C", repr(block_c)).replace("WITH_JAX", repr(with_jax))
+    # The child imports this folder's scope_scenarios.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")} | {"PYTHONPATH": str(TESTS)}
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=str(tmp_path), env=env
     )

@@ -1,12 +1,13 @@
 """jaxtypes.functions (the dtype rule of each public JAX function) against every
-answer JAX gave, committed in tests/data/jax_function_dtypes.json by
-tests/oracle/make_function_tables.py."""
+answer JAX gave, committed in tools/data/jax_function_dtypes.json by
+tools/oracle/make_function_tables.py."""
 
 from __future__ import annotations
 
+import tools
+
 import json
 import random
-import sys
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
@@ -17,9 +18,8 @@ import pytest
 from jaxtypes import functions, lattice
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE / "data" / "jax_function_dtypes.json"
-sys.path.insert(0, str(HERE.parent / "typecheck_cases" / "oracle"))
-import expectations as jx  # noqa: E402  (JAX's cell -> marker node, written without jaxtypes)
+DATA = tools.DATA / "jax_function_dtypes.json"
+from tools.cases import expectations as jx  # noqa: E402  (JAX's cell -> marker node, written without jaxtypes)
 
 CONFIGS = ("standard-x32", "standard-x64")
 UNTYPED = ("untyped", "higher_order")
@@ -278,8 +278,7 @@ def test_data_provenance() -> None:
 def _assert_live_probes_agree(sample: set[str]) -> None:
     """Re-run JAX on ``sample`` (function names) and compare with the committed data."""
     pytest.importorskip("jax")
-    sys.path.insert(0, str(HERE / "oracle"))
-    import make_function_tables as oracle
+    from tools.oracle import make_function_tables as oracle
 
     data = load()
     for config in CONFIGS:
@@ -291,8 +290,7 @@ def _assert_live_probes_agree(sample: set[str]) -> None:
 
 def _probes(kinds: tuple[str, ...]) -> list[str]:
     """The functions whose probe is of one of ``kinds`` (make_function_tables.py)."""
-    sys.path.insert(0, str(HERE / "oracle"))
-    import make_function_tables as oracle
+    from tools.oracle import make_function_tables as oracle
 
     return sorted(n for n, p in oracle.PROBES.items() if p.kind in kinds)
 

@@ -1,7 +1,7 @@
 """JAX's functions with the stubs of `jaxtypes jax-stubs`, against JAX's answers.
 
 ``typecheck_cases/functions/*.py`` (made by tools/generate.py from the
-function oracle's data, tests/data/jax_function_dtypes.json) holds calls of
+function oracle's data, tools/data/jax_function_dtypes.json) holds calls of
 JAX's functions as the oracle made them, each with JAX's answer in a comment.
 Each set-up reveals every line's type with the stubs, configured as a user
 does (``tests/checkers.py``), and:

@@ -6,7 +6,6 @@ by the first test."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -15,13 +14,12 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-GENERATE = REPO / "tools" / "generate.py"
 SECTIONS = ("promotion-table", "promotion-table-x32-differences", "lattice-mermaid", "numpy-differences")
 
 
 def generate(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, str(GENERATE), *args],
+        [sys.executable, "-m", "tools.generate", *args],
         capture_output=True,
         text=True,
         cwd=REPO,
@@ -31,23 +29,16 @@ def generate(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def gen():
-    """tools/generate.py as a module (it is not a package)."""
-    spec = importlib.util.spec_from_file_location("jaxtypes_tools_generate", GENERATE)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[spec.name]
-        raise
-    return module
+    """tools/generate.py (pytest puts the repository's root on sys.path)."""
+    import tools.generate
+
+    return tools.generate
 
 
 def test_committed_output_is_fresh():
     proc = generate("--check")
     assert proc.returncode == 0, (
-        "generated output is stale; run `python tools/generate.py`\n" + proc.stdout + proc.stderr
+        "generated output is stale; run `python -m tools.generate`\n" + proc.stdout + proc.stderr
     )
 
 

@@ -1,9 +1,9 @@
 """jaxtypes against JAX's own observed promotion tables, committed as data.
 
-The expected answers come from JAX alone: ``tests/oracle/make_jax_tables.py``
-ran JAX 0.10.2 and wrote ``tests/data/jax_observed_tables.json`` (the 18x18
+The expected answers come from JAX alone: ``tools/oracle/make_jax_tables.py``
+ran JAX 0.10.2 and wrote ``tools/data/jax_observed_tables.json`` (the 18x18
 tables of JAX's ``testObservedPromotionTable``, the code of
-``jnp.add(row_value, column_value)``) and ``tests/data/jax_lattice_joins.json``
+``jnp.add(row_value, column_value)``) and ``tools/data/jax_lattice_joins.json``
 (``jnp.promote_types`` and JAX's least upper bound for every ordered pair of
 the 35 lattice nodes in the four configurations).  Nothing expected here is
 computed by jaxtypes; the tests only translate codes into dtypes.
@@ -35,8 +35,9 @@ Which jaxtypes call answers which table:
 
 from __future__ import annotations
 
+import tools
+
 import json
-import pathlib
 import warnings
 from typing import Any, Iterator
 
@@ -49,10 +50,10 @@ import pytest
 import jaxtypes
 from jaxtypes import lattice
 
-DATA = pathlib.Path(__file__).resolve().parent / "data"
+DATA = tools.DATA
 OBSERVED = json.loads((DATA / "jax_observed_tables.json").read_text(encoding="utf-8"))
 JOINS = json.loads((DATA / "jax_lattice_joins.json").read_text(encoding="utf-8"))
-REGENERATE = "regenerate with: python tests/oracle/make_jax_tables.py"
+REGENERATE = "regenerate with: python -m tools.oracle.make_jax_tables"
 
 CODES: list[str] = OBSERVED["codes"]
 CODE_DTYPE = {c: np.dtype(getattr(ml_dtypes, n, None) or n) for c, n in OBSERVED["code_dtypes"].items()}

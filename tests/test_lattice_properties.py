@@ -6,7 +6,7 @@ commutative and associative.  JAX's lattice is only a *partial* one: the
 sub-byte integers and the small floats are deliberately left without most
 joins.  Every expected answer here comes from facts written out by hand, never
 from jaxtypes' own tables: the direct upper edges as JAX's documentation draws
-them (tests/lattice_facts.py, walked by the test's own closure), and this
+them (tools/oracle/lattice_facts.py, walked by the test's own closure), and this
 existence rule, worked out from those edges and checked against JAX 0.10.2:
 
 standard mode (x64 on or off), for nodes a != b:
@@ -36,7 +36,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import lattice_facts as facts
+from tools.oracle import lattice_facts as facts
 from jaxtypes import lattice
 from jaxtypes.lattice import Variant
 

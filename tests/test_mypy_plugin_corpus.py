@@ -3,7 +3,7 @@ configurations, with JAX's answers in the same configuration.
 
 typecheck_cases/generated/ holds JAX's default configuration (checked for
 every checker by test_typecheck_cases.py); here the same files are rendered
-from typecheck_cases/data/jax_expectations.json for each of standard/strict
+from tools/data/jax_expectations.json for each of standard/strict
 promotion with x64 off and on, and mypy runs them with ``plugins =
 jaxtypes.mypy_plugin`` and the matching ``[jaxtypes]`` settings.  Every line
 must be JAX's answer, and every error of the kind its marker names (the
@@ -16,7 +16,6 @@ checks a sample of the NumPy-operand rows and ``pytest -m slow`` the rest
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,9 +24,7 @@ import case_sample
 from checkers import MYPY_PLUGIN, plugin_config, run, stage
 from expected_errors import deviations, wrong_answers
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "typecheck_cases" / "oracle"))
-import case_files  # noqa: E402
-import expectations  # noqa: E402
+from tools.cases import case_files, expectations  # noqa: E402
 
 CONFIGS = ("standard-x32", "standard-x64", "strict-x32", "strict-x64")
 # JAX's default configuration renders typecheck_cases/generated/ itself, which

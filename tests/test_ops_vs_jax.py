@@ -1,12 +1,10 @@
 """jaxtypes.ops (the operator rules the stubs and the mypy plugin use) against
-every answer JAX gave, committed in typecheck_cases/data/jax_expectations.json
-by typecheck_cases/oracle/make_expectations.py."""
+every answer JAX gave, committed in tools/data/jax_expectations.json
+by tools/oracle/make_expectations.py."""
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
-from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -14,8 +12,7 @@ import pytest
 
 from jaxtypes import lattice, ops
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "typecheck_cases" / "oracle"))
-import expectations as jx  # noqa: E402
+from tools.cases import expectations as jx  # noqa: E402
 
 UNARY = {
     "-x": lambda n, v: ops.unary("neg", n, v),

@@ -28,7 +28,7 @@ import jaxtypes
 from jaxtypes import lattice
 from jaxtypes.lattice import Variant
 
-import lattice_facts as facts
+from tools.oracle import lattice_facts as facts
 from seed_000 import SEED_TABLE
 
 # The table's codes (b1 = np.bool_, i2 = np.int16, u4 = np.uint32,
@@ -218,7 +218,7 @@ def test_seed_table_is_symmetric():
 
 
 # --------------------------------------------------------------------------
-# The facts page's "Direct upper edges" (tests/lattice_facts.py).
+# The facts page's "Direct upper edges" (tools/oracle/lattice_facts.py).
 SMALL_FLOATS = list(facts.SMALL_FLOATS)
 ALL_INTS = list(facts.ALL_INTS)
 ALL_FLOATS = list(facts.ALL_FLOATS)

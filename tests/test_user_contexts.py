@@ -5,7 +5,7 @@
   array-like bounds, reflected operators of user classes, computed padding,
   dtype annotations).  It runs under JAX, and in each of the six set-ups the
   stubs add no error line to it (the same project checked without them).
-* ``typecheck_cases/contexts/wrong_dtypes.py`` (tools/context_cases.py):
+* ``typecheck_cases/contexts/wrong_dtypes.py`` (tools/cases/context_cases.py):
   typed JAX expressions where another dtype is declared, in every context a
   declared type reaches (return, annotated assignment, re-binding, argument,
   attribute, dataclass field, default).  Each wrong dtype must be reported on

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -65,3 +66,21 @@ def test_a_required_c_build_that_fails_fails_the_build(tmp_path: Path) -> None:
     proc = build_wheel(tmp_path, CC="false", JAXTYPES_REQUIRE_SPEEDUPS="1")
     assert proc.returncode != 0
     assert not list(tmp_path.glob("*.whl"))
+
+
+def test_sdist_leaves_out_the_recorded_jax_answers(tmp_path: Path) -> None:
+    """The sdist builds the wheel; JAX's recorded answers (tools/data) are the
+    tests', not the build's, and are most of the repository's size."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "build", "--sdist", "--outdir", str(tmp_path), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (sdist,) = tmp_path.glob("jaxtypes-*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        names = tar.getnames()
+    assert any(n.endswith("/jaxtypes/lattice.py") for n in names), names[:20]
+    assert not [n for n in names if "/tools/data/" in n]
+    assert sdist.stat().st_size < 5_000_000, sdist.stat().st_size

@@ -2,13 +2,13 @@
 """The project's generator: every file, and every README section, derived from
 ``jaxtypes/lattice.py``.
 
-    python tools/generate.py            rewrite whatever is stale
-    python tools/generate.py --check    exit 1 and list what is stale (0: all fresh)
-    python tools/generate.py --list     list the targets
-    python tools/generate.py NAME ...   only these targets
+    python -m tools.generate            rewrite whatever is stale
+    python -m tools.generate --check    exit 1 and list what is stale (0: all fresh)
+    python -m tools.generate --list     list the targets
+    python -m tools.generate NAME ...   only these targets
 
-The project is imported from this checkout (its root goes first on
-``sys.path``), so this works before ``pip install``.
+Run from the repository's root: the project is then imported from this
+checkout (the root is first on ``sys.path``), so this works before ``pip install``.
 
 Targets
 -------
@@ -55,11 +55,6 @@ if TYPE_CHECKING:
     from jaxtypes import lattice
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
-elif sys.path[0] != str(REPO_ROOT):
-    sys.path.remove(str(REPO_ROOT))
-    sys.path.insert(0, str(REPO_ROOT))
 
 BEGIN = "<!-- BEGIN GENERATED: {name} -->"
 END = "<!-- END GENERATED: {name} -->"
@@ -238,10 +233,8 @@ def _typecheck_cases() -> Mapping[str, str]:
     """typecheck_cases/generated/*.py: every marker pair under every operator,
     Python scalars on both sides, every unary operator and method, with JAX's
     answer asserted (or '# E: KIND' where JAX raises, KIND the kind of error),
-    in JAX's default configuration (typecheck_cases/oracle/case_files.py)."""
-    sys.path.insert(0, str(REPO_ROOT / "typecheck_cases" / "oracle"))
-    import case_files
-    import expectations
+    in JAX's default configuration (tools/cases/case_files.py)."""
+    from tools.cases import case_files, expectations
 
     return case_files.render(expectations.load()["default_config"])
 
@@ -250,9 +243,8 @@ def _typecheck_cases() -> Mapping[str, str]:
 def _function_cases() -> Mapping[str, str]:
     """typecheck_cases/functions/*.py: JAX's functions called as the function
     oracle called them, with JAX's answers in comments, per configuration
-    (tools/function_cases.py, from tests/data/jax_function_dtypes.json)."""
-    sys.path.insert(0, str(REPO_ROOT / "tools"))
-    import function_cases
+    (tools/cases/function_cases.py, from tools/data/jax_function_dtypes.json)."""
+    from tools.cases import function_cases
 
     return {f"{config}.py": function_cases.render(config) for config in ("standard-x32", "standard-x64")}
 
@@ -261,9 +253,8 @@ def _function_cases() -> Mapping[str, str]:
 def _context_cases() -> str:
     """typecheck_cases/contexts/wrong_dtypes.py: typed JAX expressions where
     another dtype is declared, in every context a declared type reaches
-    (tools/context_cases.py)."""
-    sys.path.insert(0, str(REPO_ROOT / "tools"))
-    import context_cases
+    (tools/cases/context_cases.py)."""
+    from tools.cases import context_cases
 
     return context_cases.render()
 
@@ -428,7 +419,7 @@ def apply(changes: Sequence[Change]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="tools/generate.py",
+        prog="python -m tools.generate",
         description="Regenerate the files and README sections derived from jaxtypes/lattice.py.",
     )
     parser.add_argument("targets", nargs="*", metavar="TARGET", help="only these targets (default: all)")
@@ -458,7 +449,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not changes:
             print("all generated output is up to date")
             return 0
-        print("stale generated output (run: python tools/generate.py):")
+        print("stale generated output (run: python -m tools.generate):")
         for c in changes:
             state = "missing" if c.old is None else "to delete" if c.new is None else "differs"
             print(f"  {c.what}: {state}")

@@ -31,7 +31,7 @@ import pytest
 import yaml
 
 import jaxtypes
-from lattice_facts import STRONG_NODES
+from tools.oracle.lattice_facts import STRONG_NODES
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -1,7 +1,7 @@
 """The typecheck cases of JAX's functions: JAX's own answers, as checker input.
 
-Every probe of the function oracle (``tests/oracle/make_function_tables.py``,
-whose answers are ``tests/data/jax_function_dtypes.json``) on a sample of its
+Every probe of the function oracle (``tools/oracle/make_function_tables.py``,
+whose answers are ``tools/data/jax_function_dtypes.json``) on a sample of its
 inputs becomes a line ``reveal_type(<the call the oracle made>)  # JAX: <dtype>``
 (or ``# JAX: error <class>``).  The call is the oracle's own: its ``add(...)``
 lines are read with ``ast`` (never run), and each probe's lambda is written
@@ -12,14 +12,16 @@ checker reveals with the comment.
 
 from __future__ import annotations
 
+import tools
+
 import ast
 import json
 from pathlib import Path
 from typing import Any, Final
 
-REPO: Final = Path(__file__).resolve().parent.parent
-ORACLE: Final = REPO / "tests" / "oracle" / "make_function_tables.py"
-DATA: Final = REPO / "tests" / "data" / "jax_function_dtypes.json"
+REPO: Final = Path(__file__).resolve().parents[2]
+ORACLE: Final = REPO / "tools" / "oracle" / "make_function_tables.py"
+DATA: Final = tools.DATA / "jax_function_dtypes.json"
 
 # The inputs sampled, per probe kind (the oracle probed many more).
 ONE: Final = ("bool", "int8", "uint32", "bfloat16", "float32", "complex64", "f*", "i*")

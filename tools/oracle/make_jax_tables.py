@@ -2,9 +2,9 @@
 
 Run by hand, with the pinned JAX installed (``pip install -e .[test]``):
 
-    python tests/oracle/make_jax_tables.py
+    python -m tools.oracle.make_jax_tables
 
-It writes two files under tests/data/:
+It writes two files under tools/data/:
 
 ``jax_observed_tables.json``
     The 18x18 observed promotion tables of JAX's ``tests/dtypes_test.py``
@@ -33,34 +33,30 @@ It writes two files under tests/data/:
     exactly from its template before writing.
 
 This script deliberately does not import jaxtypes: the data must come from JAX
-alone.  The node names come from tests/lattice_facts.py (written out, shared by
+alone.  The node names come from tools/oracle/lattice_facts.py (written out, shared by
 the oracle scripts); the tests check that they are jaxtypes.lattice's.
 """
 
 from __future__ import annotations
 
-import datetime
 import json
-import pathlib
-import sys
 import warnings
 from typing import Any
 
 import jax
 import jax.numpy as jnp
-import jaxlib
 import ml_dtypes
 import numpy as np
 from jax._src import config as jax_config
 from jax._src import dtypes as jax_dtypes
 
-DATA = pathlib.Path(__file__).resolve().parent.parent / "data"
 
-# The 35 lattice nodes (tests/lattice_facts.py, shared with the other JAX
+# The 35 lattice nodes (tools/oracle/lattice_facts.py, shared with the other JAX
 # oracle scripts), the weak ones standing for the Python types.
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
-from lattice_facts import NODES, WEAK_NODES  # noqa: E402
-from lattice_facts import STRONG_NODES as STRONG  # noqa: E402
+from tools import DATA  # noqa: E402
+from tools.oracle.provenance import provenance as shared_provenance  # noqa: E402
+from tools.oracle.lattice_facts import NODES, WEAK_NODES  # noqa: E402
+from tools.oracle.lattice_facts import STRONG_NODES as STRONG  # noqa: E402
 
 WEAK = dict(zip(WEAK_NODES, (int, float, complex)))
 
@@ -272,15 +268,7 @@ def dump(obj: Any, indent: int = 0) -> str:
 
 
 def provenance() -> dict[str, Any]:
-    return {
-        "jax_version": jax.__version__,
-        "jaxlib_version": jaxlib.__version__,
-        "numpy_version": np.__version__,
-        "ml_dtypes_version": ml_dtypes.__version__,
-        "python_version": sys.version.split()[0],
-        "generated_by": "tests/oracle/make_jax_tables.py",
-        "generated_on": datetime.date.today().isoformat(),
-    }
+    return shared_provenance("tools/oracle/make_jax_tables.py")
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""Reads typecheck_cases/data/jax_expectations.json: JAX's observed answers.
+"""Reads tools/data/jax_expectations.json: JAX's observed answers.
 
 Shared by the generator of the exhaustive typecheck cases (tools/generate.py)
 and by tests/test_ops_vs_jax.py.  Imports nothing of jaxtypes: what JAX did
@@ -20,12 +20,13 @@ off, ``weak_int32`` with x64 on), which the weak marker also types.
 
 from __future__ import annotations
 
+import tools
+
 import json
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Iterator
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "jax_expectations.json"
+DATA = tools.DATA / "jax_expectations.json"
 
 WEAK_NODE = {"i": "i*", "u": "i*", "f": "f*", "c": "c*"}
 # numpy kind letter of each lattice dtype name (b, u, i, f, c).
@@ -79,13 +80,15 @@ SCALAR_NODES = {"1": "i*", "1.0": "f*", "1j": "c*", "True": "bool"}
 
 @lru_cache(maxsize=1)
 def load() -> dict[str, Any]:
-    return json.loads(DATA.read_text())
+    data: dict[str, Any] = json.loads(DATA.read_text())
+    return data
 
 
 def _backend_failure(data: dict[str, Any], cell: dict[str, Any]) -> bool:
     if cell["error"] in ("JaxRuntimeError", "ProcessCrash"):
         return True
-    return data["errors"][cell["ref"]]["message"].startswith("Cannot lower jaxpr")
+    message: str = data["errors"][cell["ref"]]["message"]
+    return message.startswith("Cannot lower jaxpr")
 
 
 def truth(cell: dict[str, Any]) -> tuple[str, str]:
@@ -114,7 +117,8 @@ def numpy_operand(key: str) -> tuple[str, str]:
 
 def operand_marker(name: str) -> str:
     """The marker that types an operand."""
-    return load()["operand_markers"][name]
+    marker: str = load()["operand_markers"][name]
+    return marker
 
 
 def mistyped_operands(config: str) -> set[str]:

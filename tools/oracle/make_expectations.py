@@ -1,9 +1,9 @@
-"""Regenerate typecheck_cases/data/jax_expectations.json: what JAX really produces.
+"""Regenerate tools/data/jax_expectations.json: what JAX really produces.
 
 Run by hand, with the pinned JAX installed (``pip install -e .[test]``)::
 
-    python typecheck_cases/oracle/make_expectations.py            # 2 worker processes
-    python typecheck_cases/oracle/make_expectations.py --jobs 1   # in-process
+    python -m tools.oracle.make_expectations            # 2 worker processes
+    python -m tools.oracle.make_expectations --jobs 1   # in-process
 
 For each of the four configurations (promotion ``standard``/``strict`` x
 ``jax_enable_x64`` on/off; JAX's default is ``standard-x32``) it evaluates, on
@@ -47,7 +47,7 @@ trace).  The output layout is described by the ``layout`` key of the JSON.
 
 This script deliberately does not import jaxtypes, not even jaxtypes.lattice:
 the data must come from JAX alone.  The node names come from
-tests/lattice_facts.py (written out, shared by the oracle scripts); the marker
+tools/oracle/lattice_facts.py (written out, shared by the oracle scripts); the marker
 names are written out below, after jaxtypes.markers.
 """
 
@@ -61,7 +61,6 @@ import operator
 import os
 import pathlib
 import re
-import sys
 import tempfile
 import time
 import warnings
@@ -77,17 +76,19 @@ import numpy as np  # noqa: E402
 from jax._src import dtypes as jax_dtypes  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-OUT = ROOT / "data" / "jax_expectations.json"
+from tools import DATA  # noqa: E402
 
-# The lattice nodes (tests/lattice_facts.py, shared with the other JAX oracle
+OUT = DATA / "jax_expectations.json"
+
+# The lattice nodes (tools/oracle/lattice_facts.py, shared with the other JAX oracle
 # scripts), and the 35 markers (jaxtypes.markers) naming them, in
 # jaxtypes.lattice.NODES order.
-sys.path.insert(0, str(ROOT.parent / "tests"))
-from lattice_facts import STRONG_NODES  # noqa: E402
+from tools.oracle.provenance import provenance as shared_provenance  # noqa: E402
+from tools.oracle.lattice_facts import STRONG_NODES  # noqa: E402
 
 # The 64-bit dtypes: with x64 off JAX makes no such array, but one made while
 # x64 was on keeps its dtype, so with x64 off the marker stands for that array.
-from lattice_facts import BIT64 as X64_ONLY  # noqa: E402
+from tools.oracle.lattice_facts import BIT64 as X64_ONLY  # noqa: E402
 
 WEAK_MARKERS = {"weak_int": ("i*", 1), "weak_float": ("f*", 1.0), "weak_complex": ("c*", 1j)}
 MARKERS: dict[str, str] = {
@@ -880,14 +881,7 @@ def dump(obj: Any, indent: int = 0) -> str:
 
 
 def provenance() -> dict[str, Any]:
-    return {
-        "jax_version": jax.__version__,
-        "jaxlib_version": jaxlib.__version__,
-        "numpy_version": np.__version__,
-        "ml_dtypes_version": ml_dtypes.__version__,
-        "python_version": ".".join(map(str, sys.version_info[:2])),
-        "generated_by": "typecheck_cases/oracle/make_expectations.py",
-    }
+    return shared_provenance("tools/oracle/make_expectations.py")
 
 
 def _unchanged_operands(label: str, fresh: dict[str, Any], old: dict[str, Any] | None) -> set[str]:

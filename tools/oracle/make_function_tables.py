@@ -1,12 +1,12 @@
-"""Regenerate tests/data/jax_function_dtypes.json: the dtype each public JAX
+"""Regenerate tools/data/jax_function_dtypes.json: the dtype each public JAX
 function gives, as JAX 0.10.2 computes it, the oracle of tests/test_function_rules.py.
 
 Run by hand, with the pinned JAX installed (the full run made about 122,000
 ``jax.eval_shape`` calls in 16 minutes of wall time on a shared 2-core machine
 at load 6; ``--only`` re-probes a few functions in a minute or two)::
 
-    nohup .venv/bin/python tests/oracle/make_function_tables.py &
-    .venv/bin/python tests/oracle/make_function_tables.py --only new   # probes missing from the file
+    nohup .venv/bin/python -m tools.oracle.make_function_tables &
+    .venv/bin/python -m tools.oracle.make_function_tables --only new   # probes missing from the file
 
 For every function of ``PROBES`` below and each of JAX's default configuration
 (``standard-x32``) and x64 on (``standard-x64``), it calls the function through
@@ -44,7 +44,7 @@ dtype, of different dtypes as their cells joined by ',' (``float32,int32``
 for ``lax.top_k``).
 
 This script deliberately does not import jaxtypes: the data must come from JAX
-alone.  The node names come from tests/lattice_facts.py, and which functions
+alone.  The node names come from tools/oracle/lattice_facts.py, and which functions
 are probed and how is written out below; tests/test_function_rules.py checks
 that every function of jaxtypes.functions' table has data here.
 """
@@ -52,12 +52,9 @@ that every function of jaxtypes.functions' table has data here.
 from __future__ import annotations
 
 import argparse
-import datetime
 import itertools
 import json
 import os
-import pathlib
-import sys
 import time
 import warnings
 from typing import Any, Callable, NamedTuple
@@ -66,18 +63,19 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
-import jaxlib  # noqa: E402
 import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
 
-OUT = pathlib.Path(__file__).resolve().parent.parent / "data" / "jax_function_dtypes.json"
+from tools import DATA  # noqa: E402
 
-# The 35 lattice nodes (tests/lattice_facts.py, shared with the other JAX
+OUT = DATA / "jax_function_dtypes.json"
+
+# The 35 lattice nodes (tools/oracle/lattice_facts.py, shared with the other JAX
 # oracle scripts).
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
-from lattice_facts import BIT64, NODES  # noqa: E402
-from lattice_facts import STRONG_NODES as STRONG  # noqa: E402
-from lattice_facts import WEAK_NODES as WEAK  # noqa: E402
+from tools.oracle.provenance import provenance as shared_provenance  # noqa: E402
+from tools.oracle.lattice_facts import BIT64, NODES  # noqa: E402
+from tools.oracle.lattice_facts import STRONG_NODES as STRONG  # noqa: E402
+from tools.oracle.lattice_facts import WEAK_NODES as WEAK  # noqa: E402
 
 # The pairs probed for two-argument functions not marked full: one node of
 # each kind and width class, the weak nodes, and one sub-byte int and float8.
@@ -738,15 +736,7 @@ def probe_all(x64: bool, only: set[str] | None = None) -> dict[str, dict[str, st
 
 
 def provenance() -> dict[str, Any]:
-    return {
-        "jax_version": jax.__version__,
-        "jaxlib_version": jaxlib.__version__,
-        "numpy_version": np.__version__,
-        "ml_dtypes_version": ml_dtypes.__version__,
-        "python_version": sys.version.split()[0],
-        "generated_by": "tests/oracle/make_function_tables.py",
-        "generated_on": datetime.date.today().isoformat(),
-    }
+    return shared_provenance("tools/oracle/make_function_tables.py")
 
 
 def main(argv: list[str] | None = None) -> None:
