@@ -10,7 +10,8 @@ dtypes, recording the dtype of each revealed expression and what each line
 marked ``# error`` does.  Each ``reveal_type()`` line and each ``# error``
 line becomes a row of the table.
 
-Run from a checkout after installing the project with its test extra.
+Run from a checkout after installing the project with its test extra, from its
+root: ``python -m examples.show_dtypes``.
 """
 
 from __future__ import annotations
@@ -28,10 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
+from tools.checkers import MYPY_PLUGIN, STUBS, command, execute, reported_errors, revealed
 
-from checkers import MYPY_PLUGIN, STUBS, command, execute, reported_errors, revealed  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 EXAMPLE = "mixed_precision.py"
 ERROR_COMMENT = re.compile(r"#\s*error:\s*(?P<reason>.*)$")

@@ -19,7 +19,7 @@ import tempfile
 
 import pytest
 
-from checkers import SHARED_MYPY_CACHES
+from tools.checkers import SHARED_MYPY_CACHES
 
 _made = pytest.StashKey[str]()  # the shared mypy caches this process made
 

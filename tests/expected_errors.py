@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Union
 
-from checkers import MYPY_PLUGIN, Error, Errors
+from tools.checkers import MYPY_PLUGIN, Error, Errors
 
 if sys.version_info >= (3, 11):
     import tomllib

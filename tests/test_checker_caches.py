@@ -1,4 +1,4 @@
-"""The mypy cache snapshots the test session shares (tests/checkers.py): a run
+"""The mypy cache snapshots the test session shares (tools/checkers.py): a run
 starts from its configuration's snapshot, which holds the libraries but not
 the modules of the run that left it, so that a run reports its own modules'
 errors under its own paths, whatever another project of the session held."""
@@ -9,7 +9,7 @@ import concurrent.futures
 import os
 from pathlib import Path
 
-from checkers import SHARED_MYPY_CACHES, cached_modules, run, snapshot_of, stage
+from tools.checkers import SHARED_MYPY_CACHES, cached_modules, run, snapshot_of, stage
 
 CASE = 'import json\nx: int = "one"\n'
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import expected_errors
-from checkers import CHECKERS, MYPY_PLUGIN, Error, Errors, run, stage
+from tools.checkers import CHECKERS, MYPY_PLUGIN, Error, Errors, run, stage
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "typecheck_cases" / "scenarios"
 # A leading-underscore identifier not preceded by a word character or a dot

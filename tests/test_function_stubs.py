@@ -4,7 +4,7 @@
 function oracle's data, tools/data/jax_function_dtypes.json) holds calls of
 JAX's functions as the oracle made them, each with JAX's answer in a comment.
 Each set-up reveals every line's type with the stubs, configured as a user
-does (``tests/checkers.py``), and:
+does (``tools/checkers.py``), and:
 
 * no answer may be wrong: a revealed ``Array[marker]`` must be JAX's dtype,
   and a call JAX refuses must not be given a dtype;
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from checkers import MYPY_PLUGIN, command, execute, plugin_config, revealed, stage
+from tools.checkers import MYPY_PLUGIN, command, execute, plugin_config, revealed, stage
 
 REPO = Path(__file__).resolve().parent.parent
 CASES = REPO / "typecheck_cases" / "functions"

@@ -36,7 +36,7 @@ from pathlib import Path
 import pytest
 
 import expected_errors
-from checkers import (
+from tools.checkers import (
     MYPY_FLAGS,
     Errors,
     checker_env,
@@ -311,7 +311,7 @@ def run_checker(checker: str, root: Path, paths: list[str], stubs: bool) -> Erro
     """Errors by (path, line) of one checker run in ``root`` (a project whose
     ``typings/`` holds the stubs when ``stubs``), configured with the settings
     `jaxtypes jax-stubs` prints, verbatim, in the configuration files it names
-    (tests/checkers.py)."""
+    (tools/checkers.py)."""
     cmd = command(checker, root, paths, mypy_config=None if checker == "mypy-plugin" else "[mypy]\n", stubs=stubs)
     return reported_errors(checker, execute(checker, root, cmd, timeout=600), root)
 

@@ -36,7 +36,7 @@ from typing import Any
 
 import pytest
 
-from checkers import BIN, tool
+from tools.checkers import BIN, tool
 from test_jax_stubs import jaxtypes_in, make_venv
 
 REQUEST_TIMEOUT = 180.0  # seconds; the first request waits for the server to analyse

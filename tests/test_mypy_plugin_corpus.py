@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import case_sample
-from checkers import MYPY_PLUGIN, plugin_config, run, stage
+from tools.checkers import MYPY_PLUGIN, plugin_config, run, stage
 from expected_errors import deviations, wrong_answers
 
 from tools.cases import case_files, expectations  # noqa: E402

@@ -18,13 +18,12 @@ of a language that cannot be checked (shell commands, diagrams):
   configuration, verbatim, for a run whose answers show the settings in force.
 
 The README's ``--out typings`` set-up table must be what the checkers are
-configured with (tests/checkers.py, from what the command prints).
+configured with (tools/checkers.py, from what the command prints).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
-import importlib.util
 import io
 import json
 import os
@@ -38,7 +37,7 @@ from pathlib import Path
 
 import pytest
 
-from checkers import MYPY_PLUGIN, STUBS, command, execute, reported_errors, revealed, stage, stub_setting
+from tools.checkers import MYPY_PLUGIN, STUBS, command, execute, reported_errors, revealed, stage, stub_setting
 
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
@@ -49,11 +48,7 @@ NOT_CHECKABLE_LANGUAGES = {"bash", "mermaid"}  # shell commands, diagrams
 # weak marker's arrays.
 WEAK = {"weak_int": "int32 (weak)", "weak_float": "float32 (weak)", "weak_complex": "complex64 (weak)"}
 
-_spec = importlib.util.spec_from_file_location("show_dtypes", REPO / "examples" / "show_dtypes.py")
-assert _spec is not None and _spec.loader is not None
-show_dtypes = importlib.util.module_from_spec(_spec)
-sys.modules["show_dtypes"] = show_dtypes
-_spec.loader.exec_module(show_dtypes)
+from examples import show_dtypes  # noqa: E402
 
 
 # ------------------------------------------------------------ the README
@@ -419,7 +414,7 @@ def out_table() -> dict[str, list[str]]:
 
 
 def test_out_table_is_the_configuration_the_checkers_run_with() -> None:
-    """Each line the table gives is the one tests/checkers.py writes, verbatim,
+    """Each line the table gives is the one tools/checkers.py writes, verbatim,
     in the file and section the table names, for the runs with the stubs above."""
     table = out_table()
     assert sorted(table) == sorted({"mypy" if c == MYPY_PLUGIN else c for c in SETUPS})
@@ -432,7 +427,7 @@ def test_out_table_is_the_configuration_the_checkers_run_with() -> None:
 
 
 def test_out_table_lines_are_written_as_the_table_says(tmp_path: Path) -> None:
-    """The configuration files tests/checkers.py writes for the stubs hold the
+    """The configuration files tools/checkers.py writes for the stubs hold the
     table's lines in the sections it names."""
     table = out_table()
     for checker in SETUPS:

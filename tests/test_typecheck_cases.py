@@ -19,7 +19,7 @@ import pytest
 
 import case_sample
 import expected_errors
-from checkers import ALL_CHECKERS, Error, Errors, run, stage
+from tools.checkers import ALL_CHECKERS, Error, Errors, run, stage
 
 CASES = Path(__file__).resolve().parent.parent / "typecheck_cases"
 CASE_DIRS = ("scenarios", "generated")

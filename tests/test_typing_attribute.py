@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import checkers
+from tools import checkers
 
 # Line 4 assigns a str, which no ArrayLike accepts: flagged only if the alias
 # is really resolved (an Any would accept it).

@@ -37,7 +37,7 @@ import pytest
 from jax import lax
 
 import expected_errors
-from checkers import ALL_CHECKERS, Errors, checker_env, run, stage
+from tools.checkers import ALL_CHECKERS, Errors, checker_env, run, stage
 
 REPO = Path(__file__).resolve().parent.parent
 IDIOMS = REPO / "typecheck_cases" / "public_idioms"
