@@ -32,11 +32,17 @@ __all__ = ["typed_functions", "function_hook"]
 
 Context = Union[FunctionContext, MethodContext]
 # Parameters that do not change the result's dtype when given (masks, indices, a count
-# or offset k: top_k, tril, diag; shapes and axes, which a Python int or bool would
-# otherwise pass for a weakly typed operand: jnp.zeros(3, dtype), softmax(x, axis=-1)).
+# or offset k: top_k, tril, diag; shapes, axes and the other parameters JAX's typed
+# functions declare as int only, which a Python int or bool would otherwise pass for
+# a weakly typed operand: jnp.zeros(3, dtype), softmax(x, axis=-1), one_hot(x, 3)).
 _NEUTRAL: Final = frozenset(
-    ["where", "indices", "condition", "indices_or_sections", "k", "shape", "axis", "axes", "keepdims"]
+    "where indices condition indices_or_sections k shape axis axes keepdims rank dimension num_classes "
+    "size length minlength exponent_bits mantissa_bits reps kth pad_width ind n".split()
 )
+# ... and those of one function only (lax.integer_pow's exponent, a Python int).
+_NEUTRAL_OF: Final = {"jax.lax.integer_pow": frozenset(["y"])}
+# Families whose result no argument but the inputs can change (isin's bool, fold_in's key).
+_INPUTS_ALONE: Final = frozenset(["fixed", "key"])
 # Parameters the rules do not cover: given, the answer is unknown.
 _UNCOVERED: Final = frozenset(["preferred_element_type", "promote_integers", "retstep"])
 _UNTYPED: Final = ("untyped", "higher_order", "not_an_array")
@@ -156,13 +162,17 @@ def _inputs(name: str, kind: str, ctx: Context, builder: Builder) -> tuple[list[
     if kind == "cxy":
         return ["bool", _node(ctx.arg_types[1], builder), _node(ctx.arg_types[2], builder)], {0, 1, 2}
     if kind == "xy":
-        operands = [i for i, f in enumerate(formals) if f is not None and f.startswith("operand")]
+        star = [i for i, f in enumerate(formals) if f == "operands"]
+        if star and len(ctx.arg_types[star[0]]) == 2:  # einsum(subscripts, *operands): JAX's own signature
+            return [_node([t], builder) for t in ctx.arg_types[star[0]]], {0, star[0]}
+        operands = [i for i, f in enumerate(formals) if f is not None and f.startswith("operand") and f != "operands"]
         if operands:  # einsum(subscripts, a, b): the typed forms of jaxtypes' stubs
             if len(operands) != 2:
                 raise _Unknown
             return [_node(ctx.arg_types[i], builder) for i in operands], {0, *operands}
         first = ctx.arg_types[0] if ctx.arg_types else []
-        if len(given) >= 2 and 1 in given:
+        second = formals[1] if len(formals) > 1 else None
+        if len(given) >= 2 and 1 in given and second not in _NEUTRAL:  # not lax.concatenate's dimension
             return [_node(first, builder), _node(ctx.arg_types[1], builder)], {0, 1}
         # concatenate([x, y]): the list's elements, as written when it is a
         # literal (mypy joins Array[bfloat16] and Array[float32] to an
@@ -181,11 +191,13 @@ def _inputs(name: str, kind: str, ctx: Context, builder: Builder) -> tuple[list[
     return [], set()
 
 
-def _covered(rule: functions.Rule, ctx: Context, used: set[int], builder: Builder) -> bool:
+def _covered(name: str, rule: functions.Rule, ctx: Context, used: set[int], builder: Builder) -> bool:
     """Whether every argument the call passes is one the rule accounts for."""
+    if rule.family in _INPUTS_ALONE:
+        return True
     for i, types in enumerate(ctx.arg_types):
         formal = ctx.callee_arg_names[i] if i < len(ctx.callee_arg_names) else None
-        if not types or i in used or formal in ("dtype", *_NEUTRAL):
+        if not types or i in used or formal in ("dtype", *_NEUTRAL, *_NEUTRAL_OF.get(name, ())):
             continue
         if formal in _UNCOVERED:
             return False
@@ -223,7 +235,7 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
                 else functions.DTYPE_POSITION.get(name)
             )
             dtype = _dtype(ctx.arg_types[dtype_index], builder, v) if dtype_index is not None else None
-            if not _covered(rule, ctx, used, builder):
+            if not _covered(name, rule, ctx, used, builder):
                 raise _Unknown
         except _Unknown:
             return _replace(ctx.default_return_type, builder.any_array(template))

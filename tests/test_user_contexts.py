@@ -220,3 +220,59 @@ def test_argument_codes_are_the_readmes(checker: str, errors: dict[tuple[str, bo
         for n in lines:
             got = {e.code for e in found.get(("arguments/wrong_arguments.py", n), [])}
             assert got == codes, (checker, "with" if stubs else "without", n, got)
+
+
+# --------------------------------------------------------------- every function (slow)
+EVERY_FUNCTION = CONTEXTS / "every_function"
+# Lines of the every-function matrix a checker knowingly misses: {checker: {expression: why}}.
+KNOWN_MISSES = {
+    checker: {
+        "lax.optimization_barrier(a_bfloat16)": "JAX's own unannotated function (the stubs leave it to JAX): "
+        "pyright infers its result at the call from the argument, but not where a type is declared"
+    }
+    for checker in ("pyright", "basedpyright")
+}
+_CASE_DEF = re.compile(r"def (known|return|assign|rebind|argument|attribute|field|default)_(\d+)\(")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("checker", ALL_CHECKERS)
+def test_every_function_s_wrong_dtype_is_reported_where_it_happens(checker: str, typings: Path, tmp_path: Path) -> None:
+    """A call of each JAX function the function cases hold, in every context:
+    wherever the checker knows the call's dtype (its ``known_N`` line asserts
+    it without error), each context reports the wrong dtype on its line; no
+    line but those gets an error (plain mypy: that alone)."""
+    files = {f"contexts/{p.name}": p.read_text() for p in sorted(EVERY_FUNCTION.glob("*.py"))}
+    shutil.copytree(typings, tmp_path / "typings")
+    found = run(checker, tmp_path, stage(files, tmp_path), stubs=True)
+    problems, known = [], 0
+    for rel, text in files.items():
+        lines = text.splitlines()
+        case: dict[int, int | None] = {}
+        expr: dict[int, str] = {}
+        unknown: set[int | None] = set()
+        current: int | None = None
+        for n, line in enumerate(lines, 1):
+            m = _CASE_DEF.match(line)
+            if m:
+                current = int(m.group(2))
+                if m.group(1) == "known":
+                    expr[current] = CASE.match(lines[n - 2])["expr"]  # type: ignore[index]
+            case[n] = current
+        for n, line in enumerate(lines, 1):
+            if line.strip().startswith("assert_type(") and found.get((rel, n)):
+                unknown.add(case[n])
+        for n, line in enumerate(lines, 1):
+            kind, got, c = expected_errors.kind_of(line), found.get((rel, n)), case.get(n)
+            if line.strip().startswith("assert_type("):
+                continue
+            if kind is None and got:
+                problems.append(f"{rel}:{n}: unexpected {got}: {line.strip()}")
+            elif kind is not None and checker != "mypy" and c not in unknown:
+                if expr.get(c) in KNOWN_MISSES.get(checker, {}):
+                    continue
+                if not got:  # (any error there reports it: the codes are pinned by the test above)
+                    problems.append(f"{rel}:{n}: missed: {line.strip()}")
+        known += len(expr) - len(unknown)
+    assert known >= 400, known
+    assert not problems, f"{checker}: {len(problems)} problems\n" + "\n".join(problems[:200])

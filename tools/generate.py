@@ -259,6 +259,16 @@ def _context_cases() -> str:
     return context_cases.render()
 
 
+@generated_file("context-cases-every-function", "typecheck_cases/contexts/every_function/standard-x32.py")
+def _context_cases_every_function() -> str:
+    """typecheck_cases/contexts/every_function/: a call of each JAX function the
+    function cases hold (JAX's answer there), in every context, for ``pytest -m slow``."""
+    from tools.cases import context_cases, function_cases
+
+    expressions = context_cases.function_expressions(function_cases.render("standard-x32"))
+    return context_cases.render(expressions, context_cases.FUNCTION_INPUTS, "typecheck_cases/functions/standard-x32.py")
+
+
 # ---------------------------------------------------------------- sections
 def replace_section(text: str, name: str, content: str) -> str | None:
     """``text`` with the section ``name`` holding ``content``; None when the

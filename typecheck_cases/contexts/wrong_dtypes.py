@@ -12,7 +12,7 @@ import jax.numpy as jnp
 from jax import lax
 from typing_extensions import assert_type
 
-from jaxtypes import bfloat16, bool_, float16, float32, int8, int32, uint8
+from jaxtypes import bfloat16, bool_, float16, float32, int32, int8, uint8
 
 
 def _bfloat16() -> jax.Array[bfloat16]:
@@ -27,10 +27,10 @@ def _float16() -> jax.Array[float16]:
 def _float32() -> jax.Array[float32]:
     raise NotImplementedError
 
-def _int8() -> jax.Array[int8]:
+def _int32() -> jax.Array[int32]:
     raise NotImplementedError
 
-def _int32() -> jax.Array[int32]:
+def _int8() -> jax.Array[int8]:
     raise NotImplementedError
 
 def _uint8() -> jax.Array[uint8]:
@@ -58,10 +58,10 @@ def takes_float16(v: jax.Array[float16]) -> None:
 def takes_float32(v: jax.Array[float32]) -> None:
     del v
 
-def takes_int8(v: jax.Array[int8]) -> None:
+def takes_int32(v: jax.Array[int32]) -> None:
     del v
 
-def takes_int32(v: jax.Array[int32]) -> None:
+def takes_int8(v: jax.Array[int8]) -> None:
     del v
 
 def takes_uint8(v: jax.Array[uint8]) -> None:
@@ -73,8 +73,8 @@ class Holder:
     bool__: jax.Array[bool_]
     float16_: jax.Array[float16]
     float32_: jax.Array[float32]
-    int8_: jax.Array[int8]
     int32_: jax.Array[int32]
+    int8_: jax.Array[int8]
     uint8_: jax.Array[uint8]
 
 
@@ -84,8 +84,8 @@ class Fields:
     bool__: jax.Array[bool_] | None = None
     float16_: jax.Array[float16] | None = None
     float32_: jax.Array[float32] | None = None
-    int8_: jax.Array[int8] | None = None
     int32_: jax.Array[int32] | None = None
+    int8_: jax.Array[int8] | None = None
     uint8_: jax.Array[uint8] | None = None
 
 
