@@ -36,16 +36,7 @@ from jaxtypes._bad_environment import PROG
 if TYPE_CHECKING:
     from jaxtypes._stubgen.install import Installed
 
-__all__ = [
-    "main",
-    "COMMANDS",
-    "Command",
-    "command",
-    "CLIError",
-    "parse_node",
-    "VALID_NAMES",
-    "shown",
-]
+__all__ = ["main", "COMMANDS", "Command", "command", "CLIError", "parse_node", "VALID_NAMES", "shown"]
 
 SHOWN_LIMIT: Final = 40
 """Longest value echoed in full in a message; longer ones are cut (``shown``)."""
@@ -116,10 +107,7 @@ _Run = TypeVar("_Run", bound=Callable[[argparse.Namespace], int])
 
 
 def command(
-    name: str,
-    help: str,
-    configure: Callable[[argparse.ArgumentParser], None],
-    description: str | None = None,
+    name: str, help: str, configure: Callable[[argparse.ArgumentParser], None], description: str | None = None
 ) -> Callable[[_Run], _Run]:
     """Register ``run(args) -> exit code`` as subcommand ``name``;
     ``configure(parser)`` adds its arguments."""
@@ -243,10 +231,7 @@ def _add_variant_flags(p: argparse.ArgumentParser) -> None:
 
 def _add_format(p: argparse.ArgumentParser, formats: Sequence[str], default: str) -> None:
     p.add_argument(
-        "--format",
-        choices=formats,
-        default=default,
-        help=f"output format: {', '.join(formats)} (default: {default})",
+        "--format", choices=formats, default=default, help=f"output format: {', '.join(formats)} (default: {default})"
     )
 
 

@@ -515,9 +515,7 @@ class OutsideLattice(ValueError):
 
 
 def lattice_result_type(
-    operands: Iterable[tuple[str, bool]],
-    v: Variant,
-    explicit: Callable[[str], str] | None = None,
+    operands: Iterable[tuple[str, bool]], v: Variant, explicit: Callable[[str], str] | None = None
 ) -> tuple[str, bool]:
     """JAX's ``lattice_result_type`` on (dtype node, weak) operands.
 

@@ -759,13 +759,7 @@ else:
     if not TYPE_CHECKING:  # for type checkers these stay the functions above
         promote_types = functools.update_wrapper(
             _speedups.promote_types_fast(
-                _promote_types_py,
-                globals(),
-                "_promote_types_slow",
-                default_state,
-                State,
-                process_holder,
-                Resolved,
+                _promote_types_py, globals(), "_promote_types_slow", default_state, State, process_holder, Resolved
             ),
             _promote_types_py,
         )

@@ -135,10 +135,7 @@ def _labelled(v: Variant, all_nodes: bool) -> tuple[list[str], list[list[str]]]:
 def markdown_table(v: Variant, all_nodes: bool = False) -> str:
     """The promotion table as a GitHub markdown table (empty top-left cell)."""
     heads, rows = _labelled(v, all_nodes)
-    lines = [
-        "|  | " + " | ".join(heads) + " |",
-        "|---|" + "---|" * len(heads),
-    ]
+    lines = ["|  | " + " | ".join(heads) + " |", "|---|" + "---|" * len(heads)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
 

@@ -22,16 +22,7 @@ from typing_extensions import TypeAlias
 
 from jaxtypes._array import Array
 
-__all__ = [
-    "Array",
-    "ArrayLike",
-    "DType",
-    "DTypeLike",
-    "Shape",
-    "ShapeLike",
-    "StaticScalar",
-    "SupportsDType",
-]
+__all__ = ["Array", "ArrayLike", "DType", "DTypeLike", "Shape", "ShapeLike", "StaticScalar", "SupportsDType"]
 
 
 @runtime_checkable

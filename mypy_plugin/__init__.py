@@ -34,14 +34,7 @@ from typing import Any, Callable, Final, TypeVar, final
 from mypy.errors import CompileError
 from mypy.nodes import MypyFile, SymbolTableNode, TypeInfo
 from mypy.options import Options
-from mypy.plugin import (
-    AttributeContext,
-    ClassDefContext,
-    FunctionContext,
-    MethodContext,
-    Plugin,
-    ReportConfigContext,
-)
+from mypy.plugin import AttributeContext, ClassDefContext, FunctionContext, MethodContext, Plugin, ReportConfigContext
 from mypy.types import Instance, Type
 
 from jaxtypes._version import __version__ as jaxtypes_version

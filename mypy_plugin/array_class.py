@@ -20,15 +20,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from mypy.nodes import (
-    AssignmentStmt,
-    ClassDef,
-    Decorator,
-    FuncDef,
-    NameExpr,
-    OverloadedFuncDef,
-    Statement,
-)
+from mypy.nodes import AssignmentStmt, ClassDef, Decorator, FuncDef, NameExpr, OverloadedFuncDef, Statement
 from mypy.plugin import ClassDefContext
 
 from . import names

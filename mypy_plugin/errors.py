@@ -80,11 +80,7 @@ def cast_hint(target: str) -> str:
     return f"x.astype(jaxtypes.{lattice.MARKER_NAME[target]})"
 
 
-def promotion_message(
-    what: str,
-    operands: Iterable[tuple[str, bool]],
-    v: lattice.Variant,
-) -> str:
+def promotion_message(what: str, operands: Iterable[tuple[str, bool]], v: lattice.Variant) -> str:
     """The message for operands (node, is_python_scalar) with no join under ``v``.
 
     Under strict promotion it names the cast that fixes it: the dtype standard
@@ -96,8 +92,7 @@ def promotion_message(
     nodes = [n for n, _ in ops_]
     try:
         target, _ = lattice.result_type(
-            [(lattice.default_dtype(n[0], v.x64), True) if n in lattice.WEAK else (n, False) for n in nodes],
-            standard,
+            [(lattice.default_dtype(n[0], v.x64), True) if n in lattice.WEAK else (n, False) for n in nodes], standard
         )
     except (lattice.NoJoin, ValueError):
         target = None

@@ -32,16 +32,7 @@ from typing import Any, Callable
 
 from mypy.nodes import ARG_POS
 from mypy.plugin import FunctionContext
-from mypy.types import (
-    AnyType,
-    Instance,
-    NoneType,
-    TupleType,
-    Type,
-    TypeOfAny,
-    UnionType,
-    get_proper_type,
-)
+from mypy.types import AnyType, Instance, NoneType, TupleType, Type, TypeOfAny, UnionType, get_proper_type
 
 from jaxtypes import lattice
 from jaxtypes.lattice import Variant

@@ -17,15 +17,7 @@ import functools
 from typing import Callable
 
 from mypy.plugin import AttributeContext, MethodContext
-from mypy.types import (
-    Instance,
-    LiteralType,
-    NoneType,
-    Type,
-    TypeVarType,
-    UnionType,
-    get_proper_type,
-)
+from mypy.types import Instance, LiteralType, NoneType, Type, TypeVarType, UnionType, get_proper_type
 
 from jaxtypes import lattice, ops
 from jaxtypes.lattice import Variant

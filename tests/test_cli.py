@@ -53,12 +53,7 @@ def run_module(*argv: str, env: dict[str, str] | None = None) -> subprocess.Comp
         [str(REPO)] + ([full_env["PYTHONPATH"]] if full_env.get("PYTHONPATH") else [])
     )
     return subprocess.run(
-        [sys.executable, "-m", "jaxtypes", *argv],
-        capture_output=True,
-        text=True,
-        env=full_env,
-        cwd=REPO,
-        timeout=120,
+        [sys.executable, "-m", "jaxtypes", *argv], capture_output=True, text=True, env=full_env, cwd=REPO, timeout=120
     )
 
 

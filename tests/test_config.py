@@ -65,12 +65,7 @@ def run_python(code: str, **env_vars: str) -> subprocess.CompletedProcess:
     env["PYTHONPATH"] = str(REPO)
     env.update(env_vars)
     return subprocess.run(
-        [sys.executable, "-c", code],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=str(REPO),
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, cwd=str(REPO)
     )
 
 
@@ -610,10 +605,7 @@ def test_asyncio_tasks_sharing_one_scope_object():
 
         return await asyncio.gather(a(), b())
 
-    assert asyncio.run(main()) == [
-        (("strict", False), ("strict", False)),
-        (("strict", False), ("standard", False)),
-    ]
+    assert asyncio.run(main()) == [(("strict", False), ("strict", False)), (("strict", False), ("standard", False))]
     assert observed() == ("standard", False)
 
 
@@ -623,13 +615,7 @@ def test_asyncio_tasks_sharing_one_scope_object():
 # TypeError; jax_enable_x64 takes any value and reads it as bool(value).
 @pytest.mark.parametrize(
     ("bad", "error"),
-    [
-        ("loose", ValueError),
-        ("STRICT", ValueError),
-        ("", ValueError),
-        (None, TypeError),
-        (1, TypeError),
-    ],
+    [("loose", ValueError), ("STRICT", ValueError), ("", ValueError), (None, TypeError), (1, TypeError)],
 )
 def test_bad_promotion_mode_scope(bad, error):
     with pytest.raises(error) as info:
@@ -922,11 +908,4 @@ def run_python_installed(code: str) -> subprocess.CompletedProcess:
     """Like run_python, on the installed package (with its C fast paths), from
     a directory where the checkout is not importable."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_") and k != "PYTHONPATH"}
-    return subprocess.run(
-        [sys.executable, "-c", code],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd="/",
-    )
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, cwd="/")

@@ -36,7 +36,7 @@ PYRIGHT_NOT_CALLABLE = '\n  Attribute "__call__" is unknown'
 KNOWN_LEAKS: dict[str, str] = {
     "mypy": 'binary operators: Argument 1 to "__call__" of "_add_int4" has incompatible type '
     '"Array[float32]"; No overload variant of "__call__" of "_add_int4" matches '
-    'argument type "float"',
+    'argument type "float"'
 }
 
 

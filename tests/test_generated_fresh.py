@@ -19,11 +19,7 @@ SECTIONS = ("promotion-table", "promotion-table-x32-differences", "lattice-merma
 
 def generate(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tools.generate", *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=300,
+        [sys.executable, "-m", "tools.generate", *args], capture_output=True, text=True, cwd=REPO, timeout=300
     )
 
 

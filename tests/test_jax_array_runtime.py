@@ -38,10 +38,7 @@ else:
     HAVE_JAXTYPING = True
 needs_jaxtyping = pytest.mark.skipif(not HAVE_JAXTYPING, reason="jaxtyping needs Python 3.11")
 
-IMPORTS = {
-    "jax first": "import jax\nimport jaxtypes",
-    "jaxtypes first": "import jaxtypes\nimport jax",
-}
+IMPORTS = {"jax first": "import jax\nimport jaxtypes", "jaxtypes first": "import jaxtypes\nimport jax"}
 
 MODULE = '''\
 {future}
@@ -231,8 +228,7 @@ def test_jaxtyping_checks_dtype_and_shape() -> None:
     # from Float32 itself.
     @jaxtyped(typechecker=beartype.beartype)
     def total(
-        x: Float32[jax.Array[float32], "n"],
-        y: Float32[jax.Array[float32], "n"],
+        x: Float32[jax.Array[float32], "n"], y: Float32[jax.Array[float32], "n"]
     ) -> Float32[jax.Array[float32], "n"]:
         return x + y
 

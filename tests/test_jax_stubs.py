@@ -1616,10 +1616,7 @@ def test_transform_without_the_parameters_it_retypes_keeps_jax_typing() -> None:
     bare = _replaced(_conditionals(), "\ndef cond(pred,", "\ndef _cond(pred,") + (
         "\ndef cond(*args, **kwargs):\n  return _cond(*args, **kwargs)\n"
     )
-    assert jax_transforms.typed_defs(ast.parse(bare), "cond", jax_transforms.LAX_TRANSFORMS["cond"]) == (
-        [],
-        set(),
-    )
+    assert jax_transforms.typed_defs(ast.parse(bare), "cond", jax_transforms.LAX_TRANSFORMS["cond"]) == ([], set())
 
 
 def test_transform_exported_under_another_name_is_typed(tmp_path: Path) -> None:

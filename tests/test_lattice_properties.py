@@ -51,12 +51,7 @@ ALL_FLOATS = list(facts.ALL_FLOATS)
 ALL_NODES = list(facts.NODES)
 NO_PROMOTION = set(facts.NO_PROMOTION)
 
-VARIANTS = [
-    Variant("standard", True),
-    Variant("standard", False),
-    Variant("strict", True),
-    Variant("strict", False),
-]
+VARIANTS = [Variant("standard", True), Variant("standard", False), Variant("strict", True), Variant("strict", False)]
 STANDARD = [v for v in VARIANTS if v.mode == "standard"]
 STRICT = [v for v in VARIANTS if v.mode == "strict"]
 

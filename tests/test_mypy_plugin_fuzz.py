@@ -30,11 +30,7 @@ import pytest
 
 SEED = int(os.environ.get("JAXTYPES_FUZZ_SEED", "20261121"))
 PROGRAMS = int(os.environ.get("JAXTYPES_FUZZ_PROGRAMS", "1200"))
-CONFIGS = (
-    ("standard-x32", ""),
-    ("strict-x64", 'promotion = "strict"\nx64 = true\n'),
-    ("standard-x64", "x64 = true\n"),
-)
+CONFIGS = (("standard-x32", ""), ("strict-x64", 'promotion = "strict"\nx64 = true\n'), ("standard-x64", "x64 = true\n"))
 
 MARKERS = (
     "bool_",

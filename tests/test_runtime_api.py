@@ -489,8 +489,7 @@ def test_invalid_dtype_message(a, b, shown):
 
 
 @pytest.mark.parametrize(
-    ("scalar_type", "shown"),
-    [(np.object_, "dtype('O')"), (np.str_, "dtype('<U')"), (np.bytes_, "dtype('S')")],
+    ("scalar_type", "shown"), [(np.object_, "dtype('O')"), (np.str_, "dtype('<U')"), (np.bytes_, "dtype('S')")]
 )
 def test_result_type_non_jax_numpy_scalar_type_with_other_arg(scalar_type, shown):
     # JAX's dtype() passes numpy scalar types through unchecked, so the lattice
@@ -507,10 +506,7 @@ def test_non_jax_numpy_scalar_type_alone_passes_through(scalar_type):
     # dtype('<U'): a lone numpy scalar type is not checked.
     for x64 in (False, True):
         with enable_x64(x64):
-            assert jaxtypes.result_type(scalar_type, return_weak_type_flag=True) == (
-                np.dtype(scalar_type),
-                False,
-            )
+            assert jaxtypes.result_type(scalar_type, return_weak_type_flag=True) == (np.dtype(scalar_type), False)
             assert jaxtypes.dtype(scalar_type) == np.dtype(scalar_type)
 
 
@@ -739,12 +735,6 @@ def test_importing_jaxtypes_does_not_import_jax():
         "print(sorted(m for m in sys.modules if m == 'jax' or m.startswith(('jax.', 'jaxlib'))))\n"
     )
     env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"

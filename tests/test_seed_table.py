@@ -369,10 +369,7 @@ def test_case_bfloat16_with_float16_and_weak_complex():
         with jaxtypes.enable_x64(x64):
             assert jaxtypes.promote_types(ml_dtypes.bfloat16, np.float16) == np.dtype("float32")
             assert jaxtypes.promote_types("bfloat16", complex) == np.dtype("complex64")
-            assert jaxtypes.result_type("bfloat16", 1j, return_weak_type_flag=True) == (
-                np.dtype("complex64"),
-                False,
-            )
+            assert jaxtypes.result_type("bfloat16", 1j, return_weak_type_flag=True) == (np.dtype("complex64"), False)
 
 
 @pytest.mark.parametrize("v", [STRICT64, STRICT32], ids=["x64", "x32"])

@@ -167,8 +167,4 @@ def test_readme_first_command_runs_this_script() -> None:
     block = setup[start : setup.index("\n```", start)]
     commands = [line for line in block.splitlines() if line and not line.startswith("#")]
     steps = [step.strip() for step in commands[0].split("&&")]
-    assert steps == [
-        "python3 -m venv .venv",
-        '.venv/bin/pip install -e ".[test]"',
-        f".venv/bin/python -m {MODULE}",
-    ]
+    assert steps == ["python3 -m venv .venv", '.venv/bin/pip install -e ".[test]"', f".venv/bin/python -m {MODULE}"]

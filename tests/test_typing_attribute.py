@@ -36,9 +36,7 @@ def test_attribute_at_runtime() -> None:
     fresh = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert fresh.returncode == 0, fresh.stderr
     lazy = subprocess.run(
-        [sys.executable, "-c", "import jaxtypes as jt; print(jt.typing.ArrayLike)"],
-        capture_output=True,
-        text=True,
+        [sys.executable, "-c", "import jaxtypes as jt; print(jt.typing.ArrayLike)"], capture_output=True, text=True
     )
     assert lazy.returncode == 0, lazy.stderr
     assert "jaxtypes._array.Array" in lazy.stdout

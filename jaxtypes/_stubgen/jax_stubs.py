@@ -199,13 +199,7 @@ def render_jaxtypes_array(jax_version: str) -> str:
 
 
 # What each checker is pointed at, relative to the output directory.
-LAYOUTS: Final = {
-    "mypy": MYPY_DIR,
-    "pyright": ".",
-    "basedpyright": ".",
-    "pyrefly": SEARCH_DIR,
-    "ty": ".",
-}
+LAYOUTS: Final = {"mypy": MYPY_DIR, "pyright": ".", "basedpyright": ".", "pyrefly": SEARCH_DIR, "ty": "."}
 
 
 def _jaxtypes_root() -> Path:

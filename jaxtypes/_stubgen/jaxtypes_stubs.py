@@ -685,10 +685,10 @@ _METHOD_SIGNATURES: Final = {
     ],
     "extremum": [
         "(self, axis: AxisArgument = None, out: None = None, keepdims: bool = False,\n"
-        "        initial: Any = None, where: Any = None) -> Array[_R]: ...",
+        "        initial: Any = None, where: Any = None) -> Array[_R]: ..."
     ],
     "arg_extremum": [
-        "(self, axis: int | None = None, out: None = None,\n        keepdims: bool | None = None) -> Array[_R]: ...",
+        "(self, axis: int | None = None, out: None = None,\n        keepdims: bool | None = None) -> Array[_R]: ..."
     ],
     "round": ["(self, decimals: int = 0, out: None = None) -> Array[_R]: ..."],
 }
@@ -815,10 +815,7 @@ def render_stubs(v: Variant = ops.DEFAULT) -> dict[str, str]:
 def _rendered_stubs(v: Variant) -> dict[str, str]:
     tables = _Tables()
     attributes = {node: _marker_attributes(node, tables, v) for node in lattice.NODES}
-    return {
-        "jaxtypes/markers.pyi": render_markers(attributes, tables),
-        "jaxtypes/_array.pyi": render_array(),
-    }
+    return {"jaxtypes/markers.pyi": render_markers(attributes, tables), "jaxtypes/_array.pyi": render_array()}
 
 
 def array_stub_parts() -> tuple[str, str, list[str]]:

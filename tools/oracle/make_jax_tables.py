@@ -213,12 +213,7 @@ def lattice_joins() -> dict[str, Any]:
                         lrow.append(node_name(lub))
                 promote_rows[a] = prow
                 lub_rows[a] = lrow
-        configs[label] = {
-            "mode": mode,
-            "x64": x64,
-            "promote_types": promote_rows,
-            "least_upper_bound": lub_rows,
-        }
+        configs[label] = {"mode": mode, "x64": x64, "promote_types": promote_rows, "least_upper_bound": lub_rows}
     return {
         "nodes": list(NODES),
         "display": display,
