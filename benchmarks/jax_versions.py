@@ -19,7 +19,7 @@ working); then a second table: how many of JAX's functions the stubs type,
 per generated module (a function with a typed overload in front of JAX's
 own declaration; ``-``: no stub for that module, it keeps JAX's own typing).
 
-    python benchmarks/jax_versions.py 0.4.38 0.5.3 0.10.2   # by hand; minutes per version
+    python -m benchmarks.jax_versions 0.4.38 0.5.3 0.10.2   # by hand; minutes per version
 
 CI tests only the pinned JAX (tests/test_jax_stubs.py).
 """
@@ -62,9 +62,22 @@ def _test_requirements() -> list[str]:
 def _venv(version: str, where: Path) -> Path:
     subprocess.run([sys.executable, "-m", "venv", str(where)], check=True)
     python = where / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    f"jax[cpu]=={version}", str(REPO), *_test_requirements()],
-                   check=True, capture_output=True, text=True)
+    subprocess.run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            f"jax[cpu]=={version}",
+            str(REPO),
+            *_test_requirements(),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return python
 
 
@@ -75,10 +88,8 @@ def measure(version: str) -> Outcome:
             python = _venv(version, Path(tmp) / "venv")
         except subprocess.CalledProcessError as e:
             tail = (e.stderr or "").strip().splitlines()
-            return {"version": version, "outcome": "not installable",
-                    "detail": tail[-1] if tail else str(e)}
-        proc = subprocess.run([str(python), __file__, "--inside"], capture_output=True, text=True,
-                              cwd=tmp)
+            return {"version": version, "outcome": "not installable", "detail": tail[-1] if tail else str(e)}
+        proc = subprocess.run([str(python), __file__, "--inside"], capture_output=True, text=True, cwd=tmp)
         if proc.returncode != 0:
             return {"version": version, "outcome": "script failed", "detail": proc.stderr.strip()[-2000:]}
         outcome: Outcome = json.loads(proc.stdout.strip().splitlines()[-1])  # as inside() made it
@@ -86,9 +97,15 @@ def measure(version: str) -> Outcome:
 
 
 # The modules whose functions the stubs type, as the second table names them.
-MODULES = {"numpy/__init__.pyi": "jax.numpy", "nn/__init__.pyi": "jax.nn", "random.pyi": "jax.random",
-           "lax/__init__.pyi": "jax.lax", "numpy/linalg.pyi": "jax.numpy.linalg",
-           "numpy/fft.pyi": "jax.numpy.fft", "__init__.pyi": "jax"}
+MODULES = {
+    "numpy/__init__.pyi": "jax.numpy",
+    "nn/__init__.pyi": "jax.nn",
+    "random.pyi": "jax.random",
+    "lax/__init__.pyi": "jax.lax",
+    "numpy/linalg.pyi": "jax.numpy.linalg",
+    "numpy/fft.pyi": "jax.numpy.fft",
+    "__init__.pyi": "jax",
+}
 _JAXTYPES_NAME = re.compile(r"\b_[Jj]axtypes")
 
 
@@ -104,8 +121,11 @@ def typed_functions(stub: str) -> set[str]:
             signature = ast.unparse(node.args) + " -> " + ast.unparse(node.returns or ast.Constant(None))
             if _JAXTYPES_NAME.search(signature):
                 names.add(node.name)
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
-                and _JAXTYPES_NAME.match(ast.unparse(node.annotation)):
+        elif (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and _JAXTYPES_NAME.match(ast.unparse(node.annotation))
+        ):
             names.add(node.target.id)
     return names
 
@@ -114,20 +134,26 @@ def inside() -> Outcome:
     """In the throwaway venv: generate the stubs, check the scenarios and the corpus."""
     import importlib.metadata
 
-    sys.path.insert(0, str(TESTS))
-    from checkers import stage  # noqa: E402
+    sys.path[:0] = [str(REPO), str(TESTS)]
+    from tools.checkers import stage  # noqa: E402
     from test_jax_stubs import CASES, CHECKERS, files_under, run_checker, scenario_problems  # noqa: E402
 
     version = importlib.metadata.version("jax")
     with tempfile.TemporaryDirectory(prefix="jaxtypes-scenarios-") as tmp:
         base = Path(tmp)
-        gen = subprocess.run([sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", "typings"],
-                             cwd=base, capture_output=True, text=True)
+        gen = subprocess.run(
+            [sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", "typings"],
+            cwd=base,
+            capture_output=True,
+            text=True,
+        )
         if gen.returncode != 0:
             return {"version": version, "outcome": "refused", "detail": gen.stderr.strip()}
         generated = base / "typings" / ".search-path" / "jax"
-        typed = {name: len(typed_functions((generated / rel).read_text())) if (generated / rel).is_file() else None
-                 for rel, name in MODULES.items()}
+        typed = {
+            name: len(typed_functions((generated / rel).read_text())) if (generated / rel).is_file() else None
+            for rel, name in MODULES.items()
+        }
         scenarios = files_under(CASES / "scenarios", "scenarios")
         corpus = files_under(CASES / "corpus", "corpus")
         problems: dict[str, int] = {}
@@ -147,8 +173,13 @@ def inside() -> Outcome:
             new = sorted(k for k in errors if k[0].startswith("corpus/") and k not in without)
             gained[checker] = len(new)
             wrong += [f"{checker}: {f}:{n}: error only with the stubs: {errors[f, n]}" for f, n in new]
-    result: Outcome = {"version": version, "outcome": "supported", "problems": problems,
-                       "gained": gained, "typed": typed}
+    result: Outcome = {
+        "version": version,
+        "outcome": "supported",
+        "problems": problems,
+        "gained": gained,
+        "typed": typed,
+    }
     if wrong:
         result["detail"] = "\n  ".join(wrong)
     return result

@@ -1,10 +1,15 @@
 """Reach: how many dtypes of real JAX code each type checker knows, and gets right.
 
-Run by hand: ``python benchmarks/reach.py [--checkers ...] [--stubs DIR] [--json]``;
-``--stubs DIR --compare-times --repeat 5`` times each checker with and without the stubs.
+Run by hand, from the checkout's root: ``python -m benchmarks.reach [--corpus NAME ...] [--checkers ...] [--stubs DIR] [--json]``;
+``--stubs DIR --compare-times --repeat 5 [--instructions]`` compares each
+checker with and without the stubs (below).
 
-The corpus (``benchmarks/reach_corpus/*.py``) is model and training code whose
-array parameters are annotated with concrete dtypes.  It is annotated with
+Two corpora, measured and reported separately (``--corpus``, default both):
+``benchmarks/reach_corpus/*.py``, dense mixed-dtype model and training code
+written for jaxtypes, and ``benchmarks/model_corpus/*.py``, code in the style
+of public JAX projects (Flax's examples, Gemma, Optax; its docstring in
+``norms.py``).  Their array parameters are annotated with concrete dtypes,
+with
 ``jaxtypes.Array[bfloat16]`` (not ``jax.Array[bfloat16]``): that is
 subscriptable at runtime, so the corpus runs as it is, and it is the
 dtype-generic class for the checkers both with jaxtypes' shipped stubs alone
@@ -29,6 +34,12 @@ latter.
    ``weak_type=True`` (x64 off), a concrete marker the strong dtype.
 3. Each checker's wall time over the staged corpus (including the reveals;
    the median of ``--repeat`` runs; mypy runs with ``--no-incremental``).
+4. ``--compare-times``: each checker's CPU time without and with the stubs,
+   the two alternated ``--repeat`` times in the same run (the medians, and
+   their ratio); with ``--instructions`` also the instructions of one run of
+   each under valgrind's cachegrind, counted over the whole process tree
+   (``--trace-children=yes``: node for pyright and basedpyright, whose JIT
+   makes that run much slower than the others).
 
 ``--stubs DIR`` stages DIR (made by ``jaxtypes jax-stubs --out DIR``) as the
 scratch project's ``typings/`` and configures each checker as the README says.
@@ -43,7 +54,6 @@ import os
 import re
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -51,17 +61,15 @@ from pathlib import Path
 from typing import Any, Iterator, cast
 
 HERE = Path(__file__).resolve().parent
-CORPUS = HERE / "reach_corpus"
-sys.path.insert(0, str(HERE.parent / "tests"))
+CORPORA = {name: HERE / name for name in ("reach_corpus", "model_corpus")}
 
 # Compile quickly: the corpus's programs are tiny, XLA's optimisations are not
 # what is measured.  Only takes effect if JAX's CPU backend is not yet started.
-os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0 "
-                                   "--xla_llvm_disable_expensive_passes=true")
+os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true")
 
-from checkers import MYPY_PLUGIN, command, execute, revealed, stage  # noqa: E402
 from jaxtypes import lattice  # noqa: E402
-from jaxtypes.stubgen import MARKER_NAME  # noqa: E402
+from jaxtypes.lattice import MARKER_NAME  # noqa: E402
+from tools.checkers import MYPY_PLUGIN, command, execute, launch, revealed, stage  # noqa: E402
 
 CHECKERS = ("mypy", MYPY_PLUGIN, "pyright", "basedpyright", "pyrefly", "ty")
 NODE_OF_MARKER = {marker: node for node, marker in MARKER_NAME.items()}
@@ -73,9 +81,9 @@ Site = tuple[str, int, str]  # (corpus file name, line, assigned name)
 # ---------------------------------------------------------------- corpus
 @dataclass(frozen=True)
 class Assignment:
-    line: int      # first line of the statement
+    line: int  # first line of the statement
     end_line: int  # last line, after which the reveal goes
-    indent: str    # the statement's indentation
+    indent: str  # the statement's indentation
     names: tuple[str, ...]
 
 
@@ -124,10 +132,11 @@ def find_assignments(source: str) -> list[Assignment]:
     for body in _statement_lists(ast.parse(source)):
         for stmt in body:
             names = _assigned(stmt)
-            indent = lines[stmt.lineno - 1][:stmt.col_offset]
+            indent = lines[stmt.lineno - 1][: stmt.col_offset]
             if names and not indent.strip():  # not `if c: x = 1`
-                found.append(Assignment(stmt.lineno, stmt.end_lineno or stmt.lineno,
-                                        indent, tuple(dict.fromkeys(names))))
+                found.append(
+                    Assignment(stmt.lineno, stmt.end_lineno or stmt.lineno, indent, tuple(dict.fromkeys(names)))
+                )
     return sorted(found, key=lambda a: a.line)
 
 
@@ -144,14 +153,19 @@ class _Instrument(ast.NodeTransformer):
             for stmt in body:
                 new.append(stmt)
                 for name in dict.fromkeys(_assigned(stmt)):
-                    call = ast.Expr(ast.Call(ast.Name(RECORD, ast.Load()), [
-                        ast.Constant(stmt.lineno), ast.Constant(name), ast.Name(name, ast.Load())], []))
+                    call = ast.Expr(
+                        ast.Call(
+                            ast.Name(RECORD, ast.Load()),
+                            [ast.Constant(stmt.lineno), ast.Constant(name), ast.Name(name, ast.Load())],
+                            [],
+                        )
+                    )
                     new.append(ast.copy_location(call, stmt))
             setattr(node, attr, new)
         return node
 
 
-def corpus_files(directory: Path = CORPUS) -> dict[str, str]:
+def corpus_files(directory: Path = CORPORA["reach_corpus"]) -> dict[str, str]:
     return {p.name: p.read_text() for p in sorted(directory.glob("*.py"))}
 
 
@@ -159,6 +173,7 @@ def corpus_files(directory: Path = CORPUS) -> dict[str, str]:
 @dataclass
 class Truth:
     """What JAX computed: the lattice node of each array-valued intermediate."""
+
     nodes: dict[Site, str] = field(default_factory=dict[Site, str])
     varying: dict[Site, set[str]] = field(default_factory=dict[Site, set[str]])  # differed between calls
     non_lattice: dict[Site, str] = field(default_factory=dict[Site, str])  # e.g. typed PRNG keys
@@ -173,7 +188,7 @@ def node_of(dtype: Any, weak: bool) -> str | None:
     return lattice.jax_type(name, weak)
 
 
-def collect_truth(files: dict[str, str], execute: bool = True) -> Truth:
+def collect_truth(files: dict[str, str], execute: bool = True, directory: Path = CORPORA["reach_corpus"]) -> Truth:
     """Run each corpus file's ``main()`` under ``jax.jit`` from an instrumented
     copy; record what JAX computes at every name assignment.  Without
     ``execute``, ``main`` is only traced (``jax.eval_shape``): the same dtypes,
@@ -184,6 +199,7 @@ def collect_truth(files: dict[str, str], execute: bool = True) -> Truth:
     seen: dict[Site, set[str]] = {}
     start = time.perf_counter()
     for name, source in files.items():
+
         def record(line: int, target: str, value: object, _file: str = name) -> None:
             if not isinstance(value, jax.Array):
                 return
@@ -196,9 +212,14 @@ def collect_truth(files: dict[str, str], execute: bool = True) -> Truth:
 
         tree = _Instrument().visit(ast.parse(source))
         ast.fix_missing_locations(tree)
-        module: dict[str, Any] = {"__name__": f"reach_corpus.{Path(name).stem}",
-                                  "__file__": str(CORPUS / name), RECORD: record}
-        exec(compile(tree, str(CORPUS / name), "exec"), module)
+        module: dict[str, Any] = {
+            "__name__": f"{directory.name}.{Path(name).stem}",
+            "__file__": str(directory / name),
+            RECORD: record,
+        }
+        # dont_inherit: the file's own __future__ imports, not this module's
+        # (string annotations would make its dataclasses look it up in sys.modules).
+        exec(compile(tree, str(directory / name), "exec", dont_inherit=True), module)
         # JAX leaves these partly unannotated (block_until_ready, jit's and
         # eval_shape's bare Callable).
         if execute:
@@ -228,10 +249,12 @@ def stage_reveals(files: dict[str, str], sites: set[Site]) -> tuple[dict[str, st
             for target in a.names:
                 if (name, a.line, target) in sites:
                     after.setdefault(a.end_line, []).append(
-                        (f"{a.indent}reveal_type({target})", (name, a.line, target)))
+                        (f"{a.indent}reveal_type({target})", (name, a.line, target))
+                    )
         tree = ast.parse(source)
-        future = [n.end_lineno or n.lineno for n in tree.body
-                  if isinstance(n, ast.ImportFrom) and n.module == "__future__"]
+        future = [
+            n.end_lineno or n.lineno for n in tree.body if isinstance(n, ast.ImportFrom) and n.module == "__future__"
+        ]
         import_after = max(future, default=0)
         out: list[str] = []
         if import_after == 0:
@@ -272,22 +295,31 @@ class CheckerReach:
     seconds: float
     unknown: dict[str, int] = field(default_factory=dict[str, int])  # revealed text -> count
     unknown_sites: list[tuple[str, int, str, str]] = field(  # (file, line, name, revealed)
-        default_factory=list[tuple[str, int, str, str]])
+        default_factory=list[tuple[str, int, str, str]]
+    )
 
     def as_dict(self) -> dict[str, Any]:
-        return {"checker": self.checker, "intermediates": self.intermediates, "known": self.known,
-                "known_pct": round(100 * self.known / max(self.intermediates, 1), 1),
-                "correct_of_known": self.correct, "missing": self.missing,
-                "seconds": round(self.seconds, 2),
-                "unknown": dict(sorted(self.unknown.items(), key=lambda kv: -kv[1])),
-                "unknown_sites": [{"file": f, "line": n, "name": x, "checker": c}
-                                  for f, n, x, c in self.unknown_sites],
-                "wrong": [{"file": f, "line": n, "name": x, "checker": c, "jax": j}
-                          for f, n, x, c, j in self.wrong]}
+        return {
+            "checker": self.checker,
+            "intermediates": self.intermediates,
+            "known": self.known,
+            "known_pct": round(100 * self.known / max(self.intermediates, 1), 1),
+            "correct_of_known": self.correct,
+            "missing": self.missing,
+            "seconds": round(self.seconds, 2),
+            "unknown": dict(sorted(self.unknown.items(), key=lambda kv: -kv[1])),
+            "unknown_sites": [{"file": f, "line": n, "name": x, "checker": c} for f, n, x, c in self.unknown_sites],
+            "wrong": [{"file": f, "line": n, "name": x, "checker": c, "jax": j} for f, n, x, c, j in self.wrong],
+        }
 
 
-def score(checker: str, truth: Truth, reveals: dict[tuple[str, int], list[str]],
-          where: dict[tuple[str, int], Site], seconds: float) -> CheckerReach:
+def score(
+    checker: str,
+    truth: Truth,
+    reveals: dict[tuple[str, int], list[str]],
+    where: dict[tuple[str, int], Site],
+    seconds: float,
+) -> CheckerReach:
     known = correct = missing = 0
     wrong: list[tuple[str, int, str, str, str]] = []
     unknown: dict[str, int] = {}
@@ -308,12 +340,10 @@ def score(checker: str, truth: Truth, reveals: dict[tuple[str, int], list[str]],
             correct += 1
         else:
             wrong.append((*site, types[0], MARKER_NAME[jax_node]))
-    return CheckerReach(checker, len(truth.nodes), known, correct, wrong, missing, seconds, unknown,
-                        unknown_sites)
+    return CheckerReach(checker, len(truth.nodes), known, correct, wrong, missing, seconds, unknown, unknown_sites)
 
 
-def check(checker: str, truth: Truth, files: dict[str, str], stubs: Path | None,
-          repeat: int = 1) -> CheckerReach:
+def check(checker: str, truth: Truth, files: dict[str, str], stubs: Path | None, repeat: int = 1) -> CheckerReach:
     """One checker's reach; its time is the median wall time of ``repeat`` runs."""
     staged, where = stage_reveals(files, set(truth.nodes))
     with tempfile.TemporaryDirectory(prefix=f"reach-{checker}-") as tmp:
@@ -333,8 +363,7 @@ def check(checker: str, truth: Truth, files: dict[str, str], stubs: Path | None,
     return score(checker, truth, reveals, where, seconds)
 
 
-def compare_times(checker: str, truth: Truth, files: dict[str, str], stubs: Path,
-                  repeat: int) -> tuple[float, float]:
+def compare_times(checker: str, truth: Truth, files: dict[str, str], stubs: Path, repeat: int) -> tuple[float, float]:
     """(CPU seconds without the stubs, with them): each checker's median over
     ``repeat`` runs of each, the two kinds alternated so that the machine's
     load falls on both alike.  CPU time of the checker's processes, which a
@@ -362,14 +391,61 @@ def compare_times(checker: str, truth: Truth, files: dict[str, str], stubs: Path
     return statistics.median(times[False]), statistics.median(times[True])
 
 
+_VALGRIND_TOTAL = re.compile(r"^==\d+== I\s+refs:\s+([\d,]+)", re.M)
+
+
+def count_instructions(checker: str, root: Path, cmd: list[str]) -> int:
+    """Instructions executed by one run of ``cmd`` and every process it starts
+    (valgrind's cachegrind, ``--cache-sim=no``; each process reports its own
+    total, summed here)."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise SystemExit("--instructions needs valgrind on PATH (apt install valgrind)")
+    # --smc-check: node's JIT rewrites code in place, which valgrind must notice.
+    done = launch(
+        checker,
+        root,
+        [
+            valgrind,
+            "--tool=cachegrind",
+            "--cache-sim=no",
+            "--trace-children=yes",
+            "--smc-check=all-non-file",
+            "--cachegrind-out-file=/dev/null",
+            *cmd,
+        ],
+        timeout=7200,
+    )
+    found = _VALGRIND_TOTAL.findall(done.stderr)
+    if not found:
+        raise SystemExit(f"valgrind gave no instruction count for {cmd[0]}:\n{done.stderr[-2000:]}")
+    return sum(int(n.replace(",", "")) for n in found)
+
+
+def compare_instructions(checker: str, truth: Truth, files: dict[str, str], stubs: Path) -> tuple[int, int]:
+    """(instructions without the stubs, with them): one run of each."""
+    staged, _ = stage_reveals(files, set(truth.nodes))
+    counts: dict[bool, int] = {}
+    with tempfile.TemporaryDirectory(prefix=f"reach-instr-{checker}-") as tmp:
+        for with_stubs in (False, True):
+            root = Path(tmp) / ("with" if with_stubs else "without")
+            root.mkdir()
+            paths = stage(staged, root)
+            if with_stubs:
+                shutil.copytree(stubs, root / "typings")
+            counts[with_stubs] = count_instructions(checker, root, command(checker, root, paths, stubs=with_stubs))
+    return counts[False], counts[True]
+
+
 # ------------------------------------------------------------------ main
 def table(results: list[CheckerReach]) -> str:
-    rows = ["| checker | intermediates | known | known % | correct of known | seconds |",
-            "|---|---|---|---|---|---|"]
+    rows = ["| checker | intermediates | known | known % | correct of known | seconds |", "|---|---|---|---|---|---|"]
     for r in results:
-        rows.append(f"| {r.checker} | {r.intermediates} | {r.known} | "
-                    f"{100 * r.known / max(r.intermediates, 1):.1f}% | {r.correct}/{r.known} | "
-                    f"{r.seconds:.1f} |")
+        rows.append(
+            f"| {r.checker} | {r.intermediates} | {r.known} | "
+            f"{100 * r.known / max(r.intermediates, 1):.1f}% | {r.correct}/{r.known} | "
+            f"{r.seconds:.1f} |"
+        )
     for r in results:
         if r.missing:
             rows.append(f"\n{r.checker}: no reveal printed for {r.missing} intermediates")
@@ -379,51 +455,97 @@ def table(results: list[CheckerReach]) -> str:
     return "\n".join(rows)
 
 
+def report(
+    corpus: str, files: dict[str, str], truth: Truth, results: list[CheckerReach], stubs: Path | None
+) -> dict[str, Any]:
+    return {
+        "corpus": corpus,
+        "corpus_lines": sum(len(t.splitlines()) for t in files.values()),
+        "jax_seconds": round(truth.run_seconds, 2),
+        "stubs": str(stubs) if stubs else None,
+        "varying": [f"{f}:{n} {x}" for f, n, x in sorted(truth.varying)],
+        "non_lattice": len(truth.non_lattice),
+        "checkers": [r.as_dict() for r in results],
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument(
+        "--corpus",
+        nargs="+",
+        default=list(CORPORA),
+        choices=list(CORPORA),
+        help="which corpora to measure, each reported apart (default: both)",
+    )
     parser.add_argument("--checkers", nargs="+", default=list(CHECKERS), choices=CHECKERS)
-    parser.add_argument("--stubs", type=Path, metavar="DIR",
-                        help="stubs made by `jaxtypes jax-stubs --out DIR`, staged as typings/")
+    parser.add_argument(
+        "--stubs", type=Path, metavar="DIR", help="stubs made by `jaxtypes jax-stubs --out DIR`, staged as typings/"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="time each checker this many times (median); default 1")
-    parser.add_argument("--compare-times", action="store_true",
-                        help="with --stubs: each checker's CPU time without and with the stubs, "
-                             "alternated --repeat times, and their ratio")
+    parser.add_argument("--repeat", type=int, default=1, help="time each checker this many times (median); default 1")
+    parser.add_argument(
+        "--compare-times",
+        action="store_true",
+        help="with --stubs: each checker's CPU time without and with the stubs, "
+        "alternated --repeat times, and their ratio",
+    )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="with --compare-times: also count the instructions of one run of each (valgrind, whole process tree)",
+    )
     args = parser.parse_args(argv)
     if args.compare_times and args.stubs is None:
         parser.error("--compare-times needs --stubs DIR")
+    if args.instructions and not args.compare_times:
+        parser.error("--instructions needs --compare-times")
     if args.stubs is not None and not (args.stubs / ".search-path").is_dir():
-        parser.error(f"--stubs {args.stubs}: not a directory made by `jaxtypes jax-stubs --out DIR` "
-                     "(no .search-path inside)")
-    files = corpus_files()
-    truth = collect_truth(files)
+        parser.error(
+            f"--stubs {args.stubs}: not a directory made by `jaxtypes jax-stubs --out DIR` (no .search-path inside)"
+        )
     if args.repeat < 1:
         parser.error(f"--repeat {args.repeat}: must be at least 1")
-    if args.compare_times:
-        assert args.stubs is not None
-        print("| checker | CPU s without the stubs | CPU s with them | ratio |\n|---|---|---|---|")
-        for c in args.checkers:
-            without, with_ = compare_times(c, truth, files, args.stubs, args.repeat)
-            print(f"| {c} | {without:.2f} | {with_:.2f} | {with_ / without:.2f}x |", flush=True)
-        return 0
-    results = [check(c, truth, files, args.stubs, args.repeat) for c in args.checkers]
-    if args.json:
-        print(json.dumps({
-            "corpus_lines": sum(len(t.splitlines()) for t in files.values()),
-            "jax_seconds": round(truth.run_seconds, 2),
-            "stubs": str(args.stubs) if args.stubs else None,
-            "varying": [f"{f}:{n} {x}" for f, n, x in sorted(truth.varying)],
-            "non_lattice": len(truth.non_lattice),
-            "checkers": [r.as_dict() for r in results]}, indent=2))
-    else:
-        print(f"corpus: {len(files)} files, {sum(len(t.splitlines()) for t in files.values())} lines; "
-              f"{len(truth.nodes)} array-valued intermediates (JAX ran in {truth.run_seconds:.1f} s)"
-              + (f"; stubs: {args.stubs}" if args.stubs else ""))
+    several = len(args.corpus) > 1
+    reports: list[dict[str, Any]] = []
+    for corpus in args.corpus:
+        files = corpus_files(CORPORA[corpus])
+        truth = collect_truth(files, directory=CORPORA[corpus])
+        if several and not args.json:
+            print(f"\n## {corpus}\n")
+        if args.compare_times:
+            assert args.stubs is not None
+            head = "| checker | CPU s without the stubs | CPU s with them | ratio |"
+            rule = "|---|---|---|---|"
+            if args.instructions:
+                head += " G instructions without | with | ratio |"
+                rule += "---|---|---|"
+            print(f"{head}\n{rule}", flush=True)
+            for c in args.checkers:
+                without, with_ = compare_times(c, truth, files, args.stubs, args.repeat)
+                row = f"| {c} | {without:.2f} | {with_:.2f} | {with_ / without:.2f}x |"
+                if args.instructions:
+                    i_without, i_with = compare_instructions(c, truth, files, args.stubs)
+                    row += f" {i_without / 1e9:.2f} | {i_with / 1e9:.2f} | {i_with / i_without:.2f}x |"
+                print(row, flush=True)
+            continue
+        results = [check(c, truth, files, args.stubs, args.repeat) for c in args.checkers]
+        if args.json:
+            reports.append(report(corpus, files, truth, results, args.stubs))
+            continue
+        print(
+            f"corpus: {len(files)} files, {sum(len(t.splitlines()) for t in files.values())} lines; "
+            f"{len(truth.nodes)} array-valued intermediates (JAX ran in {truth.run_seconds:.1f} s)"
+            + (f"; stubs: {args.stubs}" if args.stubs else "")
+        )
         if truth.varying:
-            print("not counted, dtype differed between calls: "
-                  + ", ".join(f"{f}:{n} {x}" for f, n, x in sorted(truth.varying)))
-        print(table(results))
+            print(
+                "not counted, dtype differed between calls: "
+                + ", ".join(f"{f}:{n} {x}" for f, n, x in sorted(truth.varying))
+            )
+        print(table(results), flush=True)
+    if reports:  # one corpus: its object as before; several: a list of them
+        print(json.dumps(reports if several else reports[0], indent=2))
     return 0
 
 

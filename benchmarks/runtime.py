@@ -1,6 +1,6 @@
 """Times jaxtypes' runtime promotion against numpy's and JAX's, in one process.
 
-Run by hand: ``python benchmarks/runtime.py``.  For every input kind the
+Run by hand, from the checkout's root: ``python -m benchmarks.runtime``.  For every input kind the
 functions accept, prints the time per call and the ratio the project's
 targets are stated in:
 
@@ -42,8 +42,7 @@ UNCACHED_TARGET_NS = 3000.0
 def timer(fn: Callable[..., Any], args: tuple[Any, ...]) -> timeit.Timer:
     # A plain call statement: no wrapper adds its own overhead to either side.
     names = {f"a{i}": a for i, a in enumerate(args)}
-    return timeit.Timer(f"fn({', '.join(names)})", timer=time.process_time,
-                        globals={"fn": fn, **names})
+    return timeit.Timer(f"fn({', '.join(names)})", timer=time.process_time, globals={"fn": fn, **names})
 
 
 def calls_per_timing(t: timeit.Timer, seconds: float) -> int:
@@ -55,9 +54,14 @@ def calls_per_timing(t: timeit.Timer, seconds: float) -> int:
         n *= 10
 
 
-def per_call_ns(ours: Callable[..., Any], ref: Callable[..., Any], args: tuple[Any, ...],
-                repeat: int, seconds: float, ref_args: tuple[Any, ...] | None = None,
-                ) -> tuple[float, float]:
+def per_call_ns(
+    ours: Callable[..., Any],
+    ref: Callable[..., Any],
+    args: tuple[Any, ...],
+    repeat: int,
+    seconds: float,
+    ref_args: tuple[Any, ...] | None = None,
+) -> tuple[float, float]:
     """Best-of-``repeat`` time per call of each side, in nanoseconds; the two
     sides alternate.  The reference takes ``ref_args`` where given."""
     t_ours, t_ref = timer(ours, args), timer(ref, args if ref_args is None else ref_args)
@@ -127,22 +131,22 @@ def main() -> int:
     # The runtime's internals used here are not in its interface stub
     # (promotion.pyi), which pyright reads: they are taken from the module.
     accelerated: bool = getattr(promotion, "ACCELERATED")
-    print(f"jax {jax.__version__}, numpy {np.__version__}, C fast path "
-          f"{'on' if accelerated else 'OFF'}; best of {opts.repeat} timings "
-          f"of ~{opts.seconds * 1000:g} ms each; load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"jax {jax.__version__}, numpy {np.__version__}, C fast path "
+        f"{'on' if accelerated else 'OFF'}; best of {opts.repeat} timings "
+        f"of ~{opts.seconds * 1000:g} ms each; load average {os.getloadavg()[0]:.1f}"
+    )
     failed = False
 
     def report(label: str, t_ours: float, ref_name: str, t_ref: float, ok: bool, text: str) -> None:
         nonlocal failed
         failed |= not ok
-        print(f"{'ok  ' if ok else 'MISS'} {label:24} jaxtypes {t_ours:7.0f} ns | "
-              f"{ref_name} {t_ref:7.0f} ns | {text}")
+        print(f"{'ok  ' if ok else 'MISS'} {label:24} jaxtypes {t_ours:7.0f} ns | {ref_name} {t_ref:7.0f} ns | {text}")
 
     print(f"\npromote_types, cached (target: at most {PROMOTE_TARGET:g}x numpy.promote_types' time)")
     for label, args, np_args in promote_cases:
         assert jaxtypes.promote_types(*args) == jnp.promote_types(*args), label
-        t_ours, t_ref = per_call_ns(jaxtypes.promote_types, np.promote_types, args,
-                                    opts.repeat, opts.seconds, np_args)
+        t_ours, t_ref = per_call_ns(jaxtypes.promote_types, np.promote_types, args, opts.repeat, opts.seconds, np_args)
         ratio = t_ours / t_ref
         report(label, t_ours, "numpy", t_ref, ratio <= PROMOTE_TARGET, f"{ratio:5.2f}x numpy's time")
 
@@ -151,8 +155,7 @@ def main() -> int:
     def time_result_type(label: str, args: tuple[Any, ...]) -> None:
         want = jax_dtypes.result_type(*args, return_weak_type_flag=True)
         assert jaxtypes.result_type(*args, return_weak_type_flag=True) == want, label
-        t_ours, t_ref = per_call_ns(jaxtypes.result_type, jax_dtypes.result_type, args,
-                                    opts.repeat, opts.seconds)
+        t_ours, t_ref = per_call_ns(jaxtypes.result_type, jax_dtypes.result_type, args, opts.repeat, opts.seconds)
         ratio = t_ref / t_ours
         report(label, t_ours, "JAX", t_ref, ratio >= RESULT_TARGET, f"{ratio:5.1f}x faster than JAX")
 
@@ -173,12 +176,12 @@ def main() -> int:
     forget_dtypes: Callable[[], None] = getattr(promotion, "_lattice_join").cache_clear
     forget_inputs: Callable[[], None] = getattr(promotion, "_TOKEN_OF_TYPE").clear
 
-    def uncached(fn: Callable[..., Any], args: tuple[Any, ...],
-                 *empty: Callable[[], Any]) -> Callable[[], None]:
+    def uncached(fn: Callable[..., Any], args: tuple[Any, ...], *empty: Callable[[], Any]) -> Callable[[], None]:
         def body() -> None:
             for e in empty:
                 e()
             fn(*args)
+
         return body
 
     # (label, [the uncached call, then colder ones])
@@ -186,11 +189,14 @@ def main() -> int:
         ("promote_types " + label, [uncached(jaxtypes.promote_types, args, empty_promote)])
         for label, args, _ in promote_cases
     ] + [
-        ("result_type " + label, [
-            uncached(jaxtypes.result_type, args, empty_result),
-            uncached(jaxtypes.result_type, args, empty_result, forget_dtypes),
-            uncached(jaxtypes.result_type, args, empty_result, forget_dtypes, forget_inputs),
-        ])
+        (
+            "result_type " + label,
+            [
+                uncached(jaxtypes.result_type, args, empty_result),
+                uncached(jaxtypes.result_type, args, empty_result, forget_dtypes),
+                uncached(jaxtypes.result_type, args, empty_result, forget_dtypes, forget_inputs),
+            ],
+        )
         for label, args in result_cases()
     ]
     # Rounds over all rows, the best of each kept: a burst of load elsewhere
@@ -200,8 +206,10 @@ def main() -> int:
         for (_, bodies), row_best in zip(rows, best):
             for i, body in enumerate(bodies):
                 row_best[i] = min(row_best[i], loop_ns(body, number))
-    print(f"\nthe uncached path (target: at most {UNCACHED_TARGET_NS / 1000:g} us; the cache is "
-          "emptied before each call);\nfor information, colder: new dtypes, new inputs")
+    print(
+        f"\nthe uncached path (target: at most {UNCACHED_TARGET_NS / 1000:g} us; the cache is "
+        "emptied before each call);\nfor information, colder: new dtypes, new inputs"
+    )
     for (label, _), (t, *colder) in zip(rows, best):
         ok = t <= UNCACHED_TARGET_NS
         failed |= not ok

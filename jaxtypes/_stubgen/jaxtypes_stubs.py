@@ -320,7 +320,7 @@ def _table_class(
     # read by the descriptors through a protocol) gives mypy's own message
     # ('Unsupported operand types for + ("Array[int4]" and "Array[float32]")'),
     # but tables are then no longer shared between operators: 3.3x the
-    # overloads, and on benchmarks/checkers.py pyrefly took 1.9x as long, ty 1.4x.
+    # overloads, and on benchmarks/operator_chains.py pyrefly took 1.9x as long, ty 1.4x.
     return [f"class {name}(_Table):"] + _callable_body("__call__", signatures)
 
 

@@ -133,7 +133,7 @@ def function_expressions(function_cases: str) -> list[tuple[str, str]]:
     """(call, JAX's dtype) for each JAX function of the function cases (the
     text of typecheck_cases/functions/standard-x32.py): the call of one strong
     dtype on strong inputs, the preferred input first."""
-    out = []
+    out: list[tuple[str, str]] = []
     for case in function_cases.split("\n\n\ndef case_")[1:]:
         best: tuple[int, str, str] | None = None
         for line in case.splitlines()[1:]:
@@ -145,7 +145,7 @@ def function_expressions(function_cases: str) -> list[tuple[str, str]]:
             if best is None or rank < best[0]:
                 best = (rank, m["expr"], str(answer))
         if best is not None:
-            out.append(best[1:])
+            out.append((best[1], best[2]))
     return out
 
 

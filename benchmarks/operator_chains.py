@@ -1,6 +1,6 @@
 """Times each type checker on generated mixed-dtype arithmetic, exact stubs vs untyped.
 
-Run by hand: ``python benchmarks/checkers.py [--lines 2000] [--repeat 3]``.
+Run by hand, from the checkout's root: ``python -m benchmarks.operator_chains [--lines 2000] [--repeat 3]``.
 
 The corpus (about 2,000 lines, each an ``assert_type`` of a chain of one to
 three operators over arrays of every marker and Python scalars) is checked
@@ -46,22 +46,26 @@ import random
 import re
 import shutil
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 from typing import Callable
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-import checkers  # noqa: E402  (tests/checkers.py: the one checker runner)
-from jaxtypes import lattice, ops  # noqa: E402
-from jaxtypes.lattice import MARKER_NAME  # noqa: E402
+from jaxtypes import lattice, ops
+from jaxtypes.lattice import MARKER_NAME
+from tools import checkers  # the one checker runner
 
 OPS = {"+": "add", "-": "sub", "*": "mul", "/": "truediv"}
 METHODS = ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "round", "clip")
-SCALARS = {"1": lattice.WEAK_INT, "1.5": lattice.WEAK_FLOAT, "2j": lattice.WEAK_COMPLEX,
-           "True": "bool", "pi": lattice.WEAK_INT, "pf": lattice.WEAK_FLOAT,
-           "pc": lattice.WEAK_COMPLEX, "pb": "bool"}
+SCALARS = {
+    "1": lattice.WEAK_INT,
+    "1.5": lattice.WEAK_FLOAT,
+    "2j": lattice.WEAK_COMPLEX,
+    "True": "bool",
+    "pi": lattice.WEAK_INT,
+    "pf": lattice.WEAK_FLOAT,
+    "pc": lattice.WEAK_COMPLEX,
+    "pb": "bool",
+}
 ANNOTATED_FLOATS = ("pf", "pc")  # ty reads `float` as `int | float`
 
 
@@ -128,15 +132,19 @@ def make_corpus(lines: int, seed: int = 0, methods: float = 0.0) -> tuple[str, l
     return "\n".join(head + body) + "\n", ty_lines
 
 
-BASELINE_ARRAY = '''from typing import Any, Generic
+BASELINE_ARRAY = (
+    '''from typing import Any, Generic
 from typing_extensions import TypeVar
 DT = TypeVar("DT", default=Any)
 class Array(Generic[DT]):
-''' + "".join(
-    f"    def __{name}__(self, other: Array[Any] | complex, /) -> Array[Any]: ...\n"
-    f"    def __r{name}__(self, other: complex, /) -> Array[Any]: ...\n"
-    for name in ("add", "sub", "mul", "truediv")
-) + "".join(f"    def {name}(self, *args: Any, **kwargs: Any) -> Array[Any]: ...\n" for name in METHODS)
+'''
+    + "".join(
+        f"    def __{name}__(self, other: Array[Any] | complex, /) -> Array[Any]: ...\n"
+        f"    def __r{name}__(self, other: complex, /) -> Array[Any]: ...\n"
+        for name in ("add", "sub", "mul", "truediv")
+    )
+    + "".join(f"    def {name}(self, *args: Any, **kwargs: Any) -> Array[Any]: ...\n" for name in METHODS)
+)
 
 
 def write_baseline(root: Path) -> None:
@@ -177,20 +185,22 @@ def write_untyped_package(root: Path) -> None:
     shutil.copytree(installed, pkg, ignore=shutil.ignore_patterns("__pycache__", "mypy_plugin"))
     array = pkg / "_array.pyi"
     lines = array.read_text().splitlines()
-    cls = next(n for n in ast.parse(array.read_text()).body
-               if isinstance(n, ast.ClassDef) and n.name == "Array")
+    cls = next(n for n in ast.parse(array.read_text()).body if isinstance(n, ast.ClassDef) and n.name == "Array")
     spans: dict[str, list[tuple[int, int]]] = {}
     for node in cls.body:
-        name = (node.target.id if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
-                else getattr(node, "name", None))
+        name = (
+            node.target.id
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+            else getattr(node, "name", None)
+        )
         if name in SIGNATURES:
             first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
             spans.setdefault(name, []).append((first, node.end_lineno or node.lineno))
     for name, ranges in sorted(spans.items(), key=lambda kv: -kv[1][0][0]):
         for start, end in sorted(ranges, reverse=True)[:-1]:
-            del lines[start - 1:end]
+            del lines[start - 1 : end]
         start, end = ranges[0]
-        lines[start - 1:end] = ["    " + part for part in SIGNATURES[name].splitlines()]
+        lines[start - 1 : end] = ["    " + part for part in SIGNATURES[name].splitlines()]
     array.write_text("\n".join(lines) + "\n")
     markers = pkg / "markers.pyi"
     out: list[str] = []
@@ -242,8 +252,9 @@ def run_counted(checker: str, root: Path, cmd: list[str]) -> tuple[int, str]:
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         raise SystemExit("--instructions needs valgrind on PATH (apt install valgrind)")
-    done = checkers.launch(checker, root, [valgrind, "--tool=cachegrind", "--cache-sim=no",
-                                           "--cachegrind-out-file=/dev/null", *cmd])
+    done = checkers.launch(
+        checker, root, [valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *cmd]
+    )
     found = _VALGRIND_TOTAL.findall(done.stderr)
     if not found:
         raise SystemExit(f"valgrind gave no instruction count for {cmd[0]}:\n{done.stderr[-2000:]}")
@@ -255,14 +266,16 @@ def error_lines(checker: str, output: str, root: Path) -> set[int]:
     return {line for (path, line) in checkers.reported_errors(checker, output, root) if path == CORPUS}
 
 
-def mypy_plugin_rows(work: Path, corpus: str, baselines: dict[str, Path], repeat: int,
-                     instructions: bool = False) -> bool:
+def mypy_plugin_rows(
+    work: Path, corpus: str, baselines: dict[str, Path], repeat: int, instructions: bool = False
+) -> bool:
     """Time mypy with the plugin against the baselines, cold and after an edit
     (or count the instructions of one run each).  Returns whether any answer
     was wrong (a crash stops the run)."""
-    roots = {"plugin": project(work / "mypy-plugin", corpus),
-             **{name: project(work / f"mypy-{i}", corpus, path)
-                for i, (name, path) in enumerate(baselines.items())}}
+    roots = {
+        "plugin": project(work / "mypy-plugin", corpus),
+        **{name: project(work / f"mypy-{i}", corpus, path) for i, (name, path) in enumerate(baselines.items())},
+    }
     failed = False
     for mode in ("cold", "edit"):
         walls: dict[str, list[float]] = {name: [] for name in roots}
@@ -272,12 +285,13 @@ def mypy_plugin_rows(work: Path, corpus: str, baselines: dict[str, Path], repeat
         for cache in caches.values():
             shutil.rmtree(cache, ignore_errors=True)
 
-        def cmd(name: str) -> list[str]:
+        def cmd(name: str, caches: dict[str, Path] = caches, mode: str = mode) -> list[str]:
             cache = caches[name] if mode == "edit" else None
             if name == "plugin":
                 return checkers.command(checkers.MYPY_PLUGIN, roots[name], [CORPUS], mypy_cache=cache)
-            return checkers.command("mypy", roots[name], [CORPUS], mypy_config=PLAIN_CONFIG,
-                                    stubs=True, mypy_cache=cache)
+            return checkers.command(
+                "mypy", roots[name], [CORPUS], mypy_config=PLAIN_CONFIG, stubs=True, mypy_cache=cache
+            )
 
         def edit(text: str) -> None:
             for root in roots.values():
@@ -303,19 +317,26 @@ def mypy_plugin_rows(work: Path, corpus: str, baselines: dict[str, Path], repeat
         edit(corpus)
         wrong = set[int]().union(*(error_lines("mypy", out, roots["plugin"]) for out in outputs))
         plugin_cpu = statistics.median(cpus["plugin"])
-        parts = [f"mypy-plugin {mode:4} {statistics.median(walls['plugin']):6.2f} s wall "
-                 f"{plugin_cpu:6.2f} s cpu"]
+        parts = [f"mypy-plugin {mode:4} {statistics.median(walls['plugin']):6.2f} s wall {plugin_cpu:6.2f} s cpu"]
         for name in baselines:
             base_cpu = statistics.median(cpus[name])
-            parts.append(f"{name} {statistics.median(walls[name]):5.2f} s wall {base_cpu:5.2f} s cpu "
-                         f"{plugin_cpu / base_cpu:5.2f}x")
+            parts.append(
+                f"{name} {statistics.median(walls[name]):5.2f} s wall {base_cpu:5.2f} s cpu "
+                f"{plugin_cpu / base_cpu:5.2f}x"
+            )
         print(" | ".join(parts) + f" | wrong {len(wrong)}")
         failed |= bool(wrong)
     return failed
 
 
-def _counted_row(mode: str, cmd: Callable[[str], list[str]], roots: dict[str, Path],
-                 baselines: dict[str, Path], corpus: str, edit: Callable[[str], None]) -> bool:
+def _counted_row(
+    mode: str,
+    cmd: Callable[[str], list[str]],
+    roots: dict[str, Path],
+    baselines: dict[str, Path],
+    corpus: str,
+    edit: Callable[[str], None],
+) -> bool:
     """One mypy-plugin row in instructions; whether an answer was wrong."""
     counts: dict[str, int] = {}
     output = ""
@@ -350,16 +371,23 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--checkers", default="pyright,basedpyright,pyrefly,ty,mypy,mypy-plugin")
     parser.add_argument("--keep", help="write the corpus and baseline here and keep them")
-    parser.add_argument("--methods", type=float, default=0.0,
-                        help="fraction of lines that call a dtype method (sum, mean, ...) on their chain")
-    parser.add_argument("--instructions", action="store_true",
-                        help="count instructions (valgrind) instead of timing; one run per side")
+    parser.add_argument(
+        "--methods",
+        type=float,
+        default=0.0,
+        help="fraction of lines that call a dtype method (sum, mean, ...) on their chain",
+    )
+    parser.add_argument(
+        "--instructions", action="store_true", help="count instructions (valgrind) instead of timing; one run per side"
+    )
     opts = parser.parse_args()
     if opts.instructions:
         node_based = {"pyright", "basedpyright"} & set(opts.checkers.split(","))
         if node_based:
-            parser.error(f"--instructions does not work for {', '.join(sorted(node_based))} "
-                         "(JavaScript under valgrind); choose from mypy, mypy-plugin, pyrefly, ty")
+            parser.error(
+                f"--instructions does not work for {', '.join(sorted(node_based))} "
+                "(JavaScript under valgrind); choose from mypy, mypy-plugin, pyrefly, ty"
+            )
         opts.repeat = 1
 
     corpus, ty_lines = make_corpus(opts.lines, methods=opts.methods)
@@ -370,8 +398,11 @@ def main() -> int:
     shutil.rmtree(baseline, ignore_errors=True)
     write_baseline(baseline)
     asserts = corpus.count("assert_type(") - 1
-    how = ("instructions of one run each (valgrind)" if opts.instructions
-           else f"median of {opts.repeat}, the two stubs alternating")
+    how = (
+        "instructions of one run each (valgrind)"
+        if opts.instructions
+        else f"median of {opts.repeat}, the two stubs alternating"
+    )
     print(f"corpus: {len(corpus.splitlines())} lines, {asserts} assert_type lines; {how}")
     failed = False
     for checker in opts.checkers.split(","):
@@ -383,9 +414,12 @@ def main() -> int:
             write_baseline_with_deps(with_deps)
             write_untyped_package(untyped_pkg)
             failed |= mypy_plugin_rows(
-                work, corpus,
+                work,
+                corpus,
                 {"untyped": baseline, "untyped+deps": with_deps, "untyped jaxtypes": untyped_pkg},
-                opts.repeat, opts.instructions)
+                opts.repeat,
+                opts.instructions,
+            )
             continue
         exact_root = project(work / f"{checker}-exact", corpus)
         base_root = project(work / f"{checker}-untyped", corpus, baseline)
@@ -402,8 +436,10 @@ def main() -> int:
         exact, base = statistics.median(times_exact), statistics.median(times_base)
         ratio = exact / base
         unit, scale = ("G instr", 1e9) if opts.instructions else ("s", 1.0)
-        print(f"{checker:13} exact {exact / scale:6.2f} {unit} | untyped {base / scale:6.2f} {unit} | {ratio:5.2f}x | "
-              f"wrong {len(wrong - ty_known)}" + (f" (+{len(ty_known)} ty float reading)" if checker == "ty" else ""))
+        print(
+            f"{checker:13} exact {exact / scale:6.2f} {unit} | untyped {base / scale:6.2f} {unit} | {ratio:5.2f}x | "
+            f"wrong {len(wrong - ty_known)}" + (f" (+{len(ty_known)} ty float reading)" if checker == "ty" else "")
+        )
         failed |= bool(wrong - ty_known)
     return 1 if failed else 0
 
