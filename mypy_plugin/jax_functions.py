@@ -39,8 +39,8 @@ _NEUTRAL: Final = frozenset(
     "where indices condition indices_or_sections k shape axis axes keepdims rank dimension num_classes "
     "size length minlength exponent_bits mantissa_bits reps kth pad_width ind n".split()
 )
-# ... and those of one function only (lax.integer_pow's exponent, a Python int).
-_NEUTRAL_OF: Final = {"jax.lax.integer_pow": frozenset(["y"])}
+# (Those of one function only, lax.integer_pow's exponent: the table's neutral column,
+# functions.NEUTRAL_PARAMETERS.)
 # Families whose result no argument but the inputs can change (isin's bool, fold_in's key).
 _INPUTS_ALONE: Final = frozenset(["fixed", "key"])
 # Parameters the rules do not cover: given, the answer is unknown.
@@ -197,7 +197,7 @@ def _covered(name: str, rule: functions.Rule, ctx: Context, used: set[int], buil
         return True
     for i, types in enumerate(ctx.arg_types):
         formal = ctx.callee_arg_names[i] if i < len(ctx.callee_arg_names) else None
-        if not types or i in used or formal in ("dtype", *_NEUTRAL, *_NEUTRAL_OF.get(name, ())):
+        if not types or i in used or formal in ("dtype", *_NEUTRAL, *functions.NEUTRAL_PARAMETERS.get(name, ())):
             continue
         if formal in _UNCOVERED:
             return False

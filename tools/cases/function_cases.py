@@ -3,7 +3,7 @@
 Every probe of the function oracle (``tools/oracle/make_function_tables.py``,
 whose answers are ``tools/data/jax_function_dtypes.json``) on a sample of its
 inputs becomes a line ``reveal_type(<the call the oracle made>)  # JAX: <dtype>``
-(or ``# JAX: error <class>``).  The call is the oracle's own: its ``add(...)``
+(or ``# JAX: error <class>``).  The call is the oracle's own: its ``call_as(...)``
 lines are read with ``ast`` (never run), and each probe's lambda is written
 out with typed variables for its array arguments.  Nothing here asks jaxtypes
 what a function gives: ``tests/test_function_stubs.py`` compares what each
@@ -110,6 +110,9 @@ class _Template:
         return ast.unparse(tree)
 
 
+DEFAULT: Final = _Template([], None)  # the function called with the probe's arrays (and dtype=)
+
+
 class _Substitute(ast.NodeTransformer):
     def __init__(self, function: str, name: str, values: dict[str, str]) -> None:
         self.function, self.name, self.values = function, name, values
@@ -148,22 +151,24 @@ class _Truthy:
 
 
 def templates() -> dict[str, _Template | None]:
-    """Each probe's call as the oracle script writes it, read with ``ast``:
-    None where it is not a simple call (a dict of lambdas)."""
+    """The call of each probe the oracle script calls its own way (its
+    ``call_as(...)`` lines, read with ``ast``): None where it is not a simple
+    call (a dict of lambdas).  A probe not here is called with its arrays
+    (and dtype=) alone: ``DEFAULT``."""
     out: dict[str, _Template | None] = {}
     tree = ast.parse(ORACLE.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "add"):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "call_as"):
             continue
         args = list(node.args)
         kwargs = {k.arg: k.value for k in node.keywords}
-        names = ast.literal_eval(args[1])
-        call = args[2] if len(args) > 2 else kwargs.get("call")
+        names = ast.literal_eval(args[0])
+        call = args[1] if len(args) > 1 else kwargs.get("call")
         prefix = ast.literal_eval(kwargs["prefix"]) if "prefix" in kwargs else "jax.numpy."
         suffix = ast.literal_eval(kwargs["suffix"]) if "suffix" in kwargs else ""
         template: _Template | None
         if call is None:
-            template = _Template([], None)
+            template = DEFAULT
         elif isinstance(call, ast.Lambda) and isinstance(call.body, ast.Lambda):
             inner = call.body
             template = _Template([a.arg for a in inner.args.args], inner.body)
@@ -222,7 +227,7 @@ def case_groups(config: str) -> list[tuple[str, list[str], set[str]]]:
     for probe, cells in sorted(conf["results"].items()):
         name = probe.split("(")[0]
         kind = data["probes"][probe]["kind"]
-        template = forms.get(probe)
+        template = forms.get(probe, DEFAULT)
         if template is None:
             continue
         prefix = next(p for p in MODULES if name.startswith(p))

@@ -3,12 +3,16 @@ function gives, as JAX 0.10.2 computes it, the oracle of tests/test_function_rul
 
 Run by hand, with the pinned JAX installed (the full run made about 122,000
 ``jax.eval_shape`` calls in 16 minutes of wall time on a shared 2-core machine
-at load 6; ``--only`` re-probes a few functions in a minute or two)::
+at load 6; ``--only`` re-probes a few functions in a minute or two and
+merges them into the committed file)::
 
     nohup .venv/bin/python -m tools.oracle.make_function_tables &
+    .venv/bin/python -m tools.oracle.make_function_tables --only jax.lax.cummax   # one function
     .venv/bin/python -m tools.oracle.make_function_tables --only new   # probes missing from the file
 
-For every function of ``PROBES`` below and each of JAX's default configuration
+The functions probed are the rows of jaxtypes' table (jaxtypes/functions.csv,
+read as a CSV file) that have a kind: the kind says which arguments are the
+probed arrays.  For each probe (``PROBES``) and each of JAX's default configuration
 (``standard-x32``) and x64 on (``standard-x64``), it calls the function through
 ``jax.eval_shape`` on abstract arrays of shape (3, 3) (or the probe's own
 shape) and records the result's dtype as a lattice node name plus its weak
@@ -44,19 +48,22 @@ dtype, of different dtypes as their cells joined by ',' (``float32,int32``
 for ``lax.top_k``).
 
 This script deliberately does not import jaxtypes: the data must come from JAX
-alone.  The node names come from tools/oracle/lattice_facts.py, and which functions
-are probed and how is written out below; tests/test_function_rules.py checks
-that every function of jaxtypes.functions' table has data here.
+alone.  The node names come from tools/oracle/lattice_facts.py, which functions
+are probed from the table's file, and how each is called (when it takes more
+than its arrays) is written out below (``call_as``); tests/test_function_rules.py
+checks that every typed function of the table has data here.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import itertools
 import json
 import os
 import time
 import warnings
+from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -131,11 +138,41 @@ def _fn(qualname: str) -> Callable[..., Any]:
     return obj
 
 
-PROBES: dict[str, Probe] = {}
+# ------------------------------------------------------------------ the table
+# Which functions are probed, and how their arrays are passed (the kind), is
+# jaxtypes' table: one row per function, read here as a CSV file, without
+# importing jaxtypes.  A row with a kind is probed; its flag dtype_probe adds
+# a second probe NAME(dtype=) of kind xd, its flag preferred one
+# NAME(preferred_element_type=) of kind xyd.
+TABLE = Path(__file__).resolve().parents[2] / "jaxtypes" / "functions.csv"
+SECOND_PROBES = (("dtype_probe", "(dtype=)", "xd"), ("preferred", "(preferred_element_type=)", "xyd"))
 
 
-def add(
-    kind: str,
+def table_probes() -> dict[str, str]:
+    """probe name -> kind, for every probed row of the table, in its order."""
+    out: dict[str, str] = {}
+    with TABLE.open(newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            if row["kind"]:
+                out[row["name"]] = row["kind"]
+            for column, suffix, kind in SECOND_PROBES:
+                if row[column] == "yes":
+                    out[row["name"] + suffix] = kind
+    return out
+
+
+# ------------------------------------------------------------------ the calls
+# How a function is called when it takes more than its arrays (and a dtype=
+# argument), or on arrays of another shape than (3, 3): ``call(f)`` gives the
+# callable taking the probed inputs, as the kind passes them (``x``, ``y``,
+# ``c``, ``k`` for a key, ``dtype``); ``full`` probes a two-array function on
+# every pair of nodes instead of PAIR_SAMPLE's.  A probe registered nowhere
+# here is called as ``f(*arrays, dtype=...)``.  tools/cases/function_cases.py
+# reads these lines with ``ast`` to write the calls out as typecheck cases.
+CALLS: dict[str, tuple[Callable[..., Callable[..., Any]] | None, tuple[int, ...], bool]] = {}
+
+
+def call_as(
     names: str,
     call: Callable[..., Callable[..., Any]] | None = None,
     shape: tuple[int, ...] = (3, 3),
@@ -143,41 +180,22 @@ def add(
     prefix: str = "jax.numpy.",
     suffix: str = "",
 ) -> None:
-    """Register probes: ``call(f)`` gives the callable taking the probed inputs;
-    a suffix names a second probe of the same function (``sum(dtype=)``)."""
+    """Say how to call these functions (their probe ``suffix``: ``sum(dtype=)``)."""
     for name in names.split():
-        qual = prefix + name
-        f = _fn(qual)
-        PROBES[qual + suffix] = Probe(kind, call(f) if call else f, shape, full)
+        probe = prefix + name + suffix
+        assert probe not in CALLS, f"{probe}: called two ways"
+        CALLS[probe] = (call, shape, full)
 
 
 # ------------------------------------------------------------------ jax.numpy
-add(
-    "x",
-    """abs absolute acos acosh angle arccos arccosh arcsin arcsinh arctan arctanh
-    argmax argmin argsort around asin asinh atan atanh atleast_1d atleast_2d atleast_3d
-    bitwise_count bitwise_invert bitwise_not cbrt ceil conj conjugate copy corrcoef cos cosh
-    count_nonzero cov cumprod cumsum cumulative_prod cumulative_sum deg2rad degrees diag
-    diagonal diff exp exp2 expm1 fabs fliplr flipud floor frexp i0 imag invert isfinite
-    isinf isnan isneginf isposinf isreal iscomplex log log10 log1p log2 logical_not
-    matrix_transpose max mean median min modf nan_to_num nanargmax nanargmin nancumprod
-    nancumsum nanmax nanmean nanmedian nanmin nanprod nanstd nansum nanvar negative positive
-    prod ptp rad2deg radians ravel real reciprocal rint round sign signbit sin sinc sinh
-    sort spacing sqrt square squeeze std sum tan tanh trace transpose tril triu trunc var
-    all any amax amin average ndim shape size isrealobj iscomplexobj isscalar
-    argwhere flatnonzero nonzero unique unwrap sort_complex ediff1d gradient
-    diagflat""",
-    lambda f: lambda x: f(x),
-)
-add("x", "cumulative_sum cumulative_prod sort_complex gradient ediff1d", shape=(3,))
-add("x", "argwhere flatnonzero nonzero unique", lambda f: lambda x: f(x, size=3))
-add("x", "expand_dims", lambda f: lambda x: f(x, 0))
-add("x", "reshape", lambda f: lambda x: f(x, (9,)))
-add("x", "broadcast_to", lambda f: lambda x: f(x, (2, 3, 3)))
-add("x", "take take_along_axis", lambda f: lambda x: f(x, jnp.zeros((3, 3), jnp.int32), axis=0))
-add("x", "tile repeat", lambda f: lambda x: f(x, 2))
-add(
-    "x",
+call_as("cumulative_sum cumulative_prod sort_complex gradient ediff1d", shape=(3,))
+call_as("argwhere flatnonzero nonzero unique", lambda f: lambda x: f(x, size=3))
+call_as("expand_dims", lambda f: lambda x: f(x, 0))
+call_as("reshape", lambda f: lambda x: f(x, (9,)))
+call_as("broadcast_to", lambda f: lambda x: f(x, (2, 3, 3)))
+call_as("take take_along_axis", lambda f: lambda x: f(x, jnp.zeros((3, 3), jnp.int32), axis=0))
+call_as("tile repeat", lambda f: lambda x: f(x, 2))
+call_as(
     "roll rot90 flip swapaxes moveaxis rollaxis",
     lambda f: {
         "roll": lambda x: f(x, 1),
@@ -188,84 +206,65 @@ add(
         "rollaxis": lambda x: f(x, 1),
     }[f.__name__],
 )
-add("x", "split array_split hsplit vsplit", lambda f: lambda x: f(x, 3))
-add("x", "unstack", lambda f: lambda x: f(x))
-add("x", "permute_dims", lambda f: lambda x: f(x, (1, 0)))
-add("x", "pad", lambda f: lambda x: f(x, 1))
-add("x", "clip", lambda f: lambda x: f(x, 0, 1))
-add("x", "percentile nanpercentile", lambda f: lambda x: f(x, 50.0))
-add("x", "quantile nanquantile", lambda f: lambda x: f(x, 0.5))
-add("x", "partition argpartition", lambda f: lambda x: f(x, 1))
-add("x", "delete", lambda f: lambda x: f(x, 0, axis=0))
-add("x", "insert", lambda f: lambda x: f(x, 0, 1, axis=0))
-add("x", "compress", lambda f: lambda x: f(jnp.array([True, False, True]), x, axis=0, size=2))
-add("x", "extract", lambda f: lambda x: f(jnp.ones((3, 3), bool), x, size=3))
-add("x", "fill_diagonal", lambda f: lambda x: f(x, 0, inplace=False))
-add("x", "put", lambda f: lambda x: f(x, jnp.array([0]), 0, inplace=False))
-add("x", "put_along_axis", lambda f: lambda x: f(x, jnp.zeros((3, 1), jnp.int32), 0, axis=1, inplace=False))
-add("x", "resize", lambda f: lambda x: f(x, (9,)))
-add("x", "polyder polyint roots poly trim_zeros", shape=(3,))
-add("x", "vander", shape=(3,))
-add("x", "tril_indices_from triu_indices_from diag_indices_from")
-add("x", "ldexp", lambda f: lambda x: f(x, 2))
-add("x", "float_power", lambda f: lambda x: f(x, 2.0))
-add("x", "histogram_bin_edges", lambda f: lambda x: f(x, 3))
-add("x", "bincount", lambda f: lambda x: f(x, length=3), shape=(3,))
-add("x", "packbits unpackbits")
-add("x", "unique_values", lambda f: lambda x: f(x, size=3))
-add("x", "piecewise", lambda f: lambda x: f(x, [x > 0], [lambda v: v, lambda v: v]))
-add("x", "isin", lambda f: lambda x: f(x, jnp.arange(3)))
-add("x", "nextafter", lambda f: lambda x: f(x, x))
-add(
-    "xy",
-    """add subtract multiply divide true_divide floor_divide mod remainder fmod power pow
-    maximum minimum fmax fmin arctan2 atan2 hypot copysign logaddexp logaddexp2 heaviside
-    equal not_equal less less_equal greater greater_equal logical_and logical_or logical_xor
-    bitwise_and bitwise_or bitwise_xor left_shift right_shift bitwise_left_shift
-    bitwise_right_shift gcd lcm inner outer kron vdot vecdot matvec vecmat isclose allclose
-    array_equal array_equiv append divmod nextafter""",
-)
-add("xy", "dot matmul", full=True)
-add("xy", "tensordot", lambda f: lambda x, y: f(x, y, axes=1))
-add("xy", "cross", lambda f: lambda x, y: f(x, y))
-add("xy", "polyadd polysub polymul convolve correlate polyval polydiv", shape=(3,))
-add("xy", "searchsorted digitize", shape=(3,))
-add("xy", "einsum", lambda f: lambda x, y: f("ij,jk->ik", x, y), full=True)
-add("xy", "concatenate stack", lambda f: lambda x, y: f([x, y]), full=True)
-add("xy", "hstack vstack dstack column_stack concat", lambda f: lambda x, y: f([x, y]))
-add("xy", "block", lambda f: lambda x, y: f([x, y]))
-add("xy", "broadcast_arrays", lambda f: lambda x, y: f(x, y))
-add("xy", "interp", lambda f: lambda x, y: f(x, jnp.arange(3.0), y), shape=(3,))
-add("cxy", "where", full=True)
-add("cxy", "select", lambda f: lambda c, x, y: f([c], [x], y))
-add("d", "zeros ones empty", lambda f: lambda dtype: f((3,), dtype=dtype))
+call_as("split array_split hsplit vsplit", lambda f: lambda x: f(x, 3))
+call_as("permute_dims", lambda f: lambda x: f(x, (1, 0)))
+call_as("pad", lambda f: lambda x: f(x, 1))
+call_as("clip", lambda f: lambda x: f(x, 0, 1))
+call_as("percentile nanpercentile", lambda f: lambda x: f(x, 50.0))
+call_as("quantile nanquantile", lambda f: lambda x: f(x, 0.5))
+call_as("partition argpartition", lambda f: lambda x: f(x, 1))
+call_as("delete", lambda f: lambda x: f(x, 0, axis=0))
+call_as("insert", lambda f: lambda x: f(x, 0, 1, axis=0))
+call_as("compress", lambda f: lambda x: f(jnp.array([True, False, True]), x, axis=0, size=2))
+call_as("extract", lambda f: lambda x: f(jnp.ones((3, 3), bool), x, size=3))
+call_as("fill_diagonal", lambda f: lambda x: f(x, 0, inplace=False))
+call_as("put", lambda f: lambda x: f(x, jnp.array([0]), 0, inplace=False))
+call_as("put_along_axis", lambda f: lambda x: f(x, jnp.zeros((3, 1), jnp.int32), 0, axis=1, inplace=False))
+call_as("resize", lambda f: lambda x: f(x, (9,)))
+call_as("polyder polyint roots poly trim_zeros", shape=(3,))
+call_as("vander", shape=(3,))
+call_as("ldexp", lambda f: lambda x: f(x, 2))
+call_as("float_power", lambda f: lambda x: f(x, 2.0))
+call_as("histogram_bin_edges", lambda f: lambda x: f(x, 3))
+call_as("bincount", lambda f: lambda x: f(x, length=3), shape=(3,))
+call_as("unique_values", lambda f: lambda x: f(x, size=3))
+call_as("piecewise", lambda f: lambda x: f(x, [x > 0], [lambda v: v, lambda v: v]))
+call_as("isin", lambda f: lambda x: f(x, jnp.arange(3)))
+call_as("dot matmul", full=True)
+call_as("tensordot", lambda f: lambda x, y: f(x, y, axes=1))
+call_as("polyadd polysub polymul convolve correlate polyval polydiv", shape=(3,))
+call_as("searchsorted digitize", shape=(3,))
+call_as("einsum", lambda f: lambda x, y: f("ij,jk->ik", x, y), full=True)
+call_as("concatenate stack", lambda f: lambda x, y: f([x, y]), full=True)
+call_as("hstack vstack dstack column_stack concat", lambda f: lambda x, y: f([x, y]))
+call_as("block", lambda f: lambda x, y: f([x, y]))
+call_as("interp", lambda f: lambda x, y: f(x, jnp.arange(3.0), y), shape=(3,))
+call_as("where", full=True)
+call_as("select", lambda f: lambda c, x, y: f([c], [x], y))
+call_as("zeros ones empty", lambda f: lambda dtype: f((3,), dtype=dtype))
 # full(shape, fill_value, dtype): the fill value is the input (a scalar: lax.full takes no other)
-add("xd", "full", lambda f: lambda x, dtype=None: f(x.shape, x, dtype=dtype), shape=())
-add("d", "eye identity tri", lambda f: lambda dtype: f(3, dtype=dtype))
-add("d", "arange", lambda f: lambda dtype: f(3, dtype=dtype))
-add("d", "linspace logspace geomspace", lambda f: lambda dtype: f(1, 3, 3, dtype=dtype))
-add("d", "indices", lambda f: lambda dtype: f((3,), dtype=dtype))
-add("d", "fromfunction", lambda f: lambda dtype: f(lambda i: i, (3,), dtype=dtype))
-add("n", "bartlett blackman hamming hanning", lambda f: lambda: f(3))
-add("n", "kaiser", lambda f: lambda: f(3, 1.0))
-add(
-    "n",
+call_as("full", lambda f: lambda x, dtype=None: f(x.shape, x, dtype=dtype), shape=())
+call_as("eye identity tri", lambda f: lambda dtype: f(3, dtype=dtype))
+call_as("arange", lambda f: lambda dtype: f(3, dtype=dtype))
+call_as("linspace logspace geomspace", lambda f: lambda dtype: f(1, 3, 3, dtype=dtype))
+call_as("indices", lambda f: lambda dtype: f((3,), dtype=dtype))
+call_as("fromfunction", lambda f: lambda dtype: f(lambda i: i, (3,), dtype=dtype))
+call_as("bartlett blackman hamming hanning", lambda f: lambda: f(3))
+call_as("kaiser", lambda f: lambda: f(3, 1.0))
+call_as(
     "tril_indices triu_indices diag_indices mask_indices",
     lambda f: lambda: f(3) if f.__name__ != "mask_indices" else f(3, jnp.triu),
 )
-add("n", "broadcast_shapes", lambda f: lambda: f((3,), (3,)))
-add("xd", "array asarray zeros_like ones_like empty_like")
+call_as("broadcast_shapes", lambda f: lambda: f((3,), (3,)))
 # astype takes its dtype positionally only (dtype= is a TypeError), and None too.
-add("xd", "astype", lambda f: lambda x, dtype=None: f(x, dtype))
-add("xd", "full_like", lambda f: lambda x, dtype=None: f(x, 1, dtype=dtype))
-add(
-    "xd",
+call_as("astype", lambda f: lambda x, dtype=None: f(x, dtype))
+call_as("full_like", lambda f: lambda x, dtype=None: f(x, 1, dtype=dtype))
+call_as(
     "sum prod cumsum cumprod mean nansum nanprod nanmean var std nanvar nanstd trace",
     lambda f: lambda x, dtype=None: f(x, dtype=dtype),
     suffix="(dtype=)",
 )
-add(
-    "x",
+call_as(
     "trapezoid lexsort ix_ histogram meshgrid",
     lambda f: {
         "trapezoid": lambda x: f(x),
@@ -276,22 +275,18 @@ add(
     }[f.__name__],
     shape=(3,),
 )
-add("x", "unique_all unique_counts unique_inverse", lambda f: lambda x: f(x, size=3))
-add("x", "unravel_index", lambda f: lambda x: f(x, (3, 3)))
-add("x", "ravel_multi_index", lambda f: lambda x: f((x, x), (3, 3), mode="clip"), shape=(3,))
-add("x", "iscomplexobj isrealobj isscalar ndim size shape")
-add("xy", "intersect1d setdiff1d setxor1d union1d", lambda f: lambda x, y: f(x, y, size=3), shape=(3,))
-add("xy", "polyfit", lambda f: lambda x, y: f(x, y, 1), shape=(3,))
-add("xy", "histogram2d", lambda f: lambda x, y: f(x, y, bins=3), shape=(3,))
-add("xy", "choose", lambda f: lambda x, y: f(jnp.zeros((3, 3), jnp.int32), [x, y], mode="clip"))
-add("x", "array_repr array_str iterable")
-add("xy", "einsum_path", lambda f: lambda x, y: f("ij,jk->ik", x, y))
-add("n", "get_printoptions", lambda f: lambda: f())
-add("x", "place", lambda f: lambda x: f(x, jnp.ones((3, 3), bool), 0, inplace=False))
-add("x", "dsplit", lambda f: lambda x: f(x, 3), shape=(3, 3, 3))
-add("x", "histogramdd", lambda f: lambda x: f(x, bins=3))
-add(
-    "n",
+call_as("unique_all unique_counts unique_inverse", lambda f: lambda x: f(x, size=3))
+call_as("unravel_index", lambda f: lambda x: f(x, (3, 3)))
+call_as("ravel_multi_index", lambda f: lambda x: f((x, x), (3, 3), mode="clip"), shape=(3,))
+call_as("intersect1d setdiff1d setxor1d union1d", lambda f: lambda x, y: f(x, y, size=3), shape=(3,))
+call_as("polyfit", lambda f: lambda x, y: f(x, y, 1), shape=(3,))
+call_as("histogram2d", lambda f: lambda x, y: f(x, y, bins=3), shape=(3,))
+call_as("choose", lambda f: lambda x, y: f(jnp.zeros((3, 3), jnp.int32), [x, y], mode="clip"))
+call_as("einsum_path", lambda f: lambda x, y: f("ij,jk->ik", x, y))
+call_as("place", lambda f: lambda x: f(x, jnp.ones((3, 3), bool), 0, inplace=False))
+call_as("dsplit", lambda f: lambda x: f(x, 3), shape=(3, 3, 3))
+call_as("histogramdd", lambda f: lambda x: f(x, bins=3))
+call_as(
     "result_type promote_types can_cast issubdtype isdtype",
     lambda f: {
         "result_type": lambda: f(jnp.float32, jnp.int8),
@@ -303,100 +298,69 @@ add(
 )
 
 # ------------------------------------------------------------ linalg and fft
-add(
-    "x",
-    """cholesky det eig eigh eigvals eigvalsh inv matrix_norm matrix_rank matrix_transpose
-    norm pinv qr slogdet svd svdvals trace vector_norm diagonal""",
-    prefix="jax.numpy.linalg.",
-)
-add("x", "matrix_power", lambda f: lambda x: f(x, 2), prefix="jax.numpy.linalg.")
-add("x", "tensorinv", lambda f: lambda x: f(x, ind=1), prefix="jax.numpy.linalg.")
-add("x", "cond", prefix="jax.numpy.linalg.")
-add("xy", "solve lstsq matmul tensordot vecdot", prefix="jax.numpy.linalg.")
+call_as("matrix_power", lambda f: lambda x: f(x, 2), prefix="jax.numpy.linalg.")
+call_as("tensorinv", lambda f: lambda x: f(x, ind=1), prefix="jax.numpy.linalg.")
 # preferred_element_type=, given as the probe's dtype (xyd)
-add(
-    "xyd",
+call_as(
     "dot matmul inner vdot vecdot",
     lambda f: lambda x, y, dtype=None: f(x, y, preferred_element_type=dtype),
     suffix="(preferred_element_type=)",
 )
-add(
-    "xyd",
+call_as(
     "tensordot",
     lambda f: lambda x, y, dtype=None: f(x, y, axes=1, preferred_element_type=dtype),
     suffix="(preferred_element_type=)",
 )
-add(
-    "xyd",
+call_as(
     "einsum",
     lambda f: lambda x, y, dtype=None: f("ij,jk->ik", x, y, preferred_element_type=dtype),
     suffix="(preferred_element_type=)",
 )
-add(
-    "xyd",
+call_as(
     "convolve correlate",
     lambda f: lambda x, y, dtype=None: f(x, y, preferred_element_type=dtype),
     shape=(3,),
     suffix="(preferred_element_type=)",
 )
-add(
-    "xyd",
+call_as(
     "matmul vecdot",
     lambda f: lambda x, y, dtype=None: f(x, y, preferred_element_type=dtype),
     prefix="jax.numpy.linalg.",
     suffix="(preferred_element_type=)",
 )
-add(
-    "xyd",
+call_as(
     "tensordot",
     lambda f: lambda x, y, dtype=None: f(x, y, axes=1, preferred_element_type=dtype),
     prefix="jax.numpy.linalg.",
     suffix="(preferred_element_type=)",
 )
-add(
-    "xyd",
+call_as(
     "dot_general",
     lambda f: lambda x, y, dtype=None: f(x, y, (((1,), (0,)), ((), ())), preferred_element_type=dtype),
     prefix="jax.lax.",
     suffix="(preferred_element_type=)",
 )
-add("xy", "outer", shape=(3,), prefix="jax.numpy.linalg.")
-add("xy", "cross", shape=(3,), prefix="jax.numpy.linalg.")
-add("xy", "multi_dot", lambda f: lambda x, y: f([x, y]), prefix="jax.numpy.linalg.")
+call_as("outer", shape=(3,), prefix="jax.numpy.linalg.")
+call_as("cross", shape=(3,), prefix="jax.numpy.linalg.")
+call_as("multi_dot", lambda f: lambda x, y: f([x, y]), prefix="jax.numpy.linalg.")
 # a.shape must be b.shape + Q with prod(Q) == prod(b.shape): (3, 3) and (3,)
-add("xy", "tensorsolve", lambda f: lambda x, y: f(x, y[0]), prefix="jax.numpy.linalg.")
-add(
-    "x",
-    """fft fft2 fftn ifft ifft2 ifftn rfft rfft2 rfftn irfft irfft2 irfftn hfft ihfft
-    fftshift ifftshift""",
-    prefix="jax.numpy.fft.",
-)
-add("d", "fftfreq rfftfreq", lambda f: lambda dtype: f(4, dtype=dtype), prefix="jax.numpy.fft.")
+call_as("tensorsolve", lambda f: lambda x, y: f(x, y[0]), prefix="jax.numpy.linalg.")
+call_as("fftfreq rfftfreq", lambda f: lambda dtype: f(4, dtype=dtype), prefix="jax.numpy.fft.")
 
 # -------------------------------------------------------------------- jax.nn
-add(
-    "x",
-    """celu elu gelu hard_sigmoid hard_silu hard_swish hard_tanh identity leaky_relu
-    log1mexp log_sigmoid log_softmax logmeanexp logsumexp mish relu relu6 selu sigmoid silu
-    soft_sign softmax softplus sparse_plus sparse_sigmoid squareplus standardize swish tanh""",
-    prefix="jax.nn.",
-)
-add("x", "glu", shape=(3, 4), prefix="jax.nn.")
-add(
-    "xd",
+call_as("glu", shape=(3, 4), prefix="jax.nn.")
+call_as(
     "one_hot",
     lambda f: lambda x, dtype=None: f(x, 3) if dtype is None else f(x, 3, dtype=dtype),
     shape=(3,),
     prefix="jax.nn.",
 )
-add("xy", "dot_product_attention", lambda f: lambda q, k: f(q, k, k), shape=(1, 2, 1, 4), prefix="jax.nn.")
+call_as("dot_product_attention", lambda f: lambda q, k: f(q, k, k), shape=(1, 2, 1, 4), prefix="jax.nn.")
 
 # ---------------------------------------------------------------- jax.random
-add("n", "PRNGKey key", lambda f: lambda: f(0), prefix="jax.random.")
-add("k", "split clone key_data", prefix="jax.random.")
-add("k", "fold_in", lambda f: lambda k: f(k, 1), prefix="jax.random.")
-add(
-    "kd",
+call_as("PRNGKey key", lambda f: lambda: f(0), prefix="jax.random.")
+call_as("fold_in", lambda f: lambda k: f(k, 1), prefix="jax.random.")
+call_as(
     """normal uniform gumbel laplace logistic exponential cauchy maxwell orthogonal
     rademacher ball""",
     lambda f: (
@@ -408,35 +372,28 @@ add(
     ),
     prefix="jax.random.",
 )
-add(
-    "kd",
+call_as(
     "rayleigh",
     lambda f: lambda k, dtype=None: f(k, 1.0, (3,), **({"dtype": dtype} if dtype else {})),
     prefix="jax.random.",
 )
-add(
-    "kd",
+call_as(
     "double_sided_maxwell",
     lambda f: lambda k, dtype=None: f(k, 0.0, 1.0, (3,), **({"dtype": dtype} if dtype else {})),
     prefix="jax.random.",
 )
-add(
-    "kd",
+call_as(
     "truncated_normal",
     lambda f: lambda k, dtype=None: f(k, -1.0, 1.0, (3,), dtype=dtype) if dtype else f(k, -1.0, 1.0, (3,)),
     prefix="jax.random.",
 )
-add(
-    "kd",
+call_as(
     "randint",
     lambda f: lambda k, dtype=None: f(k, (3,), 0, 5, dtype=dtype) if dtype else f(k, (3,), 0, 5),
     prefix="jax.random.",
 )
-add(
-    "kd", "bits", lambda f: lambda k, dtype=None: f(k, (3,), dtype=dtype) if dtype else f(k, (3,)), prefix="jax.random."
-)
-add(
-    "kd",
+call_as("bits", lambda f: lambda k, dtype=None: f(k, (3,), dtype=dtype) if dtype else f(k, (3,)), prefix="jax.random.")
+call_as(
     "beta gamma loggamma t chisquare pareto weibull_min generalized_normal wald poisson geometric",
     lambda f: (
         lambda k, dtype=None: f(
@@ -447,74 +404,48 @@ add(
     ),
     prefix="jax.random.",
 )
-add(
-    "kd",
+call_as(
     "f binomial",
     lambda f: lambda k, dtype=None: f(k, 2.0, 3.0, shape=(3,), **({"dtype": dtype} if dtype else {})),
     prefix="jax.random.",
 )
-add(
-    "kd",
+call_as(
     "triangular",
     lambda f: lambda k, dtype=None: f(k, 0.0, 1.0, 2.0, shape=(3,), **({"dtype": dtype} if dtype else {})),
     prefix="jax.random.",
 )
-add("kd", "bernoulli", lambda f: lambda k, dtype=None: f(k, 0.5, (3,)), prefix="jax.random.")
-add(
-    "kd",
+call_as("bernoulli", lambda f: lambda k, dtype=None: f(k, 0.5, (3,)), prefix="jax.random.")
+call_as(
     "lognormal",
     lambda f: lambda k, dtype=None: f(k, shape=(3,), **({"dtype": dtype} if dtype else {})),
     prefix="jax.random.",
 )
-add("kd", "categorical", lambda f: lambda k, dtype=None: f(k, jnp.zeros((3,))), prefix="jax.random.")
-add(
-    "kd",
+call_as("categorical", lambda f: lambda k, dtype=None: f(k, jnp.zeros((3,))), prefix="jax.random.")
+call_as(
     "dirichlet",
     lambda f: lambda k, dtype=None: f(k, jnp.ones((3,)), **({"dtype": dtype} if dtype else {})),
     prefix="jax.random.",
 )
-add(
-    "kd",
+call_as(
     "multivariate_normal",
     lambda f: lambda k, dtype=None: f(k, jnp.zeros((2,)), jnp.eye(2), **({"dtype": dtype} if dtype else {})),
     prefix="jax.random.",
 )
-add(
-    "kd",
+call_as(
     "multinomial",
     lambda f: lambda k, dtype=None: f(k, 3, jnp.ones((3,)) / 3, **({"dtype": dtype} if dtype else {})),
     prefix="jax.random.",
 )
-add("k", "key_impl wrap_key_data", prefix="jax.random.")
-add("n", "key_dtype", lambda f: lambda: f(), prefix="jax.random.")  # (impl=None): no key
-add("x", "choice permutation", lambda f: lambda x: f(jax.random.key(0), x), prefix="jax.random.")
+call_as("key_dtype", lambda f: lambda: f(), prefix="jax.random.")  # (impl=None): no key
+call_as("choice permutation", lambda f: lambda x: f(jax.random.key(0), x), prefix="jax.random.")
 
 # ------------------------------------------------------------------- jax.lax
-add(
-    "x",
-    """abs acos acosh asin asinh atan atanh bessel_i0e bessel_i1e cbrt ceil clz conj cos
-    cosh digamma erf erf_inv erfc exp exp2 expm1 floor imag is_finite lgamma log log1p
-    logistic neg population_count real reciprocal round rsqrt sign sin sinh sqrt square tan
-    tanh stop_gradient bitwise_not""",
-    prefix="jax.lax.",
-)
-add(
-    "xy",
-    """add sub mul div rem pow max min atan2 nextafter bitwise_and bitwise_or bitwise_xor
-    shift_left shift_right_arithmetic shift_right_logical eq ne lt le gt ge complex igamma
-    igammac polygamma zeta mulhi""",
-    prefix="jax.lax.",
-)
-add("xy", "dot", prefix="jax.lax.")
-add("xy", "dot_general", lambda f: lambda x, y: f(x, y, (((1,), (0,)), ((), ()))), prefix="jax.lax.")
-add("xy", "concatenate", lambda f: lambda x, y: f([x, y], 0), prefix="jax.lax.")
-add("xy", "dynamic_update_slice", lambda f: lambda x, y: f(x, y, (0, 0)), prefix="jax.lax.")
-add("xy", "dynamic_update_slice_in_dim", lambda f: lambda x, y: f(x, y, 0, 0), prefix="jax.lax.")
-add("cxy", "select", prefix="jax.lax.")
-add("cxy", "clamp", prefix="jax.lax.")
-add("x", "integer_pow", lambda f: lambda x: f(x, 2), prefix="jax.lax.")
-add(
-    "x",
+call_as("dot_general", lambda f: lambda x, y: f(x, y, (((1,), (0,)), ((), ()))), prefix="jax.lax.")
+call_as("concatenate", lambda f: lambda x, y: f([x, y], 0), prefix="jax.lax.")
+call_as("dynamic_update_slice", lambda f: lambda x, y: f(x, y, (0, 0)), prefix="jax.lax.")
+call_as("dynamic_update_slice_in_dim", lambda f: lambda x, y: f(x, y, 0, 0), prefix="jax.lax.")
+call_as("integer_pow", lambda f: lambda x: f(x, 2), prefix="jax.lax.")
+call_as(
     "reduce_sum reduce_max reduce_min reduce_prod reduce_and reduce_or reduce_xor "
     "argmax argmin cumsum cumprod cummax cummin cumlogsumexp",
     lambda f: (
@@ -528,65 +459,68 @@ add(
     ),
     prefix="jax.lax.",
 )
-add("x", "reshape", lambda f: lambda x: f(x, (9,)), prefix="jax.lax.")
-add(
-    "x",
-    "transpose rev",
-    lambda f: lambda x: f(x, (1, 0)) if f.__name__ == "transpose" else f(x, (0,)),
-    prefix="jax.lax.",
+call_as("reshape", lambda f: lambda x: f(x, (9,)), prefix="jax.lax.")
+call_as(
+    "transpose rev", lambda f: lambda x: f(x, (1, 0)) if f.__name__ == "transpose" else f(x, (0,)), prefix="jax.lax."
 )
-add("x", "broadcast", lambda f: lambda x: f(x, (2,)), prefix="jax.lax.")
-add("x", "broadcast_in_dim", lambda f: lambda x: f(x, (2, 3, 3), (1, 2)), prefix="jax.lax.")
-add("x", "expand_dims", lambda f: lambda x: f(x, (0,)), prefix="jax.lax.")
-add("x", "squeeze", lambda f: lambda x: f(x[None], (0,)), prefix="jax.lax.")
-add("x", "slice", lambda f: lambda x: f(x, (0, 0), (2, 2)), prefix="jax.lax.")
-add("x", "dynamic_slice", lambda f: lambda x: f(x, (0, 0), (2, 2)), prefix="jax.lax.")
-add("x", "slice_in_dim dynamic_slice_in_dim", lambda f: lambda x: f(x, 0, 2), prefix="jax.lax.")
-add("x", "index_in_dim dynamic_index_in_dim", lambda f: lambda x: f(x, 0), prefix="jax.lax.")
-add("x", "pad", lambda f: lambda x: f(x, jnp.zeros((), x.dtype), ((1, 1, 0), (0, 0, 0))), prefix="jax.lax.")
-add("x", "sort", prefix="jax.lax.")
-add("x", "top_k", lambda f: lambda x: f(x, 2), prefix="jax.lax.")
-add("x", "reduce_precision", lambda f: lambda x: f(x, 5, 10), prefix="jax.lax.")
-add("x", "tile", lambda f: lambda x: f(x, (2, 1)), prefix="jax.lax.")
-add("xd", "convert_element_type", lambda f: lambda x, dtype=None: f(x, dtype or jnp.float32), prefix="jax.lax.")
-add("xd", "full_like", lambda f: lambda x, dtype=None: f(x, 1, dtype), prefix="jax.lax.")
-add("xd", "bitcast_convert_type", lambda f: lambda x, dtype=None: f(x, dtype or x.dtype), prefix="jax.lax.")
-add("x", "optimization_barrier", prefix="jax.lax.")
-add("x", "split", lambda f: lambda x: f(x, (1, 2)), prefix="jax.lax.")
-add("x", "approx_max_k approx_min_k", lambda f: lambda x: f(x, 2), prefix="jax.lax.")
-add("x", "broadcast_to_rank", lambda f: lambda x: f(x, 3), prefix="jax.lax.")
-add("xy", "batch_matmul", prefix="jax.lax.")
-add("xy", "sort_key_val", prefix="jax.lax.")
-add("cxy", "select_n", lambda f: lambda c, x, y: f(c, x, y), prefix="jax.lax.")
-add("x", "fft", lambda f: lambda x: f(x, "FFT", (3,)), prefix="jax.lax.")
-add("x", "dtype", prefix="jax.lax.")
-add(
-    "xy",
+call_as("broadcast", lambda f: lambda x: f(x, (2,)), prefix="jax.lax.")
+call_as("broadcast_in_dim", lambda f: lambda x: f(x, (2, 3, 3), (1, 2)), prefix="jax.lax.")
+call_as("expand_dims", lambda f: lambda x: f(x, (0,)), prefix="jax.lax.")
+call_as("squeeze", lambda f: lambda x: f(x[None], (0,)), prefix="jax.lax.")
+call_as("slice", lambda f: lambda x: f(x, (0, 0), (2, 2)), prefix="jax.lax.")
+call_as("dynamic_slice", lambda f: lambda x: f(x, (0, 0), (2, 2)), prefix="jax.lax.")
+call_as("slice_in_dim dynamic_slice_in_dim", lambda f: lambda x: f(x, 0, 2), prefix="jax.lax.")
+call_as("index_in_dim dynamic_index_in_dim", lambda f: lambda x: f(x, 0), prefix="jax.lax.")
+call_as("pad", lambda f: lambda x: f(x, jnp.zeros((), x.dtype), ((1, 1, 0), (0, 0, 0))), prefix="jax.lax.")
+call_as("top_k", lambda f: lambda x: f(x, 2), prefix="jax.lax.")
+call_as("reduce_precision", lambda f: lambda x: f(x, 5, 10), prefix="jax.lax.")
+call_as("tile", lambda f: lambda x: f(x, (2, 1)), prefix="jax.lax.")
+call_as("convert_element_type", lambda f: lambda x, dtype=None: f(x, dtype or jnp.float32), prefix="jax.lax.")
+call_as("full_like", lambda f: lambda x, dtype=None: f(x, 1, dtype), prefix="jax.lax.")
+call_as("bitcast_convert_type", lambda f: lambda x, dtype=None: f(x, dtype or x.dtype), prefix="jax.lax.")
+call_as("split", lambda f: lambda x: f(x, (1, 2)), prefix="jax.lax.")
+call_as("approx_max_k approx_min_k", lambda f: lambda x: f(x, 2), prefix="jax.lax.")
+call_as("broadcast_to_rank", lambda f: lambda x: f(x, 3), prefix="jax.lax.")
+call_as("select_n", lambda f: lambda c, x, y: f(c, x, y), prefix="jax.lax.")
+call_as("fft", lambda f: lambda x: f(x, "FFT", (3,)), prefix="jax.lax.")
+call_as(
     "conv conv_with_general_padding",
     lambda f: lambda x, y: f(x, y, (1, 1), "SAME") if f.__name__ == "conv" else f(x, y, (1, 1), "SAME", None, None),
     shape=(1, 1, 3, 3),
     prefix="jax.lax.",
 )
-add("xy", "conv_general_dilated", lambda f: lambda x, y: f(x, y, (1, 1), "SAME"), shape=(1, 1, 3, 3), prefix="jax.lax.")
-add(
-    "xy",
+call_as("conv_general_dilated", lambda f: lambda x, y: f(x, y, (1, 1), "SAME"), shape=(1, 1, 3, 3), prefix="jax.lax.")
+call_as(
     "conv_transpose",
     lambda f: lambda x, y: f(x, y, (1, 1), "SAME", dimension_numbers=("NCHW", "OIHW", "NCHW")),
     shape=(1, 1, 3, 3),
     prefix="jax.lax.",
 )
-add("x", "collapse", lambda f: lambda x: f(x, 0), prefix="jax.lax.")
-add("x", "unstack", prefix="jax.lax.")
-add("xy", "broadcast_like", prefix="jax.lax.")
-add("xy", "stack", lambda f: lambda x, y: f([x, y]), prefix="jax.lax.")
-add("d", "empty", lambda f: lambda dtype: f((3,), dtype or jnp.float32), prefix="jax.lax.")
-add("xd", "full", lambda f: lambda x, dtype=None: f(x.shape, x, dtype), shape=(), prefix="jax.lax.")
-add(
-    "d",
+call_as("collapse", lambda f: lambda x: f(x, 0), prefix="jax.lax.")
+call_as("stack", lambda f: lambda x, y: f([x, y]), prefix="jax.lax.")
+call_as("empty", lambda f: lambda dtype: f((3,), dtype or jnp.float32), prefix="jax.lax.")
+call_as("full", lambda f: lambda x, dtype=None: f(x.shape, x, dtype), shape=(), prefix="jax.lax.")
+call_as(
     "iota broadcasted_iota",
     lambda f: lambda dtype: f(dtype or jnp.int32, 3) if f.__name__ == "iota" else f(dtype or jnp.int32, (3,), 0),
     prefix="jax.lax.",
 )
+
+
+# ------------------------------------------------------------------ the probes
+def _probes() -> dict[str, Probe]:
+    kinds = table_probes()
+    stray = sorted(set(CALLS) - set(kinds))
+    assert not stray, f"calls for functions the table does not probe (no kind): {stray}"
+    out: dict[str, Probe] = {}
+    for probe, kind in kinds.items():
+        call, shape, full = CALLS.get(probe, (None, (3, 3), False))
+        f = _fn(probe.split("(")[0])
+        out[probe] = Probe(kind, call(f) if call else f, shape, full)
+    return out
+
+
+PROBES: dict[str, Probe] = _probes()
 
 
 # ------------------------------------------------------------------ probing
@@ -739,13 +673,30 @@ def provenance() -> dict[str, Any]:
     return shared_provenance("tools/oracle/make_function_tables.py")
 
 
+def selected(names: list[str], have: set[str]) -> set[str]:
+    """The probes ``--only`` names: each function's probes (``jax.numpy.sum``
+    is also ``jax.numpy.sum(dtype=)``), a probe by its own name, or ``new``:
+    the probes the file lacks (``have`` holds those it has)."""
+    out: set[str] = set()
+    unknown: list[str] = []
+    for name in names:
+        found = set(PROBES) - have if name == "new" else {p for p in PROBES if name in (p, p.split("(")[0])}
+        if not found and name != "new":
+            unknown.append(name)
+        out |= found
+    if unknown:
+        raise SystemExit(f"not probed (no kind in {TABLE.name}): {', '.join(unknown)}")
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--only",
         nargs="+",
         metavar="NAME",
-        help="re-probe these probes only (or 'new': those missing from the file) and merge them into the existing file",
+        help="re-probe only these functions (jax.lax.cummax; or a probe: jax.numpy.sum(dtype=); "
+        "or 'new': the probes missing from the file) and merge them into the existing file",
     )
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore")
@@ -754,11 +705,7 @@ def main(argv: list[str] | None = None) -> None:
     old: dict[str, Any] = {}
     if args.only:
         old = json.loads(OUT.read_text())
-        have = set(old["configs"][CONFIGS[0][0]]["results"])
-        only = set(PROBES) - have if args.only == ["new"] else set(args.only)
-        unknown = only - set(PROBES)
-        if unknown:
-            parser.error(f"not a probe: {', '.join(sorted(unknown))}")
+        only = selected(args.only, set(old["configs"][CONFIGS[0][0]]["results"]))
     names = only if only is not None else set(PROBES)
     total = sum(len(probe_inputs(PROBES[n], x64)) for n in names for _, x64 in CONFIGS)
     print(f"{len(names)} probes, {total} calls", flush=True)
@@ -766,17 +713,19 @@ def main(argv: list[str] | None = None) -> None:
     for label, x64 in CONFIGS:
         results = probe_all(x64, only)
         if only is not None:
+            # merged in place, new probes last: the file's diff is the probes run
             merged = dict(old["configs"][label]["results"])
             merged.update(results)
-            results = {n: merged[n] for n in PROBES if n in merged}
+            results = {n: r for n, r in merged.items() if n in PROBES}
         configs[label] = {"x64": x64, "results": results}
         print(f"{label}: {time.time() - start:.0f} s", flush=True)
     seconds = round(time.time() - start)
+    order = configs[CONFIGS[0][0]]["results"]
     data = {
         **provenance(),
         "seconds": seconds if only is None else old.get("seconds", seconds),
         "layout": LAYOUT,
-        "probes": {n: {"kind": p.kind, "shape": list(p.shape), "full": p.full} for n, p in PROBES.items()},
+        "probes": {n: {"kind": p.kind, "shape": list(p.shape), "full": p.full} for n in order for p in [PROBES[n]]},
         "configs": configs,
     }
     write(data)

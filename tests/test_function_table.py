@@ -1,0 +1,92 @@
+"""jaxtypes/functions.csv, the one table of JAX's functions: its form, and
+that its two readers (jaxtypes.functions and the oracle script, which reads
+the file itself) see the same functions."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from jaxtypes import functions
+
+TABLE = Path(functions.__file__).with_name(functions.TABLE_FILE)
+
+
+def rows() -> list[dict[str, str]]:
+    with TABLE.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def test_one_row_per_function_sorted_by_name() -> None:
+    names = [row["name"] for row in rows()]
+    assert names == sorted(set(names))
+    assert all(name.startswith(("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.")) for name in names)
+    assert set(names) == set(functions.TABLE)
+
+
+def test_file_is_as_render_rows_writes_it() -> None:
+    """Written in one form (the columns in order, no quoting but where a cell
+    needs it, LF line ends), so that a diff of the file is the change."""
+    text = TABLE.read_text(encoding="utf-8")
+    assert functions.render_rows(functions.read_rows(text)) == text
+
+
+def test_rule_columns_round_trip() -> None:
+    for row in rows():
+        rule = functions.parse_rule(row)
+        assert functions.rule_columns(rule) == {k: row[k] for k in functions.rule_columns(rule)}, row["name"]
+
+
+def test_rows_the_table_reads() -> None:
+    """Spot checks of what rows say, written out from the file."""
+    assert functions.TABLE["jax.numpy.sqrt"] == functions.Rule("inexact")
+    assert functions.TABLE["jax.lax.top_k"] == functions.Rule("keeps", accepts="biuf", others=("int32",))
+    assert functions.TABLE["jax.random.bernoulli"] == functions.Rule("fixed", args=(), fixed="bool")
+    assert functions.TABLE["jax.numpy.unwrap"] == functions.Rule(
+        "inexact", keep_weak=False, scalar="f*", rejects=("complex64", "complex128", "c*")
+    )
+    assert functions.ARGUMENTS["jax.numpy.sum"] == "x"
+    assert functions.ARGUMENTS["jax.numpy.sum(dtype=)"] == "xd"
+    assert functions.ARGUMENTS["jax.numpy.dot(preferred_element_type=)"] == "xyd"
+    assert functions.INPUT_POSITION["jax.numpy.compress"] == 1
+    assert functions.DTYPE_POSITION == {"jax.numpy.astype": 1}
+    assert "jax.lax.dot_general" in functions.PREFERRED_TYPED
+    assert functions.NEUTRAL_PARAMETERS == {"jax.lax.integer_pow": frozenset(["y"])}
+    assert "jax.lax.psum" not in functions.ARGUMENTS  # untyped, not probed
+    assert functions.TABLE["jax.lax.psum"].family == "untyped"
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "message"),
+    [
+        ("family", "keep", "no family 'keep'"),
+        ("kind", "z", "no kind 'z'"),
+        ("keep_weak", "false", "keep_weak is 'false'"),
+        ("args", "x", "args is 'x'"),
+    ],
+)
+def test_a_bad_cell_is_named(column: str, value: str, message: str) -> None:
+    row = dict.fromkeys(functions.COLUMNS, "")
+    row.update(name="jax.numpy.sqrt", kind="x", family="inexact")
+    row[column] = value
+    text = functions.render_rows([row])
+    with pytest.raises(functions.TableError, match=message):
+        for parsed in functions.read_rows(text):
+            functions.parse_rule(parsed)
+
+
+def test_a_missing_column_is_named() -> None:
+    with pytest.raises(functions.TableError, match="columns"):
+        functions.read_rows("name,kind,family\njax.numpy.sqrt,x,inexact\n")
+
+
+def test_oracle_probes_the_table_s_rows() -> None:
+    """The oracle script reads the file itself (it imports no jaxtypes): the
+    probes it makes are the kinds jaxtypes reads."""
+    pytest.importorskip("jax")
+    from tools.oracle import make_function_tables as oracle
+
+    assert oracle.table_probes() == functions.ARGUMENTS
+    assert {name: probe.kind for name, probe in oracle.PROBES.items()} == functions.ARGUMENTS
