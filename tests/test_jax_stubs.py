@@ -643,6 +643,9 @@ def _project_command(checker: str, root: Path) -> list[str]:
     return _user_command(checker, Path(sys.prefix), root, [])
 
 
+# The default run checks the installed stubs (test_installed_stubs_need_only_the_printed_lines);
+# the stubs written with --out in every checker: `pytest -m slow`, and CI.
+@pytest.mark.slow
 @pytest.mark.parametrize("checker", CHECKERS)
 def test_out_stubs_check_clean_in_a_project(checker: str, typings: Path, tmp_path: Path) -> None:
     """`jaxtypes jax-stubs --out typings` and the lines it prints, in their files,
@@ -892,6 +895,7 @@ def jaxtypes_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 USER_MODULE = "import jax\nimport jax.numpy as jnp\n\nx: jax.Array = jnp.ones(3)\ny = x + 1\n"
 
 
+@pytest.mark.slow  # builds the wheel and a venv: `pytest -m slow`, and CI
 def test_pip_uninstall_jaxtypes_removes_the_stubs(jaxtypes_wheel: Path, tmp_path: Path) -> None:
     """jaxtypes installed by pip (not from this checkout), the stubs installed,
     then a real `pip uninstall -y jaxtypes`: the stubs go with it (listed in
@@ -972,6 +976,7 @@ def test_install_uninstall_and_check_without_pip(tmp_path: Path, stub_files: dic
     assert proc.returncode == 0 and "nothing to remove" in proc.stdout
 
 
+@pytest.mark.slow  # processes racing: `pytest -m slow`, and CI
 def test_parallel_installs_leave_one_whole_install(tmp_path: Path, stub_files: dict[str, str]) -> None:
     """Six installs at once into one site-packages: they take turns (a lock;
     without it one removes another's staging directory as a leftover), and
@@ -1042,6 +1047,7 @@ def test_an_install_stopped_at_any_step_is_reported_then_repaired(
     assert [n for n in os.listdir(site) if n.startswith(stub_install.STAGING_PREFIX)] == []
 
 
+@pytest.mark.slow  # a process killed mid-install: `pytest -m slow`, and CI
 def test_a_killed_install_process_is_reported_then_repaired(tmp_path: Path, stub_files: dict[str, str]) -> None:
     """The real thing: SIGKILL at several moments of `jaxtypes jax-stubs
     install` over an earlier install.  Whatever is left, `check` either says

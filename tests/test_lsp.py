@@ -282,7 +282,13 @@ def _environment(venv: Path | None = None) -> dict[str, str]:
 @pytest.fixture(
     scope="module",
     params=[
-        pytest.param((checker, setup), id=f"{checker}-{setup}", marks=pytest.mark.xdist_group("lsp"))
+        # The stubs written with --out: `pytest -m slow` (and CI); the default
+        # run has the installed stubs, the README's set-up.
+        pytest.param(
+            (checker, setup),
+            id=f"{checker}-{setup}",
+            marks=[pytest.mark.xdist_group("lsp")] + ([pytest.mark.slow] if setup == "jax-stubs" else []),
+        )
         for checker in ("pyright", "basedpyright")
         for setup in SETUPS
     ],

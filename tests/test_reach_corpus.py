@@ -78,6 +78,7 @@ def test_recorded_dtypes_are_jaxs(truth: "reach.Truth") -> None:
     assert got == expected
 
 
+@pytest.mark.slow  # JAX runs 1,200 lines: `pytest -m slow`, and CI
 def test_model_corpus_runs_under_jax() -> None:
     """The ordinary-code corpus (layers, configs, a training step, a data
     pipeline: many distinct functions, each used a few times) runs, and each

@@ -7,12 +7,13 @@ fails the line).  typecheck_cases/deviations.toml lists where a checker
 knowingly differs, line by line; an entry that no longer holds fails too, so
 a change in a checker shows up.
 
-The default run checks a sample of the NumPy-operand rows and ``pytest -m
-slow`` the rest (tests/case_sample.py).
+The default run checks a sample of the rows of the generated pair-by-pair
+files and ``pytest -m slow`` the rest (tests/case_sample.py).
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -120,8 +121,9 @@ def test_cases(checker: str, part: str, checker_errors) -> None:
 def test_the_sample_and_the_rest_are_every_case_once() -> None:
     files = case_files()
     sampled, rest = (case_sample.part_of(files, p) for p in case_sample.PARTS)
-    numpy_files = [rel for rel in files if case_sample.is_numpy_case_file(rel)]
-    assert numpy_files and set(rest) == set(numpy_files) and set(sampled) == set(files)
+    split_files = [rel for rel in files if case_sample.is_split_case_file(rel)]
+    assert set(rest) == set(split_files) and set(sampled) == set(files)
+    assert {rel.split("/")[-1].split("_")[0] for rel in split_files} == {"binary", "numpy"}
     in_sample = cases = 0
     for rel, text in files.items():
         lines = text.splitlines()
@@ -134,8 +136,14 @@ def test_the_sample_and_the_rest_are_every_case_once() -> None:
         if rel in rest:
             in_sample += sum(1 for a in mine if a.startswith("    "))
             cases += sum(1 for a in lines if a.startswith("    "))
+            if not case_sample.is_numpy_case_file(rel):  # pairs: every right operand in each part
+                rights = [
+                    {m for a in part if a.startswith("    ") for m in re.findall(r"\bx_\w+", a)[1:]}
+                    for part in (lines, mine, others)
+                ]
+                assert rights[0] and rights[0] == rights[1] == rights[2], rel
             # both parts check this operator with NumPy scalars and arrays, on either side
-            for part in (lines, mine, others):
+            for part in (lines, mine, others) if case_sample.is_numpy_case_file(rel) else ():
                 body = [a for a in part if a.startswith("    ")]
                 operands = {(" nd_" in a, "np." in a.split("x_")[0]) for a in body}
                 if part is lines:
