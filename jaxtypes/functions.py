@@ -420,10 +420,11 @@ def scalar_input_is_weak(name: str) -> bool:
 #   note             a comment for readers; nothing reads it
 #
 # Each row's family was chosen by running JAX (tools/oracle/
-# make_function_tables.py) and is checked against every answer by
-# tests/test_function_rules.py.  ``rejects`` lists the nodes JAX refuses
-# beyond the family's rule (mostly the sub-byte ints and the 4- and 6-bit
-# floats).
+# make_function_tables.py; ``python -m tools.classify_functions NAME`` tries
+# every family on JAX's answers and proposes the rows that fit) and is checked
+# against every answer by tests/test_function_rules.py.  ``rejects`` lists the
+# nodes JAX refuses beyond the family's rule (mostly the sub-byte ints and the
+# 4- and 6-bit floats).
 TABLE_FILE: Final = "functions.csv"  # in this package
 COLUMNS: Final = (
     "name",
