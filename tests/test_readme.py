@@ -23,12 +23,10 @@ configured with (tools/checkers.py, from what the command prints).
 
 from __future__ import annotations
 
-import concurrent.futures
 import io
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tokenize
@@ -36,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+import project_runs
 
 from tools.checkers import MYPY_PLUGIN, STUBS, command, execute, reported_errors, revealed, stage, stub_setting
 
@@ -185,7 +185,7 @@ def jobs() -> list[Job]:
     expected: dict[str, dict[int, Expect]] = {}
     for block in annotated_blocks():
         versions = expectations(block)
-        name = f"readme_{block.line}"
+        name = f"readme/readme_{block.line}"
         if uses_jax_array(block):
             before[f"{name}_before.py"] = staged(show_dtypes.plain_jax(block.text), versions["before"])
             expected[f"{name}_before.py"] = versions["before"]
@@ -225,43 +225,28 @@ def problems(
     return found
 
 
-def _check(job: Job, root: Path) -> list[str]:
-    paths = stage(job.files, root)
-    out = execute(job.checker, root, command(job.checker, root, paths, stubs=job.stubs))
-    return problems(job, revealed(job.checker, out, root), reported_errors(job.checker, out, root))
+def _files_of(checker: str, stubs: bool) -> dict[str, str]:
+    (job,) = [job for job in jobs() if (job.checker, job.stubs) == (checker, stubs)]
+    return job.files
+
+
+project_runs.register(stubs=True, files=lambda checker: _files_of(checker, True))
+project_runs.register(stubs=False, files=lambda checker: _files_of(checker, False))
 
 
 @pytest.fixture(scope="module")
-def typings(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The stubs, written by the command the README gives."""
-    project = tmp_path_factory.mktemp("readme-stubs")
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MYPYPATH")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", STUBS],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return project / STUBS
-
-
-@pytest.fixture(scope="module")
-def checked(tmp_path_factory: pytest.TempPathFactory, typings: Path) -> dict[tuple[str, bool], list[str]]:
-    """Each set-up's problems with the README's examples, without and with the stubs."""
-    base = tmp_path_factory.mktemp("readme-checks")
-    roots = []
-    for job in jobs():
-        root = base / f"{job.checker}-{'stubs' if job.stubs else 'plain'}"
-        root.mkdir()
-        if job.stubs:
-            shutil.copytree(typings, root / STUBS)
-        roots.append((job, root))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {(job.checker, job.stubs): pool.submit(_check, job, root) for job, root in roots}
-        return {key: future.result() for key, future in futures.items()}
+def checked() -> dict[tuple[str, bool], list[str]]:
+    """Each set-up's problems with the README's examples, without and with the
+    stubs (written by the command the README gives: the session's one run per
+    set-up, tests/project_runs.py)."""
+    all_jobs = jobs()
+    runs = project_runs.project_runs((job.checker, job.stubs) for job in all_jobs)
+    return {
+        (job.checker, job.stubs): problems(
+            job, runs[job.checker, job.stubs].reveals("readme"), runs[job.checker, job.stubs].errors("readme")
+        )
+        for job in all_jobs
+    }
 
 
 @pytest.mark.parametrize("checker", SETUPS)
@@ -506,10 +491,22 @@ def test_family_table_names_functions_of_that_family() -> None:
 
 
 def test_function_table_counts_are_the_table_s() -> None:
-    from jaxtypes import functions
+    """The README's counts of JAX's functions (all, with a rule, typed,
+    untyped) are the table's, counted from jaxtypes/functions.csv itself."""
+    import csv
 
+    with (REPO / "jaxtypes" / "functions.csv").open(newline="", encoding="utf-8") as f:
+        families = [row["family"] for row in csv.DictReader(f)]
+    untyped = sum(family in ("untyped", "higher_order") for family in families)
+    no_array = families.count("not_an_array")
     text = " ".join(README.read_text().split())
-    found = re.search(r"\((\d+) functions; (\d+) with a rule, the rest listed", text)
-    assert found, "README: the sentence counting jaxtypes.functions' entries"
-    with_rule = len(functions.TABLE) - len(functions.untyped())
-    assert (int(found[1]), int(found[2])) == (len(functions.TABLE), with_rule)
+    found = re.search(
+        r"\((\d+) functions: (\d+) with a rule, (\d+) of them typed and (\d+) returning no array; (\d+) untyped,", text
+    )
+    assert found, "README: the sentence counting jaxtypes/functions.csv's rows"
+    total, with_rule, typed, not_arrays, untyped_said = map(int, found.groups())
+    assert total == len(families)
+    assert with_rule == len(families) - untyped
+    assert typed == len(families) - untyped - no_array
+    assert not_arrays == no_array
+    assert untyped_said == untyped
