@@ -444,6 +444,7 @@ call_as("dot_general", lambda f: lambda x, y: f(x, y, (((1,), (0,)), ((), ()))),
 call_as("concatenate", lambda f: lambda x, y: f([x, y], 0), prefix="jax.lax.")
 call_as("dynamic_update_slice", lambda f: lambda x, y: f(x, y, (0, 0)), prefix="jax.lax.")
 call_as("dynamic_update_slice_in_dim", lambda f: lambda x, y: f(x, y, 0, 0), prefix="jax.lax.")
+call_as("dynamic_update_index_in_dim", lambda f: lambda x, y: f(x, y[0], 0, 0), prefix="jax.lax.")
 call_as("integer_pow", lambda f: lambda x: f(x, 2), prefix="jax.lax.")
 call_as(
     "reduce_sum reduce_max reduce_min reduce_prod reduce_and reduce_or reduce_xor "

@@ -571,6 +571,15 @@ def case_lax_dynamic_slice_in_dim(a_bfloat16: jax.Array[bfloat16], a_bool: jax.A
     reveal_type(lax.dynamic_slice_in_dim(weak_i, 0, 2))  # JAX: weak_int
 
 
+def case_lax_dynamic_update_index_in_dim(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
+    reveal_type(lax.dynamic_update_index_in_dim(a_int8, a_int8[0], 0, 0))  # JAX: int8
+    reveal_type(lax.dynamic_update_index_in_dim(a_bfloat16, a_bfloat16[0], 0, 0))  # JAX: bfloat16
+    reveal_type(lax.dynamic_update_index_in_dim(a_float32, a_float32[0], 0, 0))  # JAX: float32
+    reveal_type(lax.dynamic_update_index_in_dim(a_bfloat16, a_float32[0], 0, 0))  # JAX: error TypeError
+    reveal_type(lax.dynamic_update_index_in_dim(a_float32, weak_f[0], 0, 0))  # JAX: float32
+    reveal_type(lax.dynamic_update_index_in_dim(weak_i, a_int8[0], 0, 0))  # JAX: error TypeError
+
+
 def case_lax_dynamic_update_slice(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.dynamic_update_slice(a_int8, a_int8, (0, 0)))  # JAX: int8
     reveal_type(lax.dynamic_update_slice(a_bfloat16, a_bfloat16, (0, 0)))  # JAX: bfloat16
