@@ -504,9 +504,6 @@ def test_function_table_counts_are_the_table_s() -> None:
         r"\((\d+) functions: (\d+) with a rule, (\d+) of them typed and (\d+) returning no array; (\d+) untyped,", text
     )
     assert found, "README: the sentence counting jaxtypes/functions.csv's rows"
-    total, with_rule, typed, not_arrays, untyped_said = map(int, found.groups())
-    assert total == len(families)
-    assert with_rule == len(families) - untyped
-    assert typed == len(families) - untyped - no_array
-    assert not_arrays == no_array
-    assert untyped_said == untyped
+    counts = (len(families), len(families) - untyped, len(families) - untyped - no_array, no_array, untyped)
+    sentence = "({} functions: {} with a rule, {} of them typed and {} returning no array; {} untyped,".format(*counts)
+    assert tuple(map(int, found.groups())) == counts, f"README: write {sentence!r}"

@@ -513,6 +513,9 @@ def report(result: Classification) -> str:
         if not c.misfits:
             lines.append(f"    {family}: {describe(c.rule)} answers nothing (every answer unknown)")
             continue
+        if all(got[0] == "unusable" for _, got in c.misfits):
+            lines.append(f"    {family}: takes another number of arrays ({c.misfits[0][1][1]})")
+            continue
         shown = "; ".join(_misfit_text(a, g) for a, g in c.misfits[:EXAMPLES])
         lines.append(f"    {family}: {describe(c.rule)} differs on {len(c.misfits)} of {result.answers}: {shown}")
     lines.append("  proposed row(s) for jaxtypes/functions.csv:")
