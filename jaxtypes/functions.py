@@ -415,8 +415,10 @@ def scalar_input_is_weak(name: str) -> bool:
 #                    the stubs leave its return as JAX declares it, and the
 #                    mypy plugin answers Array[Any] for its results
 #   neutral          parameters of this function only that do not change the
-#                    result's dtype (lax.integer_pow's exponent ``y``), for the
-#                    mypy plugin
+#                    result's dtype though they may be arrays or numbers
+#                    (jnp.repeat's ``repeats``, lax.integer_pow's exponent
+#                    ``y``): the stubs leave them as JAX declares them and the
+#                    mypy plugin does not read them as operands
 #   note             a comment for readers; nothing reads it
 #
 # Each row's family was chosen by running JAX (tools/oracle/

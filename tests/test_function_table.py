@@ -53,7 +53,10 @@ def test_rows_the_table_reads() -> None:
     assert functions.INPUT_POSITION["jax.numpy.compress"] == 1
     assert functions.DTYPE_POSITION == {"jax.numpy.astype": 1}
     assert "jax.lax.dot_general" in functions.PREFERRED_TYPED
-    assert functions.NEUTRAL_PARAMETERS == {"jax.lax.integer_pow": frozenset(["y"])}
+    assert functions.NEUTRAL_PARAMETERS == {
+        "jax.lax.integer_pow": frozenset(["y"]),
+        "jax.numpy.repeat": frozenset(["repeats"]),
+    }
     assert "jax.lax.psum" not in functions.ARGUMENTS  # untyped, not probed
     assert functions.TABLE["jax.lax.psum"].family == "untyped"
 
@@ -90,3 +93,22 @@ def test_oracle_probes_the_table_s_rows() -> None:
 
     assert oracle.table_probes() == functions.ARGUMENTS
     assert {name: probe.kind for name, probe in oracle.PROBES.items()} == functions.ARGUMENTS
+
+
+def test_a_neutral_parameter_lets_the_stubs_type_the_function() -> None:
+    """jnp.repeat's ``repeats`` (ArrayLike, required) cannot change the dtype:
+    named in the row's neutral column, the generator leaves it as JAX declares
+    it and types the function; without it, the function keeps JAX's own
+    declaration."""
+    import ast
+
+    jax = pytest.importorskip("jax")
+    from jaxtypes._stubgen import jax_functions
+
+    tree = ast.parse((Path(jax.__file__).parent / "numpy" / "__init__.pyi").read_text(encoding="utf-8"))
+    assert "repeat" in jax_functions.typed_functions(tree, "jax.numpy")
+    saved = functions.NEUTRAL_PARAMETERS.pop("jax.numpy.repeat")
+    try:
+        assert "repeat" not in jax_functions.typed_functions(tree, "jax.numpy")
+    finally:
+        functions.NEUTRAL_PARAMETERS["jax.numpy.repeat"] = saved

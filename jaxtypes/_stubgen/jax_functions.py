@@ -484,6 +484,10 @@ def _typed(name: str, fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.F
     does not know (another JAX release's): it then keeps JAX's own."""
     try:
         plan = _plan(name, fn)
+        neutral = functions.NEUTRAL_PARAMETERS.get(name)
+        if plan is not None and neutral:
+            # (the table's neutral column: left as JAX declares them, as _NEUTRAL's are)
+            plan = replace(plan, keep=plan.keep + tuple(sorted(neutral)))
         if plan is None and name in functions.PREFERRED_TYPED:
             return _preferred_only(fn, tables)
         if plan is not None and name in functions.PREFERRED_TYPED:
