@@ -112,3 +112,16 @@ def test_a_neutral_parameter_lets_the_stubs_type_the_function() -> None:
         assert "repeat" not in jax_functions.typed_functions(tree, "jax.numpy")
     finally:
         functions.NEUTRAL_PARAMETERS["jax.numpy.repeat"] = saved
+
+
+def test_oracle_only_selects_a_function_s_probes() -> None:
+    """``make_function_tables --only NAME`` re-probes that function: each of
+    its probes (sum and sum(dtype=)), or one probe by its name, or the new ones."""
+    pytest.importorskip("jax")
+    from tools.oracle import make_function_tables as oracle
+
+    assert oracle.selected(["jax.numpy.sum"], set()) == {"jax.numpy.sum", "jax.numpy.sum(dtype=)"}
+    assert oracle.selected(["jax.numpy.sum(dtype=)"], set()) == {"jax.numpy.sum(dtype=)"}
+    assert oracle.selected(["new"], set(oracle.PROBES) - {"jax.lax.cummax"}) == {"jax.lax.cummax"}
+    with pytest.raises(SystemExit, match="jax.lax.psum"):
+        oracle.selected(["jax.lax.psum"], set())
