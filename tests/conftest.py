@@ -6,9 +6,11 @@ session-scoped fixture (stubs generated once, every checker run once, JAX run
 over a corpus) keeps its tests on one worker, so that the fixture is built
 once, not once per worker.
 
-mypy runs start from shared cache snapshots (``checkers.mypy_cache_flags``):
-one directory for the session, made here by the controlling process before it
-starts the workers, which inherit its environment, and removed at the end.
+mypy runs start from shared cache snapshots (``checkers.mypy_cache_flags``),
+and the case files of several modules are checked in one run per set-up that
+the workers share (tests/project_runs.py): one directory for the session,
+made here by the controlling process before it starts the workers, which
+inherit its environment, and removed at the end.
 """
 
 from __future__ import annotations
@@ -43,9 +45,7 @@ ONE_WORKER = frozenset(
         "test_jax_stubs.py",  # typings, runs (every checker), installed (a venv)
         "test_expectations_fresh.py",  # JAX re-run on a sample of the expectations
         "test_reach_corpus.py",  # JAX run over the reach corpus
-        "test_readme.py",  # checked (every set-up over the README's examples)
         "test_show_dtypes.py",  # first_run (the example, every set-up)
-        "test_user_contexts.py",  # errors (every set-up, with and without the stubs)
     }
 )
 

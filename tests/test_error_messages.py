@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import expected_errors
+import project_runs
 from tools.checkers import CHECKERS, MYPY_PLUGIN, Error, Errors, run, stage
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "typecheck_cases" / "scenarios"
@@ -41,7 +42,11 @@ KNOWN_LEAKS: dict[str, str] = {
 
 
 def scenario_files() -> dict[str, str]:
-    return {p.name: p.read_text() for p in sorted(SCENARIOS.glob("*.py"))}
+    """typecheck_cases/scenarios, under the path typecheck_cases' own run gives them."""
+    return {f"scenarios/{p.name}": p.read_text() for p in sorted(SCENARIOS.glob("*.py"))}
+
+
+project_runs.register(stubs=False, files=lambda checker: scenario_files())
 
 
 def expected_error_lines(files: dict[str, str]) -> set[tuple[str, int]]:
@@ -87,9 +92,9 @@ def test_internal_name_pattern() -> None:
         for c in (*CHECKERS, MYPY_PLUGIN)
     ],
 )
-def test_scenario_errors_name_no_internals(checker: str, tmp_path: Path) -> None:
+def test_scenario_errors_name_no_internals(checker: str) -> None:
     files = scenario_files()
-    errors = run(checker, tmp_path, stage(files, tmp_path))
+    errors = project_runs.project_run(checker, False).errors("scenarios")
     reported = [key for key in expected_error_lines(files) if errors.get(key)]
     assert len(reported) >= 20, f"{checker} reported only {len(reported)} expected errors"
     leaks = internal_names(files, errors)

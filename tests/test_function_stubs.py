@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+import project_runs
 from tools.checkers import MYPY_PLUGIN, command, execute, plugin_config, revealed, stage
 
 REPO = Path(__file__).resolve().parent.parent
@@ -71,13 +72,8 @@ def verdict(revealed_type: str, answer: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def typings(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("function-stubs") / "typings"
-    proc = subprocess.run(
-        [sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", str(out)], capture_output=True, text=True, timeout=600
-    )
-    assert proc.returncode == 0, proc.stderr
-    return out
+def typings() -> Path:
+    return project_runs.typings()
 
 
 def _check(setup: str, case: str, typings: Path, root: Path, mypy_config: str | None = None) -> dict[str, list[str]]:
@@ -85,7 +81,10 @@ def _check(setup: str, case: str, typings: Path, root: Path, mypy_config: str | 
     shutil.copytree(typings, root / "typings")
     paths = stage({case: text}, root)
     out = execute(setup, root, command(setup, root, paths, mypy_config=mypy_config, stubs=True))
-    reveals = revealed(setup, out, root)
+    return _verdicts(case, text, revealed(setup, out, root))
+
+
+def _verdicts(case: str, text: str, reveals: dict[tuple[str, int], list[str]]) -> dict[str, list[str]]:
     lines = text.splitlines()
     result: dict[str, list[str]] = {"right": [], "unknown": [], "wrong": [], "missing": []}
     for n, answer in answers(text).items():
@@ -95,6 +94,12 @@ def _check(setup: str, case: str, typings: Path, root: Path, mypy_config: str | 
             continue
         result[verdict(got[0], answer)].append(f"{case}:{n}: {got[0]} for {lines[n - 1].strip()}")
     return result
+
+
+# JAX's default configuration's cases join the session's one run per set-up
+# with the stubs (tests/project_runs.py).
+DEFAULT_CASES = "functions/standard-x32.py"
+project_runs.register(stubs=True, files=lambda setup: {DEFAULT_CASES: (CASES / "standard-x32.py").read_text()})
 
 
 def test_results_of_varying_dtypes_keep_jax_s_return(typings: Path) -> None:
@@ -130,8 +135,9 @@ def test_cases_are_generated() -> None:
 
 
 @pytest.mark.parametrize("setup", SETUPS)
-def test_no_wrong_answer_with_the_stubs(setup: str, typings: Path, tmp_path: Path) -> None:
-    result = _check(setup, "standard-x32.py", typings, tmp_path)
+def test_no_wrong_answer_with_the_stubs(setup: str) -> None:
+    text = (CASES / "standard-x32.py").read_text()
+    result = _verdicts(DEFAULT_CASES, text, project_runs.project_run(setup, True).reveals("functions"))
     counts = {k: len(v) for k, v in result.items()}
     print(f"{setup}: {counts}")
     assert not result["wrong"], f"{setup}: {len(result['wrong'])} wrong\n" + "\n".join(result["wrong"][:40])

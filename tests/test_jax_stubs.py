@@ -24,7 +24,6 @@ loudly when a new JAX changes them), and a changed basearray.pyi is refused.
 from __future__ import annotations
 
 import ast
-import concurrent.futures
 import os
 import re
 import shutil
@@ -36,6 +35,7 @@ from pathlib import Path
 import pytest
 
 import expected_errors
+import project_runs
 from tools.checkers import (
     MYPY_FLAGS,
     Errors,
@@ -357,38 +357,52 @@ def files_under(directory: Path, prefix: str) -> dict[str, str]:
     return {f"{prefix}/{p.relative_to(directory).as_posix()}": p.read_text() for p in sorted(directory.rglob("*.py"))}
 
 
-class Runs:
-    """Every checker over the case files, with and without the stubs, run once."""
+def _with_stubs_files(checker: str) -> dict[str, str]:
+    """The interop scenarios, the corpus, the typos and typecheck_cases/scenarios
+    with jax.Array for jaxtypes.Array, checked with the stubs."""
+    originals = files_under(JAXTYPES_CASES, "jaxtypes_cases")
+    return {
+        **files_under(CASES / "scenarios", "interop"),
+        **files_under(CASES / "corpus", "corpus"),
+        **files_under(CASES / "typos", "typos"),
+        **{rel: _jax_array_instead(text) for rel, text in originals.items()},
+    }
 
-    def __init__(self, base: Path, typings: Path) -> None:
-        self.scenarios = files_under(CASES / "scenarios", "scenarios")
+
+def _without_stubs_files(checker: str) -> dict[str, str]:
+    """The corpus, the typos and typecheck_cases/scenarios as they are (the
+    path typecheck_cases' own run gives them), checked without the stubs."""
+    return {
+        **files_under(CASES / "corpus", "corpus"),
+        **files_under(CASES / "typos", "typos"),
+        **files_under(JAXTYPES_CASES, "scenarios"),
+    }
+
+
+project_runs.register(stubs=True, files=_with_stubs_files)
+project_runs.register(stubs=False, files=_without_stubs_files)
+
+
+class Runs:
+    """Every checker over the case files, with and without the stubs: the
+    session's one run per set-up (tests/project_runs.py)."""
+
+    def __init__(self) -> None:
+        self.scenarios = files_under(CASES / "scenarios", "interop")
         self.corpus = files_under(CASES / "corpus", "corpus")
         self.typos = files_under(CASES / "typos", "typos")
-        originals = files_under(JAXTYPES_CASES, "jaxtypes_cases")
-        self.jaxtypes_cases = {rel: _jax_array_instead(text) for rel, text in originals.items()}
-        with_files = {**self.scenarios, **self.corpus, **self.typos, **self.jaxtypes_cases}
-        without_files = {**self.corpus, **self.typos, **originals}
-        jobs = []
-        for checker in CHECKERS:
-            for stubs, files in ((True, with_files), (False, without_files)):
-                root = base / f"{checker}-{'with' if stubs else 'without'}"
-                root.mkdir()
-                if stubs:
-                    shutil.copytree(typings, root / "typings")
-                jobs.append((checker, stubs, root, stage(files, root)))
-        self.errors: dict[tuple[str, bool], Errors] = {}
-        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-            futures = {pool.submit(run_checker, c, root, paths, stubs): (c, stubs) for c, stubs, root, paths in jobs}
-            for future in concurrent.futures.as_completed(futures):
-                self.errors[futures[future]] = future.result()
+        self.jaxtypes_cases = {
+            rel: text for rel, text in _with_stubs_files("").items() if rel.startswith("jaxtypes_cases/")
+        }
+        self.runs = project_runs.project_runs((c, stubs) for c in CHECKERS for stubs in (True, False))
 
     def get(self, checker: str, stubs: bool, prefix: str) -> Errors:
-        return {k: v for k, v in self.errors[checker, stubs].items() if k[0].startswith(prefix + "/")}
+        return self.runs[checker, stubs].errors(prefix)
 
 
 @pytest.fixture(scope="session")
-def runs(tmp_path_factory: pytest.TempPathFactory, typings: Path) -> Runs:
-    return Runs(tmp_path_factory.mktemp("checks"), typings)
+def runs() -> Runs:
+    return Runs()
 
 
 def test_corpus_is_big_enough() -> None:
@@ -425,7 +439,7 @@ def scenario_problems(
 
 @pytest.mark.parametrize("checker", CHECKERS)
 def test_interop_scenarios(checker: str, runs: Runs) -> None:
-    problems = scenario_problems(checker, runs.scenarios, runs.get(checker, True, "scenarios"))
+    problems = scenario_problems(checker, runs.scenarios, runs.get(checker, True, "interop"))
     assert not problems, f"{checker}: {len(problems)} wrong answers\n" + "\n".join(problems)
 
 
@@ -447,7 +461,7 @@ def test_corpus_gains_no_errors(checker: str, runs: Runs) -> None:
 @pytest.mark.parametrize("checker", [c for c in CHECKERS if c != "mypy-plugin"])
 def test_jax_array_promotes_as_jaxtypes_array(checker: str, runs: Runs) -> None:
     assert runs.jaxtypes_cases, "no typecheck_cases/scenarios to compare"
-    original = set(runs.get(checker, False, "jaxtypes_cases"))
+    original = {("jaxtypes_cases/" + f.split("/", 1)[1], n) for f, n in runs.get(checker, False, "scenarios")}
     replaced = runs.get(checker, True, "jaxtypes_cases")
     differ = sorted(original ^ set(replaced))
     texts = runs.jaxtypes_cases

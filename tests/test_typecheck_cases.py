@@ -20,6 +20,7 @@ import pytest
 
 import case_sample
 import expected_errors
+import project_runs
 from tools.checkers import ALL_CHECKERS, Error, Errors, run, stage
 
 CASES = Path(__file__).resolve().parent.parent / "typecheck_cases"
@@ -34,6 +35,11 @@ def case_files() -> dict[str, str]:
     return files
 
 
+# The sampled part joins the session's one run per set-up without the JAX
+# stubs (tests/project_runs.py); the rest (pytest -m slow) is a run of its own.
+project_runs.register(stubs=False, files=lambda checker: case_sample.part_of(case_files(), "sampled"))
+
+
 @pytest.fixture(scope="session")
 def checker_errors(tmp_path_factory: pytest.TempPathFactory):
     cache: dict[tuple[str, str], Errors] = {}
@@ -41,9 +47,12 @@ def checker_errors(tmp_path_factory: pytest.TempPathFactory):
 
     def get(checker: str, part: str) -> Errors:
         if (checker, part) not in cache:
-            root = tmp_path_factory.mktemp(f"cases-{checker}-{part}")
-            part_files = case_sample.part_of(files, part)
-            cache[checker, part] = run(checker, root, stage(part_files, root))
+            if part == "sampled":
+                run_ = project_runs.project_run(checker, False)
+                cache[checker, part] = {k: v for sub in CASE_DIRS for k, v in run_.errors(sub).items()}
+            else:
+                root = tmp_path_factory.mktemp(f"cases-{checker}-{part}")
+                cache[checker, part] = run(checker, root, stage(case_sample.part_of(files, part), root))
         return cache[checker, part]
 
     return get

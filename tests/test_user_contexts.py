@@ -24,7 +24,6 @@ misses and that it never reports an error elsewhere.
 
 from __future__ import annotations
 
-import concurrent.futures
 import re
 import shutil
 import subprocess
@@ -37,7 +36,8 @@ import pytest
 from jax import lax
 
 import expected_errors
-from tools.checkers import ALL_CHECKERS, Errors, checker_env, run, stage
+import project_runs
+from tools.checkers import ALL_CHECKERS, Errors, run, stage
 
 REPO = Path(__file__).resolve().parent.parent
 IDIOMS = REPO / "typecheck_cases" / "public_idioms"
@@ -57,37 +57,30 @@ def _files(directory: Path, prefix: str) -> dict[str, str]:
     return {f"{prefix}/{p.name}": p.read_text() for p in sorted(directory.glob("*.py"))}
 
 
-@pytest.fixture(scope="module")
-def typings(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("user-contexts") / "typings"
-    proc = subprocess.run(
-        [sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", str(out)],
-        cwd=out.parent,
-        env=checker_env(),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return out
+def _both_files(checker: str) -> dict[str, str]:
+    """The idioms and the wrong arguments: checked with the stubs and without."""
+    return {**_files(IDIOMS, "idioms"), **_files(ARGUMENT_CODES, "arguments")}
+
+
+def _with_stubs_files(checker: str) -> dict[str, str]:
+    """...and the context cases, which only the stubs type."""
+    return {**_both_files(checker), **_files(CONTEXTS, "contexts")}
+
+
+project_runs.register(stubs=True, files=_with_stubs_files)
+project_runs.register(stubs=False, files=_both_files)
 
 
 @pytest.fixture(scope="module")
-def errors(tmp_path_factory: pytest.TempPathFactory, typings: Path) -> dict[tuple[str, bool], Errors]:
+def errors() -> dict[tuple[str, bool], Errors]:
     """{(set-up, with the stubs): its errors}: with the stubs over the idioms,
-    the wrong arguments and the context cases, without them over the first two."""
-    both = {**_files(IDIOMS, "idioms"), **_files(ARGUMENT_CODES, "arguments")}
-    contexts = _files(CONTEXTS, "contexts")
-    jobs = []
-    for checker in ALL_CHECKERS:
-        for stubs in (True, False):
-            root = tmp_path_factory.mktemp(f"{checker}-{'with' if stubs else 'without'}")
-            if stubs:
-                shutil.copytree(typings, root / "typings")
-            jobs.append((checker, stubs, root, stage({**both, **contexts} if stubs else both, root)))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {pool.submit(run, c, root, paths, stubs=stubs): (c, stubs) for c, stubs, root, paths in jobs}
-        return {futures[f]: f.result() for f in concurrent.futures.as_completed(futures)}
+    the wrong arguments and the context cases, without them over the first
+    two (the session's one run per set-up, tests/project_runs.py)."""
+    runs = project_runs.project_runs((c, stubs) for c in ALL_CHECKERS for stubs in (True, False))
+    return {
+        key: {k: v for prefix in ("idioms", "arguments", "contexts") for k, v in run.errors(prefix).items()}
+        for key, run in runs.items()
+    }
 
 
 def _in(prefix: str, found: Errors) -> Errors:
@@ -237,13 +230,13 @@ _CASE_DEF = re.compile(r"def (known|return|assign|rebind|argument|attribute|fiel
 
 @pytest.mark.slow
 @pytest.mark.parametrize("checker", ALL_CHECKERS)
-def test_every_function_s_wrong_dtype_is_reported_where_it_happens(checker: str, typings: Path, tmp_path: Path) -> None:
+def test_every_function_s_wrong_dtype_is_reported_where_it_happens(checker: str, tmp_path: Path) -> None:
     """A call of each JAX function the function cases hold, in every context:
     wherever the checker knows the call's dtype (its ``known_N`` line asserts
     it without error), each context reports the wrong dtype on its line; no
     line but those gets an error (plain mypy: that alone)."""
     files = {f"contexts/{p.name}": p.read_text() for p in sorted(EVERY_FUNCTION.glob("*.py"))}
-    shutil.copytree(typings, tmp_path / "typings")
+    shutil.copytree(project_runs.typings(), tmp_path / "typings")
     found = run(checker, tmp_path, stage(files, tmp_path), stubs=True)
     problems, known = [], 0
     for rel, text in files.items():
