@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import tools
 
-import json
 import random
 from collections import Counter
-from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 import pytest
 
@@ -19,7 +17,6 @@ from jaxtypes import functions, lattice
 
 HERE = Path(__file__).resolve().parent
 DATA = tools.DATA / "jax_function_dtypes.json"
-from tools.cases import expectations as jx  # noqa: E402  (JAX's cell -> marker node, written without jaxtypes)
 
 CONFIGS = ("standard-x32", "standard-x64")
 UNTYPED = ("untyped", "higher_order")
@@ -37,39 +34,8 @@ EXCLUSIONS: dict[tuple[str, str, str], str] = {
 }
 
 
-@lru_cache(maxsize=1)
-def load() -> dict[str, Any]:
-    return json.loads(DATA.read_text())
-
-
-def table_name(probe: str) -> str:
-    """A probe's function: ``jax.numpy.sum(dtype=)`` probes jax.numpy.sum."""
-    return probe.split("(")[0]
-
-
-def parse_key(key: str) -> tuple[tuple[str, ...], str | None]:
-    """A probe key's input nodes and dtype= node."""
-    inputs: list[str] = []
-    dtype = None
-    for part in filter(None, key.split(",")):
-        if part.startswith("dtype="):
-            dtype = None if part == "dtype=None" else part[len("dtype=") :]
-        else:
-            inputs.append("uint32" if part == "uint32[2]" else part)
-    return tuple(inputs), dtype
-
-
-def expected(cell: str) -> tuple[str, str]:
-    """JAX's answer for the first result (``float32,int32``: top_k's values)."""
-    cell = cell.split(",")[0]
-    if cell.startswith("!"):
-        return "error", cell[1:]
-    if cell.startswith("py:"):
-        return "ok", functions.NOT_AN_ARRAY
-    if cell.startswith("key<"):
-        return "ok", cell
-    weak = cell.endswith("*")
-    return "ok", jx.marker_node(cell.rstrip("*"), weak)
+# JAX's answers as the oracle recorded them, read as the classifier reads them.
+from tools.classify_functions import expected, load, parse_key, table_name  # noqa: E402
 
 
 def ours(name: str, key: str, v: lattice.Variant, rule: functions.Rule | None = None) -> tuple[str, str]:
