@@ -24,6 +24,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -59,15 +60,22 @@ class ProjectRun:
     root: Path
     out: str
 
+    @functools.cached_property
+    def _errors(self) -> Errors:
+        return reported_errors(self.checker, self.out, self.root)
+
+    @functools.cached_property
+    def _reveals(self) -> dict[tuple[str, int], list[str]]:
+        return revealed(self.checker, self.out, self.root)
+
     def errors(self, under: str) -> Errors:
-        """The errors in the files under the directory ``under``."""
-        found = reported_errors(self.checker, self.out, self.root)
-        return {key: v for key, v in found.items() if key[0].startswith(under + "/")}
+        """The errors in the files under the directory ``under`` (the output
+        is read once: tests ask line by line)."""
+        return {key: v for key, v in self._errors.items() if key[0].startswith(under + "/")}
 
     def reveals(self, under: str) -> dict[tuple[str, int], list[str]]:
         """The revealed types in the files under the directory ``under``."""
-        found = revealed(self.checker, self.out, self.root)
-        return {key: v for key, v in found.items() if key[0].startswith(under + "/")}
+        return {key: v for key, v in self._reveals.items() if key[0].startswith(under + "/")}
 
 
 def _base() -> Path:
