@@ -1,13 +1,17 @@
 """Which lines of the generated pair-by-pair cases the default test run checks.
 
 The generated ``binary_*.py`` files (every lattice dtype against every other
-under every operator, about 23,000 lines) and ``numpy_*.py`` files (every
-lattice dtype against every NumPy scalar and array type, about 8,400 lines)
-are most of what each checker reads in the default run, which has 5 minutes
-on two cores.  So the default run checks the rows whose (left) jaxtypes
-operand is one of SAMPLED_DTYPES, in every checker, and ``pytest -m slow``
-(which CI runs too) checks the other rows.  Every operator, every right
-operand, every NumPy operand and every kind of dtype is in the sample.  A row left out of a part is blanked, so line
+under every operator, about 23,000 lines), ``scalar_*.py`` files (every
+dtype with each kind of Python scalar, about 5,000 lines) and ``numpy_*.py``
+files (every lattice dtype against every NumPy scalar and array type, about
+8,400 lines) are most of what each checker reads in the default run, which
+has 5 minutes on two cores.  So the default run checks a sample of their
+rows, in every checker, and ``pytest -m slow`` (which CI runs too) checks
+the other rows: of the pairs of arrays, a fifth, in which every dtype meets
+a fifth of the others on either side (PAIR_STRIDE); of the scalar and NumPy
+operands, the rows whose jaxtypes operand is one of SAMPLED_DTYPES.  Every
+operator, every dtype, every NumPy operand and every kind of scalar is in
+the sample.  A row left out of a part is blanked, so line
 numbers, and the deviations that name lines, stay what they are in the
 committed files.
 """
@@ -45,7 +49,11 @@ PARTS = ("sampled", "rest")
 _OPERAND = re.compile(r"\bx_(\w+)")
 
 
-SPLIT_PREFIXES = ("binary_", "numpy_")
+SPLIT_PREFIXES = ("binary_", "numpy_", "scalar_")
+# Pairs of two arrays: the rows whose two dtypes' places in the file's
+# signature add up to a multiple of PAIR_STRIDE, so that every dtype is in
+# the sample on either side, each with a fifth of the others.
+PAIR_STRIDE = 5
 
 
 def is_split_case_file(rel: str) -> bool:
@@ -60,11 +68,24 @@ def is_numpy_case_file(rel: str) -> bool:
     return path.parent.name == "generated" and path.name.startswith("numpy_")
 
 
-def _keeps(line: str, part: str) -> bool:
-    found = _OPERAND.search(line) if line.startswith("    ") else None
-    if found is None:  # the header: imports, the signature
+def _keeps(line: str, part: str, place: Mapping[str, int] | None) -> bool:
+    """Whether a part checks a line; ``place``: a pair file's dtypes in the
+    order of its signature (None: a file sampled by its jaxtypes operand)."""
+    found = _OPERAND.findall(line) if line.startswith("    ") else []
+    if not found:  # the header: imports, the signature
         return True
-    return (found.group(1) in SAMPLED_DTYPES) == (part == "sampled")
+    if place is not None and len(found) == 2:
+        sampled = (place[found[0]] + place[found[1]]) % PAIR_STRIDE == 0
+    else:
+        sampled = found[0] in SAMPLED_DTYPES
+    return sampled == (part == "sampled")
+
+
+def _signature_places(rel: str, text: str) -> dict[str, int] | None:
+    if not PurePosixPath(rel).name.startswith("binary_"):
+        return None
+    signature = next(line for line in text.splitlines() if line.startswith("def cases("))
+    return {name: i for i, name in enumerate(_OPERAND.findall(signature))}
 
 
 def part_of(files: Mapping[str, str], part: str) -> dict[str, str]:
@@ -80,7 +101,8 @@ def part_of(files: Mapping[str, str], part: str) -> dict[str, str]:
             if part == "sampled":
                 out[rel] = text
             continue
-        out[rel] = "".join(line if _keeps(line, part) else "\n" for line in text.splitlines(keepends=True))
+        place = _signature_places(rel, text)
+        out[rel] = "".join(line if _keeps(line, part, place) else "\n" for line in text.splitlines(keepends=True))
     return out
 
 

@@ -1330,10 +1330,11 @@ def _assert_plugin_answers(errors: Errors, case: str) -> None:
 
 # Each way of installing the stubs with one of the settings, each setting with
 # one of the ways: the plugin reads [jaxtypes] alike in both, and each
-# configuration is a cold mypy run (7 s).
+# configuration is a cold mypy run (7 s); the default run has the installed way.
 STANDARD_X64, STRICT_X64 = PLUGIN_CASES
 
 
+@pytest.mark.slow  # the --out set-up; the installed one is in the default run
 @pytest.mark.parametrize("settings", [STANDARD_X64])
 def test_plugin_settings_apply_to_jax_array(typings: Path, tmp_path: Path, settings: str) -> None:
     """With the stubs on mypy_path, [jaxtypes] settings apply
