@@ -373,14 +373,7 @@ def compare_times(checker: str, truth: Truth, files: dict[str, str], stubs: Path
     staged, _ = stage_reveals(files, set(truth.nodes))
     times: dict[bool, list[float]] = {False: [], True: []}
     with tempfile.TemporaryDirectory(prefix=f"reach-time-{checker}-") as tmp:
-        roots: dict[bool, tuple[Path, list[str]]] = {}
-        for with_stubs in (False, True):
-            root = Path(tmp) / ("with" if with_stubs else "without")
-            root.mkdir()
-            paths = stage(staged, root)
-            if with_stubs:
-                shutil.copytree(stubs, root / "typings")
-            roots[with_stubs] = (root, command(checker, root, paths, stubs=with_stubs))
+        roots = _with_and_without(checker, staged, stubs, Path(tmp))
         for _ in range(repeat):
             for with_stubs in (False, True):
                 root, cmd = roots[with_stubs]
@@ -389,6 +382,22 @@ def compare_times(checker: str, truth: Truth, files: dict[str, str], stubs: Path
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)
                 times[with_stubs].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     return statistics.median(times[False]), statistics.median(times[True])
+
+
+def _with_and_without(
+    checker: str, staged: dict[str, str], stubs: Path, tmp: Path
+) -> dict[bool, tuple[Path, list[str]]]:
+    """Two projects of the staged files, without the stubs and with them in
+    typings/: {with the stubs: (root, the checker's command there)}."""
+    roots: dict[bool, tuple[Path, list[str]]] = {}
+    for with_stubs in (False, True):
+        root = tmp / ("with" if with_stubs else "without")
+        root.mkdir()
+        paths = stage(staged, root)
+        if with_stubs:
+            shutil.copytree(stubs, root / "typings")
+        roots[with_stubs] = (root, command(checker, root, paths, stubs=with_stubs))
+    return roots
 
 
 _VALGRIND_TOTAL = re.compile(r"^==\d+== I\s+refs:\s+([\d,]+)", re.M)
@@ -427,13 +436,8 @@ def compare_instructions(checker: str, truth: Truth, files: dict[str, str], stub
     staged, _ = stage_reveals(files, set(truth.nodes))
     counts: dict[bool, int] = {}
     with tempfile.TemporaryDirectory(prefix=f"reach-instr-{checker}-") as tmp:
-        for with_stubs in (False, True):
-            root = Path(tmp) / ("with" if with_stubs else "without")
-            root.mkdir()
-            paths = stage(staged, root)
-            if with_stubs:
-                shutil.copytree(stubs, root / "typings")
-            counts[with_stubs] = count_instructions(checker, root, command(checker, root, paths, stubs=with_stubs))
+        for with_stubs, (root, cmd) in _with_and_without(checker, staged, stubs, Path(tmp)).items():
+            counts[with_stubs] = count_instructions(checker, root, cmd)
     return counts[False], counts[True]
 
 
