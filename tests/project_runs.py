@@ -36,8 +36,17 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from tools.checkers import SHARED_MYPY_CACHES, STUBS, Errors, checker_env, command, execute, reported_errors, revealed
-from tools.checkers import stage
+from tools.checkers import (
+    SHARED_MYPY_CACHES,
+    STUBS,
+    Errors,
+    checker_env,
+    command,
+    execute,
+    reported_errors,
+    revealed,
+    stage,
+)
 
 # A module's files for one set-up: checker -> {path in the project: text}.
 FileSet = Callable[[str], Mapping[str, str]]
@@ -68,14 +77,16 @@ class ProjectRun:
     def _reveals(self) -> dict[tuple[str, int], list[str]]:
         return revealed(self.checker, self.out, self.root)
 
-    def errors(self, under: str) -> Errors:
-        """The errors in the files under the directory ``under`` (the output
+    def errors(self, *under: str) -> Errors:
+        """The errors in the files under the directories ``under`` (the output
         is read once: tests ask line by line)."""
-        return {key: v for key, v in self._errors.items() if key[0].startswith(under + "/")}
+        prefixes = tuple(u + "/" for u in under)
+        return {key: v for key, v in self._errors.items() if key[0].startswith(prefixes)}
 
-    def reveals(self, under: str) -> dict[tuple[str, int], list[str]]:
-        """The revealed types in the files under the directory ``under``."""
-        return {key: v for key, v in self._reveals.items() if key[0].startswith(under + "/")}
+    def reveals(self, *under: str) -> dict[tuple[str, int], list[str]]:
+        """The revealed types in the files under the directories ``under``."""
+        prefixes = tuple(u + "/" for u in under)
+        return {key: v for key, v in self._reveals.items() if key[0].startswith(prefixes)}
 
 
 def _base() -> Path:

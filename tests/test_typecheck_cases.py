@@ -48,8 +48,7 @@ def checker_errors(tmp_path_factory: pytest.TempPathFactory):
     def get(checker: str, part: str) -> Errors:
         if (checker, part) not in cache:
             if part == "sampled":
-                run_ = project_runs.project_run(checker, False)
-                cache[checker, part] = {k: v for sub in CASE_DIRS for k, v in run_.errors(sub).items()}
+                cache[checker, part] = project_runs.project_run(checker, False).errors(*CASE_DIRS)
             else:
                 root = tmp_path_factory.mktemp(f"cases-{checker}-{part}")
                 cache[checker, part] = run(checker, root, stage(case_sample.part_of(files, part), root))

@@ -77,10 +77,7 @@ def errors() -> dict[tuple[str, bool], Errors]:
     the wrong arguments and the context cases, without them over the first
     two (the session's one run per set-up, tests/project_runs.py)."""
     runs = project_runs.project_runs((c, stubs) for c in ALL_CHECKERS for stubs in (True, False))
-    return {
-        key: {k: v for prefix in ("idioms", "arguments", "contexts") for k, v in run.errors(prefix).items()}
-        for key, run in runs.items()
-    }
+    return {key: run.errors("idioms", "arguments", "contexts") for key, run in runs.items()}
 
 
 def _in(prefix: str, found: Errors) -> Errors:
