@@ -7,13 +7,13 @@ files (every lattice dtype against every NumPy scalar and array type, about
 8,400 lines) are most of what each checker reads in the default run, which
 has 5 minutes on two cores.  So the default run checks a sample of their
 rows, in every checker, and ``pytest -m slow`` (which CI runs too) checks
-the other rows: of the pairs of arrays, a fifth, in which every dtype meets
-a fifth of the others on either side (PAIR_STRIDE); of the scalar and NumPy
-operands, the rows whose jaxtypes operand is one of SAMPLED_DTYPES.  Every
-operator, every dtype, every NumPy operand and every kind of scalar is in
-the sample.  A row left out of a part is blanked, so line
-numbers, and the deviations that name lines, stay what they are in the
-committed files.
+the other rows: of the pairs of arrays, an eighth, in which every dtype meets
+an eighth of the others on either side (PAIR_STRIDE); of the scalar and NumPy
+operands, the rows whose jaxtypes operand is one of SAMPLED_DTYPES
+(NUMPY_SAMPLED_DTYPES).  Every operator, every dtype, every NumPy operand
+and every kind of scalar is in the sample, about a sixth of the rows.  A row
+left out of a part is blanked, so line numbers, and the deviations that name
+lines, stay what they are in the committed files.
 """
 
 from __future__ import annotations
@@ -43,6 +43,9 @@ SAMPLED_DTYPES = frozenset(
         "weak_float",
     }
 )
+# The NumPy-operand files, by far the longest per operator, with half of them:
+# a bool, signed and unsigned integers, a 16-bit and a 32-bit float, a complex.
+NUMPY_SAMPLED_DTYPES = frozenset({"bool_", "uint32", "int8", "bfloat16", "float32", "complex64"})
 PARTS = ("sampled", "rest")
 
 # A case is one indented statement of ``cases``; its jaxtypes operand is x_<dtype>.
@@ -52,8 +55,8 @@ _OPERAND = re.compile(r"\bx_(\w+)")
 SPLIT_PREFIXES = ("binary_", "numpy_", "scalar_")
 # Pairs of two arrays: the rows whose two dtypes' places in the file's
 # signature add up to a multiple of PAIR_STRIDE, so that every dtype is in
-# the sample on either side, each with a fifth of the others.
-PAIR_STRIDE = 5
+# the sample on either side, each with an eighth of the others.
+PAIR_STRIDE = 8
 
 
 def is_split_case_file(rel: str) -> bool:
@@ -68,16 +71,17 @@ def is_numpy_case_file(rel: str) -> bool:
     return path.parent.name == "generated" and path.name.startswith("numpy_")
 
 
-def _keeps(line: str, part: str, place: Mapping[str, int] | None) -> bool:
+def _keeps(line: str, part: str, place: Mapping[str, int] | None, dtypes: frozenset[str]) -> bool:
     """Whether a part checks a line; ``place``: a pair file's dtypes in the
-    order of its signature (None: a file sampled by its jaxtypes operand)."""
+    order of its signature (None: a file sampled by its jaxtypes operand, one
+    of ``dtypes``)."""
     found = _OPERAND.findall(line) if line.startswith("    ") else []
     if not found:  # the header: imports, the signature
         return True
     if place is not None and len(found) == 2:
         sampled = (place[found[0]] + place[found[1]]) % PAIR_STRIDE == 0
     else:
-        sampled = found[0] in SAMPLED_DTYPES
+        sampled = found[0] in dtypes
     return sampled == (part == "sampled")
 
 
@@ -102,7 +106,10 @@ def part_of(files: Mapping[str, str], part: str) -> dict[str, str]:
                 out[rel] = text
             continue
         place = _signature_places(rel, text)
-        out[rel] = "".join(line if _keeps(line, part, place) else "\n" for line in text.splitlines(keepends=True))
+        dtypes = NUMPY_SAMPLED_DTYPES if is_numpy_case_file(rel) else SAMPLED_DTYPES
+        out[rel] = "".join(
+            line if _keeps(line, part, place, dtypes) else "\n" for line in text.splitlines(keepends=True)
+        )
     return out
 
 
@@ -115,3 +122,24 @@ def on_lines_of(part: Mapping[str, str], listed: Mapping[tuple[str, int], T]) ->
         if n <= len(lines) and lines[n - 1]:
             out[rel, n] = entry
     return out
+
+
+# The every-function case file (typecheck_cases/functions): one case function
+# per JAX function; the default run checks every FUNCTION_STRIDE-th of them.
+FUNCTION_STRIDE = 3
+_CASE_FUNCTION = re.compile(r"^def case_\w+\(")
+
+
+def function_cases_part(text: str, part: str) -> str:
+    """The every-function case file with only one part's case functions (the
+    others blank lines): ``sampled``, every FUNCTION_STRIDE-th in the order of
+    the file (the imports too), or ``rest``."""
+    if part not in PARTS:
+        raise ValueError(f"part {part!r}: one of {', '.join(PARTS)}")
+    out, index = [], -1
+    for line in text.splitlines(keepends=True):
+        if _CASE_FUNCTION.match(line):
+            index += 1
+        keep = index < 0 or (index % FUNCTION_STRIDE == 0) == (part == "sampled")
+        out.append(line if keep or index < 0 else "\n")
+    return "".join(out)
