@@ -82,6 +82,28 @@ def typings(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+_RENDERED: dict[tuple[Path, str], dict[str, str]] = {}
+
+
+@pytest.fixture
+def memoised_render(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``jax_stubs.render`` of the installed JAX, rendered once for the tests
+    that run the command in this process for what it does with the files
+    (writing, replacing, refusing), not for the rendering, which
+    test_runs_in_one_process_write_what_a_new_process_writes checks: a render
+    takes about 1.5 s.  Other trees (fakes, edited copies) render anew."""
+    render, installed = jax_stubs.render, jax_stubs.locate_jax()
+
+    def memoised(jax: jax_stubs.JaxInstall) -> dict[str, str]:
+        if jax != installed:
+            return render(jax)
+        if (jax.root, jax.version) not in _RENDERED:
+            _RENDERED[jax.root, jax.version] = render(jax)
+        return dict(_RENDERED[jax.root, jax.version])
+
+    monkeypatch.setattr(jax_stubs, "render", memoised)
+
+
 def test_layout(typings: Path) -> None:
     files = {p.relative_to(typings).as_posix() for p in typings.rglob("*") if p.is_file()}
     for layout in ("jax-stubs/", ".mypy-path/jax/", ".search-path/jax/"):
@@ -136,6 +158,7 @@ def test_jaxtypes_array_is_jax_array(typings: Path) -> None:
     assert ("Array", "Array") in [(a.name, a.asname) for a in imports[0].names]
 
 
+@pytest.mark.usefixtures("memoised_render")
 def test_rerun_replaces_and_removes_stale_files(typings: Path, tmp_path: Path) -> None:
     out = tmp_path / "typings"
     shutil.copytree(typings, out)
@@ -818,6 +841,7 @@ def test_refusal_says_what_is_left_in_place(
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
 
+@pytest.mark.usefixtures("memoised_render")
 def test_failed_write_leaves_earlier_stubs(
     typings: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -841,6 +865,7 @@ def test_failed_write_leaves_earlier_stubs(
     assert after == before  # nothing half-written, no staging directory left
 
 
+@pytest.mark.usefixtures("memoised_render")
 def test_non_utf8_file_in_the_tree(typings: Path, tmp_path: Path) -> None:
     out = tmp_path / "typings"
     shutil.copytree(typings, out)
@@ -1197,6 +1222,7 @@ def test_pip_leftovers_are_recognised(name: str, leftover: bool) -> None:
     assert stub_install._is_pip_leftover(name) is leftover
 
 
+@pytest.mark.usefixtures("memoised_render")
 def test_a_path_that_cannot_be_written_is_named(
     tmp_path: Path, stub_files: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -1595,6 +1621,7 @@ def test_exported_names_read_as_a_checker_does() -> None:
     assert syntax.exported_names(kept.body, stub=True) == {"w"}
 
 
+@pytest.mark.usefixtures("memoised_render")
 def test_nn_without_jax_stub_is_made_from_its_runtime_module(tmp_path: Path) -> None:
     """JAX before 0.6.2 ships no ``jax/nn/__init__.pyi``: the stub is made
     from ``jax/nn/__init__.py`` (re-exports of jax._src.nn.functions), with

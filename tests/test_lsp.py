@@ -279,6 +279,17 @@ def _environment(venv: Path | None = None) -> dict[str, str]:
     return env
 
 
+@pytest.fixture(scope="module")
+def installed_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An environment with `jaxtypes jax-stubs install` run in it, which both
+    servers use (a server reads it, never writes it)."""
+    venv = tmp_path_factory.mktemp("env") / "venv"
+    python, _ = make_venv(venv)
+    proc = jaxtypes_in(python, "jax-stubs", "install")
+    assert proc.returncode == 0, proc.stderr
+    return venv
+
+
 @pytest.fixture(
     scope="module",
     params=[
@@ -310,11 +321,7 @@ def session(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         )
     elif setup == "jax-stubs-installed":
         source = JAX_SOURCE
-        venv = tmp_path_factory.mktemp(f"{checker}-env") / "venv"
-        python, _ = make_venv(venv)
-        proc = jaxtypes_in(python, "jax-stubs", "install")
-        assert proc.returncode == 0, proc.stderr
-        env = _environment(venv)
+        env = _environment(request.getfixturevalue("installed_venv"))
     path = root / "example.py"
     path.write_text(source)
     lsp = LanguageServer([tool(f"{checker}-langserver"), "--stdio"], root, env)
