@@ -1,9 +1,12 @@
 """One checker run per set-up over the case files of every test module.
 
 Several test modules check their case files in each of the six set-ups, with
-the JAX stubs (a project whose ``typings/`` holds what ``jaxtypes jax-stubs
---out typings`` writes, each checker configured by the line it prints) or
-without them (plain JAX, with jaxtypes' own ``Array``).  A checker run has a
+the JAX stubs as the README sets them up (`jaxtypes jax-stubs install` in an
+environment of the session's, then each checker run from a project
+directory configured by the line the command printed for it, nothing else:
+``installed``) or without them (plain JAX, with jaxtypes' own ``Array``).
+(The stubs written with ``--out typings`` are checked by the slow set and
+the README's example.)  A checker run has a
 fixed cost (pyright reads JAX's and NumPy's stubs anew each run, about 2 s)
 and evaluates each JAX function's overloads once per run, so the modules
 register their files here when they are imported, and the first test that
@@ -36,7 +39,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+import environments
 from tools.checkers import (
+    PYRIGHT_RULES,
     SHARED_MYPY_CACHES,
     STUBS,
     Errors,
@@ -111,6 +116,25 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+def installed() -> tuple[Path, str]:
+    """The session's environment with `jaxtypes jax-stubs install` run in it,
+    made once (the README's set-up), and what the command printed.  Runs
+    only read it: the life-cycle tests (tests/test_jax_stubs.py) change
+    environments of their own."""
+    target = _base() / "installed"
+    printed = target / "install-output.txt"
+    with _locked(target):
+        if not printed.is_file():
+            shutil.rmtree(target, ignore_errors=True)
+            target.mkdir()
+            python, _ = environments.make_venv(target / "venv")
+            proc = environments.jaxtypes_in(python, "jax-stubs", "install")
+            if proc.returncode != 0:
+                raise RuntimeError(f"jaxtypes jax-stubs install failed:\n{proc.stderr}")
+            printed.write_text(proc.stdout)
+    return target / "venv", printed.read_text()
+
+
 def typings() -> Path:
     """The session's stubs, written once by ``jaxtypes jax-stubs --out typings``."""
     target = _base() / "stubs" / STUBS
@@ -160,10 +184,16 @@ def project_run(checker: str, stubs: bool) -> ProjectRun:
         if not result.is_file():
             shutil.rmtree(where, ignore_errors=True)
             root.mkdir(parents=True)
-            if stubs:
-                shutil.copytree(typings(), root / STUBS)
             paths = stage(files, root)
-            out = execute(checker, root, command(checker, root, paths, stubs=stubs), timeout=1200)
+            if stubs:
+                venv, printed = installed()
+                environments.write_printed_settings(root, checker, environments.printed_settings(printed))
+                if checker in ("pyright", "basedpyright"):  # their rules, not the stubs' (none printed)
+                    (root / "pyrightconfig.json").write_text(json.dumps(PYRIGHT_RULES))
+                cmd = environments.user_command(checker, venv, root, paths)
+                out = execute(checker, root, cmd, timeout=1200, env=environments.user_env(venv))
+            else:
+                out = execute(checker, root, command(checker, root, paths), timeout=1200)
             result.write_text(json.dumps({"out": out}))
     run = ProjectRun(checker, root, json.loads(result.read_text())["out"])
     _READ[checker, stubs] = run

@@ -24,6 +24,7 @@ loudly when a new JAX changes them), and a changed basearray.pyi is refused.
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import shutil
@@ -36,8 +37,10 @@ import pytest
 
 import expected_errors
 import project_runs
+from environments import jaxtypes_in, make_venv, printed_settings, user_command, user_env, write_printed_settings
 from tools.checkers import (
     MYPY_FLAGS,
+    PYRIGHT_RULES,
     Errors,
     checker_env,
     command,
@@ -381,14 +384,16 @@ def files_under(directory: Path, prefix: str) -> dict[str, str]:
 
 
 def _with_stubs_files(checker: str) -> dict[str, str]:
-    """The interop scenarios, the corpus, the typos and typecheck_cases/scenarios
-    with jax.Array for jaxtypes.Array, checked with the stubs."""
+    """The interop scenarios, the corpus, the typos, typecheck_cases/scenarios
+    with jax.Array for jaxtypes.Array and a module using JAX's modules the
+    stubs leave to JAX, checked with the stubs."""
     originals = files_under(JAXTYPES_CASES, "jaxtypes_cases")
     return {
         **files_under(CASES / "scenarios", "interop"),
         **files_under(CASES / "corpus", "corpus"),
         **files_under(CASES / "typos", "typos"),
         **{rel: _jax_array_instead(text) for rel, text in originals.items()},
+        **USER_PROJECT,
     }
 
 
@@ -534,107 +539,6 @@ def test_typos_still_reported(checker: str, runs: Runs) -> None:
     assert counts == expected
 
 
-# ----------------------------------------------------------- installed stubs
-# The README's quick start: `jaxtypes jax-stubs install` in the active
-# environment, then each checker as a user runs it from a project directory,
-# with no configuration for the stubs.  Output-format flags only (machine-readable
-# errors); pyrefly and mypy read pyproject.toml.
-# A line `install` prints for a checker: "  pyrefly: LINE (FILE [SECTION]); why",
-# or "  ty: nothing".
-PRINTED_SETTING = re.compile(
-    r"^  (?P<checker>[\w-]+): +(?:(?P<line>.+?) \((?P<file>[\w.]+)(?: (?P<section>\[.+?\]))?\)"
-    r"(?:; .*)?|nothing)$"
-)
-
-
-def printed_settings(stdout: str) -> dict[str, tuple[str, str, str] | None]:
-    """{checker: (line, file, section), None for nothing} as `install` prints them."""
-    found: dict[str, tuple[str, str, str] | None] = {}
-    for text in stdout.splitlines():
-        m = PRINTED_SETTING.match(text)
-        if m:
-            found[m["checker"]] = (m["line"], m["file"], m["section"] or "") if m["line"] else None
-    return found
-
-
-def write_printed_settings(root: Path, checker: str, printed: dict[str, tuple[str, str, str] | None]) -> None:
-    """A project's configuration files holding the lines `install` printed for
-    ``checker`` (mypy's for "mypy-plugin"; plain mypy: none, as without the plugin)."""
-    setting = printed["mypy" if checker == "mypy-plugin" else checker]
-    if setting is not None and checker != "mypy":
-        line, file, section = setting
-        (root / file).write_text(f"{section}\n{line}\n")
-
-
-def _user_command(checker: str, venv: Path, root: Path, paths: list[str]) -> list[str]:
-    if checker.startswith("mypy"):
-        python = str(venv / "bin" / "python")
-        config = next((f.read_text() for f in (root / "mypy.ini", root / "pyproject.toml") if f.is_file()), "")
-        cache = mypy_cache_flags(config, paths)
-        return [
-            python,
-            "-m",
-            "mypy",
-            *cache,
-            "--show-error-codes",
-            "--no-error-summary",
-            "--hide-error-context",
-            "--no-color-output",
-            "--no-pretty",
-            *paths,
-        ]
-    if checker in ("pyright", "basedpyright"):
-        return [tool(checker), "--outputjson", *paths]
-    if checker == "pyrefly":
-        return [tool("pyrefly"), "check", "--output-format", "json", "--summary=none", *paths]
-    return [tool("ty"), "check", "--output-format", "concise", "--color", "never", *paths]
-
-
-def _purelib(python: Path | str) -> Path:
-    return Path(
-        subprocess.run(
-            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    )
-
-
-def make_venv(venv: Path, *, pip: bool = True, checkout: bool = True) -> tuple[Path, Path]:
-    """A throwaway environment (its python, its site-packages) seeing this
-    one's packages (a .pth file); with ``checkout``, jaxtypes from this
-    checkout too (what this environment's own .pth files add).  Without
-    ``pip``, as uv makes environments (``venv --without-pip``)."""
-    subprocess.run(
-        [sys.executable, "-m", "venv", *([] if pip else ["--without-pip"]), str(venv)], check=True, timeout=300
-    )
-    python = venv / "bin" / "python"
-    site = _purelib(python)
-    ours = _purelib(sys.executable)
-    added = [
-        line
-        for pth in sorted(ours.glob("*.pth"))
-        for line in pth.read_text().splitlines()
-        if line and not line.startswith(("#", "import"))
-    ]
-    packages = ours
-    if not pip:  # this environment's packages but pip, linked one by one
-        packages = venv.parent / f"{venv.name}-packages"
-        packages.mkdir()
-        for entry in ours.iterdir():
-            if entry.name != "pip" and not entry.name.startswith("pip-"):
-                (packages / entry.name).symlink_to(entry)
-    (site / "_test_env.pth").write_text("\n".join([str(packages), *(added if checkout else [])]) + "\n")
-    return python, site
-
-
-def jaxtypes_in(python: Path, *argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(python), "-m", "jaxtypes", *argv], env=checker_env(), capture_output=True, text=True, timeout=600
-    )
-
-
 INSTALL_OUTPUT = pytest.StashKey[str]()
 
 
@@ -656,12 +560,13 @@ def installed(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureR
 
 
 def _run_installed(checker: str, venv: Path, root: Path, paths: list[str]) -> Errors:
-    env = {**checker_env(), "VIRTUAL_ENV": str(venv), "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
-    return reported_errors(checker, execute(checker, root, _user_command(checker, venv, root, paths), 600, env), root)
+    return reported_errors(
+        checker, execute(checker, root, user_command(checker, venv, root, paths), 600, user_env(venv)), root
+    )
 
 
 def _project_command(checker: str, root: Path) -> list[str]:
-    """A checker run on the whole project, as a user runs it: ``_user_command``
+    """A checker run on the whole project, as a user runs it: ``user_command``
     with no file names; mypy on ``.``, configured by mypy.ini."""
     if checker.startswith("mypy"):
         cache = mypy_cache_flags((root / "mypy.ini").read_text(), ["model.py"])
@@ -677,7 +582,7 @@ def _project_command(checker: str, root: Path) -> list[str]:
             "--no-pretty",
             ".",
         ]
-    return _user_command(checker, Path(sys.prefix), root, [])
+    return user_command(checker, Path(sys.prefix), root, [])
 
 
 # The default run checks the installed stubs (test_installed_stubs_need_only_the_printed_lines);
@@ -714,11 +619,6 @@ def test_out_stubs_check_clean_in_a_project(checker: str, typings: Path, tmp_pat
         assert '"errors"' in out
 
 
-# Lines of scenarios/interop.py a checker gets wrong with the installed stubs
-# only, {checker: {line text}}.
-INSTALLED_DEVIATIONS: dict[str, set[str]] = {}
-
-
 # A user's module that imports JAX's modules the stubs leave to JAX (the stubs
 # are partial: those must still resolve) and uses a dtype the stubs give.
 JAX_MODULES_IN_USE = """\
@@ -740,20 +640,26 @@ def step(x: jax.Array[bfloat16], w: jax.Array[float32]) -> PartitionSpec:
     jax.scipy.special.logsumexp(w)
     return PartitionSpec("data")
 """
+USER_PROJECT = {"project/model.py": JAX_MODULES_IN_USE}
 
 
 @pytest.mark.parametrize("checker", CHECKERS)
-def test_installed_stubs_need_only_the_printed_lines(
-    checker: str, installed: Path, tmp_path: Path, request: pytest.FixtureRequest
-) -> None:
-    """From a project whose only configuration is what `install` printed for
-    the checker (nothing for pyright, basedpyright and ty; pyrefly's preset;
-    mypy's plugin), every scenario gets its answer."""
-    files = {**files_under(CASES / "scenarios", "scenarios"), "project/model.py": JAX_MODULES_IN_USE}
-    write_printed_settings(tmp_path, checker, printed_settings(request.config.stash[INSTALL_OUTPUT]))
-    errors = _run_installed(checker, installed, tmp_path, stage(files, tmp_path))
-    problems = scenario_problems(checker, files, errors, INSTALLED_DEVIATIONS.get(checker, set()))
-    assert not problems, f"{checker}: {len(problems)} wrong answers\n" + "\n".join(problems)
+def test_installed_stubs_need_only_the_printed_lines(checker: str, runs: Runs) -> None:
+    """The session's runs with the stubs (where test_interop_scenarios finds
+    every scenario's answer) are the README's set-up: `install` in an
+    environment, then a project whose only stub setting is the line it
+    printed for the checker (none for pyright, basedpyright and ty; for mypy,
+    the plugin's line only with the plugin: tests/project_runs.py; pyright's
+    and basedpyright's rules are the "standard" the cases are written for).
+    There a module using JAX's modules the stubs leave to JAX is clean."""
+    run = runs.runs[checker, True]
+    setting = printed_settings(project_runs.installed()[1])["mypy" if checker == "mypy-plugin" else checker]
+    configured = {p.name: p.read_text() for p in run.root.iterdir() if p.is_file()}
+    wanted = {} if setting is None or checker == "mypy" else {setting[1]: f"{setting[2]}\n{setting[0]}\n"}
+    if checker in ("pyright", "basedpyright"):  # the rules the cases are written for, and no stub setting
+        assert json.loads(configured.pop("pyrightconfig.json")) == PYRIGHT_RULES
+    assert configured == wanted
+    assert run.errors("project") == {}
 
 
 def test_installed_stubs_uninstall_with_pip(installed: Path) -> None:

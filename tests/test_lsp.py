@@ -37,7 +37,7 @@ from typing import Any
 import pytest
 
 from tools.checkers import BIN, tool
-from test_jax_stubs import jaxtypes_in, make_venv
+import project_runs
 
 REQUEST_TIMEOUT = 180.0  # seconds; the first request waits for the server to analyse
 
@@ -279,17 +279,6 @@ def _environment(venv: Path | None = None) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="module")
-def installed_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An environment with `jaxtypes jax-stubs install` run in it, which both
-    servers use (a server reads it, never writes it)."""
-    venv = tmp_path_factory.mktemp("env") / "venv"
-    python, _ = make_venv(venv)
-    proc = jaxtypes_in(python, "jax-stubs", "install")
-    assert proc.returncode == 0, proc.stderr
-    return venv
-
-
 @pytest.fixture(
     scope="module",
     params=[
@@ -321,7 +310,7 @@ def session(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         )
     elif setup == "jax-stubs-installed":
         source = JAX_SOURCE
-        env = _environment(request.getfixturevalue("installed_venv"))
+        env = _environment(project_runs.installed()[0])  # the session's (the servers only read it)
     path = root / "example.py"
     path.write_text(source)
     lsp = LanguageServer([tool(f"{checker}-langserver"), "--stdio"], root, env)

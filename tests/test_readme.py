@@ -237,8 +237,8 @@ project_runs.register(stubs=False, files=lambda checker: _files_of(checker, Fals
 @pytest.fixture(scope="module")
 def checked() -> dict[tuple[str, bool], list[str]]:
     """Each set-up's problems with the README's examples, without and with the
-    stubs (written by the command the README gives: the session's one run per
-    set-up, tests/project_runs.py)."""
+    stubs (installed by the command the README gives: the session's one run
+    per set-up, tests/project_runs.py)."""
     all_jobs = jobs()
     runs = project_runs.project_runs((job.checker, job.stubs) for job in all_jobs)
     return {

@@ -29,7 +29,7 @@ import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from jaxtypes._stubgen import jax_stubs
 
@@ -116,24 +116,26 @@ SHARED_MYPY_CACHES = "JAXTYPES_TEST_MYPY_CACHES"
 _RUN_NOTE = "jaxtypes-run.json"  # in a run's private cache: its snapshot, its own modules
 
 
-def mypy_cache_flags(config: str, paths: Iterable[str]) -> list[str]:
+def mypy_cache_flags(config: str, paths: Iterable[str], environment: str = sys.prefix) -> list[str]:
     """mypy's cache flags for a run over ``paths`` (relative to the project)
-    with this configuration file text: a private cache that ``launch`` fills
-    from the session's snapshot, publishes and removes; else ``--no-incremental``."""
+    with this configuration file text, in the Python ``environment`` (its
+    prefix): a private cache that ``launch`` fills from the session's
+    snapshot, publishes and removes; else ``--no-incremental``."""
     shared = os.environ.get(SHARED_MYPY_CACHES)
     if not shared:
         return ["--no-incremental"]
     cache = Path(tempfile.mkdtemp(prefix="run-", dir=shared))
-    note = {"snapshot": str(snapshot_of(config)), "modules": sorted(_module_names(paths))}
+    note = {"snapshot": str(snapshot_of(config, environment)), "modules": sorted(_module_names(paths))}
     (cache / _RUN_NOTE).write_text(json.dumps(note))
     return ["--cache-dir", str(cache)]
 
 
-def snapshot_of(config: str) -> Path:
-    """Where the session keeps the cache snapshot of a configuration.  (Not
-    of an interpreter: mypy re-analyses a module found at another path or
-    with other contents, such as the stubs installed in another environment.)"""
-    key = hashlib.sha256(config.encode()).hexdigest()[:16]
+def snapshot_of(config: str, environment: str = sys.prefix) -> Path:
+    """Where the session keeps the cache snapshot of a configuration in a
+    Python environment.  (A snapshot of another environment would be correct,
+    as mypy re-analyses a module found at another path or with other
+    contents, such as the stubs installed there, but no faster.)"""
+    key = hashlib.sha256(f"{environment}\n{config}".encode()).hexdigest()[:16]
     return Path(os.environ[SHARED_MYPY_CACHES]) / key
 
 
@@ -216,6 +218,15 @@ def _run_cache(cmd: list[str]) -> Iterator[None]:
 MYPY_FLAGS = ("--show-error-codes", "--no-error-summary", "--hide-error-context", "--no-color-output", "--no-pretty")
 
 
+# The rules the case files are written for, in pyright and basedpyright (whose
+# default is its stricter "recommended"): a project's choice, no stub setting.
+PYRIGHT_RULES: Final = {
+    "typeCheckingMode": "standard",
+    "reportUnusedExpression": False,
+    "reportUnnecessaryTypeIgnoreComment": False,
+}
+
+
 def command(
     checker: str,
     root: Path,
@@ -258,12 +269,7 @@ def command(
             *paths,
         ]
     if checker in ("pyright", "basedpyright"):
-        config = {
-            "typeCheckingMode": "standard",
-            "reportUnusedExpression": False,
-            "reportUnnecessaryTypeIgnoreComment": False,
-            "pythonVersion": f"{sys.version_info[0]}.{sys.version_info[1]}",
-        }
+        config: dict[str, object] = {**PYRIGHT_RULES, "pythonVersion": f"{sys.version_info[0]}.{sys.version_info[1]}"}
         setting = stub_setting(checker) if stubs else None
         if setting is not None and setting.line:  # none for typings, their default stubPath
             assert setting.file == "pyrightconfig.json", setting
