@@ -127,7 +127,7 @@ def installed() -> tuple[Path, str]:
         if not printed.is_file():
             shutil.rmtree(target, ignore_errors=True)
             target.mkdir()
-            python, _ = environments.make_venv(target / "venv")
+            python, _ = environments.make_venv(target / "venv", pip=False)  # as uv makes one: faster
             proc = environments.jaxtypes_in(python, "jax-stubs", "install")
             if proc.returncode != 0:
                 raise RuntimeError(f"jaxtypes jax-stubs install failed:\n{proc.stderr}")

@@ -66,23 +66,11 @@ DEVIATIONS: dict[str, dict[str, str]] = {}
 
 
 # ------------------------------------------------------------- generation
-def _generate(out: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "jaxtypes", "jax-stubs", "--out", str(out)],
-        cwd=out.parent,
-        env=checker_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
 @pytest.fixture(scope="session")
-def typings(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("generated") / "typings"
-    proc = _generate(out)
-    assert proc.returncode == 0, proc.stderr
-    return out
+def typings() -> Path:
+    """What `jaxtypes jax-stubs --out typings` wrote (a process of its own),
+    once for the session (tests copy it to change it)."""
+    return project_runs.typings()
 
 
 _RENDERED: dict[tuple[Path, str], dict[str, str]] = {}
