@@ -17,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tools.checkers import checker_env, mypy_cache_flags, tool
+from tools.checkers import MYPY_FLAGS, checker_env, mypy_cache_flags, tool
 
 # A line `install` prints for a checker: "  pyrefly: LINE (FILE [SECTION]); why",
 # or "  ty: nothing".
@@ -121,3 +121,17 @@ def jaxtypes_in(python: Path, *argv: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(python), "-m", "jaxtypes", *argv], env=checker_env(), capture_output=True, text=True, timeout=600
     )
+
+
+def plugin_ini(settings: str) -> str:
+    """mypy.ini with the plugin (the line `install` prints for mypy) and these
+    ``[jaxtypes]`` settings."""
+    return f"[mypy]\nplugins = jaxtypes.mypy_plugin\n\n[jaxtypes]\n{settings}"
+
+
+def mypy_in(venv: Path, root: Path, config: str, paths: list[str]) -> list[str]:
+    """mypy as a user runs it with ``venv`` active, over ``paths`` of the
+    project ``root``, configured by ``config`` (written as its mypy.ini)."""
+    (root / "mypy.ini").write_text(config)
+    cache = mypy_cache_flags(config, paths, environment=str(venv))
+    return [str(venv / "bin" / "python"), "-m", "mypy", "--config-file", "mypy.ini", *cache, *MYPY_FLAGS, *paths]

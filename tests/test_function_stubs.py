@@ -30,6 +30,7 @@ import pytest
 
 import case_sample
 import project_runs
+from environments import mypy_in, plugin_ini, user_env
 from tools.checkers import MYPY_PLUGIN, command, execute, plugin_config, revealed, stage
 
 REPO = Path(__file__).resolve().parent.parent
@@ -198,9 +199,11 @@ STRICT_CALLS = {
 
 
 def _jax_under_strict() -> dict[str, str | None]:
-    """What JAX gives for each call with strict promotion (None: it raises)."""
+    """What JAX gives for each call with strict promotion and x64 (None: it raises)."""
     code = (
-        "import json, jax, jax.numpy as jnp\n"
+        "import json, jax\n"
+        "jax.config.update('jax_enable_x64', True)\n"
+        "import jax.numpy as jnp\n"
         "b = jnp.ones((2, 2), jnp.bfloat16); f = jnp.ones((2, 2), jnp.float32)\n"
         "i = jnp.ones((2, 2), jnp.int8); m = f > 0\n"
         "out = {}\n"
@@ -221,9 +224,11 @@ def _jax_under_strict() -> dict[str, str | None]:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def test_plugin_strict_promotion_in_functions(typings: Path, tmp_path: Path) -> None:
-    """With promotion = "strict", a function whose arrays JAX will not promote
-    implicitly is a jax-promotion error, the others give JAX's dtype."""
+def test_plugin_strict_promotion_in_functions(tmp_path: Path) -> None:
+    """With promotion = "strict" (and x64: the configuration
+    tests/test_jax_stubs.py checks the installed stubs in, so that the two
+    share one cold mypy analysis of JAX), a function whose arrays JAX will not
+    promote implicitly is a jax-promotion error, the others give JAX's dtype."""
     truth = _jax_under_strict()
     assert truth == STRICT_CALLS  # (the written-out answers are JAX's)
     body = "\n".join(f"    reveal_type({call})" for call in STRICT_CALLS)
@@ -234,10 +239,10 @@ def test_plugin_strict_promotion_in_functions(typings: Path, tmp_path: Path) -> 
         "def f_(b: jax.Array[bfloat16], f: jax.Array[float32], i: jax.Array[int8], m: jax.Array[bool_]) -> None:\n"
         f"{body}\n"
     )
-    shutil.copytree(typings, tmp_path / "typings")
+    venv = project_runs.installed()[0]
     paths = stage({"strict.py": text}, tmp_path)
-    config = plugin_config(promotion="strict")
-    out = execute(MYPY_PLUGIN, tmp_path, command(MYPY_PLUGIN, tmp_path, paths, mypy_config=config, stubs=True))
+    config = plugin_ini("promotion = strict\nx64 = true\n")
+    out = execute(MYPY_PLUGIN, tmp_path, mypy_in(venv, tmp_path, config, paths), env=user_env(venv))
     reveals = revealed(MYPY_PLUGIN, out, tmp_path)
     for n, (call, dtype) in enumerate(STRICT_CALLS.items(), 7):
         line_out = [line for line in out.splitlines() if line.startswith(f"strict.py:{n}:")]

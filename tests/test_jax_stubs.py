@@ -37,7 +37,16 @@ import pytest
 
 import expected_errors
 import project_runs
-from environments import jaxtypes_in, make_venv, printed_settings, user_command, user_env, write_printed_settings
+from environments import (
+    jaxtypes_in,
+    make_venv,
+    mypy_in,
+    plugin_ini,
+    printed_settings,
+    user_command,
+    user_env,
+    write_printed_settings,
+)
 from tools.checkers import (
     MYPY_FLAGS,
     PYRIGHT_RULES,
@@ -1213,16 +1222,14 @@ PLUGIN_CASES = {
 }
 
 
-def _mypy_with_plugin(
-    root: Path, config: str, case: str = PLUGIN_HEAD, python: str = sys.executable, env: dict[str, str] | None = None
-) -> tuple[Errors, str]:
+def _mypy_with_plugin(root: Path, config: str, case: str = PLUGIN_HEAD) -> tuple[Errors, str]:
     (root / "case.py").write_text(case)
     (root / "mypy.ini").write_text(config)
     run = launch(
         "mypy",
         root,
         [
-            python,
+            sys.executable,
             "-m",
             "mypy",
             "--config-file",
@@ -1232,7 +1239,6 @@ def _mypy_with_plugin(
             "case.py",
         ],
         600,
-        env,
     )
     return reported_errors("mypy", run.stdout, root), run.stderr
 
@@ -1270,13 +1276,16 @@ def test_plugin_settings_apply_to_jax_array(typings: Path, tmp_path: Path, setti
 
 
 @pytest.mark.parametrize("settings", [STRICT_X64])
-def test_plugin_settings_apply_to_installed_jax_array(installed: Path, tmp_path: Path, settings: str) -> None:
-    env = {**checker_env(), "VIRTUAL_ENV": str(installed)}
-    config = f"[mypy]\nplugins = jaxtypes.mypy_plugin\n\n[jaxtypes]\n{settings}"
+def test_plugin_settings_apply_to_installed_jax_array(tmp_path: Path, settings: str) -> None:
+    """With the stubs installed (the session's environment), [jaxtypes]
+    settings apply.  (tests/test_function_stubs.py checks JAX's functions in
+    the same configuration: one cold mypy analysis of JAX for both.)"""
+    venv = project_runs.installed()[0]
     case = PLUGIN_HEAD + PLUGIN_CASES[settings]
-    errors, stderr = _mypy_with_plugin(tmp_path, config, case, str(installed / "bin" / "python"), env)
-    _assert_plugin_answers(errors, case)
-    assert "warning" not in stderr
+    (tmp_path / "case.py").write_text(case)
+    run = launch("mypy", tmp_path, mypy_in(venv, tmp_path, plugin_ini(settings), ["case.py"]), 600, user_env(venv))
+    _assert_plugin_answers(reported_errors("mypy", run.stdout, tmp_path), case)
+    assert "warning" not in run.stderr
 
 
 def test_plugin_warns_about_stale_stubs(typings: Path, tmp_path: Path) -> None:
