@@ -544,7 +544,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureR
     """A throwaway environment seeing this one's packages (a .pth file), with
     `jaxtypes jax-stubs install` run in it (its output: ``install_output``)."""
     venv = tmp_path_factory.mktemp("env") / "venv"
-    _, site = make_venv(venv)
+    _, site = make_venv(venv, pip=False)  # pip runs on it from outside (pip --python)
     proc = jaxtypes_in(venv / "bin" / "python", "jax-stubs", "install")
     assert proc.returncode == 0, proc.stderr
     request.config.stash[INSTALL_OUTPUT] = proc.stdout
@@ -662,7 +662,7 @@ def test_installed_stubs_need_only_the_printed_lines(checker: str, runs: Runs) -
 def test_installed_stubs_uninstall_with_pip(installed: Path) -> None:
     python = installed / "bin" / "python"
     proc = subprocess.run(
-        [str(python), "-m", "pip", "uninstall", "-y", jax_stubs.DISTRIBUTION],
+        [sys.executable, "-m", "pip", "--python", str(python), "uninstall", "-y", jax_stubs.DISTRIBUTION],
         capture_output=True,
         text=True,
         timeout=300,
