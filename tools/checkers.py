@@ -119,8 +119,9 @@ _RUN_NOTE = "jaxtypes-run.json"  # in a run's private cache: its snapshot, its o
 def mypy_cache_flags(config: str, paths: Iterable[str], environment: str = sys.prefix) -> list[str]:
     """mypy's cache flags for a run over ``paths`` (relative to the project)
     with this configuration file text, in the Python ``environment`` (its
-    prefix): a private cache that ``launch`` fills from the session's
-    snapshot, publishes and removes; else ``--no-incremental``."""
+    prefix): a private cache that ``launch`` (or ``mypy_run_cache`` around a
+    run) fills from the session's snapshot, publishes and removes; else
+    ``--no-incremental``."""
     shared = os.environ.get(SHARED_MYPY_CACHES)
     if not shared:
         return ["--no-incremental"]
@@ -189,7 +190,7 @@ def _forget_modules(cache: Path, modules: set[str]) -> None:
 
 
 @contextlib.contextmanager
-def _run_cache(cmd: list[str]) -> Iterator[None]:
+def mypy_run_cache(cmd: list[str]) -> Iterator[None]:
     """Around a mypy run with a private cache (``mypy_cache_flags``): fill it
     from its configuration's snapshot, or, for the first run, publish it as
     the snapshot without the run's own modules, holding the snapshot's lock
@@ -335,7 +336,7 @@ def launch(
     A crash or an unexpected exit status is an error."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    with _run_cache(cmd):
+    with mypy_run_cache(cmd):
         proc = subprocess.run(
             cmd,
             cwd=root,

@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from tools.checkers import mypy_cache_flags, mypy_run_cache, plugin_config
+
 ROOT = Path(__file__).resolve().parents[2]
 
 MAIN = """\
@@ -293,6 +295,15 @@ def f(x: Array[int4]) -> bool:
 """
 
 
+def run_from_snapshot(tmp_path: Path, effective: str) -> subprocess.CompletedProcess[str]:
+    """mypy over main.py, starting from the session's cache snapshot of the
+    configuration ``effective`` (mypy.ini text) that mypy ends up running with;
+    mypy checks every cached entry against the run's own options anyway."""
+    cmd = [sys.executable, "-m", "mypy", *mypy_cache_flags(effective, ["main.py"]), "main.py"]
+    with mypy_run_cache(cmd):
+        return subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, env=mypy_env(), timeout=600)
+
+
 @pytest.mark.parametrize("broken", [None, "ini", "toml"])
 def test_a_mypy_config_mypy_cannot_parse_is_mypy_s_to_report(tmp_path: Path, broken: str | None) -> None:
     """What the README says: mypy reports its own broken configuration file and
@@ -303,7 +314,9 @@ def test_a_mypy_config_mypy_cannot_parse_is_mypy_s_to_report(tmp_path: Path, bro
         project(tmp_path, tail, main=PLUGIN_ONLY_ERROR)
     else:
         project(tmp_path, ini="[mypy]\nplugins = jaxtypes.mypy_plugin\n" + tail, main=PLUGIN_ONLY_ERROR)
-    proc = run_mypy(["--no-incremental", "main.py"], tmp_path)
+    # Without the broken file mypy runs with its defaults; with the valid one,
+    # with the plugin at its default settings.
+    proc = run_from_snapshot(tmp_path, plugin_config() if broken is None else "[mypy]\n")
     if broken is None:
         assert proc.returncode == 1 and "[jax-promotion]" in proc.stdout, proc.stdout
         return
