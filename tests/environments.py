@@ -59,18 +59,7 @@ def user_command(checker: str, venv: Path, root: Path, paths: list[str]) -> list
         python = str(venv / "bin" / "python")
         config = next((f.read_text() for f in (root / "mypy.ini", root / "pyproject.toml") if f.is_file()), "")
         cache = mypy_cache_flags(config, paths, environment=str(venv))
-        return [
-            python,
-            "-m",
-            "mypy",
-            *cache,
-            "--show-error-codes",
-            "--no-error-summary",
-            "--hide-error-context",
-            "--no-color-output",
-            "--no-pretty",
-            *paths,
-        ]
+        return [python, "-m", "mypy", *cache, *MYPY_FLAGS, *paths]
     if checker in ("pyright", "basedpyright"):
         return [tool(checker), "--outputjson", *paths]
     if checker == "pyrefly":

@@ -567,18 +567,7 @@ def _project_command(checker: str, root: Path) -> list[str]:
     with no file names; mypy on ``.``, configured by mypy.ini."""
     if checker.startswith("mypy"):
         cache = mypy_cache_flags((root / "mypy.ini").read_text(), ["model.py"])
-        return [
-            sys.executable,
-            "-m",
-            "mypy",
-            *cache,
-            "--show-error-codes",
-            "--no-error-summary",
-            "--hide-error-context",
-            "--no-color-output",
-            "--no-pretty",
-            ".",
-        ]
+        return [sys.executable, "-m", "mypy", *cache, *MYPY_FLAGS, "."]
     return user_command(checker, Path(sys.prefix), root, [])
 
 
