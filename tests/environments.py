@@ -122,5 +122,4 @@ def mypy_in(venv: Path, root: Path, config: str, paths: list[str]) -> list[str]:
     """mypy as a user runs it with ``venv`` active, over ``paths`` of the
     project ``root``, configured by ``config`` (written as its mypy.ini)."""
     (root / "mypy.ini").write_text(config)
-    cache = mypy_cache_flags(config, paths, environment=str(venv))
-    return [str(venv / "bin" / "python"), "-m", "mypy", "--config-file", "mypy.ini", *cache, *MYPY_FLAGS, *paths]
+    return user_command("mypy", venv, root, paths)

@@ -3,8 +3,9 @@
 Several test modules check their case files in each of the six set-ups, with
 the JAX stubs as the README sets them up (`jaxtypes jax-stubs install` in an
 environment of the session's, then each checker run from a project
-directory configured by the line the command printed for it, nothing else:
-``installed``) or without them (plain JAX, with jaxtypes' own ``Array``).
+directory whose only stub setting is the line the command printed for it,
+``installed``; pyright and basedpyright also get the rules the cases are
+written for) or without them (plain JAX, with jaxtypes' own ``Array``).
 (The stubs written with ``--out typings`` are checked by the slow set and
 the README's example.)  A checker run has a
 fixed cost (pyright reads JAX's and NumPy's stubs anew each run, about 2 s)
