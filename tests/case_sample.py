@@ -141,5 +141,5 @@ def function_cases_part(text: str, part: str) -> str:
         if _CASE_FUNCTION.match(line):
             index += 1
         keep = index < 0 or (index % FUNCTION_STRIDE == 0) == (part == "sampled")
-        out.append(line if keep or index < 0 else "\n")
+        out.append(line if keep else "\n")
     return "".join(out)

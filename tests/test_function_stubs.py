@@ -88,12 +88,18 @@ def typings() -> Path:
     return project_runs.typings()
 
 
-def _check(setup: str, case: str, typings: Path, root: Path, mypy_config: str | None = None) -> dict[str, list[str]]:
-    text = (CASES / case).read_text()
+def _reveals(
+    setup: str, case: str, text: str, typings: Path, root: Path, mypy_config: str | None = None
+) -> dict[tuple[str, int], list[str]]:
+    """A run of its own over one case file, with the stubs in ``root/typings``."""
     shutil.copytree(typings, root / "typings")
     paths = stage({case: text}, root)
-    out = execute(setup, root, command(setup, root, paths, mypy_config=mypy_config, stubs=True))
-    return _verdicts(case, text, revealed(setup, out, root))
+    return revealed(setup, execute(setup, root, command(setup, root, paths, mypy_config=mypy_config, stubs=True)), root)
+
+
+def _check(setup: str, case: str, typings: Path, root: Path, mypy_config: str | None = None) -> dict[str, list[str]]:
+    text = (CASES / case).read_text()
+    return _verdicts(case, text, _reveals(setup, case, text, typings, root, mypy_config))
 
 
 def _verdicts(case: str, text: str, reveals: dict[tuple[str, int], list[str]]) -> dict[str, list[str]]:
@@ -163,9 +169,7 @@ def test_no_wrong_answer_with_the_stubs(setup: str, part: str, typings: Path, tm
     if part == "sampled":
         reveals = project_runs.project_run(setup, True).reveals("functions")
     else:
-        shutil.copytree(typings, tmp_path / "typings")
-        paths = stage({DEFAULT_CASES: text}, tmp_path)
-        reveals = revealed(setup, execute(setup, tmp_path, command(setup, tmp_path, paths, stubs=True)), tmp_path)
+        reveals = _reveals(setup, DEFAULT_CASES, text, typings, tmp_path)
     result = _verdicts(DEFAULT_CASES, text, reveals)
     counts = {k: len(v) for k, v in result.items()}
     print(f"{setup} ({part}): {counts}")

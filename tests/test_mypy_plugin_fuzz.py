@@ -2,8 +2,8 @@
 
 Each program is a module of a package (``fz/p0000.py`` ...), so that one mypy
 run checks hundreds of them: three runs in all, one per plugin configuration
-(standard-x32, strict-x64, standard-x64), plus one run of programs with syntax
-errors.  The programs use ``Array`` with no, too many or non-marker
+(standard-x32; strict-x64 and standard-x64 under ``pytest -m slow``), plus
+one run of programs with syntax errors.  The programs use ``Array`` with no, too many or non-marker
 arguments, ``Any``, ``Never``, unions, TypeVars (plain, bounded,
 constrained), ``Literal`` strings that are not dtypes, aliases, subclasses,
 arrays inside containers, dtype arguments of every kind, star arguments,
@@ -32,7 +32,7 @@ from tools.checkers import launch, mypy_cache_flags, plugin_config
 
 SEED = int(os.environ.get("JAXTYPES_FUZZ_SEED", "20261121"))
 PROGRAMS = int(os.environ.get("JAXTYPES_FUZZ_PROGRAMS", "1200"))
-CONFIGS = (("standard-x32", ""), ("strict-x64", 'promotion = "strict"\nx64 = true\n'), ("standard-x64", "x64 = true\n"))
+CONFIGS = ("standard-x32", "strict-x64", "standard-x64")  # promotion-x64 setting
 
 MARKERS = (
     "bool_",
@@ -395,9 +395,9 @@ def write_package(root: Path, sources: list[str]) -> None:
         (pkg / f"p{i:04d}.py").write_text(text)
 
 
-def run_mypy(root: Path, settings: str, cache: Path) -> subprocess.CompletedProcess[str]:
+def run_mypy(root: Path, cache: Path) -> subprocess.CompletedProcess[str]:
     (root / "pyproject.toml").write_text(
-        '[tool.mypy]\nplugins = ["jaxtypes.mypy_plugin"]\nshow_traceback = true\n[tool.jaxtypes]\n' + settings
+        '[tool.mypy]\nplugins = ["jaxtypes.mypy_plugin"]\nshow_traceback = true\n[tool.jaxtypes]\n'
     )
     return subprocess.run(
         [sys.executable, "-m", "mypy", "--cache-dir", str(cache), "--no-error-summary", "-p", "fz"],
@@ -431,11 +431,10 @@ def test_at_least_a_thousand_programs(programs: list[str]) -> None:
 # JAX's default configuration's share in the default run, the other
 # configurations' shares (each a cold mypy run) under `pytest -m slow`, which CI runs.
 @pytest.mark.parametrize(
-    ("label", "settings"),
-    [pytest.param(*c, id=c[0], marks=[pytest.mark.slow] if c[0] != "standard-x32" else []) for c in CONFIGS],
+    "label", [pytest.param(c, marks=[pytest.mark.slow] if c != "standard-x32" else []) for c in CONFIGS]
 )
-def test_fuzz_programs_do_not_crash_mypy(tmp_path: Path, programs: list[str], label: str, settings: str) -> None:
-    share = programs[CONFIGS.index((label, settings)) :: len(CONFIGS)]
+def test_fuzz_programs_do_not_crash_mypy(tmp_path: Path, programs: list[str], label: str) -> None:
+    share = programs[CONFIGS.index(label) :: len(CONFIGS)]
     write_package(tmp_path, share)
     # mypy.ini as the other plugin runs of this configuration write it, so that
     # the run starts from the session's cache snapshot of it (tools/checkers.py);
@@ -460,6 +459,6 @@ def test_fuzz_programs_do_not_crash_mypy(tmp_path: Path, programs: list[str], la
 def test_fuzz_programs_with_syntax_errors(tmp_path: Path) -> None:
     rng = random.Random(SEED + 1)
     write_package(tmp_path, [broken_program(rng) for _ in range(40)])
-    proc = run_mypy(tmp_path, "", tmp_path / "cache")
+    proc = run_mypy(tmp_path, tmp_path / "cache")
     assert_no_crash(proc, allow_blocking=True)
     assert "syntax" in proc.stdout
