@@ -59,6 +59,7 @@ FileSet = Callable[[str], Mapping[str, str]]
 
 _REGISTERED: dict[bool, list[FileSet]] = {True: [], False: []}
 _READ: dict[tuple[str, bool], ProjectRun] = {}
+_FILES: dict[tuple[str, bool], dict[str, str]] = {}
 _FALLBACK_BASE: list[Path] = []  # outside a pytest session (no shared directory)
 
 
@@ -171,11 +172,18 @@ def files_of(checker: str, stubs: bool) -> dict[str, str]:
     return files
 
 
+def _files_of_run(checker: str, stubs: bool) -> dict[str, str]:
+    """``files_of``, once per set-up and process."""
+    if (checker, stubs) not in _FILES:
+        _FILES[checker, stubs] = files_of(checker, stubs)
+    return _FILES[checker, stubs]
+
+
 def project_run(checker: str, stubs: bool) -> ProjectRun:
     """The set-up's run over every registered file (run once per session)."""
     if (checker, stubs) in _READ:
         return _READ[checker, stubs]
-    files = files_of(checker, stubs)
+    files = _files_of_run(checker, stubs)
     if not files:
         raise ValueError(f"no files registered for {checker} {'with' if stubs else 'without'} the stubs")
     key = hashlib.sha256(json.dumps([checker, stubs, sorted(files.items())]).encode()).hexdigest()[:16]
@@ -202,7 +210,13 @@ def project_run(checker: str, stubs: bool) -> ProjectRun:
 
 
 def project_runs(setups: Iterable[tuple[str, bool]]) -> dict[tuple[str, bool], ProjectRun]:
-    """Several set-ups' runs, two at a time (each checker takes about a core)."""
+    """Several set-ups' runs, two at a time (each checker takes about a core).
+    Their files are made first, in this thread: the file sets parse Python,
+    and CPython 3.11's ``ast.parse`` in two threads at once can fail with
+    "SystemError: AST constructor recursion depth mismatch" (python/cpython
+    issue 106905; seen here in a run of the default tests)."""
     setups = list(setups)
+    for checker, stubs in setups:
+        _files_of_run(checker, stubs)
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         return dict(zip(setups, pool.map(lambda s: project_run(*s), setups)))
