@@ -9,20 +9,40 @@ Inputs are typed permissively, outputs strictly:
   objects with a ``dtype``);
 * ``ShapeLike``: an int or a sequence of ints;
 * ``DType`` (numpy's dtype), ``Shape`` (a tuple of ints), ``StaticScalar``;
+* ``DtypeValue``: ``x.dtype`` of an ``Array[float32]`` is a ``DtypeValue[float32]``
+  to the checkers (a numpy dtype whose marker ``astype`` and ``dtype=`` read);
+  at run time it is numpy's dtype;
 * ``Array``: the dtype-generic array base class; ``Array[float32]`` is an
   array whose dtype is float32, bare ``Array`` one of unknown dtype.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence, SupportsIndex, Union, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, Sequence, SupportsIndex, Union, runtime_checkable
 
 import numpy as np
 from typing_extensions import TypeAlias
 
 from jaxtypes._array import Array
 
-__all__ = ["Array", "ArrayLike", "DType", "DTypeLike", "Shape", "ShapeLike", "StaticScalar", "SupportsDType"]
+if TYPE_CHECKING:
+    # Declared by the stub (jaxtypes/_array.pyi), which checkers read; mypy
+    # checking this package's own modules reads _array.py, which has no such class.
+    from jaxtypes._array import DtypeValue  # type: ignore[attr-defined,unused-ignore]
+else:
+    DtypeValue = np.dtype  # what x.dtype is at run time
+
+__all__ = [
+    "Array",
+    "ArrayLike",
+    "DType",
+    "DTypeLike",
+    "DtypeValue",
+    "Shape",
+    "ShapeLike",
+    "StaticScalar",
+    "SupportsDType",
+]
 
 
 @runtime_checkable

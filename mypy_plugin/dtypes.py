@@ -483,10 +483,11 @@ def dtype_like(t: Type, builder: Builder, depth: int = 0) -> list[DTypeLike] | N
             return None
         return [DTypeLike(a, weak=a in lattice.WEAK, kind="array") for a in alts if isinstance(a, str)]
     fullname = p.type.fullname
-    if fullname == names.DTYPE_OF and p.args:  # jnp.float32: a dtype
+    if (fullname == names.DTYPE_OF or fullname in names.DTYPE_VALUES) and p.args:  # jnp.float32, x.dtype: a dtype
         marker = get_proper_type(p.args[0])
         node = names.NODE_OF_MARKER.get(marker.type.fullname) if isinstance(marker, Instance) else None
-        return None if node is None else [DTypeLike(node, kind="dtype")]
+        # A weak value's dtype is float32 or float64 as x64 decides: unknown here.
+        return None if node is None or node in lattice.WEAK else [DTypeLike(node, kind="dtype")]
     if fullname == names.NUMPY_NDARRAY:
         node = _ndarray_node(p, builder)
         return None if node is None else [DTypeLike(node, kind="array")]

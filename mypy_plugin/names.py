@@ -36,6 +36,8 @@ NUMPY_NDARRAY: Final = "numpy.ndarray"
 # JAX's scalar types (jnp.float32) in the stubs of `jaxtypes jax-stubs`:
 # DtypeOf[dtype marker, the marker it canonicalizes to].
 DTYPE_OF: Final = f"{MARKERS_MODULE}.DtypeOf"
+# x.dtype of an Array[DT]: DtypeValue[DT], declared beside each Array class.
+DTYPE_VALUES: Final = ("jaxtypes._array.DtypeValue", "jax._src.basearray.DtypeValue")
 
 # The marker class of each lattice node.
 MARKER_FULLNAME: Final = {n: f"{MARKERS_MODULE}.{m}" for n, m in lattice.MARKER_NAME.items()}

@@ -14,7 +14,17 @@ import pytest
 
 import jaxtypes
 from jaxtypes import lattice, markers
-from jaxtypes.typing import Array, ArrayLike, DType, DTypeLike, Shape, ShapeLike, StaticScalar, SupportsDType
+from jaxtypes.typing import (
+    Array,
+    ArrayLike,
+    DType,
+    DTypeLike,
+    DtypeValue,
+    Shape,
+    ShapeLike,
+    StaticScalar,
+    SupportsDType,
+)
 
 
 def test_array_subscripts_at_runtime() -> None:
@@ -22,6 +32,20 @@ def test_array_subscripts_at_runtime() -> None:
     assert alias.__origin__ is Array
     assert alias.__args__ == (np.float32,)
     assert jaxtypes.Array is Array
+
+
+def test_dtype_value_is_numpys_dtype_at_run_time() -> None:
+    """The checkers' DtypeValue[float32] (what x.dtype is to them) is what x.dtype is
+    when the code runs: numpy's dtype, subscriptable in an evaluated annotation."""
+    x = jnp.ones(3, jnp.bfloat16)
+    assert DtypeValue is np.dtype and isinstance(x.dtype, DtypeValue)
+    assert typing.get_origin(DtypeValue[jaxtypes.bfloat16]) is np.dtype
+
+    def cast(y: Array, dtype: DtypeValue[jaxtypes.float32]) -> Array[jaxtypes.float32]:
+        return y.astype(dtype)
+
+    assert typing.get_type_hints(cast)["dtype"] == DtypeValue[jaxtypes.float32]
+    assert cast(x, jnp.ones(1, jnp.float32).dtype).dtype == jnp.float32
 
 
 def test_isinstance_jax_arrays_and_tracers() -> None:

@@ -12,9 +12,9 @@ lattice).  Nothing depends on JAX's formatting.  In the result:
     ``mean``, ``max``, ``clip``, ``round``, ``item``, ...): jaxtypes'
     promotion-aware descriptors, which for ``Array[Any]`` fall back to JAX's
     own signature (``_descriptors``);
-  - ``real``, ``imag``, ``astype``: jaxtypes' typed signatures
-    (``astype`` also takes numpy's dtype spellings, and keeps JAX's signature
-    as its last overload);
+  - ``dtype``, ``real``, ``imag``, ``astype``: jaxtypes' typed signatures
+    (``x.dtype`` is a ``DtypeValue[DT]``; ``astype`` also takes numpy's dtype
+    spellings, and keeps JAX's signature as its last overload);
   - ``__abs__``: a descriptor like the operators', with JAX's own signature
     for ``Array[Any]`` (``_abs_descriptor``: jaxtypes' own ``__abs__`` is a
     method, whose ``abs(b)`` ty cannot solve for a bare array);
@@ -67,7 +67,6 @@ OPTIONAL: Final = frozenset(["byteswap", "to_device"])
 # Members jaxtypes' Array declares whose JAX declaration is kept as it is.
 KEEP_JAX: Final = frozenset(
     [
-        "dtype",
         "shape",
         "ndim",
         "size",
@@ -712,6 +711,12 @@ def _index_helper(node: ast.ClassDef) -> ast.ClassDef:
 # meant, as jaxtypes' own _array.pyi does (the syntax tree drops comments).
 _OVERRIDE_IGNORE: Final = "  # type: ignore[assignment]  # ty: ignore[incompatible-attribute-override]"
 _EQUALITY_DESCRIPTOR: Final = re.compile(r"^(    __(?:eq|ne)__: .*)$", re.M)
+# DtypeValue derives from numpy's dtype, which numpy declares final: the same.
+_FINAL_BASE_IGNORE: Final = (
+    "  # pyright: ignore[reportGeneralTypeIssues]  # pyrefly: ignore[invalid-inheritance]"
+    "  # ty: ignore[subclass-of-final-class]"
+)
+_DTYPE_VALUE_CLASS: Final = re.compile(r"^(class DtypeValue\(.*\):)$", re.M)
 
 
 def render_basearray(tree: ast.Module, header: str) -> str:
@@ -740,7 +745,7 @@ def render_basearray(tree: ast.Module, header: str) -> str:
     for title, nodes in sections:
         if title:
             out += ["", f"# ---- {title} ----", ""]
-        out.append(
-            _EQUALITY_DESCRIPTOR.sub(r"\1" + _OVERRIDE_IGNORE, ast.unparse(ast.Module(body=nodes, type_ignores=[])))
-        )
+        text = ast.unparse(ast.Module(body=nodes, type_ignores=[]))
+        text = _EQUALITY_DESCRIPTOR.sub(r"\1" + _OVERRIDE_IGNORE, text)
+        out.append(_DTYPE_VALUE_CLASS.sub(r"\1" + _FINAL_BASE_IGNORE, text))
     return "\n".join(out).rstrip("\n") + "\n"

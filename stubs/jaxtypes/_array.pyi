@@ -49,6 +49,17 @@ class DtypeMarker(_Marker):
 DtypeMarkerT = TypeVar("DtypeMarkerT", bound=DtypeMarker)
 
 
+# ``x.dtype`` of an Array[float32] is DtypeValue[float32]: numpy's dtype to the
+# checkers (``dtype: jnp.dtype = x.dtype`` holds), whose marker astype and
+# dtype= read; a weak marker's is no dtype argument (JAX's dtype of a weak
+# value depends on x64), so it gives Array[Any].  numpy declares its dtype
+# final, which the checkers report in this stub only: the subclass is for
+# checkers, at run time ``x.dtype`` is numpy's dtype.
+@type_check_only
+class DtypeValue(np.dtype[np.generic], Generic[_F_co]):  # type: ignore[misc]  # pyright: ignore[reportGeneralTypeIssues]  # pyrefly: ignore[invalid-inheritance]  # ty: ignore[subclass-of-final-class]
+    """The dtype of an Array[DT] (``x.dtype``), DT its marker."""
+
+
 @type_check_only
 class UnknownDtype:
     """Matches only Array[Any]: the first overload of every table, so that an
@@ -117,11 +128,11 @@ class SumTo(_Table, Generic[_R]):
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: Literal[True] = True) -> Array[_R]: ...
     @overload
-    def sum(self, axis: AxisArgument, dtype: type[DtypeMarkerT], out: None = None,
+    def sum(self, axis: AxisArgument, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
     @overload
-    def sum(self, axis: AxisArgument = None, *, dtype: type[DtypeMarkerT], out: None = None,
+    def sum(self, axis: AxisArgument = None, *, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
     @overload
@@ -139,11 +150,11 @@ class ProdTo(_Table, Generic[_R]):
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: Literal[True] = True) -> Array[_R]: ...
     @overload
-    def prod(self, axis: AxisArgument, dtype: type[DtypeMarkerT], out: None = None,
+    def prod(self, axis: AxisArgument, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
     @overload
-    def prod(self, axis: AxisArgument = None, *, dtype: type[DtypeMarkerT], out: None = None,
+    def prod(self, axis: AxisArgument = None, *, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
     @overload
@@ -160,7 +171,7 @@ class MeanTo(_Table, Generic[_R]):
     def mean(self, axis: AxisArgument = None, dtype: None = None, out: None = None,
         keepdims: bool = False, *, where: Any = None) -> Array[_R]: ...
     @overload
-    def mean(self, axis: AxisArgument = None, *, dtype: type[DtypeMarkerT], out: None = None,
+    def mean(self, axis: AxisArgument = None, *, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], out: None = None,
         keepdims: bool = False, where: Any = None) -> Array[DtypeMarkerT]: ...
     @overload
     def mean(self, axis: AxisArgument = None, dtype: DtypeArgument = None, out: None = None,
@@ -705,7 +716,7 @@ class _ArrayMeta(ABCMeta): ...
 class Array(Generic[DT], metaclass=_ArrayMeta):
     """A JAX array whose dtype is DT, one of the markers of jaxtypes."""
     @property
-    def dtype(self) -> np.dtype[Any]: ...
+    def dtype(self) -> DtypeValue[DT]: ...
     @property
     def shape(self) -> tuple[int, ...]: ...
     @property
@@ -719,7 +730,7 @@ class Array(Generic[DT], metaclass=_ArrayMeta):
     @property
     def imag(self: Array[_Has_imag[_V]]) -> Array[_V]: ...
     @overload
-    def astype(self, dtype: type[DtypeMarkerT], copy: bool = False, device: Any = None) -> Array[DtypeMarkerT]: ...
+    def astype(self, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], copy: bool = False, device: Any = None) -> Array[DtypeMarkerT]: ...
     @overload
     def astype(self, dtype: DtypeArgument, copy: bool = False, device: Any = None) -> Array[Any]: ...
     def reshape(self, *args: Any, order: str = 'C', out_sharding: Any = None) -> Array[DT]: ...

@@ -1,6 +1,7 @@
 """What an IDE completes on an Array, with the dtypes JAX gives."""
 
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 from typing_extensions import assert_type
@@ -8,11 +9,17 @@ from typing_extensions import assert_type
 from jaxtypes import (
     Array, bfloat16, bool_, complex64, float32, int8, int32, uint8, uint32, weak_float,
 )
+from jaxtypes.typing import DtypeValue
 
 
 def members(x: Array[int8], b: Array[bfloat16], c: Array[complex64], u: Array[uint8],
             w: Array[weak_float]) -> None:
-    assert_type(x.dtype, np.dtype)
+    assert_type(x.dtype, DtypeValue[int8])
+    assert_type(w.dtype, DtypeValue[weak_float])
+    numpy_dtype: np.dtype = x.dtype
+    assert_type(b.astype(x.dtype), Array[int8])
+    assert_type(x.sum(dtype=b.dtype), Array[bfloat16])
+    assert_type(b.astype(w.dtype), Array[Any])  # float32 or float64, as x64 decides
     assert_type(x.shape, tuple[int, ...])
     assert_type(x.ndim, int)
     assert_type(x.size, int)

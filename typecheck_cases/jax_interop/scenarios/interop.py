@@ -17,6 +17,7 @@ from typing_extensions import assert_type
 
 import jaxtypes
 from jaxtypes import bfloat16, bool_, float16, float32, int8, int32, uint8, weak_float, weak_int
+from jaxtypes.typing import DtypeValue
 
 
 # -- JAX's functions keep their signatures; those with a dtype rule give the
@@ -141,7 +142,7 @@ def methods(f: jax.Array[float32], i: jax.Array[int8], u: jax.Array[uint8]) -> N
     assert_type(f.squeeze(), jax.Array[float32])
     assert_type(f.cumsum(), jax.Array[Any])
     assert_type(f.std(), jax.Array[Any])
-    assert_type(f.dtype, np.dtype)
+    assert_type(f.dtype, DtypeValue[float32])
     assert_type(f.shape, tuple[int, ...])
     assert_type(f.weak_type, bool)
     assert_type(f.is_fully_addressable, bool)
@@ -221,3 +222,18 @@ def functions_and_transforms(x: jax.Array[bfloat16], w: jax.Array[bfloat16], p: 
     assert_type(jax.checkpoint(_dense)(x, w), jax.Array[float32])
     jax.jit(_dense)(x)  # E: missing-argument
     jnp.maximum(x, p)  # (two dtypes: jax.Array, no error)
+
+
+def dtypes_taken_from_other_arrays(x: jax.Array[bfloat16], f: jax.Array[float32], i: jax.Array[int8],
+                                   w: jax.Array[weak_float], u: jax.Array, d: jnp.dtype) -> None:
+    assert_type(x.astype(f.dtype), jax.Array[float32])
+    assert_type(f.astype(x.dtype), jax.Array[bfloat16])
+    assert_type(i.sum(dtype=f.dtype), jax.Array[float32])
+    assert_type(x.mean(dtype=f.dtype), jax.Array[float32])
+    assert_type(x.astype(w.dtype), jax.Array[Any])  # float32 or float64, as x64 decides
+    assert_type(x.astype(u.dtype), jax.Array[Any])
+    assert_type(x.astype(d), jax.Array[Any])
+    assert_type(w.dtype, DtypeValue[weak_float])
+    kept: jnp.dtype = f.dtype  # still numpy's dtype to the checkers
+    same: bool = f.dtype == jnp.float32
+    narrow: jax.Array[bfloat16] = i.astype(f.dtype)  # E: assignment
