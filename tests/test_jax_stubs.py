@@ -76,7 +76,11 @@ DEVIATIONS: dict[str, dict[str, str]] = {
         "narrow: jax.Array[bfloat16] = i.astype(f.dtype)  # E: assignment": (
             "mypy without the plugin solves astype's dtype from the declared type first "
             "(the README's mypy note), then falls back to Array[Any]"
-        )
+        ),
+        "made: jax.Array[bfloat16] = jnp.zeros(3, f.dtype)  # E: assignment": (
+            "mypy without the plugin solves the dtype= overload from the declared type first, "
+            "then falls back to JAX's own signature"
+        ),
     }
 }
 
@@ -163,6 +167,21 @@ def test_jaxtypes_array_is_jax_array(typings: Path) -> None:
     imports = [n for n in tree.body if isinstance(n, ast.ImportFrom)]
     assert [n.module for n in imports] == ["jax._src.basearray"]
     assert ("Array", "Array") in [(a.name, a.asname) for a in imports[0].names]
+
+
+def test_a_weak_values_dtype_is_no_dtype_argument_of_a_function(typings: Path) -> None:
+    """``jnp.zeros(n, dtype=w.dtype)`` of a weak float ``w`` is float32 or float64
+    as x64 decides, so the functions' ``dtype=`` overloads must not read a weak
+    marker: the protocols their DtypeValue[...] parameters take are attributes
+    no weak marker carries (the dtype mappings are over the strong dtypes)."""
+    read = set()
+    for stub in (typings / "jax-stubs").rglob("*.pyi"):
+        read |= set(re.findall(r"DtypeValue\[_jaxtypes_markers\._Has(\w+)\[", stub.read_text()))
+    assert len(read) >= 5, read  # jnp.zeros, jnp.asarray, jax.random.normal, ... take one
+    markers = (typings / "jaxtypes-stubs" / "markers.pyi").read_text()
+    for weak in ("weak_int", "weak_float", "weak_complex"):
+        body = markers.split(f"\nclass {weak}(")[1].split("\nclass ")[0]
+        assert not read & set(re.findall(r"^    (\w+):", body, re.M)), weak
 
 
 @pytest.mark.usefixtures("memoised_render")

@@ -447,7 +447,7 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
             out += required_overloads(
                 _with(
                     base,
-                    {"dtype": f"type[{proto}] | {MARKERS}.DtypeOf[{proto}, Any]"},
+                    {"dtype": f"type[{proto}] | {MARKERS}.DtypeOf[{proto}, Any] | {MARKERS}.DtypeValue[{proto}]"},
                     ret.format(f"Array[{RESULT_VAR}]"),
                 ),
                 "dtype",
@@ -642,7 +642,9 @@ def _preferred_overloads(
             {
                 x: f"Array[{MARKERS}.{var}]",
                 y: f"Array[{MARKERS}.{var}]",
-                "preferred_element_type": f"type[{marker}] | {MARKERS}.DtypeOf[{marker}, Any]",
+                "preferred_element_type": (
+                    f"type[{marker}] | {MARKERS}.DtypeOf[{marker}, Any] | {MARKERS}.DtypeValue[{marker}]"
+                ),
             },
             ret.format(f"Array[{marker}]"),
         )
@@ -948,6 +950,11 @@ def transform_markers(text: str, tables: FunctionTables) -> str:
     extra = [
         "from typing import Generic, Protocol",
         "import numpy as _np",
+        # x.dtype (Array's dtype property): a dtype argument as JAX's scalar
+        # types are.  A weak marker carries no dtype attribute (the mappings
+        # of dtype= are over the strong dtypes), so a weak value's dtype takes
+        # JAX's own signature: its dtype is float32 or float64 as x64 decides.
+        "from jaxtypes._array import DtypeValue as DtypeValue",
         "",
         "@type_check_only",
         f"class {UNKNOWN}:",

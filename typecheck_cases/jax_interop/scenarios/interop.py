@@ -237,3 +237,11 @@ def dtypes_taken_from_other_arrays(x: jax.Array[bfloat16], f: jax.Array[float32]
     kept: jnp.dtype = f.dtype  # still numpy's dtype to the checkers
     same: bool = f.dtype == jnp.float32
     narrow: jax.Array[bfloat16] = i.astype(f.dtype)  # E: assignment
+    # JAX's functions read it too (JAX 0.10.2 gives each of these dtypes).
+    assert_type(jnp.zeros(3, f.dtype), jax.Array[float32])
+    assert_type(jnp.zeros((2, 2), dtype=x.dtype), jax.Array[bfloat16])
+    assert_type(jnp.asarray(1.0, f.dtype), jax.Array[float32])
+    assert_type(jax.random.normal(jax.random.PRNGKey(0), (3,), x.dtype), jax.Array[bfloat16])
+    assert_type(jnp.astype(i, x.dtype), jax.Array[bfloat16])
+    assert_type(jnp.zeros(3, w.dtype), jax.Array[Any])  # float32 or float64, as x64 decides
+    made: jax.Array[bfloat16] = jnp.zeros(3, f.dtype)  # E: assignment
