@@ -1622,6 +1622,10 @@ def test_install_prints_each_checker_s_set_up(installed: Path, request: pytest.F
         "mypy": ("plugins = jaxtypes.mypy_plugin", "mypy.ini", "[mypy]"),
         "pyrefly": ('preset = "default"', "pyproject.toml", "[tool.pyrefly]"),
     }, request.config.stash[INSTALL_OUTPUT]
+    # and that mypy loses the dtype of a result nobody annotated
+    # (typecheck_cases/scenarios/unannotated_results.py shows it)
+    (mypy_line,) = [t for t in request.config.stash[INSTALL_OUTPUT].splitlines() if t.strip().startswith("mypy:")]
+    assert "mypy gives a function without a return annotation the result Any: annotate results" in mypy_line
 
 
 PLANTED_BUG = """\

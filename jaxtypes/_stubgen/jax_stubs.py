@@ -412,7 +412,9 @@ def setup(out: str) -> list[Setting]:
             pyright,
             "nothing: their stubPath defaults to typings" if default else "",
         ),
-        Setting("mypy", "mypy.ini", "[mypy]", f"mypy_path = {out}/{MYPY_DIR}", MYPY_PLUGIN_NOTE),
+        Setting(
+            "mypy", "mypy.ini", "[mypy]", f"mypy_path = {out}/{MYPY_DIR}", f"{MYPY_PLUGIN_NOTE}; {MYPY_RESULTS_NOTE}"
+        ),
         Setting(
             "pyrefly",
             "pyproject.toml",
@@ -428,6 +430,10 @@ def setup(out: str) -> list[Setting]:
 # call of JAX's functions against the declared type of where its result goes
 # first, then falls back to JAX's signature, missing the wrong dtype.
 MYPY_PLUGIN_NOTE: Final = "and plugins = jaxtypes.mypy_plugin: mypy's supported set-up"
+# mypy does not infer a function's result from its body: without a return
+# annotation it is Any, and the dtype is lost (mypy's documentation, "Functions"
+# in "Type inference and type annotations").
+MYPY_RESULTS_NOTE: Final = "mypy gives a function without a return annotation the result Any: annotate results"
 # pyrefly without a configuration file runs its "basic" preset, which reports
 # none of the dtype errors (pyrefly's documentation, "Configuration": presets).
 PYREFLY_PRESET: Final = 'preset = "default"'
@@ -444,7 +450,7 @@ def installed_setup() -> list[Setting]:
             "[mypy]",
             "plugins = jaxtypes.mypy_plugin",
             "mypy's supported set-up: without it mypy misses wrong dtypes of JAX's functions "
-            "in returns, assignments and arguments",
+            f"in returns, assignments and arguments; {MYPY_RESULTS_NOTE}",
         ),
         Setting(
             "pyrefly",
