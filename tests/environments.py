@@ -112,12 +112,6 @@ def jaxtypes_in(python: Path, *argv: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def plugin_ini(settings: str) -> str:
-    """mypy.ini with the plugin (the line `install` prints for mypy) and these
-    ``[jaxtypes]`` settings."""
-    return f"[mypy]\nplugins = jaxtypes.mypy_plugin\n\n[jaxtypes]\n{settings}"
-
-
 def mypy_in(venv: Path, root: Path, config: str, paths: list[str]) -> list[str]:
     """mypy as a user runs it with ``venv`` active, over ``paths`` of the
     project ``root``, configured by ``config`` (written as its mypy.ini)."""

@@ -30,7 +30,7 @@ import pytest
 
 import case_sample
 import project_runs
-from environments import mypy_in, plugin_ini, user_env
+from environments import mypy_in, user_env
 from tools.checkers import MYPY_PLUGIN, command, execute, plugin_config, revealed, stage
 
 REPO = Path(__file__).resolve().parent.parent
@@ -245,7 +245,7 @@ def test_plugin_strict_promotion_in_functions(tmp_path: Path) -> None:
     )
     venv = project_runs.installed()[0]
     paths = stage({"strict.py": text}, tmp_path)
-    config = plugin_ini("promotion = strict\nx64 = true\n")
+    config = plugin_config("strict", x64=True)
     out = execute(MYPY_PLUGIN, tmp_path, mypy_in(venv, tmp_path, config, paths), env=user_env(venv))
     reveals = revealed(MYPY_PLUGIN, out, tmp_path)
     for n, (call, dtype) in enumerate(STRICT_CALLS.items(), 7):

@@ -41,7 +41,6 @@ from environments import (
     jaxtypes_in,
     make_venv,
     mypy_in,
-    plugin_ini,
     printed_settings,
     user_command,
     user_env,
@@ -56,6 +55,7 @@ from tools.checkers import (
     execute,
     launch,
     mypy_cache_flags,
+    plugin_config,
     reported_errors,
     stage,
     tool,
@@ -1290,15 +1290,15 @@ def test_plugin_settings_apply_to_jax_array(typings: Path, tmp_path: Path, setti
     assert "warning" not in stderr
 
 
-@pytest.mark.parametrize("settings", [STRICT_X64])
-def test_plugin_settings_apply_to_installed_jax_array(tmp_path: Path, settings: str) -> None:
+def test_plugin_settings_apply_to_installed_jax_array(tmp_path: Path) -> None:
     """With the stubs installed (the session's environment), [jaxtypes]
-    settings apply.  (tests/test_function_stubs.py checks JAX's functions in
-    the same configuration: one cold mypy analysis of JAX for both.)"""
+    settings apply: strict promotion, x64.  (tests/test_function_stubs.py checks
+    JAX's functions in the same configuration: one cold mypy analysis of JAX for both.)"""
     venv = project_runs.installed()[0]
-    case = PLUGIN_HEAD + PLUGIN_CASES[settings]
+    case = PLUGIN_HEAD + PLUGIN_CASES[STRICT_X64]
     (tmp_path / "case.py").write_text(case)
-    run = launch("mypy", tmp_path, mypy_in(venv, tmp_path, plugin_ini(settings), ["case.py"]), 600, user_env(venv))
+    config = plugin_config("strict", x64=True)
+    run = launch("mypy", tmp_path, mypy_in(venv, tmp_path, config, ["case.py"]), 600, user_env(venv))
     _assert_plugin_answers(reported_errors("mypy", run.stdout, tmp_path), case)
     assert "warning" not in run.stderr
 
