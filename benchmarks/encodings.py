@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import copy
 import resource
 import shutil
 import statistics
@@ -57,21 +58,29 @@ def _takes_scalar(fn: ast.FunctionDef) -> bool:
     return any(p.annotation is not None and ast.unparse(p.annotation) in _SCALAR_ANNOTATIONS for p in required)
 
 
-def _jax_declaration(overloads: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
+def jax_declaration(overloads: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
     """JAX's own declaration (each typed function's last overload) alone."""
     return [overloads[-1]]
 
 
-def _array_inputs(overloads: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
+def array_inputs(overloads: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
     """The overloads for arrays and ``dtype=``, without those for NumPy values
     and Python scalars (which then get JAX's ``Array``)."""
     return [fn for fn in overloads[:-1] if not _takes_scalar(fn)] + overloads[-1:]
 
 
+# A marker: not a cut of a function's overloads but one shared callable class
+# per distinct list of overloads (``shared_callables``).
+SHARED = "shared"
+
 # name -> (what it is, which of a function's overloads it keeps); None: all.
-CANDIDATES: dict[str, tuple[str, Callable[[list[ast.FunctionDef]], list[ast.FunctionDef]] | None]] = {
-    "operators-only": ("JAX's declarations of its functions; Array's operators and methods typed", _jax_declaration),
-    "array-inputs": ("functions typed for arrays and dtype=, not for Python scalars or NumPy values", _array_inputs),
+CANDIDATES: dict[str, tuple[str, Callable[[list[ast.FunctionDef]], list[ast.FunctionDef]] | str | None]] = {
+    "operators-only": ("JAX's declarations of its functions; Array's operators and methods typed", jax_declaration),
+    "array-inputs": ("functions typed for arrays and dtype=, not for Python scalars or NumPy values", array_inputs),
+    "shared-callables": (
+        "the full overloads, in one callable class per distinct list of them, which its functions share",
+        SHARED,
+    ),
     "full": ("as `jaxtypes jax-stubs` generates them", None),
 }
 
@@ -80,9 +89,10 @@ def _is_overload(node: ast.stmt) -> bool:
     return isinstance(node, ast.FunctionDef) and any(ast.unparse(d) == "overload" for d in node.decorator_list)
 
 
-def derive_module(text: str, keep: Callable[[list[ast.FunctionDef]], list[ast.FunctionDef]]) -> str:
-    """A stub module's text with each module-level overloaded function cut to
-    the overloads ``keep`` returns (one left: a plain declaration)."""
+def _replace_overloads(text: str, replacement: Callable[[str, list[ast.FunctionDef]], str]) -> str:
+    """A stub module's text with each module-level overloaded function's
+    overloads replaced by ``replacement(name, overloads)``; every other line
+    (comments included) as it was."""
     tree = ast.parse(text)
     groups: dict[str, list[ast.FunctionDef]] = {}
     for node in tree.body:
@@ -92,23 +102,65 @@ def derive_module(text: str, keep: Callable[[list[ast.FunctionDef]], list[ast.Fu
     lines = text.splitlines(keepends=True)
     replace: dict[int, str] = {}  # first line (0-based) of a function's overloads -> its new text
     dropped: set[int] = set()
-    for fns in groups.values():
+    for name, fns in groups.items():
         first = fns[0].decorator_list[0].lineno - 1
         dropped.update(range(first, fns[-1].end_lineno or fns[-1].lineno))
-        kept = keep(fns)
-        if len(kept) == 1:  # no @overload on a lone declaration
-            fn = kept[0]
-            replace[first] = "".join(lines[fn.lineno - 1 : fn.end_lineno]) + "\n"
-        else:
-            replace[first] = "".join(
-                "".join(lines[fn.decorator_list[0].lineno - 1 : fn.end_lineno]) + "\n" for fn in kept
-            )
+        replace[first] = replacement(name, fns)
     out: list[str] = []
     for i, line in enumerate(lines):
         out.append(replace.get(i, ""))
         if i not in dropped:
             out.append(line)
     return "".join(out)
+
+
+def derive_module(text: str, keep: Callable[[list[ast.FunctionDef]], list[ast.FunctionDef]]) -> str:
+    """A stub module's text with each module-level overloaded function cut to
+    the overloads ``keep`` returns (one left: a plain declaration)."""
+    lines = text.splitlines(keepends=True)
+
+    def cut(name: str, fns: list[ast.FunctionDef]) -> str:
+        kept = keep(fns)
+        if len(kept) == 1:  # no @overload on a lone declaration
+            return "".join(lines[kept[0].lineno - 1 : kept[0].end_lineno]) + "\n"
+        return "".join("".join(lines[fn.decorator_list[0].lineno - 1 : fn.end_lineno]) + "\n" for fn in kept)
+
+    return _replace_overloads(text, cut)
+
+
+def _as_method(fn: ast.FunctionDef) -> ast.FunctionDef:
+    """An overload of a function as an overload of ``__call__``."""
+    method = copy.deepcopy(fn)
+    method.name = "__call__"
+    args = method.args
+    if args.posonlyargs:
+        args.posonlyargs.insert(0, ast.arg("self"))
+    else:
+        args.args.insert(0, ast.arg("self"))
+    method.decorator_list = [ast.Name("overload")]
+    return ast.fix_missing_locations(method)
+
+
+def shared_callables(text: str) -> str:
+    """A stub module's text with each overloaded function declared as an
+    instance of a callable class whose ``__call__`` has its overloads, one
+    class for all the functions whose overloads are the same (as the
+    operators share their tables): a checker evaluates each class once."""
+    classes: dict[str, str] = {}  # the overloads' text -> class name
+    methods: dict[str, list[ast.FunctionDef]] = {}  # class name -> its overloads
+
+    def declare(name: str, fns: list[ast.FunctionDef]) -> str:
+        key = "\n".join(f"{ast.unparse(fn.args)} -> {ast.unparse(fn.returns or ast.Constant(None))}" for fn in fns)
+        cls = classes.setdefault(key, f"_SharedCallable{len(classes)}")
+        methods.setdefault(cls, fns)
+        return f"{name}: {cls}\n\n"
+
+    out = _replace_overloads(text, declare)
+    for cls, fns in methods.items():
+        out += f"\nclass {cls}:\n" + "".join(
+            "\n".join("    " + line for line in ast.unparse(_as_method(fn)).splitlines()) + "\n" for fn in fns
+        )
+    return out
 
 
 def derive(stubs: Path, out: Path, candidate: str) -> Path:
@@ -118,7 +170,8 @@ def derive(stubs: Path, out: Path, candidate: str) -> Path:
     if keep is not None:
         for tree in _JAX_TREES:
             for path in sorted((out / tree).rglob("*.pyi")):
-                path.write_text(derive_module(path.read_text(), keep))
+                text = path.read_text()
+                path.write_text(shared_callables(text) if isinstance(keep, str) else derive_module(text, keep))
     return out
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from benchmarks.encodings import CANDIDATES, derive, derive_module
+from benchmarks.encodings import array_inputs, derive, derive_module, jax_declaration, shared_callables
 
 # The shape `jaxtypes jax-stubs` gives a typed function (its array overload,
 # its NumPy and Python-scalar overloads, JAX's declaration last), beside an
@@ -69,13 +69,13 @@ def _signatures(text: str) -> dict[str, list[str]]:
 
 
 def test_operators_only_keeps_jax_s_declaration_alone() -> None:
-    text = derive_module(STUB, CANDIDATES["operators-only"][1] or (lambda fns: fns))
+    text = derive_module(STUB, jax_declaration)
     assert _signatures(text) == {"exp": ["ArrayLike"], "untyped": ["ArrayLike"], "sum": ["ArrayLike"]}
     assert text.count("def __add__") == 2  # a class's methods are not JAX's functions
 
 
 def test_array_inputs_drops_the_numpy_and_python_scalar_overloads() -> None:
-    text = derive_module(STUB, CANDIDATES["array-inputs"][1] or (lambda fns: fns))
+    text = derive_module(STUB, array_inputs)
     assert _signatures(text) == {
         "exp": ["@Array[_Has_fn_inexact[_V]]", "@ArrayLike"],
         "untyped": ["ArrayLike"],
@@ -104,3 +104,29 @@ def test_derive_rewrites_every_copy_of_jax_s_modules(tmp_path: Path) -> None:
     assert (lean / "jaxtypes-stubs/markers.pyi").read_text() == STUB
     full = derive(stubs, tmp_path / "full", "full")
     assert all((full / rel).read_text() == STUB for rel in copies)
+
+
+def test_shared_callables_gives_functions_of_the_same_overloads_one_class() -> None:
+    twin = STUB.split("def untyped")[0].replace("def exp(", "def log(")  # exp's overloads, named log
+    text = derive_module("# mypy: ignore-errors\n" + STUB + twin, lambda fns: fns)  # the text, as it is
+    shared = shared_callables(text)
+    tree = ast.parse(shared)
+    declared = {ast.unparse(n.target): ast.unparse(n.annotation) for n in tree.body if isinstance(n, ast.AnnAssign)}
+    assert declared["exp"] == declared["log"] != declared["sum"]
+    calls = {
+        n.name: [
+            ast.unparse((m.args.posonlyargs + m.args.args)[1].annotation or ast.Constant(None))
+            for m in n.body
+            if isinstance(m, ast.FunctionDef)
+        ]
+        for n in tree.body
+        if isinstance(n, ast.ClassDef) and n.name != "Array"
+    }
+    assert calls[declared["exp"]] == [
+        "Array[_Has_fn_inexact[_V]]",
+        "_np.generic | _np.ndarray[Any, Any]",
+        "builtins.float",
+        "ArrayLike",
+    ]
+    assert shared.startswith("# mypy: ignore-errors\n")  # the module's comments stay
+    assert _signatures(shared) == {"untyped": ["ArrayLike"]}
