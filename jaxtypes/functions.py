@@ -371,6 +371,21 @@ def untyped() -> dict[str, str]:
     return {n: r.reason for n, r in TABLE.items() if r.family in ("untyped", "higher_order")}
 
 
+# jnp.finfo(dtype) (ml_dtypes.finfo): its min, max, eps, epsneg, tiny,
+# resolution, smallest_normal and smallest_subnormal are NumPy scalars of the
+# dtype's real type (float32 for complex64), which JAX canonicalizes (float64
+# is float32 with x64 off) and treats as strongly typed.  Not for the 4- and
+# 6-bit floats, whose eps and epsneg are Python floats (weakly typed).
+def finfo_node(node: str, v: Variant = DEFAULT) -> str | None:
+    """The node of ``jnp.finfo(node)``'s values in this configuration, or None
+    when finfo raises for it (not a float) or its values are of several
+    dtypes."""
+    if node not in lattice.FLOATS + lattice.COMPLEXES or node in lattice.FLOAT4 + lattice.FLOAT6:
+        return None
+    real = {"complex64": "float32", "complex128": "float64"}.get(node, node)
+    return lattice.canonicalize(real, v.x64)
+
+
 def scalar_input_is_weak(name: str) -> bool:
     """Whether a Python scalar given as the function's array input is a weakly
     typed value.  jax.random's functions read one otherwise

@@ -81,6 +81,10 @@ DEVIATIONS: dict[str, dict[str, str]] = {
             "mypy without the plugin solves the dtype= overload from the declared type first, "
             "then falls back to JAX's own signature"
         ),
+        "fill: jax.Array[float32] = jnp.where(m, x, jnp.finfo(x.dtype).min)  # E: assignment": (
+            "mypy without the plugin solves where's overloads from the declared type first, "
+            "then falls back to JAX's own signature"
+        ),
     }
 }
 

@@ -753,6 +753,11 @@ def typed_functions(tree: ast.Module, module: str) -> list[str]:
     ]
 
 
+# JAX's classes given a dtype-generic class of jaxtypes' markers instead:
+# (module, name) -> the class (``finfo = _dtypes.finfo`` in JAX's stub).
+_CLASSES: Final = {("jax.numpy", "finfo"): "Finfo"}
+
+
 def transform_module(tree: ast.Module, module: str, tables: FunctionTables) -> ast.Module:
     """JAX's stub module with the typed overloads in front of each typed
     function's own declaration."""
@@ -769,6 +774,14 @@ def transform_module(tree: ast.Module, module: str, tables: FunctionTables) -> a
     body: list[ast.stmt] = []
     done: set[str] = set()
     for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and (module, node.targets[0].id) in _CLASSES
+        ):
+            body.append(ast.parse(f"{node.targets[0].id} = {MARKERS}.{_CLASSES[module, node.targets[0].id]}").body[0])
+            continue
         if (
             isinstance(node, ast.AnnAssign)
             and isinstance(node.target, ast.Name)
@@ -939,10 +952,18 @@ def _dtype_of(node: ast.stmt) -> ast.stmt:
     return node
 
 
+# The values of jnp.finfo that are of the dtype (functions.finfo_node); its
+# other attributes (bits, nmant, ...) are Python ints, as numpy declares them.
+_FINFO_VALUES: Final = ("min", "max", "eps", "epsneg", "tiny", "resolution", "smallest_normal", "smallest_subnormal")
+
+
 def transform_markers(text: str, tables: FunctionTables) -> str:
     """jaxtypes' markers stub with the attributes the typed signatures read,
     their protocols, and ``DtypeOf`` (JAX's scalar types)."""
     tree = ast.parse(text)
+    finfo = tables.attribute(
+        "_fn_finfo", {node: res for node in lattice.STRONG if (res := functions.finfo_node(node, tables.v)) is not None}
+    )
     lines = tables.marker_lines()
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name in lines:
@@ -982,5 +1003,20 @@ def transform_markers(text: str, tables: FunctionTables) -> str:
         "    @property",
         "    def dtype(self) -> _np.dtype[Any]: ...",
         "    def __call__(self, x: Any = ..., /) -> Array[_JaxtypesCalledM]: ...",
+        "",
+        '_JaxtypesFinfoT = TypeVar("_JaxtypesFinfoT")',
+        # not type_check_only: jnp.finfo, a value, is this class (a name of
+        # the stubs only: at run time jnp.finfo is ml_dtypes.finfo)
+        "class Finfo(_np.finfo[Any], Generic[_JaxtypesFinfoT]):",
+        '    """``jnp.finfo`` (ml_dtypes\' finfo): of a dtype of known marker, its'
+        " values are that dtype's (as JAX canonicalizes it; float32 for complex64)."
+        " At run time they are NumPy scalars, which JAX promotes as it does a"
+        ' strongly typed array of their dtype: so they are typed here."""',
+        "    @overload",
+        f"    def __new__(cls, dtype: type[_Has{finfo}[_JaxtypesFnV]] | DtypeOf[_Has{finfo}[_JaxtypesFnV], Any]"
+        f" | DtypeValue[_Has{finfo}[_JaxtypesFnV]]) -> Finfo[_JaxtypesFnV]: ...",
+        "    @overload",
+        "    def __new__(cls, dtype: Any) -> Finfo[Any]: ...",
+        *(f"    {name}: Array[_JaxtypesFinfoT]" for name in _FINFO_VALUES),
     ]
     return ast.unparse(tree) + "\n\n" + "\n".join(extra) + "\n"

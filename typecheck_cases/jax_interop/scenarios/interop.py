@@ -16,7 +16,7 @@ from jax import lax
 from typing_extensions import assert_type
 
 import jaxtypes
-from jaxtypes import bfloat16, bool_, float16, float32, int8, int32, uint8, weak_float, weak_int
+from jaxtypes import bfloat16, bool_, complex64, float16, float32, int8, int32, uint8, weak_float, weak_int
 from jaxtypes.typing import DtypeValue
 
 
@@ -245,3 +245,23 @@ def dtypes_taken_from_other_arrays(x: jax.Array[bfloat16], f: jax.Array[float32]
     assert_type(jnp.astype(i, x.dtype), jax.Array[bfloat16])
     assert_type(jnp.zeros(3, w.dtype), jax.Array[Any])  # float32 or float64, as x64 decides
     made: jax.Array[bfloat16] = jnp.zeros(3, f.dtype)  # E: assignment
+
+
+# jnp.finfo of a dtype: its values are NumPy scalars of that dtype (float32 for
+# complex64; float64 is float32 with x64 off), which JAX promotes as strongly
+# typed, so a masked fill keeps the array's dtype (JAX 0.10.2 gives each of these).
+def finfo_values(x: jax.Array[bfloat16], f: jax.Array[float32], c: jax.Array[complex64], i: jax.Array[int8],
+                 m: jax.Array[bool_], u: jax.Array, w: jax.Array[weak_float]) -> None:
+    assert_type(jnp.finfo(x.dtype).min, jax.Array[bfloat16])
+    assert_type(jnp.where(m, x, jnp.finfo(x.dtype).min), jax.Array[bfloat16])
+    assert_type(jnp.finfo(jnp.float16).max, jax.Array[float16])
+    assert_type(jnp.finfo(c.dtype).eps, jax.Array[float32])
+    assert_type(jnp.finfo(jnp.float64).tiny, jax.Array[float32])
+    assert_type(x + jnp.finfo(f.dtype).eps, jax.Array[float32])  # strong float32, not a Python float
+    assert_type(jnp.finfo(jnp.float32).bits, int)
+    assert_type(jnp.finfo(u.dtype).min, jax.Array[Any])
+    assert_type(jnp.finfo(w.dtype).min, jax.Array[Any])  # float32 or float64, as x64 decides
+    assert_type(jnp.where(m, i, jnp.iinfo(jnp.int8).max), jax.Array[int8])  # a Python int
+    info: np.finfo[Any] = jnp.finfo(x.dtype)
+    lowest: float = float(jnp.finfo(x.dtype).min)
+    fill: jax.Array[float32] = jnp.where(m, x, jnp.finfo(x.dtype).min)  # E: assignment
