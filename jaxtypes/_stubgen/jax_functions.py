@@ -91,7 +91,9 @@ MODULES: Final = {"numpy/__init__.pyi": "jax.numpy", "nn/__init__.pyi": "jax.nn"
 _ONE_INPUT_KINDS: Final = ("x", "xd")
 _DTYPE_KINDS: Final = ("d", "xd", "kd")
 # Array parameters that do not change the result's dtype (masks, indices).
-_NEUTRAL: Final = frozenset(["where", "indices", "condition", "indices_or_sections"])
+_NEUTRAL: Final = frozenset(
+    ["where", "indices", "condition", "indices_or_sections", "start_indices", "start_index", "index"]
+)
 _SCALARS: Final = (
     ("builtins.bool", "bool"),
     ("builtins.int", lattice.WEAK_INT),
@@ -224,6 +226,16 @@ def _is_array_like(annotation: ast.expr | None) -> bool:
     return annotation is not None and "ArrayLike" in ast.unparse(annotation)
 
 
+def _is_array(annotation: ast.expr | None) -> bool:
+    """Whether JAX declares a parameter an array, not ArrayLike:
+    ``operand: Array`` (lax.cummax), ``Array | np.ndarray`` (lax.dynamic_slice).
+    Its typed function then takes no Python scalar, as JAX's declaration does not."""
+    if annotation is None:
+        return False
+    members = ast.unparse(annotation).replace(" ", "").split("|")
+    return "Array" in members and set(members) <= {"Array", "jax.Array", "np.ndarray", "numpy.ndarray"}
+
+
 def _allows_none(annotation: ast.expr | None) -> bool:
     """Whether ``annotation`` admits ``None``: ``X | None``, ``Optional[X]``
     (JAX before 0.5 spells it so), ``Union[X, None]``, ``Any``."""
@@ -252,6 +264,7 @@ class _Plan:
     sequence: bool = False  # input_param is a sequence of arrays (concatenate)
     varargs: bool = False  # the arrays are ``*operands`` (einsum)
     scalar_inputs: bool = True  # functions.scalar_input_is_weak
+    arrays_only: bool = False  # JAX declares the input an Array (lax.cummax): no NumPy or scalar overloads
     preferred: bool = False  # preferred_element_type= typed (functions.PREFERRED_TYPED)
 
 
@@ -268,10 +281,23 @@ def _plan(name: str, fn: ast.FunctionDef) -> _Plan | None:
         if len(params) <= position:
             return None
         param = params[position]
-        if not (_is_array_like(param.annotation) or ast.unparse(param.annotation or parse_expr("Any")) == "Any"):
+        arrays_only = _is_array(param.annotation)
+        if not (
+            arrays_only
+            or _is_array_like(param.annotation)
+            or ast.unparse(param.annotation or parse_expr("Any")) == "Any"
+        ):
             return None
         keep = tuple(p.arg for p in params[:position])  # (a key or a shape before the array)
-        return _Plan(rule, kind, param.arg, dtype_param, keep, scalar_inputs=functions.scalar_input_is_weak(name))
+        return _Plan(
+            rule,
+            kind,
+            param.arg,
+            dtype_param,
+            keep,
+            scalar_inputs=functions.scalar_input_is_weak(name),
+            arrays_only=arrays_only,
+        )
     if kind == "d" and dtype_param is not None and rule.family in functions.DTYPE_FAMILIES:
         return _Plan(rule, kind, None, dtype_param)
     if kind == "kd" and dtype_param is not None and rule.family in functions.DTYPE_FAMILIES and params:
@@ -455,7 +481,7 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
     if out:
         out[:0] = _any_guards(fn, ret, ["dtype"] if takes_dtype or plan.dtype_param else [])
     base = _narrowed(fn, [plan.input_param, *keep]) if plan.input_param is not None and out else None
-    if base is not None and plan.input_param is not None:
+    if base is not None and plan.input_param is not None and not plan.arrays_only:
         out.append(_with(base, {plan.input_param: "_np.generic | _np.ndarray[Any, Any]"}, ret.format("Array")))
         # (jax.random's keep JAX's signature for a Python scalar: _Plan.scalar_inputs)
         kinds = _SCALARS if plan.scalar_inputs else ()
@@ -831,6 +857,36 @@ RUNTIME_MODULES: Final = {
 }
 
 
+def _functions_of(root: Path, module: str, sources: dict[str, ast.Module]) -> dict[str, tuple[str, ast.FunctionDef]]:
+    """{name: (the module that defines it, its definition)} of the functions
+    JAX's private ``module`` defines or re-exports from one of its own
+    submodules (``jax._src.lax.control_flow`` re-exports ``cummax`` from
+    ``.loops``); ``sources`` caches the parsed modules."""
+
+    def parsed(name: str) -> ast.Module | None:
+        if name not in sources:
+            source = module_file(root, name)
+            if source is None:
+                return None
+            sources[name] = ast.parse(source.read_text(encoding="utf-8"))
+        return sources[name]
+
+    tree = parsed(module)
+    if tree is None:
+        return {}
+    found = {f.name: (module, f) for f in tree.body if isinstance(f, ast.FunctionDef)}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(module + "."):
+            there = parsed(node.module)
+            if there is None:
+                continue
+            defined = {f.name: f for f in there.body if isinstance(f, ast.FunctionDef)}
+            for alias in node.names:
+                if alias.name in defined and (alias.asname or alias.name) not in found:
+                    found[alias.asname or alias.name] = (node.module, defined[alias.name])
+    return found
+
+
 def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTables) -> ast.Module | None:
     """A stub for JAX's runtime module ``rel`` (``random.py``): its re-exports,
     each typed function declared with its typed overloads and JAX's own
@@ -855,14 +911,7 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
         if node.level or node.module is None or not node.module.startswith("jax."):
             kept += exported_import(node)
             continue
-        source = module_file(root, node.module)
-        if source is not None and node.module not in sources:
-            sources[node.module] = ast.parse(source.read_text(encoding="utf-8"))
-        functions_there = (
-            {f.name: f for f in sources[node.module].body if isinstance(f, ast.FunctionDef)}
-            if source is not None
-            else {}
-        )
+        functions_there = _functions_of(root, node.module, sources)
         remaining: list[ast.alias] = []
         for alias in node.names:
             public = alias.asname or alias.name
@@ -872,13 +921,14 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
                 imported.setdefault(transform[2], set()).update(transform[1])
                 needs_transform_prelude = True
                 continue
-            fn = functions_there.get(alias.name)
-            if fn is not None and alias.asname in (None, alias.name):
+            found = functions_there.get(alias.name)
+            if found is not None and alias.asname in (None, alias.name):
+                defined_in, fn = found
                 stub = stub_def(fn)
                 typed = _typed(f"{module}.{public}", stub, tables)
                 if typed:
                     defs += typed + [as_overload(stub)]
-                    imported.setdefault(node.module, set()).update(
+                    imported.setdefault(defined_in, set()).update(
                         n for f in typed + [stub] for n in annotation_names(f)
                     )
                     continue
