@@ -232,12 +232,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.corpus}: {sum(len(t.splitlines()) for t in files.values())} lines, {len(truth.nodes)} array values")
     for name in args.candidates:
         print(f"- {name}: {CANDIDATES[name][0]}")
-    head = "| checker | encoding | known | wrong | CPU s | CPU ratio |"
-    rule = "|---|---|---|---|---|---|"
-    if args.instructions:
-        head += " G instructions | instructions ratio |"
-        rule += "---|---|"
-    print(f"\n{head}\n{rule}", flush=True)
+    columns = ["checker", "encoding", "known", "wrong", "CPU s", "CPU ratio"]
+    more = ("G instructions", "instructions ratio") if args.instructions else ()
+    print("\n" + reach.table_head(columns, more), flush=True)
     with tempfile.TemporaryDirectory(prefix="encodings-") as tmp:
         candidates = {name: derive(args.stubs, Path(tmp) / name, name) for name in args.candidates}
         for checker in args.checkers:

@@ -442,6 +442,12 @@ def compare_instructions(checker: str, truth: Truth, files: dict[str, str], stub
 
 
 # ------------------------------------------------------------------ main
+def table_head(columns: list[str], more: tuple[str, ...] = ()) -> str:
+    """A Markdown table's header row and rule: ``columns``, then ``more``."""
+    names = [*columns, *more]
+    return "| " + " | ".join(names) + " |\n|" + "---|" * len(names)
+
+
 def table(results: list[CheckerReach]) -> str:
     rows = ["| checker | intermediates | known | known % | correct of known | seconds |", "|---|---|---|---|---|---|"]
     for r in results:
@@ -519,12 +525,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n## {corpus}\n")
         if args.compare_times:
             assert args.stubs is not None
-            head = "| checker | CPU s without the stubs | CPU s with them | ratio |"
-            rule = "|---|---|---|---|"
-            if args.instructions:
-                head += " G instructions without | with | ratio |"
-                rule += "---|---|---|"
-            print(f"{head}\n{rule}", flush=True)
+            print(
+                table_head(
+                    ["checker", "CPU s without the stubs", "CPU s with them", "ratio"],
+                    ("G instructions without", "with", "ratio") if args.instructions else (),
+                ),
+                flush=True,
+            )
             for c in args.checkers:
                 without, with_ = compare_times(c, truth, files, args.stubs, args.repeat)
                 row = f"| {c} | {without:.2f} | {with_:.2f} | {with_ / without:.2f}x |"
