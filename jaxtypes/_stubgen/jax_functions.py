@@ -265,7 +265,6 @@ class _Plan:
     varargs: bool = False  # the arrays are ``*operands`` (einsum)
     scalar_inputs: bool = True  # functions.scalar_input_is_weak
     arrays_only: bool = False  # JAX declares the input an Array (lax.cummax): no NumPy or scalar overloads
-    array_params: tuple[str, ...] = ()  # of two arrays, those JAX declares an Array: no scalar there
     preferred: bool = False  # preferred_element_type= typed (functions.PREFERRED_TYPED)
 
 
@@ -322,10 +321,8 @@ def _pair_plan(rule: functions.Rule, kind: str, fn: ast.FunctionDef, params: lis
     params = [p for p in params if p.arg != "self"]
     offset = 1 if kind == "cxy" else 0  # where(condition, x, y)
     pair = params[offset : offset + 2]
-    if len(pair) == 2 and all(_is_array_like(p.annotation) or _is_array(p.annotation) for p in pair):
-        arrays = tuple(p.arg for p in pair if _is_array(p.annotation))
-        keep = tuple(p.arg for p in params[:offset])
-        return _Plan(rule, kind, pair[0].arg, None, keep, second=pair[1].arg, array_params=arrays)
+    if len(pair) == 2 and all(_is_array_like(p.annotation) for p in pair):
+        return _Plan(rule, kind, pair[0].arg, None, tuple(p.arg for p in params[:offset]), second=pair[1].arg)
     if kind == "xy" and params and "Sequence[ArrayLike]" in ast.unparse(params[0].annotation or parse_expr("Any")):
         return _Plan(rule, kind, params[0].arg, None, sequence=True)
     vararg = fn.args.vararg
@@ -618,8 +615,6 @@ def _pair_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, re
             )
         )
     for right in (True, False):
-        if (y if right else x) in plan.array_params:
-            continue  # (JAX declares that side an Array: it takes no Python scalar)
         for py, mapping in _scalar_mappings(plan, tables, right):
             if not mapping:
                 continue
