@@ -35,9 +35,10 @@ Context = Union[FunctionContext, MethodContext]
 # or offset k: top_k, tril, diag; shapes, axes and the other parameters JAX's typed
 # functions declare as int only, which a Python int or bool would otherwise pass for
 # a weakly typed operand: jnp.zeros(3, dtype), softmax(x, axis=-1), one_hot(x, 3)).
-_NEUTRAL: Final = frozenset(
-    "where indices condition indices_or_sections k shape axis axes keepdims rank dimension num_classes "
-    "size length minlength exponent_bits mantissa_bits reps kth pad_width ind n".split()
+_NEUTRAL: Final = functions.NEUTRAL_NAMES | frozenset(
+    "k shape axis axes keepdims rank dimension num_classes size length minlength exponent_bits mantissa_bits "
+    "reps kth pad_width ind n start_dimension stop_dimension limit_index stride slice_size reduction_dimension "
+    "recall_target".split()
 )
 # (Those of one function only, lax.integer_pow's exponent: the table's neutral column,
 # functions.NEUTRAL_PARAMETERS.)

@@ -91,9 +91,7 @@ MODULES: Final = {"numpy/__init__.pyi": "jax.numpy", "nn/__init__.pyi": "jax.nn"
 _ONE_INPUT_KINDS: Final = ("x", "xd")
 _DTYPE_KINDS: Final = ("d", "xd", "kd")
 # Array parameters that do not change the result's dtype (masks, indices).
-_NEUTRAL: Final = frozenset(
-    ["where", "indices", "condition", "indices_or_sections", "start_indices", "start_index", "index"]
-)
+_NEUTRAL: Final = functions.NEUTRAL_NAMES
 _SCALARS: Final = (
     ("builtins.bool", "bool"),
     ("builtins.int", lattice.WEAK_INT),
