@@ -1009,8 +1009,16 @@ def transform_markers(text: str, tables: FunctionTables) -> str:
     """jaxtypes' markers stub with the attributes the typed signatures read,
     their protocols, and ``DtypeOf`` (JAX's scalar types)."""
     tree = ast.parse(text)
+    # Only where x64 does not change it: the mypy plugin's x64 setting cannot
+    # correct a class's attributes (finfo(float64) is float32's with x64 off).
+    other = lattice.variant(tables.v.mode, x64=not tables.v.x64)
     finfo = tables.attribute(
-        "_fn_finfo", {node: res for node in lattice.STRONG if (res := functions.finfo_node(node, tables.v)) is not None}
+        "_fn_finfo",
+        {
+            node: res
+            for node in lattice.STRONG
+            if (res := functions.finfo_node(node, tables.v)) is not None and res == functions.finfo_node(node, other)
+        },
     )
     lines = tables.marker_lines()
     for node in tree.body:

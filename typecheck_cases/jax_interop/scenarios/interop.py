@@ -248,15 +248,15 @@ def dtypes_taken_from_other_arrays(x: jax.Array[bfloat16], f: jax.Array[float32]
 
 
 # jnp.finfo of a dtype: its values are NumPy scalars of that dtype (float32 for
-# complex64; float64 is float32 with x64 off), which JAX promotes as strongly
-# typed, so a masked fill keeps the array's dtype (JAX 0.10.2 gives each of these).
+# complex64), which JAX promotes as strongly typed, so a masked fill keeps the
+# array's dtype (JAX 0.10.2 gives each of these).
 def finfo_values(x: jax.Array[bfloat16], f: jax.Array[float32], c: jax.Array[complex64], i: jax.Array[int8],
                  m: jax.Array[bool_], u: jax.Array, w: jax.Array[weak_float]) -> None:
     assert_type(jnp.finfo(x.dtype).min, jax.Array[bfloat16])
     assert_type(jnp.where(m, x, jnp.finfo(x.dtype).min), jax.Array[bfloat16])
     assert_type(jnp.finfo(jnp.float16).max, jax.Array[float16])
     assert_type(jnp.finfo(c.dtype).eps, jax.Array[float32])
-    assert_type(jnp.finfo(jnp.float64).tiny, jax.Array[float32])
+    assert_type(jnp.finfo(jnp.float64).tiny, jax.Array[Any])  # float32 or float64, as x64 decides
     assert_type(x + jnp.finfo(f.dtype).eps, jax.Array[float32])  # strong float32, not a Python float
     assert_type(jnp.finfo(jnp.float32).bits, int)
     assert_type(jnp.finfo(u.dtype).min, jax.Array[Any])
