@@ -390,7 +390,7 @@ def finfo_node(node: str, v: Variant = DEFAULT) -> str | None:
     dtypes."""
     if node not in lattice.FLOATS + lattice.COMPLEXES or node in lattice.FLOAT4 + lattice.FLOAT6:
         return None
-    real = {"complex64": "float32", "complex128": "float64"}.get(node, node)
+    real = _COMPONENT.get(node, node)
     return lattice.canonicalize(real, v.x64)
 
 

@@ -711,11 +711,6 @@ def _index_helper(node: ast.ClassDef) -> ast.ClassDef:
 # meant, as jaxtypes' own _array.pyi does (the syntax tree drops comments).
 _OVERRIDE_IGNORE: Final = "  # type: ignore[assignment]  # ty: ignore[incompatible-attribute-override]"
 _EQUALITY_DESCRIPTOR: Final = re.compile(r"^(    __(?:eq|ne)__: .*)$", re.M)
-# DtypeValue derives from numpy's dtype, which numpy declares final: the same.
-_FINAL_BASE_IGNORE: Final = (
-    "  # pyright: ignore[reportGeneralTypeIssues]  # pyrefly: ignore[invalid-inheritance]"
-    "  # ty: ignore[subclass-of-final-class]"
-)
 _DTYPE_VALUE_CLASS: Final = re.compile(r"^(class DtypeValue\(.*\):)$", re.M)
 
 
@@ -747,5 +742,5 @@ def render_basearray(tree: ast.Module, header: str) -> str:
             out += ["", f"# ---- {title} ----", ""]
         text = ast.unparse(ast.Module(body=nodes, type_ignores=[]))
         text = _EQUALITY_DESCRIPTOR.sub(r"\1" + _OVERRIDE_IGNORE, text)
-        out.append(_DTYPE_VALUE_CLASS.sub(r"\1" + _FINAL_BASE_IGNORE, text))
+        out.append(_DTYPE_VALUE_CLASS.sub(r"\1" + jaxtypes_stubs.FINAL_BASE_IGNORE, text))
     return "\n".join(out).rstrip("\n") + "\n"

@@ -1052,8 +1052,7 @@ def transform_markers(text: str, tables: FunctionTables) -> str:
         # dtype final, which pyright, pyrefly and ty report when they check this stub
         # (pyrefly and ty check a project's typings/): the subclass is for checkers only.
         "class DtypeOf(_np.dtype[_np.generic], Generic[_JaxtypesDtypeM, _JaxtypesCalledM]):"
-        "  # pyright: ignore[reportGeneralTypeIssues]"
-        "  # pyrefly: ignore[invalid-inheritance]  # ty: ignore[subclass-of-final-class]",
+        + jaxtypes_stubs.FINAL_BASE_IGNORE,
         '    """JAX\'s scalar type of a dtype (``jnp.float32``): a dtype argument, and'
         ' callable (giving an array of the dtype as JAX canonicalizes it)."""',
         "    @property",

@@ -723,6 +723,15 @@ def _method_tables() -> list[str]:
     return lines
 
 
+# A stub class deriving from numpy's dtype, which numpy declares final
+# (DtypeValue, JAX's scalar types' DtypeOf): what pyright, pyrefly and ty
+# report there, in stubs they check (pyrefly and ty check a project's typings/).
+FINAL_BASE_IGNORE: Final = (
+    "  # pyright: ignore[reportGeneralTypeIssues]  # pyrefly: ignore[invalid-inheritance]"
+    "  # ty: ignore[subclass-of-final-class]"
+)
+
+
 def render_array() -> str:
     lines = [HEADER + _ARRAY_PRELUDE.lstrip("\n")]
     lines += _method_tables()
