@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
-import resource
 import shutil
 import statistics
 import tempfile
@@ -36,7 +35,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks import reach
-from tools.checkers import command, execute, stage
+from tools.checkers import command, launch, stage
 
 # A derived tree keeps the layout `jaxtypes jax-stubs --out` writes: the stub
 # packages and the per-checker copies of their modules.
@@ -198,10 +197,7 @@ def measure(
             roots[name] = (root, command(checker, root, paths, stubs=name is not None))
         for _ in range(repeat):
             for name, (root, cmd) in roots.items():
-                before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                execute(checker, root, cmd)
-                after = resource.getrusage(resource.RUSAGE_CHILDREN)
-                times[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+                times[name].append(launch(checker, root, cmd).cpu)
         if instructions:
             for name, (root, cmd) in roots.items():
                 counts[name] = reach.count_instructions(checker, root, cmd)

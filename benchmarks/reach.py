@@ -368,8 +368,6 @@ def compare_times(checker: str, truth: Truth, files: dict[str, str], stubs: Path
     ``repeat`` runs of each, the two kinds alternated so that the machine's
     load falls on both alike.  CPU time of the checker's processes, which a
     loaded machine inflates less than wall time."""
-    import resource
-
     staged, _ = stage_reveals(files, set(truth.nodes))
     times: dict[bool, list[float]] = {False: [], True: []}
     with tempfile.TemporaryDirectory(prefix=f"reach-time-{checker}-") as tmp:
@@ -377,10 +375,7 @@ def compare_times(checker: str, truth: Truth, files: dict[str, str], stubs: Path
         for _ in range(repeat):
             for with_stubs in (False, True):
                 root, cmd = roots[with_stubs]
-                before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                execute(checker, root, cmd)
-                after = resource.getrusage(resource.RUSAGE_CHILDREN)
-                times[with_stubs].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+                times[with_stubs].append(launch(checker, root, cmd).cpu)
     return statistics.median(times[False]), statistics.median(times[True])
 
 
