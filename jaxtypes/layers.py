@@ -1,0 +1,188 @@
+"""The dtype a Flax or Equinox layer returns, from the shared lattice.
+
+Flax's rule is FLIP 1777, "Default dtypes"
+(https://flax.readthedocs.io/en/latest/flip/1777-default-dtype.html): a
+layer given ``dtype`` computes and returns that dtype; without it, the
+promotion (``jnp.result_type``) of its input and its parameters, whose dtype
+is ``param_dtype`` (float32 by default), made inexact (an integer or bool
+result becomes float32: Flax's ``canonicalize_dtype``).  Equinox has one
+``dtype``, its parameters' (the default float: float32, float64 with x64 on),
+and computes with JAX's operators, so a layer returns what its operations
+promote to (``eqx.nn.Linear`` is ``weight @ x + bias``), and a convolution
+needs its input in its parameters' dtype.
+
+``RULES`` maps a layer (its class's qualified name; a method other than the
+call after it: ``flax.linen.Embed.attend``) to a ``LayerRule``;
+``result(name, input, v, dtype=..., param_dtype=...)`` gives its output's
+marker node or the error.  Nodes are lattice node names; ``dtype`` and
+``param_dtype`` are strong nodes or None (left out).  Each rule is checked
+against what the layers return when run (tests/test_layer_rules.py, whose
+truth tools/oracle/make_layer_tables.py records from flax and equinox).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final, NamedTuple
+
+from jaxtypes import lattice
+from jaxtypes.lattice import Variant
+from jaxtypes.ops import Outcome, no_join, unsupported
+
+__all__ = ["LayerRule", "RULES", "FLAX_PARAM_DTYPE", "FLAX_INEXACT_FLOOR", "FAMILIES", "result"]
+
+FAMILIES: Final = (
+    "flax",
+    "flax_norm",
+    "flax_float32_stats",
+    "flax_embed",
+    "float_keeps",
+    "join",
+    "same",
+    "param",
+    "keeps",
+    "to_float",
+)
+
+# Flax's default param_dtype (every layer's signature: ``param_dtype = jnp.float32``).
+FLAX_PARAM_DTYPE: Final = "float32"
+# What Flax's canonicalize_dtype promotes a bool or integer dtype with,
+# jnp.promote_types(jnp.float32, dtype): float32 for all of them, x64 or not.
+FLAX_INEXACT_FLOOR: Final = "float32"
+
+
+class LayerRule(NamedTuple):
+    """How a layer's output dtype follows from its input's, its ``dtype`` and
+    its parameters' dtype.
+
+    Families: ``flax``, FLIP 1777's rule; ``flax_norm``, the same, but the
+    input must promote with float32 whatever ``dtype`` is (Linen's
+    normalizations compute their statistics in at least float32);
+    ``flax_float32_stats``, the same
+    with float32 joined in (NNX's BatchNorm normalizes with batch statistics
+    computed in at least float32); ``flax_embed``, an embedding lookup (the
+    dtype, else the parameters', not made inexact; NNX's ``Embed`` also
+    casts the query of ``attend`` to it); ``float_keeps``, Flax's
+    Dropout (a float input keeps its dtype, an integer one is refused);
+    ``join``, JAX's promotion of input and parameters (Equinox's linear
+    layers); ``same``, input and parameters must have one dtype (Equinox's
+    convolutions); ``param``, the parameters' dtype (Equinox's embedding);
+    ``keeps``, the input's dtype (Equinox's normalizations); ``to_float``, a
+    float keeps its dtype, an integer or bool becomes the default float
+    (Equinox's Dropout).  ``param_default``: the parameters' dtype when none
+    is given: a node, or ``f`` for the default float (float64 with x64 on)."""
+
+    family: str  # one of FAMILIES
+    param_default: str = FLAX_PARAM_DTYPE
+
+
+_FLAX = LayerRule("flax")
+_EQX = "f"
+
+RULES: Final[Mapping[str, LayerRule]] = {
+    **{
+        f"flax.linen.{name}": _FLAX
+        for name in (
+            "Dense",
+            "DenseGeneral",
+            "Einsum",
+            "Conv",
+            "ConvTranspose",
+            "Embed.attend",
+            "MultiHeadDotProductAttention",
+        )
+    },
+    **{f"flax.linen.{name}": LayerRule("flax_norm") for name in ("LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm")},
+    "flax.linen.Embed": LayerRule("flax_embed"),
+    "flax.linen.Dropout": LayerRule("float_keeps"),
+    "flax.linen.dtypes.promote_dtype": _FLAX,
+    **{
+        f"flax.nnx.{name}": _FLAX
+        for name in (
+            "Linear",
+            "LinearGeneral",
+            "Einsum",
+            "Conv",
+            "ConvTranspose",
+            "LayerNorm",
+            "RMSNorm",
+            "GroupNorm",
+            "MultiHeadAttention",
+        )
+    },
+    "flax.nnx.BatchNorm": LayerRule("flax_float32_stats"),
+    "flax.nnx.Embed": LayerRule("flax_embed"),
+    "flax.nnx.Embed.attend": LayerRule("flax_embed"),
+    "flax.nnx.Dropout": LayerRule("float_keeps"),
+    "flax.nnx.nn.dtypes.promote_dtype": _FLAX,
+    **{f"equinox.nn.{name}": LayerRule("join", _EQX) for name in ("Linear", "MultiheadAttention", "MLP")},
+    **{f"equinox.nn.{name}": LayerRule("same", _EQX) for name in ("Conv1d", "ConvTranspose1d")},
+    "equinox.nn.Embedding": LayerRule("param", _EQX),
+    **{f"equinox.nn.{name}": LayerRule("keeps", _EQX) for name in ("LayerNorm", "RMSNorm", "GroupNorm")},
+    "equinox.nn.Dropout": LayerRule("to_float", _EQX),
+}
+
+
+def _join(nodes: tuple[str, ...], v: Variant) -> Outcome:
+    """The promotion of strong nodes as JAX computes it (canonicalized), or
+    the promotion error."""
+    joined = lattice.join_all(dict.fromkeys(nodes), v)
+    if joined is None:
+        return no_join(nodes, v)
+    return Outcome(lattice.canonicalize(joined, v.x64))
+
+
+def _inexact(out: Outcome) -> Outcome:
+    if out.node is not None and lattice.kind(out.node) in "biu":
+        return Outcome(FLAX_INEXACT_FLOOR)
+    return out
+
+
+def result(
+    name: str, input_node: str, v: Variant, *, dtype: str | None = None, param_dtype: str | None = None
+) -> Outcome:
+    """The output marker node of layer ``name`` called on an array of
+    ``input_node`` (a strong node), or the error the layer raises."""
+    try:
+        rule = RULES[name]
+    except KeyError:
+        raise ValueError(f"no dtype rule for layer {name!r}; the layers with one: {', '.join(sorted(RULES))}") from None
+    for what, node in (("input", input_node), ("dtype", dtype), ("param_dtype", param_dtype)):
+        if node is not None and node not in lattice.STRONG:
+            raise ValueError(f"{what} {node!r} is not a strong lattice node; allowed: {', '.join(lattice.STRONG)}")
+    default = lattice.default_dtype("f", v.x64) if rule.param_default == "f" else rule.param_default
+    param = lattice.canonicalize(param_dtype or default, v.x64)
+    family = rule.family
+    if family == "flax_norm":
+        stats = _join((input_node, "float32"), v)
+        if stats.node is None:
+            return stats
+        family = "flax"
+    if family in ("flax", "flax_float32_stats", "flax_embed") and dtype is not None:
+        out = lattice.canonicalize(dtype, v.x64)
+        if family != "flax_embed" and lattice.kind(out) not in "fc":
+            return unsupported("this layer (Flax's dtype must be inexact)", out)
+        return Outcome(out)
+    if family == "flax":
+        return _inexact(_join((input_node, param), v))
+    if family == "flax_float32_stats":
+        return _inexact(_join((input_node, "float32", param), v))
+    if family in ("flax_embed", "param"):
+        return Outcome(param)
+    if family == "join":
+        return _join((input_node, param), v)
+    if family == "same":
+        if input_node != param:
+            return unsupported(f"this layer with {param} parameters", input_node)
+        return Outcome(param)
+    if family == "float_keeps":
+        if lattice.kind(input_node) not in "fc":
+            return unsupported("this layer", input_node)
+        return Outcome(input_node)
+    if input_node in lattice.INTN or (
+        lattice.kind(input_node) == "f" and input_node in lattice.SMALL_FLOATS and family == "keeps"
+    ):
+        return no_join((input_node, param), v)
+    if family == "to_float" and lattice.kind(input_node) in "biu":
+        return Outcome(default)
+    return Outcome(input_node)
