@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from jaxtypes import lattice
-from jaxtypes.config import current_resolved
+from jaxtypes.layers import FLAX_INEXACT_FLOOR
 from jaxtypes.promotion import dtype as _canonical_dtype
 from jaxtypes.promotion import dtype_of_node, node_of, result_type
 
@@ -34,8 +34,9 @@ def promote_dtype(*args: Any, dtype: Any = None, inexact: bool = True) -> tuple[
 
     * ``dtype=None``: the common dtype is ``jaxtypes.result_type`` of the
       arguments that are not None; with ``inexact=True`` (the default) an
-      integer or bool result becomes the default float (float32, or float64
-      with x64 on), so that layers compute in floating point.
+      integer or bool result becomes float32, x64 or not (Flax's
+      ``canonicalize_dtype`` promotes it with float32), so that layers
+      compute in floating point.
     * ``dtype`` given: that dtype, canonicalized as JAX does (float64 is
       float32 with x64 off); with ``inexact=True`` it must be a floating or
       complex dtype (a ValueError otherwise, as in Flax).
@@ -51,7 +52,7 @@ def promote_dtype(*args: Any, dtype: Any = None, inexact: bool = True) -> tuple[
             return tuple(args)
         target = result_type(*present)
         if inexact and not _is_inexact(target):
-            target = dtype_of_node(lattice.default_dtype("f", current_resolved().variant.x64))
+            target = dtype_of_node(FLAX_INEXACT_FLOOR)
     else:
         target = _canonical_dtype(dtype)
         if inexact and not _is_inexact(target):

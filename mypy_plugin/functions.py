@@ -36,6 +36,7 @@ from mypy.types import AnyType, Instance, NoneType, TupleType, Type, TypeOfAny, 
 
 from jaxtypes import lattice
 from jaxtypes.lattice import Variant
+from jaxtypes.layers import FLAX_INEXACT_FLOOR
 
 from . import errors, names
 from .dtypes import Builder, DTypeLike, array_info, dtype_like
@@ -262,7 +263,6 @@ def _target_nodes(
     ctx: FunctionContext,
 ) -> list[str] | None:
     """The dtype(s) promote_dtype casts to; None when there is nothing to cast."""
-    default_float = lattice.default_dtype("f", v.x64)
     if explicit is not None:
         nodes: list[str] = []
         for d in explicit:
@@ -297,7 +297,7 @@ def _target_nodes(
             if inexact is None:
                 raise _Unknown
             if inexact:
-                node = default_float
+                node = FLAX_INEXACT_FLOOR
         if node not in nodes:
             nodes.append(node)
     return nodes or None

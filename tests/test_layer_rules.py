@@ -90,3 +90,31 @@ def test_an_unknown_layer_or_node_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match=r"param_dtype 'f\*' is not a strong lattice node"):
         layers.result("flax.linen.Dense", "float32", v, param_dtype="f*")
 
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # complex to real casts, as Flax does them
+@pytest.mark.parametrize("x64", [False, True])
+@needs_flax
+def test_jaxtypes_promote_dtype_casts_as_flax_s(x64: bool) -> None:
+    """jaxtypes.promote_dtype is Flax's helper without JAX: on the same
+    arrays both cast to one dtype (an all-integer call lifts to float32,
+    x64 or not)."""
+    import flax.linen.dtypes as linen_dtypes
+    import jax
+    import jax.numpy as jnp
+
+    import jaxtypes
+
+    names = ["bool", "uint8", "int8", "int16", "int32", "uint32", "bfloat16", "float16", "float32", "complex64"]
+    if x64:
+        names += ["int64", "uint64", "float64", "complex128"]
+    checked = 0
+    with jax.enable_x64(x64):
+        for a in names:
+            for b in names:
+                args = (jnp.zeros(2, a), jnp.zeros(2, b))
+                for dtype in (None, "bfloat16", "float32"):
+                    theirs = [x.dtype for x in linen_dtypes.promote_dtype(*args, dtype=dtype)]
+                    ours = [x.dtype for x in jaxtypes.promote_dtype(*args, dtype=dtype)]
+                    assert ours == theirs, (a, b, dtype, x64)
+                    checked += 1
+    assert checked == 3 * len(names) ** 2
