@@ -27,7 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from jaxtypes._stubgen import install as stub_install, jax_array, jax_functions, jax_transforms, jaxtypes_stubs, syntax
+from jaxtypes._stubgen import (
+    install as stub_install,
+    jax_array,
+    jax_functions,
+    jax_transforms,
+    jaxtypes_stubs,
+    layer_stubs,
+    syntax,
+)
 from jaxtypes._stubgen.record import (
     BASEARRAY,
     DISTRIBUTION,
@@ -69,6 +77,7 @@ __all__ = [
     "staleness",
     "Setting",
     "setup",
+    "flax_status",
 ]
 
 # The JAX releases the stubs were checked on, by series: one release of each
@@ -304,6 +313,19 @@ def render(jax: JaxInstall) -> dict[str, str]:
             {"_array.pyi": render_jaxtypes_array(jax.version), "markers.pyi": header + markers},
         ),
     }
+    flax = layer_stubs.locate_flax()
+    if flax is not None and flax.supported:
+        # Flax's layers, typed in the stubs of the packages that re-export them.
+        packages["flax"] = (
+            flax.root,
+            {
+                rel: HEADER.format(
+                    jaxtypes=__version__, jax=jax.version, source=f"flax/{rel[:-1]} (flax {flax.version})"
+                )
+                + text
+                for rel, text in layer_stubs.render(flax).items()
+            },
+        )
     files: dict[str, str] = {}
     for name, (root, generated) in packages.items():
         for rel, text in generated.items():
@@ -471,6 +493,11 @@ def setup_lines(out: str | None) -> list[str]:
         text = f"{s.line} ({where})" if s.line else ""
         lines.append(f"{s.checker + ':':13} " + "; ".join(t for t in (text, s.note) if t))
     return lines
+
+
+def flax_status() -> str | None:
+    """One line on what the stubs do for the installed flax (None without flax)."""
+    return layer_stubs.status(layer_stubs.locate_flax())
 
 
 def generate(out: Path, jax: JaxInstall | None = None) -> list[Path]:

@@ -21,7 +21,11 @@ __all__ = [
     "MYPY_DIR",
     "SEARCH_DIR",
     "OUT_DIRS",
+    "SUPPORTED_FLAX",
+    "FLAX_RECORD",
     "recorded_versions",
+    "recorded_flax",
+    "flax_expected",
     "installed_stubs",
     "Staleness",
     "staleness",
@@ -33,9 +37,15 @@ BASEARRAY: Final = "_src/basearray.pyi"  # relative to the jax package
 MYPY_DIR: Final = ".mypy-path"  # regular packages, for mypy's mypy_path
 SEARCH_DIR: Final = ".search-path"  # the generated modules alone, for pyrefly
 # The top-level directories of a `--out` tree (jaxtypes._stubgen.jax_stubs.render).
-OUT_DIRS: Final = ("jax-stubs", "jaxtypes-stubs", MYPY_DIR, SEARCH_DIR)
+OUT_DIRS: Final = ("jax-stubs", "jaxtypes-stubs", "flax-stubs", MYPY_DIR, SEARCH_DIR)
 
 _RECORD: Final = re.compile(re.escape(MARK) + r" \(jaxtypes (?P<jaxtypes>\S+), JAX (?P<jax>\S+)\)")
+# The flax releases whose layers the stubs type (jaxtypes._stubgen.layer_stubs):
+# those tests/test_layer_rules.py ran and the typecheck cases check.
+SUPPORTED_FLAX: Final = ("0.12.8",)
+# The generated module of flax's layers whose second line records the flax it was made for.
+FLAX_RECORD: Final = "linen/__init__.pyi"
+_FLAX: Final = re.compile(r"\(flax (?P<flax>[^)\s]+)\)")
 
 
 def recorded_versions(basearray: Path) -> tuple[str, str] | None:
@@ -47,6 +57,27 @@ def recorded_versions(basearray: Path) -> tuple[str, str] | None:
         return None
     m = _RECORD.match(first)
     return (m.group("jaxtypes"), m.group("jax")) if m else None
+
+
+def recorded_flax(module: Path) -> str | None:
+    """The flax version a generated stub of flax's layers was made for."""
+    try:
+        with module.open("rb") as f:
+            head = f.readline().decode("utf-8", "replace") + f.readline().decode("utf-8", "replace")
+    except OSError:
+        return None
+    m = _FLAX.search(head) if head.startswith(MARK) else None
+    return m.group("flax") if m else None
+
+
+def flax_expected() -> str | None:
+    """The flax whose layers fresh stubs would type: the installed one when
+    supported, else None (its layers keep flax's own typing)."""
+    try:
+        version = importlib.metadata.version("flax")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    return version if version in SUPPORTED_FLAX else None
 
 
 def installed_stubs() -> Path | None:
@@ -66,16 +97,22 @@ class Staleness:
     installed: tuple[str, str]  # (jaxtypes, JAX) in this environment
     refresh: str  # the command that makes them again
     remove: str  # the command that removes them
+    # (the flax whose layers the stubs type, the one fresh stubs would type); None: none
+    flax: tuple[str | None, str | None] = (None, None)
 
     @property
     def stale(self) -> bool:
-        return self.made_for != self.installed
+        return self.made_for != self.installed or self.flax[0] != self.flax[1]
 
     def message(self) -> str:
         made = f"jaxtypes {self.made_for[0]} and JAX {self.made_for[1]}"
         here = f"jaxtypes {self.installed[0]} and JAX {self.installed[1]}"
+        layers = f", with flax {self.flax[0]}'s layers" if self.flax[0] is not None else ""
         if not self.stale:
-            return f"the jax.Array stubs ({self.where}) were made for {made}, the versions installed"
+            return f"the jax.Array stubs ({self.where}) were made for {made}, the versions installed{layers}"
+        if self.made_for == self.installed:  # only flax differs
+            made = f"{made}{layers or ' without flax layers'}"
+            here = f"flax {self.flax[1]}" if self.flax[1] is not None else "no flax whose layers they can type"
         return (
             f"the jax.Array stubs ({self.where}) were made for {made}, but this environment "
             f"has {here}: refresh them with `{self.refresh}` (or remove them: `{self.remove}`)"
@@ -90,6 +127,7 @@ def staleness(out: Path | None = None) -> Staleness | None:
     if out is None:
         found = installed_stubs()
         candidates = [found] if found is not None else []
+        flax_modules = [found.parent.parent.parent / "flax-stubs" / FLAX_RECORD] if found is not None else []
         where = f"the installed package {DISTRIBUTION}"
         refresh = "jaxtypes jax-stubs install"
         remove = "jaxtypes jax-stubs uninstall"
@@ -99,6 +137,7 @@ def staleness(out: Path | None = None) -> Staleness | None:
             out / MYPY_DIR / "jax" / BASEARRAY,
             out / SEARCH_DIR / "jax" / BASEARRAY,
         ]
+        flax_modules = [out / "flax-stubs" / FLAX_RECORD, out / MYPY_DIR / "flax" / FLAX_RECORD]
         where = f"in {out}"
         refresh = f"jaxtypes jax-stubs --out {out}"
         remove = "rm -r " + " ".join(str(out / top) for top in OUT_DIRS)
@@ -111,4 +150,7 @@ def staleness(out: Path | None = None) -> Staleness | None:
         jax_version = "(none)"
     installed = (__version__, jax_version)
     made_for = next((r for r in records if r != installed), records[0])
-    return Staleness(where, made_for, installed, refresh, remove)
+    expected = flax_expected()
+    flaxes = [recorded_flax(m) for m in flax_modules]
+    made_flax = next((f for f in flaxes if f != expected), flaxes[0] if flaxes else None)
+    return Staleness(where, made_for, installed, refresh, remove, (made_flax, expected))

@@ -1,0 +1,468 @@
+"""Stubs giving Flax's layers the dtype they return (``jaxtypes.layers``).
+
+``flax.linen`` and ``flax.nnx`` re-export their layers from the modules that
+define them (``flax/linen/__init__.py`` is imports only).  The stub of such a
+package (``render``) keeps its imports, made absolute, and declares each
+typed layer in place of its import: a subclass of the real class, generic in
+its computation dtype and its parameters' dtype, whose ``__init__``
+overloads read the ``dtype=`` and ``param_dtype=`` arguments and whose
+``__call__`` (and ``Embed.attend``) overloads give the output dtype of
+``jaxtypes.layers``' rule.  Everything else about the layer (its fields, its
+other methods) is the real class's, inherited.
+
+Only answers that hold with x64 on and off are typed (a float64 input or
+``param_dtype=jnp.float64`` gives ``Array[Any]``), as are calls whose dtype
+is not known statically (``dtype=self.dtype`` typed ``Any``, or a
+``jnp.dtype``): the first overloads catch an argument typed ``Any``
+(``_UnknownArgument``, which nothing derives from, matches only ``Any``),
+and a positional ``dtype`` falls to the layer's own signature, also
+``Array[Any]``.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import importlib.metadata
+import importlib.util
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from jaxtypes import layers, lattice
+from jaxtypes._stubgen.record import SUPPORTED_FLAX
+from jaxtypes._stubgen.syntax import parse_expr, stub_view
+
+__all__ = [
+    "SUPPORTED_FLAX",
+    "PACKAGES",
+    "LayerClass",
+    "FlaxInstall",
+    "locate_flax",
+    "render",
+    "render_package",
+    "status",
+    "typed_layers",
+]
+
+
+@dataclass(frozen=True)
+class FlaxInstall:
+    root: Path  # the flax package directory
+    version: str
+
+    @property
+    def supported(self) -> bool:
+        return self.version in SUPPORTED_FLAX
+
+
+def locate_flax() -> FlaxInstall | None:
+    """The flax installed in this environment (found without importing it), if any."""
+    spec = importlib.util.find_spec("flax")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    try:
+        version = importlib.metadata.version("flax")
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    return FlaxInstall(Path(next(iter(spec.submodule_search_locations))), version)
+
+
+def status(flax: FlaxInstall | None) -> str | None:
+    """One line on what the stubs do for the installed flax; None without flax."""
+    if flax is None:
+        return None
+    packages = ", ".join(package for package, _ in PACKAGES.values())
+    if flax.supported:
+        return f"flax {flax.version}: the layers of {packages} are typed ({len(typed_layers())} classes)"
+    return (
+        f"flax {flax.version} is not a version these stubs know (supported: {', '.join(SUPPORTED_FLAX)}): "
+        "its layers keep flax's own typing"
+    )
+
+
+def render(flax: FlaxInstall) -> dict[str, str]:
+    """{stub path relative to flax's root: its text} for a supported flax."""
+    return {rel[: -len(".py")] + ".pyi": render_package(flax.root, rel) for rel in PACKAGES}
+
+
+@dataclass(frozen=True)
+class LayerClass:
+    """A layer re-exported by a package: its public name, the module defining
+    it (relative to flax's root), its rule in ``jaxtypes.layers.RULES``, and
+    the rule of its ``attend`` method, if typed."""
+
+    name: str
+    source: str
+    rule: str
+    attend: str | None = None
+
+
+def _linen(name: str, source: str, attend: bool = False) -> LayerClass:
+    return LayerClass(name, f"linen/{source}.py", f"flax.linen.{name}", f"flax.linen.{name}.attend" if attend else None)
+
+
+def _nnx(name: str, source: str, attend: bool = False) -> LayerClass:
+    return LayerClass(name, f"nnx/nn/{source}.py", f"flax.nnx.{name}", f"flax.nnx.{name}.attend" if attend else None)
+
+
+# {package's __init__ relative to flax's root: (package, its typed layers)}
+PACKAGES: Final[Mapping[str, tuple[str, tuple[LayerClass, ...]]]] = {
+    "linen/__init__.py": (
+        "flax.linen",
+        (
+            *(_linen(n, "linear") for n in ("Dense", "DenseGeneral", "Einsum", "Conv", "ConvTranspose")),
+            _linen("Embed", "linear", attend=True),
+            *(_linen(n, "normalization") for n in ("LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm")),
+            _linen("Dropout", "stochastic"),
+        ),
+    ),
+    "nnx/__init__.py": (
+        "flax.nnx",
+        (
+            *(_nnx(n, "linear") for n in ("Linear", "LinearGeneral", "Einsum", "Conv", "ConvTranspose")),
+            _nnx("Embed", "linear", attend=True),
+            *(_nnx(n, "normalization") for n in ("LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm")),
+            _nnx("Dropout", "stochastic"),
+        ),
+    ),
+}
+
+_MARKERS: Final = "_jaxtypes_markers"
+_JAX_ARRAY: Final = "_jaxtypes_jax.Array"
+# The parameters' dtypes typed: those whose rule needs no x64 setting.
+_PARAM_DTYPES: Final = ("float32", "bfloat16", "float16")
+_X32, _X64 = lattice.variant("standard", False), lattice.variant("standard", True)
+# 64-bit nodes are answered only where x64 does not change the answer: a
+# float64 array exists with x64 off only if made under enable_x64.
+_NARROW: Final = tuple(n for n in lattice.STRONG if n not in ("uint64", "int64", "float64", "complex128"))
+_NARROW_INEXACT: Final = tuple(n for n in _NARROW if lattice.kind(n) in "fc")
+_FLOATS: Final = tuple(n for n in lattice.STRONG if lattice.kind(n) in "fc")
+
+_PRELUDE: Final = f"""
+import builtins as _jaxtypes_builtins
+from typing import Any as _JaxtypesAny, Generic as _JaxtypesGeneric, overload as _jaxtypes_overload, type_check_only as _jaxtypes_type_check_only
+from typing_extensions import TypeVar as _JaxtypesTypeVar
+import jax as _jaxtypes_jax
+import jaxtypes.markers as {_MARKERS}
+
+@_jaxtypes_type_check_only
+class _JaxtypesNoDtype:
+    \"\"\"The computation dtype of a layer made without ``dtype``: its
+    parameters' and its input's promotion decide.\"\"\"
+
+_JaxtypesUnknownT = _JaxtypesTypeVar("_JaxtypesUnknownT", bound={_MARKERS}._UnknownArgument)
+_JaxtypesParamT = _JaxtypesTypeVar("_JaxtypesParamT")
+_JaxtypesDtypeT = _JaxtypesTypeVar("_JaxtypesDtypeT")
+_JaxtypesNarrowT = _JaxtypesTypeVar("_JaxtypesNarrowT", bound={" | ".join(f"{_MARKERS}.{lattice.MARKER_NAME.get(n, n)}" for n in _NARROW)})
+_JaxtypesNarrowInexactT = _JaxtypesTypeVar("_JaxtypesNarrowInexactT", bound={" | ".join(f"{_MARKERS}.{lattice.MARKER_NAME.get(n, n)}" for n in _NARROW_INEXACT)})
+_JaxtypesFloatT = _JaxtypesTypeVar("_JaxtypesFloatT", bound={" | ".join(f"{_MARKERS}.{lattice.MARKER_NAME.get(n, n)}" for n in _FLOATS)})
+"""
+
+
+def _marker(node: str) -> str:
+    return f"{_MARKERS}.{lattice.MARKER_NAME.get(node, node)}"
+
+
+def _dtype_argument(var: str) -> str:
+    # What a dtype argument of a known marker is: jnp.float32, x.dtype, a marker class.
+    return f"{_MARKERS}.DtypeOf[{var}, _JaxtypesAny] | {_MARKERS}.DtypeValue[{var}] | type[{var}]"
+
+
+def _outputs_by_input(rule: str, param: str | None) -> dict[str, list[str]]:
+    """{output node: the input nodes giving it} for ``param_dtype`` (None:
+    the dtype does not matter), over the inputs whose answer x64 does not change."""
+    out: dict[str, list[str]] = {}
+    for node in lattice.STRONG:
+        a = layers.result(rule, node, _X32, param_dtype=param)
+        b = layers.result(rule, node, _X64, param_dtype=param)
+        if a.node is not None and a.node == b.node:
+            out.setdefault(a.node, []).append(node)
+    return out
+
+
+class _Qualifier(ast.NodeTransformer):
+    """Names of the defining module, written as attributes of its alias, so
+    that an annotation copied from it means the same in the package's stub."""
+
+    def __init__(self, alias: str, names: set[str]) -> None:
+        self.alias, self.names = alias, names
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id in self.names:
+            return ast.copy_location(ast.Attribute(ast.Name(self.alias, ast.Load()), node.id, ast.Load()), node)
+        return node
+
+
+def _module_names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+def _classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
+    return {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+
+
+def _lineage(cls: ast.ClassDef, classes: Mapping[str, ast.ClassDef]) -> list[ast.ClassDef]:
+    """The class and its bases defined in the same module, base first."""
+    out = [cls]
+    for base in cls.bases:
+        if isinstance(base, ast.Name) and base.id in classes:
+            out = _lineage(classes[base.id], classes) + out
+    return out
+
+
+def _method(lineage: list[ast.ClassDef], name: str) -> ast.FunctionDef | None:
+    for cls in reversed(lineage):
+        for node in cls.body:
+            if isinstance(node, ast.FunctionDef) and node.name == name:
+                return node
+    return None
+
+
+def _dataclass_init(lineage: list[ast.ClassDef]) -> ast.FunctionDef:
+    """The ``__init__`` a Linen module's fields make (``dataclass_transform``):
+    its fields in order, then Module's ``parent`` and ``name``, keyword-only."""
+    fields: dict[str, ast.arg] = {}
+    defaults: dict[str, bool] = {}
+    for cls in lineage:
+        for node in cls.body:
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                if "ClassVar" in ast.unparse(node.annotation) or node.target.id.startswith("_"):
+                    continue
+                fields[node.target.id] = ast.arg(node.target.id, node.annotation)
+                defaults[node.target.id] = node.value is not None
+    args = list(fields.values())
+    required = [a for a in args if not defaults[a.arg]]
+    optional = [a for a in args if defaults[a.arg]]
+    fn = ast.parse(
+        "def __init__(self, *, parent: _JaxtypesAny = ..., name: _jaxtypes_builtins.str | None = ...) -> None: ..."
+    ).body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    fn.args.args = [fn.args.args[0], *required, *optional]
+    fn.args.defaults = [ast.Constant(...) for _ in optional]
+    return fn
+
+
+def _signature(fn: ast.FunctionDef, qualify: _Qualifier) -> ast.FunctionDef:
+    """A stub copy of ``fn``: its annotations qualified, defaults ``...``, no
+    decorators or body."""
+    out = copy.deepcopy(fn)
+    out.decorator_list = []
+    out.body = [ast.Expr(ast.Constant(...))]
+    for a in out.args.posonlyargs + out.args.args + out.args.kwonlyargs:
+        if a.annotation is not None:
+            a.annotation = qualify.visit(a.annotation)
+    for extra in (out.args.vararg, out.args.kwarg):
+        if extra is not None and extra.annotation is not None:
+            extra.annotation = qualify.visit(extra.annotation)
+    out.args.defaults = [ast.Constant(...) for _ in out.args.defaults]
+    out.args.kw_defaults = [None if d is None else ast.Constant(...) for d in out.args.kw_defaults]
+    out.returns = qualify.visit(out.returns) if out.returns is not None else None
+    out.type_comment = None
+    return out
+
+
+def _overload(fn: ast.FunctionDef) -> ast.FunctionDef:
+    fn.decorator_list = [ast.Name("_jaxtypes_overload", ast.Load())]
+    return fn
+
+
+def _set_self(fn: ast.FunctionDef, self_type: str) -> None:
+    first = (fn.args.posonlyargs + fn.args.args)[0]
+    first.annotation = parse_expr(self_type)
+
+
+def _with_dtypes(init: ast.FunctionDef, dtype: str | None, param: str | None, self_type: str) -> ast.FunctionDef | None:
+    """An ``__init__`` overload: ``dtype`` and ``param_dtype`` annotated as
+    given ("omit": left out; None: as the layer declares), every parameter
+    from the first of them on keyword-only; None when the layer has none."""
+    fn = copy.deepcopy(init)
+    _set_self(fn, self_type)
+    a = fn.args
+    positional = a.posonlyargs + a.args
+    names = [p.arg for p in positional] + [p.arg for p in a.kwonlyargs]
+    if "dtype" not in names:
+        return None
+    first_default = len(positional) - len(a.defaults)
+    cut = next((i for i, p in enumerate(positional) if p.arg in ("dtype", "param_dtype")), len(positional))
+    moved = positional[cut:]
+    moved_defaults = [
+        a.defaults[i - first_default] if i >= first_default else None for i in range(cut, len(positional))
+    ]
+    a.posonlyargs = [p for p in a.posonlyargs if p in positional[:cut]]
+    a.args = [p for p in a.args if p in positional[:cut]]
+    a.defaults = a.defaults[: max(0, cut - first_default)]
+    a.kwonlyargs = moved + a.kwonlyargs
+    a.kw_defaults = moved_defaults + a.kw_defaults
+    kept_args: list[ast.arg] = []
+    kept_defaults: list[ast.expr | None] = []
+    for p, d in zip(a.kwonlyargs, a.kw_defaults):
+        wanted = dtype if p.arg == "dtype" else param if p.arg == "param_dtype" else None
+        if wanted == "omit":
+            continue
+        if wanted is not None:
+            p = ast.arg(p.arg, parse_expr(wanted.removesuffix(" = ...")))
+            d = ast.Constant(...) if wanted.endswith(" = ...") else None
+        kept_args.append(p)
+        kept_defaults.append(d)
+    a.kwonlyargs, a.kw_defaults = kept_args, kept_defaults
+    return _overload(fn)
+
+
+def _init_overloads(cls: str, init: ast.FunctionDef, has_param: bool) -> list[ast.FunctionDef]:
+    unknown = "_JaxtypesUnknownT"
+    known = _dtype_argument("_JaxtypesDtypeT")
+    plans: list[tuple[str | None, str | None, str]] = [(unknown, None, f"{cls}[_JaxtypesAny, _JaxtypesAny]")]
+    if has_param:
+        plans += [
+            ("None = ...", unknown, f"{cls}[_JaxtypesNoDtype, _JaxtypesAny]"),
+            ("None = ...", "omit", f"{cls}[_JaxtypesNoDtype, {_marker(layers.FLAX_PARAM_DTYPE)}]"),
+            ("None = ...", _dtype_argument("_JaxtypesParamT"), f"{cls}[_JaxtypesNoDtype, _JaxtypesParamT]"),
+        ]
+    plans.append((known, None, f"{cls}[_JaxtypesDtypeT, _JaxtypesAny]"))
+    out = [fn for d, p, self_type in plans if (fn := _with_dtypes(init, d, p, self_type)) is not None]
+    last = copy.deepcopy(init)
+    _set_self(last, f"{cls}[_JaxtypesAny, _JaxtypesAny]")
+    return out + [_overload(last)]
+
+
+def _input_name(fn: ast.FunctionDef) -> ast.arg:
+    return (fn.args.posonlyargs + fn.args.args)[1]
+
+
+def _call_overload(call: ast.FunctionDef, self_type: str, input_type: str | None, result: str) -> ast.FunctionDef:
+    fn = copy.deepcopy(call)
+    _set_self(fn, self_type)
+    if input_type is not None:
+        _input_name(fn).annotation = parse_expr(input_type)
+    fn.returns = parse_expr(result)
+    return _overload(fn)
+
+
+def _call_overloads(cls: str, call: ast.FunctionDef, rule: str, generic: bool) -> list[ast.FunctionDef]:
+    """The overloads of a method whose output the layer rule ``rule`` gives."""
+    family = layers.RULES[rule].family
+    anything = f"{_JAX_ARRAY}[_JaxtypesAny]"
+    if not generic:  # Dropout: the input's dtype, for a float or complex input
+        return [
+            _call_overload(call, cls, f"{_JAX_ARRAY}[_JaxtypesUnknownT]", anything),
+            _call_overload(call, cls, f"{_JAX_ARRAY}[_JaxtypesFloatT]", f"{_JAX_ARRAY}[_JaxtypesFloatT]"),
+            _call_overload(call, cls, None, anything),
+        ]
+    # An input of unknown dtype (Array[Any]) matches only these (mypy takes
+    # the first overload an Array[Any] matches, whatever the others say).
+    unknown_input = f"{_JAX_ARRAY}[_JaxtypesUnknownT]"
+    out = [
+        _call_overload(call, f"{cls}[_JaxtypesUnknownT, _JaxtypesAny]", None, anything),
+        _call_overload(call, f"{cls}[_JaxtypesNoDtype, _JaxtypesUnknownT]", None, anything),
+    ]
+    if family != "flax_embed":  # (an embedding's output does not depend on its input)
+        out.append(_call_overload(call, f"{cls}[_JaxtypesNoDtype, _JaxtypesAny]", unknown_input, anything))
+    if family == "flax_embed":
+        out.append(
+            _call_overload(call, f"{cls}[_JaxtypesNoDtype, _JaxtypesNarrowT]", None, f"{_JAX_ARRAY}[_JaxtypesNarrowT]")
+        )
+    else:
+        for param in _PARAM_DTYPES:
+            for result, inputs in _outputs_by_input(rule, param).items():
+                union = " | ".join(_marker(n) for n in inputs)
+                out.append(
+                    _call_overload(
+                        call,
+                        f"{cls}[_JaxtypesNoDtype, {_marker(param)}]",
+                        f"{_JAX_ARRAY}[{union}]",
+                        f"{_JAX_ARRAY}[{_marker(result)}]",
+                    )
+                )
+    out.append(_call_overload(call, f"{cls}[_JaxtypesNoDtype, _JaxtypesAny]", None, anything))
+    narrow = "_JaxtypesNarrowT" if family == "flax_embed" else "_JaxtypesNarrowInexactT"
+    out.append(_call_overload(call, f"{cls}[{narrow}, _JaxtypesAny]", None, f"{_JAX_ARRAY}[{narrow}]"))
+    out.append(_call_overload(call, cls, None, anything))
+    return out
+
+
+def _layer_class(layer: LayerClass, tree: ast.Module, alias: str) -> ast.ClassDef:
+    classes = _classes(tree)
+    lineage = _lineage(classes[layer.name], classes)
+    qualify = _Qualifier(alias, _module_names(tree))
+    rule = layers.RULES[layer.rule]
+    generic = rule.family != "float_keeps"
+    init_src = _method(lineage, "__init__")
+    init = _signature(init_src, qualify) if init_src is not None else _qualified_init(_dataclass_init(lineage), qualify)
+    call_src = _method(lineage, "__call__")
+    if call_src is None:
+        raise ValueError(f"{layer.rule} has no __call__ in {layer.source}")
+    body: list[ast.stmt] = [ast.Expr(ast.Constant(f"{layer.rule}, its output dtype typed by jaxtypes (FLIP 1777)."))]
+    if generic:
+        body += _init_overloads(layer.name, init, has_param=True)
+    body += _call_overloads(layer.name, _signature(call_src, qualify), layer.rule, generic)
+    if layer.attend is not None:
+        attend_src = _method(lineage, "attend")
+        if attend_src is not None:
+            body += _call_overloads(layer.name, _signature(attend_src, qualify), layer.attend, generic)
+    bases: list[ast.expr] = [ast.Attribute(ast.Name(alias, ast.Load()), layer.name, ast.Load())]
+    if generic:
+        bases.append(parse_expr("_JaxtypesGeneric[_JaxtypesDtypeT, _JaxtypesParamT]"))
+    return ast.ClassDef(layer.name, bases, [], body, [])
+
+
+def _qualified_init(fn: ast.FunctionDef, qualify: _Qualifier) -> ast.FunctionDef:
+    for a in fn.args.args + fn.args.kwonlyargs:
+        if a.annotation is not None:
+            a.annotation = qualify.visit(copy.deepcopy(a.annotation))
+    return fn
+
+
+def typed_layers() -> list[str]:
+    """The qualified names of the layers the stubs type."""
+    return [f"{package}.{layer.name}" for package, typed in PACKAGES.values() for layer in typed]
+
+
+def _absolute(node: ast.ImportFrom, package: str) -> ast.ImportFrom:
+    if not node.level:
+        return node
+    base = package.split(".")
+    if node.level > 1:
+        base = base[: -(node.level - 1)]
+    module = ".".join(base + ([node.module] if node.module else []))
+    return ast.ImportFrom(module, node.names, 0)
+
+
+def render_package(root: Path, rel: str) -> str:
+    """The stub of the package ``rel`` (``linen/__init__.py``) of the flax at ``root``."""
+    package, typed = PACKAGES[rel]
+    tree = ast.parse((root / rel).read_text(encoding="utf-8"))
+    names = {layer.name for layer in typed}
+    kept: list[ast.stmt] = []
+    for node in stub_view(tree.body):
+        if isinstance(node, ast.ImportFrom):
+            node = _absolute(node, package)
+            aliases = [a for a in node.names if not (a.name in names and a.asname in (None, a.name))]
+            if aliases:
+                kept.append(ast.ImportFrom(node.module, aliases, 0))
+        elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
+            kept.append(node)
+    defs: list[ast.stmt] = []
+    imports: list[ast.stmt] = []
+    sources: dict[str, tuple[str, ast.Module]] = {}
+    for layer in typed:
+        if layer.source not in sources:
+            alias = "_jaxtypes_src_" + Path(layer.source).stem
+            module = "flax." + layer.source[: -len(".py")].replace("/", ".")
+            sources[layer.source] = (alias, ast.parse((root / layer.source).read_text(encoding="utf-8")))
+            imports.append(ast.Import([ast.alias(module, alias)]))
+        alias, tree_src = sources[layer.source]
+        defs.append(_layer_class(layer, tree_src, alias))
+    module_ = ast.Module([*kept, *ast.parse(_PRELUDE).body, *imports, *defs], type_ignores=[])
+    return ast.unparse(ast.fix_missing_locations(module_)) + "\n"
