@@ -116,3 +116,16 @@ def test_stubs_made_for_another_flax_or_without_its_layers_are_stale(tmp_path: P
     without = record.staleness(tmp_path)
     assert without is not None and without.stale and without.flax == (None, "0.12.8"), without
     assert "without flax layers, but this environment has flax 0.12.8: refresh" in without.message()
+
+
+@needs_flax
+def test_the_command_says_what_it_does_for_the_installed_flax(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jaxtypes.cli import main
+
+    assert main(["jax-stubs", "--out", str(tmp_path / "typings")]) == 0
+    said = capsys.readouterr().out.splitlines()
+    assert said[-1] == "flax 0.12.8: the layers of flax.linen, flax.nnx are typed (22 classes)", said
+    assert (tmp_path / "typings" / "flax-stubs" / "linen" / "__init__.pyi").is_file()
+    assert (tmp_path / "typings" / "flax-stubs" / "py.typed").read_text() == "partial\n"
