@@ -19,8 +19,6 @@ JAX is kept in this repository: what is copied is read from the installation.
 from __future__ import annotations
 
 import ast
-import importlib.metadata
-import importlib.util
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -42,7 +40,9 @@ from jaxtypes._stubgen.record import (
     MARK,
     MYPY_DIR,
     SEARCH_DIR,
+    PackageInstall,
     Staleness,
+    find_installed,
     installed_stubs,
     recorded_versions,
     staleness,
@@ -123,10 +123,7 @@ class UnsupportedJAX(StubsError):
 
 
 @dataclass(frozen=True)
-class JaxInstall:
-    root: Path  # the jax package directory
-    version: str
-
+class JaxInstall(PackageInstall):
     @property
     def basearray(self) -> Path:
         return self.root / BASEARRAY
@@ -134,18 +131,13 @@ class JaxInstall:
 
 def locate_jax() -> JaxInstall:
     """The JAX installed in this environment (found without importing it)."""
-    spec = importlib.util.find_spec("jax")
-    if spec is None or not spec.submodule_search_locations:
+    found = find_installed("jax")
+    if found is None:
         raise UnsupportedJAX(
             "JAX is not installed in this Python environment; install it (pip install jax) "
             "and run `jaxtypes jax-stubs` with that environment's Python"
         )
-    root = Path(next(iter(spec.submodule_search_locations)))
-    try:
-        version = importlib.metadata.version("jax")
-    except importlib.metadata.PackageNotFoundError:
-        version = "unknown"
-    return JaxInstall(root, version)
+    return JaxInstall(found.root, found.version)
 
 
 def _version_key(version: str) -> tuple[int, ...]:

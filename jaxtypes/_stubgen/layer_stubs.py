@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import importlib.metadata
-import importlib.util
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -32,7 +30,7 @@ from pathlib import Path
 from typing import Final
 
 from jaxtypes import layers, lattice
-from jaxtypes._stubgen.record import SUPPORTED_FLAX
+from jaxtypes._stubgen.record import SUPPORTED_FLAX, PackageInstall, find_installed
 from jaxtypes._stubgen.syntax import parse_expr, stub_view
 
 __all__ = [
@@ -49,10 +47,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class FlaxInstall:
-    root: Path  # the flax package directory
-    version: str
-
+class FlaxInstall(PackageInstall):
     @property
     def supported(self) -> bool:
         return self.version in SUPPORTED_FLAX
@@ -60,14 +55,8 @@ class FlaxInstall:
 
 def locate_flax() -> FlaxInstall | None:
     """The flax installed in this environment (found without importing it), if any."""
-    spec = importlib.util.find_spec("flax")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    try:
-        version = importlib.metadata.version("flax")
-    except importlib.metadata.PackageNotFoundError:
-        version = "unknown"
-    return FlaxInstall(Path(next(iter(spec.submodule_search_locations))), version)
+    found = find_installed("flax")
+    return None if found is None else FlaxInstall(found.root, found.version)
 
 
 def status(flax: FlaxInstall | None) -> str | None:

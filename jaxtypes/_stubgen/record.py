@@ -9,6 +9,7 @@ with the standard library only (the mypy plugin imports it at start-up).
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,8 @@ __all__ = [
     "OUT_DIRS",
     "SUPPORTED_FLAX",
     "FLAX_RECORD",
+    "PackageInstall",
+    "find_installed",
     "recorded_versions",
     "recorded_flax",
     "flax_expected",
@@ -57,6 +60,25 @@ def recorded_versions(basearray: Path) -> tuple[str, str] | None:
         return None
     m = _RECORD.match(first)
     return (m.group("jaxtypes"), m.group("jax")) if m else None
+
+
+@dataclass(frozen=True)
+class PackageInstall:
+    root: Path  # the package's directory
+    version: str  # its distribution's version ("unknown" without metadata)
+
+
+def find_installed(name: str) -> PackageInstall | None:
+    """The package ``name`` installed in this environment, found without
+    importing it; None when it is not installed."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    try:
+        version = importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    return PackageInstall(Path(next(iter(spec.submodule_search_locations))), version)
 
 
 def recorded_flax(module: Path) -> str | None:
