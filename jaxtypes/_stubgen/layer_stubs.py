@@ -87,14 +87,22 @@ class LayerClass:
     source: str
     rule: str
     attend: str | None = None
+    # Array parameters that must be left out (None) for the rule to apply:
+    # an attention layer typed for self-attention only.
+    absent: tuple[str, ...] = ()
 
 
-def _linen(name: str, source: str, attend: bool = False) -> LayerClass:
-    return LayerClass(name, f"linen/{source}.py", f"flax.linen.{name}", f"flax.linen.{name}.attend" if attend else None)
+_KEYS_AND_VALUES: Final = ("inputs_k", "inputs_v", "inputs_kv")
 
 
-def _nnx(name: str, source: str, attend: bool = False) -> LayerClass:
-    return LayerClass(name, f"nnx/nn/{source}.py", f"flax.nnx.{name}", f"flax.nnx.{name}.attend" if attend else None)
+def _linen(name: str, source: str, attend: bool = False, absent: tuple[str, ...] = ()) -> LayerClass:
+    attend_rule = f"flax.linen.{name}.attend" if attend else None
+    return LayerClass(name, f"linen/{source}.py", f"flax.linen.{name}", attend_rule, absent)
+
+
+def _nnx(name: str, source: str, attend: bool = False, absent: tuple[str, ...] = ()) -> LayerClass:
+    attend_rule = f"flax.nnx.{name}.attend" if attend else None
+    return LayerClass(name, f"nnx/nn/{source}.py", f"flax.nnx.{name}", attend_rule, absent)
 
 
 # {package's __init__ relative to flax's root: (package, its typed layers)}
@@ -106,6 +114,7 @@ PACKAGES: Final[Mapping[str, tuple[str, tuple[LayerClass, ...]]]] = {
             _linen("Embed", "linear", attend=True),
             *(_linen(n, "normalization") for n in ("LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm")),
             _linen("Dropout", "stochastic"),
+            _linen("MultiHeadDotProductAttention", "attention", absent=_KEYS_AND_VALUES),
         ),
     ),
     "nnx/__init__.py": (
@@ -115,6 +124,7 @@ PACKAGES: Final[Mapping[str, tuple[str, tuple[LayerClass, ...]]]] = {
             _nnx("Embed", "linear", attend=True),
             *(_nnx(n, "normalization") for n in ("LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm")),
             _nnx("Dropout", "stochastic"),
+            _nnx("MultiHeadAttention", "attention", absent=_KEYS_AND_VALUES),
         ),
     ),
 }
@@ -217,11 +227,19 @@ def _lineage(cls: ast.ClassDef, classes: Mapping[str, ast.ClassDef]) -> list[ast
 
 
 def _method(lineage: list[ast.ClassDef], name: str) -> ast.FunctionDef | None:
+    found = _methods(lineage, name)
+    return found[0] if found else None
+
+
+def _methods(lineage: list[ast.ClassDef], name: str) -> list[ast.FunctionDef]:
+    """The signatures of method ``name`` in the nearest class defining it: its
+    ``@overload`` declarations when it has them, else its one definition."""
     for cls in reversed(lineage):
-        for node in cls.body:
-            if isinstance(node, ast.FunctionDef) and node.name == name:
-                return node
-    return None
+        defs = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == name]
+        if defs:
+            overloads = [d for d in defs if any(ast.unparse(x).split(".")[-1] == "overload" for x in d.decorator_list)]
+            return overloads or defs[:1]
+    return []
 
 
 def _dataclass_init(lineage: list[ast.ClassDef]) -> ast.FunctionDef:
@@ -335,54 +353,68 @@ def _input_name(fn: ast.FunctionDef) -> ast.arg:
     return (fn.args.posonlyargs + fn.args.args)[1]
 
 
-def _call_overload(call: ast.FunctionDef, self_type: str, input_type: str | None, result: str) -> ast.FunctionDef:
+def _overload_of(
+    call: ast.FunctionDef, self_type: str, input_type: str | None, result: str, absent: tuple[str, ...] = ()
+) -> ast.FunctionDef:
     fn = copy.deepcopy(call)
     _set_self(fn, self_type)
     if input_type is not None:
         _input_name(fn).annotation = parse_expr(input_type)
+    for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs:
+        if a.arg in absent:
+            a.annotation = ast.Constant(None)
     fn.returns = parse_expr(result)
     return _overload(fn)
 
 
-def _call_overloads(cls: str, call: ast.FunctionDef, rule: str, generic: bool) -> list[ast.FunctionDef]:
-    """The overloads of a method whose output the layer rule ``rule`` gives."""
+def _call_overloads(
+    cls: str, calls: list[ast.FunctionDef], rule: str, generic: bool, absent: tuple[str, ...] = ()
+) -> list[ast.FunctionDef]:
+    """The overloads of a method whose output the layer rule ``rule`` gives,
+    from its signatures ``calls``: the first typed (with ``absent`` left
+    out), then each as the layer declares it, giving ``Array[Any]``."""
+    anything = f"{_JAX_ARRAY}[_JaxtypesAny]"
+    typed = [
+        _overload_of(calls[0], self_type, input_type, result, absent)
+        for self_type, input_type, result in _typed_cases(cls, rule, generic)
+    ]
+    return typed + [_overload_of(call, cls, None, anything) for call in calls]
+
+
+def _typed_cases(cls: str, rule: str, generic: bool) -> list[tuple[str, str | None, str]]:
+    """(self type, input type or None for the declared one, result) of each
+    typed overload, in the order a checker must try them."""
     family = layers.RULES[rule].family
     anything = f"{_JAX_ARRAY}[_JaxtypesAny]"
+    # An input of unknown dtype (Array[Any]) matches only its own overloads
+    # (mypy takes the first overload an Array[Any] matches, whatever the others say).
+    unknown_input = f"{_JAX_ARRAY}[_JaxtypesUnknownT]"
     if not generic:  # Dropout: the input's dtype, for a float or complex input
         return [
-            _call_overload(call, cls, f"{_JAX_ARRAY}[_JaxtypesUnknownT]", anything),
-            _call_overload(call, cls, f"{_JAX_ARRAY}[_JaxtypesFloatT]", f"{_JAX_ARRAY}[_JaxtypesFloatT]"),
-            _call_overload(call, cls, None, anything),
+            (cls, unknown_input, anything),
+            (cls, f"{_JAX_ARRAY}[_JaxtypesFloatT]", f"{_JAX_ARRAY}[_JaxtypesFloatT]"),
         ]
-    # An input of unknown dtype (Array[Any]) matches only these (mypy takes
-    # the first overload an Array[Any] matches, whatever the others say).
-    unknown_input = f"{_JAX_ARRAY}[_JaxtypesUnknownT]"
-    out = [
-        _call_overload(call, f"{cls}[_JaxtypesUnknownT, _JaxtypesAny]", None, anything),
-        _call_overload(call, f"{cls}[_JaxtypesNoDtype, _JaxtypesUnknownT]", None, anything),
+    out: list[tuple[str, str | None, str]] = [
+        (f"{cls}[_JaxtypesUnknownT, _JaxtypesAny]", None, anything),
+        (f"{cls}[_JaxtypesNoDtype, _JaxtypesUnknownT]", None, anything),
     ]
-    if family != "flax_embed":  # (an embedding's output does not depend on its input)
-        out.append(_call_overload(call, f"{cls}[_JaxtypesNoDtype, _JaxtypesAny]", unknown_input, anything))
-    if family == "flax_embed":
-        out.append(
-            _call_overload(call, f"{cls}[_JaxtypesNoDtype, _JaxtypesNarrowT]", None, f"{_JAX_ARRAY}[_JaxtypesNarrowT]")
-        )
+    if family == "flax_embed":  # the parameters' dtype, whatever the input
+        out.append((f"{cls}[_JaxtypesNoDtype, _JaxtypesNarrowT]", None, f"{_JAX_ARRAY}[_JaxtypesNarrowT]"))
     else:
+        out.append((f"{cls}[_JaxtypesNoDtype, _JaxtypesAny]", unknown_input, anything))
         for param in _PARAM_DTYPES:
             for result, inputs in _outputs_by_input(rule, param).items():
                 union = " | ".join(_marker(n) for n in inputs)
                 out.append(
-                    _call_overload(
-                        call,
+                    (
                         f"{cls}[_JaxtypesNoDtype, {_marker(param)}]",
                         f"{_JAX_ARRAY}[{union}]",
                         f"{_JAX_ARRAY}[{_marker(result)}]",
                     )
                 )
-    out.append(_call_overload(call, f"{cls}[_JaxtypesNoDtype, _JaxtypesAny]", None, anything))
+    out.append((f"{cls}[_JaxtypesNoDtype, _JaxtypesAny]", None, anything))
     narrow = "_JaxtypesNarrowT" if family == "flax_embed" else "_JaxtypesNarrowInexactT"
-    out.append(_call_overload(call, f"{cls}[{narrow}, _JaxtypesAny]", None, f"{_JAX_ARRAY}[{narrow}]"))
-    out.append(_call_overload(call, cls, None, anything))
+    out.append((f"{cls}[{narrow}, _JaxtypesAny]", None, f"{_JAX_ARRAY}[{narrow}]"))
     return out
 
 
@@ -394,17 +426,17 @@ def _layer_class(layer: LayerClass, tree: ast.Module, alias: str) -> ast.ClassDe
     generic = rule.family != "float_keeps"
     init_src = _method(lineage, "__init__")
     init = _signature(init_src, qualify) if init_src is not None else _qualified_init(_dataclass_init(lineage), qualify)
-    call_src = _method(lineage, "__call__")
-    if call_src is None:
+    calls = [_signature(c, qualify) for c in _methods(lineage, "__call__")]
+    if not calls:
         raise ValueError(f"{layer.rule} has no __call__ in {layer.source}")
     body: list[ast.stmt] = [ast.Expr(ast.Constant(f"{layer.rule}, its output dtype typed by jaxtypes (FLIP 1777)."))]
     if generic:
         body += _init_overloads(layer.name, init, has_param=True)
-    body += _call_overloads(layer.name, _signature(call_src, qualify), layer.rule, generic)
+    body += _call_overloads(layer.name, calls, layer.rule, generic, layer.absent)
     if layer.attend is not None:
-        attend_src = _method(lineage, "attend")
-        if attend_src is not None:
-            body += _call_overloads(layer.name, _signature(attend_src, qualify), layer.attend, generic)
+        attends = [_signature(c, qualify) for c in _methods(lineage, "attend")]
+        if attends:
+            body += _call_overloads(layer.name, attends, layer.attend, generic)
     bases: list[ast.expr] = [ast.Attribute(ast.Name(alias, ast.Load()), layer.name, ast.Load())]
     if generic:
         bases.append(parse_expr("_JaxtypesGeneric[_JaxtypesLayerDtypeT, _JaxtypesLayerParamT]"))

@@ -49,6 +49,10 @@ class Block(nn.Module):
         assert_type(nn.Embed(10, 4, param_dtype=jnp.bfloat16)(tokens), jax.Array[bfloat16])
         assert_type(nn.Embed(10, 4).attend(x), jax.Array[float32])
         assert_type(nn.Dropout(0.5)(x, deterministic=True), jax.Array[bfloat16])
+        # self-attention; keys and values of their own dtypes are not typed
+        assert_type(nn.MultiHeadDotProductAttention(num_heads=1)(x), jax.Array[float32])
+        assert_type(nn.MultiHeadDotProductAttention(num_heads=1, dtype=jnp.bfloat16)(x), jax.Array[bfloat16])
+        assert_type(nn.MultiHeadDotProductAttention(num_heads=1)(x, x), jax.Array[Any])
         # a positional dtype, float64 (x64 decides) and complex inputs
         assert_type(nn.Dense(self.features, True, jnp.bfloat16)(x), jax.Array[Any])
         assert_type(nn.Dense(self.features, dtype=jnp.float64)(x), jax.Array[Any])
@@ -79,6 +83,7 @@ class NnxBlock(nnx.Module):
         self.batch_norm = nnx.BatchNorm(8, use_running_average=True, rngs=rngs)
         self.embed = nnx.Embed(10, 8, rngs=rngs)
         self.dropout = nnx.Dropout(0.5, deterministic=True, rngs=rngs)
+        self.attention = nnx.MultiHeadAttention(num_heads=1, in_features=8, decode=False, rngs=rngs)
 
     def __call__(self, x: jax.Array[bfloat16], tokens: jax.Array[int32]) -> jax.Array[bfloat16]:
         wide = assert_type(self.linear(x), jax.Array[float32])
@@ -87,4 +92,5 @@ class NnxBlock(nnx.Module):
         assert_type(self.batch_norm(h), jax.Array[float32])
         assert_type(self.embed(tokens), jax.Array[float32])
         assert_type(self.embed.attend(h), jax.Array[float32])
+        assert_type(self.attention(h), jax.Array[float32])
         return assert_type(self.dropout(h), jax.Array[bfloat16])
