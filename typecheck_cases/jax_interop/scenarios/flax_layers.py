@@ -87,6 +87,7 @@ class NnxBlock(nnx.Module):
 
     def __call__(self, x: jax.Array[bfloat16], tokens: jax.Array[int32]) -> jax.Array[bfloat16]:
         wide = assert_type(self.linear(x), jax.Array[float32])
+        assert_type(jax.vmap(self.linear)(x), jax.Array[float32])  # jax.vmap keeps the layer's call
         h = assert_type(self.half(wide), jax.Array[bfloat16])
         assert_type(self.norm(h), jax.Array[bfloat16])
         assert_type(self.batch_norm(h), jax.Array[float32])
