@@ -70,10 +70,17 @@ class LayerRule(NamedTuple):
     ``keeps``, the input's dtype (Equinox's normalizations); ``to_float``, a
     float keeps its dtype, an integer or bool becomes the default float
     (Equinox's Dropout).  ``param_default``: the parameters' dtype when none
-    is given: a node, or ``f`` for the default float (float64 with x64 on)."""
+    is given: a node, or ``f`` for the default float (float64 with x64 on).
+    ``inexact``: a ``dtype`` given must be a float or complex one (Flax's
+    ``promote_dtype(..., inexact=True)``; an embedding lookup takes any).
+    ``dtype_with_float32``: a ``dtype`` given must promote with float32 (the
+    normalizations, and NNX's attention, mix in float32 statistics), so a
+    small float refuses."""
 
     family: str  # one of FAMILIES
     param_default: str = FLAX_PARAM_DTYPE
+    inexact: bool = True
+    dtype_with_float32: bool = False
 
 
 _FLAX = LayerRule("flax")
@@ -92,26 +99,20 @@ RULES: Final[Mapping[str, LayerRule]] = {
             "MultiHeadDotProductAttention",
         )
     },
-    **{f"flax.linen.{name}": LayerRule("flax_norm") for name in ("LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm")},
-    "flax.linen.Embed": LayerRule("flax_embed"),
+    **{
+        f"flax.linen.{name}": LayerRule("flax_norm", dtype_with_float32=True)
+        for name in ("LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm")
+    },
+    "flax.linen.Embed": LayerRule("flax_embed", inexact=False),
     "flax.linen.Dropout": LayerRule("float_keeps"),
     "flax.linen.dtypes.promote_dtype": _FLAX,
+    **{f"flax.nnx.{name}": _FLAX for name in ("Linear", "LinearGeneral", "Einsum", "Conv", "ConvTranspose")},
     **{
-        f"flax.nnx.{name}": _FLAX
-        for name in (
-            "Linear",
-            "LinearGeneral",
-            "Einsum",
-            "Conv",
-            "ConvTranspose",
-            "LayerNorm",
-            "RMSNorm",
-            "GroupNorm",
-            "MultiHeadAttention",
-        )
+        f"flax.nnx.{name}": LayerRule("flax", dtype_with_float32=True)
+        for name in ("LayerNorm", "RMSNorm", "GroupNorm", "MultiHeadAttention")
     },
-    "flax.nnx.BatchNorm": LayerRule("flax_float32_stats"),
-    "flax.nnx.Embed": LayerRule("flax_embed"),
+    "flax.nnx.BatchNorm": LayerRule("flax_float32_stats", dtype_with_float32=True),
+    "flax.nnx.Embed": LayerRule("flax_embed", inexact=False),
     "flax.nnx.Embed.attend": LayerRule("flax_embed"),
     "flax.nnx.Dropout": LayerRule("float_keeps"),
     "flax.nnx.nn.dtypes.promote_dtype": _FLAX,
@@ -160,8 +161,12 @@ def result(
         family = "flax"
     if family in ("flax", "flax_float32_stats", "flax_embed") and dtype is not None:
         out = lattice.canonicalize(dtype, v.x64)
-        if family != "flax_embed" and lattice.kind(out) not in "fc":
+        if rule.inexact and lattice.kind(out) not in "fc":
             return unsupported("this layer (Flax's dtype must be inexact)", out)
+        if rule.dtype_with_float32:
+            mixed = _join((out, "float32"), v)
+            if mixed.node is None:
+                return mixed
         return Outcome(out)
     if family == "flax":
         return _inexact(_join((input_node, param), v))

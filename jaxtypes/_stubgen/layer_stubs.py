@@ -137,8 +137,9 @@ _PARAM_DTYPES: Final = ("float32", "bfloat16", "float16")
 _X32, _X64 = lattice.variant("standard", False), lattice.variant("standard", True)
 # 64-bit nodes are answered only where x64 does not change the answer: a
 # float64 array exists with x64 off only if made under enable_x64.
-_NARROW: Final = tuple(n for n in lattice.STRONG if n not in ("uint64", "int64", "float64", "complex128"))
-_NARROW_INEXACT: Final = tuple(n for n in _NARROW if lattice.kind(n) in "fc")
+# The dtype= arguments typed: those tools/oracle/make_layer_tables.py runs
+# each layer with (float64 aside: x64 decides it), where the rule accepts them.
+_GIVEN_DTYPES: Final = ("bfloat16", "float16", "float32", "float8_e4m3fn", "complex64", "int32")
 _FLOATS: Final = tuple(n for n in lattice.STRONG if lattice.kind(n) in "fc")
 
 _PRELUDE: Final = f"""
@@ -159,8 +160,7 @@ _JaxtypesDtypeT = _JaxtypesTypeVar("_JaxtypesDtypeT")
 # The class's own parameters: an __init__'s self type may not use them (ty).
 _JaxtypesLayerDtypeT = _JaxtypesTypeVar("_JaxtypesLayerDtypeT")
 _JaxtypesLayerParamT = _JaxtypesTypeVar("_JaxtypesLayerParamT")
-_JaxtypesNarrowT = _JaxtypesTypeVar("_JaxtypesNarrowT", bound={" | ".join(f"{_MARKERS}.{lattice.MARKER_NAME.get(n, n)}" for n in _NARROW)})
-_JaxtypesNarrowInexactT = _JaxtypesTypeVar("_JaxtypesNarrowInexactT", bound={" | ".join(f"{_MARKERS}.{lattice.MARKER_NAME.get(n, n)}" for n in _NARROW_INEXACT)})
+_JaxtypesParamDtypeT = _JaxtypesTypeVar("_JaxtypesParamDtypeT", bound={" | ".join(f"{_MARKERS}.{lattice.MARKER_NAME.get(n, n)}" for n in _PARAM_DTYPES)})
 _JaxtypesFloatT = _JaxtypesTypeVar("_JaxtypesFloatT", bound={" | ".join(f"{_MARKERS}.{lattice.MARKER_NAME.get(n, n)}" for n in _FLOATS)})
 """
 
@@ -399,7 +399,7 @@ def _typed_cases(cls: str, rule: str, generic: bool) -> list[tuple[str, str | No
         (f"{cls}[_JaxtypesNoDtype, _JaxtypesUnknownT]", None, anything),
     ]
     if family == "flax_embed":  # the parameters' dtype, whatever the input
-        out.append((f"{cls}[_JaxtypesNoDtype, _JaxtypesNarrowT]", None, f"{_JAX_ARRAY}[_JaxtypesNarrowT]"))
+        out.append((f"{cls}[_JaxtypesNoDtype, _JaxtypesParamDtypeT]", None, f"{_JAX_ARRAY}[_JaxtypesParamDtypeT]"))
     else:
         out.append((f"{cls}[_JaxtypesNoDtype, _JaxtypesAny]", unknown_input, anything))
         for param in _PARAM_DTYPES:
@@ -413,9 +413,48 @@ def _typed_cases(cls: str, rule: str, generic: bool) -> list[tuple[str, str | No
                     )
                 )
     out.append((f"{cls}[_JaxtypesNoDtype, _JaxtypesAny]", None, anything))
-    narrow = "_JaxtypesNarrowT" if family == "flax_embed" else "_JaxtypesNarrowInexactT"
-    out.append((f"{cls}[{narrow}, _JaxtypesAny]", None, f"{_JAX_ARRAY}[{narrow}]"))
+    given = _given_dtype_var(rule)
+    if given is not None:
+        out.append((f"{cls}[{given}, _JaxtypesAny]", _inputs_with_given_dtype(rule), f"{_JAX_ARRAY}[{given}]"))
     return out
+
+
+def _given_dtypes(rule: str) -> tuple[str, ...]:
+    """The dtype= arguments whose output the rule gives as that dtype, x64
+    on and off, for a float32 input."""
+    return tuple(
+        d
+        for d in _GIVEN_DTYPES
+        if layers.result(rule, "float32", _X32, dtype=d).node == d == layers.result(rule, "float32", _X64, dtype=d).node
+    )
+
+
+def _given_dtype_var(rule: str) -> str | None:
+    """The TypeVar bound to ``_given_dtypes(rule)`` (``_given_dtype_vars``)."""
+    dtypes = _given_dtypes(rule)
+    return f"_JaxtypesGiven_{'_'.join(dtypes)}" if dtypes else None
+
+
+def _given_dtype_vars(rules: list[str]) -> str:
+    """The declarations of the TypeVars ``_given_dtype_var`` names."""
+    lines: dict[str, str] = {}
+    for rule in rules:
+        name = _given_dtype_var(rule)
+        if name is not None:
+            bound = " | ".join(_marker(d) for d in _given_dtypes(rule))
+            lines[name] = f'{name} = _JaxtypesTypeVar("{name}", bound={bound})'
+    return "\n".join(lines.values())
+
+
+def _inputs_with_given_dtype(rule: str) -> str | None:
+    """The inputs a layer given a dtype accepts (Linen's normalizations refuse
+    those that do not promote with float32), as an annotation; None: any."""
+    inputs = [
+        n
+        for n in lattice.STRONG
+        if layers.result(rule, n, _X32, dtype="float32").ok and layers.result(rule, n, _X64, dtype="float32").ok
+    ]
+    return None if len(inputs) == len(lattice.STRONG) else f"{_JAX_ARRAY}[{' | '.join(_marker(n) for n in inputs)}]"
 
 
 def _layer_class(layer: LayerClass, tree: ast.Module, alias: str) -> ast.ClassDef:
@@ -490,7 +529,9 @@ def render_package(root: Path, rel: str) -> str:
             imports.append(ast.Import([ast.alias(module, alias)]))
         alias, tree_src = sources[layer.source]
         defs.append(_layer_class(layer, tree_src, alias))
-    module_ = ast.Module([*kept, *ast.parse(_PRELUDE).body, *imports, *defs], type_ignores=[])
+    rules = [r for layer in typed for r in (layer.rule, layer.attend) if r is not None]
+    prelude = ast.parse(_PRELUDE + _given_dtype_vars(rules)).body
+    module_ = ast.Module([*kept, *prelude, *imports, *defs], type_ignores=[])
     text = ast.unparse(ast.fix_missing_locations(module_)) + "\n"
     # The last overload of a generic layer's method, the layer's own signature
     # (self unparametrized), is where ty finds the overloads narrower than the

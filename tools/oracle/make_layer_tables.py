@@ -53,7 +53,7 @@ DATA = Path(__file__).resolve().parent.parent / "data"
 OUT = DATA / "layer_dtypes.json"
 CONFIGS = (("standard-x32", False), ("standard-x64", True))
 PARAM_DTYPES = ("float32", "bfloat16", "float16", "float64")
-DTYPES = ("bfloat16", "float16", "float32", "float64")
+DTYPES = ("bfloat16", "float16", "float32", "float64", "float8_e4m3fn", "complex64", "int32")
 DTYPE_INPUTS = (
     "bool",
     "int8",
