@@ -33,6 +33,7 @@ from typing import Final
 from jaxtypes._stubgen.syntax import (
     BUILTINS,
     ModuleShapeError,
+    absolute_module,
     annotation_names,
     as_overload,
     check_exports,
@@ -308,12 +309,8 @@ def defining_module(root: Path, module: str, name: str, depth: int = 4) -> tuple
         return module, tree
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == name for a in node.names):
-            target = node.module or ""
-            if node.level:  # relative: from .loops import fori_loop
-                package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-                for _ in range(node.level - 1):
-                    package = package.rpartition(".")[0]
-                target = f"{package}.{target}" if target else package
+            # (relative: from .loops import fori_loop)
+            target = absolute_module(node, module if path.name == "__init__.py" else module.rpartition(".")[0])
             original = next(a.name for a in node.names if (a.asname or a.name) == name)
             return defining_module(root, target, original, depth - 1)
     return None

@@ -31,7 +31,7 @@ from typing import Final
 
 from jaxtypes import layers, lattice
 from jaxtypes._stubgen.record import SUPPORTED_FLAX, PackageInstall, find_installed
-from jaxtypes._stubgen.syntax import parse_expr, stub_view
+from jaxtypes._stubgen.syntax import absolute_module, parse_expr, stub_view
 
 __all__ = [
     "SUPPORTED_FLAX",
@@ -494,16 +494,6 @@ def typed_layers() -> list[str]:
     return [f"{package}.{layer.name}" for package, typed in PACKAGES.values() for layer in typed]
 
 
-def _absolute(node: ast.ImportFrom, package: str) -> ast.ImportFrom:
-    if not node.level:
-        return node
-    base = package.split(".")
-    if node.level > 1:
-        base = base[: -(node.level - 1)]
-    module = ".".join(base + ([node.module] if node.module else []))
-    return ast.ImportFrom(module, node.names, 0)
-
-
 def render_package(root: Path, rel: str) -> str:
     """The stub of the package ``rel`` (``linen/__init__.py``) of the flax at ``root``."""
     package, typed = PACKAGES[rel]
@@ -512,10 +502,9 @@ def render_package(root: Path, rel: str) -> str:
     kept: list[ast.stmt] = []
     for node in stub_view(tree.body):
         if isinstance(node, ast.ImportFrom):
-            node = _absolute(node, package)
             aliases = [a for a in node.names if not (a.name in names and a.asname in (None, a.name))]
             if aliases:
-                kept.append(ast.ImportFrom(node.module, aliases, 0))
+                kept.append(ast.ImportFrom(absolute_module(node, package), aliases, 0))
         elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
             kept.append(node)
     defs: list[ast.stmt] = []

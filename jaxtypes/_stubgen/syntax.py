@@ -97,6 +97,16 @@ class ModuleShapeError(Exception):
     """A runtime module holds more than re-exports: no stub is made for it."""
 
 
+def absolute_module(node: ast.ImportFrom, package: str) -> str:
+    """The module a ``from ... import`` names, absolute: ``package`` is the
+    package the importing module is in (the module itself for an ``__init__``)."""
+    if not node.level:
+        return node.module or ""
+    for _ in range(node.level - 1):
+        package = package.rpartition(".")[0]
+    return f"{package}.{node.module}" if node.module else package
+
+
 def module_file(root: Path, module: str) -> Path | None:
     """The source of ``jax.<...>`` in the installation rooted at ``root``."""
     parts = module.split(".")
