@@ -31,7 +31,7 @@ from typing import Final
 
 from jaxtypes import layers, lattice
 from jaxtypes._stubgen.record import SUPPORTED_FLAX, PackageInstall, find_installed
-from jaxtypes._stubgen.syntax import absolute_module, parse_expr, stub_view
+from jaxtypes._stubgen.syntax import absolute_module, all_params, parse_expr, positional_params, stub_def, stub_view
 
 __all__ = [
     "SUPPORTED_FLAX",
@@ -95,14 +95,19 @@ class LayerClass:
 _KEYS_AND_VALUES: Final = ("inputs_k", "inputs_v", "inputs_kv")
 
 
+def _layer(
+    package: str, directory: str, name: str, source: str, attend: bool = False, absent: tuple[str, ...] = ()
+) -> LayerClass:
+    rule = f"{package}.{name}"
+    return LayerClass(name, f"{directory}/{source}.py", rule, f"{rule}.attend" if attend else None, absent)
+
+
 def _linen(name: str, source: str, attend: bool = False, absent: tuple[str, ...] = ()) -> LayerClass:
-    attend_rule = f"flax.linen.{name}.attend" if attend else None
-    return LayerClass(name, f"linen/{source}.py", f"flax.linen.{name}", attend_rule, absent)
+    return _layer("flax.linen", "linen", name, source, attend, absent)
 
 
 def _nnx(name: str, source: str, attend: bool = False, absent: tuple[str, ...] = ()) -> LayerClass:
-    attend_rule = f"flax.nnx.{name}.attend" if attend else None
-    return LayerClass(name, f"nnx/nn/{source}.py", f"flax.nnx.{name}", attend_rule, absent)
+    return _layer("flax.nnx", "nnx/nn", name, source, attend, absent)
 
 
 # {package's __init__ relative to flax's root: (package, its typed layers)}
@@ -135,12 +140,24 @@ _JAX_ARRAY: Final = "_jaxtypes_jax.Array"
 # The parameters' dtypes typed: those whose rule needs no x64 setting.
 _PARAM_DTYPES: Final = ("float32", "bfloat16", "float16")
 _X32, _X64 = lattice.variant("standard", False), lattice.variant("standard", True)
-# 64-bit nodes are answered only where x64 does not change the answer: a
-# float64 array exists with x64 off only if made under enable_x64.
 # The dtype= arguments typed: those tools/oracle/make_layer_tables.py runs
 # each layer with (float64 aside: x64 decides it), where the rule accepts them.
 _GIVEN_DTYPES: Final = ("bfloat16", "float16", "float32", "float8_e4m3fn", "complex64", "int32")
 _FLOATS: Final = tuple(n for n in lattice.STRONG if lattice.kind(n) in "fc")
+
+
+def _marker(node: str) -> str:
+    return f"{_MARKERS}.{lattice.MARKER_NAME.get(node, node)}"
+
+
+def _union(nodes: tuple[str, ...] | list[str]) -> str:
+    return " | ".join(_marker(n) for n in nodes)
+
+
+def _bounded_typevar(name: str, nodes: tuple[str, ...]) -> str:
+    """The declaration of TypeVar ``name`` bound to the markers of ``nodes``."""
+    return f'{name} = _JaxtypesTypeVar("{name}", bound={_union(nodes)})'
+
 
 _PRELUDE: Final = f"""
 import builtins as _jaxtypes_builtins
@@ -160,13 +177,9 @@ _JaxtypesDtypeT = _JaxtypesTypeVar("_JaxtypesDtypeT")
 # The class's own parameters: an __init__'s self type may not use them (ty).
 _JaxtypesLayerDtypeT = _JaxtypesTypeVar("_JaxtypesLayerDtypeT")
 _JaxtypesLayerParamT = _JaxtypesTypeVar("_JaxtypesLayerParamT")
-_JaxtypesParamDtypeT = _JaxtypesTypeVar("_JaxtypesParamDtypeT", bound={" | ".join(f"{_MARKERS}.{lattice.MARKER_NAME.get(n, n)}" for n in _PARAM_DTYPES)})
-_JaxtypesFloatT = _JaxtypesTypeVar("_JaxtypesFloatT", bound={" | ".join(f"{_MARKERS}.{lattice.MARKER_NAME.get(n, n)}" for n in _FLOATS)})
+{_bounded_typevar("_JaxtypesParamDtypeT", _PARAM_DTYPES)}
+{_bounded_typevar("_JaxtypesFloatT", _FLOATS)}
 """
-
-
-def _marker(node: str) -> str:
-    return f"{_MARKERS}.{lattice.MARKER_NAME.get(node, node)}"
 
 
 def _dtype_argument(var: str) -> str:
@@ -267,20 +280,12 @@ def _dataclass_init(lineage: list[ast.ClassDef]) -> ast.FunctionDef:
 
 
 def _signature(fn: ast.FunctionDef, qualify: _Qualifier) -> ast.FunctionDef:
-    """A stub copy of ``fn``: its annotations qualified, defaults ``...``, no
-    decorators or body."""
-    out = copy.deepcopy(fn)
-    out.decorator_list = []
-    out.body = [ast.Expr(ast.Constant(...))]
-    for a in out.args.posonlyargs + out.args.args + out.args.kwonlyargs:
-        if a.annotation is not None:
-            a.annotation = qualify.visit(a.annotation)
-    for extra in (out.args.vararg, out.args.kwarg):
-        if extra is not None and extra.annotation is not None:
-            extra.annotation = qualify.visit(extra.annotation)
-    out.args.defaults = [ast.Constant(...) for _ in out.args.defaults]
-    out.args.kw_defaults = [None if d is None else ast.Constant(...) for d in out.args.kw_defaults]
-    out.returns = qualify.visit(out.returns) if out.returns is not None else None
+    """``fn`` as a stub declaration (``stub_def``), its annotations qualified."""
+    out = stub_def(fn)
+    for a in [*all_params(out), out.args.vararg, out.args.kwarg]:
+        if a is not None and a.annotation is not None:
+            a.annotation = qualify.visit(copy.deepcopy(a.annotation))
+    out.returns = qualify.visit(copy.deepcopy(out.returns)) if out.returns is not None else None
     out.type_comment = None
     return out
 
@@ -291,7 +296,7 @@ def _overload(fn: ast.FunctionDef) -> ast.FunctionDef:
 
 
 def _set_self(fn: ast.FunctionDef, self_type: str) -> None:
-    first = (fn.args.posonlyargs + fn.args.args)[0]
+    first = positional_params(fn)[0]
     first.annotation = parse_expr(self_type)
 
 
@@ -302,9 +307,8 @@ def _with_dtypes(init: ast.FunctionDef, dtype: str | None, param: str | None, se
     fn = copy.deepcopy(init)
     _set_self(fn, self_type)
     a = fn.args
-    positional = a.posonlyargs + a.args
-    names = [p.arg for p in positional] + [p.arg for p in a.kwonlyargs]
-    if "dtype" not in names:
+    positional = positional_params(fn)
+    if "dtype" not in {p.arg for p in all_params(fn)}:
         return None
     first_default = len(positional) - len(a.defaults)
     cut = next((i for i, p in enumerate(positional) if p.arg in ("dtype", "param_dtype")), len(positional))
@@ -332,17 +336,15 @@ def _with_dtypes(init: ast.FunctionDef, dtype: str | None, param: str | None, se
     return _overload(fn)
 
 
-def _init_overloads(cls: str, init: ast.FunctionDef, has_param: bool) -> list[ast.FunctionDef]:
+def _init_overloads(cls: str, init: ast.FunctionDef) -> list[ast.FunctionDef]:
     unknown = "_JaxtypesUnknownT"
-    known = _dtype_argument("_JaxtypesDtypeT")
-    plans: list[tuple[str | None, str | None, str]] = [(unknown, None, f"{cls}[_JaxtypesAny, _JaxtypesAny]")]
-    if has_param:
-        plans += [
-            ("None = ...", unknown, f"{cls}[_JaxtypesNoDtype, _JaxtypesAny]"),
-            ("None = ...", "omit", f"{cls}[_JaxtypesNoDtype, {_marker(layers.FLAX_PARAM_DTYPE)}]"),
-            ("None = ...", _dtype_argument("_JaxtypesParamT"), f"{cls}[_JaxtypesNoDtype, _JaxtypesParamT]"),
-        ]
-    plans.append((known, None, f"{cls}[_JaxtypesDtypeT, _JaxtypesAny]"))
+    plans: list[tuple[str | None, str | None, str]] = [
+        (unknown, None, f"{cls}[_JaxtypesAny, _JaxtypesAny]"),
+        ("None = ...", unknown, f"{cls}[_JaxtypesNoDtype, _JaxtypesAny]"),
+        ("None = ...", "omit", f"{cls}[_JaxtypesNoDtype, {_marker(layers.FLAX_PARAM_DTYPE)}]"),
+        ("None = ...", _dtype_argument("_JaxtypesParamT"), f"{cls}[_JaxtypesNoDtype, _JaxtypesParamT]"),
+        (_dtype_argument("_JaxtypesDtypeT"), None, f"{cls}[_JaxtypesDtypeT, _JaxtypesAny]"),
+    ]
     out = [fn for d, p, self_type in plans if (fn := _with_dtypes(init, d, p, self_type)) is not None]
     last = copy.deepcopy(init)
     _set_self(last, f"{cls}[_JaxtypesAny, _JaxtypesAny]")
@@ -350,7 +352,7 @@ def _init_overloads(cls: str, init: ast.FunctionDef, has_param: bool) -> list[as
 
 
 def _input_name(fn: ast.FunctionDef) -> ast.arg:
-    return (fn.args.posonlyargs + fn.args.args)[1]
+    return positional_params(fn)[1]
 
 
 def _overload_of(
@@ -360,7 +362,7 @@ def _overload_of(
     _set_self(fn, self_type)
     if input_type is not None:
         _input_name(fn).annotation = parse_expr(input_type)
-    for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs:
+    for a in all_params(fn):
         if a.arg in absent:
             a.annotation = ast.Constant(None)
     fn.returns = parse_expr(result)
@@ -404,11 +406,10 @@ def _typed_cases(cls: str, rule: str, generic: bool) -> list[tuple[str, str | No
         out.append((f"{cls}[_JaxtypesNoDtype, _JaxtypesAny]", unknown_input, anything))
         for param in _PARAM_DTYPES:
             for result, inputs in _outputs_by_input(rule, param).items():
-                union = " | ".join(_marker(n) for n in inputs)
                 out.append(
                     (
                         f"{cls}[_JaxtypesNoDtype, {_marker(param)}]",
-                        f"{_JAX_ARRAY}[{union}]",
+                        f"{_JAX_ARRAY}[{_union(inputs)}]",
                         f"{_JAX_ARRAY}[{_marker(result)}]",
                     )
                 )
@@ -441,8 +442,7 @@ def _given_dtype_vars(rules: list[str]) -> str:
     for rule in rules:
         name = _given_dtype_var(rule)
         if name is not None:
-            bound = " | ".join(_marker(d) for d in _given_dtypes(rule))
-            lines[name] = f'{name} = _JaxtypesTypeVar("{name}", bound={bound})'
+            lines[name] = _bounded_typevar(name, _given_dtypes(rule))
     return "\n".join(lines.values())
 
 
@@ -454,7 +454,7 @@ def _inputs_with_given_dtype(rule: str) -> str | None:
         for n in lattice.STRONG
         if layers.result(rule, n, _X32, dtype="float32").ok and layers.result(rule, n, _X64, dtype="float32").ok
     ]
-    return None if len(inputs) == len(lattice.STRONG) else f"{_JAX_ARRAY}[{' | '.join(_marker(n) for n in inputs)}]"
+    return None if len(inputs) == len(lattice.STRONG) else f"{_JAX_ARRAY}[{_union(inputs)}]"
 
 
 def _layer_class(layer: LayerClass, tree: ast.Module, alias: str) -> ast.ClassDef:
@@ -464,13 +464,13 @@ def _layer_class(layer: LayerClass, tree: ast.Module, alias: str) -> ast.ClassDe
     rule = layers.RULES[layer.rule]
     generic = rule.family != "float_keeps"
     init_src = _method(lineage, "__init__")
-    init = _signature(init_src, qualify) if init_src is not None else _qualified_init(_dataclass_init(lineage), qualify)
+    init = _signature(init_src if init_src is not None else _dataclass_init(lineage), qualify)
     calls = [_signature(c, qualify) for c in _methods(lineage, "__call__")]
     if not calls:
         raise ValueError(f"{layer.rule} has no __call__ in {layer.source}")
     body: list[ast.stmt] = [ast.Expr(ast.Constant(f"{layer.rule}, its output dtype typed by jaxtypes (FLIP 1777)."))]
     if generic:
-        body += _init_overloads(layer.name, init, has_param=True)
+        body += _init_overloads(layer.name, init)
     body += _call_overloads(layer.name, calls, layer.rule, generic, layer.absent)
     if layer.attend is not None:
         attends = [_signature(c, qualify) for c in _methods(lineage, "attend")]
@@ -480,13 +480,6 @@ def _layer_class(layer: LayerClass, tree: ast.Module, alias: str) -> ast.ClassDe
     if generic:
         bases.append(parse_expr("_JaxtypesGeneric[_JaxtypesLayerDtypeT, _JaxtypesLayerParamT]"))
     return ast.ClassDef(layer.name, bases, [], body, [])
-
-
-def _qualified_init(fn: ast.FunctionDef, qualify: _Qualifier) -> ast.FunctionDef:
-    for a in fn.args.args + fn.args.kwonlyargs:
-        if a.annotation is not None:
-            a.annotation = qualify.visit(copy.deepcopy(a.annotation))
-    return fn
 
 
 def typed_layers() -> list[str]:
