@@ -51,14 +51,19 @@ FLAX_RECORD: Final = "linen/__init__.pyi"
 _FLAX: Final = re.compile(r"\(flax (?P<flax>[^)\s]+)\)")
 
 
+def _head(path: Path) -> str:
+    """The first two lines of a generated file, where it records what it was
+    made for ("" when it cannot be read)."""
+    try:
+        with path.open("rb") as f:
+            return f.readline().decode("utf-8", "replace") + f.readline().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
 def recorded_versions(basearray: Path) -> tuple[str, str] | None:
     """(jaxtypes version, JAX version) a generated basearray.pyi was made for."""
-    try:
-        with basearray.open("rb") as f:
-            first = f.readline().decode("utf-8", "replace")
-    except OSError:
-        return None
-    m = _RECORD.match(first)
+    m = _RECORD.match(_head(basearray))
     return (m.group("jaxtypes"), m.group("jax")) if m else None
 
 
@@ -83,11 +88,7 @@ def find_installed(name: str) -> PackageInstall | None:
 
 def recorded_flax(module: Path) -> str | None:
     """The flax version a generated stub of flax's layers was made for."""
-    try:
-        with module.open("rb") as f:
-            head = f.readline().decode("utf-8", "replace") + f.readline().decode("utf-8", "replace")
-    except OSError:
-        return None
+    head = _head(module)
     m = _FLAX.search(head) if head.startswith(MARK) else None
     return m.group("flax") if m else None
 
@@ -95,11 +96,8 @@ def recorded_flax(module: Path) -> str | None:
 def flax_expected() -> str | None:
     """The flax whose layers fresh stubs would type: the installed one when
     supported, else None (its layers keep flax's own typing)."""
-    try:
-        version = importlib.metadata.version("flax")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    return version if version in SUPPORTED_FLAX else None
+    found = find_installed("flax")
+    return found.version if found is not None and found.version in SUPPORTED_FLAX else None
 
 
 def installed_stubs() -> Path | None:
