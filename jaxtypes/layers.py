@@ -85,6 +85,7 @@ class LayerRule(NamedTuple):
 
 _FLAX = LayerRule("flax")
 _EQX = "f"
+_EQX_CONVOLUTIONS: Final = tuple(f"{conv}{n}d" for conv in ("Conv", "ConvTranspose") for n in (1, 2, 3))
 
 RULES: Final[Mapping[str, LayerRule]] = {
     **{
@@ -117,7 +118,7 @@ RULES: Final[Mapping[str, LayerRule]] = {
     "flax.nnx.Dropout": LayerRule("float_keeps"),
     "flax.nnx.nn.dtypes.promote_dtype": _FLAX,
     **{f"equinox.nn.{name}": LayerRule("join", _EQX) for name in ("Linear", "MultiheadAttention", "MLP")},
-    **{f"equinox.nn.{name}": LayerRule("same", _EQX) for name in ("Conv1d", "ConvTranspose1d")},
+    **{f"equinox.nn.{name}": LayerRule("same", _EQX) for name in _EQX_CONVOLUTIONS},
     "equinox.nn.Embedding": LayerRule("param", _EQX),
     **{f"equinox.nn.{name}": LayerRule("keeps", _EQX) for name in ("LayerNorm", "RMSNorm", "GroupNorm")},
     "equinox.nn.Dropout": LayerRule("to_float", _EQX),

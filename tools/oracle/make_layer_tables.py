@@ -197,6 +197,16 @@ LAYERS: dict[str, Layer] = {
         computation_dtype=False,
         param_keyword="dtype",
     ),
+    **{
+        f"equinox.nn.{conv}{n}d": Layer(
+            _eqx(lambda conv=conv, n=n, **k: getattr(eqx.nn, f"{conv}{n}d")(4, 3, 2, **k)),
+            shape=(4, *(5,) * n),
+            computation_dtype=False,
+            param_keyword="dtype",
+        )
+        for conv in ("Conv", "ConvTranspose")
+        for n in (2, 3)
+    },
     "equinox.nn.Embedding": Layer(
         _eqx(lambda **k: eqx.nn.Embedding(5, 4, **k)),
         shape=(),
