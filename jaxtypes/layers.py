@@ -29,7 +29,7 @@ from jaxtypes import lattice
 from jaxtypes.lattice import Variant
 from jaxtypes.ops import Outcome, no_join, unsupported
 
-__all__ = ["LayerRule", "RULES", "FLAX_PARAM_DTYPE", "FLAX_INEXACT_FLOOR", "FAMILIES", "result"]
+__all__ = ["LayerRule", "RULES", "EQX_CONVOLUTIONS", "FLAX_PARAM_DTYPE", "FLAX_INEXACT_FLOOR", "FAMILIES", "result"]
 
 FAMILIES: Final = (
     "flax",
@@ -69,23 +69,27 @@ class LayerRule(NamedTuple):
     convolutions); ``param``, the parameters' dtype (Equinox's embedding);
     ``keeps``, the input's dtype (Equinox's normalizations); ``to_float``, a
     float keeps its dtype, an integer or bool becomes the default float
-    (Equinox's Dropout).  ``param_default``: the parameters' dtype when none
+    (Equinox's Dropout when it drops: in inference mode it returns its input
+    as it is).  ``param_default``: the parameters' dtype when none
     is given: a node, or ``f`` for the default float (float64 with x64 on).
     ``inexact``: a ``dtype`` given must be a float or complex one (Flax's
     ``promote_dtype(..., inexact=True)``; an embedding lookup takes any).
     ``dtype_with_float32``: a ``dtype`` given must promote with float32 (the
     normalizations, and NNX's attention, mix in float32 statistics), so a
-    small float refuses."""
+    small float refuses.  ``real_statistics``: the input is mixed with
+    statistics of its real dtype (a complex input's variance is real:
+    Equinox's LayerNorm and GroupNorm), which strict promotion refuses."""
 
     family: str  # one of FAMILIES
     param_default: str = FLAX_PARAM_DTYPE
     inexact: bool = True
     dtype_with_float32: bool = False
+    real_statistics: bool = False
 
 
 _FLAX = LayerRule("flax")
 _EQX = "f"
-_EQX_CONVOLUTIONS: Final = tuple(f"{conv}{n}d" for conv in ("Conv", "ConvTranspose") for n in (1, 2, 3))
+EQX_CONVOLUTIONS: Final = tuple(f"{conv}{n}d" for conv in ("Conv", "ConvTranspose") for n in (1, 2, 3))
 
 RULES: Final[Mapping[str, LayerRule]] = {
     **{
@@ -118,11 +122,15 @@ RULES: Final[Mapping[str, LayerRule]] = {
     "flax.nnx.Dropout": LayerRule("float_keeps"),
     "flax.nnx.nn.dtypes.promote_dtype": _FLAX,
     **{f"equinox.nn.{name}": LayerRule("join", _EQX) for name in ("Linear", "MultiheadAttention", "MLP")},
-    **{f"equinox.nn.{name}": LayerRule("same", _EQX) for name in _EQX_CONVOLUTIONS},
+    **{f"equinox.nn.{name}": LayerRule("same", _EQX) for name in EQX_CONVOLUTIONS},
     "equinox.nn.Embedding": LayerRule("param", _EQX),
-    **{f"equinox.nn.{name}": LayerRule("keeps", _EQX) for name in ("LayerNorm", "RMSNorm", "GroupNorm")},
+    **{f"equinox.nn.{name}": LayerRule("keeps", _EQX, real_statistics=True) for name in ("LayerNorm", "GroupNorm")},
+    "equinox.nn.RMSNorm": LayerRule("keeps", _EQX),
     "equinox.nn.Dropout": LayerRule("to_float", _EQX),
 }
+
+
+_REAL_OF_COMPLEX: Final = {"complex64": "float32", "complex128": "float64"}
 
 
 def _join(nodes: tuple[str, ...], v: Variant) -> Outcome:
@@ -190,5 +198,10 @@ def result(
     ):
         return no_join((input_node, param), v)
     if family == "to_float" and lattice.kind(input_node) in "biu":
-        return Outcome(default)
+        # x / q, q a Python float: strict promotion refuses an integer x.
+        return no_join((input_node, lattice.WEAK_FLOAT), v) if v.mode == "strict" else Outcome(default)
+    if rule.real_statistics and lattice.kind(input_node) == "c":
+        mixed = _join((input_node, _REAL_OF_COMPLEX[input_node]), v)
+        if mixed.node is None:
+            return mixed
     return Outcome(input_node)

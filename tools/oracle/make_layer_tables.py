@@ -10,7 +10,9 @@ Run by hand, with the test extra installed (a few minutes)::
 Each layer (``LAYERS``) is built and called inside ``jax.eval_shape`` on an
 abstract input of one lattice node (``tools/oracle/lattice_facts.py``), for
 JAX's default configuration (``standard-x32``) and x64 on (``standard-x64``),
-and the output's dtype is recorded as a node name (or the class of the
+and for Equinox's layers also under strict promotion (``strict-x32``,
+``strict-x64``: Equinox computes with JAX's operators, which refuse implicit
+promotions there), and the output's dtype is recorded as a node name (or the class of the
 exception raised).  What is probed:
 
 * every strong node as the input with the layer's defaults but
@@ -51,7 +53,13 @@ from tools.oracle.provenance import provenance
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 OUT = DATA / "layer_dtypes.json"
-CONFIGS = (("standard-x32", False), ("standard-x64", True))
+# (label, promotion, x64, the prefix of the layers probed)
+CONFIGS = (
+    ("standard-x32", "standard", False, ""),
+    ("standard-x64", "standard", True, ""),
+    ("strict-x32", "strict", False, "equinox."),
+    ("strict-x64", "strict", True, "equinox."),
+)
 PARAM_DTYPES = ("float32", "bfloat16", "float16", "float64")
 DTYPES = ("bfloat16", "float16", "float32", "float64", "float8_e4m3fn", "complex64", "int32")
 DTYPE_INPUTS = (
@@ -267,11 +275,13 @@ def key_text(probe: tuple[str, str | None, str | None]) -> str:
     return "|".join(part or LEFT_OUT for part in probe)
 
 
-def probe(name: str, x64: bool, keys: list[tuple[str, str | None, str | None]] | None = None) -> dict[str, str]:
+def probe(
+    name: str, x64: bool, keys: list[tuple[str, str | None, str | None]] | None = None, promotion: str = "standard"
+) -> dict[str, str]:
     """The recorded cell of each probe of layer ``name`` (``keys``: these only)."""
     layer = LAYERS[name]
     cells: dict[str, str] = {}
-    with jax.numpy_dtype_promotion("standard"), jax.enable_x64(x64), warnings.catch_warnings():
+    with jax.numpy_dtype_promotion(promotion), jax.enable_x64(x64), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for key in probe_keys(layer, x64) if keys is None else keys:
             node, dtype, param = key
@@ -296,12 +306,17 @@ def main(argv: list[str] | None = None) -> None:
     names = args.only or list(LAYERS)
     old = json.loads(OUT.read_text()) if args.only and OUT.exists() else None
     configs: dict[str, Any] = {}
-    for label, x64 in CONFIGS:
-        results = dict(old["configs"][label]["results"]) if old else {}
+    for label, promotion, x64, prefix in CONFIGS:
+        results = dict(old["configs"].get(label, {}).get("results", {})) if old else {}
         for name in names:
-            results[name] = probe(name, x64)
-            print(label, name, len(results[name]), flush=True)
-        configs[label] = {"x64": x64, "results": {n: results[n] for n in LAYERS if n in results}}
+            if name.startswith(prefix):
+                results[name] = probe(name, x64, promotion=promotion)
+                print(label, name, len(results[name]), flush=True)
+        configs[label] = {
+            "promotion": promotion,
+            "x64": x64,
+            "results": {n: results[n] for n in LAYERS if n in results},
+        }
     data = {
         **provenance("tools/oracle/make_layer_tables.py"),
         "flax_version": flax.__version__,
@@ -318,7 +333,10 @@ def write(data: dict[str, Any]) -> None:
     head = {k: v for k, v in data.items() if k != "configs"}
     lines = ["{", *(f" {json.dumps(k)}: {json.dumps(v)}," for k, v in head.items()), ' "configs": {']
     for i, (label, conf) in enumerate(data["configs"].items()):
-        lines.append(f'  {json.dumps(label)}: {{"x64": {json.dumps(conf["x64"])}, "results": {{')
+        lines.append(
+            f'  {json.dumps(label)}: {{"promotion": {json.dumps(conf["promotion"])}, '
+            f'"x64": {json.dumps(conf["x64"])}, "results": {{'
+        )
         lines.append(",\n".join(f"   {json.dumps(n)}: {json.dumps(c)}" for n, c in conf["results"].items()))
         lines.append("  }}" + ("," if i < len(data["configs"]) - 1 else ""))
     lines += [" }", "}"]
