@@ -463,9 +463,7 @@ def _install_message(installed: Installed, jax_version: str) -> str:
         "Each checker finds them; what each needs besides:"
     ]
     lines += ["  " + line for line in jax_stubs.setup_lines(None)]
-    flax = jax_stubs.flax_status()
-    if flax is not None:
-        lines.append(flax)
+    lines += jax_stubs.layer_status()
     lines.append(f"Remove with `jaxtypes jax-stubs uninstall` (or `pip uninstall {DISTRIBUTION}`); {where}.")
     return "\n".join(lines)
 
@@ -554,9 +552,8 @@ def _run_jax_stubs(args: argparse.Namespace) -> int:
     )
     for line in jax_stubs.setup_lines(out_arg):
         print("  " + line)
-    flax = jax_stubs.flax_status()
-    if flax is not None:
-        print(flax)
+    for line in jax_stubs.layer_status():
+        print(line)
     return 0
 
 

@@ -20,10 +20,11 @@ signatures for Array's operators while mypy analyses the stub),
 ``marker_tables`` (the markers' overload tables emptied, as nothing reads them),
 ``operators``, ``methods`` (and ``astype``), ``functions`` (result_type,
 promote_types, promote_dtype), ``jax_functions`` (JAX's functions under the
-settings), ``dtypes`` (mypy types <-> lattice nodes),
-``errors`` (error codes, messages, the guard that keeps plugin bugs from
-crashing mypy); every name the plugin looks for is in ``names``.  The plugin
-imports only mypy, ``jaxtypes.lattice`` and ``jaxtypes.ops`` (no numpy).
+settings), ``layers`` (Equinox's layers under the settings), ``dtypes``
+(mypy types <-> lattice nodes), ``errors`` (error codes, messages, the guard
+that keeps plugin bugs from crashing mypy); every name the plugin looks for
+is in ``names``.  The plugin imports only mypy, ``jaxtypes.lattice``,
+``jaxtypes.ops`` and ``jaxtypes.layers`` (no numpy).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from . import (
     errors,
     functions,
     jax_functions,
+    layers,
     marker_tables,
     methods,
     names,
@@ -149,6 +151,9 @@ class JaxtypesPlugin(Plugin):
                 method_hooks[fullname] = hook
             else:
                 self._function_hooks[fullname] = hook
+        # Equinox's layers: their output for the configured x64 and promotion.
+        for fullname, rule_name in layers.typed_layer_calls().items():
+            method_hooks[fullname] = layers.layer_call_hook(rule_name, v, builder)
         self._member_names = frozenset(name.rpartition(".")[2] for name in (*method_hooks, *self._attribute_hooks))
         self._inherited: dict[tuple[str, str], bool] = {}
         # mypy asks for a hook at every call it checks: each name's answer is

@@ -21,6 +21,11 @@ MARKERS_MODULE: Final = "jaxtypes.markers"
 # The generated promotion tables of the markers: jaxtypes.markers._add_bool_, ...
 TABLE_PREFIX: Final = f"{MARKERS_MODULE}._"
 
+# Equinox's layers in the stubs of `jaxtypes jax-stubs` (equinox.nn.Linear...),
+# and the type argument of a layer made without dtype: JAX's default float.
+EQUINOX_NN: Final = "equinox.nn."
+EQUINOX_DEFAULT_FLOAT: Final = "equinox.nn._JaxtypesDefaultFloat"
+
 # The functions the plugin types from the lattice.
 RESULT_TYPE: Final = "jaxtypes.promotion.result_type"
 PROMOTE_TYPES: Final = "jaxtypes.promotion.promote_types"

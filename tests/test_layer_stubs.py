@@ -1,8 +1,10 @@
-"""The stubs of Flax's layers (jaxtypes/_stubgen/layer_stubs.py): what they
-are generated from, and the scenario file the checkers run on them
-(typecheck_cases/jax_interop/scenarios/flax_layers.py, checked in the six
-set-ups by tests/test_jax_stubs.py), run here with JAX and flax so that each
-``assert_type`` in it is flax's answer."""
+"""The stubs of Flax's and Equinox's layers (jaxtypes/_stubgen/layer_stubs.py):
+what they are generated from, and the scenario files the checkers run on them
+(typecheck_cases/jax_interop/scenarios/flax_layers.py and equinox_layers.py,
+checked in the six set-ups by tests/test_jax_stubs.py), run here with JAX,
+flax and equinox so that each ``assert_type`` in them is the library's
+answer; and the mypy plugin's answers for Equinox's layers under strict
+promotion and x64, run with JAX too."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from jaxtypes._stubgen import layer_stubs
 
 REPO = Path(__file__).resolve().parent.parent
 SCENARIO = REPO / "typecheck_cases" / "jax_interop" / "scenarios" / "flax_layers.py"
+EQUINOX_SCENARIO = SCENARIO.with_name("equinox_layers.py")
 needs_flax = pytest.mark.skipif(sys.version_info < (3, 11), reason="flax 0.12 needs Python 3.11")
 
 
@@ -63,69 +66,197 @@ def test_the_flax_scenarios_hold_when_run(monkeypatch: pytest.MonkeyPatch) -> No
     assert len(checked) == text.count("assert_type(") - text.count("jax.Array[Any])")  # each one ran
 
 
-def test_every_typed_layer_has_a_rule_checked_against_flax() -> None:
-    for _, typed in layer_stubs.PACKAGES.values():
-        for layer in typed:
-            assert layer.rule in layers.RULES, layer
-            assert layer.attend is None or layer.attend in layers.RULES, layer
+@needs_flax
+def test_the_equinox_scenarios_hold_when_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    import jax
+    import jax.numpy as jnp
+
+    checked: list[str] = []
+    monkeypatch.setattr(typing_extensions, "assert_type", _checked_assert_type(checked))
+    spec = importlib.util.spec_from_file_location("equinox_layers_scenario", EQUINOX_SCENARIO)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        spec.loader.exec_module(module)
+        key = jax.random.key(0)
+        x, h = jnp.ones(4, jnp.float32), jnp.ones(4, jnp.bfloat16)
+        seq, image = jnp.ones((4, 5), jnp.float32), jnp.ones((4, 5, 5), jnp.bfloat16)
+        module.layers(key, x, h, seq, image, jnp.asarray(3, jnp.int32), jnp.float32)
+        module.batched(key, jnp.ones((5, 4), jnp.float32), jnp.ones((5, 4), jnp.bfloat16))
+        module.with_state(x, None)  # (a normalization given any state returns it)
+    text = EQUINOX_SCENARIO.read_text()
+    assert len(checked) == text.count("assert_type(") - text.count("jax.Array[Any])")  # each one ran
+
+
+def test_every_typed_layer_has_a_rule_checked_against_its_library() -> None:
+    for packages in layer_stubs.LIBRARIES.values():
+        for _, typed in packages.values():
+            for layer in typed:
+                assert layer.rule in layers.RULES, layer
+                assert layer.attend is None or layer.attend in layers.RULES, layer
 
 
 @needs_flax
-def test_the_stubs_type_each_layer_in_place_of_its_import() -> None:
-    flax = layer_stubs.locate_flax()
-    assert flax is not None and flax.supported, flax
-    for rel, text in layer_stubs.render(flax).items():
+@pytest.mark.parametrize("library", ["flax", "equinox"])
+def test_the_stubs_type_each_layer_in_place_of_its_import(library: str) -> None:
+    found = layer_stubs.locate(library)
+    assert found is not None and found.supported, found
+    for rel, text in layer_stubs.render(found).items():
         tree = ast.parse(text)
-        package, typed = layer_stubs.PACKAGES[rel[:-1]]
+        package, typed = layer_stubs.LIBRARIES[library][rel[:-1]]
         classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
         assert {layer.name for layer in typed} <= classes, rel
         imported = {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}
         assert not imported & {layer.name for layer in typed}, rel
         # everything else the package exports is still there
-        source = ast.parse((flax.root / rel[:-1]).read_text())
+        source = ast.parse((found.root / rel[:-1]).read_text())
         exported = {a.asname or a.name for n in source.body if isinstance(n, ast.ImportFrom) for a in n.names}
         assert exported <= imported | classes, sorted(exported - imported - classes)
 
 
-def test_an_unknown_flax_version_is_named_with_the_supported_ones() -> None:
-    line = layer_stubs.status(layer_stubs.FlaxInstall(Path("/nowhere"), "0.1.0"))
+def test_an_unknown_version_is_named_with_the_supported_ones() -> None:
+    line = layer_stubs.status(layer_stubs.LayerInstall(Path("/nowhere"), "0.1.0", "flax"))
     assert line == (
         "flax 0.1.0 is not a version these stubs know (supported: 0.12.8): its layers keep flax's own typing"
+    )
+    line = layer_stubs.status(layer_stubs.LayerInstall(Path("/nowhere"), "0.12.0", "equinox"))
+    assert line == (
+        "equinox 0.12.0 is not a version these stubs know (supported: 0.13.8): its layers keep equinox's own typing"
     )
     assert layer_stubs.status(None) is None
 
 
 @needs_flax
-def test_stubs_made_for_another_flax_or_without_its_layers_are_stale(tmp_path: Path) -> None:
+def test_stubs_made_for_another_release_or_without_its_layers_are_stale(tmp_path: Path) -> None:
     from jaxtypes._stubgen import jax_stubs, record
 
     jax_stubs.write(tmp_path, jax_stubs.render(jax_stubs.locate_jax()))
     fresh = record.staleness(tmp_path)
-    assert fresh is not None and not fresh.stale and fresh.flax == ("0.12.8", "0.12.8"), fresh
-    assert fresh.message().endswith("the versions installed, with flax 0.12.8's layers"), fresh.message()
+    both = (("flax", "0.12.8", "0.12.8"), ("equinox", "0.13.8", "0.13.8"))
+    assert fresh is not None and not fresh.stale and fresh.layers == both, fresh
+    assert fresh.message().endswith("the versions installed, with flax 0.12.8's layers and equinox 0.13.8's layers"), (
+        fresh.message()
+    )
     for module in (
-        tmp_path / "flax-stubs" / record.FLAX_RECORD,
-        tmp_path / record.MYPY_DIR / "flax" / record.FLAX_RECORD,
+        tmp_path / "flax-stubs" / record.LAYER_RECORDS["flax"],
+        tmp_path / record.MYPY_DIR / "flax" / record.LAYER_RECORDS["flax"],
     ):
         module.write_text(module.read_text().replace("(flax 0.12.8)", "(flax 0.12.7)", 1))
     older = record.staleness(tmp_path)
-    assert older is not None and older.stale and older.flax == ("0.12.7", "0.12.8"), older
+    assert older is not None and older.stale and older.layers[0] == ("flax", "0.12.7", "0.12.8"), older
     assert "with flax 0.12.7's layers, but this environment has flax 0.12.8: refresh" in older.message()
-    for top in ("flax-stubs", f"{record.MYPY_DIR}/flax", f"{record.SEARCH_DIR}/flax"):
+    for top in ("equinox-stubs", f"{record.MYPY_DIR}/equinox", f"{record.SEARCH_DIR}/equinox"):
         shutil.rmtree(tmp_path / top)
     without = record.staleness(tmp_path)
-    assert without is not None and without.stale and without.flax == (None, "0.12.8"), without
-    assert "without flax layers, but this environment has flax 0.12.8: refresh" in without.message()
+    assert without is not None and without.stale and without.layers[1] == ("equinox", None, "0.13.8"), without
+    assert (
+        "with flax 0.12.7's layers, without equinox layers, but this environment has flax 0.12.8, equinox 0.13.8"
+    ) in without.message()
+
+
+# Equinox's layers under the plugin with strict promotion and x64 on: the
+# default float is float64, and an implicit promotion is an error.  Checked by
+# mypy with the plugin (each E line an error, no other) and run with JAX in
+# that configuration (each assert_type the value's dtype, each E line raising).
+EQUINOX_STRICT_X64 = """\
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+from typing_extensions import assert_type
+
+from jaxtypes import bfloat16, float32, float64, int32
+
+
+def case(key: jax.Array, x: jax.Array[float32], h: jax.Array[bfloat16], w: jax.Array[float64],
+         token: jax.Array[int32]) -> None:
+    linear = eqx.nn.Linear(4, 3, key=key)
+    assert_type(linear(w), jax.Array[float64])
+    linear(x)  # E: jax-promotion
+    assert_type(eqx.nn.Linear(4, 3, dtype=jnp.float32, key=key)(x), jax.Array[float32])
+    assert_type(eqx.nn.Linear(4, 3, dtype=jnp.bfloat16, key=key)(h), jax.Array[bfloat16])
+    eqx.nn.Linear(4, 3, dtype=jnp.bfloat16, key=key)(x)  # E: jax-promotion
+    assert_type(eqx.nn.Embedding(10, 4, key=key)(token), jax.Array[float64])
+    assert_type(eqx.nn.Conv1d(4, 3, 2, key=key)(jnp.stack([w, w], axis=1)), jax.Array[float64])
+    eqx.nn.Conv1d(4, 3, 2, key=key)(jnp.stack([x, x], axis=1))  # E: jax-unsupported
+    assert_type(eqx.nn.Dropout(0.5)(h, key=key), jax.Array[bfloat16])
+"""
+
+
+def _run_with_jax(case: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[int]]:
+    """Run ``case`` in JAX's strict, x64 configuration: the dtypes its
+    ``assert_type`` calls checked, and the lines marked E that raised."""
+    import jax
+    import jax.numpy as jnp
+
+    checked: list[str] = []
+    monkeypatch.setattr(typing_extensions, "assert_type", _checked_assert_type(checked))
+    lines: list[str] = []
+    for n, line in enumerate(case.splitlines(), 1):
+        if "# E: " in line:  # each expected error is caught and its line recorded
+            indent = line[: len(line) - len(line.lstrip())]
+            line = (
+                f"{indent}try:\n{indent}    {line.strip()}\n"
+                f"{indent}except (TypeError, ValueError):\n{indent}    raised.append({n})"
+            )
+        lines.append(line)
+    raised: list[int] = []
+    namespace: dict[str, Any] = {"raised": raised}
+    with jax.numpy_dtype_promotion("strict"), jax.enable_x64(True), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(compile("\n".join(lines), "case.py", "exec"), namespace)  # noqa: S102 - the case, run
+        namespace["case"](
+            jax.random.key(0),
+            jnp.ones(4, jnp.float32),
+            jnp.ones(4, jnp.bfloat16),
+            jnp.ones(4, jnp.float64),
+            jnp.asarray(3, jnp.int32),
+        )
+    return checked, raised
 
 
 @needs_flax
-def test_the_command_says_what_it_does_for_the_installed_flax(
+def test_the_plugin_types_equinox_layers_in_the_configured_promotion_and_x64(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import project_runs
+    from environments import mypy_in, user_env
+    from tools.checkers import launch, plugin_config, reported_errors
+
+    checked, raised = _run_with_jax(EQUINOX_STRICT_X64, monkeypatch)
+    assert len(checked) == EQUINOX_STRICT_X64.count("assert_type(")
+    lines = EQUINOX_STRICT_X64.splitlines()
+    assert raised == [n for n, line in enumerate(lines, 1) if "# E: " in line]
+    venv = project_runs.installed()[0]
+    (tmp_path / "case.py").write_text(EQUINOX_STRICT_X64)
+    run = launch(
+        "mypy", tmp_path, mypy_in(venv, tmp_path, plugin_config("strict", x64=True), ["case.py"]), 600, user_env(venv)
+    )
+    errors = reported_errors("mypy", run.stdout, tmp_path)
+    for n, line in enumerate(EQUINOX_STRICT_X64.splitlines(), 1):
+        got = errors.get(("case.py", n), [])
+        want = line.partition("# E: ")[2]
+        if want:
+            assert any(f"[{want}]" in e for e in got), (n, line, got)
+        else:
+            assert not got, (n, line, got)
+
+
+@needs_flax
+def test_the_command_says_what_it_does_for_the_installed_layer_libraries(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from jaxtypes.cli import main
 
     assert main(["jax-stubs", "--out", str(tmp_path / "typings")]) == 0
     said = capsys.readouterr().out.splitlines()
-    assert said[-1] == "flax 0.12.8: the layers of flax.linen, flax.nnx are typed (24 classes)", said
+    assert said[-2:] == [
+        "flax 0.12.8: the layers of flax.linen, flax.nnx are typed (24 classes)",
+        "equinox 0.13.8: the layers of equinox.nn are typed (13 classes)",
+    ], said
     assert (tmp_path / "typings" / "flax-stubs" / "linen" / "__init__.pyi").is_file()
-    assert (tmp_path / "typings" / "flax-stubs" / "py.typed").read_text() == "partial\n"
+    assert (tmp_path / "typings" / "equinox-stubs" / "nn" / "__init__.pyi").is_file()
+    for library in ("flax", "equinox"):
+        assert (tmp_path / "typings" / f"{library}-stubs" / "py.typed").read_text() == "partial\n"

@@ -58,7 +58,8 @@ __all__ = [
     "dist_infos",
 ]
 
-PACKAGES: Final = ("jax-stubs", "jaxtypes-stubs", "flax-stubs")  # the top-level directories (flax's when installed)
+# The top-level directories (flax's and equinox's when installed).
+PACKAGES: Final = ("jax-stubs", "jaxtypes-stubs", "flax-stubs", "equinox-stubs")
 DIST_PREFIX: Final = DISTRIBUTION.replace("-", "_") + "-"  # of its .dist-info directory
 LOCK: Final = ".jaxtypes-jax-stubs.lock"
 STAGING_PREFIX: Final = ".jaxtypes-jax-stubs-staging-"

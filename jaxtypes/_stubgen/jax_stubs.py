@@ -77,7 +77,7 @@ __all__ = [
     "staleness",
     "Setting",
     "setup",
-    "flax_status",
+    "layer_status",
 ]
 
 # The JAX releases the stubs were checked on, by series: one release of each
@@ -307,17 +307,19 @@ def render(jax: JaxInstall) -> dict[str, str]:
             {"_array.pyi": render_jaxtypes_array(jax.version), "markers.pyi": header + markers},
         ),
     }
-    flax = layer_stubs.locate_flax()
-    if flax is not None and flax.supported:
-        # Flax's layers, typed in the stubs of the packages that re-export them.
-        packages["flax"] = (
-            flax.root,
+    for library in layer_stubs.LIBRARIES:
+        found = layer_stubs.locate(library)
+        if found is None or not found.supported:
+            continue
+        # The layers of flax and equinox, typed in the stubs of the packages that re-export them.
+        packages[library] = (
+            found.root,
             {
                 rel: HEADER.format(
-                    jaxtypes=__version__, jax=jax.version, source=f"flax/{rel[:-1]} (flax {flax.version})"
+                    jaxtypes=__version__, jax=jax.version, source=f"{library}/{rel[:-1]} ({library} {found.version})"
                 )
                 + text
-                for rel, text in layer_stubs.render(flax).items()
+                for rel, text in layer_stubs.render(found).items()
             },
         )
     files: dict[str, str] = {}
@@ -489,9 +491,10 @@ def setup_lines(out: str | None) -> list[str]:
     return lines
 
 
-def flax_status() -> str | None:
-    """One line on what the stubs do for the installed flax (None without flax)."""
-    return layer_stubs.status(layer_stubs.locate_flax())
+def layer_status() -> list[str]:
+    """One line per installed layer library (flax, equinox) on what the stubs do for it."""
+    lines = [layer_stubs.status(layer_stubs.locate(library)) for library in layer_stubs.LIBRARIES]
+    return [line for line in lines if line is not None]
 
 
 def generate(out: Path, jax: JaxInstall | None = None) -> list[Path]:

@@ -24,21 +24,22 @@ from __future__ import annotations
 import ast
 import copy
 import re
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from jaxtypes import layers, lattice
-from jaxtypes._stubgen.record import SUPPORTED_FLAX, PackageInstall, find_installed
+from jaxtypes._stubgen.record import LAYER_LIBRARIES, PackageInstall, find_installed
 from jaxtypes._stubgen.syntax import absolute_module, all_params, parse_expr, positional_params, stub_def, stub_view
 
 __all__ = [
-    "SUPPORTED_FLAX",
-    "PACKAGES",
+    "LAYER_LIBRARIES",
+    "LIBRARIES",
     "LayerClass",
-    "FlaxInstall",
-    "locate_flax",
+    "LayerInstall",
+    "locate",
     "render",
     "render_package",
     "status",
@@ -47,34 +48,40 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class FlaxInstall(PackageInstall):
+class LayerInstall(PackageInstall):
+    library: str  # a key of LIBRARIES: "flax", "equinox"
+
     @property
     def supported(self) -> bool:
-        return self.version in SUPPORTED_FLAX
+        return self.version in LAYER_LIBRARIES[self.library]
 
 
-def locate_flax() -> FlaxInstall | None:
-    """The flax installed in this environment (found without importing it), if any."""
-    found = find_installed("flax")
-    return None if found is None else FlaxInstall(found.root, found.version)
+def locate(library: str) -> LayerInstall | None:
+    """The ``library`` installed in this environment (found without importing it), if any."""
+    found = find_installed(library)
+    return None if found is None else LayerInstall(found.root, found.version, library)
 
 
-def status(flax: FlaxInstall | None) -> str | None:
-    """One line on what the stubs do for the installed flax; None without flax."""
-    if flax is None:
+def status(install: LayerInstall | None) -> str | None:
+    """One line on what the stubs do for an installed layer library; None when it is not installed."""
+    if install is None:
         return None
-    packages = ", ".join(package for package, _ in PACKAGES.values())
-    if flax.supported:
-        return f"flax {flax.version}: the layers of {packages} are typed ({len(typed_layers())} classes)"
+    library = install.library
+    if install.supported:
+        packages = ", ".join(package for package, _ in LIBRARIES[library].values())
+        return f"{library} {install.version}: the layers of {packages} are typed ({len(typed_layers(library))} classes)"
     return (
-        f"flax {flax.version} is not a version these stubs know (supported: {', '.join(SUPPORTED_FLAX)}): "
-        "its layers keep flax's own typing"
+        f"{library} {install.version} is not a version these stubs know "
+        f"(supported: {', '.join(LAYER_LIBRARIES[library])}): its layers keep {library}'s own typing"
     )
 
 
-def render(flax: FlaxInstall) -> dict[str, str]:
-    """{stub path relative to flax's root: its text} for a supported flax."""
-    return {rel[: -len(".py")] + ".pyi": render_package(flax.root, rel) for rel in PACKAGES}
+def render(install: LayerInstall) -> dict[str, str]:
+    """{stub path relative to the library's root: its text} for a supported release."""
+    return {
+        rel[: -len(".py")] + ".pyi": render_package(install.root, rel, install.library)
+        for rel in LIBRARIES[install.library]
+    }
 
 
 @dataclass(frozen=True)
@@ -110,8 +117,12 @@ def _nnx(name: str, source: str, attend: bool = False, absent: tuple[str, ...] =
     return _layer("flax.nnx", "nnx/nn", name, source, attend, absent)
 
 
+def _eqx(name: str, source: str) -> LayerClass:
+    return _layer("equinox.nn", "nn", name, f"_{source}")
+
+
 # {package's __init__ relative to flax's root: (package, its typed layers)}
-PACKAGES: Final[Mapping[str, tuple[str, tuple[LayerClass, ...]]]] = {
+_FLAX_PACKAGES: Final[Mapping[str, tuple[str, tuple[LayerClass, ...]]]] = {
     "linen/__init__.py": (
         "flax.linen",
         (
@@ -132,6 +143,26 @@ PACKAGES: Final[Mapping[str, tuple[str, tuple[LayerClass, ...]]]] = {
             _nnx("MultiHeadAttention", "attention", absent=_KEYS_AND_VALUES),
         ),
     ),
+}
+# The same for equinox.  (MultiheadAttention is not typed: its query, key and
+# value are three arrays, which one input TypeVar cannot type soundly.)
+_EQUINOX_PACKAGES: Final[Mapping[str, tuple[str, tuple[LayerClass, ...]]]] = {
+    "nn/__init__.py": (
+        "equinox.nn",
+        (
+            _eqx("Linear", "linear"),
+            _eqx("MLP", "mlp"),
+            *(_eqx(name, "conv") for name in layers.EQX_CONVOLUTIONS),
+            _eqx("Embedding", "embedding"),
+            *(_eqx(n, "normalisation") for n in ("LayerNorm", "RMSNorm", "GroupNorm")),
+            _eqx("Dropout", "dropout"),
+        ),
+    )
+}
+# {library: its packages}; each library's supported releases: record.LAYER_LIBRARIES.
+LIBRARIES: Final[Mapping[str, Mapping[str, tuple[str, tuple[LayerClass, ...]]]]] = {
+    "flax": _FLAX_PACKAGES,
+    "equinox": _EQUINOX_PACKAGES,
 }
 
 _MARKERS: Final = "_jaxtypes_markers"
@@ -179,6 +210,16 @@ _JaxtypesLayerDtypeT = _JaxtypesTypeVar("_JaxtypesLayerDtypeT")
 _JaxtypesLayerParamT = _JaxtypesTypeVar("_JaxtypesLayerParamT")
 {_bounded_typevar("_JaxtypesParamDtypeT", _PARAM_DTYPES)}
 {_bounded_typevar("_JaxtypesFloatT", _FLOATS)}
+"""
+# Equinox's parameters default to JAX's default float, which x64 decides: the
+# stubs give it as float32 (x64 off, as everywhere in them), and the mypy
+# plugin answers for the project's x64 setting.
+_DEFAULT_FLOAT: Final = "_JaxtypesDefaultFloat"
+_EQUINOX_PRELUDE: Final = f"""
+@_jaxtypes_type_check_only
+class {_DEFAULT_FLOAT}:
+    \"\"\"The dtype of an Equinox layer made without ``dtype``: JAX's default
+    float (float32; float64 with x64 on).\"\"\"
 """
 
 
@@ -300,10 +341,11 @@ def _set_self(fn: ast.FunctionDef, self_type: str) -> None:
     first.annotation = parse_expr(self_type)
 
 
-def _with_dtypes(init: ast.FunctionDef, dtype: str | None, param: str | None, self_type: str) -> ast.FunctionDef | None:
+def _with_dtypes(init: ast.FunctionDef, wanted: Mapping[str, str], self_type: str) -> ast.FunctionDef | None:
     """An ``__init__`` overload: ``dtype`` and ``param_dtype`` annotated as
-    given ("omit": left out; None: as the layer declares), every parameter
-    from the first of them on keyword-only; None when the layer has none."""
+    ``wanted`` says ("omit": left out; not in it: as the layer declares),
+    every parameter from the first of them on keyword-only; None when the
+    layer has no ``dtype``."""
     fn = copy.deepcopy(init)
     _set_self(fn, self_type)
     a = fn.args
@@ -324,31 +366,62 @@ def _with_dtypes(init: ast.FunctionDef, dtype: str | None, param: str | None, se
     kept_args: list[ast.arg] = []
     kept_defaults: list[ast.expr | None] = []
     for p, d in zip(a.kwonlyargs, a.kw_defaults):
-        wanted = dtype if p.arg == "dtype" else param if p.arg == "param_dtype" else None
-        if wanted == "omit":
+        annotation = wanted.get(p.arg)
+        if annotation == "omit":
             continue
-        if wanted is not None:
-            p = ast.arg(p.arg, parse_expr(wanted.removesuffix(" = ...")))
-            d = ast.Constant(...) if wanted.endswith(" = ...") else None
+        if annotation is not None:
+            p = ast.arg(p.arg, parse_expr(annotation.removesuffix(" = ...")))
+            d = ast.Constant(...) if annotation.endswith(" = ...") else None
         kept_args.append(p)
         kept_defaults.append(d)
     a.kwonlyargs, a.kw_defaults = kept_args, kept_defaults
     return _overload(fn)
 
 
-def _init_overloads(cls: str, init: ast.FunctionDef) -> list[ast.FunctionDef]:
-    unknown = "_JaxtypesUnknownT"
-    plans: list[tuple[str | None, str | None, str]] = [
-        (unknown, None, f"{cls}[_JaxtypesAny, _JaxtypesAny]"),
-        ("None = ...", unknown, f"{cls}[_JaxtypesNoDtype, _JaxtypesAny]"),
-        ("None = ...", "omit", f"{cls}[_JaxtypesNoDtype, {_marker(layers.FLAX_PARAM_DTYPE)}]"),
-        ("None = ...", _dtype_argument("_JaxtypesParamT"), f"{cls}[_JaxtypesNoDtype, _JaxtypesParamT]"),
-        (_dtype_argument("_JaxtypesDtypeT"), None, f"{cls}[_JaxtypesDtypeT, _JaxtypesAny]"),
+def _init_plans(cls: str, library: str) -> list[tuple[dict[str, str], str]]:
+    """({dtype parameter: its annotation}, self type) of each typed ``__init__`` overload."""
+    unknown, no_dtype = "_JaxtypesUnknownT", "_JaxtypesNoDtype"
+    if library == "equinox":  # one dtype, the parameters'
+        return [
+            ({"dtype": unknown}, f"{cls}[{no_dtype}, _JaxtypesAny]"),
+            ({"dtype": "None = ..."}, f"{cls}[{no_dtype}, {_DEFAULT_FLOAT}]"),
+            ({"dtype": _dtype_argument("_JaxtypesParamT")}, f"{cls}[{no_dtype}, _JaxtypesParamT]"),
+        ]
+    return [
+        ({"dtype": unknown}, f"{cls}[_JaxtypesAny, _JaxtypesAny]"),
+        ({"dtype": "None = ...", "param_dtype": unknown}, f"{cls}[{no_dtype}, _JaxtypesAny]"),
+        ({"dtype": "None = ...", "param_dtype": "omit"}, f"{cls}[{no_dtype}, {_marker(layers.FLAX_PARAM_DTYPE)}]"),
+        (
+            {"dtype": "None = ...", "param_dtype": _dtype_argument("_JaxtypesParamT")},
+            f"{cls}[{no_dtype}, _JaxtypesParamT]",
+        ),
+        ({"dtype": _dtype_argument("_JaxtypesDtypeT")}, f"{cls}[_JaxtypesDtypeT, _JaxtypesAny]"),
     ]
-    out = [fn for d, p, self_type in plans if (fn := _with_dtypes(init, d, p, self_type)) is not None]
+
+
+def _init_overloads(cls: str, init: ast.FunctionDef, library: str) -> list[ast.FunctionDef]:
+    plans = _init_plans(cls, library)
+    out = [fn for wanted, self_type in plans if (fn := _with_dtypes(init, wanted, self_type)) is not None]
     last = copy.deepcopy(init)
     _set_self(last, f"{cls}[_JaxtypesAny, _JaxtypesAny]")
-    return out + [_overload(last)]
+    out.append(_overload(last))
+    if library == "equinox":
+        # Equinox's Module declares __new__ (returning the class it is given),
+        # and ty and pyrefly take the type it returns, unparametrized, over the
+        # self type of the __init__ overload: __new__ says the same.
+        out += [_as_new(fn) for fn in out]
+    return out
+
+
+def _as_new(init: ast.FunctionDef) -> ast.FunctionDef:
+    """The ``__new__`` overload matching an ``__init__`` overload: the same
+    parameters, returning its self type."""
+    fn = copy.deepcopy(init)
+    fn.name = "__new__"
+    first = positional_params(fn)[0]
+    fn.returns, first.annotation = first.annotation, None
+    first.arg = "cls"
+    return fn
 
 
 def _input_name(fn: ast.FunctionDef) -> ast.arg:
@@ -356,7 +429,7 @@ def _input_name(fn: ast.FunctionDef) -> ast.arg:
 
 
 def _overload_of(
-    call: ast.FunctionDef, self_type: str, input_type: str | None, result: str, absent: tuple[str, ...] = ()
+    call: ast.FunctionDef, self_type: str, input_type: str | None, result: str | None, absent: tuple[str, ...] = ()
 ) -> ast.FunctionDef:
     fn = copy.deepcopy(call)
     _set_self(fn, self_type)
@@ -365,56 +438,116 @@ def _overload_of(
     for a in all_params(fn):
         if a.arg in absent:
             a.annotation = ast.Constant(None)
-    fn.returns = parse_expr(result)
+    if result is not None:
+        fn.returns = parse_expr(result)
     return _overload(fn)
+
+
+def _takes_state(call: ast.FunctionDef) -> bool:
+    """Whether a signature also takes and returns a state (Equinox's
+    normalizations: ``norm(x, state)`` is ``(output, state)``)."""
+    return "state" in {a.arg for a in all_params(call)}
 
 
 def _call_overloads(
     cls: str, calls: list[ast.FunctionDef], rule: str, generic: bool, absent: tuple[str, ...] = ()
 ) -> list[ast.FunctionDef]:
     """The overloads of a method whose output the layer rule ``rule`` gives,
-    from its signatures ``calls``: the first typed (with ``absent`` left
-    out), then each as the layer declares it, giving ``Array[Any]``."""
+    from its signatures ``calls``: the first that takes no state typed (with
+    ``absent`` left out), then each as the layer declares it, giving
+    ``Array[Any]`` (or, taking a state, what it declares)."""
     anything = f"{_JAX_ARRAY}[_JaxtypesAny]"
+    array_call = next((c for c in calls if not _takes_state(c)), calls[0])
     typed = [
-        _overload_of(calls[0], self_type, input_type, result, absent)
+        _overload_of(array_call, self_type, input_type, result, absent)
         for self_type, input_type, result in _typed_cases(cls, rule, generic)
     ]
-    return typed + [_overload_of(call, cls, None, anything) for call in calls]
+    return typed + [_overload_of(call, cls, None, None if _takes_state(call) else anything) for call in calls]
+
+
+def _by_input(
+    cls: str, self_param: str, outputs: Mapping[str, list[str]], keeps: bool = False
+) -> list[tuple[str, str | None, str]]:
+    """One typed case per output: the inputs giving it, for a layer whose
+    parameters' dtype is ``self_param``; with ``keeps``, the inputs that keep
+    their dtype in one case (``_kept_var``)."""
+    self_type = f"{cls}[_JaxtypesNoDtype, {self_param}]"
+    kept = [result for result, inputs in outputs.items() if inputs == [result]] if keeps else []
+    out: list[tuple[str, str | None, str]] = (
+        [(self_type, f"{_JAX_ARRAY}[{_kept_var(kept)}]", f"{_JAX_ARRAY}[{_kept_var(kept)}]")] if kept else []
+    )
+    return out + [
+        (self_type, f"{_JAX_ARRAY}[{_union(inputs)}]", f"{_JAX_ARRAY}[{_marker(result)}]")
+        for result, inputs in outputs.items()
+        if result not in kept
+    ]
+
+
+def _kept_var(nodes: list[str]) -> str:
+    """The TypeVar bound to ``nodes`` (``_kept_vars`` declares it)."""
+    return f"_JaxtypesKept{len(nodes)}_{zlib.crc32(' '.join(nodes).encode()):08x}"
+
+
+def _kept_vars(rules: list[str]) -> str:
+    """The declarations of the TypeVars of the dtypes a layer of ``rules`` keeps ("keeps" family)."""
+    lines: dict[str, str] = {}
+    for rule in rules:
+        if layers.RULES[rule].family != "keeps":
+            continue
+        for outputs in [_outputs_by_input(rule, p) for p in _PARAM_DTYPES] + [_x64_off_outputs(rule)]:
+            kept = [result for result, inputs in outputs.items() if inputs == [result]]
+            if kept:
+                lines[_kept_var(kept)] = _bounded_typevar(_kept_var(kept), tuple(kept))
+    return "\n".join(lines.values())
+
+
+def _x64_off_outputs(rule: str) -> dict[str, list[str]]:
+    """{output node: the input nodes giving it} with x64 off, the parameters
+    in the default float (Equinox's ``dtype`` left out)."""
+    out: dict[str, list[str]] = {}
+    for node in lattice.STRONG:
+        got = layers.result(rule, node, _X32).node
+        if got is not None:
+            out.setdefault(got, []).append(node)
+    return out
 
 
 def _typed_cases(cls: str, rule: str, generic: bool) -> list[tuple[str, str | None, str]]:
     """(self type, input type or None for the declared one, result) of each
     typed overload, in the order a checker must try them."""
     family = layers.RULES[rule].family
+    equinox = rule.startswith("equinox.")
     anything = f"{_JAX_ARRAY}[_JaxtypesAny]"
     # An input of unknown dtype (Array[Any]) matches only its own overloads
     # (mypy takes the first overload an Array[Any] matches, whatever the others say).
     unknown_input = f"{_JAX_ARRAY}[_JaxtypesUnknownT]"
-    if not generic:  # Dropout: the input's dtype, for a float or complex input
-        return [
+    if not generic:
+        # Dropout: the input's dtype, for a float or complex input (Equinox's
+        # returns an integer input as it is in inference mode, else as a float:
+        # not typed).
+        dropout: list[tuple[str, str | None, str]] = [
             (cls, unknown_input, anything),
             (cls, f"{_JAX_ARRAY}[_JaxtypesFloatT]", f"{_JAX_ARRAY}[_JaxtypesFloatT]"),
         ]
+        return dropout
     out: list[tuple[str, str | None, str]] = [
         (f"{cls}[_JaxtypesUnknownT, _JaxtypesAny]", None, anything),
         (f"{cls}[_JaxtypesNoDtype, _JaxtypesUnknownT]", None, anything),
     ]
-    if family == "flax_embed":  # the parameters' dtype, whatever the input
+    if family in ("flax_embed", "param"):  # the parameters' dtype, whatever the input
         out.append((f"{cls}[_JaxtypesNoDtype, _JaxtypesParamDtypeT]", None, f"{_JAX_ARRAY}[_JaxtypesParamDtypeT]"))
+        if equinox:
+            default = _marker(lattice.default_dtype("f", False))
+            out.append((f"{cls}[_JaxtypesNoDtype, {_DEFAULT_FLOAT}]", None, f"{_JAX_ARRAY}[{default}]"))
     else:
         out.append((f"{cls}[_JaxtypesNoDtype, _JaxtypesAny]", unknown_input, anything))
+        keeps = family == "keeps"
         for param in _PARAM_DTYPES:
-            for result, inputs in _outputs_by_input(rule, param).items():
-                out.append(
-                    (
-                        f"{cls}[_JaxtypesNoDtype, {_marker(param)}]",
-                        f"{_JAX_ARRAY}[{_union(inputs)}]",
-                        f"{_JAX_ARRAY}[{_marker(result)}]",
-                    )
-                )
+            out += _by_input(cls, _marker(param), _outputs_by_input(rule, param), keeps)
+        if equinox:
+            out += _by_input(cls, _DEFAULT_FLOAT, _x64_off_outputs(rule), keeps)
     out.append((f"{cls}[_JaxtypesNoDtype, _JaxtypesAny]", None, anything))
-    given = _given_dtype_var(rule)
+    given = None if equinox else _given_dtype_var(rule)
     if given is not None:
         out.append((f"{cls}[{given}, _JaxtypesAny]", _inputs_with_given_dtype(rule), f"{_JAX_ARRAY}[{given}]"))
     return out
@@ -457,20 +590,34 @@ def _inputs_with_given_dtype(rule: str) -> str | None:
     return None if len(inputs) == len(lattice.STRONG) else f"{_JAX_ARRAY}[{_union(inputs)}]"
 
 
-def _layer_class(layer: LayerClass, tree: ast.Module, alias: str) -> ast.ClassDef:
+# The families of layers that take no dtype (Dropout): not generic.
+_WITHOUT_DTYPE: Final = ("float_keeps", "to_float")
+_RULE_SOURCE: Final = {"flax": "FLIP 1777", "equinox": "JAX's promotion of its input and parameters"}
+
+
+def _is_generic(layer: LayerClass) -> bool:
+    return layers.RULES[layer.rule].family not in _WITHOUT_DTYPE
+
+
+def _layer_class(layer: LayerClass, tree: ast.Module, alias: str, library: str) -> ast.ClassDef:
     classes = _classes(tree)
     lineage = _lineage(classes[layer.name], classes)
     qualify = _Qualifier(alias, _module_names(tree))
-    rule = layers.RULES[layer.rule]
-    generic = rule.family != "float_keeps"
+    generic = _is_generic(layer)
     init_src = _method(lineage, "__init__")
     init = _signature(init_src if init_src is not None else _dataclass_init(lineage), qualify)
     calls = [_signature(c, qualify) for c in _methods(lineage, "__call__")]
     if not calls:
         raise ValueError(f"{layer.rule} has no __call__ in {layer.source}")
-    body: list[ast.stmt] = [ast.Expr(ast.Constant(f"{layer.rule}, its output dtype typed by jaxtypes (FLIP 1777)."))]
+    doc = f"{layer.rule}, its output dtype typed by jaxtypes ({_RULE_SOURCE[library]})."
+    body: list[ast.stmt] = [ast.Expr(ast.Constant(doc))]
     if generic:
-        body += _init_overloads(layer.name, init)
+        body += _init_overloads(layer.name, init, library)
+    elif library == "equinox":
+        # A subclass of an Equinox module is a dataclass to the checkers
+        # (dataclass_transform): without an __init__ of its own it would get
+        # one made from its fields.
+        body.append(init)
     body += _call_overloads(layer.name, calls, layer.rule, generic, layer.absent)
     if layer.attend is not None:
         attends = [_signature(c, qualify) for c in _methods(lineage, "attend")]
@@ -482,14 +629,14 @@ def _layer_class(layer: LayerClass, tree: ast.Module, alias: str) -> ast.ClassDe
     return ast.ClassDef(layer.name, bases, [], body, [])
 
 
-def typed_layers() -> list[str]:
-    """The qualified names of the layers the stubs type."""
-    return [f"{package}.{layer.name}" for package, typed in PACKAGES.values() for layer in typed]
+def typed_layers(library: str) -> list[str]:
+    """The qualified names of the layers of ``library`` the stubs type."""
+    return [f"{package}.{layer.name}" for package, typed in LIBRARIES[library].values() for layer in typed]
 
 
-def render_package(root: Path, rel: str) -> str:
-    """The stub of the package ``rel`` (``linen/__init__.py``) of the flax at ``root``."""
-    package, typed = PACKAGES[rel]
+def render_package(root: Path, rel: str, library: str) -> str:
+    """The stub of the package ``rel`` (``linen/__init__.py``) of ``library`` at ``root``."""
+    package, typed = LIBRARIES[library][rel]
     tree = ast.parse((root / rel).read_text(encoding="utf-8"))
     names = {layer.name for layer in typed}
     kept: list[ast.stmt] = []
@@ -506,20 +653,22 @@ def render_package(root: Path, rel: str) -> str:
     for layer in typed:
         if layer.source not in sources:
             alias = "_jaxtypes_src_" + Path(layer.source).stem
-            module = "flax." + layer.source[: -len(".py")].replace("/", ".")
+            module = f"{library}." + layer.source[: -len(".py")].replace("/", ".")
             sources[layer.source] = (alias, ast.parse((root / layer.source).read_text(encoding="utf-8")))
             imports.append(ast.Import([ast.alias(module, alias)]))
         alias, tree_src = sources[layer.source]
-        defs.append(_layer_class(layer, tree_src, alias))
+        defs.append(_layer_class(layer, tree_src, alias, library))
     rules = [r for layer in typed for r in (layer.rule, layer.attend) if r is not None]
-    prelude = ast.parse(_PRELUDE + _given_dtype_vars(rules)).body
+    prelude = ast.parse(
+        _PRELUDE + (_EQUINOX_PRELUDE + _kept_vars(rules) if library == "equinox" else _given_dtype_vars(rules))
+    ).body
     module_ = ast.Module([*kept, *prelude, *imports, *defs], type_ignores=[])
     text = ast.unparse(ast.fix_missing_locations(module_)) + "\n"
     # The last overload of a generic layer's method, the layer's own signature
     # (self unparametrized), is where ty finds the overloads narrower than the
     # base class's method; they are, by design (checkers do not report a
     # stub's errors, but ty and pyrefly check a --out tree inside a project).
-    generic = "|".join(layer.name for layer in typed if layers.RULES[layer.rule].family != "float_keeps")
+    generic = "|".join(layer.name for layer in typed if _is_generic(layer))
     return re.sub(
         rf"^(    def (?:__call__|attend)\(self: (?:{generic}), .*:)$", r"\1" + _OVERRIDE_IGNORE, text, flags=re.M
     )

@@ -22,13 +22,13 @@ __all__ = [
     "MYPY_DIR",
     "SEARCH_DIR",
     "OUT_DIRS",
-    "SUPPORTED_FLAX",
-    "FLAX_RECORD",
+    "LAYER_LIBRARIES",
+    "LAYER_RECORDS",
     "PackageInstall",
     "find_installed",
     "recorded_versions",
-    "recorded_flax",
-    "flax_expected",
+    "recorded_library",
+    "layers_expected",
     "installed_stubs",
     "Staleness",
     "staleness",
@@ -40,15 +40,15 @@ BASEARRAY: Final = "_src/basearray.pyi"  # relative to the jax package
 MYPY_DIR: Final = ".mypy-path"  # regular packages, for mypy's mypy_path
 SEARCH_DIR: Final = ".search-path"  # the generated modules alone, for pyrefly
 # The top-level directories of a `--out` tree (jaxtypes._stubgen.jax_stubs.render).
-OUT_DIRS: Final = ("jax-stubs", "jaxtypes-stubs", "flax-stubs", MYPY_DIR, SEARCH_DIR)
+OUT_DIRS: Final = ("jax-stubs", "jaxtypes-stubs", "flax-stubs", "equinox-stubs", MYPY_DIR, SEARCH_DIR)
 
 _RECORD: Final = re.compile(re.escape(MARK) + r" \(jaxtypes (?P<jaxtypes>\S+), JAX (?P<jax>\S+)\)")
-# The flax releases whose layers the stubs type (jaxtypes._stubgen.layer_stubs):
+# {library: the releases whose layers the stubs type (jaxtypes._stubgen.layer_stubs)}:
 # those tests/test_layer_rules.py ran and the typecheck cases check.
-SUPPORTED_FLAX: Final = ("0.12.8",)
-# The generated module of flax's layers whose second line records the flax it was made for.
-FLAX_RECORD: Final = "linen/__init__.pyi"
-_FLAX: Final = re.compile(r"\(flax (?P<flax>[^)\s]+)\)")
+LAYER_LIBRARIES: Final = {"flax": ("0.12.8",), "equinox": ("0.13.8",)}
+# {library: its generated module whose second line records the release it was made for}
+LAYER_RECORDS: Final = {"flax": "linen/__init__.pyi", "equinox": "nn/__init__.pyi"}
+_LIBRARY: Final = re.compile(r"\((?P<library>" + "|".join(LAYER_LIBRARIES) + r") (?P<version>[^)\s]+)\)")
 
 
 def _head(path: Path) -> str:
@@ -86,18 +86,18 @@ def find_installed(name: str) -> PackageInstall | None:
     return PackageInstall(Path(next(iter(spec.submodule_search_locations))), version)
 
 
-def recorded_flax(module: Path) -> str | None:
-    """The flax version a generated stub of flax's layers was made for."""
+def recorded_library(module: Path, library: str) -> str | None:
+    """The release of ``library`` (flax, equinox) a generated stub of its layers was made for."""
     head = _head(module)
-    m = _FLAX.search(head) if head.startswith(MARK) else None
-    return m.group("flax") if m else None
+    m = _LIBRARY.search(head) if head.startswith(MARK) else None
+    return m.group("version") if m and m.group("library") == library else None
 
 
-def flax_expected() -> str | None:
-    """The flax whose layers fresh stubs would type: the installed one when
-    supported, else None (its layers keep flax's own typing)."""
-    found = find_installed("flax")
-    return found.version if found is not None and found.version in SUPPORTED_FLAX else None
+def layers_expected(library: str) -> str | None:
+    """The release of ``library`` whose layers fresh stubs would type: the
+    installed one when supported, else None (its layers keep their own typing)."""
+    found = find_installed(library)
+    return found.version if found is not None and found.version in LAYER_LIBRARIES[library] else None
 
 
 def installed_stubs() -> Path | None:
@@ -117,22 +117,31 @@ class Staleness:
     installed: tuple[str, str]  # (jaxtypes, JAX) in this environment
     refresh: str  # the command that makes them again
     remove: str  # the command that removes them
-    # (the flax whose layers the stubs type, the one fresh stubs would type); None: none
-    flax: tuple[str | None, str | None] = (None, None)
+    # Per layer library: (library, the release whose layers the stubs type,
+    # the one fresh stubs would type); None: none.
+    layers: tuple[tuple[str, str | None, str | None], ...] = ()
 
     @property
     def stale(self) -> bool:
-        return self.made_for != self.installed or self.flax[0] != self.flax[1]
+        return self.made_for != self.installed or any(made != expected for _, made, expected in self.layers)
 
     def message(self) -> str:
         made = f"jaxtypes {self.made_for[0]} and JAX {self.made_for[1]}"
         here = f"jaxtypes {self.installed[0]} and JAX {self.installed[1]}"
-        layers = f", with flax {self.flax[0]}'s layers" if self.flax[0] is not None else ""
+        typed = [f"{library} {version}'s layers" for library, version, _ in self.layers if version is not None]
         if not self.stale:
-            return f"the jax.Array stubs ({self.where}) were made for {made}, the versions installed{layers}"
-        if self.made_for == self.installed:  # only flax differs
-            made = f"{made}{layers or ' without flax layers'}"
-            here = f"flax {self.flax[1]}" if self.flax[1] is not None else "no flax whose layers they can type"
+            kept = f", with {' and '.join(typed)}" if typed else ""
+            return f"the jax.Array stubs ({self.where}) were made for {made}, the versions installed{kept}"
+        if self.made_for == self.installed:  # only the layer libraries differ
+            differ = [(library, m, e) for library, m, e in self.layers if m != e]
+            made += "".join(
+                f", with {library} {m}'s layers" if m is not None else f", without {library} layers"
+                for library, m, _ in differ
+            )
+            here = ", ".join(
+                f"{library} {e}" if e is not None else f"no {library} whose layers they can type"
+                for library, _, e in differ
+            )
         return (
             f"the jax.Array stubs ({self.where}) were made for {made}, but this environment "
             f"has {here}: refresh them with `{self.refresh}` (or remove them: `{self.remove}`)"
@@ -147,7 +156,11 @@ def staleness(out: Path | None = None) -> Staleness | None:
     if out is None:
         found = installed_stubs()
         candidates = [found] if found is not None else []
-        flax_modules = [found.parent.parent.parent / "flax-stubs" / FLAX_RECORD] if found is not None else []
+        site = found.parent.parent.parent if found is not None else None
+        layer_modules = {
+            library: [site / f"{library}-stubs" / rec] if site is not None else []
+            for library, rec in LAYER_RECORDS.items()
+        }
         where = f"the installed package {DISTRIBUTION}"
         refresh = "jaxtypes jax-stubs install"
         remove = "jaxtypes jax-stubs uninstall"
@@ -157,7 +170,10 @@ def staleness(out: Path | None = None) -> Staleness | None:
             out / MYPY_DIR / "jax" / BASEARRAY,
             out / SEARCH_DIR / "jax" / BASEARRAY,
         ]
-        flax_modules = [out / "flax-stubs" / FLAX_RECORD, out / MYPY_DIR / "flax" / FLAX_RECORD]
+        layer_modules = {
+            library: [out / f"{library}-stubs" / rec, out / MYPY_DIR / library / rec]
+            for library, rec in LAYER_RECORDS.items()
+        }
         where = f"in {out}"
         refresh = f"jaxtypes jax-stubs --out {out}"
         remove = "rm -r " + " ".join(str(out / top) for top in OUT_DIRS)
@@ -170,7 +186,9 @@ def staleness(out: Path | None = None) -> Staleness | None:
         jax_version = "(none)"
     installed = (__version__, jax_version)
     made_for = next((r for r in records if r != installed), records[0])
-    expected = flax_expected()
-    flaxes = [recorded_flax(m) for m in flax_modules]
-    made_flax = next((f for f in flaxes if f != expected), flaxes[0] if flaxes else None)
-    return Staleness(where, made_for, installed, refresh, remove, (made_flax, expected))
+    layers: list[tuple[str, str | None, str | None]] = []
+    for library, modules in layer_modules.items():
+        expected = layers_expected(library)
+        made = [recorded_library(m, library) for m in modules]
+        layers.append((library, next((r for r in made if r != expected), made[0] if made else None), expected))
+    return Staleness(where, made_for, installed, refresh, remove, tuple(layers))
