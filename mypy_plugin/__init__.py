@@ -156,6 +156,7 @@ class JaxtypesPlugin(Plugin):
             method_hooks[fullname] = layers.layer_call_hook(rule_name, v, builder)
         self._member_names = frozenset(name.rpartition(".")[2] for name in (*method_hooks, *self._attribute_hooks))
         self._inherited: dict[tuple[str, str], bool] = {}
+        self._field_hooks: dict[str, Callable[[AttributeContext], Type] | None] = {}
         # mypy asks for a hook at every call it checks: each name's answer is
         # kept for the build.
         self._method_hook_of: dict[str, Callable[[MethodContext], Type] | None] = {}
@@ -177,6 +178,7 @@ class JaxtypesPlugin(Plugin):
         super().set_modules(modules)
         self._refuse_changed_settings(modules)
         self._inherited.clear()  # a new build: classes may have changed
+        self._field_hooks.clear()
         self._method_hook_of.clear()
         self._builder.reset()
 
@@ -258,7 +260,25 @@ class JaxtypesPlugin(Plugin):
 
     def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
         hook = self._attribute_hooks.get(fullname)
-        return hook if hook is not None else self._array_member(fullname, self._attribute_hooks)
+        if hook is None:
+            hook = self._array_member(fullname, self._attribute_hooks)
+        return hook if hook is not None else self._module_field(fullname)
+
+    def _module_field(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
+        """The hook of a field of an Equinox module (``pkg.Block.linear``)."""
+        try:
+            return self._field_hooks[fullname]
+        except KeyError:
+            cls, _, attribute = fullname.rpartition(".")
+            sym = self._lookup(cls) if cls else None
+            info = sym.node if sym is not None else None
+            hook = (
+                layers.field_hook(cls, attribute, self._builder)
+                if isinstance(info, TypeInfo) and layers.is_module_field(info, attribute)
+                else None
+            )
+            self._field_hooks[fullname] = hook
+            return hook
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
         return self._function_hooks.get(fullname)

@@ -9,14 +9,43 @@ configured x64 and promotion, from the input's dtype and the layer's.  A
 call it cannot read exactly (an input of unknown dtype, a layer whose dtype
 is not known) gets ``Array[Any]``; an input the layer refuses is an error
 (``jax-promotion``, ``jax-unsupported``), as for JAX's functions.
+
+Equinox's modules declare their layers as fields (``linear: eqx.nn.Linear``),
+which leaves the layer's dtype unknown to every checker.  When such a field
+is read, the plugin looks at the module's ``__init__``: if every assignment
+to the field there makes the layer (``self.linear = eqx.nn.Linear(...,
+dtype=jnp.bfloat16)``), the field has that layer's type (``dtype`` left out or
+None: JAX's default float; a literal dtype: its own; anything else, or a
+``dtype`` passed by position: unknown, as before).  mypy keeps no function
+bodies of a module it read from its cache, so a field read in another module
+than its class's is known only when mypy checks both.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-from mypy.plugin import MethodContext
-from mypy.types import Instance, Type, get_proper_type
+from mypy.nodes import (
+    AssignmentStmt,
+    Block,
+    CallExpr,
+    Decorator,
+    ForStmt,
+    FuncDef,
+    IfStmt,
+    MemberExpr,
+    NameExpr,
+    OverloadedFuncDef,
+    RefExpr,
+    Statement,
+    TryStmt,
+    TypeInfo,
+    Var,
+    WhileStmt,
+    WithStmt,
+)
+from mypy.plugin import AttributeContext, MethodContext
+from mypy.types import AnyType, CallableType, Instance, Type, get_proper_type
 
 from jaxtypes import layers, lattice
 from jaxtypes.lattice import Variant
@@ -24,7 +53,7 @@ from jaxtypes.lattice import Variant
 from . import errors, names
 from .dtypes import Builder, array_info, dtype_like
 
-__all__ = ["typed_layer_calls", "layer_call_hook"]
+__all__ = ["typed_layer_calls", "layer_call_hook", "is_module_field", "field_hook"]
 
 
 def typed_layer_calls() -> dict[str, str]:
@@ -80,3 +109,131 @@ def layer_call_hook(rule_name: str, v: Variant, builder: Builder) -> Callable[[M
         return builder.array_of(result, [out.node])
 
     return hook
+
+
+def is_module_field(info: TypeInfo, attribute: str) -> bool:
+    """Whether ``attribute`` is a field the Equinox module ``info`` declares
+    (whether it is a layer is seen when it is read)."""
+    sym = info.names.get(attribute)
+    return sym is not None and isinstance(sym.node, Var) and info.has_base(names.EQUINOX_MODULE)
+
+
+def _assigned_calls(init: FuncDef, attribute: str) -> list[CallExpr | None]:
+    """What ``__init__`` assigns to ``self.<attribute>``: each call, None for
+    anything else (also an assignment inside a nested function or loop body)."""
+    if not init.arguments:
+        return [None]
+    self_name = init.arguments[0].variable.name
+    found: list[CallExpr | None] = []
+
+    def visit(stmts: list[Statement]) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, AssignmentStmt):
+                for target in stmt.lvalues:
+                    if (
+                        isinstance(target, MemberExpr)
+                        and target.name == attribute
+                        and isinstance(target.expr, NameExpr)
+                        and target.expr.name == self_name
+                    ):
+                        found.append(
+                            stmt.rvalue if isinstance(stmt.rvalue, CallExpr) and len(stmt.lvalues) == 1 else None
+                        )
+            elif isinstance(stmt, IfStmt):
+                for body in stmt.body:
+                    visit(body.body)
+                if stmt.else_body is not None:
+                    visit(stmt.else_body.body)
+            elif isinstance(stmt, (WithStmt, TryStmt)):
+                visit(stmt.body.body)
+            elif isinstance(stmt, (ForStmt, WhileStmt)):
+                before = len(found)
+                visit(stmt.body.body)
+                if len(found) > before:
+                    found.append(None)  # made in a loop: several layers
+            elif isinstance(stmt, Block):
+                visit(stmt.body)
+
+    visit(init.body.body)
+    return found
+
+
+def _dtype_position(layer: TypeInfo) -> int | None:
+    """The position of ``dtype`` in the layer's own ``__init__`` signature
+    (the last overload of the stubs', without self)."""
+    init = layer.names.get("__init__")
+    node = init.node if init is not None else None
+    sig = node.items[-1] if isinstance(node, OverloadedFuncDef) and node.items else node
+    if isinstance(sig, Decorator):
+        sig = sig.func
+    typ = sig.type if isinstance(sig, FuncDef) else None
+    if isinstance(typ, CallableType) and "dtype" in typ.arg_names:
+        return typ.arg_names.index("dtype") - 1
+    return None
+
+
+def _param_of_call(call: CallExpr, layer: TypeInfo, builder: Builder) -> str | None:
+    """The lattice node of the parameters of the layer ``call`` makes
+    (``DEFAULT``: JAX's default float); None: not known."""
+    if not isinstance(call.callee, RefExpr) or call.callee.fullname != layer.fullname:
+        return None
+    position = _dtype_position(layer)
+    positional = sum(1 for name in call.arg_names if name is None)
+    if position is None or positional > position:
+        return None  # a dtype passed by position, or *args
+    if any(kind.is_star() for kind in call.arg_kinds):
+        return None
+    if "dtype" not in call.arg_names:
+        return DEFAULT
+    arg = call.args[call.arg_names.index("dtype")]
+    if isinstance(arg, NameExpr) and arg.fullname == "builtins.None":
+        return DEFAULT
+    node = arg.node if isinstance(arg, RefExpr) else None
+    typ = node.type if isinstance(node, Var) else None
+    found = dtype_like(typ, builder) if typ is not None else None
+    if not found or len(found) != 1 or found[0].kind not in ("type", "dtype") or found[0].weak:
+        return None
+    return found[0].node if found[0].node in lattice.STRONG else None
+
+
+DEFAULT = "default"  # _param_of_call: the layer's parameters are in JAX's default float
+
+
+def field_hook(owner: str, attribute: str, builder: Builder) -> Callable[[AttributeContext], Type]:
+    """The type of Equinox module ``owner``'s field ``attribute`` (a layer
+    declared without type arguments) as its ``__init__`` makes it."""
+    memo: dict[str, str | None] = {}  # (the plugin makes the hook again for each build)
+
+    @errors.guarded(lambda ctx: ctx.default_attr_type)
+    def hook(ctx: AttributeContext) -> Type:
+        declared = get_proper_type(ctx.default_attr_type)
+        if (
+            not isinstance(declared, Instance)
+            or not declared.type.fullname.startswith(names.EQUINOX_NN)
+            or len(declared.args) != 2
+            or not all(isinstance(get_proper_type(a), AnyType) for a in declared.args)
+        ):
+            return ctx.default_attr_type
+        if "made" not in memo:
+            memo["made"] = _made(owner, attribute, declared.type, builder)
+        made = memo["made"]
+        if made is None:
+            return ctx.default_attr_type
+        no_dtype = builder.named(names.EQUINOX_NO_DTYPE)
+        param_info = builder.named(names.EQUINOX_DEFAULT_FLOAT) if made == DEFAULT else None
+        param = Instance(param_info, []) if param_info is not None else builder.marker(made)
+        if no_dtype is None or (made == DEFAULT and param_info is None):
+            return ctx.default_attr_type
+        return Instance(declared.type, [Instance(no_dtype, []), param])
+
+    return hook
+
+
+def _made(owner: str, attribute: str, layer: TypeInfo, builder: Builder) -> str | None:
+    info = builder.named(owner)
+    init = info.names.get("__init__") if info is not None else None
+    if init is None or not isinstance(init.node, FuncDef):
+        return None
+    calls = _assigned_calls(init.node, attribute)
+    params = {None if call is None else _param_of_call(call, layer, builder) for call in calls}
+    return params.pop() if len(params) == 1 else None

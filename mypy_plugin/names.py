@@ -25,6 +25,9 @@ TABLE_PREFIX: Final = f"{MARKERS_MODULE}._"
 # and the type argument of a layer made without dtype: JAX's default float.
 EQUINOX_NN: Final = "equinox.nn."
 EQUINOX_DEFAULT_FLOAT: Final = "equinox.nn._JaxtypesDefaultFloat"
+EQUINOX_NO_DTYPE: Final = "equinox.nn._JaxtypesNoDtype"
+# The base class of Equinox's modules, whose layer fields the plugin reads from __init__.
+EQUINOX_MODULE: Final = "equinox._module._module.Module"
 
 # The functions the plugin types from the lattice.
 RESULT_TYPE: Final = "jaxtypes.promotion.result_type"

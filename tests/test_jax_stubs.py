@@ -98,7 +98,7 @@ DEVIATIONS: dict[str, dict[str, str]] = {
         "assert_type(eqx.nn.Linear(4, 3, dtype=jnp.float64, key=k1)(x), jax.Array[Any])": (
             "the plugin answers Equinox's layers for the project's x64 (off: float64 parameters are "
             "float32 ones, and the output float32), where the stubs alone cannot know it"
-        ),
+        )
     },
 }
 

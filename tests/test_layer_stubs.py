@@ -162,12 +162,37 @@ def test_stubs_made_for_another_release_or_without_its_layers_are_stale(tmp_path
 EQUINOX_STRICT_X64 = """\
 from __future__ import annotations
 
+from typing import Any
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 from typing_extensions import assert_type
 
 from jaxtypes import bfloat16, float32, float64, int32
+
+
+class Block(eqx.Module):
+    # Layers as fields: the plugin reads their dtype from __init__.
+
+    linear: eqx.nn.Linear
+    half: eqx.nn.Linear
+    norm: eqx.nn.LayerNorm
+    loose: eqx.nn.Linear
+    either: eqx.nn.Linear
+
+    def __init__(self, key: jax.Array, dtype: Any, wide: bool) -> None:
+        self.linear = eqx.nn.Linear(4, 3, key=key)
+        self.half = eqx.nn.Linear(4, 3, dtype=jnp.bfloat16, key=key)
+        self.norm = eqx.nn.LayerNorm(4)
+        self.loose = eqx.nn.Linear(4, 3, dtype=dtype, key=key)
+        if wide:
+            self.either = eqx.nn.Linear(4, 3, key=key)
+        else:
+            self.either = eqx.nn.Linear(4, 3, dtype=jnp.bfloat16, key=key)
+
+    def __call__(self, x: jax.Array[bfloat16]) -> jax.Array[bfloat16]:
+        return assert_type(self.half(x), jax.Array[bfloat16])
 
 
 def case(key: jax.Array, x: jax.Array[float32], h: jax.Array[bfloat16], w: jax.Array[float64],
@@ -182,6 +207,13 @@ def case(key: jax.Array, x: jax.Array[float32], h: jax.Array[bfloat16], w: jax.A
     assert_type(eqx.nn.Conv1d(4, 3, 2, key=key)(jnp.stack([w, w], axis=1)), jax.Array[float64])
     eqx.nn.Conv1d(4, 3, 2, key=key)(jnp.stack([x, x], axis=1))  # E: jax-unsupported
     assert_type(eqx.nn.Dropout(0.5)(h, key=key), jax.Array[bfloat16])
+    block = Block(key, jnp.float32, True)
+    assert_type(block.linear(w), jax.Array[float64])
+    block.linear(x)  # E: jax-promotion
+    assert_type(block(h), jax.Array[bfloat16])
+    assert_type(jax.vmap(block.norm)(jnp.stack([h, h])), jax.Array[bfloat16])
+    assert_type(block.loose(x), jax.Array[Any])
+    assert_type(block.either(w), jax.Array[Any])
 """
 
 
@@ -226,7 +258,8 @@ def test_the_plugin_types_equinox_layers_in_the_configured_promotion_and_x64(
     from tools.checkers import launch, plugin_config, reported_errors
 
     checked, raised = _run_with_jax(EQUINOX_STRICT_X64, monkeypatch)
-    assert len(checked) == EQUINOX_STRICT_X64.count("assert_type(")
+    text = EQUINOX_STRICT_X64
+    assert len(checked) == text.count("assert_type(") - text.count("jax.Array[Any])")  # each one ran
     lines = EQUINOX_STRICT_X64.splitlines()
     assert raised == [n for n, line in enumerate(lines, 1) if "# E: " in line]
     venv = project_runs.installed()[0]
