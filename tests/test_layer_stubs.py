@@ -61,6 +61,7 @@ def test_the_flax_scenarios_hold_when_run(monkeypatch: pytest.MonkeyPatch) -> No
         key = jax.random.key(0)
         module.Block().init_with_output(key, x, tokens)
         module.WithSetup().init_with_output(key, x.astype(jnp.float32))
+        module.Ensemble().init_with_output(key, jnp.ones((3, 5, 4), jnp.bfloat16))
         module.NnxBlock(nnx.Rngs(0))(x, tokens)
     text = SCENARIO.read_text()
     assert len(checked) == text.count("assert_type(") - text.count("jax.Array[Any])")  # each one ran

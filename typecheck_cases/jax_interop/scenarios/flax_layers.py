@@ -74,6 +74,16 @@ class WithSetup(nn.Module):
         return assert_type(self.norm(h), jax.Array[float32])
 
 
+# -- Linen's lifted transforms return the module class they are given
+VmapDense = nn.vmap(nn.Dense, variable_axes={"params": 0}, split_rngs={"params": True}, in_axes=0)
+
+
+class Ensemble(nn.Module):
+    @nn.compact
+    def __call__(self, x: jax.Array[bfloat16]) -> jax.Array[float32]:
+        return assert_type(VmapDense(4)(x), jax.Array[float32])
+
+
 # -- NNX: layers as attributes
 class NnxBlock(nnx.Module):
     def __init__(self, rngs: nnx.Rngs) -> None:
