@@ -42,6 +42,8 @@ FAMILIES: Final = (
     "param",
     "keeps",
     "to_float",
+    "pool",
+    "average",
 )
 
 # Flax's default param_dtype (every layer's signature: ``param_dtype = jnp.float32``).
@@ -70,7 +72,9 @@ class LayerRule(NamedTuple):
     ``keeps``, the input's dtype (Equinox's normalizations); ``to_float``, a
     float keeps its dtype, an integer or bool becomes the default float
     (Equinox's Dropout when it drops: in inference mode it returns its input
-    as it is).  ``param_default``: the parameters' dtype when none
+    as it is); ``pool``, the input's dtype (Flax's ``max_pool``,
+    ``min_pool``); ``average``, as ``to_float`` but refusing bool (Flax's
+    ``avg_pool``: a sum divided by a Python int).  ``param_default``: the parameters' dtype when none
     is given: a node, or ``f`` for the default float (float64 with x64 on).
     ``inexact``: a ``dtype`` given must be a float or complex one (Flax's
     ``promote_dtype(..., inexact=True)``; an embedding lookup takes any).
@@ -111,6 +115,11 @@ RULES: Final[Mapping[str, LayerRule]] = {
     "flax.linen.Embed": LayerRule("flax_embed", inexact=False),
     "flax.linen.Dropout": LayerRule("float_keeps"),
     "flax.linen.dtypes.promote_dtype": _FLAX,
+    # Flax's pooling functions: a max or min keeps the input's dtype, an
+    # average divides by the window's size (a Python int).
+    "flax.linen.pooling.avg_pool": LayerRule("average", _EQX),
+    "flax.linen.pooling.max_pool": LayerRule("pool"),
+    "flax.linen.pooling.min_pool": LayerRule("pool"),
     **{f"flax.nnx.{name}": _FLAX for name in ("Linear", "LinearGeneral", "Einsum", "Conv", "ConvTranspose")},
     **{
         f"flax.nnx.{name}": LayerRule("flax", dtype_with_float32=True)
@@ -193,11 +202,15 @@ def result(
         if lattice.kind(input_node) not in "fc":
             return unsupported("this layer", input_node)
         return Outcome(input_node)
+    if family == "pool":
+        return Outcome(input_node)
+    if family == "average" and input_node == lattice.BOOL:
+        return unsupported("this function", input_node)
     if input_node in lattice.INTN or (
         lattice.kind(input_node) == "f" and input_node in lattice.SMALL_FLOATS and family == "keeps"
     ):
         return no_join((input_node, param), v)
-    if family == "to_float" and lattice.kind(input_node) in "biu":
+    if family in ("to_float", "average") and lattice.kind(input_node) in "biu":
         # x / q, q a Python float: strict promotion refuses an integer x.
         return no_join((input_node, lattice.WEAK_FLOAT), v) if v.mode == "strict" else Outcome(default)
     if rule.real_statistics and lattice.kind(input_node) == "c":

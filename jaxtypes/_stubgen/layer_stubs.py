@@ -69,7 +69,10 @@ def status(install: LayerInstall | None) -> str | None:
     library = install.library
     if install.supported:
         packages = ", ".join(package for package, _ in LIBRARIES[library].values())
-        return f"{library} {install.version}: the layers of {packages} are typed ({len(typed_layers(library))} classes)"
+        typed = typed_layers(library)
+        functions = sum(1 for entry in _entries(library) if isinstance(entry, LayerFunction))
+        counted = f"{len(typed) - functions} classes" + (f", {functions} functions" if functions else "")
+        return f"{library} {install.version}: the layers of {packages} are typed ({counted})"
     return (
         f"{library} {install.version} is not a version these stubs know "
         f"(supported: {', '.join(LAYER_LIBRARIES[library])}): its layers keep {library}'s own typing"
@@ -99,6 +102,20 @@ class LayerClass:
     absent: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class LayerFunction:
+    """A function a package re-exports (Flax's pooling), typed by its rule in
+    ``jaxtypes.layers.RULES``: an input of a dtype it keeps gives that dtype."""
+
+    name: str
+    source: str
+    rule: str
+
+
+def _pool(name: str) -> LayerFunction:
+    return LayerFunction(name, "linen/pooling.py", f"flax.linen.pooling.{name}")
+
+
 _KEYS_AND_VALUES: Final = ("inputs_k", "inputs_v", "inputs_kv")
 
 
@@ -121,8 +138,9 @@ def _eqx(name: str, source: str) -> LayerClass:
     return _layer("equinox.nn", "nn", name, f"_{source}")
 
 
-# {package's __init__ relative to flax's root: (package, its typed layers)}
-_FLAX_PACKAGES: Final[Mapping[str, tuple[str, tuple[LayerClass, ...]]]] = {
+Typed = tuple[LayerClass | LayerFunction, ...]
+# {package's __init__ relative to flax's root: (package, its typed layers and functions)}
+_FLAX_PACKAGES: Final[Mapping[str, tuple[str, Typed]]] = {
     "linen/__init__.py": (
         "flax.linen",
         (
@@ -131,6 +149,8 @@ _FLAX_PACKAGES: Final[Mapping[str, tuple[str, tuple[LayerClass, ...]]]] = {
             *(_linen(n, "normalization") for n in ("LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm")),
             _linen("Dropout", "stochastic"),
             _linen("MultiHeadDotProductAttention", "attention", absent=_KEYS_AND_VALUES),
+            _pool("avg_pool"),
+            _pool("max_pool"),
         ),
     ),
     "nnx/__init__.py": (
@@ -141,12 +161,13 @@ _FLAX_PACKAGES: Final[Mapping[str, tuple[str, tuple[LayerClass, ...]]]] = {
             *(_nnx(n, "normalization") for n in ("LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm")),
             _nnx("Dropout", "stochastic"),
             _nnx("MultiHeadAttention", "attention", absent=_KEYS_AND_VALUES),
+            *(_pool(name) for name in ("avg_pool", "max_pool", "min_pool")),
         ),
     ),
 }
 # The same for equinox.  (MultiheadAttention is not typed: its query, key and
 # value are three arrays, which one input TypeVar cannot type soundly.)
-_EQUINOX_PACKAGES: Final[Mapping[str, tuple[str, tuple[LayerClass, ...]]]] = {
+_EQUINOX_PACKAGES: Final[Mapping[str, tuple[str, Typed]]] = {
     "nn/__init__.py": (
         "equinox.nn",
         (
@@ -160,10 +181,7 @@ _EQUINOX_PACKAGES: Final[Mapping[str, tuple[str, tuple[LayerClass, ...]]]] = {
     )
 }
 # {library: its packages}; each library's supported releases: record.LAYER_LIBRARIES.
-LIBRARIES: Final[Mapping[str, Mapping[str, tuple[str, tuple[LayerClass, ...]]]]] = {
-    "flax": _FLAX_PACKAGES,
-    "equinox": _EQUINOX_PACKAGES,
-}
+LIBRARIES: Final[Mapping[str, Mapping[str, tuple[str, Typed]]]] = {"flax": _FLAX_PACKAGES, "equinox": _EQUINOX_PACKAGES}
 
 _MARKERS: Final = "_jaxtypes_markers"
 _OVERRIDE_IGNORE: Final = "  # ty: ignore[incompatible-method-override]"
@@ -192,7 +210,7 @@ def _bounded_typevar(name: str, nodes: tuple[str, ...]) -> str:
 
 _PRELUDE: Final = f"""
 import builtins as _jaxtypes_builtins
-from typing import Any as _JaxtypesAny, Generic as _JaxtypesGeneric, overload as _jaxtypes_overload, type_check_only as _jaxtypes_type_check_only
+from typing import Any as _JaxtypesAny, Generic as _JaxtypesGeneric, Literal as _JaxtypesLiteral, overload as _jaxtypes_overload, type_check_only as _jaxtypes_type_check_only
 from typing_extensions import TypeVar as _JaxtypesTypeVar
 import jax as _jaxtypes_jax
 import jaxtypes.markers as {_MARKERS}
@@ -489,16 +507,56 @@ def _kept_var(nodes: list[str]) -> str:
 
 
 def _kept_vars(rules: list[str]) -> str:
-    """The declarations of the TypeVars of the dtypes a layer of ``rules`` keeps ("keeps" family)."""
+    """The declarations of the TypeVars of the dtypes a layer of ``rules``
+    keeps ("keeps" family, per parameters' dtype) or a function keeps."""
     lines: dict[str, str] = {}
     for rule in rules:
-        if layers.RULES[rule].family != "keeps":
+        family = layers.RULES[rule].family
+        if family == "keeps":
+            every = [_outputs_by_input(rule, p) for p in _PARAM_DTYPES] + [_x64_off_outputs(rule)]
+            kept_sets = [[result for result, inputs in outputs.items() if inputs == [result]] for outputs in every]
+        elif family in _FUNCTION_FAMILIES:
+            kept_sets = [_kept_inputs(rule)]
+        else:
             continue
-        for outputs in [_outputs_by_input(rule, p) for p in _PARAM_DTYPES] + [_x64_off_outputs(rule)]:
-            kept = [result for result, inputs in outputs.items() if inputs == [result]]
+        for kept in kept_sets:
             if kept:
                 lines[_kept_var(kept)] = _bounded_typevar(_kept_var(kept), tuple(kept))
     return "\n".join(lines.values())
+
+
+# The families of functions (Flax's pooling), typed for the inputs whose dtype they keep.
+_FUNCTION_FAMILIES: Final = ("pool", "average")
+
+
+def _kept_inputs(rule: str) -> list[str]:
+    """The input nodes a function of ``rule`` returns as they are, x64 on and off."""
+    return [n for n in lattice.STRONG if layers.result(rule, n, _X32).node == n == layers.result(rule, n, _X64).node]
+
+
+def _function_overloads(function: LayerFunction, tree: ast.Module, alias: str) -> list[ast.stmt]:
+    """The overloads of a function that keeps its input's dtype: one for an
+    input of unknown dtype, one for the dtypes it keeps (``avg_pool`` counting
+    the padding, its default), then its own signature giving ``Array[Any]``."""
+    source = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function.name)
+    declared = _signature(source, _Qualifier(alias, _module_names(tree)))
+    kept = _kept_var(_kept_inputs(function.rule))
+    anything = f"{_JAX_ARRAY}[_JaxtypesAny]"
+    out: list[ast.stmt] = []
+    for input_type, result in (
+        (f"{_JAX_ARRAY}[_JaxtypesUnknownT]", anything),
+        (f"{_JAX_ARRAY}[{kept}]", f"{_JAX_ARRAY}[{kept}]"),
+    ):
+        fn = copy.deepcopy(declared)
+        positional_params(fn)[0].annotation = parse_expr(input_type)
+        for a in all_params(fn):
+            if a.arg == "count_include_pad":  # (False divides by a float32 count)
+                a.annotation = parse_expr("_JaxtypesLiteral[True]")
+        fn.returns = parse_expr(result)
+        out.append(_overload(fn))
+    last = copy.deepcopy(declared)
+    last.returns = parse_expr(anything)
+    return [*out, _overload(last)]
 
 
 def _x64_off_outputs(rule: str) -> dict[str, list[str]]:
@@ -629,9 +687,13 @@ def _layer_class(layer: LayerClass, tree: ast.Module, alias: str, library: str) 
     return ast.ClassDef(layer.name, bases, [], body, [])
 
 
+def _entries(library: str) -> list[LayerClass | LayerFunction]:
+    return [entry for _, typed in LIBRARIES[library].values() for entry in typed]
+
+
 def typed_layers(library: str) -> list[str]:
-    """The qualified names of the layers of ``library`` the stubs type."""
-    return [f"{package}.{layer.name}" for package, typed in LIBRARIES[library].values() for layer in typed]
+    """The qualified names of the layers (and functions) of ``library`` the stubs type."""
+    return [f"{package}.{entry.name}" for package, typed in LIBRARIES[library].values() for entry in typed]
 
 
 def render_package(root: Path, rel: str, library: str) -> str:
@@ -657,10 +719,13 @@ def render_package(root: Path, rel: str, library: str) -> str:
             sources[layer.source] = (alias, ast.parse((root / layer.source).read_text(encoding="utf-8")))
             imports.append(ast.Import([ast.alias(module, alias)]))
         alias, tree_src = sources[layer.source]
-        defs.append(_layer_class(layer, tree_src, alias, library))
-    rules = [r for layer in typed for r in (layer.rule, layer.attend) if r is not None]
+        if isinstance(layer, LayerFunction):
+            defs += _function_overloads(layer, tree_src, alias)
+        else:
+            defs.append(_layer_class(layer, tree_src, alias, library))
+    rules = [r for layer in typed for r in (layer.rule, getattr(layer, "attend", None)) if r is not None]
     prelude = ast.parse(
-        _PRELUDE + (_EQUINOX_PRELUDE + _kept_vars(rules) if library == "equinox" else _given_dtype_vars(rules))
+        "\n".join([_PRELUDE, _kept_vars(rules), _EQUINOX_PRELUDE if library == "equinox" else _given_dtype_vars(rules)])
     ).body
     module_ = ast.Module([*kept, *prelude, *imports, *defs], type_ignores=[])
     text = ast.unparse(ast.fix_missing_locations(module_)) + "\n"
@@ -668,7 +733,7 @@ def render_package(root: Path, rel: str, library: str) -> str:
     # (self unparametrized), is where ty finds the overloads narrower than the
     # base class's method; they are, by design (checkers do not report a
     # stub's errors, but ty and pyrefly check a --out tree inside a project).
-    generic = "|".join(layer.name for layer in typed if _is_generic(layer))
+    generic = "|".join(layer.name for layer in typed if isinstance(layer, LayerClass) and _is_generic(layer))
     return re.sub(
         rf"^(    def (?:__call__|attend)\(self: (?:{generic}), .*:)$", r"\1" + _OVERRIDE_IGNORE, text, flags=re.M
     )

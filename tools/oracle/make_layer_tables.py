@@ -173,6 +173,16 @@ LAYERS: dict[str, Layer] = {
         _linen(lambda **k: linen.MultiHeadDotProductAttention(num_heads=1, **k)), shape=(1, 2, 4)
     ),
     "flax.linen.dtypes.promote_dtype": Layer(_linen_promote),
+    # Flax's pooling functions (flax.linen.pooling, re-exported by flax.linen and flax.nnx)
+    **{
+        f"flax.linen.pooling.{name}": Layer(
+            lambda x, kwargs, name=name: getattr(linen.pooling, name)(x, (2,), strides=(2,)),
+            shape=(1, 4, 2),
+            computation_dtype=False,
+            param_keyword="",
+        )
+        for name in ("avg_pool", "max_pool", "min_pool")
+    },
     # flax.nnx
     "flax.nnx.Linear": Layer(_nnx(lambda **k: nnx.Linear(4, 3, **k))),
     "flax.nnx.LinearGeneral": Layer(_nnx(lambda **k: nnx.LinearGeneral(4, (2, 3), **k))),

@@ -49,6 +49,11 @@ class Block(nn.Module):
         assert_type(nn.Embed(10, 4, param_dtype=jnp.bfloat16)(tokens), jax.Array[bfloat16])
         assert_type(nn.Embed(10, 4).attend(x), jax.Array[float32])
         assert_type(nn.Dropout(0.5)(x, deterministic=True), jax.Array[bfloat16])
+        # pooling keeps a float input's dtype (an integer one's average is the default float)
+        assert_type(nn.avg_pool(x, (2,), strides=(2,)), jax.Array[bfloat16])
+        assert_type(nn.max_pool(tokens[:, None], (2,), strides=(2,)), jax.Array[int32])
+        assert_type(nn.avg_pool(tokens[:, None], (2,)), jax.Array[Any])
+        assert_type(nn.avg_pool(x, (2,), count_include_pad=False), jax.Array[Any])
         # self-attention; keys and values of their own dtypes are not typed
         assert_type(nn.MultiHeadDotProductAttention(num_heads=1)(x), jax.Array[float32])
         assert_type(nn.MultiHeadDotProductAttention(num_heads=1, dtype=jnp.bfloat16)(x), jax.Array[bfloat16])
@@ -104,4 +109,5 @@ class NnxBlock(nnx.Module):
         assert_type(self.embed(tokens), jax.Array[float32])
         assert_type(self.embed.attend(h), jax.Array[float32])
         assert_type(self.attention(h), jax.Array[float32])
+        assert_type(nnx.min_pool(h, (2,), strides=(2,)), jax.Array[bfloat16])
         return assert_type(self.dropout(h), jax.Array[bfloat16])
