@@ -20,7 +20,8 @@ signatures for Array's operators while mypy analyses the stub),
 ``marker_tables`` (the markers' overload tables emptied, as nothing reads them),
 ``operators``, ``methods`` (and ``astype``), ``functions`` (result_type,
 promote_types, promote_dtype), ``jax_functions`` (JAX's functions under the
-settings), ``layers`` (Equinox's layers under the settings), ``dtypes``
+settings), ``layers`` (Equinox's layers under the settings),
+``jaxtyping_annotations`` (``Float32[Array, "b n"]``), ``dtypes``
 (mypy types <-> lattice nodes), ``errors`` (error codes, messages, the guard
 that keeps plugin bugs from crashing mypy); every name the plugin looks for
 is in ``names``.  The plugin imports only mypy, ``jaxtypes.lattice``,
@@ -35,7 +36,15 @@ from typing import Any, Callable, Final, TypeVar, final
 from mypy.errors import CompileError
 from mypy.nodes import MypyFile, SymbolTableNode, TypeInfo
 from mypy.options import Options
-from mypy.plugin import AttributeContext, ClassDefContext, FunctionContext, MethodContext, Plugin, ReportConfigContext
+from mypy.plugin import (
+    AnalyzeTypeContext,
+    AttributeContext,
+    ClassDefContext,
+    FunctionContext,
+    MethodContext,
+    Plugin,
+    ReportConfigContext,
+)
 from mypy.types import Instance, Type
 
 from jaxtypes._version import __version__ as jaxtypes_version
@@ -46,6 +55,7 @@ from . import (
     errors,
     functions,
     jax_functions,
+    jaxtyping_annotations,
     layers,
     marker_tables,
     methods,
@@ -279,6 +289,10 @@ class JaxtypesPlugin(Plugin):
             )
             self._field_hooks[fullname] = hook
             return hook
+
+    def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
+        # jaxtyping's names are typing.Annotated to mypy.
+        return jaxtyping_annotations.annotated_hook if fullname in jaxtyping_annotations.ANNOTATED else None
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
         return self._function_hooks.get(fullname)

@@ -29,6 +29,9 @@ EQUINOX_NO_DTYPE: Final = "equinox.nn._JaxtypesNoDtype"
 # The base class of Equinox's modules, whose layer fields the plugin reads from __init__.
 EQUINOX_MODULE: Final = "equinox._module._module.Module"
 
+# jaxtyping, whose dtype annotations (Float32[Array, "b n"]) the plugin reads.
+JAXTYPING: Final = "jaxtyping"
+
 # The functions the plugin types from the lattice.
 RESULT_TYPE: Final = "jaxtypes.promotion.result_type"
 PROMOTE_TYPES: Final = "jaxtypes.promotion.promote_types"

@@ -1,0 +1,124 @@
+"""jaxtyping's dtype annotations under the mypy plugin
+(mypy_plugin/jaxtyping_annotations.py): ``Float32[Array, "n"]`` is
+``Array[float32]`` however jaxtyping's name is imported, a category
+(``Float``) is ``Array[Any]``, any other ``Annotated`` is as mypy makes it.
+
+The case is checked by mypy with the plugin and the stubs installed (the
+README's set-up), and run with jaxtyping's own runtime check (beartype): each
+call mypy reports is one jaxtyping refuses when run, and no other."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+import project_runs
+from environments import mypy_in, user_env
+from tools.checkers import launch, plugin_config, reported_errors
+
+needs_311 = pytest.mark.skipif(sys.version_info < (3, 11), reason="the test extra installs jaxtyping from 3.11")
+
+# A module of the user's that re-exports jaxtyping's names under its own.
+REEXPORT = """\
+from jaxtyping import Array as Array, Float32 as F32
+"""
+
+CASE = """\
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import jax
+import jax.numpy as jnp
+import jaxtyping as jt
+from beartype import beartype
+from jaxtyping import Array, BFloat16, Float, Float32, Int8 as I8, jaxtyped
+from typing_extensions import assert_type
+
+from jaxtypes import bfloat16, float32, int8
+from user_types import F32
+
+
+@jaxtyped(typechecker=beartype)
+def mix(x: Float32[Array, "n"], h: BFloat16[Array, "n"]) -> Float32[Array, "n"]:
+    assert_type(x, jax.Array[float32])
+    assert_type(h, jax.Array[bfloat16])
+    assert_type(x + h, jax.Array[float32])
+    return x + h
+
+
+@jaxtyped(typechecker=beartype)
+def count(t: jt.Int8[jax.Array, "n"], f: Float[Array, "n"], s: F32[Array, "n"]) -> I8[Array, "n"]:
+    assert_type(t, jax.Array[int8])
+    assert_type(f, jax.Array[Any])
+    assert_type(s, jax.Array[float32])
+    return t
+
+
+def untouched(a: Annotated[int, "meta"], m: Float32[Array, "n"] | None) -> None:
+    assert_type(a, int)
+    assert_type(m, jax.Array[float32] | None)
+
+
+def main() -> None:
+    x = jnp.ones(3, jnp.float32)
+    h = jnp.ones(3, jnp.bfloat16)
+    t = jnp.ones(3, jnp.int8)
+    mix(x, h)
+    count(t, h, x)
+    mix(h, h)  # E: arg-type
+    count(x, x, x)  # E: arg-type
+    count(t, x, h)  # E: arg-type
+    wrong: I8[Array, "n"] = mix(x, h)  # E: assignment
+    del wrong
+"""
+
+
+def _run_with_jaxtyping(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Run the case's ``main`` line by line: the lines jaxtyping refuses."""
+    lines = []
+    for n, line in enumerate(CASE.splitlines(), 1):
+        if "# E: " in line:  # each expected error is caught and its line recorded
+            indent = line[: len(line) - len(line.lstrip())]
+            line = (
+                f"{indent}try:\n{indent}    {line.strip()}\n{indent}except TypeError:\n{indent}    refused.append({n})"
+            )
+        lines.append(line)
+    tmp_path.mkdir()
+    (tmp_path / "user_types.py").write_text(REEXPORT)
+    (tmp_path / "case_run.py").write_text("\n".join(lines) + "\nrefused: list[int] = []\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = importlib.util.spec_from_file_location("case_run", tmp_path / "case_run.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "case_run", module)
+    spec.loader.exec_module(module)
+    module.main()
+    refused: list[int] = module.refused
+    return refused
+
+
+@needs_311
+def test_jaxtyping_dtypes_are_array_dtypes_to_the_plugin_and_agree_with_jaxtyping(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = [n for n, line in enumerate(CASE.splitlines(), 1) if "# E: " in line]
+    assert _run_with_jaxtyping(tmp_path / "run", monkeypatch) == expected[:3]  # (an assignment is not checked when run)
+    venv = project_runs.installed()[0]
+    (tmp_path / "user_types.py").write_text(REEXPORT)
+    (tmp_path / "case.py").write_text(CASE)
+    run = launch(
+        "mypy", tmp_path, mypy_in(venv, tmp_path, plugin_config(), ["case.py", "user_types.py"]), 600, user_env(venv)
+    )
+    errors = reported_errors("mypy", run.stdout, tmp_path)
+    for n, line in enumerate(CASE.splitlines(), 1):
+        got = errors.get(("case.py", n), [])
+        want = line.partition("# E: ")[2]
+        if want:
+            assert any(f"[{want}]" in e for e in got), (n, line, got)
+        else:
+            assert not got, (n, line, got)
+    assert set(errors) <= {("case.py", n) for n in expected}, errors
