@@ -137,6 +137,20 @@ def installed() -> tuple[Path, str]:
     return target / "venv", printed.read_text()
 
 
+def mypy_with_plugin(root: Path, files: Mapping[str, str], promotion: str = "standard", x64: bool = False) -> Errors:
+    """The errors of mypy with the plugin, in the session's environment with
+    the stubs installed (the README's set-up), on ``files`` written to
+    ``root``, with these ``[jaxtypes]`` settings."""
+    from tools.checkers import launch, plugin_config
+
+    for rel, text in files.items():
+        (root / rel).write_text(text)
+    venv = installed()[0]
+    cmd = environments.mypy_in(venv, root, plugin_config(promotion, x64=x64), list(files))
+    run = launch("mypy", root, cmd, 600, environments.user_env(venv))
+    return reported_errors("mypy", run.stdout, root)
+
+
 def typings() -> Path:
     """The session's stubs, written once by ``jaxtypes jax-stubs --out typings``."""
     target = _base() / "stubs" / STUBS

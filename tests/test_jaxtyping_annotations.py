@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
+import expected_errors
 import project_runs
-from environments import mypy_in, user_env
-from tools.checkers import launch, plugin_config, reported_errors
 
 needs_311 = pytest.mark.skipif(sys.version_info < (3, 11), reason="the test extra installs jaxtyping from 3.11")
 
@@ -69,27 +68,20 @@ def main() -> None:
     t = jnp.ones(3, jnp.int8)
     mix(x, h)
     count(t, h, x)
-    mix(h, h)  # E: arg-type
-    count(x, x, x)  # E: arg-type
-    count(t, x, h)  # E: arg-type
+    mix(h, h)  # E: argument
+    count(x, x, x)  # E: argument
+    count(t, x, h)  # E: argument
     wrong: I8[Array, "n"] = mix(x, h)  # E: assignment
     del wrong
 """
 
 
 def _run_with_jaxtyping(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Run the case's ``main`` line by line: the lines jaxtyping refuses."""
-    lines = []
-    for n, line in enumerate(CASE.splitlines(), 1):
-        if "# E: " in line:  # each expected error is caught and its line recorded
-            indent = line[: len(line) - len(line.lstrip())]
-            line = (
-                f"{indent}try:\n{indent}    {line.strip()}\n{indent}except TypeError:\n{indent}    refused.append({n})"
-            )
-        lines.append(line)
+    """Run the case's ``main``: the lines jaxtyping refuses."""
     tmp_path.mkdir()
     (tmp_path / "user_types.py").write_text(REEXPORT)
-    (tmp_path / "case_run.py").write_text("\n".join(lines) + "\nrefused: list[int] = []\n")
+    runnable = expected_errors.catching_marked_lines(CASE, "TypeError", into="refused")
+    (tmp_path / "case_run.py").write_text(runnable + "refused: list[int] = []\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     spec = importlib.util.spec_from_file_location("case_run", tmp_path / "case_run.py")
     assert spec is not None and spec.loader is not None
@@ -105,20 +97,8 @@ def _run_with_jaxtyping(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list
 def test_jaxtyping_dtypes_are_array_dtypes_to_the_plugin_and_agree_with_jaxtyping(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    expected = [n for n, line in enumerate(CASE.splitlines(), 1) if "# E: " in line]
-    assert _run_with_jaxtyping(tmp_path / "run", monkeypatch) == expected[:3]  # (an assignment is not checked when run)
-    venv = project_runs.installed()[0]
-    (tmp_path / "user_types.py").write_text(REEXPORT)
-    (tmp_path / "case.py").write_text(CASE)
-    run = launch(
-        "mypy", tmp_path, mypy_in(venv, tmp_path, plugin_config(), ["case.py", "user_types.py"]), 600, user_env(venv)
-    )
-    errors = reported_errors("mypy", run.stdout, tmp_path)
-    for n, line in enumerate(CASE.splitlines(), 1):
-        got = errors.get(("case.py", n), [])
-        want = line.partition("# E: ")[2]
-        if want:
-            assert any(f"[{want}]" in e for e in got), (n, line, got)
-        else:
-            assert not got, (n, line, got)
-    assert set(errors) <= {("case.py", n) for n in expected}, errors
+    marked = sorted(n for _, n in expected_errors.expected({"case.py": CASE}))
+    assert _run_with_jaxtyping(tmp_path / "run", monkeypatch) == marked[:3]  # (an assignment is not checked when run)
+    files = {"case.py": CASE, "user_types.py": REEXPORT}
+    errors = project_runs.mypy_with_plugin(tmp_path, files)
+    assert not expected_errors.wrong_answers("mypy-plugin", files, errors, {})

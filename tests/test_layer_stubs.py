@@ -14,6 +14,7 @@ import shutil
 import sys
 import typing
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,21 +42,30 @@ def _checked_assert_type(checked: list[str]) -> Any:
     return check
 
 
-@needs_flax
-def test_the_flax_scenarios_hold_when_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    import jax
-    import jax.numpy as jnp
-    from flax import nnx
-
+def _run_scenario(path: Path, monkeypatch: pytest.MonkeyPatch, run: Callable[[Any], None]) -> None:
+    """Load the scenario file ``path`` with a checking ``assert_type`` and
+    ``run(module)``: every ``assert_type`` in it runs and holds."""
     checked: list[str] = []
     monkeypatch.setattr(typing_extensions, "assert_type", _checked_assert_type(checked))
-    spec = importlib.util.spec_from_file_location("flax_layers_scenario", SCENARIO)
+    spec = importlib.util.spec_from_file_location(f"{path.stem}_scenario", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, spec.name, module)  # (dataclasses look their module up)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         spec.loader.exec_module(module)
+        run(module)
+    text = path.read_text()
+    assert len(checked) == text.count("assert_type(") - text.count("jax.Array[Any])")  # each one ran
+
+
+@needs_flax
+def test_the_flax_scenarios_hold_when_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    import jax
+    import jax.numpy as jnp
+    from flax import nnx
+
+    def run(module: Any) -> None:
         x = jnp.ones((5, 4), jnp.bfloat16)
         tokens = jnp.zeros((5,), jnp.int32)
         key = jax.random.key(0)
@@ -63,8 +73,8 @@ def test_the_flax_scenarios_hold_when_run(monkeypatch: pytest.MonkeyPatch) -> No
         module.WithSetup().init_with_output(key, x.astype(jnp.float32))
         module.Ensemble().init_with_output(key, jnp.ones((3, 5, 4), jnp.bfloat16))
         module.NnxBlock(nnx.Rngs(0))(x, tokens)
-    text = SCENARIO.read_text()
-    assert len(checked) == text.count("assert_type(") - text.count("jax.Array[Any])")  # each one ran
+
+    _run_scenario(SCENARIO, monkeypatch, run)
 
 
 @needs_flax
@@ -72,22 +82,15 @@ def test_the_equinox_scenarios_hold_when_run(monkeypatch: pytest.MonkeyPatch) ->
     import jax
     import jax.numpy as jnp
 
-    checked: list[str] = []
-    monkeypatch.setattr(typing_extensions, "assert_type", _checked_assert_type(checked))
-    spec = importlib.util.spec_from_file_location("equinox_layers_scenario", EQUINOX_SCENARIO)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        spec.loader.exec_module(module)
+    def run(module: Any) -> None:
         key = jax.random.key(0)
         x, h = jnp.ones(4, jnp.float32), jnp.ones(4, jnp.bfloat16)
         seq, image = jnp.ones((4, 5), jnp.float32), jnp.ones((4, 5, 5), jnp.bfloat16)
         module.layers(key, x, h, seq, image, jnp.asarray(3, jnp.int32), jnp.float32)
         module.batched(key, jnp.ones((5, 4), jnp.float32), jnp.ones((5, 4), jnp.bfloat16))
         module.with_state(x, None)  # (a normalization given any state returns it)
-    text = EQUINOX_SCENARIO.read_text()
-    assert len(checked) == text.count("assert_type(") - text.count("jax.Array[Any])")  # each one ran
+
+    _run_scenario(EQUINOX_SCENARIO, monkeypatch, run)
 
 
 def test_every_typed_layer_has_a_rule_checked_against_its_library() -> None:
@@ -201,17 +204,17 @@ def case(key: jax.Array, x: jax.Array[float32], h: jax.Array[bfloat16], w: jax.A
          token: jax.Array[int32]) -> None:
     linear = eqx.nn.Linear(4, 3, key=key)
     assert_type(linear(w), jax.Array[float64])
-    linear(x)  # E: jax-promotion
+    linear(x)  # E: promotion
     assert_type(eqx.nn.Linear(4, 3, dtype=jnp.float32, key=key)(x), jax.Array[float32])
     assert_type(eqx.nn.Linear(4, 3, dtype=jnp.bfloat16, key=key)(h), jax.Array[bfloat16])
-    eqx.nn.Linear(4, 3, dtype=jnp.bfloat16, key=key)(x)  # E: jax-promotion
+    eqx.nn.Linear(4, 3, dtype=jnp.bfloat16, key=key)(x)  # E: promotion
     assert_type(eqx.nn.Embedding(10, 4, key=key)(token), jax.Array[float64])
     assert_type(eqx.nn.Conv1d(4, 3, 2, key=key)(jnp.stack([w, w], axis=1)), jax.Array[float64])
-    eqx.nn.Conv1d(4, 3, 2, key=key)(jnp.stack([x, x], axis=1))  # E: jax-unsupported
+    eqx.nn.Conv1d(4, 3, 2, key=key)(jnp.stack([x, x], axis=1))  # E: unsupported
     assert_type(eqx.nn.Dropout(0.5)(h, key=key), jax.Array[bfloat16])
     block = Block(key, jnp.float32, True)
     assert_type(block.linear(w), jax.Array[float64])
-    block.linear(x)  # E: jax-promotion
+    block.linear(x)  # E: promotion
     assert_type(block(h), jax.Array[bfloat16])
     assert_type(jax.vmap(block.norm)(jnp.stack([h, h])), jax.Array[bfloat16])
     assert_type(block.loose(x), jax.Array[Any])
@@ -222,25 +225,17 @@ def case(key: jax.Array, x: jax.Array[float32], h: jax.Array[bfloat16], w: jax.A
 def _run_with_jax(case: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[int]]:
     """Run ``case`` in JAX's strict, x64 configuration: the dtypes its
     ``assert_type`` calls checked, and the lines marked E that raised."""
+    import expected_errors
     import jax
     import jax.numpy as jnp
 
     checked: list[str] = []
     monkeypatch.setattr(typing_extensions, "assert_type", _checked_assert_type(checked))
-    lines: list[str] = []
-    for n, line in enumerate(case.splitlines(), 1):
-        if "# E: " in line:  # each expected error is caught and its line recorded
-            indent = line[: len(line) - len(line.lstrip())]
-            line = (
-                f"{indent}try:\n{indent}    {line.strip()}\n"
-                f"{indent}except (TypeError, ValueError):\n{indent}    raised.append({n})"
-            )
-        lines.append(line)
     raised: list[int] = []
     namespace: dict[str, Any] = {"raised": raised}
     with jax.numpy_dtype_promotion("strict"), jax.enable_x64(True), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        exec(compile("\n".join(lines), "case.py", "exec"), namespace)  # noqa: S102 - the case, run
+        exec(compile(expected_errors.catching_marked_lines(case), "case.py", "exec"), namespace)  # noqa: S102
         namespace["case"](
             jax.random.key(0),
             jnp.ones(4, jnp.float32),
@@ -255,28 +250,16 @@ def _run_with_jax(case: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str]
 def test_the_plugin_types_equinox_layers_in_the_configured_promotion_and_x64(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import expected_errors
     import project_runs
-    from environments import mypy_in, user_env
-    from tools.checkers import launch, plugin_config, reported_errors
 
     checked, raised = _run_with_jax(EQUINOX_STRICT_X64, monkeypatch)
     text = EQUINOX_STRICT_X64
     assert len(checked) == text.count("assert_type(") - text.count("jax.Array[Any])")  # each one ran
-    lines = EQUINOX_STRICT_X64.splitlines()
-    assert raised == [n for n, line in enumerate(lines, 1) if "# E: " in line]
-    venv = project_runs.installed()[0]
-    (tmp_path / "case.py").write_text(EQUINOX_STRICT_X64)
-    run = launch(
-        "mypy", tmp_path, mypy_in(venv, tmp_path, plugin_config("strict", x64=True), ["case.py"]), 600, user_env(venv)
-    )
-    errors = reported_errors("mypy", run.stdout, tmp_path)
-    for n, line in enumerate(EQUINOX_STRICT_X64.splitlines(), 1):
-        got = errors.get(("case.py", n), [])
-        want = line.partition("# E: ")[2]
-        if want:
-            assert any(f"[{want}]" in e for e in got), (n, line, got)
-        else:
-            assert not got, (n, line, got)
+    assert raised == sorted(n for _, n in expected_errors.expected({"case.py": EQUINOX_STRICT_X64}))
+    files = {"case.py": EQUINOX_STRICT_X64}
+    errors = project_runs.mypy_with_plugin(tmp_path, files, "strict", x64=True)
+    assert not expected_errors.unmet_markers("mypy-plugin", files, errors)
 
 
 @needs_flax
