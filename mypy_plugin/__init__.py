@@ -167,6 +167,7 @@ class JaxtypesPlugin(Plugin):
         self._member_names = frozenset(name.rpartition(".")[2] for name in (*method_hooks, *self._attribute_hooks))
         self._inherited: dict[tuple[str, str], bool] = {}
         self._field_hooks: dict[str, Callable[[AttributeContext], Type] | None] = {}
+        self._annotated_hook = jaxtyping_annotations.annotated_hook()
         # mypy asks for a hook at every call it checks: each name's answer is
         # kept for the build.
         self._method_hook_of: dict[str, Callable[[MethodContext], Type] | None] = {}
@@ -292,7 +293,7 @@ class JaxtypesPlugin(Plugin):
 
     def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
         # jaxtyping's names are typing.Annotated to mypy.
-        return jaxtyping_annotations.annotated_hook if fullname in jaxtyping_annotations.ANNOTATED else None
+        return self._annotated_hook if fullname in jaxtyping_annotations.ANNOTATED else None
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
         return self._function_hooks.get(fullname)

@@ -12,12 +12,14 @@ imported it from jaxtyping), and the annotated type is a dtype-generic array
 the plugin gives the array that dtype.  jaxtyping's categories (``Float``,
 ``Int``, ``Shaped``, ...) say no one dtype and stay the plain array
 (``Array[Any]``), as does any other ``Annotated``, which mypy analyses as
-always.
+always.  ``Float32[jaxtypes.Array[float32], "n"]``, the spelling that carries
+the dtype to the checkers without plugins, is the same type; an annotation
+whose two halves name different dtypes is an error (``jax-dtype``).
 """
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Callable, Final
 
 from mypy.nodes import ImportFrom, MypyFile
 from mypy.plugin import AnalyzeTypeContext
@@ -95,12 +97,28 @@ def _written_name(ctx: AnalyzeTypeContext) -> str | None:
     return _from_jaxtyping(semantic.cur_mod_node, written, semantic.modules)
 
 
-@errors.guarded(_mypy_annotated)
-def annotated_hook(ctx: AnalyzeTypeContext) -> Type:
-    analysed = _mypy_annotated(ctx)
-    name = _written_name(ctx)
-    node = DTYPE_OF_NAME.get(name) if name is not None else None
-    array = get_proper_type(analysed)
-    if node is None or not isinstance(array, Instance) or array_info(array) is None or len(array.args) != 1:
-        return analysed
-    return Instance(array.type, [ctx.api.named_type(names.MARKER_FULLNAME[node], [])])
+def annotated_hook() -> Callable[[AnalyzeTypeContext], Type]:
+    """The hook of ``Annotated[...]``: jaxtyping's dtype names give the array their dtype."""
+
+    @errors.guarded(_mypy_annotated)
+    def hook(ctx: AnalyzeTypeContext) -> Type:
+        analysed = _mypy_annotated(ctx)
+        name = _written_name(ctx)
+        node = DTYPE_OF_NAME.get(name) if name is not None else None
+        array = get_proper_type(analysed)
+        if node is None or not isinstance(array, Instance) or array_info(array) is None or len(array.args) != 1:
+            return analysed
+        marker = ctx.api.named_type(names.MARKER_FULLNAME[node], [])
+        given = get_proper_type(array.args[0])
+        if isinstance(given, Instance) and given.type.fullname != marker.type.fullname:
+            # Float32[Array[bfloat16], "n"]: the two halves disagree
+            ctx.api.fail(
+                f"{ctx.type.name}[...] is an array of {node}, but the array it annotates is declared "
+                f"{array.type.name}[{given.type.name}]: write the same dtype in both",
+                ctx.context,
+                code=errors.JAX_DTYPE,
+            )
+            return analysed
+        return Instance(array.type, [marker])
+
+    return hook

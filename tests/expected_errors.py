@@ -89,6 +89,9 @@ ERROR_CODES: dict[str, dict[str, Codes]] = {
         "no-matching-overload",
         "no-matching-overload",
     ),
+    # A jaxtyping annotation whose name and array name different dtypes
+    # (Float32[Array[bfloat16], "n"]): only the plugin reads jaxtyping's names.
+    "jaxtyping-dtype": _same(None, "jax-dtype", None, None, None),
     # A value of the wrong type assigned to an annotated name.
     "assignment": _same("assignment", "assignment", "reportAssignmentType", "bad-assignment", "invalid-assignment"),
     # A returned value of the wrong type.

@@ -25,6 +25,18 @@ REEXPORT = """\
 from jaxtyping import Array as Array, Float32 as F32
 """
 
+# An annotation whose halves disagree: checked by mypy only (not run).
+CONTRADICTION = """\
+from jaxtyping import Float32
+
+import jaxtypes
+from jaxtypes import bfloat16
+
+
+def contradicts(x: Float32[jaxtypes.Array[bfloat16], "n"]) -> None:  # E: jaxtyping-dtype
+    pass
+"""
+
 CASE = """\
 from __future__ import annotations
 
@@ -97,8 +109,36 @@ def _run_with_jaxtyping(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list
 def test_jaxtyping_dtypes_are_array_dtypes_to_the_plugin_and_agree_with_jaxtyping(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    marked = sorted(n for _, n in expected_errors.expected({"case.py": CASE}))
-    assert _run_with_jaxtyping(tmp_path / "run", monkeypatch) == marked[:3]  # (an assignment is not checked when run)
-    files = {"case.py": CASE, "user_types.py": REEXPORT}
+    marked = sorted(n for (_, n), kind in expected_errors.expected({"case.py": CASE}).items() if kind == "argument")
+    assert _run_with_jaxtyping(tmp_path / "run", monkeypatch) == marked  # (what jaxtyping checks when run: calls)
+    files = {"case.py": CASE, "user_types.py": REEXPORT, "contradiction.py": CONTRADICTION}
     errors = project_runs.mypy_with_plugin(tmp_path, files)
     assert not expected_errors.wrong_answers("mypy-plugin", files, errors, {})
+
+
+SCENARIO = (
+    Path(__file__).resolve().parent.parent
+    / "typecheck_cases"
+    / "jax_interop"
+    / "scenarios"
+    / "jaxtyping_annotations.py"
+)
+
+
+@needs_311
+def test_the_spelling_for_every_checker_is_checked_alike_by_jaxtyping(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scenario the six set-ups check (tests/test_jax_stubs.py), run
+    under jaxtyping's runtime check: the calls every checker refuses are
+    those jaxtyping refuses, and no other."""
+    text = SCENARIO.read_text()
+    refused: list[int] = []
+    namespace: dict[str, object] = {"refused": refused, "__name__": "jaxtyping_scenario"}
+    monkeypatch.setitem(sys.modules, "jaxtyping_scenario", type(sys)("jaxtyping_scenario"))
+    exec(
+        compile(expected_errors.catching_marked_lines(text, "TypeError", into="refused"), str(SCENARIO), "exec"),
+        namespace,
+    )  # noqa: S102
+    main = namespace["main"]
+    assert callable(main)
+    main()
+    assert refused == sorted(n for _, n in expected_errors.expected({"s.py": text}))
