@@ -94,7 +94,10 @@ def layer_call_hook(rule_name: str, v: Variant, builder: Builder) -> Callable[[M
             return ctx.default_return_type  # the form with a state: as Equinox declares it
         try:
             param = _param(layer)
-            node = _input(ctx.arg_types[0], builder) if ctx.arg_types else None
+            if family == "param":  # an embedding: its table's dtype, whatever the index
+                node: str | None = lattice.BOOL
+            else:
+                node = _input(ctx.arg_types[0], builder) if ctx.arg_types else None
         except LookupError:
             return builder.any_array(result)
         if node is None or (family == "to_float" and lattice.kind(node) not in "fc"):

@@ -209,6 +209,7 @@ def case(key: jax.Array, x: jax.Array[float32], h: jax.Array[bfloat16], w: jax.A
     assert_type(eqx.nn.Linear(4, 3, dtype=jnp.bfloat16, key=key)(h), jax.Array[bfloat16])
     eqx.nn.Linear(4, 3, dtype=jnp.bfloat16, key=key)(x)  # E: promotion
     assert_type(eqx.nn.Embedding(10, 4, key=key)(token), jax.Array[float64])
+    assert_type(eqx.nn.Embedding(10, 4, key=key)(3), jax.Array[float64])
     assert_type(eqx.nn.Conv1d(4, 3, 2, key=key)(jnp.stack([w, w], axis=1)), jax.Array[float64])
     eqx.nn.Conv1d(4, 3, 2, key=key)(jnp.stack([x, x], axis=1))  # E: unsupported
     assert_type(eqx.nn.Dropout(0.5)(h, key=key), jax.Array[bfloat16])
