@@ -343,10 +343,29 @@ def render(jax: JaxInstall) -> dict[str, str]:
             if init in generated:  # a package's own module, generated above
                 continue
             text = src.read_text(encoding="utf-8") if src.is_file() else ""
+            package = ".".join([name, *init.split("/")[:-1]])
             files[f"{MYPY_DIR}/{name}/{init}"] = _mark_copy(
-                text, jax.version, f"{name}/{src.relative_to(root).as_posix()}"
+                _absolute_imports(text, package), jax.version, f"{name}/{src.relative_to(root).as_posix()}"
             )
     return dict(sorted(files.items()))
+
+
+def _absolute_imports(text: str, package: str) -> str:
+    """A copied ``__init__`` of ``package`` with its relative imports made
+    absolute (``from ._ad import x``, equinox's): the same to mypy, and
+    resolvable by ty and pyrefly, which check a ``--out`` tree inside a
+    project, where the copy's sibling modules are not.  Without relative
+    imports (or unparsable) the text is kept as it is."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    relative = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level]
+    if not relative:
+        return text
+    for node in relative:
+        node.module, node.level = syntax.absolute_module(node, package), 0
+    return ast.unparse(tree) + "\n"
 
 
 def _mark_copy(text: str, jax_version: str, rel: str) -> str:
