@@ -23,7 +23,7 @@ than its class's is known only when mypy checks both.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Final
 
 from mypy.nodes import (
     AssignmentStmt,
@@ -54,6 +54,8 @@ from . import errors, names
 from .dtypes import Builder, array_info, dtype_like
 
 __all__ = ["typed_layer_calls", "layer_call_hook", "is_module_field", "field_hook"]
+
+_DEFAULT: Final = "default"  # _param_of_call: the layer's parameters are in JAX's default float
 
 
 def typed_layer_calls() -> dict[str, str]:
@@ -177,7 +179,7 @@ def _dtype_position(layer: TypeInfo) -> int | None:
 
 def _param_of_call(call: CallExpr, layer: TypeInfo, builder: Builder) -> str | None:
     """The lattice node of the parameters of the layer ``call`` makes
-    (``DEFAULT``: JAX's default float); None: not known."""
+    (``_DEFAULT``: JAX's default float); None: not known."""
     if not isinstance(call.callee, RefExpr) or call.callee.fullname != layer.fullname:
         return None
     position = _dtype_position(layer)
@@ -187,19 +189,16 @@ def _param_of_call(call: CallExpr, layer: TypeInfo, builder: Builder) -> str | N
     if any(kind.is_star() for kind in call.arg_kinds):
         return None
     if "dtype" not in call.arg_names:
-        return DEFAULT
+        return _DEFAULT
     arg = call.args[call.arg_names.index("dtype")]
     if isinstance(arg, NameExpr) and arg.fullname == "builtins.None":
-        return DEFAULT
+        return _DEFAULT
     node = arg.node if isinstance(arg, RefExpr) else None
     typ = node.type if isinstance(node, Var) else None
     found = dtype_like(typ, builder) if typ is not None else None
     if not found or len(found) != 1 or found[0].kind not in ("type", "dtype") or found[0].weak:
         return None
     return found[0].node if found[0].node in lattice.STRONG else None
-
-
-DEFAULT = "default"  # _param_of_call: the layer's parameters are in JAX's default float
 
 
 def field_hook(owner: str, attribute: str, builder: Builder) -> Callable[[AttributeContext], Type]:
@@ -220,13 +219,11 @@ def field_hook(owner: str, attribute: str, builder: Builder) -> Callable[[Attrib
         if "made" not in memo:
             memo["made"] = _made(owner, attribute, declared.type, builder)
         made = memo["made"]
-        if made is None:
-            return ctx.default_attr_type
         no_dtype = builder.named(names.EQUINOX_NO_DTYPE)
-        param_info = builder.named(names.EQUINOX_DEFAULT_FLOAT) if made == DEFAULT else None
-        param = Instance(param_info, []) if param_info is not None else builder.marker(made)
-        if no_dtype is None or (made == DEFAULT and param_info is None):
+        default = builder.named(names.EQUINOX_DEFAULT_FLOAT)
+        if made is None or no_dtype is None or default is None:
             return ctx.default_attr_type
+        param = Instance(default, []) if made == _DEFAULT else builder.marker(made)
         return Instance(declared.type, [Instance(no_dtype, []), param])
 
     return hook

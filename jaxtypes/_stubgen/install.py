@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from jaxtypes._stubgen.record import DISTRIBUTION
+from jaxtypes._stubgen.record import DISTRIBUTION, STUB_PACKAGES
 
 __all__ = [
     "PACKAGES",
@@ -58,8 +58,7 @@ __all__ = [
     "dist_infos",
 ]
 
-# The top-level directories (flax's and equinox's when installed).
-PACKAGES: Final = ("jax-stubs", "jaxtypes-stubs", "flax-stubs", "equinox-stubs")
+PACKAGES: Final = STUB_PACKAGES  # the top-level directories (the layer libraries' when installed)
 DIST_PREFIX: Final = DISTRIBUTION.replace("-", "_") + "-"  # of its .dist-info directory
 LOCK: Final = ".jaxtypes-jax-stubs.lock"
 STAGING_PREFIX: Final = ".jaxtypes-jax-stubs-staging-"

@@ -231,9 +231,9 @@ def render(jax: JaxInstall) -> dict[str, str]:
     """{path relative to the output directory: content} for the installed JAX.
 
     The generated modules (``jax/_src/basearray.pyi``, JAX's function
-    modules, ``jaxtypes/_array.pyi``, and with a supported flax installed
-    ``flax/linen/__init__.pyi`` and ``flax/nnx/__init__.pyi``:
-    ``jaxtypes._stubgen.layer_stubs``) are laid out three times, in the form each checker resolves as an override
+    modules, ``jaxtypes/_array.pyi``, and with a supported flax or equinox
+    installed ``flax/linen/__init__.pyi``, ``flax/nnx/__init__.pyi`` and
+    ``equinox/nn/__init__.pyi``: ``jaxtypes._stubgen.layer_stubs``) are laid out three times, in the form each checker resolves as an override
     of part of an installed package without losing the rest of it:
 
     * ``jax-stubs/``, ``jaxtypes-stubs/`` (pyright, basedpyright: ``typings``

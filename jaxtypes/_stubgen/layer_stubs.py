@@ -1,14 +1,18 @@
-"""Stubs giving Flax's layers the dtype they return (``jaxtypes.layers``).
+"""Stubs giving Flax's and Equinox's layers (and Flax's pooling functions)
+the dtype they return (``jaxtypes.layers``).
 
-``flax.linen`` and ``flax.nnx`` re-export their layers from the modules that
-define them (``flax/linen/__init__.py`` is imports only).  The stub of such a
+``flax.linen``, ``flax.nnx`` and ``equinox.nn`` re-export their layers from
+the modules that define them (``flax/linen/__init__.py`` is imports only).  The stub of such a
 package (``render``) keeps its imports, made absolute, and declares each
 typed layer in place of its import: a subclass of the real class, generic in
 its computation dtype and its parameters' dtype, whose ``__init__``
 overloads read the ``dtype=`` and ``param_dtype=`` arguments and whose
 ``__call__`` (and ``Embed.attend``) overloads give the output dtype of
 ``jaxtypes.layers``' rule.  Everything else about the layer (its fields, its
-other methods) is the real class's, inherited.
+other methods) is the real class's, inherited.  An Equinox layer has one
+dtype, its parameters' (``dtype=``; left out, JAX's default float, given
+for x64 off as everywhere in the stubs); a pooling function is declared in
+place of its import with overloads for the dtypes it keeps.
 
 Only answers that hold with x64 on and off are typed (a float64 input or
 ``param_dtype=jnp.float64`` gives ``Array[Any]``), as are calls whose dtype
@@ -90,7 +94,7 @@ def render(install: LayerInstall) -> dict[str, str]:
 @dataclass(frozen=True)
 class LayerClass:
     """A layer re-exported by a package: its public name, the module defining
-    it (relative to flax's root), its rule in ``jaxtypes.layers.RULES``, and
+    it (relative to its library's root), its rule in ``jaxtypes.layers.RULES``, and
     the rule of its ``attend`` method, if typed."""
 
     name: str
@@ -246,16 +250,25 @@ def _dtype_argument(var: str) -> str:
     return f"{_MARKERS}.DtypeOf[{var}, _JaxtypesAny] | {_MARKERS}.DtypeValue[{var}] | type[{var}]"
 
 
-def _outputs_by_input(rule: str, param: str | None) -> dict[str, list[str]]:
+def _outputs_by_input(
+    rule: str, param: str | None, variants: tuple[lattice.Variant, ...] = (_X32, _X64)
+) -> dict[str, list[str]]:
     """{output node: the input nodes giving it} for ``param_dtype`` (None:
-    the dtype does not matter), over the inputs whose answer x64 does not change."""
+    left out), over the inputs whose answer is the same in ``variants`` (by
+    default x64 off and on: the answers x64 does not change)."""
     out: dict[str, list[str]] = {}
     for node in lattice.STRONG:
-        a = layers.result(rule, node, _X32, param_dtype=param)
-        b = layers.result(rule, node, _X64, param_dtype=param)
-        if a.node is not None and a.node == b.node:
-            out.setdefault(a.node, []).append(node)
+        answers = {layers.result(rule, node, v, param_dtype=param).node for v in variants}
+        answer = answers.pop() if len(answers) == 1 else None
+        if answer is not None:
+            out.setdefault(answer, []).append(node)
     return out
+
+
+def _x64_off_outputs(rule: str) -> dict[str, list[str]]:
+    """``_outputs_by_input`` with x64 off, the parameters in the default float
+    (Equinox's ``dtype`` left out)."""
+    return _outputs_by_input(rule, None, (_X32,))
 
 
 class _Qualifier(ast.NodeTransformer):
@@ -531,7 +544,7 @@ _FUNCTION_FAMILIES: Final = ("pool", "average")
 
 def _kept_inputs(rule: str) -> list[str]:
     """The input nodes a function of ``rule`` returns as they are, x64 on and off."""
-    return [n for n in lattice.STRONG if layers.result(rule, n, _X32).node == n == layers.result(rule, n, _X64).node]
+    return [result for result, inputs in _outputs_by_input(rule, None).items() if result in inputs]
 
 
 def _function_overloads(function: LayerFunction, tree: ast.Module, alias: str) -> list[ast.stmt]:
@@ -557,17 +570,6 @@ def _function_overloads(function: LayerFunction, tree: ast.Module, alias: str) -
     last = copy.deepcopy(declared)
     last.returns = parse_expr(anything)
     return [*out, _overload(last)]
-
-
-def _x64_off_outputs(rule: str) -> dict[str, list[str]]:
-    """{output node: the input nodes giving it} with x64 off, the parameters
-    in the default float (Equinox's ``dtype`` left out)."""
-    out: dict[str, list[str]] = {}
-    for node in lattice.STRONG:
-        got = layers.result(rule, node, _X32).node
-        if got is not None:
-            out.setdefault(got, []).append(node)
-    return out
 
 
 def _typed_cases(cls: str, rule: str, generic: bool) -> list[tuple[str, str | None, str]]:

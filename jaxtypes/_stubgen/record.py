@@ -21,6 +21,7 @@ __all__ = [
     "BASEARRAY",
     "MYPY_DIR",
     "SEARCH_DIR",
+    "STUB_PACKAGES",
     "OUT_DIRS",
     "LAYER_LIBRARIES",
     "LAYER_RECORDS",
@@ -39,13 +40,15 @@ DISTRIBUTION: Final = "jaxtypes-jax-stubs"  # the installed stub package (its .d
 BASEARRAY: Final = "_src/basearray.pyi"  # relative to the jax package
 MYPY_DIR: Final = ".mypy-path"  # regular packages, for mypy's mypy_path
 SEARCH_DIR: Final = ".search-path"  # the generated modules alone, for pyrefly
-# The top-level directories of a `--out` tree (jaxtypes._stubgen.jax_stubs.render).
-OUT_DIRS: Final = ("jax-stubs", "jaxtypes-stubs", "flax-stubs", "equinox-stubs", MYPY_DIR, SEARCH_DIR)
-
-_RECORD: Final = re.compile(re.escape(MARK) + r" \(jaxtypes (?P<jaxtypes>\S+), JAX (?P<jax>\S+)\)")
 # {library: the releases whose layers the stubs type (jaxtypes._stubgen.layer_stubs)}:
 # those tests/test_layer_rules.py ran and the typecheck cases check.
 LAYER_LIBRARIES: Final = {"flax": ("0.12.8",), "equinox": ("0.13.8",)}
+# The stub packages (jax's and jaxtypes', the layer libraries' when installed).
+STUB_PACKAGES: Final = ("jax-stubs", "jaxtypes-stubs", *(f"{library}-stubs" for library in LAYER_LIBRARIES))
+# The top-level directories of a `--out` tree (jaxtypes._stubgen.jax_stubs.render).
+OUT_DIRS: Final = (*STUB_PACKAGES, MYPY_DIR, SEARCH_DIR)
+
+_RECORD: Final = re.compile(re.escape(MARK) + r" \(jaxtypes (?P<jaxtypes>\S+), JAX (?P<jax>\S+)\)")
 # {library: its generated module whose second line records the release it was made for}
 LAYER_RECORDS: Final = {"flax": "linen/__init__.pyi", "equinox": "nn/__init__.pyi"}
 _LIBRARY: Final = re.compile(r"\((?P<library>" + "|".join(LAYER_LIBRARIES) + r") (?P<version>[^)\s]+)\)")
