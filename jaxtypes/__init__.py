@@ -25,6 +25,7 @@ from jaxtypes import _jax_array as _jax_array  # noqa: E402
 if TYPE_CHECKING:  # the names, for type checkers; at runtime they load on first use
     from jaxtypes import typing as typing
     from jaxtypes._array import Array
+    from jaxtypes.dtype_check import DtypeCheckError, check_dtypes
     from jaxtypes.markers import *  # noqa: F403  (the markers: bool_, float32, weak_int ...)
     from jaxtypes.promote import promote_dtype
     from jaxtypes.promotion import (
@@ -42,6 +43,8 @@ from jaxtypes.lattice import MARKER_NAME as _MARKER_NAME
 # ``import jaxtypes.lattice`` (the mypy plugin's import) free of numpy.
 _SUBMODULE_OF: Final = {
     "Array": "jaxtypes._array",
+    "DtypeCheckError": "jaxtypes.dtype_check",
+    "check_dtypes": "jaxtypes.dtype_check",
     **dict.fromkeys(
         ("TypePromotionError", "canonicalize_dtype", "dtype", "is_weakly_typed", "promote_types", "result_type"),
         "jaxtypes.promotion",
@@ -77,6 +80,7 @@ from jaxtypes._version import __version__ as __version__  # noqa: E402
 
 __all__ = [
     "Array",
+    "DtypeCheckError",
     "TypePromotionError",
     "bfloat16",
     "bool_",
@@ -114,6 +118,7 @@ __all__ = [
     "weak_float",
     "weak_int",
     "canonicalize_dtype",
+    "check_dtypes",
     "config",
     "dtype",
     "enable_x64",

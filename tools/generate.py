@@ -269,6 +269,16 @@ def _context_cases_every_function() -> str:
     return context_cases.render(expressions, context_cases.FUNCTION_INPUTS, "typecheck_cases/functions/standard-x32.py")
 
 
+@file_set("dtype-check-cases", "typecheck_cases/dtype_checks", "*.py")
+def _dtype_check_cases() -> Mapping[str, str]:
+    """typecheck_cases/dtype_checks/: programs on which the runtime dtype check
+    and each checker must agree (tools/cases/dtype_check_cases.py);
+    ``jaxtyping_names.py`` is for mypy with the plugin only."""
+    from tools.cases import dtype_check_cases
+
+    return {"agreement.py": dtype_check_cases.render(), "jaxtyping_names.py": dtype_check_cases.render_plugin()}
+
+
 # ---------------------------------------------------------------- sections
 def replace_section(text: str, name: str, content: str) -> str | None:
     """``text`` with the section ``name`` holding ``content``; None when the
