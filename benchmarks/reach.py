@@ -2,7 +2,8 @@
 
 Run by hand, from the checkout's root: ``python -m benchmarks.reach [--corpus NAME ...] [--checkers ...] [--stubs DIR] [--json]``;
 ``--stubs DIR --compare-times --repeat 5 [--instructions]`` compares each
-checker with and without the stubs (below).
+checker with and without the stubs (below); ``--corpus-dir DIR ...`` measures
+other code the same way (each file's ``main()`` run under ``jax.jit``).
 
 Two corpora, measured and reported separately (``--corpus``, default both):
 ``benchmarks/reach_corpus/*.py``, dense mixed-dtype model and training code
@@ -54,8 +55,10 @@ import os
 import re
 import shutil
 import statistics
+import sys
 import tempfile
 import time
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, cast
@@ -69,7 +72,7 @@ os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0 --xla_llv
 
 from jaxtypes import lattice  # noqa: E402
 from jaxtypes.lattice import MARKER_NAME  # noqa: E402
-from tools.checkers import MYPY_PLUGIN, command, execute, launch, revealed, stage  # noqa: E402
+from tools.checkers import MYPY_PLUGIN, Errors, command, execute, launch, reported_errors, revealed, stage  # noqa: E402
 
 CHECKERS = ("mypy", MYPY_PLUGIN, "pyright", "basedpyright", "pyrefly", "ty")
 NODE_OF_MARKER = {marker: node for node, marker in MARKER_NAME.items()}
@@ -212,14 +215,16 @@ def collect_truth(files: dict[str, str], execute: bool = True, directory: Path =
 
         tree = _Instrument().visit(ast.parse(source))
         ast.fix_missing_locations(tree)
-        module: dict[str, Any] = {
-            "__name__": f"{directory.name}.{Path(name).stem}",
-            "__file__": str(directory / name),
-            RECORD: record,
-        }
-        # dont_inherit: the file's own __future__ imports, not this module's
-        # (string annotations would make its dataclasses look it up in sys.modules).
+        # A module in sys.modules while it runs: a dataclass with string
+        # annotations (``from __future__ import annotations``) looks its module up there.
+        as_module = types.ModuleType(f"{directory.name}.{Path(name).stem}")
+        module: dict[str, Any] = as_module.__dict__
+        module.update({"__file__": str(directory / name), RECORD: record})
+        sys.modules[as_module.__name__] = as_module
+        # dont_inherit: the file's own __future__ imports, not this module's.
         exec(compile(tree, str(directory / name), "exec", dont_inherit=True), module)
+        if "main" not in module:
+            continue  # a module of the corpus the others' main() use (--corpus-dir)
         # JAX leaves these partly unannotated (block_until_ready, jit's and
         # eval_shape's bare Callable).
         if execute:
@@ -237,6 +242,9 @@ def collect_truth(files: dict[str, str], execute: bool = True, directory: Path =
 
 
 # -------------------------------------------------------------- checkers
+_REVEAL_IMPORT = "from typing_extensions import reveal_type"
+
+
 def stage_reveals(files: dict[str, str], sites: set[Site]) -> tuple[dict[str, str], dict[tuple[str, int], Site]]:
     """Copies of ``files`` with ``reveal_type(name)`` after each site's
     statement, and which site each staged line reveals."""
@@ -258,11 +266,11 @@ def stage_reveals(files: dict[str, str], sites: set[Site]) -> tuple[dict[str, st
         import_after = max(future, default=0)
         out: list[str] = []
         if import_after == 0:
-            out.append("from typing_extensions import reveal_type")
+            out.append(_REVEAL_IMPORT)
         for n, text in enumerate(lines, 1):
             out.append(text)
             if n == import_after:
-                out.append("from typing_extensions import reveal_type")
+                out.append(_REVEAL_IMPORT)
             for reveal, site in after.get(n, ()):
                 out.append(reveal)
                 where[name, len(out)] = site
@@ -297,6 +305,9 @@ class CheckerReach:
     unknown_sites: list[tuple[str, int, str, str]] = field(  # (file, line, name, revealed)
         default_factory=list[tuple[str, int, str, str]]
     )
+    errors: list[tuple[str, int, str]] = field(  # (file, line of the corpus, the checker's message)
+        default_factory=list[tuple[str, int, str]]
+    )
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -310,6 +321,7 @@ class CheckerReach:
             "unknown": dict(sorted(self.unknown.items(), key=lambda kv: -kv[1])),
             "unknown_sites": [{"file": f, "line": n, "name": x, "checker": c} for f, n, x, c in self.unknown_sites],
             "wrong": [{"file": f, "line": n, "name": x, "checker": c, "jax": j} for f, n, x, c, j in self.wrong],
+            "errors": [{"file": f, "line": n, "message": m} for f, n, m in self.errors],
         }
 
 
@@ -360,7 +372,30 @@ def check(checker: str, truth: Truth, files: dict[str, str], stubs: Path | None,
             times.append(time.perf_counter() - start)
         seconds = statistics.median(times)
         reveals = revealed(checker, out, root)
-    return score(checker, truth, reveals, where, seconds)
+        errors = reported_errors(checker, out, root)
+    result = score(checker, truth, reveals, where, seconds)
+    result.errors = corpus_errors(staged, where, errors)
+    return result
+
+
+def corpus_errors(
+    staged: dict[str, str], where: dict[tuple[str, int], Site], errors: Errors
+) -> list[tuple[str, int, str]]:
+    """The errors reported on the staged files, at the corpus's own lines (the
+    staged copies have a reveal_type line after each site and one import)."""
+    out: list[tuple[str, int, str]] = []
+    for name, text in staged.items():
+        original = 0
+        line_of: dict[int, int] = {}
+        for n, line in enumerate(text.splitlines(), 1):
+            if (name, n) in where or line == _REVEAL_IMPORT:
+                continue
+            original += 1
+            line_of[n] = original
+        for (path, n), found in sorted(errors.items()):
+            if path == name and n in line_of:
+                out += [(name, line_of[n], str(e)) for e in found]
+    return out
 
 
 def compare_times(checker: str, truth: Truth, files: dict[str, str], stubs: Path, repeat: int) -> tuple[float, float]:
@@ -444,12 +479,15 @@ def table_head(columns: list[str], more: tuple[str, ...] = ()) -> str:
 
 
 def table(results: list[CheckerReach]) -> str:
-    rows = ["| checker | intermediates | known | known % | correct of known | seconds |", "|---|---|---|---|---|---|"]
+    rows = [
+        "| checker | intermediates | known | known % | correct of known | error lines | seconds |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in results:
         rows.append(
             f"| {r.checker} | {r.intermediates} | {r.known} | "
             f"{100 * r.known / max(r.intermediates, 1):.1f}% | {r.correct}/{r.known} | "
-            f"{r.seconds:.1f} |"
+            f"{len({(f, n) for f, n, _ in r.errors})} | {r.seconds:.1f} |"
         )
     for r in results:
         if r.missing:
@@ -457,6 +495,9 @@ def table(results: list[CheckerReach]) -> str:
         if r.wrong:
             rows.append(f"\n{r.checker} wrong ({len(r.wrong)}):")
             rows += [f"  {f}:{n} {x}: checker {c}, JAX {j}" for f, n, x, c, j in r.wrong]
+        if r.errors:
+            rows.append(f"\n{r.checker} errors ({len(r.errors)}):")
+            rows += [f"  {f}:{n}: {m}" for f, n, m in r.errors]
     return "\n".join(rows)
 
 
@@ -482,6 +523,15 @@ def main(argv: list[str] | None = None) -> int:
         default=list(CORPORA),
         choices=list(CORPORA),
         help="which corpora to measure, each reported apart (default: both)",
+    )
+    parser.add_argument(
+        "--corpus-dir",
+        nargs="+",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="measure these directories of code instead (each .py file's main() runs under jax.jit; "
+        "a file without main() is left unrun)",
     )
     parser.add_argument("--checkers", nargs="+", default=list(CHECKERS), choices=CHECKERS)
     parser.add_argument(
@@ -511,11 +561,15 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.repeat < 1:
         parser.error(f"--repeat {args.repeat}: must be at least 1")
-    several = len(args.corpus) > 1
+    for directory in args.corpus_dir:
+        if not any(directory.glob("*.py")):
+            parser.error(f"--corpus-dir {directory}: no .py files there")
+    corpora = {d.name: d for d in args.corpus_dir} if args.corpus_dir else {c: CORPORA[c] for c in args.corpus}
+    several = len(corpora) > 1
     reports: list[dict[str, Any]] = []
-    for corpus in args.corpus:
-        files = corpus_files(CORPORA[corpus])
-        truth = collect_truth(files, directory=CORPORA[corpus])
+    for corpus, directory in corpora.items():
+        files = corpus_files(directory)
+        truth = collect_truth(files, directory=directory)
         if several and not args.json:
             print(f"\n## {corpus}\n")
         if args.compare_times:

@@ -121,6 +121,15 @@ def test_staged_reveals_point_at_their_sites() -> None:
     assert lines[key[1] - 2] == "         1)"
 
 
+def test_errors_on_staged_copies_are_reported_at_the_corpus_lines() -> None:
+    source = '"""doc"""\nfrom __future__ import annotations\n\ndef f(x):\n    y = (x +\n         1)\n    return y\n'
+    staged, where = reach.stage_reveals({"m.py": source}, {("m.py", 5, "y")})
+    lines = staged["m.py"].splitlines()
+    at_return = lines.index("    return y") + 1  # 9 in the staged copy: an import and a reveal before it
+    errors = {("m.py", at_return): ["an error [code]"], ("other.py", 1): ["elsewhere [code]"]}
+    assert reach.corpus_errors(staged, where, errors) == [("m.py", 7, "an error [code]")]  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     "text, node",
     [
