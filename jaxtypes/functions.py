@@ -249,7 +249,7 @@ _TO_COMPLEX: Final = {"complex64": "complex64", "complex128": "complex128", "flo
 
 
 def _to_complex(rule: Rule, inputs: Inputs, v: Variant, dtype: str | None) -> Outcome:
-    """Real -> complex (fft): made inexact, then complex64 (complex128 from float64)."""
+    """Real -> complex (rfft): made inexact, then complex64 (complex128 from float64)."""
     first = _inexact(rule, inputs, v, None)
     if first.node is None:
         return first
@@ -257,6 +257,23 @@ def _to_complex(rule: Rule, inputs: Inputs, v: Variant, dtype: str | None) -> Ou
     if lattice.kind(out) != "c" and out not in ("float16", "bfloat16", "float32", "float64"):
         return _unsupported("this function (no complex dtype for it)", out)
     return Outcome(marker_node(_TO_COMPLEX.get(out, "complex64"), weak and rule.keep_weak))
+
+
+# fft, ifft (and 2-d, n-d) of any input: a complex input keeps its dtype, a
+# 64-bit one gives complex128, every other (bool, ints, the small floats,
+# float16, bfloat16, float32) complex64, strongly typed (JAX's answers,
+# tools/data).  Unlike ``complex`` (rfft), nothing is refused.
+_COMPLEX_OF_64_BITS: Final = frozenset({"int64", "uint64", "float64", "complex128"})
+
+
+def _fft(rule: Rule, inputs: Inputs, v: Variant, dtype: str | None) -> Outcome:
+    """Any input -> complex: complex128 from a 64-bit input, else complex64."""
+    got = _promoted(rule, inputs, v)
+    if isinstance(got, Outcome):
+        return got
+    out, weak = got
+    result = "complex128" if out in _COMPLEX_OF_64_BITS else "complex64"
+    return _refused(rule, out) or Outcome(marker_node(result, weak and rule.keep_weak))
 
 
 def _equal(rule: Rule, inputs: Inputs, v: Variant, dtype: str | None) -> Outcome:
@@ -304,7 +321,8 @@ FAMILIES: Final[dict[str, Callable[[Rule, Inputs, Variant, "str | None"], Outcom
     "dtype": _dtype,  # dtype= decides, with its default
     "like": _like,  # dtype= decides, else the input's (asarray, zeros_like)
     "real": _to_real,  # complex -> real component
-    "complex": _to_complex,  # real -> complex (fft)
+    "complex": _to_complex,  # real -> complex (rfft)
+    "fft": _fft,  # any -> complex (fft, ifft)
     "equal": _equal,  # lax: equal dtypes required
     "operator": _operator,  # as a Python operator on arrays (jaxtypes.ops)
     "key": _key,  # PRNG keys

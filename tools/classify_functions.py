@@ -62,6 +62,7 @@ FAMILIES = (
     "like",
     "real",
     "complex",
+    "fft",
     "equal",
     "operator",
     "key",
@@ -296,8 +297,8 @@ def bases(family: str, data: Sequence[Answer]) -> Iterable[Rule]:
     elif family == "not_an_array":
         if any(a.truth == ("ok", functions.NOT_AN_ARRAY) for a in data):
             yield Rule(family)
-    elif family in ("mean", "sum", "complex"):
-        for keep in weak if family == "complex" else (True,):
+    elif family in ("mean", "sum", "complex", "fft"):
+        for keep in weak if family in ("complex", "fft") else (True,):
             yield Rule(family, keep_weak=keep)
     elif family == "fixed":
         for spec, chosen in itertools.product(_dtype_specs(data), (None, ())):
