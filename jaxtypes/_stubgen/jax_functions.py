@@ -304,6 +304,12 @@ def _plan(name: str, fn: ast.FunctionDef) -> _Plan | None:
         return _Plan(rule, kind, None, None, tuple(p.arg for p in all_params(fn)))
     if kind in ("xy", "cxy") and rule.family in _PAIR_FAMILIES:
         return _pair_plan(rule, kind, fn, params)
+    if kind == "n" and dtype_param is None and rule.family == "dtype":
+        # hanning(M): the default float, when only ints are passed (not
+        # kaiser(M, beta), whose beta the oracle's probes leave at a Python float)
+        if all(p.annotation is not None and ast.unparse(p.annotation) == "int" for p in all_params(fn)):
+            return _Plan(rule, kind, None, None)
+        return None
     if rule.family == "key" and kind in ("k", "n"):
         key = (params[0].arg,) if params and kind == "k" else ()
         return _Plan(rule, kind, None, None, key)
@@ -419,7 +425,7 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
         return _key_overloads(plan, fn, tables, ret)
     if plan.kind in ("xy", "cxy"):
         return _pair_overloads(plan, fn, tables, ret)
-    if plan.input_param is None and plan.dtype_param is None and rule.family == "fixed":
+    if plan.input_param is None and plan.dtype_param is None and rule.family in ("fixed", "dtype"):
         fixed = _result(rule, (), tables.v)
         return [_with(fn, {}, ret.format(f"Array[{MARKERS}.{_m(fixed)}]"))] if fixed else []
     takes_dtype = "dtype" in {p.arg for p in all_params(fn)} and rule.family in functions.DTYPE_FAMILIES
