@@ -436,6 +436,7 @@ FAMILY_ROWS = {
     "promotes, then inexact": {"inexact"},
     "inexact, strong": {"mean", "inexact"},
     "real component": {"real"},
+    "to complex": {"fft", "complex"},
     "sum-like": {"sum"},
     "`dtype=` decides": {"dtype"},
     "like an input": {"like"},
