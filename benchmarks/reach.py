@@ -245,6 +245,14 @@ def collect_truth(files: dict[str, str], execute: bool = True, directory: Path =
 _REVEAL_IMPORT = "from typing_extensions import reveal_type"
 
 
+def _reveal_import_after(source: str) -> int:
+    """The line after which the staged copy imports reveal_type: the last
+    ``from __future__`` import's, or 0 (the import comes first)."""
+    tree = ast.parse(source)
+    future = [n.end_lineno or n.lineno for n in tree.body if isinstance(n, ast.ImportFrom) and n.module == "__future__"]
+    return max(future, default=0)
+
+
 def stage_reveals(files: dict[str, str], sites: set[Site]) -> tuple[dict[str, str], dict[tuple[str, int], Site]]:
     """Copies of ``files`` with ``reveal_type(name)`` after each site's
     statement, and which site each staged line reveals."""
@@ -259,11 +267,7 @@ def stage_reveals(files: dict[str, str], sites: set[Site]) -> tuple[dict[str, st
                     after.setdefault(a.end_line, []).append(
                         (f"{a.indent}reveal_type({target})", (name, a.line, target))
                     )
-        tree = ast.parse(source)
-        future = [
-            n.end_lineno or n.lineno for n in tree.body if isinstance(n, ast.ImportFrom) and n.module == "__future__"
-        ]
-        import_after = max(future, default=0)
+        import_after = _reveal_import_after(source)
         out: list[str] = []
         if import_after == 0:
             out.append(_REVEAL_IMPORT)
@@ -374,21 +378,22 @@ def check(checker: str, truth: Truth, files: dict[str, str], stubs: Path | None,
         reveals = revealed(checker, out, root)
         errors = reported_errors(checker, out, root)
     result = score(checker, truth, reveals, where, seconds)
-    result.errors = corpus_errors(staged, where, errors)
+    result.errors = corpus_errors(files, staged, where, errors)
     return result
 
 
 def corpus_errors(
-    staged: dict[str, str], where: dict[tuple[str, int], Site], errors: Errors
+    files: dict[str, str], staged: dict[str, str], where: dict[tuple[str, int], Site], errors: Errors
 ) -> list[tuple[str, int, str]]:
-    """The errors reported on the staged files, at the corpus's own lines (the
-    staged copies have a reveal_type line after each site and one import)."""
+    """The errors reported on the staged copies of ``files``, at the files' own
+    lines (a copy has a reveal_type line after each site and one import)."""
     out: list[tuple[str, int, str]] = []
     for name, text in staged.items():
+        inserted_import = _reveal_import_after(files[name]) + 1  # its line in the copy
         original = 0
         line_of: dict[int, int] = {}
-        for n, line in enumerate(text.splitlines(), 1):
-            if (name, n) in where or line == _REVEAL_IMPORT:
+        for n in range(1, len(text.splitlines()) + 1):
+            if (name, n) in where or n == inserted_import:
                 continue
             original += 1
             line_of[n] = original

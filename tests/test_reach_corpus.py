@@ -122,12 +122,25 @@ def test_staged_reveals_point_at_their_sites() -> None:
 
 
 def test_errors_on_staged_copies_are_reported_at_the_corpus_lines() -> None:
-    source = '"""doc"""\nfrom __future__ import annotations\n\ndef f(x):\n    y = (x +\n         1)\n    return y\n'
-    staged, where = reach.stage_reveals({"m.py": source}, {("m.py", 5, "y")})
+    # (the file imports reveal_type itself too: only the staged copy's own import is left out)
+    source = (
+        '"""doc"""\nfrom __future__ import annotations\nfrom typing_extensions import reveal_type\n'
+        "def f(x):\n    y = (x +\n         1)\n    return y\n"
+    )
+    files = {"m.py": source}
+    staged, where = reach.stage_reveals(files, {("m.py", 5, "y")})
     lines = staged["m.py"].splitlines()
     at_return = lines.index("    return y") + 1  # 9 in the staged copy: an import and a reveal before it
-    errors = {("m.py", at_return): ["an error [code]"], ("other.py", 1): ["elsewhere [code]"]}
-    assert reach.corpus_errors(staged, where, errors) == [("m.py", 7, "an error [code]")]  # type: ignore[arg-type]
+    at_import = len(lines) - lines[::-1].index("from typing_extensions import reveal_type")  # the file's own
+    errors = {
+        ("m.py", at_return): ["an error [code]"],
+        ("m.py", at_import): ["unused [code]"],
+        ("other.py", 1): ["elsewhere [code]"],
+    }
+    assert reach.corpus_errors(files, staged, where, errors) == [  # type: ignore[arg-type]
+        ("m.py", 3, "unused [code]"),
+        ("m.py", 7, "an error [code]"),
+    ]
 
 
 @pytest.mark.parametrize(
