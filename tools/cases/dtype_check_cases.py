@@ -60,8 +60,8 @@ def _marker(node: str) -> str:
     return node if node == "Any" else lattice.MARKER_NAME[node]
 
 
-def _annotation(node: str, array: str = "Array") -> str:
-    return array if node == "" else f"{array}[{_marker(node)}]"
+def _annotation(node: str) -> str:
+    return "Array" if node == "" else f"Array[{_marker(node)}]"
 
 
 def _suffix(node: str) -> str:
@@ -80,10 +80,7 @@ ARRAY_VALUES: Final = tuple(_array(n) for n in STRONG_VALUES) + tuple(WEAK_VALUE
 
 
 def _checked_functions() -> list[str]:
-    out: list[str] = []
-    for node in DECLARED:
-        out.append(f"@check_dtypes\ndef takes_{_suffix(node)}(x: {_annotation(node)}) -> None:\n    del x\n")
-    return out
+    return [f"@check_dtypes\ndef takes_{_suffix(n)}(x: {_annotation(n)}) -> None:\n    del x\n" for n in DECLARED]
 
 
 def _call(function: str, *values: str) -> str:
