@@ -91,6 +91,11 @@ class LayerRule(NamedTuple):
     real_statistics: bool = False
 
 
+# Layers of several input arrays, each projected by the layer's parameters
+# (Equinox's attention: query, key and value): how many, in order.  An
+# answer holds when every input alone gives it (JAX's promotion is a join).
+INPUTS: Final[Mapping[str, int]] = {"equinox.nn.MultiheadAttention": 3}
+
 _FLAX = LayerRule("flax")
 _EQX = "f"
 EQX_CONVOLUTIONS: Final = tuple(f"{conv}{n}d" for conv in ("Conv", "ConvTranspose") for n in (1, 2, 3))

@@ -97,21 +97,31 @@ def layer_call_hook(rule_name: str, v: Variant, builder: Builder) -> Callable[[M
         try:
             param = _param(layer)
             if family == "param":  # an embedding: its table's dtype, whatever the index
-                node: str | None = lattice.BOOL
+                nodes = [lattice.BOOL]
             else:
-                node = _input(ctx.arg_types[0], builder) if ctx.arg_types else None
+                count = layers.INPUTS.get(rule_name, 1)
+                if len(ctx.arg_types) < count or not all(ctx.arg_types[:count]):
+                    raise LookupError
+                nodes = [_input(types, builder) for types in ctx.arg_types[:count]]
         except LookupError:
             return builder.any_array(result)
-        if node is None or (family == "to_float" and lattice.kind(node) not in "fc"):
+        if family == "to_float" and lattice.kind(nodes[0]) not in "fc":
             # (Dropout returns an integer input as it is in inference mode)
             return builder.any_array(result)
-        out = layers.result(rule_name, node, v, param_dtype=param)
-        if out.node is None:
-            if out.error is not None:
-                code = errors.JAX_PROMOTION if out.error == "promotion" else errors.JAX_UNSUPPORTED
-                ctx.api.fail(f"{rule_name.rpartition('.')[2]}: {out.message}", ctx.context, code=code)
+        # Each input goes through the layer's parameters (an attention's query,
+        # key and value, each projected): one answer for all, or none.
+        outs = [layers.result(rule_name, node, v, param_dtype=param) for node in nodes]
+        answers: set[str] = set()
+        for out in outs:
+            if out.node is None:
+                if out.error is not None:
+                    code = errors.JAX_PROMOTION if out.error == "promotion" else errors.JAX_UNSUPPORTED
+                    ctx.api.fail(f"{rule_name.rpartition('.')[2]}: {out.message}", ctx.context, code=code)
+                return builder.any_array(result)
+            answers.add(out.node)
+        if len(answers) != 1:
             return builder.any_array(result)
-        return builder.array_of(result, [out.node])
+        return builder.array_of(result, [answers.pop()])
 
     return hook
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import itertools
 import shutil
 import sys
 import typing
@@ -91,6 +92,35 @@ def test_the_equinox_scenarios_hold_when_run(monkeypatch: pytest.MonkeyPatch) ->
         module.with_state(x, None)  # (a normalization given any state returns it)
 
     _run_scenario(EQUINOX_SCENARIO, monkeypatch, run)
+
+
+@needs_flax  # (equinox is installed with flax, from Python 3.11)
+def test_attention_of_mixed_inputs_gives_what_each_alone_gives() -> None:
+    """Equinox's MultiheadAttention is typed where its query, key and value
+    each alone give one dtype (the stubs' overloads, the plugin): equinox
+    gives that dtype for every such mix (the layer oracle calls it with one
+    array thrice)."""
+    import equinox as eqx
+    import jax
+    import jax.numpy as jnp
+
+    from jaxtypes import lattice
+
+    v = lattice.variant("standard", False)
+    inputs = ("bfloat16", "float16", "float32", "int8")
+    checked = 0
+    for param in (None, "bfloat16", "float16", "float32"):
+        layer = eqx.nn.MultiheadAttention(
+            1, 4, dtype=None if param is None else jnp.dtype(param), key=jax.random.key(0)
+        )
+        for triple in itertools.product(inputs, repeat=3):
+            alone = {layers.result("equinox.nn.MultiheadAttention", n, v, param_dtype=param).node for n in triple}
+            if len(alone) != 1:
+                continue  # typed as Array[Any]
+            query, key, value = (jnp.ones((2, 4), n) for n in triple)
+            assert str(layer(query, key, value).dtype) == alone.pop(), (param, triple)
+            checked += 1
+    assert checked > 64  # more than the calls of one array thrice
 
 
 def test_every_typed_layer_has_a_rule_checked_against_its_library() -> None:
@@ -220,6 +250,10 @@ def case(key: jax.Array, x: jax.Array[float32], h: jax.Array[bfloat16], w: jax.A
     assert_type(jax.vmap(block.norm)(jnp.stack([h, h])), jax.Array[bfloat16])
     assert_type(block.loose(x), jax.Array[Any])
     assert_type(block.either(w), jax.Array[Any])
+    attention = eqx.nn.MultiheadAttention(1, 4, dtype=jnp.bfloat16, key=key)
+    hs, xs = jnp.stack([h, h]), jnp.stack([x, x])
+    assert_type(attention(hs, hs, hs), jax.Array[bfloat16])
+    attention(hs, xs, xs)  # E: promotion
 """
 
 
@@ -273,7 +307,7 @@ def test_the_command_says_what_it_does_for_the_installed_layer_libraries(
     said = capsys.readouterr().out.splitlines()
     assert said[-2:] == [
         "flax 0.12.8: the layers of flax.linen, flax.nnx are typed (24 classes, 5 functions)",
-        "equinox 0.13.8: the layers of equinox.nn are typed (13 classes)",
+        "equinox 0.13.8: the layers of equinox.nn are typed (14 classes)",
     ], said
     assert (tmp_path / "typings" / "flax-stubs" / "linen" / "__init__.pyi").is_file()
     assert (tmp_path / "typings" / "equinox-stubs" / "nn" / "__init__.pyi").is_file()

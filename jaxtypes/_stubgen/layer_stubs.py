@@ -29,7 +29,7 @@ import ast
 import copy
 import re
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -169,8 +169,9 @@ _FLAX_PACKAGES: Final[Mapping[str, tuple[str, Typed]]] = {
         ),
     ),
 }
-# The same for equinox.  (MultiheadAttention is not typed: its query, key and
-# value are three arrays, which one input TypeVar cannot type soundly.)
+# The same for equinox.  MultiheadAttention's query, key and value each take
+# the input's type of an overload (layers.INPUTS): the overload's answer is
+# each one's alone, and so theirs together (JAX's promotion is a join).
 _EQUINOX_PACKAGES: Final[Mapping[str, tuple[str, Typed]]] = {
     "nn/__init__.py": (
         "equinox.nn",
@@ -181,6 +182,7 @@ _EQUINOX_PACKAGES: Final[Mapping[str, tuple[str, Typed]]] = {
             _eqx("Embedding", "embedding"),
             *(_eqx(n, "normalisation") for n in ("LayerNorm", "RMSNorm", "GroupNorm")),
             _eqx("Dropout", "dropout"),
+            _eqx("MultiheadAttention", "attention"),
         ),
     )
 }
@@ -455,17 +457,26 @@ def _as_new(init: ast.FunctionDef) -> ast.FunctionDef:
     return fn
 
 
-def _input_name(fn: ast.FunctionDef) -> ast.arg:
-    return positional_params(fn)[1]
+def _inputs(fn: ast.FunctionDef, count: int = 1) -> list[ast.arg]:
+    """The layer's input arrays: the positional parameters after self."""
+    return positional_params(fn)[1 : 1 + count]
 
 
 def _overload_of(
-    call: ast.FunctionDef, self_type: str, input_type: str | None, result: str | None, absent: tuple[str, ...] = ()
+    call: ast.FunctionDef,
+    self_type: str,
+    input_type: str | None,
+    result: str | None,
+    absent: tuple[str, ...] = (),
+    inputs: Sequence[int] = (0,),
 ) -> ast.FunctionDef:
+    """An overload of ``call`` whose inputs at the positions ``inputs`` take ``input_type``."""
     fn = copy.deepcopy(call)
     _set_self(fn, self_type)
     if input_type is not None:
-        _input_name(fn).annotation = parse_expr(input_type)
+        params = _inputs(fn, max(inputs) + 1)
+        for i in inputs:
+            params[i].annotation = parse_expr(input_type)
     for a in all_params(fn):
         if a.arg in absent:
             a.annotation = ast.Constant(None)
@@ -489,10 +500,15 @@ def _call_overloads(
     ``Array[Any]`` (or, taking a state, what it declares)."""
     anything = f"{_JAX_ARRAY}[_JaxtypesAny]"
     array_call = next((c for c in calls if not _takes_state(c)), calls[0])
-    typed = [
-        _overload_of(array_call, self_type, input_type, result, absent)
-        for self_type, input_type, result in _typed_cases(cls, rule, generic)
-    ]
+    count = layers.INPUTS.get(rule, 1)
+    typed: list[ast.FunctionDef] = []
+    for self_type, input_type, result in _typed_cases(cls, rule, generic):
+        if input_type == _UNKNOWN_INPUT and count > 1:
+            # any one input of unknown dtype: each its own overload (one
+            # TypeVar for all would have to match every input)
+            typed += [_overload_of(array_call, self_type, input_type, result, absent, (i,)) for i in range(count)]
+        else:
+            typed.append(_overload_of(array_call, self_type, input_type, result, absent, tuple(range(count))))
     return typed + [_overload_of(call, cls, None, None if _takes_state(call) else anything) for call in calls]
 
 
@@ -572,6 +588,9 @@ def _function_overloads(function: LayerFunction, tree: ast.Module, alias: str) -
     return [*out, _overload(last)]
 
 
+_UNKNOWN_INPUT: Final = f"{_JAX_ARRAY}[_JaxtypesUnknownT]"
+
+
 def _typed_cases(cls: str, rule: str, generic: bool) -> list[tuple[str, str | None, str]]:
     """(self type, input type or None for the declared one, result) of each
     typed overload, in the order a checker must try them."""
@@ -580,7 +599,7 @@ def _typed_cases(cls: str, rule: str, generic: bool) -> list[tuple[str, str | No
     anything = f"{_JAX_ARRAY}[_JaxtypesAny]"
     # An input of unknown dtype (Array[Any]) matches only its own overloads
     # (mypy takes the first overload an Array[Any] matches, whatever the others say).
-    unknown_input = f"{_JAX_ARRAY}[_JaxtypesUnknownT]"
+    unknown_input = _UNKNOWN_INPUT
     if not generic:
         # Dropout: the input's dtype, for a float or complex input (Equinox's
         # returns an integer input as it is in inference mode, else as a float:

@@ -58,6 +58,15 @@ def layers(
     assert_type(eqx.nn.Dropout(0.5)(h, key=k2), jax.Array[bfloat16])
     # an integer input is returned as it is in inference mode, else as a float
     assert_type(eqx.nn.Dropout(0.5, inference=True)(token), jax.Array[Any])
+    # attention: the query, key and value each go through the parameters, so
+    # an answer holds where each alone gives it (mixed, here: Array[Any])
+    attention = eqx.nn.MultiheadAttention(1, 5, key=k1)
+    assert_type(attention(seq, seq, seq), jax.Array[float32])
+    low = seq.astype(jnp.bfloat16)
+    half = eqx.nn.MultiheadAttention(1, 5, dtype=jnp.bfloat16, key=k1)
+    assert_type(half(low, low, low), jax.Array[bfloat16])
+    assert_type(half(seq, seq, seq), jax.Array[float32])
+    assert_type(half(low, seq, seq), jax.Array[Any])
     # a positional dtype and float64 (x64 decides) are Array[Any]
     assert_type(eqx.nn.Linear(4, 3, True, jnp.bfloat16, key=k1)(h), jax.Array[Any])
     assert_type(eqx.nn.Linear(4, 3, dtype=jnp.float64, key=k1)(x), jax.Array[Any])
