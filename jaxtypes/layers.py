@@ -92,9 +92,13 @@ class LayerRule(NamedTuple):
 
 
 # Layers of several input arrays, each projected by the layer's parameters
-# (Equinox's attention: query, key and value): how many, in order.  An
+# (attention: query, key and value): how many, in order.  An
 # answer holds when every input alone gives it (JAX's promotion is a join).
-INPUTS: Final[Mapping[str, int]] = {"equinox.nn.MultiheadAttention": 3}
+INPUTS: Final[Mapping[str, int]] = {
+    "equinox.nn.MultiheadAttention": 3,
+    "flax.linen.MultiHeadDotProductAttention": 3,  # inputs_q, inputs_k, inputs_v (the last two default to the first)
+    "flax.nnx.MultiHeadAttention": 3,
+}
 
 _FLAX = LayerRule("flax")
 _EQX = "f"

@@ -123,6 +123,43 @@ def test_attention_of_mixed_inputs_gives_what_each_alone_gives() -> None:
     assert checked > 64  # more than the calls of one array thrice
 
 
+@needs_flax
+def test_flax_attention_of_mixed_inputs_gives_what_each_alone_gives() -> None:
+    """Linen's MultiHeadDotProductAttention and NNX's MultiHeadAttention given
+    keys and values: typed where the query, keys and values each alone give
+    one dtype (the layer oracle calls them on the query alone); flax gives
+    that dtype for every such mix."""
+    import flax.linen as nn
+    import jax
+    import jax.numpy as jnp
+    from flax import nnx
+
+    from jaxtypes import lattice
+
+    v = lattice.variant("standard", False)
+    inputs = ("bfloat16", "float16", "float32", "int8")
+    settings = ({}, {"dtype": "bfloat16"}, {"param_dtype": "bfloat16"}, {"param_dtype": "float16"})
+    checked = 0
+    for rule in ("flax.linen.MultiHeadDotProductAttention", "flax.nnx.MultiHeadAttention"):
+        for given in settings:
+            dtypes = {name: jnp.dtype(value) for name, value in given.items()}
+            for triple in itertools.product(inputs, repeat=3):
+                alone = {layers.result(rule, n, v, **given).node for n in triple}
+                if len(alone) != 1:
+                    continue  # typed as Array[Any]
+                arrays = [jnp.ones((2, 8), n) for n in triple]
+                if rule.startswith("flax.linen"):
+                    out, _ = nn.MultiHeadDotProductAttention(num_heads=1, **dtypes).init_with_output(
+                        jax.random.key(0), *arrays
+                    )
+                else:
+                    attention = nnx.MultiHeadAttention(1, 8, decode=False, rngs=nnx.Rngs(0), **dtypes)
+                    out = attention(*arrays)
+                assert str(out.dtype) == alone.pop(), (rule, given, triple)
+                checked += 1
+    assert checked > 2 * 64
+
+
 def test_every_typed_layer_has_a_rule_checked_against_its_library() -> None:
     for packages in layer_stubs.LIBRARIES.values():
         for _, typed in packages.values():

@@ -120,7 +120,8 @@ def _pool(name: str) -> LayerFunction:
     return LayerFunction(name, "linen/pooling.py", f"flax.linen.pooling.{name}")
 
 
-_KEYS_AND_VALUES: Final = ("inputs_k", "inputs_v", "inputs_kv")
+# Linen's deprecated keyword of one array for keys and values: left out.
+_KEYS_AND_VALUES: Final = ("inputs_kv",)
 
 
 def _layer(
@@ -164,7 +165,7 @@ _FLAX_PACKAGES: Final[Mapping[str, tuple[str, Typed]]] = {
             _nnx("Embed", "linear", attend=True),
             *(_nnx(n, "normalization") for n in ("LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm")),
             _nnx("Dropout", "stochastic"),
-            _nnx("MultiHeadAttention", "attention", absent=_KEYS_AND_VALUES),
+            _nnx("MultiHeadAttention", "attention"),
             *(_pool(name) for name in ("avg_pool", "max_pool", "min_pool")),
         ),
     ),
@@ -485,6 +486,13 @@ def _overload_of(
     return _overload(fn)
 
 
+def _required_through(fn: ast.FunctionDef, index: int) -> None:
+    """Make the positional parameters up to ``index`` (self is 0) take no default."""
+    positional = len(fn.args.posonlyargs) + len(fn.args.args)
+    keep = max(positional - (index + 1), 0)
+    fn.args.defaults = fn.args.defaults[len(fn.args.defaults) - min(keep, len(fn.args.defaults)) :]
+
+
 def _takes_state(call: ast.FunctionDef) -> bool:
     """Whether a signature also takes and returns a state (Equinox's
     normalizations: ``norm(x, state)`` is ``(output, state)``)."""
@@ -505,8 +513,13 @@ def _call_overloads(
     for self_type, input_type, result in _typed_cases(cls, rule, generic):
         if input_type == _UNKNOWN_INPUT and count > 1:
             # any one input of unknown dtype: each its own overload (one
-            # TypeVar for all would have to match every input)
-            typed += [_overload_of(array_call, self_type, input_type, result, absent, (i,)) for i in range(count)]
+            # TypeVar for all would have to match every input), which takes
+            # that input (Flax's keys and values default to the query: left
+            # out, they would match a TypeVar of their own)
+            for i in range(count):
+                fn = _overload_of(array_call, self_type, input_type, result, absent, (i,))
+                _required_through(fn, i + 1)
+                typed.append(fn)
         else:
             typed.append(_overload_of(array_call, self_type, input_type, result, absent, tuple(range(count))))
     return typed + [_overload_of(call, cls, None, None if _takes_state(call) else anything) for call in calls]

@@ -54,10 +54,14 @@ class Block(nn.Module):
         assert_type(nn.max_pool(tokens[:, None], (2,), strides=(2,)), jax.Array[int32])
         assert_type(nn.avg_pool(tokens[:, None], (2,)), jax.Array[Any])
         assert_type(nn.avg_pool(x, (2,), count_include_pad=False), jax.Array[Any])
-        # self-attention; keys and values of their own dtypes are not typed
+        # attention: typed where the query, keys and values each alone give one dtype
         assert_type(nn.MultiHeadDotProductAttention(num_heads=1)(x), jax.Array[float32])
         assert_type(nn.MultiHeadDotProductAttention(num_heads=1, dtype=jnp.bfloat16)(x), jax.Array[bfloat16])
-        assert_type(nn.MultiHeadDotProductAttention(num_heads=1)(x, x), jax.Array[Any])
+        assert_type(nn.MultiHeadDotProductAttention(num_heads=1)(x, x), jax.Array[float32])
+        wide = x.astype(jnp.float32)
+        assert_type(nn.MultiHeadDotProductAttention(num_heads=1)(x, wide, wide), jax.Array[float32])
+        half = nn.MultiHeadDotProductAttention(num_heads=1, param_dtype=jnp.bfloat16)
+        assert_type(half(x, wide), jax.Array[Any])
         # a positional dtype, float64 (x64 decides) and complex inputs
         assert_type(nn.Dense(self.features, True, jnp.bfloat16)(x), jax.Array[Any])
         assert_type(nn.Dense(self.features, dtype=jnp.float64)(x), jax.Array[Any])
