@@ -288,8 +288,11 @@ class _Qualifier(ast.NodeTransformer):
 
 
 def _module_names(tree: ast.Module) -> set[str]:
+    """The names a module defines at its top level, also inside its ``if``
+    and ``try`` blocks (equinox's attention defines ``_Mask`` under ``if
+    TYPE_CHECKING``)."""
     names: set[str] = set()
-    for node in tree.body:
+    for node in _top_level(tree.body):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names |= {(a.asname or a.name).split(".")[0] for a in node.names}
         elif isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -299,6 +302,19 @@ def _module_names(tree: ast.Module) -> set[str]:
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             names.add(node.target.id)
     return names
+
+
+def _top_level(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of ``body``, with those of its ``if`` and ``try`` blocks."""
+    out: list[ast.stmt] = []
+    for node in body:
+        out.append(node)
+        if isinstance(node, ast.If):
+            out += _top_level(node.body) + _top_level(node.orelse)
+        elif isinstance(node, ast.Try):
+            blocks = [node.body, node.orelse, node.finalbody, *(h.body for h in node.handlers)]
+            out += [n for block in blocks for n in _top_level(block)]
+    return out
 
 
 def _classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
