@@ -121,7 +121,7 @@ def _pool(name: str) -> LayerFunction:
 
 
 # Linen's deprecated keyword of one array for keys and values: left out.
-_KEYS_AND_VALUES: Final = ("inputs_kv",)
+_INPUTS_KV: Final = ("inputs_kv",)
 
 
 def _layer(
@@ -153,7 +153,7 @@ _FLAX_PACKAGES: Final[Mapping[str, tuple[str, Typed]]] = {
             _linen("Embed", "linear", attend=True),
             *(_linen(n, "normalization") for n in ("LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm")),
             _linen("Dropout", "stochastic"),
-            _linen("MultiHeadDotProductAttention", "attention", absent=_KEYS_AND_VALUES),
+            _linen("MultiHeadDotProductAttention", "attention", absent=_INPUTS_KV),
             _pool("avg_pool"),
             _pool("max_pool"),
         ),
