@@ -67,7 +67,7 @@ class _ArrayCheck:
         return None if actual == self.node else f"got Array[{_marker_name(actual)}], {_describe(value)}"
 
     def __str__(self) -> str:
-        return "Array" if self.node is None else f"Array[{lattice.MARKER_NAME[self.node]}]"
+        return "Array" if self.node is None else f"Array[{_marker_name(self.node)}]"
 
 
 @dataclass(frozen=True)
