@@ -17,7 +17,8 @@ and set JAX's configuration for the project (both optional; JAX's defaults)::
 
 One module per feature: ``settings`` (configuration), ``array_class`` (plain
 signatures for Array's operators while mypy analyses the stub),
-``marker_tables`` (the markers' overload tables emptied, as nothing reads them),
+``marker_tables`` (the promotion tables and jax.Array's descriptors emptied, as
+nothing reads them),
 ``operators``, ``methods`` (and ``astype``), ``functions`` (result_type,
 promote_types, promote_dtype), ``jax_functions`` (JAX's functions under the
 settings), ``layers`` (Equinox's layers under the settings),

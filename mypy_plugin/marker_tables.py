@@ -1,51 +1,49 @@
-"""Empty the markers' promotion tables while mypy analyses the stub.
+"""Empty the promotion tables, and the descriptors that read them, while mypy analyses the stubs.
 
-``jaxtypes/markers.pyi`` gives each marker overloaded table classes
-(``_add_bool_``, ``_rmatmul_float32``, ...) that the stub's descriptors read.
-With the plugin those descriptors are replaced (array_class.py) and the
-results come from jaxtypes.ops, so nothing reads the tables; analysing their
-overloads (mypy checks each overload set for overlaps) would still cost about
-a fifth of a cold run.  A customize-MRO hook, which runs before a class body
-is analysed, replaces each table's body with ``...``.
+The stubs give each marker overloaded table classes (``_add_bool_``,
+``_rmatmul_float32``, ...: subclasses of ``_Table`` in ``jaxtypes.markers``)
+that Array's descriptors read; the stubs of ``jaxtypes jax-stubs`` add, for
+``jax.Array``, descriptor classes with one ``__get__`` overload per marker
+(``_AddOp``, ``_SumMethod``, ...: subclasses of ``_Descriptor`` in
+``jax._src.basearray``).  With the plugin, Array's members are replaced
+(array_class.py, for ``jaxtypes.Array`` and ``jax.Array`` alike) and the
+results come from jaxtypes.ops, so nothing reads either; analysing their
+3,100 overloads would still cost a fifth of a cold run on a file of a few
+hundred lines.  A customize-MRO hook, which runs before a class body is
+analysed, replaces each such class's body with ``...``.
 
-Only the installed package's own stub is emptied: the stubs of ``jaxtypes
-jax-stubs`` bring their own ``jaxtypes/markers.pyi``, whose tables type the
-operators of ``jax.Array``, which the plugin does not replace.
+The other private classes of these modules stay: the protocols JAX's
+functions read (``_Has_fn_dtype``...) and the classes a descriptor's
+signature names.
 """
 
 from __future__ import annotations
 
-import functools
-import os
-
 from mypy.nodes import EllipsisExpr, ExpressionStmt, Statement
 from mypy.plugin import ClassDefContext
 
-import jaxtypes
-
 from . import names
-
-_PACKAGE_DIR = os.path.dirname(os.path.realpath(jaxtypes.__file__))
-
-
-@functools.lru_cache(maxsize=None)
-def _is_shipped(path: str) -> bool:
-    return os.path.dirname(os.path.realpath(path)) == _PACKAGE_DIR
-
 
 __all__ = ["is_table", "empty_table"]
 
 
 def is_table(fullname: str) -> bool:
-    """Whether a class is one of the generated tables of jaxtypes.markers."""
-    return fullname.startswith(names.TABLE_PREFIX)
+    """Whether a class may be a table or a descriptor (empty_table decides
+    from its bases)."""
+    return fullname.startswith((names.TABLE_PREFIX, names.DESCRIPTOR_PREFIX))
+
+
+def _is_read_only_by_array(ctx: ClassDefContext) -> bool:
+    fullname = ctx.cls.fullname
+    bases = {base.fullname for base in ctx.cls.info.mro[1:]}
+    if fullname.startswith(names.TABLE_PREFIX):
+        return any(base in bases for base in names.TABLE_BASES)
+    return names.DESCRIPTOR_BASE in bases
 
 
 def empty_table(ctx: ClassDefContext) -> None:
-    """The customize-MRO hook of a table class: its body becomes ``...``."""
-    module = getattr(ctx.api, "cur_mod_node", None)  # mypy's SemanticAnalyzer
-    path = getattr(module, "path", None)
-    if not isinstance(path, str) or not _is_shipped(path):
+    """The customize-MRO hook of a table or a descriptor: its body becomes ``...``."""
+    if not _is_read_only_by_array(ctx):
         return
     stmt = ExpressionStmt(EllipsisExpr())
     stmt.set_line(ctx.cls.line)

@@ -19,7 +19,13 @@ JAX_ARRAY: Final = "jax._src.basearray.Array"
 ARRAYS: Final = (ARRAY, JAX_ARRAY)
 MARKERS_MODULE: Final = "jaxtypes.markers"
 # The generated promotion tables of the markers: jaxtypes.markers._add_bool_, ...
+# (subclasses of _Table, declared beside each Array class).
 TABLE_PREFIX: Final = f"{MARKERS_MODULE}._"
+TABLE_BASES: Final = ("jaxtypes._array._Table", "jax._src.basearray._Table")
+# The descriptors that read those tables for jax.Array's operators and methods
+# in the stubs of `jaxtypes jax-stubs`: jax._src.basearray._AddOp, ...
+DESCRIPTOR_PREFIX: Final = "jax._src.basearray._"
+DESCRIPTOR_BASE: Final = "jax._src.basearray._Descriptor"
 
 # Equinox's layers in the stubs of `jaxtypes jax-stubs` (equinox.nn.Linear...),
 # and the type argument of a layer made without dtype: JAX's default float.
