@@ -262,7 +262,7 @@ class _Plan:
     sequence: bool = False  # input_param is a sequence of arrays (concatenate)
     varargs: bool = False  # the arrays are ``*operands`` (einsum)
     scalar_inputs: bool = True  # functions.scalar_input_is_weak
-    arrays_only: bool = False  # JAX declares the input an Array (lax.cummax): no NumPy or scalar overloads
+    arrays_only: bool = False  # JAX declares the inputs Arrays (lax.cummax): no NumPy or scalar overloads
     preferred: bool = False  # preferred_element_type= typed (functions.PREFERRED_TYPED)
 
 
@@ -327,6 +327,10 @@ def _pair_plan(rule: functions.Rule, kind: str, fn: ast.FunctionDef, params: lis
     pair = params[offset : offset + 2]
     if len(pair) == 2 and all(_is_array_like(p.annotation) for p in pair):
         return _Plan(rule, kind, pair[0].arg, None, tuple(p.arg for p in params[:offset]), second=pair[1].arg)
+    if len(pair) == 2 and all(_is_array(p.annotation) for p in pair):
+        # (jax.scipy.signal.convolve2d(in1: Array, in2: Array)): no scalar overloads
+        keep = tuple(p.arg for p in params[:offset])
+        return _Plan(rule, kind, pair[0].arg, None, keep, second=pair[1].arg, arrays_only=True)
     if kind == "xy" and params and "Sequence[ArrayLike]" in ast.unparse(params[0].annotation or parse_expr("Any")):
         return _Plan(rule, kind, params[0].arg, None, sequence=True)
     vararg = fn.args.vararg
@@ -618,7 +622,7 @@ def _pair_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, re
                 ret.format(f"Array[{MARKERS}.{result}]"),
             )
         )
-    for right in (True, False):
+    for right in () if plan.arrays_only else (True, False):
         for py, mapping in _scalar_mappings(plan, tables, right):
             if not mapping:
                 continue
@@ -858,6 +862,8 @@ RUNTIME_MODULES: Final = {
     "numpy/linalg.py": "jax.numpy.linalg",
     "numpy/fft.py": "jax.numpy.fft",
     "nn/__init__.py": "jax.nn",
+    "scipy/signal.py": "jax.scipy.signal",
+    "scipy/special.py": "jax.scipy.special",
 }
 
 

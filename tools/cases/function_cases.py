@@ -52,6 +52,8 @@ MODULES: Final = {
     "jax.nn.": "jax.nn.",
     "jax.random.": "jax.random.",
     "jax.lax.": "lax.",
+    "jax.scipy.special.": "jax.scipy.special.",
+    "jax.scipy.signal.": "jax.scipy.signal.",
 }
 
 
@@ -282,6 +284,8 @@ def render(config: str) -> str:
         "import jax",
         "import jax.numpy as jnp",
         "from jax import lax",
+        "import jax.scipy.signal",
+        "import jax.scipy.special",
         "from typing_extensions import reveal_type",
         "",
         f"from jaxtypes import {', '.join(markers)}",

@@ -12,6 +12,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 from jax import lax
+import jax.scipy.signal
+import jax.scipy.special
 from typing_extensions import reveal_type
 
 from jaxtypes import bfloat16, bool_, complex64, float16, float32, int8, uint32, weak_float, weak_int
@@ -5971,3 +5973,275 @@ def case_jax_random_weibull_min(key: jax.Array, raw_key: jax.Array[uint32]) -> N
 
 def case_jax_random_wrap_key_data(key: jax.Array) -> None:
     reveal_type(jax.random.wrap_key_data(key))  # JAX: error TypeError
+
+
+def case_jax_scipy_signal_convolve(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
+    reveal_type(jax.scipy.signal.convolve(a_int8, a_int8))  # JAX: float32
+    reveal_type(jax.scipy.signal.convolve(a_bfloat16, a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.signal.convolve(a_float32, a_float32))  # JAX: float32
+    reveal_type(jax.scipy.signal.convolve(a_bfloat16, a_float32))  # JAX: float32
+    reveal_type(jax.scipy.signal.convolve(a_float32, weak_f))  # JAX: float32
+    reveal_type(jax.scipy.signal.convolve(weak_i, a_int8))  # JAX: float32
+
+
+def case_jax_scipy_signal_convolve2d(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
+    reveal_type(jax.scipy.signal.convolve2d(a_int8, a_int8))  # JAX: float32
+    reveal_type(jax.scipy.signal.convolve2d(a_bfloat16, a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.signal.convolve2d(a_float32, a_float32))  # JAX: float32
+    reveal_type(jax.scipy.signal.convolve2d(a_bfloat16, a_float32))  # JAX: float32
+    reveal_type(jax.scipy.signal.convolve2d(a_float32, weak_f))  # JAX: float32
+    reveal_type(jax.scipy.signal.convolve2d(weak_i, a_int8))  # JAX: float32
+
+
+def case_jax_scipy_signal_correlate(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
+    reveal_type(jax.scipy.signal.correlate(a_int8, a_int8))  # JAX: float32
+    reveal_type(jax.scipy.signal.correlate(a_bfloat16, a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.signal.correlate(a_float32, a_float32))  # JAX: float32
+    reveal_type(jax.scipy.signal.correlate(a_bfloat16, a_float32))  # JAX: float32
+    reveal_type(jax.scipy.signal.correlate(a_float32, weak_f))  # JAX: float32
+    reveal_type(jax.scipy.signal.correlate(weak_i, a_int8))  # JAX: float32
+
+
+def case_jax_scipy_signal_correlate2d(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
+    reveal_type(jax.scipy.signal.correlate2d(a_int8, a_int8))  # JAX: float32
+    reveal_type(jax.scipy.signal.correlate2d(a_bfloat16, a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.signal.correlate2d(a_float32, a_float32))  # JAX: float32
+    reveal_type(jax.scipy.signal.correlate2d(a_bfloat16, a_float32))  # JAX: float32
+    reveal_type(jax.scipy.signal.correlate2d(a_float32, weak_f))  # JAX: float32
+    reveal_type(jax.scipy.signal.correlate2d(weak_i, a_int8))  # JAX: float32
+
+
+def case_jax_scipy_signal_fftconvolve(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
+    reveal_type(jax.scipy.signal.fftconvolve(a_int8, a_int8))  # JAX: float32
+    reveal_type(jax.scipy.signal.fftconvolve(a_bfloat16, a_bfloat16))  # JAX: error ValueError
+    reveal_type(jax.scipy.signal.fftconvolve(a_float32, a_float32))  # JAX: float32
+    reveal_type(jax.scipy.signal.fftconvolve(a_bfloat16, a_float32))  # JAX: float32
+    reveal_type(jax.scipy.signal.fftconvolve(a_float32, weak_f))  # JAX: float32
+    reveal_type(jax.scipy.signal.fftconvolve(weak_i, a_int8))  # JAX: float32
+
+
+def case_jax_scipy_special_digamma(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.scipy.special.digamma(a_bool))  # JAX: float32
+    reveal_type(jax.scipy.special.digamma(a_int8))  # JAX: float32
+    reveal_type(jax.scipy.special.digamma(a_uint32))  # JAX: float32
+    reveal_type(jax.scipy.special.digamma(a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.special.digamma(a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.digamma(a_complex64))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.digamma(weak_f))  # JAX: weak_float
+    reveal_type(jax.scipy.special.digamma(weak_i))  # JAX: weak_float
+
+
+def case_jax_scipy_special_entr(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.scipy.special.entr(a_bool))  # JAX: float32
+    reveal_type(jax.scipy.special.entr(a_int8))  # JAX: float32
+    reveal_type(jax.scipy.special.entr(a_uint32))  # JAX: float32
+    reveal_type(jax.scipy.special.entr(a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.special.entr(a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.entr(a_complex64))  # JAX: error ValueError
+    reveal_type(jax.scipy.special.entr(weak_f))  # JAX: weak_float
+    reveal_type(jax.scipy.special.entr(weak_i))  # JAX: weak_float
+
+
+def case_jax_scipy_special_erf(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.scipy.special.erf(a_bool))  # JAX: float32
+    reveal_type(jax.scipy.special.erf(a_int8))  # JAX: float32
+    reveal_type(jax.scipy.special.erf(a_uint32))  # JAX: float32
+    reveal_type(jax.scipy.special.erf(a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.special.erf(a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.erf(a_complex64))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.erf(weak_f))  # JAX: weak_float
+    reveal_type(jax.scipy.special.erf(weak_i))  # JAX: weak_float
+
+
+def case_jax_scipy_special_erfc(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.scipy.special.erfc(a_bool))  # JAX: float32
+    reveal_type(jax.scipy.special.erfc(a_int8))  # JAX: float32
+    reveal_type(jax.scipy.special.erfc(a_uint32))  # JAX: float32
+    reveal_type(jax.scipy.special.erfc(a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.special.erfc(a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.erfc(a_complex64))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.erfc(weak_f))  # JAX: weak_float
+    reveal_type(jax.scipy.special.erfc(weak_i))  # JAX: weak_float
+
+
+def case_jax_scipy_special_erfinv(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.scipy.special.erfinv(a_bool))  # JAX: float32
+    reveal_type(jax.scipy.special.erfinv(a_int8))  # JAX: float32
+    reveal_type(jax.scipy.special.erfinv(a_uint32))  # JAX: float32
+    reveal_type(jax.scipy.special.erfinv(a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.special.erfinv(a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.erfinv(a_complex64))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.erfinv(weak_f))  # JAX: weak_float
+    reveal_type(jax.scipy.special.erfinv(weak_i))  # JAX: weak_float
+
+
+def case_jax_scipy_special_expit(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.scipy.special.expit(a_bool))  # JAX: float32
+    reveal_type(jax.scipy.special.expit(a_int8))  # JAX: float32
+    reveal_type(jax.scipy.special.expit(a_uint32))  # JAX: float32
+    reveal_type(jax.scipy.special.expit(a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.special.expit(a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.expit(a_complex64))  # JAX: complex64
+    reveal_type(jax.scipy.special.expit(weak_f))  # JAX: weak_float
+    reveal_type(jax.scipy.special.expit(weak_i))  # JAX: weak_float
+
+
+def case_jax_scipy_special_gamma(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.scipy.special.gamma(a_bool))  # JAX: float32
+    reveal_type(jax.scipy.special.gamma(a_int8))  # JAX: float32
+    reveal_type(jax.scipy.special.gamma(a_uint32))  # JAX: float32
+    reveal_type(jax.scipy.special.gamma(a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.special.gamma(a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.gamma(a_complex64))  # JAX: complex64
+    reveal_type(jax.scipy.special.gamma(weak_f))  # JAX: float32
+    reveal_type(jax.scipy.special.gamma(weak_i))  # JAX: float32
+
+
+def case_jax_scipy_special_gammaln(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.scipy.special.gammaln(a_bool))  # JAX: float32
+    reveal_type(jax.scipy.special.gammaln(a_int8))  # JAX: float32
+    reveal_type(jax.scipy.special.gammaln(a_uint32))  # JAX: float32
+    reveal_type(jax.scipy.special.gammaln(a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.special.gammaln(a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.gammaln(a_complex64))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.gammaln(weak_f))  # JAX: weak_float
+    reveal_type(jax.scipy.special.gammaln(weak_i))  # JAX: weak_float
+
+
+def case_jax_scipy_special_i0(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.scipy.special.i0(a_bool))  # JAX: float32
+    reveal_type(jax.scipy.special.i0(a_int8))  # JAX: float32
+    reveal_type(jax.scipy.special.i0(a_uint32))  # JAX: float32
+    reveal_type(jax.scipy.special.i0(a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.special.i0(a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.i0(a_complex64))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.i0(weak_f))  # JAX: weak_float
+    reveal_type(jax.scipy.special.i0(weak_i))  # JAX: weak_float
+
+
+def case_jax_scipy_special_i0e(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.scipy.special.i0e(a_bool))  # JAX: float32
+    reveal_type(jax.scipy.special.i0e(a_int8))  # JAX: float32
+    reveal_type(jax.scipy.special.i0e(a_uint32))  # JAX: float32
+    reveal_type(jax.scipy.special.i0e(a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.special.i0e(a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.i0e(a_complex64))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.i0e(weak_f))  # JAX: weak_float
+    reveal_type(jax.scipy.special.i0e(weak_i))  # JAX: weak_float
+
+
+def case_jax_scipy_special_i1(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.scipy.special.i1(a_bool))  # JAX: float32
+    reveal_type(jax.scipy.special.i1(a_int8))  # JAX: float32
+    reveal_type(jax.scipy.special.i1(a_uint32))  # JAX: float32
+    reveal_type(jax.scipy.special.i1(a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.special.i1(a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.i1(a_complex64))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.i1(weak_f))  # JAX: weak_float
+    reveal_type(jax.scipy.special.i1(weak_i))  # JAX: weak_float
+
+
+def case_jax_scipy_special_i1e(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.scipy.special.i1e(a_bool))  # JAX: float32
+    reveal_type(jax.scipy.special.i1e(a_int8))  # JAX: float32
+    reveal_type(jax.scipy.special.i1e(a_uint32))  # JAX: float32
+    reveal_type(jax.scipy.special.i1e(a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.special.i1e(a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.i1e(a_complex64))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.i1e(weak_f))  # JAX: weak_float
+    reveal_type(jax.scipy.special.i1e(weak_i))  # JAX: weak_float
+
+
+def case_jax_scipy_special_log_ndtr(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.scipy.special.log_ndtr(a_bool))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.log_ndtr(a_int8))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.log_ndtr(a_uint32))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.log_ndtr(a_bfloat16))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.log_ndtr(a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.log_ndtr(a_complex64))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.log_ndtr(weak_f))  # JAX: float32
+    reveal_type(jax.scipy.special.log_ndtr(weak_i))  # JAX: error TypeError
+
+
+def case_jax_scipy_special_log_softmax(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.scipy.special.log_softmax(a_bool))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.log_softmax(a_int8))  # JAX: float32
+    reveal_type(jax.scipy.special.log_softmax(a_uint32))  # JAX: float32
+    reveal_type(jax.scipy.special.log_softmax(a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.special.log_softmax(a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.log_softmax(a_complex64))  # JAX: complex64
+    reveal_type(jax.scipy.special.log_softmax(weak_f))  # JAX: float32
+    reveal_type(jax.scipy.special.log_softmax(weak_i))  # JAX: float32
+
+
+def case_jax_scipy_special_logit(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.scipy.special.logit(a_bool))  # JAX: float32
+    reveal_type(jax.scipy.special.logit(a_int8))  # JAX: float32
+    reveal_type(jax.scipy.special.logit(a_uint32))  # JAX: float32
+    reveal_type(jax.scipy.special.logit(a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.special.logit(a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.logit(a_complex64))  # JAX: complex64
+    reveal_type(jax.scipy.special.logit(weak_f))  # JAX: float32
+    reveal_type(jax.scipy.special.logit(weak_i))  # JAX: float32
+
+
+def case_jax_scipy_special_logsumexp(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.scipy.special.logsumexp(a_bool))  # JAX: float32
+    reveal_type(jax.scipy.special.logsumexp(a_int8))  # JAX: float32
+    reveal_type(jax.scipy.special.logsumexp(a_uint32))  # JAX: float32
+    reveal_type(jax.scipy.special.logsumexp(a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.special.logsumexp(a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.logsumexp(a_complex64))  # JAX: complex64
+    reveal_type(jax.scipy.special.logsumexp(weak_f))  # JAX: float32
+    reveal_type(jax.scipy.special.logsumexp(weak_i))  # JAX: float32
+
+
+def case_jax_scipy_special_ndtr(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.scipy.special.ndtr(a_bool))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.ndtr(a_int8))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.ndtr(a_uint32))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.ndtr(a_bfloat16))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.ndtr(a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.ndtr(a_complex64))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.ndtr(weak_f))  # JAX: float32
+    reveal_type(jax.scipy.special.ndtr(weak_i))  # JAX: error TypeError
+
+
+def case_jax_scipy_special_ndtri(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.scipy.special.ndtri(a_bool))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.ndtri(a_int8))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.ndtri(a_uint32))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.ndtri(a_bfloat16))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.ndtri(a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.ndtri(a_complex64))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.ndtri(weak_f))  # JAX: float32
+    reveal_type(jax.scipy.special.ndtri(weak_i))  # JAX: error TypeError
+
+
+def case_jax_scipy_special_softmax(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.scipy.special.softmax(a_bool))  # JAX: error TypeError
+    reveal_type(jax.scipy.special.softmax(a_int8))  # JAX: float32
+    reveal_type(jax.scipy.special.softmax(a_uint32))  # JAX: float32
+    reveal_type(jax.scipy.special.softmax(a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.special.softmax(a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.softmax(a_complex64))  # JAX: complex64
+    reveal_type(jax.scipy.special.softmax(weak_f))  # JAX: float32
+    reveal_type(jax.scipy.special.softmax(weak_i))  # JAX: float32
+
+
+def case_jax_scipy_special_xlog1py(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
+    reveal_type(jax.scipy.special.xlog1py(a_int8, a_int8))  # JAX: float32
+    reveal_type(jax.scipy.special.xlog1py(a_bfloat16, a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.special.xlog1py(a_float32, a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.xlog1py(a_bfloat16, a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.xlog1py(a_float32, weak_f))  # JAX: float32
+    reveal_type(jax.scipy.special.xlog1py(weak_i, a_int8))  # JAX: float32
+
+
+def case_jax_scipy_special_xlogy(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
+    reveal_type(jax.scipy.special.xlogy(a_int8, a_int8))  # JAX: float32
+    reveal_type(jax.scipy.special.xlogy(a_bfloat16, a_bfloat16))  # JAX: bfloat16
+    reveal_type(jax.scipy.special.xlogy(a_float32, a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.xlogy(a_bfloat16, a_float32))  # JAX: float32
+    reveal_type(jax.scipy.special.xlogy(a_float32, weak_f))  # JAX: float32
+    reveal_type(jax.scipy.special.xlogy(weak_i, a_int8))  # JAX: float32

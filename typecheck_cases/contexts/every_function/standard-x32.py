@@ -20299,3 +20299,913 @@ def field_577() -> None:
 
 def default_577(v: jax.Array[bfloat16] = jax.random.weibull_min(*(raw_key, 2.0, 2.0), shape=(3,), **{})) -> None:  # E: default
     del v
+
+
+# jax.scipy.signal.convolve(a_bfloat16, a_bfloat16): bfloat16 in JAX
+def known_578() -> None:
+    assert_type(jax.scipy.signal.convolve(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
+
+
+def return_578() -> jax.Array[float32]:
+    return jax.scipy.signal.convolve(a_bfloat16, a_bfloat16)  # E: return
+
+
+def assign_578() -> None:
+    y: jax.Array[float32] = jax.scipy.signal.convolve(a_bfloat16, a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_578(r: jax.Array[float32]) -> None:
+    r = jax.scipy.signal.convolve(a_bfloat16, a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_578() -> None:
+    takes_float32(jax.scipy.signal.convolve(a_bfloat16, a_bfloat16))  # E: argument
+
+
+def attribute_578(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.signal.convolve(a_bfloat16, a_bfloat16)  # E: attribute-assignment
+
+
+def field_578() -> None:
+    Fields(float32_=jax.scipy.signal.convolve(a_bfloat16, a_bfloat16))  # E: argument
+
+
+def default_578(v: jax.Array[float32] = jax.scipy.signal.convolve(a_bfloat16, a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.signal.convolve2d(a_bfloat16, a_bfloat16): bfloat16 in JAX
+def known_579() -> None:
+    assert_type(jax.scipy.signal.convolve2d(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
+
+
+def return_579() -> jax.Array[float32]:
+    return jax.scipy.signal.convolve2d(a_bfloat16, a_bfloat16)  # E: return
+
+
+def assign_579() -> None:
+    y: jax.Array[float32] = jax.scipy.signal.convolve2d(a_bfloat16, a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_579(r: jax.Array[float32]) -> None:
+    r = jax.scipy.signal.convolve2d(a_bfloat16, a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_579() -> None:
+    takes_float32(jax.scipy.signal.convolve2d(a_bfloat16, a_bfloat16))  # E: argument
+
+
+def attribute_579(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.signal.convolve2d(a_bfloat16, a_bfloat16)  # E: attribute-assignment
+
+
+def field_579() -> None:
+    Fields(float32_=jax.scipy.signal.convolve2d(a_bfloat16, a_bfloat16))  # E: argument
+
+
+def default_579(v: jax.Array[float32] = jax.scipy.signal.convolve2d(a_bfloat16, a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.signal.correlate(a_bfloat16, a_bfloat16): bfloat16 in JAX
+def known_580() -> None:
+    assert_type(jax.scipy.signal.correlate(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
+
+
+def return_580() -> jax.Array[float32]:
+    return jax.scipy.signal.correlate(a_bfloat16, a_bfloat16)  # E: return
+
+
+def assign_580() -> None:
+    y: jax.Array[float32] = jax.scipy.signal.correlate(a_bfloat16, a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_580(r: jax.Array[float32]) -> None:
+    r = jax.scipy.signal.correlate(a_bfloat16, a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_580() -> None:
+    takes_float32(jax.scipy.signal.correlate(a_bfloat16, a_bfloat16))  # E: argument
+
+
+def attribute_580(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.signal.correlate(a_bfloat16, a_bfloat16)  # E: attribute-assignment
+
+
+def field_580() -> None:
+    Fields(float32_=jax.scipy.signal.correlate(a_bfloat16, a_bfloat16))  # E: argument
+
+
+def default_580(v: jax.Array[float32] = jax.scipy.signal.correlate(a_bfloat16, a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.signal.correlate2d(a_bfloat16, a_bfloat16): bfloat16 in JAX
+def known_581() -> None:
+    assert_type(jax.scipy.signal.correlate2d(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
+
+
+def return_581() -> jax.Array[float32]:
+    return jax.scipy.signal.correlate2d(a_bfloat16, a_bfloat16)  # E: return
+
+
+def assign_581() -> None:
+    y: jax.Array[float32] = jax.scipy.signal.correlate2d(a_bfloat16, a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_581(r: jax.Array[float32]) -> None:
+    r = jax.scipy.signal.correlate2d(a_bfloat16, a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_581() -> None:
+    takes_float32(jax.scipy.signal.correlate2d(a_bfloat16, a_bfloat16))  # E: argument
+
+
+def attribute_581(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.signal.correlate2d(a_bfloat16, a_bfloat16)  # E: attribute-assignment
+
+
+def field_581() -> None:
+    Fields(float32_=jax.scipy.signal.correlate2d(a_bfloat16, a_bfloat16))  # E: argument
+
+
+def default_581(v: jax.Array[float32] = jax.scipy.signal.correlate2d(a_bfloat16, a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.signal.fftconvolve(a_bfloat16, a_float32): float32 in JAX
+def known_582() -> None:
+    assert_type(jax.scipy.signal.fftconvolve(a_bfloat16, a_float32), jax.Array[float32])
+
+
+def return_582() -> jax.Array[bfloat16]:
+    return jax.scipy.signal.fftconvolve(a_bfloat16, a_float32)  # E: return
+
+
+def assign_582() -> None:
+    y: jax.Array[bfloat16] = jax.scipy.signal.fftconvolve(a_bfloat16, a_float32)  # E: assignment
+    del y
+
+
+def rebind_582(r: jax.Array[bfloat16]) -> None:
+    r = jax.scipy.signal.fftconvolve(a_bfloat16, a_float32)  # E: assignment
+    takes_bfloat16(r)
+
+
+def argument_582() -> None:
+    takes_bfloat16(jax.scipy.signal.fftconvolve(a_bfloat16, a_float32))  # E: argument
+
+
+def attribute_582(holder: Holder) -> None:
+    holder.bfloat16_ = jax.scipy.signal.fftconvolve(a_bfloat16, a_float32)  # E: attribute-assignment
+
+
+def field_582() -> None:
+    Fields(bfloat16_=jax.scipy.signal.fftconvolve(a_bfloat16, a_float32))  # E: argument
+
+
+def default_582(v: jax.Array[bfloat16] = jax.scipy.signal.fftconvolve(a_bfloat16, a_float32)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.digamma(a_bfloat16): bfloat16 in JAX
+def known_583() -> None:
+    assert_type(jax.scipy.special.digamma(a_bfloat16), jax.Array[bfloat16])
+
+
+def return_583() -> jax.Array[float32]:
+    return jax.scipy.special.digamma(a_bfloat16)  # E: return
+
+
+def assign_583() -> None:
+    y: jax.Array[float32] = jax.scipy.special.digamma(a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_583(r: jax.Array[float32]) -> None:
+    r = jax.scipy.special.digamma(a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_583() -> None:
+    takes_float32(jax.scipy.special.digamma(a_bfloat16))  # E: argument
+
+
+def attribute_583(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.special.digamma(a_bfloat16)  # E: attribute-assignment
+
+
+def field_583() -> None:
+    Fields(float32_=jax.scipy.special.digamma(a_bfloat16))  # E: argument
+
+
+def default_583(v: jax.Array[float32] = jax.scipy.special.digamma(a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.entr(a_bfloat16): bfloat16 in JAX
+def known_584() -> None:
+    assert_type(jax.scipy.special.entr(a_bfloat16), jax.Array[bfloat16])
+
+
+def return_584() -> jax.Array[float32]:
+    return jax.scipy.special.entr(a_bfloat16)  # E: return
+
+
+def assign_584() -> None:
+    y: jax.Array[float32] = jax.scipy.special.entr(a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_584(r: jax.Array[float32]) -> None:
+    r = jax.scipy.special.entr(a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_584() -> None:
+    takes_float32(jax.scipy.special.entr(a_bfloat16))  # E: argument
+
+
+def attribute_584(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.special.entr(a_bfloat16)  # E: attribute-assignment
+
+
+def field_584() -> None:
+    Fields(float32_=jax.scipy.special.entr(a_bfloat16))  # E: argument
+
+
+def default_584(v: jax.Array[float32] = jax.scipy.special.entr(a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.erf(a_bfloat16): bfloat16 in JAX
+def known_585() -> None:
+    assert_type(jax.scipy.special.erf(a_bfloat16), jax.Array[bfloat16])
+
+
+def return_585() -> jax.Array[float32]:
+    return jax.scipy.special.erf(a_bfloat16)  # E: return
+
+
+def assign_585() -> None:
+    y: jax.Array[float32] = jax.scipy.special.erf(a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_585(r: jax.Array[float32]) -> None:
+    r = jax.scipy.special.erf(a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_585() -> None:
+    takes_float32(jax.scipy.special.erf(a_bfloat16))  # E: argument
+
+
+def attribute_585(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.special.erf(a_bfloat16)  # E: attribute-assignment
+
+
+def field_585() -> None:
+    Fields(float32_=jax.scipy.special.erf(a_bfloat16))  # E: argument
+
+
+def default_585(v: jax.Array[float32] = jax.scipy.special.erf(a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.erfc(a_bfloat16): bfloat16 in JAX
+def known_586() -> None:
+    assert_type(jax.scipy.special.erfc(a_bfloat16), jax.Array[bfloat16])
+
+
+def return_586() -> jax.Array[float32]:
+    return jax.scipy.special.erfc(a_bfloat16)  # E: return
+
+
+def assign_586() -> None:
+    y: jax.Array[float32] = jax.scipy.special.erfc(a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_586(r: jax.Array[float32]) -> None:
+    r = jax.scipy.special.erfc(a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_586() -> None:
+    takes_float32(jax.scipy.special.erfc(a_bfloat16))  # E: argument
+
+
+def attribute_586(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.special.erfc(a_bfloat16)  # E: attribute-assignment
+
+
+def field_586() -> None:
+    Fields(float32_=jax.scipy.special.erfc(a_bfloat16))  # E: argument
+
+
+def default_586(v: jax.Array[float32] = jax.scipy.special.erfc(a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.erfinv(a_bfloat16): bfloat16 in JAX
+def known_587() -> None:
+    assert_type(jax.scipy.special.erfinv(a_bfloat16), jax.Array[bfloat16])
+
+
+def return_587() -> jax.Array[float32]:
+    return jax.scipy.special.erfinv(a_bfloat16)  # E: return
+
+
+def assign_587() -> None:
+    y: jax.Array[float32] = jax.scipy.special.erfinv(a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_587(r: jax.Array[float32]) -> None:
+    r = jax.scipy.special.erfinv(a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_587() -> None:
+    takes_float32(jax.scipy.special.erfinv(a_bfloat16))  # E: argument
+
+
+def attribute_587(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.special.erfinv(a_bfloat16)  # E: attribute-assignment
+
+
+def field_587() -> None:
+    Fields(float32_=jax.scipy.special.erfinv(a_bfloat16))  # E: argument
+
+
+def default_587(v: jax.Array[float32] = jax.scipy.special.erfinv(a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.expit(a_bfloat16): bfloat16 in JAX
+def known_588() -> None:
+    assert_type(jax.scipy.special.expit(a_bfloat16), jax.Array[bfloat16])
+
+
+def return_588() -> jax.Array[float32]:
+    return jax.scipy.special.expit(a_bfloat16)  # E: return
+
+
+def assign_588() -> None:
+    y: jax.Array[float32] = jax.scipy.special.expit(a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_588(r: jax.Array[float32]) -> None:
+    r = jax.scipy.special.expit(a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_588() -> None:
+    takes_float32(jax.scipy.special.expit(a_bfloat16))  # E: argument
+
+
+def attribute_588(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.special.expit(a_bfloat16)  # E: attribute-assignment
+
+
+def field_588() -> None:
+    Fields(float32_=jax.scipy.special.expit(a_bfloat16))  # E: argument
+
+
+def default_588(v: jax.Array[float32] = jax.scipy.special.expit(a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.gamma(a_bfloat16): bfloat16 in JAX
+def known_589() -> None:
+    assert_type(jax.scipy.special.gamma(a_bfloat16), jax.Array[bfloat16])
+
+
+def return_589() -> jax.Array[float32]:
+    return jax.scipy.special.gamma(a_bfloat16)  # E: return
+
+
+def assign_589() -> None:
+    y: jax.Array[float32] = jax.scipy.special.gamma(a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_589(r: jax.Array[float32]) -> None:
+    r = jax.scipy.special.gamma(a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_589() -> None:
+    takes_float32(jax.scipy.special.gamma(a_bfloat16))  # E: argument
+
+
+def attribute_589(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.special.gamma(a_bfloat16)  # E: attribute-assignment
+
+
+def field_589() -> None:
+    Fields(float32_=jax.scipy.special.gamma(a_bfloat16))  # E: argument
+
+
+def default_589(v: jax.Array[float32] = jax.scipy.special.gamma(a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.gammaln(a_bfloat16): bfloat16 in JAX
+def known_590() -> None:
+    assert_type(jax.scipy.special.gammaln(a_bfloat16), jax.Array[bfloat16])
+
+
+def return_590() -> jax.Array[float32]:
+    return jax.scipy.special.gammaln(a_bfloat16)  # E: return
+
+
+def assign_590() -> None:
+    y: jax.Array[float32] = jax.scipy.special.gammaln(a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_590(r: jax.Array[float32]) -> None:
+    r = jax.scipy.special.gammaln(a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_590() -> None:
+    takes_float32(jax.scipy.special.gammaln(a_bfloat16))  # E: argument
+
+
+def attribute_590(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.special.gammaln(a_bfloat16)  # E: attribute-assignment
+
+
+def field_590() -> None:
+    Fields(float32_=jax.scipy.special.gammaln(a_bfloat16))  # E: argument
+
+
+def default_590(v: jax.Array[float32] = jax.scipy.special.gammaln(a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.i0(a_bfloat16): bfloat16 in JAX
+def known_591() -> None:
+    assert_type(jax.scipy.special.i0(a_bfloat16), jax.Array[bfloat16])
+
+
+def return_591() -> jax.Array[float32]:
+    return jax.scipy.special.i0(a_bfloat16)  # E: return
+
+
+def assign_591() -> None:
+    y: jax.Array[float32] = jax.scipy.special.i0(a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_591(r: jax.Array[float32]) -> None:
+    r = jax.scipy.special.i0(a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_591() -> None:
+    takes_float32(jax.scipy.special.i0(a_bfloat16))  # E: argument
+
+
+def attribute_591(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.special.i0(a_bfloat16)  # E: attribute-assignment
+
+
+def field_591() -> None:
+    Fields(float32_=jax.scipy.special.i0(a_bfloat16))  # E: argument
+
+
+def default_591(v: jax.Array[float32] = jax.scipy.special.i0(a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.i0e(a_bfloat16): bfloat16 in JAX
+def known_592() -> None:
+    assert_type(jax.scipy.special.i0e(a_bfloat16), jax.Array[bfloat16])
+
+
+def return_592() -> jax.Array[float32]:
+    return jax.scipy.special.i0e(a_bfloat16)  # E: return
+
+
+def assign_592() -> None:
+    y: jax.Array[float32] = jax.scipy.special.i0e(a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_592(r: jax.Array[float32]) -> None:
+    r = jax.scipy.special.i0e(a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_592() -> None:
+    takes_float32(jax.scipy.special.i0e(a_bfloat16))  # E: argument
+
+
+def attribute_592(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.special.i0e(a_bfloat16)  # E: attribute-assignment
+
+
+def field_592() -> None:
+    Fields(float32_=jax.scipy.special.i0e(a_bfloat16))  # E: argument
+
+
+def default_592(v: jax.Array[float32] = jax.scipy.special.i0e(a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.i1(a_bfloat16): bfloat16 in JAX
+def known_593() -> None:
+    assert_type(jax.scipy.special.i1(a_bfloat16), jax.Array[bfloat16])
+
+
+def return_593() -> jax.Array[float32]:
+    return jax.scipy.special.i1(a_bfloat16)  # E: return
+
+
+def assign_593() -> None:
+    y: jax.Array[float32] = jax.scipy.special.i1(a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_593(r: jax.Array[float32]) -> None:
+    r = jax.scipy.special.i1(a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_593() -> None:
+    takes_float32(jax.scipy.special.i1(a_bfloat16))  # E: argument
+
+
+def attribute_593(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.special.i1(a_bfloat16)  # E: attribute-assignment
+
+
+def field_593() -> None:
+    Fields(float32_=jax.scipy.special.i1(a_bfloat16))  # E: argument
+
+
+def default_593(v: jax.Array[float32] = jax.scipy.special.i1(a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.i1e(a_bfloat16): bfloat16 in JAX
+def known_594() -> None:
+    assert_type(jax.scipy.special.i1e(a_bfloat16), jax.Array[bfloat16])
+
+
+def return_594() -> jax.Array[float32]:
+    return jax.scipy.special.i1e(a_bfloat16)  # E: return
+
+
+def assign_594() -> None:
+    y: jax.Array[float32] = jax.scipy.special.i1e(a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_594(r: jax.Array[float32]) -> None:
+    r = jax.scipy.special.i1e(a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_594() -> None:
+    takes_float32(jax.scipy.special.i1e(a_bfloat16))  # E: argument
+
+
+def attribute_594(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.special.i1e(a_bfloat16)  # E: attribute-assignment
+
+
+def field_594() -> None:
+    Fields(float32_=jax.scipy.special.i1e(a_bfloat16))  # E: argument
+
+
+def default_594(v: jax.Array[float32] = jax.scipy.special.i1e(a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.log_ndtr(a_float32): float32 in JAX
+def known_595() -> None:
+    assert_type(jax.scipy.special.log_ndtr(a_float32), jax.Array[float32])
+
+
+def return_595() -> jax.Array[bfloat16]:
+    return jax.scipy.special.log_ndtr(a_float32)  # E: return
+
+
+def assign_595() -> None:
+    y: jax.Array[bfloat16] = jax.scipy.special.log_ndtr(a_float32)  # E: assignment
+    del y
+
+
+def rebind_595(r: jax.Array[bfloat16]) -> None:
+    r = jax.scipy.special.log_ndtr(a_float32)  # E: assignment
+    takes_bfloat16(r)
+
+
+def argument_595() -> None:
+    takes_bfloat16(jax.scipy.special.log_ndtr(a_float32))  # E: argument
+
+
+def attribute_595(holder: Holder) -> None:
+    holder.bfloat16_ = jax.scipy.special.log_ndtr(a_float32)  # E: attribute-assignment
+
+
+def field_595() -> None:
+    Fields(bfloat16_=jax.scipy.special.log_ndtr(a_float32))  # E: argument
+
+
+def default_595(v: jax.Array[bfloat16] = jax.scipy.special.log_ndtr(a_float32)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.log_softmax(a_bfloat16): bfloat16 in JAX
+def known_596() -> None:
+    assert_type(jax.scipy.special.log_softmax(a_bfloat16), jax.Array[bfloat16])
+
+
+def return_596() -> jax.Array[float32]:
+    return jax.scipy.special.log_softmax(a_bfloat16)  # E: return
+
+
+def assign_596() -> None:
+    y: jax.Array[float32] = jax.scipy.special.log_softmax(a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_596(r: jax.Array[float32]) -> None:
+    r = jax.scipy.special.log_softmax(a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_596() -> None:
+    takes_float32(jax.scipy.special.log_softmax(a_bfloat16))  # E: argument
+
+
+def attribute_596(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.special.log_softmax(a_bfloat16)  # E: attribute-assignment
+
+
+def field_596() -> None:
+    Fields(float32_=jax.scipy.special.log_softmax(a_bfloat16))  # E: argument
+
+
+def default_596(v: jax.Array[float32] = jax.scipy.special.log_softmax(a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.logit(a_bfloat16): bfloat16 in JAX
+def known_597() -> None:
+    assert_type(jax.scipy.special.logit(a_bfloat16), jax.Array[bfloat16])
+
+
+def return_597() -> jax.Array[float32]:
+    return jax.scipy.special.logit(a_bfloat16)  # E: return
+
+
+def assign_597() -> None:
+    y: jax.Array[float32] = jax.scipy.special.logit(a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_597(r: jax.Array[float32]) -> None:
+    r = jax.scipy.special.logit(a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_597() -> None:
+    takes_float32(jax.scipy.special.logit(a_bfloat16))  # E: argument
+
+
+def attribute_597(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.special.logit(a_bfloat16)  # E: attribute-assignment
+
+
+def field_597() -> None:
+    Fields(float32_=jax.scipy.special.logit(a_bfloat16))  # E: argument
+
+
+def default_597(v: jax.Array[float32] = jax.scipy.special.logit(a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.logsumexp(a_bfloat16): bfloat16 in JAX
+def known_598() -> None:
+    assert_type(jax.scipy.special.logsumexp(a_bfloat16), jax.Array[bfloat16])
+
+
+def return_598() -> jax.Array[float32]:
+    return jax.scipy.special.logsumexp(a_bfloat16)  # E: return
+
+
+def assign_598() -> None:
+    y: jax.Array[float32] = jax.scipy.special.logsumexp(a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_598(r: jax.Array[float32]) -> None:
+    r = jax.scipy.special.logsumexp(a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_598() -> None:
+    takes_float32(jax.scipy.special.logsumexp(a_bfloat16))  # E: argument
+
+
+def attribute_598(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.special.logsumexp(a_bfloat16)  # E: attribute-assignment
+
+
+def field_598() -> None:
+    Fields(float32_=jax.scipy.special.logsumexp(a_bfloat16))  # E: argument
+
+
+def default_598(v: jax.Array[float32] = jax.scipy.special.logsumexp(a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.ndtr(a_float32): float32 in JAX
+def known_599() -> None:
+    assert_type(jax.scipy.special.ndtr(a_float32), jax.Array[float32])
+
+
+def return_599() -> jax.Array[bfloat16]:
+    return jax.scipy.special.ndtr(a_float32)  # E: return
+
+
+def assign_599() -> None:
+    y: jax.Array[bfloat16] = jax.scipy.special.ndtr(a_float32)  # E: assignment
+    del y
+
+
+def rebind_599(r: jax.Array[bfloat16]) -> None:
+    r = jax.scipy.special.ndtr(a_float32)  # E: assignment
+    takes_bfloat16(r)
+
+
+def argument_599() -> None:
+    takes_bfloat16(jax.scipy.special.ndtr(a_float32))  # E: argument
+
+
+def attribute_599(holder: Holder) -> None:
+    holder.bfloat16_ = jax.scipy.special.ndtr(a_float32)  # E: attribute-assignment
+
+
+def field_599() -> None:
+    Fields(bfloat16_=jax.scipy.special.ndtr(a_float32))  # E: argument
+
+
+def default_599(v: jax.Array[bfloat16] = jax.scipy.special.ndtr(a_float32)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.ndtri(a_float32): float32 in JAX
+def known_600() -> None:
+    assert_type(jax.scipy.special.ndtri(a_float32), jax.Array[float32])
+
+
+def return_600() -> jax.Array[bfloat16]:
+    return jax.scipy.special.ndtri(a_float32)  # E: return
+
+
+def assign_600() -> None:
+    y: jax.Array[bfloat16] = jax.scipy.special.ndtri(a_float32)  # E: assignment
+    del y
+
+
+def rebind_600(r: jax.Array[bfloat16]) -> None:
+    r = jax.scipy.special.ndtri(a_float32)  # E: assignment
+    takes_bfloat16(r)
+
+
+def argument_600() -> None:
+    takes_bfloat16(jax.scipy.special.ndtri(a_float32))  # E: argument
+
+
+def attribute_600(holder: Holder) -> None:
+    holder.bfloat16_ = jax.scipy.special.ndtri(a_float32)  # E: attribute-assignment
+
+
+def field_600() -> None:
+    Fields(bfloat16_=jax.scipy.special.ndtri(a_float32))  # E: argument
+
+
+def default_600(v: jax.Array[bfloat16] = jax.scipy.special.ndtri(a_float32)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.softmax(a_bfloat16): bfloat16 in JAX
+def known_601() -> None:
+    assert_type(jax.scipy.special.softmax(a_bfloat16), jax.Array[bfloat16])
+
+
+def return_601() -> jax.Array[float32]:
+    return jax.scipy.special.softmax(a_bfloat16)  # E: return
+
+
+def assign_601() -> None:
+    y: jax.Array[float32] = jax.scipy.special.softmax(a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_601(r: jax.Array[float32]) -> None:
+    r = jax.scipy.special.softmax(a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_601() -> None:
+    takes_float32(jax.scipy.special.softmax(a_bfloat16))  # E: argument
+
+
+def attribute_601(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.special.softmax(a_bfloat16)  # E: attribute-assignment
+
+
+def field_601() -> None:
+    Fields(float32_=jax.scipy.special.softmax(a_bfloat16))  # E: argument
+
+
+def default_601(v: jax.Array[float32] = jax.scipy.special.softmax(a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.xlog1py(a_bfloat16, a_bfloat16): bfloat16 in JAX
+def known_602() -> None:
+    assert_type(jax.scipy.special.xlog1py(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
+
+
+def return_602() -> jax.Array[float32]:
+    return jax.scipy.special.xlog1py(a_bfloat16, a_bfloat16)  # E: return
+
+
+def assign_602() -> None:
+    y: jax.Array[float32] = jax.scipy.special.xlog1py(a_bfloat16, a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_602(r: jax.Array[float32]) -> None:
+    r = jax.scipy.special.xlog1py(a_bfloat16, a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_602() -> None:
+    takes_float32(jax.scipy.special.xlog1py(a_bfloat16, a_bfloat16))  # E: argument
+
+
+def attribute_602(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.special.xlog1py(a_bfloat16, a_bfloat16)  # E: attribute-assignment
+
+
+def field_602() -> None:
+    Fields(float32_=jax.scipy.special.xlog1py(a_bfloat16, a_bfloat16))  # E: argument
+
+
+def default_602(v: jax.Array[float32] = jax.scipy.special.xlog1py(a_bfloat16, a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# jax.scipy.special.xlogy(a_bfloat16, a_bfloat16): bfloat16 in JAX
+def known_603() -> None:
+    assert_type(jax.scipy.special.xlogy(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
+
+
+def return_603() -> jax.Array[float32]:
+    return jax.scipy.special.xlogy(a_bfloat16, a_bfloat16)  # E: return
+
+
+def assign_603() -> None:
+    y: jax.Array[float32] = jax.scipy.special.xlogy(a_bfloat16, a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_603(r: jax.Array[float32]) -> None:
+    r = jax.scipy.special.xlogy(a_bfloat16, a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_603() -> None:
+    takes_float32(jax.scipy.special.xlogy(a_bfloat16, a_bfloat16))  # E: argument
+
+
+def attribute_603(holder: Holder) -> None:
+    holder.float32_ = jax.scipy.special.xlogy(a_bfloat16, a_bfloat16)  # E: attribute-assignment
+
+
+def field_603() -> None:
+    Fields(float32_=jax.scipy.special.xlogy(a_bfloat16, a_bfloat16))  # E: argument
+
+
+def default_603(v: jax.Array[float32] = jax.scipy.special.xlogy(a_bfloat16, a_bfloat16)) -> None:  # E: default
+    del v
