@@ -325,12 +325,11 @@ def _pair_plan(rule: functions.Rule, kind: str, fn: ast.FunctionDef, params: lis
     params = [p for p in params if p.arg != "self"]
     offset = 1 if kind == "cxy" else 0  # where(condition, x, y)
     pair = params[offset : offset + 2]
-    if len(pair) == 2 and all(_is_array_like(p.annotation) for p in pair):
-        return _Plan(rule, kind, pair[0].arg, None, tuple(p.arg for p in params[:offset]), second=pair[1].arg)
-    if len(pair) == 2 and all(_is_array(p.annotation) for p in pair):
-        # (jax.scipy.signal.convolve2d(in1: Array, in2: Array)): no scalar overloads
+    # (arrays only: jax.scipy.signal.convolve2d(in1: Array, in2: Array), no scalar overloads)
+    arrays_only = len(pair) == 2 and all(_is_array(p.annotation) for p in pair)
+    if len(pair) == 2 and (arrays_only or all(_is_array_like(p.annotation) for p in pair)):
         keep = tuple(p.arg for p in params[:offset])
-        return _Plan(rule, kind, pair[0].arg, None, keep, second=pair[1].arg, arrays_only=True)
+        return _Plan(rule, kind, pair[0].arg, None, keep, second=pair[1].arg, arrays_only=arrays_only)
     if kind == "xy" and params and "Sequence[ArrayLike]" in ast.unparse(params[0].annotation or parse_expr("Any")):
         return _Plan(rule, kind, params[0].arg, None, sequence=True)
     vararg = fn.args.vararg
@@ -867,8 +866,25 @@ RUNTIME_MODULES: Final = {
 }
 
 
-def _functions_of(root: Path, module: str, sources: dict[str, ast.Module]) -> dict[str, tuple[str, ast.FunctionDef]]:
-    """{name: (the module that defines it, its definition)} of the functions
+def _declarations(tree: ast.Module) -> dict[str, list[ast.FunctionDef]]:
+    """{name: its declarations} of a module's functions: its ``@overload``
+    signatures where it has some (``logsumexp``'s, one per ``return_sign``),
+    else its one definition."""
+    defs: dict[str, list[ast.FunctionDef]] = {}
+    for f in tree.body:
+        if isinstance(f, ast.FunctionDef):
+            defs.setdefault(f.name, []).append(f)
+    overloads = {
+        name: [f for f in fs if any(ast.unparse(d).split(".")[-1] == "overload" for d in f.decorator_list)]
+        for name, fs in defs.items()
+    }
+    return {name: overloads[name] or fs[-1:] for name, fs in defs.items()}
+
+
+def _functions_of(
+    root: Path, module: str, sources: dict[str, ast.Module]
+) -> dict[str, tuple[str, list[ast.FunctionDef]]]:
+    """{name: (the module that defines it, its declarations)} of the functions
     JAX's private ``module`` defines or re-exports from one of its own
     submodules (``jax._src.lax.control_flow`` re-exports ``cummax`` from
     ``.loops``); ``sources`` caches the parsed modules."""
@@ -884,13 +900,13 @@ def _functions_of(root: Path, module: str, sources: dict[str, ast.Module]) -> di
     tree = parsed(module)
     if tree is None:
         return {}
-    found = {f.name: (module, f) for f in tree.body if isinstance(f, ast.FunctionDef)}
+    found = {name: (module, fs) for name, fs in _declarations(tree).items()}
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(module + "."):
             there = parsed(node.module)
             if there is None:
                 continue
-            defined = {f.name: f for f in there.body if isinstance(f, ast.FunctionDef)}
+            defined = _declarations(there)
             for alias in node.names:
                 if alias.name in defined and (alias.asname or alias.name) not in found:
                     found[alias.asname or alias.name] = (node.module, defined[alias.name])
@@ -933,14 +949,13 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
                 continue
             found = functions_there.get(alias.name)
             if found is not None and alias.asname in (None, alias.name):
-                defined_in, fn = found
-                stub = stub_def(fn)
-                typed = _typed(f"{module}.{public}", stub, tables)
+                defined_in, declarations = found
+                # typed from its first declaration, then JAX's own, each an overload
+                stubs = [stub_def(fn) for fn in declarations]
+                typed = _typed(f"{module}.{public}", stubs[0], tables)
                 if typed:
-                    defs += typed + [as_overload(stub)]
-                    imported.setdefault(defined_in, set()).update(
-                        n for f in typed + [stub] for n in annotation_names(f)
-                    )
+                    defs += typed + [as_overload(stub) for stub in stubs]
+                    imported.setdefault(defined_in, set()).update(n for f in typed + stubs for n in annotation_names(f))
                     continue
             remaining.append(alias)
         if remaining:
