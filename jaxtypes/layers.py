@@ -74,7 +74,9 @@ class LayerRule(NamedTuple):
     (Equinox's Dropout when it drops: in inference mode it returns its input
     as it is); ``pool``, the input's dtype (Flax's ``max_pool``,
     ``min_pool``); ``average``, as ``to_float`` but refusing bool (Flax's
-    ``avg_pool``: a sum divided by a Python int).  ``param_default``: the parameters' dtype when none
+    ``avg_pool``: a sum divided by the window's size, a NumPy int, which
+    strict promotion refuses beside any other dtype than its own; an integer
+    sum becomes the default float).  ``param_default``: the parameters' dtype when none
     is given: a node, or ``f`` for the default float (float64 with x64 on).
     ``inexact``: a ``dtype`` given must be a float or complex one (Flax's
     ``promote_dtype(..., inexact=True)``; an embedding lookup takes any).
@@ -82,13 +84,19 @@ class LayerRule(NamedTuple):
     normalizations, and NNX's attention, mix in float32 statistics), so a
     small float refuses.  ``real_statistics``: the input is mixed with
     statistics of its real dtype (a complex input's variance is real:
-    Equinox's LayerNorm and GroupNorm), which strict promotion refuses."""
+    Equinox's LayerNorm and GroupNorm), which strict promotion refuses.
+    ``strict_exact``: False where, under strict promotion, the layer raises
+    for some dtypes the rule lets through (Flax's normalizations and NNX's
+    attention mix their statistics, scale and input in ways the rule does not
+    model: an NNX LayerNorm of bfloat16 input and parameters raises); there
+    the rule's errors stand and its other answers are unknown."""
 
     family: str  # one of FAMILIES
     param_default: str = FLAX_PARAM_DTYPE
     inexact: bool = True
     dtype_with_float32: bool = False
     real_statistics: bool = False
+    strict_exact: bool = True
 
 
 # Layers of several input arrays, each projected by the layer's parameters
@@ -118,7 +126,7 @@ RULES: Final[Mapping[str, LayerRule]] = {
         )
     },
     **{
-        f"flax.linen.{name}": LayerRule("flax_norm", dtype_with_float32=True)
+        f"flax.linen.{name}": LayerRule("flax_norm", dtype_with_float32=True, strict_exact=False)
         for name in ("LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm")
     },
     "flax.linen.Embed": LayerRule("flax_embed", inexact=False),
@@ -131,10 +139,10 @@ RULES: Final[Mapping[str, LayerRule]] = {
     "flax.linen.pooling.min_pool": LayerRule("pool"),
     **{f"flax.nnx.{name}": _FLAX for name in ("Linear", "LinearGeneral", "Einsum", "Conv", "ConvTranspose")},
     **{
-        f"flax.nnx.{name}": LayerRule("flax", dtype_with_float32=True)
+        f"flax.nnx.{name}": LayerRule("flax", dtype_with_float32=True, strict_exact=False)
         for name in ("LayerNorm", "RMSNorm", "GroupNorm", "MultiHeadAttention")
     },
-    "flax.nnx.BatchNorm": LayerRule("flax_float32_stats", dtype_with_float32=True),
+    "flax.nnx.BatchNorm": LayerRule("flax_float32_stats", dtype_with_float32=True, strict_exact=False),
     "flax.nnx.Embed": LayerRule("flax_embed", inexact=False),
     "flax.nnx.Embed.attend": LayerRule("flax_embed"),
     "flax.nnx.Dropout": LayerRule("float_keeps"),
@@ -170,11 +178,19 @@ def result(
     name: str, input_node: str, v: Variant, *, dtype: str | None = None, param_dtype: str | None = None
 ) -> Outcome:
     """The output marker node of layer ``name`` called on an array of
-    ``input_node`` (a strong node), or the error the layer raises."""
+    ``input_node`` (a strong node), or the error the layer raises; neither
+    (``Outcome(None)``) where the rule cannot tell (``strict_exact``)."""
     try:
         rule = RULES[name]
     except KeyError:
         raise ValueError(f"no dtype rule for layer {name!r}; the layers with one: {', '.join(sorted(RULES))}") from None
+    out = _result(rule, input_node, v, dtype, param_dtype)
+    if v.mode == "strict" and not rule.strict_exact and out.node is not None:
+        return Outcome(None)
+    return out
+
+
+def _result(rule: LayerRule, input_node: str, v: Variant, dtype: str | None, param_dtype: str | None) -> Outcome:
     for what, node in (("input", input_node), ("dtype", dtype), ("param_dtype", param_dtype)):
         if node is not None and node not in lattice.STRONG:
             raise ValueError(f"{what} {node!r} is not a strong lattice node; allowed: {', '.join(lattice.STRONG)}")
@@ -215,11 +231,16 @@ def result(
         return Outcome(input_node)
     if family == "average" and input_node == lattice.BOOL:
         return unsupported("this function", input_node)
+    if family == "average" and v.mode == "strict":
+        divisor = lattice.canonicalize("int64", v.x64)  # (the window's size, a NumPy int)
+        return Outcome(default) if input_node == divisor else no_join((input_node, divisor), v)
     if input_node in lattice.INTN or (
         lattice.kind(input_node) == "f" and input_node in lattice.SMALL_FLOATS and family == "keeps"
     ):
         return no_join((input_node, param), v)
-    if family in ("to_float", "average") and lattice.kind(input_node) in "biu":
+    if family == "average" and lattice.kind(input_node) in "biu":
+        return Outcome(default)  # (an integer sum divided by an integer)
+    if family == "to_float" and lattice.kind(input_node) in "biu":
         # x / q, q a Python float: strict promotion refuses an integer x.
         return no_join((input_node, lattice.WEAK_FLOAT), v) if v.mode == "strict" else Outcome(default)
     if rule.real_statistics and lattice.kind(input_node) == "c":

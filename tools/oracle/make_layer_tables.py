@@ -10,10 +10,10 @@ Run by hand, with the test extra installed (a few minutes)::
 Each layer (``LAYERS``) is built and called inside ``jax.eval_shape`` on an
 abstract input of one lattice node (``tools/oracle/lattice_facts.py``), for
 JAX's default configuration (``standard-x32``) and x64 on (``standard-x64``),
-and for Equinox's layers also under strict promotion (``strict-x32``,
-``strict-x64``: Equinox computes with JAX's operators, which refuse implicit
-promotions there), and the output's dtype is recorded as a node name (or the class of the
-exception raised).  What is probed:
+and under strict promotion (``strict-x32``, ``strict-x64``: the layers compute
+with JAX's operators, which refuse implicit promotions there), and the
+output's dtype is recorded as a node name (or the class of the exception
+raised).  What is probed:
 
 * every strong node as the input with the layer's defaults but
   ``param_dtype`` (Flax) or ``dtype`` (Equinox, its parameters' dtype) set to
@@ -53,12 +53,12 @@ from tools.oracle.provenance import provenance
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 OUT = DATA / "layer_dtypes.json"
-# (label, promotion, x64, the prefix of the layers probed)
+# (label, promotion, x64)
 CONFIGS = (
-    ("standard-x32", "standard", False, ""),
-    ("standard-x64", "standard", True, ""),
-    ("strict-x32", "strict", False, "equinox."),
-    ("strict-x64", "strict", True, "equinox."),
+    ("standard-x32", "standard", False),
+    ("standard-x64", "standard", True),
+    ("strict-x32", "strict", False),
+    ("strict-x64", "strict", True),
 )
 PARAM_DTYPES = ("float32", "bfloat16", "float16", "float64")
 DTYPES = ("bfloat16", "float16", "float32", "float64", "float8_e4m3fn", "complex64", "int32")
@@ -316,12 +316,11 @@ def main(argv: list[str] | None = None) -> None:
     names = args.only or list(LAYERS)
     old = json.loads(OUT.read_text()) if args.only and OUT.exists() else None
     configs: dict[str, Any] = {}
-    for label, promotion, x64, prefix in CONFIGS:
+    for label, promotion, x64 in CONFIGS:
         results = dict(old["configs"].get(label, {}).get("results", {})) if old else {}
         for name in names:
-            if name.startswith(prefix):
-                results[name] = probe(name, x64, promotion=promotion)
-                print(label, name, len(results[name]), flush=True)
+            results[name] = probe(name, x64, promotion=promotion)
+            print(label, name, len(results[name]), flush=True)
         configs[label] = {
             "promotion": promotion,
             "x64": x64,
