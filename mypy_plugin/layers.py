@@ -1,4 +1,4 @@
-"""Equinox's layer calls under the project's ``[tool.jaxtypes]`` settings.
+"""Equinox's and Flax's layer calls under the project's ``[tool.jaxtypes]`` settings.
 
 A layer of ``equinox.nn`` made without ``dtype`` has parameters in JAX's
 default float, which x64 decides; the stubs of ``jaxtypes jax-stubs`` give
@@ -9,6 +9,14 @@ configured x64 and promotion, from the input's dtype and the layer's.  A
 call it cannot read exactly (an input of unknown dtype, a layer whose dtype
 is not known) gets ``Array[Any]``; an input the layer refuses is an error
 (``jax-promotion``, ``jax-unsupported``), as for JAX's functions.
+
+Flax's layers (``flax.linen``, ``flax.nnx``) carry their computation
+``dtype`` and their ``param_dtype`` as type arguments in the stubs, which
+answer for JAX's default promotion; under ``promotion = "strict"`` a layer
+that mixes its input's dtype with its parameters' raises in JAX (Flax
+promotes them with JAX's rules), which the plugin reports the same way
+(where ``jaxtypes.layers`` cannot tell, as for Flax's normalizations under
+strict promotion, the answer is ``Array[Any]``).
 
 Equinox's modules declare their layers as fields (``linear: eqx.nn.Linear``),
 which leaves the layer's dtype unknown to every checker.  When such a field
@@ -59,22 +67,47 @@ _DEFAULT: Final = "default"  # _param_of_call: the layer's parameters are in JAX
 
 
 def typed_layer_calls() -> dict[str, str]:
-    """{fully qualified name mypy gives a layer's call: its rule's name}."""
-    return {f"{name}.__call__": name for name in layers.RULES if name.startswith(names.EQUINOX_NN)}
+    """{fully qualified name mypy gives a layer's call: its rule's name}: the
+    call of each layer class with a rule, and Flax's ``Embed.attend``
+    (Flax's functions keep the stubs' answers)."""
+    calls: dict[str, str] = {}
+    for name in layers.RULES:
+        owner, _, last = name.rpartition(".")
+        if name.startswith(names.EQUINOX_NN) or (name.startswith(names.FLAX_LAYERS) and last[:1].isupper()):
+            calls[f"{name}.__call__"] = name
+        elif name.startswith(names.FLAX_LAYERS) and owner.rpartition(".")[2][:1].isupper():
+            calls[name] = name
+    return calls
 
 
-def _param(layer: Instance) -> str | None:
-    """The node of the layer's parameters (None: JAX's default float)."""
-    if len(layer.args) != 2:  # Dropout: no parameters
-        return None
-    arg = get_proper_type(layer.args[1])
-    if isinstance(arg, Instance):
-        if arg.type.fullname == names.EQUINOX_DEFAULT_FLOAT:
-            return None
-        node = names.NODE_OF_MARKER.get(arg.type.fullname)
+def _strong_node(arg: Type) -> str:
+    proper = get_proper_type(arg)
+    if isinstance(proper, Instance):
+        node = names.NODE_OF_MARKER.get(proper.type.fullname)
         if node is not None and node in lattice.STRONG:
             return node
     raise LookupError
+
+
+def _dtypes(layer: Instance, flax: bool) -> tuple[str | None, str | None]:
+    """(the layer's computation dtype, its parameters' dtype) as nodes; None:
+    left out (an Equinox layer's parameters: JAX's default float)."""
+    if len(layer.args) != 2:  # Dropout: no parameters
+        return None, None
+    if flax:
+        first = get_proper_type(layer.args[0])
+        no_dtype = isinstance(first, Instance) and first.type.fullname in names.FLAX_NO_DTYPES
+        dtype = None if no_dtype else _strong_node(first)
+        try:
+            return dtype, _strong_node(layer.args[1])
+        except LookupError:
+            if dtype is None:
+                raise
+            return dtype, None  # (a dtype given decides, whatever the parameters')
+    arg = get_proper_type(layer.args[1])
+    if isinstance(arg, Instance) and arg.type.fullname == names.EQUINOX_DEFAULT_FLOAT:
+        return None, None
+    return None, _strong_node(arg)
 
 
 def _input(types: list[Type], builder: Builder) -> str:
@@ -87,6 +120,7 @@ def _input(types: list[Type], builder: Builder) -> str:
 
 def layer_call_hook(rule_name: str, v: Variant, builder: Builder) -> Callable[[MethodContext], Type]:
     family = layers.RULES[rule_name].family
+    flax = rule_name.startswith(names.FLAX_LAYERS)
 
     @errors.guarded(lambda ctx: ctx.default_return_type)
     def hook(ctx: MethodContext) -> Type:
@@ -95,14 +129,17 @@ def layer_call_hook(rule_name: str, v: Variant, builder: Builder) -> Callable[[M
         if not isinstance(result, Instance) or array_info(result) is None or not isinstance(layer, Instance):
             return ctx.default_return_type  # the form with a state: as Equinox declares it
         try:
-            param = _param(layer)
-            if family == "param":  # an embedding: its table's dtype, whatever the index
+            dtype, param = _dtypes(layer, flax)
+            if family in ("param", "flax_embed"):  # an embedding: its table's dtype, whatever the input
                 nodes = [lattice.BOOL]
             else:
                 count = layers.INPUTS.get(rule_name, 1)
-                if len(ctx.arg_types) < count or not all(ctx.arg_types[:count]):
+                given = ctx.arg_types[:count]
+                if flax:  # (Flax's keys and values, left out, are the query)
+                    given = [types for types in given if types]
+                if not given or len(given) < (1 if flax else count) or not all(given):
                     raise LookupError
-                nodes = [_input(types, builder) for types in ctx.arg_types[:count]]
+                nodes = [_input(types, builder) for types in given]
         except LookupError:
             return builder.any_array(result)
         if family == "to_float" and lattice.kind(nodes[0]) not in "fc":
@@ -110,7 +147,7 @@ def layer_call_hook(rule_name: str, v: Variant, builder: Builder) -> Callable[[M
             return builder.any_array(result)
         # Each input goes through the layer's parameters (an attention's query,
         # key and value, each projected): one answer for all, or none.
-        outs = [layers.result(rule_name, node, v, param_dtype=param) for node in nodes]
+        outs = [layers.result(rule_name, node, v, dtype=dtype, param_dtype=param) for node in nodes]
         answers: set[str] = set()
         for out in outs:
             if out.node is None:

@@ -32,6 +32,10 @@ DESCRIPTOR_BASE: Final = "jax._src.basearray._Descriptor"
 EQUINOX_NN: Final = "equinox.nn."
 EQUINOX_DEFAULT_FLOAT: Final = "equinox.nn._JaxtypesDefaultFloat"
 EQUINOX_NO_DTYPE: Final = "equinox.nn._JaxtypesNoDtype"
+# Flax's layers in those stubs (flax.linen.Dense, flax.nnx.Linear...), and the
+# type argument of a layer made without a computation dtype.
+FLAX_LAYERS: Final = ("flax.linen.", "flax.nnx.")
+FLAX_NO_DTYPES: Final = ("flax.linen._JaxtypesNoDtype", "flax.nnx._JaxtypesNoDtype")
 # The base class of Equinox's modules, whose layer fields the plugin reads from __init__.
 EQUINOX_MODULE: Final = "equinox._module._module.Module"
 

@@ -98,7 +98,10 @@ DEVIATIONS: dict[str, dict[str, str]] = {
         "assert_type(eqx.nn.Linear(4, 3, dtype=jnp.float64, key=k1)(x), jax.Array[Any])": (
             "the plugin answers Equinox's layers for the project's x64 (off: float64 parameters are "
             "float32 ones, and the output float32), where the stubs alone cannot know it"
-        )
+        ),
+        "assert_type(nn.Dense(self.features, dtype=jnp.float64)(x), jax.Array[Any])": (
+            "the same for Flax's layers: with x64 off, dtype=float64 computes in float32"
+        ),
     },
 }
 

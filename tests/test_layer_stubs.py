@@ -294,6 +294,51 @@ def case(key: jax.Array, x: jax.Array[float32], h: jax.Array[bfloat16], w: jax.A
 """
 
 
+# Flax's layers under the plugin with strict promotion and x64 on: a layer
+# that mixes its input's dtype with its parameters' raises; where
+# jaxtypes.layers cannot tell (normalizations under strict), Array[Any].
+# Checked as EQUINOX_STRICT_X64 is.
+FLAX_STRICT_X64 = """\
+from __future__ import annotations
+
+from typing import Any
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+from flax import nnx
+from typing_extensions import assert_type
+
+from jaxtypes import bfloat16, float32, float64, int32
+
+
+class Block(nn.Module):
+    @nn.compact
+    def __call__(self, x: jax.Array[float32], h: jax.Array[bfloat16]) -> None:
+        nn.Dense(3)(h)  # E: promotion
+        assert_type(nn.Dense(3)(x), jax.Array[float32])
+        assert_type(nn.Dense(3, param_dtype=jnp.bfloat16)(h), jax.Array[bfloat16])
+        assert_type(nn.Dense(3, dtype=jnp.bfloat16)(x), jax.Array[bfloat16])
+
+
+def case(key: jax.Array, x: jax.Array[float32], h: jax.Array[bfloat16], w: jax.Array[float64],
+         token: jax.Array[int32]) -> None:
+    rngs = nnx.Rngs(0)
+    linear = nnx.Linear(4, 3, rngs=rngs)
+    assert_type(linear(x), jax.Array[float32])
+    linear(h)  # E: promotion
+    linear(w)  # E: promotion
+    half = nnx.Linear(4, 3, param_dtype=jnp.bfloat16, rngs=rngs)
+    assert_type(half(h), jax.Array[bfloat16])
+    half(x)  # E: promotion
+    assert_type(nnx.Linear(4, 3, dtype=jnp.bfloat16, rngs=rngs)(x), jax.Array[bfloat16])
+    assert_type(nnx.Embed(10, 4, rngs=rngs)(token), jax.Array[float32])
+    assert_type(nnx.LayerNorm(4, rngs=rngs)(x), jax.Array[Any])
+    nnx.LayerNorm(4, rngs=rngs)(h)  # E: promotion
+    Block().init(key, x, h)
+"""
+
+
 def _run_with_jax(case: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[int]]:
     """Run ``case`` in JAX's strict, x64 configuration: the dtypes its
     ``assert_type`` calls checked, and the lines marked E that raised."""
@@ -330,6 +375,23 @@ def test_the_plugin_types_equinox_layers_in_the_configured_promotion_and_x64(
     assert len(checked) == text.count("assert_type(") - text.count("jax.Array[Any])")  # each one ran
     assert raised == sorted(n for _, n in expected_errors.expected({"case.py": EQUINOX_STRICT_X64}))
     files = {"case.py": EQUINOX_STRICT_X64}
+    errors = project_runs.mypy_with_plugin(tmp_path, files, "strict", x64=True)
+    assert not expected_errors.unmet_markers("mypy-plugin", files, errors)
+
+
+@needs_flax
+def test_the_plugin_types_flax_layers_in_the_configured_promotion_and_x64(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import expected_errors
+    import project_runs
+
+    checked, raised = _run_with_jax(FLAX_STRICT_X64, monkeypatch)
+    text = FLAX_STRICT_X64
+    assert len(checked) == text.count("assert_type(") - text.count("jax.Array[Any])")  # each one ran
+    # (the Linen module's lines run last, at its init)
+    assert sorted(raised) == sorted(n for _, n in expected_errors.expected({"case.py": FLAX_STRICT_X64}))
+    files = {"case.py": FLAX_STRICT_X64}
     errors = project_runs.mypy_with_plugin(tmp_path, files, "strict", x64=True)
     assert not expected_errors.unmet_markers("mypy-plugin", files, errors)
 
