@@ -363,37 +363,35 @@ def _run_with_jax(case: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str]
     return checked, raised
 
 
+def _check_strict_x64_case(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each assert_type of ``case`` holds and each marked line raises, once,
+    under JAX's strict x64 configuration; mypy with the plugin set to it
+    reports exactly the marked lines."""
+    import expected_errors
+    import project_runs
+
+    checked, raised = _run_with_jax(case, monkeypatch)
+    assert len(checked) == case.count("assert_type(") - case.count("jax.Array[Any])")  # each one ran
+    # (sorted: a Linen module's lines run at its init)
+    assert sorted(raised) == sorted(n for _, n in expected_errors.expected({"case.py": case}))
+    assert len(raised) == len(set(raised))
+    files = {"case.py": case}
+    errors = project_runs.mypy_with_plugin(tmp_path, files, "strict", x64=True)
+    assert not expected_errors.unmet_markers("mypy-plugin", files, errors)
+
+
 @needs_flax
 def test_the_plugin_types_equinox_layers_in_the_configured_promotion_and_x64(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import expected_errors
-    import project_runs
-
-    checked, raised = _run_with_jax(EQUINOX_STRICT_X64, monkeypatch)
-    text = EQUINOX_STRICT_X64
-    assert len(checked) == text.count("assert_type(") - text.count("jax.Array[Any])")  # each one ran
-    assert raised == sorted(n for _, n in expected_errors.expected({"case.py": EQUINOX_STRICT_X64}))
-    files = {"case.py": EQUINOX_STRICT_X64}
-    errors = project_runs.mypy_with_plugin(tmp_path, files, "strict", x64=True)
-    assert not expected_errors.unmet_markers("mypy-plugin", files, errors)
+    _check_strict_x64_case(EQUINOX_STRICT_X64, tmp_path, monkeypatch)
 
 
 @needs_flax
 def test_the_plugin_types_flax_layers_in_the_configured_promotion_and_x64(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import expected_errors
-    import project_runs
-
-    checked, raised = _run_with_jax(FLAX_STRICT_X64, monkeypatch)
-    text = FLAX_STRICT_X64
-    assert len(checked) == text.count("assert_type(") - text.count("jax.Array[Any])")  # each one ran
-    # (the Linen module's lines run last, at its init)
-    assert sorted(raised) == sorted(n for _, n in expected_errors.expected({"case.py": FLAX_STRICT_X64}))
-    files = {"case.py": FLAX_STRICT_X64}
-    errors = project_runs.mypy_with_plugin(tmp_path, files, "strict", x64=True)
-    assert not expected_errors.unmet_markers("mypy-plugin", files, errors)
+    _check_strict_x64_case(FLAX_STRICT_X64, tmp_path, monkeypatch)
 
 
 @needs_flax
