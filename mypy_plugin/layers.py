@@ -137,7 +137,7 @@ def layer_call_hook(rule_name: str, v: Variant, builder: Builder) -> Callable[[M
                 given = ctx.arg_types[:count]
                 if flax:  # (Flax's keys and values, left out, are the query)
                     given = [types for types in given if types]
-                if not given or len(given) < (1 if flax else count) or not all(given):
+                if len(given) < (1 if flax else count) or not all(given):
                     raise LookupError
                 nodes = [_input(types, builder) for types in given]
         except LookupError:

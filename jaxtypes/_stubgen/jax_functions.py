@@ -52,6 +52,7 @@ from jaxtypes._stubgen.syntax import (
     as_overload,
     check_exports,
     copy_signature,
+    declarations,
     exported_import,
     is_private_machinery,
     module_file,
@@ -866,21 +867,6 @@ RUNTIME_MODULES: Final = {
 }
 
 
-def _declarations(tree: ast.Module) -> dict[str, list[ast.FunctionDef]]:
-    """{name: its declarations} of a module's functions: its ``@overload``
-    signatures where it has some (``logsumexp``'s, one per ``return_sign``),
-    else its one definition."""
-    defs: dict[str, list[ast.FunctionDef]] = {}
-    for f in tree.body:
-        if isinstance(f, ast.FunctionDef):
-            defs.setdefault(f.name, []).append(f)
-    overloads = {
-        name: [f for f in fs if any(ast.unparse(d).split(".")[-1] == "overload" for d in f.decorator_list)]
-        for name, fs in defs.items()
-    }
-    return {name: overloads[name] or fs[-1:] for name, fs in defs.items()}
-
-
 def _functions_of(
     root: Path, module: str, sources: dict[str, ast.Module]
 ) -> dict[str, tuple[str, list[ast.FunctionDef]]]:
@@ -900,13 +886,13 @@ def _functions_of(
     tree = parsed(module)
     if tree is None:
         return {}
-    found = {name: (module, fs) for name, fs in _declarations(tree).items()}
+    found = {name: (module, fs) for name, fs in declarations(tree.body).items()}
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(module + "."):
             there = parsed(node.module)
             if there is None:
                 continue
-            defined = _declarations(there)
+            defined = declarations(there.body)
             for alias in node.names:
                 if alias.name in defined and (alias.asname or alias.name) not in found:
                     found[alias.asname or alias.name] = (node.module, defined[alias.name])

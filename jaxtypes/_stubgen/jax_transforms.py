@@ -37,6 +37,7 @@ from jaxtypes._stubgen.syntax import (
     annotation_names,
     as_overload,
     check_exports,
+    declarations,
     exported_import,
     is_private_machinery,
     module_file,
@@ -186,9 +187,7 @@ LAX_TRANSFORMS: Final = {"fori_loop": _fori_loop, "cond": _cond}
 def _declarations(source: ast.Module, name: str) -> list[ast.FunctionDef]:
     """JAX's declarations of ``name`` in a source module: its overloads, or
     the function itself when it has none."""
-    defs = [n for n in source.body if isinstance(n, ast.FunctionDef) and n.name == name]
-    overloads = [d for d in defs if any(ast.unparse(x).endswith("overload") for x in d.decorator_list)]
-    return overloads or defs
+    return declarations(source.body).get(name, [])
 
 
 def _parameters_of(source: ast.Module, fn: ast.FunctionDef) -> ast.FunctionDef:

@@ -36,7 +36,15 @@ from typing import Final
 
 from jaxtypes import layers, lattice
 from jaxtypes._stubgen.record import LAYER_LIBRARIES, PackageInstall, find_installed
-from jaxtypes._stubgen.syntax import absolute_module, all_params, parse_expr, positional_params, stub_def, stub_view
+from jaxtypes._stubgen.syntax import (
+    absolute_module,
+    all_params,
+    is_overload,
+    parse_expr,
+    positional_params,
+    stub_def,
+    stub_view,
+)
 
 __all__ = [
     "LAYER_LIBRARIES",
@@ -341,7 +349,7 @@ def _methods(lineage: list[ast.ClassDef], name: str) -> list[ast.FunctionDef]:
     for cls in reversed(lineage):
         defs = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == name]
         if defs:
-            overloads = [d for d in defs if any(ast.unparse(x).split(".")[-1] == "overload" for x in d.decorator_list)]
+            overloads = [d for d in defs if is_overload(d)]
             return overloads or defs[:1]
     return []
 

@@ -55,6 +55,22 @@ def as_overload(fn: ast.FunctionDef) -> ast.FunctionDef:
     return out
 
 
+def is_overload(fn: ast.FunctionDef) -> bool:
+    """Whether ``fn`` is decorated ``@overload`` (``typing.overload`` too)."""
+    return any(ast.unparse(d).split(".")[-1] == "overload" for d in fn.decorator_list)
+
+
+def declarations(body: Iterable[ast.stmt]) -> dict[str, list[ast.FunctionDef]]:
+    """{name: its declarations} of the functions a module (or class) body
+    defines: its ``@overload`` signatures where it has some, else its last
+    definition (the one that stands at run time)."""
+    defs: dict[str, list[ast.FunctionDef]] = {}
+    for node in body:
+        if isinstance(node, ast.FunctionDef):
+            defs.setdefault(node.name, []).append(node)
+    return {name: [f for f in fs if is_overload(f)] or fs[-1:] for name, fs in defs.items()}
+
+
 def required_overloads(fn: ast.FunctionDef, name: str) -> list[ast.FunctionDef]:
     """``fn`` with parameter ``name`` required, as overloads covering every
     call that passes it: by keyword (a keyword-only parameter), and, for a
