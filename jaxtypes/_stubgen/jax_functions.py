@@ -61,6 +61,7 @@ from jaxtypes._stubgen.syntax import (
     required_overloads,
     stub_def,
     stub_view,
+    without_param,
 )
 from jaxtypes.lattice import Variant
 from jaxtypes.ops import DEFAULT
@@ -264,6 +265,9 @@ class _Plan:
     varargs: bool = False  # the arrays are ``*operands`` (einsum)
     scalar_inputs: bool = True  # functions.scalar_input_is_weak
     arrays_only: bool = False  # JAX declares the inputs Arrays (lax.cummax): no NumPy or scalar overloads
+    # of two arrays, the ones JAX declares Arrays (lax.dynamic_update_slice's
+    # operand, jnp.outer's b): no Python scalar overload puts a scalar there
+    array_params: tuple[str, ...] = ()
     preferred: bool = False  # preferred_element_type= typed (functions.PREFERRED_TYPED)
 
 
@@ -328,9 +332,12 @@ def _pair_plan(rule: functions.Rule, kind: str, fn: ast.FunctionDef, params: lis
     pair = params[offset : offset + 2]
     # (arrays only: jax.scipy.signal.convolve2d(in1: Array, in2: Array), no scalar overloads)
     arrays_only = len(pair) == 2 and all(_is_array(p.annotation) for p in pair)
-    if len(pair) == 2 and (arrays_only or all(_is_array_like(p.annotation) for p in pair)):
+    if len(pair) == 2 and all(_is_array(p.annotation) or _is_array_like(p.annotation) for p in pair):
         keep = tuple(p.arg for p in params[:offset])
-        return _Plan(rule, kind, pair[0].arg, None, keep, second=pair[1].arg, arrays_only=arrays_only)
+        array_params = tuple(p.arg for p in pair if _is_array(p.annotation))
+        return _Plan(
+            rule, kind, pair[0].arg, None, keep, second=pair[1].arg, arrays_only=arrays_only, array_params=array_params
+        )
     if kind == "xy" and params and "Sequence[ArrayLike]" in ast.unparse(params[0].annotation or parse_expr("Any")):
         return _Plan(rule, kind, params[0].arg, None, sequence=True)
     vararg = fn.args.vararg
@@ -362,6 +369,7 @@ def _narrowed(fn: ast.FunctionDef, inputs: Iterable[str], scalars: str | None = 
     out = copy_signature(fn)
     keep = set(inputs) | _NEUTRAL
     defaulted = _defaulted(out)
+    dropped: list[str] = []
     for param in all_params(out):
         if param.arg in keep or param.annotation is None:
             continue
@@ -381,8 +389,14 @@ def _narrowed(fn: ast.FunctionDef, inputs: Iterable[str], scalars: str | None = 
                 param.annotation = parse_expr(f"{scalars} | None" if _allows_none(param.annotation) else scalars)
             elif _allows_none(param.annotation):
                 param.annotation = parse_expr("None")
+            elif param.arg in defaulted:
+                # (elu's alpha=1.0, isclose's rtol=: typed as JAX computes
+                # with the default, the calls that pass one keep JAX's signature)
+                dropped.append(param.arg)
             else:
                 return None
+    for name in dropped:
+        out = without_param(out, name)
     return out
 
 
@@ -622,7 +636,9 @@ def _pair_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, re
                 ret.format(f"Array[{MARKERS}.{result}]"),
             )
         )
-    for right in () if plan.arrays_only else (True, False):
+    for right in (True, False):
+        if (y if right else x) in plan.array_params:
+            continue  # (JAX declares it an Array: no scalar there)
         for py, mapping in _scalar_mappings(plan, tables, right):
             if not mapping:
                 continue

@@ -71,6 +71,30 @@ def declarations(body: Iterable[ast.stmt]) -> dict[str, list[ast.FunctionDef]]:
     return {name: [f for f in fs if is_overload(f)] or fs[-1:] for name, fs in defs.items()}
 
 
+def without_param(fn: ast.FunctionDef, name: str) -> ast.FunctionDef:
+    """A copy of ``fn`` without its parameter ``name`` (one with a default),
+    the positional parameters after it keyword-only: a call that passes
+    ``name`` by position or keyword then matches none of its signatures."""
+    out = copy_signature(fn)
+    args = out.args
+    if any(a.arg == name for a in args.kwonlyargs):
+        i = [a.arg for a in args.kwonlyargs].index(name)
+        del args.kwonlyargs[i]
+        del args.kw_defaults[i]
+        return out
+    positional = args.posonlyargs + args.args
+    index = [a.arg for a in positional].index(name)
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    tail, tail_defaults = positional[index + 1 :], defaults[index + 1 :]
+    kept = positional[:index]
+    args.posonlyargs = [a for a in kept if a in args.posonlyargs]
+    args.args = [a for a in kept if a not in args.posonlyargs]
+    args.defaults = [d for d in defaults[:index] if d is not None]
+    args.kwonlyargs = tail + args.kwonlyargs
+    args.kw_defaults = tail_defaults + args.kw_defaults
+    return out
+
+
 def required_overloads(fn: ast.FunctionDef, name: str) -> list[ast.FunctionDef]:
     """``fn`` with parameter ``name`` required, as overloads covering every
     call that passes it: by keyword (a keyword-only parameter), and, for a

@@ -48,6 +48,27 @@ def jax_functions(key: jax.Array, a: jax.Array) -> None:
     jnp.sin("a")  # E: no-overload
 
 
+# -- a parameter whose default the dtype rule was measured with (elu's alpha,
+# isclose's rtol) is typed when omitted; passed, the call keeps JAX's Array.
+# One that JAX declares an Array (dynamic_update_slice's operand, outer's b)
+# takes no Python scalar.  (Each typed answer is JAX 0.10's.)
+def defaulted_and_array_parameters(b: jax.Array[bfloat16], i: jax.Array[int8], a: jax.Array) -> None:
+    assert_type(jax.nn.elu(b), jax.Array[bfloat16])
+    assert_type(jax.nn.elu(i), jax.Array[weak_float])  # (weakly typed, as JAX has it)
+    assert_type(jax.nn.elu(b, 0.5), jax.Array[Any])
+    assert_type(jax.nn.elu(b, alpha=0.5), jax.Array[Any])
+    assert_type(jnp.isclose(b, b), jax.Array[bool_])
+    assert_type(jnp.nan_to_num(b), jax.Array[bfloat16])
+    assert_type(jnp.nan_to_num(b, True, 0.0), jax.Array[Any])
+    assert_type(jnp.roll(i, 1), jax.Array[int8])
+    assert_type(jnp.full_like(i, 0.5), jax.Array[int8])
+    assert_type(jnp.outer(b, b), jax.Array[bfloat16])
+    assert_type(jnp.outer(b, a), jax.Array[Any])
+    assert_type(lax.dynamic_update_slice(b, b[:1], (0,)), jax.Array[bfloat16])
+    assert_type(lax.dynamic_update_slice(b, a, (0,)), jax.Array[Any])
+    lax.dynamic_update_slice(1.0, b, (0,))  # E: no-overload
+
+
 # -- the two names are one class
 def same_class(a: jax.Array[float32], b: jaxtypes.Array[float32]) -> None:
     assert_type(a, jaxtypes.Array[float32])
