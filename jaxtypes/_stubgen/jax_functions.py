@@ -41,7 +41,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
 
-from jaxtypes import functions, lattice
+from jaxtypes import functions, lattice, ops
 from jaxtypes._stubgen import jaxtypes_stubs
 from jaxtypes._stubgen.syntax import (
     BUILTINS,
@@ -268,6 +268,7 @@ class _Plan:
     # of two arrays, the ones JAX declares Arrays (lax.dynamic_update_slice's
     # operand, jnp.outer's b): no Python scalar overload puts a scalar there
     array_params: tuple[str, ...] = ()
+    float_bounds: bool = False  # jnp.clip: typed with Python float bounds too (_FLOAT_BOUNDED)
     preferred: bool = False  # preferred_element_type= typed (functions.PREFERRED_TYPED)
 
 
@@ -478,6 +479,8 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
                 ret.format(f"Array[{RESULT_VAR}]"),
             )
             out.append(_without_default(typed, plan.input_param))
+            if plan.float_bounds:
+                out += _float_bound_overloads(plan.input_param, fn, keep, mapping, tables, ret)
     if takes_dtype:
         inputs = () if plan.kind == "d" else (functions.KEY,) if plan.kind == "kd" else ("float32",)
         scalars = "builtins.int" if rule.default == "i" else "builtins.float" if plan.kind == "d" else None
@@ -521,6 +524,38 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
     return out
 
 
+# Functions whose bounds may be Python floats as well as ints: jnp.clip,
+# which promotes its input with each bound as x.clip does (ops.clip, checked
+# against JAX's x.clip(0.0, 1.0) with the operators; x.clip is jnp.clip).
+_FLOAT_BOUNDED: Final = frozenset({"jax.numpy.clip"})
+
+
+def _float_bound_overloads(
+    input_param: str,
+    fn: ast.FunctionDef,
+    keep: list[str],
+    int_mapping: Mapping[str, str],
+    tables: FunctionTables,
+    ret: str,
+) -> list[ast.FunctionDef]:
+    """The overload after the int-bounded one: bounds that are Python floats
+    (or ints and floats mixed, which promote as floats do).  Only for the
+    input markers the int overload takes, so that no all-int call reaches it."""
+    base = _narrowed(fn, [input_param, *keep], "builtins.float")
+    if base is None:
+        return []
+    mapping: dict[str, str] = {}
+    for node in int_mapping:
+        outcome = ops.clip(node, lattice.WEAK_FLOAT, tables.v)
+        if outcome.node is not None:
+            mapping[node] = outcome.node
+    if not mapping:
+        return []
+    attr = tables.attribute("_fn_float_bounded", mapping)
+    typed = _with(base, {input_param: f"Array[{MARKERS}._Has{attr}[{RESULT_VAR}]]"}, ret.format(f"Array[{RESULT_VAR}]"))
+    return [_without_default(typed, input_param)]
+
+
 def _other_texts(rule: functions.Rule, inputs: tuple[str, ...], tables: FunctionTables) -> list[str]:
     """The types of the results after the first, for these inputs."""
     return [f"Array[{MARKERS}.{_m(node)}]" for node in functions.other_results(rule, inputs, tables.v)]
@@ -540,6 +575,8 @@ def _typed(name: str, fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.F
             return _preferred_only(fn, tables)
         if plan is not None and name in functions.PREFERRED_TYPED:
             plan = replace(plan, preferred=True)
+        if plan is not None and name in _FLOAT_BOUNDED:
+            plan = replace(plan, float_bounds=True)
         return _typed_overloads(plan, fn, tables) if plan is not None else []
     except Exception:  # (an unknown shape: an assertion, a missing parameter)
         return []

@@ -200,6 +200,7 @@ UNARY_OPS: dict[str, Callable[[Any], Any]] = {
     "x.cumprod()": lambda x: x.cumprod(),
     "x.clip()": lambda x: x.clip(),
     "x.clip(0, 1)": lambda x: x.clip(0, 1),
+    "x.clip(0.0, 1.0)": lambda x: x.clip(0.0, 1.0),
     "x.round()": lambda x: x.round(),
     "x.conj()": lambda x: x.conj(),
     "x.real": lambda x: x.real,

@@ -67,6 +67,11 @@ def defaulted_and_array_parameters(b: jax.Array[bfloat16], i: jax.Array[int8], a
     assert_type(lax.dynamic_update_slice(b, b[:1], (0,)), jax.Array[bfloat16])
     assert_type(lax.dynamic_update_slice(b, a, (0,)), jax.Array[Any])
     lax.dynamic_update_slice(1.0, b, (0,))  # E: no-overload
+    # clip's bounds promote with its input, a float's as a weak float
+    assert_type(jnp.clip(i, 0, 1), jax.Array[int8])
+    assert_type(jnp.clip(i, 0.0, 1.0), jax.Array[weak_float])
+    assert_type(jnp.clip(i, max=2.5), jax.Array[weak_float])
+    assert_type(jnp.clip(b, -1, 1.0), jax.Array[bfloat16])
 
 
 # -- the two names are one class
