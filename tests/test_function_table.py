@@ -54,8 +54,11 @@ def test_rows_the_table_reads() -> None:
     assert functions.DTYPE_POSITION == {"jax.numpy.astype": 1}
     assert "jax.lax.dot_general" in functions.PREFERRED_TYPED
     assert functions.NEUTRAL_PARAMETERS == {
+        "jax.lax.full_like": frozenset(["fill_value"]),
         "jax.lax.integer_pow": frozenset(["y"]),
+        "jax.numpy.full_like": frozenset(["fill_value"]),
         "jax.numpy.repeat": frozenset(["repeats"]),
+        "jax.numpy.roll": frozenset(["shift"]),
     }
     assert "jax.lax.psum" not in functions.ARGUMENTS  # untyped, not probed
     assert functions.TABLE["jax.lax.psum"].family == "untyped"

@@ -458,7 +458,7 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
         base = _narrowed(fn, [plan.input_param, *keep], scalar)
         if base is None:
             return []
-        mapping = tables.input_mapping(rule)
+        mapping = _unbounded_agree(plan, tables.input_mapping(rule), tables)
         if mapping and rule.others:
             # the second result's dtype is a second attribute of the input's
             # marker, solved with the first through one protocol
@@ -510,7 +510,15 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
         out.append(_with(base, {plan.input_param: "_np.generic | _np.ndarray[Any, Any]"}, ret.format("Array")))
         # (jax.random's keep JAX's signature for a Python scalar: _Plan.scalar_inputs)
         kinds = _SCALARS if plan.scalar_inputs else ()
-        answers = [(py, _result(rule, (node,), tables.v)) for py, node in kinds]
+        answers = [
+            (
+                py,
+                _unbounded_agree(plan, {node: res}, tables).get(node)
+                if (res := _result(rule, (node,), tables.v))
+                else None,
+            )
+            for py, node in kinds
+        ]
         for i, (py, res) in enumerate(answers):
             if res is None and any(r is not None for _, r in answers[i + 1 :]):
                 res_text = "Array"  # a wider kind's overload would take it wrongly
@@ -528,6 +536,17 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
 # which promotes its input with each bound as x.clip does (ops.clip, checked
 # against JAX's x.clip(0.0, 1.0) with the operators; x.clip is jnp.clip).
 _FLOAT_BOUNDED: Final = frozenset({"jax.numpy.clip"})
+
+
+def _unbounded_agree(plan: _Plan, mapping: Mapping[str, str], tables: FunctionTables) -> dict[str, str]:
+    """For jnp.clip, whose rule was measured with bounds (clip(x, 0, 1)) but
+    whose typed overloads a call without bounds also reaches: the inputs whose
+    answer is the same without them (ops.clip(node, None), checked against
+    JAX's x.clip()); clip(bool array) stays bool, not the weak int a bound of
+    0 makes it.  Any other function's mapping as it is."""
+    if not plan.float_bounds:
+        return dict(mapping)
+    return {node: res for node, res in mapping.items() if ops.clip(node, None, tables.v).node == res}
 
 
 def _float_bound_overloads(

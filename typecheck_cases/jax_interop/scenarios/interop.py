@@ -72,6 +72,9 @@ def defaulted_and_array_parameters(b: jax.Array[bfloat16], i: jax.Array[int8], a
     assert_type(jnp.clip(i, 0.0, 1.0), jax.Array[weak_float])
     assert_type(jnp.clip(i, max=2.5), jax.Array[weak_float])
     assert_type(jnp.clip(b, -1, 1.0), jax.Array[bfloat16])
+    # (without bounds clip keeps a bool, which a bound of 0 would make an int)
+    assert_type(jnp.clip(i > 0), jax.Array[Any])
+    assert_type(jnp.clip(True), jax.Array[Any])
 
 
 # -- the two names are one class
