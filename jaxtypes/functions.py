@@ -643,3 +643,7 @@ _PREFERRED: set[str] = set()
 _load(_table_text())
 # The functions the stubs type with ``preferred_element_type=`` (the column).
 PREFERRED_TYPED: Final = frozenset(_PREFERRED)
+# Functions whose bounds may be left out or be Python floats, whose rule was
+# measured with int bounds (jnp.clip(x, 0, 1)): typed as x.clip is
+# (ops.clip), without bounds only where that gives the rule's answer.
+BOUNDED_FUNCTIONS: Final = frozenset({"jax.numpy.clip"})

@@ -25,7 +25,7 @@ from jaxtypes import functions, lattice
 from jaxtypes.lattice import Variant
 from jaxtypes.ops import DEFAULT
 
-from . import errors, names
+from . import errors
 from .dtypes import Builder, DTypeLike, array_info, dtype_like
 
 __all__ = ["typed_functions", "function_hook"]
@@ -240,7 +240,7 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
             dtype = _dtype(ctx.arg_types[dtype_index], builder, v) if dtype_index is not None else None
             if not _covered(name, rule, ctx, used, builder):
                 raise _Unknown
-            if name in names.BOUNDED_FUNCTIONS and not any(t for i, t in enumerate(ctx.arg_types) if i not in used):
+            if name in functions.BOUNDED_FUNCTIONS and not any(t for i, t in enumerate(ctx.arg_types) if i not in used):
                 raise _Unknown  # (no bound: not what the rule was measured with)
         except _Unknown:
             return _replace(ctx.default_return_type, builder.any_array(template))

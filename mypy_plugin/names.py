@@ -110,8 +110,3 @@ ASTYPE: Final = "astype"
 def member(name: str, array: str = ARRAY) -> str:
     """The fully qualified name of a member of Array (or of ``array``)."""
     return f"{array}.{name}"
-
-
-# Functions whose rule was measured with bounds (jnp.clip(x, 0, 1)): a call
-# without any is not the rule's (clip of a bool array stays bool).
-BOUNDED_FUNCTIONS: Final = ("jax.numpy.clip",)

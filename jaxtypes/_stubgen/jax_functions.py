@@ -268,7 +268,7 @@ class _Plan:
     # of two arrays, the ones JAX declares Arrays (lax.dynamic_update_slice's
     # operand, jnp.outer's b): no Python scalar overload puts a scalar there
     array_params: tuple[str, ...] = ()
-    float_bounds: bool = False  # jnp.clip: typed with Python float bounds too (_FLOAT_BOUNDED)
+    float_bounds: bool = False  # jnp.clip: typed with Python float bounds too (functions.BOUNDED_FUNCTIONS)
     preferred: bool = False  # preferred_element_type= typed (functions.PREFERRED_TYPED)
 
 
@@ -532,12 +532,6 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
     return out
 
 
-# Functions whose bounds may be Python floats as well as ints: jnp.clip,
-# which promotes its input with each bound as x.clip does (ops.clip, checked
-# against JAX's x.clip(0.0, 1.0) with the operators; x.clip is jnp.clip).
-_FLOAT_BOUNDED: Final = frozenset({"jax.numpy.clip"})
-
-
 def _unbounded_agree(plan: _Plan, mapping: Mapping[str, str], tables: FunctionTables) -> dict[str, str]:
     """For jnp.clip, whose rule was measured with bounds (clip(x, 0, 1)) but
     whose typed overloads a call without bounds also reaches: the inputs whose
@@ -594,7 +588,7 @@ def _typed(name: str, fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.F
             return _preferred_only(fn, tables)
         if plan is not None and name in functions.PREFERRED_TYPED:
             plan = replace(plan, preferred=True)
-        if plan is not None and name in _FLOAT_BOUNDED:
+        if plan is not None and name in functions.BOUNDED_FUNCTIONS:
             plan = replace(plan, float_bounds=True)
         return _typed_overloads(plan, fn, tables) if plan is not None else []
     except Exception:  # (an unknown shape: an assertion, a missing parameter)
