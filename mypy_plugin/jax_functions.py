@@ -15,6 +15,8 @@ rule does not cover) gets ``Array[Any]``; a call JAX rejects is an error
 
 from __future__ import annotations
 
+import re
+
 from typing import Callable, Final, Union
 
 from mypy.nodes import ListExpr, TupleExpr
@@ -166,7 +168,8 @@ def _inputs(name: str, kind: str, ctx: Context, builder: Builder) -> tuple[list[
         star = [i for i, f in enumerate(formals) if f == "operands"]
         if star and len(ctx.arg_types[star[0]]) == 2:  # einsum(subscripts, *operands): JAX's own signature
             return [_node([t], builder) for t in ctx.arg_types[star[0]]], {0, star[0]}
-        operands = [i for i, f in enumerate(formals) if f is not None and f.startswith("operand") and f != "operands"]
+        # (numbered: lax.dynamic_update_slice's first parameter is ``operand``)
+        operands = [i for i, f in enumerate(formals) if f is not None and re.fullmatch(r"operand\d+", f)]
         if operands:  # einsum(subscripts, a, b): the typed forms of jaxtypes' stubs
             if len(operands) != 2:
                 raise _Unknown
