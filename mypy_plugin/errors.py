@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any, Callable, Final, Iterable, TypeVar
+from typing import Any, Callable, Final, Iterable, TypeVar, cast
 
 from mypy.errorcodes import ErrorCode
+from mypy.errors import ErrorWatcher
+from mypy.nodes import Context
+from mypy.plugin import CheckerPluginInterface
 
 from jaxtypes import lattice
 
@@ -26,6 +29,7 @@ __all__ = [
     "JAX_UNSUPPORTED",
     "JAX_DTYPE",
     "guarded",
+    "report",
     "DEBUG_ENV",
     "promotion_message",
     "unsupported_message",
@@ -66,6 +70,36 @@ def guarded(fallback: Callable[[Any], _R]) -> Callable[[Callable[[_C], _R]], Cal
         return run
 
     return wrap
+
+
+def report(api: CheckerPluginInterface, message: str, context: Context, code: ErrorCode) -> None:
+    """Report the plugin's error about a call's arguments where mypy shows it.
+
+    mypy checks a call of an overloaded function (JAX's functions and the
+    layers' calls in the stubs) against each overload with its errors held
+    back, and takes an overload with an error as one that does not match: a
+    hook's error there would make no overload match, and mypy would then
+    report the first one's own error (a confusing ``[type-var]``) beside it.
+    So where the overload being tried has no error of mypy's own, the
+    plugin's error is reported past the held-back errors (mypy drops the
+    copies another overload's check makes) and the overload matches, with
+    the hook's ``Array[Any]``; where it has one (a wrong argument), the
+    plugin's error stays with it.
+    """
+    watchers = getattr(getattr(getattr(api, "msg", None), "errors", None), "_watchers", None)
+    if not isinstance(watchers, list) or not watchers:
+        api.fail(message, context, code=code)
+        return
+    held = cast("list[ErrorWatcher]", watchers)
+    if held[-1].has_new_errors():
+        api.fail(message, context, code=code)
+        return
+    watchers_before = list(held)
+    held.clear()
+    try:
+        api.fail(message, context, code=code)
+    finally:
+        held[:] = watchers_before
 
 
 def display(node: str, scalar: bool = False) -> str:

@@ -78,7 +78,7 @@ def _read(t: Type, builder: Builder, ctx: FunctionContext) -> list[DTypeLike]:
         raise _Unknown
     for d in found:
         if d.node is None and d.kind != "none":
-            ctx.api.fail(f"Invalid dtype: {d.invalid}", ctx.context, code=errors.JAX_DTYPE)
+            errors.report(ctx.api, f"Invalid dtype: {d.invalid}", ctx.context, code=errors.JAX_DTYPE)
             raise _Failed
     return found
 
@@ -122,11 +122,11 @@ def common_dtype(
             answer = lattice.result_type(tokens, v)
         except lattice.NoJoin:
             shown = [(lattice.jax_type(n, w), w) for n, w in tokens]
-            ctx.api.fail(errors.promotion_message(what, shown, v), ctx.context, code=errors.JAX_PROMOTION)
+            errors.report(ctx.api, errors.promotion_message(what, shown, v), ctx.context, code=errors.JAX_PROMOTION)
             failed = True
             break
         except ValueError as err:  # a weakly typed sub-byte int has no default dtype
-            ctx.api.fail(f"Invalid dtype: {err}", ctx.context, code=errors.JAX_DTYPE)
+            errors.report(ctx.api, f"Invalid dtype: {err}", ctx.context, code=errors.JAX_DTYPE)
             failed = True
             break
         if answer not in out:
@@ -154,8 +154,11 @@ def result_type_hook(v: Variant, builder: Builder) -> Callable[[FunctionContext]
         try:
             actuals = _positional(ctx)
             if not actuals:
-                ctx.api.fail(
-                    "jaxtypes.result_type() needs at least one array or dtype", ctx.context, code=errors.JAX_DTYPE
+                errors.report(
+                    ctx.api,
+                    "jaxtypes.result_type() needs at least one array or dtype",
+                    ctx.context,
+                    code=errors.JAX_DTYPE,
                 )
                 return ctx.default_return_type
             flag_types, _ = _formal(ctx, "return_weak_type_flag")
@@ -207,7 +210,8 @@ def promote_types_hook(v: Variant, builder: Builder) -> Callable[[FunctionContex
                     return ctx.default_return_type
                 joined = lattice.join(a, b, v)
                 if joined is None:
-                    ctx.api.fail(
+                    errors.report(
+                        ctx.api,
                         errors.promotion_message(
                             "jaxtypes.promote_types()", [(a, a in lattice.WEAK), (b, b in lattice.WEAK)], v
                         ),
@@ -279,7 +283,8 @@ def _target_nodes(
                 if inexact is None:
                     raise _Unknown
                 if inexact:
-                    ctx.api.fail(
+                    errors.report(
+                        ctx.api,
                         f"promote_dtype(..., inexact=True) needs an inexact dtype, got {node}; "
                         "pass inexact=False to cast to it",
                         ctx.context,

@@ -253,7 +253,7 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
         if out.node is None:
             if out.error is not None:
                 code = errors.JAX_PROMOTION if out.error == "promotion" else errors.JAX_UNSUPPORTED
-                ctx.api.fail(f"{name.rpartition('.')[2]}: {out.message}", ctx.context, code=code)
+                errors.report(ctx.api, f"{name.rpartition('.')[2]}: {out.message}", ctx.context, code=code)
             return _replace(ctx.default_return_type, builder.any_array(template))
         if out.node not in lattice.NODES:  # a PRNG key: no lattice dtype
             return _replace(ctx.default_return_type, builder.any_array(template))

@@ -153,7 +153,7 @@ def layer_call_hook(rule_name: str, v: Variant, builder: Builder) -> Callable[[M
             if out.node is None:
                 if out.error is not None:
                     code = errors.JAX_PROMOTION if out.error == "promotion" else errors.JAX_UNSUPPORTED
-                    ctx.api.fail(f"{rule_name.rpartition('.')[2]}: {out.message}", ctx.context, code=code)
+                    errors.report(ctx.api, f"{rule_name.rpartition('.')[2]}: {out.message}", ctx.context, code=code)
                 return builder.any_array(result)
             answers.add(out.node)
         if len(answers) != 1:

@@ -71,7 +71,7 @@ def explicit_dtype(t: Type, builder: Builder, v: Variant, ctx: MethodContext, *,
                 raise _Unknown
             node = none_means
         elif d.node is None:
-            ctx.api.fail(f"Invalid dtype: {d.invalid}", ctx.context, code=errors.JAX_DTYPE)
+            errors.report(ctx.api, f"Invalid dtype: {d.invalid}", ctx.context, code=errors.JAX_DTYPE)
             raise _Unknown
         elif d.kind == "type":
             node = lattice.default_dtype(d.node[0], v.x64) if d.weak else d.node
@@ -85,7 +85,7 @@ def explicit_dtype(t: Type, builder: Builder, v: Variant, ctx: MethodContext, *,
 
 
 def _report(ctx: MethodContext | AttributeContext, outcome: ops.Outcome) -> None:
-    ctx.api.fail(errors.unsupported_message(outcome.message), ctx.context, code=errors.JAX_UNSUPPORTED)
+    errors.report(ctx.api, errors.unsupported_message(outcome.message), ctx.context, code=errors.JAX_UNSUPPORTED)
 
 
 def _method_alts(
@@ -147,7 +147,8 @@ def _clip_alts(mine: list[Alt], ctx: MethodContext, builder: Builder, v: Variant
             outcome = clip_outcome(a, bounds, v)
             if outcome.node is None:
                 if outcome.error == "promotion":
-                    ctx.api.fail(
+                    errors.report(
+                        ctx.api,
                         errors.promotion_message('"clip"', [(a, False)] + [(b, b in lattice.WEAK) for b in bounds], v),
                         ctx.context,
                         code=errors.JAX_PROMOTION,

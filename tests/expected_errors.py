@@ -166,24 +166,6 @@ def catching_marked_lines(text: str, exceptions: str = "TypeError, ValueError", 
     return "\n".join(out) + "\n"
 
 
-def unmet_markers(checker: str, files: Mapping[str, str], errors: Errors) -> list[str]:
-    """The marked lines without an error of their kind's code, and the
-    unmarked lines with an error: ``wrong_answers`` without its demand that a
-    marked line have no other error (mypy adds a [type-var] to the plugin's
-    strict-promotion error of a call to an overloaded function: it checks
-    each overload with the plugin's error counting against it, then reports
-    on the first)."""
-    marked = expected(files)
-    problems = []
-    for key in sorted(set(marked) | set(errors)):
-        kind, got = marked.get(key), errors.get(key, [])
-        if kind is None:
-            problems.append(f"{key}: unexpected error {got}")
-        elif not any(e.code in codes(kind, checker) for e in got):
-            problems.append(f"{key}: expected an error ({kind}), got {got}")
-    return problems
-
-
 def expected(files: Mapping[str, str]) -> dict[tuple[str, int], str]:
     """{(file, line): kind} of every marked line."""
     out = {}
