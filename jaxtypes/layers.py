@@ -85,18 +85,25 @@ class LayerRule(NamedTuple):
     small float refuses.  ``real_statistics``: the input is mixed with
     statistics of its real dtype (a complex input's variance is real:
     Equinox's LayerNorm and GroupNorm), which strict promotion refuses.
-    ``strict_exact``: False where, under strict promotion, the layer raises
-    for some dtypes the rule lets through (Flax's normalizations and NNX's
-    attention mix their statistics, scale and input in ways the rule does not
-    model: an NNX LayerNorm of bfloat16 input and parameters raises); there
-    the rule's errors stand and its other answers are unknown."""
+    ``strict_statistics``: how the layer, under strict promotion, mixes its
+    input and parameters with statistics it computes in float32 (Flax's
+    normalizations and NNX's attention), where any other dtype beside float32
+    raises; None: it does not.  ``"all"`` (Linen's normalizations): the
+    input, the parameters and a ``dtype`` given must all be float32 (a
+    ``dtype=jnp.float64`` too with x64 off, where the arrays are float32);
+    ``"dtype"`` (NNX's normalizations): ``dtype=jnp.float32`` decides,
+    whatever the input and parameters, and without a dtype both must be
+    float32; ``"canonical_dtype"`` (NNX's attention): the same, with a
+    ``dtype`` of float64 counted as float32 where x64 is off.  Found by
+    running each layer over every input, dtype and param_dtype (the table of
+    tools/oracle/make_layer_tables.py); the answer is then float32."""
 
     family: str  # one of FAMILIES
     param_default: str = FLAX_PARAM_DTYPE
     inexact: bool = True
     dtype_with_float32: bool = False
     real_statistics: bool = False
-    strict_exact: bool = True
+    strict_statistics: str | None = None  # one of STRICT_STATISTICS
 
 
 # Layers of several input arrays, each projected by the layer's parameters
@@ -108,6 +115,7 @@ INPUTS: Final[Mapping[str, int]] = {
     "flax.nnx.MultiHeadAttention": 3,
 }
 
+STRICT_STATISTICS: Final = ("all", "dtype", "canonical_dtype")
 _FLAX = LayerRule("flax")
 _EQX = "f"
 EQX_CONVOLUTIONS: Final = tuple(f"{conv}{n}d" for conv in ("Conv", "ConvTranspose") for n in (1, 2, 3))
@@ -126,7 +134,7 @@ RULES: Final[Mapping[str, LayerRule]] = {
         )
     },
     **{
-        f"flax.linen.{name}": LayerRule("flax_norm", dtype_with_float32=True, strict_exact=False)
+        f"flax.linen.{name}": LayerRule("flax_norm", dtype_with_float32=True, strict_statistics="all")
         for name in ("LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm")
     },
     "flax.linen.Embed": LayerRule("flax_embed", inexact=False),
@@ -139,10 +147,11 @@ RULES: Final[Mapping[str, LayerRule]] = {
     "flax.linen.pooling.min_pool": LayerRule("pool"),
     **{f"flax.nnx.{name}": _FLAX for name in ("Linear", "LinearGeneral", "Einsum", "Conv", "ConvTranspose")},
     **{
-        f"flax.nnx.{name}": LayerRule("flax", dtype_with_float32=True, strict_exact=False)
-        for name in ("LayerNorm", "RMSNorm", "GroupNorm", "MultiHeadAttention")
+        f"flax.nnx.{name}": LayerRule("flax", dtype_with_float32=True, strict_statistics="dtype")
+        for name in ("LayerNorm", "RMSNorm", "GroupNorm")
     },
-    "flax.nnx.BatchNorm": LayerRule("flax_float32_stats", dtype_with_float32=True, strict_exact=False),
+    "flax.nnx.MultiHeadAttention": LayerRule("flax", dtype_with_float32=True, strict_statistics="canonical_dtype"),
+    "flax.nnx.BatchNorm": LayerRule("flax_float32_stats", dtype_with_float32=True, strict_statistics="dtype"),
     "flax.nnx.Embed": LayerRule("flax_embed", inexact=False),
     "flax.nnx.Embed.attend": LayerRule("flax_embed"),
     "flax.nnx.Dropout": LayerRule("float_keeps"),
@@ -178,16 +187,32 @@ def result(
     name: str, input_node: str, v: Variant, *, dtype: str | None = None, param_dtype: str | None = None
 ) -> Outcome:
     """The output marker node of layer ``name`` called on an array of
-    ``input_node`` (a strong node), or the error the layer raises; neither
-    (``Outcome(None)``) where the rule cannot tell (``strict_exact``)."""
+    ``input_node`` (a strong node), or the error the layer raises."""
     try:
         rule = RULES[name]
     except KeyError:
         raise ValueError(f"no dtype rule for layer {name!r}; the layers with one: {', '.join(sorted(RULES))}") from None
     out = _result(rule, input_node, v, dtype, param_dtype)
-    if v.mode == "strict" and not rule.strict_exact and out.node is not None:
-        return Outcome(None)
+    if v.mode == "strict" and rule.strict_statistics is not None and out.node is not None:
+        return _with_float32_statistics(rule.strict_statistics, input_node, v, dtype, param_dtype)
     return out
+
+
+def _with_float32_statistics(
+    how: str, input_node: str, v: Variant, dtype: str | None, param_dtype: str | None
+) -> Outcome:
+    """Under strict promotion, a layer whose statistics are float32
+    (``LayerRule.strict_statistics``): float32, or the promotion error."""
+    f32 = "float32"
+    input_node = lattice.canonicalize(input_node, v.x64)
+    param = lattice.canonicalize(param_dtype or FLAX_PARAM_DTYPE, v.x64)
+    given = lattice.canonicalize(dtype, v.x64) if dtype is not None and how == "canonical_dtype" else dtype
+    if given == f32 and how != "all":
+        return Outcome(f32)
+    if given in (None, f32) and input_node == f32 and param == f32:
+        return Outcome(f32)
+    others = tuple(dict.fromkeys(n for n in (input_node, param, given) if n is not None and n != f32))
+    return no_join((*others, f32), v)
 
 
 def _result(rule: LayerRule, input_node: str, v: Variant, dtype: str | None, param_dtype: str | None) -> Outcome:

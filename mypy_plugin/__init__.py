@@ -21,7 +21,8 @@ signatures for Array's operators while mypy analyses the stub),
 nothing reads them),
 ``operators``, ``methods`` (and ``astype``), ``functions`` (result_type,
 promote_types, promote_dtype), ``jax_functions`` (JAX's functions under the
-settings), ``layers`` (Equinox's layers under the settings),
+settings), ``layers`` (Equinox's and Flax's layers, and Flax's pooling
+functions, under the settings),
 ``jaxtyping_annotations`` (``Float32[Array, "b n"]``), ``dtypes``
 (mypy types <-> lattice nodes), ``errors`` (error codes, messages, the guard
 that keeps plugin bugs from crashing mypy); every name the plugin looks for
@@ -165,6 +166,8 @@ class JaxtypesPlugin(Plugin):
         # Equinox's layers: their output for the configured x64 and promotion.
         for fullname, rule_name in layers.typed_layer_calls().items():
             method_hooks[fullname] = layers.layer_call_hook(rule_name, v, builder)
+        for fullname, rule_name in layers.typed_layer_functions().items():
+            self._function_hooks[fullname] = layers.layer_function_hook(rule_name, v, builder)
         self._member_names = frozenset(name.rpartition(".")[2] for name in (*method_hooks, *self._attribute_hooks))
         self._inherited: dict[tuple[str, str], bool] = {}
         self._field_hooks: dict[str, Callable[[AttributeContext], Type] | None] = {}

@@ -14,9 +14,14 @@ Flax's layers (``flax.linen``, ``flax.nnx``) carry their computation
 ``dtype`` and their ``param_dtype`` as type arguments in the stubs, which
 answer for JAX's default promotion; under ``promotion = "strict"`` a layer
 that mixes its input's dtype with its parameters' raises in JAX (Flax
-promotes them with JAX's rules), which the plugin reports the same way
-(where ``jaxtypes.layers`` cannot tell, as for Flax's normalizations under
-strict promotion, the answer is ``Array[Any]``).
+promotes them with JAX's rules), which the plugin reports the same way (a
+normalization, which computes its statistics in float32, refuses there any
+other dtype beside float32).
+
+Flax's pooling functions (``avg_pool``, ``max_pool``, ``min_pool``) get the
+same in a function hook: ``avg_pool`` divides by the window's size, so its
+answer for an integer input follows x64 and strict promotion refuses it
+beside any other dtype than that integer's.
 
 Equinox's modules declare their layers as fields (``linear: eqx.nn.Linear``),
 which leaves the layer's dtype unknown to every checker.  When such a field
@@ -52,7 +57,7 @@ from mypy.nodes import (
     WhileStmt,
     WithStmt,
 )
-from mypy.plugin import AttributeContext, MethodContext
+from mypy.plugin import AttributeContext, FunctionContext, MethodContext
 from mypy.types import AnyType, CallableType, Instance, Type, get_proper_type
 
 from jaxtypes import layers, lattice
@@ -60,8 +65,16 @@ from jaxtypes.lattice import Variant
 
 from . import errors, names
 from .dtypes import Builder, array_info, dtype_like
+from .methods import bool_value
 
-__all__ = ["typed_layer_calls", "layer_call_hook", "is_module_field", "field_hook"]
+__all__ = [
+    "typed_layer_calls",
+    "layer_call_hook",
+    "typed_layer_functions",
+    "layer_function_hook",
+    "is_module_field",
+    "field_hook",
+]
 
 _DEFAULT: Final = "default"  # _param_of_call: the layer's parameters are in JAX's default float
 
@@ -78,6 +91,53 @@ def typed_layer_calls() -> dict[str, str]:
         elif name.startswith(names.FLAX_LAYERS) and owner.rpartition(".")[2][:1].isupper():
             calls[name] = name
     return calls
+
+
+def typed_layer_functions() -> dict[str, str]:
+    """{fully qualified name mypy gives a function of the layers' libraries:
+    its rule's name}: Flax's pooling functions, which the stubs declare in
+    ``flax.linen`` and ``flax.nnx`` (and Flax defines in
+    ``flax.linen.pooling``).  Their stubs answer for x64 off and standard
+    promotion; ``avg_pool`` divides by the window's size, which x64 and
+    strict promotion change."""
+    calls: dict[str, str] = {}
+    for name in layers.RULES:
+        module, _, function = name.rpartition(".")
+        if module == names.FLAX_POOLING:
+            for package in (module, *(p.rstrip(".") for p in names.FLAX_LAYERS)):
+                calls[f"{package}.{function}"] = name
+    return calls
+
+
+def layer_function_hook(rule_name: str, v: Variant, builder: Builder) -> Callable[[FunctionContext], Type]:
+    """A pooling function's output for the configured x64 and promotion (its
+    input the first argument), or the error it raises; ``Array[Any]`` where
+    its input's dtype is not known, and the stubs' answer where the call
+    passes ``count_include_pad`` other than True (the rule is Flax's
+    default: a sum divided by the window's size)."""
+
+    @errors.guarded(lambda ctx: ctx.default_return_type)
+    def hook(ctx: FunctionContext) -> Type:
+        result = get_proper_type(ctx.default_return_type)
+        if not isinstance(result, Instance) or array_info(result) is None or not ctx.arg_types:
+            return ctx.default_return_type
+        if "count_include_pad" in ctx.callee_arg_names:
+            given = ctx.arg_types[ctx.callee_arg_names.index("count_include_pad")]
+            if given and (len(given) != 1 or bool_value(given[0]) is not True):
+                return ctx.default_return_type
+        try:
+            node = _input(ctx.arg_types[0], builder, v)
+        except LookupError:
+            return builder.any_array(result)
+        out = layers.result(rule_name, node, v)
+        if out.node is None:
+            if out.error is not None:
+                code = errors.JAX_PROMOTION if out.error == "promotion" else errors.JAX_UNSUPPORTED
+                errors.report(ctx.api, f"{rule_name.rpartition('.')[2]}: {out.message}", ctx.context, code=code)
+            return builder.any_array(result)
+        return builder.array_of(result, [out.node])
+
+    return hook
 
 
 def _strong_node(arg: Type) -> str:
@@ -110,12 +170,13 @@ def _dtypes(layer: Instance, flax: bool) -> tuple[str | None, str | None]:
     return None, _strong_node(arg)
 
 
-def _input(types: list[Type], builder: Builder) -> str:
-    """The node of the layer's input array (strong)."""
+def _input(types: list[Type], builder: Builder, v: Variant) -> str:
+    """The node of the layer's input array (strong; with x64 off a 64-bit
+    one is the 32-bit one JAX makes of it)."""
     found = dtype_like(types[0], builder) if len(types) == 1 else None
     if not found or len(found) != 1 or found[0].kind != "array" or found[0].node not in lattice.STRONG:
         raise LookupError
-    return found[0].node
+    return lattice.canonicalize(found[0].node, v.x64)
 
 
 def layer_call_hook(rule_name: str, v: Variant, builder: Builder) -> Callable[[MethodContext], Type]:
@@ -139,7 +200,7 @@ def layer_call_hook(rule_name: str, v: Variant, builder: Builder) -> Callable[[M
                     given = [types for types in given if types]
                 if len(given) < (1 if flax else count) or not all(given):
                     raise LookupError
-                nodes = [_input(types, builder) for types in given]
+                nodes = [_input(types, builder, v) for types in given]
         except LookupError:
             return builder.any_array(result)
         if family == "to_float" and lattice.kind(nodes[0]) not in "fc":

@@ -35,6 +35,7 @@ EQUINOX_NO_DTYPE: Final = "equinox.nn._JaxtypesNoDtype"
 # Flax's layers in those stubs (flax.linen.Dense, flax.nnx.Linear...), and the
 # type argument of a layer made without a computation dtype.
 FLAX_LAYERS: Final = ("flax.linen.", "flax.nnx.")
+FLAX_POOLING: Final = "flax.linen.pooling"  # where Flax defines avg_pool, max_pool, min_pool
 FLAX_NO_DTYPES: Final = ("flax.linen._JaxtypesNoDtype", "flax.nnx._JaxtypesNoDtype")
 # The base class of Equinox's modules, whose layer fields the plugin reads from __init__.
 EQUINOX_MODULE: Final = "equinox._module._module.Module"

@@ -102,6 +102,10 @@ DEVIATIONS: dict[str, dict[str, str]] = {
         "assert_type(nn.Dense(self.features, dtype=jnp.float64)(x), jax.Array[Any])": (
             "the same for Flax's layers: with x64 off, dtype=float64 computes in float32"
         ),
+        "assert_type(nn.avg_pool(tokens[:, None], (2,)), jax.Array[Any])": (
+            "the plugin answers Flax's avg_pool for the project's x64: an integer input's "
+            "average is the default float, float32 with x64 off"
+        ),
     },
 }
 

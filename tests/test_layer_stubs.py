@@ -319,6 +319,9 @@ class Block(nn.Module):
         assert_type(nn.Dense(3)(x), jax.Array[float32])
         assert_type(nn.Dense(3, param_dtype=jnp.bfloat16)(h), jax.Array[bfloat16])
         assert_type(nn.Dense(3, dtype=jnp.bfloat16)(x), jax.Array[bfloat16])
+        assert_type(nn.LayerNorm()(x), jax.Array[float32])
+        nn.LayerNorm(dtype=jnp.bfloat16)(x)  # E: promotion
+        nn.RMSNorm(param_dtype=jnp.bfloat16)(x)  # E: promotion
 
 
 def case(key: jax.Array, x: jax.Array[float32], h: jax.Array[bfloat16], w: jax.Array[float64],
@@ -333,9 +336,16 @@ def case(key: jax.Array, x: jax.Array[float32], h: jax.Array[bfloat16], w: jax.A
     half(x)  # E: promotion
     assert_type(nnx.Linear(4, 3, dtype=jnp.bfloat16, rngs=rngs)(x), jax.Array[bfloat16])
     assert_type(nnx.Embed(10, 4, rngs=rngs)(token), jax.Array[float32])
-    assert_type(nnx.LayerNorm(4, rngs=rngs)(x), jax.Array[Any])
+    assert_type(nnx.LayerNorm(4, rngs=rngs)(x), jax.Array[float32])
+    assert_type(nnx.LayerNorm(4, dtype=jnp.float32, param_dtype=jnp.bfloat16, rngs=rngs)(h), jax.Array[float32])
+    nnx.LayerNorm(4, param_dtype=jnp.bfloat16, rngs=rngs)(h)  # E: promotion
     nnx.LayerNorm(4, rngs=rngs)(h)  # E: promotion
     Block().init(key, x, h)
+    nn.avg_pool(h.reshape(1, 4, 1), (2,))  # E: promotion
+    nnx.avg_pool(token.reshape(1, 1, 1), (1,))  # E: promotion
+    assert_type(nn.avg_pool(jnp.ones((1, 4, 1), jnp.int64), (2,)), jax.Array[float64])
+    nn.avg_pool(w.reshape(1, 4, 1), (2,), count_include_pad=True)  # E: promotion
+    assert_type(nn.max_pool(h.reshape(1, 4, 1), (2,)), jax.Array[bfloat16])
 """
 
 
