@@ -22,7 +22,8 @@ nothing reads them),
 ``operators``, ``methods`` (and ``astype``), ``functions`` (result_type,
 promote_types, promote_dtype), ``jax_functions`` (JAX's functions under the
 settings), ``layers`` (Equinox's and Flax's layers, and Flax's pooling
-functions, under the settings),
+functions, under the settings), ``flax_modules`` (Linen's ``Module.apply``
+and ``init_with_output``: the module's ``__call__``'s result),
 ``jaxtyping_annotations`` (``Float32[Array, "b n"]``), ``dtypes``
 (mypy types <-> lattice nodes), ``errors`` (error codes, messages, the guard
 that keeps plugin bugs from crashing mypy); every name the plugin looks for
@@ -55,6 +56,7 @@ from . import (
     array_class,
     equalities,
     errors,
+    flax_modules,
     functions,
     jax_functions,
     jaxtyping_annotations,
@@ -166,10 +168,13 @@ class JaxtypesPlugin(Plugin):
         # Equinox's layers: their output for the configured x64 and promotion.
         for fullname, rule_name in layers.typed_layer_calls().items():
             method_hooks[fullname] = layers.layer_call_hook(rule_name, v, builder)
+        # Linen's Module.apply and init_with_output: the module's __call__'s result.
+        method_hooks.update(flax_modules.run_hooks())
         for fullname, rule_name in layers.typed_layer_functions().items():
             self._function_hooks[fullname] = layers.layer_function_hook(rule_name, v, builder)
         self._member_names = frozenset(name.rpartition(".")[2] for name in (*method_hooks, *self._attribute_hooks))
-        self._inherited: dict[tuple[str, str], bool] = {}
+        # {(class, member): the name of the hooked member it inherits, or None}
+        self._inherited: dict[tuple[str, str], str | None] = {}
         self._field_hooks: dict[str, Callable[[AttributeContext], Type] | None] = {}
         self._annotated_hook = jaxtyping_annotations.annotated_hook()
         # mypy asks for a hook at every call it checks: each name's answer is
@@ -243,9 +248,10 @@ class JaxtypesPlugin(Plugin):
             module_with_blocker=blocker,
         )
 
-    def _array_member(self, fullname: str, hooks: dict[str, _H]) -> _H | None:
-        """The hook of an Array member reached through a subclass: mypy names
-        a call by the receiver's class (``pkg.MyArray.__add__``)."""
+    def _inherited_member(self, fullname: str, hooks: dict[str, _H]) -> _H | None:
+        """The hook of a member reached through a subclass: mypy names a call
+        by the receiver's class (``pkg.MyArray.__add__``, ``pkg.CNN.apply``
+        of a Linen module)."""
         cls, _, member = fullname.rpartition(".")
         if member not in self._member_names or not cls:
             return None
@@ -254,8 +260,15 @@ class JaxtypesPlugin(Plugin):
             sym = self._lookup(cls)
             info = sym.node if sym is not None else None
             owner = info.get_containing_type_info(member) if isinstance(info, TypeInfo) else None
-            self._inherited[key] = owner is not None and owner.fullname in names.ARRAYS
-        return hooks.get(names.member(member)) if self._inherited[key] else None
+            self._inherited[key] = (
+                None
+                if owner is None
+                else names.member(member)
+                if owner.fullname in names.ARRAYS
+                else f"{owner.fullname}.{member}"
+            )
+        inherited = self._inherited[key]
+        return hooks.get(inherited) if inherited is not None else None
 
     # -- hooks: dictionary look-ups
     def get_customize_class_mro_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
@@ -269,14 +282,14 @@ class JaxtypesPlugin(Plugin):
         except KeyError:
             hook = self._method_hooks.get(fullname)
             if hook is None:
-                hook = self._array_member(fullname, self._method_hooks)
+                hook = self._inherited_member(fullname, self._method_hooks)
             self._method_hook_of[fullname] = hook
             return hook
 
     def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
         hook = self._attribute_hooks.get(fullname)
         if hook is None:
-            hook = self._array_member(fullname, self._attribute_hooks)
+            hook = self._inherited_member(fullname, self._attribute_hooks)
         return hook if hook is not None else self._module_field(fullname)
 
     def _module_field(self, fullname: str) -> Callable[[AttributeContext], Type] | None:

@@ -37,6 +37,14 @@ EQUINOX_NO_DTYPE: Final = "equinox.nn._JaxtypesNoDtype"
 FLAX_LAYERS: Final = ("flax.linen.", "flax.nnx.")
 FLAX_POOLING: Final = "flax.linen.pooling"  # where Flax defines avg_pool, max_pool, min_pool
 FLAX_NO_DTYPES: Final = ("flax.linen._JaxtypesNoDtype", "flax.nnx._JaxtypesNoDtype")
+# Linen's Module, its methods that run a module's __call__, and the
+# decorators of a __call__ that return the method as it is.
+FLAX_MODULE: Final = "flax.linen.module.Module"
+FLAX_MODULE_APPLY: Final = f"{FLAX_MODULE}.apply"
+FLAX_MODULE_INIT_WITH_OUTPUT: Final = f"{FLAX_MODULE}.init_with_output"
+FLAX_IDENTITY_DECORATORS: Final = frozenset(
+    {"flax.linen.module.compact", "flax.linen.module.nowrap", "flax.linen.compact", "flax.linen.nowrap"}
+)
 # The base class of Equinox's modules, whose layer fields the plugin reads from __init__.
 EQUINOX_MODULE: Final = "equinox._module._module.Module"
 

@@ -324,6 +324,12 @@ class Block(nn.Module):
         nn.RMSNorm(param_dtype=jnp.bfloat16)(x)  # E: promotion
 
 
+class Head(nn.Module):
+    @nn.compact
+    def __call__(self, x: jax.Array[float32]) -> jax.Array[float32]:
+        return nn.Dense(3)(x)
+
+
 def case(key: jax.Array, x: jax.Array[float32], h: jax.Array[bfloat16], w: jax.Array[float64],
          token: jax.Array[int32]) -> None:
     rngs = nnx.Rngs(0)
@@ -341,6 +347,14 @@ def case(key: jax.Array, x: jax.Array[float32], h: jax.Array[bfloat16], w: jax.A
     nnx.LayerNorm(4, param_dtype=jnp.bfloat16, rngs=rngs)(h)  # E: promotion
     nnx.LayerNorm(4, rngs=rngs)(h)  # E: promotion
     Block().init(key, x, h)
+    # Module.apply and init_with_output run the module's __call__
+    out, variables = Head().init_with_output(key, x)
+    assert_type(out, jax.Array[float32])
+    assert_type(Head().apply(variables, x), jax.Array[float32])
+    assert_type(Head().apply(variables, x, mutable=False), jax.Array[float32])
+    # (with mutable collections, a pair: left as Flax declares it)
+    pair: tuple[Any, Any] = Head().apply(variables, x, mutable=["intermediates"])
+    pair = Head().apply(variables, x, capture_intermediates=True)
     nn.avg_pool(h.reshape(1, 4, 1), (2,))  # E: promotion
     nnx.avg_pool(token.reshape(1, 1, 1), (1,))  # E: promotion
     assert_type(nn.avg_pool(jnp.ones((1, 4, 1), jnp.int64), (2,)), jax.Array[float64])
