@@ -24,8 +24,7 @@ from mypy.expandtype import expand_type_by_instance
 from mypy.maptype import map_instance_to_supertype
 from mypy.nodes import Decorator, FuncDef, RefExpr
 from mypy.plugin import MethodContext
-from mypy.typeops import get_all_type_vars
-from mypy.types import CallableType, Instance, TupleType, Type, get_proper_type
+from mypy.types import CallableType, Instance, TupleType, Type, get_proper_type, has_type_vars
 
 from . import errors, names
 from .methods import bool_value
@@ -67,7 +66,7 @@ def _call_result(ctx: MethodContext) -> Type | None:
         return None
     owner = map_instance_to_supertype(module, found.info)
     result = expand_type_by_instance(signature.ret_type, owner)
-    return None if get_all_type_vars(result) else result
+    return None if has_type_vars(result) else result
 
 
 def _apply(ctx: MethodContext) -> Type:
