@@ -112,6 +112,32 @@ class Array(Generic[DT], metaclass=_ArrayMeta):
     ) -> Any:
         raise _abstract("mean")
 
+    def var(
+        self,
+        axis: Any = None,
+        dtype: Any = None,
+        out: None = None,
+        ddof: int = 0,
+        keepdims: bool = False,
+        *,
+        where: Any = None,
+        correction: Any = None,
+    ) -> Any:
+        raise _abstract("var")
+
+    def std(
+        self,
+        axis: Any = None,
+        dtype: Any = None,
+        out: None = None,
+        ddof: int = 0,
+        keepdims: bool = False,
+        *,
+        where: Any = None,
+        correction: Any = None,
+    ) -> Any:
+        raise _abstract("std")
+
     def max(
         self, axis: Any = None, out: None = None, keepdims: bool = False, initial: Any = None, where: Any = None
     ) -> Any:

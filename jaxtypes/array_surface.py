@@ -80,16 +80,6 @@ SURFACE: Final[dict[str, tuple[str, ...]]] = {
     ),
     "dot": ("def dot(self, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Array[Any]: ...",),
     "ptp": ("def ptp(self, axis: AxisArgument = None, out: None = None, keepdims: bool = False) -> Array[Any]: ...",),
-    "std": (
-        "def std(self, axis: AxisArgument = None, dtype: Any = None, out: None = None, ddof: int = 0, "
-        "keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) "
-        "-> Array[Any]: ...",
-    ),
-    "var": (
-        "def var(self, axis: AxisArgument = None, dtype: Any = None, out: None = None, ddof: int = 0, "
-        "keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) "
-        "-> Array[Any]: ...",
-    ),
     "trace": (
         "def trace(self, offset: Any = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, "
         "out: None = None) -> Array[Any]: ...",

@@ -110,6 +110,7 @@ RULES: Final = {
     "widened to it (int8 to int32, uint8 to uint32) and sub-byte integers "
     "rejected; with promote_integers=False, the dtype (bool becomes int32)",
     "mean": "the dtype made inexact",
+    "variance": "the dtype made inexact, a complex one's real component",
     "extremum": "the dtype (strongly typed)",
     "arg_extremum": "the default integer; complex is rejected",
     "to_bool": "bool",
@@ -152,6 +153,8 @@ OPERATIONS: Final[tuple[Operation, ...]] = (
     Operation("sum", "method", "sum", "reduce", "SumTo"),
     Operation("prod", "method", "prod", "reduce", "ProdTo"),
     Operation("mean", "method", "mean", "mean", "MeanTo"),
+    Operation("var", "method", "var", "variance", "VarTo"),
+    Operation("std", "method", "std", "variance", "StdTo"),
     Operation("max", "method", "max", "extremum", "MaxTo"),
     Operation("min", "method", "min", "extremum", "MinTo"),
     Operation("argmax", "method", "argmax", "arg_extremum", "ArgmaxTo"),

@@ -388,8 +388,13 @@ def method(name: str, a: str, v: Variant = DEFAULT, *, promote_integers: bool = 
         if promoted is None:
             return unsupported(name, dtype)
         return Outcome(lattice.canonicalize(promoted, v.x64))
+    inexact = lattice.canonicalize(TO_INEXACT.get(dtype, dtype), v.x64)
+    if rule == "variance":  # (the mean of squared magnitudes: real)
+        if inexact in _SUB_BYTE_INTS:  # (which the mean keeps, and JAX then mixes with a Python float)
+            return no_join((inexact, lattice.WEAK_FLOAT), v)
+        return Outcome(COMPONENT.get(inexact, inexact))
     assert rule == "mean", rule
-    return Outcome(lattice.canonicalize(TO_INEXACT.get(dtype, dtype), v.x64))
+    return Outcome(inexact)
 
 
 def clip(a: str, bound: str | None = None, v: Variant = DEFAULT) -> Outcome:

@@ -135,7 +135,7 @@ class JaxtypesPlugin(Plugin):
             method_hooks[names.member(name)] = operators.binary_hook(op, True, v, builder)
         for name, op in names.UNARY_METHODS.items():
             method_hooks[names.member(name)] = operators.unary_hook(op, v, builder)
-        for name in (*names.REDUCTIONS, *names.DTYPE_METHODS, *names.PLAIN_METHODS):
+        for name in (*names.REDUCTIONS, *names.DTYPE_METHODS, *names.VARIANCES, *names.PLAIN_METHODS):
             method_hooks[names.member(name)] = methods.method_hook(name, v, builder)
         method_hooks[names.member(names.ITEM)] = methods.item_hook(v, builder)
         method_hooks[names.member(names.ASTYPE)] = methods.astype_hook(v, builder)

@@ -56,6 +56,11 @@ def _signatures() -> dict[str, str]:
         f"def mean(self, {_AXIS}, {_DTYPE}, out: None = None, keepdims: bool = False, *, "
         "where: Any = None) -> Array[Any]: ..."
     )
+    for name in names.VARIANCES:  # VarTo.var, StdTo.std
+        sigs[name] = (
+            f"def {name}(self, {_AXIS}, {_DTYPE}, out: None = None, ddof: int = 0, keepdims: bool = False, *, "
+            "where: Any = None, correction: int | float | None = None) -> Array[Any]: ..."
+        )
     for name in ("max", "min"):  # _Extremum.__call__
         sigs[name] = (
             f"def {name}(self, {_AXIS}, out: None = None, keepdims: bool = False, "

@@ -22,7 +22,7 @@ from mypy.types import Instance, LiteralType, NoneType, Type, TypeVarType, Union
 from jaxtypes import lattice, ops
 from jaxtypes.lattice import Variant
 
-from . import errors
+from . import errors, names
 from .dtypes import Alt, Builder, array_dtype, dtype_like, operands
 
 __all__ = ["method_hook", "property_hook", "item_hook", "astype_hook"]
@@ -173,6 +173,8 @@ def method_hook(name: str, v: Variant, builder: Builder) -> Callable[[MethodCont
             if dtype_arg:
                 given = get_proper_type(dtype_arg[0])
                 if not isinstance(given, NoneType):
+                    if name in names.VARIANCES:  # (a real dtype= for a complex array raises)
+                        return builder.any_array(receiver)
                     return builder.array_of(receiver, explicit_dtype(dtype_arg[0], builder, v, ctx, none_means=None))
             mine = array_dtype(receiver)
             if mine is None:

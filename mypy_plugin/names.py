@@ -110,6 +110,7 @@ SCALAR_EQUALITIES: Final = {
 # with a dtype= (sum and prod with promote_integers=; mean), and the others.
 REDUCTIONS: Final = tuple(op.name for op in operations.with_rule("reduce"))
 DTYPE_METHODS: Final = tuple(op.name for op in operations.with_rule("mean"))
+VARIANCES: Final = tuple(op.name for op in operations.with_rule("variance"))
 PLAIN_METHODS: Final = tuple(op.name for op in operations.with_rule("extremum", "arg_extremum", "clip", "round"))
 PROPERTIES: Final = tuple(op.name for op in operations.with_rule("component"))
 ITEM: Final = "item"

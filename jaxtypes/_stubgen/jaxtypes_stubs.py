@@ -694,6 +694,14 @@ _METHOD_SIGNATURES: Final = {
         "(self, axis: AxisArgument = None, dtype: DtypeArgument = None, out: None = None,\n"
         "        keepdims: bool = False, *, where: Any = None) -> Array[Any]: ...",
     ],
+    # (a dtype= given: JAX computes in it, and refuses a real one for a
+    # complex array: unknown)
+    "variance": [
+        "(self, axis: AxisArgument = None, dtype: None = None, out: None = None, ddof: int = 0,\n"
+        "        keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) -> Array[_R]: ...",
+        "(self, axis: AxisArgument = None, dtype: DtypeArgument = None, out: None = None, ddof: int = 0,\n"
+        "        keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) -> Array[Any]: ...",
+    ],
     "extremum": [
         "(self, axis: AxisArgument = None, out: None = None, keepdims: bool = False,\n"
         "        initial: Any = None, where: Any = None) -> Array[_R]: ..."

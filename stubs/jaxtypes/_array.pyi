@@ -180,6 +180,30 @@ class MeanTo(_Table, Generic[_R]):
 
 
 @type_check_only
+class VarTo(_Table, Generic[_R]):
+    """var: called, an Array of dtype _R."""
+    @overload
+    def var(self, axis: AxisArgument = None, dtype: None = None, out: None = None, ddof: int = 0,
+        keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) -> Array[_R]: ...
+    @overload
+    def var(self, axis: AxisArgument = None, dtype: DtypeArgument = None, out: None = None, ddof: int = 0,
+        keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) -> Array[Any]: ...
+    __call__ = var
+
+
+@type_check_only
+class StdTo(_Table, Generic[_R]):
+    """std: called, an Array of dtype _R."""
+    @overload
+    def std(self, axis: AxisArgument = None, dtype: None = None, out: None = None, ddof: int = 0,
+        keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) -> Array[_R]: ...
+    @overload
+    def std(self, axis: AxisArgument = None, dtype: DtypeArgument = None, out: None = None, ddof: int = 0,
+        keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) -> Array[Any]: ...
+    __call__ = std
+
+
+@type_check_only
 class MaxTo(_Table, Generic[_R]):
     """max: called, an Array of dtype _R."""
     def max(self, axis: AxisArgument = None, out: None = None, keepdims: bool = False,
@@ -558,6 +582,40 @@ class _MeanMethod:
     def __get__(self, obj: Array[_T], owner: Any, /) -> MeanTo[Any]: ...
 
 @type_check_only
+class _Has_var(Protocol[_F_co]):
+    @property
+    def _var(self) -> _F_co: ...
+@type_check_only
+class _Bound_var(Protocol[_F_co]):
+    @property
+    def var(self) -> _F_co: ...
+@type_check_only
+class _VarMethod:
+    @overload
+    def __get__(self, obj: Array[_Has_var[_Bound_var[_M]]], owner: Any, /) -> _M: ...
+    @overload
+    def __get__(self, obj: None, owner: Any, /) -> Self: ...
+    @overload
+    def __get__(self, obj: Array[_T], owner: Any, /) -> VarTo[Any]: ...
+
+@type_check_only
+class _Has_std(Protocol[_F_co]):
+    @property
+    def _std(self) -> _F_co: ...
+@type_check_only
+class _Bound_std(Protocol[_F_co]):
+    @property
+    def std(self) -> _F_co: ...
+@type_check_only
+class _StdMethod:
+    @overload
+    def __get__(self, obj: Array[_Has_std[_Bound_std[_M]]], owner: Any, /) -> _M: ...
+    @overload
+    def __get__(self, obj: None, owner: Any, /) -> Self: ...
+    @overload
+    def __get__(self, obj: Array[_T], owner: Any, /) -> StdTo[Any]: ...
+
+@type_check_only
 class _Has_max(Protocol[_F_co]):
     @property
     def _max(self) -> _F_co: ...
@@ -782,8 +840,6 @@ class Array(Generic[DT], metaclass=_ArrayMeta):
     def cumprod(self, axis: AxisArgument = None, dtype: Any = None, out: None = None) -> Array[Any]: ...
     def dot(self, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Array[Any]: ...
     def ptp(self, axis: AxisArgument = None, out: None = None, keepdims: bool = False) -> Array[Any]: ...
-    def std(self, axis: AxisArgument = None, dtype: Any = None, out: None = None, ddof: int = 0, keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) -> Array[Any]: ...
-    def var(self, axis: AxisArgument = None, dtype: Any = None, out: None = None, ddof: int = 0, keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) -> Array[Any]: ...
     def trace(self, offset: Any = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, out: None = None) -> Array[Any]: ...
     def view(self, dtype: Any = None, type: None = None) -> Array[Any]: ...
     @property
@@ -825,6 +881,8 @@ class Array(Generic[DT], metaclass=_ArrayMeta):
     sum: _SumMethod
     prod: _ProdMethod
     mean: _MeanMethod
+    var: _VarMethod
+    std: _StdMethod
     max: _MaxMethod
     min: _MinMethod
     argmax: _ArgmaxMethod

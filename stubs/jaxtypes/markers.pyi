@@ -10,7 +10,7 @@ from typing_extensions import Never
 from jaxtypes._array import (
     Array, DtypeMarker, UnknownDtype, UnknownNumpyScalar, _UnknownDtypeT, _Marker, _Table,
     _Unary,
-    ArgmaxTo, ArgminTo, ItemTo, MaxTo, MeanTo, MinTo, ProdTo, RoundTo, SumTo,
+    ArgmaxTo, ArgminTo, ItemTo, MaxTo, MeanTo, MinTo, ProdTo, RoundTo, StdTo, SumTo, VarTo,
 )
 
 __all__ = ["bool_", "uint1", "uint2", "uint4", "uint8", "uint16", "uint32", "uint64", "int1", "int2", "int4", "int8", "int16", "int32", "int64", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "bfloat16", "float16", "float32", "float64", "complex64", "complex128", "weak_int", "weak_float", "weak_complex", "MARKER_OF_NODE", "NODE_OF_MARKER"]
@@ -651,6 +651,16 @@ class ProdNotSupportedForUint1(_Table):
     prod: ProdNotSupportedForUint1
 
 @type_check_only
+class VarNotSupportedForUint1(_Table):
+    """JAX rejects var of an array of dtype uint1."""
+    var: VarNotSupportedForUint1
+
+@type_check_only
+class StdNotSupportedForUint1(_Table):
+    """JAX rejects std of an array of dtype uint1."""
+    std: StdNotSupportedForUint1
+
+@type_check_only
 class _clip_uint1(_Table):
     @overload
     def clip(self, min: None = None, max: None = None) -> Array[uint1]: ...  # type: ignore[overload-overlap]
@@ -724,6 +734,16 @@ class SumNotSupportedForUint2(_Table):
 class ProdNotSupportedForUint2(_Table):
     """JAX rejects prod of an array of dtype uint2."""
     prod: ProdNotSupportedForUint2
+
+@type_check_only
+class VarNotSupportedForUint2(_Table):
+    """JAX rejects var of an array of dtype uint2."""
+    var: VarNotSupportedForUint2
+
+@type_check_only
+class StdNotSupportedForUint2(_Table):
+    """JAX rejects std of an array of dtype uint2."""
+    std: StdNotSupportedForUint2
 
 @type_check_only
 class _clip_uint2(_Table):
@@ -2014,6 +2034,16 @@ class ProdNotSupportedForInt1(_Table):
     prod: ProdNotSupportedForInt1
 
 @type_check_only
+class VarNotSupportedForInt1(_Table):
+    """JAX rejects var of an array of dtype int1."""
+    var: VarNotSupportedForInt1
+
+@type_check_only
+class StdNotSupportedForInt1(_Table):
+    """JAX rejects std of an array of dtype int1."""
+    std: StdNotSupportedForInt1
+
+@type_check_only
 class _clip_int1(_Table):
     @overload
     def clip(self, min: None = None, max: None = None) -> Array[int1]: ...  # type: ignore[overload-overlap]
@@ -2087,6 +2117,16 @@ class SumNotSupportedForInt2(_Table):
 class ProdNotSupportedForInt2(_Table):
     """JAX rejects prod of an array of dtype int2."""
     prod: ProdNotSupportedForInt2
+
+@type_check_only
+class VarNotSupportedForInt2(_Table):
+    """JAX rejects var of an array of dtype int2."""
+    var: VarNotSupportedForInt2
+
+@type_check_only
+class StdNotSupportedForInt2(_Table):
+    """JAX rejects std of an array of dtype int2."""
+    std: StdNotSupportedForInt2
 
 @type_check_only
 class _clip_int2(_Table):
@@ -4755,6 +4795,8 @@ class bool_(DtypeMarker):
     _sum: SumTo[int32]
     _prod: ProdTo[int32]
     _mean: MeanTo[float32]
+    _var: VarTo[float32]
+    _std: StdTo[float32]
     _max: MaxTo[bool_]
     _min: MinTo[bool_]
     _argmax: ArgmaxTo[int32]
@@ -4793,6 +4835,8 @@ class uint1(DtypeMarker):
     _sum: SumNotSupportedForUint1
     _prod: ProdNotSupportedForUint1
     _mean: MeanTo[uint1]
+    _var: VarNotSupportedForUint1
+    _std: StdNotSupportedForUint1
     _max: MaxTo[uint1]
     _min: MinTo[uint1]
     _argmax: ArgmaxTo[int32]
@@ -4831,6 +4875,8 @@ class uint2(DtypeMarker):
     _sum: SumNotSupportedForUint2
     _prod: ProdNotSupportedForUint2
     _mean: MeanTo[uint2]
+    _var: VarNotSupportedForUint2
+    _std: StdNotSupportedForUint2
     _max: MaxTo[uint2]
     _min: MinTo[uint2]
     _argmax: ArgmaxTo[int32]
@@ -4869,6 +4915,8 @@ class uint4(DtypeMarker):
     _sum: SumNotSupportedForUint4
     _prod: ProdNotSupportedForUint4
     _mean: MeanTo[float32]
+    _var: VarTo[float32]
+    _std: StdTo[float32]
     _max: MaxTo[uint4]
     _min: MinTo[uint4]
     _argmax: ArgmaxTo[int32]
@@ -4907,6 +4955,8 @@ class uint8(DtypeMarker):
     _sum: SumTo[uint32]
     _prod: ProdTo[uint32]
     _mean: MeanTo[float32]
+    _var: VarTo[float32]
+    _std: StdTo[float32]
     _max: MaxTo[uint8]
     _min: MinTo[uint8]
     _argmax: ArgmaxTo[int32]
@@ -4945,6 +4995,8 @@ class uint16(DtypeMarker):
     _sum: SumTo[uint32]
     _prod: ProdTo[uint32]
     _mean: MeanTo[float32]
+    _var: VarTo[float32]
+    _std: StdTo[float32]
     _max: MaxTo[uint16]
     _min: MinTo[uint16]
     _argmax: ArgmaxTo[int32]
@@ -4983,6 +5035,8 @@ class uint32(DtypeMarker):
     _sum: SumTo[uint32]
     _prod: ProdTo[uint32]
     _mean: MeanTo[float32]
+    _var: VarTo[float32]
+    _std: StdTo[float32]
     _max: MaxTo[uint32]
     _min: MinTo[uint32]
     _argmax: ArgmaxTo[int32]
@@ -5021,6 +5075,8 @@ class uint64(DtypeMarker):
     _sum: SumTo[uint32]
     _prod: ProdTo[uint32]
     _mean: MeanTo[float32]
+    _var: VarTo[float32]
+    _std: StdTo[float32]
     _max: MaxTo[uint32]
     _min: MinTo[uint32]
     _argmax: ArgmaxNotSupportedForUint64
@@ -5058,6 +5114,8 @@ class int1(DtypeMarker):
     _sum: SumNotSupportedForInt1
     _prod: ProdNotSupportedForInt1
     _mean: MeanTo[int1]
+    _var: VarNotSupportedForInt1
+    _std: StdNotSupportedForInt1
     _max: MaxTo[int1]
     _min: MinTo[int1]
     _argmax: ArgmaxTo[int32]
@@ -5095,6 +5153,8 @@ class int2(DtypeMarker):
     _sum: SumNotSupportedForInt2
     _prod: ProdNotSupportedForInt2
     _mean: MeanTo[int2]
+    _var: VarNotSupportedForInt2
+    _std: StdNotSupportedForInt2
     _max: MaxTo[int2]
     _min: MinTo[int2]
     _argmax: ArgmaxTo[int32]
@@ -5132,6 +5192,8 @@ class int4(DtypeMarker):
     _sum: SumNotSupportedForInt4
     _prod: ProdNotSupportedForInt4
     _mean: MeanTo[float32]
+    _var: VarTo[float32]
+    _std: StdTo[float32]
     _max: MaxTo[int4]
     _min: MinTo[int4]
     _argmax: ArgmaxTo[int32]
@@ -5170,6 +5232,8 @@ class int8(DtypeMarker):
     _sum: SumTo[int32]
     _prod: ProdTo[int32]
     _mean: MeanTo[float32]
+    _var: VarTo[float32]
+    _std: StdTo[float32]
     _max: MaxTo[int8]
     _min: MinTo[int8]
     _argmax: ArgmaxTo[int32]
@@ -5208,6 +5272,8 @@ class int16(DtypeMarker):
     _sum: SumTo[int32]
     _prod: ProdTo[int32]
     _mean: MeanTo[float32]
+    _var: VarTo[float32]
+    _std: StdTo[float32]
     _max: MaxTo[int16]
     _min: MinTo[int16]
     _argmax: ArgmaxTo[int32]
@@ -5246,6 +5312,8 @@ class int32(DtypeMarker):
     _sum: SumTo[int32]
     _prod: ProdTo[int32]
     _mean: MeanTo[float32]
+    _var: VarTo[float32]
+    _std: StdTo[float32]
     _max: MaxTo[int32]
     _min: MinTo[int32]
     _argmax: ArgmaxTo[int32]
@@ -5284,6 +5352,8 @@ class int64(DtypeMarker):
     _sum: SumTo[int32]
     _prod: ProdTo[int32]
     _mean: MeanTo[float32]
+    _var: VarTo[float32]
+    _std: StdTo[float32]
     _max: MaxTo[int32]
     _min: MinTo[int32]
     _argmax: ArgmaxNotSupportedForInt64
@@ -5322,6 +5392,8 @@ class float4_e2m1fn(DtypeMarker):
     _sum: SumTo[float4_e2m1fn]
     _prod: ProdTo[float4_e2m1fn]
     _mean: MeanTo[float4_e2m1fn]
+    _var: VarTo[float4_e2m1fn]
+    _std: StdTo[float4_e2m1fn]
     _max: MaxTo[float4_e2m1fn]
     _min: MinTo[float4_e2m1fn]
     _argmax: ArgmaxTo[int32]
@@ -5360,6 +5432,8 @@ class float6_e2m3fn(DtypeMarker):
     _sum: SumTo[float6_e2m3fn]
     _prod: ProdTo[float6_e2m3fn]
     _mean: MeanTo[float6_e2m3fn]
+    _var: VarTo[float6_e2m3fn]
+    _std: StdTo[float6_e2m3fn]
     _max: MaxTo[float6_e2m3fn]
     _min: MinTo[float6_e2m3fn]
     _argmax: ArgmaxTo[int32]
@@ -5398,6 +5472,8 @@ class float6_e3m2fn(DtypeMarker):
     _sum: SumTo[float6_e3m2fn]
     _prod: ProdTo[float6_e3m2fn]
     _mean: MeanTo[float6_e3m2fn]
+    _var: VarTo[float6_e3m2fn]
+    _std: StdTo[float6_e3m2fn]
     _max: MaxTo[float6_e3m2fn]
     _min: MinTo[float6_e3m2fn]
     _argmax: ArgmaxTo[int32]
@@ -5436,6 +5512,8 @@ class float8_e3m4(DtypeMarker):
     _sum: SumTo[float8_e3m4]
     _prod: ProdTo[float8_e3m4]
     _mean: MeanTo[float8_e3m4]
+    _var: VarTo[float8_e3m4]
+    _std: StdTo[float8_e3m4]
     _max: MaxTo[float8_e3m4]
     _min: MinTo[float8_e3m4]
     _argmax: ArgmaxTo[int32]
@@ -5474,6 +5552,8 @@ class float8_e4m3(DtypeMarker):
     _sum: SumTo[float8_e4m3]
     _prod: ProdTo[float8_e4m3]
     _mean: MeanTo[float8_e4m3]
+    _var: VarTo[float8_e4m3]
+    _std: StdTo[float8_e4m3]
     _max: MaxTo[float8_e4m3]
     _min: MinTo[float8_e4m3]
     _argmax: ArgmaxTo[int32]
@@ -5512,6 +5592,8 @@ class float8_e8m0fnu(DtypeMarker):
     _sum: SumTo[float8_e8m0fnu]
     _prod: ProdTo[float8_e8m0fnu]
     _mean: MeanTo[float8_e8m0fnu]
+    _var: VarTo[float8_e8m0fnu]
+    _std: StdTo[float8_e8m0fnu]
     _max: MaxTo[float8_e8m0fnu]
     _min: MinTo[float8_e8m0fnu]
     _argmax: ArgmaxTo[int32]
@@ -5550,6 +5632,8 @@ class float8_e4m3b11fnuz(DtypeMarker):
     _sum: SumTo[float8_e4m3b11fnuz]
     _prod: ProdTo[float8_e4m3b11fnuz]
     _mean: MeanTo[float8_e4m3b11fnuz]
+    _var: VarTo[float8_e4m3b11fnuz]
+    _std: StdTo[float8_e4m3b11fnuz]
     _max: MaxTo[float8_e4m3b11fnuz]
     _min: MinTo[float8_e4m3b11fnuz]
     _argmax: ArgmaxTo[int32]
@@ -5588,6 +5672,8 @@ class float8_e4m3fn(DtypeMarker):
     _sum: SumTo[float8_e4m3fn]
     _prod: ProdTo[float8_e4m3fn]
     _mean: MeanTo[float8_e4m3fn]
+    _var: VarTo[float8_e4m3fn]
+    _std: StdTo[float8_e4m3fn]
     _max: MaxTo[float8_e4m3fn]
     _min: MinTo[float8_e4m3fn]
     _argmax: ArgmaxTo[int32]
@@ -5626,6 +5712,8 @@ class float8_e4m3fnuz(DtypeMarker):
     _sum: SumTo[float8_e4m3fnuz]
     _prod: ProdTo[float8_e4m3fnuz]
     _mean: MeanTo[float8_e4m3fnuz]
+    _var: VarTo[float8_e4m3fnuz]
+    _std: StdTo[float8_e4m3fnuz]
     _max: MaxTo[float8_e4m3fnuz]
     _min: MinTo[float8_e4m3fnuz]
     _argmax: ArgmaxTo[int32]
@@ -5664,6 +5752,8 @@ class float8_e5m2(DtypeMarker):
     _sum: SumTo[float8_e5m2]
     _prod: ProdTo[float8_e5m2]
     _mean: MeanTo[float8_e5m2]
+    _var: VarTo[float8_e5m2]
+    _std: StdTo[float8_e5m2]
     _max: MaxTo[float8_e5m2]
     _min: MinTo[float8_e5m2]
     _argmax: ArgmaxTo[int32]
@@ -5702,6 +5792,8 @@ class float8_e5m2fnuz(DtypeMarker):
     _sum: SumTo[float8_e5m2fnuz]
     _prod: ProdTo[float8_e5m2fnuz]
     _mean: MeanTo[float8_e5m2fnuz]
+    _var: VarTo[float8_e5m2fnuz]
+    _std: StdTo[float8_e5m2fnuz]
     _max: MaxTo[float8_e5m2fnuz]
     _min: MinTo[float8_e5m2fnuz]
     _argmax: ArgmaxTo[int32]
@@ -5740,6 +5832,8 @@ class bfloat16(DtypeMarker):
     _sum: SumTo[bfloat16]
     _prod: ProdTo[bfloat16]
     _mean: MeanTo[bfloat16]
+    _var: VarTo[bfloat16]
+    _std: StdTo[bfloat16]
     _max: MaxTo[bfloat16]
     _min: MinTo[bfloat16]
     _argmax: ArgmaxTo[int32]
@@ -5778,6 +5872,8 @@ class float16(DtypeMarker):
     _sum: SumTo[float16]
     _prod: ProdTo[float16]
     _mean: MeanTo[float16]
+    _var: VarTo[float16]
+    _std: StdTo[float16]
     _max: MaxTo[float16]
     _min: MinTo[float16]
     _argmax: ArgmaxTo[int32]
@@ -5816,6 +5912,8 @@ class float32(DtypeMarker):
     _sum: SumTo[float32]
     _prod: ProdTo[float32]
     _mean: MeanTo[float32]
+    _var: VarTo[float32]
+    _std: StdTo[float32]
     _max: MaxTo[float32]
     _min: MinTo[float32]
     _argmax: ArgmaxTo[int32]
@@ -5854,6 +5952,8 @@ class float64(DtypeMarker):
     _sum: SumTo[float32]
     _prod: ProdTo[float32]
     _mean: MeanTo[float32]
+    _var: VarTo[float32]
+    _std: StdTo[float32]
     _max: MaxTo[float32]
     _min: MinTo[float32]
     _argmax: ArgmaxNotSupportedForFloat64
@@ -5892,6 +5992,8 @@ class complex64(DtypeMarker):
     _sum: SumTo[complex64]
     _prod: ProdTo[complex64]
     _mean: MeanTo[complex64]
+    _var: VarTo[float32]
+    _std: StdTo[float32]
     _max: MaxTo[complex64]
     _min: MinTo[complex64]
     _argmax: ArgmaxNotSupportedForComplex64
@@ -5930,6 +6032,8 @@ class complex128(DtypeMarker):
     _sum: SumTo[complex64]
     _prod: ProdTo[complex64]
     _mean: MeanTo[complex64]
+    _var: VarTo[float32]
+    _std: StdTo[float32]
     _max: MaxTo[complex64]
     _min: MinTo[complex64]
     _argmax: ArgmaxNotSupportedForComplex128
@@ -5968,6 +6072,8 @@ class weak_int(_Marker):
     _sum: SumTo[int32]
     _prod: ProdTo[int32]
     _mean: MeanTo[float32]
+    _var: VarTo[float32]
+    _std: StdTo[float32]
     _max: MaxTo[int32]
     _min: MinTo[int32]
     _argmax: ArgmaxTo[int32]
@@ -6006,6 +6112,8 @@ class weak_float(_Marker):
     _sum: SumTo[float32]
     _prod: ProdTo[float32]
     _mean: MeanTo[float32]
+    _var: VarTo[float32]
+    _std: StdTo[float32]
     _max: MaxTo[float32]
     _min: MinTo[float32]
     _argmax: ArgmaxTo[int32]
@@ -6044,6 +6152,8 @@ class weak_complex(_Marker):
     _sum: SumTo[complex64]
     _prod: ProdTo[complex64]
     _mean: MeanTo[complex64]
+    _var: VarTo[float32]
+    _std: StdTo[float32]
     _max: MaxTo[complex64]
     _min: MinTo[complex64]
     _argmax: ArgmaxNotSupportedForWeakComplex

@@ -170,7 +170,7 @@ def methods(f: jax.Array[float32], i: jax.Array[int8], u: jax.Array[uint8]) -> N
     assert_type(f.flatten(), jax.Array[float32])
     assert_type(f.squeeze(), jax.Array[float32])
     assert_type(f.cumsum(), jax.Array[Any])
-    assert_type(f.std(), jax.Array[Any])
+    assert_type(f.std(), jax.Array[float32])
     assert_type(f.dtype, DtypeValue[float32])
     assert_type(f.shape, tuple[int, ...])
     assert_type(f.weak_type, bool)
