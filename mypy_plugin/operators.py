@@ -17,13 +17,13 @@ from typing import Callable, Final, Tuple
 
 from mypy.errorcodes import ErrorCode
 from mypy.plugin import FunctionContext, MethodContext
-from mypy.types import Instance, Type, TypeVarType, UnionType, get_proper_type
+from mypy.types import AnyType, Instance, Type, TypeVarType, UnionType, get_proper_type
 
 from jaxtypes import lattice, ops
 from jaxtypes.lattice import Variant
 
 from . import errors, names
-from .dtypes import Alt, Builder, Operand, array_dtype, shareable
+from .dtypes import Alt, Builder, Operand, array_dtype, array_info, shareable
 
 __all__ = ["binary_hook", "unary_hook", "abs_function_hook", "binary_outcome", "failure", "report"]
 
@@ -134,6 +134,11 @@ def _binary_alt(
     return None
 
 
+def _array_or_any(t: Type) -> bool:
+    p = get_proper_type(t)
+    return isinstance(p, AnyType) or (isinstance(p, Instance) and array_info(p) is not None)
+
+
 def _collect(results: list[Alt | None]) -> list[Alt]:
     out: list[Alt] = []
     for r in results:
@@ -173,6 +178,11 @@ def binary_hook(op: str, reflected: bool, v: Variant, builder: Builder) -> Calla
         mine = builder.array_alts(receiver)
         theirs = builder.operand_alts(other)
         if mine is None or theirs is None:
+            # A comparison with an array of unknown dtype (or a value typed
+            # Any) is bool whatever the dtypes, as the stubs say; of anything
+            # else (None, a string), it is not JAX's.
+            if op in ops.COMPARISONS and (theirs is not None or _array_or_any(other)):
+                return builder.array_of(receiver, [lattice.BOOL]), [], True
             return builder.any_array(receiver), [], True
         failures: list[_Failure] = []
         reusable = shareable(mine) and shareable([o.alt for o in theirs])

@@ -38,7 +38,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, cast
 
-from jaxtypes import array_surface
+from jaxtypes import array_surface, lattice
 from jaxtypes._stubgen import jaxtypes_stubs
 
 __all__ = [
@@ -99,6 +99,7 @@ DESCRIPTOR_BASE: Final = "_Descriptor"  # every descriptor's base, generic in th
 # A descriptor of dtype Any: the self type of the overload that gives Array[Any]
 # JAX's own signature (_self_dispatched says why a TypeVar).
 ANY_DTYPE_DESCRIPTOR: Final = "_AnyDtypeDescriptor"
+COMPARE_DESCRIPTOR: Final = "_CompareOp"  # the comparisons' descriptor: bool for any dtype
 ANY_SCALAR: Final = "_AnyNumpyScalar"  # no numpy scalar type derives from it
 ABS_DESCRIPTOR: Final = "_AbsOp"  # Array.__abs__ here (_abs_descriptor says why)
 # numpy's scalar types that are lattice dtypes, named as their jaxtypes markers.
@@ -515,7 +516,7 @@ def _abs_descriptor(
     return _parse(text), table
 
 
-def _as_callable(method: ast.FunctionDef) -> str | None:
+def _as_callable(method: ast.FunctionDef, returns: str | None = None) -> str | None:
     """JAX's declaration of an operator (``def __sub__(self, other: ArrayLike) -> Array``)
     as a ``Callable`` type, when it has only plain positional parameters.
 
@@ -536,7 +537,7 @@ def _as_callable(method: ast.FunctionDef) -> str | None:
     ):
         return None
     types = ", ".join(ast.unparse(p.annotation) for p in params[1:] if p.annotation is not None)
-    return f"Callable[[{types}], {ast.unparse(method.returns)}]"
+    return f"Callable[[{types}], {returns or ast.unparse(method.returns)}]"
 
 
 def _descriptors(
@@ -593,7 +594,10 @@ def _descriptors(
                     f"JAX declares {', '.join(members)} differently, but jaxtypes "
                     f"types them with one descriptor ({node.name})"
                 )
-            jax_table = _as_callable(jax_defs[0])
+            # (a comparison of an Array[Any] is still bool)
+            bool_marker = f"{MARKERS_MODULE}.{jaxtypes_stubs.MARKER_NAME[lattice.BOOL]}"
+            returns = f"Array[{bool_marker}]" if node.name == COMPARE_DESCRIPTOR else None
+            jax_table = _as_callable(jax_defs[0], returns)
             if jax_table is None:
                 call = copy.deepcopy(jax_defs[0])
                 call.name = "__call__"

@@ -66,6 +66,7 @@ def _families(kinds: tuple[operations.Kind, ...]) -> dict[str, tuple[str, ...]]:
 
 # family -> the Python operators (dunder stems) that share its table.
 BINARY_FAMILIES: Final = _families(("binary", "comparison"))
+_COMPARE: Final = "compare"  # the comparisons' family: bool, whatever the operands' dtypes
 UNARY_FAMILIES: Final = operations.UNARY
 _DESCRIPTOR_UNARY: Final = tuple(op for op in UNARY_FAMILIES if op != "abs")
 # method -> the table class (generic in the result) its attribute holds.
@@ -277,16 +278,21 @@ def _numpy_only(params: list[str]) -> bool:
 
 
 def _table_class(
-    name: str, groups: list[tuple[list[str], str]], arrays: bool, identity: str | None = None
+    name: str,
+    groups: list[tuple[list[str], str]],
+    arrays: bool,
+    identity: str | None = None,
+    unknown_result: str = "Any",
 ) -> list[str]:
-    # An argument of unknown dtype keeps the result unknown.  A reflected
+    # An argument of unknown dtype keeps the result unknown (``unknown_result``: a
+    # comparison is bool whatever its operands' dtypes).  A reflected
     # table (arrays False) has it too, though only an array whose own
     # operator answered first could match it: mypy tries the right operand's
     # reflected operator after a failed x <op> y of two arrays, and where no
     # overload matches even with the argument's type erased it writes out
     # every overload in a note it then drops (its cost was two thirds of the
     # time NumPy operands added to mypy on the generated cases).
-    signatures: list[str] = ["(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ..."]
+    signatures: list[str] = [f"(self, other: Array[_UnknownDtypeT], /) -> Array[{unknown_result}]: ..."]
     if identity:  # every partner whose result is its own dtype, in one overload
         signatures.append(f"(self, other: Array[{identity}], /) -> Array[{identity}]: ...")
     # So does a NumPy operand of unknown dtype: before the NumPy operands'
@@ -300,7 +306,7 @@ def _table_class(
     numpy_overlaps = _numpy_overlaps(groups)
     for i, (params, result) in enumerate(groups):
         if not result:
-            signatures.append(f"(self, other: {' | '.join(params)}, /) -> Array[Any]: ...")
+            signatures.append(f"(self, other: {' | '.join(params)}, /) -> Array[{unknown_result}]: ...")
             continue
         # bool is an int, an int is taken as a float, numpy.float64 is a float:
         # the narrower scalar overload comes first on purpose, which mypy
@@ -370,12 +376,13 @@ class _Tables:
     def add(self, stem: str, node: str, outcomes: dict[str, str | None], arrays: bool) -> str:
         groups = _overloads(outcomes)
         identity = self.typevar(identity_partners(outcomes)) if arrays else None
-        body = tuple(_table_class("X", groups, arrays, identity))
+        unknown = _m(lattice.BOOL) if stem == _COMPARE else "Any"
+        body = tuple(_table_class("X", groups, arrays, identity, unknown))
         name = self.by_body.get(body)
         if name is None:  # named after the first marker that uses it
             name = f"_{stem}_{_m(node)}"
             self.by_body[body] = name
-            self.lines += _table_class(name, groups, arrays, identity) + [""]
+            self.lines += _table_class(name, groups, arrays, identity, unknown) + [""]
         return name
 
     def rejected(self, operation: str, node: str, method: bool = False) -> str:
@@ -664,6 +671,12 @@ class _SameDtype(_Table, Generic[_T]):
 class _UnknownScalar(_Table):
     def __call__(self, other: complex | np.generic, /) -> Array[Any]: ...
 
+
+@type_check_only
+class _CompareUnknown(_Table):
+    """A comparison of an array whose dtype is only known as a TypeVar: bool."""
+    def __call__(self, other: Array[Any] | complex | np.generic | np.ndarray[Any, Any], /) -> Array[bool_]: ...
+
 '''
 
 
@@ -746,7 +759,8 @@ def render_array() -> str:
     lines += ["# -- descriptors: Array's operators read the tables of their dtype", ""]
     fallbacks = {}
     for family in BINARY_FAMILIES:
-        lines += _descriptor(f"_{family.title()}Op", f"_{family}", "_SameDtype[_T]")
+        fallback = "_CompareUnknown" if family == _COMPARE else "_SameDtype[_T]"
+        lines += _descriptor(f"_{family.title()}Op", f"_{family}", fallback)
         if family != "compare":
             lines += _descriptor(f"_R{family.title()}Op", f"_r{family}", "_UnknownScalar")
         fallbacks[family] = f"_{family.title()}Op"

@@ -121,6 +121,12 @@ class _UnknownScalar(_Table):
 
 
 @type_check_only
+class _CompareUnknown(_Table):
+    """A comparison of an array whose dtype is only known as a TypeVar: bool."""
+    def __call__(self, other: Array[Any] | complex | np.generic | np.ndarray[Any, Any], /) -> Array[bool_]: ...
+
+
+@type_check_only
 class SumTo(_Table, Generic[_R]):
     """sum: called, an Array of dtype _R (the dtype= given, if any)."""
     @overload
@@ -489,7 +495,7 @@ class _CompareOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _SameDtype[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> _CompareUnknown: ...
 
 @type_check_only
 class _Has_neg(Protocol[_F_co]):

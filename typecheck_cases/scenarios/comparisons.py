@@ -1,5 +1,7 @@
 """Comparisons give Array[bool_] wherever the operands promote."""
 
+from typing import Any
+
 from typing_extensions import assert_type
 
 from jaxtypes import Array, bfloat16, bool_, complex64, float8_e4m3fn, float32, int8, uint8
@@ -17,6 +19,13 @@ def compare(x: Array[float32], i: Array[int8], u: Array[uint8], b: Array[bfloat1
     # a scalar on the left of == is typed as Python's comparison, a bool
     # (JAX gives Array[bool_]).  Asserted as the checkers see it.
     assert_type(1 == i, bool)
+
+
+def unknown_dtypes(a: Array[Any], x: Array[float32], i: Array[int8]) -> None:
+    # bool whatever the other operand's dtype (jax.Array[Any] on the left is
+    # bool too: tests/test_jax_stubs.py's interop scenario)
+    assert_type(x == a, Array[bool_])
+    assert_type(i < a, Array[bool_])
 
 
 def no_path(f8: Array[float8_e4m3fn], c: Array[complex64]) -> None:

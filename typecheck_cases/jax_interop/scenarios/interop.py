@@ -196,6 +196,12 @@ def unknown(d: jax.Array, f: jax.Array[float32], i: jax.Array[int8]) -> None:
     k: jax.Array[int8] = i + d
     assert_type(d.at[0].set(1), jax.Array[Any])
     assert_type(d.T, jax.Array[Any])
+    # a comparison is bool whatever the dtypes
+    assert_type(d == 0, jax.Array[bool_])
+    assert_type(d < f, jax.Array[bool_])
+    assert_type(f >= d, jax.Array[bool_])
+    assert_type(i != d, jax.Array[bool_])
+    assert_type(~(d > 0.5), jax.Array[bool_])
 
 
 # -- protocols: builtins that need __add__ / __lt__ accept arrays
