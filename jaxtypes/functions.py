@@ -61,6 +61,7 @@ __all__ = [
     "TableError",
     "apply",
     "other_results",
+    "RESULT_FAMILIES",
     "parse_rule",
     "read_rows",
     "render_rows",
@@ -101,8 +102,10 @@ class Rule(NamedTuple):
     (``lax.top_k``'s values and indices), the dtype of each result after the
     first: a node, or a kind letter for that kind's default dtype, weak
     (its kind's weak node) when an input is weak and ``keep_weak`` (top_k of
-    a weak array gives weak int32 indices); the family gives the first (and
-    whether the call is refused)."""
+    a weak array gives weak int32 indices), or the name of a family in
+    ``RESULT_FAMILIES``, whose answer for the same inputs it is (svd's
+    ``real inexact``); the family gives the first (and whether the call is
+    refused)."""
 
     family: str
     args: tuple[int, ...] | None = None
@@ -373,10 +376,32 @@ def other_results(rule: Rule, inputs: Inputs, v: Variant = DEFAULT) -> tuple[str
     """The nodes of the results after the first (``Rule.others``) for these
     inputs, in this configuration; () for a function with one result (or of
     one dtype)."""
-    nodes = tuple(_default(spec, v) for spec in rule.others)
-    if rule.keep_weak and any(node in lattice.WEAK for node in inputs):
-        return tuple(lattice.weak_node(lattice.kind(node)) for node in nodes)
-    return nodes
+    weak = rule.keep_weak and any(node in lattice.WEAK for node in inputs)
+    out: list[str] = []
+    for spec in rule.others:
+        if spec in RESULT_FAMILIES:
+            node = _family_result(rule, spec, inputs, v)
+            if node is None:
+                return ()
+        else:
+            node = _default(spec, v)
+            node = lattice.weak_node(lattice.kind(node)) if weak else node
+        out.append(node)
+    return tuple(out)
+
+
+# Families an ``others`` entry may name instead of a dtype: that result is
+# the family's answer for the same inputs (eigh's eigenvectors keep the
+# input's dtype made inexact, its eigenvalues the real component of that:
+# "real"; svd's singular values are real, U and Vh inexact).  ``real`` makes
+# the input inexact first, as the rule ``real`` with default ``f`` does.
+RESULT_FAMILIES: Final = ("inexact", "real")
+
+
+def _family_result(rule: Rule, family: str, inputs: Inputs, v: Variant) -> str | None:
+    default = "f" if family == "real" else rule.default
+    outcome = apply(rule._replace(family=family, others=(), default=default), inputs, v)
+    return outcome.node
 
 
 def result(name: str, inputs: Inputs, v: Variant = DEFAULT, dtype: str | None = None) -> Outcome:

@@ -97,8 +97,18 @@ def _replace(t: Type, new: Type) -> Type:
         # (mypy types copy_modified's parameters with its FlexibleAlias, Unknown to pyright)
         return p.copy_modified(args=[_replace(a, new) for a in p.args])  # pyright: ignore[reportUnknownMemberType]
     if isinstance(p, TupleType):
-        return p.copy_modified(items=[_replace(i, new) for i in p.items])
+        return _tuple_of(p, [_replace(i, new) for i in p.items])
     return t
+
+
+def _tuple_of(t: TupleType, items: list[Type]) -> TupleType:
+    """``t`` with these items; a generic NamedTuple of results (the stubs'
+    EighResult[...]) gets them as its type arguments too, which attribute
+    access (``r.eigenvalues``) reads."""
+    fallback = t.partial_fallback
+    if fallback.type.is_named_tuple and len(fallback.args) == len(items):
+        fallback = fallback.copy_modified(args=items)  # pyright: ignore[reportUnknownMemberType]
+    return t.copy_modified(items=items, fallback=fallback)
 
 
 def _node(types: list[Type], builder: Builder, scalars: bool = True) -> str:
@@ -273,11 +283,12 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
 
 def _with_others(t: Type, first: Type, others: list[Type]) -> Type:
     """A tuple of results of different dtypes (``top_k``'s values and int32
-    indices): ``first``, then ``others`` (``functions.Rule.others``)."""
+    indices, eigh's NamedTuple): ``first``, then ``others``
+    (``functions.Rule.others``)."""
     p = get_proper_type(t)
     if not isinstance(p, TupleType) or len(p.items) != 1 + len(others):
         return t
-    return p.copy_modified(items=[first, *others])
+    return _tuple_of(p, [first, *others])
 
 
 def _array_template_dtype_known(template: Instance) -> bool:

@@ -118,11 +118,13 @@ def test_a_few_odd_inputs_are_proposed_unknown() -> None:
 
 
 def test_several_result_dtypes_are_kept_or_asked_for() -> None:
-    """top_k's int32 indices are the row's others; svd's results, whose
+    """top_k's int32 indices are the row's others; svd's singular values
+    (real) and Vh (inexact) are families' answers; lstsq's results, whose
     dtypes no others says, keep the row's several_results."""
     assert classifier.classify("jax.lax.top_k").rows()[0]["others"] == "int32"
-    row = classifier.classify("jax.numpy.linalg.svd").rows()[0]
-    assert row["others"] == "" and row["several_results"] == committed()["jax.numpy.linalg.svd"]["several_results"]
+    assert classifier.classify("jax.numpy.linalg.svd").rows()[0]["others"] == "real inexact"
+    row = classifier.classify("jax.numpy.linalg.lstsq").rows()[0]
+    assert row["others"] == "" and row["several_results"] == committed()["jax.numpy.linalg.lstsq"]["several_results"]
 
 
 def test_command_line(capsys: pytest.CaptureFixture[str]) -> None:

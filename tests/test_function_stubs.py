@@ -38,6 +38,7 @@ CASES = REPO / "typecheck_cases" / "functions"
 ANSWER = re.compile(r"#\s*JAX:\s*(?P<answer>error\s+\w+|[\w,]+)\s*$")
 ARRAY = re.compile(r"^(?:[\w.]+\.)?Array\[(?:[\w.]+\.)?(?P<marker>\w+)\]$")
 MARKER = re.compile(r"Array\[(?:[\w.]+\.)?(\w+)\]")
+FALLBACK = re.compile(r", fallback=.*\]$")
 UNKNOWN = re.compile(r"^(?:[\w.]+\.)?Array(?:\[(?:Any|Unknown)\])?$|^Any$|^Unknown$")
 
 SETUPS = ("mypy", MYPY_PLUGIN, "pyright", "basedpyright", "pyrefly", "ty")
@@ -45,14 +46,14 @@ SETUPS = ("mypy", MYPY_PLUGIN, "pyright", "basedpyright", "pyrefly", "ty")
 # sample of the functions, the rest) when the stubs were last measured: a
 # drop means calls the stubs typed before are unknown now.
 KNOWN = {
-    "mypy": {"sampled": 1007, "rest": 1830},
-    MYPY_PLUGIN: {"sampled": 1069, "rest": 1929},
-    "pyright": {"sampled": 1009, "rest": 1830},
-    "basedpyright": {"sampled": 1009, "rest": 1830},
-    "pyrefly": {"sampled": 1014, "rest": 1851},
-    "ty": {"sampled": 1024, "rest": 1875},
+    "mypy": {"sampled": 1031, "rest": 1838},
+    MYPY_PLUGIN: {"sampled": 1094, "rest": 1939},
+    "pyright": {"sampled": 1033, "rest": 1838},
+    "basedpyright": {"sampled": 1033, "rest": 1838},
+    "pyrefly": {"sampled": 1038, "rest": 1859},
+    "ty": {"sampled": 1048, "rest": 1883},
 }
-KNOWN_X64_PLUGIN = 2762
+KNOWN_X64_PLUGIN = 3029
 
 
 def answers(text: str) -> dict[int, str]:
@@ -60,12 +61,14 @@ def answers(text: str) -> dict[int, str]:
 
 
 def verdict(revealed_type: str, answer: str) -> str:
-    """'right', 'unknown' or 'wrong' for a checker's revealed type: the first
-    array in it (the oracle records a list's or tuple's of one dtype as that
-    dtype) with a known dtype decides; with none, the answer is unknown.  For
-    results of different dtypes (``float32,int32``) every known one must be
-    JAX's."""
-    text = revealed_type.strip()
+    """'right', 'unknown' or 'wrong' for a checker's revealed type: every
+    array in it with a known dtype must have JAX's (the oracle records a
+    list's or tuple's of one dtype as that dtype); with none, the answer is
+    unknown.  For results of different dtypes (``float32,int32``) each known
+    one must be JAX's for its place."""
+    # (mypy shows a NamedTuple of results as its items and, again, its class:
+    # "tuple[Array[X], Array[Y], fallback=...Result[Array[X], Array[Y]]]")
+    text = FALLBACK.sub("]", revealed_type.strip())
     if UNKNOWN.match(text):
         return "unknown"
     parts = answer.split(",")
@@ -78,7 +81,7 @@ def verdict(revealed_type: str, answer: str) -> str:
     markers = [m for m in MARKER.findall(text) if m not in ("Any", "Unknown")]
     if not markers:  # JAX's own typing: Array, a NamedTuple of arrays, Any
         return "unknown"
-    if markers and not answer.startswith("error") and markers[0] == answer:
+    if not answer.startswith("error") and all(m == answer for m in markers):  # (every result, for one dtype)
         return "right"
     return "wrong"
 

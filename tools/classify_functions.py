@@ -450,7 +450,15 @@ def others_for(rule: Rule, data: Sequence[Answer]) -> tuple[str, ...] | None:
     if width > 2 or any(len(a.cell.split(",")) != width + 1 for a in multi):
         return None
     seen = {expected(part)[1] for a in multi for part in a.cell.split(",")}
-    specs = ["b", "i", "u", "f", "c", *sorted(seen & set(lattice.STRONG), key=lattice.NODES.index)]
+    specs = [
+        "b",
+        "i",
+        "u",
+        "f",
+        "c",
+        *sorted(seen & set(lattice.STRONG), key=lattice.NODES.index),
+        *functions.RESULT_FAMILIES,
+    ]
     for combo in itertools.product(specs, repeat=width):
         candidate = rule._replace(others=combo)
         if all(_others_agree(candidate, a) for a in data):

@@ -569,12 +569,123 @@ def _float_bound_overloads(
     return [_without_default(typed, input_param)]
 
 
+# A NamedTuple of arrays that JAX returns (``EighResult(eigenvalues,
+# eigenvectors)``) becomes a generic one in the stub, private to it, with one
+# type parameter per field, so that each result carries its own dtype and
+# ``r.eigenvalues`` and ``w, v = eigh(a)`` both keep working.
+NAMED_RESULT_PREFIX: Final = "_Jaxtypes"
+_FIELD_VAR: Final = "_JaxtypesR{}"
+
+
+def named_results(tree: ast.Module) -> dict[str, list[str]]:
+    """{class name: its fields} of the NamedTuples in ``tree`` whose fields
+    are all ``Array`` (jax._src.numpy.linalg's EighResult, SVDResult...)."""
+    out: dict[str, list[str]] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef) or [ast.unparse(b) for b in node.bases] != ["NamedTuple"]:
+            continue
+        fields = [
+            (stmt.target.id, ast.unparse(stmt.annotation))
+            for stmt in node.body
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
+        ]
+        if fields and all(annotation == "Array" for _, annotation in fields):
+            out[node.name] = [name for name, _ in fields]
+    return out
+
+
+def named_result_classes(used: Mapping[str, Sequence[str]]) -> list[ast.stmt]:
+    """The stub's generic NamedTuples, with the TypeVars they need."""
+    if not used:
+        return []
+    width = max(len(fields) for fields in used.values())
+    lines = ["from typing import Generic as _JaxtypesGeneric, NamedTuple as _JaxtypesNamedTuple"]
+    lines += [f'{_FIELD_VAR.format(i)} = TypeVar("{_FIELD_VAR.format(i)}")' for i in range(width)]
+    for name, fields in sorted(used.items()):
+        params = ", ".join(_FIELD_VAR.format(i) for i in range(len(fields)))
+        lines.append(f"class {NAMED_RESULT_PREFIX}{name}(_JaxtypesNamedTuple, _JaxtypesGeneric[{params}]):")
+        lines += [f"    {field}: {_FIELD_VAR.format(i)}" for i, field in enumerate(fields)]
+    return ast.parse("\n".join(lines)).body
+
+
+def with_literal_defaults(fn: ast.FunctionDef, declarations: Sequence[ast.FunctionDef]) -> ast.FunctionDef:
+    """``fn`` (one of JAX's overloads) with each keyword-only parameter it
+    requires as ``Literal[X]`` given a default where another declaration's
+    default for it is X: svd's ``compute_uv: Literal[True]`` overload is also
+    the call that leaves ``compute_uv`` out (its default is True)."""
+    out = copy_signature(fn)
+    defaults: dict[str, str] = {}
+    for other in declarations:
+        args = other.args
+        positional = args.posonlyargs + args.args
+        pairs = list(zip(positional[len(positional) - len(args.defaults) :], args.defaults))
+        pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+        for param, default in pairs:
+            defaults.setdefault(param.arg, ast.unparse(default))
+    args = out.args
+    for i, param in enumerate(args.kwonlyargs):
+        if args.kw_defaults[i] is not None or param.annotation is None:
+            continue
+        text = ast.unparse(param.annotation)
+        if text.startswith("Literal[") and defaults.get(param.arg) == text[len("Literal[") : -1]:
+            args.kw_defaults[i] = ast.Constant(...)
+    return out
+
+
+def _named_result_overloads(
+    plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, result_class: str, fields: int
+) -> list[ast.FunctionDef]:
+    """eigh, svd, qr, slogdet: each result of JAX's NamedTuple typed, the
+    first by the rule's family, the others by ``Rule.others`` (a result the
+    others leave out has the first one's dtype: qr's Q and R)."""
+    rule = plan.rule
+    if plan.kind not in _ONE_INPUT_KINDS or plan.input_param is None or len(rule.others) >= fields:
+        return []
+    base = _narrowed(fn, [plan.input_param, *plan.keep])
+    if base is None:
+        return []
+    first = tables.input_mapping(rule)
+    per_result: list[dict[str, str]] = [first]
+    for i in range(len(rule.others)):
+        per_result.append(
+            {n: others[i] for n in first if len(others := functions.other_results(rule, (n,), tables.v)) > i}
+        )
+    per_result += [first] * (fields - len(per_result))
+    common: set[str] = set(first).intersection(*per_result)
+    distinct: list[dict[str, str]] = []
+    for mapping in per_result:
+        kept = {n: r for n, r in mapping.items() if n in common}
+        if kept not in distinct:
+            distinct.append(kept)
+    if not common or len(distinct) > 2:
+        return []
+    variables = (RESULT_VAR, OTHER_VAR)
+    attrs = [
+        tables.attribute(_rule_prefix(rule) if i == 0 else "_fn_other", mapping) for i, mapping in enumerate(distinct)
+    ]
+    if len(attrs) == 1:
+        proto = f"{MARKERS}._Has{attrs[0]}[{RESULT_VAR}]"
+    else:
+        proto = f"{MARKERS}._Has{tables.pair(attrs[0], attrs[1])}[{RESULT_VAR}, {OTHER_VAR}]"
+    results = ", ".join(
+        f"Array[{variables[distinct.index({n: r for n, r in m.items() if n in common})]}]" for m in per_result
+    )
+    named = f"{NAMED_RESULT_PREFIX}{result_class}"
+    typed = _with(base, {plan.input_param: f"Array[{proto}]"}, f"{named}[{results}]")
+    untyped = _with(
+        base, {plan.input_param: "_np.generic | _np.ndarray[Any, Any]"}, f"{named}[{', '.join(['Array'] * fields)}]"
+    )
+    return [_without_default(typed, plan.input_param), untyped]
+
+
 def _other_texts(rule: functions.Rule, inputs: tuple[str, ...], tables: FunctionTables) -> list[str]:
     """The types of the results after the first, for these inputs."""
     return [f"Array[{MARKERS}.{_m(node)}]" for node in functions.other_results(rule, inputs, tables.v)]
 
 
-def _typed(name: str, fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.FunctionDef]:
+def _typed(
+    name: str, fn: ast.FunctionDef, tables: FunctionTables, named: Mapping[str, Sequence[str]] | None = None
+) -> list[ast.FunctionDef]:
     """The typed overloads of JAX's function ``name`` declared ``fn``; none
     when it has no rule, or when its declaration is of a shape the generator
     does not know (another JAX release's): it then keeps JAX's own."""
@@ -590,7 +701,12 @@ def _typed(name: str, fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.F
             plan = replace(plan, preferred=True)
         if plan is not None and name in functions.BOUNDED_FUNCTIONS:
             plan = replace(plan, float_bounds=True)
-        return _typed_overloads(plan, fn, tables) if plan is not None else []
+        if plan is None:
+            return []
+        returned = ast.unparse(fn.returns) if fn.returns is not None else ""
+        if named and returned in named:
+            return _named_result_overloads(plan, fn, tables, returned, len(named[returned]))
+        return _typed_overloads(plan, fn, tables)
     except Exception:  # (an unknown shape: an assertion, a missing parameter)
         return []
 
@@ -975,6 +1091,7 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
     defs: list[ast.stmt] = []
     sources: dict[str, ast.Module] = {}
     imported: dict[str, set[str]] = {}
+    used_named: dict[str, list[str]] = {}
     needs_transform_prelude = False
     for node in stub_view(tree.body):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
@@ -1002,9 +1119,22 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
             found = functions_there.get(alias.name)
             if found is not None and alias.asname in (None, alias.name):
                 defined_in, declarations = found
-                # typed from its first declaration, then JAX's own, each an overload
+                # typed from its first declaration (the first that returns a
+                # NamedTuple of arrays, if one does), then JAX's own, each an overload
                 stubs = [stub_def(fn) for fn in declarations]
-                typed = _typed(f"{module}.{public}", stubs[0], tables)
+                named = named_results(sources[defined_in])
+                typed_from = next(
+                    (
+                        with_literal_defaults(f, declarations)
+                        for f in stubs
+                        if f.returns and ast.unparse(f.returns) in named
+                    ),
+                    stubs[0],
+                )
+                typed = _typed(f"{module}.{public}", typed_from, tables, named)
+                if typed and typed_from is not stubs[0]:
+                    result_class = ast.unparse(typed_from.returns) if typed_from.returns else ""
+                    used_named[result_class] = named[result_class]
                 if typed:
                     defs += typed + [as_overload(stub) for stub in stubs]
                     imported.setdefault(defined_in, set()).update(n for f in typed + stubs for n in annotation_names(f))
@@ -1032,13 +1162,18 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
         "overload",
         "None",
         "_JaxtypesSequence",
+        *(NAMED_RESULT_PREFIX + name for name in used_named),
     }
+    # (JAX's NamedTuples of results, which the module does not export, imported
+    # for the stub's own use only: no ``as`` re-exports them)
     names_from = [
-        ast.ImportFrom(module=m, names=[ast.alias(n, n) for n in sorted(ns - own - BUILTINS)], level=0)
+        ast.ImportFrom(
+            module=m, names=[ast.alias(n, None if n in used_named else n) for n in sorted(ns - own - BUILTINS)], level=0
+        )
         for m, ns in sorted(imported.items())
         if ns - own - BUILTINS
     ]
-    result_var = ast.parse(_RESULT_TYPEVARS).body
+    result_var = ast.parse(_RESULT_TYPEVARS).body + named_result_classes(used_named)
     if needs_transform_prelude:
         from jaxtypes._stubgen import jax_transforms
 

@@ -179,7 +179,15 @@ def annotation_names(fn: ast.FunctionDef) -> set[str]:
         if a is not None and a.annotation is not None
     ]
     for annotation in annotations + ([fn.returns] if fn.returns is not None else []):
+        literal_values = {
+            id(value)
+            for node in ast.walk(annotation)
+            if isinstance(node, ast.Subscript) and ast.unparse(node.value).split(".")[-1] == "Literal"
+            for value in ast.walk(node.slice)
+        }
         for node in ast.walk(annotation):
+            if id(node) in literal_values:  # Literal['reduced']: a value, not a forward reference
+                continue
             if isinstance(node, ast.Name):
                 names.add(node.id)
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):  # "Array" forward refs

@@ -48,6 +48,34 @@ def jax_functions(key: jax.Array, a: jax.Array) -> None:
     jnp.sin("a")  # E: no-overload
 
 
+# -- linear algebra's NamedTuples of results: each result its own dtype, by
+# name and unpacked (eigenvalues and singular values real, the vectors and
+# factors the input made inexact); JAX 0.10's answers
+def named_results(f: jax.Array[float32], c: jax.Array[complex64], i: jax.Array[int8], a: jax.Array) -> None:
+    w, v = jnp.linalg.eigh(c)
+    assert_type(w, jax.Array[float32])
+    assert_type(v, jax.Array[complex64])
+    assert_type(jnp.linalg.eigh(i).eigenvalues, jax.Array[float32])
+    u, s, vh = jnp.linalg.svd(c, full_matrices=False)
+    assert_type(u, jax.Array[complex64])
+    assert_type(s, jax.Array[float32])
+    assert_type(vh, jax.Array[complex64])
+    assert_type(jnp.linalg.svd(f).S, jax.Array[float32])
+    q, r = jnp.linalg.qr(i)
+    assert_type(q, jax.Array[float32])
+    assert_type(r, jax.Array[float32])
+    sign, logdet = jnp.linalg.slogdet(c)
+    assert_type(sign, jax.Array[complex64])
+    assert_type(logdet, jax.Array[float32])
+    assert_type(jnp.linalg.slogdet(f).logabsdet, jax.Array[float32])
+    # a flag the typed call does not take keeps JAX's own signature (the mypy
+    # plugin also types qr(f, mode="r"), R's float32)
+    assert_type(jnp.linalg.svd(f, compute_uv=False), jax.Array)
+    # an array of unknown dtype: no error, no dtype
+    unknown_values, unknown_vectors = jnp.linalg.eigh(a)
+    jnp.linalg.eigh("a")  # E: no-overload
+
+
 # -- a parameter whose default the dtype rule was measured with (elu's alpha,
 # isclose's rtol) is typed when omitted; passed, the call keeps JAX's Array.
 # One that JAX declares an Array (dynamic_update_slice's operand, outer's b)
