@@ -54,6 +54,7 @@ __all__ = [
     "PREFERRED_RESULTS",
     "PREFERRED_TYPED",
     "SEVERAL_RESULT_DTYPES",
+    "TWO_SCALARS_TYPED",
     "NEUTRAL_PARAMETERS",
     "TABLE_FILE",
     "COLUMNS",
@@ -485,6 +486,12 @@ def scalar_input_is_weak(name: str) -> bool:
 #                    (jnp.repeat's ``repeats``, lax.integer_pow's exponent
 #                    ``y``): the stubs leave them as JAX declares them and the
 #                    mypy plugin does not read them as operands
+#   two_scalars      yes: two Python scalars (``jnp.maximum(t, 1e-6)``) give
+#                    the rule's answer for their weak nodes, eagerly and under
+#                    jit, so the stubs type that call (tests/test_two_scalars.py
+#                    runs JAX on each).  Not for the functions that need
+#                    arrays (concatenate, matmul) or compute from the values
+#                    (power's integer exponent keeps a weak type, hypot's too)
 #   note             a comment for readers; nothing reads it
 #
 # Each row's family was chosen by running JAX (tools/oracle/
@@ -517,6 +524,7 @@ COLUMNS: Final = (
     "reason",
     "several_results",
     "neutral",
+    "two_scalars",
     "note",
 )
 KINDS: Final = ("x", "xy", "cxy", "d", "xd", "xyd", "kd", "k", "n")
@@ -661,13 +669,18 @@ def _load(text: str) -> None:
             SEVERAL_RESULT_DTYPES[name] = row["several_results"]
         if row["neutral"]:
             NEUTRAL_PARAMETERS[name] = frozenset(row["neutral"].split())
+        if _flag(row, "two_scalars", False):
+            _TWO_SCALARS.add(name)
     _PREFERRED.update(preferred)
 
 
 _PREFERRED: set[str] = set()
+_TWO_SCALARS: set[str] = set()
 _load(_table_text())
 # The functions the stubs type with ``preferred_element_type=`` (the column).
 PREFERRED_TYPED: Final = frozenset(_PREFERRED)
+# The two-array functions the stubs type for two Python scalars (the column).
+TWO_SCALARS_TYPED: Final = frozenset(_TWO_SCALARS)
 # Functions whose bounds may be left out or be Python floats, whose rule was
 # measured with int bounds (jnp.clip(x, 0, 1)): typed as x.clip is
 # (ops.clip), without bounds only where that gives the rule's answer.

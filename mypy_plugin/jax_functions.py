@@ -231,6 +231,18 @@ def _covered(name: str, rule: functions.Rule, ctx: Context, used: set[int], buil
     return True
 
 
+def _python_scalars(ctx: Context, operands: set[int], builder: Builder) -> bool:
+    """Whether the operands at these argument positions are all Python scalars."""
+    count = 0
+    for i in operands:
+        types = ctx.arg_types[i] if i < len(ctx.arg_types) else []
+        found = [d for t in types for d in (dtype_like(t, builder) or [])]
+        if not found or any(d.kind != "value" for d in found):
+            return False
+        count += 1
+    return count >= 2
+
+
 def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context], Type]:
     rule = functions.TABLE[name]
     kind = functions.ARGUMENTS[name]
@@ -253,6 +265,13 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
             dtype = _dtype(ctx.arg_types[dtype_index], builder, v) if dtype_index is not None else None
             if not _covered(name, rule, ctx, used, builder):
                 raise _Unknown
+            operands = used - {0} if kind == "cxy" else used
+            if (
+                kind in ("xy", "cxy")
+                and name not in functions.TWO_SCALARS_TYPED
+                and _python_scalars(ctx, operands, builder)
+            ):
+                raise _Unknown  # (jnp.power(2, 3) is weakly typed: JAX computes it from the values)
             if name in functions.BOUNDED_FUNCTIONS and not any(t for i, t in enumerate(ctx.arg_types) if i not in used):
                 raise _Unknown  # (no bound: not what the rule was measured with)
         except _Unknown:

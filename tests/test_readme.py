@@ -444,6 +444,7 @@ FAMILY_ROWS = {
     "two arrays": {"keeps", "operator", "equal", "inexact", "mean"},
     "PRNG keys": {"key"},
     "values and indices": {"keeps"},
+    "named results": {"inexact", "real"},
 }
 
 
@@ -488,6 +489,8 @@ def test_family_table_names_functions_of_that_family() -> None:
                 assert not rule.keep_weak, f"{label}: {name} keeps a weak input weak"
             if label == "values and indices":
                 assert rule.others == ("int32",), f"{label}: {name} gives no int32 indices"
+            if label == "named results":  # (a result the others leave out is the first one's: qr's R)
+                assert set(rule.others) <= set(functions.RESULT_FAMILIES), f"{label}: {name} gives {rule.others}"
     assert labels == set(FAMILY_ROWS)
 
 

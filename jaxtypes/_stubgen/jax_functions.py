@@ -270,6 +270,7 @@ class _Plan:
     array_params: tuple[str, ...] = ()
     float_bounds: bool = False  # jnp.clip: typed with Python float bounds too (functions.BOUNDED_FUNCTIONS)
     preferred: bool = False  # preferred_element_type= typed (functions.PREFERRED_TYPED)
+    two_scalars: bool = False  # two Python scalars typed (functions.TWO_SCALARS_TYPED)
 
 
 def _plan(name: str, fn: ast.FunctionDef) -> _Plan | None:
@@ -699,6 +700,8 @@ def _typed(
             return _preferred_only(fn, tables)
         if plan is not None and name in functions.PREFERRED_TYPED:
             plan = replace(plan, preferred=True)
+        if plan is not None and name in functions.TWO_SCALARS_TYPED:
+            plan = replace(plan, two_scalars=True)
         if plan is not None and name in functions.BOUNDED_FUNCTIONS:
             plan = replace(plan, float_bounds=True)
         if plan is None:
@@ -816,9 +819,41 @@ def _pair_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, re
                     base, {x: array, y: scalar} if right else {x: scalar, y: array}, ret.format(f"Array[{RESULT_VAR}]")
                 )
             )
+    if plan.two_scalars and x not in plan.array_params and y not in plan.array_params:
+        out += _two_scalar_overloads(plan, base, tables, ret)
     if plan.preferred:
         out += _preferred_overloads(fn, tables, ret, x, y, list(plan.keep))
     return out if len(out) > 2 else []
+
+
+def _two_scalar_overloads(
+    plan: _Plan, base: ast.FunctionDef, tables: FunctionTables, ret: str
+) -> list[ast.FunctionDef]:
+    """Two Python scalars (``jnp.maximum(t, 1e-6)``, ``jnp.where(m, 0.0,
+    -1e9)``): one overload per kind, taking both of that kind, which the
+    narrower kinds reach too (a bool is an int, an int a float); each gives
+    the rule's answer if every pair reaching it has that answer, else
+    ``Array`` where a later one would take a pair wrongly."""
+    x, y = plan.input_param, plan.second
+    assert x is not None and y is not None
+    kinds = [node for _, node in _SCALARS]
+    answers: list[tuple[str, str | None]] = []
+    taken: set[tuple[str, str]] = set()
+    for j, (py, _) in enumerate(_SCALARS):
+        reaching = {(a, b) for a in kinds[: j + 1] for b in kinds[: j + 1]} - taken
+        results = {_result(plan.rule, _inputs(plan, a, b), tables.v) for a, b in reaching}
+        taken |= reaching
+        answers.append((py, results.pop() if len(results) == 1 else None))
+    out: list[ast.FunctionDef] = []
+    for i, (py, res) in enumerate(answers):
+        if res is None and any(r is not None for _, r in answers[i + 1 :]):
+            res_text = "Array"  # (a wider kind's overload would take these pairs wrongly)
+        elif res is None:
+            continue
+        else:
+            res_text = f"Array[{MARKERS}.{_m(res)}]"
+        out.append(_with(base, {x: py, y: py}, ret.format(res_text)))
+    return out
 
 
 def _any_guards(fn: ast.FunctionDef, ret: str, params: list[str]) -> list[ast.FunctionDef]:

@@ -48,6 +48,24 @@ def jax_functions(key: jax.Array, a: jax.Array) -> None:
     jnp.sin("a")  # E: no-overload
 
 
+# -- two Python scalars give a weakly typed array (JAX's "Type promotion
+# semantics": Python scalars are weakly typed), which then takes the other
+# array's dtype; JAX 0.10's answers
+def two_python_scalars(t: float, n: int, m: jax.Array[bool_], b: jax.Array[bfloat16]) -> None:
+    assert_type(jnp.maximum(t, 1e-6), jax.Array[weak_float])
+    assert_type(b / jnp.maximum(t, 1e-6), jax.Array[bfloat16])
+    assert_type(jnp.where(m, 0.0, -1e9), jax.Array[weak_float])
+    assert_type(jnp.where(m, 1, 0), jax.Array[weak_int])
+    assert_type(jnp.minimum(n, 2), jax.Array[weak_int])
+    assert_type(jnp.maximum(True, 2), jax.Array[weak_int])
+    assert_type(jnp.maximum(n, 2.5), jax.Array[weak_float])
+    assert_type(jnp.arctan2(1, 2), jax.Array[weak_float])
+    # (JAX computes jnp.power(2, 3) from the values, a weakly typed int32
+    # where two traced ints give a strong one: left unknown)
+    assert_type(jnp.power(2, 3), jax.Array)
+    assert_type(jnp.equal(1.0, 2), jax.Array[bool_])
+
+
 # -- linear algebra's NamedTuples of results: each result its own dtype, by
 # name and unpacked (eigenvalues and singular values real, the vectors and
 # factors the input made inexact); JAX 0.10's answers
