@@ -59,6 +59,7 @@ def test_rows_the_table_reads() -> None:
         "jax.numpy.full_like": frozenset(["fill_value"]),
         "jax.numpy.repeat": frozenset(["repeats"]),
         "jax.numpy.roll": frozenset(["shift"]),
+        "jax.lax.reduce_window": frozenset(["init_value", "computation"]),
     }
     assert "jax.lax.psum" not in functions.ARGUMENTS  # untyped, not probed
     assert functions.TABLE["jax.lax.psum"].family == "untyped"

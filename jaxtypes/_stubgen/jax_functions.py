@@ -424,6 +424,20 @@ def _returns(annotation: ast.expr | None, others: Sequence[str] = ()) -> str | N
     return None
 
 
+def _pytree_return(plan: _Plan, fn: ast.FunctionDef) -> str | None:
+    """``{}`` for a function JAX declares over pytrees, ``(operand: Any, ...)
+    -> Any`` (lax.reduce_window): each overload typed here takes one array (or
+    a scalar, made one), and one array in gives one array out."""
+    if plan.kind not in _ONE_INPUT_KINDS or plan.input_param is None or plan.rule.others:
+        return None
+    param = next((p for p in all_params(fn) if p.arg == plan.input_param), None)
+    if param is None or fn.returns is None:
+        return None
+    if ast.unparse(fn.returns) == "Any" and param.annotation is not None and ast.unparse(param.annotation) == "Any":
+        return "{}"
+    return None
+
+
 def _with(fn: ast.FunctionDef, annotations: Mapping[str, str], returns: str) -> ast.FunctionDef:
     out = as_overload(fn)
     for param in all_params(out):
@@ -437,7 +451,7 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
     rule = plan.rule
     if rule.others and (len(rule.others) != 1 or plan.kind not in _ONE_INPUT_KINDS):
         return []  # (typed: one input, two results)
-    ret = _returns(fn.returns, _other_texts(rule, (), tables))
+    ret = _returns(fn.returns, _other_texts(rule, (), tables)) or _pytree_return(plan, fn)
     if ret is None:
         return []
     out: list[ast.FunctionDef] = []

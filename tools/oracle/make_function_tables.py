@@ -474,6 +474,7 @@ call_as("slice_in_dim dynamic_slice_in_dim", lambda f: lambda x: f(x, 0, 2), pre
 call_as("index_in_dim dynamic_index_in_dim", lambda f: lambda x: f(x, 0), prefix="jax.lax.")
 call_as("pad", lambda f: lambda x: f(x, jnp.zeros((), x.dtype), ((1, 1, 0), (0, 0, 0))), prefix="jax.lax.")
 call_as("top_k", lambda f: lambda x: f(x, 2), prefix="jax.lax.")
+call_as("reduce_window", lambda f: lambda x: f(x, 0, jax.lax.add, (2, 2), (1, 1), "VALID"), prefix="jax.lax.")
 call_as("reduce_precision", lambda f: lambda x: f(x, 5, 10), prefix="jax.lax.")
 call_as("tile", lambda f: lambda x: f(x, (2, 1)), prefix="jax.lax.")
 call_as("convert_element_type", lambda f: lambda x, dtype=None: f(x, dtype or jnp.float32), prefix="jax.lax.")

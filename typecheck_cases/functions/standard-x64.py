@@ -1135,6 +1135,17 @@ def case_lax_reduce_sum(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_
     reveal_type(lax.reduce_sum(weak_i, (0,)))  # JAX: weak_int
 
 
+def case_lax_reduce_window(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(lax.reduce_window(a_bool, 0, jax.lax.add, (2, 2), (1, 1), 'VALID'))  # JAX: error TypeError
+    reveal_type(lax.reduce_window(a_int8, 0, jax.lax.add, (2, 2), (1, 1), 'VALID'))  # JAX: int8
+    reveal_type(lax.reduce_window(a_uint32, 0, jax.lax.add, (2, 2), (1, 1), 'VALID'))  # JAX: uint32
+    reveal_type(lax.reduce_window(a_bfloat16, 0, jax.lax.add, (2, 2), (1, 1), 'VALID'))  # JAX: bfloat16
+    reveal_type(lax.reduce_window(a_float32, 0, jax.lax.add, (2, 2), (1, 1), 'VALID'))  # JAX: float32
+    reveal_type(lax.reduce_window(a_complex64, 0, jax.lax.add, (2, 2), (1, 1), 'VALID'))  # JAX: complex64
+    reveal_type(lax.reduce_window(weak_f, 0, jax.lax.add, (2, 2), (1, 1), 'VALID'))  # JAX: weak_float
+    reveal_type(lax.reduce_window(weak_i, 0, jax.lax.add, (2, 2), (1, 1), 'VALID'))  # JAX: weak_int
+
+
 def case_lax_reduce_xor(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(lax.reduce_xor(a_bool, (0,)))  # JAX: bool_
     reveal_type(lax.reduce_xor(a_int8, (0,)))  # JAX: int8

@@ -44,6 +44,11 @@ def jax_functions(key: jax.Array, a: jax.Array) -> None:
     assert_type(values, jax.Array[bfloat16])
     assert_type(indices, jax.Array[int32])
     assert_type(lax.top_k(jnp.full((3,), 1.0), 2), tuple[jax.Array[weak_float], jax.Array[weak_int]])
+    # a window reduction of one array keeps its dtype (a weakly typed one's
+    # depends on the init value and the computation: JAX's own Any)
+    assert_type(lax.reduce_window(b, 0.0, lax.add, (2,), (1,), "VALID"), jax.Array[bfloat16])
+    assert_type(lax.reduce_window(b, -jnp.inf, lax.max, (2,), (1,), "VALID"), jax.Array[bfloat16])
+    assert_type(lax.reduce_window(jnp.full((3,), 1.0), 0.0, lax.add, (2,), (1,), "VALID"), Any)
     jnp.ones(3, jnp.float32, 7)  # E: no-overload
     jnp.sin("a")  # E: no-overload
 
