@@ -21,13 +21,13 @@ from typing import Callable, Final, Union
 
 from mypy.nodes import ListExpr, TupleExpr
 from mypy.plugin import FunctionContext, MethodContext
-from mypy.types import Instance, Type, TupleType, UnionType, get_proper_type
+from mypy.types import AnyType, Instance, Type, TupleType, TypeOfAny, UnionType, get_proper_type
 
 from jaxtypes import functions, lattice
 from jaxtypes.lattice import Variant
 from jaxtypes.ops import DEFAULT
 
-from . import errors
+from . import errors, names
 from .dtypes import Builder, DTypeLike, array_info, dtype_like
 
 __all__ = ["typed_functions", "function_hook"]
@@ -231,6 +231,29 @@ def _covered(name: str, rule: functions.Rule, ctx: Context, used: set[int], buil
     return True
 
 
+def _pytree_template(ctx: Context, kind: str, builder: Builder) -> Instance | None:
+    """``jax.Array[Any]`` for a one-array function JAX declares ``(operand:
+    Any, ...) -> Any`` over pytrees (lax.reduce_window), when the call gives
+    that ``Any`` and passes an array: a result whose dtype the rule gives."""
+    if kind not in ("x", "xd") or not isinstance(get_proper_type(ctx.default_return_type), AnyType):
+        return None
+    first = ctx.arg_types[0] if ctx.arg_types else []
+    operand = get_proper_type(first[0]) if len(first) == 1 else None
+    if not isinstance(operand, Instance) or array_info(operand) is None:
+        return None
+    info = builder.named(names.JAX_ARRAY)
+    return Instance(info, [AnyType(TypeOfAny.special_form)] if info.type_vars else []) if info else None
+
+
+def _with_default_return(ctx: Context, default: Type) -> Context:
+    return ctx._replace(default_return_type=default)
+
+
+def _array_template_dtype_unknown(t: Type) -> bool:
+    p = get_proper_type(t)
+    return not isinstance(p, Instance) or not _array_template_dtype_known(p)
+
+
 def _python_scalars(ctx: Context, operands: set[int], builder: Builder) -> bool:
     """Whether the operands at these argument positions are all Python scalars."""
     count = 0
@@ -251,7 +274,12 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
     def hook(ctx: Context) -> Type:
         template = _array_template(ctx.default_return_type)
         if template is None:
-            return ctx.default_return_type
+            pytree = _pytree_template(ctx, kind, builder)
+            if pytree is None:
+                return ctx.default_return_type
+            # (lax.reduce_window, declared over pytrees: one array in, one out)
+            got = hook(_with_default_return(ctx, pytree))
+            return ctx.default_return_type if _array_template_dtype_unknown(got) else got
         known = _array_template_dtype_known(template)
         if v == DEFAULT and known:
             return ctx.default_return_type  # the stubs' answer is this configuration's
