@@ -666,12 +666,12 @@ def _named_result_overloads(
             {n: others[i] for n in first if len(others := functions.other_results(rule, (n,), tables.v)) > i}
         )
     per_result += [first] * (fields - len(per_result))
-    common: set[str] = set(first).intersection(*per_result)
+    common: set[str] = set(first).intersection(*per_result)  # (the inputs every result answers)
+    per_result = [{n: r for n, r in mapping.items() if n in common} for mapping in per_result]
     distinct: list[dict[str, str]] = []
     for mapping in per_result:
-        kept = {n: r for n, r in mapping.items() if n in common}
-        if kept not in distinct:
-            distinct.append(kept)
+        if mapping not in distinct:
+            distinct.append(mapping)
     if not common or len(distinct) > 2:
         return []
     variables = (RESULT_VAR, OTHER_VAR)
@@ -682,9 +682,7 @@ def _named_result_overloads(
         proto = f"{MARKERS}._Has{attrs[0]}[{RESULT_VAR}]"
     else:
         proto = f"{MARKERS}._Has{tables.pair(attrs[0], attrs[1])}[{RESULT_VAR}, {OTHER_VAR}]"
-    results = ", ".join(
-        f"Array[{variables[distinct.index({n: r for n, r in m.items() if n in common})]}]" for m in per_result
-    )
+    results = ", ".join(f"Array[{variables[distinct.index(mapping)]}]" for mapping in per_result)
     named = f"{NAMED_RESULT_PREFIX}{result_class}"
     typed = _with(base, {plan.input_param: f"Array[{proto}]"}, f"{named}[{results}]")
     untyped = _with(
@@ -1181,8 +1179,8 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
                     stubs[0],
                 )
                 typed = _typed(f"{module}.{public}", typed_from, tables, named)
-                if typed and typed_from is not stubs[0]:
-                    result_class = ast.unparse(typed_from.returns) if typed_from.returns else ""
+                result_class = ast.unparse(typed_from.returns) if typed_from.returns else ""
+                if typed and result_class in named:
                     used_named[result_class] = named[result_class]
                 if typed:
                     defs += typed + [as_overload(stub) for stub in stubs]
