@@ -245,10 +245,6 @@ def _pytree_template(ctx: Context, kind: str, builder: Builder) -> Instance | No
     return Instance(info, [AnyType(TypeOfAny.special_form)] if info.type_vars else []) if info else None
 
 
-def _with_default_return(ctx: Context, default: Type) -> Context:
-    return ctx._replace(default_return_type=default)
-
-
 def _array_template_dtype_unknown(t: Type) -> bool:
     p = get_proper_type(t)
     return not isinstance(p, Instance) or not _array_template_dtype_known(p)
@@ -256,14 +252,12 @@ def _array_template_dtype_unknown(t: Type) -> bool:
 
 def _python_scalars(ctx: Context, operands: set[int], builder: Builder) -> bool:
     """Whether the operands at these argument positions are all Python scalars."""
-    count = 0
     for i in operands:
         types = ctx.arg_types[i] if i < len(ctx.arg_types) else []
         found = [d for t in types for d in (dtype_like(t, builder) or [])]
         if not found or any(d.kind != "value" for d in found):
             return False
-        count += 1
-    return count >= 2
+    return len(operands) >= 2
 
 
 def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context], Type]:
@@ -278,7 +272,7 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
             if pytree is None:
                 return ctx.default_return_type
             # (lax.reduce_window, declared over pytrees: one array in, one out)
-            got = hook(_with_default_return(ctx, pytree))
+            got = hook(ctx._replace(default_return_type=pytree))
             return ctx.default_return_type if _array_template_dtype_unknown(got) else got
         known = _array_template_dtype_known(template)
         if v == DEFAULT and known:

@@ -353,13 +353,18 @@ def _pair_plan(rule: functions.Rule, kind: str, fn: ast.FunctionDef, params: lis
 _PINNED: Final = {"promote_integers": "Literal[True]", "preferred_element_type": "None", "retstep": "Literal[False]"}
 
 
-def _defaulted(fn: ast.FunctionDef) -> set[str]:
-    """The parameters of ``fn`` that have a default."""
+def _defaults(fn: ast.FunctionDef) -> dict[str, ast.expr]:
+    """The parameters of ``fn`` that have a default, with it."""
     positional = positional_params(fn)
     with_default = positional[len(positional) - len(fn.args.defaults) :] if fn.args.defaults else []
-    return {p.arg for p in with_default} | {
-        p.arg for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None
-    }
+    out = {p.arg: d for p, d in zip(with_default, fn.args.defaults)}
+    out.update((p.arg, d) for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None)
+    return out
+
+
+def _defaulted(fn: ast.FunctionDef) -> set[str]:
+    """The parameters of ``fn`` that have a default."""
+    return set(_defaults(fn))
 
 
 def _narrowed(fn: ast.FunctionDef, inputs: Iterable[str], scalars: str | None = None) -> ast.FunctionDef | None:
@@ -534,13 +539,7 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
             )
             for py, node in kinds
         ]
-        for i, (py, res) in enumerate(answers):
-            if res is None and any(r is not None for _, r in answers[i + 1 :]):
-                res_text = "Array"  # a wider kind's overload would take it wrongly
-            elif res is None:
-                continue
-            else:
-                res_text = f"Array[{MARKERS}.{_m(res)}]"
+        for py, res_text in _kind_results(answers):
             ret_py = _returns(fn.returns, _other_texts(rule, (_SCALAR_NODE[py],), tables))
             assert ret_py is not None
             out.append(_with(base, {plan.input_param: py}, ret_py.format(res_text)))
@@ -631,12 +630,8 @@ def with_literal_defaults(fn: ast.FunctionDef, declarations: Sequence[ast.Functi
     out = copy_signature(fn)
     defaults: dict[str, str] = {}
     for other in declarations:
-        args = other.args
-        positional = args.posonlyargs + args.args
-        pairs = list(zip(positional[len(positional) - len(args.defaults) :], args.defaults))
-        pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
-        for param, default in pairs:
-            defaults.setdefault(param.arg, ast.unparse(default))
+        for name, default in _defaults(other).items():
+            defaults.setdefault(name, ast.unparse(default))
     args = out.args
     for i, param in enumerate(args.kwonlyargs):
         if args.kw_defaults[i] is not None or param.annotation is None:
@@ -856,15 +851,20 @@ def _two_scalar_overloads(
         results = {_result(plan.rule, _inputs(plan, a, b), tables.v) for a, b in reaching}
         taken |= reaching
         answers.append((py, results.pop() if len(results) == 1 else None))
-    out: list[ast.FunctionDef] = []
+    return [_with(base, {x: py, y: py}, ret.format(res_text)) for py, res_text in _kind_results(answers)]
+
+
+def _kind_results(answers: Sequence[tuple[str, str | None]]) -> list[tuple[str, str]]:
+    """(Python scalar type, result type) of the overloads, one per scalar kind
+    in the order a checker tries them, of these answers (None: no single
+    answer): none for a kind without one, unless a wider kind's overload,
+    later, would take its calls wrongly; that one gives ``Array``."""
+    out: list[tuple[str, str]] = []
     for i, (py, res) in enumerate(answers):
-        if res is None and any(r is not None for _, r in answers[i + 1 :]):
-            res_text = "Array"  # (a wider kind's overload would take these pairs wrongly)
-        elif res is None:
-            continue
-        else:
-            res_text = f"Array[{MARKERS}.{_m(res)}]"
-        out.append(_with(base, {x: py, y: py}, ret.format(res_text)))
+        if res is not None:
+            out.append((py, f"Array[{MARKERS}.{_m(res)}]"))
+        elif any(r is not None for _, r in answers[i + 1 :]):
+            out.append((py, "Array"))
     return out
 
 
