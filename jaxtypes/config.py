@@ -361,16 +361,24 @@ def _follow_jax_scope(index: int, value: Any, hook: types.FrameType | None) -> N
     if caller is not None and (caller.f_code is enter or caller.f_code is exit_):
         code, manager = caller.f_code, caller.f_locals.get("self")
     if manager is None:  # not called by JAX's scope manager: take JAX's value
-        state = _jax_states[index] if _jax_states is not None else None
-        new = _from_jax_value(index, state.get_local() if state is not None else None, _jax_unset())
+        new = _jax_local(index)
     elif code is enter:
         _jax_scopes.saved[manager] = current_state().overrides[index]
         new = _from_jax_value(index, value)
     else:  # __exit__: the value saved on entry; JAX's (its manager's) if entered elsewhere
         new = _jax_scopes.saved.pop(manager, _NOT_SAVED)
-        if new is _NOT_SAVED:
-            new = _from_jax_value(index, value)
+        if new is _NOT_SAVED or not _entered.scopes:
+            # With no jaxtypes scope open here, this thread's values are JAX's
+            # own (an exit out of order puts back what JAX's entry saw, which
+            # a jaxtypes scope closed meanwhile may not have).
+            new = _jax_local(index)
     _set_override(index, new)
+
+
+def _jax_local(index: int) -> Any:
+    """This thread's value of JAX's setting ``index`` (None: unset, or JAX not followed)."""
+    state = _jax_states[index] if _jax_states is not None else None
+    return _from_jax_value(index, state.get_local() if state is not None else None, _jax_unset())
 
 
 def _jax_unset() -> Any:
@@ -591,6 +599,13 @@ class _Scoped:
         else:
             return
         _, saved = scopes.pop(i)
+        if not scopes:
+            # The last jaxtypes scope of this thread closed: JAX's own values
+            # (without JAX, the process-wide ones) from now on, whatever order
+            # the scopes of both kinds were left in.  A JAX scope left out of
+            # order puts back only JAX's value, and JAX's answers are these.
+            _set_thread_state(_state(_layer(*(_jax_local(i) for i in range(len(OPTIONS))))))
+            return
         # Back to the value before this scope, as JAX's scopes do, even when
         # exited out of order (then, as in JAX, a scope entered after this one
         # puts back this scope's value when it exits).
