@@ -162,7 +162,12 @@ def is_weakly_typed(x: Any) -> bool:
             return aval.weak_type  # type: ignore[no-any-return]  # as it is, like JAX (see above)
         except AttributeError:
             pass
-    return getattr(x, "weak_type", False)
+    if isinstance(x, type):  # a class's weak_type is a descriptor, not a value: JAX reads False
+        return False
+    try:
+        return getattr(x, "weak_type", False)  # as it is, like aval's
+    except Exception:  # noqa: BLE001 - JAX never reads it: an object that cannot say is strong, as there
+        return False
 
 
 def _registered_weak_types() -> Any:

@@ -399,6 +399,25 @@ def test_truthy_non_bool_weak_type_is_read_as_jax_reads_it(flag: Any) -> None:
     COUNTS["duck-typed weak_type"] = COUNTS.get("duck-typed weak_type", 0) + 12
 
 
+class _WeakTypeRaises:
+    @property
+    def weak_type(self) -> bool:
+        raise RuntimeError("no weak_type here")
+
+
+@pytest.mark.parametrize(
+    "x",
+    [jaxtypes.Array, jax.Array, DuckTracer, _WeakTypeRaises, _WeakTypeRaises()],
+    ids=["jaxtypes.Array", "jax.Array", "a class with aval", "a class whose weak_type raises", "weak_type raises"],
+)
+def test_is_weakly_typed_of_classes_and_failing_attributes_as_jax(x: Any) -> None:
+    """A class's weak_type is a descriptor, and JAX reads only aval.weak_type: both are strong to JAX."""
+    assert outcome(jaxtypes.is_weakly_typed, x) == outcome(jax_dtypes_internal.is_weakly_typed, x)
+    # result_type: the same answer or error class (for a class JAX's message names
+    # the dtype property it tried to read, jaxtypes' the class).
+    assert outcome(jaxtypes.result_type, x, 1)[:2] == outcome(jax_dtypes.result_type, x, 1)[:2]
+
+
 def test_exiting_a_scope_in_another_thread_or_task_is_not_an_error() -> None:
     import asyncio
 
