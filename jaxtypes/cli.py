@@ -79,8 +79,10 @@ def shown(value: str, limit: int = SHOWN_LIMIT) -> str:
     return f"{value[:limit]!r}... ({len(value)} characters)"
 
 
-# argparse quotes the value it rejects; a long one is cut like ``shown``.
+# argparse quotes the value it rejects; a long one is cut like ``shown``.  It
+# lists unrecognized arguments unquoted: a long word there is cut the same way.
 _QUOTED: Final = re.compile(r"'([^']{%d,})'" % (SHOWN_LIMIT + 1))
+_LONG_WORD: Final = re.compile(r"(?<![\S])([^\s']{%d,})" % (SHOWN_LIMIT + 1))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -88,6 +90,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         message = _QUOTED.sub(lambda m: shown(m.group(1)), message)
+        message = _LONG_WORD.sub(lambda m: shown(m.group(1)), message)
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 

@@ -816,8 +816,10 @@ def assert_one_line_error(proc: subprocess.CompletedProcess[str], *fragments: st
         [LONG],
         ["diff", LONG],
         ["jax-stubs", "--out", "/nonexistent/" + LONG],
+        ["table", "--" + LONG],
+        ["jax-stubs", "install", LONG],
     ],
-    ids=["promote", "explain", "format", "command", "diff", "jax-stubs-out"],
+    ids=["promote", "explain", "format", "command", "diff", "jax-stubs-out", "unrecognized option", "unrecognized"],
 )
 def test_a_long_argument_is_shortened(argv):
     proc = run_module(*argv)
