@@ -1,6 +1,6 @@
 """A mixed-precision model step, annotated with jax.Array[dtype].
 
-`python examples/show_dtypes.py` type-checks this file with each checker (with
+`python -m examples.show_dtypes` (from the checkout's root) type-checks this file with each checker (with
 the stubs of `jaxtypes jax-stubs`), runs it under JAX, and prints the dtype
 each checker infers for every reveal_type() below next to the one JAX
 computes, and which of the lines marked `# error` each checker catches.

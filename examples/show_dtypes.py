@@ -11,7 +11,7 @@ marked ``# error`` does.  Each ``reveal_type()`` line and each ``# error``
 line becomes a row of the table.
 
 Run from a checkout after installing the project with its test extra, from its
-root: ``python -m examples.show_dtypes``.
+root: ``python -m examples.show_dtypes`` (or ``python examples/show_dtypes.py``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.checkers import MYPY_PLUGIN, STUBS, command, execute, reported_errors, revealed
+if not __package__:  # run as a file (python examples/show_dtypes.py): the checkout's root, as with -m
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tools.checkers import MYPY_PLUGIN, STUBS, command, execute, reported_errors, revealed  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 

@@ -168,3 +168,12 @@ def test_readme_first_command_runs_this_script() -> None:
     commands = [line for line in block.splitlines() if line and not line.startswith("#")]
     steps = [step.strip() for step in commands[0].split("&&")]
     assert steps == ["python3 -m venv .venv", '.venv/bin/pip install -e ".[test]"', f".venv/bin/python -m {MODULE}"]
+
+
+def test_the_script_runs_as_a_file_too(tmp_path: Path) -> None:
+    """``python examples/show_dtypes.py`` (as the example's docstring once said)
+    finds the checkout's tools/ as ``-m`` does: loaded as a file from elsewhere,
+    it imports."""
+    code = f"import runpy; runpy.run_path({str(REPO / 'examples' / 'show_dtypes.py')!r}, run_name='loaded')"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
