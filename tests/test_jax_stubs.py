@@ -1225,10 +1225,19 @@ def test_a_jax_upgrade_is_said_by_every_command(tmp_path: Path) -> None:
         )
         and f"and JAX {jax_version}, but this environment has" in line
     )
-    assert "and JAX 0.11.0: refresh them with `jaxtypes jax-stubs install`" in line
+    # 0.11.0 is not a JAX this jaxtypes makes stubs for: refreshing would be
+    # refused, so the advice is a supported JAX, or removing the stubs.
+    advice = (
+        f"and JAX 0.11.0, and this jaxtypes makes stubs only for JAX {', '.join(jax_stubs.supported_versions())}: "
+        f'install one of those (pip install "jax=={jax_stubs.supported_versions()[-1]}") and refresh them with '
+        "`jaxtypes jax-stubs install`, or remove them: `jaxtypes jax-stubs uninstall`"
+    )
+    assert advice in line
     proc = jaxtypes_in(python, "jax-stubs", "check")
-    assert proc.returncode == 1 and "and JAX 0.11.0: refresh them" in proc.stdout
+    assert proc.returncode == 1 and advice in proc.stdout
     assert proc.stderr == ""
+    proc = jaxtypes_in(python, "jax-stubs", "install")
+    assert proc.returncode == 2 and "the installed JAX 0.11.0 is not supported" in proc.stderr
 
 
 # ------------------------------------------------------ the plugin in charge

@@ -35,6 +35,8 @@ from jaxtypes._stubgen import (
     syntax,
 )
 from jaxtypes._stubgen.record import (
+    SUPPORTED,
+    supported_versions,
     BASEARRAY,
     DISTRIBUTION,
     MARK,
@@ -80,33 +82,6 @@ __all__ = [
     "layer_status",
 ]
 
-# The JAX releases the stubs were checked on, by series: one release of each
-# series with benchmarks/jax_versions.py (the README's table), the others of
-# the series because their jax/_src/basearray.pyi declares the parts the
-# transformation reads exactly as the checked one does.  Every other JAX
-# (0.4.30-0.4.34, 0.6.x, 0.7.0-0.7.1, 0.8.0-0.8.1, newer ones) is refused
-# until checked.
-SUPPORTED: Final[tuple[str, ...]] = (
-    "0.4.35",
-    "0.4.36",
-    "0.4.37",
-    "0.4.38",
-    "0.5.0",
-    "0.5.1",
-    "0.5.2",
-    "0.5.3",
-    "0.7.2",
-    "0.8.2",
-    "0.8.3",
-    "0.9.0",
-    "0.9.0.1",
-    "0.9.1",
-    "0.9.2",
-    "0.10.0",
-    "0.10.1",
-    "0.10.2",
-)
-
 HEADER: Final = (
     MARK + " (jaxtypes {jaxtypes}, JAX {jax}) from\n"
     "# {source}; do not edit.  Regenerate after upgrading JAX or jaxtypes.\n"
@@ -138,14 +113,6 @@ def locate_jax() -> JaxInstall:
             "and run `jaxtypes jax-stubs` with that environment's Python"
         )
     return JaxInstall(found.root, found.version)
-
-
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) if p.isdigit() else 0 for p in version.split("."))
-
-
-def supported_versions() -> list[str]:
-    return sorted(SUPPORTED, key=_version_key)
 
 
 def check_supported(source: str, version: str, where: str = "jax/_src/basearray.pyi") -> ast.Module:

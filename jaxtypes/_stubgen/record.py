@@ -113,6 +113,42 @@ def installed_stubs() -> Path | None:
     return path if path.is_file() else None
 
 
+# The JAX releases the stubs were checked on, by series: one release of each
+# series with benchmarks/jax_versions.py (the README's table), the others of
+# the series because their jax/_src/basearray.pyi declares the parts the
+# transformation reads exactly as the checked one does.  Every other JAX
+# (0.4.30-0.4.34, 0.6.x, 0.7.0-0.7.1, 0.8.0-0.8.1, newer ones) is refused
+# until checked.
+SUPPORTED: Final[tuple[str, ...]] = (
+    "0.4.35",
+    "0.4.36",
+    "0.4.37",
+    "0.4.38",
+    "0.5.0",
+    "0.5.1",
+    "0.5.2",
+    "0.5.3",
+    "0.7.2",
+    "0.8.2",
+    "0.8.3",
+    "0.9.0",
+    "0.9.0.1",
+    "0.9.1",
+    "0.9.2",
+    "0.10.0",
+    "0.10.1",
+    "0.10.2",
+)
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else 0 for p in version.split("."))
+
+
+def supported_versions() -> list[str]:
+    return sorted(SUPPORTED, key=_version_key)
+
+
 @dataclass(frozen=True)
 class Staleness:
     where: str  # "the installed package jaxtypes-jax-stubs" or the directory
@@ -123,6 +159,9 @@ class Staleness:
     # Per layer library: (library, the release whose layers the stubs type,
     # the one fresh stubs would type); None: none.
     layers: tuple[tuple[str, str | None, str | None], ...] = ()
+    # The JAX releases this jaxtypes makes stubs for, when the installed JAX is
+    # not one of them (refreshing would be refused); empty otherwise.
+    supported_jax: tuple[str, ...] = ()
 
     @property
     def stale(self) -> bool:
@@ -144,6 +183,14 @@ class Staleness:
             here = ", ".join(
                 f"{library} {e}" if e is not None else f"no {library} whose layers they can type"
                 for library, _, e in differ
+            )
+        if self.supported_jax:
+            newest = self.supported_jax[-1]
+            return (
+                f"the jax.Array stubs ({self.where}) were made for {made}, but this environment "
+                f"has {here}, and this jaxtypes makes stubs only for JAX {', '.join(self.supported_jax)}: "
+                f"install one of those (pip install \"jax=={newest}\") and refresh them with "
+                f"`{self.refresh}`, or remove them: `{self.remove}`"
             )
         return (
             f"the jax.Array stubs ({self.where}) were made for {made}, but this environment "
@@ -194,4 +241,5 @@ def staleness(out: Path | None = None) -> Staleness | None:
         expected = layers_expected(library)
         made = [recorded_library(m, library) for m in modules]
         layers.append((library, next((r for r in made if r != expected), made[0] if made else None), expected))
-    return Staleness(where, made_for, installed, refresh, remove, tuple(layers))
+    unsupported = tuple(supported_versions()) if jax_version not in SUPPORTED else ()
+    return Staleness(where, made_for, installed, refresh, remove, tuple(layers), unsupported)
