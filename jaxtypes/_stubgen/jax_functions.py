@@ -829,7 +829,7 @@ def _pair_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, re
     if plan.two_scalars and x not in plan.array_params and y not in plan.array_params:
         out += _two_scalar_overloads(plan, base, tables, ret)
     if plan.preferred:
-        out += _preferred_overloads(fn, tables, ret, x, y, list(plan.keep))
+        out += _preferred_overloads(fn, tables, ret, x, y, list(plan.keep), _declared(fn, "preferred_element_type"))
     return out if len(out) > 2 else []
 
 
@@ -883,20 +883,34 @@ def _any_guards(fn: ast.FunctionDef, ret: str, params: list[str]) -> list[ast.Fu
 
 
 def _preferred_overloads(
-    fn: ast.FunctionDef, tables: FunctionTables, ret: str, x: str, y: str, keep: list[str]
+    fn: ast.FunctionDef, tables: FunctionTables, ret: str, x: str, y: str, keep: list[str], declared: str
 ) -> list[ast.FunctionDef]:
     """``preferred_element_type=`` (dot, matmul, einsum): two arrays of one
     dtype that JAX takes with that preferred dtype give it
     (``functions.PREFERRED_RESULTS``); JAX refuses others (a narrower one,
-    another kind), which keep JAX's signature."""
+    another kind), which keep JAX's signature.  ``declared`` is JAX's
+    annotation of ``preferred_element_type``."""
     if "preferred_element_type" not in {p.arg for p in all_params(fn)}:
         return []
     base = _narrowed(fn, [x, y, *keep, "preferred_element_type"])
     if base is None:
         return []
-    # (an array of unknown dtype may be one JAX refuses with that dtype)
+    # Guards first, giving JAX's Array: an array of unknown dtype (it may be one
+    # JAX refuses with that dtype), with any preferred dtype; a preferred dtype
+    # value of unknown dtype (``x.dtype`` of an ``Array[Any]``), which pyright
+    # would otherwise take for the first typed overload's.
     unknown = f"Array[{MARKERS}.{UNKNOWN_VAR}]"
-    out = [_with(base, {x: unknown}, ret.format("Array")), _with(base, {y: unknown}, ret.format("Array"))]
+    unknown_dtype = (
+        f"{MARKERS}.{UNKNOWN_VAR} | type[{MARKERS}.{UNKNOWN_VAR}] | {MARKERS}.DtypeOf[{MARKERS}.{UNKNOWN_VAR}, Any]"
+        f" | {MARKERS}.DtypeValue[{MARKERS}.{UNKNOWN_VAR}]"
+    )
+    out = [
+        _with(base, {x: unknown, "preferred_element_type": declared}, ret.format("Array")),
+        _with(base, {y: unknown, "preferred_element_type": declared}, ret.format("Array")),
+        *required_overloads(
+            _with(base, {"preferred_element_type": unknown_dtype}, ret.format("Array")), "preferred_element_type"
+        ),
+    ]
     for preferred, inputs in functions.PREFERRED_RESULTS.items():
         var = tables.same_dtype(inputs)
         marker = f"{MARKERS}.{_m(preferred)}"
@@ -922,7 +936,15 @@ def _preferred_only(fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.Fun
     params = positional_params(fn)
     if ret is None or len(params) < 2:
         return []
-    return _preferred_overloads(fn, tables, ret, params[0].arg, params[1].arg, [])
+    return _preferred_overloads(
+        fn, tables, ret, params[0].arg, params[1].arg, [], _declared(fn, "preferred_element_type")
+    )
+
+
+def _declared(fn: ast.FunctionDef, name: str) -> str:
+    """JAX's annotation of parameter ``name`` of ``fn`` (Any: none, or no such parameter)."""
+    annotation = next((p.annotation for p in all_params(fn) if p.arg == name), None)
+    return ast.unparse(annotation) if annotation is not None else "Any"
 
 
 def _without_default(fn: ast.FunctionDef, name: str) -> ast.FunctionDef:
@@ -960,7 +982,8 @@ def _varargs_overloads(
         return out
     # (einsum(subscripts, operand0, operand1, preferred_element_type=...))
     two = _with_operands(base, ["ArrayLike", "ArrayLike"])
-    return out + _preferred_overloads(two, tables, ret, "operand0", "operand1", list(plan.keep))
+    declared = _declared(fn, "preferred_element_type")
+    return out + _preferred_overloads(two, tables, ret, "operand0", "operand1", list(plan.keep), declared)
 
 
 def _with_operands(base: ast.FunctionDef, annotations: list[str]) -> ast.FunctionDef:

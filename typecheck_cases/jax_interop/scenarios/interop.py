@@ -285,6 +285,16 @@ def jax_dtypes(x: jax.Array[float32], b: jax.Array, n: int) -> None:
     jnp.dtype(jnp.float32)
 
 
+# -- a preferred dtype of unknown dtype (``x.dtype`` of a bare jax.Array) gives
+# no dtype: JAX answers the arrays' own for bfloat16 arrays, for example
+def preferred_dtype_of_unknown_dtype(out: jax.Array, w: jax.Array, b: jax.Array[bfloat16]) -> None:
+    assert_type(jnp.einsum("blkd,blk->bld", out, w, preferred_element_type=out.dtype), jax.Array[Any])
+    assert_type(jnp.einsum("ij,jk->ik", b, b, preferred_element_type=out.dtype), jax.Array[Any])
+    assert_type(jnp.matmul(b, b, preferred_element_type=out.dtype), jax.Array[Any])
+    assert_type(lax.dot_general(b, b, (((1,), (0,)), ((), ())), preferred_element_type=out.dtype), jax.Array[Any])
+    assert_type(jnp.einsum("ij,jk->ik", b, b, preferred_element_type=jnp.float32), jax.Array[float32])
+
+
 # -- the dtype flows through JAX's functions and transforms
 def _dense(x: jax.Array[bfloat16], w: jax.Array[bfloat16]) -> jax.Array[float32]:
     return jnp.dot(x, w, preferred_element_type=jnp.float32)
