@@ -86,7 +86,7 @@ def _in(prefix: str, found: Errors) -> Errors:
 
 def test_idioms_run_under_jax() -> None:
     proc = subprocess.run(
-        [sys.executable, "-c", "import model_code; model_code.demo()"],
+        [sys.executable, "-c", "import model_code, flax_modules; model_code.demo(); flax_modules.demo()"],
         cwd=IDIOMS,
         capture_output=True,
         text=True,

@@ -760,13 +760,22 @@ def render_package(root: Path, rel: str, library: str) -> str:
     tree = ast.parse((root / rel).read_text(encoding="utf-8"))
     names = {layer.name for layer in typed}
     kept: list[ast.stmt] = []
+    # Importing ``from .initializers import ...`` makes ``initializers`` an
+    # attribute of the package at run time (``nn.initializers.normal``); a
+    # stub says so explicitly, or checkers report it missing.
+    submodules: list[str] = []
     for node in stub_view(tree.body):
         if isinstance(node, ast.ImportFrom):
+            module = absolute_module(node, package)
+            if module.startswith(package + "."):
+                submodules.append(module[len(package) + 1 :].split(".")[0])
             aliases = [a for a in node.names if not (a.name in names and a.asname in (None, a.name))]
             if aliases:
-                kept.append(ast.ImportFrom(absolute_module(node, package), aliases, 0))
+                kept.append(ast.ImportFrom(module, aliases, 0))
         elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
             kept.append(node)
+    bound = _module_names(tree) | names
+    kept += [ast.ImportFrom(package, [ast.alias(sub, sub)], 0) for sub in dict.fromkeys(submodules) if sub not in bound]
     defs: list[ast.stmt] = []
     imports: list[ast.stmt] = []
     sources: dict[str, tuple[str, ast.Module]] = {}
