@@ -24,7 +24,8 @@ promote_types, promote_dtype), ``jax_functions`` (JAX's functions under the
 settings), ``layers`` (Equinox's and Flax's layers, and Flax's pooling
 functions, under the settings), ``flax_modules`` (Linen's ``Module.apply``
 and ``init_with_output``: the module's ``__call__``'s result),
-``jaxtyping_annotations`` (``Float32[Array, "b n"]``), ``dtypes``
+``jaxtyping_annotations`` (``Float32[Array, "b n"]``), ``program_settings``
+(a note where the program sets JAX's configuration otherwise), ``dtypes``
 (mypy types <-> lattice nodes), ``errors`` (error codes, messages, the guard
 that keeps plugin bugs from crashing mypy); every name the plugin looks for
 is in ``names``.  The plugin imports only mypy, ``jaxtypes.lattice``,
@@ -65,6 +66,7 @@ from . import (
     methods,
     names,
     operators,
+    program_settings,
     settings,
 )
 from .dtypes import Builder
@@ -177,6 +179,9 @@ class JaxtypesPlugin(Plugin):
         self._inherited: dict[tuple[str, str], str | None] = {}
         self._field_hooks: dict[str, Callable[[AttributeContext], Type] | None] = {}
         self._annotated_hook = jaxtyping_annotations.annotated_hook()
+        # Where the program sets JAX's configuration itself: a note where it
+        # differs from the settings (looked up by exact name, before the rest).
+        self._settings_hooks = program_settings.hooks(self.settings)
         # mypy asks for a hook at every call it checks: each name's answer is
         # kept for the build.
         self._method_hook_of: dict[str, Callable[[MethodContext], Type] | None] = {}
@@ -280,7 +285,7 @@ class JaxtypesPlugin(Plugin):
         try:
             return self._method_hook_of[fullname]
         except KeyError:
-            hook = self._method_hooks.get(fullname)
+            hook = self._method_hooks.get(fullname) or self._settings_hooks.get(fullname)
             if hook is None:
                 hook = self._inherited_member(fullname, self._method_hooks)
             self._method_hook_of[fullname] = hook

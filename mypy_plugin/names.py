@@ -48,6 +48,12 @@ FLAX_IDENTITY_DECORATORS: Final = frozenset(
 # The base class of Equinox's modules, whose layer fields the plugin reads from __init__.
 EQUINOX_MODULE: Final = "equinox._module._module.Module"
 
+# Where a program sets JAX's configuration for itself: jax.config.update(name,
+# value) and the environment variables JAX reads at import (os.environ[...] =,
+# os.environ.setdefault(...)).  The plugin notes a value its settings disagree with.
+JAX_CONFIG_UPDATE: Final = "jax._src.config.Config.update"
+ENVIRON_SETTERS: Final = ("os._Environ.__setitem__", "os._Environ.setdefault")
+
 # jaxtyping, whose dtype annotations (Float32[Array, "b n"]) the plugin reads.
 JAXTYPING: Final = "jaxtyping"
 
