@@ -467,6 +467,7 @@ def _install_message(installed: Installed, jax_version: str) -> str:
     ]
     lines += ["  " + line for line in jax_stubs.setup_lines(None)]
     lines += jax_stubs.layer_status()
+    lines += jax_stubs.configuration_lines()
     lines.append(f"Remove with `jaxtypes jax-stubs uninstall` (or `pip uninstall {DISTRIBUTION}`); {where}.")
     return "\n".join(lines)
 
@@ -555,7 +556,7 @@ def _run_jax_stubs(args: argparse.Namespace) -> int:
     )
     for line in jax_stubs.setup_lines(out_arg):
         print("  " + line)
-    for line in jax_stubs.layer_status():
+    for line in jax_stubs.layer_status() + jax_stubs.configuration_lines():
         print(line)
     return 0
 

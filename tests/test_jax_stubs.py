@@ -1690,3 +1690,47 @@ def test_pyrefly_reports_dtype_errors_only_with_the_printed_preset(
         write_printed_settings(tmp_path, "pyrefly", printed_settings(request.config.stash[INSTALL_OUTPUT]))
     errors = _run_installed("pyrefly", installed, tmp_path, stage({"model.py": PLANTED_BUG}, tmp_path))
     assert bool(errors.get(("model.py", 8))) == configured, errors
+
+
+# A line `install` prints for JAX's configuration: "  promotion = "strict"  # why".
+PRINTED_CONFIGURATION = re.compile(r"^  (?P<line>(?:promotion|x64) = \S+) +# ")
+STRICT_X64_CHECK = """\
+import jax
+import jax.numpy as jnp
+from typing_extensions import assert_type
+from jaxtypes import bfloat16, float32, int8, int64
+
+
+def f(b: jax.Array[bfloat16], x: jax.Array[float32], i: jax.Array[int8]) -> None:
+    b + x
+    assert_type(i.sum(), jax.Array[int64])
+"""
+
+
+def test_printed_configuration_lines_check_strict_promotion_and_x64(tmp_path: Path) -> None:
+    """The lines `install` prints for strict promotion and x64, written as it
+    says (pyproject.toml [tool.jaxtypes], beside the plugin's line), make mypy
+    with the plugin check the program as JAX runs it then (JAX 0.10.2, strict
+    and x64: bfloat16 + float32 raises; int8.sum() is int64)."""
+    printed = project_runs.installed()[1]
+    assert "mypy with the plugin checks a project's own, in pyproject.toml [tool.jaxtypes]" in printed
+    lines = [m["line"] for text in printed.splitlines() if (m := PRINTED_CONFIGURATION.match(text))]
+    assert lines == ['promotion = "strict"', "x64 = true"]
+    (tmp_path / "pyproject.toml").write_text("[tool.jaxtypes]\n" + "\n".join(lines) + "\n")
+    (tmp_path / "model.py").write_text(STRICT_X64_CHECK)
+    venv = project_runs.installed()[0]
+    cmd = mypy_in(venv, tmp_path, plugin_config().split("\n[jaxtypes]")[0] + "\n", ["model.py"])
+    proc = subprocess.run(cmd, cwd=tmp_path, env=user_env(venv), capture_output=True, text=True, timeout=600)
+    found = reported_errors("mypy", proc.stdout, tmp_path)
+    assert {line for _, line in found} == {8}, proc.stdout
+    assert [e.code for e in found["model.py", 8]] == ["jax-promotion"], proc.stdout
+    # JAX under those settings: the line raises, and the sum is int64.
+    run_jax = (
+        "import jax, jax.numpy as jnp\n"
+        "b, x, i = jnp.ones(2, jnp.bfloat16), jnp.ones(2, jnp.float32), jnp.ones(2, jnp.int8)\n"
+        "print(i.sum().dtype)\n"
+        "try:\n    b + x\nexcept jax.dtypes.TypePromotionError:\n    print('raises')\n"
+    )
+    env = {**os.environ, "JAX_ENABLE_X64": "1", "JAX_NUMPY_DTYPE_PROMOTION": "strict"}
+    jax_run = subprocess.run([sys.executable, "-c", run_jax], env=env, capture_output=True, text=True, timeout=300)
+    assert jax_run.stdout.split() == ["int64", "raises"], jax_run.stderr[-2000:]

@@ -477,6 +477,26 @@ def setup_lines(out: str | None) -> list[str]:
     return lines
 
 
+# JAX's configuration beyond its defaults, as the plugin reads it ([tool.jaxtypes]
+# of pyproject.toml, or [jaxtypes] of mypy.ini): the lines `jax-stubs` prints.
+CONFIGURATION_SETTINGS: Final = (
+    ('promotion = "strict"', "jax_numpy_dtype_promotion='strict': every implicit promotion between dtypes is an error"),
+    ("x64 = true", "jax_enable_x64 (JAX_ENABLE_X64): 64-bit dtypes, as JAX runs with it"),
+)
+
+
+def configuration_lines() -> list[str]:
+    """What `jax-stubs` prints about checking JAX's strict promotion and x64."""
+    width = max(len(line) for line, _ in CONFIGURATION_SETTINGS)
+    return [
+        "Strict promotion and x64: the stubs type JAX's defaults (standard promotion, x64 off) in every "
+        "checker; mypy with the plugin checks a project's own, in pyproject.toml [tool.jaxtypes] "
+        "(mypy.ini [jaxtypes]):",
+        *(f"  {line:{width}}  # {why}" for line, why in CONFIGURATION_SETTINGS),
+        "pyright, basedpyright, pyrefly, ty and mypy without the plugin cannot check them.",
+    ]
+
+
 def layer_status() -> list[str]:
     """One line per installed layer library (flax, equinox) on what the stubs do for it."""
     lines = [layer_stubs.status(layer_stubs.locate(library)) for library in layer_stubs.LIBRARIES]
