@@ -11,7 +11,7 @@ corpus of ``benchmarks.reach``:
 
 - the CPU time of the checker without stubs (JAX's own declarations) and with
   each candidate, all alternated ``--repeat`` times in one run (medians; the
-  ratio to plain JAX is what the README reports);
+  ratio to plain JAX is what docs/costs.md reports);
 - with ``--instructions``, one run of each under valgrind (as
   ``benchmarks.reach --instructions``), which a loaded machine does not move;
 - each candidate's reach: array values whose dtype the checker knows, and how

@@ -43,7 +43,7 @@ latter.
    makes that run much slower than the others).
 
 ``--stubs DIR`` stages DIR (made by ``jaxtypes jax-stubs --out DIR``) as the
-scratch project's ``typings/`` and configures each checker as the README says.
+scratch project's ``typings/`` and configures each checker as docs/jax-stubs.md says.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Pure functions of ``jaxtypes.lattice``: the same variant always gives the same
 text (no timestamps, no dict-order surprises: every ordering follows
 ``lattice.NODES`` or ``lattice.SEED_NODES``).  The CLI (``jaxtypes table``,
 ``jaxtypes lattice``, ``jaxtypes diff numpy``) and ``tools/generate.py`` (the
-README sections) print what these functions return.
+sections of docs/) print what these functions return.
 
 Tables
     ``promotion_table(variant, fmt)`` lays the table out as JAX's documentation does: rows

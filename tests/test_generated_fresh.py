@@ -1,8 +1,9 @@
 """Generated output is committed fresh, and ``tools/generate.py --check`` notices
-when it is not (checked on a temporary copy, never on the real README).  The
-checks of the section machinery run the README sections' targets only: the
-other targets (stubs, typecheck cases) are whole files, checked for freshness
-by the first test."""
+when it is not (checked on a temporary copy, never on the real page).  The
+checks of the section machinery run the targets of the sections of
+docs/lattice.md only: the other targets (stubs, typecheck cases, the
+operations table of docs/annotating.md) are checked for freshness by the
+first test."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SECTIONS = ("promotion-table", "promotion-table-x32-differences", "lattice-mermaid", "numpy-differences")
+PAGE = "docs/lattice.md"  # where the SECTIONS are (tools/generate.py's LATTICE_PAGE)
 
 
 def generate(*args: str) -> subprocess.CompletedProcess[str]:
@@ -42,25 +44,30 @@ def _markers(name: str) -> str:
     return f"<!-- BEGIN GENERATED: {name} -->\n<!-- END GENERATED: {name} -->\n"
 
 
+def test_the_sections_are_on_the_page(gen) -> None:
+    assert {name: gen.TARGETS[name].path for name in SECTIONS} == dict.fromkeys(SECTIONS, PAGE)
+
+
 @pytest.fixture
-def readme_copy(tmp_path: Path) -> Path:
-    """A copy of the README with every section's markers (added when missing), filled in."""
-    readme = tmp_path / "README.md"
-    shutil.copyfile(REPO / "README.md", readme)
-    text = readme.read_text(encoding="utf-8")
+def page_copy(tmp_path: Path) -> Path:
+    """A copy of the page with every section's markers (added when missing), filled in."""
+    page = tmp_path / PAGE
+    page.parent.mkdir(parents=True)
+    shutil.copyfile(REPO / PAGE, page)
+    text = page.read_text(encoding="utf-8")
     for name in SECTIONS:
         if f"<!-- BEGIN GENERATED: {name} -->" not in text:
             text += f"\n## {name}\n\n" + _markers(name)
-    readme.write_text(text, encoding="utf-8")
+    page.write_text(text, encoding="utf-8")
     proc = generate("--root", str(tmp_path), *SECTIONS)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    return readme
+    return page
 
 
-def test_generated_copy_is_fresh_and_holds_the_table(readme_copy: Path):
-    proc = generate("--check", "--root", str(readme_copy.parent), *SECTIONS)
+def test_generated_copy_is_fresh_and_holds_the_table(page_copy: Path):
+    proc = generate("--check", "--root", str(page_copy.parent.parent), *SECTIONS)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    text = readme_copy.read_text(encoding="utf-8")
+    text = page_copy.read_text(encoding="utf-8")
     # Rows of JAX's documented table, written out.
     assert "| u8 | u8 | u8 | u8 | u8 | u8 | f* | f* | f* | f* | bf | f2 | f4 | f8 | c8 | c16 | u8 | f* | c* |" in text
     assert "| bf | bf | bf | bf | bf | bf | bf | bf | bf | bf | bf | f4 | f4 | f8 | c8 | c16 | bf | bf | c8 |" in text
@@ -69,30 +76,31 @@ def test_generated_copy_is_fresh_and_holds_the_table(readme_copy: Path):
     assert "| uint64 | int8 | f* | float64 | weak |" in text
     # Generating twice changes nothing.
     before = text
-    assert generate("--root", str(readme_copy.parent), *SECTIONS).returncode == 0
-    assert readme_copy.read_text(encoding="utf-8") == before
+    assert generate("--root", str(page_copy.parent.parent), *SECTIONS).returncode == 0
+    assert page_copy.read_text(encoding="utf-8") == before
 
 
-def test_stale_section_is_detected(readme_copy: Path):
-    text = readme_copy.read_text(encoding="utf-8")
+def test_stale_section_is_detected(page_copy: Path):
+    text = page_copy.read_text(encoding="utf-8")
     row = "| u8 | u8 | u8 | u8 | u8 | u8 | f* | f* | f* | f* |"
     assert row in text
-    readme_copy.write_text(text.replace(row, "| u8 | u8 | u8 | u8 | u8 | u8 | f8 | f* | f* | f* |"), encoding="utf-8")
-    proc = generate("--check", "--root", str(readme_copy.parent), *SECTIONS)
+    page_copy.write_text(text.replace(row, "| u8 | u8 | u8 | u8 | u8 | u8 | f8 | f* | f* | f* |"), encoding="utf-8")
+    proc = generate("--check", "--root", str(page_copy.parent.parent), *SECTIONS)
     assert proc.returncode == 1
-    assert "README.md [section promotion-table]: differs" in proc.stdout
+    assert f"{PAGE} [section promotion-table]: differs" in proc.stdout
     assert "numpy-differences]" not in proc.stdout  # only the stale section is listed
     assert "-| u8 | u8 | u8 | u8 | u8 | u8 | f8 |" in proc.stdout  # the diff shows the edit
-    # The real README is untouched; regenerating the copy repairs it.
-    assert generate("--root", str(readme_copy.parent), *SECTIONS).returncode == 0
-    assert generate("--check", "--root", str(readme_copy.parent), *SECTIONS).returncode == 0
+    # The real page is untouched; regenerating the copy repairs it.
+    assert generate("--root", str(page_copy.parent.parent), *SECTIONS).returncode == 0
+    assert generate("--check", "--root", str(page_copy.parent.parent), *SECTIONS).returncode == 0
 
 
-def test_text_outside_the_markers_is_kept(gen, readme_copy: Path):
-    text = readme_copy.read_text(encoding="utf-8")
-    edited = text.replace("## numpy-differences", "## numpy-differences (prose edited)")
-    readme_copy.write_text(edited, encoding="utf-8")
-    changes, _ = gen.plan(list(SECTIONS), root=readme_copy.parent)
+def test_text_outside_the_markers_is_kept(gen, page_copy: Path):
+    text = page_copy.read_text(encoding="utf-8")
+    edited = text.replace("## Where JAX differs from NumPy", "## Where JAX differs from NumPy (prose edited)")
+    assert edited != text
+    page_copy.write_text(edited, encoding="utf-8")
+    changes, _ = gen.plan(list(SECTIONS), root=page_copy.parent.parent)
     assert changes == []
 
 
@@ -120,14 +128,16 @@ def test_malformed_markers_are_errors(gen, text):
 
 
 def test_malformed_markers_fail_check(tmp_path: Path):
-    (tmp_path / "README.md").write_text("# t\n<!-- BEGIN GENERATED: promotion-table -->\n", encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / PAGE).write_text("# t\n<!-- BEGIN GENERATED: promotion-table -->\n", encoding="utf-8")
     proc = generate("--check", "--root", str(tmp_path), *SECTIONS)
     assert proc.returncode == 1
     assert "promotion-table" in proc.stderr
 
 
 def test_missing_markers_are_skipped_not_stale(tmp_path: Path):
-    (tmp_path / "README.md").write_text("# jaxtypes\n", encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / PAGE).write_text("# The lattice\n", encoding="utf-8")
     sections = ["promotion-table", "promotion-table-x32-differences", "lattice-mermaid", "numpy-differences"]
     proc = generate("--check", "--root", str(tmp_path), *sections)
     assert proc.returncode == 0

@@ -136,8 +136,7 @@ def test_weak_arrays_of_the_other_width(config: str) -> None:
     x64 off, weak int32 with x64 on) is typed by the same weak marker as the
     configuration's own, so ops can give only one answer for both: it must be
     JAX's answer wherever JAX answers both alike, and the configuration's own
-    weak array's answer where JAX tells the widths apart (README, known
-    deviations)."""
+    weak array's answer where JAX tells the widths apart (docs/deviations.md)."""
     data = jx.load()
     conf = data["configs"][config]
     v = lattice.variant(conf["mode"], conf["x64"])
@@ -166,7 +165,7 @@ def test_weak_arrays_of_the_other_width(config: str) -> None:
 
 
 # (answers where JAX tells the widths apart, answers) for the weak arrays of the
-# other width, as the README states them (380 of 31,204): a change shows up.
+# other width, as docs/deviations.md states them (380 of 31,204): a change shows up.
 WIDTH_DEPENDENT = {
     "standard-x32": (170, 7786),
     "standard-x64": (87, 7812),

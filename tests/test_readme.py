@@ -1,7 +1,9 @@
-"""The README's examples, checked for real.
+"""The examples of the README and of the documentation's pages, checked for real.
 
-Every fenced block of README.md is checked according to its language, or is
-of a language that cannot be checked (shell commands, diagrams):
+Every fenced block of README.md and of docs/**/*.md (tests/docs_pages.py) is
+checked according to its language, or is of a language that cannot be checked
+here (shell commands, run by the tests tests/test_docs_site.py names for
+each; diagrams):
 
 * ``python`` blocks of ``>>>`` lines run as doctests against the package;
 * the other ``python`` blocks are type-checked in the six set-ups (mypy, mypy
@@ -10,15 +12,16 @@ of a language that cannot be checked (shell commands, diagrams):
   ``name = ...``, which gets a ``reveal_type(name)``) is the type each checker
   must reveal, ``# error`` a line each must report; every other line must get
   no error.  A block using ``jax.Array[...]`` is checked with the stubs of
-  ``jaxtypes jax-stubs --out typings``, configured as the README's table says,
+  ``jaxtypes jax-stubs --out typings``, configured as docs/jax-stubs.md's table says,
   and its ``# before: ... after: ...`` comments give the expectations without
   the stubs (annotated with plain ``jax.Array``) and with them.  Each block
   also runs under JAX, which must compute what its comments say;
-* the ``ini`` and ``toml`` blocks of the mypy plugin's settings are mypy's
-  configuration, verbatim, for a run whose answers show the settings in force.
+* the ``ini`` and ``toml`` blocks of the mypy plugin's settings
+  (docs/getting-started/mypy.md) are mypy's configuration, verbatim, for a
+  run whose answers show the settings in force.
 
-The README's ``--out typings`` set-up table must be what the checkers are
-configured with (tools/checkers.py, from what the command prints).
+The ``--out typings`` set-up table (docs/jax-stubs.md) must be what the
+checkers are configured with (tools/checkers.py, from what the command prints).
 """
 
 from __future__ import annotations
@@ -35,12 +38,13 @@ from pathlib import Path
 
 import pytest
 
+import docs_pages
 import project_runs
+from docs_pages import Block, blocks
 
 from tools.checkers import MYPY_PLUGIN, STUBS, command, execute, reported_errors, revealed, stage, stub_setting
 
 REPO = Path(__file__).resolve().parent.parent
-README = REPO / "README.md"
 SETUPS = ("mypy", MYPY_PLUGIN, "pyright", "basedpyright", "pyrefly", "ty")
 CHECKED_LANGUAGES = {"python", "ini", "toml"}
 NOT_CHECKABLE_LANGUAGES = {"bash", "mermaid"}  # shell commands, diagrams
@@ -51,31 +55,7 @@ WEAK = {"weak_int": "int32 (weak)", "weak_float": "float32 (weak)", "weak_comple
 from examples import show_dtypes  # noqa: E402
 
 
-# ------------------------------------------------------------ the README
-@dataclass(frozen=True)
-class Block:
-    language: str
-    text: str
-    line: int  # README line of the block's first line of text
-    heading: str  # the README heading above it
-
-
-def blocks() -> list[Block]:
-    found, heading, opened = [], "", None
-    lines = README.read_text().splitlines()
-    for n, line in enumerate(lines, 1):
-        if opened is None and line.startswith("#"):
-            heading = line.lstrip("#").strip()
-        elif opened is None and line.startswith("```"):
-            opened = (n, line[3:].strip())
-        elif opened is not None and line.strip() == "```":
-            start, language = opened
-            found.append(Block(language, "\n".join(lines[start : n - 1]) + "\n", start + 1, heading))
-            opened = None
-    assert opened is None, f"README.md:{opened[0]}: a code block is never closed"
-    return found
-
-
+# ------------------------------------------------------ the pages' blocks
 def is_doctest(block: Block) -> bool:
     return block.language == "python" and block.text.lstrip().startswith(">>>")
 
@@ -89,7 +69,7 @@ def uses_jax_array(block: Block) -> bool:
 
 
 def block_id(block: Block) -> str:
-    return f"README.md:{block.line}"
+    return block.where
 
 
 # ------------------------------------------------------- the expectations
@@ -140,7 +120,7 @@ def staged(text: str, expected: dict[int, Expect]) -> str:
         if expect.reveal is None or code.lstrip().startswith("reveal_type("):
             continue
         m = re.match(r"^\s*(\w+)\s*=", code)
-        assert m, f"a README line expects a type but reveals nothing: {lines[n - 1].strip()!r}"
+        assert m, f"a documented line expects a type but reveals nothing: {lines[n - 1].strip()!r}"
         lines[n - 1] = f"{code}; reveal_type({m.group(1)})"
     return "\n".join(lines) + "\n"
 
@@ -148,7 +128,7 @@ def staged(text: str, expected: dict[int, Expect]) -> str:
 def test_every_block_is_checked_or_not_checkable_by_its_language() -> None:
     for block in blocks():
         assert block.language in CHECKED_LANGUAGES | NOT_CHECKABLE_LANGUAGES, (
-            f"README.md:{block.line}: a ```{block.language} block: give it a language this test "
+            f"{block.where}: a ```{block.language} block: give it a language this test "
             f"checks ({sorted(CHECKED_LANGUAGES)}) or one it cannot ({sorted(NOT_CHECKABLE_LANGUAGES)})"
         )
 
@@ -156,6 +136,8 @@ def test_every_block_is_checked_or_not_checkable_by_its_language() -> None:
 def test_the_readme_has_examples_to_check() -> None:
     annotated = annotated_blocks()
     assert len(annotated) >= 2 and any(uses_jax_array(b) for b in annotated)
+    # The README's Quick start shows one, checked as the pages' are.
+    assert any(b.path == "README.md" and uses_jax_array(b) for b in annotated)
     for block in annotated:
         versions = expectations(block)
         assert versions, f"{block_id(block)}: no # Array[...] or # error comment to check"
@@ -185,7 +167,7 @@ def jobs() -> list[Job]:
     expected: dict[str, dict[int, Expect]] = {}
     for block in annotated_blocks():
         versions = expectations(block)
-        name = f"readme/readme_{block.line}"
+        name = f"readme/{block.slug}"
         if uses_jax_array(block):
             before[f"{name}_before.py"] = staged(show_dtypes.plain_jax(block.text), versions["before"])
             expected[f"{name}_before.py"] = versions["before"]
@@ -221,7 +203,7 @@ def problems(
                 if job.stubs and job.checker == "pyrefly" and got == ["Array"]:
                     got = ["Array[Any]"]  # pyrefly's spelling of the generic Array's default
                 if got != [expect.reveal]:
-                    found.append(f"{where}: revealed {got}, the README says {expect.reveal}")
+                    found.append(f"{where}: revealed {got}, the page says {expect.reveal}")
     return found
 
 
@@ -236,8 +218,8 @@ project_runs.register(stubs=False, files=lambda checker: _files_of(checker, Fals
 
 @pytest.fixture(scope="module")
 def checked() -> dict[tuple[str, bool], list[str]]:
-    """Each set-up's problems with the README's examples, without and with the
-    stubs (installed by the command the README gives: the session's one run
+    """Each set-up's problems with the pages' examples, without and with the
+    stubs (installed by the command the pages give: the session's one run
     per set-up, tests/project_runs.py)."""
     all_jobs = jobs()
     runs = project_runs.project_runs((job.checker, job.stubs) for job in all_jobs)
@@ -296,7 +278,7 @@ def test_examples_compute_under_jax_what_they_say(block: Block) -> None:
 # ---------------------------------------------------------------- doctests
 @pytest.mark.parametrize("block", [b for b in blocks() if is_doctest(b)], ids=block_id)
 def test_runtime_examples_as_doctests(block: Block, tmp_path: Path) -> None:
-    examples = tmp_path / f"readme_{block.line}.txt"
+    examples = tmp_path / f"{block.slug}.txt"
     examples.write_text(block.text)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     proc = subprocess.run(
@@ -326,14 +308,17 @@ def probe(q: Array[int8], n: Array[int64], x: Array[bfloat16], w: Array[float32]
     x + w
     reveal_type(x * 0.5)
 """
-# What JAX computes with jax_enable_x64 and strict promotion (the README's
-# settings), as the README's text about the plugin says.
+# What JAX computes with jax_enable_x64 and strict promotion (the settings of
+# docs/getting-started/mypy.md's blocks), as the pages about the plugin say.
 PLUGIN_PROBE_REVEALS = {7: "Array[int64]", 8: "Array[int64]", 9: "Array[float64]", 11: "Array[bfloat16]"}
 PLUGIN_PROBE_ERROR = (10, "cast the bfloat16 operand explicitly, e.g. x.astype(jaxtypes.float32)", "[jax-promotion]")
 
 
+MYPY_PAGE = "docs/getting-started/mypy.md"
+
+
 def plugin_block(language: str) -> Block:
-    (block,) = [b for b in blocks() if b.heading == "The mypy plugin" and b.language == language]
+    (block,) = [b for b in blocks() if b.path == MYPY_PAGE and b.language == language]
     return block
 
 
@@ -368,21 +353,22 @@ def test_plugin_toml_block_is_mypys_configuration(tmp_path: Path) -> None:
     paths = stage({"probe.py": PLUGIN_PROBE, "pyproject.toml": toml}, tmp_path)
     paths.remove("pyproject.toml")
     cmd = command(MYPY_PLUGIN, tmp_path, paths)
-    cmd[cmd.index("mypy.ini")] = "pyproject.toml"  # mypy's configuration: the README's block alone
+    cmd[cmd.index("mypy.ini")] = "pyproject.toml"  # mypy's configuration: the page's block alone
     _settings_in_force(tmp_path, cmd)
 
 
 def test_plugin_line_of_the_checker_table_is_in_the_configuration() -> None:
-    """ "What each checker needs" gives mypy's plugin line: the one run above."""
-    readme = README.read_text()
-    row = next(line for line in readme.splitlines() if line.startswith("| mypy | "))
+    """ "What each checker needs" (docs/getting-started/index.md) gives mypy's
+    plugin line: the one run above."""
+    text = docs_pages.page("getting-started/index.md")
+    row = next(line for line in text.splitlines() if line.startswith("| mypy | "))
     (setting,) = re.findall(r"`(plugins = [^`]*)`", row)
     assert setting in plugin_block("ini").text.splitlines()
 
 
 def out_table() -> dict[str, list[str]]:
-    """The README's set-up table for ``--out typings``: {checker: its cell's code spans}."""
-    lines = README.read_text().splitlines()
+    """docs/jax-stubs.md's set-up table for ``--out typings``: {checker: its cell's code spans}."""
+    lines = docs_pages.page("jax-stubs.md").splitlines()
     start = next(n for n, line in enumerate(lines) if line.endswith("`--out typings`:"))
     table: dict[str, list[str]] = {}
     for line in lines[start + 1 :]:
@@ -470,7 +456,7 @@ def _function_names(cell: str) -> list[str]:
 def test_family_table_names_functions_of_that_family() -> None:
     from jaxtypes import functions
 
-    text = README.read_text()
+    text = docs_pages.page("functions.md")
     start = text.index("| family | for example | the dtype |")
     rows = text[start:].split("\n\n")[0].splitlines()[2:]
     labels = set()
@@ -495,7 +481,7 @@ def test_family_table_names_functions_of_that_family() -> None:
 
 
 def test_function_table_counts_are_the_table_s() -> None:
-    """The README's counts of JAX's functions (all, with a rule, typed,
+    """docs/functions.md's counts of JAX's functions (all, with a rule, typed,
     untyped) are the table's, counted from jaxtypes/functions.csv itself."""
     import csv
 
@@ -503,11 +489,11 @@ def test_function_table_counts_are_the_table_s() -> None:
         families = [row["family"] for row in csv.DictReader(f)]
     untyped = sum(family in ("untyped", "higher_order") for family in families)
     no_array = families.count("not_an_array")
-    text = " ".join(README.read_text().split())
+    text = " ".join(docs_pages.page("functions.md").split())
     found = re.search(
         r"\((\d+) functions: (\d+) with a rule, (\d+) of them typed and (\d+) returning no array; (\d+) untyped,", text
     )
-    assert found, "README: the sentence counting jaxtypes/functions.csv's rows"
+    assert found, "docs/functions.md: the sentence counting jaxtypes/functions.csv's rows"
     counts = (len(families), len(families) - untyped, len(families) - untyped - no_array, no_array, untyped)
     sentence = "({} functions: {} with a rule, {} of them typed and {} returning no array; {} untyped,".format(*counts)
-    assert tuple(map(int, found.groups())) == counts, f"README: write {sentence!r}"
+    assert tuple(map(int, found.groups())) == counts, f"docs/functions.md: write {sentence!r}"

@@ -17,8 +17,8 @@ Each set-up is configured as a user's project with ``jaxtypes jax-stubs
 --out typings`` and the lines it prints (``checkers.command``).  mypy
 without the plugin resolves an overloaded call against the declared type
 first (its type context) and then falls back to JAX's own signature, so in
-these contexts it misses most wrong dtypes of JAX's functions: the README
-makes the plugin mypy's supported set-up, and the test pins what plain mypy
+these contexts it misses most wrong dtypes of JAX's functions: the
+documentation makes the plugin mypy's supported set-up, and the test pins what plain mypy
 misses and that it never reports an error elsewhere.
 """
 
@@ -43,13 +43,13 @@ REPO = Path(__file__).resolve().parent.parent
 IDIOMS = REPO / "typecheck_cases" / "public_idioms"
 CONTEXTS = REPO / "typecheck_cases" / "contexts"
 ARGUMENT_CODES = REPO / "typecheck_cases" / "argument_codes"
-README = REPO / "README.md"
+FUNCTIONS_PAGE = REPO / "docs" / "functions.md"  # its "Ignore comments" table
 CASE = re.compile(r"^# (?P<expr>.+): (?P<marker>\w+) in JAX$")
 
 # Lines of the context cases plain mypy misses: every wrong dtype a call of
 # JAX's functions gives in a return, an assignment, an argument or a default
 # (read off mypy's output; a change in either direction fails here, and the
-# README's mypy row quotes the figure).
+# documentation quotes the figure: docs/getting-started/mypy.md, docs/checked.md).
 PLAIN_MYPY_MISSED = 189
 
 
@@ -134,6 +134,16 @@ def test_plain_mypy_misses_only_what_the_readme_says(errors: dict[tuple[str, boo
     assert len(missed) == PLAIN_MYPY_MISSED, "\n".join(missed)
 
 
+def test_the_pages_quote_what_plain_mypy_misses() -> None:
+    """The figure the pages give for plain mypy is PLAIN_MYPY_MISSED, which
+    the test above pins to mypy's output, of the context cases' marked lines."""
+    (cases,) = _files(CONTEXTS, "contexts").values()
+    marked = sum(expected_errors.kind_of(line) is not None for line in cases.splitlines())
+    for name in ("getting-started/mypy.md", "checked.md", "faq.md"):
+        text = " ".join((REPO / "docs" / name).read_text().split())
+        assert f"{PLAIN_MYPY_MISSED} of the {marked}" in text, name
+
+
 def test_context_cases_cover_every_context() -> None:
     (text,) = _files(CONTEXTS, "contexts").values()
     kinds = [expected_errors.kind_of(line) for line in text.splitlines()]
@@ -175,10 +185,10 @@ def test_context_expressions_have_jax_dtypes() -> None:
 
 
 def _readme_argument_codes() -> dict[str, tuple[set[str], set[str]]]:
-    """{set-up: (codes without the stubs, codes with them)} of the README's
-    table of a wrong argument's codes."""
-    text = README.read_text()
-    section = text[text.index("### Ignore comments") :]
+    """{set-up: (codes without the stubs, codes with them)} of the table of a
+    wrong argument's codes (docs/functions.md, "Ignore comments")."""
+    text = FUNCTIONS_PAGE.read_text()
+    section = text[text.index("## Ignore comments") :]
     table = next(block for block in section.split("\n\n") if block.startswith("| checker |"))
     names = {
         "mypy": "mypy",
@@ -199,7 +209,7 @@ def _readme_argument_codes() -> dict[str, tuple[set[str], set[str]]]:
 @pytest.mark.parametrize("checker", ALL_CHECKERS)
 def test_argument_codes_are_the_readmes(checker: str, errors: dict[tuple[str, bool], Errors]) -> None:
     """A wrong argument to one of JAX's functions changes its error code with
-    the stubs (the functions become overloaded): the README's table says to
+    the stubs (the functions become overloaded): docs/functions.md's table says to
     what, so that users can update their ignore comments once."""
     (text,) = _files(ARGUMENT_CODES, "arguments").values()
     lines = [n for n, line in enumerate(text.splitlines(), 1) if line.endswith("# wrong argument")]

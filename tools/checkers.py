@@ -44,7 +44,7 @@ STUBS = "typings"  # where ``jaxtypes jax-stubs --out typings`` puts them in a p
 
 
 def stub_setting(checker: str) -> jax_stubs.Setting:
-    """What ``jaxtypes jax-stubs --out typings`` prints (and the README says)
+    """What ``jaxtypes jax-stubs --out typings`` prints (and docs/jax-stubs.md says)
     for a checker's configuration."""
     name = "mypy" if checker == MYPY_PLUGIN else checker
     (setting,) = [s for s in jax_stubs.setup(STUBS) if s.checker == name]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python
-"""The project's generator: every file, and every README section, derived from
-``jaxtypes/lattice.py``.
+"""The project's generator: every file, and every section of the documentation
+(``docs/*.md``), derived from ``jaxtypes/lattice.py``.
 
     python -m tools.generate            rewrite whatever is stale
     python -m tools.generate --check    exit 1 and list what is stale (0: all fresh)
@@ -15,7 +15,7 @@ Targets
 A target is a name plus a function returning the expected content; ``TARGETS``
 maps names to targets.  Three kinds, each registered with a decorator:
 
-``@section(name, path="README.md")``
+``@section(name, path)``
     the function returns the text between the marker lines
     ``<!-- BEGIN GENERATED: name -->`` and ``<!-- END GENERATED: name -->`` in
     ``path``.  A file without the markers is skipped (with a note), so the prose
@@ -327,7 +327,7 @@ class SectionTarget(Target):
         return [Change(self.name, path, old, new, f"{self.path} [section {self.name}]", edit)], []
 
 
-def section(name: str, path: str = "README.md") -> Callable[[Callable[[], str]], Callable[[], str]]:
+def section(name: str, path: str) -> Callable[[Callable[[], str]], Callable[[], str]]:
     """Register ``render() -> str`` as the content of section ``name`` of ``path``."""
 
     def deco(render: Callable[[], str]) -> Callable[[], str]:
@@ -344,9 +344,14 @@ def _standard(x64: bool = True) -> "lattice.Variant":
     return lattice.Variant("standard", x64)
 
 
-@section("promotion-table")
+# The documentation's pages holding the generated sections.
+LATTICE_PAGE = "docs/lattice.md"
+ANNOTATING_PAGE = "docs/annotating.md"
+
+
+@section("promotion-table", LATTICE_PAGE)
 def _promotion_table() -> str:
-    """README: the promotion table (standard, x64), in the layout of JAX's documented table."""
+    """docs/lattice.md: the promotion table (standard, x64), in the layout of JAX's documented table."""
     from jaxtypes import render
 
     return (
@@ -355,9 +360,9 @@ def _promotion_table() -> str:
     )
 
 
-@section("promotion-table-x32-differences")
+@section("promotion-table-x32-differences", LATTICE_PAGE)
 def _x32_differences() -> str:
-    """README: the cells where the x32 table differs from the x64 one."""
+    """docs/lattice.md: the cells where the x32 table differs from the x64 one."""
     from jaxtypes import render
 
     x64, x32 = _standard(True), _standard(False)
@@ -371,17 +376,17 @@ def _x32_differences() -> str:
     )
 
 
-@section("lattice-mermaid")
+@section("lattice-mermaid", LATTICE_PAGE)
 def _lattice_mermaid() -> str:
-    """README: the lattice (standard, x64) as a mermaid diagram."""
+    """docs/lattice.md: the lattice (standard, x64) as a mermaid diagram."""
     from jaxtypes import render
 
     return "```mermaid\n" + render.lattice_mermaid(_standard()) + "```\n"
 
 
-@section("operations")
+@section("operations", ANNOTATING_PAGE)
 def _operations() -> str:
-    """README: Array's typed operations and the rule of each (jaxtypes.operations)."""
+    """docs/annotating.md: Array's typed operations and the rule of each (jaxtypes.operations)."""
     from jaxtypes import render
 
     return (
@@ -389,13 +394,13 @@ def _operations() -> str:
         "(`jaxtypes.operations`; `jaxtypes.ops` follows JAX's code for each, "
         "checked against JAX's answers). A weakly typed operand promotes as JAX's "
         "lattice says; the 64-bit cases with x64 off are under [What the stubs "
-        "assume](#what-the-stubs-assume).\n\n" + render.operations_table()
+        "assume](strict-and-x64.md#what-the-stubs-assume).\n\n" + render.operations_table()
     )
 
 
-@section("numpy-differences")
+@section("numpy-differences", LATTICE_PAGE)
 def _numpy_differences() -> str:
-    """README: the pairs where JAX (standard, x64) differs from numpy.promote_types."""
+    """docs/lattice.md: the pairs where JAX (standard, x64) differs from numpy.promote_types."""
     from jaxtypes import render
 
     diffs = render.numpy_differences(_standard())
@@ -440,7 +445,7 @@ def apply(changes: Sequence[Change]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m tools.generate",
-        description="Regenerate the files and README sections derived from jaxtypes/lattice.py.",
+        description="Regenerate the files and documentation sections derived from jaxtypes/lattice.py.",
     )
     parser.add_argument("targets", nargs="*", metavar="TARGET", help="only these targets (default: all)")
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 when anything is stale")

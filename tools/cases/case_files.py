@@ -76,7 +76,7 @@ def error_kind(table: str, op: str, jax_error: str, in_standard_mode: bool = Fal
 # NumPy scalar of each dtype on either side, and NumPy arrays on the right of
 # + and @.  A NumPy array on the left, or a NumPy scalar on the left of a
 # comparison, is numpy's own operator (its signatures take any array-like):
-# see the README, known deviations.
+# see docs/deviations.md.
 NUMPY_OPERATORS = ("*", "@", "-", "/", "//", "%", "**", "&", "<<", "<")
 NUMPY_ARRAY_OPERATORS = ("+", "@")
 COMPARISON_OPERATORS = ("<", "<=", ">", ">=", "==", "!=")
@@ -89,7 +89,7 @@ def _numpy_source(key: str) -> str:
     """How a case file writes a NumPy operand: a scalar as its key
     (``np.float32(1)``), an array as a parameter annotated with its type
     (``nd_float32``), since mypy infers an inline generic call such as
-    ``np.ones(2, np.float32)`` from the operator's parameter (README)."""
+    ``np.ones(2, np.float32)`` from the operator's parameter (docs/deviations.md)."""
     found = _NUMPY_ARRAY_KEY.match(key)
     return key if found is None else "nd_" + found.group(1)[3:]
 
@@ -175,7 +175,7 @@ def render(config: str) -> dict[str, str]:
             name, expr = f"scalar_{jx.OPERATOR_NAMES[op]}.py", f"x_{left} {op} {right}"
         elif table == "scalar_left":
             if op in ("==", "!="):
-                continue  # Python's int.__eq__ answers first: see README, known deviations
+                continue  # Python's int.__eq__ answers first: see docs/deviations.md
             name, expr = f"scalar_{jx.OPERATOR_NAMES[op]}.py", f"{right} {op} x_{left}"
         elif table in ("numpy_right", "numpy_left"):
             if not _numpy_case(table, op, right):
