@@ -31,7 +31,7 @@ class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         self._work = Path(tempfile.mkdtemp(prefix="jaxtypes-speedups-"))
         try:
             built = self._compile(self._work)
-        except Exception as err:  # noqa: BLE001 - any compiler failure
+        except Exception as err:
             if os.environ.get("JAXTYPES_REQUIRE_SPEEDUPS") == "1":
                 raise
             print(f"jaxtypes: C fast paths not built ({err}); using the Python paths", file=sys.stderr)

@@ -32,9 +32,10 @@ import re
 import subprocess
 import sys
 import tempfile
-import tomllib
 from pathlib import Path
 from typing import NotRequired, TypedDict
+
+import tomllib
 
 REPO = Path(__file__).resolve().parent.parent
 TESTS = REPO / "tests"
@@ -135,8 +136,9 @@ def inside() -> Outcome:
     import importlib.metadata
 
     sys.path[:0] = [str(REPO), str(TESTS)]
-    from tools.checkers import stage  # noqa: E402
-    from test_jax_stubs import CASES, CHECKERS, files_under, run_checker, scenario_problems  # noqa: E402
+    from tools.checkers import stage
+
+    from test_jax_stubs import CASES, CHECKERS, files_under, run_checker, scenario_problems
 
     version = importlib.metadata.version("jax")
     with tempfile.TemporaryDirectory(prefix="jaxtypes-scenarios-") as tmp:

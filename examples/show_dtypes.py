@@ -32,7 +32,7 @@ from typing import Any
 if not __package__:  # run as a file (python examples/show_dtypes.py): the checkout's root, as with -m
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tools.checkers import MYPY_PLUGIN, STUBS, command, execute, reported_errors, revealed  # noqa: E402
+from tools.checkers import MYPY_PLUGIN, STUBS, command, execute, reported_errors, revealed
 
 HERE = Path(__file__).resolve().parent
 
@@ -138,7 +138,7 @@ def run_under_jax(source: str, error_lines: set[int]) -> dict[int, str]:
     def record(line: int, thunk: Callable[[], Any], kind: str) -> Any:
         try:
             value = thunk()
-        except Exception as exc:  # noqa: BLE001 - an error line's exception is the result
+        except Exception as exc:
             if kind == "value":
                 raise
             found[line] = f"raises {type(exc).__name__}"

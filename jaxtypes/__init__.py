@@ -20,7 +20,7 @@ except ValueError as _environment_error:
     raise
 
 # ``jax.Array[float32]`` at run time, as the JAX stubs type it (once JAX is imported).
-from jaxtypes import _jax_array as _jax_array  # noqa: E402
+from jaxtypes import _jax_array as _jax_array
 
 if TYPE_CHECKING:  # the names, for type checkers; at runtime they load on first use
     from jaxtypes import typing as typing

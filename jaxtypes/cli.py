@@ -487,7 +487,8 @@ def _install_message(installed: Installed, jax_version: str) -> str:
 def _run_jax_stubs(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from jaxtypes._stubgen import jax_stubs, install as stub_install
+    from jaxtypes._stubgen import install as stub_install
+    from jaxtypes._stubgen import jax_stubs
 
     if args.action is None and args.out is None:
         # What a user typing the bare command wants is its usage: nothing is written.

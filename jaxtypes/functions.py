@@ -31,10 +31,10 @@ from typing import Callable, Final, NamedTuple
 
 from jaxtypes import lattice, ops
 from jaxtypes.lattice import Variant
-from jaxtypes.ops import DEFAULT, Outcome, marker_node, operand
 
 # The rules' building blocks, shared with the operators' (module-private names here).
 from jaxtypes.ops import COMPONENT as _COMPONENT
+from jaxtypes.ops import DEFAULT, Outcome, marker_node, operand
 from jaxtypes.ops import TO_INEXACT as _TO_INEXACT
 from jaxtypes.ops import no_join as _no_join
 from jaxtypes.ops import promote_integer_dtype as _promote_integers

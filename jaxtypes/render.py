@@ -30,9 +30,9 @@ Comparisons
 
 from __future__ import annotations
 
+import csv as _csv
 import html
 import io
-import csv as _csv
 from typing import Any, Final, Iterable, Literal, NamedTuple, Sequence
 
 from jaxtypes import lattice, operations

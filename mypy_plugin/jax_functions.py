@@ -16,12 +16,11 @@ rule does not cover) gets ``Array[Any]``; a call JAX rejects is an error
 from __future__ import annotations
 
 import re
-
 from typing import Callable, Final, Union
 
 from mypy.nodes import ListExpr, TupleExpr
 from mypy.plugin import FunctionContext, MethodContext
-from mypy.types import AnyType, Instance, Type, TupleType, TypeOfAny, UnionType, get_proper_type
+from mypy.types import AnyType, Instance, TupleType, Type, TypeOfAny, UnionType, get_proper_type
 
 from jaxtypes import functions, lattice
 from jaxtypes.lattice import Variant

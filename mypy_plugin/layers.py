@@ -60,7 +60,7 @@ from mypy.nodes import (
 from mypy.plugin import AttributeContext, FunctionContext, MethodContext
 from mypy.types import AnyType, CallableType, Instance, Type, get_proper_type
 
-from jaxtypes import layers, lattice
+from jaxtypes import lattice, layers
 from jaxtypes.lattice import Variant
 
 from . import errors, names

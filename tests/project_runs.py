@@ -40,7 +40,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-import environments
 from tools.checkers import (
     PYRIGHT_RULES,
     SHARED_MYPY_CACHES,
@@ -53,6 +52,8 @@ from tools.checkers import (
     revealed,
     stage,
 )
+
+import environments
 
 # A module's files for one set-up: checker -> {path in the project: text}.
 FileSet = Callable[[str], Mapping[str, str]]

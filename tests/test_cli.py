@@ -6,8 +6,6 @@ Expected values are written out from the table in JAX's documentation, "Type pro
 
 from __future__ import annotations
 
-import tools
-
 import csv
 import io
 import json
@@ -22,7 +20,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import tools
 from jaxtypes.cli import main
+
 from seed_000 import CODES, seed_rows  # JAX's documented table, verbatim
 
 REPO = Path(__file__).resolve().parent.parent
@@ -597,7 +597,7 @@ def jax_cells(nodes: list[str], x64: bool, mode: str) -> dict[tuple[str, str], s
             for b in nodes:
                 try:
                     dt, weak = jax.dtypes.result_type(operand[a], operand[b], return_weak_type_flag=True)
-                except Exception as e:  # JAX's TypePromotionError
+                except Exception as e:  # noqa: BLE001 - checked on the next line: JAX's TypePromotionError
                     assert type(e).__name__ == "TypePromotionError", e
                     out[a, b] = "-"
                     continue

@@ -33,11 +33,12 @@ from typing import Any, Callable
 import jax
 import jax.numpy as jnp
 import pytest
-import scope_scenarios as sc
 from jax._src import config as jax_config_internal  # explicit_x64_dtypes is not exported
 
 import jaxtypes
 from jaxtypes import promotion
+
+import scope_scenarios as sc
 
 pytestmark = pytest.mark.filterwarnings("ignore:Explicitly requested dtype")
 

@@ -33,7 +33,7 @@ else:  # the test extra installs tomli there
     import tomli as tomllib
 
 import docs_pages
-from docs_pages import REPO, README
+from docs_pages import README, REPO
 
 README_LINES = 200
 MKDOCS_TOOLS = ("mkdocs", "mkdocs-material", "mkdocstrings", "mkdocstrings-python", "pymdown-extensions")
@@ -158,9 +158,9 @@ def test_readme_quick_start_table_is_what_install_prints() -> None:
     """The Quick start's table of what each checker needs is, line for line,
     what `jaxtypes jax-stubs install` prints for each (tests/environments.py
     reads the same lines from the command's output)."""
-    from environments import printed_settings
-
     from jaxtypes._stubgen import jax_stubs
+
+    from environments import printed_settings
 
     printed = printed_settings("\n".join("  " + line for line in jax_stubs.setup_lines(None)))
     text = README.read_text(encoding="utf-8")

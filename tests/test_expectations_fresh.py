@@ -27,8 +27,6 @@ abstractly (eval_shape) only.
 
 from __future__ import annotations
 
-import tools
-
 import concurrent.futures
 import json
 import pathlib
@@ -36,6 +34,8 @@ import re
 from typing import Any
 
 import pytest
+
+import tools
 
 jax = pytest.importorskip("jax")
 jaxlib = pytest.importorskip("jaxlib")

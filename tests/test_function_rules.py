@@ -4,8 +4,6 @@ tools/oracle/make_function_tables.py."""
 
 from __future__ import annotations
 
-import tools
-
 import random
 from collections import Counter
 from pathlib import Path
@@ -13,6 +11,7 @@ from typing import Iterator
 
 import pytest
 
+import tools
 from jaxtypes import functions, lattice
 
 HERE = Path(__file__).resolve().parent

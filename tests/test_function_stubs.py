@@ -28,10 +28,11 @@ from pathlib import Path
 
 import pytest
 
+from tools.checkers import MYPY_PLUGIN, command, execute, plugin_config, revealed, stage
+
 import case_sample
 import project_runs
 from environments import mypy_in, user_env
-from tools.checkers import MYPY_PLUGIN, command, execute, plugin_config, revealed, stage
 
 REPO = Path(__file__).resolve().parent.parent
 CASES = REPO / "typecheck_cases" / "functions"

@@ -35,8 +35,6 @@ Which jaxtypes call answers which table:
 
 from __future__ import annotations
 
-import tools
-
 import json
 import warnings
 from typing import Any, Iterator
@@ -48,6 +46,7 @@ import numpy as np
 import pytest
 
 import jaxtypes
+import tools
 from jaxtypes import lattice
 
 DATA = tools.DATA

@@ -137,7 +137,7 @@ def test_the_spelling_for_every_checker_is_checked_alike_by_jaxtyping(monkeypatc
     exec(
         compile(expected_errors.catching_marked_lines(text, "TypeError", into="refused"), str(SCENARIO), "exec"),
         namespace,
-    )  # noqa: S102
+    )
     main = namespace["main"]
     assert callable(main)
     main()

@@ -36,9 +36,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tools.oracle import lattice_facts as facts
 from jaxtypes import lattice
 from jaxtypes.lattice import Variant
+from tools.oracle import lattice_facts as facts
 
 BOOL = facts.BOOL
 SUB_BYTE_INTS = list(facts.SUB_BYTE_INTS)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import tools
-from jaxtypes import layers, lattice
+from jaxtypes import lattice, layers
 
 DATA = tools.DATA / "layer_dtypes.json"
 CONFIGS = ("standard-x32", "standard-x64", "strict-x32", "strict-x64")

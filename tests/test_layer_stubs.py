@@ -366,9 +366,10 @@ def case(key: jax.Array, x: jax.Array[float32], h: jax.Array[bfloat16], w: jax.A
 def _run_with_jax(case: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[int]]:
     """Run ``case`` in JAX's strict, x64 configuration: the dtypes its
     ``assert_type`` calls checked, and the lines marked E that raised."""
-    import expected_errors
     import jax
     import jax.numpy as jnp
+
+    import expected_errors
 
     checked: list[str] = []
     monkeypatch.setattr(typing_extensions, "assert_type", _checked_assert_type(checked))
@@ -376,7 +377,7 @@ def _run_with_jax(case: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str]
     namespace: dict[str, Any] = {"raised": raised}
     with jax.numpy_dtype_promotion("strict"), jax.enable_x64(True), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        exec(compile(expected_errors.catching_marked_lines(case), "case.py", "exec"), namespace)  # noqa: S102
+        exec(compile(expected_errors.catching_marked_lines(case), "case.py", "exec"), namespace)
         namespace["case"](
             jax.random.key(0),
             jnp.ones(4, jnp.float32),

@@ -20,3 +20,30 @@ def test_ruff(command: list[str]) -> None:
     assert RUFF.is_file(), "ruff is not installed: install the test extra"
     proc = subprocess.run([str(RUFF), *command, "."], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+
+
+def test_pre_commit_runs_the_same_ruff() -> None:
+    """.pre-commit-config.yaml is valid, and its ruff hooks run the version the
+    test extra pins, with the commands test_ruff runs."""
+    import tomllib
+
+    import yaml  # pre-commit's own dependency (PyYAML)
+
+    config_file = REPO / ".pre-commit-config.yaml"
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "pre-commit"), "validate-config", str(config_file)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    pinned = next(
+        r.split(";")[0].split("#")[0].strip()
+        for r in tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+        if r.startswith("ruff==")
+    )
+    hooks = {h["id"]: h for repo in yaml.safe_load(config_file.read_text())["repos"] for h in repo["hooks"]}
+    for hook_id, command in (("ruff-check", "ruff check"), ("ruff-format", "ruff format")):
+        assert hooks[hook_id]["additional_dependencies"] == [pinned], hooks[hook_id]
+        assert hooks[hook_id]["entry"].startswith(command), hooks[hook_id]
+    assert hooks["generated-files-fresh"]["entry"] == "python -m tools.generate --check"

@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-import case_sample
+from tools.cases import case_files, expectations
 from tools.checkers import MYPY_PLUGIN, plugin_config, run, stage
-from expected_errors import deviations, wrong_answers
 
-from tools.cases import case_files, expectations  # noqa: E402
+import case_sample
+from expected_errors import deviations, wrong_answers
 
 CONFIGS = ("standard-x32", "standard-x64", "strict-x32", "strict-x64")
 # JAX's default configuration renders typecheck_cases/generated/ itself, which

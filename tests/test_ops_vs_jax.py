@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 from jaxtypes import lattice, ops
-
-from tools.cases import expectations as jx  # noqa: E402
+from tools.cases import expectations as jx
 
 UNARY = {
     "-x": lambda n, v: ops.unary("neg", n, v),

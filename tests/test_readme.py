@@ -38,11 +38,11 @@ from pathlib import Path
 
 import pytest
 
+from tools.checkers import MYPY_PLUGIN, STUBS, command, execute, reported_errors, revealed, stage, stub_setting
+
 import docs_pages
 import project_runs
 from docs_pages import Block, blocks
-
-from tools.checkers import MYPY_PLUGIN, STUBS, command, execute, reported_errors, revealed, stage, stub_setting
 
 REPO = Path(__file__).resolve().parent.parent
 SETUPS = ("mypy", MYPY_PLUGIN, "pyright", "basedpyright", "pyrefly", "ty")

@@ -26,9 +26,10 @@ from typing import Any, Callable, Iterator
 import jax
 import jax.numpy as jnp
 import pytest
-import scope_scenarios as sc
 
 import jaxtypes
+
+import scope_scenarios as sc
 
 pytestmark = pytest.mark.filterwarnings("ignore:Explicitly requested dtype")
 

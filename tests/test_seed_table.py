@@ -27,8 +27,8 @@ import pytest
 import jaxtypes
 from jaxtypes import lattice
 from jaxtypes.lattice import Variant
-
 from tools.oracle import lattice_facts as facts
+
 from seed_000 import SEED_TABLE
 
 # The table's codes (b1 = np.bool_, i2 = np.int16, u4 = np.uint32,

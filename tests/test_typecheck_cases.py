@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from tools.checkers import ALL_CHECKERS, Error, Errors, run, stage
+
 import case_sample
 import expected_errors
 import project_runs
-from tools.checkers import ALL_CHECKERS, Error, Errors, run, stage
 
 CASES = Path(__file__).resolve().parent.parent / "typecheck_cases"
 CASE_DIRS = ("scenarios", "generated")

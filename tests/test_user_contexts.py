@@ -35,9 +35,10 @@ import jax.numpy as jnp
 import pytest
 from jax import lax
 
+from tools.checkers import ALL_CHECKERS, Errors, run, stage
+
 import expected_errors
 import project_runs
-from tools.checkers import ALL_CHECKERS, Errors, run, stage
 
 REPO = Path(__file__).resolve().parent.parent
 IDIOMS = REPO / "typecheck_cases" / "public_idioms"
@@ -177,7 +178,7 @@ def test_context_expressions_have_jax_dtypes() -> None:
     for line in text.splitlines():
         m = CASE.match(line)
         if m:
-            value = eval(m.group("expr"), scope)  # noqa: S307 - the case file's own expressions
+            value = eval(m.group("expr"), scope)
             want = "bool" if m.group("marker") == "bool_" else m.group("marker")
             assert (str(value.dtype), getattr(value, "weak_type", False)) == (want, False), m.group("expr")
             checked += 1

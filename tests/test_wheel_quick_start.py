@@ -16,13 +16,14 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
+
+from tools.checkers import MYPY_FLAGS, reported_errors, revealed
 
 from environments import printed_settings, write_printed_settings
-from tools.checkers import MYPY_FLAGS, reported_errors, revealed
 
 REPO = Path(__file__).resolve().parent.parent
 PINNED = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"][

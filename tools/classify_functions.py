@@ -31,8 +31,6 @@ checks what you wrote against every answer.
 
 from __future__ import annotations
 
-import tools
-
 import argparse
 import itertools
 import json
@@ -43,6 +41,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Iterable, Sequence, cast
 
+import tools
 from jaxtypes import functions, lattice, ops
 from jaxtypes.functions import Rule
 from tools.cases import expectations as jx  # JAX's cell -> marker node, written without jaxtypes

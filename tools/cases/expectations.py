@@ -20,11 +20,11 @@ off, ``weak_int32`` with x64 on), which the weak marker also types.
 
 from __future__ import annotations
 
-import tools
-
 import json
 from functools import lru_cache
 from typing import Any, Iterator
+
+import tools
 
 DATA = tools.DATA / "jax_expectations.json"
 

@@ -12,12 +12,12 @@ checker reveals with the comment.
 
 from __future__ import annotations
 
-import tools
-
 import ast
 import json
 from pathlib import Path
 from typing import Any, Final
+
+import tools
 
 REPO: Final = Path(__file__).resolve().parents[2]
 ORACLE: Final = REPO / "tools" / "oracle" / "make_function_tables.py"

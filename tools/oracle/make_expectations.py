@@ -68,12 +68,12 @@ from typing import Any, Callable
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # XLA's C++ error logs
 
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
-import jaxlib  # noqa: E402
-import ml_dtypes  # noqa: E402
-import numpy as np  # noqa: E402
-from jax._src import dtypes as jax_dtypes  # noqa: E402
+import jax
+import jax.numpy as jnp
+import jaxlib
+import ml_dtypes
+import numpy as np
+from jax._src import dtypes as jax_dtypes
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 from tools import DATA  # noqa: E402
@@ -83,12 +83,11 @@ OUT = DATA / "jax_expectations.json"
 # The lattice nodes (tools/oracle/lattice_facts.py, shared with the other JAX oracle
 # scripts), and the 35 markers (jaxtypes.markers) naming them, in
 # jaxtypes.lattice.NODES order.
-from tools.oracle.provenance import provenance as shared_provenance  # noqa: E402
-from tools.oracle.lattice_facts import STRONG_NODES  # noqa: E402
-
 # The 64-bit dtypes: with x64 off JAX makes no such array, but one made while
 # x64 was on keeps its dtype, so with x64 off the marker stands for that array.
 from tools.oracle.lattice_facts import BIT64 as X64_ONLY  # noqa: E402
+from tools.oracle.lattice_facts import STRONG_NODES  # noqa: E402
+from tools.oracle.provenance import provenance as shared_provenance  # noqa: E402
 
 WEAK_MARKERS = {"weak_int": ("i*", 1), "weak_float": ("f*", 1.0), "weak_complex": ("c*", 1j)}
 MARKERS: dict[str, str] = {

@@ -68,21 +68,21 @@ from typing import Any, Callable, NamedTuple
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
-import ml_dtypes  # noqa: E402
-import numpy as np  # noqa: E402
+import jax
+import jax.numpy as jnp
+import ml_dtypes
+import numpy as np
 
-from tools import DATA  # noqa: E402
+from tools import DATA
 
 OUT = DATA / "jax_function_dtypes.json"
 
 # The 35 lattice nodes (tools/oracle/lattice_facts.py, shared with the other JAX
 # oracle scripts).
-from tools.oracle.provenance import provenance as shared_provenance  # noqa: E402
 from tools.oracle.lattice_facts import BIT64, NODES  # noqa: E402
 from tools.oracle.lattice_facts import STRONG_NODES as STRONG  # noqa: E402
 from tools.oracle.lattice_facts import WEAK_NODES as WEAK  # noqa: E402
+from tools.oracle.provenance import provenance as shared_provenance  # noqa: E402
 
 # The pairs probed for two-argument functions not marked full: one node of
 # each kind and width class, the weak nodes, and one sub-byte int and float8.

@@ -50,13 +50,12 @@ import numpy as np
 from jax._src import config as jax_config
 from jax._src import dtypes as jax_dtypes
 
-
 # The 35 lattice nodes (tools/oracle/lattice_facts.py, shared with the other JAX
 # oracle scripts), the weak ones standing for the Python types.
-from tools import DATA  # noqa: E402
-from tools.oracle.provenance import provenance as shared_provenance  # noqa: E402
-from tools.oracle.lattice_facts import NODES, WEAK_NODES  # noqa: E402
-from tools.oracle.lattice_facts import STRONG_NODES as STRONG  # noqa: E402
+from tools import DATA
+from tools.oracle.lattice_facts import NODES, WEAK_NODES
+from tools.oracle.lattice_facts import STRONG_NODES as STRONG
+from tools.oracle.provenance import provenance as shared_provenance
 
 WEAK = dict(zip(WEAK_NODES, (int, float, complex)))
 
