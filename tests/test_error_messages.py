@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from tools.checkers import CHECKERS, MYPY_PLUGIN, Error, Errors, run, stage
+
 import expected_errors
 import project_runs
-from tools.checkers import CHECKERS, MYPY_PLUGIN, Error, Errors, run, stage
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "typecheck_cases" / "scenarios"
 # A leading-underscore identifier not preceded by a word character or a dot
@@ -35,8 +36,8 @@ PYRIGHT_NOT_CALLABLE = '\n  Attribute "__call__" is unknown'
 # errors leave unnamed) costs mypy 3% more instructions on mixed-dtype
 # arithmetic (jaxtypes/_stubgen/jaxtypes_stubs.py, _table_class).
 KNOWN_LEAKS: dict[str, str] = {
-    "mypy": 'binary operators: Argument 1 to "__call__" of "_add_int4" has incompatible type '
-    '"Array[float32]"; No overload variant of "__call__" of "_add_int4" matches '
+    "mypy": 'binary operators: Argument 1 to "__call__" of "AddInt4" has incompatible type '
+    '"Array[float32]"; No overload variant of "__call__" of "AddInt4" matches '
     'argument type "float"'
 }
 

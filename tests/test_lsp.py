@@ -12,17 +12,27 @@ stubs (``py.typed``).  The client speaks JSON-RPC with ``Content-Length``
 framing: initialize, initialized, didOpen, hover, completion, shutdown, exit.
 Every request has its own timeout; the server is killed if it has not exited.
 
-Three set-ups are served: jaxtypes.Array (SOURCE); jax.Array (JAX_SOURCE)
-with the stubs of ``jaxtypes jax-stubs --out typings`` in the project
-(``typings`` is pyright's default stubPath, so nothing is configured); and
-jax.Array with the stubs of ``jaxtypes jax-stubs install`` (the Quick start),
-in a throwaway environment the server runs in.
+Three set-ups are served: jaxtypes.Array (SOURCE); jax.Array (JAX_SOURCE,
+which also calls JAX's functions and a Flax layer) with the stubs of
+``jaxtypes jax-stubs --out typings`` in the project (``typings`` is pyright's
+default stubPath, so nothing is configured); and jax.Array with the stubs of
+``jaxtypes jax-stubs install`` (the Quick start), in a throwaway environment
+the server runs in.
+
+What a hover shows names none of the stubs' internals (INTERNAL): their
+TypeVars, protocols and tables have public-looking names, and a Flax layer
+keeps Flax's docstring.  Nor does what basedpyright warns of in its default
+mode ("recommended": every rule, most as warnings), run on a user's file
+without configuration (test_default_mode_warnings_name_no_internals).
 
 One server per checker and set-up serves all the tests of this module, on one worker.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib.util
+import itertools
 import json
 import os
 import queue
@@ -37,6 +47,7 @@ from typing import Any
 import pytest
 
 from tools.checkers import BIN, tool
+
 import project_runs
 
 REQUEST_TIMEOUT = 180.0  # seconds; the first request waits for the server to analyse
@@ -50,14 +61,30 @@ def dense(x: Array[bfloat16], w: Array[bfloat16], b: Array[float32], q: Array[in
     count = q.sum()
     z = x @ w
     y = x @ w + b
+    doubled = x * 2
+    negated = -x
     x.
 '''
 
 # The same code on jax.Array, in a project with the stubs of ``jaxtypes
-# jax-stubs --out typings`` (pyright's default stubPath: nothing to set up).
+# jax-stubs --out typings`` (pyright's default stubPath: nothing to set up),
+# after a function calling a family of JAX's functions (an input's dtype, a
+# reduction's, a dtype= argument's) and Flax's Dense, made with a dtype (its
+# class's hover shows the typed __init__) and without (its type's argument).
+JAX_FUNCTIONS = '''
+
+def functions(x: Array[bfloat16]) -> None:
+    t = jnp.tanh(x)
+    s = jnp.sum(x)
+    zs = jnp.zeros((3,), dtype=jnp.float32)
+    layer = nn.Dense(4, dtype=jnp.bfloat16)
+    h = layer(x)
+    plain = nn.Dense(4)
+'''
 JAX_SOURCE = SOURCE.replace(
     "from jaxtypes import Array, bfloat16, float32, int8\n",
-    "from jax import Array\nfrom jaxtypes import bfloat16, float32, int8\n",
+    "import flax.linen as nn\nimport jax.numpy as jnp\nfrom jax import Array\nfrom jaxtypes import bfloat16, float32, int8\n"
+    + JAX_FUNCTIONS,
 )
 # "jax-stubs-installed": the Quick start's set-up, `jaxtypes jax-stubs install`
 # run in a throwaway environment the servers run in (activated as a user's).
@@ -150,8 +177,22 @@ PUBLIC_MEMBERS = frozenset(
 JAX_PRIVATE_MEMBERS = frozenset({"_rewrap_with_aval_and_sharding"})
 
 # A name of the stubs' internals: a leading underscore, not after a word
-# character or a dot (tests/test_error_messages.py reads errors the same way).
-INTERNAL = re.compile(r"(?<![\w.])_[A-Za-z]\w*")
+# character or a dot (tests/test_error_messages.py reads errors the same way),
+# but JAX's own (the alias jnp.sum's axis is declared with): the stubs'
+# TypeVars (_JaxtypesV, _Other33, _UnknownArgumentT), protocols
+# (_Has_fn_inexact), tables (_matmul_bfloat16), classes (_JaxtypesNoDtype)
+# and module aliases (_jaxtypes_markers).
+JAX_PRIVATE_NAMES = ("_Axis",)
+INTERNAL = re.compile(rf"(?<![\w.])(?!(?:{'|'.join(JAX_PRIVATE_NAMES)})\b)_[A-Za-z]\w*")
+
+
+def declaration(hover: str) -> str:
+    """A hover's declarations (``(function) def tanh(...) -> ...``, a class's
+    ``class Dense(...)``), without the docstring after them: a library's own
+    prose (JAX's zeros documents a link target ``.. _explicit sharding:``)."""
+    chunks = list(itertools.takewhile(re.compile(r"\(\w+\) |class ").match, hover.split("\n\n")))
+    assert chunks, hover
+    return "\n\n".join(chunks)
 
 
 def _position(source: str, line_start: str, needle: str, after: bool = False) -> dict[str, int]:
@@ -360,24 +401,122 @@ def test_hover_on_a_variable_shows_its_dtype(session: Session) -> None:
     assert session.hover(session.position("y =", "y")) == "(variable) y: Array[float32]"
 
 
+def test_internal_name_pattern() -> None:
+    """What INTERNAL calls internal: the names hovers used to show."""
+    for name in (
+        "_JaxtypesV@tanh",
+        "Array[_Has_fn_inexact[D]]",
+        "Self@_matmul_bfloat16",
+        "Self@_add_bfloat16",
+        "Array[_Other33@__call__]",
+        "dtype: _UnknownArgumentT@zeros",
+        "Dense[_JaxtypesNoDtype, float32]",
+        "_jaxtypes_markers.float32",
+        "self: Self@UnaryTo[_R@UnaryTo]",
+    ):
+        assert INTERNAL.search(name), name
+    for name in ("axis: _Axis = None", "Array[Inexact[D@tanh]]", "Self@MatmulBfloat16", "Array[OtherDtype33@__call__]"):
+        assert not INTERNAL.search(name), name
+    assert declaration("(variable) t: Array[bfloat16]") == "(variable) t: Array[bfloat16]"
+    assert declaration("(function) def f() -> None\n\nDoc: _explicit.") == "(function) def f() -> None"
+
+
 def test_hover_on_an_operator(session: Session) -> None:
     at = session.hover(session.position("z =", "@"))
     plus = session.hover(session.position("y =", "+"))
+    times = session.hover(session.position("doubled =", "*"))
+    minus = session.hover(session.position("negated =", "-"))
     if session.name == "pyright":  # no hover on an operator
-        assert at is None and plus is None, (at, plus)
+        assert at is None and plus is None and times is None and minus is None, (at, plus, times, minus)
         return
     # basedpyright shows the declaration of the overload the operator called:
     # here the table's TypeVar overload (the partners whose dtype is the
-    # result), unsolved, with the table's internal names, so no dtype (the
-    # variable's hover has it).  A known gap, written out: an overload for the
-    # table's own dtype would show Array[bfloat16] for x @ w, but costs mypy 4%
-    # more instructions on mixed-dtype arithmetic (jaxtypes/_stubgen/jaxtypes_stubs.py).
-    for text, table in ((at, "_matmul_bfloat16"), (plus, "_add_bfloat16")):
+    # result), unsolved, so no dtype (the variable's hover has it).  A gap,
+    # written out: an overload for the table's own dtype would show
+    # Array[bfloat16] for x @ w, but costs mypy 4% more instructions on
+    # mixed-dtype arithmetic (jaxtypes/_stubgen/jaxtypes_stubs.py).  The
+    # table's names are public-looking (TABLES_CLASS there says how).
+    for text, table in ((at, "MatmulBfloat16"), (plus, "AddBfloat16")):
         assert text is not None and re.fullmatch(
-            rf"\(method\) def __call__\(\n    self: Self@{table},\n    other: Array\[(_Other\d+)@__call__\],"
+            rf"\(method\) def __call__\(\n    self: Self@{table},\n    other: Array\[(OtherDtype\d+)@__call__\],"
             rf"\n    /\n\) -> Array\[\1@__call__\]",
             text,
         ), text
+    # An overload of a Python scalar's (bfloat16 * int) has the result dtype.
+    assert times is not None and times.startswith("(method) def __call__(\n    self: Self@AddBfloat16,\n"), times
+    assert times.endswith("\n) -> Array[bfloat16]"), times
+    # A unary operator's table is generic in its dtype, the declaration unsolved.
+    assert minus == "(method) def __call__(self: Self@UnaryTo[D@UnaryTo]) -> Array[D@UnaryTo]", minus
+    for text in (at, plus, times, minus):
+        assert not INTERNAL.search(text), text
+
+
+@pytest.fixture
+def jax_session(session: Session) -> Session:
+    """The session of a set-up with the JAX stubs (JAX_SOURCE)."""
+    if not session.setup.startswith("jax-stubs"):
+        pytest.skip("JAX's functions and Flax's layers are typed by the JAX stubs")
+    return session
+
+
+def test_hover_on_jax_functions_names_no_internals(jax_session: Session) -> None:
+    """jnp.tanh, jnp.sum and jnp.zeros(..., dtype=) show their typed overload,
+    its TypeVar and protocol public-looking; the result's dtype shows on the
+    variable (the function's hover is the declaration, unsolved)."""
+    session = jax_session
+    tanh = session.hover(session.position("t =", "tanh"))
+    assert (
+        tanh is not None
+        and declaration(tanh) == "(function) def tanh(\n    x: Array[Inexact[D@tanh]],\n    /\n) -> Array[D@tanh]"
+    ), tanh
+    total = session.hover(session.position("s =", "sum"))
+    assert total is not None and declaration(total).startswith("(function) def sum(\n    a: Array[Sum[D@sum]],\n"), (
+        total
+    )
+    assert declaration(total).endswith("\n) -> Array[D@sum]"), total
+    zeros = session.hover(session.position("zs =", "zeros"))
+    assert zeros is not None and "    dtype: type[GivenDtype" in declaration(zeros), zeros
+    assert declaration(zeros).endswith("\n) -> Array[D@zeros]"), zeros
+    for text in (tanh, total, zeros):
+        assert not INTERNAL.search(declaration(text)), text
+    assert session.hover(session.position("t =", "t")) == "(variable) t: Array[bfloat16]"
+    assert session.hover(session.position("s =", "s")) == "(variable) s: Array[bfloat16]"
+    assert session.hover(session.position("zs =", "zs")) == "(variable) zs: Array[float32]"
+
+
+def _flax_docstring(name: str, module: str = "flax.linen.linear") -> str:
+    """The first line of a Flax class's docstring, read from Flax's source."""
+    spec = importlib.util.find_spec(module)
+    assert spec is not None and spec.origin is not None
+    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name]
+    doc = ast.get_docstring(cls)
+    assert doc, name
+    return doc.splitlines()[0]
+
+
+def test_hover_on_a_flax_layer_names_no_internals(jax_session: Session) -> None:
+    """nn.Dense made with a dtype: its class's hover shows the typed __init__
+    (the dtype's TypeVar public-looking) and Flax's docstring; the call, the
+    output's dtype."""
+    session = jax_session
+    dense = session.hover(session.position("layer =", "Dense"))
+    assert dense is not None, dense
+    assert "    dtype: DtypeOf[D@__init__, Any] | DtypeValue[D@__init__] | type[D@__init__],\n" in declaration(dense), (
+        dense
+    )
+    assert not INTERNAL.search(declaration(dense)), dense
+    assert _flax_docstring("Dense") in dense and "typed by jaxtypes" not in dense, dense
+    call = session.hover(session.position("h =", "layer"))
+    assert call is not None and re.fullmatch(r"\(variable\) def layer\(inputs: .*\) -> .*Array\[bfloat16\]", call), call
+    assert not INTERNAL.search(call), call
+    assert session.hover(session.position("h =", "h")) == "(variable) h: Array[bfloat16]"
+    assert session.hover(session.position("layer =", "layer")) == "(variable) layer: Dense[bfloat16, Any]"
+    # A gap, written out: a layer made without dtype is typed Dense[<no
+    # dtype>, its parameters' dtype], and the class standing for "no dtype"
+    # keeps its private name: the mypy plugin reads it by that name
+    # (mypy_plugin/names.py, FLAX_NO_DTYPES).
+    assert session.hover(session.position("plain =", "plain")) == "(variable) plain: Dense[_JaxtypesNoDtype, float32]"
 
 
 def test_completion_lists_public_members_and_no_private_ones(session: Session) -> None:
@@ -387,3 +526,55 @@ def test_completion_lists_public_members_and_no_private_ones(session: Session) -
     # With the JAX stubs, jax.Array also has the private members JAX's own stub declares.
     own = JAX_PRIVATE_MEMBERS if session.setup.startswith("jax-stubs") else frozenset()
     assert {n for n in labels if n not in dunders} == PUBLIC_MEMBERS | own, sorted(labels)
+
+
+# A user's file on jax.Array, for basedpyright's default mode: it warns of
+# every value or member whose type is partially unknown, writing out the type
+# (jnp.zeros, lax.top_k, nn.avg_pool and jax.jit have a parameter JAX or Flax
+# leaves unknown, so the warning writes out every overload of the stubs).
+DEFAULT_MODE_SOURCE = '''\
+import jax
+import jax.numpy as jnp
+import flax.linen as nn
+from jax import Array
+from jaxtypes import bfloat16, float32
+
+
+def model(x: Array[bfloat16], w: Array[bfloat16], b: Array[float32]) -> Array[float32]:
+    h = jnp.tanh(x @ w + b)
+    total = jnp.sum(h) + jnp.zeros((3,), dtype=jnp.float32)
+    top, index = jax.lax.top_k(h, 2)
+    pooled = nn.avg_pool(x, (2,))
+    layer = nn.Dense(4, dtype=jnp.bfloat16)
+    fast = jax.jit(jnp.tanh)
+    print(total, top, index, pooled, layer(x), fast(x), -x * 2)
+    return h
+'''
+
+
+@pytest.mark.parametrize("setup", [pytest.param("jax-stubs", marks=pytest.mark.slow), "jax-stubs-installed"])
+def test_default_mode_warnings_name_no_internals(setup: str, tmp_path: Path) -> None:
+    """basedpyright with no configuration (its default mode, "recommended":
+    every rule, most as warnings), on a user's file with the JAX stubs: what
+    it reports names none of the stubs' internals."""
+    (tmp_path / "user.py").write_text(DEFAULT_MODE_SOURCE)
+    if setup == "jax-stubs":  # the session's `jaxtypes jax-stubs --out typings`
+        (tmp_path / "typings").symlink_to(project_runs.typings(), target_is_directory=True)
+        env = _environment()
+    else:
+        env = _environment(project_runs.installed()[0])
+    proc = subprocess.run(
+        [tool("basedpyright"), "--outputjson", "user.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    diagnostics = json.loads(proc.stdout)["generalDiagnostics"]
+    messages = [f"{d['range']['start']['line'] + 1}: {d['message']} ({d.get('rule', '')})" for d in diagnostics]
+    assert not [d for d in diagnostics if d["severity"] == "error"], messages
+    # The stubs' overloads are written out (zeros's, whose device JAX leaves unknown).
+    assert any("D@zeros" in m for m in messages), messages
+    leaks = [m for m in messages if INTERNAL.search(m)]
+    assert not leaks, "\n".join(leaks)

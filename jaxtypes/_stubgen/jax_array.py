@@ -497,7 +497,10 @@ def _abs_descriptor(
         self_type = f"{name}[{MARKERS_MODULE}.{marker}]"
         if "_abs" in tables:
             result = ast.unparse(qualify.visit(copy.deepcopy(tables["_abs"])))
-            get += ["@overload", f"def __get__(self: {self_type}, obj: object, owner: Any, /) -> _Unary[{result}]: ..."]
+            get += [
+                "@overload",
+                f"def __get__(self: {self_type}, obj: object, owner: Any, /) -> UnaryTo[{result}]: ...",
+            ]
             call += ["@overload", f"def __call__(self: {self_type}) -> Array[{result}]: ..."]
         else:
             refused = jaxtypes_stubs.rejected_name("abs", node_of[marker])

@@ -8,7 +8,7 @@ call the typed overloads do not cover gives JAX's ``Array``, i.e.
 ``Array[Any]``); before it come, in this order:
 
 1. the input overload: the function's array argument typed
-   ``Array[_Has_<rule>[_V]]``, returning ``Array[_V]``.  ``_Has_<rule>`` is a
+   ``Array[Inexact[D]]``, returning ``Array[D]``.  ``Inexact`` is a
    protocol over an attribute each marker carries when JAX accepts it
    (``float32._fn_inexact: float32``, ``int8._fn_inexact: float32``), so a
    checker solves the result by one protocol match; a marker without the
@@ -36,6 +36,7 @@ from __future__ import annotations
 import ast
 import copy
 import functools
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -46,7 +47,6 @@ from jaxtypes._stubgen import jaxtypes_stubs
 from jaxtypes._stubgen.syntax import (
     BUILTINS,
     ModuleShapeError,
-    is_alias,
     all_params,
     annotation_names,
     as_overload,
@@ -54,6 +54,7 @@ from jaxtypes._stubgen.syntax import (
     copy_signature,
     declarations,
     exported_import,
+    is_alias,
     is_private_machinery,
     module_file,
     parse_expr,
@@ -77,14 +78,56 @@ __all__ = [
 ]
 
 MARKERS: Final = "_jaxtypes_markers"  # how a transformed module imports jaxtypes.markers
-RESULT_VAR: Final = "_JaxtypesV"  # the TypeVar a typed overload solves
-OTHER_VAR: Final = "_JaxtypesW"  # ... and its second result's (top_k's indices)
-_RESULT_TYPEVARS: Final = f'{RESULT_VAR} = TypeVar("{RESULT_VAR}")\n{OTHER_VAR} = TypeVar("{OTHER_VAR}")\n'
+# What an IDE's hover or a checker's message shows of the typed overloads
+# names nothing private: their TypeVars and protocols are declared in the
+# markers stub (a module of jaxtypes, whose public-looking names a JAX module
+# would otherwise export) and a JAX module imports the TypeVars under private
+# names: ``def tanh(x: Array[Inexact[D@tanh]], /) -> Array[D@tanh]``.
+RESULT_VAR: Final = "_JaxtypesV"  # the TypeVar a typed overload solves (markers' D)
+OTHER_VAR: Final = "_JaxtypesW"  # ... and its second result's (top_k's indices; markers' D2)
+RESULT_TYPEVAR_NAMES: Final = {RESULT_VAR: "D", OTHER_VAR: "D2"}
+_RESULT_TYPEVARS: Final = (
+    "from jaxtypes.markers import "
+    + ", ".join(f"{public} as {local}" for local, public in RESULT_TYPEVAR_NAMES.items())
+    + "\n"
+)
 UNKNOWN: Final = "_UnknownArgument"  # (in the markers stub) matches only Any
 # A TypeVar bound to it, which the guard overloads take: as the type context
 # of a nested call (``jnp.exp(jnp.sum(x))``) a TypeVar is no context for
 # mypy, where the class itself would make mypy solve the nested call for it.
-UNKNOWN_VAR: Final = "_UnknownArgumentT"
+# (A hover shows it: ``dtype: AnyDtype@zeros``, the overload giving Array[Any].)
+UNKNOWN_VAR: Final = "AnyDtype"
+# The TypeVar of a layer's param_dtype= (its dtype='s is D; jaxtypes._stubgen.
+# layer_stubs), declared here for the same reason: a Flax module would export it.
+PARAM_DTYPE_VAR: Final = "ParamDtype"
+# The protocols' own (covariant) parameters (and DtypeOf's).
+_PROTOCOL_VARS: Final = ("D_co", "D2_co")
+# A protocol's name, from its attribute's: the words of ``_fn_<words><n>``
+# (``_fn_inexact_with_int2``: InexactWithInt2); a pair's two joined by "And".
+_PROTOCOL_WORDS: Final = {"dtype": "GivenDtype", "finfo": "FinfoDtype"}
+
+
+def protocol_name(attribute: str) -> str:
+    """The protocol reading a marker attribute (or a pair of them, ``pair``):
+    ``_fn_inexact`` -> ``Inexact``, ``_fn_dtype2`` (what ``dtype=`` gives)
+    -> ``GivenDtype2``, ``_fn_same4_fn_other`` -> ``Same4AndOther``."""
+    words: list[str] = []
+    for part in attribute.split("_fn_")[1:]:
+        match = re.fullmatch(r"(.*?)(\d*)", part)
+        assert match is not None
+        stem, n = match.groups()
+        word = _PROTOCOL_WORDS.get(stem) or "".join(w[:1].upper() + w[1:] for w in stem.split("_"))
+        words.append(word + n)
+    if not words:
+        raise AssertionError(f"not a function attribute: {attribute!r}")
+    return "And".join(words)
+
+
+def _protocol(attribute: str) -> str:
+    """The protocol as a transformed module names it (an attribute of the markers module)."""
+    return f"{MARKERS}.{protocol_name(attribute)}"
+
+
 # The stub modules JAX ships that are rewritten: path in the jax package -> the
 # qualified name of its functions in jaxtypes.functions.TABLE.
 MODULES: Final = {"numpy/__init__.pyi": "jax.numpy", "nn/__init__.pyi": "jax.nn"}
@@ -186,29 +229,29 @@ class FunctionTables:
         return out
 
     def protocol_lines(self) -> list[str]:
-        lines = [
-            '_JaxtypesFnV = TypeVar("_JaxtypesFnV", covariant=True)',
-            '_JaxtypesFnW = TypeVar("_JaxtypesFnW", covariant=True)',
-            "",
-        ]
+        v, w = _PROTOCOL_VARS
+        lines = [f'{v} = TypeVar("{v}", covariant=True)', f'{w} = TypeVar("{w}", covariant=True)', ""]
         for markers, name in self.constrained.items():
             lines.append(f'{name} = TypeVar("{name}", {", ".join(_m(m) for m in markers)})')
+        names = [protocol_name(n) for n in self.attributes.values()] + [protocol_name(f + s) for f, s in self.pairs]
+        if len(set(names)) != len(names):
+            raise AssertionError(f"two protocols of one name: {sorted(n for n in names if names.count(n) > 1)}")
         for name in sorted(self.attributes.values()):
             lines += [
                 "@type_check_only",
-                f"class _Has{name}(Protocol[_JaxtypesFnV]):",
+                f"class {protocol_name(name)}(Protocol[{v}]):",
                 "    @property",
-                f"    def {name}(self) -> _JaxtypesFnV: ...",
+                f"    def {name}(self) -> {v}: ...",
                 "",
             ]
         for first, second in sorted(self.pairs):
             lines += [
                 "@type_check_only",
-                f"class _Has{first}{second}(Protocol[_JaxtypesFnV, _JaxtypesFnW]):",
+                f"class {protocol_name(first + second)}(Protocol[{v}, {w}]):",
                 "    @property",
-                f"    def {first}(self) -> _JaxtypesFnV: ...",
+                f"    def {first}(self) -> {v}: ...",
                 "    @property",
-                f"    def {second}(self) -> _JaxtypesFnW: ...",
+                f"    def {second}(self) -> {w}: ...",
                 "",
             ]
         return lines
@@ -486,7 +529,7 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
             other = tables.attribute(
                 "_fn_other", {node: functions.other_results(rule, (node,), tables.v)[0] for node in mapping}
             )
-            proto = f"{MARKERS}._Has{tables.pair(attr, other)}[{RESULT_VAR}, {OTHER_VAR}]"
+            proto = f"{_protocol(tables.pair(attr, other))}[{RESULT_VAR}, {OTHER_VAR}]"
             both = _returns(fn.returns, [f"Array[{OTHER_VAR}]"])
             assert both is not None
             typed = _with(base, {plan.input_param: f"Array[{proto}]"}, both.format(f"Array[{RESULT_VAR}]"))
@@ -494,9 +537,7 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
         elif mapping:
             attr = tables.attribute(_rule_prefix(rule), mapping)
             typed = _with(
-                base,
-                {plan.input_param: f"Array[{MARKERS}._Has{attr}[{RESULT_VAR}]]"},
-                ret.format(f"Array[{RESULT_VAR}]"),
+                base, {plan.input_param: f"Array[{_protocol(attr)}[{RESULT_VAR}]]"}, ret.format(f"Array[{RESULT_VAR}]")
             )
             out.append(_without_default(typed, plan.input_param))
             if plan.float_bounds:
@@ -514,7 +555,7 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
         mapping = tables.dtype_mapping(rule, inputs)
         if mapping and base is not None:
             attr = tables.attribute("_fn_dtype", mapping)
-            proto = f"{MARKERS}._Has{attr}[{RESULT_VAR}]"
+            proto = f"{_protocol(attr)}[{RESULT_VAR}]"
             out += required_overloads(
                 _with(
                     base,
@@ -579,7 +620,7 @@ def _float_bound_overloads(
     if not mapping:
         return []
     attr = tables.attribute("_fn_float_bounded", mapping)
-    typed = _with(base, {input_param: f"Array[{MARKERS}._Has{attr}[{RESULT_VAR}]]"}, ret.format(f"Array[{RESULT_VAR}]"))
+    typed = _with(base, {input_param: f"Array[{_protocol(attr)}[{RESULT_VAR}]]"}, ret.format(f"Array[{RESULT_VAR}]"))
     return [_without_default(typed, input_param)]
 
 
@@ -674,9 +715,9 @@ def _named_result_overloads(
         tables.attribute(_rule_prefix(rule) if i == 0 else "_fn_other", mapping) for i, mapping in enumerate(distinct)
     ]
     if len(attrs) == 1:
-        proto = f"{MARKERS}._Has{attrs[0]}[{RESULT_VAR}]"
+        proto = f"{_protocol(attrs[0])}[{RESULT_VAR}]"
     else:
-        proto = f"{MARKERS}._Has{tables.pair(attrs[0], attrs[1])}[{RESULT_VAR}, {OTHER_VAR}]"
+        proto = f"{_protocol(tables.pair(attrs[0], attrs[1]))}[{RESULT_VAR}, {OTHER_VAR}]"
     results = ", ".join(f"Array[{variables[distinct.index(mapping)]}]" for mapping in per_result)
     named = f"{NAMED_RESULT_PREFIX}{result_class}"
     typed = _with(base, {plan.input_param: f"Array[{proto}]"}, f"{named}[{results}]")
@@ -717,7 +758,7 @@ def _typed(
         if named and returned in named:
             return _named_result_overloads(plan, fn, tables, returned, len(named[returned]))
         return _typed_overloads(plan, fn, tables)
-    except Exception:  # (an unknown shape: an assertion, a missing parameter)
+    except Exception:  # noqa: BLE001 - an unknown shape (an assertion, a missing parameter): untyped
         return []
 
 
@@ -819,7 +860,7 @@ def _pair_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, re
             if not mapping:
                 continue
             attr = tables.attribute(_rule_prefix(rule) + ("_with_" if right else "_after_") + py.split(".")[1], mapping)
-            array = f"Array[{MARKERS}._Has{attr}[{RESULT_VAR}]]"
+            array = f"Array[{_protocol(attr)}[{RESULT_VAR}]]"
             scalar = f"{py} | Array[{MARKERS}.{_m(_SCALAR_NODE[py])}]"
             out.append(
                 _with(
@@ -1011,7 +1052,7 @@ def _key_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, ret
     if not plan.keep:
         return []
     attr = tables.attribute("_fn_raw_key", {"uint32": "uint32"})
-    return [_with(fn, {plan.keep[0]: f"Array[{MARKERS}._Has{attr}[{RESULT_VAR}]]"}, ret.format(f"Array[{RESULT_VAR}]"))]
+    return [_with(fn, {plan.keep[0]: f"Array[{_protocol(attr)}[{RESULT_VAR}]]"}, ret.format(f"Array[{RESULT_VAR}]"))]
 
 
 def _typed_ufunc(node: ast.AnnAssign, call: ast.FunctionDef, module: str, tables: FunctionTables) -> list[ast.stmt]:
@@ -1292,6 +1333,8 @@ _FINFO_VALUES: Final = ("min", "max", "eps", "epsneg", "tiny", "resolution", "sm
 def transform_markers(text: str, tables: FunctionTables) -> str:
     """jaxtypes' markers stub with the attributes the typed signatures read,
     their protocols, and ``DtypeOf`` (JAX's scalar types)."""
+    from jaxtypes._stubgen import jax_transforms, layer_stubs  # (which import this module)
+
     tree = ast.parse(text)
     # Only where x64 does not change it: the mypy plugin's x64 setting cannot
     # correct a class's attributes (finfo(float64) is float32's with x64 off).
@@ -1322,12 +1365,15 @@ def transform_markers(text: str, tables: FunctionTables) -> str:
         '    """No marker derives from it: ``Array[_UnknownArgument]`` matches only ``Array[Any]``."""',
         "",
         f'{UNKNOWN_VAR} = TypeVar("{UNKNOWN_VAR}", bound={UNKNOWN})',
+        # The typed overloads' results (RESULT_TYPEVAR_NAMES), and a layer's
+        # param_dtype= (PARAM_DTYPE_VAR): imported under private names.
+        *(f'{name} = TypeVar("{name}")' for name in (*RESULT_TYPEVAR_NAMES.values(), PARAM_DTYPE_VAR)),
+        *layer_stubs.marker_typevar_lines(),
+        *jax_transforms.marker_typevar_lines(),
         "",
     ]
     extra += tables.protocol_lines()
     extra += [
-        '_JaxtypesDtypeM = TypeVar("_JaxtypesDtypeM", covariant=True)',
-        '_JaxtypesCalledM = TypeVar("_JaxtypesCalledM", covariant=True)',
         "@type_check_only",
         # A numpy dtype to the checkers, as JAX's stubs (``float32: Any``) let
         # it be: ``dtype: jnp.dtype = jnp.float32`` is in most Flax configs.  Of
@@ -1335,27 +1381,28 @@ def transform_markers(text: str, tables: FunctionTables) -> str:
         # (numpy's dtype is covariant in it) ever picks it.  numpy declares its
         # dtype final, which pyright, pyrefly and ty report when they check this stub
         # (pyrefly and ty check a project's typings/): the subclass is for checkers only.
-        "class DtypeOf(_np.dtype[_np.generic], Generic[_JaxtypesDtypeM, _JaxtypesCalledM]):"
+        # (Its parameters: the dtype's marker, and the marker JAX canonicalizes it to.)
+        f"class DtypeOf(_np.dtype[_np.generic], Generic[{', '.join(_PROTOCOL_VARS)}]):"
         + jaxtypes_stubs.FINAL_BASE_IGNORE,
         '    """JAX\'s scalar type of a dtype (``jnp.float32``): a dtype argument, and'
         ' callable (giving an array of the dtype as JAX canonicalizes it)."""',
         "    @property",
         "    def dtype(self) -> _np.dtype[Any]: ...",
-        "    def __call__(self, x: Any = ..., /) -> Array[_JaxtypesCalledM]: ...",
+        f"    def __call__(self, x: Any = ..., /) -> Array[{_PROTOCOL_VARS[1]}]: ...",
         "",
-        '_JaxtypesFinfoT = TypeVar("_JaxtypesFinfoT")',
         # not type_check_only: jnp.finfo, a value, is this class (a name of
         # the stubs only: at run time jnp.finfo is ml_dtypes.finfo)
-        "class Finfo(_np.finfo[Any], Generic[_JaxtypesFinfoT]):",
+        f"class Finfo(_np.finfo[Any], Generic[{RESULT_TYPEVAR_NAMES[RESULT_VAR]}]):",
         '    """``jnp.finfo`` (ml_dtypes\' finfo): of a dtype of known marker, its'
         " values are that dtype's (as JAX canonicalizes it; float32 for complex64)."
         " At run time they are NumPy scalars, which JAX promotes as it does a"
         ' strongly typed array of their dtype: so they are typed here."""',
         "    @overload",
-        f"    def __new__(cls, dtype: type[_Has{finfo}[_JaxtypesFnV]] | DtypeOf[_Has{finfo}[_JaxtypesFnV], Any]"
-        f" | DtypeValue[_Has{finfo}[_JaxtypesFnV]]) -> Finfo[_JaxtypesFnV]: ...",
+        f"    def __new__(cls, dtype: type[{protocol_name(finfo)}[{_PROTOCOL_VARS[0]}]]"
+        f" | DtypeOf[{protocol_name(finfo)}[{_PROTOCOL_VARS[0]}], Any]"
+        f" | DtypeValue[{protocol_name(finfo)}[{_PROTOCOL_VARS[0]}]]) -> Finfo[{_PROTOCOL_VARS[0]}]: ...",
         "    @overload",
         "    def __new__(cls, dtype: Any) -> Finfo[Any]: ...",
-        *(f"    {name}: Array[_JaxtypesFinfoT]" for name in _FINFO_VALUES),
+        *(f"    {name}: Array[{RESULT_TYPEVAR_NAMES[RESULT_VAR]}]" for name in _FINFO_VALUES),
     ]
     return ast.unparse(tree) + "\n\n" + "\n".join(extra) + "\n"

@@ -56,20 +56,35 @@ _X: Final = "_JaxtypesX"
 _F: Final = "_JaxtypesF"
 _T: Final = "_JaxtypesT"
 JITTED: Final = "JittedFunction"
+# What an IDE's hover (or a checker's message) shows of them: ``jit(fun:
+# (**Params) -> Result) -> JittedFunction[Params, Result]``.  Declared by the
+# markers stub under these names (``marker_typevar_lines``) and imported under
+# the private ones, which a JAX module does not export.
+_PUBLIC: Final = {_P: "Params", _R: "Result", _A: "Arg", _X: "Aux", _T: "T", _F: "F"}
+
+
+def marker_typevar_lines() -> list[str]:
+    """The declarations of the transforms' TypeVars in the markers stub
+    (``jaxtypes._stubgen.jax_functions.transform_markers`` adds them)."""
+    bounds = {_F: ", bound=_Callable[..., Any]"}
+    return [
+        "from collections.abc import Callable as _Callable",
+        "from typing_extensions import ParamSpec as _ParamSpec",
+        *(
+            f'{public} = {"_ParamSpec" if local == _P else "TypeVar"}("{public}"{bounds.get(local, "")})'
+            for local, public in _PUBLIC.items()
+        ),
+    ]
+
 
 _PRELUDE: Final = f"""
 from collections.abc import Callable as _JaxtypesCallable
 from typing import Any as _JaxtypesAny, Generic as _JaxtypesGeneric, Literal as _JaxtypesLiteral
 from typing import overload as _jaxtypes_overload
-from typing_extensions import Concatenate as _JaxtypesConcatenate, ParamSpec as _JaxtypesParamSpec
+from typing_extensions import Concatenate as _JaxtypesConcatenate
 from typing_extensions import TypeVar as _JaxtypesTypeVar
 from jax._src.pjit import JitWrapped as _JaxtypesJitWrapped
-{_P} = _JaxtypesParamSpec("{_P}")
-{_R} = _JaxtypesTypeVar("{_R}")
-{_A} = _JaxtypesTypeVar("{_A}")
-{_X} = _JaxtypesTypeVar("{_X}")
-{_T} = _JaxtypesTypeVar("{_T}")
-{_F} = _JaxtypesTypeVar("{_F}", bound=_JaxtypesCallable[..., _JaxtypesAny])
+from jaxtypes.markers import {", ".join(f"{public} as {local}" for local, public in _PUBLIC.items())}
 
 _JaxtypesFn = _JaxtypesTypeVar("_JaxtypesFn", bound=_JaxtypesCallable[..., _JaxtypesAny], covariant=True)
 
@@ -227,7 +242,7 @@ def typed_defs(
     signatures = [stub_def(_parameters_of(source, d)) for d in jax_defs]
     try:
         typed = make(signatures)
-    except Exception:  # (a parameter it retypes is missing...): JAX's own typing
+    except Exception:  # noqa: BLE001 - a parameter it retypes is missing...: JAX's own typing
         return [], set()
     if not typed:
         return [], set()

@@ -247,6 +247,11 @@ _UNKNOWN_NUMPY_ARRAY: Final = "np.ndarray[Any, np.dtype[UnknownNumpyScalar]]"
 _UNKNOWN_NUMPY_SCALAR: Final = "np.number[Never]"
 
 
+# How the markers stub names the tables' unknown-dtype TypeVar (AnyDtype of
+# jaxtypes._array, imported under a private name).
+_UNKNOWN_DTYPE_T: Final = "_UnknownDtypeT"
+
+
 _NUMPY_SIZED: Final = re.compile(r"np\.(uint|int|float|complex)(\d+)")
 
 
@@ -292,7 +297,7 @@ def _table_class(
     # overload matches even with the argument's type erased it writes out
     # every overload in a note it then drops (its cost was two thirds of the
     # time NumPy operands added to mypy on the generated cases).
-    signatures: list[str] = [f"(self, other: Array[_UnknownDtypeT], /) -> Array[{unknown_result}]: ..."]
+    signatures: list[str] = [f"(self, other: Array[{_UNKNOWN_DTYPE_T}], /) -> Array[{unknown_result}]: ..."]
     if identity:  # every partner whose result is its own dtype, in one overload
         signatures.append(f"(self, other: Array[{identity}], /) -> Array[{identity}]: ...")
     # So does a NumPy operand of unknown dtype: before the NumPy operands'
@@ -355,22 +360,41 @@ def _title(node: str) -> str:
     return name[0].upper() + name[1:]
 
 
+# The class the operators' and clip's tables are declared in: an IDE's hover
+# on an operator (basedpyright's) shows the declaration of the table's
+# overload it called, ``def __call__(self: Self@MatmulBfloat16, other:
+# Array[OtherDtype33@__call__], /) -> ...``, so the tables have public-looking
+# names, nested in a private class: the mypy plugin finds them by their
+# qualified names, under ``jaxtypes.markers._`` (mypy_plugin/marker_tables.py).
+TABLES_CLASS: Final = "_Tables"
+
+
+def table_name(stem: str, node: str) -> str:
+    """The class name of a table, after the first operation and marker that
+    use it: ``MatmulBfloat16``, ``ReflectedAddInt8`` (``1 + x``), ``ClipInt8``."""
+    operation = f"Reflected{stem[1:].title()}" if stem.startswith("r") and stem[1:] in BINARY_FAMILIES else stem.title()
+    return operation + _title(node)
+
+
 class _Tables:
     """Table classes, deduplicated by content: identical tables share a class."""
 
     def __init__(self) -> None:
         self.by_body: dict[tuple[str, ...], str] = {}
-        self.lines: list[str] = []
+        self.lines: list[str] = []  # the rejection tables, at the module's top level
+        self.nested: list[str] = []  # the others, the body of TABLES_CLASS
         self.typevars: dict[frozenset[str], str] = {}
         self.rejections: set[str] = set()
 
     def typevar(self, partners: frozenset[str]) -> str | None:
-        """The TypeVar bounded by these markers, declared once per set."""
+        """The TypeVar bounded by these markers, declared once per set (named
+        for what an IDE's hover on an operator shows: ``Array[OtherDtype33]``,
+        the other operand's dtype, which is the result)."""
         if not partners:
             return None
         name = self.typevars.get(partners)
         if name is None:
-            name = self.typevars[partners] = f"_Other{len(self.typevars)}"
+            name = self.typevars[partners] = f"OtherDtype{len(self.typevars)}"
         return name
 
     def add(self, stem: str, node: str, outcomes: dict[str, str | None], arrays: bool) -> str:
@@ -380,9 +404,9 @@ class _Tables:
         body = tuple(_table_class("X", groups, arrays, identity, unknown))
         name = self.by_body.get(body)
         if name is None:  # named after the first marker that uses it
-            name = f"_{stem}_{_m(node)}"
+            name = f"{TABLES_CLASS}.{table_name(stem, node)}"
             self.by_body[body] = name
-            self.lines += _table_class(name, groups, arrays, identity, unknown) + [""]
+            self.nested += _table_class(table_name(stem, node), groups, arrays, identity, unknown) + [""]
         return name
 
     def rejected(self, operation: str, node: str, method: bool = False) -> str:
@@ -397,14 +421,14 @@ class _Tables:
             self.lines += [*rejected_table(operation, node, method), ""]
         return name
 
-    def add_raw(self, stem: str, owner: str, body_lines: list[str]) -> str:
+    def add_raw(self, stem: str, node: str, body_lines: list[str]) -> str:
         """A table given as the lines of its class body."""
         body = tuple(body_lines)
         name = self.by_body.get(body)
         if name is None:
-            name = f"_{stem}_{owner}"
+            name = f"{TABLES_CLASS}.{table_name(stem, node)}"
             self.by_body[body] = name
-            self.lines += [f"class {name}(_Table):", *body_lines, ""]
+            self.nested += [f"class {table_name(stem, node)}(_Table):", *body_lines, ""]
         return name
 
 
@@ -428,7 +452,7 @@ def _clip_table(node: str, tables: _Tables, v: Variant) -> str:
     # Any other bound JAX's ArrayLike admits (an array of unknown dtype, a NumPy
     # array or scalar, `lo: ArrayLike`): jnp.clip takes it, so the dtype is unknown.
     signatures.append(f"(self, min: {_CLIP_ANY_BOUND} = None, max: {_CLIP_ANY_BOUND} = None) -> Array[Any]: ...")
-    return tables.add_raw("clip", _m(node), _callable_body("clip", signatures))
+    return tables.add_raw("clip", node, _callable_body("clip", signatures))
 
 
 def _marker_attributes(node: str, tables: _Tables, v: Variant) -> list[str]:
@@ -445,7 +469,7 @@ def _marker_attributes(node: str, tables: _Tables, v: Variant) -> list[str]:
             if res.node:
                 attrs.append(f"_abs: {_m(res.node)}")
             continue
-        attrs.append(f"_{op}: " + (f"_Unary[{_m(res.node)}]" if res.node else tables.rejected(op, node)))
+        attrs.append(f"_{op}: " + (f"UnaryTo[{_m(res.node)}]" if res.node else tables.rejected(op, node)))
     for name, table in METHOD_FAMILIES.items():
         res = ops.method(name, node, v)
         attrs.append(
@@ -471,8 +495,8 @@ def render_markers(attributes: dict[str, list[str]], tables: _Tables) -> str:
         "from typing_extensions import Never",
         "",
         "from jaxtypes._array import (",
-        "    Array, DtypeMarker, UnknownDtype, UnknownNumpyScalar, _UnknownDtypeT, _Marker, _Table,",
-        "    _Unary,",
+        "    Array, DtypeMarker, UnknownDtype, UnknownNumpyScalar, _Marker, _Table,",
+        f"    AnyDtype as {_UNKNOWN_DTYPE_T}, UnaryTo,",
         "    " + ", ".join(sorted({*METHOD_FAMILIES.values(), "ItemTo"})) + ",",
         ")",
         "",
@@ -489,6 +513,16 @@ def render_markers(attributes: dict[str, list[str]], tables: _Tables) -> str:
             for ps, name in tables.typevars.items()
         ),
         "",
+    ]
+    lines += [
+        "@type_check_only",
+        f"class {TABLES_CLASS}:",
+        '    """The operators\' and clip\'s tables (a namespace: see TABLES_CLASS in jaxtypes/_stubgen/jaxtypes_stubs.py)."""',
+        "",
+    ]
+    lines += [
+        f"    @type_check_only\n    {line}" if line.startswith("class ") else f"    {line}" if line else line
+        for line in tables.nested
     ]
     lines += [f"@type_check_only\n{line}" if line.startswith("class ") else line for line in tables.lines]
     for node in lattice.NODES:
@@ -566,7 +600,9 @@ __all__ = ["Array"]
 
 DT = TypeVar("DT", default=Any, covariant=True)
 _T = TypeVar("_T")
-_R = TypeVar("_R")
+# The dtype of a table's result (UnaryTo[D], SumTo[D]...): public-looking, as
+# an IDE's hover on ``-x`` shows the declaration, ``-> Array[D@UnaryTo]``.
+D = TypeVar("D")
 _V = TypeVar("_V")
 _F_co = TypeVar("_F_co", covariant=True)
 # What axis takes, and what astype and dtype= take: not the weak markers,
@@ -620,8 +656,9 @@ class UnknownDtype:
 
 # What the tables' first overload takes: a TypeVar, which is no type context
 # for mypy, where the class itself would make mypy solve a call given as the
-# operand (``x - jnp.max(x)``) for it, and lose its dtype.
-_UnknownDtypeT = TypeVar("_UnknownDtypeT", bound=UnknownDtype)
+# operand (``x - jnp.max(x)``) for it, and lose its dtype.  (Named for what
+# an IDE's hover shows of it: ``other: Array[AnyDtype@__call__]``.)
+AnyDtype = TypeVar("AnyDtype", bound=UnknownDtype)
 
 
 @type_check_only
@@ -641,25 +678,26 @@ _M = TypeVar("_M")
 
 
 @type_check_only
-class _Unary(_Table, Generic[_R]):
-    def __call__(self) -> Array[_R]: ...
+class UnaryTo(_Table, Generic[D]):
+    """-x, +x, ~x: called, an Array of dtype D."""
+    def __call__(self) -> Array[D]: ...
 
 
 @type_check_only
-class _ClipUnknown(_Table):
+class ClipToUnknown(_Table):
     def clip(self, min: Any = None, max: Any = None) -> Array[Any]: ...
     __call__ = clip
 
 
 @type_check_only
-class ItemTo(_Table, Generic[_R]):
-    """item: called, the Python scalar _R."""
-    def item(self, *args: int) -> _R: ...
+class ItemTo(_Table, Generic[D]):
+    """item: called, the Python scalar D."""
+    def item(self, *args: int) -> D: ...
     __call__ = item
 
 
 @type_check_only
-class _SameDtype(_Table, Generic[_T]):
+class KeepsDtype(_Table, Generic[_T]):
     """The table of a dtype only known as a TypeVar: same dtype stays, else unknown."""
     @overload
     def __call__(self, other: Array[_T], /) -> Array[_T]: ...
@@ -668,12 +706,12 @@ class _SameDtype(_Table, Generic[_T]):
 
 
 @type_check_only
-class _UnknownScalar(_Table):
+class ScalarToUnknown(_Table):
     def __call__(self, other: complex | np.generic, /) -> Array[Any]: ...
 
 
 @type_check_only
-class _CompareUnknown(_Table):
+class CompareToBool(_Table):
     """A comparison of an array whose dtype is only known as a TypeVar: bool."""
     def __call__(self, other: Array[Any] | complex | np.generic | np.ndarray[Any, Any], /) -> Array[bool_]: ...
 
@@ -681,14 +719,14 @@ class _CompareUnknown(_Table):
 
 
 # The signatures of a method's table, by the method's rule (jaxtypes.operations):
-# called, an Array of the table's dtype _R, or of the dtype= given.
+# called, an Array of the table's dtype D, or of the dtype= given.
 _METHOD_SIGNATURES: Final = {
-    # _R is the dtype promote_integers=True gives; False (narrow integers
+    # D is the dtype promote_integers=True gives; False (narrow integers
     # kept) or a bool of unknown value falls to the last signature: unknown.
     "reduce": [
         "(self, axis: AxisArgument = None, dtype: None = None, out: None = None,\n"
         "        keepdims: bool = False, initial: Any = None, where: Any = None,\n"
-        "        promote_integers: Literal[True] = True) -> Array[_R]: ...",
+        "        promote_integers: Literal[True] = True) -> Array[D]: ...",
         "(self, axis: AxisArgument, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], out: None = None,\n"
         "        keepdims: bool = False, initial: Any = None, where: Any = None,\n"
         "        promote_integers: bool = True) -> Array[DtypeMarkerT]: ...",
@@ -701,7 +739,7 @@ _METHOD_SIGNATURES: Final = {
     ],
     "mean": [
         "(self, axis: AxisArgument = None, dtype: None = None, out: None = None,\n"
-        "        keepdims: bool = False, *, where: Any = None) -> Array[_R]: ...",
+        "        keepdims: bool = False, *, where: Any = None) -> Array[D]: ...",
         "(self, axis: AxisArgument = None, *, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], out: None = None,\n"
         "        keepdims: bool = False, where: Any = None) -> Array[DtypeMarkerT]: ...",
         "(self, axis: AxisArgument = None, dtype: DtypeArgument = None, out: None = None,\n"
@@ -711,18 +749,18 @@ _METHOD_SIGNATURES: Final = {
     # complex array: unknown)
     "variance": [
         "(self, axis: AxisArgument = None, dtype: None = None, out: None = None, ddof: int = 0,\n"
-        "        keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) -> Array[_R]: ...",
+        "        keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) -> Array[D]: ...",
         "(self, axis: AxisArgument = None, dtype: DtypeArgument = None, out: None = None, ddof: int = 0,\n"
         "        keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) -> Array[Any]: ...",
     ],
     "extremum": [
         "(self, axis: AxisArgument = None, out: None = None, keepdims: bool = False,\n"
-        "        initial: Any = None, where: Any = None) -> Array[_R]: ..."
+        "        initial: Any = None, where: Any = None) -> Array[D]: ..."
     ],
     "arg_extremum": [
-        "(self, axis: int | None = None, out: None = None,\n        keepdims: bool | None = None) -> Array[_R]: ..."
+        "(self, axis: int | None = None, out: None = None,\n        keepdims: bool | None = None) -> Array[D]: ..."
     ],
-    "round": ["(self, decimals: int = 0, out: None = None) -> Array[_R]: ..."],
+    "round": ["(self, decimals: int = 0, out: None = None) -> Array[D]: ..."],
 }
 
 
@@ -737,8 +775,8 @@ def _method_tables() -> list[str]:
         given = " (the dtype= given, if any)" if op.rule in ("reduce", "mean") else ""
         lines += [
             "@type_check_only",
-            f"class {op.family}(_Table, Generic[_R]):",
-            f'    """{op.name}: called, an Array of dtype _R{given}."""',
+            f"class {op.family}(_Table, Generic[D]):",
+            f'    """{op.name}: called, an Array of dtype D{given}."""',
         ]
         lines += _callable_body(op.name, _METHOD_SIGNATURES[op.rule]) + ["", ""]
     return lines
@@ -759,16 +797,16 @@ def render_array() -> str:
     lines += ["# -- descriptors: Array's operators read the tables of their dtype", ""]
     fallbacks = {}
     for family in BINARY_FAMILIES:
-        fallback = "_CompareUnknown" if family == _COMPARE else "_SameDtype[_T]"
+        fallback = "CompareToBool" if family == _COMPARE else "KeepsDtype[_T]"
         lines += _descriptor(f"_{family.title()}Op", f"_{family}", fallback)
         if family != "compare":
-            lines += _descriptor(f"_R{family.title()}Op", f"_r{family}", "_UnknownScalar")
+            lines += _descriptor(f"_R{family.title()}Op", f"_r{family}", "ScalarToUnknown")
         fallbacks[family] = f"_{family.title()}Op"
     for op in _DESCRIPTOR_UNARY:
-        lines += _descriptor(f"_{op.title()}Op", f"_{op}", "_Unary[_T]")
+        lines += _descriptor(f"_{op.title()}Op", f"_{op}", "UnaryTo[_T]")
     for name, table in METHOD_FAMILIES.items():
         lines += _descriptor(f"_{name.title()}Method", f"_{name}", f"{table}[Any]", name)
-    lines += _descriptor("_ClipMethod", "_clip", "_ClipUnknown", "clip")
+    lines += _descriptor("_ClipMethod", "_clip", "ClipToUnknown", "clip")
     lines += _descriptor("_ItemMethod", "_item", "ItemTo[Any]", "item")
     for name in PROPERTY_FAMILIES + ("abs",):
         lines += [

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import re
 import zlib
 from collections.abc import Mapping, Sequence
@@ -34,7 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from jaxtypes import layers, lattice
+from jaxtypes import lattice, layers
+from jaxtypes._stubgen import jax_functions
 from jaxtypes._stubgen.record import LAYER_LIBRARIES, PackageInstall, find_installed
 from jaxtypes._stubgen.syntax import (
     absolute_module,
@@ -218,11 +220,6 @@ def _union(nodes: tuple[str, ...] | list[str]) -> str:
     return " | ".join(_marker(n) for n in nodes)
 
 
-def _bounded_typevar(name: str, nodes: tuple[str, ...]) -> str:
-    """The declaration of TypeVar ``name`` bound to the markers of ``nodes``."""
-    return f'{name} = _JaxtypesTypeVar("{name}", bound={_union(nodes)})'
-
-
 _PRELUDE: Final = f"""
 import builtins as _jaxtypes_builtins
 from typing import Any as _JaxtypesAny, Generic as _JaxtypesGeneric, Literal as _JaxtypesLiteral, overload as _jaxtypes_overload, type_check_only as _jaxtypes_type_check_only
@@ -235,14 +232,15 @@ class _JaxtypesNoDtype:
     \"\"\"The computation dtype of a layer made without ``dtype``: its
     parameters' and its input's promotion decide.\"\"\"
 
-_JaxtypesUnknownT = _JaxtypesTypeVar("_JaxtypesUnknownT", bound={_MARKERS}._UnknownArgument)
-_JaxtypesParamT = _JaxtypesTypeVar("_JaxtypesParamT")
-_JaxtypesDtypeT = _JaxtypesTypeVar("_JaxtypesDtypeT")
+# The TypeVars of dtype= and param_dtype=, which an IDE's hover on a layer's
+# class shows (``dtype: DtypeOf[D@__init__, Any] | ...``): declared by the
+# markers stub under public-looking names (jaxtypes._stubgen.jax_functions),
+# imported under private ones, which the package does not export.  (So are
+# the bounded ones, ``_bounded_typevars``.)
+from jaxtypes.markers import {jax_functions.UNKNOWN_VAR} as _JaxtypesUnknownT, {jax_functions.PARAM_DTYPE_VAR} as _JaxtypesParamT, {jax_functions.RESULT_TYPEVAR_NAMES[jax_functions.RESULT_VAR]} as _JaxtypesDtypeT
 # The class's own parameters: an __init__'s self type may not use them (ty).
 _JaxtypesLayerDtypeT = _JaxtypesTypeVar("_JaxtypesLayerDtypeT")
 _JaxtypesLayerParamT = _JaxtypesTypeVar("_JaxtypesLayerParamT")
-{_bounded_typevar("_JaxtypesParamDtypeT", _PARAM_DTYPES)}
-{_bounded_typevar("_JaxtypesFloatT", _FLOATS)}
 """
 # Equinox's parameters default to JAX's default float, which x64 decides: the
 # stubs give it as float32 (x64 off, as everywhere in them), and the mypy
@@ -378,9 +376,34 @@ def _dataclass_init(lineage: list[ast.ClassDef]) -> ast.FunctionDef:
     return fn
 
 
+def _docstring(node: ast.ClassDef | ast.FunctionDef) -> ast.Expr | None:
+    """The docstring statement of a class or function of the library's
+    source, as written (an IDE's hover shows it, cleaned, as it does the
+    library's own), or None when it has none."""
+    doc = ast.get_docstring(node, clean=False)
+    return None if doc is None else ast.Expr(ast.Constant(doc))
+
+
+def _docstrings_once(body: list[ast.stmt]) -> list[ast.stmt]:
+    """``body`` with a docstring on the first declaration of each function
+    only (pyright and basedpyright show it for every overload; the stub is
+    half the size)."""
+    seen: set[str] = set()
+    for node in body:
+        if isinstance(node, ast.FunctionDef):
+            if node.name in seen:
+                node.body = [ast.Expr(ast.Constant(...))]
+            seen.add(node.name)
+    return body
+
+
 def _signature(fn: ast.FunctionDef, qualify: _Qualifier) -> ast.FunctionDef:
-    """``fn`` as a stub declaration (``stub_def``), its annotations qualified."""
+    """``fn`` as a stub declaration (``stub_def``), its annotations qualified,
+    with its docstring."""
     out = stub_def(fn)
+    doc = _docstring(fn)
+    if doc is not None:
+        out.body = [doc]
     for a in [*all_params(out), out.args.vararg, out.args.kwarg]:
         if a is not None and a.annotation is not None:
             a.annotation = qualify.visit(copy.deepcopy(a.annotation))
@@ -572,10 +595,10 @@ def _kept_var(nodes: list[str]) -> str:
     return f"_JaxtypesKept{len(nodes)}_{zlib.crc32(' '.join(nodes).encode()):08x}"
 
 
-def _kept_vars(rules: list[str]) -> str:
-    """The declarations of the TypeVars of the dtypes a layer of ``rules``
+def _kept_vars(rules: list[str]) -> dict[str, tuple[str, ...]]:
+    """{TypeVar: its bound's nodes} of the dtypes a layer of ``rules``
     keeps ("keeps" family, per parameters' dtype) or a function keeps."""
-    lines: dict[str, str] = {}
+    lines: dict[str, tuple[str, ...]] = {}
     for rule in rules:
         family = layers.RULES[rule].family
         if family == "keeps":
@@ -587,8 +610,8 @@ def _kept_vars(rules: list[str]) -> str:
             continue
         for kept in kept_sets:
             if kept:
-                lines[_kept_var(kept)] = _bounded_typevar(_kept_var(kept), tuple(kept))
-    return "\n".join(lines.values())
+                lines[_kept_var(kept)] = tuple(kept)
+    return lines
 
 
 # The families of functions (Flax's pooling), typed for the inputs whose dtype they keep.
@@ -685,14 +708,70 @@ def _given_dtype_var(rule: str) -> str | None:
     return f"_JaxtypesGiven_{'_'.join(dtypes)}" if dtypes else None
 
 
-def _given_dtype_vars(rules: list[str]) -> str:
-    """The declarations of the TypeVars ``_given_dtype_var`` names."""
-    lines: dict[str, str] = {}
+def _given_dtype_vars(rules: list[str]) -> dict[str, tuple[str, ...]]:
+    """{TypeVar ``_given_dtype_var`` names: its bound's nodes}."""
+    lines: dict[str, tuple[str, ...]] = {}
     for rule in rules:
         name = _given_dtype_var(rule)
         if name is not None:
-            lines[name] = _bounded_typevar(name, _given_dtypes(rule))
-    return "\n".join(lines.values())
+            lines[name] = _given_dtypes(rule)
+    return lines
+
+
+def _rules(typed: Typed) -> list[str]:
+    """The rules of these layers and functions (and of their ``attend``)."""
+    return [r for entry in typed for r in (entry.rule, getattr(entry, "attend", None)) if r is not None]
+
+
+def _bounded_typevars(rules: list[str], library: str) -> dict[str, tuple[str, ...]]:
+    """{TypeVar (as a package's stub names it): its bound's nodes} of the
+    bounded TypeVars the stub of a package of ``rules`` uses."""
+    out = {"_JaxtypesParamDtypeT": _PARAM_DTYPES, "_JaxtypesFloatT": _FLOATS} | _kept_vars(rules)
+    return out if library == "equinox" else out | _given_dtype_vars(rules)
+
+
+# What an IDE's hover on a layer's method or a pooling function shows of its
+# bounded TypeVars (``avg_pool(...) -> Array[KeptDtype1@avg_pool]``): public-
+# looking names, declared by the markers stub (``marker_typevar_lines``), as
+# a Flax module would export its own, and imported under the private ones.
+_PUBLIC_FIXED: Final = {"_JaxtypesParamDtypeT": "ParamFloat", "_JaxtypesFloatT": "InexactDtype"}
+_PUBLIC_NUMBERED: Final = {"_JaxtypesKept": "KeptDtype", "_JaxtypesGiven_": "GivenLayerDtype"}
+
+
+@functools.lru_cache(maxsize=None)
+def _public_typevars() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """{TypeVar as a package's stub names it: (its name in the markers stub,
+    its bound's nodes)}, over every package of every library."""
+    found: dict[str, tuple[str, ...]] = {}
+    for library, packages in LIBRARIES.items():
+        for _, typed in packages.values():
+            found |= _bounded_typevars(_rules(typed), library)
+    out: dict[str, tuple[str, tuple[str, ...]]] = {}
+    counts = dict.fromkeys(_PUBLIC_NUMBERED.values(), 0)
+    for local in sorted(found):
+        public = _PUBLIC_FIXED.get(local)
+        if public is None:
+            (prefix,) = [p for p in _PUBLIC_NUMBERED if local.startswith(p)]
+            stem = _PUBLIC_NUMBERED[prefix]
+            public, counts[stem] = f"{stem}{counts[stem]}", counts[stem] + 1
+        out[local] = (public, found[local])
+    return out
+
+
+def marker_typevar_lines() -> list[str]:
+    """The declarations of the layer stubs' bounded TypeVars in the markers
+    stub (``jaxtypes._stubgen.jax_functions.transform_markers`` adds them)."""
+    return [
+        f'{public} = TypeVar("{public}", bound={" | ".join(lattice.MARKER_NAME[n] for n in nodes)})'
+        for public, nodes in _public_typevars().values()
+    ]
+
+
+def _typevar_imports(rules: list[str], library: str) -> str:
+    """The import of the bounded TypeVars a package's stub uses, under its names for them."""
+    public = _public_typevars()
+    names = ", ".join(f"{public[local][0]} as {local}" for local in _bounded_typevars(rules, library))
+    return f"from jaxtypes.markers import {names}"
 
 
 def _inputs_with_given_dtype(rule: str) -> str | None:
@@ -725,8 +804,11 @@ def _layer_class(layer: LayerClass, tree: ast.Module, alias: str, library: str) 
     calls = [_signature(c, qualify) for c in _methods(lineage, "__call__")]
     if not calls:
         raise ValueError(f"{layer.rule} has no __call__ in {layer.source}")
-    doc = f"{layer.rule}, its output dtype typed by jaxtypes ({_RULE_SOURCE[library]})."
-    body: list[ast.stmt] = [ast.Expr(ast.Constant(doc))]
+    # The library's docstring, which an IDE's hover shows: the stub's class
+    # takes the place of the library's (a note of jaxtypes' where it has none).
+    doc = _docstring(classes[layer.name])
+    note = f"{layer.rule}, its output dtype typed by jaxtypes ({_RULE_SOURCE[library]})."
+    body: list[ast.stmt] = [doc if doc is not None else ast.Expr(ast.Constant(note))]
     if generic:
         body += _init_overloads(layer.name, init, library)
     elif library == "equinox":
@@ -742,7 +824,7 @@ def _layer_class(layer: LayerClass, tree: ast.Module, alias: str, library: str) 
     bases: list[ast.expr] = [ast.Attribute(ast.Name(alias, ast.Load()), layer.name, ast.Load())]
     if generic:
         bases.append(parse_expr("_JaxtypesGeneric[_JaxtypesLayerDtypeT, _JaxtypesLayerParamT]"))
-    return ast.ClassDef(layer.name, bases, [], body, [])
+    return ast.ClassDef(layer.name, bases, [], _docstrings_once(body), [])
 
 
 def _entries(library: str) -> list[LayerClass | LayerFunction]:
@@ -790,11 +872,11 @@ def render_package(root: Path, rel: str, library: str) -> str:
             defs += _function_overloads(layer, tree_src, alias)
         else:
             defs.append(_layer_class(layer, tree_src, alias, library))
-    rules = [r for layer in typed for r in (layer.rule, getattr(layer, "attend", None)) if r is not None]
+    rules = _rules(typed)
     prelude = ast.parse(
-        "\n".join([_PRELUDE, _kept_vars(rules), _EQUINOX_PRELUDE if library == "equinox" else _given_dtype_vars(rules)])
+        "\n".join([_PRELUDE, _typevar_imports(rules, library), _EQUINOX_PRELUDE if library == "equinox" else ""])
     ).body
-    module_ = ast.Module([*kept, *prelude, *imports, *defs], type_ignores=[])
+    module_ = ast.Module([*kept, *prelude, *imports, *_docstrings_once(defs)], type_ignores=[])
     text = ast.unparse(ast.fix_missing_locations(module_)) + "\n"
     # The last overload of a generic layer's method, the layer's own signature
     # (self unparametrized), is where ty finds the overloads narrower than the

@@ -14,7 +14,9 @@ __all__ = ["Array"]
 
 DT = TypeVar("DT", default=Any, covariant=True)
 _T = TypeVar("_T")
-_R = TypeVar("_R")
+# The dtype of a table's result (UnaryTo[D], SumTo[D]...): public-looking, as
+# an IDE's hover on ``-x`` shows the declaration, ``-> Array[D@UnaryTo]``.
+D = TypeVar("D")
 _V = TypeVar("_V")
 _F_co = TypeVar("_F_co", covariant=True)
 # What axis takes, and what astype and dtype= take: not the weak markers,
@@ -68,8 +70,9 @@ class UnknownDtype:
 
 # What the tables' first overload takes: a TypeVar, which is no type context
 # for mypy, where the class itself would make mypy solve a call given as the
-# operand (``x - jnp.max(x)``) for it, and lose its dtype.
-_UnknownDtypeT = TypeVar("_UnknownDtypeT", bound=UnknownDtype)
+# operand (``x - jnp.max(x)``) for it, and lose its dtype.  (Named for what
+# an IDE's hover shows of it: ``other: Array[AnyDtype@__call__]``.)
+AnyDtype = TypeVar("AnyDtype", bound=UnknownDtype)
 
 
 @type_check_only
@@ -89,25 +92,26 @@ _M = TypeVar("_M")
 
 
 @type_check_only
-class _Unary(_Table, Generic[_R]):
-    def __call__(self) -> Array[_R]: ...
+class UnaryTo(_Table, Generic[D]):
+    """-x, +x, ~x: called, an Array of dtype D."""
+    def __call__(self) -> Array[D]: ...
 
 
 @type_check_only
-class _ClipUnknown(_Table):
+class ClipToUnknown(_Table):
     def clip(self, min: Any = None, max: Any = None) -> Array[Any]: ...
     __call__ = clip
 
 
 @type_check_only
-class ItemTo(_Table, Generic[_R]):
-    """item: called, the Python scalar _R."""
-    def item(self, *args: int) -> _R: ...
+class ItemTo(_Table, Generic[D]):
+    """item: called, the Python scalar D."""
+    def item(self, *args: int) -> D: ...
     __call__ = item
 
 
 @type_check_only
-class _SameDtype(_Table, Generic[_T]):
+class KeepsDtype(_Table, Generic[_T]):
     """The table of a dtype only known as a TypeVar: same dtype stays, else unknown."""
     @overload
     def __call__(self, other: Array[_T], /) -> Array[_T]: ...
@@ -116,23 +120,23 @@ class _SameDtype(_Table, Generic[_T]):
 
 
 @type_check_only
-class _UnknownScalar(_Table):
+class ScalarToUnknown(_Table):
     def __call__(self, other: complex | np.generic, /) -> Array[Any]: ...
 
 
 @type_check_only
-class _CompareUnknown(_Table):
+class CompareToBool(_Table):
     """A comparison of an array whose dtype is only known as a TypeVar: bool."""
     def __call__(self, other: Array[Any] | complex | np.generic | np.ndarray[Any, Any], /) -> Array[bool_]: ...
 
 
 @type_check_only
-class SumTo(_Table, Generic[_R]):
-    """sum: called, an Array of dtype _R (the dtype= given, if any)."""
+class SumTo(_Table, Generic[D]):
+    """sum: called, an Array of dtype D (the dtype= given, if any)."""
     @overload
     def sum(self, axis: AxisArgument = None, dtype: None = None, out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
-        promote_integers: Literal[True] = True) -> Array[_R]: ...
+        promote_integers: Literal[True] = True) -> Array[D]: ...
     @overload
     def sum(self, axis: AxisArgument, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
@@ -149,12 +153,12 @@ class SumTo(_Table, Generic[_R]):
 
 
 @type_check_only
-class ProdTo(_Table, Generic[_R]):
-    """prod: called, an Array of dtype _R (the dtype= given, if any)."""
+class ProdTo(_Table, Generic[D]):
+    """prod: called, an Array of dtype D (the dtype= given, if any)."""
     @overload
     def prod(self, axis: AxisArgument = None, dtype: None = None, out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
-        promote_integers: Literal[True] = True) -> Array[_R]: ...
+        promote_integers: Literal[True] = True) -> Array[D]: ...
     @overload
     def prod(self, axis: AxisArgument, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
@@ -171,11 +175,11 @@ class ProdTo(_Table, Generic[_R]):
 
 
 @type_check_only
-class MeanTo(_Table, Generic[_R]):
-    """mean: called, an Array of dtype _R (the dtype= given, if any)."""
+class MeanTo(_Table, Generic[D]):
+    """mean: called, an Array of dtype D (the dtype= given, if any)."""
     @overload
     def mean(self, axis: AxisArgument = None, dtype: None = None, out: None = None,
-        keepdims: bool = False, *, where: Any = None) -> Array[_R]: ...
+        keepdims: bool = False, *, where: Any = None) -> Array[D]: ...
     @overload
     def mean(self, axis: AxisArgument = None, *, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], out: None = None,
         keepdims: bool = False, where: Any = None) -> Array[DtypeMarkerT]: ...
@@ -186,11 +190,11 @@ class MeanTo(_Table, Generic[_R]):
 
 
 @type_check_only
-class VarTo(_Table, Generic[_R]):
-    """var: called, an Array of dtype _R."""
+class VarTo(_Table, Generic[D]):
+    """var: called, an Array of dtype D."""
     @overload
     def var(self, axis: AxisArgument = None, dtype: None = None, out: None = None, ddof: int = 0,
-        keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) -> Array[_R]: ...
+        keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) -> Array[D]: ...
     @overload
     def var(self, axis: AxisArgument = None, dtype: DtypeArgument = None, out: None = None, ddof: int = 0,
         keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) -> Array[Any]: ...
@@ -198,11 +202,11 @@ class VarTo(_Table, Generic[_R]):
 
 
 @type_check_only
-class StdTo(_Table, Generic[_R]):
-    """std: called, an Array of dtype _R."""
+class StdTo(_Table, Generic[D]):
+    """std: called, an Array of dtype D."""
     @overload
     def std(self, axis: AxisArgument = None, dtype: None = None, out: None = None, ddof: int = 0,
-        keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) -> Array[_R]: ...
+        keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) -> Array[D]: ...
     @overload
     def std(self, axis: AxisArgument = None, dtype: DtypeArgument = None, out: None = None, ddof: int = 0,
         keepdims: bool = False, *, where: Any = None, correction: int | float | None = None) -> Array[Any]: ...
@@ -210,41 +214,41 @@ class StdTo(_Table, Generic[_R]):
 
 
 @type_check_only
-class MaxTo(_Table, Generic[_R]):
-    """max: called, an Array of dtype _R."""
+class MaxTo(_Table, Generic[D]):
+    """max: called, an Array of dtype D."""
     def max(self, axis: AxisArgument = None, out: None = None, keepdims: bool = False,
-        initial: Any = None, where: Any = None) -> Array[_R]: ...
+        initial: Any = None, where: Any = None) -> Array[D]: ...
     __call__ = max
 
 
 @type_check_only
-class MinTo(_Table, Generic[_R]):
-    """min: called, an Array of dtype _R."""
+class MinTo(_Table, Generic[D]):
+    """min: called, an Array of dtype D."""
     def min(self, axis: AxisArgument = None, out: None = None, keepdims: bool = False,
-        initial: Any = None, where: Any = None) -> Array[_R]: ...
+        initial: Any = None, where: Any = None) -> Array[D]: ...
     __call__ = min
 
 
 @type_check_only
-class ArgmaxTo(_Table, Generic[_R]):
-    """argmax: called, an Array of dtype _R."""
+class ArgmaxTo(_Table, Generic[D]):
+    """argmax: called, an Array of dtype D."""
     def argmax(self, axis: int | None = None, out: None = None,
-        keepdims: bool | None = None) -> Array[_R]: ...
+        keepdims: bool | None = None) -> Array[D]: ...
     __call__ = argmax
 
 
 @type_check_only
-class ArgminTo(_Table, Generic[_R]):
-    """argmin: called, an Array of dtype _R."""
+class ArgminTo(_Table, Generic[D]):
+    """argmin: called, an Array of dtype D."""
     def argmin(self, axis: int | None = None, out: None = None,
-        keepdims: bool | None = None) -> Array[_R]: ...
+        keepdims: bool | None = None) -> Array[D]: ...
     __call__ = argmin
 
 
 @type_check_only
-class RoundTo(_Table, Generic[_R]):
-    """round: called, an Array of dtype _R."""
-    def round(self, decimals: int = 0, out: None = None) -> Array[_R]: ...
+class RoundTo(_Table, Generic[D]):
+    """round: called, an Array of dtype D."""
+    def round(self, decimals: int = 0, out: None = None) -> Array[D]: ...
     __call__ = round
 
 
@@ -261,7 +265,7 @@ class _AddOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _SameDtype[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> KeepsDtype[_T]: ...
 
 @type_check_only
 class _Has_radd(Protocol[_F_co]):
@@ -274,7 +278,7 @@ class _RAddOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _UnknownScalar: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> ScalarToUnknown: ...
 
 @type_check_only
 class _Has_matmul(Protocol[_F_co]):
@@ -287,7 +291,7 @@ class _MatmulOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _SameDtype[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> KeepsDtype[_T]: ...
 
 @type_check_only
 class _Has_rmatmul(Protocol[_F_co]):
@@ -300,7 +304,7 @@ class _RMatmulOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _UnknownScalar: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> ScalarToUnknown: ...
 
 @type_check_only
 class _Has_sub(Protocol[_F_co]):
@@ -313,7 +317,7 @@ class _SubOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _SameDtype[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> KeepsDtype[_T]: ...
 
 @type_check_only
 class _Has_rsub(Protocol[_F_co]):
@@ -326,7 +330,7 @@ class _RSubOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _UnknownScalar: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> ScalarToUnknown: ...
 
 @type_check_only
 class _Has_truediv(Protocol[_F_co]):
@@ -339,7 +343,7 @@ class _TruedivOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _SameDtype[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> KeepsDtype[_T]: ...
 
 @type_check_only
 class _Has_rtruediv(Protocol[_F_co]):
@@ -352,7 +356,7 @@ class _RTruedivOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _UnknownScalar: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> ScalarToUnknown: ...
 
 @type_check_only
 class _Has_floordiv(Protocol[_F_co]):
@@ -365,7 +369,7 @@ class _FloordivOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _SameDtype[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> KeepsDtype[_T]: ...
 
 @type_check_only
 class _Has_rfloordiv(Protocol[_F_co]):
@@ -378,7 +382,7 @@ class _RFloordivOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _UnknownScalar: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> ScalarToUnknown: ...
 
 @type_check_only
 class _Has_mod(Protocol[_F_co]):
@@ -391,7 +395,7 @@ class _ModOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _SameDtype[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> KeepsDtype[_T]: ...
 
 @type_check_only
 class _Has_rmod(Protocol[_F_co]):
@@ -404,7 +408,7 @@ class _RModOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _UnknownScalar: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> ScalarToUnknown: ...
 
 @type_check_only
 class _Has_pow(Protocol[_F_co]):
@@ -417,7 +421,7 @@ class _PowOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _SameDtype[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> KeepsDtype[_T]: ...
 
 @type_check_only
 class _Has_rpow(Protocol[_F_co]):
@@ -430,7 +434,7 @@ class _RPowOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _UnknownScalar: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> ScalarToUnknown: ...
 
 @type_check_only
 class _Has_bitwise(Protocol[_F_co]):
@@ -443,7 +447,7 @@ class _BitwiseOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _SameDtype[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> KeepsDtype[_T]: ...
 
 @type_check_only
 class _Has_rbitwise(Protocol[_F_co]):
@@ -456,7 +460,7 @@ class _RBitwiseOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _UnknownScalar: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> ScalarToUnknown: ...
 
 @type_check_only
 class _Has_shift(Protocol[_F_co]):
@@ -469,7 +473,7 @@ class _ShiftOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _SameDtype[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> KeepsDtype[_T]: ...
 
 @type_check_only
 class _Has_rshift(Protocol[_F_co]):
@@ -482,7 +486,7 @@ class _RShiftOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _UnknownScalar: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> ScalarToUnknown: ...
 
 @type_check_only
 class _Has_compare(Protocol[_F_co]):
@@ -495,7 +499,7 @@ class _CompareOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _CompareUnknown: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> CompareToBool: ...
 
 @type_check_only
 class _Has_neg(Protocol[_F_co]):
@@ -508,7 +512,7 @@ class _NegOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _Unary[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> UnaryTo[_T]: ...
 
 @type_check_only
 class _Has_pos(Protocol[_F_co]):
@@ -521,7 +525,7 @@ class _PosOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _Unary[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> UnaryTo[_T]: ...
 
 @type_check_only
 class _Has_invert(Protocol[_F_co]):
@@ -534,7 +538,7 @@ class _InvertOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _Unary[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> UnaryTo[_T]: ...
 
 @type_check_only
 class _Has_sum(Protocol[_F_co]):
@@ -721,7 +725,7 @@ class _ClipMethod:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> _ClipUnknown: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> ClipToUnknown: ...
 
 @type_check_only
 class _Has_item(Protocol[_F_co]):

@@ -8,8 +8,8 @@ import numpy as np
 from typing_extensions import Never
 
 from jaxtypes._array import (
-    Array, DtypeMarker, UnknownDtype, UnknownNumpyScalar, _UnknownDtypeT, _Marker, _Table,
-    _Unary,
+    Array, DtypeMarker, UnknownDtype, UnknownNumpyScalar, _Marker, _Table,
+    AnyDtype as _UnknownDtypeT, UnaryTo,
     ArgmaxTo, ArgminTo, ItemTo, MaxTo, MeanTo, MinTo, ProdTo, RoundTo, StdTo, SumTo, VarTo,
 )
 
@@ -21,548 +21,4495 @@ NODE_OF_MARKER: dict[type, str]
 # -- tables: what an operator gives for each other operand
 
 # A table's TypeVar overload: the other operands whose dtype is the result.
-_Other0 = TypeVar("_Other0", bound=bool_ | uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | int1 | int2 | int4 | int8 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_int | weak_float | weak_complex)
-_Other1 = TypeVar("_Other1", bound=bool_ | uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | int2 | int4 | int8 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_int | weak_float | weak_complex)
-_Other2 = TypeVar("_Other2", bound=uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | int1 | int2 | int4 | int8 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_int | weak_float | weak_complex)
-_Other3 = TypeVar("_Other3", bound=uint1 | uint2 | int1 | int2 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
-_Other4 = TypeVar("_Other4", bound=uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | int1 | int2 | int4 | int8 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_int | weak_float)
-_Other5 = TypeVar("_Other5", bound=uint8 | uint16 | uint32 | int8 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
-_Other6 = TypeVar("_Other6", bound=bool_ | uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | int1 | int2 | int4 | int8 | int16 | int32 | weak_int)
-_Other7 = TypeVar("_Other7", bound=uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | int1 | int2 | int4 | int8 | int16 | int32 | weak_int)
-_Other8 = TypeVar("_Other8", bound=uint8 | uint16 | uint32 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
-_Other9 = TypeVar("_Other9", bound=float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
-_Other10 = TypeVar("_Other10", bound=uint8 | uint16 | uint32 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
-_Other11 = TypeVar("_Other11", bound=uint8 | uint16 | uint32 | int16 | int32)
-_Other12 = TypeVar("_Other12", bound=uint16 | uint32 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
-_Other13 = TypeVar("_Other13", bound=uint16 | uint32 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
-_Other14 = TypeVar("_Other14", bound=uint16 | uint32 | int32)
-_Other15 = TypeVar("_Other15", bound=uint32 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
-_Other16 = TypeVar("_Other16", bound=uint32 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
-_Other17 = TypeVar("_Other17", bound=uint32 | int32)
-_Other18 = TypeVar("_Other18", bound=uint32 | uint64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
-_Other19 = TypeVar("_Other19", bound=uint32 | uint64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
-_Other20 = TypeVar("_Other20", bound=uint32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
-_Other21 = TypeVar("_Other21", bound=uint32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
-_Other22 = TypeVar("_Other22", bound=uint32 | uint64)
-_Other23 = TypeVar("_Other23", bound=int8 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
-_Other24 = TypeVar("_Other24", bound=int8 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
-_Other25 = TypeVar("_Other25", bound=int8 | int16 | int32)
-_Other26 = TypeVar("_Other26", bound=int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
-_Other27 = TypeVar("_Other27", bound=int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
-_Other28 = TypeVar("_Other28", bound=int16 | int32)
-_Other29 = TypeVar("_Other29", bound=int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
-_Other30 = TypeVar("_Other30", bound=int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
-_Other31 = TypeVar("_Other31", bound=int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
-_Other32 = TypeVar("_Other32", bound=int32 | int64)
-_Other33 = TypeVar("_Other33", bound=bfloat16 | float32 | complex64)
-_Other34 = TypeVar("_Other34", bound=bfloat16 | float32)
-_Other35 = TypeVar("_Other35", bound=float16 | float32 | complex64)
-_Other36 = TypeVar("_Other36", bound=float16 | float32)
-_Other37 = TypeVar("_Other37", bound=float32 | complex64)
-_Other38 = TypeVar("_Other38", bound=float32 | float64 | complex64)
-_Other39 = TypeVar("_Other39", bound=complex64 | complex128)
-_Other40 = TypeVar("_Other40", bound=uint32 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_int | weak_float | weak_complex)
-_Other41 = TypeVar("_Other41", bound=float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
-_Other42 = TypeVar("_Other42", bound=complex64 | weak_complex)
+OtherDtype0 = TypeVar("OtherDtype0", bound=bool_ | uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | int1 | int2 | int4 | int8 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_int | weak_float | weak_complex)
+OtherDtype1 = TypeVar("OtherDtype1", bound=bool_ | uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | int2 | int4 | int8 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_int | weak_float | weak_complex)
+OtherDtype2 = TypeVar("OtherDtype2", bound=uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | int1 | int2 | int4 | int8 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_int | weak_float | weak_complex)
+OtherDtype3 = TypeVar("OtherDtype3", bound=uint1 | uint2 | int1 | int2 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
+OtherDtype4 = TypeVar("OtherDtype4", bound=uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | int1 | int2 | int4 | int8 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_int | weak_float)
+OtherDtype5 = TypeVar("OtherDtype5", bound=uint8 | uint16 | uint32 | int8 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
+OtherDtype6 = TypeVar("OtherDtype6", bound=bool_ | uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | int1 | int2 | int4 | int8 | int16 | int32 | weak_int)
+OtherDtype7 = TypeVar("OtherDtype7", bound=uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | int1 | int2 | int4 | int8 | int16 | int32 | weak_int)
+OtherDtype8 = TypeVar("OtherDtype8", bound=uint8 | uint16 | uint32 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
+OtherDtype9 = TypeVar("OtherDtype9", bound=float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
+OtherDtype10 = TypeVar("OtherDtype10", bound=uint8 | uint16 | uint32 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
+OtherDtype11 = TypeVar("OtherDtype11", bound=uint8 | uint16 | uint32 | int16 | int32)
+OtherDtype12 = TypeVar("OtherDtype12", bound=uint16 | uint32 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
+OtherDtype13 = TypeVar("OtherDtype13", bound=uint16 | uint32 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
+OtherDtype14 = TypeVar("OtherDtype14", bound=uint16 | uint32 | int32)
+OtherDtype15 = TypeVar("OtherDtype15", bound=uint32 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
+OtherDtype16 = TypeVar("OtherDtype16", bound=uint32 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
+OtherDtype17 = TypeVar("OtherDtype17", bound=uint32 | int32)
+OtherDtype18 = TypeVar("OtherDtype18", bound=uint32 | uint64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
+OtherDtype19 = TypeVar("OtherDtype19", bound=uint32 | uint64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
+OtherDtype20 = TypeVar("OtherDtype20", bound=uint32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
+OtherDtype21 = TypeVar("OtherDtype21", bound=uint32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
+OtherDtype22 = TypeVar("OtherDtype22", bound=uint32 | uint64)
+OtherDtype23 = TypeVar("OtherDtype23", bound=int8 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
+OtherDtype24 = TypeVar("OtherDtype24", bound=int8 | int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
+OtherDtype25 = TypeVar("OtherDtype25", bound=int8 | int16 | int32)
+OtherDtype26 = TypeVar("OtherDtype26", bound=int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
+OtherDtype27 = TypeVar("OtherDtype27", bound=int16 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
+OtherDtype28 = TypeVar("OtherDtype28", bound=int16 | int32)
+OtherDtype29 = TypeVar("OtherDtype29", bound=int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
+OtherDtype30 = TypeVar("OtherDtype30", bound=int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
+OtherDtype31 = TypeVar("OtherDtype31", bound=int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_float | weak_complex)
+OtherDtype32 = TypeVar("OtherDtype32", bound=int32 | int64)
+OtherDtype33 = TypeVar("OtherDtype33", bound=bfloat16 | float32 | complex64)
+OtherDtype34 = TypeVar("OtherDtype34", bound=bfloat16 | float32)
+OtherDtype35 = TypeVar("OtherDtype35", bound=float16 | float32 | complex64)
+OtherDtype36 = TypeVar("OtherDtype36", bound=float16 | float32)
+OtherDtype37 = TypeVar("OtherDtype37", bound=float32 | complex64)
+OtherDtype38 = TypeVar("OtherDtype38", bound=float32 | float64 | complex64)
+OtherDtype39 = TypeVar("OtherDtype39", bound=complex64 | complex128)
+OtherDtype40 = TypeVar("OtherDtype40", bound=uint32 | int32 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | complex64 | weak_int | weak_float | weak_complex)
+OtherDtype41 = TypeVar("OtherDtype41", bound=float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | weak_float)
+OtherDtype42 = TypeVar("OtherDtype42", bound=complex64 | weak_complex)
 
 @type_check_only
-class _add_bool_(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other0], /) -> Array[_Other0]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: Array[int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+class _Tables:
+    """The operators' and clip's tables (a namespace: see TABLES_CLASS in jaxtypes/_stubgen/jaxtypes_stubs.py)."""
 
-@type_check_only
-class _radd_bool_(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_, /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+    @type_check_only
+    class AddBool(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype0], /) -> Array[OtherDtype0]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: Array[int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
-@type_check_only
-class _matmul_bool_(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other1], /) -> Array[_Other1]: ...
-    @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]], /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]], /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]], /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
+    @type_check_only
+    class ReflectedAddBool(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_, /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
-@type_check_only
-class _rmatmul_bool_(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+    @type_check_only
+    class MatmulBool(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype1], /) -> Array[OtherDtype1]: ...
+        @overload
+        def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]], /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]], /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]], /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
 
-@type_check_only
-class _sub_bool_(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other2], /) -> Array[_Other2]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: Array[int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+    @type_check_only
+    class ReflectedMatmulBool(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
 
-@type_check_only
-class _rsub_bool_(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+    @type_check_only
+    class SubBool(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype2], /) -> Array[OtherDtype2]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: Array[int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
-@type_check_only
-class _truediv_bool_(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other3], /) -> Array[_Other3]: ...
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint4 | uint8 | uint16 | uint32 | uint64 | int4 | int8 | int16 | int32 | int64 | float64] | np.float64 | bool, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[weak_int] | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+    @type_check_only
+    class ReflectedSubBool(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
-@type_check_only
-class _rtruediv_bool_(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float64 | bool, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+    @type_check_only
+    class TruedivBool(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype3], /) -> Array[OtherDtype3]: ...
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint4 | uint8 | uint16 | uint32 | uint64 | int4 | int8 | int16 | int32 | int64 | float64] | np.float64 | bool, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[weak_int] | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
-@type_check_only
-class _floordiv_bool_(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other4], /) -> Array[_Other4]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | int64] | bool, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int32 | np.int64]] | np.bool_ | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+    @type_check_only
+    class ReflectedTruedivBool(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float64 | bool, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
-@type_check_only
-class _rfloordiv_bool_(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.bool_ | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
+    @type_check_only
+    class FloordivBool(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype4], /) -> Array[OtherDtype4]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | int64] | bool, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int32 | np.int64]] | np.bool_ | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
 
-@type_check_only
-class _pow_bool_(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other5], /) -> Array[_Other5]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | int64 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]], /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]], /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]], /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+    @type_check_only
+    class ReflectedFloordivBool(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.bool_ | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
 
-@type_check_only
-class _rpow_bool_(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.bool_ | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+    @type_check_only
+    class PowBool(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype5], /) -> Array[OtherDtype5]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | int64 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]], /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]], /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]], /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
-@type_check_only
-class _bitwise_bool_(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other6], /) -> Array[_Other6]: ...
-    @overload
-    def __call__(self, other: bool, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: Array[int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
+    @type_check_only
+    class ReflectedPowBool(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.bool_ | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
 
-@type_check_only
-class _rbitwise_bool_(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_, /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
+    @type_check_only
+    class BitwiseBool(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype6], /) -> Array[OtherDtype6]: ...
+        @overload
+        def __call__(self, other: bool, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: Array[int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
 
-@type_check_only
-class _shift_bool_(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other7], /) -> Array[_Other7]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | int64] | bool, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int32 | np.int64]] | np.bool_ | np.int32 | np.int64, /) -> Array[int32]: ...
+    @type_check_only
+    class ReflectedBitwiseBool(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_, /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
 
-@type_check_only
-class _rshift_bool_(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.bool_ | np.int32 | np.int64, /) -> Array[int32]: ...
+    @type_check_only
+    class ShiftBool(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype7], /) -> Array[OtherDtype7]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | int64] | bool, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int32 | np.int64]] | np.bool_ | np.int32 | np.int64, /) -> Array[int32]: ...
 
-@type_check_only
-class _compare_bool_(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | uint64 | int1 | int2 | int4 | int8 | int16 | int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | np.float64 | np.complex128 | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.complex64, /) -> Array[bool_]: ...
+    @type_check_only
+    class ReflectedShiftBool(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.bool_ | np.int32 | np.int64, /) -> Array[int32]: ...
+
+    @type_check_only
+    class CompareBool(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint1 | uint2 | uint4 | uint8 | uint16 | uint32 | uint64 | int1 | int2 | int4 | int8 | int16 | int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | np.float64 | np.complex128 | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.complex64, /) -> Array[bool_]: ...
+
+    @type_check_only
+    class ClipBool(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddUint1(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint1 | weak_int] | bool | int, /) -> Array[uint1]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[uint1]: ...
+
+    @type_check_only
+    class ReflectedAddUint1(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint1]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_, /) -> Array[uint1]: ...
+
+    @type_check_only
+    class MatmulUint1(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint1], /) -> Array[uint1]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[uint1]: ...
+
+    @type_check_only
+    class PowUint1(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint1]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint1]: ...
+
+    @type_check_only
+    class CompareUint1(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint1 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
+
+    @type_check_only
+    class ClipUint1(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[uint1]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[uint1]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddUint2(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint2 | weak_int] | bool | int, /) -> Array[uint2]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[uint2]: ...
+
+    @type_check_only
+    class ReflectedAddUint2(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint2]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_, /) -> Array[uint2]: ...
+
+    @type_check_only
+    class MatmulUint2(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint2], /) -> Array[uint2]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[uint2]: ...
+
+    @type_check_only
+    class PowUint2(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint2]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint2]: ...
+
+    @type_check_only
+    class CompareUint2(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint2 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
+
+    @type_check_only
+    class ClipUint2(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[uint2]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[uint2]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddUint4(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint4 | weak_int] | bool | int, /) -> Array[uint4]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[uint4]: ...
+
+    @type_check_only
+    class ReflectedAddUint4(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint4]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_, /) -> Array[uint4]: ...
+
+    @type_check_only
+    class MatmulUint4(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint4], /) -> Array[uint4]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[uint4]: ...
+
+    @type_check_only
+    class TruedivUint4(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint4 | weak_int] | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[float32]: ...
+
+    @type_check_only
+    class ReflectedTruedivUint4(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_, /) -> Array[float32]: ...
+
+    @type_check_only
+    class PowUint4(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint4]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint4]: ...
+
+    @type_check_only
+    class CompareUint4(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint4 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
+
+    @type_check_only
+    class ClipUint4(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[uint4]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[uint4]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddUint8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype8], /) -> Array[OtherDtype8]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: Array[int8], /) -> Array[int16]: ...
+        @overload
+        def __call__(self, other: Array[int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8]] | np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16]] | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class ReflectedAddUint8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class MatmulUint8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype8], /) -> Array[OtherDtype8]: ...
+        @overload
+        def __call__(self, other: Array[bool_], /) -> Array[uint8]: ...
+        @overload
+        def __call__(self, other: Array[int8], /) -> Array[int16]: ...
+        @overload
+        def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8]], /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]], /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
+
+    @type_check_only
+    class TruedivUint8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype9], /) -> Array[OtherDtype9]: ...
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float64 | weak_int] | np.float64 | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class ReflectedTruedivUint8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float64 | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class FloordivUint8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype10], /) -> Array[OtherDtype10]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: Array[int8], /) -> Array[int16]: ...
+        @overload
+        def __call__(self, other: Array[int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8]] | np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16]] | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+
+    @type_check_only
+    class ReflectedFloordivUint8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+
+    @type_check_only
+    class PowUint8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype8], /) -> Array[OtherDtype8]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: Array[int8], /) -> Array[int16]: ...
+        @overload
+        def __call__(self, other: Array[int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]], /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class ReflectedPowUint8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class BitwiseUint8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype11], /) -> Array[OtherDtype11]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: Array[int8], /) -> Array[int16]: ...
+        @overload
+        def __call__(self, other: Array[int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8]] | np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16]] | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
+
+    @type_check_only
+    class ReflectedBitwiseUint8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
+
+    @type_check_only
+    class CompareUint8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | np.float64 | np.complex128 | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.complex64, /) -> Array[bool_]: ...
+
+    @type_check_only
+    class ClipUint8(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddUint16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype12], /) -> Array[OtherDtype12]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | weak_int] | bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16]] | np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class ReflectedAddUint16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class MatmulUint16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype12], /) -> Array[OtherDtype12]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8], /) -> Array[uint16]: ...
+        @overload
+        def __call__(self, other: Array[int8 | int16], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16]], /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
+
+    @type_check_only
+    class FloordivUint16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype13], /) -> Array[OtherDtype13]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | weak_int] | bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16]] | np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+
+    @type_check_only
+    class ReflectedFloordivUint16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+
+    @type_check_only
+    class PowUint16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype12], /) -> Array[OtherDtype12]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | weak_int] | bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class ReflectedPowUint16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class BitwiseUint16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype14], /) -> Array[OtherDtype14]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | weak_int] | bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16]] | np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+
+    @type_check_only
+    class ReflectedBitwiseUint16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+
+    @type_check_only
+    class ClipUint16(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddUint32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype15], /) -> Array[OtherDtype15]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint64 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class ReflectedAddUint32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class MatmulUint32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype15], /) -> Array[OtherDtype15]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: Array[int8 | int16], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
+
+    @type_check_only
+    class FloordivUint32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype16], /) -> Array[OtherDtype16]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint64 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+
+    @type_check_only
+    class ReflectedFloordivUint32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+
+    @type_check_only
+    class PowUint32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype15], /) -> Array[OtherDtype15]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint64 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class ReflectedPowUint32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class BitwiseUint32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype17], /) -> Array[OtherDtype17]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint64 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+
+    @type_check_only
+    class ReflectedBitwiseUint32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+
+    @type_check_only
+    class ClipUint32(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddUint64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype18], /) -> Array[OtherDtype18]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[int8 | int16 | int32 | int64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
+
+    @type_check_only
+    class ReflectedAddUint64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
+
+    @type_check_only
+    class MatmulUint64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype9], /) -> Array[OtherDtype9]: ...
+        @overload
+        def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
+
+    @type_check_only
+    class TruedivUint64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype9], /) -> Array[OtherDtype9]: ...
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | float64 | weak_int] | np.float64 | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[int8 | int16 | int32 | int64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: Array[uint64], /) -> Array[float64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
+
+    @type_check_only
+    class ReflectedTruedivUint64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float64 | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
+
+    @type_check_only
+    class FloordivUint64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype19], /) -> Array[OtherDtype19]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[int8 | int16 | int32 | int64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
+
+    @type_check_only
+    class ReflectedFloordivUint64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
+
+    @type_check_only
+    class ModUint64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype20], /) -> Array[OtherDtype20]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[int8 | int16 | int32 | int64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
+
+    @type_check_only
+    class PowUint64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype21], /) -> Array[OtherDtype21]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[int8 | int16 | int32 | int64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[weak_float]: ...
+
+    @type_check_only
+    class ReflectedPowUint64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
+
+    @type_check_only
+    class BitwiseUint64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype22], /) -> Array[OtherDtype22]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+
+    @type_check_only
+    class ReflectedBitwiseUint64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+
+    @type_check_only
+    class ClipUint64(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[uint64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddInt1(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | int1 | weak_int] | bool | int, /) -> Array[int1]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[int1]: ...
+
+    @type_check_only
+    class ReflectedAddInt1(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[int1]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_, /) -> Array[int1]: ...
+
+    @type_check_only
+    class MatmulInt1(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[int1], /) -> Array[int1]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+
+    @type_check_only
+    class PowInt1(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[int1]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int1]: ...
+
+    @type_check_only
+    class CompareInt1(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | int1 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
+
+    @type_check_only
+    class ClipInt1(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[int1]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[int1]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddInt2(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | int2 | weak_int] | bool | int, /) -> Array[int2]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[int2]: ...
+
+    @type_check_only
+    class ReflectedAddInt2(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[int2]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_, /) -> Array[int2]: ...
+
+    @type_check_only
+    class MatmulInt2(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | int2], /) -> Array[int2]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[int2]: ...
+
+    @type_check_only
+    class PowInt2(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[int2]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int2]: ...
+
+    @type_check_only
+    class CompareInt2(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | int2 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
+
+    @type_check_only
+    class ClipInt2(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[int2]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[int2]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddInt4(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | int4 | weak_int] | bool | int, /) -> Array[int4]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[int4]: ...
+
+    @type_check_only
+    class ReflectedAddInt4(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[int4]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_, /) -> Array[int4]: ...
+
+    @type_check_only
+    class MatmulInt4(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | int4], /) -> Array[int4]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[int4]: ...
+
+    @type_check_only
+    class TruedivInt4(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | int4 | weak_int] | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[float32]: ...
+
+    @type_check_only
+    class PowInt4(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[int4]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int4]: ...
+
+    @type_check_only
+    class CompareInt4(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | int4 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
+
+    @type_check_only
+    class ClipInt4(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[int4]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[int4]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddInt8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype23], /) -> Array[OtherDtype23]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: Array[uint8], /) -> Array[int16]: ...
+        @overload
+        def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int8]] | np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.int16]] | np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]] | np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class ReflectedAddInt8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class MatmulInt8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype23], /) -> Array[OtherDtype23]: ...
+        @overload
+        def __call__(self, other: Array[bool_], /) -> Array[int8]: ...
+        @overload
+        def __call__(self, other: Array[uint8], /) -> Array[int16]: ...
+        @overload
+        def __call__(self, other: Array[uint16 | uint32], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int8]], /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
+
+    @type_check_only
+    class TruedivInt8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype9], /) -> Array[OtherDtype9]: ...
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | int64 | float64 | weak_int] | np.float64 | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class FloordivInt8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype24], /) -> Array[OtherDtype24]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint8], /) -> Array[int16]: ...
+        @overload
+        def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int8]] | np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.int16]] | np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]] | np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+
+    @type_check_only
+    class ReflectedFloordivInt8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+
+    @type_check_only
+    class PowInt8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype23], /) -> Array[OtherDtype23]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: Array[uint8], /) -> Array[int16]: ...
+        @overload
+        def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int8]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class ReflectedPowInt8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class BitwiseInt8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype25], /) -> Array[OtherDtype25]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint8], /) -> Array[int16]: ...
+        @overload
+        def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int8]] | np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.int16]] | np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]] | np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+
+    @type_check_only
+    class ReflectedBitwiseInt8(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+
+    @type_check_only
+    class ClipInt8(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddInt16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype26], /) -> Array[OtherDtype26]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | int8 | weak_int] | bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.int8 | np.int16]] | np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]] | np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class ReflectedAddInt16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class MatmulInt16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype26], /) -> Array[OtherDtype26]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | int8], /) -> Array[int16]: ...
+        @overload
+        def __call__(self, other: Array[uint16 | uint32], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.int8 | np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
+
+    @type_check_only
+    class FloordivInt16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype27], /) -> Array[OtherDtype27]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | int8 | weak_int] | bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.int8 | np.int16]] | np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]] | np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+
+    @type_check_only
+    class ReflectedFloordivInt16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+
+    @type_check_only
+    class PowInt16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype26], /) -> Array[OtherDtype26]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | int8 | weak_int] | bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.int8 | np.int16]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class ReflectedPowInt16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class BitwiseInt16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype28], /) -> Array[OtherDtype28]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | int8 | weak_int] | bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.int8 | np.int16]] | np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]] | np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+
+    @type_check_only
+    class ReflectedBitwiseInt16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
+
+    @type_check_only
+    class ClipInt16(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddInt32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype29], /) -> Array[OtherDtype29]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int64 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class ReflectedAddInt32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class MatmulInt32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype29], /) -> Array[OtherDtype29]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | weak_int], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
+
+    @type_check_only
+    class FloordivInt32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype30], /) -> Array[OtherDtype30]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int64 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+
+    @type_check_only
+    class ReflectedFloordivInt32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+
+    @type_check_only
+    class ReflectedPowInt32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class BitwiseInt32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | int64 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+
+    @type_check_only
+    class ReflectedBitwiseInt32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+
+    @type_check_only
+    class ClipInt32(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddInt64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype31], /) -> Array[OtherDtype31]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class TruedivInt64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype9], /) -> Array[OtherDtype9]: ...
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | float64 | weak_int] | np.float64 | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: Array[int64], /) -> Array[float64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class ModInt64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype30], /) -> Array[OtherDtype30]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+
+    @type_check_only
+    class PowInt64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype29], /) -> Array[OtherDtype29]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[int64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | weak_int], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class BitwiseInt64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype32], /) -> Array[OtherDtype32]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
+
+    @type_check_only
+    class ClipInt64(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[int64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddFloat4_e2m1fn(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | weak_int | weak_float] | bool | int | float, /) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float4_e2m1fn]: ...
+
+    @type_check_only
+    class ReflectedAddFloat4_e2m1fn(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int | float, /) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float4_e2m1fn]: ...
+
+    @type_check_only
+    class MatmulFloat4_e2m1fn(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | weak_int | weak_float], /) -> Array[float4_e2m1fn]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float4_e2m1fn]: ...
+
+    @type_check_only
+    class BitwiseFloat4_e2m1fn(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+
+    @type_check_only
+    class CompareFloat4_e2m1fn(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
+
+    @type_check_only
+    class ClipFloat4_e2m1fn(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddFloat6_e2m3fn(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e2m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float6_e2m3fn]: ...
+
+    @type_check_only
+    class ReflectedAddFloat6_e2m3fn(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int | float, /) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float6_e2m3fn]: ...
+
+    @type_check_only
+    class MatmulFloat6_e2m3fn(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e2m3fn | weak_int | weak_float], /) -> Array[float6_e2m3fn]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float6_e2m3fn]: ...
+
+    @type_check_only
+    class CompareFloat6_e2m3fn(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e2m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
+
+    @type_check_only
+    class ClipFloat6_e2m3fn(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddFloat6_e3m2fn(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e3m2fn | weak_int | weak_float] | bool | int | float, /) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float6_e3m2fn]: ...
+
+    @type_check_only
+    class ReflectedAddFloat6_e3m2fn(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int | float, /) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float6_e3m2fn]: ...
+
+    @type_check_only
+    class MatmulFloat6_e3m2fn(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e3m2fn | weak_int | weak_float], /) -> Array[float6_e3m2fn]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float6_e3m2fn]: ...
+
+    @type_check_only
+    class CompareFloat6_e3m2fn(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e3m2fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
+
+    @type_check_only
+    class ClipFloat6_e3m2fn(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddFloat8_e3m4(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e3m4 | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e3m4]: ...
+
+    @type_check_only
+    class ReflectedAddFloat8_e3m4(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int | float, /) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e3m4]: ...
+
+    @type_check_only
+    class MatmulFloat8_e3m4(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e3m4 | weak_int | weak_float], /) -> Array[float8_e3m4]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e3m4]: ...
+
+    @type_check_only
+    class CompareFloat8_e3m4(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e3m4 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
+
+    @type_check_only
+    class ClipFloat8_e3m4(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddFloat8_e4m3(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3 | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3]: ...
+
+    @type_check_only
+    class ReflectedAddFloat8_e4m3(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3]: ...
+
+    @type_check_only
+    class MatmulFloat8_e4m3(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3 | weak_int | weak_float], /) -> Array[float8_e4m3]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e4m3]: ...
+
+    @type_check_only
+    class CompareFloat8_e4m3(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
+
+    @type_check_only
+    class ClipFloat8_e4m3(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddFloat8_e8m0fnu(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e8m0fnu | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e8m0fnu]: ...
+
+    @type_check_only
+    class ReflectedAddFloat8_e8m0fnu(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int | float, /) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e8m0fnu]: ...
+
+    @type_check_only
+    class MatmulFloat8_e8m0fnu(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e8m0fnu | weak_int | weak_float], /) -> Array[float8_e8m0fnu]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e8m0fnu]: ...
+
+    @type_check_only
+    class CompareFloat8_e8m0fnu(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e8m0fnu | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
+
+    @type_check_only
+    class ClipFloat8_e8m0fnu(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddFloat8_e4m3b11fnuz(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3b11fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3b11fnuz]: ...
+
+    @type_check_only
+    class ReflectedAddFloat8_e4m3b11fnuz(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3b11fnuz]: ...
+
+    @type_check_only
+    class MatmulFloat8_e4m3b11fnuz(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3b11fnuz | weak_int | weak_float], /) -> Array[float8_e4m3b11fnuz]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e4m3b11fnuz]: ...
+
+    @type_check_only
+    class CompareFloat8_e4m3b11fnuz(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3b11fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
+
+    @type_check_only
+    class ClipFloat8_e4m3b11fnuz(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddFloat8_e4m3fn(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3fn]: ...
+
+    @type_check_only
+    class ReflectedAddFloat8_e4m3fn(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3fn]: ...
+
+    @type_check_only
+    class MatmulFloat8_e4m3fn(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fn | weak_int | weak_float], /) -> Array[float8_e4m3fn]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e4m3fn]: ...
+
+    @type_check_only
+    class CompareFloat8_e4m3fn(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
+
+    @type_check_only
+    class ClipFloat8_e4m3fn(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddFloat8_e4m3fnuz(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3fnuz]: ...
+
+    @type_check_only
+    class ReflectedAddFloat8_e4m3fnuz(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3fnuz]: ...
+
+    @type_check_only
+    class MatmulFloat8_e4m3fnuz(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fnuz | weak_int | weak_float], /) -> Array[float8_e4m3fnuz]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e4m3fnuz]: ...
+
+    @type_check_only
+    class CompareFloat8_e4m3fnuz(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
+
+    @type_check_only
+    class ClipFloat8_e4m3fnuz(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddFloat8_e5m2(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2 | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e5m2]: ...
+
+    @type_check_only
+    class ReflectedAddFloat8_e5m2(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int | float, /) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e5m2]: ...
+
+    @type_check_only
+    class MatmulFloat8_e5m2(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2 | weak_int | weak_float], /) -> Array[float8_e5m2]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e5m2]: ...
+
+    @type_check_only
+    class CompareFloat8_e5m2(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
+
+    @type_check_only
+    class ClipFloat8_e5m2(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddFloat8_e5m2fnuz(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e5m2fnuz]: ...
+
+    @type_check_only
+    class ReflectedAddFloat8_e5m2fnuz(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int | float, /) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e5m2fnuz]: ...
+
+    @type_check_only
+    class MatmulFloat8_e5m2fnuz(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2fnuz | weak_int | weak_float], /) -> Array[float8_e5m2fnuz]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e5m2fnuz]: ...
+
+    @type_check_only
+    class CompareFloat8_e5m2fnuz(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
+
+    @type_check_only
+    class ClipFloat8_e5m2fnuz(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddBfloat16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype33], /) -> Array[OtherDtype33]: ...
+        @overload
+        def __call__(self, other: Array[float16 | float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float, /) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128 | weak_complex] | np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bfloat16]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16 | np.float32 | np.float64]] | np.float16 | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class ReflectedAddBfloat16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int | float, /) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bfloat16]: ...
+        @overload
+        def __call__(self, other: np.float16 | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class MatmulBfloat16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype33], /) -> Array[OtherDtype33]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float], /) -> Array[bfloat16]: ...
+        @overload
+        def __call__(self, other: Array[float16 | float64], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: Array[weak_complex], /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[bfloat16]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16 | np.float32 | np.float64]], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
+
+    @type_check_only
+    class FloordivBfloat16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype34], /) -> Array[OtherDtype34]: ...
+        @overload
+        def __call__(self, other: Array[float16 | float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float, /) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bfloat16]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16 | np.float32 | np.float64]] | np.float16 | np.float32, /) -> Array[float32]: ...
+
+    @type_check_only
+    class ReflectedFloordivBfloat16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int | float, /) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bfloat16]: ...
+        @overload
+        def __call__(self, other: np.float16 | np.float32, /) -> Array[float32]: ...
+
+    @type_check_only
+    class CompareBfloat16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | np.float64 | np.complex128 | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.complex64, /) -> Array[bool_]: ...
+
+    @type_check_only
+    class ClipBfloat16(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddFloat16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype35], /) -> Array[OtherDtype35]: ...
+        @overload
+        def __call__(self, other: Array[bfloat16 | float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128 | weak_complex] | np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class ReflectedAddFloat16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class MatmulFloat16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype35], /) -> Array[OtherDtype35]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float], /) -> Array[float16]: ...
+        @overload
+        def __call__(self, other: Array[bfloat16 | float64], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: Array[weak_complex], /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
+
+    @type_check_only
+    class FloordivFloat16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype36], /) -> Array[OtherDtype36]: ...
+        @overload
+        def __call__(self, other: Array[bfloat16 | float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+
+    @type_check_only
+    class ReflectedFloordivFloat16(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+
+    @type_check_only
+    class ClipFloat16(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddFloat32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype37], /) -> Array[OtherDtype37]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float64 | weak_int | weak_float] | np.float64 | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128 | weak_complex] | np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class ReflectedAddFloat32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64 | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class MatmulFloat32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype37], /) -> Array[OtherDtype37]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float64 | weak_int | weak_float], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: Array[weak_complex], /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64]], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
+
+    @type_check_only
+    class FloordivFloat32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | weak_int | weak_float] | np.float64 | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32, /) -> Array[float32]: ...
+
+    @type_check_only
+    class ReflectedFloordivFloat32(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64 | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32, /) -> Array[float32]: ...
+
+    @type_check_only
+    class ClipFloat32(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddFloat64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype38], /) -> Array[OtherDtype38]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | weak_int | weak_float] | np.float64 | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128 | weak_complex] | np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class MatmulFloat64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype38], /) -> Array[OtherDtype38]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | weak_int | weak_float], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: Array[weak_complex], /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64]], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
+
+    @type_check_only
+    class FloordivFloat64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | weak_int | weak_float] | np.float64 | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32, /) -> Array[float32]: ...
+
+    @type_check_only
+    class PowFloat64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype38], /) -> Array[OtherDtype38]: ...
+        @overload
+        def __call__(self, other: Array[uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int] | bool | int, /) -> Array[float64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | bfloat16 | float16 | weak_float] | np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128 | weak_complex] | np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.float16 | np.float32 | np.float64]] | np.bool_ | np.float16 | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class ClipFloat64(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[float64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddComplex64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | np.float64 | np.complex128 | bool | int | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class ReflectedAddComplex64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64 | np.complex128 | bool | int | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class MatmulComplex64(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | weak_int | weak_float | weak_complex], /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]], /) -> Array[complex64]: ...
+
+    @type_check_only
+    class AddComplex128(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype39], /) -> Array[OtherDtype39]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | weak_int | weak_float | weak_complex] | np.float64 | np.complex128 | bool | int | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...
+
+    @type_check_only
+    class PowComplex128(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype39], /) -> Array[OtherDtype39]: ...
+        @overload
+        def __call__(self, other: Array[uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int] | bool | int, /) -> Array[complex128]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | bfloat16 | float16 | float32 | float64 | weak_float | weak_complex] | np.float64 | np.complex128 | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.bool_ | np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[complex128]: ...
+
+    @type_check_only
+    class AddWeakInt(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype2], /) -> Array[OtherDtype2]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_] | bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: Array[int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[weak_int]: ...
+
+    @type_check_only
+    class ReflectedAddWeakInt(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.bool_, /) -> Array[weak_int]: ...
+
+    @type_check_only
+    class MatmulWeakInt(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype40], /) -> Array[OtherDtype40]: ...
+        @overload
+        def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: Array[bool_], /) -> Array[weak_int]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[weak_int]: ...
+
+    @type_check_only
+    class TruedivWeakInt(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype3], /) -> Array[OtherDtype3]: ...
+        @overload
+        def __call__(self, other: Array[uint4 | uint8 | uint16 | uint32 | uint64 | int4 | int8 | int16 | int32 | int64 | float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | weak_int] | bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32 | np.float64]] | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[weak_float]: ...
+
+    @type_check_only
+    class ReflectedTruedivWeakInt(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.bool_, /) -> Array[weak_float]: ...
+
+    @type_check_only
+    class FloordivWeakInt(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype4], /) -> Array[OtherDtype4]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_] | bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: Array[int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[weak_int]: ...
+
+    @type_check_only
+    class ReflectedFloordivWeakInt(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.bool_, /) -> Array[weak_int]: ...
+
+    @type_check_only
+    class PowWeakInt(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype5], /) -> Array[OtherDtype5]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | int64 | weak_int], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]], /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]], /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]], /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int32 | np.int64]] | np.bool_, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_int]: ...
+
+    @type_check_only
+    class BitwiseWeakInt(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype7], /) -> Array[OtherDtype7]: ...
+        @overload
+        def __call__(self, other: Array[bool_] | bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: Array[int64], /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[weak_int]: ...
+
+    @type_check_only
+    class ReflectedBitwiseWeakInt(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
+        @overload
+        def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
+        @overload
+        def __call__(self, other: np.bool_, /) -> Array[weak_int]: ...
+
+    @type_check_only
+    class ClipWeakInt(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddWeakFloat(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype9], /) -> Array[OtherDtype9]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int] | bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
+
+    @type_check_only
+    class ReflectedAddWeakFloat(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
+
+    @type_check_only
+    class MatmulWeakFloat(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype9], /) -> Array[OtherDtype9]: ...
+        @overload
+        def __call__(self, other: Array[float64], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int], /) -> Array[weak_float]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[weak_float]: ...
+
+    @type_check_only
+    class FloordivWeakFloat(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype41], /) -> Array[OtherDtype41]: ...
+        @overload
+        def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int] | bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
+
+    @type_check_only
+    class ReflectedFloordivWeakFloat(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.float32, /) -> Array[float32]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
+
+    @type_check_only
+    class PowWeakFloat(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype9], /) -> Array[OtherDtype9]: ...
+        @overload
+        def __call__(self, other: Array[uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | weak_int] | bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: complex, /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
+
+    @type_check_only
+    class ClipWeakFloat(_Table):
+        @overload
+        def clip(self, min: None = None, max: None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: int | None = None, max: int | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
+        @overload
+        def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
+        __call__ = clip
+
+    @type_check_only
+    class AddWeakComplex(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype42], /) -> Array[OtherDtype42]: ...
+        @overload
+        def __call__(self, other: Array[bfloat16 | float16 | float32 | float64 | complex128] | np.float64 | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float | complex, /) -> Array[weak_complex]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_complex]: ...
+
+    @type_check_only
+    class ReflectedAddWeakComplex(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float64 | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: bool | int | float | complex, /) -> Array[weak_complex]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_complex]: ...
+
+    @type_check_only
+    class MatmulWeakComplex(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype42], /) -> Array[OtherDtype42]: ...
+        @overload
+        def __call__(self, other: Array[bfloat16 | float16 | float32 | float64], /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float], /) -> Array[weak_complex]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]], /) -> Array[complex64]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[weak_complex]: ...
+
+    @type_check_only
+    class PowWeakComplex(_Table):
+        @overload
+        def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: Array[OtherDtype42], /) -> Array[OtherDtype42]: ...
+        @overload
+        def __call__(self, other: Array[uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex128] | np.float64 | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: Array[bool_ | weak_int | weak_float] | bool | int | float | complex, /) -> Array[weak_complex]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
+        @overload
+        def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_complex]: ...
 
 @type_check_only
 class NegationNotSupportedForBool(_Table):
@@ -572,73 +4519,6 @@ class NegationNotSupportedForBool(_Table):
 class RoundNotSupportedForBool(_Table):
     """JAX rejects round of an array of dtype bool."""
     round: RoundNotSupportedForBool
-
-@type_check_only
-class _clip_bool_(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_uint1(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint1 | weak_int] | bool | int, /) -> Array[uint1]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[uint1]: ...
-
-@type_check_only
-class _radd_uint1(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint1]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_, /) -> Array[uint1]: ...
-
-@type_check_only
-class _matmul_uint1(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint1], /) -> Array[uint1]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[uint1]: ...
-
-@type_check_only
-class _pow_uint1(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint1]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint1]: ...
-
-@type_check_only
-class _compare_uint1(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint1 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
 
 @type_check_only
 class SumNotSupportedForUint1(_Table):
@@ -661,71 +4541,6 @@ class StdNotSupportedForUint1(_Table):
     std: StdNotSupportedForUint1
 
 @type_check_only
-class _clip_uint1(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[uint1]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[uint1]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_uint2(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint2 | weak_int] | bool | int, /) -> Array[uint2]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[uint2]: ...
-
-@type_check_only
-class _radd_uint2(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint2]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_, /) -> Array[uint2]: ...
-
-@type_check_only
-class _matmul_uint2(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint2], /) -> Array[uint2]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[uint2]: ...
-
-@type_check_only
-class _pow_uint2(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint2]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint2]: ...
-
-@type_check_only
-class _compare_uint2(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint2 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
-
-@type_check_only
 class SumNotSupportedForUint2(_Table):
     """JAX rejects sum of an array of dtype uint2."""
     sum: SumNotSupportedForUint2
@@ -746,93 +4561,6 @@ class StdNotSupportedForUint2(_Table):
     std: StdNotSupportedForUint2
 
 @type_check_only
-class _clip_uint2(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[uint2]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[uint2]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_uint4(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint4 | weak_int] | bool | int, /) -> Array[uint4]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[uint4]: ...
-
-@type_check_only
-class _radd_uint4(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint4]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_, /) -> Array[uint4]: ...
-
-@type_check_only
-class _matmul_uint4(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint4], /) -> Array[uint4]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[uint4]: ...
-
-@type_check_only
-class _truediv_uint4(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint4 | weak_int] | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[float32]: ...
-
-@type_check_only
-class _rtruediv_uint4(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_, /) -> Array[float32]: ...
-
-@type_check_only
-class _pow_uint4(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint4]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint4]: ...
-
-@type_check_only
-class _compare_uint4(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint4 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
-
-@type_check_only
 class SumNotSupportedForUint4(_Table):
     """JAX rejects sum of an array of dtype uint4."""
     sum: SumNotSupportedForUint4
@@ -843,1112 +4571,6 @@ class ProdNotSupportedForUint4(_Table):
     prod: ProdNotSupportedForUint4
 
 @type_check_only
-class _clip_uint4(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[uint4]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[uint4]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_uint8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other8], /) -> Array[_Other8]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: Array[int8], /) -> Array[int16]: ...
-    @overload
-    def __call__(self, other: Array[int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8]] | np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16]] | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _radd_uint8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _matmul_uint8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other8], /) -> Array[_Other8]: ...
-    @overload
-    def __call__(self, other: Array[bool_], /) -> Array[uint8]: ...
-    @overload
-    def __call__(self, other: Array[int8], /) -> Array[int16]: ...
-    @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8]], /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]], /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
-
-@type_check_only
-class _truediv_uint8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float64 | weak_int] | np.float64 | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _rtruediv_uint8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float64 | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _floordiv_uint8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other10], /) -> Array[_Other10]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: Array[int8], /) -> Array[int16]: ...
-    @overload
-    def __call__(self, other: Array[int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8]] | np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16]] | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-
-@type_check_only
-class _rfloordiv_uint8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-
-@type_check_only
-class _pow_uint8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other8], /) -> Array[_Other8]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: Array[int8], /) -> Array[int16]: ...
-    @overload
-    def __call__(self, other: Array[int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]], /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _rpow_uint8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _bitwise_uint8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other11], /) -> Array[_Other11]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: Array[int8], /) -> Array[int16]: ...
-    @overload
-    def __call__(self, other: Array[int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8]] | np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16]] | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
-
-@type_check_only
-class _rbitwise_uint8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
-
-@type_check_only
-class _compare_uint8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | float6_e2m3fn | float6_e3m2fn | float8_e3m4 | float8_e4m3 | float8_e8m0fnu | float8_e4m3b11fnuz | float8_e4m3fn | float8_e4m3fnuz | float8_e5m2 | float8_e5m2fnuz | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | np.float64 | np.complex128 | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.complex64, /) -> Array[bool_]: ...
-
-@type_check_only
-class _clip_uint8(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_uint16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other12], /) -> Array[_Other12]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | weak_int] | bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16]] | np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _radd_uint16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _matmul_uint16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other12], /) -> Array[_Other12]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8], /) -> Array[uint16]: ...
-    @overload
-    def __call__(self, other: Array[int8 | int16], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16]], /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
-
-@type_check_only
-class _floordiv_uint16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other13], /) -> Array[_Other13]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | weak_int] | bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16]] | np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-
-@type_check_only
-class _rfloordiv_uint16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-
-@type_check_only
-class _pow_uint16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other12], /) -> Array[_Other12]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | weak_int] | bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _rpow_uint16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _bitwise_uint16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other14], /) -> Array[_Other14]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | weak_int] | bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16]] | np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-
-@type_check_only
-class _rbitwise_uint16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-
-@type_check_only
-class _clip_uint16(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_uint32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other15], /) -> Array[_Other15]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint64 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _radd_uint32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _matmul_uint32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other15], /) -> Array[_Other15]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: Array[int8 | int16], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
-
-@type_check_only
-class _floordiv_uint32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other16], /) -> Array[_Other16]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint64 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-
-@type_check_only
-class _rfloordiv_uint32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-
-@type_check_only
-class _pow_uint32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other15], /) -> Array[_Other15]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint64 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _rpow_uint32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _bitwise_uint32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other17], /) -> Array[_Other17]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint64 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[int8 | int16 | int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-
-@type_check_only
-class _rbitwise_uint32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-
-@type_check_only
-class _clip_uint32(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_uint64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other18], /) -> Array[_Other18]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[int8 | int16 | int32 | int64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
-
-@type_check_only
-class _radd_uint64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
-
-@type_check_only
-class _matmul_uint64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
-    @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
-
-@type_check_only
-class _truediv_uint64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | float64 | weak_int] | np.float64 | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[int8 | int16 | int32 | int64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: Array[uint64], /) -> Array[float64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
-
-@type_check_only
-class _rtruediv_uint64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float64 | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
-
-@type_check_only
-class _floordiv_uint64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other19], /) -> Array[_Other19]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[int8 | int16 | int32 | int64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
-
-@type_check_only
-class _rfloordiv_uint64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
-
-@type_check_only
-class _mod_uint64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other20], /) -> Array[_Other20]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[int8 | int16 | int32 | int64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]] | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
-
-@type_check_only
-class _pow_uint64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other21], /) -> Array[_Other21]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[int8 | int16 | int32 | int64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[uint64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[weak_float]: ...
-
-@type_check_only
-class _rpow_uint64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
-
-@type_check_only
-class _bitwise_uint64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other22], /) -> Array[_Other22]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | weak_int] | bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-
-@type_check_only
-class _rbitwise_uint64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-
-@type_check_only
 class ArgmaxNotSupportedForUint64(_Table):
     """JAX rejects argmax of an array of dtype uint64."""
     argmax: ArgmaxNotSupportedForUint64
@@ -1957,71 +4579,6 @@ class ArgmaxNotSupportedForUint64(_Table):
 class ArgminNotSupportedForUint64(_Table):
     """JAX rejects argmin of an array of dtype uint64."""
     argmin: ArgminNotSupportedForUint64
-
-@type_check_only
-class _clip_uint64(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[uint64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_int1(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | int1 | weak_int] | bool | int, /) -> Array[int1]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[int1]: ...
-
-@type_check_only
-class _radd_int1(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[int1]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_, /) -> Array[int1]: ...
-
-@type_check_only
-class _matmul_int1(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[int1], /) -> Array[int1]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-
-@type_check_only
-class _pow_int1(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[int1]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int1]: ...
-
-@type_check_only
-class _compare_int1(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | int1 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
 
 @type_check_only
 class SumNotSupportedForInt1(_Table):
@@ -2044,71 +4601,6 @@ class StdNotSupportedForInt1(_Table):
     std: StdNotSupportedForInt1
 
 @type_check_only
-class _clip_int1(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[int1]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[int1]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_int2(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | int2 | weak_int] | bool | int, /) -> Array[int2]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[int2]: ...
-
-@type_check_only
-class _radd_int2(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[int2]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_, /) -> Array[int2]: ...
-
-@type_check_only
-class _matmul_int2(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | int2], /) -> Array[int2]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[int2]: ...
-
-@type_check_only
-class _pow_int2(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[int2]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int2]: ...
-
-@type_check_only
-class _compare_int2(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | int2 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
-
-@type_check_only
 class SumNotSupportedForInt2(_Table):
     """JAX rejects sum of an array of dtype int2."""
     sum: SumNotSupportedForInt2
@@ -2129,82 +4621,6 @@ class StdNotSupportedForInt2(_Table):
     std: StdNotSupportedForInt2
 
 @type_check_only
-class _clip_int2(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[int2]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[int2]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_int4(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | int4 | weak_int] | bool | int, /) -> Array[int4]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[int4]: ...
-
-@type_check_only
-class _radd_int4(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[int4]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_, /) -> Array[int4]: ...
-
-@type_check_only
-class _matmul_int4(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | int4], /) -> Array[int4]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[int4]: ...
-
-@type_check_only
-class _truediv_int4(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | int4 | weak_int] | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[float32]: ...
-
-@type_check_only
-class _pow_int4(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[int4]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int4]: ...
-
-@type_check_only
-class _compare_int4(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | int4 | weak_int] | bool | int, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[bool_]: ...
-
-@type_check_only
 class SumNotSupportedForInt4(_Table):
     """JAX rejects sum of an array of dtype int4."""
     sum: SumNotSupportedForInt4
@@ -2213,802 +4629,6 @@ class SumNotSupportedForInt4(_Table):
 class ProdNotSupportedForInt4(_Table):
     """JAX rejects prod of an array of dtype int4."""
     prod: ProdNotSupportedForInt4
-
-@type_check_only
-class _clip_int4(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[int4]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[int4]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_int8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other23], /) -> Array[_Other23]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: Array[uint8], /) -> Array[int16]: ...
-    @overload
-    def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int8]] | np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.int16]] | np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]] | np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _radd_int8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _matmul_int8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other23], /) -> Array[_Other23]: ...
-    @overload
-    def __call__(self, other: Array[bool_], /) -> Array[int8]: ...
-    @overload
-    def __call__(self, other: Array[uint8], /) -> Array[int16]: ...
-    @overload
-    def __call__(self, other: Array[uint16 | uint32], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int8]], /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
-
-@type_check_only
-class _truediv_int8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | int64 | float64 | weak_int] | np.float64 | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _floordiv_int8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other24], /) -> Array[_Other24]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint8], /) -> Array[int16]: ...
-    @overload
-    def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int8]] | np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.int16]] | np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]] | np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-
-@type_check_only
-class _rfloordiv_int8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-
-@type_check_only
-class _pow_int8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other23], /) -> Array[_Other23]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: Array[uint8], /) -> Array[int16]: ...
-    @overload
-    def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int8]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _rpow_int8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _bitwise_int8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other25], /) -> Array[_Other25]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | weak_int] | bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint8], /) -> Array[int16]: ...
-    @overload
-    def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int8]] | np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.int16]] | np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]] | np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
-
-@type_check_only
-class _rbitwise_int8(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
-
-@type_check_only
-class _clip_int8(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_int16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other26], /) -> Array[_Other26]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | int8 | weak_int] | bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.int8 | np.int16]] | np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]] | np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _radd_int16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _matmul_int16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other26], /) -> Array[_Other26]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | int8], /) -> Array[int16]: ...
-    @overload
-    def __call__(self, other: Array[uint16 | uint32], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.int8 | np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
-
-@type_check_only
-class _floordiv_int16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other27], /) -> Array[_Other27]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | int8 | weak_int] | bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.int8 | np.int16]] | np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]] | np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-
-@type_check_only
-class _rfloordiv_int16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-
-@type_check_only
-class _pow_int16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other26], /) -> Array[_Other26]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | int8 | weak_int] | bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.int8 | np.int16]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _rpow_int16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _bitwise_int16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other28], /) -> Array[_Other28]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | int8 | weak_int] | bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint16 | uint32 | int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.int8 | np.int16]] | np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64]] | np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
-
-@type_check_only
-class _rbitwise_int16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.int8 | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16 | np.uint32 | np.uint64 | np.int32 | np.int64, /) -> Array[int32]: ...
-
-@type_check_only
-class _clip_int16(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_int32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other29], /) -> Array[_Other29]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int64 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _radd_int32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _matmul_int32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other29], /) -> Array[_Other29]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | weak_int], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
-
-@type_check_only
-class _floordiv_int32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other30], /) -> Array[_Other30]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int64 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-
-@type_check_only
-class _rfloordiv_int32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-
-@type_check_only
-class _rpow_int32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _bitwise_int32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | int64 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-
-@type_check_only
-class _rbitwise_int32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-
-@type_check_only
-class _clip_int32(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_int64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other31], /) -> Array[_Other31]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _truediv_int64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | int32 | float64 | weak_int] | np.float64 | bool | int, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: Array[int64], /) -> Array[float64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _mod_int64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other30], /) -> Array[_Other30]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-
-@type_check_only
-class _pow_int64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other29], /) -> Array[_Other29]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[int64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64] | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | weak_int], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _bitwise_int64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other32], /) -> Array[_Other32]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | int8 | int16 | weak_int] | bool | int, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[int32]: ...
 
 @type_check_only
 class ArgmaxNotSupportedForInt64(_Table):
@@ -3021,1065 +4641,60 @@ class ArgminNotSupportedForInt64(_Table):
     argmin: ArgminNotSupportedForInt64
 
 @type_check_only
-class _clip_int64(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[int64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_float4_e2m1fn(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | weak_int | weak_float] | bool | int | float, /) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float4_e2m1fn]: ...
-
-@type_check_only
-class _radd_float4_e2m1fn(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int | float, /) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float4_e2m1fn]: ...
-
-@type_check_only
-class _matmul_float4_e2m1fn(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | weak_int | weak_float], /) -> Array[float4_e2m1fn]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float4_e2m1fn]: ...
-
-@type_check_only
-class _bitwise_float4_e2m1fn(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-
-@type_check_only
-class _compare_float4_e2m1fn(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float4_e2m1fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
-
-@type_check_only
 class BitwiseInvertNotSupportedForFloat4_e2m1fn(_Table):
     """JAX rejects ~ (bitwise invert) of an array of dtype float4_e2m1fn."""
-
-@type_check_only
-class _clip_float4_e2m1fn(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[float4_e2m1fn]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_float6_e2m3fn(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e2m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float6_e2m3fn]: ...
-
-@type_check_only
-class _radd_float6_e2m3fn(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int | float, /) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float6_e2m3fn]: ...
-
-@type_check_only
-class _matmul_float6_e2m3fn(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e2m3fn | weak_int | weak_float], /) -> Array[float6_e2m3fn]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float6_e2m3fn]: ...
-
-@type_check_only
-class _compare_float6_e2m3fn(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e2m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForFloat6_e2m3fn(_Table):
     """JAX rejects ~ (bitwise invert) of an array of dtype float6_e2m3fn."""
 
 @type_check_only
-class _clip_float6_e2m3fn(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[float6_e2m3fn]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_float6_e3m2fn(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e3m2fn | weak_int | weak_float] | bool | int | float, /) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float6_e3m2fn]: ...
-
-@type_check_only
-class _radd_float6_e3m2fn(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int | float, /) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float6_e3m2fn]: ...
-
-@type_check_only
-class _matmul_float6_e3m2fn(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e3m2fn | weak_int | weak_float], /) -> Array[float6_e3m2fn]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float6_e3m2fn]: ...
-
-@type_check_only
-class _compare_float6_e3m2fn(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float6_e3m2fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
-
-@type_check_only
 class BitwiseInvertNotSupportedForFloat6_e3m2fn(_Table):
     """JAX rejects ~ (bitwise invert) of an array of dtype float6_e3m2fn."""
-
-@type_check_only
-class _clip_float6_e3m2fn(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[float6_e3m2fn]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_float8_e3m4(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e3m4 | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e3m4]: ...
-
-@type_check_only
-class _radd_float8_e3m4(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int | float, /) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e3m4]: ...
-
-@type_check_only
-class _matmul_float8_e3m4(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e3m4 | weak_int | weak_float], /) -> Array[float8_e3m4]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e3m4]: ...
-
-@type_check_only
-class _compare_float8_e3m4(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e3m4 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForFloat8_e3m4(_Table):
     """JAX rejects ~ (bitwise invert) of an array of dtype float8_e3m4."""
 
 @type_check_only
-class _clip_float8_e3m4(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e3m4]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_float8_e4m3(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3 | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3]: ...
-
-@type_check_only
-class _radd_float8_e4m3(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3]: ...
-
-@type_check_only
-class _matmul_float8_e4m3(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3 | weak_int | weak_float], /) -> Array[float8_e4m3]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e4m3]: ...
-
-@type_check_only
-class _compare_float8_e4m3(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
-
-@type_check_only
 class BitwiseInvertNotSupportedForFloat8_e4m3(_Table):
     """JAX rejects ~ (bitwise invert) of an array of dtype float8_e4m3."""
-
-@type_check_only
-class _clip_float8_e4m3(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_float8_e8m0fnu(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e8m0fnu | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e8m0fnu]: ...
-
-@type_check_only
-class _radd_float8_e8m0fnu(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int | float, /) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e8m0fnu]: ...
-
-@type_check_only
-class _matmul_float8_e8m0fnu(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e8m0fnu | weak_int | weak_float], /) -> Array[float8_e8m0fnu]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e8m0fnu]: ...
-
-@type_check_only
-class _compare_float8_e8m0fnu(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e8m0fnu | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForFloat8_e8m0fnu(_Table):
     """JAX rejects ~ (bitwise invert) of an array of dtype float8_e8m0fnu."""
 
 @type_check_only
-class _clip_float8_e8m0fnu(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e8m0fnu]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_float8_e4m3b11fnuz(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3b11fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3b11fnuz]: ...
-
-@type_check_only
-class _radd_float8_e4m3b11fnuz(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3b11fnuz]: ...
-
-@type_check_only
-class _matmul_float8_e4m3b11fnuz(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3b11fnuz | weak_int | weak_float], /) -> Array[float8_e4m3b11fnuz]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e4m3b11fnuz]: ...
-
-@type_check_only
-class _compare_float8_e4m3b11fnuz(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3b11fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
-
-@type_check_only
 class BitwiseInvertNotSupportedForFloat8_e4m3b11fnuz(_Table):
     """JAX rejects ~ (bitwise invert) of an array of dtype float8_e4m3b11fnuz."""
-
-@type_check_only
-class _clip_float8_e4m3b11fnuz(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3b11fnuz]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_float8_e4m3fn(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3fn]: ...
-
-@type_check_only
-class _radd_float8_e4m3fn(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3fn]: ...
-
-@type_check_only
-class _matmul_float8_e4m3fn(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fn | weak_int | weak_float], /) -> Array[float8_e4m3fn]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e4m3fn]: ...
-
-@type_check_only
-class _compare_float8_e4m3fn(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fn | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForFloat8_e4m3fn(_Table):
     """JAX rejects ~ (bitwise invert) of an array of dtype float8_e4m3fn."""
 
 @type_check_only
-class _clip_float8_e4m3fn(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3fn]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_float8_e4m3fnuz(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3fnuz]: ...
-
-@type_check_only
-class _radd_float8_e4m3fnuz(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int | float, /) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e4m3fnuz]: ...
-
-@type_check_only
-class _matmul_float8_e4m3fnuz(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fnuz | weak_int | weak_float], /) -> Array[float8_e4m3fnuz]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e4m3fnuz]: ...
-
-@type_check_only
-class _compare_float8_e4m3fnuz(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e4m3fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
-
-@type_check_only
 class BitwiseInvertNotSupportedForFloat8_e4m3fnuz(_Table):
     """JAX rejects ~ (bitwise invert) of an array of dtype float8_e4m3fnuz."""
-
-@type_check_only
-class _clip_float8_e4m3fnuz(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e4m3fnuz]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_float8_e5m2(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2 | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e5m2]: ...
-
-@type_check_only
-class _radd_float8_e5m2(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int | float, /) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e5m2]: ...
-
-@type_check_only
-class _matmul_float8_e5m2(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2 | weak_int | weak_float], /) -> Array[float8_e5m2]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e5m2]: ...
-
-@type_check_only
-class _compare_float8_e5m2(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2 | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForFloat8_e5m2(_Table):
     """JAX rejects ~ (bitwise invert) of an array of dtype float8_e5m2."""
 
 @type_check_only
-class _clip_float8_e5m2(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e5m2]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_float8_e5m2fnuz(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e5m2fnuz]: ...
-
-@type_check_only
-class _radd_float8_e5m2fnuz(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int | float, /) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float8_e5m2fnuz]: ...
-
-@type_check_only
-class _matmul_float8_e5m2fnuz(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2fnuz | weak_int | weak_float], /) -> Array[float8_e5m2fnuz]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[float8_e5m2fnuz]: ...
-
-@type_check_only
-class _compare_float8_e5m2fnuz(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float8_e5m2fnuz | weak_int | weak_float] | bool | int | float, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bool_]: ...
-
-@type_check_only
 class BitwiseInvertNotSupportedForFloat8_e5m2fnuz(_Table):
     """JAX rejects ~ (bitwise invert) of an array of dtype float8_e5m2fnuz."""
-
-@type_check_only
-class _clip_float8_e5m2fnuz(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[float8_e5m2fnuz]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_bfloat16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other33], /) -> Array[_Other33]: ...
-    @overload
-    def __call__(self, other: Array[float16 | float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float, /) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128 | weak_complex] | np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bfloat16]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16 | np.float32 | np.float64]] | np.float16 | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _radd_bfloat16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int | float, /) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bfloat16]: ...
-    @overload
-    def __call__(self, other: np.float16 | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _matmul_bfloat16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other33], /) -> Array[_Other33]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float], /) -> Array[bfloat16]: ...
-    @overload
-    def __call__(self, other: Array[float16 | float64], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: Array[weak_complex], /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[bfloat16]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16 | np.float32 | np.float64]], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
-
-@type_check_only
-class _floordiv_bfloat16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other34], /) -> Array[_Other34]: ...
-    @overload
-    def __call__(self, other: Array[float16 | float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float, /) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bfloat16]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16 | np.float32 | np.float64]] | np.float16 | np.float32, /) -> Array[float32]: ...
-
-@type_check_only
-class _rfloordiv_bfloat16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int | float, /) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[bfloat16]: ...
-    @overload
-    def __call__(self, other: np.float16 | np.float32, /) -> Array[float32]: ...
-
-@type_check_only
-class _compare_bfloat16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | np.float64 | np.complex128 | bool | int | float | complex, /) -> Array[bool_]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[bool_]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.complex64, /) -> Array[bool_]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForBfloat16(_Table):
     """JAX rejects ~ (bitwise invert) of an array of dtype bfloat16."""
 
 @type_check_only
-class _clip_bfloat16(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[bfloat16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_float16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other35], /) -> Array[_Other35]: ...
-    @overload
-    def __call__(self, other: Array[bfloat16 | float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128 | weak_complex] | np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _radd_float16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _matmul_float16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other35], /) -> Array[_Other35]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float], /) -> Array[float16]: ...
-    @overload
-    def __call__(self, other: Array[bfloat16 | float64], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: Array[weak_complex], /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
-
-@type_check_only
-class _floordiv_float16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other36], /) -> Array[_Other36]: ...
-    @overload
-    def __call__(self, other: Array[bfloat16 | float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-
-@type_check_only
-class _rfloordiv_float16(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int | float, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-
-@type_check_only
 class BitwiseInvertNotSupportedForFloat16(_Table):
     """JAX rejects ~ (bitwise invert) of an array of dtype float16."""
 
 @type_check_only
-class _clip_float16(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_float32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other37], /) -> Array[_Other37]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float64 | weak_int | weak_float] | np.float64 | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128 | weak_complex] | np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _radd_float32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64 | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _matmul_float32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other37], /) -> Array[_Other37]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float64 | weak_int | weak_float], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: Array[weak_complex], /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64]], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
-
-@type_check_only
-class _floordiv_float32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | weak_int | weak_float] | np.float64 | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32, /) -> Array[float32]: ...
-
-@type_check_only
-class _rfloordiv_float32(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64 | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32, /) -> Array[float32]: ...
-
-@type_check_only
 class BitwiseInvertNotSupportedForFloat32(_Table):
     """JAX rejects ~ (bitwise invert) of an array of dtype float32."""
-
-@type_check_only
-class _clip_float32(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_float64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other38], /) -> Array[_Other38]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | weak_int | weak_float] | np.float64 | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128 | weak_complex] | np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _matmul_float64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other38], /) -> Array[_Other38]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | weak_int | weak_float], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: Array[weak_complex], /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64]], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
-
-@type_check_only
-class _floordiv_float64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | weak_int | weak_float] | np.float64 | bool | int | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32, /) -> Array[float32]: ...
-
-@type_check_only
-class _pow_float64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other38], /) -> Array[_Other38]: ...
-    @overload
-    def __call__(self, other: Array[uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int] | bool | int, /) -> Array[float64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | bfloat16 | float16 | weak_float] | np.float64 | float, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128 | weak_complex] | np.complex128 | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.float16 | np.float32 | np.float64]] | np.bool_ | np.float16 | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[float64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForFloat64(_Table):
@@ -4094,51 +4709,6 @@ class ArgmaxNotSupportedForFloat64(_Table):
 class ArgminNotSupportedForFloat64(_Table):
     """JAX rejects argmin of an array of dtype float64."""
     argmin: ArgminNotSupportedForFloat64
-
-@type_check_only
-class _clip_float64(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[float64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_complex64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | complex128 | weak_int | weak_float | weak_complex] | np.float64 | np.complex128 | bool | int | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _radd_complex64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64 | np.complex128 | bool | int | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _matmul_complex64(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex64 | weak_int | weak_float | weak_complex], /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]], /) -> Array[complex64]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForComplex64(_Table):
@@ -4160,36 +4730,6 @@ class ClipNotSupportedForComplex64(_Table):
     clip: ClipNotSupportedForComplex64
 
 @type_check_only
-class _add_complex128(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other39], /) -> Array[_Other39]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | weak_int | weak_float | weak_complex] | np.float64 | np.complex128 | bool | int | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...
-
-@type_check_only
-class _pow_complex128(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other39], /) -> Array[_Other39]: ...
-    @overload
-    def __call__(self, other: Array[uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int] | bool | int, /) -> Array[complex128]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | bfloat16 | float16 | float32 | float64 | weak_float | weak_complex] | np.float64 | np.complex128 | float | complex, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.bool_ | np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[complex128]: ...
-
-@type_check_only
 class BitwiseInvertNotSupportedForComplex128(_Table):
     """JAX rejects ~ (bitwise invert) of an array of dtype complex128."""
 
@@ -4209,544 +4749,8 @@ class ClipNotSupportedForComplex128(_Table):
     clip: ClipNotSupportedForComplex128
 
 @type_check_only
-class _add_weak_int(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other2], /) -> Array[_Other2]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_] | bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: Array[int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[weak_int]: ...
-
-@type_check_only
-class _radd_weak_int(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.bool_, /) -> Array[weak_int]: ...
-
-@type_check_only
-class _matmul_weak_int(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other40], /) -> Array[_Other40]: ...
-    @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: Array[bool_], /) -> Array[weak_int]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]], /) -> Array[weak_int]: ...
-
-@type_check_only
-class _truediv_weak_int(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other3], /) -> Array[_Other3]: ...
-    @overload
-    def __call__(self, other: Array[uint4 | uint8 | uint16 | uint32 | uint64 | int4 | int8 | int16 | int32 | int64 | float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | weak_int] | bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32 | np.float64]] | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[weak_float]: ...
-
-@type_check_only
-class _rtruediv_weak_int(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.bool_, /) -> Array[weak_float]: ...
-
-@type_check_only
-class _floordiv_weak_int(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other4], /) -> Array[_Other4]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_] | bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: Array[int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[weak_int]: ...
-
-@type_check_only
-class _rfloordiv_weak_int(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.bool_, /) -> Array[weak_int]: ...
-
-@type_check_only
-class _pow_weak_int(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other5], /) -> Array[_Other5]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | int64 | weak_int], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]], /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]], /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]], /) -> Array[uint32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]], /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]], /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.int32 | np.int64]] | np.bool_, /) -> Array[int32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_int]: ...
-
-@type_check_only
-class _bitwise_weak_int(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other7], /) -> Array[_Other7]: ...
-    @overload
-    def __call__(self, other: Array[bool_] | bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[uint64], /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: Array[int64], /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8]] | np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint16]] | np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint32 | np.uint64]] | np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int8]] | np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int16]] | np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.int32 | np.int64]] | np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_, /) -> Array[weak_int]: ...
-
-@type_check_only
-class _rbitwise_weak_int(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: bool | int, /) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.uint8, /) -> Array[uint8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint16, /) -> Array[uint16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.uint32 | np.uint64, /) -> Array[uint32]: ...
-    @overload
-    def __call__(self, other: np.int8, /) -> Array[int8]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.int16, /) -> Array[int16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.int32 | np.int64, /) -> Array[int32]: ...
-    @overload
-    def __call__(self, other: np.bool_, /) -> Array[weak_int]: ...
-
-@type_check_only
-class _clip_weak_int(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[weak_int]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_weak_float(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int] | bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
-
-@type_check_only
-class _radd_weak_float(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.complex64, /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
-
-@type_check_only
-class _matmul_weak_float(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
-    @overload
-    def __call__(self, other: Array[float64], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int], /) -> Array[weak_float]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]], /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]], /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]], /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[weak_float]: ...
-
-@type_check_only
-class _floordiv_weak_float(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other41], /) -> Array[_Other41]: ...
-    @overload
-    def __call__(self, other: Array[float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int] | bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
-
-@type_check_only
-class _rfloordiv_weak_float(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.float32, /) -> Array[float32]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
-
-@type_check_only
-class _pow_weak_float(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other9], /) -> Array[_Other9]: ...
-    @overload
-    def __call__(self, other: Array[uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | float64] | np.float64, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[complex128] | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | weak_int] | bool | int | float, /) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: complex, /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16]] | np.float16, /) -> Array[float16]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float32 | np.float64]] | np.float32, /) -> Array[float32]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.complex64 | np.complex128]] | np.complex64, /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_float]: ...
-
-@type_check_only
 class BitwiseInvertNotSupportedForWeakFloat(_Table):
     """JAX rejects ~ (bitwise invert) of an array of dtype f*."""
-
-@type_check_only
-class _clip_weak_float(_Table):
-    @overload
-    def clip(self, min: None = None, max: None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: int | None = None, max: int | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: float | None = None, max: float | None = None) -> Array[weak_float]: ...  # type: ignore[overload-overlap]
-    @overload
-    def clip(self, min: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None, max: Array[Any] | np.ndarray[Any, Any] | np.generic | complex | None = None) -> Array[Any]: ...
-    __call__ = clip
-
-@type_check_only
-class _add_weak_complex(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other42], /) -> Array[_Other42]: ...
-    @overload
-    def __call__(self, other: Array[bfloat16 | float16 | float32 | float64 | complex128] | np.float64 | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float] | bool | int | float | complex, /) -> Array[weak_complex]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_complex]: ...
-
-@type_check_only
-class _radd_weak_complex(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float64 | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: bool | int | float | complex, /) -> Array[weak_complex]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_complex]: ...
-
-@type_check_only
-class _matmul_weak_complex(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other42], /) -> Array[_Other42]: ...
-    @overload
-    def __call__(self, other: Array[bfloat16 | float16 | float32 | float64], /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: Array[bool_ | uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | weak_int | weak_float], /) -> Array[weak_complex]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]], /) -> Array[complex64]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64]], /) -> Array[weak_complex]: ...
-
-@type_check_only
-class _pow_weak_complex(_Table):
-    @overload
-    def __call__(self, other: Array[_UnknownDtypeT], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: Array[_Other42], /) -> Array[_Other42]: ...
-    @overload
-    def __call__(self, other: Array[uint8 | uint16 | uint32 | uint64 | int8 | int16 | int32 | int64 | bfloat16 | float16 | float32 | float64 | complex128] | np.float64 | np.complex128, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: Array[bool_ | weak_int | weak_float] | bool | int | float | complex, /) -> Array[weak_complex]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[UnknownNumpyScalar]] | np.number[Never], /) -> Array[Any]: ...
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64 | np.float16 | np.float32 | np.float64 | np.complex64 | np.complex128]] | np.float16 | np.float32 | np.complex64, /) -> Array[complex64]: ...  # type: ignore[overload-overlap]
-    @overload
-    def __call__(self, other: np.ndarray[Any, np.dtype[np.bool_]] | np.bool_ | np.uint8 | np.uint16 | np.uint32 | np.uint64 | np.int8 | np.int16 | np.int32 | np.int64, /) -> Array[weak_complex]: ...
 
 @type_check_only
 class BitwiseInvertNotSupportedForWeakComplex(_Table):
@@ -4769,29 +4773,29 @@ class ClipNotSupportedForWeakComplex(_Table):
 
 class bool_(DtypeMarker):
     """Marker of the dtype bool."""
-    _add: _add_bool_
-    _radd: _radd_bool_
-    _matmul: _matmul_bool_
-    _rmatmul: _rmatmul_bool_
-    _sub: _sub_bool_
-    _rsub: _rsub_bool_
-    _truediv: _truediv_bool_
-    _rtruediv: _rtruediv_bool_
-    _floordiv: _floordiv_bool_
-    _rfloordiv: _rfloordiv_bool_
-    _mod: _floordiv_bool_
-    _rmod: _rfloordiv_bool_
-    _pow: _pow_bool_
-    _rpow: _rpow_bool_
-    _bitwise: _bitwise_bool_
-    _rbitwise: _rbitwise_bool_
-    _shift: _shift_bool_
-    _rshift: _rshift_bool_
-    _compare: _compare_bool_
+    _add: _Tables.AddBool
+    _radd: _Tables.ReflectedAddBool
+    _matmul: _Tables.MatmulBool
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.SubBool
+    _rsub: _Tables.ReflectedSubBool
+    _truediv: _Tables.TruedivBool
+    _rtruediv: _Tables.ReflectedTruedivBool
+    _floordiv: _Tables.FloordivBool
+    _rfloordiv: _Tables.ReflectedFloordivBool
+    _mod: _Tables.FloordivBool
+    _rmod: _Tables.ReflectedFloordivBool
+    _pow: _Tables.PowBool
+    _rpow: _Tables.ReflectedPowBool
+    _bitwise: _Tables.BitwiseBool
+    _rbitwise: _Tables.ReflectedBitwiseBool
+    _shift: _Tables.ShiftBool
+    _rshift: _Tables.ReflectedShiftBool
+    _compare: _Tables.CompareBool
     _neg: NegationNotSupportedForBool
-    _pos: _Unary[bool_]
+    _pos: UnaryTo[bool_]
     _abs: bool_
-    _invert: _Unary[bool_]
+    _invert: UnaryTo[bool_]
     _sum: SumTo[int32]
     _prod: ProdTo[int32]
     _mean: MeanTo[float32]
@@ -4802,36 +4806,36 @@ class bool_(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundNotSupportedForBool
-    _clip: _clip_bool_
+    _clip: _Tables.ClipBool
     _real: bool_
     _imag: bool_
     _item: ItemTo[bool]
 
 class uint1(DtypeMarker):
     """Marker of the dtype uint1."""
-    _add: _add_uint1
-    _radd: _radd_uint1
-    _matmul: _matmul_uint1
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_uint1
-    _rsub: _radd_uint1
-    _truediv: _add_uint1
-    _rtruediv: _radd_uint1
-    _floordiv: _add_uint1
-    _rfloordiv: _radd_uint1
-    _mod: _add_uint1
-    _rmod: _radd_uint1
-    _pow: _pow_uint1
-    _rpow: _rmatmul_bool_
-    _bitwise: _add_uint1
-    _rbitwise: _radd_uint1
-    _shift: _add_uint1
-    _rshift: _radd_uint1
-    _compare: _compare_uint1
-    _neg: _Unary[uint1]
-    _pos: _Unary[uint1]
+    _add: _Tables.AddUint1
+    _radd: _Tables.ReflectedAddUint1
+    _matmul: _Tables.MatmulUint1
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddUint1
+    _rsub: _Tables.ReflectedAddUint1
+    _truediv: _Tables.AddUint1
+    _rtruediv: _Tables.ReflectedAddUint1
+    _floordiv: _Tables.AddUint1
+    _rfloordiv: _Tables.ReflectedAddUint1
+    _mod: _Tables.AddUint1
+    _rmod: _Tables.ReflectedAddUint1
+    _pow: _Tables.PowUint1
+    _rpow: _Tables.ReflectedMatmulBool
+    _bitwise: _Tables.AddUint1
+    _rbitwise: _Tables.ReflectedAddUint1
+    _shift: _Tables.AddUint1
+    _rshift: _Tables.ReflectedAddUint1
+    _compare: _Tables.CompareUint1
+    _neg: UnaryTo[uint1]
+    _pos: UnaryTo[uint1]
     _abs: uint1
-    _invert: _Unary[uint1]
+    _invert: UnaryTo[uint1]
     _sum: SumNotSupportedForUint1
     _prod: ProdNotSupportedForUint1
     _mean: MeanTo[uint1]
@@ -4842,36 +4846,36 @@ class uint1(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[uint1]
-    _clip: _clip_uint1
+    _clip: _Tables.ClipUint1
     _real: uint1
     _imag: uint1
     _item: ItemTo[int]
 
 class uint2(DtypeMarker):
     """Marker of the dtype uint2."""
-    _add: _add_uint2
-    _radd: _radd_uint2
-    _matmul: _matmul_uint2
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_uint2
-    _rsub: _radd_uint2
-    _truediv: _add_uint2
-    _rtruediv: _radd_uint2
-    _floordiv: _add_uint2
-    _rfloordiv: _radd_uint2
-    _mod: _add_uint2
-    _rmod: _radd_uint2
-    _pow: _pow_uint2
-    _rpow: _rmatmul_bool_
-    _bitwise: _add_uint2
-    _rbitwise: _radd_uint2
-    _shift: _add_uint2
-    _rshift: _radd_uint2
-    _compare: _compare_uint2
-    _neg: _Unary[uint2]
-    _pos: _Unary[uint2]
+    _add: _Tables.AddUint2
+    _radd: _Tables.ReflectedAddUint2
+    _matmul: _Tables.MatmulUint2
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddUint2
+    _rsub: _Tables.ReflectedAddUint2
+    _truediv: _Tables.AddUint2
+    _rtruediv: _Tables.ReflectedAddUint2
+    _floordiv: _Tables.AddUint2
+    _rfloordiv: _Tables.ReflectedAddUint2
+    _mod: _Tables.AddUint2
+    _rmod: _Tables.ReflectedAddUint2
+    _pow: _Tables.PowUint2
+    _rpow: _Tables.ReflectedMatmulBool
+    _bitwise: _Tables.AddUint2
+    _rbitwise: _Tables.ReflectedAddUint2
+    _shift: _Tables.AddUint2
+    _rshift: _Tables.ReflectedAddUint2
+    _compare: _Tables.CompareUint2
+    _neg: UnaryTo[uint2]
+    _pos: UnaryTo[uint2]
     _abs: uint2
-    _invert: _Unary[uint2]
+    _invert: UnaryTo[uint2]
     _sum: SumNotSupportedForUint2
     _prod: ProdNotSupportedForUint2
     _mean: MeanTo[uint2]
@@ -4882,36 +4886,36 @@ class uint2(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[uint2]
-    _clip: _clip_uint2
+    _clip: _Tables.ClipUint2
     _real: uint2
     _imag: uint2
     _item: ItemTo[int]
 
 class uint4(DtypeMarker):
     """Marker of the dtype uint4."""
-    _add: _add_uint4
-    _radd: _radd_uint4
-    _matmul: _matmul_uint4
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_uint4
-    _rsub: _radd_uint4
-    _truediv: _truediv_uint4
-    _rtruediv: _rtruediv_uint4
-    _floordiv: _add_uint4
-    _rfloordiv: _radd_uint4
-    _mod: _add_uint4
-    _rmod: _radd_uint4
-    _pow: _pow_uint4
-    _rpow: _rmatmul_bool_
-    _bitwise: _add_uint4
-    _rbitwise: _radd_uint4
-    _shift: _add_uint4
-    _rshift: _radd_uint4
-    _compare: _compare_uint4
-    _neg: _Unary[uint4]
-    _pos: _Unary[uint4]
+    _add: _Tables.AddUint4
+    _radd: _Tables.ReflectedAddUint4
+    _matmul: _Tables.MatmulUint4
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddUint4
+    _rsub: _Tables.ReflectedAddUint4
+    _truediv: _Tables.TruedivUint4
+    _rtruediv: _Tables.ReflectedTruedivUint4
+    _floordiv: _Tables.AddUint4
+    _rfloordiv: _Tables.ReflectedAddUint4
+    _mod: _Tables.AddUint4
+    _rmod: _Tables.ReflectedAddUint4
+    _pow: _Tables.PowUint4
+    _rpow: _Tables.ReflectedMatmulBool
+    _bitwise: _Tables.AddUint4
+    _rbitwise: _Tables.ReflectedAddUint4
+    _shift: _Tables.AddUint4
+    _rshift: _Tables.ReflectedAddUint4
+    _compare: _Tables.CompareUint4
+    _neg: UnaryTo[uint4]
+    _pos: UnaryTo[uint4]
     _abs: uint4
-    _invert: _Unary[uint4]
+    _invert: UnaryTo[uint4]
     _sum: SumNotSupportedForUint4
     _prod: ProdNotSupportedForUint4
     _mean: MeanTo[float32]
@@ -4922,36 +4926,36 @@ class uint4(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[uint4]
-    _clip: _clip_uint4
+    _clip: _Tables.ClipUint4
     _real: uint4
     _imag: uint4
     _item: ItemTo[int]
 
 class uint8(DtypeMarker):
     """Marker of the dtype uint8."""
-    _add: _add_uint8
-    _radd: _radd_uint8
-    _matmul: _matmul_uint8
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_uint8
-    _rsub: _radd_uint8
-    _truediv: _truediv_uint8
-    _rtruediv: _rtruediv_uint8
-    _floordiv: _floordiv_uint8
-    _rfloordiv: _rfloordiv_uint8
-    _mod: _floordiv_uint8
-    _rmod: _rfloordiv_uint8
-    _pow: _pow_uint8
-    _rpow: _rpow_uint8
-    _bitwise: _bitwise_uint8
-    _rbitwise: _rbitwise_uint8
-    _shift: _bitwise_uint8
-    _rshift: _rbitwise_uint8
-    _compare: _compare_uint8
-    _neg: _Unary[uint8]
-    _pos: _Unary[uint8]
+    _add: _Tables.AddUint8
+    _radd: _Tables.ReflectedAddUint8
+    _matmul: _Tables.MatmulUint8
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddUint8
+    _rsub: _Tables.ReflectedAddUint8
+    _truediv: _Tables.TruedivUint8
+    _rtruediv: _Tables.ReflectedTruedivUint8
+    _floordiv: _Tables.FloordivUint8
+    _rfloordiv: _Tables.ReflectedFloordivUint8
+    _mod: _Tables.FloordivUint8
+    _rmod: _Tables.ReflectedFloordivUint8
+    _pow: _Tables.PowUint8
+    _rpow: _Tables.ReflectedPowUint8
+    _bitwise: _Tables.BitwiseUint8
+    _rbitwise: _Tables.ReflectedBitwiseUint8
+    _shift: _Tables.BitwiseUint8
+    _rshift: _Tables.ReflectedBitwiseUint8
+    _compare: _Tables.CompareUint8
+    _neg: UnaryTo[uint8]
+    _pos: UnaryTo[uint8]
     _abs: uint8
-    _invert: _Unary[uint8]
+    _invert: UnaryTo[uint8]
     _sum: SumTo[uint32]
     _prod: ProdTo[uint32]
     _mean: MeanTo[float32]
@@ -4962,36 +4966,36 @@ class uint8(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[uint8]
-    _clip: _clip_uint8
+    _clip: _Tables.ClipUint8
     _real: uint8
     _imag: uint8
     _item: ItemTo[int]
 
 class uint16(DtypeMarker):
     """Marker of the dtype uint16."""
-    _add: _add_uint16
-    _radd: _radd_uint16
-    _matmul: _matmul_uint16
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_uint16
-    _rsub: _radd_uint16
-    _truediv: _truediv_uint8
-    _rtruediv: _rtruediv_uint8
-    _floordiv: _floordiv_uint16
-    _rfloordiv: _rfloordiv_uint16
-    _mod: _floordiv_uint16
-    _rmod: _rfloordiv_uint16
-    _pow: _pow_uint16
-    _rpow: _rpow_uint16
-    _bitwise: _bitwise_uint16
-    _rbitwise: _rbitwise_uint16
-    _shift: _bitwise_uint16
-    _rshift: _rbitwise_uint16
-    _compare: _compare_uint8
-    _neg: _Unary[uint16]
-    _pos: _Unary[uint16]
+    _add: _Tables.AddUint16
+    _radd: _Tables.ReflectedAddUint16
+    _matmul: _Tables.MatmulUint16
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddUint16
+    _rsub: _Tables.ReflectedAddUint16
+    _truediv: _Tables.TruedivUint8
+    _rtruediv: _Tables.ReflectedTruedivUint8
+    _floordiv: _Tables.FloordivUint16
+    _rfloordiv: _Tables.ReflectedFloordivUint16
+    _mod: _Tables.FloordivUint16
+    _rmod: _Tables.ReflectedFloordivUint16
+    _pow: _Tables.PowUint16
+    _rpow: _Tables.ReflectedPowUint16
+    _bitwise: _Tables.BitwiseUint16
+    _rbitwise: _Tables.ReflectedBitwiseUint16
+    _shift: _Tables.BitwiseUint16
+    _rshift: _Tables.ReflectedBitwiseUint16
+    _compare: _Tables.CompareUint8
+    _neg: UnaryTo[uint16]
+    _pos: UnaryTo[uint16]
     _abs: uint16
-    _invert: _Unary[uint16]
+    _invert: UnaryTo[uint16]
     _sum: SumTo[uint32]
     _prod: ProdTo[uint32]
     _mean: MeanTo[float32]
@@ -5002,36 +5006,36 @@ class uint16(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[uint16]
-    _clip: _clip_uint16
+    _clip: _Tables.ClipUint16
     _real: uint16
     _imag: uint16
     _item: ItemTo[int]
 
 class uint32(DtypeMarker):
     """Marker of the dtype uint32."""
-    _add: _add_uint32
-    _radd: _radd_uint32
-    _matmul: _matmul_uint32
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_uint32
-    _rsub: _radd_uint32
-    _truediv: _truediv_uint8
-    _rtruediv: _rtruediv_uint8
-    _floordiv: _floordiv_uint32
-    _rfloordiv: _rfloordiv_uint32
-    _mod: _floordiv_uint32
-    _rmod: _rfloordiv_uint32
-    _pow: _pow_uint32
-    _rpow: _rpow_uint32
-    _bitwise: _bitwise_uint32
-    _rbitwise: _rbitwise_uint32
-    _shift: _bitwise_uint32
-    _rshift: _rbitwise_uint32
-    _compare: _compare_uint8
-    _neg: _Unary[uint32]
-    _pos: _Unary[uint32]
+    _add: _Tables.AddUint32
+    _radd: _Tables.ReflectedAddUint32
+    _matmul: _Tables.MatmulUint32
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddUint32
+    _rsub: _Tables.ReflectedAddUint32
+    _truediv: _Tables.TruedivUint8
+    _rtruediv: _Tables.ReflectedTruedivUint8
+    _floordiv: _Tables.FloordivUint32
+    _rfloordiv: _Tables.ReflectedFloordivUint32
+    _mod: _Tables.FloordivUint32
+    _rmod: _Tables.ReflectedFloordivUint32
+    _pow: _Tables.PowUint32
+    _rpow: _Tables.ReflectedPowUint32
+    _bitwise: _Tables.BitwiseUint32
+    _rbitwise: _Tables.ReflectedBitwiseUint32
+    _shift: _Tables.BitwiseUint32
+    _rshift: _Tables.ReflectedBitwiseUint32
+    _compare: _Tables.CompareUint8
+    _neg: UnaryTo[uint32]
+    _pos: UnaryTo[uint32]
     _abs: uint32
-    _invert: _Unary[uint32]
+    _invert: UnaryTo[uint32]
     _sum: SumTo[uint32]
     _prod: ProdTo[uint32]
     _mean: MeanTo[float32]
@@ -5042,36 +5046,36 @@ class uint32(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[uint32]
-    _clip: _clip_uint32
+    _clip: _Tables.ClipUint32
     _real: uint32
     _imag: uint32
     _item: ItemTo[int]
 
 class uint64(DtypeMarker):
     """Marker of the dtype uint64."""
-    _add: _add_uint64
-    _radd: _radd_uint64
-    _matmul: _matmul_uint64
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_uint64
-    _rsub: _radd_uint64
-    _truediv: _truediv_uint64
-    _rtruediv: _rtruediv_uint64
-    _floordiv: _floordiv_uint64
-    _rfloordiv: _rfloordiv_uint64
-    _mod: _mod_uint64
-    _rmod: _rfloordiv_uint64
-    _pow: _pow_uint64
-    _rpow: _rpow_uint64
-    _bitwise: _bitwise_uint64
-    _rbitwise: _rbitwise_uint64
-    _shift: _bitwise_uint64
-    _rshift: _rbitwise_uint64
-    _compare: _compare_uint8
-    _neg: _Unary[uint64]
-    _pos: _Unary[uint64]
+    _add: _Tables.AddUint64
+    _radd: _Tables.ReflectedAddUint64
+    _matmul: _Tables.MatmulUint64
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddUint64
+    _rsub: _Tables.ReflectedAddUint64
+    _truediv: _Tables.TruedivUint64
+    _rtruediv: _Tables.ReflectedTruedivUint64
+    _floordiv: _Tables.FloordivUint64
+    _rfloordiv: _Tables.ReflectedFloordivUint64
+    _mod: _Tables.ModUint64
+    _rmod: _Tables.ReflectedFloordivUint64
+    _pow: _Tables.PowUint64
+    _rpow: _Tables.ReflectedPowUint64
+    _bitwise: _Tables.BitwiseUint64
+    _rbitwise: _Tables.ReflectedBitwiseUint64
+    _shift: _Tables.BitwiseUint64
+    _rshift: _Tables.ReflectedBitwiseUint64
+    _compare: _Tables.CompareUint8
+    _neg: UnaryTo[uint64]
+    _pos: UnaryTo[uint64]
     _abs: uint64
-    _invert: _Unary[uint64]
+    _invert: UnaryTo[uint64]
     _sum: SumTo[uint32]
     _prod: ProdTo[uint32]
     _mean: MeanTo[float32]
@@ -5082,35 +5086,35 @@ class uint64(DtypeMarker):
     _argmax: ArgmaxNotSupportedForUint64
     _argmin: ArgminNotSupportedForUint64
     _round: RoundTo[uint64]
-    _clip: _clip_uint64
+    _clip: _Tables.ClipUint64
     _real: uint64
     _imag: uint64
     _item: ItemTo[int]
 
 class int1(DtypeMarker):
     """Marker of the dtype int1."""
-    _add: _add_int1
-    _radd: _radd_int1
-    _matmul: _matmul_int1
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_int1
-    _rsub: _radd_int1
-    _truediv: _add_int1
-    _rtruediv: _radd_int1
-    _floordiv: _add_int1
-    _rfloordiv: _radd_int1
-    _mod: _add_int1
-    _rmod: _radd_int1
-    _pow: _pow_int1
-    _rpow: _rmatmul_bool_
-    _bitwise: _add_int1
-    _rbitwise: _radd_int1
-    _shift: _add_int1
-    _rshift: _radd_int1
-    _compare: _compare_int1
-    _neg: _Unary[int1]
-    _pos: _Unary[int1]
-    _invert: _Unary[int1]
+    _add: _Tables.AddInt1
+    _radd: _Tables.ReflectedAddInt1
+    _matmul: _Tables.MatmulInt1
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddInt1
+    _rsub: _Tables.ReflectedAddInt1
+    _truediv: _Tables.AddInt1
+    _rtruediv: _Tables.ReflectedAddInt1
+    _floordiv: _Tables.AddInt1
+    _rfloordiv: _Tables.ReflectedAddInt1
+    _mod: _Tables.AddInt1
+    _rmod: _Tables.ReflectedAddInt1
+    _pow: _Tables.PowInt1
+    _rpow: _Tables.ReflectedMatmulBool
+    _bitwise: _Tables.AddInt1
+    _rbitwise: _Tables.ReflectedAddInt1
+    _shift: _Tables.AddInt1
+    _rshift: _Tables.ReflectedAddInt1
+    _compare: _Tables.CompareInt1
+    _neg: UnaryTo[int1]
+    _pos: UnaryTo[int1]
+    _invert: UnaryTo[int1]
     _sum: SumNotSupportedForInt1
     _prod: ProdNotSupportedForInt1
     _mean: MeanTo[int1]
@@ -5121,35 +5125,35 @@ class int1(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[int1]
-    _clip: _clip_int1
+    _clip: _Tables.ClipInt1
     _real: int1
     _imag: int1
     _item: ItemTo[int]
 
 class int2(DtypeMarker):
     """Marker of the dtype int2."""
-    _add: _add_int2
-    _radd: _radd_int2
-    _matmul: _matmul_int2
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_int2
-    _rsub: _radd_int2
-    _truediv: _add_int2
-    _rtruediv: _radd_int2
-    _floordiv: _add_int2
-    _rfloordiv: _radd_int2
-    _mod: _add_int2
-    _rmod: _radd_int2
-    _pow: _pow_int2
-    _rpow: _rmatmul_bool_
-    _bitwise: _add_int2
-    _rbitwise: _radd_int2
-    _shift: _add_int2
-    _rshift: _radd_int2
-    _compare: _compare_int2
-    _neg: _Unary[int2]
-    _pos: _Unary[int2]
-    _invert: _Unary[int2]
+    _add: _Tables.AddInt2
+    _radd: _Tables.ReflectedAddInt2
+    _matmul: _Tables.MatmulInt2
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddInt2
+    _rsub: _Tables.ReflectedAddInt2
+    _truediv: _Tables.AddInt2
+    _rtruediv: _Tables.ReflectedAddInt2
+    _floordiv: _Tables.AddInt2
+    _rfloordiv: _Tables.ReflectedAddInt2
+    _mod: _Tables.AddInt2
+    _rmod: _Tables.ReflectedAddInt2
+    _pow: _Tables.PowInt2
+    _rpow: _Tables.ReflectedMatmulBool
+    _bitwise: _Tables.AddInt2
+    _rbitwise: _Tables.ReflectedAddInt2
+    _shift: _Tables.AddInt2
+    _rshift: _Tables.ReflectedAddInt2
+    _compare: _Tables.CompareInt2
+    _neg: UnaryTo[int2]
+    _pos: UnaryTo[int2]
+    _invert: UnaryTo[int2]
     _sum: SumNotSupportedForInt2
     _prod: ProdNotSupportedForInt2
     _mean: MeanTo[int2]
@@ -5160,35 +5164,35 @@ class int2(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[int2]
-    _clip: _clip_int2
+    _clip: _Tables.ClipInt2
     _real: int2
     _imag: int2
     _item: ItemTo[int]
 
 class int4(DtypeMarker):
     """Marker of the dtype int4."""
-    _add: _add_int4
-    _radd: _radd_int4
-    _matmul: _matmul_int4
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_int4
-    _rsub: _radd_int4
-    _truediv: _truediv_int4
-    _rtruediv: _rtruediv_uint4
-    _floordiv: _add_int4
-    _rfloordiv: _radd_int4
-    _mod: _add_int4
-    _rmod: _radd_int4
-    _pow: _pow_int4
-    _rpow: _rmatmul_bool_
-    _bitwise: _add_int4
-    _rbitwise: _radd_int4
-    _shift: _add_int4
-    _rshift: _radd_int4
-    _compare: _compare_int4
-    _neg: _Unary[int4]
-    _pos: _Unary[int4]
-    _invert: _Unary[int4]
+    _add: _Tables.AddInt4
+    _radd: _Tables.ReflectedAddInt4
+    _matmul: _Tables.MatmulInt4
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddInt4
+    _rsub: _Tables.ReflectedAddInt4
+    _truediv: _Tables.TruedivInt4
+    _rtruediv: _Tables.ReflectedTruedivUint4
+    _floordiv: _Tables.AddInt4
+    _rfloordiv: _Tables.ReflectedAddInt4
+    _mod: _Tables.AddInt4
+    _rmod: _Tables.ReflectedAddInt4
+    _pow: _Tables.PowInt4
+    _rpow: _Tables.ReflectedMatmulBool
+    _bitwise: _Tables.AddInt4
+    _rbitwise: _Tables.ReflectedAddInt4
+    _shift: _Tables.AddInt4
+    _rshift: _Tables.ReflectedAddInt4
+    _compare: _Tables.CompareInt4
+    _neg: UnaryTo[int4]
+    _pos: UnaryTo[int4]
+    _invert: UnaryTo[int4]
     _sum: SumNotSupportedForInt4
     _prod: ProdNotSupportedForInt4
     _mean: MeanTo[float32]
@@ -5199,36 +5203,36 @@ class int4(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[int4]
-    _clip: _clip_int4
+    _clip: _Tables.ClipInt4
     _real: int4
     _imag: int4
     _item: ItemTo[int]
 
 class int8(DtypeMarker):
     """Marker of the dtype int8."""
-    _add: _add_int8
-    _radd: _radd_int8
-    _matmul: _matmul_int8
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_int8
-    _rsub: _radd_int8
-    _truediv: _truediv_int8
-    _rtruediv: _rtruediv_uint8
-    _floordiv: _floordiv_int8
-    _rfloordiv: _rfloordiv_int8
-    _mod: _floordiv_int8
-    _rmod: _rfloordiv_int8
-    _pow: _pow_int8
-    _rpow: _rpow_int8
-    _bitwise: _bitwise_int8
-    _rbitwise: _rbitwise_int8
-    _shift: _bitwise_int8
-    _rshift: _rbitwise_int8
-    _compare: _compare_uint8
-    _neg: _Unary[int8]
-    _pos: _Unary[int8]
+    _add: _Tables.AddInt8
+    _radd: _Tables.ReflectedAddInt8
+    _matmul: _Tables.MatmulInt8
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddInt8
+    _rsub: _Tables.ReflectedAddInt8
+    _truediv: _Tables.TruedivInt8
+    _rtruediv: _Tables.ReflectedTruedivUint8
+    _floordiv: _Tables.FloordivInt8
+    _rfloordiv: _Tables.ReflectedFloordivInt8
+    _mod: _Tables.FloordivInt8
+    _rmod: _Tables.ReflectedFloordivInt8
+    _pow: _Tables.PowInt8
+    _rpow: _Tables.ReflectedPowInt8
+    _bitwise: _Tables.BitwiseInt8
+    _rbitwise: _Tables.ReflectedBitwiseInt8
+    _shift: _Tables.BitwiseInt8
+    _rshift: _Tables.ReflectedBitwiseInt8
+    _compare: _Tables.CompareUint8
+    _neg: UnaryTo[int8]
+    _pos: UnaryTo[int8]
     _abs: int8
-    _invert: _Unary[int8]
+    _invert: UnaryTo[int8]
     _sum: SumTo[int32]
     _prod: ProdTo[int32]
     _mean: MeanTo[float32]
@@ -5239,36 +5243,36 @@ class int8(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[int8]
-    _clip: _clip_int8
+    _clip: _Tables.ClipInt8
     _real: int8
     _imag: int8
     _item: ItemTo[int]
 
 class int16(DtypeMarker):
     """Marker of the dtype int16."""
-    _add: _add_int16
-    _radd: _radd_int16
-    _matmul: _matmul_int16
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_int16
-    _rsub: _radd_int16
-    _truediv: _truediv_int8
-    _rtruediv: _rtruediv_uint8
-    _floordiv: _floordiv_int16
-    _rfloordiv: _rfloordiv_int16
-    _mod: _floordiv_int16
-    _rmod: _rfloordiv_int16
-    _pow: _pow_int16
-    _rpow: _rpow_int16
-    _bitwise: _bitwise_int16
-    _rbitwise: _rbitwise_int16
-    _shift: _bitwise_int16
-    _rshift: _rbitwise_int16
-    _compare: _compare_uint8
-    _neg: _Unary[int16]
-    _pos: _Unary[int16]
+    _add: _Tables.AddInt16
+    _radd: _Tables.ReflectedAddInt16
+    _matmul: _Tables.MatmulInt16
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddInt16
+    _rsub: _Tables.ReflectedAddInt16
+    _truediv: _Tables.TruedivInt8
+    _rtruediv: _Tables.ReflectedTruedivUint8
+    _floordiv: _Tables.FloordivInt16
+    _rfloordiv: _Tables.ReflectedFloordivInt16
+    _mod: _Tables.FloordivInt16
+    _rmod: _Tables.ReflectedFloordivInt16
+    _pow: _Tables.PowInt16
+    _rpow: _Tables.ReflectedPowInt16
+    _bitwise: _Tables.BitwiseInt16
+    _rbitwise: _Tables.ReflectedBitwiseInt16
+    _shift: _Tables.BitwiseInt16
+    _rshift: _Tables.ReflectedBitwiseInt16
+    _compare: _Tables.CompareUint8
+    _neg: UnaryTo[int16]
+    _pos: UnaryTo[int16]
     _abs: int16
-    _invert: _Unary[int16]
+    _invert: UnaryTo[int16]
     _sum: SumTo[int32]
     _prod: ProdTo[int32]
     _mean: MeanTo[float32]
@@ -5279,36 +5283,36 @@ class int16(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[int16]
-    _clip: _clip_int16
+    _clip: _Tables.ClipInt16
     _real: int16
     _imag: int16
     _item: ItemTo[int]
 
 class int32(DtypeMarker):
     """Marker of the dtype int32."""
-    _add: _add_int32
-    _radd: _radd_int32
-    _matmul: _matmul_int32
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_int32
-    _rsub: _radd_int32
-    _truediv: _truediv_int8
-    _rtruediv: _rtruediv_uint8
-    _floordiv: _floordiv_int32
-    _rfloordiv: _rfloordiv_int32
-    _mod: _floordiv_int32
-    _rmod: _rfloordiv_int32
-    _pow: _add_int32
-    _rpow: _rpow_int32
-    _bitwise: _bitwise_int32
-    _rbitwise: _rbitwise_int32
-    _shift: _bitwise_int32
-    _rshift: _rbitwise_int32
-    _compare: _compare_uint8
-    _neg: _Unary[int32]
-    _pos: _Unary[int32]
+    _add: _Tables.AddInt32
+    _radd: _Tables.ReflectedAddInt32
+    _matmul: _Tables.MatmulInt32
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddInt32
+    _rsub: _Tables.ReflectedAddInt32
+    _truediv: _Tables.TruedivInt8
+    _rtruediv: _Tables.ReflectedTruedivUint8
+    _floordiv: _Tables.FloordivInt32
+    _rfloordiv: _Tables.ReflectedFloordivInt32
+    _mod: _Tables.FloordivInt32
+    _rmod: _Tables.ReflectedFloordivInt32
+    _pow: _Tables.AddInt32
+    _rpow: _Tables.ReflectedPowInt32
+    _bitwise: _Tables.BitwiseInt32
+    _rbitwise: _Tables.ReflectedBitwiseInt32
+    _shift: _Tables.BitwiseInt32
+    _rshift: _Tables.ReflectedBitwiseInt32
+    _compare: _Tables.CompareUint8
+    _neg: UnaryTo[int32]
+    _pos: UnaryTo[int32]
     _abs: int32
-    _invert: _Unary[int32]
+    _invert: UnaryTo[int32]
     _sum: SumTo[int32]
     _prod: ProdTo[int32]
     _mean: MeanTo[float32]
@@ -5319,36 +5323,36 @@ class int32(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[int32]
-    _clip: _clip_int32
+    _clip: _Tables.ClipInt32
     _real: int32
     _imag: int32
     _item: ItemTo[int]
 
 class int64(DtypeMarker):
     """Marker of the dtype int64."""
-    _add: _add_int64
-    _radd: _radd_int32
-    _matmul: _matmul_uint64
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_int64
-    _rsub: _radd_int32
-    _truediv: _truediv_int64
-    _rtruediv: _rtruediv_uint8
-    _floordiv: _floordiv_int32
-    _rfloordiv: _rfloordiv_int32
-    _mod: _mod_int64
-    _rmod: _rfloordiv_int32
-    _pow: _pow_int64
-    _rpow: _rpow_int32
-    _bitwise: _bitwise_int64
-    _rbitwise: _rbitwise_int32
-    _shift: _bitwise_int64
-    _rshift: _rbitwise_int32
-    _compare: _compare_uint8
-    _neg: _Unary[int64]
-    _pos: _Unary[int64]
+    _add: _Tables.AddInt64
+    _radd: _Tables.ReflectedAddInt32
+    _matmul: _Tables.MatmulUint64
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddInt64
+    _rsub: _Tables.ReflectedAddInt32
+    _truediv: _Tables.TruedivInt64
+    _rtruediv: _Tables.ReflectedTruedivUint8
+    _floordiv: _Tables.FloordivInt32
+    _rfloordiv: _Tables.ReflectedFloordivInt32
+    _mod: _Tables.ModInt64
+    _rmod: _Tables.ReflectedFloordivInt32
+    _pow: _Tables.PowInt64
+    _rpow: _Tables.ReflectedPowInt32
+    _bitwise: _Tables.BitwiseInt64
+    _rbitwise: _Tables.ReflectedBitwiseInt32
+    _shift: _Tables.BitwiseInt64
+    _rshift: _Tables.ReflectedBitwiseInt32
+    _compare: _Tables.CompareUint8
+    _neg: UnaryTo[int64]
+    _pos: UnaryTo[int64]
     _abs: int64
-    _invert: _Unary[int64]
+    _invert: UnaryTo[int64]
     _sum: SumTo[int32]
     _prod: ProdTo[int32]
     _mean: MeanTo[float32]
@@ -5359,34 +5363,34 @@ class int64(DtypeMarker):
     _argmax: ArgmaxNotSupportedForInt64
     _argmin: ArgminNotSupportedForInt64
     _round: RoundTo[int64]
-    _clip: _clip_int64
+    _clip: _Tables.ClipInt64
     _real: int64
     _imag: int64
     _item: ItemTo[int]
 
 class float4_e2m1fn(DtypeMarker):
     """Marker of the dtype float4_e2m1fn."""
-    _add: _add_float4_e2m1fn
-    _radd: _radd_float4_e2m1fn
-    _matmul: _matmul_float4_e2m1fn
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_float4_e2m1fn
-    _rsub: _radd_float4_e2m1fn
-    _truediv: _add_float4_e2m1fn
-    _rtruediv: _radd_float4_e2m1fn
-    _floordiv: _add_float4_e2m1fn
-    _rfloordiv: _radd_float4_e2m1fn
-    _mod: _add_float4_e2m1fn
-    _rmod: _radd_float4_e2m1fn
-    _pow: _add_float4_e2m1fn
-    _rpow: _radd_float4_e2m1fn
-    _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rmatmul_bool_
-    _shift: _bitwise_float4_e2m1fn
-    _rshift: _rmatmul_bool_
-    _compare: _compare_float4_e2m1fn
-    _neg: _Unary[float4_e2m1fn]
-    _pos: _Unary[float4_e2m1fn]
+    _add: _Tables.AddFloat4_e2m1fn
+    _radd: _Tables.ReflectedAddFloat4_e2m1fn
+    _matmul: _Tables.MatmulFloat4_e2m1fn
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddFloat4_e2m1fn
+    _rsub: _Tables.ReflectedAddFloat4_e2m1fn
+    _truediv: _Tables.AddFloat4_e2m1fn
+    _rtruediv: _Tables.ReflectedAddFloat4_e2m1fn
+    _floordiv: _Tables.AddFloat4_e2m1fn
+    _rfloordiv: _Tables.ReflectedAddFloat4_e2m1fn
+    _mod: _Tables.AddFloat4_e2m1fn
+    _rmod: _Tables.ReflectedAddFloat4_e2m1fn
+    _pow: _Tables.AddFloat4_e2m1fn
+    _rpow: _Tables.ReflectedAddFloat4_e2m1fn
+    _bitwise: _Tables.BitwiseFloat4_e2m1fn
+    _rbitwise: _Tables.ReflectedMatmulBool
+    _shift: _Tables.BitwiseFloat4_e2m1fn
+    _rshift: _Tables.ReflectedMatmulBool
+    _compare: _Tables.CompareFloat4_e2m1fn
+    _neg: UnaryTo[float4_e2m1fn]
+    _pos: UnaryTo[float4_e2m1fn]
     _abs: float4_e2m1fn
     _invert: BitwiseInvertNotSupportedForFloat4_e2m1fn
     _sum: SumTo[float4_e2m1fn]
@@ -5399,34 +5403,34 @@ class float4_e2m1fn(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[float4_e2m1fn]
-    _clip: _clip_float4_e2m1fn
+    _clip: _Tables.ClipFloat4_e2m1fn
     _real: float4_e2m1fn
     _imag: float4_e2m1fn
     _item: ItemTo[float]
 
 class float6_e2m3fn(DtypeMarker):
     """Marker of the dtype float6_e2m3fn."""
-    _add: _add_float6_e2m3fn
-    _radd: _radd_float6_e2m3fn
-    _matmul: _matmul_float6_e2m3fn
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_float6_e2m3fn
-    _rsub: _radd_float6_e2m3fn
-    _truediv: _add_float6_e2m3fn
-    _rtruediv: _radd_float6_e2m3fn
-    _floordiv: _add_float6_e2m3fn
-    _rfloordiv: _radd_float6_e2m3fn
-    _mod: _add_float6_e2m3fn
-    _rmod: _radd_float6_e2m3fn
-    _pow: _add_float6_e2m3fn
-    _rpow: _radd_float6_e2m3fn
-    _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rmatmul_bool_
-    _shift: _bitwise_float4_e2m1fn
-    _rshift: _rmatmul_bool_
-    _compare: _compare_float6_e2m3fn
-    _neg: _Unary[float6_e2m3fn]
-    _pos: _Unary[float6_e2m3fn]
+    _add: _Tables.AddFloat6_e2m3fn
+    _radd: _Tables.ReflectedAddFloat6_e2m3fn
+    _matmul: _Tables.MatmulFloat6_e2m3fn
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddFloat6_e2m3fn
+    _rsub: _Tables.ReflectedAddFloat6_e2m3fn
+    _truediv: _Tables.AddFloat6_e2m3fn
+    _rtruediv: _Tables.ReflectedAddFloat6_e2m3fn
+    _floordiv: _Tables.AddFloat6_e2m3fn
+    _rfloordiv: _Tables.ReflectedAddFloat6_e2m3fn
+    _mod: _Tables.AddFloat6_e2m3fn
+    _rmod: _Tables.ReflectedAddFloat6_e2m3fn
+    _pow: _Tables.AddFloat6_e2m3fn
+    _rpow: _Tables.ReflectedAddFloat6_e2m3fn
+    _bitwise: _Tables.BitwiseFloat4_e2m1fn
+    _rbitwise: _Tables.ReflectedMatmulBool
+    _shift: _Tables.BitwiseFloat4_e2m1fn
+    _rshift: _Tables.ReflectedMatmulBool
+    _compare: _Tables.CompareFloat6_e2m3fn
+    _neg: UnaryTo[float6_e2m3fn]
+    _pos: UnaryTo[float6_e2m3fn]
     _abs: float6_e2m3fn
     _invert: BitwiseInvertNotSupportedForFloat6_e2m3fn
     _sum: SumTo[float6_e2m3fn]
@@ -5439,34 +5443,34 @@ class float6_e2m3fn(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[float6_e2m3fn]
-    _clip: _clip_float6_e2m3fn
+    _clip: _Tables.ClipFloat6_e2m3fn
     _real: float6_e2m3fn
     _imag: float6_e2m3fn
     _item: ItemTo[float]
 
 class float6_e3m2fn(DtypeMarker):
     """Marker of the dtype float6_e3m2fn."""
-    _add: _add_float6_e3m2fn
-    _radd: _radd_float6_e3m2fn
-    _matmul: _matmul_float6_e3m2fn
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_float6_e3m2fn
-    _rsub: _radd_float6_e3m2fn
-    _truediv: _add_float6_e3m2fn
-    _rtruediv: _radd_float6_e3m2fn
-    _floordiv: _add_float6_e3m2fn
-    _rfloordiv: _radd_float6_e3m2fn
-    _mod: _add_float6_e3m2fn
-    _rmod: _radd_float6_e3m2fn
-    _pow: _add_float6_e3m2fn
-    _rpow: _radd_float6_e3m2fn
-    _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rmatmul_bool_
-    _shift: _bitwise_float4_e2m1fn
-    _rshift: _rmatmul_bool_
-    _compare: _compare_float6_e3m2fn
-    _neg: _Unary[float6_e3m2fn]
-    _pos: _Unary[float6_e3m2fn]
+    _add: _Tables.AddFloat6_e3m2fn
+    _radd: _Tables.ReflectedAddFloat6_e3m2fn
+    _matmul: _Tables.MatmulFloat6_e3m2fn
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddFloat6_e3m2fn
+    _rsub: _Tables.ReflectedAddFloat6_e3m2fn
+    _truediv: _Tables.AddFloat6_e3m2fn
+    _rtruediv: _Tables.ReflectedAddFloat6_e3m2fn
+    _floordiv: _Tables.AddFloat6_e3m2fn
+    _rfloordiv: _Tables.ReflectedAddFloat6_e3m2fn
+    _mod: _Tables.AddFloat6_e3m2fn
+    _rmod: _Tables.ReflectedAddFloat6_e3m2fn
+    _pow: _Tables.AddFloat6_e3m2fn
+    _rpow: _Tables.ReflectedAddFloat6_e3m2fn
+    _bitwise: _Tables.BitwiseFloat4_e2m1fn
+    _rbitwise: _Tables.ReflectedMatmulBool
+    _shift: _Tables.BitwiseFloat4_e2m1fn
+    _rshift: _Tables.ReflectedMatmulBool
+    _compare: _Tables.CompareFloat6_e3m2fn
+    _neg: UnaryTo[float6_e3m2fn]
+    _pos: UnaryTo[float6_e3m2fn]
     _abs: float6_e3m2fn
     _invert: BitwiseInvertNotSupportedForFloat6_e3m2fn
     _sum: SumTo[float6_e3m2fn]
@@ -5479,34 +5483,34 @@ class float6_e3m2fn(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[float6_e3m2fn]
-    _clip: _clip_float6_e3m2fn
+    _clip: _Tables.ClipFloat6_e3m2fn
     _real: float6_e3m2fn
     _imag: float6_e3m2fn
     _item: ItemTo[float]
 
 class float8_e3m4(DtypeMarker):
     """Marker of the dtype float8_e3m4."""
-    _add: _add_float8_e3m4
-    _radd: _radd_float8_e3m4
-    _matmul: _matmul_float8_e3m4
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_float8_e3m4
-    _rsub: _radd_float8_e3m4
-    _truediv: _add_float8_e3m4
-    _rtruediv: _radd_float8_e3m4
-    _floordiv: _add_float8_e3m4
-    _rfloordiv: _radd_float8_e3m4
-    _mod: _add_float8_e3m4
-    _rmod: _radd_float8_e3m4
-    _pow: _add_float8_e3m4
-    _rpow: _radd_float8_e3m4
-    _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rmatmul_bool_
-    _shift: _bitwise_float4_e2m1fn
-    _rshift: _rmatmul_bool_
-    _compare: _compare_float8_e3m4
-    _neg: _Unary[float8_e3m4]
-    _pos: _Unary[float8_e3m4]
+    _add: _Tables.AddFloat8_e3m4
+    _radd: _Tables.ReflectedAddFloat8_e3m4
+    _matmul: _Tables.MatmulFloat8_e3m4
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddFloat8_e3m4
+    _rsub: _Tables.ReflectedAddFloat8_e3m4
+    _truediv: _Tables.AddFloat8_e3m4
+    _rtruediv: _Tables.ReflectedAddFloat8_e3m4
+    _floordiv: _Tables.AddFloat8_e3m4
+    _rfloordiv: _Tables.ReflectedAddFloat8_e3m4
+    _mod: _Tables.AddFloat8_e3m4
+    _rmod: _Tables.ReflectedAddFloat8_e3m4
+    _pow: _Tables.AddFloat8_e3m4
+    _rpow: _Tables.ReflectedAddFloat8_e3m4
+    _bitwise: _Tables.BitwiseFloat4_e2m1fn
+    _rbitwise: _Tables.ReflectedMatmulBool
+    _shift: _Tables.BitwiseFloat4_e2m1fn
+    _rshift: _Tables.ReflectedMatmulBool
+    _compare: _Tables.CompareFloat8_e3m4
+    _neg: UnaryTo[float8_e3m4]
+    _pos: UnaryTo[float8_e3m4]
     _abs: float8_e3m4
     _invert: BitwiseInvertNotSupportedForFloat8_e3m4
     _sum: SumTo[float8_e3m4]
@@ -5519,34 +5523,34 @@ class float8_e3m4(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[float8_e3m4]
-    _clip: _clip_float8_e3m4
+    _clip: _Tables.ClipFloat8_e3m4
     _real: float8_e3m4
     _imag: float8_e3m4
     _item: ItemTo[float]
 
 class float8_e4m3(DtypeMarker):
     """Marker of the dtype float8_e4m3."""
-    _add: _add_float8_e4m3
-    _radd: _radd_float8_e4m3
-    _matmul: _matmul_float8_e4m3
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_float8_e4m3
-    _rsub: _radd_float8_e4m3
-    _truediv: _add_float8_e4m3
-    _rtruediv: _radd_float8_e4m3
-    _floordiv: _add_float8_e4m3
-    _rfloordiv: _radd_float8_e4m3
-    _mod: _add_float8_e4m3
-    _rmod: _radd_float8_e4m3
-    _pow: _add_float8_e4m3
-    _rpow: _radd_float8_e4m3
-    _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rmatmul_bool_
-    _shift: _bitwise_float4_e2m1fn
-    _rshift: _rmatmul_bool_
-    _compare: _compare_float8_e4m3
-    _neg: _Unary[float8_e4m3]
-    _pos: _Unary[float8_e4m3]
+    _add: _Tables.AddFloat8_e4m3
+    _radd: _Tables.ReflectedAddFloat8_e4m3
+    _matmul: _Tables.MatmulFloat8_e4m3
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddFloat8_e4m3
+    _rsub: _Tables.ReflectedAddFloat8_e4m3
+    _truediv: _Tables.AddFloat8_e4m3
+    _rtruediv: _Tables.ReflectedAddFloat8_e4m3
+    _floordiv: _Tables.AddFloat8_e4m3
+    _rfloordiv: _Tables.ReflectedAddFloat8_e4m3
+    _mod: _Tables.AddFloat8_e4m3
+    _rmod: _Tables.ReflectedAddFloat8_e4m3
+    _pow: _Tables.AddFloat8_e4m3
+    _rpow: _Tables.ReflectedAddFloat8_e4m3
+    _bitwise: _Tables.BitwiseFloat4_e2m1fn
+    _rbitwise: _Tables.ReflectedMatmulBool
+    _shift: _Tables.BitwiseFloat4_e2m1fn
+    _rshift: _Tables.ReflectedMatmulBool
+    _compare: _Tables.CompareFloat8_e4m3
+    _neg: UnaryTo[float8_e4m3]
+    _pos: UnaryTo[float8_e4m3]
     _abs: float8_e4m3
     _invert: BitwiseInvertNotSupportedForFloat8_e4m3
     _sum: SumTo[float8_e4m3]
@@ -5559,34 +5563,34 @@ class float8_e4m3(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[float8_e4m3]
-    _clip: _clip_float8_e4m3
+    _clip: _Tables.ClipFloat8_e4m3
     _real: float8_e4m3
     _imag: float8_e4m3
     _item: ItemTo[float]
 
 class float8_e8m0fnu(DtypeMarker):
     """Marker of the dtype float8_e8m0fnu."""
-    _add: _add_float8_e8m0fnu
-    _radd: _radd_float8_e8m0fnu
-    _matmul: _matmul_float8_e8m0fnu
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_float8_e8m0fnu
-    _rsub: _radd_float8_e8m0fnu
-    _truediv: _add_float8_e8m0fnu
-    _rtruediv: _radd_float8_e8m0fnu
-    _floordiv: _add_float8_e8m0fnu
-    _rfloordiv: _radd_float8_e8m0fnu
-    _mod: _add_float8_e8m0fnu
-    _rmod: _radd_float8_e8m0fnu
-    _pow: _add_float8_e8m0fnu
-    _rpow: _radd_float8_e8m0fnu
-    _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rmatmul_bool_
-    _shift: _bitwise_float4_e2m1fn
-    _rshift: _rmatmul_bool_
-    _compare: _compare_float8_e8m0fnu
-    _neg: _Unary[float8_e8m0fnu]
-    _pos: _Unary[float8_e8m0fnu]
+    _add: _Tables.AddFloat8_e8m0fnu
+    _radd: _Tables.ReflectedAddFloat8_e8m0fnu
+    _matmul: _Tables.MatmulFloat8_e8m0fnu
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddFloat8_e8m0fnu
+    _rsub: _Tables.ReflectedAddFloat8_e8m0fnu
+    _truediv: _Tables.AddFloat8_e8m0fnu
+    _rtruediv: _Tables.ReflectedAddFloat8_e8m0fnu
+    _floordiv: _Tables.AddFloat8_e8m0fnu
+    _rfloordiv: _Tables.ReflectedAddFloat8_e8m0fnu
+    _mod: _Tables.AddFloat8_e8m0fnu
+    _rmod: _Tables.ReflectedAddFloat8_e8m0fnu
+    _pow: _Tables.AddFloat8_e8m0fnu
+    _rpow: _Tables.ReflectedAddFloat8_e8m0fnu
+    _bitwise: _Tables.BitwiseFloat4_e2m1fn
+    _rbitwise: _Tables.ReflectedMatmulBool
+    _shift: _Tables.BitwiseFloat4_e2m1fn
+    _rshift: _Tables.ReflectedMatmulBool
+    _compare: _Tables.CompareFloat8_e8m0fnu
+    _neg: UnaryTo[float8_e8m0fnu]
+    _pos: UnaryTo[float8_e8m0fnu]
     _abs: float8_e8m0fnu
     _invert: BitwiseInvertNotSupportedForFloat8_e8m0fnu
     _sum: SumTo[float8_e8m0fnu]
@@ -5599,34 +5603,34 @@ class float8_e8m0fnu(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[float8_e8m0fnu]
-    _clip: _clip_float8_e8m0fnu
+    _clip: _Tables.ClipFloat8_e8m0fnu
     _real: float8_e8m0fnu
     _imag: float8_e8m0fnu
     _item: ItemTo[float]
 
 class float8_e4m3b11fnuz(DtypeMarker):
     """Marker of the dtype float8_e4m3b11fnuz."""
-    _add: _add_float8_e4m3b11fnuz
-    _radd: _radd_float8_e4m3b11fnuz
-    _matmul: _matmul_float8_e4m3b11fnuz
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_float8_e4m3b11fnuz
-    _rsub: _radd_float8_e4m3b11fnuz
-    _truediv: _add_float8_e4m3b11fnuz
-    _rtruediv: _radd_float8_e4m3b11fnuz
-    _floordiv: _add_float8_e4m3b11fnuz
-    _rfloordiv: _radd_float8_e4m3b11fnuz
-    _mod: _add_float8_e4m3b11fnuz
-    _rmod: _radd_float8_e4m3b11fnuz
-    _pow: _add_float8_e4m3b11fnuz
-    _rpow: _radd_float8_e4m3b11fnuz
-    _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rmatmul_bool_
-    _shift: _bitwise_float4_e2m1fn
-    _rshift: _rmatmul_bool_
-    _compare: _compare_float8_e4m3b11fnuz
-    _neg: _Unary[float8_e4m3b11fnuz]
-    _pos: _Unary[float8_e4m3b11fnuz]
+    _add: _Tables.AddFloat8_e4m3b11fnuz
+    _radd: _Tables.ReflectedAddFloat8_e4m3b11fnuz
+    _matmul: _Tables.MatmulFloat8_e4m3b11fnuz
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddFloat8_e4m3b11fnuz
+    _rsub: _Tables.ReflectedAddFloat8_e4m3b11fnuz
+    _truediv: _Tables.AddFloat8_e4m3b11fnuz
+    _rtruediv: _Tables.ReflectedAddFloat8_e4m3b11fnuz
+    _floordiv: _Tables.AddFloat8_e4m3b11fnuz
+    _rfloordiv: _Tables.ReflectedAddFloat8_e4m3b11fnuz
+    _mod: _Tables.AddFloat8_e4m3b11fnuz
+    _rmod: _Tables.ReflectedAddFloat8_e4m3b11fnuz
+    _pow: _Tables.AddFloat8_e4m3b11fnuz
+    _rpow: _Tables.ReflectedAddFloat8_e4m3b11fnuz
+    _bitwise: _Tables.BitwiseFloat4_e2m1fn
+    _rbitwise: _Tables.ReflectedMatmulBool
+    _shift: _Tables.BitwiseFloat4_e2m1fn
+    _rshift: _Tables.ReflectedMatmulBool
+    _compare: _Tables.CompareFloat8_e4m3b11fnuz
+    _neg: UnaryTo[float8_e4m3b11fnuz]
+    _pos: UnaryTo[float8_e4m3b11fnuz]
     _abs: float8_e4m3b11fnuz
     _invert: BitwiseInvertNotSupportedForFloat8_e4m3b11fnuz
     _sum: SumTo[float8_e4m3b11fnuz]
@@ -5639,34 +5643,34 @@ class float8_e4m3b11fnuz(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[float8_e4m3b11fnuz]
-    _clip: _clip_float8_e4m3b11fnuz
+    _clip: _Tables.ClipFloat8_e4m3b11fnuz
     _real: float8_e4m3b11fnuz
     _imag: float8_e4m3b11fnuz
     _item: ItemTo[float]
 
 class float8_e4m3fn(DtypeMarker):
     """Marker of the dtype float8_e4m3fn."""
-    _add: _add_float8_e4m3fn
-    _radd: _radd_float8_e4m3fn
-    _matmul: _matmul_float8_e4m3fn
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_float8_e4m3fn
-    _rsub: _radd_float8_e4m3fn
-    _truediv: _add_float8_e4m3fn
-    _rtruediv: _radd_float8_e4m3fn
-    _floordiv: _add_float8_e4m3fn
-    _rfloordiv: _radd_float8_e4m3fn
-    _mod: _add_float8_e4m3fn
-    _rmod: _radd_float8_e4m3fn
-    _pow: _add_float8_e4m3fn
-    _rpow: _radd_float8_e4m3fn
-    _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rmatmul_bool_
-    _shift: _bitwise_float4_e2m1fn
-    _rshift: _rmatmul_bool_
-    _compare: _compare_float8_e4m3fn
-    _neg: _Unary[float8_e4m3fn]
-    _pos: _Unary[float8_e4m3fn]
+    _add: _Tables.AddFloat8_e4m3fn
+    _radd: _Tables.ReflectedAddFloat8_e4m3fn
+    _matmul: _Tables.MatmulFloat8_e4m3fn
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddFloat8_e4m3fn
+    _rsub: _Tables.ReflectedAddFloat8_e4m3fn
+    _truediv: _Tables.AddFloat8_e4m3fn
+    _rtruediv: _Tables.ReflectedAddFloat8_e4m3fn
+    _floordiv: _Tables.AddFloat8_e4m3fn
+    _rfloordiv: _Tables.ReflectedAddFloat8_e4m3fn
+    _mod: _Tables.AddFloat8_e4m3fn
+    _rmod: _Tables.ReflectedAddFloat8_e4m3fn
+    _pow: _Tables.AddFloat8_e4m3fn
+    _rpow: _Tables.ReflectedAddFloat8_e4m3fn
+    _bitwise: _Tables.BitwiseFloat4_e2m1fn
+    _rbitwise: _Tables.ReflectedMatmulBool
+    _shift: _Tables.BitwiseFloat4_e2m1fn
+    _rshift: _Tables.ReflectedMatmulBool
+    _compare: _Tables.CompareFloat8_e4m3fn
+    _neg: UnaryTo[float8_e4m3fn]
+    _pos: UnaryTo[float8_e4m3fn]
     _abs: float8_e4m3fn
     _invert: BitwiseInvertNotSupportedForFloat8_e4m3fn
     _sum: SumTo[float8_e4m3fn]
@@ -5679,34 +5683,34 @@ class float8_e4m3fn(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[float8_e4m3fn]
-    _clip: _clip_float8_e4m3fn
+    _clip: _Tables.ClipFloat8_e4m3fn
     _real: float8_e4m3fn
     _imag: float8_e4m3fn
     _item: ItemTo[float]
 
 class float8_e4m3fnuz(DtypeMarker):
     """Marker of the dtype float8_e4m3fnuz."""
-    _add: _add_float8_e4m3fnuz
-    _radd: _radd_float8_e4m3fnuz
-    _matmul: _matmul_float8_e4m3fnuz
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_float8_e4m3fnuz
-    _rsub: _radd_float8_e4m3fnuz
-    _truediv: _add_float8_e4m3fnuz
-    _rtruediv: _radd_float8_e4m3fnuz
-    _floordiv: _add_float8_e4m3fnuz
-    _rfloordiv: _radd_float8_e4m3fnuz
-    _mod: _add_float8_e4m3fnuz
-    _rmod: _radd_float8_e4m3fnuz
-    _pow: _add_float8_e4m3fnuz
-    _rpow: _radd_float8_e4m3fnuz
-    _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rmatmul_bool_
-    _shift: _bitwise_float4_e2m1fn
-    _rshift: _rmatmul_bool_
-    _compare: _compare_float8_e4m3fnuz
-    _neg: _Unary[float8_e4m3fnuz]
-    _pos: _Unary[float8_e4m3fnuz]
+    _add: _Tables.AddFloat8_e4m3fnuz
+    _radd: _Tables.ReflectedAddFloat8_e4m3fnuz
+    _matmul: _Tables.MatmulFloat8_e4m3fnuz
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddFloat8_e4m3fnuz
+    _rsub: _Tables.ReflectedAddFloat8_e4m3fnuz
+    _truediv: _Tables.AddFloat8_e4m3fnuz
+    _rtruediv: _Tables.ReflectedAddFloat8_e4m3fnuz
+    _floordiv: _Tables.AddFloat8_e4m3fnuz
+    _rfloordiv: _Tables.ReflectedAddFloat8_e4m3fnuz
+    _mod: _Tables.AddFloat8_e4m3fnuz
+    _rmod: _Tables.ReflectedAddFloat8_e4m3fnuz
+    _pow: _Tables.AddFloat8_e4m3fnuz
+    _rpow: _Tables.ReflectedAddFloat8_e4m3fnuz
+    _bitwise: _Tables.BitwiseFloat4_e2m1fn
+    _rbitwise: _Tables.ReflectedMatmulBool
+    _shift: _Tables.BitwiseFloat4_e2m1fn
+    _rshift: _Tables.ReflectedMatmulBool
+    _compare: _Tables.CompareFloat8_e4m3fnuz
+    _neg: UnaryTo[float8_e4m3fnuz]
+    _pos: UnaryTo[float8_e4m3fnuz]
     _abs: float8_e4m3fnuz
     _invert: BitwiseInvertNotSupportedForFloat8_e4m3fnuz
     _sum: SumTo[float8_e4m3fnuz]
@@ -5719,34 +5723,34 @@ class float8_e4m3fnuz(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[float8_e4m3fnuz]
-    _clip: _clip_float8_e4m3fnuz
+    _clip: _Tables.ClipFloat8_e4m3fnuz
     _real: float8_e4m3fnuz
     _imag: float8_e4m3fnuz
     _item: ItemTo[float]
 
 class float8_e5m2(DtypeMarker):
     """Marker of the dtype float8_e5m2."""
-    _add: _add_float8_e5m2
-    _radd: _radd_float8_e5m2
-    _matmul: _matmul_float8_e5m2
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_float8_e5m2
-    _rsub: _radd_float8_e5m2
-    _truediv: _add_float8_e5m2
-    _rtruediv: _radd_float8_e5m2
-    _floordiv: _add_float8_e5m2
-    _rfloordiv: _radd_float8_e5m2
-    _mod: _add_float8_e5m2
-    _rmod: _radd_float8_e5m2
-    _pow: _add_float8_e5m2
-    _rpow: _radd_float8_e5m2
-    _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rmatmul_bool_
-    _shift: _bitwise_float4_e2m1fn
-    _rshift: _rmatmul_bool_
-    _compare: _compare_float8_e5m2
-    _neg: _Unary[float8_e5m2]
-    _pos: _Unary[float8_e5m2]
+    _add: _Tables.AddFloat8_e5m2
+    _radd: _Tables.ReflectedAddFloat8_e5m2
+    _matmul: _Tables.MatmulFloat8_e5m2
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddFloat8_e5m2
+    _rsub: _Tables.ReflectedAddFloat8_e5m2
+    _truediv: _Tables.AddFloat8_e5m2
+    _rtruediv: _Tables.ReflectedAddFloat8_e5m2
+    _floordiv: _Tables.AddFloat8_e5m2
+    _rfloordiv: _Tables.ReflectedAddFloat8_e5m2
+    _mod: _Tables.AddFloat8_e5m2
+    _rmod: _Tables.ReflectedAddFloat8_e5m2
+    _pow: _Tables.AddFloat8_e5m2
+    _rpow: _Tables.ReflectedAddFloat8_e5m2
+    _bitwise: _Tables.BitwiseFloat4_e2m1fn
+    _rbitwise: _Tables.ReflectedMatmulBool
+    _shift: _Tables.BitwiseFloat4_e2m1fn
+    _rshift: _Tables.ReflectedMatmulBool
+    _compare: _Tables.CompareFloat8_e5m2
+    _neg: UnaryTo[float8_e5m2]
+    _pos: UnaryTo[float8_e5m2]
     _abs: float8_e5m2
     _invert: BitwiseInvertNotSupportedForFloat8_e5m2
     _sum: SumTo[float8_e5m2]
@@ -5759,34 +5763,34 @@ class float8_e5m2(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[float8_e5m2]
-    _clip: _clip_float8_e5m2
+    _clip: _Tables.ClipFloat8_e5m2
     _real: float8_e5m2
     _imag: float8_e5m2
     _item: ItemTo[float]
 
 class float8_e5m2fnuz(DtypeMarker):
     """Marker of the dtype float8_e5m2fnuz."""
-    _add: _add_float8_e5m2fnuz
-    _radd: _radd_float8_e5m2fnuz
-    _matmul: _matmul_float8_e5m2fnuz
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_float8_e5m2fnuz
-    _rsub: _radd_float8_e5m2fnuz
-    _truediv: _add_float8_e5m2fnuz
-    _rtruediv: _radd_float8_e5m2fnuz
-    _floordiv: _add_float8_e5m2fnuz
-    _rfloordiv: _radd_float8_e5m2fnuz
-    _mod: _add_float8_e5m2fnuz
-    _rmod: _radd_float8_e5m2fnuz
-    _pow: _add_float8_e5m2fnuz
-    _rpow: _radd_float8_e5m2fnuz
-    _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rmatmul_bool_
-    _shift: _bitwise_float4_e2m1fn
-    _rshift: _rmatmul_bool_
-    _compare: _compare_float8_e5m2fnuz
-    _neg: _Unary[float8_e5m2fnuz]
-    _pos: _Unary[float8_e5m2fnuz]
+    _add: _Tables.AddFloat8_e5m2fnuz
+    _radd: _Tables.ReflectedAddFloat8_e5m2fnuz
+    _matmul: _Tables.MatmulFloat8_e5m2fnuz
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddFloat8_e5m2fnuz
+    _rsub: _Tables.ReflectedAddFloat8_e5m2fnuz
+    _truediv: _Tables.AddFloat8_e5m2fnuz
+    _rtruediv: _Tables.ReflectedAddFloat8_e5m2fnuz
+    _floordiv: _Tables.AddFloat8_e5m2fnuz
+    _rfloordiv: _Tables.ReflectedAddFloat8_e5m2fnuz
+    _mod: _Tables.AddFloat8_e5m2fnuz
+    _rmod: _Tables.ReflectedAddFloat8_e5m2fnuz
+    _pow: _Tables.AddFloat8_e5m2fnuz
+    _rpow: _Tables.ReflectedAddFloat8_e5m2fnuz
+    _bitwise: _Tables.BitwiseFloat4_e2m1fn
+    _rbitwise: _Tables.ReflectedMatmulBool
+    _shift: _Tables.BitwiseFloat4_e2m1fn
+    _rshift: _Tables.ReflectedMatmulBool
+    _compare: _Tables.CompareFloat8_e5m2fnuz
+    _neg: UnaryTo[float8_e5m2fnuz]
+    _pos: UnaryTo[float8_e5m2fnuz]
     _abs: float8_e5m2fnuz
     _invert: BitwiseInvertNotSupportedForFloat8_e5m2fnuz
     _sum: SumTo[float8_e5m2fnuz]
@@ -5799,34 +5803,34 @@ class float8_e5m2fnuz(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[float8_e5m2fnuz]
-    _clip: _clip_float8_e5m2fnuz
+    _clip: _Tables.ClipFloat8_e5m2fnuz
     _real: float8_e5m2fnuz
     _imag: float8_e5m2fnuz
     _item: ItemTo[float]
 
 class bfloat16(DtypeMarker):
     """Marker of the dtype bfloat16."""
-    _add: _add_bfloat16
-    _radd: _radd_bfloat16
-    _matmul: _matmul_bfloat16
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_bfloat16
-    _rsub: _radd_bfloat16
-    _truediv: _add_bfloat16
-    _rtruediv: _radd_bfloat16
-    _floordiv: _floordiv_bfloat16
-    _rfloordiv: _rfloordiv_bfloat16
-    _mod: _floordiv_bfloat16
-    _rmod: _rfloordiv_bfloat16
-    _pow: _add_bfloat16
-    _rpow: _radd_bfloat16
-    _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rmatmul_bool_
-    _shift: _bitwise_float4_e2m1fn
-    _rshift: _rmatmul_bool_
-    _compare: _compare_bfloat16
-    _neg: _Unary[bfloat16]
-    _pos: _Unary[bfloat16]
+    _add: _Tables.AddBfloat16
+    _radd: _Tables.ReflectedAddBfloat16
+    _matmul: _Tables.MatmulBfloat16
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddBfloat16
+    _rsub: _Tables.ReflectedAddBfloat16
+    _truediv: _Tables.AddBfloat16
+    _rtruediv: _Tables.ReflectedAddBfloat16
+    _floordiv: _Tables.FloordivBfloat16
+    _rfloordiv: _Tables.ReflectedFloordivBfloat16
+    _mod: _Tables.FloordivBfloat16
+    _rmod: _Tables.ReflectedFloordivBfloat16
+    _pow: _Tables.AddBfloat16
+    _rpow: _Tables.ReflectedAddBfloat16
+    _bitwise: _Tables.BitwiseFloat4_e2m1fn
+    _rbitwise: _Tables.ReflectedMatmulBool
+    _shift: _Tables.BitwiseFloat4_e2m1fn
+    _rshift: _Tables.ReflectedMatmulBool
+    _compare: _Tables.CompareBfloat16
+    _neg: UnaryTo[bfloat16]
+    _pos: UnaryTo[bfloat16]
     _abs: bfloat16
     _invert: BitwiseInvertNotSupportedForBfloat16
     _sum: SumTo[bfloat16]
@@ -5839,34 +5843,34 @@ class bfloat16(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[bfloat16]
-    _clip: _clip_bfloat16
+    _clip: _Tables.ClipBfloat16
     _real: bfloat16
     _imag: bfloat16
     _item: ItemTo[float]
 
 class float16(DtypeMarker):
     """Marker of the dtype float16."""
-    _add: _add_float16
-    _radd: _radd_float16
-    _matmul: _matmul_float16
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_float16
-    _rsub: _radd_float16
-    _truediv: _add_float16
-    _rtruediv: _radd_float16
-    _floordiv: _floordiv_float16
-    _rfloordiv: _rfloordiv_float16
-    _mod: _floordiv_float16
-    _rmod: _rfloordiv_float16
-    _pow: _add_float16
-    _rpow: _radd_float16
-    _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rmatmul_bool_
-    _shift: _bitwise_float4_e2m1fn
-    _rshift: _rmatmul_bool_
-    _compare: _compare_bfloat16
-    _neg: _Unary[float16]
-    _pos: _Unary[float16]
+    _add: _Tables.AddFloat16
+    _radd: _Tables.ReflectedAddFloat16
+    _matmul: _Tables.MatmulFloat16
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddFloat16
+    _rsub: _Tables.ReflectedAddFloat16
+    _truediv: _Tables.AddFloat16
+    _rtruediv: _Tables.ReflectedAddFloat16
+    _floordiv: _Tables.FloordivFloat16
+    _rfloordiv: _Tables.ReflectedFloordivFloat16
+    _mod: _Tables.FloordivFloat16
+    _rmod: _Tables.ReflectedFloordivFloat16
+    _pow: _Tables.AddFloat16
+    _rpow: _Tables.ReflectedAddFloat16
+    _bitwise: _Tables.BitwiseFloat4_e2m1fn
+    _rbitwise: _Tables.ReflectedMatmulBool
+    _shift: _Tables.BitwiseFloat4_e2m1fn
+    _rshift: _Tables.ReflectedMatmulBool
+    _compare: _Tables.CompareBfloat16
+    _neg: UnaryTo[float16]
+    _pos: UnaryTo[float16]
     _abs: float16
     _invert: BitwiseInvertNotSupportedForFloat16
     _sum: SumTo[float16]
@@ -5879,34 +5883,34 @@ class float16(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[float16]
-    _clip: _clip_float16
+    _clip: _Tables.ClipFloat16
     _real: float16
     _imag: float16
     _item: ItemTo[float]
 
 class float32(DtypeMarker):
     """Marker of the dtype float32."""
-    _add: _add_float32
-    _radd: _radd_float32
-    _matmul: _matmul_float32
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_float32
-    _rsub: _radd_float32
-    _truediv: _add_float32
-    _rtruediv: _radd_float32
-    _floordiv: _floordiv_float32
-    _rfloordiv: _rfloordiv_float32
-    _mod: _floordiv_float32
-    _rmod: _rfloordiv_float32
-    _pow: _add_float32
-    _rpow: _radd_float32
-    _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rmatmul_bool_
-    _shift: _bitwise_float4_e2m1fn
-    _rshift: _rmatmul_bool_
-    _compare: _compare_bfloat16
-    _neg: _Unary[float32]
-    _pos: _Unary[float32]
+    _add: _Tables.AddFloat32
+    _radd: _Tables.ReflectedAddFloat32
+    _matmul: _Tables.MatmulFloat32
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddFloat32
+    _rsub: _Tables.ReflectedAddFloat32
+    _truediv: _Tables.AddFloat32
+    _rtruediv: _Tables.ReflectedAddFloat32
+    _floordiv: _Tables.FloordivFloat32
+    _rfloordiv: _Tables.ReflectedFloordivFloat32
+    _mod: _Tables.FloordivFloat32
+    _rmod: _Tables.ReflectedFloordivFloat32
+    _pow: _Tables.AddFloat32
+    _rpow: _Tables.ReflectedAddFloat32
+    _bitwise: _Tables.BitwiseFloat4_e2m1fn
+    _rbitwise: _Tables.ReflectedMatmulBool
+    _shift: _Tables.BitwiseFloat4_e2m1fn
+    _rshift: _Tables.ReflectedMatmulBool
+    _compare: _Tables.CompareBfloat16
+    _neg: UnaryTo[float32]
+    _pos: UnaryTo[float32]
     _abs: float32
     _invert: BitwiseInvertNotSupportedForFloat32
     _sum: SumTo[float32]
@@ -5919,34 +5923,34 @@ class float32(DtypeMarker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[float32]
-    _clip: _clip_float32
+    _clip: _Tables.ClipFloat32
     _real: float32
     _imag: float32
     _item: ItemTo[float]
 
 class float64(DtypeMarker):
     """Marker of the dtype float64."""
-    _add: _add_float64
-    _radd: _radd_float32
-    _matmul: _matmul_float64
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_float64
-    _rsub: _radd_float32
-    _truediv: _add_float64
-    _rtruediv: _radd_float32
-    _floordiv: _floordiv_float64
-    _rfloordiv: _rfloordiv_float32
-    _mod: _floordiv_float64
-    _rmod: _rfloordiv_float32
-    _pow: _pow_float64
-    _rpow: _radd_float32
-    _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rmatmul_bool_
-    _shift: _bitwise_float4_e2m1fn
-    _rshift: _rmatmul_bool_
-    _compare: _compare_bfloat16
-    _neg: _Unary[float64]
-    _pos: _Unary[float64]
+    _add: _Tables.AddFloat64
+    _radd: _Tables.ReflectedAddFloat32
+    _matmul: _Tables.MatmulFloat64
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddFloat64
+    _rsub: _Tables.ReflectedAddFloat32
+    _truediv: _Tables.AddFloat64
+    _rtruediv: _Tables.ReflectedAddFloat32
+    _floordiv: _Tables.FloordivFloat64
+    _rfloordiv: _Tables.ReflectedFloordivFloat32
+    _mod: _Tables.FloordivFloat64
+    _rmod: _Tables.ReflectedFloordivFloat32
+    _pow: _Tables.PowFloat64
+    _rpow: _Tables.ReflectedAddFloat32
+    _bitwise: _Tables.BitwiseFloat4_e2m1fn
+    _rbitwise: _Tables.ReflectedMatmulBool
+    _shift: _Tables.BitwiseFloat4_e2m1fn
+    _rshift: _Tables.ReflectedMatmulBool
+    _compare: _Tables.CompareBfloat16
+    _neg: UnaryTo[float64]
+    _pos: UnaryTo[float64]
     _abs: float64
     _invert: BitwiseInvertNotSupportedForFloat64
     _sum: SumTo[float32]
@@ -5959,34 +5963,34 @@ class float64(DtypeMarker):
     _argmax: ArgmaxNotSupportedForFloat64
     _argmin: ArgminNotSupportedForFloat64
     _round: RoundTo[float64]
-    _clip: _clip_float64
+    _clip: _Tables.ClipFloat64
     _real: float64
     _imag: float64
     _item: ItemTo[float]
 
 class complex64(DtypeMarker):
     """Marker of the dtype complex64."""
-    _add: _add_complex64
-    _radd: _radd_complex64
-    _matmul: _matmul_complex64
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_complex64
-    _rsub: _radd_complex64
-    _truediv: _add_complex64
-    _rtruediv: _radd_complex64
-    _floordiv: _bitwise_float4_e2m1fn
-    _rfloordiv: _rmatmul_bool_
-    _mod: _bitwise_float4_e2m1fn
-    _rmod: _rmatmul_bool_
-    _pow: _add_complex64
-    _rpow: _radd_complex64
-    _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rmatmul_bool_
-    _shift: _bitwise_float4_e2m1fn
-    _rshift: _rmatmul_bool_
-    _compare: _compare_bfloat16
-    _neg: _Unary[complex64]
-    _pos: _Unary[complex64]
+    _add: _Tables.AddComplex64
+    _radd: _Tables.ReflectedAddComplex64
+    _matmul: _Tables.MatmulComplex64
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddComplex64
+    _rsub: _Tables.ReflectedAddComplex64
+    _truediv: _Tables.AddComplex64
+    _rtruediv: _Tables.ReflectedAddComplex64
+    _floordiv: _Tables.BitwiseFloat4_e2m1fn
+    _rfloordiv: _Tables.ReflectedMatmulBool
+    _mod: _Tables.BitwiseFloat4_e2m1fn
+    _rmod: _Tables.ReflectedMatmulBool
+    _pow: _Tables.AddComplex64
+    _rpow: _Tables.ReflectedAddComplex64
+    _bitwise: _Tables.BitwiseFloat4_e2m1fn
+    _rbitwise: _Tables.ReflectedMatmulBool
+    _shift: _Tables.BitwiseFloat4_e2m1fn
+    _rshift: _Tables.ReflectedMatmulBool
+    _compare: _Tables.CompareBfloat16
+    _neg: UnaryTo[complex64]
+    _pos: UnaryTo[complex64]
     _abs: float32
     _invert: BitwiseInvertNotSupportedForComplex64
     _sum: SumTo[complex64]
@@ -6006,27 +6010,27 @@ class complex64(DtypeMarker):
 
 class complex128(DtypeMarker):
     """Marker of the dtype complex128."""
-    _add: _add_complex128
-    _radd: _radd_complex64
-    _matmul: _bitwise_float4_e2m1fn
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_complex128
-    _rsub: _radd_complex64
-    _truediv: _add_complex128
-    _rtruediv: _radd_complex64
-    _floordiv: _bitwise_float4_e2m1fn
-    _rfloordiv: _rmatmul_bool_
-    _mod: _bitwise_float4_e2m1fn
-    _rmod: _rmatmul_bool_
-    _pow: _pow_complex128
-    _rpow: _radd_complex64
-    _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rmatmul_bool_
-    _shift: _bitwise_float4_e2m1fn
-    _rshift: _rmatmul_bool_
-    _compare: _compare_bfloat16
-    _neg: _Unary[complex128]
-    _pos: _Unary[complex128]
+    _add: _Tables.AddComplex128
+    _radd: _Tables.ReflectedAddComplex64
+    _matmul: _Tables.BitwiseFloat4_e2m1fn
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddComplex128
+    _rsub: _Tables.ReflectedAddComplex64
+    _truediv: _Tables.AddComplex128
+    _rtruediv: _Tables.ReflectedAddComplex64
+    _floordiv: _Tables.BitwiseFloat4_e2m1fn
+    _rfloordiv: _Tables.ReflectedMatmulBool
+    _mod: _Tables.BitwiseFloat4_e2m1fn
+    _rmod: _Tables.ReflectedMatmulBool
+    _pow: _Tables.PowComplex128
+    _rpow: _Tables.ReflectedAddComplex64
+    _bitwise: _Tables.BitwiseFloat4_e2m1fn
+    _rbitwise: _Tables.ReflectedMatmulBool
+    _shift: _Tables.BitwiseFloat4_e2m1fn
+    _rshift: _Tables.ReflectedMatmulBool
+    _compare: _Tables.CompareBfloat16
+    _neg: UnaryTo[complex128]
+    _pos: UnaryTo[complex128]
     _abs: float64
     _invert: BitwiseInvertNotSupportedForComplex128
     _sum: SumTo[complex64]
@@ -6046,29 +6050,29 @@ class complex128(DtypeMarker):
 
 class weak_int(_Marker):
     """Marker of weakly typed i* values (Python scalars, JAX's weak arrays)."""
-    _add: _add_weak_int
-    _radd: _radd_weak_int
-    _matmul: _matmul_weak_int
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_weak_int
-    _rsub: _radd_weak_int
-    _truediv: _truediv_weak_int
-    _rtruediv: _rtruediv_weak_int
-    _floordiv: _floordiv_weak_int
-    _rfloordiv: _rfloordiv_weak_int
-    _mod: _floordiv_weak_int
-    _rmod: _rfloordiv_weak_int
-    _pow: _pow_weak_int
-    _rpow: _rpow_bool_
-    _bitwise: _bitwise_weak_int
-    _rbitwise: _rbitwise_weak_int
-    _shift: _bitwise_weak_int
-    _rshift: _rbitwise_weak_int
-    _compare: _compare_bool_
-    _neg: _Unary[weak_int]
-    _pos: _Unary[weak_int]
+    _add: _Tables.AddWeakInt
+    _radd: _Tables.ReflectedAddWeakInt
+    _matmul: _Tables.MatmulWeakInt
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddWeakInt
+    _rsub: _Tables.ReflectedAddWeakInt
+    _truediv: _Tables.TruedivWeakInt
+    _rtruediv: _Tables.ReflectedTruedivWeakInt
+    _floordiv: _Tables.FloordivWeakInt
+    _rfloordiv: _Tables.ReflectedFloordivWeakInt
+    _mod: _Tables.FloordivWeakInt
+    _rmod: _Tables.ReflectedFloordivWeakInt
+    _pow: _Tables.PowWeakInt
+    _rpow: _Tables.ReflectedPowBool
+    _bitwise: _Tables.BitwiseWeakInt
+    _rbitwise: _Tables.ReflectedBitwiseWeakInt
+    _shift: _Tables.BitwiseWeakInt
+    _rshift: _Tables.ReflectedBitwiseWeakInt
+    _compare: _Tables.CompareBool
+    _neg: UnaryTo[weak_int]
+    _pos: UnaryTo[weak_int]
     _abs: weak_int
-    _invert: _Unary[weak_int]
+    _invert: UnaryTo[weak_int]
     _sum: SumTo[int32]
     _prod: ProdTo[int32]
     _mean: MeanTo[float32]
@@ -6079,34 +6083,34 @@ class weak_int(_Marker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[weak_int]
-    _clip: _clip_weak_int
+    _clip: _Tables.ClipWeakInt
     _real: weak_int
     _imag: weak_int
     _item: ItemTo[int]
 
 class weak_float(_Marker):
     """Marker of weakly typed f* values (Python scalars, JAX's weak arrays)."""
-    _add: _add_weak_float
-    _radd: _radd_weak_float
-    _matmul: _matmul_weak_float
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_weak_float
-    _rsub: _radd_weak_float
-    _truediv: _add_weak_float
-    _rtruediv: _radd_weak_float
-    _floordiv: _floordiv_weak_float
-    _rfloordiv: _rfloordiv_weak_float
-    _mod: _floordiv_weak_float
-    _rmod: _rfloordiv_weak_float
-    _pow: _pow_weak_float
-    _rpow: _radd_weak_float
-    _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rmatmul_bool_
-    _shift: _bitwise_float4_e2m1fn
-    _rshift: _rmatmul_bool_
-    _compare: _compare_uint8
-    _neg: _Unary[weak_float]
-    _pos: _Unary[weak_float]
+    _add: _Tables.AddWeakFloat
+    _radd: _Tables.ReflectedAddWeakFloat
+    _matmul: _Tables.MatmulWeakFloat
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddWeakFloat
+    _rsub: _Tables.ReflectedAddWeakFloat
+    _truediv: _Tables.AddWeakFloat
+    _rtruediv: _Tables.ReflectedAddWeakFloat
+    _floordiv: _Tables.FloordivWeakFloat
+    _rfloordiv: _Tables.ReflectedFloordivWeakFloat
+    _mod: _Tables.FloordivWeakFloat
+    _rmod: _Tables.ReflectedFloordivWeakFloat
+    _pow: _Tables.PowWeakFloat
+    _rpow: _Tables.ReflectedAddWeakFloat
+    _bitwise: _Tables.BitwiseFloat4_e2m1fn
+    _rbitwise: _Tables.ReflectedMatmulBool
+    _shift: _Tables.BitwiseFloat4_e2m1fn
+    _rshift: _Tables.ReflectedMatmulBool
+    _compare: _Tables.CompareUint8
+    _neg: UnaryTo[weak_float]
+    _pos: UnaryTo[weak_float]
     _abs: weak_float
     _invert: BitwiseInvertNotSupportedForWeakFloat
     _sum: SumTo[float32]
@@ -6119,34 +6123,34 @@ class weak_float(_Marker):
     _argmax: ArgmaxTo[int32]
     _argmin: ArgminTo[int32]
     _round: RoundTo[weak_float]
-    _clip: _clip_weak_float
+    _clip: _Tables.ClipWeakFloat
     _real: weak_float
     _imag: weak_float
     _item: ItemTo[float]
 
 class weak_complex(_Marker):
     """Marker of weakly typed c* values (Python scalars, JAX's weak arrays)."""
-    _add: _add_weak_complex
-    _radd: _radd_weak_complex
-    _matmul: _matmul_weak_complex
-    _rmatmul: _rmatmul_bool_
-    _sub: _add_weak_complex
-    _rsub: _radd_weak_complex
-    _truediv: _add_weak_complex
-    _rtruediv: _radd_weak_complex
-    _floordiv: _bitwise_float4_e2m1fn
-    _rfloordiv: _rmatmul_bool_
-    _mod: _bitwise_float4_e2m1fn
-    _rmod: _rmatmul_bool_
-    _pow: _pow_weak_complex
-    _rpow: _radd_weak_complex
-    _bitwise: _bitwise_float4_e2m1fn
-    _rbitwise: _rmatmul_bool_
-    _shift: _bitwise_float4_e2m1fn
-    _rshift: _rmatmul_bool_
-    _compare: _compare_bfloat16
-    _neg: _Unary[weak_complex]
-    _pos: _Unary[weak_complex]
+    _add: _Tables.AddWeakComplex
+    _radd: _Tables.ReflectedAddWeakComplex
+    _matmul: _Tables.MatmulWeakComplex
+    _rmatmul: _Tables.ReflectedMatmulBool
+    _sub: _Tables.AddWeakComplex
+    _rsub: _Tables.ReflectedAddWeakComplex
+    _truediv: _Tables.AddWeakComplex
+    _rtruediv: _Tables.ReflectedAddWeakComplex
+    _floordiv: _Tables.BitwiseFloat4_e2m1fn
+    _rfloordiv: _Tables.ReflectedMatmulBool
+    _mod: _Tables.BitwiseFloat4_e2m1fn
+    _rmod: _Tables.ReflectedMatmulBool
+    _pow: _Tables.PowWeakComplex
+    _rpow: _Tables.ReflectedAddWeakComplex
+    _bitwise: _Tables.BitwiseFloat4_e2m1fn
+    _rbitwise: _Tables.ReflectedMatmulBool
+    _shift: _Tables.BitwiseFloat4_e2m1fn
+    _rshift: _Tables.ReflectedMatmulBool
+    _compare: _Tables.CompareBfloat16
+    _neg: UnaryTo[weak_complex]
+    _pos: UnaryTo[weak_complex]
     _abs: weak_float
     _invert: BitwiseInvertNotSupportedForWeakComplex
     _sum: SumTo[complex64]
