@@ -26,7 +26,6 @@ def test_pre_commit_runs_the_same_ruff() -> None:
     """.pre-commit-config.yaml is valid, and its ruff hooks run the version the
     test extra pins, with the commands test_ruff runs."""
     import tomllib
-
     import yaml  # pre-commit's own dependency (PyYAML)
 
     config_file = REPO / ".pre-commit-config.yaml"

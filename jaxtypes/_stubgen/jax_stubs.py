@@ -25,29 +25,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from jaxtypes._stubgen import (
-    install as stub_install,
-    jax_array,
-    jax_functions,
-    jax_transforms,
-    jaxtypes_stubs,
-    layer_stubs,
-    syntax,
-)
+from jaxtypes._stubgen import install as stub_install
+from jaxtypes._stubgen import jax_array, jax_functions, jax_transforms, jaxtypes_stubs, layer_stubs, syntax
 from jaxtypes._stubgen.record import (
-    SUPPORTED,
-    supported_versions,
     BASEARRAY,
     DISTRIBUTION,
     MARK,
     MYPY_DIR,
     SEARCH_DIR,
+    SUPPORTED,
     PackageInstall,
     Staleness,
     find_installed,
     installed_stubs,
     recorded_versions,
     staleness,
+    supported_versions,
 )
 
 __all__ = [
