@@ -22,6 +22,8 @@ from mypy.nodes import CallExpr, Expression, IntExpr, NameExpr, StrExpr
 from mypy.plugin import MethodContext
 from mypy.types import Type
 
+from jaxtypes import lattice
+
 from . import errors, names
 from .settings import Settings
 
@@ -51,7 +53,7 @@ def _literal(expr: Expression) -> str | bool | int | None:
 def _setting(key: str, value: str | bool | int, from_environment: bool) -> str | bool | None:
     """The plugin's value for what the program sets, or None when it is not one JAX takes."""
     if key == "promotion":
-        return value if value in ("standard", "strict") else None
+        return value if value in lattice.PROMOTION_MODES else None
     if from_environment:
         word = str(value).strip().lower()
         return True if word in _TRUE_WORDS else False if word in _FALSE_WORDS else None
@@ -83,17 +85,27 @@ def _arguments(ctx: MethodContext) -> tuple[Expression, Expression] | None:
     return (args[0], args[1]) if len(args) >= 2 else None
 
 
+def _check(
+    ctx: MethodContext, settings: Settings, args: tuple[Expression, Expression] | None, environment: bool
+) -> None:
+    """Note the setting ``args`` make (an option or an environment variable, and
+    its value) where it is a literal that differs from ``settings``."""
+    keys = _ENVIRONMENT if environment else _OPTIONS
+    name = _literal(args[0]) if args is not None else None
+    if args is None or not isinstance(name, str) or name not in keys:
+        return
+    raw = _literal(args[1])
+    if raw is None or (environment and not isinstance(raw, str)):
+        return
+    value = _setting(keys[name], raw, environment)
+    if value is not None:
+        _note(ctx, settings, f"{name}={raw}" if environment else f"{name} to {raw!r}", keys[name], value)
+
+
 def config_update_hook(settings: Settings) -> Callable[[MethodContext], Type]:
     @errors.guarded(lambda ctx: ctx.default_return_type)
     def hook(ctx: MethodContext) -> Type:
-        args = _arguments(ctx)
-        name = _literal(args[0]) if args is not None else None
-        if args is not None and isinstance(name, str) and name in _OPTIONS:
-            raw = _literal(args[1])
-            key = _OPTIONS[name]
-            value = _setting(key, raw, False) if raw is not None else None
-            if value is not None:
-                _note(ctx, settings, f"{name} to {raw!r}", key, value)
+        _check(ctx, settings, _arguments(ctx), environment=False)
         return ctx.default_return_type
 
     return hook
@@ -107,13 +119,7 @@ def environment_hook(settings: Settings) -> Callable[[MethodContext], Type]:
         args = _arguments(ctx)
         if args is None and len(ctx.args) >= 2 and ctx.args[0] and ctx.args[1]:
             args = (ctx.args[0][0], ctx.args[1][0])
-        name = _literal(args[0]) if args is not None else None
-        if args is not None and isinstance(name, str) and name in _ENVIRONMENT:
-            raw = _literal(args[1])
-            key = _ENVIRONMENT[name]
-            value = _setting(key, raw, True) if isinstance(raw, str) else None
-            if value is not None:
-                _note(ctx, settings, f"{name}={raw}", key, value)
+        _check(ctx, settings, args, environment=True)
         return ctx.default_return_type
 
     return hook
