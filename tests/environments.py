@@ -16,6 +16,9 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import tomllib
 
 from tools.checkers import MYPY_FLAGS, checker_env, mypy_cache_flags, tool
 
@@ -25,6 +28,23 @@ PRINTED_SETTING = re.compile(
     r"^  (?P<checker>[\w-]+): +(?:(?P<line>.+?) \((?P<file>[\w.]+)(?: (?P<section>\[.+?\]))?\)"
     r"(?:; .*)?|nothing)$"
 )
+
+
+PYPROJECT: dict[str, Any] = tomllib.loads(
+    (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text(encoding="utf-8")
+)
+
+
+def requirement_name(requirement: str) -> str:
+    """A requirement's project name, normalized (``ml_dtypes==0.6.0`` -> ``ml-dtypes``)."""
+    return re.split(r"[<>=!~; \[]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
+def pinned_requirement(name: str) -> str:
+    """The test extra's line for the project ``name`` (its pin), without a comment."""
+    wanted = requirement_name(name)
+    lines: list[str] = PYPROJECT["project"]["optional-dependencies"]["test"]
+    return next(r for r in lines if requirement_name(r) == wanted)
 
 
 def printed_settings(stdout: str) -> dict[str, tuple[str, str, str] | None]:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from environments import pinned_requirement
+
 REPO = Path(__file__).resolve().parent.parent
 RUFF = Path(sys.executable).parent / "ruff"
 
@@ -25,7 +27,6 @@ def test_ruff(command: list[str]) -> None:
 def test_pre_commit_runs_the_same_ruff() -> None:
     """.pre-commit-config.yaml is valid, and its ruff hooks run the version the
     test extra pins, with the commands test_ruff runs."""
-    import tomllib
     import yaml  # pre-commit's own dependency (PyYAML)
 
     config_file = REPO / ".pre-commit-config.yaml"
@@ -36,11 +37,7 @@ def test_pre_commit_runs_the_same_ruff() -> None:
         timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    pinned = next(
-        r.split(";")[0].split("#")[0].strip()
-        for r in tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
-        if r.startswith("ruff==")
-    )
+    pinned = pinned_requirement("ruff")
     hooks = {h["id"]: h for repo in yaml.safe_load(config_file.read_text())["repos"] for h in repo["hooks"]}
     for hook_id, command in (("ruff-check", "ruff check"), ("ruff-format", "ruff format")):
         assert hooks[hook_id]["additional_dependencies"] == [pinned], hooks[hook_id]

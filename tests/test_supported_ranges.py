@@ -27,10 +27,10 @@ import sys
 from pathlib import Path
 
 import pytest
-import tomllib
+
+from environments import PYPROJECT, pinned_requirement, requirement_name
 
 REPO = Path(__file__).resolve().parent.parent
-PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 
 # Run in each venv: they compare jaxtypes with the JAX installed beside it.
 LIVE_TESTS = (
@@ -41,15 +41,6 @@ LIVE_TESTS = (
 )
 # What these tests import besides jaxtypes and JAX.
 TEST_TOOLS = ("pytest", "hypothesis")
-
-
-def _name(requirement: str) -> str:
-    return re.split(r"[<>=!~; \[]", requirement, maxsplit=1)[0].lower().replace("_", "-")
-
-
-def _test_requirement(name: str) -> str:
-    """The test extra's line for ``name`` (its pin)."""
-    return next(r for r in PYPROJECT["project"]["optional-dependencies"]["test"] if _name(r) == name)
 
 
 def lower_bounds() -> list[str]:
@@ -63,7 +54,7 @@ def lower_bounds() -> list[str]:
 
 
 def test_every_runtime_requirement_has_a_lower_bound() -> None:
-    assert [_name(p) for p in lower_bounds()] == ["numpy", "ml-dtypes", "typing-extensions"]
+    assert [requirement_name(p) for p in lower_bounds()] == ["numpy", "ml-dtypes", "typing-extensions"]
 
 
 def test_the_pins_lie_in_the_runtime_ranges() -> None:
@@ -71,9 +62,9 @@ def test_the_pins_lie_in_the_runtime_ranges() -> None:
     from packaging.requirements import Requirement
 
     for requirement in PYPROJECT["project"]["dependencies"]:
-        name = _name(requirement)
+        name = requirement_name(requirement)
         if name in ("numpy", "ml-dtypes"):
-            pin = _test_requirement(name).split("==", 1)[1]
+            pin = pinned_requirement(name).split("==", 1)[1]
             assert Requirement(requirement).specifier.contains(pin), (requirement, pin)
 
 
@@ -93,8 +84,8 @@ def test_live_tests_pass_at_each_end_of_the_ranges(end: str, tmp_path: Path) -> 
     install = subprocess.run(
         [
             python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--upgrade",
-            str(REPO), _test_requirement("jax"), _test_requirement("jaxlib"),
-            *(_test_requirement(t) for t in TEST_TOOLS), *ENDS[end](),
+            str(REPO), pinned_requirement("jax"), pinned_requirement("jaxlib"),
+            *(pinned_requirement(t) for t in TEST_TOOLS), *ENDS[end](),
         ],
         capture_output=True, text=True,
     )  # fmt: skip
@@ -126,7 +117,7 @@ def test_live_tests_pass_at_each_end_of_the_ranges(end: str, tmp_path: Path) -> 
 
 def _same_release(pins: list[str], versions: list[str]) -> bool:
     """``numpy==2.0`` is installed as 2.0.0: the same release, padded."""
-    wanted = {_name(p): p.split("==", 1)[1] for p in pins}
+    wanted = {requirement_name(p): p.split("==", 1)[1] for p in pins}
 
     def padded(v: str) -> tuple[int, ...]:
         parts = [int(x) for x in v.split(".")]

@@ -19,16 +19,12 @@ import sys
 from pathlib import Path
 
 import pytest
-import tomllib
 
 from tools.checkers import MYPY_FLAGS, reported_errors, revealed
 
-from environments import printed_settings, write_printed_settings
+from environments import pinned_requirement, printed_settings, write_printed_settings
 
 REPO = Path(__file__).resolve().parent.parent
-PINNED = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"][
-    "test"
-]
 # One checker of each family (pyright's covers basedpyright).
 CHECKERS = ("mypy", "pyright", "pyrefly", "ty")
 
@@ -49,10 +45,6 @@ def step(x: jax.Array[bfloat16], w: jax.Array[float32], q: jax.Array[int8]) -> N
 # The lines JAX runs: each revealed expression, and the error line.
 REVEALED = {9: "x @ w", 10: "q * 2", 11: "jnp.tanh(x)"}
 ERROR_LINE = 12
-
-
-def _pinned(name: str) -> str:
-    return next(r for r in PINNED if re.split(r"[<>=!~; \[]", r, maxsplit=1)[0] == name)
 
 
 def _run(cmd: list[str], cwd: Path, **kwargs: object) -> subprocess.CompletedProcess[str]:
@@ -87,7 +79,9 @@ def test_quick_start_from_a_built_wheel(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = str(venv / "bin" / "python")
     # The pinned JAX and checkers, and the numpy and ml_dtypes the recorded data was made with.
-    requirements = [_pinned(n) for n in ("jax", "jaxlib", "numpy", "ml_dtypes", "mypy", "pyright", "pyrefly", "ty")]
+    requirements = [
+        pinned_requirement(n) for n in ("jax", "jaxlib", "numpy", "ml_dtypes", "mypy", "pyright", "pyrefly", "ty")
+    ]
     install = _run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(wheel), *requirements], tmp_path)  # fmt: skip
     assert install.returncode == 0, install.stderr[-4000:]
 
