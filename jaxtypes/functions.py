@@ -415,14 +415,6 @@ def untyped() -> dict[str, str]:
     return {n: r.reason for n, r in TABLE.items() if r.family in ("untyped", "higher_order")}
 
 
-# Array parameters that never change the result's dtype: masks and indices
-# (jnp.where's mask, lax.dynamic_slice's start indices).  The stubs leave them
-# as JAX declares them; the mypy plugin does not count them as operands.
-NEUTRAL_NAMES: Final = frozenset(
-    ["where", "indices", "condition", "indices_or_sections", "start_indices", "start_index", "index"]
-)
-
-
 # jnp.finfo(dtype) (ml_dtypes.finfo): its min, max, eps, epsneg, tiny,
 # resolution, smallest_normal and smallest_subnormal are NumPy scalars of the
 # dtype's real type (float32 for complex64), which JAX canonicalizes (float64

@@ -212,6 +212,9 @@ class Builder:
     def any_array(self, template: Instance | None = None) -> Instance:
         return self.array(template, AnyType(TypeOfAny.special_form))
 
+    def symbol(self, fullname: str) -> SymbolTableNode | None:
+        return self._lookup(fullname)
+
     def named(self, fullname: str) -> TypeInfo | None:
         sym = self._lookup(fullname)
         return sym.node if sym is not None and isinstance(sym.node, TypeInfo) else None

@@ -6,7 +6,9 @@ The stubs of ``jaxtypes jax-stubs`` type each function that has a dtype rule
 same rule for the configured one (x64, strict): it reads the call's array
 arguments (markers of ``Array[...]``, Python scalars as weakly typed values,
 numpy scalars as strong ones) and its ``dtype=``, and replaces the dtype of
-the result the stubs gave.  It also answers calls the stubs cannot (arrays of
+the result the stubs gave, reading the call by the function's plan
+(``jaxtypes.call_plans``, from JAX's declaration in the stubs: the plan the
+generator typed the function by).  It also answers calls the stubs cannot (arrays of
 two different dtypes, 64-bit arrays).  A call it cannot read exactly (an
 argument of unknown dtype, another array or a ``preferred_element_type=`` the
 rule does not cover) gets ``Array[Any]``; a call JAX rejects is an error
@@ -15,14 +17,39 @@ rule does not cover) gets ``Array[Any]``; a call JAX rejects is an error
 
 from __future__ import annotations
 
-import re
-from typing import Callable, Final, Union
+from typing import Callable, Union
 
-from mypy.nodes import ListExpr, TupleExpr
+from mypy.nodes import (
+    ARG_NAMED_OPT,
+    ARG_OPT,
+    ARG_POS,
+    ARG_STAR,
+    ARG_STAR2,
+    Decorator,
+    FuncDef,
+    ListExpr,
+    OverloadedFuncDef,
+    SymbolNode,
+    TupleExpr,
+    Var,
+)
 from mypy.plugin import FunctionContext, MethodContext
-from mypy.types import AnyType, Instance, TupleType, Type, TypeOfAny, UnionType, get_proper_type
+from mypy.types import (
+    AnyType,
+    CallableType,
+    Instance,
+    NoneType,
+    Overloaded,
+    ProperType,
+    TupleType,
+    Type,
+    TypeOfAny,
+    UnionType,
+    get_proper_type,
+)
 
-from jaxtypes import functions, lattice
+from jaxtypes import call_plans, functions, lattice
+from jaxtypes.call_plans import CallPlan
 from jaxtypes.lattice import Variant
 from jaxtypes.ops import DEFAULT
 
@@ -32,22 +59,8 @@ from .dtypes import Builder, DTypeLike, array_info, dtype_like
 __all__ = ["typed_functions", "function_hook"]
 
 Context = Union[FunctionContext, MethodContext]
-# Parameters that do not change the result's dtype when given (masks, indices, a count
-# or offset k: top_k, tril, diag; shapes, axes and the other parameters JAX's typed
-# functions declare as int only, which a Python int or bool would otherwise pass for
-# a weakly typed operand: jnp.zeros(3, dtype), softmax(x, axis=-1), one_hot(x, 3)).
-_NEUTRAL: Final = functions.NEUTRAL_NAMES | frozenset(
-    "k shape axis axes keepdims rank dimension num_classes size length minlength exponent_bits mantissa_bits "
-    "reps kth pad_width ind n start_dimension stop_dimension limit_index stride slice_size reduction_dimension "
-    "recall_target".split()
-)
-# (Those of one function only, lax.integer_pow's exponent: the table's neutral column,
-# functions.NEUTRAL_PARAMETERS.)
-# Families whose result no argument but the inputs can change (isin's bool, fold_in's key).
-_INPUTS_ALONE: Final = frozenset(["fixed", "key"])
-# Parameters the rules do not cover: given, the answer is unknown.
-_UNCOVERED: Final = frozenset(["preferred_element_type", "promote_integers", "retstep"])
-_UNTYPED: Final = ("untyped", "higher_order", "not_an_array")
+# (jaxtypes.call_plans decides, for the generator and here alike, which
+# parameters are operands, dtype=, neutral or pinned.)
 
 
 class _Unknown(Exception):
@@ -60,7 +73,7 @@ def typed_functions() -> dict[str, str]:
     (``jnp.maximum`` is a ``BinaryUfunc`` in JAX's stubs)."""
     out: dict[str, str] = {}
     for name, rule in functions.TABLE.items():
-        if rule.family in _UNTYPED or name not in functions.ARGUMENTS:
+        if rule.family in call_plans.UNTYPED_FAMILIES or name not in functions.ARGUMENTS:
             continue
         out[name] = name
         module, _, short = name.rpartition(".")
@@ -164,29 +177,30 @@ def _dtype(types: list[Type], builder: Builder, v: Variant) -> str | None:
     return lattice.default_dtype(d.node[0], v.x64) if d.weak else d.node
 
 
-def _inputs(name: str, kind: str, ctx: Context, builder: Builder) -> tuple[list[str], set[int]]:
+def _inputs(plan: CallPlan, ctx: Context, builder: Builder) -> tuple[list[str], set[int]]:
     """The rule's input nodes and the formals they came from."""
     formals = ctx.callee_arg_names
-    given = [i for i, types in enumerate(ctx.arg_types) if types]
-    if kind in ("x", "xd"):
-        i = functions.INPUT_POSITION.get(name, 0)
-        return [_node(ctx.arg_types[i], builder, functions.scalar_input_is_weak(name))], {i, *range(i)}
+    kind = plan.kind
+    if kind in call_plans.ONE_INPUT_KINDS:
+        i = plan.input_position
+        return [_node(ctx.arg_types[i], builder, plan.scalar_inputs)], {i, *range(i)}
     if kind == "cxy":
         return ["bool", _node(ctx.arg_types[1], builder), _node(ctx.arg_types[2], builder)], {0, 1, 2}
-    if kind == "xy":
-        star = [i for i, f in enumerate(formals) if f == "operands"]
+    if kind == "xy" and plan.varargs:
+        star = [i for i, f in enumerate(formals) if f == plan.input_param]
         if star and len(ctx.arg_types[star[0]]) == 2:  # einsum(subscripts, *operands): JAX's own signature
             return [_node([t], builder) for t in ctx.arg_types[star[0]]], {0, star[0]}
-        # (numbered: lax.dynamic_update_slice's first parameter is ``operand``)
-        operands = [i for i, f in enumerate(formals) if f is not None and re.fullmatch(r"operand\d+", f)]
-        if operands:  # einsum(subscripts, a, b): the typed forms of jaxtypes' stubs
-            if len(operands) != 2:
-                raise _Unknown
-            return [_node(ctx.arg_types[i], builder) for i in operands], {0, *operands}
+        # einsum(subscripts, a, b): the typed forms of the stubs
+        operands = [i for i, f in enumerate(formals) if f in call_plans.VARARG_OPERANDS]
+        if len(operands) != 2:
+            raise _Unknown
+        return [_node(ctx.arg_types[i], builder) for i in operands], {0, *operands}
+    if kind == "xy" and plan.second is not None:
+        if len(ctx.arg_types) < 2 or not ctx.arg_types[0] or not ctx.arg_types[1]:
+            raise _Unknown
+        return [_node(ctx.arg_types[0], builder), _node(ctx.arg_types[1], builder)], {0, 1}
+    if kind == "xy" and plan.sequence:
         first = ctx.arg_types[0] if ctx.arg_types else []
-        second = formals[1] if len(formals) > 1 else None
-        if len(given) >= 2 and 1 in given and second not in _NEUTRAL:  # not lax.concatenate's dimension
-            return [_node(first, builder), _node(ctx.arg_types[1], builder)], {0, 1}
         # concatenate([x, y]): the list's elements, as written when it is a
         # literal (mypy joins Array[bfloat16] and Array[float32] to an
         # Array of neither)
@@ -201,33 +215,136 @@ def _inputs(name: str, kind: str, ctx: Context, builder: Builder) -> tuple[list[
         return [functions.KEY], {0}
     if kind == "k":
         return [_node(ctx.arg_types[0], builder)], {0}
-    return [], set()
+    return [], set()  # (d, n: dtype= or counts alone)
 
 
-def _covered(name: str, rule: functions.Rule, ctx: Context, used: set[int], builder: Builder) -> bool:
+def _covered(plan: CallPlan, ctx: Context, used: set[int], builder: Builder) -> bool:
     """Whether every argument the call passes is one the rule accounts for."""
-    if rule.family in _INPUTS_ALONE:
+    if plan.inputs_alone:
         return True
+    scalars: set[str] = {lattice.WEAK_INT, lattice.BOOL} if plan.input_scalar else set()
+    if plan.dtype_scalar == "builtins.float":
+        scalars |= {lattice.WEAK_INT, lattice.WEAK_FLOAT, lattice.BOOL}
+    elif plan.dtype_scalar:
+        scalars |= {lattice.WEAK_INT, lattice.BOOL}
     for i, types in enumerate(ctx.arg_types):
         formal = ctx.callee_arg_names[i] if i < len(ctx.callee_arg_names) else None
-        if not types or i in used or formal in ("dtype", *_NEUTRAL, *functions.NEUTRAL_PARAMETERS.get(name, ())):
+        if not types or i in used or formal in (plan.dtype_param, "dtype") or formal in plan.neutral:
             continue
-        if formal in _UNCOVERED:
+        if formal in call_plans.PINNED:
             return False
         for t in types:
             found = dtype_like(t, builder)
             if found is None:
+                if _of_unknown_dtype(t):
+                    return False  # (clip(x, lo) with lo an Array[Any]: it may promote)
                 continue  # shapes, axes, names: not arrays
             for d in found:
-                if d.kind == "array":
-                    return False
-                if d.kind == "value" and not (
-                    rule.scalar == lattice.WEAK_INT and d.node in (lattice.WEAK_INT, lattice.BOOL)
-                ):
-                    if functions.ARGUMENTS.get(name) == "n" and d.node == lattice.WEAK_INT:
-                        continue  # hanning(M), tril_indices(n): counts, not operands
+                if d.kind == "array" or (d.kind == "value" and d.node not in scalars):
                     return False
     return True
+
+
+def _union_items(t: Type) -> list[ProperType]:
+    """The members of a union, nested ones (ArrayLike's) flattened."""
+    p = get_proper_type(t)
+    if not isinstance(p, UnionType):
+        return [p]
+    return [i for item in p.items for i in _union_items(item)]
+
+
+def _of_unknown_dtype(t: Type) -> bool:
+    """Whether ``t`` is Any or an array of unknown dtype (not a shape, a name...)."""
+    p = get_proper_type(t)
+    return isinstance(p, AnyType) or isinstance(p, Instance) and array_info(p) is not None
+
+
+def _declared_kind(t: Type, name: str | None) -> str:
+    """How JAX declares a parameter of this type, in ``call_plans``' terms."""
+    items = _union_items(t)
+    if all(isinstance(i, AnyType) for i in items):
+        # (Any mypy could not resolve, as JAX's ``inplace: bool`` where
+        # jax.numpy's ``bool`` is its dtype: the annotation names a type)
+        unresolved = (TypeOfAny.from_error, TypeOfAny.from_unimported_type)
+        return (
+            call_plans.OTHER
+            if any(i.type_of_any in unresolved for i in items if isinstance(i, AnyType))
+            else call_plans.ANY
+        )
+    instances = [i for i in items if isinstance(i, Instance)]
+    fullnames = {i.type.fullname for i in instances}
+    arrays = [i for i in instances if array_info(i) is not None]
+    others = [i for i in items if not (isinstance(i, Instance) and array_info(i) is not None)]
+    if arrays and all(isinstance(i, Instance) and i.type.fullname == names.NUMPY_NDARRAY for i in others):
+        return call_plans.ARRAY
+    # (a sequence of array-likes anywhere in it, as the generator reads
+    # ``Sequence[ArrayLike]`` in the annotation's text)
+    for i in instances:
+        if i.type.fullname in names.SEQUENCES and i.args:
+            if _declared_kind(i.args[0], None) in (call_plans.ARRAY_LIKE, call_plans.SEQUENCE):
+                return call_plans.SEQUENCE
+    if arrays and "builtins.float" in fullnames:
+        return call_plans.ARRAY_LIKE
+    if name == "dtype" or {"builtins.str", names.NUMPY_DTYPE} <= fullnames:
+        return call_plans.DTYPE_LIKE
+    if any("DeprecatedArg" in n for n in fullnames):
+        return call_plans.DEPRECATED
+    return call_plans.INT if fullnames == {"builtins.int"} and len(items) == 1 else call_plans.OTHER
+
+
+def _declarations(name: str, builder: Builder) -> list[CallableType]:
+    """The declarations of function ``name`` in the stubs, JAX's own last (a
+    ufunc's ``__call__``, without ``self``)."""
+    sym = builder.symbol(name)
+    node: SymbolNode | None = sym.node if sym is not None else None
+    drop_self = False
+    if isinstance(node, Var):  # jnp.maximum: a ufunc object
+        t = get_proper_type(node.type) if node.type is not None else None
+        call = t.type.get("__call__") if isinstance(t, Instance) else None
+        node, drop_self = (call.node if call is not None else None), True
+    if isinstance(node, Decorator):
+        node = node.func
+    if not isinstance(node, (FuncDef, OverloadedFuncDef)) or node.type is None:
+        return []
+    t = get_proper_type(node.type)
+    items = t.items if isinstance(t, Overloaded) else [t] if isinstance(t, CallableType) else []
+    return [_without_self(c) if drop_self and c.arg_types else c for c in items]
+
+
+def _without_self(declaration: CallableType) -> CallableType:
+    return declaration.copy_modified(  # pyright: ignore[reportUnknownMemberType]
+        arg_types=declaration.arg_types[1:], arg_kinds=declaration.arg_kinds[1:], arg_names=declaration.arg_names[1:]
+    )
+
+
+def _plan_of(name: str, declaration: CallableType) -> CallPlan | None:
+    params: list[call_plans.Parameter] = []
+    vararg: call_plans.Parameter | None = None
+    for i, (n, kind, t) in enumerate(zip(declaration.arg_names, declaration.arg_kinds, declaration.arg_types)):
+        if kind == ARG_STAR:
+            vararg = call_plans.Parameter(n or "args", _declared_kind(t, n))
+        elif kind != ARG_STAR2:
+            # (positional-only: unnamed in mypy's types, named by position)
+            params.append(
+                call_plans.Parameter(
+                    n if n is not None else call_plans.unnamed(i),
+                    _declared_kind(t, n),
+                    kind in (ARG_POS, ARG_OPT),
+                    kind in (ARG_OPT, ARG_NAMED_OPT),
+                    any(isinstance(item, NoneType) for item in _union_items(t)),
+                    n is None,
+                )
+            )
+    return call_plans.call_plan(name, params, vararg)
+
+
+def _call_plan(name: str, builder: Builder) -> CallPlan | None:
+    """``call_plans.call_plan`` of ``name``, from JAX's declaration in the
+    stubs: the last one the stubs type from (JAX's own come after the typed
+    overloads), else the last."""
+    plans = [_plan_of(name, d) for d in _declarations(name, builder)]
+    typed = [p for p in plans if p is not None and p.overloads]
+    return typed[-1] if typed else plans[-1] if plans else None
 
 
 def _pytree_template(ctx: Context, kind: str, builder: Builder) -> Instance | None:
@@ -262,6 +379,7 @@ def _python_scalars(ctx: Context, operands: set[int], builder: Builder) -> bool:
 def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context], Type]:
     rule = functions.TABLE[name]
     kind = functions.ARGUMENTS[name]
+    plans = builder.memo()  # (JAX's declaration, looked up once a build)
 
     @errors.guarded(lambda ctx: ctx.default_return_type)
     def hook(ctx: Context) -> Type:
@@ -276,24 +394,23 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
         known = _array_template_dtype_known(template)
         if v == DEFAULT and known:
             return ctx.default_return_type  # the stubs' answer is this configuration's
+        if name not in plans:
+            plans[name] = _call_plan(name, builder)
+        plan: CallPlan | None = plans[name]
         try:
-            inputs, used = _inputs(name, kind, ctx, builder)
+            if plan is None:
+                raise _Unknown
+            inputs, used = _inputs(plan, ctx, builder)
             dtype_index = (
-                ctx.callee_arg_names.index("dtype")
-                if "dtype" in ctx.callee_arg_names
-                else functions.DTYPE_POSITION.get(name)
+                ctx.callee_arg_names.index("dtype") if "dtype" in ctx.callee_arg_names else plan.dtype_position
             )
             dtype = _dtype(ctx.arg_types[dtype_index], builder, v) if dtype_index is not None else None
-            if not _covered(name, rule, ctx, used, builder):
+            if not _covered(plan, ctx, used, builder):
                 raise _Unknown
             operands = used - {0} if kind == "cxy" else used
-            if (
-                kind in ("xy", "cxy")
-                and name not in functions.TWO_SCALARS_TYPED
-                and _python_scalars(ctx, operands, builder)
-            ):
+            if kind in ("xy", "cxy") and not plan.two_scalars and _python_scalars(ctx, operands, builder):
                 raise _Unknown  # (jnp.power(2, 3) is weakly typed: JAX computes it from the values)
-            if name in functions.BOUNDED_FUNCTIONS and not any(t for i, t in enumerate(ctx.arg_types) if i not in used):
+            if plan.float_bounds and not any(t for i, t in enumerate(ctx.arg_types) if i not in used):
                 raise _Unknown  # (no bound: not what the rule was measured with)
         except _Unknown:
             return _replace(ctx.default_return_type, builder.any_array(template))

@@ -69,6 +69,7 @@ NONE_TYPE: Final = "builtins.None"
 NUMPY_GENERIC: Final = "numpy.generic"
 NUMPY_DTYPE: Final = "numpy.dtype"
 NUMPY_NDARRAY: Final = "numpy.ndarray"
+SEQUENCES: Final = ("typing.Sequence", "collections.abc.Sequence")
 # JAX's scalar types (jnp.float32) in the stubs of `jaxtypes jax-stubs`:
 # DtypeOf[dtype marker, the marker it canonicalizes to].
 DTYPE_OF: Final = f"{MARKERS_MODULE}.DtypeOf"

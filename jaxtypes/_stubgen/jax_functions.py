@@ -38,11 +38,11 @@ import copy
 import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from jaxtypes import functions, lattice, ops
+from jaxtypes import call_plans, functions, lattice, ops
 from jaxtypes._stubgen import jaxtypes_stubs
 from jaxtypes._stubgen.syntax import (
     BUILTINS,
@@ -64,6 +64,7 @@ from jaxtypes._stubgen.syntax import (
     stub_view,
     without_param,
 )
+from jaxtypes.call_plans import CallPlan
 from jaxtypes.lattice import Variant
 from jaxtypes.ops import DEFAULT
 
@@ -131,12 +132,6 @@ def _protocol(attribute: str) -> str:
 # The stub modules JAX ships that are rewritten: path in the jax package -> the
 # qualified name of its functions in jaxtypes.functions.TABLE.
 MODULES: Final = {"numpy/__init__.pyi": "jax.numpy", "nn/__init__.pyi": "jax.nn"}
-# Families computed from one input or from dtype= (the others keep JAX's
-# signature for now).
-_ONE_INPUT_KINDS: Final = ("x", "xd")
-_DTYPE_KINDS: Final = ("d", "xd", "kd")
-# Array parameters that do not change the result's dtype (masks, indices).
-_NEUTRAL: Final = functions.NEUTRAL_NAMES
 _SCALARS: Final = (
     ("builtins.bool", "bool"),
     ("builtins.int", lattice.WEAK_INT),
@@ -294,106 +289,49 @@ def _allows_none(annotation: ast.expr | None) -> bool:
     )
 
 
-@dataclass(frozen=True)
-class _Plan:
-    """How one function is typed: which parameter is its input, which is dtype=."""
-
-    rule: functions.Rule
-    kind: str
-    input_param: str | None  # the array argument
-    dtype_param: str | None
-    keep: tuple[str, ...] = ()  # parameters left as JAX declares them (a PRNG key)
-    second: str | None = None  # the other array of a two-array function
-    sequence: bool = False  # input_param is a sequence of arrays (concatenate)
-    varargs: bool = False  # the arrays are ``*operands`` (einsum)
-    scalar_inputs: bool = True  # functions.scalar_input_is_weak
-    arrays_only: bool = False  # JAX declares the inputs Arrays (lax.cummax): no NumPy or scalar overloads
-    # of two arrays, the ones JAX declares Arrays (lax.dynamic_update_slice's
-    # operand, jnp.outer's b): no Python scalar overload puts a scalar there
-    array_params: tuple[str, ...] = ()
-    float_bounds: bool = False  # jnp.clip: typed with Python float bounds too (functions.BOUNDED_FUNCTIONS)
-    preferred: bool = False  # preferred_element_type= typed (functions.PREFERRED_TYPED)
-    two_scalars: bool = False  # two Python scalars typed (functions.TWO_SCALARS_TYPED)
+# JAX's other names of ArrayLike (jax._src.random's), which only a
+# reader of the syntax tells apart from it.
+_ARRAY_LIKE_ALIASES: Final = ("RealArray", "IntegerArray")
 
 
-def _plan(name: str, fn: ast.FunctionDef) -> _Plan | None:
-    rule = functions.TABLE.get(name)
-    kind = functions.ARGUMENTS.get(name)
-    if rule is None or kind is None or rule.family in ("untyped", "higher_order", "not_an_array"):
-        return None
-    params = positional_params(fn)
-    names = {p.arg for p in all_params(fn)}
-    dtype_param = "dtype" if "dtype" in names else None
-    if kind in _ONE_INPUT_KINDS:
-        position = functions.INPUT_POSITION.get(name, 0)
-        if len(params) <= position:
-            return None
-        param = params[position]
-        arrays_only = _is_array(param.annotation)
-        if not (
-            arrays_only
-            or _is_array_like(param.annotation)
-            or ast.unparse(param.annotation or parse_expr("Any")) == "Any"
-        ):
-            return None
-        keep = tuple(p.arg for p in params[:position])  # (a key or a shape before the array)
-        return _Plan(
-            rule,
-            kind,
-            param.arg,
-            dtype_param,
-            keep,
-            scalar_inputs=functions.scalar_input_is_weak(name),
-            arrays_only=arrays_only,
+def _declared_kind(param: ast.arg) -> str:
+    """How JAX declares ``param``, in ``call_plans``' terms."""
+    annotation = param.annotation
+    text = ast.unparse(annotation) if annotation is not None else "Any"
+    if _is_array(annotation):
+        return call_plans.ARRAY
+    if "Sequence[ArrayLike]" in text:
+        return call_plans.SEQUENCE
+    if _is_array_like(annotation) or any(n in _ARRAY_LIKE_ALIASES for n in re.findall(r"\w+", text)):
+        return call_plans.ARRAY_LIKE
+    if text == "Any":
+        return call_plans.ANY
+    if "DTypeLike" in text or param.arg == "dtype":
+        return call_plans.DTYPE_LIKE
+    if "DeprecatedArg" in text:
+        return call_plans.DEPRECATED
+    return call_plans.INT if text == "int" else call_plans.OTHER
+
+
+def parameters(fn: ast.FunctionDef) -> tuple[list[call_plans.Parameter], call_plans.Parameter | None]:
+    """``fn``'s parameters as ``call_plans`` reads them, and its ``*args``."""
+    defaulted = _defaulted(fn)
+    positional = {p.arg for p in positional_params(fn)}
+    only = {p.arg for p in fn.args.posonlyargs}
+    params = [
+        call_plans.Parameter(
+            p.arg, _declared_kind(p), p.arg in positional, p.arg in defaulted, _allows_none(p.annotation), p.arg in only
         )
-    if kind == "d" and dtype_param is not None and rule.family in functions.DTYPE_FAMILIES:
-        return _Plan(rule, kind, None, dtype_param)
-    if kind == "kd" and dtype_param is not None and rule.family in functions.DTYPE_FAMILIES and params:
-        return _Plan(rule, kind, None, dtype_param, (params[0].arg,))
-    if kind == "kd" and rule.family == "fixed" and rule.args == ():  # categorical: int32
-        return _Plan(rule, kind, None, None, tuple(p.arg for p in all_params(fn)))
-    if kind in ("xy", "cxy") and rule.family in _PAIR_FAMILIES:
-        return _pair_plan(rule, kind, fn, params)
-    if kind == "n" and dtype_param is None and rule.family == "dtype":
-        # hanning(M): the default float, when only ints are passed (not
-        # kaiser(M, beta), whose beta the oracle's probes leave at a Python float)
-        if all(p.annotation is not None and ast.unparse(p.annotation) == "int" for p in all_params(fn)):
-            return _Plan(rule, kind, None, None)
-        return None
-    if rule.family == "key" and kind in ("k", "n"):
-        key = (params[0].arg,) if params and kind == "k" else ()
-        return _Plan(rule, kind, None, None, key)
-    return None
-
-
-# Families of two-array functions typed here (their result is the promoted
-# dtype, possibly made inexact, or a fixed dtype).
-_PAIR_FAMILIES: Final = ("keeps", "operator", "inexact", "fixed", "mean", "equal")
-
-
-def _pair_plan(rule: functions.Rule, kind: str, fn: ast.FunctionDef, params: list[ast.arg]) -> _Plan | None:
-    params = [p for p in params if p.arg != "self"]
-    offset = 1 if kind == "cxy" else 0  # where(condition, x, y)
-    pair = params[offset : offset + 2]
-    # (arrays only: jax.scipy.signal.convolve2d(in1: Array, in2: Array), no scalar overloads)
-    arrays_only = len(pair) == 2 and all(_is_array(p.annotation) for p in pair)
-    if len(pair) == 2 and all(_is_array(p.annotation) or _is_array_like(p.annotation) for p in pair):
-        keep = tuple(p.arg for p in params[:offset])
-        array_params = tuple(p.arg for p in pair if _is_array(p.annotation))
-        return _Plan(
-            rule, kind, pair[0].arg, None, keep, second=pair[1].arg, arrays_only=arrays_only, array_params=array_params
-        )
-    if kind == "xy" and params and "Sequence[ArrayLike]" in ast.unparse(params[0].annotation or parse_expr("Any")):
-        return _Plan(rule, kind, params[0].arg, None, sequence=True)
+        for p in all_params(fn)
+    ]
     vararg = fn.args.vararg
-    if kind == "xy" and vararg is not None and _is_array_like(vararg.annotation):
-        return _Plan(rule, kind, None, None, tuple(p.arg for p in params), varargs=True)
-    return None
+    return params, (call_plans.Parameter(vararg.arg, _declared_kind(vararg)) if vararg is not None else None)
 
 
-# Parameters that decide the result's dtype besides dtype= and the arrays,
-# and the value a typed overload pins them to (their default).
-_PINNED: Final = {"promote_integers": "Literal[True]", "preferred_element_type": "None", "retstep": "Literal[False]"}
+def _plan(name: str, fn: ast.FunctionDef) -> CallPlan | None:
+    """The call plan the typed overloads follow (None: no typed overloads)."""
+    plan = call_plans.call_plan(name, *parameters(fn))
+    return plan if plan is not None and plan.overloads else None
 
 
 def _defaults(fn: ast.FunctionDef) -> dict[str, ast.expr]:
@@ -414,10 +352,10 @@ def _narrowed(fn: ast.FunctionDef, inputs: Iterable[str], scalars: str | None = 
     """A copy of ``fn`` in which every parameter that could change the
     result's dtype, other than ``inputs``, is pinned: other arrays to ``None``
     (or, given ``scalars``, to that Python scalar type or None), ``dtype``-like
-    ones to ``None``, the flags of ``_PINNED`` to their default; None when one
+    ones to ``None``, the flags of ``call_plans.PINNED`` to their default; None when one
     of them cannot be left out."""
     out = copy_signature(fn)
-    keep = set(inputs) | _NEUTRAL
+    keep = set(inputs) | call_plans.NEUTRAL_NAMES
     defaulted = _defaulted(out)
     dropped: list[str] = []
     for param in all_params(out):
@@ -426,8 +364,8 @@ def _narrowed(fn: ast.FunctionDef, inputs: Iterable[str], scalars: str | None = 
         text = ast.unparse(param.annotation)
         if "DeprecatedArg" in text and _allows_none(param.annotation):
             param.annotation = parse_expr("None")  # (clip's a=, a_min=: old names)
-        elif param.arg in _PINNED:
-            param.annotation = parse_expr(_PINNED[param.arg])
+        elif param.arg in call_plans.PINNED:
+            param.annotation = parse_expr(call_plans.PINNED[param.arg])
         elif "DTypeLike" in text or param.arg == "dtype":
             # JAX before 0.5 declares ``dtype: DTypeLike = ...`` for a None
             # default: left out, it is None all the same.
@@ -472,11 +410,11 @@ def _returns(annotation: ast.expr | None, others: Sequence[str] = ()) -> str | N
     return None
 
 
-def _pytree_return(plan: _Plan, fn: ast.FunctionDef) -> str | None:
+def _pytree_return(plan: CallPlan, fn: ast.FunctionDef) -> str | None:
     """``{}`` for a function JAX declares over pytrees, ``(operand: Any, ...)
     -> Any`` (lax.reduce_window): each overload typed here takes one array (or
     a scalar, made one), and one array in gives one array out."""
-    if plan.kind not in _ONE_INPUT_KINDS or plan.input_param is None or plan.rule.others:
+    if plan.kind not in call_plans.ONE_INPUT_KINDS or plan.input_param is None or plan.rule.others:
         return None
     param = next((p for p in all_params(fn) if p.arg == plan.input_param), None)
     if param is None or fn.returns is None:
@@ -495,9 +433,9 @@ def _with(fn: ast.FunctionDef, annotations: Mapping[str, str], returns: str) -> 
     return out
 
 
-def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.FunctionDef]:
+def _typed_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.FunctionDef]:
     rule = plan.rule
-    if rule.others and (len(rule.others) != 1 or plan.kind not in _ONE_INPUT_KINDS):
+    if rule.others and (len(rule.others) != 1 or plan.kind not in call_plans.ONE_INPUT_KINDS):
         return []  # (typed: one input, two results)
     ret = _returns(fn.returns, _other_texts(rule, (), tables)) or _pytree_return(plan, fn)
     if ret is None:
@@ -510,15 +448,14 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
     if plan.input_param is None and plan.dtype_param is None and rule.family in ("fixed", "dtype"):
         fixed = _result(rule, (), tables.v)
         return [_with(fn, {}, ret.format(f"Array[{MARKERS}.{_m(fixed)}]"))] if fixed else []
-    takes_dtype = "dtype" in {p.arg for p in all_params(fn)} and rule.family in functions.DTYPE_FAMILIES
+    takes_dtype = plan.takes_dtype
     keep = list(plan.keep)
     if rule.family == "fixed":  # one result dtype: the other arrays do not matter
         keep += [p.arg for p in all_params(fn)]
     if plan.input_param is not None:
         # clip(x, 0, 1) is clip with an int bound, as the rule has it (relu:
         # maximum(x, 0)): its other arrays may be Python scalars of that kind.
-        scalar = {lattice.WEAK_INT: "builtins.int"}.get(rule.scalar or "")
-        base = _narrowed(fn, [plan.input_param, *keep], scalar)
+        base = _narrowed(fn, [plan.input_param, *keep], plan.input_scalar)
         if base is None:
             return []
         mapping = _unbounded_agree(plan, tables.input_mapping(rule), tables)
@@ -544,8 +481,7 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
                 out += _float_bound_overloads(plan.input_param, fn, keep, mapping, tables, ret)
     if takes_dtype:
         inputs = () if plan.kind == "d" else (functions.KEY,) if plan.kind == "kd" else ("float32",)
-        scalars = "builtins.int" if rule.default == "i" else "builtins.float" if plan.kind == "d" else None
-        base = _narrowed(fn, [plan.input_param or "", "dtype", *keep], scalars)
+        base = _narrowed(fn, [plan.input_param or "", "dtype", *keep], plan.dtype_scalar)
         if base is not None and plan.input_param is None:
             # dtype=None first: with dtype= omitted, a checker would take the
             # marker overload's default and leave its TypeVar unsolved.
@@ -569,7 +505,7 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
     base = _narrowed(fn, [plan.input_param, *keep]) if plan.input_param is not None and out else None
     if base is not None and plan.input_param is not None and not plan.arrays_only:
         out.append(_with(base, {plan.input_param: "_np.generic | _np.ndarray[Any, Any]"}, ret.format("Array")))
-        # (jax.random's keep JAX's signature for a Python scalar: _Plan.scalar_inputs)
+        # (jax.random's keep JAX's signature for a Python scalar: CallPlan.scalar_inputs)
         kinds = _SCALARS if plan.scalar_inputs else ()
         answers = [
             (
@@ -587,7 +523,7 @@ def _typed_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables) -
     return out
 
 
-def _unbounded_agree(plan: _Plan, mapping: Mapping[str, str], tables: FunctionTables) -> dict[str, str]:
+def _unbounded_agree(plan: CallPlan, mapping: Mapping[str, str], tables: FunctionTables) -> dict[str, str]:
     """For jnp.clip, whose rule was measured with bounds (clip(x, 0, 1)) but
     whose typed overloads a call without bounds also reaches: the inputs whose
     answer is the same without them (ops.clip(node, None), checked against
@@ -684,13 +620,13 @@ def with_literal_defaults(fn: ast.FunctionDef, declarations: Sequence[ast.Functi
 
 
 def _named_result_overloads(
-    plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, result_class: str, fields: int
+    plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables, result_class: str, fields: int
 ) -> list[ast.FunctionDef]:
     """eigh, svd, qr, slogdet: each result of JAX's NamedTuple typed, the
     first by the rule's family, the others by ``Rule.others`` (a result the
     others leave out has the first one's dtype: qr's Q and R)."""
     rule = plan.rule
-    if plan.kind not in _ONE_INPUT_KINDS or plan.input_param is None or len(rule.others) >= fields:
+    if plan.kind not in call_plans.ONE_INPUT_KINDS or plan.input_param is None or len(rule.others) >= fields:
         return []
     base = _narrowed(fn, [plan.input_param, *plan.keep])
     if base is None:
@@ -740,18 +676,8 @@ def _typed(
     does not know (another JAX release's): it then keeps JAX's own."""
     try:
         plan = _plan(name, fn)
-        neutral = functions.NEUTRAL_PARAMETERS.get(name)
-        if plan is not None and neutral:
-            # (the table's neutral column: left as JAX declares them, as _NEUTRAL's are)
-            plan = replace(plan, keep=plan.keep + tuple(sorted(neutral)))
         if plan is None and name in functions.PREFERRED_TYPED:
             return _preferred_only(fn, tables)
-        if plan is not None and name in functions.PREFERRED_TYPED:
-            plan = replace(plan, preferred=True)
-        if plan is not None and name in functions.TWO_SCALARS_TYPED:
-            plan = replace(plan, two_scalars=True)
-        if plan is not None and name in functions.BOUNDED_FUNCTIONS:
-            plan = replace(plan, float_bounds=True)
         if plan is None:
             return []
         returned = ast.unparse(fn.returns) if fn.returns is not None else ""
@@ -762,11 +688,11 @@ def _typed(
         return []
 
 
-def _inputs(plan: _Plan, x: str, y: str) -> tuple[str, ...]:
+def _inputs(plan: CallPlan, x: str, y: str) -> tuple[str, ...]:
     return ("bool", x, y) if plan.kind == "cxy" else (x, y)
 
 
-def _scalar_mappings(plan: _Plan, tables: FunctionTables, right: bool) -> list[tuple[str, dict[str, str]]]:
+def _scalar_mappings(plan: CallPlan, tables: FunctionTables, right: bool) -> list[tuple[str, dict[str, str]]]:
     """(Python scalar type, {marker: result}) in the order a checker tries
     them (a bool is an int, an int is taken as a float): a marker is in a
     kind's mapping only if every Python scalar that reaches that overload for
@@ -791,7 +717,7 @@ def _scalar_mappings(plan: _Plan, tables: FunctionTables, right: bool) -> list[t
     return out
 
 
-def _same_dtype_groups(plan: _Plan, tables: FunctionTables) -> list[tuple[str, str]]:
+def _same_dtype_groups(plan: CallPlan, tables: FunctionTables) -> list[tuple[str, str]]:
     """(TypeVar or marker, result) for arrays of one dtype on both sides:
     the markers whose result is themselves share a constrained TypeVar
     (``SameDtype0`` -> ``SameDtype0``); those with one fixed result share
@@ -810,7 +736,7 @@ def _same_dtype_groups(plan: _Plan, tables: FunctionTables) -> list[tuple[str, s
     return out
 
 
-def _pair_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, ret: str) -> list[ast.FunctionDef]:
+def _pair_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables, ret: str) -> list[ast.FunctionDef]:
     """Two arrays: unknown on either side stays unknown; the same dtype on both
     sides (a constrained TypeVar, which no checker widens to a union of
     dtypes) gives the rule's result where that is the dtype itself; a Python
@@ -875,7 +801,7 @@ def _pair_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, re
 
 
 def _two_scalar_overloads(
-    plan: _Plan, base: ast.FunctionDef, tables: FunctionTables, ret: str
+    plan: CallPlan, base: ast.FunctionDef, tables: FunctionTables, ret: str
 ) -> list[ast.FunctionDef]:
     """Two Python scalars (``jnp.maximum(t, 1e-6)``, ``jnp.where(m, 0.0,
     -1e9)``): one overload per kind, taking both of that kind, which the
@@ -999,7 +925,7 @@ def _without_default(fn: ast.FunctionDef, name: str) -> ast.FunctionDef:
 
 
 def _varargs_overloads(
-    plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, ret: str, same: list[tuple[str, str]]
+    plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables, ret: str, same: list[tuple[str, str]]
 ) -> list[ast.FunctionDef]:
     """``einsum(subscripts, *operands)``: one or two operands of one dtype."""
     base = _narrowed(fn, list(plan.keep))
@@ -1024,7 +950,7 @@ def _varargs_overloads(
     # (einsum(subscripts, operand0, operand1, preferred_element_type=...))
     two = _with_operands(base, ["ArrayLike", "ArrayLike"])
     declared = _declared(fn, "preferred_element_type")
-    return out + _preferred_overloads(two, tables, ret, "operand0", "operand1", list(plan.keep), declared)
+    return out + _preferred_overloads(two, tables, ret, *call_plans.VARARG_OPERANDS, list(plan.keep), declared)
 
 
 def _with_operands(base: ast.FunctionDef, annotations: list[str]) -> ast.FunctionDef:
@@ -1033,14 +959,16 @@ def _with_operands(base: ast.FunctionDef, annotations: list[str]) -> ast.Functio
     fn = as_overload(base)
     fn.args.vararg = None
     fn.args.posonlyargs = (
-        fn.args.posonlyargs + fn.args.args + [ast.arg(f"operand{i}", parse_expr(a)) for i, a in enumerate(annotations)]
+        fn.args.posonlyargs
+        + fn.args.args
+        + [ast.arg(n, parse_expr(a)) for n, a in zip(call_plans.VARARG_OPERANDS, annotations)]
     )
     fn.args.args = []
     fn.args.defaults = []
     return fn
 
 
-def _key_overloads(plan: _Plan, fn: ast.FunctionDef, tables: FunctionTables, ret: str) -> list[ast.FunctionDef]:
+def _key_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables, ret: str) -> list[ast.FunctionDef]:
     """PRNG keys: a raw key (``PRNGKey``, ``key_data``) is a uint32 array, and
     ``split``/``fold_in``/``clone`` keep it; a typed key (``jax.random.key``)
     has no lattice dtype, so it stays ``Array[Any]``."""

@@ -111,6 +111,10 @@ def defaulted_and_array_parameters(b: jax.Array[bfloat16], i: jax.Array[int8], a
     assert_type(jnp.isclose(b, b), jax.Array[bool_])
     assert_type(jnp.nan_to_num(b), jax.Array[bfloat16])
     assert_type(jnp.nan_to_num(b, True, 0.0), jax.Array[Any])
+    # polyint's k, its constants of integration, promotes with p (JAX:
+    # complex64 here): no count, unlike top_k's k, so a call passing one is unknown
+    assert_type(jnp.polyint(b), jax.Array[bfloat16])
+    assert_type(jnp.polyint(b, k=jnp.asarray([1j])), jax.Array[Any])
     assert_type(jnp.roll(i, 1), jax.Array[int8])
     assert_type(jnp.full_like(i, 0.5), jax.Array[int8])
     assert_type(jnp.outer(b, b), jax.Array[bfloat16])
