@@ -233,14 +233,14 @@ KNOWN_MISSES = {
     }
     for checker in ("pyright", "basedpyright")
 }
-_CASE_DEF = re.compile(r"def (known|return|assign|rebind|argument|attribute|field|default)_(\d+)\(")
+_CASE_DEF = re.compile(r"def (known|return|assign|rebind|argument|attribute|field|default)_(\w+)\(")
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("checker", ALL_CHECKERS)
 def test_every_function_s_wrong_dtype_is_reported_where_it_happens(checker: str, tmp_path: Path) -> None:
     """A call of each JAX function the function cases hold, in every context:
-    wherever the checker knows the call's dtype (its ``known_N`` line asserts
+    wherever the checker knows the call's dtype (its ``known_NAME`` line asserts
     it without error), each context reports the wrong dtype on its line; no
     line but those gets an error (plain mypy: that alone)."""
     files = {f"contexts/{p.name}": p.read_text() for p in sorted(EVERY_FUNCTION.glob("*.py"))}
@@ -249,14 +249,14 @@ def test_every_function_s_wrong_dtype_is_reported_where_it_happens(checker: str,
     problems, known = [], 0
     for rel, text in files.items():
         lines = text.splitlines()
-        case: dict[int, int | None] = {}
-        expr: dict[int, str] = {}
-        unknown: set[int | None] = set()
-        current: int | None = None
+        case: dict[int, str | None] = {}
+        expr: dict[str, str] = {}
+        unknown: set[str | None] = set()
+        current: str | None = None
         for n, line in enumerate(lines, 1):
             m = _CASE_DEF.match(line)
             if m:
-                current = int(m.group(2))
+                current = m.group(2)
                 if m.group(1) == "known":
                     expr[current] = CASE.match(lines[n - 2])["expr"]  # type: ignore[index]
             case[n] = current

@@ -263,10 +263,9 @@ def _context_cases() -> str:
 def _context_cases_every_function() -> str:
     """typecheck_cases/contexts/every_function/: a call of each JAX function the
     function cases hold (JAX's answer there), in every context, for ``pytest -m slow``."""
-    from tools.cases import context_cases, function_cases
+    from tools.cases import context_cases
 
-    expressions = context_cases.function_expressions(function_cases.render("standard-x32"))
-    return context_cases.render(expressions, context_cases.FUNCTION_INPUTS, "typecheck_cases/functions/standard-x32.py")
+    return context_cases.render_every_function()
 
 
 @file_set("dtype-check-cases", "typecheck_cases/dtype_checks", "*.py")

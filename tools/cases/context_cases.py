@@ -9,13 +9,20 @@ it).  For each one the generated file puts it, in each context of
 line (a re-bound name is used again on the next line, unmarked, so an error
 reported there instead fails too).  A control line asserts the expression's
 dtype, so that a checker that does not know it shows up as such.
+
+A case's functions are named by its expression in words (``known_jnp_sqrt_float32``,
+``return_jnp_sqrt_float32``, ...: ``case_name``), never by its place in the
+list: a new expression, or a new function of the table in the matrix of
+every function, adds its own cases and changes no other line.
 """
 
 from __future__ import annotations
 
+import ast
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import Any, Final
 
 # (expression over the inputs of INPUTS, the marker of JAX's dtype for it).
 EXPRESSIONS: Final[tuple[tuple[str, str], ...]] = (
@@ -84,8 +91,9 @@ def wrong_for(marker: str) -> str:
     return "bfloat16" if marker == "float32" else "float32"
 
 
-def _context_lines(n: int, expr: str, wrong: str) -> dict[str, list[str]]:
-    """Each context's lines for case ``n``: ``expr`` where ``wrong`` is declared."""
+def _context_lines(n: str, expr: str, wrong: str) -> dict[str, list[str]]:
+    """Each context's lines for the case named ``n`` (``case_name``): ``expr``
+    where ``wrong`` is declared."""
     arr = f"jax.Array[{wrong}]"
     return {
         "return": [f"def return_{n}() -> {arr}:", f"    return {expr}  # E: return"],
@@ -105,7 +113,7 @@ def _context_lines(n: int, expr: str, wrong: str) -> dict[str, list[str]]:
     }
 
 
-CONTEXTS: Final = tuple(_context_lines(0, "e", "float32"))
+CONTEXTS: Final = tuple(_context_lines("case", "e", "float32"))
 
 
 # The function cases' inputs (tools/cases/function_cases.py names them so):
@@ -149,6 +157,77 @@ def function_expressions(function_cases: str) -> list[tuple[str, str]]:
     return out
 
 
+_OPERATOR_WORDS: Final[dict[type[ast.AST], str]] = {
+    ast.Add: "add",
+    ast.Sub: "sub",
+    ast.Mult: "mul",
+    ast.Div: "truediv",
+    ast.FloorDiv: "floordiv",
+    ast.Mod: "mod",
+    ast.Pow: "pow",
+    ast.MatMult: "matmul",
+    ast.BitAnd: "and",
+    ast.BitOr: "or",
+    ast.BitXor: "xor",
+    ast.LShift: "lshift",
+    ast.RShift: "rshift",
+    ast.Lt: "lt",
+    ast.LtE: "le",
+    ast.Gt: "gt",
+    ast.GtE: "ge",
+    ast.Eq: "eq",
+    ast.NotEq: "ne",
+    ast.USub: "neg",
+    ast.UAdd: "pos",
+    ast.Invert: "invert",
+    ast.Not: "not",
+    ast.And: "and",
+    ast.Or: "or",
+}
+
+
+def _words(node: ast.AST, inputs: Mapping[str, str]) -> list[str]:
+    """``node`` spelled out in words: an input by its dtype, an operator by its name."""
+    if isinstance(node, ast.Name):
+        return [inputs.get(node.id, node.id)]
+    if isinstance(node, ast.Attribute):
+        return [*_words(node.value, inputs), node.attr]
+    if isinstance(node, ast.Constant):
+        return re.findall(r"[A-Za-z0-9]+", str(node.value))
+    if isinstance(node, ast.BinOp):
+        return [*_words(node.left, inputs), _OPERATOR_WORDS[type(node.op)], *_words(node.right, inputs)]
+    if isinstance(node, ast.UnaryOp):
+        return [_OPERATOR_WORDS[type(node.op)], *_words(node.operand, inputs)]
+    if isinstance(node, ast.BoolOp):
+        words = _words(node.values[0], inputs)
+        for value in node.values[1:]:
+            words += [_OPERATOR_WORDS[type(node.op)], *_words(value, inputs)]
+        return words
+    if isinstance(node, ast.Compare):
+        words = _words(node.left, inputs)
+        for op, right in zip(node.ops, node.comparators):
+            words += [_OPERATOR_WORDS[type(op)], *_words(right, inputs)]
+        return words
+    if isinstance(node, ast.Subscript):
+        return [*_words(node.value, inputs), "getitem", *_words(node.slice, inputs)]
+    if isinstance(node, ast.keyword):
+        return [node.arg or "kwargs", *_words(node.value, inputs)]
+    return [word for child in ast.iter_child_nodes(node) for word in _words(child, inputs)]
+
+
+def case_name(expr: str, inputs: Mapping[str, str]) -> str:
+    """The name of the case of ``expr``: the expression in words, each input
+    by its dtype (``jnp.sqrt(x)``: ``jnp_sqrt_float32``).  It depends on that
+    case alone, never on its place among the others, so that adding or
+    removing an expression (a function of the table) changes only its own
+    case's lines."""
+    words = _words(ast.parse(expr, mode="eval").body, inputs)
+    name = re.sub(r"_+", "_", "_".join(words)).strip("_")
+    if not name.isidentifier():
+        raise ValueError(f"{expr}: no case name ({name!r})")
+    return name
+
+
 def render(
     expressions: Sequence[tuple[str, str]] = EXPRESSIONS,
     inputs: Mapping[str, str] = INPUTS,
@@ -187,7 +266,11 @@ def render(
     body += [f"    {marker}_: jax.Array[{marker}]" for marker in markers]
     body += ["", "", "@dataclasses.dataclass", "class Fields:"]
     body += [f"    {marker}_: jax.Array[{marker}] | None = None" for marker in markers]
-    for n, (expr, marker) in enumerate(expressions, 1):
+    names = [case_name(expr, inputs) for expr, _ in expressions]
+    repeated = sorted(name for name, count in Counter(names).items() if count > 1)
+    if repeated:
+        raise ValueError(f"expressions of one case name: {', '.join(repeated)}")
+    for n, (expr, marker) in zip(names, expressions):
         body += [
             "",
             "",
@@ -198,3 +281,17 @@ def render(
         for lines in _context_lines(n, expr, wrong_for(marker)).values():
             body += ["", "", *lines]
     return "\n".join(header + body) + "\n"
+
+
+EVERY_FUNCTION_CONFIG: Final = "standard-x32"
+
+
+def render_every_function(data: Mapping[str, Any] | None = None) -> str:
+    """typecheck_cases/contexts/every_function/standard-x32.py: the matrix of
+    the function cases of ``data`` (tools/data/jax_function_dtypes.json's
+    content; None: that file)."""
+    from tools.cases import function_cases
+
+    config = EVERY_FUNCTION_CONFIG
+    expressions = function_expressions(function_cases.render(config, data))
+    return render(expressions, FUNCTION_INPUTS, f"typecheck_cases/functions/{config}.py")

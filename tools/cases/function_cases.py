@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -219,10 +220,17 @@ def _key(nodes: tuple[str, ...], dtype: str | None) -> str:
     return ",".join(parts)
 
 
-def case_groups(config: str) -> list[tuple[str, list[str], set[str]]]:
+def load() -> dict[str, Any]:
+    """The function oracle's answers (tools/data/jax_function_dtypes.json)."""
+    data: dict[str, Any] = json.loads(DATA.read_text(encoding="utf-8"))
+    return data
+
+
+def case_groups(config: str, data: Mapping[str, Any] | None = None) -> list[tuple[str, list[str], set[str]]]:
     """(the JAX function, its case lines, the nodes their variables use), one
-    group per probe, for one configuration."""
-    data = json.loads(DATA.read_text(encoding="utf-8"))
+    group per probe, for one configuration of ``data`` (None: ``load()``)."""
+    if data is None:
+        data = load()
     conf = data["configs"][config]
     forms = templates()
     groups: list[tuple[str, list[str], set[str]]] = []
@@ -265,8 +273,9 @@ def case_groups(config: str) -> list[tuple[str, list[str], set[str]]]:
     return groups
 
 
-def render(config: str) -> str:
-    groups = case_groups(config)
+def render(config: str, data: Mapping[str, Any] | None = None) -> str:
+    """typecheck_cases/functions/{config}.py, from ``data`` (None: ``load()``)."""
+    groups = case_groups(config, data)
     used = {node for _, _, nodes in groups for node in nodes}
     markers = sorted({_marker(n) for n in used if n not in KEYS} | {"uint32"})
     out = [

@@ -90,1505 +90,1505 @@ class Fields:
 
 
 # x.astype(jnp.bfloat16): bfloat16 in JAX
-def known_1() -> None:
+def known_float32_astype_jnp_bfloat16() -> None:
     assert_type(x.astype(jnp.bfloat16), jax.Array[bfloat16])
 
 
-def return_1() -> jax.Array[float32]:
+def return_float32_astype_jnp_bfloat16() -> jax.Array[float32]:
     return x.astype(jnp.bfloat16)  # E: return
 
 
-def assign_1() -> None:
+def assign_float32_astype_jnp_bfloat16() -> None:
     y: jax.Array[float32] = x.astype(jnp.bfloat16)  # E: assignment
     del y
 
 
-def rebind_1(r: jax.Array[float32]) -> None:
+def rebind_float32_astype_jnp_bfloat16(r: jax.Array[float32]) -> None:
     r = x.astype(jnp.bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_1() -> None:
+def argument_float32_astype_jnp_bfloat16() -> None:
     takes_float32(x.astype(jnp.bfloat16))  # E: argument
 
 
-def attribute_1(holder: Holder) -> None:
+def attribute_float32_astype_jnp_bfloat16(holder: Holder) -> None:
     holder.float32_ = x.astype(jnp.bfloat16)  # E: attribute-assignment
 
 
-def field_1() -> None:
+def field_float32_astype_jnp_bfloat16() -> None:
     Fields(float32_=x.astype(jnp.bfloat16))  # E: argument
 
 
-def default_1(v: jax.Array[float32] = x.astype(jnp.bfloat16)) -> None:  # E: default
+def default_float32_astype_jnp_bfloat16(v: jax.Array[float32] = x.astype(jnp.bfloat16)) -> None:  # E: default
     del v
 
 
 # b.astype(jnp.float32): float32 in JAX
-def known_2() -> None:
+def known_bfloat16_astype_jnp_float32() -> None:
     assert_type(b.astype(jnp.float32), jax.Array[float32])
 
 
-def return_2() -> jax.Array[bfloat16]:
+def return_bfloat16_astype_jnp_float32() -> jax.Array[bfloat16]:
     return b.astype(jnp.float32)  # E: return
 
 
-def assign_2() -> None:
+def assign_bfloat16_astype_jnp_float32() -> None:
     y: jax.Array[bfloat16] = b.astype(jnp.float32)  # E: assignment
     del y
 
 
-def rebind_2(r: jax.Array[bfloat16]) -> None:
+def rebind_bfloat16_astype_jnp_float32(r: jax.Array[bfloat16]) -> None:
     r = b.astype(jnp.float32)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_2() -> None:
+def argument_bfloat16_astype_jnp_float32() -> None:
     takes_bfloat16(b.astype(jnp.float32))  # E: argument
 
 
-def attribute_2(holder: Holder) -> None:
+def attribute_bfloat16_astype_jnp_float32(holder: Holder) -> None:
     holder.bfloat16_ = b.astype(jnp.float32)  # E: attribute-assignment
 
 
-def field_2() -> None:
+def field_bfloat16_astype_jnp_float32() -> None:
     Fields(bfloat16_=b.astype(jnp.float32))  # E: argument
 
 
-def default_2(v: jax.Array[bfloat16] = b.astype(jnp.float32)) -> None:  # E: default
+def default_bfloat16_astype_jnp_float32(v: jax.Array[bfloat16] = b.astype(jnp.float32)) -> None:  # E: default
     del v
 
 
 # b + x: float32 in JAX
-def known_3() -> None:
+def known_bfloat16_add_float32() -> None:
     assert_type(b + x, jax.Array[float32])
 
 
-def return_3() -> jax.Array[bfloat16]:
+def return_bfloat16_add_float32() -> jax.Array[bfloat16]:
     return b + x  # E: return
 
 
-def assign_3() -> None:
+def assign_bfloat16_add_float32() -> None:
     y: jax.Array[bfloat16] = b + x  # E: assignment
     del y
 
 
-def rebind_3(r: jax.Array[bfloat16]) -> None:
+def rebind_bfloat16_add_float32(r: jax.Array[bfloat16]) -> None:
     r = b + x  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_3() -> None:
+def argument_bfloat16_add_float32() -> None:
     takes_bfloat16(b + x)  # E: argument
 
 
-def attribute_3(holder: Holder) -> None:
+def attribute_bfloat16_add_float32(holder: Holder) -> None:
     holder.bfloat16_ = b + x  # E: attribute-assignment
 
 
-def field_3() -> None:
+def field_bfloat16_add_float32() -> None:
     Fields(bfloat16_=b + x)  # E: argument
 
 
-def default_3(v: jax.Array[bfloat16] = b + x) -> None:  # E: default
+def default_bfloat16_add_float32(v: jax.Array[bfloat16] = b + x) -> None:  # E: default
     del v
 
 
 # b * 2.0: bfloat16 in JAX
-def known_4() -> None:
+def known_bfloat16_mul_2_0() -> None:
     assert_type(b * 2.0, jax.Array[bfloat16])
 
 
-def return_4() -> jax.Array[float32]:
+def return_bfloat16_mul_2_0() -> jax.Array[float32]:
     return b * 2.0  # E: return
 
 
-def assign_4() -> None:
+def assign_bfloat16_mul_2_0() -> None:
     y: jax.Array[float32] = b * 2.0  # E: assignment
     del y
 
 
-def rebind_4(r: jax.Array[float32]) -> None:
+def rebind_bfloat16_mul_2_0(r: jax.Array[float32]) -> None:
     r = b * 2.0  # E: assignment
     takes_float32(r)
 
 
-def argument_4() -> None:
+def argument_bfloat16_mul_2_0() -> None:
     takes_float32(b * 2.0)  # E: argument
 
 
-def attribute_4(holder: Holder) -> None:
+def attribute_bfloat16_mul_2_0(holder: Holder) -> None:
     holder.float32_ = b * 2.0  # E: attribute-assignment
 
 
-def field_4() -> None:
+def field_bfloat16_mul_2_0() -> None:
     Fields(float32_=b * 2.0)  # E: argument
 
 
-def default_4(v: jax.Array[float32] = b * 2.0) -> None:  # E: default
+def default_bfloat16_mul_2_0(v: jax.Array[float32] = b * 2.0) -> None:  # E: default
     del v
 
 
 # b @ b: bfloat16 in JAX
-def known_5() -> None:
+def known_bfloat16_matmul_bfloat16() -> None:
     assert_type(b @ b, jax.Array[bfloat16])
 
 
-def return_5() -> jax.Array[float32]:
+def return_bfloat16_matmul_bfloat16() -> jax.Array[float32]:
     return b @ b  # E: return
 
 
-def assign_5() -> None:
+def assign_bfloat16_matmul_bfloat16() -> None:
     y: jax.Array[float32] = b @ b  # E: assignment
     del y
 
 
-def rebind_5(r: jax.Array[float32]) -> None:
+def rebind_bfloat16_matmul_bfloat16(r: jax.Array[float32]) -> None:
     r = b @ b  # E: assignment
     takes_float32(r)
 
 
-def argument_5() -> None:
+def argument_bfloat16_matmul_bfloat16() -> None:
     takes_float32(b @ b)  # E: argument
 
 
-def attribute_5(holder: Holder) -> None:
+def attribute_bfloat16_matmul_bfloat16(holder: Holder) -> None:
     holder.float32_ = b @ b  # E: attribute-assignment
 
 
-def field_5() -> None:
+def field_bfloat16_matmul_bfloat16() -> None:
     Fields(float32_=b @ b)  # E: argument
 
 
-def default_5(v: jax.Array[float32] = b @ b) -> None:  # E: default
+def default_bfloat16_matmul_bfloat16(v: jax.Array[float32] = b @ b) -> None:  # E: default
     del v
 
 
 # i8 + 1: int8 in JAX
-def known_6() -> None:
+def known_int8_add_1() -> None:
     assert_type(i8 + 1, jax.Array[int8])
 
 
-def return_6() -> jax.Array[float32]:
+def return_int8_add_1() -> jax.Array[float32]:
     return i8 + 1  # E: return
 
 
-def assign_6() -> None:
+def assign_int8_add_1() -> None:
     y: jax.Array[float32] = i8 + 1  # E: assignment
     del y
 
 
-def rebind_6(r: jax.Array[float32]) -> None:
+def rebind_int8_add_1(r: jax.Array[float32]) -> None:
     r = i8 + 1  # E: assignment
     takes_float32(r)
 
 
-def argument_6() -> None:
+def argument_int8_add_1() -> None:
     takes_float32(i8 + 1)  # E: argument
 
 
-def attribute_6(holder: Holder) -> None:
+def attribute_int8_add_1(holder: Holder) -> None:
     holder.float32_ = i8 + 1  # E: attribute-assignment
 
 
-def field_6() -> None:
+def field_int8_add_1() -> None:
     Fields(float32_=i8 + 1)  # E: argument
 
 
-def default_6(v: jax.Array[float32] = i8 + 1) -> None:  # E: default
+def default_int8_add_1(v: jax.Array[float32] = i8 + 1) -> None:  # E: default
     del v
 
 
 # i / 2: float32 in JAX
-def known_7() -> None:
+def known_int32_truediv_2() -> None:
     assert_type(i / 2, jax.Array[float32])
 
 
-def return_7() -> jax.Array[bfloat16]:
+def return_int32_truediv_2() -> jax.Array[bfloat16]:
     return i / 2  # E: return
 
 
-def assign_7() -> None:
+def assign_int32_truediv_2() -> None:
     y: jax.Array[bfloat16] = i / 2  # E: assignment
     del y
 
 
-def rebind_7(r: jax.Array[bfloat16]) -> None:
+def rebind_int32_truediv_2(r: jax.Array[bfloat16]) -> None:
     r = i / 2  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_7() -> None:
+def argument_int32_truediv_2() -> None:
     takes_bfloat16(i / 2)  # E: argument
 
 
-def attribute_7(holder: Holder) -> None:
+def attribute_int32_truediv_2(holder: Holder) -> None:
     holder.bfloat16_ = i / 2  # E: attribute-assignment
 
 
-def field_7() -> None:
+def field_int32_truediv_2() -> None:
     Fields(bfloat16_=i / 2)  # E: argument
 
 
-def default_7(v: jax.Array[bfloat16] = i / 2) -> None:  # E: default
+def default_int32_truediv_2(v: jax.Array[bfloat16] = i / 2) -> None:  # E: default
     del v
 
 
 # x > 0: bool_ in JAX
-def known_8() -> None:
+def known_float32_gt_0() -> None:
     assert_type(x > 0, jax.Array[bool_])
 
 
-def return_8() -> jax.Array[float32]:
+def return_float32_gt_0() -> jax.Array[float32]:
     return x > 0  # E: return
 
 
-def assign_8() -> None:
+def assign_float32_gt_0() -> None:
     y: jax.Array[float32] = x > 0  # E: assignment
     del y
 
 
-def rebind_8(r: jax.Array[float32]) -> None:
+def rebind_float32_gt_0(r: jax.Array[float32]) -> None:
     r = x > 0  # E: assignment
     takes_float32(r)
 
 
-def argument_8() -> None:
+def argument_float32_gt_0() -> None:
     takes_float32(x > 0)  # E: argument
 
 
-def attribute_8(holder: Holder) -> None:
+def attribute_float32_gt_0(holder: Holder) -> None:
     holder.float32_ = x > 0  # E: attribute-assignment
 
 
-def field_8() -> None:
+def field_float32_gt_0() -> None:
     Fields(float32_=x > 0)  # E: argument
 
 
-def default_8(v: jax.Array[float32] = x > 0) -> None:  # E: default
+def default_float32_gt_0(v: jax.Array[float32] = x > 0) -> None:  # E: default
     del v
 
 
 # b.sum(): bfloat16 in JAX
-def known_9() -> None:
+def known_bfloat16_sum() -> None:
     assert_type(b.sum(), jax.Array[bfloat16])
 
 
-def return_9() -> jax.Array[float32]:
+def return_bfloat16_sum() -> jax.Array[float32]:
     return b.sum()  # E: return
 
 
-def assign_9() -> None:
+def assign_bfloat16_sum() -> None:
     y: jax.Array[float32] = b.sum()  # E: assignment
     del y
 
 
-def rebind_9(r: jax.Array[float32]) -> None:
+def rebind_bfloat16_sum(r: jax.Array[float32]) -> None:
     r = b.sum()  # E: assignment
     takes_float32(r)
 
 
-def argument_9() -> None:
+def argument_bfloat16_sum() -> None:
     takes_float32(b.sum())  # E: argument
 
 
-def attribute_9(holder: Holder) -> None:
+def attribute_bfloat16_sum(holder: Holder) -> None:
     holder.float32_ = b.sum()  # E: attribute-assignment
 
 
-def field_9() -> None:
+def field_bfloat16_sum() -> None:
     Fields(float32_=b.sum())  # E: argument
 
 
-def default_9(v: jax.Array[float32] = b.sum()) -> None:  # E: default
+def default_bfloat16_sum(v: jax.Array[float32] = b.sum()) -> None:  # E: default
     del v
 
 
 # i8.sum(): int32 in JAX
-def known_10() -> None:
+def known_int8_sum() -> None:
     assert_type(i8.sum(), jax.Array[int32])
 
 
-def return_10() -> jax.Array[float32]:
+def return_int8_sum() -> jax.Array[float32]:
     return i8.sum()  # E: return
 
 
-def assign_10() -> None:
+def assign_int8_sum() -> None:
     y: jax.Array[float32] = i8.sum()  # E: assignment
     del y
 
 
-def rebind_10(r: jax.Array[float32]) -> None:
+def rebind_int8_sum(r: jax.Array[float32]) -> None:
     r = i8.sum()  # E: assignment
     takes_float32(r)
 
 
-def argument_10() -> None:
+def argument_int8_sum() -> None:
     takes_float32(i8.sum())  # E: argument
 
 
-def attribute_10(holder: Holder) -> None:
+def attribute_int8_sum(holder: Holder) -> None:
     holder.float32_ = i8.sum()  # E: attribute-assignment
 
 
-def field_10() -> None:
+def field_int8_sum() -> None:
     Fields(float32_=i8.sum())  # E: argument
 
 
-def default_10(v: jax.Array[float32] = i8.sum()) -> None:  # E: default
+def default_int8_sum(v: jax.Array[float32] = i8.sum()) -> None:  # E: default
     del v
 
 
 # x.mean(axis=-1): float32 in JAX
-def known_11() -> None:
+def known_float32_mean_axis_neg_1() -> None:
     assert_type(x.mean(axis=-1), jax.Array[float32])
 
 
-def return_11() -> jax.Array[bfloat16]:
+def return_float32_mean_axis_neg_1() -> jax.Array[bfloat16]:
     return x.mean(axis=-1)  # E: return
 
 
-def assign_11() -> None:
+def assign_float32_mean_axis_neg_1() -> None:
     y: jax.Array[bfloat16] = x.mean(axis=-1)  # E: assignment
     del y
 
 
-def rebind_11(r: jax.Array[bfloat16]) -> None:
+def rebind_float32_mean_axis_neg_1(r: jax.Array[bfloat16]) -> None:
     r = x.mean(axis=-1)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_11() -> None:
+def argument_float32_mean_axis_neg_1() -> None:
     takes_bfloat16(x.mean(axis=-1))  # E: argument
 
 
-def attribute_11(holder: Holder) -> None:
+def attribute_float32_mean_axis_neg_1(holder: Holder) -> None:
     holder.bfloat16_ = x.mean(axis=-1)  # E: attribute-assignment
 
 
-def field_11() -> None:
+def field_float32_mean_axis_neg_1() -> None:
     Fields(bfloat16_=x.mean(axis=-1))  # E: argument
 
 
-def default_11(v: jax.Array[bfloat16] = x.mean(axis=-1)) -> None:  # E: default
+def default_float32_mean_axis_neg_1(v: jax.Array[bfloat16] = x.mean(axis=-1)) -> None:  # E: default
     del v
 
 
 # b.max(): bfloat16 in JAX
-def known_12() -> None:
+def known_bfloat16_max() -> None:
     assert_type(b.max(), jax.Array[bfloat16])
 
 
-def return_12() -> jax.Array[float32]:
+def return_bfloat16_max() -> jax.Array[float32]:
     return b.max()  # E: return
 
 
-def assign_12() -> None:
+def assign_bfloat16_max() -> None:
     y: jax.Array[float32] = b.max()  # E: assignment
     del y
 
 
-def rebind_12(r: jax.Array[float32]) -> None:
+def rebind_bfloat16_max(r: jax.Array[float32]) -> None:
     r = b.max()  # E: assignment
     takes_float32(r)
 
 
-def argument_12() -> None:
+def argument_bfloat16_max() -> None:
     takes_float32(b.max())  # E: argument
 
 
-def attribute_12(holder: Holder) -> None:
+def attribute_bfloat16_max(holder: Holder) -> None:
     holder.float32_ = b.max()  # E: attribute-assignment
 
 
-def field_12() -> None:
+def field_bfloat16_max() -> None:
     Fields(float32_=b.max())  # E: argument
 
 
-def default_12(v: jax.Array[float32] = b.max()) -> None:  # E: default
+def default_bfloat16_max(v: jax.Array[float32] = b.max()) -> None:  # E: default
     del v
 
 
 # x.argmax(): int32 in JAX
-def known_13() -> None:
+def known_float32_argmax() -> None:
     assert_type(x.argmax(), jax.Array[int32])
 
 
-def return_13() -> jax.Array[float32]:
+def return_float32_argmax() -> jax.Array[float32]:
     return x.argmax()  # E: return
 
 
-def assign_13() -> None:
+def assign_float32_argmax() -> None:
     y: jax.Array[float32] = x.argmax()  # E: assignment
     del y
 
 
-def rebind_13(r: jax.Array[float32]) -> None:
+def rebind_float32_argmax(r: jax.Array[float32]) -> None:
     r = x.argmax()  # E: assignment
     takes_float32(r)
 
 
-def argument_13() -> None:
+def argument_float32_argmax() -> None:
     takes_float32(x.argmax())  # E: argument
 
 
-def attribute_13(holder: Holder) -> None:
+def attribute_float32_argmax(holder: Holder) -> None:
     holder.float32_ = x.argmax()  # E: attribute-assignment
 
 
-def field_13() -> None:
+def field_float32_argmax() -> None:
     Fields(float32_=x.argmax())  # E: argument
 
 
-def default_13(v: jax.Array[float32] = x.argmax()) -> None:  # E: default
+def default_float32_argmax(v: jax.Array[float32] = x.argmax()) -> None:  # E: default
     del v
 
 
 # b.reshape(-1): bfloat16 in JAX
-def known_14() -> None:
+def known_bfloat16_reshape_neg_1() -> None:
     assert_type(b.reshape(-1), jax.Array[bfloat16])
 
 
-def return_14() -> jax.Array[float32]:
+def return_bfloat16_reshape_neg_1() -> jax.Array[float32]:
     return b.reshape(-1)  # E: return
 
 
-def assign_14() -> None:
+def assign_bfloat16_reshape_neg_1() -> None:
     y: jax.Array[float32] = b.reshape(-1)  # E: assignment
     del y
 
 
-def rebind_14(r: jax.Array[float32]) -> None:
+def rebind_bfloat16_reshape_neg_1(r: jax.Array[float32]) -> None:
     r = b.reshape(-1)  # E: assignment
     takes_float32(r)
 
 
-def argument_14() -> None:
+def argument_bfloat16_reshape_neg_1() -> None:
     takes_float32(b.reshape(-1))  # E: argument
 
 
-def attribute_14(holder: Holder) -> None:
+def attribute_bfloat16_reshape_neg_1(holder: Holder) -> None:
     holder.float32_ = b.reshape(-1)  # E: attribute-assignment
 
 
-def field_14() -> None:
+def field_bfloat16_reshape_neg_1() -> None:
     Fields(float32_=b.reshape(-1))  # E: argument
 
 
-def default_14(v: jax.Array[float32] = b.reshape(-1)) -> None:  # E: default
+def default_bfloat16_reshape_neg_1(v: jax.Array[float32] = b.reshape(-1)) -> None:  # E: default
     del v
 
 
 # b.T: bfloat16 in JAX
-def known_15() -> None:
+def known_bfloat16_T() -> None:
     assert_type(b.T, jax.Array[bfloat16])
 
 
-def return_15() -> jax.Array[float32]:
+def return_bfloat16_T() -> jax.Array[float32]:
     return b.T  # E: return
 
 
-def assign_15() -> None:
+def assign_bfloat16_T() -> None:
     y: jax.Array[float32] = b.T  # E: assignment
     del y
 
 
-def rebind_15(r: jax.Array[float32]) -> None:
+def rebind_bfloat16_T(r: jax.Array[float32]) -> None:
     r = b.T  # E: assignment
     takes_float32(r)
 
 
-def argument_15() -> None:
+def argument_bfloat16_T() -> None:
     takes_float32(b.T)  # E: argument
 
 
-def attribute_15(holder: Holder) -> None:
+def attribute_bfloat16_T(holder: Holder) -> None:
     holder.float32_ = b.T  # E: attribute-assignment
 
 
-def field_15() -> None:
+def field_bfloat16_T() -> None:
     Fields(float32_=b.T)  # E: argument
 
 
-def default_15(v: jax.Array[float32] = b.T) -> None:  # E: default
+def default_bfloat16_T(v: jax.Array[float32] = b.T) -> None:  # E: default
     del v
 
 
 # b[0]: bfloat16 in JAX
-def known_16() -> None:
+def known_bfloat16_getitem_0() -> None:
     assert_type(b[0], jax.Array[bfloat16])
 
 
-def return_16() -> jax.Array[float32]:
+def return_bfloat16_getitem_0() -> jax.Array[float32]:
     return b[0]  # E: return
 
 
-def assign_16() -> None:
+def assign_bfloat16_getitem_0() -> None:
     y: jax.Array[float32] = b[0]  # E: assignment
     del y
 
 
-def rebind_16(r: jax.Array[float32]) -> None:
+def rebind_bfloat16_getitem_0(r: jax.Array[float32]) -> None:
     r = b[0]  # E: assignment
     takes_float32(r)
 
 
-def argument_16() -> None:
+def argument_bfloat16_getitem_0() -> None:
     takes_float32(b[0])  # E: argument
 
 
-def attribute_16(holder: Holder) -> None:
+def attribute_bfloat16_getitem_0(holder: Holder) -> None:
     holder.float32_ = b[0]  # E: attribute-assignment
 
 
-def field_16() -> None:
+def field_bfloat16_getitem_0() -> None:
     Fields(float32_=b[0])  # E: argument
 
 
-def default_16(v: jax.Array[float32] = b[0]) -> None:  # E: default
+def default_bfloat16_getitem_0(v: jax.Array[float32] = b[0]) -> None:  # E: default
     del v
 
 
 # b.clip(0.0, 1.0): bfloat16 in JAX
-def known_17() -> None:
+def known_bfloat16_clip_0_0_1_0() -> None:
     assert_type(b.clip(0.0, 1.0), jax.Array[bfloat16])
 
 
-def return_17() -> jax.Array[float32]:
+def return_bfloat16_clip_0_0_1_0() -> jax.Array[float32]:
     return b.clip(0.0, 1.0)  # E: return
 
 
-def assign_17() -> None:
+def assign_bfloat16_clip_0_0_1_0() -> None:
     y: jax.Array[float32] = b.clip(0.0, 1.0)  # E: assignment
     del y
 
 
-def rebind_17(r: jax.Array[float32]) -> None:
+def rebind_bfloat16_clip_0_0_1_0(r: jax.Array[float32]) -> None:
     r = b.clip(0.0, 1.0)  # E: assignment
     takes_float32(r)
 
 
-def argument_17() -> None:
+def argument_bfloat16_clip_0_0_1_0() -> None:
     takes_float32(b.clip(0.0, 1.0))  # E: argument
 
 
-def attribute_17(holder: Holder) -> None:
+def attribute_bfloat16_clip_0_0_1_0(holder: Holder) -> None:
     holder.float32_ = b.clip(0.0, 1.0)  # E: attribute-assignment
 
 
-def field_17() -> None:
+def field_bfloat16_clip_0_0_1_0() -> None:
     Fields(float32_=b.clip(0.0, 1.0))  # E: argument
 
 
-def default_17(v: jax.Array[float32] = b.clip(0.0, 1.0)) -> None:  # E: default
+def default_bfloat16_clip_0_0_1_0(v: jax.Array[float32] = b.clip(0.0, 1.0)) -> None:  # E: default
     del v
 
 
 # jax.nn.relu(b): bfloat16 in JAX
-def known_18() -> None:
+def known_jax_nn_relu_bfloat16() -> None:
     assert_type(jax.nn.relu(b), jax.Array[bfloat16])
 
 
-def return_18() -> jax.Array[float32]:
+def return_jax_nn_relu_bfloat16() -> jax.Array[float32]:
     return jax.nn.relu(b)  # E: return
 
 
-def assign_18() -> None:
+def assign_jax_nn_relu_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.relu(b)  # E: assignment
     del y
 
 
-def rebind_18(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_relu_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.relu(b)  # E: assignment
     takes_float32(r)
 
 
-def argument_18() -> None:
+def argument_jax_nn_relu_bfloat16() -> None:
     takes_float32(jax.nn.relu(b))  # E: argument
 
 
-def attribute_18(holder: Holder) -> None:
+def attribute_jax_nn_relu_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.relu(b)  # E: attribute-assignment
 
 
-def field_18() -> None:
+def field_jax_nn_relu_bfloat16() -> None:
     Fields(float32_=jax.nn.relu(b))  # E: argument
 
 
-def default_18(v: jax.Array[float32] = jax.nn.relu(b)) -> None:  # E: default
+def default_jax_nn_relu_bfloat16(v: jax.Array[float32] = jax.nn.relu(b)) -> None:  # E: default
     del v
 
 
 # jax.nn.gelu(b): bfloat16 in JAX
-def known_19() -> None:
+def known_jax_nn_gelu_bfloat16() -> None:
     assert_type(jax.nn.gelu(b), jax.Array[bfloat16])
 
 
-def return_19() -> jax.Array[float32]:
+def return_jax_nn_gelu_bfloat16() -> jax.Array[float32]:
     return jax.nn.gelu(b)  # E: return
 
 
-def assign_19() -> None:
+def assign_jax_nn_gelu_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.gelu(b)  # E: assignment
     del y
 
 
-def rebind_19(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_gelu_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.gelu(b)  # E: assignment
     takes_float32(r)
 
 
-def argument_19() -> None:
+def argument_jax_nn_gelu_bfloat16() -> None:
     takes_float32(jax.nn.gelu(b))  # E: argument
 
 
-def attribute_19(holder: Holder) -> None:
+def attribute_jax_nn_gelu_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.gelu(b)  # E: attribute-assignment
 
 
-def field_19() -> None:
+def field_jax_nn_gelu_bfloat16() -> None:
     Fields(float32_=jax.nn.gelu(b))  # E: argument
 
 
-def default_19(v: jax.Array[float32] = jax.nn.gelu(b)) -> None:  # E: default
+def default_jax_nn_gelu_bfloat16(v: jax.Array[float32] = jax.nn.gelu(b)) -> None:  # E: default
     del v
 
 
 # jax.nn.softmax(b, axis=-1): bfloat16 in JAX
-def known_20() -> None:
+def known_jax_nn_softmax_bfloat16_axis_neg_1() -> None:
     assert_type(jax.nn.softmax(b, axis=-1), jax.Array[bfloat16])
 
 
-def return_20() -> jax.Array[float32]:
+def return_jax_nn_softmax_bfloat16_axis_neg_1() -> jax.Array[float32]:
     return jax.nn.softmax(b, axis=-1)  # E: return
 
 
-def assign_20() -> None:
+def assign_jax_nn_softmax_bfloat16_axis_neg_1() -> None:
     y: jax.Array[float32] = jax.nn.softmax(b, axis=-1)  # E: assignment
     del y
 
 
-def rebind_20(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_softmax_bfloat16_axis_neg_1(r: jax.Array[float32]) -> None:
     r = jax.nn.softmax(b, axis=-1)  # E: assignment
     takes_float32(r)
 
 
-def argument_20() -> None:
+def argument_jax_nn_softmax_bfloat16_axis_neg_1() -> None:
     takes_float32(jax.nn.softmax(b, axis=-1))  # E: argument
 
 
-def attribute_20(holder: Holder) -> None:
+def attribute_jax_nn_softmax_bfloat16_axis_neg_1(holder: Holder) -> None:
     holder.float32_ = jax.nn.softmax(b, axis=-1)  # E: attribute-assignment
 
 
-def field_20() -> None:
+def field_jax_nn_softmax_bfloat16_axis_neg_1() -> None:
     Fields(float32_=jax.nn.softmax(b, axis=-1))  # E: argument
 
 
-def default_20(v: jax.Array[float32] = jax.nn.softmax(b, axis=-1)) -> None:  # E: default
+def default_jax_nn_softmax_bfloat16_axis_neg_1(v: jax.Array[float32] = jax.nn.softmax(b, axis=-1)) -> None:  # E: default
     del v
 
 
 # jax.nn.sigmoid(h): float16 in JAX
-def known_21() -> None:
+def known_jax_nn_sigmoid_float16() -> None:
     assert_type(jax.nn.sigmoid(h), jax.Array[float16])
 
 
-def return_21() -> jax.Array[float32]:
+def return_jax_nn_sigmoid_float16() -> jax.Array[float32]:
     return jax.nn.sigmoid(h)  # E: return
 
 
-def assign_21() -> None:
+def assign_jax_nn_sigmoid_float16() -> None:
     y: jax.Array[float32] = jax.nn.sigmoid(h)  # E: assignment
     del y
 
 
-def rebind_21(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_sigmoid_float16(r: jax.Array[float32]) -> None:
     r = jax.nn.sigmoid(h)  # E: assignment
     takes_float32(r)
 
 
-def argument_21() -> None:
+def argument_jax_nn_sigmoid_float16() -> None:
     takes_float32(jax.nn.sigmoid(h))  # E: argument
 
 
-def attribute_21(holder: Holder) -> None:
+def attribute_jax_nn_sigmoid_float16(holder: Holder) -> None:
     holder.float32_ = jax.nn.sigmoid(h)  # E: attribute-assignment
 
 
-def field_21() -> None:
+def field_jax_nn_sigmoid_float16() -> None:
     Fields(float32_=jax.nn.sigmoid(h))  # E: argument
 
 
-def default_21(v: jax.Array[float32] = jax.nn.sigmoid(h)) -> None:  # E: default
+def default_jax_nn_sigmoid_float16(v: jax.Array[float32] = jax.nn.sigmoid(h)) -> None:  # E: default
     del v
 
 
 # jnp.tanh(b): bfloat16 in JAX
-def known_22() -> None:
+def known_jnp_tanh_bfloat16() -> None:
     assert_type(jnp.tanh(b), jax.Array[bfloat16])
 
 
-def return_22() -> jax.Array[float32]:
+def return_jnp_tanh_bfloat16() -> jax.Array[float32]:
     return jnp.tanh(b)  # E: return
 
 
-def assign_22() -> None:
+def assign_jnp_tanh_bfloat16() -> None:
     y: jax.Array[float32] = jnp.tanh(b)  # E: assignment
     del y
 
 
-def rebind_22(r: jax.Array[float32]) -> None:
+def rebind_jnp_tanh_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.tanh(b)  # E: assignment
     takes_float32(r)
 
 
-def argument_22() -> None:
+def argument_jnp_tanh_bfloat16() -> None:
     takes_float32(jnp.tanh(b))  # E: argument
 
 
-def attribute_22(holder: Holder) -> None:
+def attribute_jnp_tanh_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.tanh(b)  # E: attribute-assignment
 
 
-def field_22() -> None:
+def field_jnp_tanh_bfloat16() -> None:
     Fields(float32_=jnp.tanh(b))  # E: argument
 
 
-def default_22(v: jax.Array[float32] = jnp.tanh(b)) -> None:  # E: default
+def default_jnp_tanh_bfloat16(v: jax.Array[float32] = jnp.tanh(b)) -> None:  # E: default
     del v
 
 
 # jnp.exp(h): float16 in JAX
-def known_23() -> None:
+def known_jnp_exp_float16() -> None:
     assert_type(jnp.exp(h), jax.Array[float16])
 
 
-def return_23() -> jax.Array[float32]:
+def return_jnp_exp_float16() -> jax.Array[float32]:
     return jnp.exp(h)  # E: return
 
 
-def assign_23() -> None:
+def assign_jnp_exp_float16() -> None:
     y: jax.Array[float32] = jnp.exp(h)  # E: assignment
     del y
 
 
-def rebind_23(r: jax.Array[float32]) -> None:
+def rebind_jnp_exp_float16(r: jax.Array[float32]) -> None:
     r = jnp.exp(h)  # E: assignment
     takes_float32(r)
 
 
-def argument_23() -> None:
+def argument_jnp_exp_float16() -> None:
     takes_float32(jnp.exp(h))  # E: argument
 
 
-def attribute_23(holder: Holder) -> None:
+def attribute_jnp_exp_float16(holder: Holder) -> None:
     holder.float32_ = jnp.exp(h)  # E: attribute-assignment
 
 
-def field_23() -> None:
+def field_jnp_exp_float16() -> None:
     Fields(float32_=jnp.exp(h))  # E: argument
 
 
-def default_23(v: jax.Array[float32] = jnp.exp(h)) -> None:  # E: default
+def default_jnp_exp_float16(v: jax.Array[float32] = jnp.exp(h)) -> None:  # E: default
     del v
 
 
 # jnp.sqrt(x): float32 in JAX
-def known_24() -> None:
+def known_jnp_sqrt_float32() -> None:
     assert_type(jnp.sqrt(x), jax.Array[float32])
 
 
-def return_24() -> jax.Array[bfloat16]:
+def return_jnp_sqrt_float32() -> jax.Array[bfloat16]:
     return jnp.sqrt(x)  # E: return
 
 
-def assign_24() -> None:
+def assign_jnp_sqrt_float32() -> None:
     y: jax.Array[bfloat16] = jnp.sqrt(x)  # E: assignment
     del y
 
 
-def rebind_24(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_sqrt_float32(r: jax.Array[bfloat16]) -> None:
     r = jnp.sqrt(x)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_24() -> None:
+def argument_jnp_sqrt_float32() -> None:
     takes_bfloat16(jnp.sqrt(x))  # E: argument
 
 
-def attribute_24(holder: Holder) -> None:
+def attribute_jnp_sqrt_float32(holder: Holder) -> None:
     holder.bfloat16_ = jnp.sqrt(x)  # E: attribute-assignment
 
 
-def field_24() -> None:
+def field_jnp_sqrt_float32() -> None:
     Fields(bfloat16_=jnp.sqrt(x))  # E: argument
 
 
-def default_24(v: jax.Array[bfloat16] = jnp.sqrt(x)) -> None:  # E: default
+def default_jnp_sqrt_float32(v: jax.Array[bfloat16] = jnp.sqrt(x)) -> None:  # E: default
     del v
 
 
 # lax.rsqrt(b): bfloat16 in JAX
-def known_25() -> None:
+def known_lax_rsqrt_bfloat16() -> None:
     assert_type(lax.rsqrt(b), jax.Array[bfloat16])
 
 
-def return_25() -> jax.Array[float32]:
+def return_lax_rsqrt_bfloat16() -> jax.Array[float32]:
     return lax.rsqrt(b)  # E: return
 
 
-def assign_25() -> None:
+def assign_lax_rsqrt_bfloat16() -> None:
     y: jax.Array[float32] = lax.rsqrt(b)  # E: assignment
     del y
 
 
-def rebind_25(r: jax.Array[float32]) -> None:
+def rebind_lax_rsqrt_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.rsqrt(b)  # E: assignment
     takes_float32(r)
 
 
-def argument_25() -> None:
+def argument_lax_rsqrt_bfloat16() -> None:
     takes_float32(lax.rsqrt(b))  # E: argument
 
 
-def attribute_25(holder: Holder) -> None:
+def attribute_lax_rsqrt_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.rsqrt(b)  # E: attribute-assignment
 
 
-def field_25() -> None:
+def field_lax_rsqrt_bfloat16() -> None:
     Fields(float32_=lax.rsqrt(b))  # E: argument
 
 
-def default_25(v: jax.Array[float32] = lax.rsqrt(b)) -> None:  # E: default
+def default_lax_rsqrt_bfloat16(v: jax.Array[float32] = lax.rsqrt(b)) -> None:  # E: default
     del v
 
 
 # jnp.abs(i8): int8 in JAX
-def known_26() -> None:
+def known_jnp_abs_int8() -> None:
     assert_type(jnp.abs(i8), jax.Array[int8])
 
 
-def return_26() -> jax.Array[float32]:
+def return_jnp_abs_int8() -> jax.Array[float32]:
     return jnp.abs(i8)  # E: return
 
 
-def assign_26() -> None:
+def assign_jnp_abs_int8() -> None:
     y: jax.Array[float32] = jnp.abs(i8)  # E: assignment
     del y
 
 
-def rebind_26(r: jax.Array[float32]) -> None:
+def rebind_jnp_abs_int8(r: jax.Array[float32]) -> None:
     r = jnp.abs(i8)  # E: assignment
     takes_float32(r)
 
 
-def argument_26() -> None:
+def argument_jnp_abs_int8() -> None:
     takes_float32(jnp.abs(i8))  # E: argument
 
 
-def attribute_26(holder: Holder) -> None:
+def attribute_jnp_abs_int8(holder: Holder) -> None:
     holder.float32_ = jnp.abs(i8)  # E: attribute-assignment
 
 
-def field_26() -> None:
+def field_jnp_abs_int8() -> None:
     Fields(float32_=jnp.abs(i8))  # E: argument
 
 
-def default_26(v: jax.Array[float32] = jnp.abs(i8)) -> None:  # E: default
+def default_jnp_abs_int8(v: jax.Array[float32] = jnp.abs(i8)) -> None:  # E: default
     del v
 
 
 # jnp.square(u8): uint8 in JAX
-def known_27() -> None:
+def known_jnp_square_uint8() -> None:
     assert_type(jnp.square(u8), jax.Array[uint8])
 
 
-def return_27() -> jax.Array[float32]:
+def return_jnp_square_uint8() -> jax.Array[float32]:
     return jnp.square(u8)  # E: return
 
 
-def assign_27() -> None:
+def assign_jnp_square_uint8() -> None:
     y: jax.Array[float32] = jnp.square(u8)  # E: assignment
     del y
 
 
-def rebind_27(r: jax.Array[float32]) -> None:
+def rebind_jnp_square_uint8(r: jax.Array[float32]) -> None:
     r = jnp.square(u8)  # E: assignment
     takes_float32(r)
 
 
-def argument_27() -> None:
+def argument_jnp_square_uint8() -> None:
     takes_float32(jnp.square(u8))  # E: argument
 
 
-def attribute_27(holder: Holder) -> None:
+def attribute_jnp_square_uint8(holder: Holder) -> None:
     holder.float32_ = jnp.square(u8)  # E: attribute-assignment
 
 
-def field_27() -> None:
+def field_jnp_square_uint8() -> None:
     Fields(float32_=jnp.square(u8))  # E: argument
 
 
-def default_27(v: jax.Array[float32] = jnp.square(u8)) -> None:  # E: default
+def default_jnp_square_uint8(v: jax.Array[float32] = jnp.square(u8)) -> None:  # E: default
     del v
 
 
 # jnp.zeros_like(b): bfloat16 in JAX
-def known_28() -> None:
+def known_jnp_zeros_like_bfloat16() -> None:
     assert_type(jnp.zeros_like(b), jax.Array[bfloat16])
 
 
-def return_28() -> jax.Array[float32]:
+def return_jnp_zeros_like_bfloat16() -> jax.Array[float32]:
     return jnp.zeros_like(b)  # E: return
 
 
-def assign_28() -> None:
+def assign_jnp_zeros_like_bfloat16() -> None:
     y: jax.Array[float32] = jnp.zeros_like(b)  # E: assignment
     del y
 
 
-def rebind_28(r: jax.Array[float32]) -> None:
+def rebind_jnp_zeros_like_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.zeros_like(b)  # E: assignment
     takes_float32(r)
 
 
-def argument_28() -> None:
+def argument_jnp_zeros_like_bfloat16() -> None:
     takes_float32(jnp.zeros_like(b))  # E: argument
 
 
-def attribute_28(holder: Holder) -> None:
+def attribute_jnp_zeros_like_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.zeros_like(b)  # E: attribute-assignment
 
 
-def field_28() -> None:
+def field_jnp_zeros_like_bfloat16() -> None:
     Fields(float32_=jnp.zeros_like(b))  # E: argument
 
 
-def default_28(v: jax.Array[float32] = jnp.zeros_like(b)) -> None:  # E: default
+def default_jnp_zeros_like_bfloat16(v: jax.Array[float32] = jnp.zeros_like(b)) -> None:  # E: default
     del v
 
 
 # jnp.reshape(b, (-1,)): bfloat16 in JAX
-def known_29() -> None:
+def known_jnp_reshape_bfloat16_neg_1() -> None:
     assert_type(jnp.reshape(b, (-1,)), jax.Array[bfloat16])
 
 
-def return_29() -> jax.Array[float32]:
+def return_jnp_reshape_bfloat16_neg_1() -> jax.Array[float32]:
     return jnp.reshape(b, (-1,))  # E: return
 
 
-def assign_29() -> None:
+def assign_jnp_reshape_bfloat16_neg_1() -> None:
     y: jax.Array[float32] = jnp.reshape(b, (-1,))  # E: assignment
     del y
 
 
-def rebind_29(r: jax.Array[float32]) -> None:
+def rebind_jnp_reshape_bfloat16_neg_1(r: jax.Array[float32]) -> None:
     r = jnp.reshape(b, (-1,))  # E: assignment
     takes_float32(r)
 
 
-def argument_29() -> None:
+def argument_jnp_reshape_bfloat16_neg_1() -> None:
     takes_float32(jnp.reshape(b, (-1,)))  # E: argument
 
 
-def attribute_29(holder: Holder) -> None:
+def attribute_jnp_reshape_bfloat16_neg_1(holder: Holder) -> None:
     holder.float32_ = jnp.reshape(b, (-1,))  # E: attribute-assignment
 
 
-def field_29() -> None:
+def field_jnp_reshape_bfloat16_neg_1() -> None:
     Fields(float32_=jnp.reshape(b, (-1,)))  # E: argument
 
 
-def default_29(v: jax.Array[float32] = jnp.reshape(b, (-1,))) -> None:  # E: default
+def default_jnp_reshape_bfloat16_neg_1(v: jax.Array[float32] = jnp.reshape(b, (-1,))) -> None:  # E: default
     del v
 
 
 # jnp.sum(b): bfloat16 in JAX
-def known_30() -> None:
+def known_jnp_sum_bfloat16() -> None:
     assert_type(jnp.sum(b), jax.Array[bfloat16])
 
 
-def return_30() -> jax.Array[float32]:
+def return_jnp_sum_bfloat16() -> jax.Array[float32]:
     return jnp.sum(b)  # E: return
 
 
-def assign_30() -> None:
+def assign_jnp_sum_bfloat16() -> None:
     y: jax.Array[float32] = jnp.sum(b)  # E: assignment
     del y
 
 
-def rebind_30(r: jax.Array[float32]) -> None:
+def rebind_jnp_sum_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.sum(b)  # E: assignment
     takes_float32(r)
 
 
-def argument_30() -> None:
+def argument_jnp_sum_bfloat16() -> None:
     takes_float32(jnp.sum(b))  # E: argument
 
 
-def attribute_30(holder: Holder) -> None:
+def attribute_jnp_sum_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.sum(b)  # E: attribute-assignment
 
 
-def field_30() -> None:
+def field_jnp_sum_bfloat16() -> None:
     Fields(float32_=jnp.sum(b))  # E: argument
 
 
-def default_30(v: jax.Array[float32] = jnp.sum(b)) -> None:  # E: default
+def default_jnp_sum_bfloat16(v: jax.Array[float32] = jnp.sum(b)) -> None:  # E: default
     del v
 
 
 # jnp.mean(i): float32 in JAX
-def known_31() -> None:
+def known_jnp_mean_int32() -> None:
     assert_type(jnp.mean(i), jax.Array[float32])
 
 
-def return_31() -> jax.Array[bfloat16]:
+def return_jnp_mean_int32() -> jax.Array[bfloat16]:
     return jnp.mean(i)  # E: return
 
 
-def assign_31() -> None:
+def assign_jnp_mean_int32() -> None:
     y: jax.Array[bfloat16] = jnp.mean(i)  # E: assignment
     del y
 
 
-def rebind_31(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_mean_int32(r: jax.Array[bfloat16]) -> None:
     r = jnp.mean(i)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_31() -> None:
+def argument_jnp_mean_int32() -> None:
     takes_bfloat16(jnp.mean(i))  # E: argument
 
 
-def attribute_31(holder: Holder) -> None:
+def attribute_jnp_mean_int32(holder: Holder) -> None:
     holder.bfloat16_ = jnp.mean(i)  # E: attribute-assignment
 
 
-def field_31() -> None:
+def field_jnp_mean_int32() -> None:
     Fields(bfloat16_=jnp.mean(i))  # E: argument
 
 
-def default_31(v: jax.Array[bfloat16] = jnp.mean(i)) -> None:  # E: default
+def default_jnp_mean_int32(v: jax.Array[bfloat16] = jnp.mean(i)) -> None:  # E: default
     del v
 
 
 # jnp.max(x): float32 in JAX
-def known_32() -> None:
+def known_jnp_max_float32() -> None:
     assert_type(jnp.max(x), jax.Array[float32])
 
 
-def return_32() -> jax.Array[bfloat16]:
+def return_jnp_max_float32() -> jax.Array[bfloat16]:
     return jnp.max(x)  # E: return
 
 
-def assign_32() -> None:
+def assign_jnp_max_float32() -> None:
     y: jax.Array[bfloat16] = jnp.max(x)  # E: assignment
     del y
 
 
-def rebind_32(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_max_float32(r: jax.Array[bfloat16]) -> None:
     r = jnp.max(x)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_32() -> None:
+def argument_jnp_max_float32() -> None:
     takes_bfloat16(jnp.max(x))  # E: argument
 
 
-def attribute_32(holder: Holder) -> None:
+def attribute_jnp_max_float32(holder: Holder) -> None:
     holder.bfloat16_ = jnp.max(x)  # E: attribute-assignment
 
 
-def field_32() -> None:
+def field_jnp_max_float32() -> None:
     Fields(bfloat16_=jnp.max(x))  # E: argument
 
 
-def default_32(v: jax.Array[bfloat16] = jnp.max(x)) -> None:  # E: default
+def default_jnp_max_float32(v: jax.Array[bfloat16] = jnp.max(x)) -> None:  # E: default
     del v
 
 
 # jnp.argmax(x, axis=-1): int32 in JAX
-def known_33() -> None:
+def known_jnp_argmax_float32_axis_neg_1() -> None:
     assert_type(jnp.argmax(x, axis=-1), jax.Array[int32])
 
 
-def return_33() -> jax.Array[float32]:
+def return_jnp_argmax_float32_axis_neg_1() -> jax.Array[float32]:
     return jnp.argmax(x, axis=-1)  # E: return
 
 
-def assign_33() -> None:
+def assign_jnp_argmax_float32_axis_neg_1() -> None:
     y: jax.Array[float32] = jnp.argmax(x, axis=-1)  # E: assignment
     del y
 
 
-def rebind_33(r: jax.Array[float32]) -> None:
+def rebind_jnp_argmax_float32_axis_neg_1(r: jax.Array[float32]) -> None:
     r = jnp.argmax(x, axis=-1)  # E: assignment
     takes_float32(r)
 
 
-def argument_33() -> None:
+def argument_jnp_argmax_float32_axis_neg_1() -> None:
     takes_float32(jnp.argmax(x, axis=-1))  # E: argument
 
 
-def attribute_33(holder: Holder) -> None:
+def attribute_jnp_argmax_float32_axis_neg_1(holder: Holder) -> None:
     holder.float32_ = jnp.argmax(x, axis=-1)  # E: attribute-assignment
 
 
-def field_33() -> None:
+def field_jnp_argmax_float32_axis_neg_1() -> None:
     Fields(float32_=jnp.argmax(x, axis=-1))  # E: argument
 
 
-def default_33(v: jax.Array[float32] = jnp.argmax(x, axis=-1)) -> None:  # E: default
+def default_jnp_argmax_float32_axis_neg_1(v: jax.Array[float32] = jnp.argmax(x, axis=-1)) -> None:  # E: default
     del v
 
 
 # jnp.asarray(x, dtype=jnp.bfloat16): bfloat16 in JAX
-def known_34() -> None:
+def known_jnp_asarray_float32_dtype_jnp_bfloat16() -> None:
     assert_type(jnp.asarray(x, dtype=jnp.bfloat16), jax.Array[bfloat16])
 
 
-def return_34() -> jax.Array[float32]:
+def return_jnp_asarray_float32_dtype_jnp_bfloat16() -> jax.Array[float32]:
     return jnp.asarray(x, dtype=jnp.bfloat16)  # E: return
 
 
-def assign_34() -> None:
+def assign_jnp_asarray_float32_dtype_jnp_bfloat16() -> None:
     y: jax.Array[float32] = jnp.asarray(x, dtype=jnp.bfloat16)  # E: assignment
     del y
 
 
-def rebind_34(r: jax.Array[float32]) -> None:
+def rebind_jnp_asarray_float32_dtype_jnp_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.asarray(x, dtype=jnp.bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_34() -> None:
+def argument_jnp_asarray_float32_dtype_jnp_bfloat16() -> None:
     takes_float32(jnp.asarray(x, dtype=jnp.bfloat16))  # E: argument
 
 
-def attribute_34(holder: Holder) -> None:
+def attribute_jnp_asarray_float32_dtype_jnp_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.asarray(x, dtype=jnp.bfloat16)  # E: attribute-assignment
 
 
-def field_34() -> None:
+def field_jnp_asarray_float32_dtype_jnp_bfloat16() -> None:
     Fields(float32_=jnp.asarray(x, dtype=jnp.bfloat16))  # E: argument
 
 
-def default_34(v: jax.Array[float32] = jnp.asarray(x, dtype=jnp.bfloat16)) -> None:  # E: default
+def default_jnp_asarray_float32_dtype_jnp_bfloat16(v: jax.Array[float32] = jnp.asarray(x, dtype=jnp.bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.zeros(3, jnp.bfloat16): bfloat16 in JAX
-def known_35() -> None:
+def known_jnp_zeros_3_jnp_bfloat16() -> None:
     assert_type(jnp.zeros(3, jnp.bfloat16), jax.Array[bfloat16])
 
 
-def return_35() -> jax.Array[float32]:
+def return_jnp_zeros_3_jnp_bfloat16() -> jax.Array[float32]:
     return jnp.zeros(3, jnp.bfloat16)  # E: return
 
 
-def assign_35() -> None:
+def assign_jnp_zeros_3_jnp_bfloat16() -> None:
     y: jax.Array[float32] = jnp.zeros(3, jnp.bfloat16)  # E: assignment
     del y
 
 
-def rebind_35(r: jax.Array[float32]) -> None:
+def rebind_jnp_zeros_3_jnp_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.zeros(3, jnp.bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_35() -> None:
+def argument_jnp_zeros_3_jnp_bfloat16() -> None:
     takes_float32(jnp.zeros(3, jnp.bfloat16))  # E: argument
 
 
-def attribute_35(holder: Holder) -> None:
+def attribute_jnp_zeros_3_jnp_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.zeros(3, jnp.bfloat16)  # E: attribute-assignment
 
 
-def field_35() -> None:
+def field_jnp_zeros_3_jnp_bfloat16() -> None:
     Fields(float32_=jnp.zeros(3, jnp.bfloat16))  # E: argument
 
 
-def default_35(v: jax.Array[float32] = jnp.zeros(3, jnp.bfloat16)) -> None:  # E: default
+def default_jnp_zeros_3_jnp_bfloat16(v: jax.Array[float32] = jnp.zeros(3, jnp.bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.ones((2, 3), dtype=jnp.int8): int8 in JAX
-def known_36() -> None:
+def known_jnp_ones_2_3_dtype_jnp_int8() -> None:
     assert_type(jnp.ones((2, 3), dtype=jnp.int8), jax.Array[int8])
 
 
-def return_36() -> jax.Array[float32]:
+def return_jnp_ones_2_3_dtype_jnp_int8() -> jax.Array[float32]:
     return jnp.ones((2, 3), dtype=jnp.int8)  # E: return
 
 
-def assign_36() -> None:
+def assign_jnp_ones_2_3_dtype_jnp_int8() -> None:
     y: jax.Array[float32] = jnp.ones((2, 3), dtype=jnp.int8)  # E: assignment
     del y
 
 
-def rebind_36(r: jax.Array[float32]) -> None:
+def rebind_jnp_ones_2_3_dtype_jnp_int8(r: jax.Array[float32]) -> None:
     r = jnp.ones((2, 3), dtype=jnp.int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_36() -> None:
+def argument_jnp_ones_2_3_dtype_jnp_int8() -> None:
     takes_float32(jnp.ones((2, 3), dtype=jnp.int8))  # E: argument
 
 
-def attribute_36(holder: Holder) -> None:
+def attribute_jnp_ones_2_3_dtype_jnp_int8(holder: Holder) -> None:
     holder.float32_ = jnp.ones((2, 3), dtype=jnp.int8)  # E: attribute-assignment
 
 
-def field_36() -> None:
+def field_jnp_ones_2_3_dtype_jnp_int8() -> None:
     Fields(float32_=jnp.ones((2, 3), dtype=jnp.int8))  # E: argument
 
 
-def default_36(v: jax.Array[float32] = jnp.ones((2, 3), dtype=jnp.int8)) -> None:  # E: default
+def default_jnp_ones_2_3_dtype_jnp_int8(v: jax.Array[float32] = jnp.ones((2, 3), dtype=jnp.int8)) -> None:  # E: default
     del v
 
 
 # jnp.full((2,), 1.0, dtype=jnp.bfloat16): bfloat16 in JAX
-def known_37() -> None:
+def known_jnp_full_2_1_0_dtype_jnp_bfloat16() -> None:
     assert_type(jnp.full((2,), 1.0, dtype=jnp.bfloat16), jax.Array[bfloat16])
 
 
-def return_37() -> jax.Array[float32]:
+def return_jnp_full_2_1_0_dtype_jnp_bfloat16() -> jax.Array[float32]:
     return jnp.full((2,), 1.0, dtype=jnp.bfloat16)  # E: return
 
 
-def assign_37() -> None:
+def assign_jnp_full_2_1_0_dtype_jnp_bfloat16() -> None:
     y: jax.Array[float32] = jnp.full((2,), 1.0, dtype=jnp.bfloat16)  # E: assignment
     del y
 
 
-def rebind_37(r: jax.Array[float32]) -> None:
+def rebind_jnp_full_2_1_0_dtype_jnp_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.full((2,), 1.0, dtype=jnp.bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_37() -> None:
+def argument_jnp_full_2_1_0_dtype_jnp_bfloat16() -> None:
     takes_float32(jnp.full((2,), 1.0, dtype=jnp.bfloat16))  # E: argument
 
 
-def attribute_37(holder: Holder) -> None:
+def attribute_jnp_full_2_1_0_dtype_jnp_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.full((2,), 1.0, dtype=jnp.bfloat16)  # E: attribute-assignment
 
 
-def field_37() -> None:
+def field_jnp_full_2_1_0_dtype_jnp_bfloat16() -> None:
     Fields(float32_=jnp.full((2,), 1.0, dtype=jnp.bfloat16))  # E: argument
 
 
-def default_37(v: jax.Array[float32] = jnp.full((2,), 1.0, dtype=jnp.bfloat16)) -> None:  # E: default
+def default_jnp_full_2_1_0_dtype_jnp_bfloat16(v: jax.Array[float32] = jnp.full((2,), 1.0, dtype=jnp.bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.arange(3): int32 in JAX
-def known_38() -> None:
+def known_jnp_arange_3() -> None:
     assert_type(jnp.arange(3), jax.Array[int32])
 
 
-def return_38() -> jax.Array[float32]:
+def return_jnp_arange_3() -> jax.Array[float32]:
     return jnp.arange(3)  # E: return
 
 
-def assign_38() -> None:
+def assign_jnp_arange_3() -> None:
     y: jax.Array[float32] = jnp.arange(3)  # E: assignment
     del y
 
 
-def rebind_38(r: jax.Array[float32]) -> None:
+def rebind_jnp_arange_3(r: jax.Array[float32]) -> None:
     r = jnp.arange(3)  # E: assignment
     takes_float32(r)
 
 
-def argument_38() -> None:
+def argument_jnp_arange_3() -> None:
     takes_float32(jnp.arange(3))  # E: argument
 
 
-def attribute_38(holder: Holder) -> None:
+def attribute_jnp_arange_3(holder: Holder) -> None:
     holder.float32_ = jnp.arange(3)  # E: attribute-assignment
 
 
-def field_38() -> None:
+def field_jnp_arange_3() -> None:
     Fields(float32_=jnp.arange(3))  # E: argument
 
 
-def default_38(v: jax.Array[float32] = jnp.arange(3)) -> None:  # E: default
+def default_jnp_arange_3(v: jax.Array[float32] = jnp.arange(3)) -> None:  # E: default
     del v
 
 
 # jnp.where(m, b, b): bfloat16 in JAX
-def known_39() -> None:
+def known_jnp_where_bool_bfloat16_bfloat16() -> None:
     assert_type(jnp.where(m, b, b), jax.Array[bfloat16])
 
 
-def return_39() -> jax.Array[float32]:
+def return_jnp_where_bool_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.where(m, b, b)  # E: return
 
 
-def assign_39() -> None:
+def assign_jnp_where_bool_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.where(m, b, b)  # E: assignment
     del y
 
 
-def rebind_39(r: jax.Array[float32]) -> None:
+def rebind_jnp_where_bool_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.where(m, b, b)  # E: assignment
     takes_float32(r)
 
 
-def argument_39() -> None:
+def argument_jnp_where_bool_bfloat16_bfloat16() -> None:
     takes_float32(jnp.where(m, b, b))  # E: argument
 
 
-def attribute_39(holder: Holder) -> None:
+def attribute_jnp_where_bool_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.where(m, b, b)  # E: attribute-assignment
 
 
-def field_39() -> None:
+def field_jnp_where_bool_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.where(m, b, b))  # E: argument
 
 
-def default_39(v: jax.Array[float32] = jnp.where(m, b, b)) -> None:  # E: default
+def default_jnp_where_bool_bfloat16_bfloat16(v: jax.Array[float32] = jnp.where(m, b, b)) -> None:  # E: default
     del v
 
 
 # jnp.concatenate([b, b]): bfloat16 in JAX
-def known_40() -> None:
+def known_jnp_concatenate_bfloat16_bfloat16() -> None:
     assert_type(jnp.concatenate([b, b]), jax.Array[bfloat16])
 
 
-def return_40() -> jax.Array[float32]:
+def return_jnp_concatenate_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.concatenate([b, b])  # E: return
 
 
-def assign_40() -> None:
+def assign_jnp_concatenate_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.concatenate([b, b])  # E: assignment
     del y
 
 
-def rebind_40(r: jax.Array[float32]) -> None:
+def rebind_jnp_concatenate_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.concatenate([b, b])  # E: assignment
     takes_float32(r)
 
 
-def argument_40() -> None:
+def argument_jnp_concatenate_bfloat16_bfloat16() -> None:
     takes_float32(jnp.concatenate([b, b]))  # E: argument
 
 
-def attribute_40(holder: Holder) -> None:
+def attribute_jnp_concatenate_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.concatenate([b, b])  # E: attribute-assignment
 
 
-def field_40() -> None:
+def field_jnp_concatenate_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.concatenate([b, b]))  # E: argument
 
 
-def default_40(v: jax.Array[float32] = jnp.concatenate([b, b])) -> None:  # E: default
+def default_jnp_concatenate_bfloat16_bfloat16(v: jax.Array[float32] = jnp.concatenate([b, b])) -> None:  # E: default
     del v
 
 
 # jnp.stack([x, x]): float32 in JAX
-def known_41() -> None:
+def known_jnp_stack_float32_float32() -> None:
     assert_type(jnp.stack([x, x]), jax.Array[float32])
 
 
-def return_41() -> jax.Array[bfloat16]:
+def return_jnp_stack_float32_float32() -> jax.Array[bfloat16]:
     return jnp.stack([x, x])  # E: return
 
 
-def assign_41() -> None:
+def assign_jnp_stack_float32_float32() -> None:
     y: jax.Array[bfloat16] = jnp.stack([x, x])  # E: assignment
     del y
 
 
-def rebind_41(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_stack_float32_float32(r: jax.Array[bfloat16]) -> None:
     r = jnp.stack([x, x])  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_41() -> None:
+def argument_jnp_stack_float32_float32() -> None:
     takes_bfloat16(jnp.stack([x, x]))  # E: argument
 
 
-def attribute_41(holder: Holder) -> None:
+def attribute_jnp_stack_float32_float32(holder: Holder) -> None:
     holder.bfloat16_ = jnp.stack([x, x])  # E: attribute-assignment
 
 
-def field_41() -> None:
+def field_jnp_stack_float32_float32() -> None:
     Fields(bfloat16_=jnp.stack([x, x]))  # E: argument
 
 
-def default_41(v: jax.Array[bfloat16] = jnp.stack([x, x])) -> None:  # E: default
+def default_jnp_stack_float32_float32(v: jax.Array[bfloat16] = jnp.stack([x, x])) -> None:  # E: default
     del v
 
 
 # jnp.matmul(b, b): bfloat16 in JAX
-def known_42() -> None:
+def known_jnp_matmul_bfloat16_bfloat16() -> None:
     assert_type(jnp.matmul(b, b), jax.Array[bfloat16])
 
 
-def return_42() -> jax.Array[float32]:
+def return_jnp_matmul_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.matmul(b, b)  # E: return
 
 
-def assign_42() -> None:
+def assign_jnp_matmul_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.matmul(b, b)  # E: assignment
     del y
 
 
-def rebind_42(r: jax.Array[float32]) -> None:
+def rebind_jnp_matmul_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.matmul(b, b)  # E: assignment
     takes_float32(r)
 
 
-def argument_42() -> None:
+def argument_jnp_matmul_bfloat16_bfloat16() -> None:
     takes_float32(jnp.matmul(b, b))  # E: argument
 
 
-def attribute_42(holder: Holder) -> None:
+def attribute_jnp_matmul_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.matmul(b, b)  # E: attribute-assignment
 
 
-def field_42() -> None:
+def field_jnp_matmul_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.matmul(b, b))  # E: argument
 
 
-def default_42(v: jax.Array[float32] = jnp.matmul(b, b)) -> None:  # E: default
+def default_jnp_matmul_bfloat16_bfloat16(v: jax.Array[float32] = jnp.matmul(b, b)) -> None:  # E: default
     del v
 
 
 # jax.random.normal(key, (3,), jnp.bfloat16): bfloat16 in JAX
-def known_43() -> None:
+def known_jax_random_normal_key_3_jnp_bfloat16() -> None:
     assert_type(jax.random.normal(key, (3,), jnp.bfloat16), jax.Array[bfloat16])
 
 
-def return_43() -> jax.Array[float32]:
+def return_jax_random_normal_key_3_jnp_bfloat16() -> jax.Array[float32]:
     return jax.random.normal(key, (3,), jnp.bfloat16)  # E: return
 
 
-def assign_43() -> None:
+def assign_jax_random_normal_key_3_jnp_bfloat16() -> None:
     y: jax.Array[float32] = jax.random.normal(key, (3,), jnp.bfloat16)  # E: assignment
     del y
 
 
-def rebind_43(r: jax.Array[float32]) -> None:
+def rebind_jax_random_normal_key_3_jnp_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.random.normal(key, (3,), jnp.bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_43() -> None:
+def argument_jax_random_normal_key_3_jnp_bfloat16() -> None:
     takes_float32(jax.random.normal(key, (3,), jnp.bfloat16))  # E: argument
 
 
-def attribute_43(holder: Holder) -> None:
+def attribute_jax_random_normal_key_3_jnp_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.random.normal(key, (3,), jnp.bfloat16)  # E: attribute-assignment
 
 
-def field_43() -> None:
+def field_jax_random_normal_key_3_jnp_bfloat16() -> None:
     Fields(float32_=jax.random.normal(key, (3,), jnp.bfloat16))  # E: argument
 
 
-def default_43(v: jax.Array[float32] = jax.random.normal(key, (3,), jnp.bfloat16)) -> None:  # E: default
+def default_jax_random_normal_key_3_jnp_bfloat16(v: jax.Array[float32] = jax.random.normal(key, (3,), jnp.bfloat16)) -> None:  # E: default
     del v

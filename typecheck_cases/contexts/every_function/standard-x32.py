@@ -107,21140 +107,21140 @@ class Fields:
 
 
 # lax.abs(a_bfloat16): bfloat16 in JAX
-def known_1() -> None:
+def known_lax_abs_bfloat16() -> None:
     assert_type(lax.abs(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_1() -> jax.Array[float32]:
+def return_lax_abs_bfloat16() -> jax.Array[float32]:
     return lax.abs(a_bfloat16)  # E: return
 
 
-def assign_1() -> None:
+def assign_lax_abs_bfloat16() -> None:
     y: jax.Array[float32] = lax.abs(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_1(r: jax.Array[float32]) -> None:
+def rebind_lax_abs_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.abs(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_1() -> None:
+def argument_lax_abs_bfloat16() -> None:
     takes_float32(lax.abs(a_bfloat16))  # E: argument
 
 
-def attribute_1(holder: Holder) -> None:
+def attribute_lax_abs_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.abs(a_bfloat16)  # E: attribute-assignment
 
 
-def field_1() -> None:
+def field_lax_abs_bfloat16() -> None:
     Fields(float32_=lax.abs(a_bfloat16))  # E: argument
 
 
-def default_1(v: jax.Array[float32] = lax.abs(a_bfloat16)) -> None:  # E: default
+def default_lax_abs_bfloat16(v: jax.Array[float32] = lax.abs(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.acos(a_bfloat16): bfloat16 in JAX
-def known_2() -> None:
+def known_lax_acos_bfloat16() -> None:
     assert_type(lax.acos(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_2() -> jax.Array[float32]:
+def return_lax_acos_bfloat16() -> jax.Array[float32]:
     return lax.acos(a_bfloat16)  # E: return
 
 
-def assign_2() -> None:
+def assign_lax_acos_bfloat16() -> None:
     y: jax.Array[float32] = lax.acos(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_2(r: jax.Array[float32]) -> None:
+def rebind_lax_acos_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.acos(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_2() -> None:
+def argument_lax_acos_bfloat16() -> None:
     takes_float32(lax.acos(a_bfloat16))  # E: argument
 
 
-def attribute_2(holder: Holder) -> None:
+def attribute_lax_acos_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.acos(a_bfloat16)  # E: attribute-assignment
 
 
-def field_2() -> None:
+def field_lax_acos_bfloat16() -> None:
     Fields(float32_=lax.acos(a_bfloat16))  # E: argument
 
 
-def default_2(v: jax.Array[float32] = lax.acos(a_bfloat16)) -> None:  # E: default
+def default_lax_acos_bfloat16(v: jax.Array[float32] = lax.acos(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.acosh(a_bfloat16): bfloat16 in JAX
-def known_3() -> None:
+def known_lax_acosh_bfloat16() -> None:
     assert_type(lax.acosh(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_3() -> jax.Array[float32]:
+def return_lax_acosh_bfloat16() -> jax.Array[float32]:
     return lax.acosh(a_bfloat16)  # E: return
 
 
-def assign_3() -> None:
+def assign_lax_acosh_bfloat16() -> None:
     y: jax.Array[float32] = lax.acosh(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_3(r: jax.Array[float32]) -> None:
+def rebind_lax_acosh_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.acosh(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_3() -> None:
+def argument_lax_acosh_bfloat16() -> None:
     takes_float32(lax.acosh(a_bfloat16))  # E: argument
 
 
-def attribute_3(holder: Holder) -> None:
+def attribute_lax_acosh_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.acosh(a_bfloat16)  # E: attribute-assignment
 
 
-def field_3() -> None:
+def field_lax_acosh_bfloat16() -> None:
     Fields(float32_=lax.acosh(a_bfloat16))  # E: argument
 
 
-def default_3(v: jax.Array[float32] = lax.acosh(a_bfloat16)) -> None:  # E: default
+def default_lax_acosh_bfloat16(v: jax.Array[float32] = lax.acosh(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.add(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_4() -> None:
+def known_lax_add_bfloat16_bfloat16() -> None:
     assert_type(lax.add(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_4() -> jax.Array[float32]:
+def return_lax_add_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.add(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_4() -> None:
+def assign_lax_add_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.add(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_4(r: jax.Array[float32]) -> None:
+def rebind_lax_add_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.add(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_4() -> None:
+def argument_lax_add_bfloat16_bfloat16() -> None:
     takes_float32(lax.add(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_4(holder: Holder) -> None:
+def attribute_lax_add_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.add(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_4() -> None:
+def field_lax_add_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.add(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_4(v: jax.Array[float32] = lax.add(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_add_bfloat16_bfloat16(v: jax.Array[float32] = lax.add(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.argmax(a_bfloat16, 0, jnp.int32): int32 in JAX
-def known_5() -> None:
+def known_lax_argmax_bfloat16_0_jnp_int32() -> None:
     assert_type(lax.argmax(a_bfloat16, 0, jnp.int32), jax.Array[int32])
 
 
-def return_5() -> jax.Array[float32]:
+def return_lax_argmax_bfloat16_0_jnp_int32() -> jax.Array[float32]:
     return lax.argmax(a_bfloat16, 0, jnp.int32)  # E: return
 
 
-def assign_5() -> None:
+def assign_lax_argmax_bfloat16_0_jnp_int32() -> None:
     y: jax.Array[float32] = lax.argmax(a_bfloat16, 0, jnp.int32)  # E: assignment
     del y
 
 
-def rebind_5(r: jax.Array[float32]) -> None:
+def rebind_lax_argmax_bfloat16_0_jnp_int32(r: jax.Array[float32]) -> None:
     r = lax.argmax(a_bfloat16, 0, jnp.int32)  # E: assignment
     takes_float32(r)
 
 
-def argument_5() -> None:
+def argument_lax_argmax_bfloat16_0_jnp_int32() -> None:
     takes_float32(lax.argmax(a_bfloat16, 0, jnp.int32))  # E: argument
 
 
-def attribute_5(holder: Holder) -> None:
+def attribute_lax_argmax_bfloat16_0_jnp_int32(holder: Holder) -> None:
     holder.float32_ = lax.argmax(a_bfloat16, 0, jnp.int32)  # E: attribute-assignment
 
 
-def field_5() -> None:
+def field_lax_argmax_bfloat16_0_jnp_int32() -> None:
     Fields(float32_=lax.argmax(a_bfloat16, 0, jnp.int32))  # E: argument
 
 
-def default_5(v: jax.Array[float32] = lax.argmax(a_bfloat16, 0, jnp.int32)) -> None:  # E: default
+def default_lax_argmax_bfloat16_0_jnp_int32(v: jax.Array[float32] = lax.argmax(a_bfloat16, 0, jnp.int32)) -> None:  # E: default
     del v
 
 
 # lax.argmin(a_bfloat16, 0, jnp.int32): int32 in JAX
-def known_6() -> None:
+def known_lax_argmin_bfloat16_0_jnp_int32() -> None:
     assert_type(lax.argmin(a_bfloat16, 0, jnp.int32), jax.Array[int32])
 
 
-def return_6() -> jax.Array[float32]:
+def return_lax_argmin_bfloat16_0_jnp_int32() -> jax.Array[float32]:
     return lax.argmin(a_bfloat16, 0, jnp.int32)  # E: return
 
 
-def assign_6() -> None:
+def assign_lax_argmin_bfloat16_0_jnp_int32() -> None:
     y: jax.Array[float32] = lax.argmin(a_bfloat16, 0, jnp.int32)  # E: assignment
     del y
 
 
-def rebind_6(r: jax.Array[float32]) -> None:
+def rebind_lax_argmin_bfloat16_0_jnp_int32(r: jax.Array[float32]) -> None:
     r = lax.argmin(a_bfloat16, 0, jnp.int32)  # E: assignment
     takes_float32(r)
 
 
-def argument_6() -> None:
+def argument_lax_argmin_bfloat16_0_jnp_int32() -> None:
     takes_float32(lax.argmin(a_bfloat16, 0, jnp.int32))  # E: argument
 
 
-def attribute_6(holder: Holder) -> None:
+def attribute_lax_argmin_bfloat16_0_jnp_int32(holder: Holder) -> None:
     holder.float32_ = lax.argmin(a_bfloat16, 0, jnp.int32)  # E: attribute-assignment
 
 
-def field_6() -> None:
+def field_lax_argmin_bfloat16_0_jnp_int32() -> None:
     Fields(float32_=lax.argmin(a_bfloat16, 0, jnp.int32))  # E: argument
 
 
-def default_6(v: jax.Array[float32] = lax.argmin(a_bfloat16, 0, jnp.int32)) -> None:  # E: default
+def default_lax_argmin_bfloat16_0_jnp_int32(v: jax.Array[float32] = lax.argmin(a_bfloat16, 0, jnp.int32)) -> None:  # E: default
     del v
 
 
 # lax.asin(a_bfloat16): bfloat16 in JAX
-def known_7() -> None:
+def known_lax_asin_bfloat16() -> None:
     assert_type(lax.asin(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_7() -> jax.Array[float32]:
+def return_lax_asin_bfloat16() -> jax.Array[float32]:
     return lax.asin(a_bfloat16)  # E: return
 
 
-def assign_7() -> None:
+def assign_lax_asin_bfloat16() -> None:
     y: jax.Array[float32] = lax.asin(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_7(r: jax.Array[float32]) -> None:
+def rebind_lax_asin_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.asin(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_7() -> None:
+def argument_lax_asin_bfloat16() -> None:
     takes_float32(lax.asin(a_bfloat16))  # E: argument
 
 
-def attribute_7(holder: Holder) -> None:
+def attribute_lax_asin_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.asin(a_bfloat16)  # E: attribute-assignment
 
 
-def field_7() -> None:
+def field_lax_asin_bfloat16() -> None:
     Fields(float32_=lax.asin(a_bfloat16))  # E: argument
 
 
-def default_7(v: jax.Array[float32] = lax.asin(a_bfloat16)) -> None:  # E: default
+def default_lax_asin_bfloat16(v: jax.Array[float32] = lax.asin(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.asinh(a_bfloat16): bfloat16 in JAX
-def known_8() -> None:
+def known_lax_asinh_bfloat16() -> None:
     assert_type(lax.asinh(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_8() -> jax.Array[float32]:
+def return_lax_asinh_bfloat16() -> jax.Array[float32]:
     return lax.asinh(a_bfloat16)  # E: return
 
 
-def assign_8() -> None:
+def assign_lax_asinh_bfloat16() -> None:
     y: jax.Array[float32] = lax.asinh(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_8(r: jax.Array[float32]) -> None:
+def rebind_lax_asinh_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.asinh(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_8() -> None:
+def argument_lax_asinh_bfloat16() -> None:
     takes_float32(lax.asinh(a_bfloat16))  # E: argument
 
 
-def attribute_8(holder: Holder) -> None:
+def attribute_lax_asinh_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.asinh(a_bfloat16)  # E: attribute-assignment
 
 
-def field_8() -> None:
+def field_lax_asinh_bfloat16() -> None:
     Fields(float32_=lax.asinh(a_bfloat16))  # E: argument
 
 
-def default_8(v: jax.Array[float32] = lax.asinh(a_bfloat16)) -> None:  # E: default
+def default_lax_asinh_bfloat16(v: jax.Array[float32] = lax.asinh(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.atan(a_bfloat16): bfloat16 in JAX
-def known_9() -> None:
+def known_lax_atan_bfloat16() -> None:
     assert_type(lax.atan(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_9() -> jax.Array[float32]:
+def return_lax_atan_bfloat16() -> jax.Array[float32]:
     return lax.atan(a_bfloat16)  # E: return
 
 
-def assign_9() -> None:
+def assign_lax_atan_bfloat16() -> None:
     y: jax.Array[float32] = lax.atan(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_9(r: jax.Array[float32]) -> None:
+def rebind_lax_atan_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.atan(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_9() -> None:
+def argument_lax_atan_bfloat16() -> None:
     takes_float32(lax.atan(a_bfloat16))  # E: argument
 
 
-def attribute_9(holder: Holder) -> None:
+def attribute_lax_atan_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.atan(a_bfloat16)  # E: attribute-assignment
 
 
-def field_9() -> None:
+def field_lax_atan_bfloat16() -> None:
     Fields(float32_=lax.atan(a_bfloat16))  # E: argument
 
 
-def default_9(v: jax.Array[float32] = lax.atan(a_bfloat16)) -> None:  # E: default
+def default_lax_atan_bfloat16(v: jax.Array[float32] = lax.atan(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.atan2(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_10() -> None:
+def known_lax_atan2_bfloat16_bfloat16() -> None:
     assert_type(lax.atan2(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_10() -> jax.Array[float32]:
+def return_lax_atan2_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.atan2(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_10() -> None:
+def assign_lax_atan2_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.atan2(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_10(r: jax.Array[float32]) -> None:
+def rebind_lax_atan2_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.atan2(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_10() -> None:
+def argument_lax_atan2_bfloat16_bfloat16() -> None:
     takes_float32(lax.atan2(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_10(holder: Holder) -> None:
+def attribute_lax_atan2_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.atan2(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_10() -> None:
+def field_lax_atan2_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.atan2(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_10(v: jax.Array[float32] = lax.atan2(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_atan2_bfloat16_bfloat16(v: jax.Array[float32] = lax.atan2(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.atanh(a_bfloat16): bfloat16 in JAX
-def known_11() -> None:
+def known_lax_atanh_bfloat16() -> None:
     assert_type(lax.atanh(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_11() -> jax.Array[float32]:
+def return_lax_atanh_bfloat16() -> jax.Array[float32]:
     return lax.atanh(a_bfloat16)  # E: return
 
 
-def assign_11() -> None:
+def assign_lax_atanh_bfloat16() -> None:
     y: jax.Array[float32] = lax.atanh(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_11(r: jax.Array[float32]) -> None:
+def rebind_lax_atanh_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.atanh(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_11() -> None:
+def argument_lax_atanh_bfloat16() -> None:
     takes_float32(lax.atanh(a_bfloat16))  # E: argument
 
 
-def attribute_11(holder: Holder) -> None:
+def attribute_lax_atanh_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.atanh(a_bfloat16)  # E: attribute-assignment
 
 
-def field_11() -> None:
+def field_lax_atanh_bfloat16() -> None:
     Fields(float32_=lax.atanh(a_bfloat16))  # E: argument
 
 
-def default_11(v: jax.Array[float32] = lax.atanh(a_bfloat16)) -> None:  # E: default
+def default_lax_atanh_bfloat16(v: jax.Array[float32] = lax.atanh(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.batch_matmul(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_12() -> None:
+def known_lax_batch_matmul_bfloat16_bfloat16() -> None:
     assert_type(lax.batch_matmul(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_12() -> jax.Array[float32]:
+def return_lax_batch_matmul_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.batch_matmul(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_12() -> None:
+def assign_lax_batch_matmul_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.batch_matmul(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_12(r: jax.Array[float32]) -> None:
+def rebind_lax_batch_matmul_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.batch_matmul(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_12() -> None:
+def argument_lax_batch_matmul_bfloat16_bfloat16() -> None:
     takes_float32(lax.batch_matmul(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_12(holder: Holder) -> None:
+def attribute_lax_batch_matmul_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.batch_matmul(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_12() -> None:
+def field_lax_batch_matmul_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.batch_matmul(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_12(v: jax.Array[float32] = lax.batch_matmul(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_batch_matmul_bfloat16_bfloat16(v: jax.Array[float32] = lax.batch_matmul(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.bessel_i0e(a_bfloat16): bfloat16 in JAX
-def known_13() -> None:
+def known_lax_bessel_i0e_bfloat16() -> None:
     assert_type(lax.bessel_i0e(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_13() -> jax.Array[float32]:
+def return_lax_bessel_i0e_bfloat16() -> jax.Array[float32]:
     return lax.bessel_i0e(a_bfloat16)  # E: return
 
 
-def assign_13() -> None:
+def assign_lax_bessel_i0e_bfloat16() -> None:
     y: jax.Array[float32] = lax.bessel_i0e(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_13(r: jax.Array[float32]) -> None:
+def rebind_lax_bessel_i0e_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.bessel_i0e(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_13() -> None:
+def argument_lax_bessel_i0e_bfloat16() -> None:
     takes_float32(lax.bessel_i0e(a_bfloat16))  # E: argument
 
 
-def attribute_13(holder: Holder) -> None:
+def attribute_lax_bessel_i0e_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.bessel_i0e(a_bfloat16)  # E: attribute-assignment
 
 
-def field_13() -> None:
+def field_lax_bessel_i0e_bfloat16() -> None:
     Fields(float32_=lax.bessel_i0e(a_bfloat16))  # E: argument
 
 
-def default_13(v: jax.Array[float32] = lax.bessel_i0e(a_bfloat16)) -> None:  # E: default
+def default_lax_bessel_i0e_bfloat16(v: jax.Array[float32] = lax.bessel_i0e(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.bessel_i1e(a_bfloat16): bfloat16 in JAX
-def known_14() -> None:
+def known_lax_bessel_i1e_bfloat16() -> None:
     assert_type(lax.bessel_i1e(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_14() -> jax.Array[float32]:
+def return_lax_bessel_i1e_bfloat16() -> jax.Array[float32]:
     return lax.bessel_i1e(a_bfloat16)  # E: return
 
 
-def assign_14() -> None:
+def assign_lax_bessel_i1e_bfloat16() -> None:
     y: jax.Array[float32] = lax.bessel_i1e(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_14(r: jax.Array[float32]) -> None:
+def rebind_lax_bessel_i1e_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.bessel_i1e(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_14() -> None:
+def argument_lax_bessel_i1e_bfloat16() -> None:
     takes_float32(lax.bessel_i1e(a_bfloat16))  # E: argument
 
 
-def attribute_14(holder: Holder) -> None:
+def attribute_lax_bessel_i1e_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.bessel_i1e(a_bfloat16)  # E: attribute-assignment
 
 
-def field_14() -> None:
+def field_lax_bessel_i1e_bfloat16() -> None:
     Fields(float32_=lax.bessel_i1e(a_bfloat16))  # E: argument
 
 
-def default_14(v: jax.Array[float32] = lax.bessel_i1e(a_bfloat16)) -> None:  # E: default
+def default_lax_bessel_i1e_bfloat16(v: jax.Array[float32] = lax.bessel_i1e(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.bitcast_convert_type(a_bfloat16, None or a_bfloat16.dtype): bfloat16 in JAX
-def known_15() -> None:
+def known_lax_bitcast_convert_type_bfloat16_None_or_bfloat16_dtype() -> None:
     assert_type(lax.bitcast_convert_type(a_bfloat16, None or a_bfloat16.dtype), jax.Array[bfloat16])
 
 
-def return_15() -> jax.Array[float32]:
+def return_lax_bitcast_convert_type_bfloat16_None_or_bfloat16_dtype() -> jax.Array[float32]:
     return lax.bitcast_convert_type(a_bfloat16, None or a_bfloat16.dtype)  # E: return
 
 
-def assign_15() -> None:
+def assign_lax_bitcast_convert_type_bfloat16_None_or_bfloat16_dtype() -> None:
     y: jax.Array[float32] = lax.bitcast_convert_type(a_bfloat16, None or a_bfloat16.dtype)  # E: assignment
     del y
 
 
-def rebind_15(r: jax.Array[float32]) -> None:
+def rebind_lax_bitcast_convert_type_bfloat16_None_or_bfloat16_dtype(r: jax.Array[float32]) -> None:
     r = lax.bitcast_convert_type(a_bfloat16, None or a_bfloat16.dtype)  # E: assignment
     takes_float32(r)
 
 
-def argument_15() -> None:
+def argument_lax_bitcast_convert_type_bfloat16_None_or_bfloat16_dtype() -> None:
     takes_float32(lax.bitcast_convert_type(a_bfloat16, None or a_bfloat16.dtype))  # E: argument
 
 
-def attribute_15(holder: Holder) -> None:
+def attribute_lax_bitcast_convert_type_bfloat16_None_or_bfloat16_dtype(holder: Holder) -> None:
     holder.float32_ = lax.bitcast_convert_type(a_bfloat16, None or a_bfloat16.dtype)  # E: attribute-assignment
 
 
-def field_15() -> None:
+def field_lax_bitcast_convert_type_bfloat16_None_or_bfloat16_dtype() -> None:
     Fields(float32_=lax.bitcast_convert_type(a_bfloat16, None or a_bfloat16.dtype))  # E: argument
 
 
-def default_15(v: jax.Array[float32] = lax.bitcast_convert_type(a_bfloat16, None or a_bfloat16.dtype)) -> None:  # E: default
+def default_lax_bitcast_convert_type_bfloat16_None_or_bfloat16_dtype(v: jax.Array[float32] = lax.bitcast_convert_type(a_bfloat16, None or a_bfloat16.dtype)) -> None:  # E: default
     del v
 
 
 # lax.bitwise_and(a_int8, a_int8): int8 in JAX
-def known_16() -> None:
+def known_lax_bitwise_and_int8_int8() -> None:
     assert_type(lax.bitwise_and(a_int8, a_int8), jax.Array[int8])
 
 
-def return_16() -> jax.Array[float32]:
+def return_lax_bitwise_and_int8_int8() -> jax.Array[float32]:
     return lax.bitwise_and(a_int8, a_int8)  # E: return
 
 
-def assign_16() -> None:
+def assign_lax_bitwise_and_int8_int8() -> None:
     y: jax.Array[float32] = lax.bitwise_and(a_int8, a_int8)  # E: assignment
     del y
 
 
-def rebind_16(r: jax.Array[float32]) -> None:
+def rebind_lax_bitwise_and_int8_int8(r: jax.Array[float32]) -> None:
     r = lax.bitwise_and(a_int8, a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_16() -> None:
+def argument_lax_bitwise_and_int8_int8() -> None:
     takes_float32(lax.bitwise_and(a_int8, a_int8))  # E: argument
 
 
-def attribute_16(holder: Holder) -> None:
+def attribute_lax_bitwise_and_int8_int8(holder: Holder) -> None:
     holder.float32_ = lax.bitwise_and(a_int8, a_int8)  # E: attribute-assignment
 
 
-def field_16() -> None:
+def field_lax_bitwise_and_int8_int8() -> None:
     Fields(float32_=lax.bitwise_and(a_int8, a_int8))  # E: argument
 
 
-def default_16(v: jax.Array[float32] = lax.bitwise_and(a_int8, a_int8)) -> None:  # E: default
+def default_lax_bitwise_and_int8_int8(v: jax.Array[float32] = lax.bitwise_and(a_int8, a_int8)) -> None:  # E: default
     del v
 
 
 # lax.bitwise_not(a_int8): int8 in JAX
-def known_17() -> None:
+def known_lax_bitwise_not_int8() -> None:
     assert_type(lax.bitwise_not(a_int8), jax.Array[int8])
 
 
-def return_17() -> jax.Array[float32]:
+def return_lax_bitwise_not_int8() -> jax.Array[float32]:
     return lax.bitwise_not(a_int8)  # E: return
 
 
-def assign_17() -> None:
+def assign_lax_bitwise_not_int8() -> None:
     y: jax.Array[float32] = lax.bitwise_not(a_int8)  # E: assignment
     del y
 
 
-def rebind_17(r: jax.Array[float32]) -> None:
+def rebind_lax_bitwise_not_int8(r: jax.Array[float32]) -> None:
     r = lax.bitwise_not(a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_17() -> None:
+def argument_lax_bitwise_not_int8() -> None:
     takes_float32(lax.bitwise_not(a_int8))  # E: argument
 
 
-def attribute_17(holder: Holder) -> None:
+def attribute_lax_bitwise_not_int8(holder: Holder) -> None:
     holder.float32_ = lax.bitwise_not(a_int8)  # E: attribute-assignment
 
 
-def field_17() -> None:
+def field_lax_bitwise_not_int8() -> None:
     Fields(float32_=lax.bitwise_not(a_int8))  # E: argument
 
 
-def default_17(v: jax.Array[float32] = lax.bitwise_not(a_int8)) -> None:  # E: default
+def default_lax_bitwise_not_int8(v: jax.Array[float32] = lax.bitwise_not(a_int8)) -> None:  # E: default
     del v
 
 
 # lax.bitwise_or(a_int8, a_int8): int8 in JAX
-def known_18() -> None:
+def known_lax_bitwise_or_int8_int8() -> None:
     assert_type(lax.bitwise_or(a_int8, a_int8), jax.Array[int8])
 
 
-def return_18() -> jax.Array[float32]:
+def return_lax_bitwise_or_int8_int8() -> jax.Array[float32]:
     return lax.bitwise_or(a_int8, a_int8)  # E: return
 
 
-def assign_18() -> None:
+def assign_lax_bitwise_or_int8_int8() -> None:
     y: jax.Array[float32] = lax.bitwise_or(a_int8, a_int8)  # E: assignment
     del y
 
 
-def rebind_18(r: jax.Array[float32]) -> None:
+def rebind_lax_bitwise_or_int8_int8(r: jax.Array[float32]) -> None:
     r = lax.bitwise_or(a_int8, a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_18() -> None:
+def argument_lax_bitwise_or_int8_int8() -> None:
     takes_float32(lax.bitwise_or(a_int8, a_int8))  # E: argument
 
 
-def attribute_18(holder: Holder) -> None:
+def attribute_lax_bitwise_or_int8_int8(holder: Holder) -> None:
     holder.float32_ = lax.bitwise_or(a_int8, a_int8)  # E: attribute-assignment
 
 
-def field_18() -> None:
+def field_lax_bitwise_or_int8_int8() -> None:
     Fields(float32_=lax.bitwise_or(a_int8, a_int8))  # E: argument
 
 
-def default_18(v: jax.Array[float32] = lax.bitwise_or(a_int8, a_int8)) -> None:  # E: default
+def default_lax_bitwise_or_int8_int8(v: jax.Array[float32] = lax.bitwise_or(a_int8, a_int8)) -> None:  # E: default
     del v
 
 
 # lax.bitwise_xor(a_int8, a_int8): int8 in JAX
-def known_19() -> None:
+def known_lax_bitwise_xor_int8_int8() -> None:
     assert_type(lax.bitwise_xor(a_int8, a_int8), jax.Array[int8])
 
 
-def return_19() -> jax.Array[float32]:
+def return_lax_bitwise_xor_int8_int8() -> jax.Array[float32]:
     return lax.bitwise_xor(a_int8, a_int8)  # E: return
 
 
-def assign_19() -> None:
+def assign_lax_bitwise_xor_int8_int8() -> None:
     y: jax.Array[float32] = lax.bitwise_xor(a_int8, a_int8)  # E: assignment
     del y
 
 
-def rebind_19(r: jax.Array[float32]) -> None:
+def rebind_lax_bitwise_xor_int8_int8(r: jax.Array[float32]) -> None:
     r = lax.bitwise_xor(a_int8, a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_19() -> None:
+def argument_lax_bitwise_xor_int8_int8() -> None:
     takes_float32(lax.bitwise_xor(a_int8, a_int8))  # E: argument
 
 
-def attribute_19(holder: Holder) -> None:
+def attribute_lax_bitwise_xor_int8_int8(holder: Holder) -> None:
     holder.float32_ = lax.bitwise_xor(a_int8, a_int8)  # E: attribute-assignment
 
 
-def field_19() -> None:
+def field_lax_bitwise_xor_int8_int8() -> None:
     Fields(float32_=lax.bitwise_xor(a_int8, a_int8))  # E: argument
 
 
-def default_19(v: jax.Array[float32] = lax.bitwise_xor(a_int8, a_int8)) -> None:  # E: default
+def default_lax_bitwise_xor_int8_int8(v: jax.Array[float32] = lax.bitwise_xor(a_int8, a_int8)) -> None:  # E: default
     del v
 
 
 # lax.broadcast(a_bfloat16, (2,)): bfloat16 in JAX
-def known_20() -> None:
+def known_lax_broadcast_bfloat16_2() -> None:
     assert_type(lax.broadcast(a_bfloat16, (2,)), jax.Array[bfloat16])
 
 
-def return_20() -> jax.Array[float32]:
+def return_lax_broadcast_bfloat16_2() -> jax.Array[float32]:
     return lax.broadcast(a_bfloat16, (2,))  # E: return
 
 
-def assign_20() -> None:
+def assign_lax_broadcast_bfloat16_2() -> None:
     y: jax.Array[float32] = lax.broadcast(a_bfloat16, (2,))  # E: assignment
     del y
 
 
-def rebind_20(r: jax.Array[float32]) -> None:
+def rebind_lax_broadcast_bfloat16_2(r: jax.Array[float32]) -> None:
     r = lax.broadcast(a_bfloat16, (2,))  # E: assignment
     takes_float32(r)
 
 
-def argument_20() -> None:
+def argument_lax_broadcast_bfloat16_2() -> None:
     takes_float32(lax.broadcast(a_bfloat16, (2,)))  # E: argument
 
 
-def attribute_20(holder: Holder) -> None:
+def attribute_lax_broadcast_bfloat16_2(holder: Holder) -> None:
     holder.float32_ = lax.broadcast(a_bfloat16, (2,))  # E: attribute-assignment
 
 
-def field_20() -> None:
+def field_lax_broadcast_bfloat16_2() -> None:
     Fields(float32_=lax.broadcast(a_bfloat16, (2,)))  # E: argument
 
 
-def default_20(v: jax.Array[float32] = lax.broadcast(a_bfloat16, (2,))) -> None:  # E: default
+def default_lax_broadcast_bfloat16_2(v: jax.Array[float32] = lax.broadcast(a_bfloat16, (2,))) -> None:  # E: default
     del v
 
 
 # lax.broadcast_in_dim(a_bfloat16, (2, 3, 3), (1, 2)): bfloat16 in JAX
-def known_21() -> None:
+def known_lax_broadcast_in_dim_bfloat16_2_3_3_1_2() -> None:
     assert_type(lax.broadcast_in_dim(a_bfloat16, (2, 3, 3), (1, 2)), jax.Array[bfloat16])
 
 
-def return_21() -> jax.Array[float32]:
+def return_lax_broadcast_in_dim_bfloat16_2_3_3_1_2() -> jax.Array[float32]:
     return lax.broadcast_in_dim(a_bfloat16, (2, 3, 3), (1, 2))  # E: return
 
 
-def assign_21() -> None:
+def assign_lax_broadcast_in_dim_bfloat16_2_3_3_1_2() -> None:
     y: jax.Array[float32] = lax.broadcast_in_dim(a_bfloat16, (2, 3, 3), (1, 2))  # E: assignment
     del y
 
 
-def rebind_21(r: jax.Array[float32]) -> None:
+def rebind_lax_broadcast_in_dim_bfloat16_2_3_3_1_2(r: jax.Array[float32]) -> None:
     r = lax.broadcast_in_dim(a_bfloat16, (2, 3, 3), (1, 2))  # E: assignment
     takes_float32(r)
 
 
-def argument_21() -> None:
+def argument_lax_broadcast_in_dim_bfloat16_2_3_3_1_2() -> None:
     takes_float32(lax.broadcast_in_dim(a_bfloat16, (2, 3, 3), (1, 2)))  # E: argument
 
 
-def attribute_21(holder: Holder) -> None:
+def attribute_lax_broadcast_in_dim_bfloat16_2_3_3_1_2(holder: Holder) -> None:
     holder.float32_ = lax.broadcast_in_dim(a_bfloat16, (2, 3, 3), (1, 2))  # E: attribute-assignment
 
 
-def field_21() -> None:
+def field_lax_broadcast_in_dim_bfloat16_2_3_3_1_2() -> None:
     Fields(float32_=lax.broadcast_in_dim(a_bfloat16, (2, 3, 3), (1, 2)))  # E: argument
 
 
-def default_21(v: jax.Array[float32] = lax.broadcast_in_dim(a_bfloat16, (2, 3, 3), (1, 2))) -> None:  # E: default
+def default_lax_broadcast_in_dim_bfloat16_2_3_3_1_2(v: jax.Array[float32] = lax.broadcast_in_dim(a_bfloat16, (2, 3, 3), (1, 2))) -> None:  # E: default
     del v
 
 
 # lax.broadcast_like(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_22() -> None:
+def known_lax_broadcast_like_bfloat16_bfloat16() -> None:
     assert_type(lax.broadcast_like(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_22() -> jax.Array[float32]:
+def return_lax_broadcast_like_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.broadcast_like(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_22() -> None:
+def assign_lax_broadcast_like_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.broadcast_like(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_22(r: jax.Array[float32]) -> None:
+def rebind_lax_broadcast_like_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.broadcast_like(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_22() -> None:
+def argument_lax_broadcast_like_bfloat16_bfloat16() -> None:
     takes_float32(lax.broadcast_like(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_22(holder: Holder) -> None:
+def attribute_lax_broadcast_like_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.broadcast_like(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_22() -> None:
+def field_lax_broadcast_like_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.broadcast_like(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_22(v: jax.Array[float32] = lax.broadcast_like(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_broadcast_like_bfloat16_bfloat16(v: jax.Array[float32] = lax.broadcast_like(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.broadcast_to_rank(a_bfloat16, 3): bfloat16 in JAX
-def known_23() -> None:
+def known_lax_broadcast_to_rank_bfloat16_3() -> None:
     assert_type(lax.broadcast_to_rank(a_bfloat16, 3), jax.Array[bfloat16])
 
 
-def return_23() -> jax.Array[float32]:
+def return_lax_broadcast_to_rank_bfloat16_3() -> jax.Array[float32]:
     return lax.broadcast_to_rank(a_bfloat16, 3)  # E: return
 
 
-def assign_23() -> None:
+def assign_lax_broadcast_to_rank_bfloat16_3() -> None:
     y: jax.Array[float32] = lax.broadcast_to_rank(a_bfloat16, 3)  # E: assignment
     del y
 
 
-def rebind_23(r: jax.Array[float32]) -> None:
+def rebind_lax_broadcast_to_rank_bfloat16_3(r: jax.Array[float32]) -> None:
     r = lax.broadcast_to_rank(a_bfloat16, 3)  # E: assignment
     takes_float32(r)
 
 
-def argument_23() -> None:
+def argument_lax_broadcast_to_rank_bfloat16_3() -> None:
     takes_float32(lax.broadcast_to_rank(a_bfloat16, 3))  # E: argument
 
 
-def attribute_23(holder: Holder) -> None:
+def attribute_lax_broadcast_to_rank_bfloat16_3(holder: Holder) -> None:
     holder.float32_ = lax.broadcast_to_rank(a_bfloat16, 3)  # E: attribute-assignment
 
 
-def field_23() -> None:
+def field_lax_broadcast_to_rank_bfloat16_3() -> None:
     Fields(float32_=lax.broadcast_to_rank(a_bfloat16, 3))  # E: argument
 
 
-def default_23(v: jax.Array[float32] = lax.broadcast_to_rank(a_bfloat16, 3)) -> None:  # E: default
+def default_lax_broadcast_to_rank_bfloat16_3(v: jax.Array[float32] = lax.broadcast_to_rank(a_bfloat16, 3)) -> None:  # E: default
     del v
 
 
 # lax.broadcasted_iota(None or jnp.int32, (3,), 0): int32 in JAX
-def known_24() -> None:
+def known_lax_broadcasted_iota_None_or_jnp_int32_3_0() -> None:
     assert_type(lax.broadcasted_iota(None or jnp.int32, (3,), 0), jax.Array[int32])
 
 
-def return_24() -> jax.Array[float32]:
+def return_lax_broadcasted_iota_None_or_jnp_int32_3_0() -> jax.Array[float32]:
     return lax.broadcasted_iota(None or jnp.int32, (3,), 0)  # E: return
 
 
-def assign_24() -> None:
+def assign_lax_broadcasted_iota_None_or_jnp_int32_3_0() -> None:
     y: jax.Array[float32] = lax.broadcasted_iota(None or jnp.int32, (3,), 0)  # E: assignment
     del y
 
 
-def rebind_24(r: jax.Array[float32]) -> None:
+def rebind_lax_broadcasted_iota_None_or_jnp_int32_3_0(r: jax.Array[float32]) -> None:
     r = lax.broadcasted_iota(None or jnp.int32, (3,), 0)  # E: assignment
     takes_float32(r)
 
 
-def argument_24() -> None:
+def argument_lax_broadcasted_iota_None_or_jnp_int32_3_0() -> None:
     takes_float32(lax.broadcasted_iota(None or jnp.int32, (3,), 0))  # E: argument
 
 
-def attribute_24(holder: Holder) -> None:
+def attribute_lax_broadcasted_iota_None_or_jnp_int32_3_0(holder: Holder) -> None:
     holder.float32_ = lax.broadcasted_iota(None or jnp.int32, (3,), 0)  # E: attribute-assignment
 
 
-def field_24() -> None:
+def field_lax_broadcasted_iota_None_or_jnp_int32_3_0() -> None:
     Fields(float32_=lax.broadcasted_iota(None or jnp.int32, (3,), 0))  # E: argument
 
 
-def default_24(v: jax.Array[float32] = lax.broadcasted_iota(None or jnp.int32, (3,), 0)) -> None:  # E: default
+def default_lax_broadcasted_iota_None_or_jnp_int32_3_0(v: jax.Array[float32] = lax.broadcasted_iota(None or jnp.int32, (3,), 0)) -> None:  # E: default
     del v
 
 
 # lax.cbrt(a_bfloat16): bfloat16 in JAX
-def known_25() -> None:
+def known_lax_cbrt_bfloat16() -> None:
     assert_type(lax.cbrt(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_25() -> jax.Array[float32]:
+def return_lax_cbrt_bfloat16() -> jax.Array[float32]:
     return lax.cbrt(a_bfloat16)  # E: return
 
 
-def assign_25() -> None:
+def assign_lax_cbrt_bfloat16() -> None:
     y: jax.Array[float32] = lax.cbrt(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_25(r: jax.Array[float32]) -> None:
+def rebind_lax_cbrt_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.cbrt(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_25() -> None:
+def argument_lax_cbrt_bfloat16() -> None:
     takes_float32(lax.cbrt(a_bfloat16))  # E: argument
 
 
-def attribute_25(holder: Holder) -> None:
+def attribute_lax_cbrt_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.cbrt(a_bfloat16)  # E: attribute-assignment
 
 
-def field_25() -> None:
+def field_lax_cbrt_bfloat16() -> None:
     Fields(float32_=lax.cbrt(a_bfloat16))  # E: argument
 
 
-def default_25(v: jax.Array[float32] = lax.cbrt(a_bfloat16)) -> None:  # E: default
+def default_lax_cbrt_bfloat16(v: jax.Array[float32] = lax.cbrt(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.ceil(a_bfloat16): bfloat16 in JAX
-def known_26() -> None:
+def known_lax_ceil_bfloat16() -> None:
     assert_type(lax.ceil(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_26() -> jax.Array[float32]:
+def return_lax_ceil_bfloat16() -> jax.Array[float32]:
     return lax.ceil(a_bfloat16)  # E: return
 
 
-def assign_26() -> None:
+def assign_lax_ceil_bfloat16() -> None:
     y: jax.Array[float32] = lax.ceil(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_26(r: jax.Array[float32]) -> None:
+def rebind_lax_ceil_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.ceil(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_26() -> None:
+def argument_lax_ceil_bfloat16() -> None:
     takes_float32(lax.ceil(a_bfloat16))  # E: argument
 
 
-def attribute_26(holder: Holder) -> None:
+def attribute_lax_ceil_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.ceil(a_bfloat16)  # E: attribute-assignment
 
 
-def field_26() -> None:
+def field_lax_ceil_bfloat16() -> None:
     Fields(float32_=lax.ceil(a_bfloat16))  # E: argument
 
 
-def default_26(v: jax.Array[float32] = lax.ceil(a_bfloat16)) -> None:  # E: default
+def default_lax_ceil_bfloat16(v: jax.Array[float32] = lax.ceil(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.clz(a_int8): int8 in JAX
-def known_27() -> None:
+def known_lax_clz_int8() -> None:
     assert_type(lax.clz(a_int8), jax.Array[int8])
 
 
-def return_27() -> jax.Array[float32]:
+def return_lax_clz_int8() -> jax.Array[float32]:
     return lax.clz(a_int8)  # E: return
 
 
-def assign_27() -> None:
+def assign_lax_clz_int8() -> None:
     y: jax.Array[float32] = lax.clz(a_int8)  # E: assignment
     del y
 
 
-def rebind_27(r: jax.Array[float32]) -> None:
+def rebind_lax_clz_int8(r: jax.Array[float32]) -> None:
     r = lax.clz(a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_27() -> None:
+def argument_lax_clz_int8() -> None:
     takes_float32(lax.clz(a_int8))  # E: argument
 
 
-def attribute_27(holder: Holder) -> None:
+def attribute_lax_clz_int8(holder: Holder) -> None:
     holder.float32_ = lax.clz(a_int8)  # E: attribute-assignment
 
 
-def field_27() -> None:
+def field_lax_clz_int8() -> None:
     Fields(float32_=lax.clz(a_int8))  # E: argument
 
 
-def default_27(v: jax.Array[float32] = lax.clz(a_int8)) -> None:  # E: default
+def default_lax_clz_int8(v: jax.Array[float32] = lax.clz(a_int8)) -> None:  # E: default
     del v
 
 
 # lax.collapse(a_bfloat16, 0): bfloat16 in JAX
-def known_28() -> None:
+def known_lax_collapse_bfloat16_0() -> None:
     assert_type(lax.collapse(a_bfloat16, 0), jax.Array[bfloat16])
 
 
-def return_28() -> jax.Array[float32]:
+def return_lax_collapse_bfloat16_0() -> jax.Array[float32]:
     return lax.collapse(a_bfloat16, 0)  # E: return
 
 
-def assign_28() -> None:
+def assign_lax_collapse_bfloat16_0() -> None:
     y: jax.Array[float32] = lax.collapse(a_bfloat16, 0)  # E: assignment
     del y
 
 
-def rebind_28(r: jax.Array[float32]) -> None:
+def rebind_lax_collapse_bfloat16_0(r: jax.Array[float32]) -> None:
     r = lax.collapse(a_bfloat16, 0)  # E: assignment
     takes_float32(r)
 
 
-def argument_28() -> None:
+def argument_lax_collapse_bfloat16_0() -> None:
     takes_float32(lax.collapse(a_bfloat16, 0))  # E: argument
 
 
-def attribute_28(holder: Holder) -> None:
+def attribute_lax_collapse_bfloat16_0(holder: Holder) -> None:
     holder.float32_ = lax.collapse(a_bfloat16, 0)  # E: attribute-assignment
 
 
-def field_28() -> None:
+def field_lax_collapse_bfloat16_0() -> None:
     Fields(float32_=lax.collapse(a_bfloat16, 0))  # E: argument
 
 
-def default_28(v: jax.Array[float32] = lax.collapse(a_bfloat16, 0)) -> None:  # E: default
+def default_lax_collapse_bfloat16_0(v: jax.Array[float32] = lax.collapse(a_bfloat16, 0)) -> None:  # E: default
     del v
 
 
 # lax.complex(a_float32, a_float32): complex64 in JAX
-def known_29() -> None:
+def known_lax_complex_float32_float32() -> None:
     assert_type(lax.complex(a_float32, a_float32), jax.Array[complex64])
 
 
-def return_29() -> jax.Array[float32]:
+def return_lax_complex_float32_float32() -> jax.Array[float32]:
     return lax.complex(a_float32, a_float32)  # E: return
 
 
-def assign_29() -> None:
+def assign_lax_complex_float32_float32() -> None:
     y: jax.Array[float32] = lax.complex(a_float32, a_float32)  # E: assignment
     del y
 
 
-def rebind_29(r: jax.Array[float32]) -> None:
+def rebind_lax_complex_float32_float32(r: jax.Array[float32]) -> None:
     r = lax.complex(a_float32, a_float32)  # E: assignment
     takes_float32(r)
 
 
-def argument_29() -> None:
+def argument_lax_complex_float32_float32() -> None:
     takes_float32(lax.complex(a_float32, a_float32))  # E: argument
 
 
-def attribute_29(holder: Holder) -> None:
+def attribute_lax_complex_float32_float32(holder: Holder) -> None:
     holder.float32_ = lax.complex(a_float32, a_float32)  # E: attribute-assignment
 
 
-def field_29() -> None:
+def field_lax_complex_float32_float32() -> None:
     Fields(float32_=lax.complex(a_float32, a_float32))  # E: argument
 
 
-def default_29(v: jax.Array[float32] = lax.complex(a_float32, a_float32)) -> None:  # E: default
+def default_lax_complex_float32_float32(v: jax.Array[float32] = lax.complex(a_float32, a_float32)) -> None:  # E: default
     del v
 
 
 # lax.concatenate([a_bfloat16, a_bfloat16], 0): bfloat16 in JAX
-def known_30() -> None:
+def known_lax_concatenate_bfloat16_bfloat16_0() -> None:
     assert_type(lax.concatenate([a_bfloat16, a_bfloat16], 0), jax.Array[bfloat16])
 
 
-def return_30() -> jax.Array[float32]:
+def return_lax_concatenate_bfloat16_bfloat16_0() -> jax.Array[float32]:
     return lax.concatenate([a_bfloat16, a_bfloat16], 0)  # E: return
 
 
-def assign_30() -> None:
+def assign_lax_concatenate_bfloat16_bfloat16_0() -> None:
     y: jax.Array[float32] = lax.concatenate([a_bfloat16, a_bfloat16], 0)  # E: assignment
     del y
 
 
-def rebind_30(r: jax.Array[float32]) -> None:
+def rebind_lax_concatenate_bfloat16_bfloat16_0(r: jax.Array[float32]) -> None:
     r = lax.concatenate([a_bfloat16, a_bfloat16], 0)  # E: assignment
     takes_float32(r)
 
 
-def argument_30() -> None:
+def argument_lax_concatenate_bfloat16_bfloat16_0() -> None:
     takes_float32(lax.concatenate([a_bfloat16, a_bfloat16], 0))  # E: argument
 
 
-def attribute_30(holder: Holder) -> None:
+def attribute_lax_concatenate_bfloat16_bfloat16_0(holder: Holder) -> None:
     holder.float32_ = lax.concatenate([a_bfloat16, a_bfloat16], 0)  # E: attribute-assignment
 
 
-def field_30() -> None:
+def field_lax_concatenate_bfloat16_bfloat16_0() -> None:
     Fields(float32_=lax.concatenate([a_bfloat16, a_bfloat16], 0))  # E: argument
 
 
-def default_30(v: jax.Array[float32] = lax.concatenate([a_bfloat16, a_bfloat16], 0)) -> None:  # E: default
+def default_lax_concatenate_bfloat16_bfloat16_0(v: jax.Array[float32] = lax.concatenate([a_bfloat16, a_bfloat16], 0)) -> None:  # E: default
     del v
 
 
 # lax.conj(a_complex64): complex64 in JAX
-def known_31() -> None:
+def known_lax_conj_complex64() -> None:
     assert_type(lax.conj(a_complex64), jax.Array[complex64])
 
 
-def return_31() -> jax.Array[float32]:
+def return_lax_conj_complex64() -> jax.Array[float32]:
     return lax.conj(a_complex64)  # E: return
 
 
-def assign_31() -> None:
+def assign_lax_conj_complex64() -> None:
     y: jax.Array[float32] = lax.conj(a_complex64)  # E: assignment
     del y
 
 
-def rebind_31(r: jax.Array[float32]) -> None:
+def rebind_lax_conj_complex64(r: jax.Array[float32]) -> None:
     r = lax.conj(a_complex64)  # E: assignment
     takes_float32(r)
 
 
-def argument_31() -> None:
+def argument_lax_conj_complex64() -> None:
     takes_float32(lax.conj(a_complex64))  # E: argument
 
 
-def attribute_31(holder: Holder) -> None:
+def attribute_lax_conj_complex64(holder: Holder) -> None:
     holder.float32_ = lax.conj(a_complex64)  # E: attribute-assignment
 
 
-def field_31() -> None:
+def field_lax_conj_complex64() -> None:
     Fields(float32_=lax.conj(a_complex64))  # E: argument
 
 
-def default_31(v: jax.Array[float32] = lax.conj(a_complex64)) -> None:  # E: default
+def default_lax_conj_complex64(v: jax.Array[float32] = lax.conj(a_complex64)) -> None:  # E: default
     del v
 
 
 # lax.conv(a_bfloat16, a_bfloat16, (1, 1), 'SAME'): bfloat16 in JAX
-def known_32() -> None:
+def known_lax_conv_bfloat16_bfloat16_1_1_SAME() -> None:
     assert_type(lax.conv(a_bfloat16, a_bfloat16, (1, 1), 'SAME'), jax.Array[bfloat16])
 
 
-def return_32() -> jax.Array[float32]:
+def return_lax_conv_bfloat16_bfloat16_1_1_SAME() -> jax.Array[float32]:
     return lax.conv(a_bfloat16, a_bfloat16, (1, 1), 'SAME')  # E: return
 
 
-def assign_32() -> None:
+def assign_lax_conv_bfloat16_bfloat16_1_1_SAME() -> None:
     y: jax.Array[float32] = lax.conv(a_bfloat16, a_bfloat16, (1, 1), 'SAME')  # E: assignment
     del y
 
 
-def rebind_32(r: jax.Array[float32]) -> None:
+def rebind_lax_conv_bfloat16_bfloat16_1_1_SAME(r: jax.Array[float32]) -> None:
     r = lax.conv(a_bfloat16, a_bfloat16, (1, 1), 'SAME')  # E: assignment
     takes_float32(r)
 
 
-def argument_32() -> None:
+def argument_lax_conv_bfloat16_bfloat16_1_1_SAME() -> None:
     takes_float32(lax.conv(a_bfloat16, a_bfloat16, (1, 1), 'SAME'))  # E: argument
 
 
-def attribute_32(holder: Holder) -> None:
+def attribute_lax_conv_bfloat16_bfloat16_1_1_SAME(holder: Holder) -> None:
     holder.float32_ = lax.conv(a_bfloat16, a_bfloat16, (1, 1), 'SAME')  # E: attribute-assignment
 
 
-def field_32() -> None:
+def field_lax_conv_bfloat16_bfloat16_1_1_SAME() -> None:
     Fields(float32_=lax.conv(a_bfloat16, a_bfloat16, (1, 1), 'SAME'))  # E: argument
 
 
-def default_32(v: jax.Array[float32] = lax.conv(a_bfloat16, a_bfloat16, (1, 1), 'SAME')) -> None:  # E: default
+def default_lax_conv_bfloat16_bfloat16_1_1_SAME(v: jax.Array[float32] = lax.conv(a_bfloat16, a_bfloat16, (1, 1), 'SAME')) -> None:  # E: default
     del v
 
 
 # lax.conv_general_dilated(a_bfloat16, a_bfloat16, (1, 1), 'SAME'): bfloat16 in JAX
-def known_33() -> None:
+def known_lax_conv_general_dilated_bfloat16_bfloat16_1_1_SAME() -> None:
     assert_type(lax.conv_general_dilated(a_bfloat16, a_bfloat16, (1, 1), 'SAME'), jax.Array[bfloat16])
 
 
-def return_33() -> jax.Array[float32]:
+def return_lax_conv_general_dilated_bfloat16_bfloat16_1_1_SAME() -> jax.Array[float32]:
     return lax.conv_general_dilated(a_bfloat16, a_bfloat16, (1, 1), 'SAME')  # E: return
 
 
-def assign_33() -> None:
+def assign_lax_conv_general_dilated_bfloat16_bfloat16_1_1_SAME() -> None:
     y: jax.Array[float32] = lax.conv_general_dilated(a_bfloat16, a_bfloat16, (1, 1), 'SAME')  # E: assignment
     del y
 
 
-def rebind_33(r: jax.Array[float32]) -> None:
+def rebind_lax_conv_general_dilated_bfloat16_bfloat16_1_1_SAME(r: jax.Array[float32]) -> None:
     r = lax.conv_general_dilated(a_bfloat16, a_bfloat16, (1, 1), 'SAME')  # E: assignment
     takes_float32(r)
 
 
-def argument_33() -> None:
+def argument_lax_conv_general_dilated_bfloat16_bfloat16_1_1_SAME() -> None:
     takes_float32(lax.conv_general_dilated(a_bfloat16, a_bfloat16, (1, 1), 'SAME'))  # E: argument
 
 
-def attribute_33(holder: Holder) -> None:
+def attribute_lax_conv_general_dilated_bfloat16_bfloat16_1_1_SAME(holder: Holder) -> None:
     holder.float32_ = lax.conv_general_dilated(a_bfloat16, a_bfloat16, (1, 1), 'SAME')  # E: attribute-assignment
 
 
-def field_33() -> None:
+def field_lax_conv_general_dilated_bfloat16_bfloat16_1_1_SAME() -> None:
     Fields(float32_=lax.conv_general_dilated(a_bfloat16, a_bfloat16, (1, 1), 'SAME'))  # E: argument
 
 
-def default_33(v: jax.Array[float32] = lax.conv_general_dilated(a_bfloat16, a_bfloat16, (1, 1), 'SAME')) -> None:  # E: default
+def default_lax_conv_general_dilated_bfloat16_bfloat16_1_1_SAME(v: jax.Array[float32] = lax.conv_general_dilated(a_bfloat16, a_bfloat16, (1, 1), 'SAME')) -> None:  # E: default
     del v
 
 
 # lax.conv_transpose(a_bfloat16, a_bfloat16, (1, 1), 'SAME', dimension_numbers=('NCHW', 'OIHW', 'NCHW')): bfloat16 in JAX
-def known_34() -> None:
+def known_lax_conv_transpose_bfloat16_bfloat16_1_1_SAME_dimension_numbers_NCHW_OIHW_NCHW() -> None:
     assert_type(lax.conv_transpose(a_bfloat16, a_bfloat16, (1, 1), 'SAME', dimension_numbers=('NCHW', 'OIHW', 'NCHW')), jax.Array[bfloat16])
 
 
-def return_34() -> jax.Array[float32]:
+def return_lax_conv_transpose_bfloat16_bfloat16_1_1_SAME_dimension_numbers_NCHW_OIHW_NCHW() -> jax.Array[float32]:
     return lax.conv_transpose(a_bfloat16, a_bfloat16, (1, 1), 'SAME', dimension_numbers=('NCHW', 'OIHW', 'NCHW'))  # E: return
 
 
-def assign_34() -> None:
+def assign_lax_conv_transpose_bfloat16_bfloat16_1_1_SAME_dimension_numbers_NCHW_OIHW_NCHW() -> None:
     y: jax.Array[float32] = lax.conv_transpose(a_bfloat16, a_bfloat16, (1, 1), 'SAME', dimension_numbers=('NCHW', 'OIHW', 'NCHW'))  # E: assignment
     del y
 
 
-def rebind_34(r: jax.Array[float32]) -> None:
+def rebind_lax_conv_transpose_bfloat16_bfloat16_1_1_SAME_dimension_numbers_NCHW_OIHW_NCHW(r: jax.Array[float32]) -> None:
     r = lax.conv_transpose(a_bfloat16, a_bfloat16, (1, 1), 'SAME', dimension_numbers=('NCHW', 'OIHW', 'NCHW'))  # E: assignment
     takes_float32(r)
 
 
-def argument_34() -> None:
+def argument_lax_conv_transpose_bfloat16_bfloat16_1_1_SAME_dimension_numbers_NCHW_OIHW_NCHW() -> None:
     takes_float32(lax.conv_transpose(a_bfloat16, a_bfloat16, (1, 1), 'SAME', dimension_numbers=('NCHW', 'OIHW', 'NCHW')))  # E: argument
 
 
-def attribute_34(holder: Holder) -> None:
+def attribute_lax_conv_transpose_bfloat16_bfloat16_1_1_SAME_dimension_numbers_NCHW_OIHW_NCHW(holder: Holder) -> None:
     holder.float32_ = lax.conv_transpose(a_bfloat16, a_bfloat16, (1, 1), 'SAME', dimension_numbers=('NCHW', 'OIHW', 'NCHW'))  # E: attribute-assignment
 
 
-def field_34() -> None:
+def field_lax_conv_transpose_bfloat16_bfloat16_1_1_SAME_dimension_numbers_NCHW_OIHW_NCHW() -> None:
     Fields(float32_=lax.conv_transpose(a_bfloat16, a_bfloat16, (1, 1), 'SAME', dimension_numbers=('NCHW', 'OIHW', 'NCHW')))  # E: argument
 
 
-def default_34(v: jax.Array[float32] = lax.conv_transpose(a_bfloat16, a_bfloat16, (1, 1), 'SAME', dimension_numbers=('NCHW', 'OIHW', 'NCHW'))) -> None:  # E: default
+def default_lax_conv_transpose_bfloat16_bfloat16_1_1_SAME_dimension_numbers_NCHW_OIHW_NCHW(v: jax.Array[float32] = lax.conv_transpose(a_bfloat16, a_bfloat16, (1, 1), 'SAME', dimension_numbers=('NCHW', 'OIHW', 'NCHW'))) -> None:  # E: default
     del v
 
 
 # lax.conv_with_general_padding(a_bfloat16, a_bfloat16, (1, 1), 'SAME', None, None): bfloat16 in JAX
-def known_35() -> None:
+def known_lax_conv_with_general_padding_bfloat16_bfloat16_1_1_SAME_None_None() -> None:
     assert_type(lax.conv_with_general_padding(a_bfloat16, a_bfloat16, (1, 1), 'SAME', None, None), jax.Array[bfloat16])
 
 
-def return_35() -> jax.Array[float32]:
+def return_lax_conv_with_general_padding_bfloat16_bfloat16_1_1_SAME_None_None() -> jax.Array[float32]:
     return lax.conv_with_general_padding(a_bfloat16, a_bfloat16, (1, 1), 'SAME', None, None)  # E: return
 
 
-def assign_35() -> None:
+def assign_lax_conv_with_general_padding_bfloat16_bfloat16_1_1_SAME_None_None() -> None:
     y: jax.Array[float32] = lax.conv_with_general_padding(a_bfloat16, a_bfloat16, (1, 1), 'SAME', None, None)  # E: assignment
     del y
 
 
-def rebind_35(r: jax.Array[float32]) -> None:
+def rebind_lax_conv_with_general_padding_bfloat16_bfloat16_1_1_SAME_None_None(r: jax.Array[float32]) -> None:
     r = lax.conv_with_general_padding(a_bfloat16, a_bfloat16, (1, 1), 'SAME', None, None)  # E: assignment
     takes_float32(r)
 
 
-def argument_35() -> None:
+def argument_lax_conv_with_general_padding_bfloat16_bfloat16_1_1_SAME_None_None() -> None:
     takes_float32(lax.conv_with_general_padding(a_bfloat16, a_bfloat16, (1, 1), 'SAME', None, None))  # E: argument
 
 
-def attribute_35(holder: Holder) -> None:
+def attribute_lax_conv_with_general_padding_bfloat16_bfloat16_1_1_SAME_None_None(holder: Holder) -> None:
     holder.float32_ = lax.conv_with_general_padding(a_bfloat16, a_bfloat16, (1, 1), 'SAME', None, None)  # E: attribute-assignment
 
 
-def field_35() -> None:
+def field_lax_conv_with_general_padding_bfloat16_bfloat16_1_1_SAME_None_None() -> None:
     Fields(float32_=lax.conv_with_general_padding(a_bfloat16, a_bfloat16, (1, 1), 'SAME', None, None))  # E: argument
 
 
-def default_35(v: jax.Array[float32] = lax.conv_with_general_padding(a_bfloat16, a_bfloat16, (1, 1), 'SAME', None, None)) -> None:  # E: default
+def default_lax_conv_with_general_padding_bfloat16_bfloat16_1_1_SAME_None_None(v: jax.Array[float32] = lax.conv_with_general_padding(a_bfloat16, a_bfloat16, (1, 1), 'SAME', None, None)) -> None:  # E: default
     del v
 
 
 # lax.convert_element_type(a_bfloat16, None or jnp.float32): float32 in JAX
-def known_36() -> None:
+def known_lax_convert_element_type_bfloat16_None_or_jnp_float32() -> None:
     assert_type(lax.convert_element_type(a_bfloat16, None or jnp.float32), jax.Array[float32])
 
 
-def return_36() -> jax.Array[bfloat16]:
+def return_lax_convert_element_type_bfloat16_None_or_jnp_float32() -> jax.Array[bfloat16]:
     return lax.convert_element_type(a_bfloat16, None or jnp.float32)  # E: return
 
 
-def assign_36() -> None:
+def assign_lax_convert_element_type_bfloat16_None_or_jnp_float32() -> None:
     y: jax.Array[bfloat16] = lax.convert_element_type(a_bfloat16, None or jnp.float32)  # E: assignment
     del y
 
 
-def rebind_36(r: jax.Array[bfloat16]) -> None:
+def rebind_lax_convert_element_type_bfloat16_None_or_jnp_float32(r: jax.Array[bfloat16]) -> None:
     r = lax.convert_element_type(a_bfloat16, None or jnp.float32)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_36() -> None:
+def argument_lax_convert_element_type_bfloat16_None_or_jnp_float32() -> None:
     takes_bfloat16(lax.convert_element_type(a_bfloat16, None or jnp.float32))  # E: argument
 
 
-def attribute_36(holder: Holder) -> None:
+def attribute_lax_convert_element_type_bfloat16_None_or_jnp_float32(holder: Holder) -> None:
     holder.bfloat16_ = lax.convert_element_type(a_bfloat16, None or jnp.float32)  # E: attribute-assignment
 
 
-def field_36() -> None:
+def field_lax_convert_element_type_bfloat16_None_or_jnp_float32() -> None:
     Fields(bfloat16_=lax.convert_element_type(a_bfloat16, None or jnp.float32))  # E: argument
 
 
-def default_36(v: jax.Array[bfloat16] = lax.convert_element_type(a_bfloat16, None or jnp.float32)) -> None:  # E: default
+def default_lax_convert_element_type_bfloat16_None_or_jnp_float32(v: jax.Array[bfloat16] = lax.convert_element_type(a_bfloat16, None or jnp.float32)) -> None:  # E: default
     del v
 
 
 # lax.cos(a_bfloat16): bfloat16 in JAX
-def known_37() -> None:
+def known_lax_cos_bfloat16() -> None:
     assert_type(lax.cos(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_37() -> jax.Array[float32]:
+def return_lax_cos_bfloat16() -> jax.Array[float32]:
     return lax.cos(a_bfloat16)  # E: return
 
 
-def assign_37() -> None:
+def assign_lax_cos_bfloat16() -> None:
     y: jax.Array[float32] = lax.cos(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_37(r: jax.Array[float32]) -> None:
+def rebind_lax_cos_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.cos(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_37() -> None:
+def argument_lax_cos_bfloat16() -> None:
     takes_float32(lax.cos(a_bfloat16))  # E: argument
 
 
-def attribute_37(holder: Holder) -> None:
+def attribute_lax_cos_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.cos(a_bfloat16)  # E: attribute-assignment
 
 
-def field_37() -> None:
+def field_lax_cos_bfloat16() -> None:
     Fields(float32_=lax.cos(a_bfloat16))  # E: argument
 
 
-def default_37(v: jax.Array[float32] = lax.cos(a_bfloat16)) -> None:  # E: default
+def default_lax_cos_bfloat16(v: jax.Array[float32] = lax.cos(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.cosh(a_bfloat16): bfloat16 in JAX
-def known_38() -> None:
+def known_lax_cosh_bfloat16() -> None:
     assert_type(lax.cosh(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_38() -> jax.Array[float32]:
+def return_lax_cosh_bfloat16() -> jax.Array[float32]:
     return lax.cosh(a_bfloat16)  # E: return
 
 
-def assign_38() -> None:
+def assign_lax_cosh_bfloat16() -> None:
     y: jax.Array[float32] = lax.cosh(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_38(r: jax.Array[float32]) -> None:
+def rebind_lax_cosh_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.cosh(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_38() -> None:
+def argument_lax_cosh_bfloat16() -> None:
     takes_float32(lax.cosh(a_bfloat16))  # E: argument
 
 
-def attribute_38(holder: Holder) -> None:
+def attribute_lax_cosh_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.cosh(a_bfloat16)  # E: attribute-assignment
 
 
-def field_38() -> None:
+def field_lax_cosh_bfloat16() -> None:
     Fields(float32_=lax.cosh(a_bfloat16))  # E: argument
 
 
-def default_38(v: jax.Array[float32] = lax.cosh(a_bfloat16)) -> None:  # E: default
+def default_lax_cosh_bfloat16(v: jax.Array[float32] = lax.cosh(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.cumlogsumexp(a_bfloat16, 0): bfloat16 in JAX
-def known_39() -> None:
+def known_lax_cumlogsumexp_bfloat16_0() -> None:
     assert_type(lax.cumlogsumexp(a_bfloat16, 0), jax.Array[bfloat16])
 
 
-def return_39() -> jax.Array[float32]:
+def return_lax_cumlogsumexp_bfloat16_0() -> jax.Array[float32]:
     return lax.cumlogsumexp(a_bfloat16, 0)  # E: return
 
 
-def assign_39() -> None:
+def assign_lax_cumlogsumexp_bfloat16_0() -> None:
     y: jax.Array[float32] = lax.cumlogsumexp(a_bfloat16, 0)  # E: assignment
     del y
 
 
-def rebind_39(r: jax.Array[float32]) -> None:
+def rebind_lax_cumlogsumexp_bfloat16_0(r: jax.Array[float32]) -> None:
     r = lax.cumlogsumexp(a_bfloat16, 0)  # E: assignment
     takes_float32(r)
 
 
-def argument_39() -> None:
+def argument_lax_cumlogsumexp_bfloat16_0() -> None:
     takes_float32(lax.cumlogsumexp(a_bfloat16, 0))  # E: argument
 
 
-def attribute_39(holder: Holder) -> None:
+def attribute_lax_cumlogsumexp_bfloat16_0(holder: Holder) -> None:
     holder.float32_ = lax.cumlogsumexp(a_bfloat16, 0)  # E: attribute-assignment
 
 
-def field_39() -> None:
+def field_lax_cumlogsumexp_bfloat16_0() -> None:
     Fields(float32_=lax.cumlogsumexp(a_bfloat16, 0))  # E: argument
 
 
-def default_39(v: jax.Array[float32] = lax.cumlogsumexp(a_bfloat16, 0)) -> None:  # E: default
+def default_lax_cumlogsumexp_bfloat16_0(v: jax.Array[float32] = lax.cumlogsumexp(a_bfloat16, 0)) -> None:  # E: default
     del v
 
 
 # lax.cummax(a_bfloat16, 0): bfloat16 in JAX
-def known_40() -> None:
+def known_lax_cummax_bfloat16_0() -> None:
     assert_type(lax.cummax(a_bfloat16, 0), jax.Array[bfloat16])
 
 
-def return_40() -> jax.Array[float32]:
+def return_lax_cummax_bfloat16_0() -> jax.Array[float32]:
     return lax.cummax(a_bfloat16, 0)  # E: return
 
 
-def assign_40() -> None:
+def assign_lax_cummax_bfloat16_0() -> None:
     y: jax.Array[float32] = lax.cummax(a_bfloat16, 0)  # E: assignment
     del y
 
 
-def rebind_40(r: jax.Array[float32]) -> None:
+def rebind_lax_cummax_bfloat16_0(r: jax.Array[float32]) -> None:
     r = lax.cummax(a_bfloat16, 0)  # E: assignment
     takes_float32(r)
 
 
-def argument_40() -> None:
+def argument_lax_cummax_bfloat16_0() -> None:
     takes_float32(lax.cummax(a_bfloat16, 0))  # E: argument
 
 
-def attribute_40(holder: Holder) -> None:
+def attribute_lax_cummax_bfloat16_0(holder: Holder) -> None:
     holder.float32_ = lax.cummax(a_bfloat16, 0)  # E: attribute-assignment
 
 
-def field_40() -> None:
+def field_lax_cummax_bfloat16_0() -> None:
     Fields(float32_=lax.cummax(a_bfloat16, 0))  # E: argument
 
 
-def default_40(v: jax.Array[float32] = lax.cummax(a_bfloat16, 0)) -> None:  # E: default
+def default_lax_cummax_bfloat16_0(v: jax.Array[float32] = lax.cummax(a_bfloat16, 0)) -> None:  # E: default
     del v
 
 
 # lax.cummin(a_bfloat16, 0): bfloat16 in JAX
-def known_41() -> None:
+def known_lax_cummin_bfloat16_0() -> None:
     assert_type(lax.cummin(a_bfloat16, 0), jax.Array[bfloat16])
 
 
-def return_41() -> jax.Array[float32]:
+def return_lax_cummin_bfloat16_0() -> jax.Array[float32]:
     return lax.cummin(a_bfloat16, 0)  # E: return
 
 
-def assign_41() -> None:
+def assign_lax_cummin_bfloat16_0() -> None:
     y: jax.Array[float32] = lax.cummin(a_bfloat16, 0)  # E: assignment
     del y
 
 
-def rebind_41(r: jax.Array[float32]) -> None:
+def rebind_lax_cummin_bfloat16_0(r: jax.Array[float32]) -> None:
     r = lax.cummin(a_bfloat16, 0)  # E: assignment
     takes_float32(r)
 
 
-def argument_41() -> None:
+def argument_lax_cummin_bfloat16_0() -> None:
     takes_float32(lax.cummin(a_bfloat16, 0))  # E: argument
 
 
-def attribute_41(holder: Holder) -> None:
+def attribute_lax_cummin_bfloat16_0(holder: Holder) -> None:
     holder.float32_ = lax.cummin(a_bfloat16, 0)  # E: attribute-assignment
 
 
-def field_41() -> None:
+def field_lax_cummin_bfloat16_0() -> None:
     Fields(float32_=lax.cummin(a_bfloat16, 0))  # E: argument
 
 
-def default_41(v: jax.Array[float32] = lax.cummin(a_bfloat16, 0)) -> None:  # E: default
+def default_lax_cummin_bfloat16_0(v: jax.Array[float32] = lax.cummin(a_bfloat16, 0)) -> None:  # E: default
     del v
 
 
 # lax.cumprod(a_bfloat16, 0): bfloat16 in JAX
-def known_42() -> None:
+def known_lax_cumprod_bfloat16_0() -> None:
     assert_type(lax.cumprod(a_bfloat16, 0), jax.Array[bfloat16])
 
 
-def return_42() -> jax.Array[float32]:
+def return_lax_cumprod_bfloat16_0() -> jax.Array[float32]:
     return lax.cumprod(a_bfloat16, 0)  # E: return
 
 
-def assign_42() -> None:
+def assign_lax_cumprod_bfloat16_0() -> None:
     y: jax.Array[float32] = lax.cumprod(a_bfloat16, 0)  # E: assignment
     del y
 
 
-def rebind_42(r: jax.Array[float32]) -> None:
+def rebind_lax_cumprod_bfloat16_0(r: jax.Array[float32]) -> None:
     r = lax.cumprod(a_bfloat16, 0)  # E: assignment
     takes_float32(r)
 
 
-def argument_42() -> None:
+def argument_lax_cumprod_bfloat16_0() -> None:
     takes_float32(lax.cumprod(a_bfloat16, 0))  # E: argument
 
 
-def attribute_42(holder: Holder) -> None:
+def attribute_lax_cumprod_bfloat16_0(holder: Holder) -> None:
     holder.float32_ = lax.cumprod(a_bfloat16, 0)  # E: attribute-assignment
 
 
-def field_42() -> None:
+def field_lax_cumprod_bfloat16_0() -> None:
     Fields(float32_=lax.cumprod(a_bfloat16, 0))  # E: argument
 
 
-def default_42(v: jax.Array[float32] = lax.cumprod(a_bfloat16, 0)) -> None:  # E: default
+def default_lax_cumprod_bfloat16_0(v: jax.Array[float32] = lax.cumprod(a_bfloat16, 0)) -> None:  # E: default
     del v
 
 
 # lax.cumsum(a_bfloat16, 0): bfloat16 in JAX
-def known_43() -> None:
+def known_lax_cumsum_bfloat16_0() -> None:
     assert_type(lax.cumsum(a_bfloat16, 0), jax.Array[bfloat16])
 
 
-def return_43() -> jax.Array[float32]:
+def return_lax_cumsum_bfloat16_0() -> jax.Array[float32]:
     return lax.cumsum(a_bfloat16, 0)  # E: return
 
 
-def assign_43() -> None:
+def assign_lax_cumsum_bfloat16_0() -> None:
     y: jax.Array[float32] = lax.cumsum(a_bfloat16, 0)  # E: assignment
     del y
 
 
-def rebind_43(r: jax.Array[float32]) -> None:
+def rebind_lax_cumsum_bfloat16_0(r: jax.Array[float32]) -> None:
     r = lax.cumsum(a_bfloat16, 0)  # E: assignment
     takes_float32(r)
 
 
-def argument_43() -> None:
+def argument_lax_cumsum_bfloat16_0() -> None:
     takes_float32(lax.cumsum(a_bfloat16, 0))  # E: argument
 
 
-def attribute_43(holder: Holder) -> None:
+def attribute_lax_cumsum_bfloat16_0(holder: Holder) -> None:
     holder.float32_ = lax.cumsum(a_bfloat16, 0)  # E: attribute-assignment
 
 
-def field_43() -> None:
+def field_lax_cumsum_bfloat16_0() -> None:
     Fields(float32_=lax.cumsum(a_bfloat16, 0))  # E: argument
 
 
-def default_43(v: jax.Array[float32] = lax.cumsum(a_bfloat16, 0)) -> None:  # E: default
+def default_lax_cumsum_bfloat16_0(v: jax.Array[float32] = lax.cumsum(a_bfloat16, 0)) -> None:  # E: default
     del v
 
 
 # lax.digamma(a_bfloat16): bfloat16 in JAX
-def known_44() -> None:
+def known_lax_digamma_bfloat16() -> None:
     assert_type(lax.digamma(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_44() -> jax.Array[float32]:
+def return_lax_digamma_bfloat16() -> jax.Array[float32]:
     return lax.digamma(a_bfloat16)  # E: return
 
 
-def assign_44() -> None:
+def assign_lax_digamma_bfloat16() -> None:
     y: jax.Array[float32] = lax.digamma(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_44(r: jax.Array[float32]) -> None:
+def rebind_lax_digamma_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.digamma(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_44() -> None:
+def argument_lax_digamma_bfloat16() -> None:
     takes_float32(lax.digamma(a_bfloat16))  # E: argument
 
 
-def attribute_44(holder: Holder) -> None:
+def attribute_lax_digamma_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.digamma(a_bfloat16)  # E: attribute-assignment
 
 
-def field_44() -> None:
+def field_lax_digamma_bfloat16() -> None:
     Fields(float32_=lax.digamma(a_bfloat16))  # E: argument
 
 
-def default_44(v: jax.Array[float32] = lax.digamma(a_bfloat16)) -> None:  # E: default
+def default_lax_digamma_bfloat16(v: jax.Array[float32] = lax.digamma(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.div(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_45() -> None:
+def known_lax_div_bfloat16_bfloat16() -> None:
     assert_type(lax.div(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_45() -> jax.Array[float32]:
+def return_lax_div_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.div(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_45() -> None:
+def assign_lax_div_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.div(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_45(r: jax.Array[float32]) -> None:
+def rebind_lax_div_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.div(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_45() -> None:
+def argument_lax_div_bfloat16_bfloat16() -> None:
     takes_float32(lax.div(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_45(holder: Holder) -> None:
+def attribute_lax_div_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.div(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_45() -> None:
+def field_lax_div_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.div(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_45(v: jax.Array[float32] = lax.div(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_div_bfloat16_bfloat16(v: jax.Array[float32] = lax.div(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.dot(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_46() -> None:
+def known_lax_dot_bfloat16_bfloat16() -> None:
     assert_type(lax.dot(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_46() -> jax.Array[float32]:
+def return_lax_dot_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.dot(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_46() -> None:
+def assign_lax_dot_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.dot(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_46(r: jax.Array[float32]) -> None:
+def rebind_lax_dot_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.dot(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_46() -> None:
+def argument_lax_dot_bfloat16_bfloat16() -> None:
     takes_float32(lax.dot(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_46(holder: Holder) -> None:
+def attribute_lax_dot_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.dot(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_46() -> None:
+def field_lax_dot_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.dot(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_46(v: jax.Array[float32] = lax.dot(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_dot_bfloat16_bfloat16(v: jax.Array[float32] = lax.dot(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ()))): bfloat16 in JAX
-def known_47() -> None:
+def known_lax_dot_general_bfloat16_bfloat16_1_0() -> None:
     assert_type(lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ()))), jax.Array[bfloat16])
 
 
-def return_47() -> jax.Array[float32]:
+def return_lax_dot_general_bfloat16_bfloat16_1_0() -> jax.Array[float32]:
     return lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())))  # E: return
 
 
-def assign_47() -> None:
+def assign_lax_dot_general_bfloat16_bfloat16_1_0() -> None:
     y: jax.Array[float32] = lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())))  # E: assignment
     del y
 
 
-def rebind_47(r: jax.Array[float32]) -> None:
+def rebind_lax_dot_general_bfloat16_bfloat16_1_0(r: jax.Array[float32]) -> None:
     r = lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())))  # E: assignment
     takes_float32(r)
 
 
-def argument_47() -> None:
+def argument_lax_dot_general_bfloat16_bfloat16_1_0() -> None:
     takes_float32(lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ()))))  # E: argument
 
 
-def attribute_47(holder: Holder) -> None:
+def attribute_lax_dot_general_bfloat16_bfloat16_1_0(holder: Holder) -> None:
     holder.float32_ = lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())))  # E: attribute-assignment
 
 
-def field_47() -> None:
+def field_lax_dot_general_bfloat16_bfloat16_1_0() -> None:
     Fields(float32_=lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ()))))  # E: argument
 
 
-def default_47(v: jax.Array[float32] = lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())))) -> None:  # E: default
+def default_lax_dot_general_bfloat16_bfloat16_1_0(v: jax.Array[float32] = lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())))) -> None:  # E: default
     del v
 
 
 # lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())), preferred_element_type=jnp.float32): float32 in JAX
-def known_48() -> None:
+def known_lax_dot_general_bfloat16_bfloat16_1_0_preferred_element_type_jnp_float32() -> None:
     assert_type(lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())), preferred_element_type=jnp.float32), jax.Array[float32])
 
 
-def return_48() -> jax.Array[bfloat16]:
+def return_lax_dot_general_bfloat16_bfloat16_1_0_preferred_element_type_jnp_float32() -> jax.Array[bfloat16]:
     return lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())), preferred_element_type=jnp.float32)  # E: return
 
 
-def assign_48() -> None:
+def assign_lax_dot_general_bfloat16_bfloat16_1_0_preferred_element_type_jnp_float32() -> None:
     y: jax.Array[bfloat16] = lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())), preferred_element_type=jnp.float32)  # E: assignment
     del y
 
 
-def rebind_48(r: jax.Array[bfloat16]) -> None:
+def rebind_lax_dot_general_bfloat16_bfloat16_1_0_preferred_element_type_jnp_float32(r: jax.Array[bfloat16]) -> None:
     r = lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())), preferred_element_type=jnp.float32)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_48() -> None:
+def argument_lax_dot_general_bfloat16_bfloat16_1_0_preferred_element_type_jnp_float32() -> None:
     takes_bfloat16(lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())), preferred_element_type=jnp.float32))  # E: argument
 
 
-def attribute_48(holder: Holder) -> None:
+def attribute_lax_dot_general_bfloat16_bfloat16_1_0_preferred_element_type_jnp_float32(holder: Holder) -> None:
     holder.bfloat16_ = lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())), preferred_element_type=jnp.float32)  # E: attribute-assignment
 
 
-def field_48() -> None:
+def field_lax_dot_general_bfloat16_bfloat16_1_0_preferred_element_type_jnp_float32() -> None:
     Fields(bfloat16_=lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())), preferred_element_type=jnp.float32))  # E: argument
 
 
-def default_48(v: jax.Array[bfloat16] = lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())), preferred_element_type=jnp.float32)) -> None:  # E: default
+def default_lax_dot_general_bfloat16_bfloat16_1_0_preferred_element_type_jnp_float32(v: jax.Array[bfloat16] = lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())), preferred_element_type=jnp.float32)) -> None:  # E: default
     del v
 
 
 # lax.dynamic_index_in_dim(a_bfloat16, 0): bfloat16 in JAX
-def known_49() -> None:
+def known_lax_dynamic_index_in_dim_bfloat16_0() -> None:
     assert_type(lax.dynamic_index_in_dim(a_bfloat16, 0), jax.Array[bfloat16])
 
 
-def return_49() -> jax.Array[float32]:
+def return_lax_dynamic_index_in_dim_bfloat16_0() -> jax.Array[float32]:
     return lax.dynamic_index_in_dim(a_bfloat16, 0)  # E: return
 
 
-def assign_49() -> None:
+def assign_lax_dynamic_index_in_dim_bfloat16_0() -> None:
     y: jax.Array[float32] = lax.dynamic_index_in_dim(a_bfloat16, 0)  # E: assignment
     del y
 
 
-def rebind_49(r: jax.Array[float32]) -> None:
+def rebind_lax_dynamic_index_in_dim_bfloat16_0(r: jax.Array[float32]) -> None:
     r = lax.dynamic_index_in_dim(a_bfloat16, 0)  # E: assignment
     takes_float32(r)
 
 
-def argument_49() -> None:
+def argument_lax_dynamic_index_in_dim_bfloat16_0() -> None:
     takes_float32(lax.dynamic_index_in_dim(a_bfloat16, 0))  # E: argument
 
 
-def attribute_49(holder: Holder) -> None:
+def attribute_lax_dynamic_index_in_dim_bfloat16_0(holder: Holder) -> None:
     holder.float32_ = lax.dynamic_index_in_dim(a_bfloat16, 0)  # E: attribute-assignment
 
 
-def field_49() -> None:
+def field_lax_dynamic_index_in_dim_bfloat16_0() -> None:
     Fields(float32_=lax.dynamic_index_in_dim(a_bfloat16, 0))  # E: argument
 
 
-def default_49(v: jax.Array[float32] = lax.dynamic_index_in_dim(a_bfloat16, 0)) -> None:  # E: default
+def default_lax_dynamic_index_in_dim_bfloat16_0(v: jax.Array[float32] = lax.dynamic_index_in_dim(a_bfloat16, 0)) -> None:  # E: default
     del v
 
 
 # lax.dynamic_slice(a_bfloat16, (0, 0), (2, 2)): bfloat16 in JAX
-def known_50() -> None:
+def known_lax_dynamic_slice_bfloat16_0_0_2_2() -> None:
     assert_type(lax.dynamic_slice(a_bfloat16, (0, 0), (2, 2)), jax.Array[bfloat16])
 
 
-def return_50() -> jax.Array[float32]:
+def return_lax_dynamic_slice_bfloat16_0_0_2_2() -> jax.Array[float32]:
     return lax.dynamic_slice(a_bfloat16, (0, 0), (2, 2))  # E: return
 
 
-def assign_50() -> None:
+def assign_lax_dynamic_slice_bfloat16_0_0_2_2() -> None:
     y: jax.Array[float32] = lax.dynamic_slice(a_bfloat16, (0, 0), (2, 2))  # E: assignment
     del y
 
 
-def rebind_50(r: jax.Array[float32]) -> None:
+def rebind_lax_dynamic_slice_bfloat16_0_0_2_2(r: jax.Array[float32]) -> None:
     r = lax.dynamic_slice(a_bfloat16, (0, 0), (2, 2))  # E: assignment
     takes_float32(r)
 
 
-def argument_50() -> None:
+def argument_lax_dynamic_slice_bfloat16_0_0_2_2() -> None:
     takes_float32(lax.dynamic_slice(a_bfloat16, (0, 0), (2, 2)))  # E: argument
 
 
-def attribute_50(holder: Holder) -> None:
+def attribute_lax_dynamic_slice_bfloat16_0_0_2_2(holder: Holder) -> None:
     holder.float32_ = lax.dynamic_slice(a_bfloat16, (0, 0), (2, 2))  # E: attribute-assignment
 
 
-def field_50() -> None:
+def field_lax_dynamic_slice_bfloat16_0_0_2_2() -> None:
     Fields(float32_=lax.dynamic_slice(a_bfloat16, (0, 0), (2, 2)))  # E: argument
 
 
-def default_50(v: jax.Array[float32] = lax.dynamic_slice(a_bfloat16, (0, 0), (2, 2))) -> None:  # E: default
+def default_lax_dynamic_slice_bfloat16_0_0_2_2(v: jax.Array[float32] = lax.dynamic_slice(a_bfloat16, (0, 0), (2, 2))) -> None:  # E: default
     del v
 
 
 # lax.dynamic_slice_in_dim(a_bfloat16, 0, 2): bfloat16 in JAX
-def known_51() -> None:
+def known_lax_dynamic_slice_in_dim_bfloat16_0_2() -> None:
     assert_type(lax.dynamic_slice_in_dim(a_bfloat16, 0, 2), jax.Array[bfloat16])
 
 
-def return_51() -> jax.Array[float32]:
+def return_lax_dynamic_slice_in_dim_bfloat16_0_2() -> jax.Array[float32]:
     return lax.dynamic_slice_in_dim(a_bfloat16, 0, 2)  # E: return
 
 
-def assign_51() -> None:
+def assign_lax_dynamic_slice_in_dim_bfloat16_0_2() -> None:
     y: jax.Array[float32] = lax.dynamic_slice_in_dim(a_bfloat16, 0, 2)  # E: assignment
     del y
 
 
-def rebind_51(r: jax.Array[float32]) -> None:
+def rebind_lax_dynamic_slice_in_dim_bfloat16_0_2(r: jax.Array[float32]) -> None:
     r = lax.dynamic_slice_in_dim(a_bfloat16, 0, 2)  # E: assignment
     takes_float32(r)
 
 
-def argument_51() -> None:
+def argument_lax_dynamic_slice_in_dim_bfloat16_0_2() -> None:
     takes_float32(lax.dynamic_slice_in_dim(a_bfloat16, 0, 2))  # E: argument
 
 
-def attribute_51(holder: Holder) -> None:
+def attribute_lax_dynamic_slice_in_dim_bfloat16_0_2(holder: Holder) -> None:
     holder.float32_ = lax.dynamic_slice_in_dim(a_bfloat16, 0, 2)  # E: attribute-assignment
 
 
-def field_51() -> None:
+def field_lax_dynamic_slice_in_dim_bfloat16_0_2() -> None:
     Fields(float32_=lax.dynamic_slice_in_dim(a_bfloat16, 0, 2))  # E: argument
 
 
-def default_51(v: jax.Array[float32] = lax.dynamic_slice_in_dim(a_bfloat16, 0, 2)) -> None:  # E: default
+def default_lax_dynamic_slice_in_dim_bfloat16_0_2(v: jax.Array[float32] = lax.dynamic_slice_in_dim(a_bfloat16, 0, 2)) -> None:  # E: default
     del v
 
 
 # lax.dynamic_update_index_in_dim(a_bfloat16, a_bfloat16[0], 0, 0): bfloat16 in JAX
-def known_52() -> None:
+def known_lax_dynamic_update_index_in_dim_bfloat16_bfloat16_getitem_0_0_0() -> None:
     assert_type(lax.dynamic_update_index_in_dim(a_bfloat16, a_bfloat16[0], 0, 0), jax.Array[bfloat16])
 
 
-def return_52() -> jax.Array[float32]:
+def return_lax_dynamic_update_index_in_dim_bfloat16_bfloat16_getitem_0_0_0() -> jax.Array[float32]:
     return lax.dynamic_update_index_in_dim(a_bfloat16, a_bfloat16[0], 0, 0)  # E: return
 
 
-def assign_52() -> None:
+def assign_lax_dynamic_update_index_in_dim_bfloat16_bfloat16_getitem_0_0_0() -> None:
     y: jax.Array[float32] = lax.dynamic_update_index_in_dim(a_bfloat16, a_bfloat16[0], 0, 0)  # E: assignment
     del y
 
 
-def rebind_52(r: jax.Array[float32]) -> None:
+def rebind_lax_dynamic_update_index_in_dim_bfloat16_bfloat16_getitem_0_0_0(r: jax.Array[float32]) -> None:
     r = lax.dynamic_update_index_in_dim(a_bfloat16, a_bfloat16[0], 0, 0)  # E: assignment
     takes_float32(r)
 
 
-def argument_52() -> None:
+def argument_lax_dynamic_update_index_in_dim_bfloat16_bfloat16_getitem_0_0_0() -> None:
     takes_float32(lax.dynamic_update_index_in_dim(a_bfloat16, a_bfloat16[0], 0, 0))  # E: argument
 
 
-def attribute_52(holder: Holder) -> None:
+def attribute_lax_dynamic_update_index_in_dim_bfloat16_bfloat16_getitem_0_0_0(holder: Holder) -> None:
     holder.float32_ = lax.dynamic_update_index_in_dim(a_bfloat16, a_bfloat16[0], 0, 0)  # E: attribute-assignment
 
 
-def field_52() -> None:
+def field_lax_dynamic_update_index_in_dim_bfloat16_bfloat16_getitem_0_0_0() -> None:
     Fields(float32_=lax.dynamic_update_index_in_dim(a_bfloat16, a_bfloat16[0], 0, 0))  # E: argument
 
 
-def default_52(v: jax.Array[float32] = lax.dynamic_update_index_in_dim(a_bfloat16, a_bfloat16[0], 0, 0)) -> None:  # E: default
+def default_lax_dynamic_update_index_in_dim_bfloat16_bfloat16_getitem_0_0_0(v: jax.Array[float32] = lax.dynamic_update_index_in_dim(a_bfloat16, a_bfloat16[0], 0, 0)) -> None:  # E: default
     del v
 
 
 # lax.dynamic_update_slice(a_bfloat16, a_bfloat16, (0, 0)): bfloat16 in JAX
-def known_53() -> None:
+def known_lax_dynamic_update_slice_bfloat16_bfloat16_0_0() -> None:
     assert_type(lax.dynamic_update_slice(a_bfloat16, a_bfloat16, (0, 0)), jax.Array[bfloat16])
 
 
-def return_53() -> jax.Array[float32]:
+def return_lax_dynamic_update_slice_bfloat16_bfloat16_0_0() -> jax.Array[float32]:
     return lax.dynamic_update_slice(a_bfloat16, a_bfloat16, (0, 0))  # E: return
 
 
-def assign_53() -> None:
+def assign_lax_dynamic_update_slice_bfloat16_bfloat16_0_0() -> None:
     y: jax.Array[float32] = lax.dynamic_update_slice(a_bfloat16, a_bfloat16, (0, 0))  # E: assignment
     del y
 
 
-def rebind_53(r: jax.Array[float32]) -> None:
+def rebind_lax_dynamic_update_slice_bfloat16_bfloat16_0_0(r: jax.Array[float32]) -> None:
     r = lax.dynamic_update_slice(a_bfloat16, a_bfloat16, (0, 0))  # E: assignment
     takes_float32(r)
 
 
-def argument_53() -> None:
+def argument_lax_dynamic_update_slice_bfloat16_bfloat16_0_0() -> None:
     takes_float32(lax.dynamic_update_slice(a_bfloat16, a_bfloat16, (0, 0)))  # E: argument
 
 
-def attribute_53(holder: Holder) -> None:
+def attribute_lax_dynamic_update_slice_bfloat16_bfloat16_0_0(holder: Holder) -> None:
     holder.float32_ = lax.dynamic_update_slice(a_bfloat16, a_bfloat16, (0, 0))  # E: attribute-assignment
 
 
-def field_53() -> None:
+def field_lax_dynamic_update_slice_bfloat16_bfloat16_0_0() -> None:
     Fields(float32_=lax.dynamic_update_slice(a_bfloat16, a_bfloat16, (0, 0)))  # E: argument
 
 
-def default_53(v: jax.Array[float32] = lax.dynamic_update_slice(a_bfloat16, a_bfloat16, (0, 0))) -> None:  # E: default
+def default_lax_dynamic_update_slice_bfloat16_bfloat16_0_0(v: jax.Array[float32] = lax.dynamic_update_slice(a_bfloat16, a_bfloat16, (0, 0))) -> None:  # E: default
     del v
 
 
 # lax.dynamic_update_slice_in_dim(a_bfloat16, a_bfloat16, 0, 0): bfloat16 in JAX
-def known_54() -> None:
+def known_lax_dynamic_update_slice_in_dim_bfloat16_bfloat16_0_0() -> None:
     assert_type(lax.dynamic_update_slice_in_dim(a_bfloat16, a_bfloat16, 0, 0), jax.Array[bfloat16])
 
 
-def return_54() -> jax.Array[float32]:
+def return_lax_dynamic_update_slice_in_dim_bfloat16_bfloat16_0_0() -> jax.Array[float32]:
     return lax.dynamic_update_slice_in_dim(a_bfloat16, a_bfloat16, 0, 0)  # E: return
 
 
-def assign_54() -> None:
+def assign_lax_dynamic_update_slice_in_dim_bfloat16_bfloat16_0_0() -> None:
     y: jax.Array[float32] = lax.dynamic_update_slice_in_dim(a_bfloat16, a_bfloat16, 0, 0)  # E: assignment
     del y
 
 
-def rebind_54(r: jax.Array[float32]) -> None:
+def rebind_lax_dynamic_update_slice_in_dim_bfloat16_bfloat16_0_0(r: jax.Array[float32]) -> None:
     r = lax.dynamic_update_slice_in_dim(a_bfloat16, a_bfloat16, 0, 0)  # E: assignment
     takes_float32(r)
 
 
-def argument_54() -> None:
+def argument_lax_dynamic_update_slice_in_dim_bfloat16_bfloat16_0_0() -> None:
     takes_float32(lax.dynamic_update_slice_in_dim(a_bfloat16, a_bfloat16, 0, 0))  # E: argument
 
 
-def attribute_54(holder: Holder) -> None:
+def attribute_lax_dynamic_update_slice_in_dim_bfloat16_bfloat16_0_0(holder: Holder) -> None:
     holder.float32_ = lax.dynamic_update_slice_in_dim(a_bfloat16, a_bfloat16, 0, 0)  # E: attribute-assignment
 
 
-def field_54() -> None:
+def field_lax_dynamic_update_slice_in_dim_bfloat16_bfloat16_0_0() -> None:
     Fields(float32_=lax.dynamic_update_slice_in_dim(a_bfloat16, a_bfloat16, 0, 0))  # E: argument
 
 
-def default_54(v: jax.Array[float32] = lax.dynamic_update_slice_in_dim(a_bfloat16, a_bfloat16, 0, 0)) -> None:  # E: default
+def default_lax_dynamic_update_slice_in_dim_bfloat16_bfloat16_0_0(v: jax.Array[float32] = lax.dynamic_update_slice_in_dim(a_bfloat16, a_bfloat16, 0, 0)) -> None:  # E: default
     del v
 
 
 # lax.empty((3,), None or jnp.float32): float32 in JAX
-def known_55() -> None:
+def known_lax_empty_3_None_or_jnp_float32() -> None:
     assert_type(lax.empty((3,), None or jnp.float32), jax.Array[float32])
 
 
-def return_55() -> jax.Array[bfloat16]:
+def return_lax_empty_3_None_or_jnp_float32() -> jax.Array[bfloat16]:
     return lax.empty((3,), None or jnp.float32)  # E: return
 
 
-def assign_55() -> None:
+def assign_lax_empty_3_None_or_jnp_float32() -> None:
     y: jax.Array[bfloat16] = lax.empty((3,), None or jnp.float32)  # E: assignment
     del y
 
 
-def rebind_55(r: jax.Array[bfloat16]) -> None:
+def rebind_lax_empty_3_None_or_jnp_float32(r: jax.Array[bfloat16]) -> None:
     r = lax.empty((3,), None or jnp.float32)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_55() -> None:
+def argument_lax_empty_3_None_or_jnp_float32() -> None:
     takes_bfloat16(lax.empty((3,), None or jnp.float32))  # E: argument
 
 
-def attribute_55(holder: Holder) -> None:
+def attribute_lax_empty_3_None_or_jnp_float32(holder: Holder) -> None:
     holder.bfloat16_ = lax.empty((3,), None or jnp.float32)  # E: attribute-assignment
 
 
-def field_55() -> None:
+def field_lax_empty_3_None_or_jnp_float32() -> None:
     Fields(bfloat16_=lax.empty((3,), None or jnp.float32))  # E: argument
 
 
-def default_55(v: jax.Array[bfloat16] = lax.empty((3,), None or jnp.float32)) -> None:  # E: default
+def default_lax_empty_3_None_or_jnp_float32(v: jax.Array[bfloat16] = lax.empty((3,), None or jnp.float32)) -> None:  # E: default
     del v
 
 
 # lax.eq(a_bfloat16, a_bfloat16): bool_ in JAX
-def known_56() -> None:
+def known_lax_eq_bfloat16_bfloat16() -> None:
     assert_type(lax.eq(a_bfloat16, a_bfloat16), jax.Array[bool_])
 
 
-def return_56() -> jax.Array[float32]:
+def return_lax_eq_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.eq(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_56() -> None:
+def assign_lax_eq_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.eq(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_56(r: jax.Array[float32]) -> None:
+def rebind_lax_eq_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.eq(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_56() -> None:
+def argument_lax_eq_bfloat16_bfloat16() -> None:
     takes_float32(lax.eq(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_56(holder: Holder) -> None:
+def attribute_lax_eq_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.eq(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_56() -> None:
+def field_lax_eq_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.eq(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_56(v: jax.Array[float32] = lax.eq(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_eq_bfloat16_bfloat16(v: jax.Array[float32] = lax.eq(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.erf(a_bfloat16): bfloat16 in JAX
-def known_57() -> None:
+def known_lax_erf_bfloat16() -> None:
     assert_type(lax.erf(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_57() -> jax.Array[float32]:
+def return_lax_erf_bfloat16() -> jax.Array[float32]:
     return lax.erf(a_bfloat16)  # E: return
 
 
-def assign_57() -> None:
+def assign_lax_erf_bfloat16() -> None:
     y: jax.Array[float32] = lax.erf(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_57(r: jax.Array[float32]) -> None:
+def rebind_lax_erf_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.erf(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_57() -> None:
+def argument_lax_erf_bfloat16() -> None:
     takes_float32(lax.erf(a_bfloat16))  # E: argument
 
 
-def attribute_57(holder: Holder) -> None:
+def attribute_lax_erf_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.erf(a_bfloat16)  # E: attribute-assignment
 
 
-def field_57() -> None:
+def field_lax_erf_bfloat16() -> None:
     Fields(float32_=lax.erf(a_bfloat16))  # E: argument
 
 
-def default_57(v: jax.Array[float32] = lax.erf(a_bfloat16)) -> None:  # E: default
+def default_lax_erf_bfloat16(v: jax.Array[float32] = lax.erf(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.erf_inv(a_bfloat16): bfloat16 in JAX
-def known_58() -> None:
+def known_lax_erf_inv_bfloat16() -> None:
     assert_type(lax.erf_inv(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_58() -> jax.Array[float32]:
+def return_lax_erf_inv_bfloat16() -> jax.Array[float32]:
     return lax.erf_inv(a_bfloat16)  # E: return
 
 
-def assign_58() -> None:
+def assign_lax_erf_inv_bfloat16() -> None:
     y: jax.Array[float32] = lax.erf_inv(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_58(r: jax.Array[float32]) -> None:
+def rebind_lax_erf_inv_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.erf_inv(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_58() -> None:
+def argument_lax_erf_inv_bfloat16() -> None:
     takes_float32(lax.erf_inv(a_bfloat16))  # E: argument
 
 
-def attribute_58(holder: Holder) -> None:
+def attribute_lax_erf_inv_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.erf_inv(a_bfloat16)  # E: attribute-assignment
 
 
-def field_58() -> None:
+def field_lax_erf_inv_bfloat16() -> None:
     Fields(float32_=lax.erf_inv(a_bfloat16))  # E: argument
 
 
-def default_58(v: jax.Array[float32] = lax.erf_inv(a_bfloat16)) -> None:  # E: default
+def default_lax_erf_inv_bfloat16(v: jax.Array[float32] = lax.erf_inv(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.erfc(a_bfloat16): bfloat16 in JAX
-def known_59() -> None:
+def known_lax_erfc_bfloat16() -> None:
     assert_type(lax.erfc(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_59() -> jax.Array[float32]:
+def return_lax_erfc_bfloat16() -> jax.Array[float32]:
     return lax.erfc(a_bfloat16)  # E: return
 
 
-def assign_59() -> None:
+def assign_lax_erfc_bfloat16() -> None:
     y: jax.Array[float32] = lax.erfc(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_59(r: jax.Array[float32]) -> None:
+def rebind_lax_erfc_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.erfc(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_59() -> None:
+def argument_lax_erfc_bfloat16() -> None:
     takes_float32(lax.erfc(a_bfloat16))  # E: argument
 
 
-def attribute_59(holder: Holder) -> None:
+def attribute_lax_erfc_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.erfc(a_bfloat16)  # E: attribute-assignment
 
 
-def field_59() -> None:
+def field_lax_erfc_bfloat16() -> None:
     Fields(float32_=lax.erfc(a_bfloat16))  # E: argument
 
 
-def default_59(v: jax.Array[float32] = lax.erfc(a_bfloat16)) -> None:  # E: default
+def default_lax_erfc_bfloat16(v: jax.Array[float32] = lax.erfc(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.exp(a_bfloat16): bfloat16 in JAX
-def known_60() -> None:
+def known_lax_exp_bfloat16() -> None:
     assert_type(lax.exp(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_60() -> jax.Array[float32]:
+def return_lax_exp_bfloat16() -> jax.Array[float32]:
     return lax.exp(a_bfloat16)  # E: return
 
 
-def assign_60() -> None:
+def assign_lax_exp_bfloat16() -> None:
     y: jax.Array[float32] = lax.exp(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_60(r: jax.Array[float32]) -> None:
+def rebind_lax_exp_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.exp(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_60() -> None:
+def argument_lax_exp_bfloat16() -> None:
     takes_float32(lax.exp(a_bfloat16))  # E: argument
 
 
-def attribute_60(holder: Holder) -> None:
+def attribute_lax_exp_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.exp(a_bfloat16)  # E: attribute-assignment
 
 
-def field_60() -> None:
+def field_lax_exp_bfloat16() -> None:
     Fields(float32_=lax.exp(a_bfloat16))  # E: argument
 
 
-def default_60(v: jax.Array[float32] = lax.exp(a_bfloat16)) -> None:  # E: default
+def default_lax_exp_bfloat16(v: jax.Array[float32] = lax.exp(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.exp2(a_bfloat16): bfloat16 in JAX
-def known_61() -> None:
+def known_lax_exp2_bfloat16() -> None:
     assert_type(lax.exp2(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_61() -> jax.Array[float32]:
+def return_lax_exp2_bfloat16() -> jax.Array[float32]:
     return lax.exp2(a_bfloat16)  # E: return
 
 
-def assign_61() -> None:
+def assign_lax_exp2_bfloat16() -> None:
     y: jax.Array[float32] = lax.exp2(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_61(r: jax.Array[float32]) -> None:
+def rebind_lax_exp2_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.exp2(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_61() -> None:
+def argument_lax_exp2_bfloat16() -> None:
     takes_float32(lax.exp2(a_bfloat16))  # E: argument
 
 
-def attribute_61(holder: Holder) -> None:
+def attribute_lax_exp2_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.exp2(a_bfloat16)  # E: attribute-assignment
 
 
-def field_61() -> None:
+def field_lax_exp2_bfloat16() -> None:
     Fields(float32_=lax.exp2(a_bfloat16))  # E: argument
 
 
-def default_61(v: jax.Array[float32] = lax.exp2(a_bfloat16)) -> None:  # E: default
+def default_lax_exp2_bfloat16(v: jax.Array[float32] = lax.exp2(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.expand_dims(a_bfloat16, (0,)): bfloat16 in JAX
-def known_62() -> None:
+def known_lax_expand_dims_bfloat16_0() -> None:
     assert_type(lax.expand_dims(a_bfloat16, (0,)), jax.Array[bfloat16])
 
 
-def return_62() -> jax.Array[float32]:
+def return_lax_expand_dims_bfloat16_0() -> jax.Array[float32]:
     return lax.expand_dims(a_bfloat16, (0,))  # E: return
 
 
-def assign_62() -> None:
+def assign_lax_expand_dims_bfloat16_0() -> None:
     y: jax.Array[float32] = lax.expand_dims(a_bfloat16, (0,))  # E: assignment
     del y
 
 
-def rebind_62(r: jax.Array[float32]) -> None:
+def rebind_lax_expand_dims_bfloat16_0(r: jax.Array[float32]) -> None:
     r = lax.expand_dims(a_bfloat16, (0,))  # E: assignment
     takes_float32(r)
 
 
-def argument_62() -> None:
+def argument_lax_expand_dims_bfloat16_0() -> None:
     takes_float32(lax.expand_dims(a_bfloat16, (0,)))  # E: argument
 
 
-def attribute_62(holder: Holder) -> None:
+def attribute_lax_expand_dims_bfloat16_0(holder: Holder) -> None:
     holder.float32_ = lax.expand_dims(a_bfloat16, (0,))  # E: attribute-assignment
 
 
-def field_62() -> None:
+def field_lax_expand_dims_bfloat16_0() -> None:
     Fields(float32_=lax.expand_dims(a_bfloat16, (0,)))  # E: argument
 
 
-def default_62(v: jax.Array[float32] = lax.expand_dims(a_bfloat16, (0,))) -> None:  # E: default
+def default_lax_expand_dims_bfloat16_0(v: jax.Array[float32] = lax.expand_dims(a_bfloat16, (0,))) -> None:  # E: default
     del v
 
 
 # lax.expm1(a_bfloat16): bfloat16 in JAX
-def known_63() -> None:
+def known_lax_expm1_bfloat16() -> None:
     assert_type(lax.expm1(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_63() -> jax.Array[float32]:
+def return_lax_expm1_bfloat16() -> jax.Array[float32]:
     return lax.expm1(a_bfloat16)  # E: return
 
 
-def assign_63() -> None:
+def assign_lax_expm1_bfloat16() -> None:
     y: jax.Array[float32] = lax.expm1(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_63(r: jax.Array[float32]) -> None:
+def rebind_lax_expm1_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.expm1(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_63() -> None:
+def argument_lax_expm1_bfloat16() -> None:
     takes_float32(lax.expm1(a_bfloat16))  # E: argument
 
 
-def attribute_63(holder: Holder) -> None:
+def attribute_lax_expm1_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.expm1(a_bfloat16)  # E: attribute-assignment
 
 
-def field_63() -> None:
+def field_lax_expm1_bfloat16() -> None:
     Fields(float32_=lax.expm1(a_bfloat16))  # E: argument
 
 
-def default_63(v: jax.Array[float32] = lax.expm1(a_bfloat16)) -> None:  # E: default
+def default_lax_expm1_bfloat16(v: jax.Array[float32] = lax.expm1(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.fft(a_bfloat16, 'FFT', (3,)): complex64 in JAX
-def known_64() -> None:
+def known_lax_fft_bfloat16_FFT_3() -> None:
     assert_type(lax.fft(a_bfloat16, 'FFT', (3,)), jax.Array[complex64])
 
 
-def return_64() -> jax.Array[float32]:
+def return_lax_fft_bfloat16_FFT_3() -> jax.Array[float32]:
     return lax.fft(a_bfloat16, 'FFT', (3,))  # E: return
 
 
-def assign_64() -> None:
+def assign_lax_fft_bfloat16_FFT_3() -> None:
     y: jax.Array[float32] = lax.fft(a_bfloat16, 'FFT', (3,))  # E: assignment
     del y
 
 
-def rebind_64(r: jax.Array[float32]) -> None:
+def rebind_lax_fft_bfloat16_FFT_3(r: jax.Array[float32]) -> None:
     r = lax.fft(a_bfloat16, 'FFT', (3,))  # E: assignment
     takes_float32(r)
 
 
-def argument_64() -> None:
+def argument_lax_fft_bfloat16_FFT_3() -> None:
     takes_float32(lax.fft(a_bfloat16, 'FFT', (3,)))  # E: argument
 
 
-def attribute_64(holder: Holder) -> None:
+def attribute_lax_fft_bfloat16_FFT_3(holder: Holder) -> None:
     holder.float32_ = lax.fft(a_bfloat16, 'FFT', (3,))  # E: attribute-assignment
 
 
-def field_64() -> None:
+def field_lax_fft_bfloat16_FFT_3() -> None:
     Fields(float32_=lax.fft(a_bfloat16, 'FFT', (3,)))  # E: argument
 
 
-def default_64(v: jax.Array[float32] = lax.fft(a_bfloat16, 'FFT', (3,))) -> None:  # E: default
+def default_lax_fft_bfloat16_FFT_3(v: jax.Array[float32] = lax.fft(a_bfloat16, 'FFT', (3,))) -> None:  # E: default
     del v
 
 
 # lax.floor(a_bfloat16): bfloat16 in JAX
-def known_65() -> None:
+def known_lax_floor_bfloat16() -> None:
     assert_type(lax.floor(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_65() -> jax.Array[float32]:
+def return_lax_floor_bfloat16() -> jax.Array[float32]:
     return lax.floor(a_bfloat16)  # E: return
 
 
-def assign_65() -> None:
+def assign_lax_floor_bfloat16() -> None:
     y: jax.Array[float32] = lax.floor(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_65(r: jax.Array[float32]) -> None:
+def rebind_lax_floor_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.floor(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_65() -> None:
+def argument_lax_floor_bfloat16() -> None:
     takes_float32(lax.floor(a_bfloat16))  # E: argument
 
 
-def attribute_65(holder: Holder) -> None:
+def attribute_lax_floor_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.floor(a_bfloat16)  # E: attribute-assignment
 
 
-def field_65() -> None:
+def field_lax_floor_bfloat16() -> None:
     Fields(float32_=lax.floor(a_bfloat16))  # E: argument
 
 
-def default_65(v: jax.Array[float32] = lax.floor(a_bfloat16)) -> None:  # E: default
+def default_lax_floor_bfloat16(v: jax.Array[float32] = lax.floor(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.full(a_bfloat16.shape, a_bfloat16, None): bfloat16 in JAX
-def known_66() -> None:
+def known_lax_full_bfloat16_shape_bfloat16_None() -> None:
     assert_type(lax.full(a_bfloat16.shape, a_bfloat16, None), jax.Array[bfloat16])
 
 
-def return_66() -> jax.Array[float32]:
+def return_lax_full_bfloat16_shape_bfloat16_None() -> jax.Array[float32]:
     return lax.full(a_bfloat16.shape, a_bfloat16, None)  # E: return
 
 
-def assign_66() -> None:
+def assign_lax_full_bfloat16_shape_bfloat16_None() -> None:
     y: jax.Array[float32] = lax.full(a_bfloat16.shape, a_bfloat16, None)  # E: assignment
     del y
 
 
-def rebind_66(r: jax.Array[float32]) -> None:
+def rebind_lax_full_bfloat16_shape_bfloat16_None(r: jax.Array[float32]) -> None:
     r = lax.full(a_bfloat16.shape, a_bfloat16, None)  # E: assignment
     takes_float32(r)
 
 
-def argument_66() -> None:
+def argument_lax_full_bfloat16_shape_bfloat16_None() -> None:
     takes_float32(lax.full(a_bfloat16.shape, a_bfloat16, None))  # E: argument
 
 
-def attribute_66(holder: Holder) -> None:
+def attribute_lax_full_bfloat16_shape_bfloat16_None(holder: Holder) -> None:
     holder.float32_ = lax.full(a_bfloat16.shape, a_bfloat16, None)  # E: attribute-assignment
 
 
-def field_66() -> None:
+def field_lax_full_bfloat16_shape_bfloat16_None() -> None:
     Fields(float32_=lax.full(a_bfloat16.shape, a_bfloat16, None))  # E: argument
 
 
-def default_66(v: jax.Array[float32] = lax.full(a_bfloat16.shape, a_bfloat16, None)) -> None:  # E: default
+def default_lax_full_bfloat16_shape_bfloat16_None(v: jax.Array[float32] = lax.full(a_bfloat16.shape, a_bfloat16, None)) -> None:  # E: default
     del v
 
 
 # lax.full_like(a_bfloat16, 1, None): bfloat16 in JAX
-def known_67() -> None:
+def known_lax_full_like_bfloat16_1_None() -> None:
     assert_type(lax.full_like(a_bfloat16, 1, None), jax.Array[bfloat16])
 
 
-def return_67() -> jax.Array[float32]:
+def return_lax_full_like_bfloat16_1_None() -> jax.Array[float32]:
     return lax.full_like(a_bfloat16, 1, None)  # E: return
 
 
-def assign_67() -> None:
+def assign_lax_full_like_bfloat16_1_None() -> None:
     y: jax.Array[float32] = lax.full_like(a_bfloat16, 1, None)  # E: assignment
     del y
 
 
-def rebind_67(r: jax.Array[float32]) -> None:
+def rebind_lax_full_like_bfloat16_1_None(r: jax.Array[float32]) -> None:
     r = lax.full_like(a_bfloat16, 1, None)  # E: assignment
     takes_float32(r)
 
 
-def argument_67() -> None:
+def argument_lax_full_like_bfloat16_1_None() -> None:
     takes_float32(lax.full_like(a_bfloat16, 1, None))  # E: argument
 
 
-def attribute_67(holder: Holder) -> None:
+def attribute_lax_full_like_bfloat16_1_None(holder: Holder) -> None:
     holder.float32_ = lax.full_like(a_bfloat16, 1, None)  # E: attribute-assignment
 
 
-def field_67() -> None:
+def field_lax_full_like_bfloat16_1_None() -> None:
     Fields(float32_=lax.full_like(a_bfloat16, 1, None))  # E: argument
 
 
-def default_67(v: jax.Array[float32] = lax.full_like(a_bfloat16, 1, None)) -> None:  # E: default
+def default_lax_full_like_bfloat16_1_None(v: jax.Array[float32] = lax.full_like(a_bfloat16, 1, None)) -> None:  # E: default
     del v
 
 
 # lax.ge(a_bfloat16, a_bfloat16): bool_ in JAX
-def known_68() -> None:
+def known_lax_ge_bfloat16_bfloat16() -> None:
     assert_type(lax.ge(a_bfloat16, a_bfloat16), jax.Array[bool_])
 
 
-def return_68() -> jax.Array[float32]:
+def return_lax_ge_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.ge(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_68() -> None:
+def assign_lax_ge_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.ge(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_68(r: jax.Array[float32]) -> None:
+def rebind_lax_ge_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.ge(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_68() -> None:
+def argument_lax_ge_bfloat16_bfloat16() -> None:
     takes_float32(lax.ge(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_68(holder: Holder) -> None:
+def attribute_lax_ge_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.ge(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_68() -> None:
+def field_lax_ge_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.ge(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_68(v: jax.Array[float32] = lax.ge(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_ge_bfloat16_bfloat16(v: jax.Array[float32] = lax.ge(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.gt(a_bfloat16, a_bfloat16): bool_ in JAX
-def known_69() -> None:
+def known_lax_gt_bfloat16_bfloat16() -> None:
     assert_type(lax.gt(a_bfloat16, a_bfloat16), jax.Array[bool_])
 
 
-def return_69() -> jax.Array[float32]:
+def return_lax_gt_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.gt(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_69() -> None:
+def assign_lax_gt_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.gt(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_69(r: jax.Array[float32]) -> None:
+def rebind_lax_gt_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.gt(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_69() -> None:
+def argument_lax_gt_bfloat16_bfloat16() -> None:
     takes_float32(lax.gt(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_69(holder: Holder) -> None:
+def attribute_lax_gt_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.gt(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_69() -> None:
+def field_lax_gt_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.gt(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_69(v: jax.Array[float32] = lax.gt(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_gt_bfloat16_bfloat16(v: jax.Array[float32] = lax.gt(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.igamma(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_70() -> None:
+def known_lax_igamma_bfloat16_bfloat16() -> None:
     assert_type(lax.igamma(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_70() -> jax.Array[float32]:
+def return_lax_igamma_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.igamma(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_70() -> None:
+def assign_lax_igamma_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.igamma(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_70(r: jax.Array[float32]) -> None:
+def rebind_lax_igamma_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.igamma(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_70() -> None:
+def argument_lax_igamma_bfloat16_bfloat16() -> None:
     takes_float32(lax.igamma(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_70(holder: Holder) -> None:
+def attribute_lax_igamma_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.igamma(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_70() -> None:
+def field_lax_igamma_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.igamma(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_70(v: jax.Array[float32] = lax.igamma(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_igamma_bfloat16_bfloat16(v: jax.Array[float32] = lax.igamma(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.igammac(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_71() -> None:
+def known_lax_igammac_bfloat16_bfloat16() -> None:
     assert_type(lax.igammac(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_71() -> jax.Array[float32]:
+def return_lax_igammac_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.igammac(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_71() -> None:
+def assign_lax_igammac_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.igammac(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_71(r: jax.Array[float32]) -> None:
+def rebind_lax_igammac_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.igammac(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_71() -> None:
+def argument_lax_igammac_bfloat16_bfloat16() -> None:
     takes_float32(lax.igammac(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_71(holder: Holder) -> None:
+def attribute_lax_igammac_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.igammac(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_71() -> None:
+def field_lax_igammac_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.igammac(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_71(v: jax.Array[float32] = lax.igammac(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_igammac_bfloat16_bfloat16(v: jax.Array[float32] = lax.igammac(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.imag(a_complex64): float32 in JAX
-def known_72() -> None:
+def known_lax_imag_complex64() -> None:
     assert_type(lax.imag(a_complex64), jax.Array[float32])
 
 
-def return_72() -> jax.Array[bfloat16]:
+def return_lax_imag_complex64() -> jax.Array[bfloat16]:
     return lax.imag(a_complex64)  # E: return
 
 
-def assign_72() -> None:
+def assign_lax_imag_complex64() -> None:
     y: jax.Array[bfloat16] = lax.imag(a_complex64)  # E: assignment
     del y
 
 
-def rebind_72(r: jax.Array[bfloat16]) -> None:
+def rebind_lax_imag_complex64(r: jax.Array[bfloat16]) -> None:
     r = lax.imag(a_complex64)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_72() -> None:
+def argument_lax_imag_complex64() -> None:
     takes_bfloat16(lax.imag(a_complex64))  # E: argument
 
 
-def attribute_72(holder: Holder) -> None:
+def attribute_lax_imag_complex64(holder: Holder) -> None:
     holder.bfloat16_ = lax.imag(a_complex64)  # E: attribute-assignment
 
 
-def field_72() -> None:
+def field_lax_imag_complex64() -> None:
     Fields(bfloat16_=lax.imag(a_complex64))  # E: argument
 
 
-def default_72(v: jax.Array[bfloat16] = lax.imag(a_complex64)) -> None:  # E: default
+def default_lax_imag_complex64(v: jax.Array[bfloat16] = lax.imag(a_complex64)) -> None:  # E: default
     del v
 
 
 # lax.index_in_dim(a_bfloat16, 0): bfloat16 in JAX
-def known_73() -> None:
+def known_lax_index_in_dim_bfloat16_0() -> None:
     assert_type(lax.index_in_dim(a_bfloat16, 0), jax.Array[bfloat16])
 
 
-def return_73() -> jax.Array[float32]:
+def return_lax_index_in_dim_bfloat16_0() -> jax.Array[float32]:
     return lax.index_in_dim(a_bfloat16, 0)  # E: return
 
 
-def assign_73() -> None:
+def assign_lax_index_in_dim_bfloat16_0() -> None:
     y: jax.Array[float32] = lax.index_in_dim(a_bfloat16, 0)  # E: assignment
     del y
 
 
-def rebind_73(r: jax.Array[float32]) -> None:
+def rebind_lax_index_in_dim_bfloat16_0(r: jax.Array[float32]) -> None:
     r = lax.index_in_dim(a_bfloat16, 0)  # E: assignment
     takes_float32(r)
 
 
-def argument_73() -> None:
+def argument_lax_index_in_dim_bfloat16_0() -> None:
     takes_float32(lax.index_in_dim(a_bfloat16, 0))  # E: argument
 
 
-def attribute_73(holder: Holder) -> None:
+def attribute_lax_index_in_dim_bfloat16_0(holder: Holder) -> None:
     holder.float32_ = lax.index_in_dim(a_bfloat16, 0)  # E: attribute-assignment
 
 
-def field_73() -> None:
+def field_lax_index_in_dim_bfloat16_0() -> None:
     Fields(float32_=lax.index_in_dim(a_bfloat16, 0))  # E: argument
 
 
-def default_73(v: jax.Array[float32] = lax.index_in_dim(a_bfloat16, 0)) -> None:  # E: default
+def default_lax_index_in_dim_bfloat16_0(v: jax.Array[float32] = lax.index_in_dim(a_bfloat16, 0)) -> None:  # E: default
     del v
 
 
 # lax.integer_pow(a_bfloat16, 2): bfloat16 in JAX
-def known_74() -> None:
+def known_lax_integer_pow_bfloat16_2() -> None:
     assert_type(lax.integer_pow(a_bfloat16, 2), jax.Array[bfloat16])
 
 
-def return_74() -> jax.Array[float32]:
+def return_lax_integer_pow_bfloat16_2() -> jax.Array[float32]:
     return lax.integer_pow(a_bfloat16, 2)  # E: return
 
 
-def assign_74() -> None:
+def assign_lax_integer_pow_bfloat16_2() -> None:
     y: jax.Array[float32] = lax.integer_pow(a_bfloat16, 2)  # E: assignment
     del y
 
 
-def rebind_74(r: jax.Array[float32]) -> None:
+def rebind_lax_integer_pow_bfloat16_2(r: jax.Array[float32]) -> None:
     r = lax.integer_pow(a_bfloat16, 2)  # E: assignment
     takes_float32(r)
 
 
-def argument_74() -> None:
+def argument_lax_integer_pow_bfloat16_2() -> None:
     takes_float32(lax.integer_pow(a_bfloat16, 2))  # E: argument
 
 
-def attribute_74(holder: Holder) -> None:
+def attribute_lax_integer_pow_bfloat16_2(holder: Holder) -> None:
     holder.float32_ = lax.integer_pow(a_bfloat16, 2)  # E: attribute-assignment
 
 
-def field_74() -> None:
+def field_lax_integer_pow_bfloat16_2() -> None:
     Fields(float32_=lax.integer_pow(a_bfloat16, 2))  # E: argument
 
 
-def default_74(v: jax.Array[float32] = lax.integer_pow(a_bfloat16, 2)) -> None:  # E: default
+def default_lax_integer_pow_bfloat16_2(v: jax.Array[float32] = lax.integer_pow(a_bfloat16, 2)) -> None:  # E: default
     del v
 
 
 # lax.iota(None or jnp.int32, 3): int32 in JAX
-def known_75() -> None:
+def known_lax_iota_None_or_jnp_int32_3() -> None:
     assert_type(lax.iota(None or jnp.int32, 3), jax.Array[int32])
 
 
-def return_75() -> jax.Array[float32]:
+def return_lax_iota_None_or_jnp_int32_3() -> jax.Array[float32]:
     return lax.iota(None or jnp.int32, 3)  # E: return
 
 
-def assign_75() -> None:
+def assign_lax_iota_None_or_jnp_int32_3() -> None:
     y: jax.Array[float32] = lax.iota(None or jnp.int32, 3)  # E: assignment
     del y
 
 
-def rebind_75(r: jax.Array[float32]) -> None:
+def rebind_lax_iota_None_or_jnp_int32_3(r: jax.Array[float32]) -> None:
     r = lax.iota(None or jnp.int32, 3)  # E: assignment
     takes_float32(r)
 
 
-def argument_75() -> None:
+def argument_lax_iota_None_or_jnp_int32_3() -> None:
     takes_float32(lax.iota(None or jnp.int32, 3))  # E: argument
 
 
-def attribute_75(holder: Holder) -> None:
+def attribute_lax_iota_None_or_jnp_int32_3(holder: Holder) -> None:
     holder.float32_ = lax.iota(None or jnp.int32, 3)  # E: attribute-assignment
 
 
-def field_75() -> None:
+def field_lax_iota_None_or_jnp_int32_3() -> None:
     Fields(float32_=lax.iota(None or jnp.int32, 3))  # E: argument
 
 
-def default_75(v: jax.Array[float32] = lax.iota(None or jnp.int32, 3)) -> None:  # E: default
+def default_lax_iota_None_or_jnp_int32_3(v: jax.Array[float32] = lax.iota(None or jnp.int32, 3)) -> None:  # E: default
     del v
 
 
 # lax.is_finite(a_bfloat16): bool_ in JAX
-def known_76() -> None:
+def known_lax_is_finite_bfloat16() -> None:
     assert_type(lax.is_finite(a_bfloat16), jax.Array[bool_])
 
 
-def return_76() -> jax.Array[float32]:
+def return_lax_is_finite_bfloat16() -> jax.Array[float32]:
     return lax.is_finite(a_bfloat16)  # E: return
 
 
-def assign_76() -> None:
+def assign_lax_is_finite_bfloat16() -> None:
     y: jax.Array[float32] = lax.is_finite(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_76(r: jax.Array[float32]) -> None:
+def rebind_lax_is_finite_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.is_finite(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_76() -> None:
+def argument_lax_is_finite_bfloat16() -> None:
     takes_float32(lax.is_finite(a_bfloat16))  # E: argument
 
 
-def attribute_76(holder: Holder) -> None:
+def attribute_lax_is_finite_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.is_finite(a_bfloat16)  # E: attribute-assignment
 
 
-def field_76() -> None:
+def field_lax_is_finite_bfloat16() -> None:
     Fields(float32_=lax.is_finite(a_bfloat16))  # E: argument
 
 
-def default_76(v: jax.Array[float32] = lax.is_finite(a_bfloat16)) -> None:  # E: default
+def default_lax_is_finite_bfloat16(v: jax.Array[float32] = lax.is_finite(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.le(a_bfloat16, a_bfloat16): bool_ in JAX
-def known_77() -> None:
+def known_lax_le_bfloat16_bfloat16() -> None:
     assert_type(lax.le(a_bfloat16, a_bfloat16), jax.Array[bool_])
 
 
-def return_77() -> jax.Array[float32]:
+def return_lax_le_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.le(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_77() -> None:
+def assign_lax_le_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.le(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_77(r: jax.Array[float32]) -> None:
+def rebind_lax_le_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.le(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_77() -> None:
+def argument_lax_le_bfloat16_bfloat16() -> None:
     takes_float32(lax.le(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_77(holder: Holder) -> None:
+def attribute_lax_le_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.le(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_77() -> None:
+def field_lax_le_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.le(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_77(v: jax.Array[float32] = lax.le(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_le_bfloat16_bfloat16(v: jax.Array[float32] = lax.le(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.lgamma(a_bfloat16): bfloat16 in JAX
-def known_78() -> None:
+def known_lax_lgamma_bfloat16() -> None:
     assert_type(lax.lgamma(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_78() -> jax.Array[float32]:
+def return_lax_lgamma_bfloat16() -> jax.Array[float32]:
     return lax.lgamma(a_bfloat16)  # E: return
 
 
-def assign_78() -> None:
+def assign_lax_lgamma_bfloat16() -> None:
     y: jax.Array[float32] = lax.lgamma(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_78(r: jax.Array[float32]) -> None:
+def rebind_lax_lgamma_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.lgamma(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_78() -> None:
+def argument_lax_lgamma_bfloat16() -> None:
     takes_float32(lax.lgamma(a_bfloat16))  # E: argument
 
 
-def attribute_78(holder: Holder) -> None:
+def attribute_lax_lgamma_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.lgamma(a_bfloat16)  # E: attribute-assignment
 
 
-def field_78() -> None:
+def field_lax_lgamma_bfloat16() -> None:
     Fields(float32_=lax.lgamma(a_bfloat16))  # E: argument
 
 
-def default_78(v: jax.Array[float32] = lax.lgamma(a_bfloat16)) -> None:  # E: default
+def default_lax_lgamma_bfloat16(v: jax.Array[float32] = lax.lgamma(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.log(a_bfloat16): bfloat16 in JAX
-def known_79() -> None:
+def known_lax_log_bfloat16() -> None:
     assert_type(lax.log(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_79() -> jax.Array[float32]:
+def return_lax_log_bfloat16() -> jax.Array[float32]:
     return lax.log(a_bfloat16)  # E: return
 
 
-def assign_79() -> None:
+def assign_lax_log_bfloat16() -> None:
     y: jax.Array[float32] = lax.log(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_79(r: jax.Array[float32]) -> None:
+def rebind_lax_log_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.log(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_79() -> None:
+def argument_lax_log_bfloat16() -> None:
     takes_float32(lax.log(a_bfloat16))  # E: argument
 
 
-def attribute_79(holder: Holder) -> None:
+def attribute_lax_log_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.log(a_bfloat16)  # E: attribute-assignment
 
 
-def field_79() -> None:
+def field_lax_log_bfloat16() -> None:
     Fields(float32_=lax.log(a_bfloat16))  # E: argument
 
 
-def default_79(v: jax.Array[float32] = lax.log(a_bfloat16)) -> None:  # E: default
+def default_lax_log_bfloat16(v: jax.Array[float32] = lax.log(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.log1p(a_bfloat16): bfloat16 in JAX
-def known_80() -> None:
+def known_lax_log1p_bfloat16() -> None:
     assert_type(lax.log1p(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_80() -> jax.Array[float32]:
+def return_lax_log1p_bfloat16() -> jax.Array[float32]:
     return lax.log1p(a_bfloat16)  # E: return
 
 
-def assign_80() -> None:
+def assign_lax_log1p_bfloat16() -> None:
     y: jax.Array[float32] = lax.log1p(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_80(r: jax.Array[float32]) -> None:
+def rebind_lax_log1p_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.log1p(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_80() -> None:
+def argument_lax_log1p_bfloat16() -> None:
     takes_float32(lax.log1p(a_bfloat16))  # E: argument
 
 
-def attribute_80(holder: Holder) -> None:
+def attribute_lax_log1p_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.log1p(a_bfloat16)  # E: attribute-assignment
 
 
-def field_80() -> None:
+def field_lax_log1p_bfloat16() -> None:
     Fields(float32_=lax.log1p(a_bfloat16))  # E: argument
 
 
-def default_80(v: jax.Array[float32] = lax.log1p(a_bfloat16)) -> None:  # E: default
+def default_lax_log1p_bfloat16(v: jax.Array[float32] = lax.log1p(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.logistic(a_bfloat16): bfloat16 in JAX
-def known_81() -> None:
+def known_lax_logistic_bfloat16() -> None:
     assert_type(lax.logistic(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_81() -> jax.Array[float32]:
+def return_lax_logistic_bfloat16() -> jax.Array[float32]:
     return lax.logistic(a_bfloat16)  # E: return
 
 
-def assign_81() -> None:
+def assign_lax_logistic_bfloat16() -> None:
     y: jax.Array[float32] = lax.logistic(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_81(r: jax.Array[float32]) -> None:
+def rebind_lax_logistic_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.logistic(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_81() -> None:
+def argument_lax_logistic_bfloat16() -> None:
     takes_float32(lax.logistic(a_bfloat16))  # E: argument
 
 
-def attribute_81(holder: Holder) -> None:
+def attribute_lax_logistic_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.logistic(a_bfloat16)  # E: attribute-assignment
 
 
-def field_81() -> None:
+def field_lax_logistic_bfloat16() -> None:
     Fields(float32_=lax.logistic(a_bfloat16))  # E: argument
 
 
-def default_81(v: jax.Array[float32] = lax.logistic(a_bfloat16)) -> None:  # E: default
+def default_lax_logistic_bfloat16(v: jax.Array[float32] = lax.logistic(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.lt(a_bfloat16, a_bfloat16): bool_ in JAX
-def known_82() -> None:
+def known_lax_lt_bfloat16_bfloat16() -> None:
     assert_type(lax.lt(a_bfloat16, a_bfloat16), jax.Array[bool_])
 
 
-def return_82() -> jax.Array[float32]:
+def return_lax_lt_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.lt(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_82() -> None:
+def assign_lax_lt_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.lt(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_82(r: jax.Array[float32]) -> None:
+def rebind_lax_lt_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.lt(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_82() -> None:
+def argument_lax_lt_bfloat16_bfloat16() -> None:
     takes_float32(lax.lt(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_82(holder: Holder) -> None:
+def attribute_lax_lt_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.lt(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_82() -> None:
+def field_lax_lt_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.lt(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_82(v: jax.Array[float32] = lax.lt(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_lt_bfloat16_bfloat16(v: jax.Array[float32] = lax.lt(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.max(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_83() -> None:
+def known_lax_max_bfloat16_bfloat16() -> None:
     assert_type(lax.max(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_83() -> jax.Array[float32]:
+def return_lax_max_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.max(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_83() -> None:
+def assign_lax_max_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.max(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_83(r: jax.Array[float32]) -> None:
+def rebind_lax_max_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.max(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_83() -> None:
+def argument_lax_max_bfloat16_bfloat16() -> None:
     takes_float32(lax.max(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_83(holder: Holder) -> None:
+def attribute_lax_max_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.max(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_83() -> None:
+def field_lax_max_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.max(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_83(v: jax.Array[float32] = lax.max(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_max_bfloat16_bfloat16(v: jax.Array[float32] = lax.max(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.min(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_84() -> None:
+def known_lax_min_bfloat16_bfloat16() -> None:
     assert_type(lax.min(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_84() -> jax.Array[float32]:
+def return_lax_min_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.min(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_84() -> None:
+def assign_lax_min_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.min(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_84(r: jax.Array[float32]) -> None:
+def rebind_lax_min_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.min(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_84() -> None:
+def argument_lax_min_bfloat16_bfloat16() -> None:
     takes_float32(lax.min(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_84(holder: Holder) -> None:
+def attribute_lax_min_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.min(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_84() -> None:
+def field_lax_min_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.min(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_84(v: jax.Array[float32] = lax.min(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_min_bfloat16_bfloat16(v: jax.Array[float32] = lax.min(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.mul(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_85() -> None:
+def known_lax_mul_bfloat16_bfloat16() -> None:
     assert_type(lax.mul(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_85() -> jax.Array[float32]:
+def return_lax_mul_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.mul(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_85() -> None:
+def assign_lax_mul_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.mul(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_85(r: jax.Array[float32]) -> None:
+def rebind_lax_mul_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.mul(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_85() -> None:
+def argument_lax_mul_bfloat16_bfloat16() -> None:
     takes_float32(lax.mul(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_85(holder: Holder) -> None:
+def attribute_lax_mul_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.mul(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_85() -> None:
+def field_lax_mul_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.mul(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_85(v: jax.Array[float32] = lax.mul(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_mul_bfloat16_bfloat16(v: jax.Array[float32] = lax.mul(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.mulhi(a_int8, a_int8): int8 in JAX
-def known_86() -> None:
+def known_lax_mulhi_int8_int8() -> None:
     assert_type(lax.mulhi(a_int8, a_int8), jax.Array[int8])
 
 
-def return_86() -> jax.Array[float32]:
+def return_lax_mulhi_int8_int8() -> jax.Array[float32]:
     return lax.mulhi(a_int8, a_int8)  # E: return
 
 
-def assign_86() -> None:
+def assign_lax_mulhi_int8_int8() -> None:
     y: jax.Array[float32] = lax.mulhi(a_int8, a_int8)  # E: assignment
     del y
 
 
-def rebind_86(r: jax.Array[float32]) -> None:
+def rebind_lax_mulhi_int8_int8(r: jax.Array[float32]) -> None:
     r = lax.mulhi(a_int8, a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_86() -> None:
+def argument_lax_mulhi_int8_int8() -> None:
     takes_float32(lax.mulhi(a_int8, a_int8))  # E: argument
 
 
-def attribute_86(holder: Holder) -> None:
+def attribute_lax_mulhi_int8_int8(holder: Holder) -> None:
     holder.float32_ = lax.mulhi(a_int8, a_int8)  # E: attribute-assignment
 
 
-def field_86() -> None:
+def field_lax_mulhi_int8_int8() -> None:
     Fields(float32_=lax.mulhi(a_int8, a_int8))  # E: argument
 
 
-def default_86(v: jax.Array[float32] = lax.mulhi(a_int8, a_int8)) -> None:  # E: default
+def default_lax_mulhi_int8_int8(v: jax.Array[float32] = lax.mulhi(a_int8, a_int8)) -> None:  # E: default
     del v
 
 
 # lax.ne(a_bfloat16, a_bfloat16): bool_ in JAX
-def known_87() -> None:
+def known_lax_ne_bfloat16_bfloat16() -> None:
     assert_type(lax.ne(a_bfloat16, a_bfloat16), jax.Array[bool_])
 
 
-def return_87() -> jax.Array[float32]:
+def return_lax_ne_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.ne(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_87() -> None:
+def assign_lax_ne_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.ne(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_87(r: jax.Array[float32]) -> None:
+def rebind_lax_ne_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.ne(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_87() -> None:
+def argument_lax_ne_bfloat16_bfloat16() -> None:
     takes_float32(lax.ne(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_87(holder: Holder) -> None:
+def attribute_lax_ne_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.ne(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_87() -> None:
+def field_lax_ne_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.ne(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_87(v: jax.Array[float32] = lax.ne(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_ne_bfloat16_bfloat16(v: jax.Array[float32] = lax.ne(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.neg(a_bfloat16): bfloat16 in JAX
-def known_88() -> None:
+def known_lax_neg_bfloat16() -> None:
     assert_type(lax.neg(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_88() -> jax.Array[float32]:
+def return_lax_neg_bfloat16() -> jax.Array[float32]:
     return lax.neg(a_bfloat16)  # E: return
 
 
-def assign_88() -> None:
+def assign_lax_neg_bfloat16() -> None:
     y: jax.Array[float32] = lax.neg(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_88(r: jax.Array[float32]) -> None:
+def rebind_lax_neg_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.neg(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_88() -> None:
+def argument_lax_neg_bfloat16() -> None:
     takes_float32(lax.neg(a_bfloat16))  # E: argument
 
 
-def attribute_88(holder: Holder) -> None:
+def attribute_lax_neg_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.neg(a_bfloat16)  # E: attribute-assignment
 
 
-def field_88() -> None:
+def field_lax_neg_bfloat16() -> None:
     Fields(float32_=lax.neg(a_bfloat16))  # E: argument
 
 
-def default_88(v: jax.Array[float32] = lax.neg(a_bfloat16)) -> None:  # E: default
+def default_lax_neg_bfloat16(v: jax.Array[float32] = lax.neg(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.nextafter(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_89() -> None:
+def known_lax_nextafter_bfloat16_bfloat16() -> None:
     assert_type(lax.nextafter(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_89() -> jax.Array[float32]:
+def return_lax_nextafter_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.nextafter(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_89() -> None:
+def assign_lax_nextafter_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.nextafter(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_89(r: jax.Array[float32]) -> None:
+def rebind_lax_nextafter_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.nextafter(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_89() -> None:
+def argument_lax_nextafter_bfloat16_bfloat16() -> None:
     takes_float32(lax.nextafter(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_89(holder: Holder) -> None:
+def attribute_lax_nextafter_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.nextafter(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_89() -> None:
+def field_lax_nextafter_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.nextafter(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_89(v: jax.Array[float32] = lax.nextafter(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_nextafter_bfloat16_bfloat16(v: jax.Array[float32] = lax.nextafter(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.optimization_barrier(a_bfloat16): bfloat16 in JAX
-def known_90() -> None:
+def known_lax_optimization_barrier_bfloat16() -> None:
     assert_type(lax.optimization_barrier(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_90() -> jax.Array[float32]:
+def return_lax_optimization_barrier_bfloat16() -> jax.Array[float32]:
     return lax.optimization_barrier(a_bfloat16)  # E: return
 
 
-def assign_90() -> None:
+def assign_lax_optimization_barrier_bfloat16() -> None:
     y: jax.Array[float32] = lax.optimization_barrier(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_90(r: jax.Array[float32]) -> None:
+def rebind_lax_optimization_barrier_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.optimization_barrier(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_90() -> None:
+def argument_lax_optimization_barrier_bfloat16() -> None:
     takes_float32(lax.optimization_barrier(a_bfloat16))  # E: argument
 
 
-def attribute_90(holder: Holder) -> None:
+def attribute_lax_optimization_barrier_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.optimization_barrier(a_bfloat16)  # E: attribute-assignment
 
 
-def field_90() -> None:
+def field_lax_optimization_barrier_bfloat16() -> None:
     Fields(float32_=lax.optimization_barrier(a_bfloat16))  # E: argument
 
 
-def default_90(v: jax.Array[float32] = lax.optimization_barrier(a_bfloat16)) -> None:  # E: default
+def default_lax_optimization_barrier_bfloat16(v: jax.Array[float32] = lax.optimization_barrier(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.pad(a_bfloat16, jnp.zeros((), a_bfloat16.dtype), ((1, 1, 0), (0, 0, 0))): bfloat16 in JAX
-def known_91() -> None:
+def known_lax_pad_bfloat16_jnp_zeros_bfloat16_dtype_1_1_0_0_0_0() -> None:
     assert_type(lax.pad(a_bfloat16, jnp.zeros((), a_bfloat16.dtype), ((1, 1, 0), (0, 0, 0))), jax.Array[bfloat16])
 
 
-def return_91() -> jax.Array[float32]:
+def return_lax_pad_bfloat16_jnp_zeros_bfloat16_dtype_1_1_0_0_0_0() -> jax.Array[float32]:
     return lax.pad(a_bfloat16, jnp.zeros((), a_bfloat16.dtype), ((1, 1, 0), (0, 0, 0)))  # E: return
 
 
-def assign_91() -> None:
+def assign_lax_pad_bfloat16_jnp_zeros_bfloat16_dtype_1_1_0_0_0_0() -> None:
     y: jax.Array[float32] = lax.pad(a_bfloat16, jnp.zeros((), a_bfloat16.dtype), ((1, 1, 0), (0, 0, 0)))  # E: assignment
     del y
 
 
-def rebind_91(r: jax.Array[float32]) -> None:
+def rebind_lax_pad_bfloat16_jnp_zeros_bfloat16_dtype_1_1_0_0_0_0(r: jax.Array[float32]) -> None:
     r = lax.pad(a_bfloat16, jnp.zeros((), a_bfloat16.dtype), ((1, 1, 0), (0, 0, 0)))  # E: assignment
     takes_float32(r)
 
 
-def argument_91() -> None:
+def argument_lax_pad_bfloat16_jnp_zeros_bfloat16_dtype_1_1_0_0_0_0() -> None:
     takes_float32(lax.pad(a_bfloat16, jnp.zeros((), a_bfloat16.dtype), ((1, 1, 0), (0, 0, 0))))  # E: argument
 
 
-def attribute_91(holder: Holder) -> None:
+def attribute_lax_pad_bfloat16_jnp_zeros_bfloat16_dtype_1_1_0_0_0_0(holder: Holder) -> None:
     holder.float32_ = lax.pad(a_bfloat16, jnp.zeros((), a_bfloat16.dtype), ((1, 1, 0), (0, 0, 0)))  # E: attribute-assignment
 
 
-def field_91() -> None:
+def field_lax_pad_bfloat16_jnp_zeros_bfloat16_dtype_1_1_0_0_0_0() -> None:
     Fields(float32_=lax.pad(a_bfloat16, jnp.zeros((), a_bfloat16.dtype), ((1, 1, 0), (0, 0, 0))))  # E: argument
 
 
-def default_91(v: jax.Array[float32] = lax.pad(a_bfloat16, jnp.zeros((), a_bfloat16.dtype), ((1, 1, 0), (0, 0, 0)))) -> None:  # E: default
+def default_lax_pad_bfloat16_jnp_zeros_bfloat16_dtype_1_1_0_0_0_0(v: jax.Array[float32] = lax.pad(a_bfloat16, jnp.zeros((), a_bfloat16.dtype), ((1, 1, 0), (0, 0, 0)))) -> None:  # E: default
     del v
 
 
 # lax.polygamma(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_92() -> None:
+def known_lax_polygamma_bfloat16_bfloat16() -> None:
     assert_type(lax.polygamma(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_92() -> jax.Array[float32]:
+def return_lax_polygamma_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.polygamma(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_92() -> None:
+def assign_lax_polygamma_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.polygamma(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_92(r: jax.Array[float32]) -> None:
+def rebind_lax_polygamma_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.polygamma(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_92() -> None:
+def argument_lax_polygamma_bfloat16_bfloat16() -> None:
     takes_float32(lax.polygamma(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_92(holder: Holder) -> None:
+def attribute_lax_polygamma_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.polygamma(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_92() -> None:
+def field_lax_polygamma_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.polygamma(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_92(v: jax.Array[float32] = lax.polygamma(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_polygamma_bfloat16_bfloat16(v: jax.Array[float32] = lax.polygamma(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.population_count(a_int8): int8 in JAX
-def known_93() -> None:
+def known_lax_population_count_int8() -> None:
     assert_type(lax.population_count(a_int8), jax.Array[int8])
 
 
-def return_93() -> jax.Array[float32]:
+def return_lax_population_count_int8() -> jax.Array[float32]:
     return lax.population_count(a_int8)  # E: return
 
 
-def assign_93() -> None:
+def assign_lax_population_count_int8() -> None:
     y: jax.Array[float32] = lax.population_count(a_int8)  # E: assignment
     del y
 
 
-def rebind_93(r: jax.Array[float32]) -> None:
+def rebind_lax_population_count_int8(r: jax.Array[float32]) -> None:
     r = lax.population_count(a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_93() -> None:
+def argument_lax_population_count_int8() -> None:
     takes_float32(lax.population_count(a_int8))  # E: argument
 
 
-def attribute_93(holder: Holder) -> None:
+def attribute_lax_population_count_int8(holder: Holder) -> None:
     holder.float32_ = lax.population_count(a_int8)  # E: attribute-assignment
 
 
-def field_93() -> None:
+def field_lax_population_count_int8() -> None:
     Fields(float32_=lax.population_count(a_int8))  # E: argument
 
 
-def default_93(v: jax.Array[float32] = lax.population_count(a_int8)) -> None:  # E: default
+def default_lax_population_count_int8(v: jax.Array[float32] = lax.population_count(a_int8)) -> None:  # E: default
     del v
 
 
 # lax.pow(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_94() -> None:
+def known_lax_pow_bfloat16_bfloat16() -> None:
     assert_type(lax.pow(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_94() -> jax.Array[float32]:
+def return_lax_pow_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.pow(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_94() -> None:
+def assign_lax_pow_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.pow(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_94(r: jax.Array[float32]) -> None:
+def rebind_lax_pow_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.pow(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_94() -> None:
+def argument_lax_pow_bfloat16_bfloat16() -> None:
     takes_float32(lax.pow(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_94(holder: Holder) -> None:
+def attribute_lax_pow_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.pow(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_94() -> None:
+def field_lax_pow_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.pow(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_94(v: jax.Array[float32] = lax.pow(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_pow_bfloat16_bfloat16(v: jax.Array[float32] = lax.pow(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.real(a_complex64): float32 in JAX
-def known_95() -> None:
+def known_lax_real_complex64() -> None:
     assert_type(lax.real(a_complex64), jax.Array[float32])
 
 
-def return_95() -> jax.Array[bfloat16]:
+def return_lax_real_complex64() -> jax.Array[bfloat16]:
     return lax.real(a_complex64)  # E: return
 
 
-def assign_95() -> None:
+def assign_lax_real_complex64() -> None:
     y: jax.Array[bfloat16] = lax.real(a_complex64)  # E: assignment
     del y
 
 
-def rebind_95(r: jax.Array[bfloat16]) -> None:
+def rebind_lax_real_complex64(r: jax.Array[bfloat16]) -> None:
     r = lax.real(a_complex64)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_95() -> None:
+def argument_lax_real_complex64() -> None:
     takes_bfloat16(lax.real(a_complex64))  # E: argument
 
 
-def attribute_95(holder: Holder) -> None:
+def attribute_lax_real_complex64(holder: Holder) -> None:
     holder.bfloat16_ = lax.real(a_complex64)  # E: attribute-assignment
 
 
-def field_95() -> None:
+def field_lax_real_complex64() -> None:
     Fields(bfloat16_=lax.real(a_complex64))  # E: argument
 
 
-def default_95(v: jax.Array[bfloat16] = lax.real(a_complex64)) -> None:  # E: default
+def default_lax_real_complex64(v: jax.Array[bfloat16] = lax.real(a_complex64)) -> None:  # E: default
     del v
 
 
 # lax.reciprocal(a_bfloat16): bfloat16 in JAX
-def known_96() -> None:
+def known_lax_reciprocal_bfloat16() -> None:
     assert_type(lax.reciprocal(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_96() -> jax.Array[float32]:
+def return_lax_reciprocal_bfloat16() -> jax.Array[float32]:
     return lax.reciprocal(a_bfloat16)  # E: return
 
 
-def assign_96() -> None:
+def assign_lax_reciprocal_bfloat16() -> None:
     y: jax.Array[float32] = lax.reciprocal(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_96(r: jax.Array[float32]) -> None:
+def rebind_lax_reciprocal_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.reciprocal(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_96() -> None:
+def argument_lax_reciprocal_bfloat16() -> None:
     takes_float32(lax.reciprocal(a_bfloat16))  # E: argument
 
 
-def attribute_96(holder: Holder) -> None:
+def attribute_lax_reciprocal_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.reciprocal(a_bfloat16)  # E: attribute-assignment
 
 
-def field_96() -> None:
+def field_lax_reciprocal_bfloat16() -> None:
     Fields(float32_=lax.reciprocal(a_bfloat16))  # E: argument
 
 
-def default_96(v: jax.Array[float32] = lax.reciprocal(a_bfloat16)) -> None:  # E: default
+def default_lax_reciprocal_bfloat16(v: jax.Array[float32] = lax.reciprocal(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.reduce_and(a_int8, (0,)): int8 in JAX
-def known_97() -> None:
+def known_lax_reduce_and_int8_0() -> None:
     assert_type(lax.reduce_and(a_int8, (0,)), jax.Array[int8])
 
 
-def return_97() -> jax.Array[float32]:
+def return_lax_reduce_and_int8_0() -> jax.Array[float32]:
     return lax.reduce_and(a_int8, (0,))  # E: return
 
 
-def assign_97() -> None:
+def assign_lax_reduce_and_int8_0() -> None:
     y: jax.Array[float32] = lax.reduce_and(a_int8, (0,))  # E: assignment
     del y
 
 
-def rebind_97(r: jax.Array[float32]) -> None:
+def rebind_lax_reduce_and_int8_0(r: jax.Array[float32]) -> None:
     r = lax.reduce_and(a_int8, (0,))  # E: assignment
     takes_float32(r)
 
 
-def argument_97() -> None:
+def argument_lax_reduce_and_int8_0() -> None:
     takes_float32(lax.reduce_and(a_int8, (0,)))  # E: argument
 
 
-def attribute_97(holder: Holder) -> None:
+def attribute_lax_reduce_and_int8_0(holder: Holder) -> None:
     holder.float32_ = lax.reduce_and(a_int8, (0,))  # E: attribute-assignment
 
 
-def field_97() -> None:
+def field_lax_reduce_and_int8_0() -> None:
     Fields(float32_=lax.reduce_and(a_int8, (0,)))  # E: argument
 
 
-def default_97(v: jax.Array[float32] = lax.reduce_and(a_int8, (0,))) -> None:  # E: default
+def default_lax_reduce_and_int8_0(v: jax.Array[float32] = lax.reduce_and(a_int8, (0,))) -> None:  # E: default
     del v
 
 
 # lax.reduce_max(a_bfloat16, (0,)): bfloat16 in JAX
-def known_98() -> None:
+def known_lax_reduce_max_bfloat16_0() -> None:
     assert_type(lax.reduce_max(a_bfloat16, (0,)), jax.Array[bfloat16])
 
 
-def return_98() -> jax.Array[float32]:
+def return_lax_reduce_max_bfloat16_0() -> jax.Array[float32]:
     return lax.reduce_max(a_bfloat16, (0,))  # E: return
 
 
-def assign_98() -> None:
+def assign_lax_reduce_max_bfloat16_0() -> None:
     y: jax.Array[float32] = lax.reduce_max(a_bfloat16, (0,))  # E: assignment
     del y
 
 
-def rebind_98(r: jax.Array[float32]) -> None:
+def rebind_lax_reduce_max_bfloat16_0(r: jax.Array[float32]) -> None:
     r = lax.reduce_max(a_bfloat16, (0,))  # E: assignment
     takes_float32(r)
 
 
-def argument_98() -> None:
+def argument_lax_reduce_max_bfloat16_0() -> None:
     takes_float32(lax.reduce_max(a_bfloat16, (0,)))  # E: argument
 
 
-def attribute_98(holder: Holder) -> None:
+def attribute_lax_reduce_max_bfloat16_0(holder: Holder) -> None:
     holder.float32_ = lax.reduce_max(a_bfloat16, (0,))  # E: attribute-assignment
 
 
-def field_98() -> None:
+def field_lax_reduce_max_bfloat16_0() -> None:
     Fields(float32_=lax.reduce_max(a_bfloat16, (0,)))  # E: argument
 
 
-def default_98(v: jax.Array[float32] = lax.reduce_max(a_bfloat16, (0,))) -> None:  # E: default
+def default_lax_reduce_max_bfloat16_0(v: jax.Array[float32] = lax.reduce_max(a_bfloat16, (0,))) -> None:  # E: default
     del v
 
 
 # lax.reduce_min(a_bfloat16, (0,)): bfloat16 in JAX
-def known_99() -> None:
+def known_lax_reduce_min_bfloat16_0() -> None:
     assert_type(lax.reduce_min(a_bfloat16, (0,)), jax.Array[bfloat16])
 
 
-def return_99() -> jax.Array[float32]:
+def return_lax_reduce_min_bfloat16_0() -> jax.Array[float32]:
     return lax.reduce_min(a_bfloat16, (0,))  # E: return
 
 
-def assign_99() -> None:
+def assign_lax_reduce_min_bfloat16_0() -> None:
     y: jax.Array[float32] = lax.reduce_min(a_bfloat16, (0,))  # E: assignment
     del y
 
 
-def rebind_99(r: jax.Array[float32]) -> None:
+def rebind_lax_reduce_min_bfloat16_0(r: jax.Array[float32]) -> None:
     r = lax.reduce_min(a_bfloat16, (0,))  # E: assignment
     takes_float32(r)
 
 
-def argument_99() -> None:
+def argument_lax_reduce_min_bfloat16_0() -> None:
     takes_float32(lax.reduce_min(a_bfloat16, (0,)))  # E: argument
 
 
-def attribute_99(holder: Holder) -> None:
+def attribute_lax_reduce_min_bfloat16_0(holder: Holder) -> None:
     holder.float32_ = lax.reduce_min(a_bfloat16, (0,))  # E: attribute-assignment
 
 
-def field_99() -> None:
+def field_lax_reduce_min_bfloat16_0() -> None:
     Fields(float32_=lax.reduce_min(a_bfloat16, (0,)))  # E: argument
 
 
-def default_99(v: jax.Array[float32] = lax.reduce_min(a_bfloat16, (0,))) -> None:  # E: default
+def default_lax_reduce_min_bfloat16_0(v: jax.Array[float32] = lax.reduce_min(a_bfloat16, (0,))) -> None:  # E: default
     del v
 
 
 # lax.reduce_or(a_int8, (0,)): int8 in JAX
-def known_100() -> None:
+def known_lax_reduce_or_int8_0() -> None:
     assert_type(lax.reduce_or(a_int8, (0,)), jax.Array[int8])
 
 
-def return_100() -> jax.Array[float32]:
+def return_lax_reduce_or_int8_0() -> jax.Array[float32]:
     return lax.reduce_or(a_int8, (0,))  # E: return
 
 
-def assign_100() -> None:
+def assign_lax_reduce_or_int8_0() -> None:
     y: jax.Array[float32] = lax.reduce_or(a_int8, (0,))  # E: assignment
     del y
 
 
-def rebind_100(r: jax.Array[float32]) -> None:
+def rebind_lax_reduce_or_int8_0(r: jax.Array[float32]) -> None:
     r = lax.reduce_or(a_int8, (0,))  # E: assignment
     takes_float32(r)
 
 
-def argument_100() -> None:
+def argument_lax_reduce_or_int8_0() -> None:
     takes_float32(lax.reduce_or(a_int8, (0,)))  # E: argument
 
 
-def attribute_100(holder: Holder) -> None:
+def attribute_lax_reduce_or_int8_0(holder: Holder) -> None:
     holder.float32_ = lax.reduce_or(a_int8, (0,))  # E: attribute-assignment
 
 
-def field_100() -> None:
+def field_lax_reduce_or_int8_0() -> None:
     Fields(float32_=lax.reduce_or(a_int8, (0,)))  # E: argument
 
 
-def default_100(v: jax.Array[float32] = lax.reduce_or(a_int8, (0,))) -> None:  # E: default
+def default_lax_reduce_or_int8_0(v: jax.Array[float32] = lax.reduce_or(a_int8, (0,))) -> None:  # E: default
     del v
 
 
 # lax.reduce_precision(a_bfloat16, 5, 10): bfloat16 in JAX
-def known_101() -> None:
+def known_lax_reduce_precision_bfloat16_5_10() -> None:
     assert_type(lax.reduce_precision(a_bfloat16, 5, 10), jax.Array[bfloat16])
 
 
-def return_101() -> jax.Array[float32]:
+def return_lax_reduce_precision_bfloat16_5_10() -> jax.Array[float32]:
     return lax.reduce_precision(a_bfloat16, 5, 10)  # E: return
 
 
-def assign_101() -> None:
+def assign_lax_reduce_precision_bfloat16_5_10() -> None:
     y: jax.Array[float32] = lax.reduce_precision(a_bfloat16, 5, 10)  # E: assignment
     del y
 
 
-def rebind_101(r: jax.Array[float32]) -> None:
+def rebind_lax_reduce_precision_bfloat16_5_10(r: jax.Array[float32]) -> None:
     r = lax.reduce_precision(a_bfloat16, 5, 10)  # E: assignment
     takes_float32(r)
 
 
-def argument_101() -> None:
+def argument_lax_reduce_precision_bfloat16_5_10() -> None:
     takes_float32(lax.reduce_precision(a_bfloat16, 5, 10))  # E: argument
 
 
-def attribute_101(holder: Holder) -> None:
+def attribute_lax_reduce_precision_bfloat16_5_10(holder: Holder) -> None:
     holder.float32_ = lax.reduce_precision(a_bfloat16, 5, 10)  # E: attribute-assignment
 
 
-def field_101() -> None:
+def field_lax_reduce_precision_bfloat16_5_10() -> None:
     Fields(float32_=lax.reduce_precision(a_bfloat16, 5, 10))  # E: argument
 
 
-def default_101(v: jax.Array[float32] = lax.reduce_precision(a_bfloat16, 5, 10)) -> None:  # E: default
+def default_lax_reduce_precision_bfloat16_5_10(v: jax.Array[float32] = lax.reduce_precision(a_bfloat16, 5, 10)) -> None:  # E: default
     del v
 
 
 # lax.reduce_prod(a_bfloat16, (0,)): bfloat16 in JAX
-def known_102() -> None:
+def known_lax_reduce_prod_bfloat16_0() -> None:
     assert_type(lax.reduce_prod(a_bfloat16, (0,)), jax.Array[bfloat16])
 
 
-def return_102() -> jax.Array[float32]:
+def return_lax_reduce_prod_bfloat16_0() -> jax.Array[float32]:
     return lax.reduce_prod(a_bfloat16, (0,))  # E: return
 
 
-def assign_102() -> None:
+def assign_lax_reduce_prod_bfloat16_0() -> None:
     y: jax.Array[float32] = lax.reduce_prod(a_bfloat16, (0,))  # E: assignment
     del y
 
 
-def rebind_102(r: jax.Array[float32]) -> None:
+def rebind_lax_reduce_prod_bfloat16_0(r: jax.Array[float32]) -> None:
     r = lax.reduce_prod(a_bfloat16, (0,))  # E: assignment
     takes_float32(r)
 
 
-def argument_102() -> None:
+def argument_lax_reduce_prod_bfloat16_0() -> None:
     takes_float32(lax.reduce_prod(a_bfloat16, (0,)))  # E: argument
 
 
-def attribute_102(holder: Holder) -> None:
+def attribute_lax_reduce_prod_bfloat16_0(holder: Holder) -> None:
     holder.float32_ = lax.reduce_prod(a_bfloat16, (0,))  # E: attribute-assignment
 
 
-def field_102() -> None:
+def field_lax_reduce_prod_bfloat16_0() -> None:
     Fields(float32_=lax.reduce_prod(a_bfloat16, (0,)))  # E: argument
 
 
-def default_102(v: jax.Array[float32] = lax.reduce_prod(a_bfloat16, (0,))) -> None:  # E: default
+def default_lax_reduce_prod_bfloat16_0(v: jax.Array[float32] = lax.reduce_prod(a_bfloat16, (0,))) -> None:  # E: default
     del v
 
 
 # lax.reduce_sum(a_bfloat16, (0,)): bfloat16 in JAX
-def known_103() -> None:
+def known_lax_reduce_sum_bfloat16_0() -> None:
     assert_type(lax.reduce_sum(a_bfloat16, (0,)), jax.Array[bfloat16])
 
 
-def return_103() -> jax.Array[float32]:
+def return_lax_reduce_sum_bfloat16_0() -> jax.Array[float32]:
     return lax.reduce_sum(a_bfloat16, (0,))  # E: return
 
 
-def assign_103() -> None:
+def assign_lax_reduce_sum_bfloat16_0() -> None:
     y: jax.Array[float32] = lax.reduce_sum(a_bfloat16, (0,))  # E: assignment
     del y
 
 
-def rebind_103(r: jax.Array[float32]) -> None:
+def rebind_lax_reduce_sum_bfloat16_0(r: jax.Array[float32]) -> None:
     r = lax.reduce_sum(a_bfloat16, (0,))  # E: assignment
     takes_float32(r)
 
 
-def argument_103() -> None:
+def argument_lax_reduce_sum_bfloat16_0() -> None:
     takes_float32(lax.reduce_sum(a_bfloat16, (0,)))  # E: argument
 
 
-def attribute_103(holder: Holder) -> None:
+def attribute_lax_reduce_sum_bfloat16_0(holder: Holder) -> None:
     holder.float32_ = lax.reduce_sum(a_bfloat16, (0,))  # E: attribute-assignment
 
 
-def field_103() -> None:
+def field_lax_reduce_sum_bfloat16_0() -> None:
     Fields(float32_=lax.reduce_sum(a_bfloat16, (0,)))  # E: argument
 
 
-def default_103(v: jax.Array[float32] = lax.reduce_sum(a_bfloat16, (0,))) -> None:  # E: default
+def default_lax_reduce_sum_bfloat16_0(v: jax.Array[float32] = lax.reduce_sum(a_bfloat16, (0,))) -> None:  # E: default
     del v
 
 
 # lax.reduce_window(a_bfloat16, 0, jax.lax.add, (2, 2), (1, 1), 'VALID'): bfloat16 in JAX
-def known_104() -> None:
+def known_lax_reduce_window_bfloat16_0_jax_lax_add_2_2_1_1_VALID() -> None:
     assert_type(lax.reduce_window(a_bfloat16, 0, jax.lax.add, (2, 2), (1, 1), 'VALID'), jax.Array[bfloat16])
 
 
-def return_104() -> jax.Array[float32]:
+def return_lax_reduce_window_bfloat16_0_jax_lax_add_2_2_1_1_VALID() -> jax.Array[float32]:
     return lax.reduce_window(a_bfloat16, 0, jax.lax.add, (2, 2), (1, 1), 'VALID')  # E: return
 
 
-def assign_104() -> None:
+def assign_lax_reduce_window_bfloat16_0_jax_lax_add_2_2_1_1_VALID() -> None:
     y: jax.Array[float32] = lax.reduce_window(a_bfloat16, 0, jax.lax.add, (2, 2), (1, 1), 'VALID')  # E: assignment
     del y
 
 
-def rebind_104(r: jax.Array[float32]) -> None:
+def rebind_lax_reduce_window_bfloat16_0_jax_lax_add_2_2_1_1_VALID(r: jax.Array[float32]) -> None:
     r = lax.reduce_window(a_bfloat16, 0, jax.lax.add, (2, 2), (1, 1), 'VALID')  # E: assignment
     takes_float32(r)
 
 
-def argument_104() -> None:
+def argument_lax_reduce_window_bfloat16_0_jax_lax_add_2_2_1_1_VALID() -> None:
     takes_float32(lax.reduce_window(a_bfloat16, 0, jax.lax.add, (2, 2), (1, 1), 'VALID'))  # E: argument
 
 
-def attribute_104(holder: Holder) -> None:
+def attribute_lax_reduce_window_bfloat16_0_jax_lax_add_2_2_1_1_VALID(holder: Holder) -> None:
     holder.float32_ = lax.reduce_window(a_bfloat16, 0, jax.lax.add, (2, 2), (1, 1), 'VALID')  # E: attribute-assignment
 
 
-def field_104() -> None:
+def field_lax_reduce_window_bfloat16_0_jax_lax_add_2_2_1_1_VALID() -> None:
     Fields(float32_=lax.reduce_window(a_bfloat16, 0, jax.lax.add, (2, 2), (1, 1), 'VALID'))  # E: argument
 
 
-def default_104(v: jax.Array[float32] = lax.reduce_window(a_bfloat16, 0, jax.lax.add, (2, 2), (1, 1), 'VALID')) -> None:  # E: default
+def default_lax_reduce_window_bfloat16_0_jax_lax_add_2_2_1_1_VALID(v: jax.Array[float32] = lax.reduce_window(a_bfloat16, 0, jax.lax.add, (2, 2), (1, 1), 'VALID')) -> None:  # E: default
     del v
 
 
 # lax.reduce_xor(a_int8, (0,)): int8 in JAX
-def known_105() -> None:
+def known_lax_reduce_xor_int8_0() -> None:
     assert_type(lax.reduce_xor(a_int8, (0,)), jax.Array[int8])
 
 
-def return_105() -> jax.Array[float32]:
+def return_lax_reduce_xor_int8_0() -> jax.Array[float32]:
     return lax.reduce_xor(a_int8, (0,))  # E: return
 
 
-def assign_105() -> None:
+def assign_lax_reduce_xor_int8_0() -> None:
     y: jax.Array[float32] = lax.reduce_xor(a_int8, (0,))  # E: assignment
     del y
 
 
-def rebind_105(r: jax.Array[float32]) -> None:
+def rebind_lax_reduce_xor_int8_0(r: jax.Array[float32]) -> None:
     r = lax.reduce_xor(a_int8, (0,))  # E: assignment
     takes_float32(r)
 
 
-def argument_105() -> None:
+def argument_lax_reduce_xor_int8_0() -> None:
     takes_float32(lax.reduce_xor(a_int8, (0,)))  # E: argument
 
 
-def attribute_105(holder: Holder) -> None:
+def attribute_lax_reduce_xor_int8_0(holder: Holder) -> None:
     holder.float32_ = lax.reduce_xor(a_int8, (0,))  # E: attribute-assignment
 
 
-def field_105() -> None:
+def field_lax_reduce_xor_int8_0() -> None:
     Fields(float32_=lax.reduce_xor(a_int8, (0,)))  # E: argument
 
 
-def default_105(v: jax.Array[float32] = lax.reduce_xor(a_int8, (0,))) -> None:  # E: default
+def default_lax_reduce_xor_int8_0(v: jax.Array[float32] = lax.reduce_xor(a_int8, (0,))) -> None:  # E: default
     del v
 
 
 # lax.rem(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_106() -> None:
+def known_lax_rem_bfloat16_bfloat16() -> None:
     assert_type(lax.rem(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_106() -> jax.Array[float32]:
+def return_lax_rem_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.rem(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_106() -> None:
+def assign_lax_rem_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.rem(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_106(r: jax.Array[float32]) -> None:
+def rebind_lax_rem_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.rem(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_106() -> None:
+def argument_lax_rem_bfloat16_bfloat16() -> None:
     takes_float32(lax.rem(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_106(holder: Holder) -> None:
+def attribute_lax_rem_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.rem(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_106() -> None:
+def field_lax_rem_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.rem(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_106(v: jax.Array[float32] = lax.rem(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_rem_bfloat16_bfloat16(v: jax.Array[float32] = lax.rem(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.reshape(a_bfloat16, (9,)): bfloat16 in JAX
-def known_107() -> None:
+def known_lax_reshape_bfloat16_9() -> None:
     assert_type(lax.reshape(a_bfloat16, (9,)), jax.Array[bfloat16])
 
 
-def return_107() -> jax.Array[float32]:
+def return_lax_reshape_bfloat16_9() -> jax.Array[float32]:
     return lax.reshape(a_bfloat16, (9,))  # E: return
 
 
-def assign_107() -> None:
+def assign_lax_reshape_bfloat16_9() -> None:
     y: jax.Array[float32] = lax.reshape(a_bfloat16, (9,))  # E: assignment
     del y
 
 
-def rebind_107(r: jax.Array[float32]) -> None:
+def rebind_lax_reshape_bfloat16_9(r: jax.Array[float32]) -> None:
     r = lax.reshape(a_bfloat16, (9,))  # E: assignment
     takes_float32(r)
 
 
-def argument_107() -> None:
+def argument_lax_reshape_bfloat16_9() -> None:
     takes_float32(lax.reshape(a_bfloat16, (9,)))  # E: argument
 
 
-def attribute_107(holder: Holder) -> None:
+def attribute_lax_reshape_bfloat16_9(holder: Holder) -> None:
     holder.float32_ = lax.reshape(a_bfloat16, (9,))  # E: attribute-assignment
 
 
-def field_107() -> None:
+def field_lax_reshape_bfloat16_9() -> None:
     Fields(float32_=lax.reshape(a_bfloat16, (9,)))  # E: argument
 
 
-def default_107(v: jax.Array[float32] = lax.reshape(a_bfloat16, (9,))) -> None:  # E: default
+def default_lax_reshape_bfloat16_9(v: jax.Array[float32] = lax.reshape(a_bfloat16, (9,))) -> None:  # E: default
     del v
 
 
 # lax.rev(a_bfloat16, (0,)): bfloat16 in JAX
-def known_108() -> None:
+def known_lax_rev_bfloat16_0() -> None:
     assert_type(lax.rev(a_bfloat16, (0,)), jax.Array[bfloat16])
 
 
-def return_108() -> jax.Array[float32]:
+def return_lax_rev_bfloat16_0() -> jax.Array[float32]:
     return lax.rev(a_bfloat16, (0,))  # E: return
 
 
-def assign_108() -> None:
+def assign_lax_rev_bfloat16_0() -> None:
     y: jax.Array[float32] = lax.rev(a_bfloat16, (0,))  # E: assignment
     del y
 
 
-def rebind_108(r: jax.Array[float32]) -> None:
+def rebind_lax_rev_bfloat16_0(r: jax.Array[float32]) -> None:
     r = lax.rev(a_bfloat16, (0,))  # E: assignment
     takes_float32(r)
 
 
-def argument_108() -> None:
+def argument_lax_rev_bfloat16_0() -> None:
     takes_float32(lax.rev(a_bfloat16, (0,)))  # E: argument
 
 
-def attribute_108(holder: Holder) -> None:
+def attribute_lax_rev_bfloat16_0(holder: Holder) -> None:
     holder.float32_ = lax.rev(a_bfloat16, (0,))  # E: attribute-assignment
 
 
-def field_108() -> None:
+def field_lax_rev_bfloat16_0() -> None:
     Fields(float32_=lax.rev(a_bfloat16, (0,)))  # E: argument
 
 
-def default_108(v: jax.Array[float32] = lax.rev(a_bfloat16, (0,))) -> None:  # E: default
+def default_lax_rev_bfloat16_0(v: jax.Array[float32] = lax.rev(a_bfloat16, (0,))) -> None:  # E: default
     del v
 
 
 # lax.round(a_bfloat16): bfloat16 in JAX
-def known_109() -> None:
+def known_lax_round_bfloat16() -> None:
     assert_type(lax.round(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_109() -> jax.Array[float32]:
+def return_lax_round_bfloat16() -> jax.Array[float32]:
     return lax.round(a_bfloat16)  # E: return
 
 
-def assign_109() -> None:
+def assign_lax_round_bfloat16() -> None:
     y: jax.Array[float32] = lax.round(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_109(r: jax.Array[float32]) -> None:
+def rebind_lax_round_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.round(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_109() -> None:
+def argument_lax_round_bfloat16() -> None:
     takes_float32(lax.round(a_bfloat16))  # E: argument
 
 
-def attribute_109(holder: Holder) -> None:
+def attribute_lax_round_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.round(a_bfloat16)  # E: attribute-assignment
 
 
-def field_109() -> None:
+def field_lax_round_bfloat16() -> None:
     Fields(float32_=lax.round(a_bfloat16))  # E: argument
 
 
-def default_109(v: jax.Array[float32] = lax.round(a_bfloat16)) -> None:  # E: default
+def default_lax_round_bfloat16(v: jax.Array[float32] = lax.round(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.rsqrt(a_bfloat16): bfloat16 in JAX
-def known_110() -> None:
+def known_lax_rsqrt_bfloat16() -> None:
     assert_type(lax.rsqrt(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_110() -> jax.Array[float32]:
+def return_lax_rsqrt_bfloat16() -> jax.Array[float32]:
     return lax.rsqrt(a_bfloat16)  # E: return
 
 
-def assign_110() -> None:
+def assign_lax_rsqrt_bfloat16() -> None:
     y: jax.Array[float32] = lax.rsqrt(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_110(r: jax.Array[float32]) -> None:
+def rebind_lax_rsqrt_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.rsqrt(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_110() -> None:
+def argument_lax_rsqrt_bfloat16() -> None:
     takes_float32(lax.rsqrt(a_bfloat16))  # E: argument
 
 
-def attribute_110(holder: Holder) -> None:
+def attribute_lax_rsqrt_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.rsqrt(a_bfloat16)  # E: attribute-assignment
 
 
-def field_110() -> None:
+def field_lax_rsqrt_bfloat16() -> None:
     Fields(float32_=lax.rsqrt(a_bfloat16))  # E: argument
 
 
-def default_110(v: jax.Array[float32] = lax.rsqrt(a_bfloat16)) -> None:  # E: default
+def default_lax_rsqrt_bfloat16(v: jax.Array[float32] = lax.rsqrt(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.select(a_bool, a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_111() -> None:
+def known_lax_select_bool_bfloat16_bfloat16() -> None:
     assert_type(lax.select(a_bool, a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_111() -> jax.Array[float32]:
+def return_lax_select_bool_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.select(a_bool, a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_111() -> None:
+def assign_lax_select_bool_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.select(a_bool, a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_111(r: jax.Array[float32]) -> None:
+def rebind_lax_select_bool_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.select(a_bool, a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_111() -> None:
+def argument_lax_select_bool_bfloat16_bfloat16() -> None:
     takes_float32(lax.select(a_bool, a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_111(holder: Holder) -> None:
+def attribute_lax_select_bool_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.select(a_bool, a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_111() -> None:
+def field_lax_select_bool_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.select(a_bool, a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_111(v: jax.Array[float32] = lax.select(a_bool, a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_select_bool_bfloat16_bfloat16(v: jax.Array[float32] = lax.select(a_bool, a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.select_n(a_bool, a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_112() -> None:
+def known_lax_select_n_bool_bfloat16_bfloat16() -> None:
     assert_type(lax.select_n(a_bool, a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_112() -> jax.Array[float32]:
+def return_lax_select_n_bool_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.select_n(a_bool, a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_112() -> None:
+def assign_lax_select_n_bool_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.select_n(a_bool, a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_112(r: jax.Array[float32]) -> None:
+def rebind_lax_select_n_bool_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.select_n(a_bool, a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_112() -> None:
+def argument_lax_select_n_bool_bfloat16_bfloat16() -> None:
     takes_float32(lax.select_n(a_bool, a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_112(holder: Holder) -> None:
+def attribute_lax_select_n_bool_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.select_n(a_bool, a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_112() -> None:
+def field_lax_select_n_bool_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.select_n(a_bool, a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_112(v: jax.Array[float32] = lax.select_n(a_bool, a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_select_n_bool_bfloat16_bfloat16(v: jax.Array[float32] = lax.select_n(a_bool, a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.shift_left(a_int8, a_int8): int8 in JAX
-def known_113() -> None:
+def known_lax_shift_left_int8_int8() -> None:
     assert_type(lax.shift_left(a_int8, a_int8), jax.Array[int8])
 
 
-def return_113() -> jax.Array[float32]:
+def return_lax_shift_left_int8_int8() -> jax.Array[float32]:
     return lax.shift_left(a_int8, a_int8)  # E: return
 
 
-def assign_113() -> None:
+def assign_lax_shift_left_int8_int8() -> None:
     y: jax.Array[float32] = lax.shift_left(a_int8, a_int8)  # E: assignment
     del y
 
 
-def rebind_113(r: jax.Array[float32]) -> None:
+def rebind_lax_shift_left_int8_int8(r: jax.Array[float32]) -> None:
     r = lax.shift_left(a_int8, a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_113() -> None:
+def argument_lax_shift_left_int8_int8() -> None:
     takes_float32(lax.shift_left(a_int8, a_int8))  # E: argument
 
 
-def attribute_113(holder: Holder) -> None:
+def attribute_lax_shift_left_int8_int8(holder: Holder) -> None:
     holder.float32_ = lax.shift_left(a_int8, a_int8)  # E: attribute-assignment
 
 
-def field_113() -> None:
+def field_lax_shift_left_int8_int8() -> None:
     Fields(float32_=lax.shift_left(a_int8, a_int8))  # E: argument
 
 
-def default_113(v: jax.Array[float32] = lax.shift_left(a_int8, a_int8)) -> None:  # E: default
+def default_lax_shift_left_int8_int8(v: jax.Array[float32] = lax.shift_left(a_int8, a_int8)) -> None:  # E: default
     del v
 
 
 # lax.shift_right_arithmetic(a_int8, a_int8): int8 in JAX
-def known_114() -> None:
+def known_lax_shift_right_arithmetic_int8_int8() -> None:
     assert_type(lax.shift_right_arithmetic(a_int8, a_int8), jax.Array[int8])
 
 
-def return_114() -> jax.Array[float32]:
+def return_lax_shift_right_arithmetic_int8_int8() -> jax.Array[float32]:
     return lax.shift_right_arithmetic(a_int8, a_int8)  # E: return
 
 
-def assign_114() -> None:
+def assign_lax_shift_right_arithmetic_int8_int8() -> None:
     y: jax.Array[float32] = lax.shift_right_arithmetic(a_int8, a_int8)  # E: assignment
     del y
 
 
-def rebind_114(r: jax.Array[float32]) -> None:
+def rebind_lax_shift_right_arithmetic_int8_int8(r: jax.Array[float32]) -> None:
     r = lax.shift_right_arithmetic(a_int8, a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_114() -> None:
+def argument_lax_shift_right_arithmetic_int8_int8() -> None:
     takes_float32(lax.shift_right_arithmetic(a_int8, a_int8))  # E: argument
 
 
-def attribute_114(holder: Holder) -> None:
+def attribute_lax_shift_right_arithmetic_int8_int8(holder: Holder) -> None:
     holder.float32_ = lax.shift_right_arithmetic(a_int8, a_int8)  # E: attribute-assignment
 
 
-def field_114() -> None:
+def field_lax_shift_right_arithmetic_int8_int8() -> None:
     Fields(float32_=lax.shift_right_arithmetic(a_int8, a_int8))  # E: argument
 
 
-def default_114(v: jax.Array[float32] = lax.shift_right_arithmetic(a_int8, a_int8)) -> None:  # E: default
+def default_lax_shift_right_arithmetic_int8_int8(v: jax.Array[float32] = lax.shift_right_arithmetic(a_int8, a_int8)) -> None:  # E: default
     del v
 
 
 # lax.shift_right_logical(a_int8, a_int8): int8 in JAX
-def known_115() -> None:
+def known_lax_shift_right_logical_int8_int8() -> None:
     assert_type(lax.shift_right_logical(a_int8, a_int8), jax.Array[int8])
 
 
-def return_115() -> jax.Array[float32]:
+def return_lax_shift_right_logical_int8_int8() -> jax.Array[float32]:
     return lax.shift_right_logical(a_int8, a_int8)  # E: return
 
 
-def assign_115() -> None:
+def assign_lax_shift_right_logical_int8_int8() -> None:
     y: jax.Array[float32] = lax.shift_right_logical(a_int8, a_int8)  # E: assignment
     del y
 
 
-def rebind_115(r: jax.Array[float32]) -> None:
+def rebind_lax_shift_right_logical_int8_int8(r: jax.Array[float32]) -> None:
     r = lax.shift_right_logical(a_int8, a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_115() -> None:
+def argument_lax_shift_right_logical_int8_int8() -> None:
     takes_float32(lax.shift_right_logical(a_int8, a_int8))  # E: argument
 
 
-def attribute_115(holder: Holder) -> None:
+def attribute_lax_shift_right_logical_int8_int8(holder: Holder) -> None:
     holder.float32_ = lax.shift_right_logical(a_int8, a_int8)  # E: attribute-assignment
 
 
-def field_115() -> None:
+def field_lax_shift_right_logical_int8_int8() -> None:
     Fields(float32_=lax.shift_right_logical(a_int8, a_int8))  # E: argument
 
 
-def default_115(v: jax.Array[float32] = lax.shift_right_logical(a_int8, a_int8)) -> None:  # E: default
+def default_lax_shift_right_logical_int8_int8(v: jax.Array[float32] = lax.shift_right_logical(a_int8, a_int8)) -> None:  # E: default
     del v
 
 
 # lax.sign(a_bfloat16): bfloat16 in JAX
-def known_116() -> None:
+def known_lax_sign_bfloat16() -> None:
     assert_type(lax.sign(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_116() -> jax.Array[float32]:
+def return_lax_sign_bfloat16() -> jax.Array[float32]:
     return lax.sign(a_bfloat16)  # E: return
 
 
-def assign_116() -> None:
+def assign_lax_sign_bfloat16() -> None:
     y: jax.Array[float32] = lax.sign(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_116(r: jax.Array[float32]) -> None:
+def rebind_lax_sign_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.sign(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_116() -> None:
+def argument_lax_sign_bfloat16() -> None:
     takes_float32(lax.sign(a_bfloat16))  # E: argument
 
 
-def attribute_116(holder: Holder) -> None:
+def attribute_lax_sign_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.sign(a_bfloat16)  # E: attribute-assignment
 
 
-def field_116() -> None:
+def field_lax_sign_bfloat16() -> None:
     Fields(float32_=lax.sign(a_bfloat16))  # E: argument
 
 
-def default_116(v: jax.Array[float32] = lax.sign(a_bfloat16)) -> None:  # E: default
+def default_lax_sign_bfloat16(v: jax.Array[float32] = lax.sign(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.sin(a_bfloat16): bfloat16 in JAX
-def known_117() -> None:
+def known_lax_sin_bfloat16() -> None:
     assert_type(lax.sin(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_117() -> jax.Array[float32]:
+def return_lax_sin_bfloat16() -> jax.Array[float32]:
     return lax.sin(a_bfloat16)  # E: return
 
 
-def assign_117() -> None:
+def assign_lax_sin_bfloat16() -> None:
     y: jax.Array[float32] = lax.sin(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_117(r: jax.Array[float32]) -> None:
+def rebind_lax_sin_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.sin(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_117() -> None:
+def argument_lax_sin_bfloat16() -> None:
     takes_float32(lax.sin(a_bfloat16))  # E: argument
 
 
-def attribute_117(holder: Holder) -> None:
+def attribute_lax_sin_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.sin(a_bfloat16)  # E: attribute-assignment
 
 
-def field_117() -> None:
+def field_lax_sin_bfloat16() -> None:
     Fields(float32_=lax.sin(a_bfloat16))  # E: argument
 
 
-def default_117(v: jax.Array[float32] = lax.sin(a_bfloat16)) -> None:  # E: default
+def default_lax_sin_bfloat16(v: jax.Array[float32] = lax.sin(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.sinh(a_bfloat16): bfloat16 in JAX
-def known_118() -> None:
+def known_lax_sinh_bfloat16() -> None:
     assert_type(lax.sinh(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_118() -> jax.Array[float32]:
+def return_lax_sinh_bfloat16() -> jax.Array[float32]:
     return lax.sinh(a_bfloat16)  # E: return
 
 
-def assign_118() -> None:
+def assign_lax_sinh_bfloat16() -> None:
     y: jax.Array[float32] = lax.sinh(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_118(r: jax.Array[float32]) -> None:
+def rebind_lax_sinh_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.sinh(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_118() -> None:
+def argument_lax_sinh_bfloat16() -> None:
     takes_float32(lax.sinh(a_bfloat16))  # E: argument
 
 
-def attribute_118(holder: Holder) -> None:
+def attribute_lax_sinh_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.sinh(a_bfloat16)  # E: attribute-assignment
 
 
-def field_118() -> None:
+def field_lax_sinh_bfloat16() -> None:
     Fields(float32_=lax.sinh(a_bfloat16))  # E: argument
 
 
-def default_118(v: jax.Array[float32] = lax.sinh(a_bfloat16)) -> None:  # E: default
+def default_lax_sinh_bfloat16(v: jax.Array[float32] = lax.sinh(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.slice(a_bfloat16, (0, 0), (2, 2)): bfloat16 in JAX
-def known_119() -> None:
+def known_lax_slice_bfloat16_0_0_2_2() -> None:
     assert_type(lax.slice(a_bfloat16, (0, 0), (2, 2)), jax.Array[bfloat16])
 
 
-def return_119() -> jax.Array[float32]:
+def return_lax_slice_bfloat16_0_0_2_2() -> jax.Array[float32]:
     return lax.slice(a_bfloat16, (0, 0), (2, 2))  # E: return
 
 
-def assign_119() -> None:
+def assign_lax_slice_bfloat16_0_0_2_2() -> None:
     y: jax.Array[float32] = lax.slice(a_bfloat16, (0, 0), (2, 2))  # E: assignment
     del y
 
 
-def rebind_119(r: jax.Array[float32]) -> None:
+def rebind_lax_slice_bfloat16_0_0_2_2(r: jax.Array[float32]) -> None:
     r = lax.slice(a_bfloat16, (0, 0), (2, 2))  # E: assignment
     takes_float32(r)
 
 
-def argument_119() -> None:
+def argument_lax_slice_bfloat16_0_0_2_2() -> None:
     takes_float32(lax.slice(a_bfloat16, (0, 0), (2, 2)))  # E: argument
 
 
-def attribute_119(holder: Holder) -> None:
+def attribute_lax_slice_bfloat16_0_0_2_2(holder: Holder) -> None:
     holder.float32_ = lax.slice(a_bfloat16, (0, 0), (2, 2))  # E: attribute-assignment
 
 
-def field_119() -> None:
+def field_lax_slice_bfloat16_0_0_2_2() -> None:
     Fields(float32_=lax.slice(a_bfloat16, (0, 0), (2, 2)))  # E: argument
 
 
-def default_119(v: jax.Array[float32] = lax.slice(a_bfloat16, (0, 0), (2, 2))) -> None:  # E: default
+def default_lax_slice_bfloat16_0_0_2_2(v: jax.Array[float32] = lax.slice(a_bfloat16, (0, 0), (2, 2))) -> None:  # E: default
     del v
 
 
 # lax.slice_in_dim(a_bfloat16, 0, 2): bfloat16 in JAX
-def known_120() -> None:
+def known_lax_slice_in_dim_bfloat16_0_2() -> None:
     assert_type(lax.slice_in_dim(a_bfloat16, 0, 2), jax.Array[bfloat16])
 
 
-def return_120() -> jax.Array[float32]:
+def return_lax_slice_in_dim_bfloat16_0_2() -> jax.Array[float32]:
     return lax.slice_in_dim(a_bfloat16, 0, 2)  # E: return
 
 
-def assign_120() -> None:
+def assign_lax_slice_in_dim_bfloat16_0_2() -> None:
     y: jax.Array[float32] = lax.slice_in_dim(a_bfloat16, 0, 2)  # E: assignment
     del y
 
 
-def rebind_120(r: jax.Array[float32]) -> None:
+def rebind_lax_slice_in_dim_bfloat16_0_2(r: jax.Array[float32]) -> None:
     r = lax.slice_in_dim(a_bfloat16, 0, 2)  # E: assignment
     takes_float32(r)
 
 
-def argument_120() -> None:
+def argument_lax_slice_in_dim_bfloat16_0_2() -> None:
     takes_float32(lax.slice_in_dim(a_bfloat16, 0, 2))  # E: argument
 
 
-def attribute_120(holder: Holder) -> None:
+def attribute_lax_slice_in_dim_bfloat16_0_2(holder: Holder) -> None:
     holder.float32_ = lax.slice_in_dim(a_bfloat16, 0, 2)  # E: attribute-assignment
 
 
-def field_120() -> None:
+def field_lax_slice_in_dim_bfloat16_0_2() -> None:
     Fields(float32_=lax.slice_in_dim(a_bfloat16, 0, 2))  # E: argument
 
 
-def default_120(v: jax.Array[float32] = lax.slice_in_dim(a_bfloat16, 0, 2)) -> None:  # E: default
+def default_lax_slice_in_dim_bfloat16_0_2(v: jax.Array[float32] = lax.slice_in_dim(a_bfloat16, 0, 2)) -> None:  # E: default
     del v
 
 
 # lax.sort(a_bfloat16): bfloat16 in JAX
-def known_121() -> None:
+def known_lax_sort_bfloat16() -> None:
     assert_type(lax.sort(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_121() -> jax.Array[float32]:
+def return_lax_sort_bfloat16() -> jax.Array[float32]:
     return lax.sort(a_bfloat16)  # E: return
 
 
-def assign_121() -> None:
+def assign_lax_sort_bfloat16() -> None:
     y: jax.Array[float32] = lax.sort(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_121(r: jax.Array[float32]) -> None:
+def rebind_lax_sort_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.sort(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_121() -> None:
+def argument_lax_sort_bfloat16() -> None:
     takes_float32(lax.sort(a_bfloat16))  # E: argument
 
 
-def attribute_121(holder: Holder) -> None:
+def attribute_lax_sort_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.sort(a_bfloat16)  # E: attribute-assignment
 
 
-def field_121() -> None:
+def field_lax_sort_bfloat16() -> None:
     Fields(float32_=lax.sort(a_bfloat16))  # E: argument
 
 
-def default_121(v: jax.Array[float32] = lax.sort(a_bfloat16)) -> None:  # E: default
+def default_lax_sort_bfloat16(v: jax.Array[float32] = lax.sort(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.sort_key_val(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_122() -> None:
+def known_lax_sort_key_val_bfloat16_bfloat16() -> None:
     assert_type(lax.sort_key_val(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_122() -> jax.Array[float32]:
+def return_lax_sort_key_val_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.sort_key_val(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_122() -> None:
+def assign_lax_sort_key_val_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.sort_key_val(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_122(r: jax.Array[float32]) -> None:
+def rebind_lax_sort_key_val_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.sort_key_val(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_122() -> None:
+def argument_lax_sort_key_val_bfloat16_bfloat16() -> None:
     takes_float32(lax.sort_key_val(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_122(holder: Holder) -> None:
+def attribute_lax_sort_key_val_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.sort_key_val(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_122() -> None:
+def field_lax_sort_key_val_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.sort_key_val(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_122(v: jax.Array[float32] = lax.sort_key_val(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_sort_key_val_bfloat16_bfloat16(v: jax.Array[float32] = lax.sort_key_val(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.split(a_bfloat16, (1, 2)): bfloat16 in JAX
-def known_123() -> None:
+def known_lax_split_bfloat16_1_2() -> None:
     assert_type(lax.split(a_bfloat16, (1, 2)), jax.Array[bfloat16])
 
 
-def return_123() -> jax.Array[float32]:
+def return_lax_split_bfloat16_1_2() -> jax.Array[float32]:
     return lax.split(a_bfloat16, (1, 2))  # E: return
 
 
-def assign_123() -> None:
+def assign_lax_split_bfloat16_1_2() -> None:
     y: jax.Array[float32] = lax.split(a_bfloat16, (1, 2))  # E: assignment
     del y
 
 
-def rebind_123(r: jax.Array[float32]) -> None:
+def rebind_lax_split_bfloat16_1_2(r: jax.Array[float32]) -> None:
     r = lax.split(a_bfloat16, (1, 2))  # E: assignment
     takes_float32(r)
 
 
-def argument_123() -> None:
+def argument_lax_split_bfloat16_1_2() -> None:
     takes_float32(lax.split(a_bfloat16, (1, 2)))  # E: argument
 
 
-def attribute_123(holder: Holder) -> None:
+def attribute_lax_split_bfloat16_1_2(holder: Holder) -> None:
     holder.float32_ = lax.split(a_bfloat16, (1, 2))  # E: attribute-assignment
 
 
-def field_123() -> None:
+def field_lax_split_bfloat16_1_2() -> None:
     Fields(float32_=lax.split(a_bfloat16, (1, 2)))  # E: argument
 
 
-def default_123(v: jax.Array[float32] = lax.split(a_bfloat16, (1, 2))) -> None:  # E: default
+def default_lax_split_bfloat16_1_2(v: jax.Array[float32] = lax.split(a_bfloat16, (1, 2))) -> None:  # E: default
     del v
 
 
 # lax.sqrt(a_bfloat16): bfloat16 in JAX
-def known_124() -> None:
+def known_lax_sqrt_bfloat16() -> None:
     assert_type(lax.sqrt(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_124() -> jax.Array[float32]:
+def return_lax_sqrt_bfloat16() -> jax.Array[float32]:
     return lax.sqrt(a_bfloat16)  # E: return
 
 
-def assign_124() -> None:
+def assign_lax_sqrt_bfloat16() -> None:
     y: jax.Array[float32] = lax.sqrt(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_124(r: jax.Array[float32]) -> None:
+def rebind_lax_sqrt_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.sqrt(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_124() -> None:
+def argument_lax_sqrt_bfloat16() -> None:
     takes_float32(lax.sqrt(a_bfloat16))  # E: argument
 
 
-def attribute_124(holder: Holder) -> None:
+def attribute_lax_sqrt_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.sqrt(a_bfloat16)  # E: attribute-assignment
 
 
-def field_124() -> None:
+def field_lax_sqrt_bfloat16() -> None:
     Fields(float32_=lax.sqrt(a_bfloat16))  # E: argument
 
 
-def default_124(v: jax.Array[float32] = lax.sqrt(a_bfloat16)) -> None:  # E: default
+def default_lax_sqrt_bfloat16(v: jax.Array[float32] = lax.sqrt(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.square(a_bfloat16): bfloat16 in JAX
-def known_125() -> None:
+def known_lax_square_bfloat16() -> None:
     assert_type(lax.square(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_125() -> jax.Array[float32]:
+def return_lax_square_bfloat16() -> jax.Array[float32]:
     return lax.square(a_bfloat16)  # E: return
 
 
-def assign_125() -> None:
+def assign_lax_square_bfloat16() -> None:
     y: jax.Array[float32] = lax.square(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_125(r: jax.Array[float32]) -> None:
+def rebind_lax_square_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.square(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_125() -> None:
+def argument_lax_square_bfloat16() -> None:
     takes_float32(lax.square(a_bfloat16))  # E: argument
 
 
-def attribute_125(holder: Holder) -> None:
+def attribute_lax_square_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.square(a_bfloat16)  # E: attribute-assignment
 
 
-def field_125() -> None:
+def field_lax_square_bfloat16() -> None:
     Fields(float32_=lax.square(a_bfloat16))  # E: argument
 
 
-def default_125(v: jax.Array[float32] = lax.square(a_bfloat16)) -> None:  # E: default
+def default_lax_square_bfloat16(v: jax.Array[float32] = lax.square(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.squeeze(a_bfloat16[None], (0,)): bfloat16 in JAX
-def known_126() -> None:
+def known_lax_squeeze_bfloat16_getitem_None_0() -> None:
     assert_type(lax.squeeze(a_bfloat16[None], (0,)), jax.Array[bfloat16])
 
 
-def return_126() -> jax.Array[float32]:
+def return_lax_squeeze_bfloat16_getitem_None_0() -> jax.Array[float32]:
     return lax.squeeze(a_bfloat16[None], (0,))  # E: return
 
 
-def assign_126() -> None:
+def assign_lax_squeeze_bfloat16_getitem_None_0() -> None:
     y: jax.Array[float32] = lax.squeeze(a_bfloat16[None], (0,))  # E: assignment
     del y
 
 
-def rebind_126(r: jax.Array[float32]) -> None:
+def rebind_lax_squeeze_bfloat16_getitem_None_0(r: jax.Array[float32]) -> None:
     r = lax.squeeze(a_bfloat16[None], (0,))  # E: assignment
     takes_float32(r)
 
 
-def argument_126() -> None:
+def argument_lax_squeeze_bfloat16_getitem_None_0() -> None:
     takes_float32(lax.squeeze(a_bfloat16[None], (0,)))  # E: argument
 
 
-def attribute_126(holder: Holder) -> None:
+def attribute_lax_squeeze_bfloat16_getitem_None_0(holder: Holder) -> None:
     holder.float32_ = lax.squeeze(a_bfloat16[None], (0,))  # E: attribute-assignment
 
 
-def field_126() -> None:
+def field_lax_squeeze_bfloat16_getitem_None_0() -> None:
     Fields(float32_=lax.squeeze(a_bfloat16[None], (0,)))  # E: argument
 
 
-def default_126(v: jax.Array[float32] = lax.squeeze(a_bfloat16[None], (0,))) -> None:  # E: default
+def default_lax_squeeze_bfloat16_getitem_None_0(v: jax.Array[float32] = lax.squeeze(a_bfloat16[None], (0,))) -> None:  # E: default
     del v
 
 
 # lax.stack([a_bfloat16, a_bfloat16]): bfloat16 in JAX
-def known_127() -> None:
+def known_lax_stack_bfloat16_bfloat16() -> None:
     assert_type(lax.stack([a_bfloat16, a_bfloat16]), jax.Array[bfloat16])
 
 
-def return_127() -> jax.Array[float32]:
+def return_lax_stack_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.stack([a_bfloat16, a_bfloat16])  # E: return
 
 
-def assign_127() -> None:
+def assign_lax_stack_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.stack([a_bfloat16, a_bfloat16])  # E: assignment
     del y
 
 
-def rebind_127(r: jax.Array[float32]) -> None:
+def rebind_lax_stack_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.stack([a_bfloat16, a_bfloat16])  # E: assignment
     takes_float32(r)
 
 
-def argument_127() -> None:
+def argument_lax_stack_bfloat16_bfloat16() -> None:
     takes_float32(lax.stack([a_bfloat16, a_bfloat16]))  # E: argument
 
 
-def attribute_127(holder: Holder) -> None:
+def attribute_lax_stack_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.stack([a_bfloat16, a_bfloat16])  # E: attribute-assignment
 
 
-def field_127() -> None:
+def field_lax_stack_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.stack([a_bfloat16, a_bfloat16]))  # E: argument
 
 
-def default_127(v: jax.Array[float32] = lax.stack([a_bfloat16, a_bfloat16])) -> None:  # E: default
+def default_lax_stack_bfloat16_bfloat16(v: jax.Array[float32] = lax.stack([a_bfloat16, a_bfloat16])) -> None:  # E: default
     del v
 
 
 # lax.stop_gradient(a_bfloat16): bfloat16 in JAX
-def known_128() -> None:
+def known_lax_stop_gradient_bfloat16() -> None:
     assert_type(lax.stop_gradient(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_128() -> jax.Array[float32]:
+def return_lax_stop_gradient_bfloat16() -> jax.Array[float32]:
     return lax.stop_gradient(a_bfloat16)  # E: return
 
 
-def assign_128() -> None:
+def assign_lax_stop_gradient_bfloat16() -> None:
     y: jax.Array[float32] = lax.stop_gradient(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_128(r: jax.Array[float32]) -> None:
+def rebind_lax_stop_gradient_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.stop_gradient(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_128() -> None:
+def argument_lax_stop_gradient_bfloat16() -> None:
     takes_float32(lax.stop_gradient(a_bfloat16))  # E: argument
 
 
-def attribute_128(holder: Holder) -> None:
+def attribute_lax_stop_gradient_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.stop_gradient(a_bfloat16)  # E: attribute-assignment
 
 
-def field_128() -> None:
+def field_lax_stop_gradient_bfloat16() -> None:
     Fields(float32_=lax.stop_gradient(a_bfloat16))  # E: argument
 
 
-def default_128(v: jax.Array[float32] = lax.stop_gradient(a_bfloat16)) -> None:  # E: default
+def default_lax_stop_gradient_bfloat16(v: jax.Array[float32] = lax.stop_gradient(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.sub(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_129() -> None:
+def known_lax_sub_bfloat16_bfloat16() -> None:
     assert_type(lax.sub(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_129() -> jax.Array[float32]:
+def return_lax_sub_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.sub(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_129() -> None:
+def assign_lax_sub_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.sub(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_129(r: jax.Array[float32]) -> None:
+def rebind_lax_sub_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.sub(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_129() -> None:
+def argument_lax_sub_bfloat16_bfloat16() -> None:
     takes_float32(lax.sub(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_129(holder: Holder) -> None:
+def attribute_lax_sub_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.sub(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_129() -> None:
+def field_lax_sub_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.sub(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_129(v: jax.Array[float32] = lax.sub(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_sub_bfloat16_bfloat16(v: jax.Array[float32] = lax.sub(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.tan(a_bfloat16): bfloat16 in JAX
-def known_130() -> None:
+def known_lax_tan_bfloat16() -> None:
     assert_type(lax.tan(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_130() -> jax.Array[float32]:
+def return_lax_tan_bfloat16() -> jax.Array[float32]:
     return lax.tan(a_bfloat16)  # E: return
 
 
-def assign_130() -> None:
+def assign_lax_tan_bfloat16() -> None:
     y: jax.Array[float32] = lax.tan(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_130(r: jax.Array[float32]) -> None:
+def rebind_lax_tan_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.tan(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_130() -> None:
+def argument_lax_tan_bfloat16() -> None:
     takes_float32(lax.tan(a_bfloat16))  # E: argument
 
 
-def attribute_130(holder: Holder) -> None:
+def attribute_lax_tan_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.tan(a_bfloat16)  # E: attribute-assignment
 
 
-def field_130() -> None:
+def field_lax_tan_bfloat16() -> None:
     Fields(float32_=lax.tan(a_bfloat16))  # E: argument
 
 
-def default_130(v: jax.Array[float32] = lax.tan(a_bfloat16)) -> None:  # E: default
+def default_lax_tan_bfloat16(v: jax.Array[float32] = lax.tan(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.tanh(a_bfloat16): bfloat16 in JAX
-def known_131() -> None:
+def known_lax_tanh_bfloat16() -> None:
     assert_type(lax.tanh(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_131() -> jax.Array[float32]:
+def return_lax_tanh_bfloat16() -> jax.Array[float32]:
     return lax.tanh(a_bfloat16)  # E: return
 
 
-def assign_131() -> None:
+def assign_lax_tanh_bfloat16() -> None:
     y: jax.Array[float32] = lax.tanh(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_131(r: jax.Array[float32]) -> None:
+def rebind_lax_tanh_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.tanh(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_131() -> None:
+def argument_lax_tanh_bfloat16() -> None:
     takes_float32(lax.tanh(a_bfloat16))  # E: argument
 
 
-def attribute_131(holder: Holder) -> None:
+def attribute_lax_tanh_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.tanh(a_bfloat16)  # E: attribute-assignment
 
 
-def field_131() -> None:
+def field_lax_tanh_bfloat16() -> None:
     Fields(float32_=lax.tanh(a_bfloat16))  # E: argument
 
 
-def default_131(v: jax.Array[float32] = lax.tanh(a_bfloat16)) -> None:  # E: default
+def default_lax_tanh_bfloat16(v: jax.Array[float32] = lax.tanh(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.tile(a_bfloat16, (2, 1)): bfloat16 in JAX
-def known_132() -> None:
+def known_lax_tile_bfloat16_2_1() -> None:
     assert_type(lax.tile(a_bfloat16, (2, 1)), jax.Array[bfloat16])
 
 
-def return_132() -> jax.Array[float32]:
+def return_lax_tile_bfloat16_2_1() -> jax.Array[float32]:
     return lax.tile(a_bfloat16, (2, 1))  # E: return
 
 
-def assign_132() -> None:
+def assign_lax_tile_bfloat16_2_1() -> None:
     y: jax.Array[float32] = lax.tile(a_bfloat16, (2, 1))  # E: assignment
     del y
 
 
-def rebind_132(r: jax.Array[float32]) -> None:
+def rebind_lax_tile_bfloat16_2_1(r: jax.Array[float32]) -> None:
     r = lax.tile(a_bfloat16, (2, 1))  # E: assignment
     takes_float32(r)
 
 
-def argument_132() -> None:
+def argument_lax_tile_bfloat16_2_1() -> None:
     takes_float32(lax.tile(a_bfloat16, (2, 1)))  # E: argument
 
 
-def attribute_132(holder: Holder) -> None:
+def attribute_lax_tile_bfloat16_2_1(holder: Holder) -> None:
     holder.float32_ = lax.tile(a_bfloat16, (2, 1))  # E: attribute-assignment
 
 
-def field_132() -> None:
+def field_lax_tile_bfloat16_2_1() -> None:
     Fields(float32_=lax.tile(a_bfloat16, (2, 1)))  # E: argument
 
 
-def default_132(v: jax.Array[float32] = lax.tile(a_bfloat16, (2, 1))) -> None:  # E: default
+def default_lax_tile_bfloat16_2_1(v: jax.Array[float32] = lax.tile(a_bfloat16, (2, 1))) -> None:  # E: default
     del v
 
 
 # lax.transpose(a_bfloat16, (1, 0)): bfloat16 in JAX
-def known_133() -> None:
+def known_lax_transpose_bfloat16_1_0() -> None:
     assert_type(lax.transpose(a_bfloat16, (1, 0)), jax.Array[bfloat16])
 
 
-def return_133() -> jax.Array[float32]:
+def return_lax_transpose_bfloat16_1_0() -> jax.Array[float32]:
     return lax.transpose(a_bfloat16, (1, 0))  # E: return
 
 
-def assign_133() -> None:
+def assign_lax_transpose_bfloat16_1_0() -> None:
     y: jax.Array[float32] = lax.transpose(a_bfloat16, (1, 0))  # E: assignment
     del y
 
 
-def rebind_133(r: jax.Array[float32]) -> None:
+def rebind_lax_transpose_bfloat16_1_0(r: jax.Array[float32]) -> None:
     r = lax.transpose(a_bfloat16, (1, 0))  # E: assignment
     takes_float32(r)
 
 
-def argument_133() -> None:
+def argument_lax_transpose_bfloat16_1_0() -> None:
     takes_float32(lax.transpose(a_bfloat16, (1, 0)))  # E: argument
 
 
-def attribute_133(holder: Holder) -> None:
+def attribute_lax_transpose_bfloat16_1_0(holder: Holder) -> None:
     holder.float32_ = lax.transpose(a_bfloat16, (1, 0))  # E: attribute-assignment
 
 
-def field_133() -> None:
+def field_lax_transpose_bfloat16_1_0() -> None:
     Fields(float32_=lax.transpose(a_bfloat16, (1, 0)))  # E: argument
 
 
-def default_133(v: jax.Array[float32] = lax.transpose(a_bfloat16, (1, 0))) -> None:  # E: default
+def default_lax_transpose_bfloat16_1_0(v: jax.Array[float32] = lax.transpose(a_bfloat16, (1, 0))) -> None:  # E: default
     del v
 
 
 # lax.unstack(a_bfloat16): bfloat16 in JAX
-def known_134() -> None:
+def known_lax_unstack_bfloat16() -> None:
     assert_type(lax.unstack(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_134() -> jax.Array[float32]:
+def return_lax_unstack_bfloat16() -> jax.Array[float32]:
     return lax.unstack(a_bfloat16)  # E: return
 
 
-def assign_134() -> None:
+def assign_lax_unstack_bfloat16() -> None:
     y: jax.Array[float32] = lax.unstack(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_134(r: jax.Array[float32]) -> None:
+def rebind_lax_unstack_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.unstack(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_134() -> None:
+def argument_lax_unstack_bfloat16() -> None:
     takes_float32(lax.unstack(a_bfloat16))  # E: argument
 
 
-def attribute_134(holder: Holder) -> None:
+def attribute_lax_unstack_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.unstack(a_bfloat16)  # E: attribute-assignment
 
 
-def field_134() -> None:
+def field_lax_unstack_bfloat16() -> None:
     Fields(float32_=lax.unstack(a_bfloat16))  # E: argument
 
 
-def default_134(v: jax.Array[float32] = lax.unstack(a_bfloat16)) -> None:  # E: default
+def default_lax_unstack_bfloat16(v: jax.Array[float32] = lax.unstack(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # lax.zeta(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_135() -> None:
+def known_lax_zeta_bfloat16_bfloat16() -> None:
     assert_type(lax.zeta(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_135() -> jax.Array[float32]:
+def return_lax_zeta_bfloat16_bfloat16() -> jax.Array[float32]:
     return lax.zeta(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_135() -> None:
+def assign_lax_zeta_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = lax.zeta(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_135(r: jax.Array[float32]) -> None:
+def rebind_lax_zeta_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = lax.zeta(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_135() -> None:
+def argument_lax_zeta_bfloat16_bfloat16() -> None:
     takes_float32(lax.zeta(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_135(holder: Holder) -> None:
+def attribute_lax_zeta_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = lax.zeta(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_135() -> None:
+def field_lax_zeta_bfloat16_bfloat16() -> None:
     Fields(float32_=lax.zeta(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_135(v: jax.Array[float32] = lax.zeta(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_lax_zeta_bfloat16_bfloat16(v: jax.Array[float32] = lax.zeta(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.celu(a_bfloat16): bfloat16 in JAX
-def known_136() -> None:
+def known_jax_nn_celu_bfloat16() -> None:
     assert_type(jax.nn.celu(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_136() -> jax.Array[float32]:
+def return_jax_nn_celu_bfloat16() -> jax.Array[float32]:
     return jax.nn.celu(a_bfloat16)  # E: return
 
 
-def assign_136() -> None:
+def assign_jax_nn_celu_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.celu(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_136(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_celu_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.celu(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_136() -> None:
+def argument_jax_nn_celu_bfloat16() -> None:
     takes_float32(jax.nn.celu(a_bfloat16))  # E: argument
 
 
-def attribute_136(holder: Holder) -> None:
+def attribute_jax_nn_celu_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.celu(a_bfloat16)  # E: attribute-assignment
 
 
-def field_136() -> None:
+def field_jax_nn_celu_bfloat16() -> None:
     Fields(float32_=jax.nn.celu(a_bfloat16))  # E: argument
 
 
-def default_136(v: jax.Array[float32] = jax.nn.celu(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_celu_bfloat16(v: jax.Array[float32] = jax.nn.celu(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.dot_product_attention(a_bfloat16, a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_137() -> None:
+def known_jax_nn_dot_product_attention_bfloat16_bfloat16_bfloat16() -> None:
     assert_type(jax.nn.dot_product_attention(a_bfloat16, a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_137() -> jax.Array[float32]:
+def return_jax_nn_dot_product_attention_bfloat16_bfloat16_bfloat16() -> jax.Array[float32]:
     return jax.nn.dot_product_attention(a_bfloat16, a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_137() -> None:
+def assign_jax_nn_dot_product_attention_bfloat16_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.dot_product_attention(a_bfloat16, a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_137(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_dot_product_attention_bfloat16_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.dot_product_attention(a_bfloat16, a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_137() -> None:
+def argument_jax_nn_dot_product_attention_bfloat16_bfloat16_bfloat16() -> None:
     takes_float32(jax.nn.dot_product_attention(a_bfloat16, a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_137(holder: Holder) -> None:
+def attribute_jax_nn_dot_product_attention_bfloat16_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.dot_product_attention(a_bfloat16, a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_137() -> None:
+def field_jax_nn_dot_product_attention_bfloat16_bfloat16_bfloat16() -> None:
     Fields(float32_=jax.nn.dot_product_attention(a_bfloat16, a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_137(v: jax.Array[float32] = jax.nn.dot_product_attention(a_bfloat16, a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jax_nn_dot_product_attention_bfloat16_bfloat16_bfloat16(v: jax.Array[float32] = jax.nn.dot_product_attention(a_bfloat16, a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.elu(a_bfloat16): bfloat16 in JAX
-def known_138() -> None:
+def known_jax_nn_elu_bfloat16() -> None:
     assert_type(jax.nn.elu(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_138() -> jax.Array[float32]:
+def return_jax_nn_elu_bfloat16() -> jax.Array[float32]:
     return jax.nn.elu(a_bfloat16)  # E: return
 
 
-def assign_138() -> None:
+def assign_jax_nn_elu_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.elu(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_138(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_elu_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.elu(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_138() -> None:
+def argument_jax_nn_elu_bfloat16() -> None:
     takes_float32(jax.nn.elu(a_bfloat16))  # E: argument
 
 
-def attribute_138(holder: Holder) -> None:
+def attribute_jax_nn_elu_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.elu(a_bfloat16)  # E: attribute-assignment
 
 
-def field_138() -> None:
+def field_jax_nn_elu_bfloat16() -> None:
     Fields(float32_=jax.nn.elu(a_bfloat16))  # E: argument
 
 
-def default_138(v: jax.Array[float32] = jax.nn.elu(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_elu_bfloat16(v: jax.Array[float32] = jax.nn.elu(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.gelu(a_bfloat16): bfloat16 in JAX
-def known_139() -> None:
+def known_jax_nn_gelu_bfloat16() -> None:
     assert_type(jax.nn.gelu(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_139() -> jax.Array[float32]:
+def return_jax_nn_gelu_bfloat16() -> jax.Array[float32]:
     return jax.nn.gelu(a_bfloat16)  # E: return
 
 
-def assign_139() -> None:
+def assign_jax_nn_gelu_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.gelu(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_139(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_gelu_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.gelu(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_139() -> None:
+def argument_jax_nn_gelu_bfloat16() -> None:
     takes_float32(jax.nn.gelu(a_bfloat16))  # E: argument
 
 
-def attribute_139(holder: Holder) -> None:
+def attribute_jax_nn_gelu_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.gelu(a_bfloat16)  # E: attribute-assignment
 
 
-def field_139() -> None:
+def field_jax_nn_gelu_bfloat16() -> None:
     Fields(float32_=jax.nn.gelu(a_bfloat16))  # E: argument
 
 
-def default_139(v: jax.Array[float32] = jax.nn.gelu(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_gelu_bfloat16(v: jax.Array[float32] = jax.nn.gelu(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.glu(a_bfloat16): bfloat16 in JAX
-def known_140() -> None:
+def known_jax_nn_glu_bfloat16() -> None:
     assert_type(jax.nn.glu(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_140() -> jax.Array[float32]:
+def return_jax_nn_glu_bfloat16() -> jax.Array[float32]:
     return jax.nn.glu(a_bfloat16)  # E: return
 
 
-def assign_140() -> None:
+def assign_jax_nn_glu_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.glu(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_140(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_glu_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.glu(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_140() -> None:
+def argument_jax_nn_glu_bfloat16() -> None:
     takes_float32(jax.nn.glu(a_bfloat16))  # E: argument
 
 
-def attribute_140(holder: Holder) -> None:
+def attribute_jax_nn_glu_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.glu(a_bfloat16)  # E: attribute-assignment
 
 
-def field_140() -> None:
+def field_jax_nn_glu_bfloat16() -> None:
     Fields(float32_=jax.nn.glu(a_bfloat16))  # E: argument
 
 
-def default_140(v: jax.Array[float32] = jax.nn.glu(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_glu_bfloat16(v: jax.Array[float32] = jax.nn.glu(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.hard_sigmoid(a_bfloat16): bfloat16 in JAX
-def known_141() -> None:
+def known_jax_nn_hard_sigmoid_bfloat16() -> None:
     assert_type(jax.nn.hard_sigmoid(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_141() -> jax.Array[float32]:
+def return_jax_nn_hard_sigmoid_bfloat16() -> jax.Array[float32]:
     return jax.nn.hard_sigmoid(a_bfloat16)  # E: return
 
 
-def assign_141() -> None:
+def assign_jax_nn_hard_sigmoid_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.hard_sigmoid(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_141(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_hard_sigmoid_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.hard_sigmoid(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_141() -> None:
+def argument_jax_nn_hard_sigmoid_bfloat16() -> None:
     takes_float32(jax.nn.hard_sigmoid(a_bfloat16))  # E: argument
 
 
-def attribute_141(holder: Holder) -> None:
+def attribute_jax_nn_hard_sigmoid_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.hard_sigmoid(a_bfloat16)  # E: attribute-assignment
 
 
-def field_141() -> None:
+def field_jax_nn_hard_sigmoid_bfloat16() -> None:
     Fields(float32_=jax.nn.hard_sigmoid(a_bfloat16))  # E: argument
 
 
-def default_141(v: jax.Array[float32] = jax.nn.hard_sigmoid(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_hard_sigmoid_bfloat16(v: jax.Array[float32] = jax.nn.hard_sigmoid(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.hard_silu(a_bfloat16): bfloat16 in JAX
-def known_142() -> None:
+def known_jax_nn_hard_silu_bfloat16() -> None:
     assert_type(jax.nn.hard_silu(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_142() -> jax.Array[float32]:
+def return_jax_nn_hard_silu_bfloat16() -> jax.Array[float32]:
     return jax.nn.hard_silu(a_bfloat16)  # E: return
 
 
-def assign_142() -> None:
+def assign_jax_nn_hard_silu_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.hard_silu(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_142(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_hard_silu_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.hard_silu(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_142() -> None:
+def argument_jax_nn_hard_silu_bfloat16() -> None:
     takes_float32(jax.nn.hard_silu(a_bfloat16))  # E: argument
 
 
-def attribute_142(holder: Holder) -> None:
+def attribute_jax_nn_hard_silu_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.hard_silu(a_bfloat16)  # E: attribute-assignment
 
 
-def field_142() -> None:
+def field_jax_nn_hard_silu_bfloat16() -> None:
     Fields(float32_=jax.nn.hard_silu(a_bfloat16))  # E: argument
 
 
-def default_142(v: jax.Array[float32] = jax.nn.hard_silu(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_hard_silu_bfloat16(v: jax.Array[float32] = jax.nn.hard_silu(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.hard_swish(a_bfloat16): bfloat16 in JAX
-def known_143() -> None:
+def known_jax_nn_hard_swish_bfloat16() -> None:
     assert_type(jax.nn.hard_swish(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_143() -> jax.Array[float32]:
+def return_jax_nn_hard_swish_bfloat16() -> jax.Array[float32]:
     return jax.nn.hard_swish(a_bfloat16)  # E: return
 
 
-def assign_143() -> None:
+def assign_jax_nn_hard_swish_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.hard_swish(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_143(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_hard_swish_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.hard_swish(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_143() -> None:
+def argument_jax_nn_hard_swish_bfloat16() -> None:
     takes_float32(jax.nn.hard_swish(a_bfloat16))  # E: argument
 
 
-def attribute_143(holder: Holder) -> None:
+def attribute_jax_nn_hard_swish_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.hard_swish(a_bfloat16)  # E: attribute-assignment
 
 
-def field_143() -> None:
+def field_jax_nn_hard_swish_bfloat16() -> None:
     Fields(float32_=jax.nn.hard_swish(a_bfloat16))  # E: argument
 
 
-def default_143(v: jax.Array[float32] = jax.nn.hard_swish(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_hard_swish_bfloat16(v: jax.Array[float32] = jax.nn.hard_swish(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.hard_tanh(a_bfloat16): bfloat16 in JAX
-def known_144() -> None:
+def known_jax_nn_hard_tanh_bfloat16() -> None:
     assert_type(jax.nn.hard_tanh(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_144() -> jax.Array[float32]:
+def return_jax_nn_hard_tanh_bfloat16() -> jax.Array[float32]:
     return jax.nn.hard_tanh(a_bfloat16)  # E: return
 
 
-def assign_144() -> None:
+def assign_jax_nn_hard_tanh_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.hard_tanh(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_144(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_hard_tanh_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.hard_tanh(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_144() -> None:
+def argument_jax_nn_hard_tanh_bfloat16() -> None:
     takes_float32(jax.nn.hard_tanh(a_bfloat16))  # E: argument
 
 
-def attribute_144(holder: Holder) -> None:
+def attribute_jax_nn_hard_tanh_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.hard_tanh(a_bfloat16)  # E: attribute-assignment
 
 
-def field_144() -> None:
+def field_jax_nn_hard_tanh_bfloat16() -> None:
     Fields(float32_=jax.nn.hard_tanh(a_bfloat16))  # E: argument
 
 
-def default_144(v: jax.Array[float32] = jax.nn.hard_tanh(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_hard_tanh_bfloat16(v: jax.Array[float32] = jax.nn.hard_tanh(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.identity(a_bfloat16): bfloat16 in JAX
-def known_145() -> None:
+def known_jax_nn_identity_bfloat16() -> None:
     assert_type(jax.nn.identity(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_145() -> jax.Array[float32]:
+def return_jax_nn_identity_bfloat16() -> jax.Array[float32]:
     return jax.nn.identity(a_bfloat16)  # E: return
 
 
-def assign_145() -> None:
+def assign_jax_nn_identity_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.identity(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_145(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_identity_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.identity(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_145() -> None:
+def argument_jax_nn_identity_bfloat16() -> None:
     takes_float32(jax.nn.identity(a_bfloat16))  # E: argument
 
 
-def attribute_145(holder: Holder) -> None:
+def attribute_jax_nn_identity_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.identity(a_bfloat16)  # E: attribute-assignment
 
 
-def field_145() -> None:
+def field_jax_nn_identity_bfloat16() -> None:
     Fields(float32_=jax.nn.identity(a_bfloat16))  # E: argument
 
 
-def default_145(v: jax.Array[float32] = jax.nn.identity(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_identity_bfloat16(v: jax.Array[float32] = jax.nn.identity(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.leaky_relu(a_bfloat16): bfloat16 in JAX
-def known_146() -> None:
+def known_jax_nn_leaky_relu_bfloat16() -> None:
     assert_type(jax.nn.leaky_relu(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_146() -> jax.Array[float32]:
+def return_jax_nn_leaky_relu_bfloat16() -> jax.Array[float32]:
     return jax.nn.leaky_relu(a_bfloat16)  # E: return
 
 
-def assign_146() -> None:
+def assign_jax_nn_leaky_relu_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.leaky_relu(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_146(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_leaky_relu_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.leaky_relu(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_146() -> None:
+def argument_jax_nn_leaky_relu_bfloat16() -> None:
     takes_float32(jax.nn.leaky_relu(a_bfloat16))  # E: argument
 
 
-def attribute_146(holder: Holder) -> None:
+def attribute_jax_nn_leaky_relu_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.leaky_relu(a_bfloat16)  # E: attribute-assignment
 
 
-def field_146() -> None:
+def field_jax_nn_leaky_relu_bfloat16() -> None:
     Fields(float32_=jax.nn.leaky_relu(a_bfloat16))  # E: argument
 
 
-def default_146(v: jax.Array[float32] = jax.nn.leaky_relu(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_leaky_relu_bfloat16(v: jax.Array[float32] = jax.nn.leaky_relu(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.log1mexp(a_bfloat16): bfloat16 in JAX
-def known_147() -> None:
+def known_jax_nn_log1mexp_bfloat16() -> None:
     assert_type(jax.nn.log1mexp(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_147() -> jax.Array[float32]:
+def return_jax_nn_log1mexp_bfloat16() -> jax.Array[float32]:
     return jax.nn.log1mexp(a_bfloat16)  # E: return
 
 
-def assign_147() -> None:
+def assign_jax_nn_log1mexp_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.log1mexp(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_147(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_log1mexp_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.log1mexp(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_147() -> None:
+def argument_jax_nn_log1mexp_bfloat16() -> None:
     takes_float32(jax.nn.log1mexp(a_bfloat16))  # E: argument
 
 
-def attribute_147(holder: Holder) -> None:
+def attribute_jax_nn_log1mexp_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.log1mexp(a_bfloat16)  # E: attribute-assignment
 
 
-def field_147() -> None:
+def field_jax_nn_log1mexp_bfloat16() -> None:
     Fields(float32_=jax.nn.log1mexp(a_bfloat16))  # E: argument
 
 
-def default_147(v: jax.Array[float32] = jax.nn.log1mexp(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_log1mexp_bfloat16(v: jax.Array[float32] = jax.nn.log1mexp(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.log_sigmoid(a_bfloat16): bfloat16 in JAX
-def known_148() -> None:
+def known_jax_nn_log_sigmoid_bfloat16() -> None:
     assert_type(jax.nn.log_sigmoid(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_148() -> jax.Array[float32]:
+def return_jax_nn_log_sigmoid_bfloat16() -> jax.Array[float32]:
     return jax.nn.log_sigmoid(a_bfloat16)  # E: return
 
 
-def assign_148() -> None:
+def assign_jax_nn_log_sigmoid_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.log_sigmoid(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_148(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_log_sigmoid_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.log_sigmoid(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_148() -> None:
+def argument_jax_nn_log_sigmoid_bfloat16() -> None:
     takes_float32(jax.nn.log_sigmoid(a_bfloat16))  # E: argument
 
 
-def attribute_148(holder: Holder) -> None:
+def attribute_jax_nn_log_sigmoid_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.log_sigmoid(a_bfloat16)  # E: attribute-assignment
 
 
-def field_148() -> None:
+def field_jax_nn_log_sigmoid_bfloat16() -> None:
     Fields(float32_=jax.nn.log_sigmoid(a_bfloat16))  # E: argument
 
 
-def default_148(v: jax.Array[float32] = jax.nn.log_sigmoid(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_log_sigmoid_bfloat16(v: jax.Array[float32] = jax.nn.log_sigmoid(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.log_softmax(a_bfloat16): bfloat16 in JAX
-def known_149() -> None:
+def known_jax_nn_log_softmax_bfloat16() -> None:
     assert_type(jax.nn.log_softmax(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_149() -> jax.Array[float32]:
+def return_jax_nn_log_softmax_bfloat16() -> jax.Array[float32]:
     return jax.nn.log_softmax(a_bfloat16)  # E: return
 
 
-def assign_149() -> None:
+def assign_jax_nn_log_softmax_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.log_softmax(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_149(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_log_softmax_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.log_softmax(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_149() -> None:
+def argument_jax_nn_log_softmax_bfloat16() -> None:
     takes_float32(jax.nn.log_softmax(a_bfloat16))  # E: argument
 
 
-def attribute_149(holder: Holder) -> None:
+def attribute_jax_nn_log_softmax_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.log_softmax(a_bfloat16)  # E: attribute-assignment
 
 
-def field_149() -> None:
+def field_jax_nn_log_softmax_bfloat16() -> None:
     Fields(float32_=jax.nn.log_softmax(a_bfloat16))  # E: argument
 
 
-def default_149(v: jax.Array[float32] = jax.nn.log_softmax(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_log_softmax_bfloat16(v: jax.Array[float32] = jax.nn.log_softmax(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.logmeanexp(a_bfloat16): bfloat16 in JAX
-def known_150() -> None:
+def known_jax_nn_logmeanexp_bfloat16() -> None:
     assert_type(jax.nn.logmeanexp(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_150() -> jax.Array[float32]:
+def return_jax_nn_logmeanexp_bfloat16() -> jax.Array[float32]:
     return jax.nn.logmeanexp(a_bfloat16)  # E: return
 
 
-def assign_150() -> None:
+def assign_jax_nn_logmeanexp_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.logmeanexp(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_150(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_logmeanexp_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.logmeanexp(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_150() -> None:
+def argument_jax_nn_logmeanexp_bfloat16() -> None:
     takes_float32(jax.nn.logmeanexp(a_bfloat16))  # E: argument
 
 
-def attribute_150(holder: Holder) -> None:
+def attribute_jax_nn_logmeanexp_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.logmeanexp(a_bfloat16)  # E: attribute-assignment
 
 
-def field_150() -> None:
+def field_jax_nn_logmeanexp_bfloat16() -> None:
     Fields(float32_=jax.nn.logmeanexp(a_bfloat16))  # E: argument
 
 
-def default_150(v: jax.Array[float32] = jax.nn.logmeanexp(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_logmeanexp_bfloat16(v: jax.Array[float32] = jax.nn.logmeanexp(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.logsumexp(a_bfloat16): bfloat16 in JAX
-def known_151() -> None:
+def known_jax_nn_logsumexp_bfloat16() -> None:
     assert_type(jax.nn.logsumexp(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_151() -> jax.Array[float32]:
+def return_jax_nn_logsumexp_bfloat16() -> jax.Array[float32]:
     return jax.nn.logsumexp(a_bfloat16)  # E: return
 
 
-def assign_151() -> None:
+def assign_jax_nn_logsumexp_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.logsumexp(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_151(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_logsumexp_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.logsumexp(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_151() -> None:
+def argument_jax_nn_logsumexp_bfloat16() -> None:
     takes_float32(jax.nn.logsumexp(a_bfloat16))  # E: argument
 
 
-def attribute_151(holder: Holder) -> None:
+def attribute_jax_nn_logsumexp_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.logsumexp(a_bfloat16)  # E: attribute-assignment
 
 
-def field_151() -> None:
+def field_jax_nn_logsumexp_bfloat16() -> None:
     Fields(float32_=jax.nn.logsumexp(a_bfloat16))  # E: argument
 
 
-def default_151(v: jax.Array[float32] = jax.nn.logsumexp(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_logsumexp_bfloat16(v: jax.Array[float32] = jax.nn.logsumexp(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.mish(a_bfloat16): bfloat16 in JAX
-def known_152() -> None:
+def known_jax_nn_mish_bfloat16() -> None:
     assert_type(jax.nn.mish(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_152() -> jax.Array[float32]:
+def return_jax_nn_mish_bfloat16() -> jax.Array[float32]:
     return jax.nn.mish(a_bfloat16)  # E: return
 
 
-def assign_152() -> None:
+def assign_jax_nn_mish_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.mish(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_152(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_mish_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.mish(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_152() -> None:
+def argument_jax_nn_mish_bfloat16() -> None:
     takes_float32(jax.nn.mish(a_bfloat16))  # E: argument
 
 
-def attribute_152(holder: Holder) -> None:
+def attribute_jax_nn_mish_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.mish(a_bfloat16)  # E: attribute-assignment
 
 
-def field_152() -> None:
+def field_jax_nn_mish_bfloat16() -> None:
     Fields(float32_=jax.nn.mish(a_bfloat16))  # E: argument
 
 
-def default_152(v: jax.Array[float32] = jax.nn.mish(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_mish_bfloat16(v: jax.Array[float32] = jax.nn.mish(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.one_hot(a_bfloat16, 3): float32 in JAX
-def known_153() -> None:
+def known_jax_nn_one_hot_bfloat16_3() -> None:
     assert_type(jax.nn.one_hot(a_bfloat16, 3), jax.Array[float32])
 
 
-def return_153() -> jax.Array[bfloat16]:
+def return_jax_nn_one_hot_bfloat16_3() -> jax.Array[bfloat16]:
     return jax.nn.one_hot(a_bfloat16, 3)  # E: return
 
 
-def assign_153() -> None:
+def assign_jax_nn_one_hot_bfloat16_3() -> None:
     y: jax.Array[bfloat16] = jax.nn.one_hot(a_bfloat16, 3)  # E: assignment
     del y
 
 
-def rebind_153(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_nn_one_hot_bfloat16_3(r: jax.Array[bfloat16]) -> None:
     r = jax.nn.one_hot(a_bfloat16, 3)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_153() -> None:
+def argument_jax_nn_one_hot_bfloat16_3() -> None:
     takes_bfloat16(jax.nn.one_hot(a_bfloat16, 3))  # E: argument
 
 
-def attribute_153(holder: Holder) -> None:
+def attribute_jax_nn_one_hot_bfloat16_3(holder: Holder) -> None:
     holder.bfloat16_ = jax.nn.one_hot(a_bfloat16, 3)  # E: attribute-assignment
 
 
-def field_153() -> None:
+def field_jax_nn_one_hot_bfloat16_3() -> None:
     Fields(bfloat16_=jax.nn.one_hot(a_bfloat16, 3))  # E: argument
 
 
-def default_153(v: jax.Array[bfloat16] = jax.nn.one_hot(a_bfloat16, 3)) -> None:  # E: default
+def default_jax_nn_one_hot_bfloat16_3(v: jax.Array[bfloat16] = jax.nn.one_hot(a_bfloat16, 3)) -> None:  # E: default
     del v
 
 
 # jax.nn.relu(a_bfloat16): bfloat16 in JAX
-def known_154() -> None:
+def known_jax_nn_relu_bfloat16() -> None:
     assert_type(jax.nn.relu(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_154() -> jax.Array[float32]:
+def return_jax_nn_relu_bfloat16() -> jax.Array[float32]:
     return jax.nn.relu(a_bfloat16)  # E: return
 
 
-def assign_154() -> None:
+def assign_jax_nn_relu_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.relu(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_154(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_relu_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.relu(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_154() -> None:
+def argument_jax_nn_relu_bfloat16() -> None:
     takes_float32(jax.nn.relu(a_bfloat16))  # E: argument
 
 
-def attribute_154(holder: Holder) -> None:
+def attribute_jax_nn_relu_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.relu(a_bfloat16)  # E: attribute-assignment
 
 
-def field_154() -> None:
+def field_jax_nn_relu_bfloat16() -> None:
     Fields(float32_=jax.nn.relu(a_bfloat16))  # E: argument
 
 
-def default_154(v: jax.Array[float32] = jax.nn.relu(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_relu_bfloat16(v: jax.Array[float32] = jax.nn.relu(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.relu6(a_bfloat16): bfloat16 in JAX
-def known_155() -> None:
+def known_jax_nn_relu6_bfloat16() -> None:
     assert_type(jax.nn.relu6(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_155() -> jax.Array[float32]:
+def return_jax_nn_relu6_bfloat16() -> jax.Array[float32]:
     return jax.nn.relu6(a_bfloat16)  # E: return
 
 
-def assign_155() -> None:
+def assign_jax_nn_relu6_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.relu6(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_155(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_relu6_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.relu6(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_155() -> None:
+def argument_jax_nn_relu6_bfloat16() -> None:
     takes_float32(jax.nn.relu6(a_bfloat16))  # E: argument
 
 
-def attribute_155(holder: Holder) -> None:
+def attribute_jax_nn_relu6_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.relu6(a_bfloat16)  # E: attribute-assignment
 
 
-def field_155() -> None:
+def field_jax_nn_relu6_bfloat16() -> None:
     Fields(float32_=jax.nn.relu6(a_bfloat16))  # E: argument
 
 
-def default_155(v: jax.Array[float32] = jax.nn.relu6(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_relu6_bfloat16(v: jax.Array[float32] = jax.nn.relu6(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.selu(a_bfloat16): bfloat16 in JAX
-def known_156() -> None:
+def known_jax_nn_selu_bfloat16() -> None:
     assert_type(jax.nn.selu(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_156() -> jax.Array[float32]:
+def return_jax_nn_selu_bfloat16() -> jax.Array[float32]:
     return jax.nn.selu(a_bfloat16)  # E: return
 
 
-def assign_156() -> None:
+def assign_jax_nn_selu_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.selu(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_156(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_selu_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.selu(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_156() -> None:
+def argument_jax_nn_selu_bfloat16() -> None:
     takes_float32(jax.nn.selu(a_bfloat16))  # E: argument
 
 
-def attribute_156(holder: Holder) -> None:
+def attribute_jax_nn_selu_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.selu(a_bfloat16)  # E: attribute-assignment
 
 
-def field_156() -> None:
+def field_jax_nn_selu_bfloat16() -> None:
     Fields(float32_=jax.nn.selu(a_bfloat16))  # E: argument
 
 
-def default_156(v: jax.Array[float32] = jax.nn.selu(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_selu_bfloat16(v: jax.Array[float32] = jax.nn.selu(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.sigmoid(a_bfloat16): bfloat16 in JAX
-def known_157() -> None:
+def known_jax_nn_sigmoid_bfloat16() -> None:
     assert_type(jax.nn.sigmoid(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_157() -> jax.Array[float32]:
+def return_jax_nn_sigmoid_bfloat16() -> jax.Array[float32]:
     return jax.nn.sigmoid(a_bfloat16)  # E: return
 
 
-def assign_157() -> None:
+def assign_jax_nn_sigmoid_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.sigmoid(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_157(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_sigmoid_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.sigmoid(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_157() -> None:
+def argument_jax_nn_sigmoid_bfloat16() -> None:
     takes_float32(jax.nn.sigmoid(a_bfloat16))  # E: argument
 
 
-def attribute_157(holder: Holder) -> None:
+def attribute_jax_nn_sigmoid_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.sigmoid(a_bfloat16)  # E: attribute-assignment
 
 
-def field_157() -> None:
+def field_jax_nn_sigmoid_bfloat16() -> None:
     Fields(float32_=jax.nn.sigmoid(a_bfloat16))  # E: argument
 
 
-def default_157(v: jax.Array[float32] = jax.nn.sigmoid(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_sigmoid_bfloat16(v: jax.Array[float32] = jax.nn.sigmoid(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.silu(a_bfloat16): bfloat16 in JAX
-def known_158() -> None:
+def known_jax_nn_silu_bfloat16() -> None:
     assert_type(jax.nn.silu(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_158() -> jax.Array[float32]:
+def return_jax_nn_silu_bfloat16() -> jax.Array[float32]:
     return jax.nn.silu(a_bfloat16)  # E: return
 
 
-def assign_158() -> None:
+def assign_jax_nn_silu_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.silu(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_158(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_silu_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.silu(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_158() -> None:
+def argument_jax_nn_silu_bfloat16() -> None:
     takes_float32(jax.nn.silu(a_bfloat16))  # E: argument
 
 
-def attribute_158(holder: Holder) -> None:
+def attribute_jax_nn_silu_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.silu(a_bfloat16)  # E: attribute-assignment
 
 
-def field_158() -> None:
+def field_jax_nn_silu_bfloat16() -> None:
     Fields(float32_=jax.nn.silu(a_bfloat16))  # E: argument
 
 
-def default_158(v: jax.Array[float32] = jax.nn.silu(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_silu_bfloat16(v: jax.Array[float32] = jax.nn.silu(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.soft_sign(a_bfloat16): bfloat16 in JAX
-def known_159() -> None:
+def known_jax_nn_soft_sign_bfloat16() -> None:
     assert_type(jax.nn.soft_sign(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_159() -> jax.Array[float32]:
+def return_jax_nn_soft_sign_bfloat16() -> jax.Array[float32]:
     return jax.nn.soft_sign(a_bfloat16)  # E: return
 
 
-def assign_159() -> None:
+def assign_jax_nn_soft_sign_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.soft_sign(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_159(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_soft_sign_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.soft_sign(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_159() -> None:
+def argument_jax_nn_soft_sign_bfloat16() -> None:
     takes_float32(jax.nn.soft_sign(a_bfloat16))  # E: argument
 
 
-def attribute_159(holder: Holder) -> None:
+def attribute_jax_nn_soft_sign_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.soft_sign(a_bfloat16)  # E: attribute-assignment
 
 
-def field_159() -> None:
+def field_jax_nn_soft_sign_bfloat16() -> None:
     Fields(float32_=jax.nn.soft_sign(a_bfloat16))  # E: argument
 
 
-def default_159(v: jax.Array[float32] = jax.nn.soft_sign(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_soft_sign_bfloat16(v: jax.Array[float32] = jax.nn.soft_sign(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.softmax(a_bfloat16): bfloat16 in JAX
-def known_160() -> None:
+def known_jax_nn_softmax_bfloat16() -> None:
     assert_type(jax.nn.softmax(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_160() -> jax.Array[float32]:
+def return_jax_nn_softmax_bfloat16() -> jax.Array[float32]:
     return jax.nn.softmax(a_bfloat16)  # E: return
 
 
-def assign_160() -> None:
+def assign_jax_nn_softmax_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.softmax(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_160(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_softmax_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.softmax(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_160() -> None:
+def argument_jax_nn_softmax_bfloat16() -> None:
     takes_float32(jax.nn.softmax(a_bfloat16))  # E: argument
 
 
-def attribute_160(holder: Holder) -> None:
+def attribute_jax_nn_softmax_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.softmax(a_bfloat16)  # E: attribute-assignment
 
 
-def field_160() -> None:
+def field_jax_nn_softmax_bfloat16() -> None:
     Fields(float32_=jax.nn.softmax(a_bfloat16))  # E: argument
 
 
-def default_160(v: jax.Array[float32] = jax.nn.softmax(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_softmax_bfloat16(v: jax.Array[float32] = jax.nn.softmax(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.softplus(a_bfloat16): bfloat16 in JAX
-def known_161() -> None:
+def known_jax_nn_softplus_bfloat16() -> None:
     assert_type(jax.nn.softplus(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_161() -> jax.Array[float32]:
+def return_jax_nn_softplus_bfloat16() -> jax.Array[float32]:
     return jax.nn.softplus(a_bfloat16)  # E: return
 
 
-def assign_161() -> None:
+def assign_jax_nn_softplus_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.softplus(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_161(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_softplus_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.softplus(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_161() -> None:
+def argument_jax_nn_softplus_bfloat16() -> None:
     takes_float32(jax.nn.softplus(a_bfloat16))  # E: argument
 
 
-def attribute_161(holder: Holder) -> None:
+def attribute_jax_nn_softplus_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.softplus(a_bfloat16)  # E: attribute-assignment
 
 
-def field_161() -> None:
+def field_jax_nn_softplus_bfloat16() -> None:
     Fields(float32_=jax.nn.softplus(a_bfloat16))  # E: argument
 
 
-def default_161(v: jax.Array[float32] = jax.nn.softplus(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_softplus_bfloat16(v: jax.Array[float32] = jax.nn.softplus(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.sparse_plus(a_bfloat16): bfloat16 in JAX
-def known_162() -> None:
+def known_jax_nn_sparse_plus_bfloat16() -> None:
     assert_type(jax.nn.sparse_plus(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_162() -> jax.Array[float32]:
+def return_jax_nn_sparse_plus_bfloat16() -> jax.Array[float32]:
     return jax.nn.sparse_plus(a_bfloat16)  # E: return
 
 
-def assign_162() -> None:
+def assign_jax_nn_sparse_plus_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.sparse_plus(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_162(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_sparse_plus_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.sparse_plus(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_162() -> None:
+def argument_jax_nn_sparse_plus_bfloat16() -> None:
     takes_float32(jax.nn.sparse_plus(a_bfloat16))  # E: argument
 
 
-def attribute_162(holder: Holder) -> None:
+def attribute_jax_nn_sparse_plus_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.sparse_plus(a_bfloat16)  # E: attribute-assignment
 
 
-def field_162() -> None:
+def field_jax_nn_sparse_plus_bfloat16() -> None:
     Fields(float32_=jax.nn.sparse_plus(a_bfloat16))  # E: argument
 
 
-def default_162(v: jax.Array[float32] = jax.nn.sparse_plus(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_sparse_plus_bfloat16(v: jax.Array[float32] = jax.nn.sparse_plus(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.sparse_sigmoid(a_bfloat16): bfloat16 in JAX
-def known_163() -> None:
+def known_jax_nn_sparse_sigmoid_bfloat16() -> None:
     assert_type(jax.nn.sparse_sigmoid(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_163() -> jax.Array[float32]:
+def return_jax_nn_sparse_sigmoid_bfloat16() -> jax.Array[float32]:
     return jax.nn.sparse_sigmoid(a_bfloat16)  # E: return
 
 
-def assign_163() -> None:
+def assign_jax_nn_sparse_sigmoid_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.sparse_sigmoid(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_163(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_sparse_sigmoid_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.sparse_sigmoid(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_163() -> None:
+def argument_jax_nn_sparse_sigmoid_bfloat16() -> None:
     takes_float32(jax.nn.sparse_sigmoid(a_bfloat16))  # E: argument
 
 
-def attribute_163(holder: Holder) -> None:
+def attribute_jax_nn_sparse_sigmoid_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.sparse_sigmoid(a_bfloat16)  # E: attribute-assignment
 
 
-def field_163() -> None:
+def field_jax_nn_sparse_sigmoid_bfloat16() -> None:
     Fields(float32_=jax.nn.sparse_sigmoid(a_bfloat16))  # E: argument
 
 
-def default_163(v: jax.Array[float32] = jax.nn.sparse_sigmoid(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_sparse_sigmoid_bfloat16(v: jax.Array[float32] = jax.nn.sparse_sigmoid(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.squareplus(a_bfloat16): bfloat16 in JAX
-def known_164() -> None:
+def known_jax_nn_squareplus_bfloat16() -> None:
     assert_type(jax.nn.squareplus(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_164() -> jax.Array[float32]:
+def return_jax_nn_squareplus_bfloat16() -> jax.Array[float32]:
     return jax.nn.squareplus(a_bfloat16)  # E: return
 
 
-def assign_164() -> None:
+def assign_jax_nn_squareplus_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.squareplus(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_164(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_squareplus_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.squareplus(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_164() -> None:
+def argument_jax_nn_squareplus_bfloat16() -> None:
     takes_float32(jax.nn.squareplus(a_bfloat16))  # E: argument
 
 
-def attribute_164(holder: Holder) -> None:
+def attribute_jax_nn_squareplus_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.squareplus(a_bfloat16)  # E: attribute-assignment
 
 
-def field_164() -> None:
+def field_jax_nn_squareplus_bfloat16() -> None:
     Fields(float32_=jax.nn.squareplus(a_bfloat16))  # E: argument
 
 
-def default_164(v: jax.Array[float32] = jax.nn.squareplus(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_squareplus_bfloat16(v: jax.Array[float32] = jax.nn.squareplus(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.standardize(a_bfloat16): bfloat16 in JAX
-def known_165() -> None:
+def known_jax_nn_standardize_bfloat16() -> None:
     assert_type(jax.nn.standardize(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_165() -> jax.Array[float32]:
+def return_jax_nn_standardize_bfloat16() -> jax.Array[float32]:
     return jax.nn.standardize(a_bfloat16)  # E: return
 
 
-def assign_165() -> None:
+def assign_jax_nn_standardize_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.standardize(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_165(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_standardize_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.standardize(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_165() -> None:
+def argument_jax_nn_standardize_bfloat16() -> None:
     takes_float32(jax.nn.standardize(a_bfloat16))  # E: argument
 
 
-def attribute_165(holder: Holder) -> None:
+def attribute_jax_nn_standardize_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.standardize(a_bfloat16)  # E: attribute-assignment
 
 
-def field_165() -> None:
+def field_jax_nn_standardize_bfloat16() -> None:
     Fields(float32_=jax.nn.standardize(a_bfloat16))  # E: argument
 
 
-def default_165(v: jax.Array[float32] = jax.nn.standardize(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_standardize_bfloat16(v: jax.Array[float32] = jax.nn.standardize(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.swish(a_bfloat16): bfloat16 in JAX
-def known_166() -> None:
+def known_jax_nn_swish_bfloat16() -> None:
     assert_type(jax.nn.swish(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_166() -> jax.Array[float32]:
+def return_jax_nn_swish_bfloat16() -> jax.Array[float32]:
     return jax.nn.swish(a_bfloat16)  # E: return
 
 
-def assign_166() -> None:
+def assign_jax_nn_swish_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.swish(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_166(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_swish_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.swish(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_166() -> None:
+def argument_jax_nn_swish_bfloat16() -> None:
     takes_float32(jax.nn.swish(a_bfloat16))  # E: argument
 
 
-def attribute_166(holder: Holder) -> None:
+def attribute_jax_nn_swish_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.swish(a_bfloat16)  # E: attribute-assignment
 
 
-def field_166() -> None:
+def field_jax_nn_swish_bfloat16() -> None:
     Fields(float32_=jax.nn.swish(a_bfloat16))  # E: argument
 
 
-def default_166(v: jax.Array[float32] = jax.nn.swish(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_swish_bfloat16(v: jax.Array[float32] = jax.nn.swish(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.nn.tanh(a_bfloat16): bfloat16 in JAX
-def known_167() -> None:
+def known_jax_nn_tanh_bfloat16() -> None:
     assert_type(jax.nn.tanh(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_167() -> jax.Array[float32]:
+def return_jax_nn_tanh_bfloat16() -> jax.Array[float32]:
     return jax.nn.tanh(a_bfloat16)  # E: return
 
 
-def assign_167() -> None:
+def assign_jax_nn_tanh_bfloat16() -> None:
     y: jax.Array[float32] = jax.nn.tanh(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_167(r: jax.Array[float32]) -> None:
+def rebind_jax_nn_tanh_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.nn.tanh(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_167() -> None:
+def argument_jax_nn_tanh_bfloat16() -> None:
     takes_float32(jax.nn.tanh(a_bfloat16))  # E: argument
 
 
-def attribute_167(holder: Holder) -> None:
+def attribute_jax_nn_tanh_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.nn.tanh(a_bfloat16)  # E: attribute-assignment
 
 
-def field_167() -> None:
+def field_jax_nn_tanh_bfloat16() -> None:
     Fields(float32_=jax.nn.tanh(a_bfloat16))  # E: argument
 
 
-def default_167(v: jax.Array[float32] = jax.nn.tanh(a_bfloat16)) -> None:  # E: default
+def default_jax_nn_tanh_bfloat16(v: jax.Array[float32] = jax.nn.tanh(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.abs(a_bfloat16): bfloat16 in JAX
-def known_168() -> None:
+def known_jnp_abs_bfloat16() -> None:
     assert_type(jnp.abs(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_168() -> jax.Array[float32]:
+def return_jnp_abs_bfloat16() -> jax.Array[float32]:
     return jnp.abs(a_bfloat16)  # E: return
 
 
-def assign_168() -> None:
+def assign_jnp_abs_bfloat16() -> None:
     y: jax.Array[float32] = jnp.abs(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_168(r: jax.Array[float32]) -> None:
+def rebind_jnp_abs_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.abs(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_168() -> None:
+def argument_jnp_abs_bfloat16() -> None:
     takes_float32(jnp.abs(a_bfloat16))  # E: argument
 
 
-def attribute_168(holder: Holder) -> None:
+def attribute_jnp_abs_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.abs(a_bfloat16)  # E: attribute-assignment
 
 
-def field_168() -> None:
+def field_jnp_abs_bfloat16() -> None:
     Fields(float32_=jnp.abs(a_bfloat16))  # E: argument
 
 
-def default_168(v: jax.Array[float32] = jnp.abs(a_bfloat16)) -> None:  # E: default
+def default_jnp_abs_bfloat16(v: jax.Array[float32] = jnp.abs(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.absolute(a_bfloat16): bfloat16 in JAX
-def known_169() -> None:
+def known_jnp_absolute_bfloat16() -> None:
     assert_type(jnp.absolute(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_169() -> jax.Array[float32]:
+def return_jnp_absolute_bfloat16() -> jax.Array[float32]:
     return jnp.absolute(a_bfloat16)  # E: return
 
 
-def assign_169() -> None:
+def assign_jnp_absolute_bfloat16() -> None:
     y: jax.Array[float32] = jnp.absolute(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_169(r: jax.Array[float32]) -> None:
+def rebind_jnp_absolute_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.absolute(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_169() -> None:
+def argument_jnp_absolute_bfloat16() -> None:
     takes_float32(jnp.absolute(a_bfloat16))  # E: argument
 
 
-def attribute_169(holder: Holder) -> None:
+def attribute_jnp_absolute_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.absolute(a_bfloat16)  # E: attribute-assignment
 
 
-def field_169() -> None:
+def field_jnp_absolute_bfloat16() -> None:
     Fields(float32_=jnp.absolute(a_bfloat16))  # E: argument
 
 
-def default_169(v: jax.Array[float32] = jnp.absolute(a_bfloat16)) -> None:  # E: default
+def default_jnp_absolute_bfloat16(v: jax.Array[float32] = jnp.absolute(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.acos(a_bfloat16): bfloat16 in JAX
-def known_170() -> None:
+def known_jnp_acos_bfloat16() -> None:
     assert_type(jnp.acos(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_170() -> jax.Array[float32]:
+def return_jnp_acos_bfloat16() -> jax.Array[float32]:
     return jnp.acos(a_bfloat16)  # E: return
 
 
-def assign_170() -> None:
+def assign_jnp_acos_bfloat16() -> None:
     y: jax.Array[float32] = jnp.acos(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_170(r: jax.Array[float32]) -> None:
+def rebind_jnp_acos_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.acos(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_170() -> None:
+def argument_jnp_acos_bfloat16() -> None:
     takes_float32(jnp.acos(a_bfloat16))  # E: argument
 
 
-def attribute_170(holder: Holder) -> None:
+def attribute_jnp_acos_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.acos(a_bfloat16)  # E: attribute-assignment
 
 
-def field_170() -> None:
+def field_jnp_acos_bfloat16() -> None:
     Fields(float32_=jnp.acos(a_bfloat16))  # E: argument
 
 
-def default_170(v: jax.Array[float32] = jnp.acos(a_bfloat16)) -> None:  # E: default
+def default_jnp_acos_bfloat16(v: jax.Array[float32] = jnp.acos(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.acosh(a_bfloat16): bfloat16 in JAX
-def known_171() -> None:
+def known_jnp_acosh_bfloat16() -> None:
     assert_type(jnp.acosh(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_171() -> jax.Array[float32]:
+def return_jnp_acosh_bfloat16() -> jax.Array[float32]:
     return jnp.acosh(a_bfloat16)  # E: return
 
 
-def assign_171() -> None:
+def assign_jnp_acosh_bfloat16() -> None:
     y: jax.Array[float32] = jnp.acosh(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_171(r: jax.Array[float32]) -> None:
+def rebind_jnp_acosh_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.acosh(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_171() -> None:
+def argument_jnp_acosh_bfloat16() -> None:
     takes_float32(jnp.acosh(a_bfloat16))  # E: argument
 
 
-def attribute_171(holder: Holder) -> None:
+def attribute_jnp_acosh_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.acosh(a_bfloat16)  # E: attribute-assignment
 
 
-def field_171() -> None:
+def field_jnp_acosh_bfloat16() -> None:
     Fields(float32_=jnp.acosh(a_bfloat16))  # E: argument
 
 
-def default_171(v: jax.Array[float32] = jnp.acosh(a_bfloat16)) -> None:  # E: default
+def default_jnp_acosh_bfloat16(v: jax.Array[float32] = jnp.acosh(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.add(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_172() -> None:
+def known_jnp_add_bfloat16_bfloat16() -> None:
     assert_type(jnp.add(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_172() -> jax.Array[float32]:
+def return_jnp_add_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.add(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_172() -> None:
+def assign_jnp_add_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.add(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_172(r: jax.Array[float32]) -> None:
+def rebind_jnp_add_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.add(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_172() -> None:
+def argument_jnp_add_bfloat16_bfloat16() -> None:
     takes_float32(jnp.add(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_172(holder: Holder) -> None:
+def attribute_jnp_add_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.add(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_172() -> None:
+def field_jnp_add_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.add(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_172(v: jax.Array[float32] = jnp.add(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_add_bfloat16_bfloat16(v: jax.Array[float32] = jnp.add(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.all(a_bfloat16): bool_ in JAX
-def known_173() -> None:
+def known_jnp_all_bfloat16() -> None:
     assert_type(jnp.all(a_bfloat16), jax.Array[bool_])
 
 
-def return_173() -> jax.Array[float32]:
+def return_jnp_all_bfloat16() -> jax.Array[float32]:
     return jnp.all(a_bfloat16)  # E: return
 
 
-def assign_173() -> None:
+def assign_jnp_all_bfloat16() -> None:
     y: jax.Array[float32] = jnp.all(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_173(r: jax.Array[float32]) -> None:
+def rebind_jnp_all_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.all(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_173() -> None:
+def argument_jnp_all_bfloat16() -> None:
     takes_float32(jnp.all(a_bfloat16))  # E: argument
 
 
-def attribute_173(holder: Holder) -> None:
+def attribute_jnp_all_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.all(a_bfloat16)  # E: attribute-assignment
 
 
-def field_173() -> None:
+def field_jnp_all_bfloat16() -> None:
     Fields(float32_=jnp.all(a_bfloat16))  # E: argument
 
 
-def default_173(v: jax.Array[float32] = jnp.all(a_bfloat16)) -> None:  # E: default
+def default_jnp_all_bfloat16(v: jax.Array[float32] = jnp.all(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.allclose(a_bfloat16, a_bfloat16): bool_ in JAX
-def known_174() -> None:
+def known_jnp_allclose_bfloat16_bfloat16() -> None:
     assert_type(jnp.allclose(a_bfloat16, a_bfloat16), jax.Array[bool_])
 
 
-def return_174() -> jax.Array[float32]:
+def return_jnp_allclose_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.allclose(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_174() -> None:
+def assign_jnp_allclose_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.allclose(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_174(r: jax.Array[float32]) -> None:
+def rebind_jnp_allclose_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.allclose(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_174() -> None:
+def argument_jnp_allclose_bfloat16_bfloat16() -> None:
     takes_float32(jnp.allclose(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_174(holder: Holder) -> None:
+def attribute_jnp_allclose_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.allclose(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_174() -> None:
+def field_jnp_allclose_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.allclose(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_174(v: jax.Array[float32] = jnp.allclose(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_allclose_bfloat16_bfloat16(v: jax.Array[float32] = jnp.allclose(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.amax(a_bfloat16): bfloat16 in JAX
-def known_175() -> None:
+def known_jnp_amax_bfloat16() -> None:
     assert_type(jnp.amax(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_175() -> jax.Array[float32]:
+def return_jnp_amax_bfloat16() -> jax.Array[float32]:
     return jnp.amax(a_bfloat16)  # E: return
 
 
-def assign_175() -> None:
+def assign_jnp_amax_bfloat16() -> None:
     y: jax.Array[float32] = jnp.amax(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_175(r: jax.Array[float32]) -> None:
+def rebind_jnp_amax_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.amax(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_175() -> None:
+def argument_jnp_amax_bfloat16() -> None:
     takes_float32(jnp.amax(a_bfloat16))  # E: argument
 
 
-def attribute_175(holder: Holder) -> None:
+def attribute_jnp_amax_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.amax(a_bfloat16)  # E: attribute-assignment
 
 
-def field_175() -> None:
+def field_jnp_amax_bfloat16() -> None:
     Fields(float32_=jnp.amax(a_bfloat16))  # E: argument
 
 
-def default_175(v: jax.Array[float32] = jnp.amax(a_bfloat16)) -> None:  # E: default
+def default_jnp_amax_bfloat16(v: jax.Array[float32] = jnp.amax(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.amin(a_bfloat16): bfloat16 in JAX
-def known_176() -> None:
+def known_jnp_amin_bfloat16() -> None:
     assert_type(jnp.amin(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_176() -> jax.Array[float32]:
+def return_jnp_amin_bfloat16() -> jax.Array[float32]:
     return jnp.amin(a_bfloat16)  # E: return
 
 
-def assign_176() -> None:
+def assign_jnp_amin_bfloat16() -> None:
     y: jax.Array[float32] = jnp.amin(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_176(r: jax.Array[float32]) -> None:
+def rebind_jnp_amin_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.amin(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_176() -> None:
+def argument_jnp_amin_bfloat16() -> None:
     takes_float32(jnp.amin(a_bfloat16))  # E: argument
 
 
-def attribute_176(holder: Holder) -> None:
+def attribute_jnp_amin_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.amin(a_bfloat16)  # E: attribute-assignment
 
 
-def field_176() -> None:
+def field_jnp_amin_bfloat16() -> None:
     Fields(float32_=jnp.amin(a_bfloat16))  # E: argument
 
 
-def default_176(v: jax.Array[float32] = jnp.amin(a_bfloat16)) -> None:  # E: default
+def default_jnp_amin_bfloat16(v: jax.Array[float32] = jnp.amin(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.angle(a_bfloat16): bfloat16 in JAX
-def known_177() -> None:
+def known_jnp_angle_bfloat16() -> None:
     assert_type(jnp.angle(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_177() -> jax.Array[float32]:
+def return_jnp_angle_bfloat16() -> jax.Array[float32]:
     return jnp.angle(a_bfloat16)  # E: return
 
 
-def assign_177() -> None:
+def assign_jnp_angle_bfloat16() -> None:
     y: jax.Array[float32] = jnp.angle(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_177(r: jax.Array[float32]) -> None:
+def rebind_jnp_angle_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.angle(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_177() -> None:
+def argument_jnp_angle_bfloat16() -> None:
     takes_float32(jnp.angle(a_bfloat16))  # E: argument
 
 
-def attribute_177(holder: Holder) -> None:
+def attribute_jnp_angle_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.angle(a_bfloat16)  # E: attribute-assignment
 
 
-def field_177() -> None:
+def field_jnp_angle_bfloat16() -> None:
     Fields(float32_=jnp.angle(a_bfloat16))  # E: argument
 
 
-def default_177(v: jax.Array[float32] = jnp.angle(a_bfloat16)) -> None:  # E: default
+def default_jnp_angle_bfloat16(v: jax.Array[float32] = jnp.angle(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.any(a_bfloat16): bool_ in JAX
-def known_178() -> None:
+def known_jnp_any_bfloat16() -> None:
     assert_type(jnp.any(a_bfloat16), jax.Array[bool_])
 
 
-def return_178() -> jax.Array[float32]:
+def return_jnp_any_bfloat16() -> jax.Array[float32]:
     return jnp.any(a_bfloat16)  # E: return
 
 
-def assign_178() -> None:
+def assign_jnp_any_bfloat16() -> None:
     y: jax.Array[float32] = jnp.any(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_178(r: jax.Array[float32]) -> None:
+def rebind_jnp_any_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.any(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_178() -> None:
+def argument_jnp_any_bfloat16() -> None:
     takes_float32(jnp.any(a_bfloat16))  # E: argument
 
 
-def attribute_178(holder: Holder) -> None:
+def attribute_jnp_any_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.any(a_bfloat16)  # E: attribute-assignment
 
 
-def field_178() -> None:
+def field_jnp_any_bfloat16() -> None:
     Fields(float32_=jnp.any(a_bfloat16))  # E: argument
 
 
-def default_178(v: jax.Array[float32] = jnp.any(a_bfloat16)) -> None:  # E: default
+def default_jnp_any_bfloat16(v: jax.Array[float32] = jnp.any(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.append(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_179() -> None:
+def known_jnp_append_bfloat16_bfloat16() -> None:
     assert_type(jnp.append(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_179() -> jax.Array[float32]:
+def return_jnp_append_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.append(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_179() -> None:
+def assign_jnp_append_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.append(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_179(r: jax.Array[float32]) -> None:
+def rebind_jnp_append_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.append(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_179() -> None:
+def argument_jnp_append_bfloat16_bfloat16() -> None:
     takes_float32(jnp.append(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_179(holder: Holder) -> None:
+def attribute_jnp_append_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.append(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_179() -> None:
+def field_jnp_append_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.append(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_179(v: jax.Array[float32] = jnp.append(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_append_bfloat16_bfloat16(v: jax.Array[float32] = jnp.append(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.arange(3, dtype=None): int32 in JAX
-def known_180() -> None:
+def known_jnp_arange_3_dtype_None() -> None:
     assert_type(jnp.arange(3, dtype=None), jax.Array[int32])
 
 
-def return_180() -> jax.Array[float32]:
+def return_jnp_arange_3_dtype_None() -> jax.Array[float32]:
     return jnp.arange(3, dtype=None)  # E: return
 
 
-def assign_180() -> None:
+def assign_jnp_arange_3_dtype_None() -> None:
     y: jax.Array[float32] = jnp.arange(3, dtype=None)  # E: assignment
     del y
 
 
-def rebind_180(r: jax.Array[float32]) -> None:
+def rebind_jnp_arange_3_dtype_None(r: jax.Array[float32]) -> None:
     r = jnp.arange(3, dtype=None)  # E: assignment
     takes_float32(r)
 
 
-def argument_180() -> None:
+def argument_jnp_arange_3_dtype_None() -> None:
     takes_float32(jnp.arange(3, dtype=None))  # E: argument
 
 
-def attribute_180(holder: Holder) -> None:
+def attribute_jnp_arange_3_dtype_None(holder: Holder) -> None:
     holder.float32_ = jnp.arange(3, dtype=None)  # E: attribute-assignment
 
 
-def field_180() -> None:
+def field_jnp_arange_3_dtype_None() -> None:
     Fields(float32_=jnp.arange(3, dtype=None))  # E: argument
 
 
-def default_180(v: jax.Array[float32] = jnp.arange(3, dtype=None)) -> None:  # E: default
+def default_jnp_arange_3_dtype_None(v: jax.Array[float32] = jnp.arange(3, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.arccos(a_bfloat16): bfloat16 in JAX
-def known_181() -> None:
+def known_jnp_arccos_bfloat16() -> None:
     assert_type(jnp.arccos(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_181() -> jax.Array[float32]:
+def return_jnp_arccos_bfloat16() -> jax.Array[float32]:
     return jnp.arccos(a_bfloat16)  # E: return
 
 
-def assign_181() -> None:
+def assign_jnp_arccos_bfloat16() -> None:
     y: jax.Array[float32] = jnp.arccos(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_181(r: jax.Array[float32]) -> None:
+def rebind_jnp_arccos_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.arccos(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_181() -> None:
+def argument_jnp_arccos_bfloat16() -> None:
     takes_float32(jnp.arccos(a_bfloat16))  # E: argument
 
 
-def attribute_181(holder: Holder) -> None:
+def attribute_jnp_arccos_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.arccos(a_bfloat16)  # E: attribute-assignment
 
 
-def field_181() -> None:
+def field_jnp_arccos_bfloat16() -> None:
     Fields(float32_=jnp.arccos(a_bfloat16))  # E: argument
 
 
-def default_181(v: jax.Array[float32] = jnp.arccos(a_bfloat16)) -> None:  # E: default
+def default_jnp_arccos_bfloat16(v: jax.Array[float32] = jnp.arccos(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.arccosh(a_bfloat16): bfloat16 in JAX
-def known_182() -> None:
+def known_jnp_arccosh_bfloat16() -> None:
     assert_type(jnp.arccosh(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_182() -> jax.Array[float32]:
+def return_jnp_arccosh_bfloat16() -> jax.Array[float32]:
     return jnp.arccosh(a_bfloat16)  # E: return
 
 
-def assign_182() -> None:
+def assign_jnp_arccosh_bfloat16() -> None:
     y: jax.Array[float32] = jnp.arccosh(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_182(r: jax.Array[float32]) -> None:
+def rebind_jnp_arccosh_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.arccosh(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_182() -> None:
+def argument_jnp_arccosh_bfloat16() -> None:
     takes_float32(jnp.arccosh(a_bfloat16))  # E: argument
 
 
-def attribute_182(holder: Holder) -> None:
+def attribute_jnp_arccosh_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.arccosh(a_bfloat16)  # E: attribute-assignment
 
 
-def field_182() -> None:
+def field_jnp_arccosh_bfloat16() -> None:
     Fields(float32_=jnp.arccosh(a_bfloat16))  # E: argument
 
 
-def default_182(v: jax.Array[float32] = jnp.arccosh(a_bfloat16)) -> None:  # E: default
+def default_jnp_arccosh_bfloat16(v: jax.Array[float32] = jnp.arccosh(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.arcsin(a_bfloat16): bfloat16 in JAX
-def known_183() -> None:
+def known_jnp_arcsin_bfloat16() -> None:
     assert_type(jnp.arcsin(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_183() -> jax.Array[float32]:
+def return_jnp_arcsin_bfloat16() -> jax.Array[float32]:
     return jnp.arcsin(a_bfloat16)  # E: return
 
 
-def assign_183() -> None:
+def assign_jnp_arcsin_bfloat16() -> None:
     y: jax.Array[float32] = jnp.arcsin(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_183(r: jax.Array[float32]) -> None:
+def rebind_jnp_arcsin_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.arcsin(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_183() -> None:
+def argument_jnp_arcsin_bfloat16() -> None:
     takes_float32(jnp.arcsin(a_bfloat16))  # E: argument
 
 
-def attribute_183(holder: Holder) -> None:
+def attribute_jnp_arcsin_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.arcsin(a_bfloat16)  # E: attribute-assignment
 
 
-def field_183() -> None:
+def field_jnp_arcsin_bfloat16() -> None:
     Fields(float32_=jnp.arcsin(a_bfloat16))  # E: argument
 
 
-def default_183(v: jax.Array[float32] = jnp.arcsin(a_bfloat16)) -> None:  # E: default
+def default_jnp_arcsin_bfloat16(v: jax.Array[float32] = jnp.arcsin(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.arcsinh(a_bfloat16): bfloat16 in JAX
-def known_184() -> None:
+def known_jnp_arcsinh_bfloat16() -> None:
     assert_type(jnp.arcsinh(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_184() -> jax.Array[float32]:
+def return_jnp_arcsinh_bfloat16() -> jax.Array[float32]:
     return jnp.arcsinh(a_bfloat16)  # E: return
 
 
-def assign_184() -> None:
+def assign_jnp_arcsinh_bfloat16() -> None:
     y: jax.Array[float32] = jnp.arcsinh(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_184(r: jax.Array[float32]) -> None:
+def rebind_jnp_arcsinh_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.arcsinh(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_184() -> None:
+def argument_jnp_arcsinh_bfloat16() -> None:
     takes_float32(jnp.arcsinh(a_bfloat16))  # E: argument
 
 
-def attribute_184(holder: Holder) -> None:
+def attribute_jnp_arcsinh_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.arcsinh(a_bfloat16)  # E: attribute-assignment
 
 
-def field_184() -> None:
+def field_jnp_arcsinh_bfloat16() -> None:
     Fields(float32_=jnp.arcsinh(a_bfloat16))  # E: argument
 
 
-def default_184(v: jax.Array[float32] = jnp.arcsinh(a_bfloat16)) -> None:  # E: default
+def default_jnp_arcsinh_bfloat16(v: jax.Array[float32] = jnp.arcsinh(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.arctan(a_bfloat16): bfloat16 in JAX
-def known_185() -> None:
+def known_jnp_arctan_bfloat16() -> None:
     assert_type(jnp.arctan(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_185() -> jax.Array[float32]:
+def return_jnp_arctan_bfloat16() -> jax.Array[float32]:
     return jnp.arctan(a_bfloat16)  # E: return
 
 
-def assign_185() -> None:
+def assign_jnp_arctan_bfloat16() -> None:
     y: jax.Array[float32] = jnp.arctan(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_185(r: jax.Array[float32]) -> None:
+def rebind_jnp_arctan_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.arctan(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_185() -> None:
+def argument_jnp_arctan_bfloat16() -> None:
     takes_float32(jnp.arctan(a_bfloat16))  # E: argument
 
 
-def attribute_185(holder: Holder) -> None:
+def attribute_jnp_arctan_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.arctan(a_bfloat16)  # E: attribute-assignment
 
 
-def field_185() -> None:
+def field_jnp_arctan_bfloat16() -> None:
     Fields(float32_=jnp.arctan(a_bfloat16))  # E: argument
 
 
-def default_185(v: jax.Array[float32] = jnp.arctan(a_bfloat16)) -> None:  # E: default
+def default_jnp_arctan_bfloat16(v: jax.Array[float32] = jnp.arctan(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.arctan2(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_186() -> None:
+def known_jnp_arctan2_bfloat16_bfloat16() -> None:
     assert_type(jnp.arctan2(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_186() -> jax.Array[float32]:
+def return_jnp_arctan2_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.arctan2(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_186() -> None:
+def assign_jnp_arctan2_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.arctan2(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_186(r: jax.Array[float32]) -> None:
+def rebind_jnp_arctan2_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.arctan2(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_186() -> None:
+def argument_jnp_arctan2_bfloat16_bfloat16() -> None:
     takes_float32(jnp.arctan2(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_186(holder: Holder) -> None:
+def attribute_jnp_arctan2_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.arctan2(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_186() -> None:
+def field_jnp_arctan2_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.arctan2(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_186(v: jax.Array[float32] = jnp.arctan2(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_arctan2_bfloat16_bfloat16(v: jax.Array[float32] = jnp.arctan2(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.arctanh(a_bfloat16): bfloat16 in JAX
-def known_187() -> None:
+def known_jnp_arctanh_bfloat16() -> None:
     assert_type(jnp.arctanh(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_187() -> jax.Array[float32]:
+def return_jnp_arctanh_bfloat16() -> jax.Array[float32]:
     return jnp.arctanh(a_bfloat16)  # E: return
 
 
-def assign_187() -> None:
+def assign_jnp_arctanh_bfloat16() -> None:
     y: jax.Array[float32] = jnp.arctanh(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_187(r: jax.Array[float32]) -> None:
+def rebind_jnp_arctanh_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.arctanh(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_187() -> None:
+def argument_jnp_arctanh_bfloat16() -> None:
     takes_float32(jnp.arctanh(a_bfloat16))  # E: argument
 
 
-def attribute_187(holder: Holder) -> None:
+def attribute_jnp_arctanh_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.arctanh(a_bfloat16)  # E: attribute-assignment
 
 
-def field_187() -> None:
+def field_jnp_arctanh_bfloat16() -> None:
     Fields(float32_=jnp.arctanh(a_bfloat16))  # E: argument
 
 
-def default_187(v: jax.Array[float32] = jnp.arctanh(a_bfloat16)) -> None:  # E: default
+def default_jnp_arctanh_bfloat16(v: jax.Array[float32] = jnp.arctanh(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.argmax(a_bfloat16): int32 in JAX
-def known_188() -> None:
+def known_jnp_argmax_bfloat16() -> None:
     assert_type(jnp.argmax(a_bfloat16), jax.Array[int32])
 
 
-def return_188() -> jax.Array[float32]:
+def return_jnp_argmax_bfloat16() -> jax.Array[float32]:
     return jnp.argmax(a_bfloat16)  # E: return
 
 
-def assign_188() -> None:
+def assign_jnp_argmax_bfloat16() -> None:
     y: jax.Array[float32] = jnp.argmax(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_188(r: jax.Array[float32]) -> None:
+def rebind_jnp_argmax_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.argmax(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_188() -> None:
+def argument_jnp_argmax_bfloat16() -> None:
     takes_float32(jnp.argmax(a_bfloat16))  # E: argument
 
 
-def attribute_188(holder: Holder) -> None:
+def attribute_jnp_argmax_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.argmax(a_bfloat16)  # E: attribute-assignment
 
 
-def field_188() -> None:
+def field_jnp_argmax_bfloat16() -> None:
     Fields(float32_=jnp.argmax(a_bfloat16))  # E: argument
 
 
-def default_188(v: jax.Array[float32] = jnp.argmax(a_bfloat16)) -> None:  # E: default
+def default_jnp_argmax_bfloat16(v: jax.Array[float32] = jnp.argmax(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.argmin(a_bfloat16): int32 in JAX
-def known_189() -> None:
+def known_jnp_argmin_bfloat16() -> None:
     assert_type(jnp.argmin(a_bfloat16), jax.Array[int32])
 
 
-def return_189() -> jax.Array[float32]:
+def return_jnp_argmin_bfloat16() -> jax.Array[float32]:
     return jnp.argmin(a_bfloat16)  # E: return
 
 
-def assign_189() -> None:
+def assign_jnp_argmin_bfloat16() -> None:
     y: jax.Array[float32] = jnp.argmin(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_189(r: jax.Array[float32]) -> None:
+def rebind_jnp_argmin_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.argmin(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_189() -> None:
+def argument_jnp_argmin_bfloat16() -> None:
     takes_float32(jnp.argmin(a_bfloat16))  # E: argument
 
 
-def attribute_189(holder: Holder) -> None:
+def attribute_jnp_argmin_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.argmin(a_bfloat16)  # E: attribute-assignment
 
 
-def field_189() -> None:
+def field_jnp_argmin_bfloat16() -> None:
     Fields(float32_=jnp.argmin(a_bfloat16))  # E: argument
 
 
-def default_189(v: jax.Array[float32] = jnp.argmin(a_bfloat16)) -> None:  # E: default
+def default_jnp_argmin_bfloat16(v: jax.Array[float32] = jnp.argmin(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.argpartition(a_bfloat16, 1): int32 in JAX
-def known_190() -> None:
+def known_jnp_argpartition_bfloat16_1() -> None:
     assert_type(jnp.argpartition(a_bfloat16, 1), jax.Array[int32])
 
 
-def return_190() -> jax.Array[float32]:
+def return_jnp_argpartition_bfloat16_1() -> jax.Array[float32]:
     return jnp.argpartition(a_bfloat16, 1)  # E: return
 
 
-def assign_190() -> None:
+def assign_jnp_argpartition_bfloat16_1() -> None:
     y: jax.Array[float32] = jnp.argpartition(a_bfloat16, 1)  # E: assignment
     del y
 
 
-def rebind_190(r: jax.Array[float32]) -> None:
+def rebind_jnp_argpartition_bfloat16_1(r: jax.Array[float32]) -> None:
     r = jnp.argpartition(a_bfloat16, 1)  # E: assignment
     takes_float32(r)
 
 
-def argument_190() -> None:
+def argument_jnp_argpartition_bfloat16_1() -> None:
     takes_float32(jnp.argpartition(a_bfloat16, 1))  # E: argument
 
 
-def attribute_190(holder: Holder) -> None:
+def attribute_jnp_argpartition_bfloat16_1(holder: Holder) -> None:
     holder.float32_ = jnp.argpartition(a_bfloat16, 1)  # E: attribute-assignment
 
 
-def field_190() -> None:
+def field_jnp_argpartition_bfloat16_1() -> None:
     Fields(float32_=jnp.argpartition(a_bfloat16, 1))  # E: argument
 
 
-def default_190(v: jax.Array[float32] = jnp.argpartition(a_bfloat16, 1)) -> None:  # E: default
+def default_jnp_argpartition_bfloat16_1(v: jax.Array[float32] = jnp.argpartition(a_bfloat16, 1)) -> None:  # E: default
     del v
 
 
 # jnp.argsort(a_bfloat16): int32 in JAX
-def known_191() -> None:
+def known_jnp_argsort_bfloat16() -> None:
     assert_type(jnp.argsort(a_bfloat16), jax.Array[int32])
 
 
-def return_191() -> jax.Array[float32]:
+def return_jnp_argsort_bfloat16() -> jax.Array[float32]:
     return jnp.argsort(a_bfloat16)  # E: return
 
 
-def assign_191() -> None:
+def assign_jnp_argsort_bfloat16() -> None:
     y: jax.Array[float32] = jnp.argsort(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_191(r: jax.Array[float32]) -> None:
+def rebind_jnp_argsort_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.argsort(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_191() -> None:
+def argument_jnp_argsort_bfloat16() -> None:
     takes_float32(jnp.argsort(a_bfloat16))  # E: argument
 
 
-def attribute_191(holder: Holder) -> None:
+def attribute_jnp_argsort_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.argsort(a_bfloat16)  # E: attribute-assignment
 
 
-def field_191() -> None:
+def field_jnp_argsort_bfloat16() -> None:
     Fields(float32_=jnp.argsort(a_bfloat16))  # E: argument
 
 
-def default_191(v: jax.Array[float32] = jnp.argsort(a_bfloat16)) -> None:  # E: default
+def default_jnp_argsort_bfloat16(v: jax.Array[float32] = jnp.argsort(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.argwhere(a_bfloat16, size=3): int32 in JAX
-def known_192() -> None:
+def known_jnp_argwhere_bfloat16_size_3() -> None:
     assert_type(jnp.argwhere(a_bfloat16, size=3), jax.Array[int32])
 
 
-def return_192() -> jax.Array[float32]:
+def return_jnp_argwhere_bfloat16_size_3() -> jax.Array[float32]:
     return jnp.argwhere(a_bfloat16, size=3)  # E: return
 
 
-def assign_192() -> None:
+def assign_jnp_argwhere_bfloat16_size_3() -> None:
     y: jax.Array[float32] = jnp.argwhere(a_bfloat16, size=3)  # E: assignment
     del y
 
 
-def rebind_192(r: jax.Array[float32]) -> None:
+def rebind_jnp_argwhere_bfloat16_size_3(r: jax.Array[float32]) -> None:
     r = jnp.argwhere(a_bfloat16, size=3)  # E: assignment
     takes_float32(r)
 
 
-def argument_192() -> None:
+def argument_jnp_argwhere_bfloat16_size_3() -> None:
     takes_float32(jnp.argwhere(a_bfloat16, size=3))  # E: argument
 
 
-def attribute_192(holder: Holder) -> None:
+def attribute_jnp_argwhere_bfloat16_size_3(holder: Holder) -> None:
     holder.float32_ = jnp.argwhere(a_bfloat16, size=3)  # E: attribute-assignment
 
 
-def field_192() -> None:
+def field_jnp_argwhere_bfloat16_size_3() -> None:
     Fields(float32_=jnp.argwhere(a_bfloat16, size=3))  # E: argument
 
 
-def default_192(v: jax.Array[float32] = jnp.argwhere(a_bfloat16, size=3)) -> None:  # E: default
+def default_jnp_argwhere_bfloat16_size_3(v: jax.Array[float32] = jnp.argwhere(a_bfloat16, size=3)) -> None:  # E: default
     del v
 
 
 # jnp.around(a_bfloat16): bfloat16 in JAX
-def known_193() -> None:
+def known_jnp_around_bfloat16() -> None:
     assert_type(jnp.around(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_193() -> jax.Array[float32]:
+def return_jnp_around_bfloat16() -> jax.Array[float32]:
     return jnp.around(a_bfloat16)  # E: return
 
 
-def assign_193() -> None:
+def assign_jnp_around_bfloat16() -> None:
     y: jax.Array[float32] = jnp.around(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_193(r: jax.Array[float32]) -> None:
+def rebind_jnp_around_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.around(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_193() -> None:
+def argument_jnp_around_bfloat16() -> None:
     takes_float32(jnp.around(a_bfloat16))  # E: argument
 
 
-def attribute_193(holder: Holder) -> None:
+def attribute_jnp_around_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.around(a_bfloat16)  # E: attribute-assignment
 
 
-def field_193() -> None:
+def field_jnp_around_bfloat16() -> None:
     Fields(float32_=jnp.around(a_bfloat16))  # E: argument
 
 
-def default_193(v: jax.Array[float32] = jnp.around(a_bfloat16)) -> None:  # E: default
+def default_jnp_around_bfloat16(v: jax.Array[float32] = jnp.around(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.array(a_bfloat16): bfloat16 in JAX
-def known_194() -> None:
+def known_jnp_array_bfloat16() -> None:
     assert_type(jnp.array(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_194() -> jax.Array[float32]:
+def return_jnp_array_bfloat16() -> jax.Array[float32]:
     return jnp.array(a_bfloat16)  # E: return
 
 
-def assign_194() -> None:
+def assign_jnp_array_bfloat16() -> None:
     y: jax.Array[float32] = jnp.array(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_194(r: jax.Array[float32]) -> None:
+def rebind_jnp_array_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.array(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_194() -> None:
+def argument_jnp_array_bfloat16() -> None:
     takes_float32(jnp.array(a_bfloat16))  # E: argument
 
 
-def attribute_194(holder: Holder) -> None:
+def attribute_jnp_array_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.array(a_bfloat16)  # E: attribute-assignment
 
 
-def field_194() -> None:
+def field_jnp_array_bfloat16() -> None:
     Fields(float32_=jnp.array(a_bfloat16))  # E: argument
 
 
-def default_194(v: jax.Array[float32] = jnp.array(a_bfloat16)) -> None:  # E: default
+def default_jnp_array_bfloat16(v: jax.Array[float32] = jnp.array(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.array_equal(a_bfloat16, a_bfloat16): bool_ in JAX
-def known_195() -> None:
+def known_jnp_array_equal_bfloat16_bfloat16() -> None:
     assert_type(jnp.array_equal(a_bfloat16, a_bfloat16), jax.Array[bool_])
 
 
-def return_195() -> jax.Array[float32]:
+def return_jnp_array_equal_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.array_equal(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_195() -> None:
+def assign_jnp_array_equal_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.array_equal(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_195(r: jax.Array[float32]) -> None:
+def rebind_jnp_array_equal_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.array_equal(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_195() -> None:
+def argument_jnp_array_equal_bfloat16_bfloat16() -> None:
     takes_float32(jnp.array_equal(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_195(holder: Holder) -> None:
+def attribute_jnp_array_equal_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.array_equal(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_195() -> None:
+def field_jnp_array_equal_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.array_equal(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_195(v: jax.Array[float32] = jnp.array_equal(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_array_equal_bfloat16_bfloat16(v: jax.Array[float32] = jnp.array_equal(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.array_equiv(a_bfloat16, a_bfloat16): bool_ in JAX
-def known_196() -> None:
+def known_jnp_array_equiv_bfloat16_bfloat16() -> None:
     assert_type(jnp.array_equiv(a_bfloat16, a_bfloat16), jax.Array[bool_])
 
 
-def return_196() -> jax.Array[float32]:
+def return_jnp_array_equiv_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.array_equiv(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_196() -> None:
+def assign_jnp_array_equiv_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.array_equiv(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_196(r: jax.Array[float32]) -> None:
+def rebind_jnp_array_equiv_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.array_equiv(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_196() -> None:
+def argument_jnp_array_equiv_bfloat16_bfloat16() -> None:
     takes_float32(jnp.array_equiv(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_196(holder: Holder) -> None:
+def attribute_jnp_array_equiv_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.array_equiv(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_196() -> None:
+def field_jnp_array_equiv_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.array_equiv(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_196(v: jax.Array[float32] = jnp.array_equiv(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_array_equiv_bfloat16_bfloat16(v: jax.Array[float32] = jnp.array_equiv(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.array_split(a_bfloat16, 3): bfloat16 in JAX
-def known_197() -> None:
+def known_jnp_array_split_bfloat16_3() -> None:
     assert_type(jnp.array_split(a_bfloat16, 3), jax.Array[bfloat16])
 
 
-def return_197() -> jax.Array[float32]:
+def return_jnp_array_split_bfloat16_3() -> jax.Array[float32]:
     return jnp.array_split(a_bfloat16, 3)  # E: return
 
 
-def assign_197() -> None:
+def assign_jnp_array_split_bfloat16_3() -> None:
     y: jax.Array[float32] = jnp.array_split(a_bfloat16, 3)  # E: assignment
     del y
 
 
-def rebind_197(r: jax.Array[float32]) -> None:
+def rebind_jnp_array_split_bfloat16_3(r: jax.Array[float32]) -> None:
     r = jnp.array_split(a_bfloat16, 3)  # E: assignment
     takes_float32(r)
 
 
-def argument_197() -> None:
+def argument_jnp_array_split_bfloat16_3() -> None:
     takes_float32(jnp.array_split(a_bfloat16, 3))  # E: argument
 
 
-def attribute_197(holder: Holder) -> None:
+def attribute_jnp_array_split_bfloat16_3(holder: Holder) -> None:
     holder.float32_ = jnp.array_split(a_bfloat16, 3)  # E: attribute-assignment
 
 
-def field_197() -> None:
+def field_jnp_array_split_bfloat16_3() -> None:
     Fields(float32_=jnp.array_split(a_bfloat16, 3))  # E: argument
 
 
-def default_197(v: jax.Array[float32] = jnp.array_split(a_bfloat16, 3)) -> None:  # E: default
+def default_jnp_array_split_bfloat16_3(v: jax.Array[float32] = jnp.array_split(a_bfloat16, 3)) -> None:  # E: default
     del v
 
 
 # jnp.asarray(a_bfloat16): bfloat16 in JAX
-def known_198() -> None:
+def known_jnp_asarray_bfloat16() -> None:
     assert_type(jnp.asarray(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_198() -> jax.Array[float32]:
+def return_jnp_asarray_bfloat16() -> jax.Array[float32]:
     return jnp.asarray(a_bfloat16)  # E: return
 
 
-def assign_198() -> None:
+def assign_jnp_asarray_bfloat16() -> None:
     y: jax.Array[float32] = jnp.asarray(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_198(r: jax.Array[float32]) -> None:
+def rebind_jnp_asarray_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.asarray(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_198() -> None:
+def argument_jnp_asarray_bfloat16() -> None:
     takes_float32(jnp.asarray(a_bfloat16))  # E: argument
 
 
-def attribute_198(holder: Holder) -> None:
+def attribute_jnp_asarray_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.asarray(a_bfloat16)  # E: attribute-assignment
 
 
-def field_198() -> None:
+def field_jnp_asarray_bfloat16() -> None:
     Fields(float32_=jnp.asarray(a_bfloat16))  # E: argument
 
 
-def default_198(v: jax.Array[float32] = jnp.asarray(a_bfloat16)) -> None:  # E: default
+def default_jnp_asarray_bfloat16(v: jax.Array[float32] = jnp.asarray(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.asin(a_bfloat16): bfloat16 in JAX
-def known_199() -> None:
+def known_jnp_asin_bfloat16() -> None:
     assert_type(jnp.asin(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_199() -> jax.Array[float32]:
+def return_jnp_asin_bfloat16() -> jax.Array[float32]:
     return jnp.asin(a_bfloat16)  # E: return
 
 
-def assign_199() -> None:
+def assign_jnp_asin_bfloat16() -> None:
     y: jax.Array[float32] = jnp.asin(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_199(r: jax.Array[float32]) -> None:
+def rebind_jnp_asin_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.asin(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_199() -> None:
+def argument_jnp_asin_bfloat16() -> None:
     takes_float32(jnp.asin(a_bfloat16))  # E: argument
 
 
-def attribute_199(holder: Holder) -> None:
+def attribute_jnp_asin_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.asin(a_bfloat16)  # E: attribute-assignment
 
 
-def field_199() -> None:
+def field_jnp_asin_bfloat16() -> None:
     Fields(float32_=jnp.asin(a_bfloat16))  # E: argument
 
 
-def default_199(v: jax.Array[float32] = jnp.asin(a_bfloat16)) -> None:  # E: default
+def default_jnp_asin_bfloat16(v: jax.Array[float32] = jnp.asin(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.asinh(a_bfloat16): bfloat16 in JAX
-def known_200() -> None:
+def known_jnp_asinh_bfloat16() -> None:
     assert_type(jnp.asinh(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_200() -> jax.Array[float32]:
+def return_jnp_asinh_bfloat16() -> jax.Array[float32]:
     return jnp.asinh(a_bfloat16)  # E: return
 
 
-def assign_200() -> None:
+def assign_jnp_asinh_bfloat16() -> None:
     y: jax.Array[float32] = jnp.asinh(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_200(r: jax.Array[float32]) -> None:
+def rebind_jnp_asinh_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.asinh(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_200() -> None:
+def argument_jnp_asinh_bfloat16() -> None:
     takes_float32(jnp.asinh(a_bfloat16))  # E: argument
 
 
-def attribute_200(holder: Holder) -> None:
+def attribute_jnp_asinh_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.asinh(a_bfloat16)  # E: attribute-assignment
 
 
-def field_200() -> None:
+def field_jnp_asinh_bfloat16() -> None:
     Fields(float32_=jnp.asinh(a_bfloat16))  # E: argument
 
 
-def default_200(v: jax.Array[float32] = jnp.asinh(a_bfloat16)) -> None:  # E: default
+def default_jnp_asinh_bfloat16(v: jax.Array[float32] = jnp.asinh(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.astype(a_bfloat16, None): float32 in JAX
-def known_201() -> None:
+def known_jnp_astype_bfloat16_None() -> None:
     assert_type(jnp.astype(a_bfloat16, None), jax.Array[float32])
 
 
-def return_201() -> jax.Array[bfloat16]:
+def return_jnp_astype_bfloat16_None() -> jax.Array[bfloat16]:
     return jnp.astype(a_bfloat16, None)  # E: return
 
 
-def assign_201() -> None:
+def assign_jnp_astype_bfloat16_None() -> None:
     y: jax.Array[bfloat16] = jnp.astype(a_bfloat16, None)  # E: assignment
     del y
 
 
-def rebind_201(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_astype_bfloat16_None(r: jax.Array[bfloat16]) -> None:
     r = jnp.astype(a_bfloat16, None)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_201() -> None:
+def argument_jnp_astype_bfloat16_None() -> None:
     takes_bfloat16(jnp.astype(a_bfloat16, None))  # E: argument
 
 
-def attribute_201(holder: Holder) -> None:
+def attribute_jnp_astype_bfloat16_None(holder: Holder) -> None:
     holder.bfloat16_ = jnp.astype(a_bfloat16, None)  # E: attribute-assignment
 
 
-def field_201() -> None:
+def field_jnp_astype_bfloat16_None() -> None:
     Fields(bfloat16_=jnp.astype(a_bfloat16, None))  # E: argument
 
 
-def default_201(v: jax.Array[bfloat16] = jnp.astype(a_bfloat16, None)) -> None:  # E: default
+def default_jnp_astype_bfloat16_None(v: jax.Array[bfloat16] = jnp.astype(a_bfloat16, None)) -> None:  # E: default
     del v
 
 
 # jnp.atan(a_bfloat16): bfloat16 in JAX
-def known_202() -> None:
+def known_jnp_atan_bfloat16() -> None:
     assert_type(jnp.atan(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_202() -> jax.Array[float32]:
+def return_jnp_atan_bfloat16() -> jax.Array[float32]:
     return jnp.atan(a_bfloat16)  # E: return
 
 
-def assign_202() -> None:
+def assign_jnp_atan_bfloat16() -> None:
     y: jax.Array[float32] = jnp.atan(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_202(r: jax.Array[float32]) -> None:
+def rebind_jnp_atan_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.atan(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_202() -> None:
+def argument_jnp_atan_bfloat16() -> None:
     takes_float32(jnp.atan(a_bfloat16))  # E: argument
 
 
-def attribute_202(holder: Holder) -> None:
+def attribute_jnp_atan_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.atan(a_bfloat16)  # E: attribute-assignment
 
 
-def field_202() -> None:
+def field_jnp_atan_bfloat16() -> None:
     Fields(float32_=jnp.atan(a_bfloat16))  # E: argument
 
 
-def default_202(v: jax.Array[float32] = jnp.atan(a_bfloat16)) -> None:  # E: default
+def default_jnp_atan_bfloat16(v: jax.Array[float32] = jnp.atan(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.atan2(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_203() -> None:
+def known_jnp_atan2_bfloat16_bfloat16() -> None:
     assert_type(jnp.atan2(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_203() -> jax.Array[float32]:
+def return_jnp_atan2_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.atan2(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_203() -> None:
+def assign_jnp_atan2_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.atan2(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_203(r: jax.Array[float32]) -> None:
+def rebind_jnp_atan2_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.atan2(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_203() -> None:
+def argument_jnp_atan2_bfloat16_bfloat16() -> None:
     takes_float32(jnp.atan2(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_203(holder: Holder) -> None:
+def attribute_jnp_atan2_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.atan2(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_203() -> None:
+def field_jnp_atan2_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.atan2(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_203(v: jax.Array[float32] = jnp.atan2(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_atan2_bfloat16_bfloat16(v: jax.Array[float32] = jnp.atan2(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.atanh(a_bfloat16): bfloat16 in JAX
-def known_204() -> None:
+def known_jnp_atanh_bfloat16() -> None:
     assert_type(jnp.atanh(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_204() -> jax.Array[float32]:
+def return_jnp_atanh_bfloat16() -> jax.Array[float32]:
     return jnp.atanh(a_bfloat16)  # E: return
 
 
-def assign_204() -> None:
+def assign_jnp_atanh_bfloat16() -> None:
     y: jax.Array[float32] = jnp.atanh(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_204(r: jax.Array[float32]) -> None:
+def rebind_jnp_atanh_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.atanh(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_204() -> None:
+def argument_jnp_atanh_bfloat16() -> None:
     takes_float32(jnp.atanh(a_bfloat16))  # E: argument
 
 
-def attribute_204(holder: Holder) -> None:
+def attribute_jnp_atanh_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.atanh(a_bfloat16)  # E: attribute-assignment
 
 
-def field_204() -> None:
+def field_jnp_atanh_bfloat16() -> None:
     Fields(float32_=jnp.atanh(a_bfloat16))  # E: argument
 
 
-def default_204(v: jax.Array[float32] = jnp.atanh(a_bfloat16)) -> None:  # E: default
+def default_jnp_atanh_bfloat16(v: jax.Array[float32] = jnp.atanh(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.atleast_1d(a_bfloat16): bfloat16 in JAX
-def known_205() -> None:
+def known_jnp_atleast_1d_bfloat16() -> None:
     assert_type(jnp.atleast_1d(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_205() -> jax.Array[float32]:
+def return_jnp_atleast_1d_bfloat16() -> jax.Array[float32]:
     return jnp.atleast_1d(a_bfloat16)  # E: return
 
 
-def assign_205() -> None:
+def assign_jnp_atleast_1d_bfloat16() -> None:
     y: jax.Array[float32] = jnp.atleast_1d(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_205(r: jax.Array[float32]) -> None:
+def rebind_jnp_atleast_1d_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.atleast_1d(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_205() -> None:
+def argument_jnp_atleast_1d_bfloat16() -> None:
     takes_float32(jnp.atleast_1d(a_bfloat16))  # E: argument
 
 
-def attribute_205(holder: Holder) -> None:
+def attribute_jnp_atleast_1d_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.atleast_1d(a_bfloat16)  # E: attribute-assignment
 
 
-def field_205() -> None:
+def field_jnp_atleast_1d_bfloat16() -> None:
     Fields(float32_=jnp.atleast_1d(a_bfloat16))  # E: argument
 
 
-def default_205(v: jax.Array[float32] = jnp.atleast_1d(a_bfloat16)) -> None:  # E: default
+def default_jnp_atleast_1d_bfloat16(v: jax.Array[float32] = jnp.atleast_1d(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.atleast_2d(a_bfloat16): bfloat16 in JAX
-def known_206() -> None:
+def known_jnp_atleast_2d_bfloat16() -> None:
     assert_type(jnp.atleast_2d(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_206() -> jax.Array[float32]:
+def return_jnp_atleast_2d_bfloat16() -> jax.Array[float32]:
     return jnp.atleast_2d(a_bfloat16)  # E: return
 
 
-def assign_206() -> None:
+def assign_jnp_atleast_2d_bfloat16() -> None:
     y: jax.Array[float32] = jnp.atleast_2d(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_206(r: jax.Array[float32]) -> None:
+def rebind_jnp_atleast_2d_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.atleast_2d(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_206() -> None:
+def argument_jnp_atleast_2d_bfloat16() -> None:
     takes_float32(jnp.atleast_2d(a_bfloat16))  # E: argument
 
 
-def attribute_206(holder: Holder) -> None:
+def attribute_jnp_atleast_2d_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.atleast_2d(a_bfloat16)  # E: attribute-assignment
 
 
-def field_206() -> None:
+def field_jnp_atleast_2d_bfloat16() -> None:
     Fields(float32_=jnp.atleast_2d(a_bfloat16))  # E: argument
 
 
-def default_206(v: jax.Array[float32] = jnp.atleast_2d(a_bfloat16)) -> None:  # E: default
+def default_jnp_atleast_2d_bfloat16(v: jax.Array[float32] = jnp.atleast_2d(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.atleast_3d(a_bfloat16): bfloat16 in JAX
-def known_207() -> None:
+def known_jnp_atleast_3d_bfloat16() -> None:
     assert_type(jnp.atleast_3d(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_207() -> jax.Array[float32]:
+def return_jnp_atleast_3d_bfloat16() -> jax.Array[float32]:
     return jnp.atleast_3d(a_bfloat16)  # E: return
 
 
-def assign_207() -> None:
+def assign_jnp_atleast_3d_bfloat16() -> None:
     y: jax.Array[float32] = jnp.atleast_3d(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_207(r: jax.Array[float32]) -> None:
+def rebind_jnp_atleast_3d_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.atleast_3d(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_207() -> None:
+def argument_jnp_atleast_3d_bfloat16() -> None:
     takes_float32(jnp.atleast_3d(a_bfloat16))  # E: argument
 
 
-def attribute_207(holder: Holder) -> None:
+def attribute_jnp_atleast_3d_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.atleast_3d(a_bfloat16)  # E: attribute-assignment
 
 
-def field_207() -> None:
+def field_jnp_atleast_3d_bfloat16() -> None:
     Fields(float32_=jnp.atleast_3d(a_bfloat16))  # E: argument
 
 
-def default_207(v: jax.Array[float32] = jnp.atleast_3d(a_bfloat16)) -> None:  # E: default
+def default_jnp_atleast_3d_bfloat16(v: jax.Array[float32] = jnp.atleast_3d(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.average(a_bfloat16): bfloat16 in JAX
-def known_208() -> None:
+def known_jnp_average_bfloat16() -> None:
     assert_type(jnp.average(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_208() -> jax.Array[float32]:
+def return_jnp_average_bfloat16() -> jax.Array[float32]:
     return jnp.average(a_bfloat16)  # E: return
 
 
-def assign_208() -> None:
+def assign_jnp_average_bfloat16() -> None:
     y: jax.Array[float32] = jnp.average(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_208(r: jax.Array[float32]) -> None:
+def rebind_jnp_average_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.average(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_208() -> None:
+def argument_jnp_average_bfloat16() -> None:
     takes_float32(jnp.average(a_bfloat16))  # E: argument
 
 
-def attribute_208(holder: Holder) -> None:
+def attribute_jnp_average_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.average(a_bfloat16)  # E: attribute-assignment
 
 
-def field_208() -> None:
+def field_jnp_average_bfloat16() -> None:
     Fields(float32_=jnp.average(a_bfloat16))  # E: argument
 
 
-def default_208(v: jax.Array[float32] = jnp.average(a_bfloat16)) -> None:  # E: default
+def default_jnp_average_bfloat16(v: jax.Array[float32] = jnp.average(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.bartlett(3): float32 in JAX
-def known_209() -> None:
+def known_jnp_bartlett_3() -> None:
     assert_type(jnp.bartlett(3), jax.Array[float32])
 
 
-def return_209() -> jax.Array[bfloat16]:
+def return_jnp_bartlett_3() -> jax.Array[bfloat16]:
     return jnp.bartlett(3)  # E: return
 
 
-def assign_209() -> None:
+def assign_jnp_bartlett_3() -> None:
     y: jax.Array[bfloat16] = jnp.bartlett(3)  # E: assignment
     del y
 
 
-def rebind_209(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_bartlett_3(r: jax.Array[bfloat16]) -> None:
     r = jnp.bartlett(3)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_209() -> None:
+def argument_jnp_bartlett_3() -> None:
     takes_bfloat16(jnp.bartlett(3))  # E: argument
 
 
-def attribute_209(holder: Holder) -> None:
+def attribute_jnp_bartlett_3(holder: Holder) -> None:
     holder.bfloat16_ = jnp.bartlett(3)  # E: attribute-assignment
 
 
-def field_209() -> None:
+def field_jnp_bartlett_3() -> None:
     Fields(bfloat16_=jnp.bartlett(3))  # E: argument
 
 
-def default_209(v: jax.Array[bfloat16] = jnp.bartlett(3)) -> None:  # E: default
+def default_jnp_bartlett_3(v: jax.Array[bfloat16] = jnp.bartlett(3)) -> None:  # E: default
     del v
 
 
 # jnp.bincount(a_int8, length=3): int32 in JAX
-def known_210() -> None:
+def known_jnp_bincount_int8_length_3() -> None:
     assert_type(jnp.bincount(a_int8, length=3), jax.Array[int32])
 
 
-def return_210() -> jax.Array[float32]:
+def return_jnp_bincount_int8_length_3() -> jax.Array[float32]:
     return jnp.bincount(a_int8, length=3)  # E: return
 
 
-def assign_210() -> None:
+def assign_jnp_bincount_int8_length_3() -> None:
     y: jax.Array[float32] = jnp.bincount(a_int8, length=3)  # E: assignment
     del y
 
 
-def rebind_210(r: jax.Array[float32]) -> None:
+def rebind_jnp_bincount_int8_length_3(r: jax.Array[float32]) -> None:
     r = jnp.bincount(a_int8, length=3)  # E: assignment
     takes_float32(r)
 
 
-def argument_210() -> None:
+def argument_jnp_bincount_int8_length_3() -> None:
     takes_float32(jnp.bincount(a_int8, length=3))  # E: argument
 
 
-def attribute_210(holder: Holder) -> None:
+def attribute_jnp_bincount_int8_length_3(holder: Holder) -> None:
     holder.float32_ = jnp.bincount(a_int8, length=3)  # E: attribute-assignment
 
 
-def field_210() -> None:
+def field_jnp_bincount_int8_length_3() -> None:
     Fields(float32_=jnp.bincount(a_int8, length=3))  # E: argument
 
 
-def default_210(v: jax.Array[float32] = jnp.bincount(a_int8, length=3)) -> None:  # E: default
+def default_jnp_bincount_int8_length_3(v: jax.Array[float32] = jnp.bincount(a_int8, length=3)) -> None:  # E: default
     del v
 
 
 # jnp.bitwise_and(a_int8, a_int8): int8 in JAX
-def known_211() -> None:
+def known_jnp_bitwise_and_int8_int8() -> None:
     assert_type(jnp.bitwise_and(a_int8, a_int8), jax.Array[int8])
 
 
-def return_211() -> jax.Array[float32]:
+def return_jnp_bitwise_and_int8_int8() -> jax.Array[float32]:
     return jnp.bitwise_and(a_int8, a_int8)  # E: return
 
 
-def assign_211() -> None:
+def assign_jnp_bitwise_and_int8_int8() -> None:
     y: jax.Array[float32] = jnp.bitwise_and(a_int8, a_int8)  # E: assignment
     del y
 
 
-def rebind_211(r: jax.Array[float32]) -> None:
+def rebind_jnp_bitwise_and_int8_int8(r: jax.Array[float32]) -> None:
     r = jnp.bitwise_and(a_int8, a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_211() -> None:
+def argument_jnp_bitwise_and_int8_int8() -> None:
     takes_float32(jnp.bitwise_and(a_int8, a_int8))  # E: argument
 
 
-def attribute_211(holder: Holder) -> None:
+def attribute_jnp_bitwise_and_int8_int8(holder: Holder) -> None:
     holder.float32_ = jnp.bitwise_and(a_int8, a_int8)  # E: attribute-assignment
 
 
-def field_211() -> None:
+def field_jnp_bitwise_and_int8_int8() -> None:
     Fields(float32_=jnp.bitwise_and(a_int8, a_int8))  # E: argument
 
 
-def default_211(v: jax.Array[float32] = jnp.bitwise_and(a_int8, a_int8)) -> None:  # E: default
+def default_jnp_bitwise_and_int8_int8(v: jax.Array[float32] = jnp.bitwise_and(a_int8, a_int8)) -> None:  # E: default
     del v
 
 
 # jnp.bitwise_count(a_int8): uint8 in JAX
-def known_212() -> None:
+def known_jnp_bitwise_count_int8() -> None:
     assert_type(jnp.bitwise_count(a_int8), jax.Array[uint8])
 
 
-def return_212() -> jax.Array[float32]:
+def return_jnp_bitwise_count_int8() -> jax.Array[float32]:
     return jnp.bitwise_count(a_int8)  # E: return
 
 
-def assign_212() -> None:
+def assign_jnp_bitwise_count_int8() -> None:
     y: jax.Array[float32] = jnp.bitwise_count(a_int8)  # E: assignment
     del y
 
 
-def rebind_212(r: jax.Array[float32]) -> None:
+def rebind_jnp_bitwise_count_int8(r: jax.Array[float32]) -> None:
     r = jnp.bitwise_count(a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_212() -> None:
+def argument_jnp_bitwise_count_int8() -> None:
     takes_float32(jnp.bitwise_count(a_int8))  # E: argument
 
 
-def attribute_212(holder: Holder) -> None:
+def attribute_jnp_bitwise_count_int8(holder: Holder) -> None:
     holder.float32_ = jnp.bitwise_count(a_int8)  # E: attribute-assignment
 
 
-def field_212() -> None:
+def field_jnp_bitwise_count_int8() -> None:
     Fields(float32_=jnp.bitwise_count(a_int8))  # E: argument
 
 
-def default_212(v: jax.Array[float32] = jnp.bitwise_count(a_int8)) -> None:  # E: default
+def default_jnp_bitwise_count_int8(v: jax.Array[float32] = jnp.bitwise_count(a_int8)) -> None:  # E: default
     del v
 
 
 # jnp.bitwise_invert(a_int8): int8 in JAX
-def known_213() -> None:
+def known_jnp_bitwise_invert_int8() -> None:
     assert_type(jnp.bitwise_invert(a_int8), jax.Array[int8])
 
 
-def return_213() -> jax.Array[float32]:
+def return_jnp_bitwise_invert_int8() -> jax.Array[float32]:
     return jnp.bitwise_invert(a_int8)  # E: return
 
 
-def assign_213() -> None:
+def assign_jnp_bitwise_invert_int8() -> None:
     y: jax.Array[float32] = jnp.bitwise_invert(a_int8)  # E: assignment
     del y
 
 
-def rebind_213(r: jax.Array[float32]) -> None:
+def rebind_jnp_bitwise_invert_int8(r: jax.Array[float32]) -> None:
     r = jnp.bitwise_invert(a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_213() -> None:
+def argument_jnp_bitwise_invert_int8() -> None:
     takes_float32(jnp.bitwise_invert(a_int8))  # E: argument
 
 
-def attribute_213(holder: Holder) -> None:
+def attribute_jnp_bitwise_invert_int8(holder: Holder) -> None:
     holder.float32_ = jnp.bitwise_invert(a_int8)  # E: attribute-assignment
 
 
-def field_213() -> None:
+def field_jnp_bitwise_invert_int8() -> None:
     Fields(float32_=jnp.bitwise_invert(a_int8))  # E: argument
 
 
-def default_213(v: jax.Array[float32] = jnp.bitwise_invert(a_int8)) -> None:  # E: default
+def default_jnp_bitwise_invert_int8(v: jax.Array[float32] = jnp.bitwise_invert(a_int8)) -> None:  # E: default
     del v
 
 
 # jnp.bitwise_left_shift(a_int8, a_int8): int8 in JAX
-def known_214() -> None:
+def known_jnp_bitwise_left_shift_int8_int8() -> None:
     assert_type(jnp.bitwise_left_shift(a_int8, a_int8), jax.Array[int8])
 
 
-def return_214() -> jax.Array[float32]:
+def return_jnp_bitwise_left_shift_int8_int8() -> jax.Array[float32]:
     return jnp.bitwise_left_shift(a_int8, a_int8)  # E: return
 
 
-def assign_214() -> None:
+def assign_jnp_bitwise_left_shift_int8_int8() -> None:
     y: jax.Array[float32] = jnp.bitwise_left_shift(a_int8, a_int8)  # E: assignment
     del y
 
 
-def rebind_214(r: jax.Array[float32]) -> None:
+def rebind_jnp_bitwise_left_shift_int8_int8(r: jax.Array[float32]) -> None:
     r = jnp.bitwise_left_shift(a_int8, a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_214() -> None:
+def argument_jnp_bitwise_left_shift_int8_int8() -> None:
     takes_float32(jnp.bitwise_left_shift(a_int8, a_int8))  # E: argument
 
 
-def attribute_214(holder: Holder) -> None:
+def attribute_jnp_bitwise_left_shift_int8_int8(holder: Holder) -> None:
     holder.float32_ = jnp.bitwise_left_shift(a_int8, a_int8)  # E: attribute-assignment
 
 
-def field_214() -> None:
+def field_jnp_bitwise_left_shift_int8_int8() -> None:
     Fields(float32_=jnp.bitwise_left_shift(a_int8, a_int8))  # E: argument
 
 
-def default_214(v: jax.Array[float32] = jnp.bitwise_left_shift(a_int8, a_int8)) -> None:  # E: default
+def default_jnp_bitwise_left_shift_int8_int8(v: jax.Array[float32] = jnp.bitwise_left_shift(a_int8, a_int8)) -> None:  # E: default
     del v
 
 
 # jnp.bitwise_not(a_int8): int8 in JAX
-def known_215() -> None:
+def known_jnp_bitwise_not_int8() -> None:
     assert_type(jnp.bitwise_not(a_int8), jax.Array[int8])
 
 
-def return_215() -> jax.Array[float32]:
+def return_jnp_bitwise_not_int8() -> jax.Array[float32]:
     return jnp.bitwise_not(a_int8)  # E: return
 
 
-def assign_215() -> None:
+def assign_jnp_bitwise_not_int8() -> None:
     y: jax.Array[float32] = jnp.bitwise_not(a_int8)  # E: assignment
     del y
 
 
-def rebind_215(r: jax.Array[float32]) -> None:
+def rebind_jnp_bitwise_not_int8(r: jax.Array[float32]) -> None:
     r = jnp.bitwise_not(a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_215() -> None:
+def argument_jnp_bitwise_not_int8() -> None:
     takes_float32(jnp.bitwise_not(a_int8))  # E: argument
 
 
-def attribute_215(holder: Holder) -> None:
+def attribute_jnp_bitwise_not_int8(holder: Holder) -> None:
     holder.float32_ = jnp.bitwise_not(a_int8)  # E: attribute-assignment
 
 
-def field_215() -> None:
+def field_jnp_bitwise_not_int8() -> None:
     Fields(float32_=jnp.bitwise_not(a_int8))  # E: argument
 
 
-def default_215(v: jax.Array[float32] = jnp.bitwise_not(a_int8)) -> None:  # E: default
+def default_jnp_bitwise_not_int8(v: jax.Array[float32] = jnp.bitwise_not(a_int8)) -> None:  # E: default
     del v
 
 
 # jnp.bitwise_or(a_int8, a_int8): int8 in JAX
-def known_216() -> None:
+def known_jnp_bitwise_or_int8_int8() -> None:
     assert_type(jnp.bitwise_or(a_int8, a_int8), jax.Array[int8])
 
 
-def return_216() -> jax.Array[float32]:
+def return_jnp_bitwise_or_int8_int8() -> jax.Array[float32]:
     return jnp.bitwise_or(a_int8, a_int8)  # E: return
 
 
-def assign_216() -> None:
+def assign_jnp_bitwise_or_int8_int8() -> None:
     y: jax.Array[float32] = jnp.bitwise_or(a_int8, a_int8)  # E: assignment
     del y
 
 
-def rebind_216(r: jax.Array[float32]) -> None:
+def rebind_jnp_bitwise_or_int8_int8(r: jax.Array[float32]) -> None:
     r = jnp.bitwise_or(a_int8, a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_216() -> None:
+def argument_jnp_bitwise_or_int8_int8() -> None:
     takes_float32(jnp.bitwise_or(a_int8, a_int8))  # E: argument
 
 
-def attribute_216(holder: Holder) -> None:
+def attribute_jnp_bitwise_or_int8_int8(holder: Holder) -> None:
     holder.float32_ = jnp.bitwise_or(a_int8, a_int8)  # E: attribute-assignment
 
 
-def field_216() -> None:
+def field_jnp_bitwise_or_int8_int8() -> None:
     Fields(float32_=jnp.bitwise_or(a_int8, a_int8))  # E: argument
 
 
-def default_216(v: jax.Array[float32] = jnp.bitwise_or(a_int8, a_int8)) -> None:  # E: default
+def default_jnp_bitwise_or_int8_int8(v: jax.Array[float32] = jnp.bitwise_or(a_int8, a_int8)) -> None:  # E: default
     del v
 
 
 # jnp.bitwise_right_shift(a_int8, a_int8): int8 in JAX
-def known_217() -> None:
+def known_jnp_bitwise_right_shift_int8_int8() -> None:
     assert_type(jnp.bitwise_right_shift(a_int8, a_int8), jax.Array[int8])
 
 
-def return_217() -> jax.Array[float32]:
+def return_jnp_bitwise_right_shift_int8_int8() -> jax.Array[float32]:
     return jnp.bitwise_right_shift(a_int8, a_int8)  # E: return
 
 
-def assign_217() -> None:
+def assign_jnp_bitwise_right_shift_int8_int8() -> None:
     y: jax.Array[float32] = jnp.bitwise_right_shift(a_int8, a_int8)  # E: assignment
     del y
 
 
-def rebind_217(r: jax.Array[float32]) -> None:
+def rebind_jnp_bitwise_right_shift_int8_int8(r: jax.Array[float32]) -> None:
     r = jnp.bitwise_right_shift(a_int8, a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_217() -> None:
+def argument_jnp_bitwise_right_shift_int8_int8() -> None:
     takes_float32(jnp.bitwise_right_shift(a_int8, a_int8))  # E: argument
 
 
-def attribute_217(holder: Holder) -> None:
+def attribute_jnp_bitwise_right_shift_int8_int8(holder: Holder) -> None:
     holder.float32_ = jnp.bitwise_right_shift(a_int8, a_int8)  # E: attribute-assignment
 
 
-def field_217() -> None:
+def field_jnp_bitwise_right_shift_int8_int8() -> None:
     Fields(float32_=jnp.bitwise_right_shift(a_int8, a_int8))  # E: argument
 
 
-def default_217(v: jax.Array[float32] = jnp.bitwise_right_shift(a_int8, a_int8)) -> None:  # E: default
+def default_jnp_bitwise_right_shift_int8_int8(v: jax.Array[float32] = jnp.bitwise_right_shift(a_int8, a_int8)) -> None:  # E: default
     del v
 
 
 # jnp.bitwise_xor(a_int8, a_int8): int8 in JAX
-def known_218() -> None:
+def known_jnp_bitwise_xor_int8_int8() -> None:
     assert_type(jnp.bitwise_xor(a_int8, a_int8), jax.Array[int8])
 
 
-def return_218() -> jax.Array[float32]:
+def return_jnp_bitwise_xor_int8_int8() -> jax.Array[float32]:
     return jnp.bitwise_xor(a_int8, a_int8)  # E: return
 
 
-def assign_218() -> None:
+def assign_jnp_bitwise_xor_int8_int8() -> None:
     y: jax.Array[float32] = jnp.bitwise_xor(a_int8, a_int8)  # E: assignment
     del y
 
 
-def rebind_218(r: jax.Array[float32]) -> None:
+def rebind_jnp_bitwise_xor_int8_int8(r: jax.Array[float32]) -> None:
     r = jnp.bitwise_xor(a_int8, a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_218() -> None:
+def argument_jnp_bitwise_xor_int8_int8() -> None:
     takes_float32(jnp.bitwise_xor(a_int8, a_int8))  # E: argument
 
 
-def attribute_218(holder: Holder) -> None:
+def attribute_jnp_bitwise_xor_int8_int8(holder: Holder) -> None:
     holder.float32_ = jnp.bitwise_xor(a_int8, a_int8)  # E: attribute-assignment
 
 
-def field_218() -> None:
+def field_jnp_bitwise_xor_int8_int8() -> None:
     Fields(float32_=jnp.bitwise_xor(a_int8, a_int8))  # E: argument
 
 
-def default_218(v: jax.Array[float32] = jnp.bitwise_xor(a_int8, a_int8)) -> None:  # E: default
+def default_jnp_bitwise_xor_int8_int8(v: jax.Array[float32] = jnp.bitwise_xor(a_int8, a_int8)) -> None:  # E: default
     del v
 
 
 # jnp.blackman(3): float32 in JAX
-def known_219() -> None:
+def known_jnp_blackman_3() -> None:
     assert_type(jnp.blackman(3), jax.Array[float32])
 
 
-def return_219() -> jax.Array[bfloat16]:
+def return_jnp_blackman_3() -> jax.Array[bfloat16]:
     return jnp.blackman(3)  # E: return
 
 
-def assign_219() -> None:
+def assign_jnp_blackman_3() -> None:
     y: jax.Array[bfloat16] = jnp.blackman(3)  # E: assignment
     del y
 
 
-def rebind_219(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_blackman_3(r: jax.Array[bfloat16]) -> None:
     r = jnp.blackman(3)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_219() -> None:
+def argument_jnp_blackman_3() -> None:
     takes_bfloat16(jnp.blackman(3))  # E: argument
 
 
-def attribute_219(holder: Holder) -> None:
+def attribute_jnp_blackman_3(holder: Holder) -> None:
     holder.bfloat16_ = jnp.blackman(3)  # E: attribute-assignment
 
 
-def field_219() -> None:
+def field_jnp_blackman_3() -> None:
     Fields(bfloat16_=jnp.blackman(3))  # E: argument
 
 
-def default_219(v: jax.Array[bfloat16] = jnp.blackman(3)) -> None:  # E: default
+def default_jnp_blackman_3(v: jax.Array[bfloat16] = jnp.blackman(3)) -> None:  # E: default
     del v
 
 
 # jnp.block([a_bfloat16, a_bfloat16]): bfloat16 in JAX
-def known_220() -> None:
+def known_jnp_block_bfloat16_bfloat16() -> None:
     assert_type(jnp.block([a_bfloat16, a_bfloat16]), jax.Array[bfloat16])
 
 
-def return_220() -> jax.Array[float32]:
+def return_jnp_block_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.block([a_bfloat16, a_bfloat16])  # E: return
 
 
-def assign_220() -> None:
+def assign_jnp_block_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.block([a_bfloat16, a_bfloat16])  # E: assignment
     del y
 
 
-def rebind_220(r: jax.Array[float32]) -> None:
+def rebind_jnp_block_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.block([a_bfloat16, a_bfloat16])  # E: assignment
     takes_float32(r)
 
 
-def argument_220() -> None:
+def argument_jnp_block_bfloat16_bfloat16() -> None:
     takes_float32(jnp.block([a_bfloat16, a_bfloat16]))  # E: argument
 
 
-def attribute_220(holder: Holder) -> None:
+def attribute_jnp_block_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.block([a_bfloat16, a_bfloat16])  # E: attribute-assignment
 
 
-def field_220() -> None:
+def field_jnp_block_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.block([a_bfloat16, a_bfloat16]))  # E: argument
 
 
-def default_220(v: jax.Array[float32] = jnp.block([a_bfloat16, a_bfloat16])) -> None:  # E: default
+def default_jnp_block_bfloat16_bfloat16(v: jax.Array[float32] = jnp.block([a_bfloat16, a_bfloat16])) -> None:  # E: default
     del v
 
 
 # jnp.broadcast_arrays(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_221() -> None:
+def known_jnp_broadcast_arrays_bfloat16_bfloat16() -> None:
     assert_type(jnp.broadcast_arrays(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_221() -> jax.Array[float32]:
+def return_jnp_broadcast_arrays_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.broadcast_arrays(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_221() -> None:
+def assign_jnp_broadcast_arrays_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.broadcast_arrays(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_221(r: jax.Array[float32]) -> None:
+def rebind_jnp_broadcast_arrays_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.broadcast_arrays(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_221() -> None:
+def argument_jnp_broadcast_arrays_bfloat16_bfloat16() -> None:
     takes_float32(jnp.broadcast_arrays(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_221(holder: Holder) -> None:
+def attribute_jnp_broadcast_arrays_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.broadcast_arrays(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_221() -> None:
+def field_jnp_broadcast_arrays_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.broadcast_arrays(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_221(v: jax.Array[float32] = jnp.broadcast_arrays(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_broadcast_arrays_bfloat16_bfloat16(v: jax.Array[float32] = jnp.broadcast_arrays(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.broadcast_to(a_bfloat16, (2, 3, 3)): bfloat16 in JAX
-def known_222() -> None:
+def known_jnp_broadcast_to_bfloat16_2_3_3() -> None:
     assert_type(jnp.broadcast_to(a_bfloat16, (2, 3, 3)), jax.Array[bfloat16])
 
 
-def return_222() -> jax.Array[float32]:
+def return_jnp_broadcast_to_bfloat16_2_3_3() -> jax.Array[float32]:
     return jnp.broadcast_to(a_bfloat16, (2, 3, 3))  # E: return
 
 
-def assign_222() -> None:
+def assign_jnp_broadcast_to_bfloat16_2_3_3() -> None:
     y: jax.Array[float32] = jnp.broadcast_to(a_bfloat16, (2, 3, 3))  # E: assignment
     del y
 
 
-def rebind_222(r: jax.Array[float32]) -> None:
+def rebind_jnp_broadcast_to_bfloat16_2_3_3(r: jax.Array[float32]) -> None:
     r = jnp.broadcast_to(a_bfloat16, (2, 3, 3))  # E: assignment
     takes_float32(r)
 
 
-def argument_222() -> None:
+def argument_jnp_broadcast_to_bfloat16_2_3_3() -> None:
     takes_float32(jnp.broadcast_to(a_bfloat16, (2, 3, 3)))  # E: argument
 
 
-def attribute_222(holder: Holder) -> None:
+def attribute_jnp_broadcast_to_bfloat16_2_3_3(holder: Holder) -> None:
     holder.float32_ = jnp.broadcast_to(a_bfloat16, (2, 3, 3))  # E: attribute-assignment
 
 
-def field_222() -> None:
+def field_jnp_broadcast_to_bfloat16_2_3_3() -> None:
     Fields(float32_=jnp.broadcast_to(a_bfloat16, (2, 3, 3)))  # E: argument
 
 
-def default_222(v: jax.Array[float32] = jnp.broadcast_to(a_bfloat16, (2, 3, 3))) -> None:  # E: default
+def default_jnp_broadcast_to_bfloat16_2_3_3(v: jax.Array[float32] = jnp.broadcast_to(a_bfloat16, (2, 3, 3))) -> None:  # E: default
     del v
 
 
 # jnp.cbrt(a_bfloat16): bfloat16 in JAX
-def known_223() -> None:
+def known_jnp_cbrt_bfloat16() -> None:
     assert_type(jnp.cbrt(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_223() -> jax.Array[float32]:
+def return_jnp_cbrt_bfloat16() -> jax.Array[float32]:
     return jnp.cbrt(a_bfloat16)  # E: return
 
 
-def assign_223() -> None:
+def assign_jnp_cbrt_bfloat16() -> None:
     y: jax.Array[float32] = jnp.cbrt(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_223(r: jax.Array[float32]) -> None:
+def rebind_jnp_cbrt_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.cbrt(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_223() -> None:
+def argument_jnp_cbrt_bfloat16() -> None:
     takes_float32(jnp.cbrt(a_bfloat16))  # E: argument
 
 
-def attribute_223(holder: Holder) -> None:
+def attribute_jnp_cbrt_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.cbrt(a_bfloat16)  # E: attribute-assignment
 
 
-def field_223() -> None:
+def field_jnp_cbrt_bfloat16() -> None:
     Fields(float32_=jnp.cbrt(a_bfloat16))  # E: argument
 
 
-def default_223(v: jax.Array[float32] = jnp.cbrt(a_bfloat16)) -> None:  # E: default
+def default_jnp_cbrt_bfloat16(v: jax.Array[float32] = jnp.cbrt(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.ceil(a_bfloat16): bfloat16 in JAX
-def known_224() -> None:
+def known_jnp_ceil_bfloat16() -> None:
     assert_type(jnp.ceil(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_224() -> jax.Array[float32]:
+def return_jnp_ceil_bfloat16() -> jax.Array[float32]:
     return jnp.ceil(a_bfloat16)  # E: return
 
 
-def assign_224() -> None:
+def assign_jnp_ceil_bfloat16() -> None:
     y: jax.Array[float32] = jnp.ceil(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_224(r: jax.Array[float32]) -> None:
+def rebind_jnp_ceil_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.ceil(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_224() -> None:
+def argument_jnp_ceil_bfloat16() -> None:
     takes_float32(jnp.ceil(a_bfloat16))  # E: argument
 
 
-def attribute_224(holder: Holder) -> None:
+def attribute_jnp_ceil_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.ceil(a_bfloat16)  # E: attribute-assignment
 
 
-def field_224() -> None:
+def field_jnp_ceil_bfloat16() -> None:
     Fields(float32_=jnp.ceil(a_bfloat16))  # E: argument
 
 
-def default_224(v: jax.Array[float32] = jnp.ceil(a_bfloat16)) -> None:  # E: default
+def default_jnp_ceil_bfloat16(v: jax.Array[float32] = jnp.ceil(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.choose(jnp.zeros((3, 3), jnp.int32), [a_bfloat16, a_bfloat16], mode='clip'): bfloat16 in JAX
-def known_225() -> None:
+def known_jnp_choose_jnp_zeros_3_3_jnp_int32_bfloat16_bfloat16_mode_clip() -> None:
     assert_type(jnp.choose(jnp.zeros((3, 3), jnp.int32), [a_bfloat16, a_bfloat16], mode='clip'), jax.Array[bfloat16])
 
 
-def return_225() -> jax.Array[float32]:
+def return_jnp_choose_jnp_zeros_3_3_jnp_int32_bfloat16_bfloat16_mode_clip() -> jax.Array[float32]:
     return jnp.choose(jnp.zeros((3, 3), jnp.int32), [a_bfloat16, a_bfloat16], mode='clip')  # E: return
 
 
-def assign_225() -> None:
+def assign_jnp_choose_jnp_zeros_3_3_jnp_int32_bfloat16_bfloat16_mode_clip() -> None:
     y: jax.Array[float32] = jnp.choose(jnp.zeros((3, 3), jnp.int32), [a_bfloat16, a_bfloat16], mode='clip')  # E: assignment
     del y
 
 
-def rebind_225(r: jax.Array[float32]) -> None:
+def rebind_jnp_choose_jnp_zeros_3_3_jnp_int32_bfloat16_bfloat16_mode_clip(r: jax.Array[float32]) -> None:
     r = jnp.choose(jnp.zeros((3, 3), jnp.int32), [a_bfloat16, a_bfloat16], mode='clip')  # E: assignment
     takes_float32(r)
 
 
-def argument_225() -> None:
+def argument_jnp_choose_jnp_zeros_3_3_jnp_int32_bfloat16_bfloat16_mode_clip() -> None:
     takes_float32(jnp.choose(jnp.zeros((3, 3), jnp.int32), [a_bfloat16, a_bfloat16], mode='clip'))  # E: argument
 
 
-def attribute_225(holder: Holder) -> None:
+def attribute_jnp_choose_jnp_zeros_3_3_jnp_int32_bfloat16_bfloat16_mode_clip(holder: Holder) -> None:
     holder.float32_ = jnp.choose(jnp.zeros((3, 3), jnp.int32), [a_bfloat16, a_bfloat16], mode='clip')  # E: attribute-assignment
 
 
-def field_225() -> None:
+def field_jnp_choose_jnp_zeros_3_3_jnp_int32_bfloat16_bfloat16_mode_clip() -> None:
     Fields(float32_=jnp.choose(jnp.zeros((3, 3), jnp.int32), [a_bfloat16, a_bfloat16], mode='clip'))  # E: argument
 
 
-def default_225(v: jax.Array[float32] = jnp.choose(jnp.zeros((3, 3), jnp.int32), [a_bfloat16, a_bfloat16], mode='clip')) -> None:  # E: default
+def default_jnp_choose_jnp_zeros_3_3_jnp_int32_bfloat16_bfloat16_mode_clip(v: jax.Array[float32] = jnp.choose(jnp.zeros((3, 3), jnp.int32), [a_bfloat16, a_bfloat16], mode='clip')) -> None:  # E: default
     del v
 
 
 # jnp.clip(a_bfloat16, 0, 1): bfloat16 in JAX
-def known_226() -> None:
+def known_jnp_clip_bfloat16_0_1() -> None:
     assert_type(jnp.clip(a_bfloat16, 0, 1), jax.Array[bfloat16])
 
 
-def return_226() -> jax.Array[float32]:
+def return_jnp_clip_bfloat16_0_1() -> jax.Array[float32]:
     return jnp.clip(a_bfloat16, 0, 1)  # E: return
 
 
-def assign_226() -> None:
+def assign_jnp_clip_bfloat16_0_1() -> None:
     y: jax.Array[float32] = jnp.clip(a_bfloat16, 0, 1)  # E: assignment
     del y
 
 
-def rebind_226(r: jax.Array[float32]) -> None:
+def rebind_jnp_clip_bfloat16_0_1(r: jax.Array[float32]) -> None:
     r = jnp.clip(a_bfloat16, 0, 1)  # E: assignment
     takes_float32(r)
 
 
-def argument_226() -> None:
+def argument_jnp_clip_bfloat16_0_1() -> None:
     takes_float32(jnp.clip(a_bfloat16, 0, 1))  # E: argument
 
 
-def attribute_226(holder: Holder) -> None:
+def attribute_jnp_clip_bfloat16_0_1(holder: Holder) -> None:
     holder.float32_ = jnp.clip(a_bfloat16, 0, 1)  # E: attribute-assignment
 
 
-def field_226() -> None:
+def field_jnp_clip_bfloat16_0_1() -> None:
     Fields(float32_=jnp.clip(a_bfloat16, 0, 1))  # E: argument
 
 
-def default_226(v: jax.Array[float32] = jnp.clip(a_bfloat16, 0, 1)) -> None:  # E: default
+def default_jnp_clip_bfloat16_0_1(v: jax.Array[float32] = jnp.clip(a_bfloat16, 0, 1)) -> None:  # E: default
     del v
 
 
 # jnp.column_stack([a_bfloat16, a_bfloat16]): bfloat16 in JAX
-def known_227() -> None:
+def known_jnp_column_stack_bfloat16_bfloat16() -> None:
     assert_type(jnp.column_stack([a_bfloat16, a_bfloat16]), jax.Array[bfloat16])
 
 
-def return_227() -> jax.Array[float32]:
+def return_jnp_column_stack_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.column_stack([a_bfloat16, a_bfloat16])  # E: return
 
 
-def assign_227() -> None:
+def assign_jnp_column_stack_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.column_stack([a_bfloat16, a_bfloat16])  # E: assignment
     del y
 
 
-def rebind_227(r: jax.Array[float32]) -> None:
+def rebind_jnp_column_stack_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.column_stack([a_bfloat16, a_bfloat16])  # E: assignment
     takes_float32(r)
 
 
-def argument_227() -> None:
+def argument_jnp_column_stack_bfloat16_bfloat16() -> None:
     takes_float32(jnp.column_stack([a_bfloat16, a_bfloat16]))  # E: argument
 
 
-def attribute_227(holder: Holder) -> None:
+def attribute_jnp_column_stack_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.column_stack([a_bfloat16, a_bfloat16])  # E: attribute-assignment
 
 
-def field_227() -> None:
+def field_jnp_column_stack_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.column_stack([a_bfloat16, a_bfloat16]))  # E: argument
 
 
-def default_227(v: jax.Array[float32] = jnp.column_stack([a_bfloat16, a_bfloat16])) -> None:  # E: default
+def default_jnp_column_stack_bfloat16_bfloat16(v: jax.Array[float32] = jnp.column_stack([a_bfloat16, a_bfloat16])) -> None:  # E: default
     del v
 
 
 # jnp.compress(jnp.array([True, False, True]), a_bfloat16, axis=0, size=2): bfloat16 in JAX
-def known_228() -> None:
+def known_jnp_compress_jnp_array_True_False_True_bfloat16_axis_0_size_2() -> None:
     assert_type(jnp.compress(jnp.array([True, False, True]), a_bfloat16, axis=0, size=2), jax.Array[bfloat16])
 
 
-def return_228() -> jax.Array[float32]:
+def return_jnp_compress_jnp_array_True_False_True_bfloat16_axis_0_size_2() -> jax.Array[float32]:
     return jnp.compress(jnp.array([True, False, True]), a_bfloat16, axis=0, size=2)  # E: return
 
 
-def assign_228() -> None:
+def assign_jnp_compress_jnp_array_True_False_True_bfloat16_axis_0_size_2() -> None:
     y: jax.Array[float32] = jnp.compress(jnp.array([True, False, True]), a_bfloat16, axis=0, size=2)  # E: assignment
     del y
 
 
-def rebind_228(r: jax.Array[float32]) -> None:
+def rebind_jnp_compress_jnp_array_True_False_True_bfloat16_axis_0_size_2(r: jax.Array[float32]) -> None:
     r = jnp.compress(jnp.array([True, False, True]), a_bfloat16, axis=0, size=2)  # E: assignment
     takes_float32(r)
 
 
-def argument_228() -> None:
+def argument_jnp_compress_jnp_array_True_False_True_bfloat16_axis_0_size_2() -> None:
     takes_float32(jnp.compress(jnp.array([True, False, True]), a_bfloat16, axis=0, size=2))  # E: argument
 
 
-def attribute_228(holder: Holder) -> None:
+def attribute_jnp_compress_jnp_array_True_False_True_bfloat16_axis_0_size_2(holder: Holder) -> None:
     holder.float32_ = jnp.compress(jnp.array([True, False, True]), a_bfloat16, axis=0, size=2)  # E: attribute-assignment
 
 
-def field_228() -> None:
+def field_jnp_compress_jnp_array_True_False_True_bfloat16_axis_0_size_2() -> None:
     Fields(float32_=jnp.compress(jnp.array([True, False, True]), a_bfloat16, axis=0, size=2))  # E: argument
 
 
-def default_228(v: jax.Array[float32] = jnp.compress(jnp.array([True, False, True]), a_bfloat16, axis=0, size=2)) -> None:  # E: default
+def default_jnp_compress_jnp_array_True_False_True_bfloat16_axis_0_size_2(v: jax.Array[float32] = jnp.compress(jnp.array([True, False, True]), a_bfloat16, axis=0, size=2)) -> None:  # E: default
     del v
 
 
 # jnp.concat([a_bfloat16, a_bfloat16]): bfloat16 in JAX
-def known_229() -> None:
+def known_jnp_concat_bfloat16_bfloat16() -> None:
     assert_type(jnp.concat([a_bfloat16, a_bfloat16]), jax.Array[bfloat16])
 
 
-def return_229() -> jax.Array[float32]:
+def return_jnp_concat_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.concat([a_bfloat16, a_bfloat16])  # E: return
 
 
-def assign_229() -> None:
+def assign_jnp_concat_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.concat([a_bfloat16, a_bfloat16])  # E: assignment
     del y
 
 
-def rebind_229(r: jax.Array[float32]) -> None:
+def rebind_jnp_concat_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.concat([a_bfloat16, a_bfloat16])  # E: assignment
     takes_float32(r)
 
 
-def argument_229() -> None:
+def argument_jnp_concat_bfloat16_bfloat16() -> None:
     takes_float32(jnp.concat([a_bfloat16, a_bfloat16]))  # E: argument
 
 
-def attribute_229(holder: Holder) -> None:
+def attribute_jnp_concat_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.concat([a_bfloat16, a_bfloat16])  # E: attribute-assignment
 
 
-def field_229() -> None:
+def field_jnp_concat_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.concat([a_bfloat16, a_bfloat16]))  # E: argument
 
 
-def default_229(v: jax.Array[float32] = jnp.concat([a_bfloat16, a_bfloat16])) -> None:  # E: default
+def default_jnp_concat_bfloat16_bfloat16(v: jax.Array[float32] = jnp.concat([a_bfloat16, a_bfloat16])) -> None:  # E: default
     del v
 
 
 # jnp.concatenate([a_bfloat16, a_bfloat16]): bfloat16 in JAX
-def known_230() -> None:
+def known_jnp_concatenate_bfloat16_bfloat16() -> None:
     assert_type(jnp.concatenate([a_bfloat16, a_bfloat16]), jax.Array[bfloat16])
 
 
-def return_230() -> jax.Array[float32]:
+def return_jnp_concatenate_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.concatenate([a_bfloat16, a_bfloat16])  # E: return
 
 
-def assign_230() -> None:
+def assign_jnp_concatenate_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.concatenate([a_bfloat16, a_bfloat16])  # E: assignment
     del y
 
 
-def rebind_230(r: jax.Array[float32]) -> None:
+def rebind_jnp_concatenate_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.concatenate([a_bfloat16, a_bfloat16])  # E: assignment
     takes_float32(r)
 
 
-def argument_230() -> None:
+def argument_jnp_concatenate_bfloat16_bfloat16() -> None:
     takes_float32(jnp.concatenate([a_bfloat16, a_bfloat16]))  # E: argument
 
 
-def attribute_230(holder: Holder) -> None:
+def attribute_jnp_concatenate_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.concatenate([a_bfloat16, a_bfloat16])  # E: attribute-assignment
 
 
-def field_230() -> None:
+def field_jnp_concatenate_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.concatenate([a_bfloat16, a_bfloat16]))  # E: argument
 
 
-def default_230(v: jax.Array[float32] = jnp.concatenate([a_bfloat16, a_bfloat16])) -> None:  # E: default
+def default_jnp_concatenate_bfloat16_bfloat16(v: jax.Array[float32] = jnp.concatenate([a_bfloat16, a_bfloat16])) -> None:  # E: default
     del v
 
 
 # jnp.conj(a_bfloat16): bfloat16 in JAX
-def known_231() -> None:
+def known_jnp_conj_bfloat16() -> None:
     assert_type(jnp.conj(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_231() -> jax.Array[float32]:
+def return_jnp_conj_bfloat16() -> jax.Array[float32]:
     return jnp.conj(a_bfloat16)  # E: return
 
 
-def assign_231() -> None:
+def assign_jnp_conj_bfloat16() -> None:
     y: jax.Array[float32] = jnp.conj(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_231(r: jax.Array[float32]) -> None:
+def rebind_jnp_conj_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.conj(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_231() -> None:
+def argument_jnp_conj_bfloat16() -> None:
     takes_float32(jnp.conj(a_bfloat16))  # E: argument
 
 
-def attribute_231(holder: Holder) -> None:
+def attribute_jnp_conj_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.conj(a_bfloat16)  # E: attribute-assignment
 
 
-def field_231() -> None:
+def field_jnp_conj_bfloat16() -> None:
     Fields(float32_=jnp.conj(a_bfloat16))  # E: argument
 
 
-def default_231(v: jax.Array[float32] = jnp.conj(a_bfloat16)) -> None:  # E: default
+def default_jnp_conj_bfloat16(v: jax.Array[float32] = jnp.conj(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.conjugate(a_bfloat16): bfloat16 in JAX
-def known_232() -> None:
+def known_jnp_conjugate_bfloat16() -> None:
     assert_type(jnp.conjugate(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_232() -> jax.Array[float32]:
+def return_jnp_conjugate_bfloat16() -> jax.Array[float32]:
     return jnp.conjugate(a_bfloat16)  # E: return
 
 
-def assign_232() -> None:
+def assign_jnp_conjugate_bfloat16() -> None:
     y: jax.Array[float32] = jnp.conjugate(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_232(r: jax.Array[float32]) -> None:
+def rebind_jnp_conjugate_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.conjugate(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_232() -> None:
+def argument_jnp_conjugate_bfloat16() -> None:
     takes_float32(jnp.conjugate(a_bfloat16))  # E: argument
 
 
-def attribute_232(holder: Holder) -> None:
+def attribute_jnp_conjugate_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.conjugate(a_bfloat16)  # E: attribute-assignment
 
 
-def field_232() -> None:
+def field_jnp_conjugate_bfloat16() -> None:
     Fields(float32_=jnp.conjugate(a_bfloat16))  # E: argument
 
 
-def default_232(v: jax.Array[float32] = jnp.conjugate(a_bfloat16)) -> None:  # E: default
+def default_jnp_conjugate_bfloat16(v: jax.Array[float32] = jnp.conjugate(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.convolve(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_233() -> None:
+def known_jnp_convolve_bfloat16_bfloat16() -> None:
     assert_type(jnp.convolve(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_233() -> jax.Array[float32]:
+def return_jnp_convolve_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.convolve(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_233() -> None:
+def assign_jnp_convolve_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.convolve(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_233(r: jax.Array[float32]) -> None:
+def rebind_jnp_convolve_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.convolve(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_233() -> None:
+def argument_jnp_convolve_bfloat16_bfloat16() -> None:
     takes_float32(jnp.convolve(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_233(holder: Holder) -> None:
+def attribute_jnp_convolve_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.convolve(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_233() -> None:
+def field_jnp_convolve_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.convolve(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_233(v: jax.Array[float32] = jnp.convolve(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_convolve_bfloat16_bfloat16(v: jax.Array[float32] = jnp.convolve(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32): float32 in JAX
-def known_234() -> None:
+def known_jnp_convolve_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     assert_type(jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32), jax.Array[float32])
 
 
-def return_234() -> jax.Array[bfloat16]:
+def return_jnp_convolve_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> jax.Array[bfloat16]:
     return jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: return
 
 
-def assign_234() -> None:
+def assign_jnp_convolve_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     y: jax.Array[bfloat16] = jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: assignment
     del y
 
 
-def rebind_234(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_convolve_bfloat16_bfloat16_preferred_element_type_jnp_float32(r: jax.Array[bfloat16]) -> None:
     r = jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_234() -> None:
+def argument_jnp_convolve_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     takes_bfloat16(jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # E: argument
 
 
-def attribute_234(holder: Holder) -> None:
+def attribute_jnp_convolve_bfloat16_bfloat16_preferred_element_type_jnp_float32(holder: Holder) -> None:
     holder.bfloat16_ = jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: attribute-assignment
 
 
-def field_234() -> None:
+def field_jnp_convolve_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     Fields(bfloat16_=jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # E: argument
 
 
-def default_234(v: jax.Array[bfloat16] = jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)) -> None:  # E: default
+def default_jnp_convolve_bfloat16_bfloat16_preferred_element_type_jnp_float32(v: jax.Array[bfloat16] = jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)) -> None:  # E: default
     del v
 
 
 # jnp.copy(a_bfloat16): bfloat16 in JAX
-def known_235() -> None:
+def known_jnp_copy_bfloat16() -> None:
     assert_type(jnp.copy(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_235() -> jax.Array[float32]:
+def return_jnp_copy_bfloat16() -> jax.Array[float32]:
     return jnp.copy(a_bfloat16)  # E: return
 
 
-def assign_235() -> None:
+def assign_jnp_copy_bfloat16() -> None:
     y: jax.Array[float32] = jnp.copy(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_235(r: jax.Array[float32]) -> None:
+def rebind_jnp_copy_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.copy(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_235() -> None:
+def argument_jnp_copy_bfloat16() -> None:
     takes_float32(jnp.copy(a_bfloat16))  # E: argument
 
 
-def attribute_235(holder: Holder) -> None:
+def attribute_jnp_copy_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.copy(a_bfloat16)  # E: attribute-assignment
 
 
-def field_235() -> None:
+def field_jnp_copy_bfloat16() -> None:
     Fields(float32_=jnp.copy(a_bfloat16))  # E: argument
 
 
-def default_235(v: jax.Array[float32] = jnp.copy(a_bfloat16)) -> None:  # E: default
+def default_jnp_copy_bfloat16(v: jax.Array[float32] = jnp.copy(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.copysign(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_236() -> None:
+def known_jnp_copysign_bfloat16_bfloat16() -> None:
     assert_type(jnp.copysign(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_236() -> jax.Array[float32]:
+def return_jnp_copysign_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.copysign(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_236() -> None:
+def assign_jnp_copysign_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.copysign(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_236(r: jax.Array[float32]) -> None:
+def rebind_jnp_copysign_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.copysign(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_236() -> None:
+def argument_jnp_copysign_bfloat16_bfloat16() -> None:
     takes_float32(jnp.copysign(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_236(holder: Holder) -> None:
+def attribute_jnp_copysign_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.copysign(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_236() -> None:
+def field_jnp_copysign_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.copysign(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_236(v: jax.Array[float32] = jnp.copysign(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_copysign_bfloat16_bfloat16(v: jax.Array[float32] = jnp.copysign(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.corrcoef(a_bfloat16): bfloat16 in JAX
-def known_237() -> None:
+def known_jnp_corrcoef_bfloat16() -> None:
     assert_type(jnp.corrcoef(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_237() -> jax.Array[float32]:
+def return_jnp_corrcoef_bfloat16() -> jax.Array[float32]:
     return jnp.corrcoef(a_bfloat16)  # E: return
 
 
-def assign_237() -> None:
+def assign_jnp_corrcoef_bfloat16() -> None:
     y: jax.Array[float32] = jnp.corrcoef(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_237(r: jax.Array[float32]) -> None:
+def rebind_jnp_corrcoef_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.corrcoef(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_237() -> None:
+def argument_jnp_corrcoef_bfloat16() -> None:
     takes_float32(jnp.corrcoef(a_bfloat16))  # E: argument
 
 
-def attribute_237(holder: Holder) -> None:
+def attribute_jnp_corrcoef_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.corrcoef(a_bfloat16)  # E: attribute-assignment
 
 
-def field_237() -> None:
+def field_jnp_corrcoef_bfloat16() -> None:
     Fields(float32_=jnp.corrcoef(a_bfloat16))  # E: argument
 
 
-def default_237(v: jax.Array[float32] = jnp.corrcoef(a_bfloat16)) -> None:  # E: default
+def default_jnp_corrcoef_bfloat16(v: jax.Array[float32] = jnp.corrcoef(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.correlate(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_238() -> None:
+def known_jnp_correlate_bfloat16_bfloat16() -> None:
     assert_type(jnp.correlate(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_238() -> jax.Array[float32]:
+def return_jnp_correlate_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.correlate(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_238() -> None:
+def assign_jnp_correlate_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.correlate(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_238(r: jax.Array[float32]) -> None:
+def rebind_jnp_correlate_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.correlate(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_238() -> None:
+def argument_jnp_correlate_bfloat16_bfloat16() -> None:
     takes_float32(jnp.correlate(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_238(holder: Holder) -> None:
+def attribute_jnp_correlate_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.correlate(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_238() -> None:
+def field_jnp_correlate_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.correlate(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_238(v: jax.Array[float32] = jnp.correlate(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_correlate_bfloat16_bfloat16(v: jax.Array[float32] = jnp.correlate(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32): float32 in JAX
-def known_239() -> None:
+def known_jnp_correlate_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     assert_type(jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32), jax.Array[float32])
 
 
-def return_239() -> jax.Array[bfloat16]:
+def return_jnp_correlate_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> jax.Array[bfloat16]:
     return jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: return
 
 
-def assign_239() -> None:
+def assign_jnp_correlate_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     y: jax.Array[bfloat16] = jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: assignment
     del y
 
 
-def rebind_239(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_correlate_bfloat16_bfloat16_preferred_element_type_jnp_float32(r: jax.Array[bfloat16]) -> None:
     r = jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_239() -> None:
+def argument_jnp_correlate_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     takes_bfloat16(jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # E: argument
 
 
-def attribute_239(holder: Holder) -> None:
+def attribute_jnp_correlate_bfloat16_bfloat16_preferred_element_type_jnp_float32(holder: Holder) -> None:
     holder.bfloat16_ = jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: attribute-assignment
 
 
-def field_239() -> None:
+def field_jnp_correlate_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     Fields(bfloat16_=jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # E: argument
 
 
-def default_239(v: jax.Array[bfloat16] = jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)) -> None:  # E: default
+def default_jnp_correlate_bfloat16_bfloat16_preferred_element_type_jnp_float32(v: jax.Array[bfloat16] = jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)) -> None:  # E: default
     del v
 
 
 # jnp.cos(a_bfloat16): bfloat16 in JAX
-def known_240() -> None:
+def known_jnp_cos_bfloat16() -> None:
     assert_type(jnp.cos(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_240() -> jax.Array[float32]:
+def return_jnp_cos_bfloat16() -> jax.Array[float32]:
     return jnp.cos(a_bfloat16)  # E: return
 
 
-def assign_240() -> None:
+def assign_jnp_cos_bfloat16() -> None:
     y: jax.Array[float32] = jnp.cos(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_240(r: jax.Array[float32]) -> None:
+def rebind_jnp_cos_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.cos(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_240() -> None:
+def argument_jnp_cos_bfloat16() -> None:
     takes_float32(jnp.cos(a_bfloat16))  # E: argument
 
 
-def attribute_240(holder: Holder) -> None:
+def attribute_jnp_cos_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.cos(a_bfloat16)  # E: attribute-assignment
 
 
-def field_240() -> None:
+def field_jnp_cos_bfloat16() -> None:
     Fields(float32_=jnp.cos(a_bfloat16))  # E: argument
 
 
-def default_240(v: jax.Array[float32] = jnp.cos(a_bfloat16)) -> None:  # E: default
+def default_jnp_cos_bfloat16(v: jax.Array[float32] = jnp.cos(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.cosh(a_bfloat16): bfloat16 in JAX
-def known_241() -> None:
+def known_jnp_cosh_bfloat16() -> None:
     assert_type(jnp.cosh(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_241() -> jax.Array[float32]:
+def return_jnp_cosh_bfloat16() -> jax.Array[float32]:
     return jnp.cosh(a_bfloat16)  # E: return
 
 
-def assign_241() -> None:
+def assign_jnp_cosh_bfloat16() -> None:
     y: jax.Array[float32] = jnp.cosh(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_241(r: jax.Array[float32]) -> None:
+def rebind_jnp_cosh_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.cosh(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_241() -> None:
+def argument_jnp_cosh_bfloat16() -> None:
     takes_float32(jnp.cosh(a_bfloat16))  # E: argument
 
 
-def attribute_241(holder: Holder) -> None:
+def attribute_jnp_cosh_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.cosh(a_bfloat16)  # E: attribute-assignment
 
 
-def field_241() -> None:
+def field_jnp_cosh_bfloat16() -> None:
     Fields(float32_=jnp.cosh(a_bfloat16))  # E: argument
 
 
-def default_241(v: jax.Array[float32] = jnp.cosh(a_bfloat16)) -> None:  # E: default
+def default_jnp_cosh_bfloat16(v: jax.Array[float32] = jnp.cosh(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.count_nonzero(a_bfloat16): int32 in JAX
-def known_242() -> None:
+def known_jnp_count_nonzero_bfloat16() -> None:
     assert_type(jnp.count_nonzero(a_bfloat16), jax.Array[int32])
 
 
-def return_242() -> jax.Array[float32]:
+def return_jnp_count_nonzero_bfloat16() -> jax.Array[float32]:
     return jnp.count_nonzero(a_bfloat16)  # E: return
 
 
-def assign_242() -> None:
+def assign_jnp_count_nonzero_bfloat16() -> None:
     y: jax.Array[float32] = jnp.count_nonzero(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_242(r: jax.Array[float32]) -> None:
+def rebind_jnp_count_nonzero_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.count_nonzero(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_242() -> None:
+def argument_jnp_count_nonzero_bfloat16() -> None:
     takes_float32(jnp.count_nonzero(a_bfloat16))  # E: argument
 
 
-def attribute_242(holder: Holder) -> None:
+def attribute_jnp_count_nonzero_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.count_nonzero(a_bfloat16)  # E: attribute-assignment
 
 
-def field_242() -> None:
+def field_jnp_count_nonzero_bfloat16() -> None:
     Fields(float32_=jnp.count_nonzero(a_bfloat16))  # E: argument
 
 
-def default_242(v: jax.Array[float32] = jnp.count_nonzero(a_bfloat16)) -> None:  # E: default
+def default_jnp_count_nonzero_bfloat16(v: jax.Array[float32] = jnp.count_nonzero(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.cov(a_bfloat16): bfloat16 in JAX
-def known_243() -> None:
+def known_jnp_cov_bfloat16() -> None:
     assert_type(jnp.cov(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_243() -> jax.Array[float32]:
+def return_jnp_cov_bfloat16() -> jax.Array[float32]:
     return jnp.cov(a_bfloat16)  # E: return
 
 
-def assign_243() -> None:
+def assign_jnp_cov_bfloat16() -> None:
     y: jax.Array[float32] = jnp.cov(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_243(r: jax.Array[float32]) -> None:
+def rebind_jnp_cov_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.cov(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_243() -> None:
+def argument_jnp_cov_bfloat16() -> None:
     takes_float32(jnp.cov(a_bfloat16))  # E: argument
 
 
-def attribute_243(holder: Holder) -> None:
+def attribute_jnp_cov_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.cov(a_bfloat16)  # E: attribute-assignment
 
 
-def field_243() -> None:
+def field_jnp_cov_bfloat16() -> None:
     Fields(float32_=jnp.cov(a_bfloat16))  # E: argument
 
 
-def default_243(v: jax.Array[float32] = jnp.cov(a_bfloat16)) -> None:  # E: default
+def default_jnp_cov_bfloat16(v: jax.Array[float32] = jnp.cov(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.cross(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_244() -> None:
+def known_jnp_cross_bfloat16_bfloat16() -> None:
     assert_type(jnp.cross(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_244() -> jax.Array[float32]:
+def return_jnp_cross_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.cross(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_244() -> None:
+def assign_jnp_cross_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.cross(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_244(r: jax.Array[float32]) -> None:
+def rebind_jnp_cross_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.cross(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_244() -> None:
+def argument_jnp_cross_bfloat16_bfloat16() -> None:
     takes_float32(jnp.cross(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_244(holder: Holder) -> None:
+def attribute_jnp_cross_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.cross(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_244() -> None:
+def field_jnp_cross_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.cross(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_244(v: jax.Array[float32] = jnp.cross(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_cross_bfloat16_bfloat16(v: jax.Array[float32] = jnp.cross(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.cumprod(a_bfloat16): bfloat16 in JAX
-def known_245() -> None:
+def known_jnp_cumprod_bfloat16() -> None:
     assert_type(jnp.cumprod(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_245() -> jax.Array[float32]:
+def return_jnp_cumprod_bfloat16() -> jax.Array[float32]:
     return jnp.cumprod(a_bfloat16)  # E: return
 
 
-def assign_245() -> None:
+def assign_jnp_cumprod_bfloat16() -> None:
     y: jax.Array[float32] = jnp.cumprod(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_245(r: jax.Array[float32]) -> None:
+def rebind_jnp_cumprod_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.cumprod(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_245() -> None:
+def argument_jnp_cumprod_bfloat16() -> None:
     takes_float32(jnp.cumprod(a_bfloat16))  # E: argument
 
 
-def attribute_245(holder: Holder) -> None:
+def attribute_jnp_cumprod_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.cumprod(a_bfloat16)  # E: attribute-assignment
 
 
-def field_245() -> None:
+def field_jnp_cumprod_bfloat16() -> None:
     Fields(float32_=jnp.cumprod(a_bfloat16))  # E: argument
 
 
-def default_245(v: jax.Array[float32] = jnp.cumprod(a_bfloat16)) -> None:  # E: default
+def default_jnp_cumprod_bfloat16(v: jax.Array[float32] = jnp.cumprod(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.cumprod(a_bfloat16, dtype=None): bfloat16 in JAX
-def known_246() -> None:
+def known_jnp_cumprod_bfloat16_dtype_None() -> None:
     assert_type(jnp.cumprod(a_bfloat16, dtype=None), jax.Array[bfloat16])
 
 
-def return_246() -> jax.Array[float32]:
+def return_jnp_cumprod_bfloat16_dtype_None() -> jax.Array[float32]:
     return jnp.cumprod(a_bfloat16, dtype=None)  # E: return
 
 
-def assign_246() -> None:
+def assign_jnp_cumprod_bfloat16_dtype_None() -> None:
     y: jax.Array[float32] = jnp.cumprod(a_bfloat16, dtype=None)  # E: assignment
     del y
 
 
-def rebind_246(r: jax.Array[float32]) -> None:
+def rebind_jnp_cumprod_bfloat16_dtype_None(r: jax.Array[float32]) -> None:
     r = jnp.cumprod(a_bfloat16, dtype=None)  # E: assignment
     takes_float32(r)
 
 
-def argument_246() -> None:
+def argument_jnp_cumprod_bfloat16_dtype_None() -> None:
     takes_float32(jnp.cumprod(a_bfloat16, dtype=None))  # E: argument
 
 
-def attribute_246(holder: Holder) -> None:
+def attribute_jnp_cumprod_bfloat16_dtype_None(holder: Holder) -> None:
     holder.float32_ = jnp.cumprod(a_bfloat16, dtype=None)  # E: attribute-assignment
 
 
-def field_246() -> None:
+def field_jnp_cumprod_bfloat16_dtype_None() -> None:
     Fields(float32_=jnp.cumprod(a_bfloat16, dtype=None))  # E: argument
 
 
-def default_246(v: jax.Array[float32] = jnp.cumprod(a_bfloat16, dtype=None)) -> None:  # E: default
+def default_jnp_cumprod_bfloat16_dtype_None(v: jax.Array[float32] = jnp.cumprod(a_bfloat16, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.cumsum(a_bfloat16): bfloat16 in JAX
-def known_247() -> None:
+def known_jnp_cumsum_bfloat16() -> None:
     assert_type(jnp.cumsum(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_247() -> jax.Array[float32]:
+def return_jnp_cumsum_bfloat16() -> jax.Array[float32]:
     return jnp.cumsum(a_bfloat16)  # E: return
 
 
-def assign_247() -> None:
+def assign_jnp_cumsum_bfloat16() -> None:
     y: jax.Array[float32] = jnp.cumsum(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_247(r: jax.Array[float32]) -> None:
+def rebind_jnp_cumsum_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.cumsum(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_247() -> None:
+def argument_jnp_cumsum_bfloat16() -> None:
     takes_float32(jnp.cumsum(a_bfloat16))  # E: argument
 
 
-def attribute_247(holder: Holder) -> None:
+def attribute_jnp_cumsum_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.cumsum(a_bfloat16)  # E: attribute-assignment
 
 
-def field_247() -> None:
+def field_jnp_cumsum_bfloat16() -> None:
     Fields(float32_=jnp.cumsum(a_bfloat16))  # E: argument
 
 
-def default_247(v: jax.Array[float32] = jnp.cumsum(a_bfloat16)) -> None:  # E: default
+def default_jnp_cumsum_bfloat16(v: jax.Array[float32] = jnp.cumsum(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.cumsum(a_bfloat16, dtype=None): bfloat16 in JAX
-def known_248() -> None:
+def known_jnp_cumsum_bfloat16_dtype_None() -> None:
     assert_type(jnp.cumsum(a_bfloat16, dtype=None), jax.Array[bfloat16])
 
 
-def return_248() -> jax.Array[float32]:
+def return_jnp_cumsum_bfloat16_dtype_None() -> jax.Array[float32]:
     return jnp.cumsum(a_bfloat16, dtype=None)  # E: return
 
 
-def assign_248() -> None:
+def assign_jnp_cumsum_bfloat16_dtype_None() -> None:
     y: jax.Array[float32] = jnp.cumsum(a_bfloat16, dtype=None)  # E: assignment
     del y
 
 
-def rebind_248(r: jax.Array[float32]) -> None:
+def rebind_jnp_cumsum_bfloat16_dtype_None(r: jax.Array[float32]) -> None:
     r = jnp.cumsum(a_bfloat16, dtype=None)  # E: assignment
     takes_float32(r)
 
 
-def argument_248() -> None:
+def argument_jnp_cumsum_bfloat16_dtype_None() -> None:
     takes_float32(jnp.cumsum(a_bfloat16, dtype=None))  # E: argument
 
 
-def attribute_248(holder: Holder) -> None:
+def attribute_jnp_cumsum_bfloat16_dtype_None(holder: Holder) -> None:
     holder.float32_ = jnp.cumsum(a_bfloat16, dtype=None)  # E: attribute-assignment
 
 
-def field_248() -> None:
+def field_jnp_cumsum_bfloat16_dtype_None() -> None:
     Fields(float32_=jnp.cumsum(a_bfloat16, dtype=None))  # E: argument
 
 
-def default_248(v: jax.Array[float32] = jnp.cumsum(a_bfloat16, dtype=None)) -> None:  # E: default
+def default_jnp_cumsum_bfloat16_dtype_None(v: jax.Array[float32] = jnp.cumsum(a_bfloat16, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.cumulative_prod(a_bfloat16): bfloat16 in JAX
-def known_249() -> None:
+def known_jnp_cumulative_prod_bfloat16() -> None:
     assert_type(jnp.cumulative_prod(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_249() -> jax.Array[float32]:
+def return_jnp_cumulative_prod_bfloat16() -> jax.Array[float32]:
     return jnp.cumulative_prod(a_bfloat16)  # E: return
 
 
-def assign_249() -> None:
+def assign_jnp_cumulative_prod_bfloat16() -> None:
     y: jax.Array[float32] = jnp.cumulative_prod(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_249(r: jax.Array[float32]) -> None:
+def rebind_jnp_cumulative_prod_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.cumulative_prod(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_249() -> None:
+def argument_jnp_cumulative_prod_bfloat16() -> None:
     takes_float32(jnp.cumulative_prod(a_bfloat16))  # E: argument
 
 
-def attribute_249(holder: Holder) -> None:
+def attribute_jnp_cumulative_prod_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.cumulative_prod(a_bfloat16)  # E: attribute-assignment
 
 
-def field_249() -> None:
+def field_jnp_cumulative_prod_bfloat16() -> None:
     Fields(float32_=jnp.cumulative_prod(a_bfloat16))  # E: argument
 
 
-def default_249(v: jax.Array[float32] = jnp.cumulative_prod(a_bfloat16)) -> None:  # E: default
+def default_jnp_cumulative_prod_bfloat16(v: jax.Array[float32] = jnp.cumulative_prod(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.cumulative_sum(a_bfloat16): bfloat16 in JAX
-def known_250() -> None:
+def known_jnp_cumulative_sum_bfloat16() -> None:
     assert_type(jnp.cumulative_sum(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_250() -> jax.Array[float32]:
+def return_jnp_cumulative_sum_bfloat16() -> jax.Array[float32]:
     return jnp.cumulative_sum(a_bfloat16)  # E: return
 
 
-def assign_250() -> None:
+def assign_jnp_cumulative_sum_bfloat16() -> None:
     y: jax.Array[float32] = jnp.cumulative_sum(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_250(r: jax.Array[float32]) -> None:
+def rebind_jnp_cumulative_sum_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.cumulative_sum(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_250() -> None:
+def argument_jnp_cumulative_sum_bfloat16() -> None:
     takes_float32(jnp.cumulative_sum(a_bfloat16))  # E: argument
 
 
-def attribute_250(holder: Holder) -> None:
+def attribute_jnp_cumulative_sum_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.cumulative_sum(a_bfloat16)  # E: attribute-assignment
 
 
-def field_250() -> None:
+def field_jnp_cumulative_sum_bfloat16() -> None:
     Fields(float32_=jnp.cumulative_sum(a_bfloat16))  # E: argument
 
 
-def default_250(v: jax.Array[float32] = jnp.cumulative_sum(a_bfloat16)) -> None:  # E: default
+def default_jnp_cumulative_sum_bfloat16(v: jax.Array[float32] = jnp.cumulative_sum(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.deg2rad(a_bfloat16): bfloat16 in JAX
-def known_251() -> None:
+def known_jnp_deg2rad_bfloat16() -> None:
     assert_type(jnp.deg2rad(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_251() -> jax.Array[float32]:
+def return_jnp_deg2rad_bfloat16() -> jax.Array[float32]:
     return jnp.deg2rad(a_bfloat16)  # E: return
 
 
-def assign_251() -> None:
+def assign_jnp_deg2rad_bfloat16() -> None:
     y: jax.Array[float32] = jnp.deg2rad(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_251(r: jax.Array[float32]) -> None:
+def rebind_jnp_deg2rad_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.deg2rad(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_251() -> None:
+def argument_jnp_deg2rad_bfloat16() -> None:
     takes_float32(jnp.deg2rad(a_bfloat16))  # E: argument
 
 
-def attribute_251(holder: Holder) -> None:
+def attribute_jnp_deg2rad_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.deg2rad(a_bfloat16)  # E: attribute-assignment
 
 
-def field_251() -> None:
+def field_jnp_deg2rad_bfloat16() -> None:
     Fields(float32_=jnp.deg2rad(a_bfloat16))  # E: argument
 
 
-def default_251(v: jax.Array[float32] = jnp.deg2rad(a_bfloat16)) -> None:  # E: default
+def default_jnp_deg2rad_bfloat16(v: jax.Array[float32] = jnp.deg2rad(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.degrees(a_bfloat16): bfloat16 in JAX
-def known_252() -> None:
+def known_jnp_degrees_bfloat16() -> None:
     assert_type(jnp.degrees(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_252() -> jax.Array[float32]:
+def return_jnp_degrees_bfloat16() -> jax.Array[float32]:
     return jnp.degrees(a_bfloat16)  # E: return
 
 
-def assign_252() -> None:
+def assign_jnp_degrees_bfloat16() -> None:
     y: jax.Array[float32] = jnp.degrees(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_252(r: jax.Array[float32]) -> None:
+def rebind_jnp_degrees_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.degrees(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_252() -> None:
+def argument_jnp_degrees_bfloat16() -> None:
     takes_float32(jnp.degrees(a_bfloat16))  # E: argument
 
 
-def attribute_252(holder: Holder) -> None:
+def attribute_jnp_degrees_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.degrees(a_bfloat16)  # E: attribute-assignment
 
 
-def field_252() -> None:
+def field_jnp_degrees_bfloat16() -> None:
     Fields(float32_=jnp.degrees(a_bfloat16))  # E: argument
 
 
-def default_252(v: jax.Array[float32] = jnp.degrees(a_bfloat16)) -> None:  # E: default
+def default_jnp_degrees_bfloat16(v: jax.Array[float32] = jnp.degrees(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.delete(a_bfloat16, 0, axis=0): bfloat16 in JAX
-def known_253() -> None:
+def known_jnp_delete_bfloat16_0_axis_0() -> None:
     assert_type(jnp.delete(a_bfloat16, 0, axis=0), jax.Array[bfloat16])
 
 
-def return_253() -> jax.Array[float32]:
+def return_jnp_delete_bfloat16_0_axis_0() -> jax.Array[float32]:
     return jnp.delete(a_bfloat16, 0, axis=0)  # E: return
 
 
-def assign_253() -> None:
+def assign_jnp_delete_bfloat16_0_axis_0() -> None:
     y: jax.Array[float32] = jnp.delete(a_bfloat16, 0, axis=0)  # E: assignment
     del y
 
 
-def rebind_253(r: jax.Array[float32]) -> None:
+def rebind_jnp_delete_bfloat16_0_axis_0(r: jax.Array[float32]) -> None:
     r = jnp.delete(a_bfloat16, 0, axis=0)  # E: assignment
     takes_float32(r)
 
 
-def argument_253() -> None:
+def argument_jnp_delete_bfloat16_0_axis_0() -> None:
     takes_float32(jnp.delete(a_bfloat16, 0, axis=0))  # E: argument
 
 
-def attribute_253(holder: Holder) -> None:
+def attribute_jnp_delete_bfloat16_0_axis_0(holder: Holder) -> None:
     holder.float32_ = jnp.delete(a_bfloat16, 0, axis=0)  # E: attribute-assignment
 
 
-def field_253() -> None:
+def field_jnp_delete_bfloat16_0_axis_0() -> None:
     Fields(float32_=jnp.delete(a_bfloat16, 0, axis=0))  # E: argument
 
 
-def default_253(v: jax.Array[float32] = jnp.delete(a_bfloat16, 0, axis=0)) -> None:  # E: default
+def default_jnp_delete_bfloat16_0_axis_0(v: jax.Array[float32] = jnp.delete(a_bfloat16, 0, axis=0)) -> None:  # E: default
     del v
 
 
 # jnp.diag(a_bfloat16): bfloat16 in JAX
-def known_254() -> None:
+def known_jnp_diag_bfloat16() -> None:
     assert_type(jnp.diag(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_254() -> jax.Array[float32]:
+def return_jnp_diag_bfloat16() -> jax.Array[float32]:
     return jnp.diag(a_bfloat16)  # E: return
 
 
-def assign_254() -> None:
+def assign_jnp_diag_bfloat16() -> None:
     y: jax.Array[float32] = jnp.diag(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_254(r: jax.Array[float32]) -> None:
+def rebind_jnp_diag_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.diag(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_254() -> None:
+def argument_jnp_diag_bfloat16() -> None:
     takes_float32(jnp.diag(a_bfloat16))  # E: argument
 
 
-def attribute_254(holder: Holder) -> None:
+def attribute_jnp_diag_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.diag(a_bfloat16)  # E: attribute-assignment
 
 
-def field_254() -> None:
+def field_jnp_diag_bfloat16() -> None:
     Fields(float32_=jnp.diag(a_bfloat16))  # E: argument
 
 
-def default_254(v: jax.Array[float32] = jnp.diag(a_bfloat16)) -> None:  # E: default
+def default_jnp_diag_bfloat16(v: jax.Array[float32] = jnp.diag(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.diag_indices(3): int32 in JAX
-def known_255() -> None:
+def known_jnp_diag_indices_3() -> None:
     assert_type(jnp.diag_indices(3), jax.Array[int32])
 
 
-def return_255() -> jax.Array[float32]:
+def return_jnp_diag_indices_3() -> jax.Array[float32]:
     return jnp.diag_indices(3)  # E: return
 
 
-def assign_255() -> None:
+def assign_jnp_diag_indices_3() -> None:
     y: jax.Array[float32] = jnp.diag_indices(3)  # E: assignment
     del y
 
 
-def rebind_255(r: jax.Array[float32]) -> None:
+def rebind_jnp_diag_indices_3(r: jax.Array[float32]) -> None:
     r = jnp.diag_indices(3)  # E: assignment
     takes_float32(r)
 
 
-def argument_255() -> None:
+def argument_jnp_diag_indices_3() -> None:
     takes_float32(jnp.diag_indices(3))  # E: argument
 
 
-def attribute_255(holder: Holder) -> None:
+def attribute_jnp_diag_indices_3(holder: Holder) -> None:
     holder.float32_ = jnp.diag_indices(3)  # E: attribute-assignment
 
 
-def field_255() -> None:
+def field_jnp_diag_indices_3() -> None:
     Fields(float32_=jnp.diag_indices(3))  # E: argument
 
 
-def default_255(v: jax.Array[float32] = jnp.diag_indices(3)) -> None:  # E: default
+def default_jnp_diag_indices_3(v: jax.Array[float32] = jnp.diag_indices(3)) -> None:  # E: default
     del v
 
 
 # jnp.diag_indices_from(a_bfloat16): int32 in JAX
-def known_256() -> None:
+def known_jnp_diag_indices_from_bfloat16() -> None:
     assert_type(jnp.diag_indices_from(a_bfloat16), jax.Array[int32])
 
 
-def return_256() -> jax.Array[float32]:
+def return_jnp_diag_indices_from_bfloat16() -> jax.Array[float32]:
     return jnp.diag_indices_from(a_bfloat16)  # E: return
 
 
-def assign_256() -> None:
+def assign_jnp_diag_indices_from_bfloat16() -> None:
     y: jax.Array[float32] = jnp.diag_indices_from(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_256(r: jax.Array[float32]) -> None:
+def rebind_jnp_diag_indices_from_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.diag_indices_from(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_256() -> None:
+def argument_jnp_diag_indices_from_bfloat16() -> None:
     takes_float32(jnp.diag_indices_from(a_bfloat16))  # E: argument
 
 
-def attribute_256(holder: Holder) -> None:
+def attribute_jnp_diag_indices_from_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.diag_indices_from(a_bfloat16)  # E: attribute-assignment
 
 
-def field_256() -> None:
+def field_jnp_diag_indices_from_bfloat16() -> None:
     Fields(float32_=jnp.diag_indices_from(a_bfloat16))  # E: argument
 
 
-def default_256(v: jax.Array[float32] = jnp.diag_indices_from(a_bfloat16)) -> None:  # E: default
+def default_jnp_diag_indices_from_bfloat16(v: jax.Array[float32] = jnp.diag_indices_from(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.diagflat(a_bfloat16): bfloat16 in JAX
-def known_257() -> None:
+def known_jnp_diagflat_bfloat16() -> None:
     assert_type(jnp.diagflat(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_257() -> jax.Array[float32]:
+def return_jnp_diagflat_bfloat16() -> jax.Array[float32]:
     return jnp.diagflat(a_bfloat16)  # E: return
 
 
-def assign_257() -> None:
+def assign_jnp_diagflat_bfloat16() -> None:
     y: jax.Array[float32] = jnp.diagflat(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_257(r: jax.Array[float32]) -> None:
+def rebind_jnp_diagflat_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.diagflat(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_257() -> None:
+def argument_jnp_diagflat_bfloat16() -> None:
     takes_float32(jnp.diagflat(a_bfloat16))  # E: argument
 
 
-def attribute_257(holder: Holder) -> None:
+def attribute_jnp_diagflat_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.diagflat(a_bfloat16)  # E: attribute-assignment
 
 
-def field_257() -> None:
+def field_jnp_diagflat_bfloat16() -> None:
     Fields(float32_=jnp.diagflat(a_bfloat16))  # E: argument
 
 
-def default_257(v: jax.Array[float32] = jnp.diagflat(a_bfloat16)) -> None:  # E: default
+def default_jnp_diagflat_bfloat16(v: jax.Array[float32] = jnp.diagflat(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.diagonal(a_bfloat16): bfloat16 in JAX
-def known_258() -> None:
+def known_jnp_diagonal_bfloat16() -> None:
     assert_type(jnp.diagonal(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_258() -> jax.Array[float32]:
+def return_jnp_diagonal_bfloat16() -> jax.Array[float32]:
     return jnp.diagonal(a_bfloat16)  # E: return
 
 
-def assign_258() -> None:
+def assign_jnp_diagonal_bfloat16() -> None:
     y: jax.Array[float32] = jnp.diagonal(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_258(r: jax.Array[float32]) -> None:
+def rebind_jnp_diagonal_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.diagonal(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_258() -> None:
+def argument_jnp_diagonal_bfloat16() -> None:
     takes_float32(jnp.diagonal(a_bfloat16))  # E: argument
 
 
-def attribute_258(holder: Holder) -> None:
+def attribute_jnp_diagonal_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.diagonal(a_bfloat16)  # E: attribute-assignment
 
 
-def field_258() -> None:
+def field_jnp_diagonal_bfloat16() -> None:
     Fields(float32_=jnp.diagonal(a_bfloat16))  # E: argument
 
 
-def default_258(v: jax.Array[float32] = jnp.diagonal(a_bfloat16)) -> None:  # E: default
+def default_jnp_diagonal_bfloat16(v: jax.Array[float32] = jnp.diagonal(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.diff(a_bfloat16): bfloat16 in JAX
-def known_259() -> None:
+def known_jnp_diff_bfloat16() -> None:
     assert_type(jnp.diff(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_259() -> jax.Array[float32]:
+def return_jnp_diff_bfloat16() -> jax.Array[float32]:
     return jnp.diff(a_bfloat16)  # E: return
 
 
-def assign_259() -> None:
+def assign_jnp_diff_bfloat16() -> None:
     y: jax.Array[float32] = jnp.diff(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_259(r: jax.Array[float32]) -> None:
+def rebind_jnp_diff_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.diff(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_259() -> None:
+def argument_jnp_diff_bfloat16() -> None:
     takes_float32(jnp.diff(a_bfloat16))  # E: argument
 
 
-def attribute_259(holder: Holder) -> None:
+def attribute_jnp_diff_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.diff(a_bfloat16)  # E: attribute-assignment
 
 
-def field_259() -> None:
+def field_jnp_diff_bfloat16() -> None:
     Fields(float32_=jnp.diff(a_bfloat16))  # E: argument
 
 
-def default_259(v: jax.Array[float32] = jnp.diff(a_bfloat16)) -> None:  # E: default
+def default_jnp_diff_bfloat16(v: jax.Array[float32] = jnp.diff(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.digitize(a_bfloat16, a_bfloat16): int32 in JAX
-def known_260() -> None:
+def known_jnp_digitize_bfloat16_bfloat16() -> None:
     assert_type(jnp.digitize(a_bfloat16, a_bfloat16), jax.Array[int32])
 
 
-def return_260() -> jax.Array[float32]:
+def return_jnp_digitize_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.digitize(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_260() -> None:
+def assign_jnp_digitize_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.digitize(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_260(r: jax.Array[float32]) -> None:
+def rebind_jnp_digitize_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.digitize(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_260() -> None:
+def argument_jnp_digitize_bfloat16_bfloat16() -> None:
     takes_float32(jnp.digitize(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_260(holder: Holder) -> None:
+def attribute_jnp_digitize_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.digitize(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_260() -> None:
+def field_jnp_digitize_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.digitize(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_260(v: jax.Array[float32] = jnp.digitize(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_digitize_bfloat16_bfloat16(v: jax.Array[float32] = jnp.digitize(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.divide(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_261() -> None:
+def known_jnp_divide_bfloat16_bfloat16() -> None:
     assert_type(jnp.divide(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_261() -> jax.Array[float32]:
+def return_jnp_divide_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.divide(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_261() -> None:
+def assign_jnp_divide_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.divide(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_261(r: jax.Array[float32]) -> None:
+def rebind_jnp_divide_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.divide(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_261() -> None:
+def argument_jnp_divide_bfloat16_bfloat16() -> None:
     takes_float32(jnp.divide(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_261(holder: Holder) -> None:
+def attribute_jnp_divide_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.divide(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_261() -> None:
+def field_jnp_divide_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.divide(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_261(v: jax.Array[float32] = jnp.divide(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_divide_bfloat16_bfloat16(v: jax.Array[float32] = jnp.divide(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.divmod(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_262() -> None:
+def known_jnp_divmod_bfloat16_bfloat16() -> None:
     assert_type(jnp.divmod(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_262() -> jax.Array[float32]:
+def return_jnp_divmod_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.divmod(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_262() -> None:
+def assign_jnp_divmod_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.divmod(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_262(r: jax.Array[float32]) -> None:
+def rebind_jnp_divmod_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.divmod(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_262() -> None:
+def argument_jnp_divmod_bfloat16_bfloat16() -> None:
     takes_float32(jnp.divmod(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_262(holder: Holder) -> None:
+def attribute_jnp_divmod_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.divmod(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_262() -> None:
+def field_jnp_divmod_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.divmod(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_262(v: jax.Array[float32] = jnp.divmod(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_divmod_bfloat16_bfloat16(v: jax.Array[float32] = jnp.divmod(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.dot(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_263() -> None:
+def known_jnp_dot_bfloat16_bfloat16() -> None:
     assert_type(jnp.dot(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_263() -> jax.Array[float32]:
+def return_jnp_dot_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.dot(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_263() -> None:
+def assign_jnp_dot_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.dot(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_263(r: jax.Array[float32]) -> None:
+def rebind_jnp_dot_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.dot(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_263() -> None:
+def argument_jnp_dot_bfloat16_bfloat16() -> None:
     takes_float32(jnp.dot(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_263(holder: Holder) -> None:
+def attribute_jnp_dot_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.dot(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_263() -> None:
+def field_jnp_dot_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.dot(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_263(v: jax.Array[float32] = jnp.dot(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_dot_bfloat16_bfloat16(v: jax.Array[float32] = jnp.dot(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32): float32 in JAX
-def known_264() -> None:
+def known_jnp_dot_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     assert_type(jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32), jax.Array[float32])
 
 
-def return_264() -> jax.Array[bfloat16]:
+def return_jnp_dot_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> jax.Array[bfloat16]:
     return jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: return
 
 
-def assign_264() -> None:
+def assign_jnp_dot_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     y: jax.Array[bfloat16] = jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: assignment
     del y
 
 
-def rebind_264(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_dot_bfloat16_bfloat16_preferred_element_type_jnp_float32(r: jax.Array[bfloat16]) -> None:
     r = jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_264() -> None:
+def argument_jnp_dot_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     takes_bfloat16(jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # E: argument
 
 
-def attribute_264(holder: Holder) -> None:
+def attribute_jnp_dot_bfloat16_bfloat16_preferred_element_type_jnp_float32(holder: Holder) -> None:
     holder.bfloat16_ = jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: attribute-assignment
 
 
-def field_264() -> None:
+def field_jnp_dot_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     Fields(bfloat16_=jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # E: argument
 
 
-def default_264(v: jax.Array[bfloat16] = jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)) -> None:  # E: default
+def default_jnp_dot_bfloat16_bfloat16_preferred_element_type_jnp_float32(v: jax.Array[bfloat16] = jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)) -> None:  # E: default
     del v
 
 
 # jnp.dsplit(a_bfloat16, 3): bfloat16 in JAX
-def known_265() -> None:
+def known_jnp_dsplit_bfloat16_3() -> None:
     assert_type(jnp.dsplit(a_bfloat16, 3), jax.Array[bfloat16])
 
 
-def return_265() -> jax.Array[float32]:
+def return_jnp_dsplit_bfloat16_3() -> jax.Array[float32]:
     return jnp.dsplit(a_bfloat16, 3)  # E: return
 
 
-def assign_265() -> None:
+def assign_jnp_dsplit_bfloat16_3() -> None:
     y: jax.Array[float32] = jnp.dsplit(a_bfloat16, 3)  # E: assignment
     del y
 
 
-def rebind_265(r: jax.Array[float32]) -> None:
+def rebind_jnp_dsplit_bfloat16_3(r: jax.Array[float32]) -> None:
     r = jnp.dsplit(a_bfloat16, 3)  # E: assignment
     takes_float32(r)
 
 
-def argument_265() -> None:
+def argument_jnp_dsplit_bfloat16_3() -> None:
     takes_float32(jnp.dsplit(a_bfloat16, 3))  # E: argument
 
 
-def attribute_265(holder: Holder) -> None:
+def attribute_jnp_dsplit_bfloat16_3(holder: Holder) -> None:
     holder.float32_ = jnp.dsplit(a_bfloat16, 3)  # E: attribute-assignment
 
 
-def field_265() -> None:
+def field_jnp_dsplit_bfloat16_3() -> None:
     Fields(float32_=jnp.dsplit(a_bfloat16, 3))  # E: argument
 
 
-def default_265(v: jax.Array[float32] = jnp.dsplit(a_bfloat16, 3)) -> None:  # E: default
+def default_jnp_dsplit_bfloat16_3(v: jax.Array[float32] = jnp.dsplit(a_bfloat16, 3)) -> None:  # E: default
     del v
 
 
 # jnp.dstack([a_bfloat16, a_bfloat16]): bfloat16 in JAX
-def known_266() -> None:
+def known_jnp_dstack_bfloat16_bfloat16() -> None:
     assert_type(jnp.dstack([a_bfloat16, a_bfloat16]), jax.Array[bfloat16])
 
 
-def return_266() -> jax.Array[float32]:
+def return_jnp_dstack_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.dstack([a_bfloat16, a_bfloat16])  # E: return
 
 
-def assign_266() -> None:
+def assign_jnp_dstack_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.dstack([a_bfloat16, a_bfloat16])  # E: assignment
     del y
 
 
-def rebind_266(r: jax.Array[float32]) -> None:
+def rebind_jnp_dstack_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.dstack([a_bfloat16, a_bfloat16])  # E: assignment
     takes_float32(r)
 
 
-def argument_266() -> None:
+def argument_jnp_dstack_bfloat16_bfloat16() -> None:
     takes_float32(jnp.dstack([a_bfloat16, a_bfloat16]))  # E: argument
 
 
-def attribute_266(holder: Holder) -> None:
+def attribute_jnp_dstack_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.dstack([a_bfloat16, a_bfloat16])  # E: attribute-assignment
 
 
-def field_266() -> None:
+def field_jnp_dstack_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.dstack([a_bfloat16, a_bfloat16]))  # E: argument
 
 
-def default_266(v: jax.Array[float32] = jnp.dstack([a_bfloat16, a_bfloat16])) -> None:  # E: default
+def default_jnp_dstack_bfloat16_bfloat16(v: jax.Array[float32] = jnp.dstack([a_bfloat16, a_bfloat16])) -> None:  # E: default
     del v
 
 
 # jnp.ediff1d(a_bfloat16): bfloat16 in JAX
-def known_267() -> None:
+def known_jnp_ediff1d_bfloat16() -> None:
     assert_type(jnp.ediff1d(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_267() -> jax.Array[float32]:
+def return_jnp_ediff1d_bfloat16() -> jax.Array[float32]:
     return jnp.ediff1d(a_bfloat16)  # E: return
 
 
-def assign_267() -> None:
+def assign_jnp_ediff1d_bfloat16() -> None:
     y: jax.Array[float32] = jnp.ediff1d(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_267(r: jax.Array[float32]) -> None:
+def rebind_jnp_ediff1d_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.ediff1d(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_267() -> None:
+def argument_jnp_ediff1d_bfloat16() -> None:
     takes_float32(jnp.ediff1d(a_bfloat16))  # E: argument
 
 
-def attribute_267(holder: Holder) -> None:
+def attribute_jnp_ediff1d_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.ediff1d(a_bfloat16)  # E: attribute-assignment
 
 
-def field_267() -> None:
+def field_jnp_ediff1d_bfloat16() -> None:
     Fields(float32_=jnp.ediff1d(a_bfloat16))  # E: argument
 
 
-def default_267(v: jax.Array[float32] = jnp.ediff1d(a_bfloat16)) -> None:  # E: default
+def default_jnp_ediff1d_bfloat16(v: jax.Array[float32] = jnp.ediff1d(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_268() -> None:
+def known_jnp_einsum_ij_jk_ik_bfloat16_bfloat16() -> None:
     assert_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_268() -> jax.Array[float32]:
+def return_jnp_einsum_ij_jk_ik_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_268() -> None:
+def assign_jnp_einsum_ij_jk_ik_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_268(r: jax.Array[float32]) -> None:
+def rebind_jnp_einsum_ij_jk_ik_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_268() -> None:
+def argument_jnp_einsum_ij_jk_ik_bfloat16_bfloat16() -> None:
     takes_float32(jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_268(holder: Holder) -> None:
+def attribute_jnp_einsum_ij_jk_ik_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_268() -> None:
+def field_jnp_einsum_ij_jk_ik_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_268(v: jax.Array[float32] = jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_einsum_ij_jk_ik_bfloat16_bfloat16(v: jax.Array[float32] = jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32): float32 in JAX
-def known_269() -> None:
+def known_jnp_einsum_ij_jk_ik_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     assert_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32), jax.Array[float32])
 
 
-def return_269() -> jax.Array[bfloat16]:
+def return_jnp_einsum_ij_jk_ik_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> jax.Array[bfloat16]:
     return jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: return
 
 
-def assign_269() -> None:
+def assign_jnp_einsum_ij_jk_ik_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     y: jax.Array[bfloat16] = jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: assignment
     del y
 
 
-def rebind_269(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_einsum_ij_jk_ik_bfloat16_bfloat16_preferred_element_type_jnp_float32(r: jax.Array[bfloat16]) -> None:
     r = jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_269() -> None:
+def argument_jnp_einsum_ij_jk_ik_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     takes_bfloat16(jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # E: argument
 
 
-def attribute_269(holder: Holder) -> None:
+def attribute_jnp_einsum_ij_jk_ik_bfloat16_bfloat16_preferred_element_type_jnp_float32(holder: Holder) -> None:
     holder.bfloat16_ = jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: attribute-assignment
 
 
-def field_269() -> None:
+def field_jnp_einsum_ij_jk_ik_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     Fields(bfloat16_=jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # E: argument
 
 
-def default_269(v: jax.Array[bfloat16] = jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)) -> None:  # E: default
+def default_jnp_einsum_ij_jk_ik_bfloat16_bfloat16_preferred_element_type_jnp_float32(v: jax.Array[bfloat16] = jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)) -> None:  # E: default
     del v
 
 
 # jnp.empty((3,), dtype=None): float32 in JAX
-def known_270() -> None:
+def known_jnp_empty_3_dtype_None() -> None:
     assert_type(jnp.empty((3,), dtype=None), jax.Array[float32])
 
 
-def return_270() -> jax.Array[bfloat16]:
+def return_jnp_empty_3_dtype_None() -> jax.Array[bfloat16]:
     return jnp.empty((3,), dtype=None)  # E: return
 
 
-def assign_270() -> None:
+def assign_jnp_empty_3_dtype_None() -> None:
     y: jax.Array[bfloat16] = jnp.empty((3,), dtype=None)  # E: assignment
     del y
 
 
-def rebind_270(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_empty_3_dtype_None(r: jax.Array[bfloat16]) -> None:
     r = jnp.empty((3,), dtype=None)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_270() -> None:
+def argument_jnp_empty_3_dtype_None() -> None:
     takes_bfloat16(jnp.empty((3,), dtype=None))  # E: argument
 
 
-def attribute_270(holder: Holder) -> None:
+def attribute_jnp_empty_3_dtype_None(holder: Holder) -> None:
     holder.bfloat16_ = jnp.empty((3,), dtype=None)  # E: attribute-assignment
 
 
-def field_270() -> None:
+def field_jnp_empty_3_dtype_None() -> None:
     Fields(bfloat16_=jnp.empty((3,), dtype=None))  # E: argument
 
 
-def default_270(v: jax.Array[bfloat16] = jnp.empty((3,), dtype=None)) -> None:  # E: default
+def default_jnp_empty_3_dtype_None(v: jax.Array[bfloat16] = jnp.empty((3,), dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.empty_like(a_bfloat16): bfloat16 in JAX
-def known_271() -> None:
+def known_jnp_empty_like_bfloat16() -> None:
     assert_type(jnp.empty_like(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_271() -> jax.Array[float32]:
+def return_jnp_empty_like_bfloat16() -> jax.Array[float32]:
     return jnp.empty_like(a_bfloat16)  # E: return
 
 
-def assign_271() -> None:
+def assign_jnp_empty_like_bfloat16() -> None:
     y: jax.Array[float32] = jnp.empty_like(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_271(r: jax.Array[float32]) -> None:
+def rebind_jnp_empty_like_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.empty_like(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_271() -> None:
+def argument_jnp_empty_like_bfloat16() -> None:
     takes_float32(jnp.empty_like(a_bfloat16))  # E: argument
 
 
-def attribute_271(holder: Holder) -> None:
+def attribute_jnp_empty_like_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.empty_like(a_bfloat16)  # E: attribute-assignment
 
 
-def field_271() -> None:
+def field_jnp_empty_like_bfloat16() -> None:
     Fields(float32_=jnp.empty_like(a_bfloat16))  # E: argument
 
 
-def default_271(v: jax.Array[float32] = jnp.empty_like(a_bfloat16)) -> None:  # E: default
+def default_jnp_empty_like_bfloat16(v: jax.Array[float32] = jnp.empty_like(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.equal(a_bfloat16, a_bfloat16): bool_ in JAX
-def known_272() -> None:
+def known_jnp_equal_bfloat16_bfloat16() -> None:
     assert_type(jnp.equal(a_bfloat16, a_bfloat16), jax.Array[bool_])
 
 
-def return_272() -> jax.Array[float32]:
+def return_jnp_equal_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.equal(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_272() -> None:
+def assign_jnp_equal_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.equal(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_272(r: jax.Array[float32]) -> None:
+def rebind_jnp_equal_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.equal(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_272() -> None:
+def argument_jnp_equal_bfloat16_bfloat16() -> None:
     takes_float32(jnp.equal(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_272(holder: Holder) -> None:
+def attribute_jnp_equal_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.equal(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_272() -> None:
+def field_jnp_equal_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.equal(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_272(v: jax.Array[float32] = jnp.equal(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_equal_bfloat16_bfloat16(v: jax.Array[float32] = jnp.equal(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.exp(a_bfloat16): bfloat16 in JAX
-def known_273() -> None:
+def known_jnp_exp_bfloat16() -> None:
     assert_type(jnp.exp(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_273() -> jax.Array[float32]:
+def return_jnp_exp_bfloat16() -> jax.Array[float32]:
     return jnp.exp(a_bfloat16)  # E: return
 
 
-def assign_273() -> None:
+def assign_jnp_exp_bfloat16() -> None:
     y: jax.Array[float32] = jnp.exp(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_273(r: jax.Array[float32]) -> None:
+def rebind_jnp_exp_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.exp(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_273() -> None:
+def argument_jnp_exp_bfloat16() -> None:
     takes_float32(jnp.exp(a_bfloat16))  # E: argument
 
 
-def attribute_273(holder: Holder) -> None:
+def attribute_jnp_exp_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.exp(a_bfloat16)  # E: attribute-assignment
 
 
-def field_273() -> None:
+def field_jnp_exp_bfloat16() -> None:
     Fields(float32_=jnp.exp(a_bfloat16))  # E: argument
 
 
-def default_273(v: jax.Array[float32] = jnp.exp(a_bfloat16)) -> None:  # E: default
+def default_jnp_exp_bfloat16(v: jax.Array[float32] = jnp.exp(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.exp2(a_bfloat16): bfloat16 in JAX
-def known_274() -> None:
+def known_jnp_exp2_bfloat16() -> None:
     assert_type(jnp.exp2(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_274() -> jax.Array[float32]:
+def return_jnp_exp2_bfloat16() -> jax.Array[float32]:
     return jnp.exp2(a_bfloat16)  # E: return
 
 
-def assign_274() -> None:
+def assign_jnp_exp2_bfloat16() -> None:
     y: jax.Array[float32] = jnp.exp2(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_274(r: jax.Array[float32]) -> None:
+def rebind_jnp_exp2_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.exp2(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_274() -> None:
+def argument_jnp_exp2_bfloat16() -> None:
     takes_float32(jnp.exp2(a_bfloat16))  # E: argument
 
 
-def attribute_274(holder: Holder) -> None:
+def attribute_jnp_exp2_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.exp2(a_bfloat16)  # E: attribute-assignment
 
 
-def field_274() -> None:
+def field_jnp_exp2_bfloat16() -> None:
     Fields(float32_=jnp.exp2(a_bfloat16))  # E: argument
 
 
-def default_274(v: jax.Array[float32] = jnp.exp2(a_bfloat16)) -> None:  # E: default
+def default_jnp_exp2_bfloat16(v: jax.Array[float32] = jnp.exp2(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.expand_dims(a_bfloat16, 0): bfloat16 in JAX
-def known_275() -> None:
+def known_jnp_expand_dims_bfloat16_0() -> None:
     assert_type(jnp.expand_dims(a_bfloat16, 0), jax.Array[bfloat16])
 
 
-def return_275() -> jax.Array[float32]:
+def return_jnp_expand_dims_bfloat16_0() -> jax.Array[float32]:
     return jnp.expand_dims(a_bfloat16, 0)  # E: return
 
 
-def assign_275() -> None:
+def assign_jnp_expand_dims_bfloat16_0() -> None:
     y: jax.Array[float32] = jnp.expand_dims(a_bfloat16, 0)  # E: assignment
     del y
 
 
-def rebind_275(r: jax.Array[float32]) -> None:
+def rebind_jnp_expand_dims_bfloat16_0(r: jax.Array[float32]) -> None:
     r = jnp.expand_dims(a_bfloat16, 0)  # E: assignment
     takes_float32(r)
 
 
-def argument_275() -> None:
+def argument_jnp_expand_dims_bfloat16_0() -> None:
     takes_float32(jnp.expand_dims(a_bfloat16, 0))  # E: argument
 
 
-def attribute_275(holder: Holder) -> None:
+def attribute_jnp_expand_dims_bfloat16_0(holder: Holder) -> None:
     holder.float32_ = jnp.expand_dims(a_bfloat16, 0)  # E: attribute-assignment
 
 
-def field_275() -> None:
+def field_jnp_expand_dims_bfloat16_0() -> None:
     Fields(float32_=jnp.expand_dims(a_bfloat16, 0))  # E: argument
 
 
-def default_275(v: jax.Array[float32] = jnp.expand_dims(a_bfloat16, 0)) -> None:  # E: default
+def default_jnp_expand_dims_bfloat16_0(v: jax.Array[float32] = jnp.expand_dims(a_bfloat16, 0)) -> None:  # E: default
     del v
 
 
 # jnp.expm1(a_bfloat16): bfloat16 in JAX
-def known_276() -> None:
+def known_jnp_expm1_bfloat16() -> None:
     assert_type(jnp.expm1(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_276() -> jax.Array[float32]:
+def return_jnp_expm1_bfloat16() -> jax.Array[float32]:
     return jnp.expm1(a_bfloat16)  # E: return
 
 
-def assign_276() -> None:
+def assign_jnp_expm1_bfloat16() -> None:
     y: jax.Array[float32] = jnp.expm1(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_276(r: jax.Array[float32]) -> None:
+def rebind_jnp_expm1_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.expm1(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_276() -> None:
+def argument_jnp_expm1_bfloat16() -> None:
     takes_float32(jnp.expm1(a_bfloat16))  # E: argument
 
 
-def attribute_276(holder: Holder) -> None:
+def attribute_jnp_expm1_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.expm1(a_bfloat16)  # E: attribute-assignment
 
 
-def field_276() -> None:
+def field_jnp_expm1_bfloat16() -> None:
     Fields(float32_=jnp.expm1(a_bfloat16))  # E: argument
 
 
-def default_276(v: jax.Array[float32] = jnp.expm1(a_bfloat16)) -> None:  # E: default
+def default_jnp_expm1_bfloat16(v: jax.Array[float32] = jnp.expm1(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.extract(jnp.ones((3, 3), bool), a_bfloat16, size=3): bfloat16 in JAX
-def known_277() -> None:
+def known_jnp_extract_jnp_ones_3_3_bool_bfloat16_size_3() -> None:
     assert_type(jnp.extract(jnp.ones((3, 3), bool), a_bfloat16, size=3), jax.Array[bfloat16])
 
 
-def return_277() -> jax.Array[float32]:
+def return_jnp_extract_jnp_ones_3_3_bool_bfloat16_size_3() -> jax.Array[float32]:
     return jnp.extract(jnp.ones((3, 3), bool), a_bfloat16, size=3)  # E: return
 
 
-def assign_277() -> None:
+def assign_jnp_extract_jnp_ones_3_3_bool_bfloat16_size_3() -> None:
     y: jax.Array[float32] = jnp.extract(jnp.ones((3, 3), bool), a_bfloat16, size=3)  # E: assignment
     del y
 
 
-def rebind_277(r: jax.Array[float32]) -> None:
+def rebind_jnp_extract_jnp_ones_3_3_bool_bfloat16_size_3(r: jax.Array[float32]) -> None:
     r = jnp.extract(jnp.ones((3, 3), bool), a_bfloat16, size=3)  # E: assignment
     takes_float32(r)
 
 
-def argument_277() -> None:
+def argument_jnp_extract_jnp_ones_3_3_bool_bfloat16_size_3() -> None:
     takes_float32(jnp.extract(jnp.ones((3, 3), bool), a_bfloat16, size=3))  # E: argument
 
 
-def attribute_277(holder: Holder) -> None:
+def attribute_jnp_extract_jnp_ones_3_3_bool_bfloat16_size_3(holder: Holder) -> None:
     holder.float32_ = jnp.extract(jnp.ones((3, 3), bool), a_bfloat16, size=3)  # E: attribute-assignment
 
 
-def field_277() -> None:
+def field_jnp_extract_jnp_ones_3_3_bool_bfloat16_size_3() -> None:
     Fields(float32_=jnp.extract(jnp.ones((3, 3), bool), a_bfloat16, size=3))  # E: argument
 
 
-def default_277(v: jax.Array[float32] = jnp.extract(jnp.ones((3, 3), bool), a_bfloat16, size=3)) -> None:  # E: default
+def default_jnp_extract_jnp_ones_3_3_bool_bfloat16_size_3(v: jax.Array[float32] = jnp.extract(jnp.ones((3, 3), bool), a_bfloat16, size=3)) -> None:  # E: default
     del v
 
 
 # jnp.eye(3, dtype=None): float32 in JAX
-def known_278() -> None:
+def known_jnp_eye_3_dtype_None() -> None:
     assert_type(jnp.eye(3, dtype=None), jax.Array[float32])
 
 
-def return_278() -> jax.Array[bfloat16]:
+def return_jnp_eye_3_dtype_None() -> jax.Array[bfloat16]:
     return jnp.eye(3, dtype=None)  # E: return
 
 
-def assign_278() -> None:
+def assign_jnp_eye_3_dtype_None() -> None:
     y: jax.Array[bfloat16] = jnp.eye(3, dtype=None)  # E: assignment
     del y
 
 
-def rebind_278(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_eye_3_dtype_None(r: jax.Array[bfloat16]) -> None:
     r = jnp.eye(3, dtype=None)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_278() -> None:
+def argument_jnp_eye_3_dtype_None() -> None:
     takes_bfloat16(jnp.eye(3, dtype=None))  # E: argument
 
 
-def attribute_278(holder: Holder) -> None:
+def attribute_jnp_eye_3_dtype_None(holder: Holder) -> None:
     holder.bfloat16_ = jnp.eye(3, dtype=None)  # E: attribute-assignment
 
 
-def field_278() -> None:
+def field_jnp_eye_3_dtype_None() -> None:
     Fields(bfloat16_=jnp.eye(3, dtype=None))  # E: argument
 
 
-def default_278(v: jax.Array[bfloat16] = jnp.eye(3, dtype=None)) -> None:  # E: default
+def default_jnp_eye_3_dtype_None(v: jax.Array[bfloat16] = jnp.eye(3, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.fabs(a_bfloat16): bfloat16 in JAX
-def known_279() -> None:
+def known_jnp_fabs_bfloat16() -> None:
     assert_type(jnp.fabs(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_279() -> jax.Array[float32]:
+def return_jnp_fabs_bfloat16() -> jax.Array[float32]:
     return jnp.fabs(a_bfloat16)  # E: return
 
 
-def assign_279() -> None:
+def assign_jnp_fabs_bfloat16() -> None:
     y: jax.Array[float32] = jnp.fabs(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_279(r: jax.Array[float32]) -> None:
+def rebind_jnp_fabs_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.fabs(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_279() -> None:
+def argument_jnp_fabs_bfloat16() -> None:
     takes_float32(jnp.fabs(a_bfloat16))  # E: argument
 
 
-def attribute_279(holder: Holder) -> None:
+def attribute_jnp_fabs_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.fabs(a_bfloat16)  # E: attribute-assignment
 
 
-def field_279() -> None:
+def field_jnp_fabs_bfloat16() -> None:
     Fields(float32_=jnp.fabs(a_bfloat16))  # E: argument
 
 
-def default_279(v: jax.Array[float32] = jnp.fabs(a_bfloat16)) -> None:  # E: default
+def default_jnp_fabs_bfloat16(v: jax.Array[float32] = jnp.fabs(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.fft.fft(a_bfloat16): complex64 in JAX
-def known_280() -> None:
+def known_jnp_fft_fft_bfloat16() -> None:
     assert_type(jnp.fft.fft(a_bfloat16), jax.Array[complex64])
 
 
-def return_280() -> jax.Array[float32]:
+def return_jnp_fft_fft_bfloat16() -> jax.Array[float32]:
     return jnp.fft.fft(a_bfloat16)  # E: return
 
 
-def assign_280() -> None:
+def assign_jnp_fft_fft_bfloat16() -> None:
     y: jax.Array[float32] = jnp.fft.fft(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_280(r: jax.Array[float32]) -> None:
+def rebind_jnp_fft_fft_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.fft.fft(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_280() -> None:
+def argument_jnp_fft_fft_bfloat16() -> None:
     takes_float32(jnp.fft.fft(a_bfloat16))  # E: argument
 
 
-def attribute_280(holder: Holder) -> None:
+def attribute_jnp_fft_fft_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.fft.fft(a_bfloat16)  # E: attribute-assignment
 
 
-def field_280() -> None:
+def field_jnp_fft_fft_bfloat16() -> None:
     Fields(float32_=jnp.fft.fft(a_bfloat16))  # E: argument
 
 
-def default_280(v: jax.Array[float32] = jnp.fft.fft(a_bfloat16)) -> None:  # E: default
+def default_jnp_fft_fft_bfloat16(v: jax.Array[float32] = jnp.fft.fft(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.fft.fft2(a_bfloat16): complex64 in JAX
-def known_281() -> None:
+def known_jnp_fft_fft2_bfloat16() -> None:
     assert_type(jnp.fft.fft2(a_bfloat16), jax.Array[complex64])
 
 
-def return_281() -> jax.Array[float32]:
+def return_jnp_fft_fft2_bfloat16() -> jax.Array[float32]:
     return jnp.fft.fft2(a_bfloat16)  # E: return
 
 
-def assign_281() -> None:
+def assign_jnp_fft_fft2_bfloat16() -> None:
     y: jax.Array[float32] = jnp.fft.fft2(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_281(r: jax.Array[float32]) -> None:
+def rebind_jnp_fft_fft2_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.fft.fft2(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_281() -> None:
+def argument_jnp_fft_fft2_bfloat16() -> None:
     takes_float32(jnp.fft.fft2(a_bfloat16))  # E: argument
 
 
-def attribute_281(holder: Holder) -> None:
+def attribute_jnp_fft_fft2_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.fft.fft2(a_bfloat16)  # E: attribute-assignment
 
 
-def field_281() -> None:
+def field_jnp_fft_fft2_bfloat16() -> None:
     Fields(float32_=jnp.fft.fft2(a_bfloat16))  # E: argument
 
 
-def default_281(v: jax.Array[float32] = jnp.fft.fft2(a_bfloat16)) -> None:  # E: default
+def default_jnp_fft_fft2_bfloat16(v: jax.Array[float32] = jnp.fft.fft2(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.fft.fftfreq(4, dtype=None): float32 in JAX
-def known_282() -> None:
+def known_jnp_fft_fftfreq_4_dtype_None() -> None:
     assert_type(jnp.fft.fftfreq(4, dtype=None), jax.Array[float32])
 
 
-def return_282() -> jax.Array[bfloat16]:
+def return_jnp_fft_fftfreq_4_dtype_None() -> jax.Array[bfloat16]:
     return jnp.fft.fftfreq(4, dtype=None)  # E: return
 
 
-def assign_282() -> None:
+def assign_jnp_fft_fftfreq_4_dtype_None() -> None:
     y: jax.Array[bfloat16] = jnp.fft.fftfreq(4, dtype=None)  # E: assignment
     del y
 
 
-def rebind_282(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_fft_fftfreq_4_dtype_None(r: jax.Array[bfloat16]) -> None:
     r = jnp.fft.fftfreq(4, dtype=None)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_282() -> None:
+def argument_jnp_fft_fftfreq_4_dtype_None() -> None:
     takes_bfloat16(jnp.fft.fftfreq(4, dtype=None))  # E: argument
 
 
-def attribute_282(holder: Holder) -> None:
+def attribute_jnp_fft_fftfreq_4_dtype_None(holder: Holder) -> None:
     holder.bfloat16_ = jnp.fft.fftfreq(4, dtype=None)  # E: attribute-assignment
 
 
-def field_282() -> None:
+def field_jnp_fft_fftfreq_4_dtype_None() -> None:
     Fields(bfloat16_=jnp.fft.fftfreq(4, dtype=None))  # E: argument
 
 
-def default_282(v: jax.Array[bfloat16] = jnp.fft.fftfreq(4, dtype=None)) -> None:  # E: default
+def default_jnp_fft_fftfreq_4_dtype_None(v: jax.Array[bfloat16] = jnp.fft.fftfreq(4, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.fft.fftn(a_bfloat16): complex64 in JAX
-def known_283() -> None:
+def known_jnp_fft_fftn_bfloat16() -> None:
     assert_type(jnp.fft.fftn(a_bfloat16), jax.Array[complex64])
 
 
-def return_283() -> jax.Array[float32]:
+def return_jnp_fft_fftn_bfloat16() -> jax.Array[float32]:
     return jnp.fft.fftn(a_bfloat16)  # E: return
 
 
-def assign_283() -> None:
+def assign_jnp_fft_fftn_bfloat16() -> None:
     y: jax.Array[float32] = jnp.fft.fftn(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_283(r: jax.Array[float32]) -> None:
+def rebind_jnp_fft_fftn_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.fft.fftn(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_283() -> None:
+def argument_jnp_fft_fftn_bfloat16() -> None:
     takes_float32(jnp.fft.fftn(a_bfloat16))  # E: argument
 
 
-def attribute_283(holder: Holder) -> None:
+def attribute_jnp_fft_fftn_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.fft.fftn(a_bfloat16)  # E: attribute-assignment
 
 
-def field_283() -> None:
+def field_jnp_fft_fftn_bfloat16() -> None:
     Fields(float32_=jnp.fft.fftn(a_bfloat16))  # E: argument
 
 
-def default_283(v: jax.Array[float32] = jnp.fft.fftn(a_bfloat16)) -> None:  # E: default
+def default_jnp_fft_fftn_bfloat16(v: jax.Array[float32] = jnp.fft.fftn(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.fft.fftshift(a_bfloat16): bfloat16 in JAX
-def known_284() -> None:
+def known_jnp_fft_fftshift_bfloat16() -> None:
     assert_type(jnp.fft.fftshift(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_284() -> jax.Array[float32]:
+def return_jnp_fft_fftshift_bfloat16() -> jax.Array[float32]:
     return jnp.fft.fftshift(a_bfloat16)  # E: return
 
 
-def assign_284() -> None:
+def assign_jnp_fft_fftshift_bfloat16() -> None:
     y: jax.Array[float32] = jnp.fft.fftshift(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_284(r: jax.Array[float32]) -> None:
+def rebind_jnp_fft_fftshift_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.fft.fftshift(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_284() -> None:
+def argument_jnp_fft_fftshift_bfloat16() -> None:
     takes_float32(jnp.fft.fftshift(a_bfloat16))  # E: argument
 
 
-def attribute_284(holder: Holder) -> None:
+def attribute_jnp_fft_fftshift_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.fft.fftshift(a_bfloat16)  # E: attribute-assignment
 
 
-def field_284() -> None:
+def field_jnp_fft_fftshift_bfloat16() -> None:
     Fields(float32_=jnp.fft.fftshift(a_bfloat16))  # E: argument
 
 
-def default_284(v: jax.Array[float32] = jnp.fft.fftshift(a_bfloat16)) -> None:  # E: default
+def default_jnp_fft_fftshift_bfloat16(v: jax.Array[float32] = jnp.fft.fftshift(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.fft.hfft(a_bfloat16): float32 in JAX
-def known_285() -> None:
+def known_jnp_fft_hfft_bfloat16() -> None:
     assert_type(jnp.fft.hfft(a_bfloat16), jax.Array[float32])
 
 
-def return_285() -> jax.Array[bfloat16]:
+def return_jnp_fft_hfft_bfloat16() -> jax.Array[bfloat16]:
     return jnp.fft.hfft(a_bfloat16)  # E: return
 
 
-def assign_285() -> None:
+def assign_jnp_fft_hfft_bfloat16() -> None:
     y: jax.Array[bfloat16] = jnp.fft.hfft(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_285(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_fft_hfft_bfloat16(r: jax.Array[bfloat16]) -> None:
     r = jnp.fft.hfft(a_bfloat16)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_285() -> None:
+def argument_jnp_fft_hfft_bfloat16() -> None:
     takes_bfloat16(jnp.fft.hfft(a_bfloat16))  # E: argument
 
 
-def attribute_285(holder: Holder) -> None:
+def attribute_jnp_fft_hfft_bfloat16(holder: Holder) -> None:
     holder.bfloat16_ = jnp.fft.hfft(a_bfloat16)  # E: attribute-assignment
 
 
-def field_285() -> None:
+def field_jnp_fft_hfft_bfloat16() -> None:
     Fields(bfloat16_=jnp.fft.hfft(a_bfloat16))  # E: argument
 
 
-def default_285(v: jax.Array[bfloat16] = jnp.fft.hfft(a_bfloat16)) -> None:  # E: default
+def default_jnp_fft_hfft_bfloat16(v: jax.Array[bfloat16] = jnp.fft.hfft(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.fft.ifft(a_bfloat16): complex64 in JAX
-def known_286() -> None:
+def known_jnp_fft_ifft_bfloat16() -> None:
     assert_type(jnp.fft.ifft(a_bfloat16), jax.Array[complex64])
 
 
-def return_286() -> jax.Array[float32]:
+def return_jnp_fft_ifft_bfloat16() -> jax.Array[float32]:
     return jnp.fft.ifft(a_bfloat16)  # E: return
 
 
-def assign_286() -> None:
+def assign_jnp_fft_ifft_bfloat16() -> None:
     y: jax.Array[float32] = jnp.fft.ifft(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_286(r: jax.Array[float32]) -> None:
+def rebind_jnp_fft_ifft_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.fft.ifft(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_286() -> None:
+def argument_jnp_fft_ifft_bfloat16() -> None:
     takes_float32(jnp.fft.ifft(a_bfloat16))  # E: argument
 
 
-def attribute_286(holder: Holder) -> None:
+def attribute_jnp_fft_ifft_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.fft.ifft(a_bfloat16)  # E: attribute-assignment
 
 
-def field_286() -> None:
+def field_jnp_fft_ifft_bfloat16() -> None:
     Fields(float32_=jnp.fft.ifft(a_bfloat16))  # E: argument
 
 
-def default_286(v: jax.Array[float32] = jnp.fft.ifft(a_bfloat16)) -> None:  # E: default
+def default_jnp_fft_ifft_bfloat16(v: jax.Array[float32] = jnp.fft.ifft(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.fft.ifft2(a_bfloat16): complex64 in JAX
-def known_287() -> None:
+def known_jnp_fft_ifft2_bfloat16() -> None:
     assert_type(jnp.fft.ifft2(a_bfloat16), jax.Array[complex64])
 
 
-def return_287() -> jax.Array[float32]:
+def return_jnp_fft_ifft2_bfloat16() -> jax.Array[float32]:
     return jnp.fft.ifft2(a_bfloat16)  # E: return
 
 
-def assign_287() -> None:
+def assign_jnp_fft_ifft2_bfloat16() -> None:
     y: jax.Array[float32] = jnp.fft.ifft2(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_287(r: jax.Array[float32]) -> None:
+def rebind_jnp_fft_ifft2_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.fft.ifft2(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_287() -> None:
+def argument_jnp_fft_ifft2_bfloat16() -> None:
     takes_float32(jnp.fft.ifft2(a_bfloat16))  # E: argument
 
 
-def attribute_287(holder: Holder) -> None:
+def attribute_jnp_fft_ifft2_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.fft.ifft2(a_bfloat16)  # E: attribute-assignment
 
 
-def field_287() -> None:
+def field_jnp_fft_ifft2_bfloat16() -> None:
     Fields(float32_=jnp.fft.ifft2(a_bfloat16))  # E: argument
 
 
-def default_287(v: jax.Array[float32] = jnp.fft.ifft2(a_bfloat16)) -> None:  # E: default
+def default_jnp_fft_ifft2_bfloat16(v: jax.Array[float32] = jnp.fft.ifft2(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.fft.ifftn(a_bfloat16): complex64 in JAX
-def known_288() -> None:
+def known_jnp_fft_ifftn_bfloat16() -> None:
     assert_type(jnp.fft.ifftn(a_bfloat16), jax.Array[complex64])
 
 
-def return_288() -> jax.Array[float32]:
+def return_jnp_fft_ifftn_bfloat16() -> jax.Array[float32]:
     return jnp.fft.ifftn(a_bfloat16)  # E: return
 
 
-def assign_288() -> None:
+def assign_jnp_fft_ifftn_bfloat16() -> None:
     y: jax.Array[float32] = jnp.fft.ifftn(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_288(r: jax.Array[float32]) -> None:
+def rebind_jnp_fft_ifftn_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.fft.ifftn(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_288() -> None:
+def argument_jnp_fft_ifftn_bfloat16() -> None:
     takes_float32(jnp.fft.ifftn(a_bfloat16))  # E: argument
 
 
-def attribute_288(holder: Holder) -> None:
+def attribute_jnp_fft_ifftn_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.fft.ifftn(a_bfloat16)  # E: attribute-assignment
 
 
-def field_288() -> None:
+def field_jnp_fft_ifftn_bfloat16() -> None:
     Fields(float32_=jnp.fft.ifftn(a_bfloat16))  # E: argument
 
 
-def default_288(v: jax.Array[float32] = jnp.fft.ifftn(a_bfloat16)) -> None:  # E: default
+def default_jnp_fft_ifftn_bfloat16(v: jax.Array[float32] = jnp.fft.ifftn(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.fft.ifftshift(a_bfloat16): bfloat16 in JAX
-def known_289() -> None:
+def known_jnp_fft_ifftshift_bfloat16() -> None:
     assert_type(jnp.fft.ifftshift(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_289() -> jax.Array[float32]:
+def return_jnp_fft_ifftshift_bfloat16() -> jax.Array[float32]:
     return jnp.fft.ifftshift(a_bfloat16)  # E: return
 
 
-def assign_289() -> None:
+def assign_jnp_fft_ifftshift_bfloat16() -> None:
     y: jax.Array[float32] = jnp.fft.ifftshift(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_289(r: jax.Array[float32]) -> None:
+def rebind_jnp_fft_ifftshift_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.fft.ifftshift(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_289() -> None:
+def argument_jnp_fft_ifftshift_bfloat16() -> None:
     takes_float32(jnp.fft.ifftshift(a_bfloat16))  # E: argument
 
 
-def attribute_289(holder: Holder) -> None:
+def attribute_jnp_fft_ifftshift_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.fft.ifftshift(a_bfloat16)  # E: attribute-assignment
 
 
-def field_289() -> None:
+def field_jnp_fft_ifftshift_bfloat16() -> None:
     Fields(float32_=jnp.fft.ifftshift(a_bfloat16))  # E: argument
 
 
-def default_289(v: jax.Array[float32] = jnp.fft.ifftshift(a_bfloat16)) -> None:  # E: default
+def default_jnp_fft_ifftshift_bfloat16(v: jax.Array[float32] = jnp.fft.ifftshift(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.fft.ihfft(a_int8): complex64 in JAX
-def known_290() -> None:
+def known_jnp_fft_ihfft_int8() -> None:
     assert_type(jnp.fft.ihfft(a_int8), jax.Array[complex64])
 
 
-def return_290() -> jax.Array[float32]:
+def return_jnp_fft_ihfft_int8() -> jax.Array[float32]:
     return jnp.fft.ihfft(a_int8)  # E: return
 
 
-def assign_290() -> None:
+def assign_jnp_fft_ihfft_int8() -> None:
     y: jax.Array[float32] = jnp.fft.ihfft(a_int8)  # E: assignment
     del y
 
 
-def rebind_290(r: jax.Array[float32]) -> None:
+def rebind_jnp_fft_ihfft_int8(r: jax.Array[float32]) -> None:
     r = jnp.fft.ihfft(a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_290() -> None:
+def argument_jnp_fft_ihfft_int8() -> None:
     takes_float32(jnp.fft.ihfft(a_int8))  # E: argument
 
 
-def attribute_290(holder: Holder) -> None:
+def attribute_jnp_fft_ihfft_int8(holder: Holder) -> None:
     holder.float32_ = jnp.fft.ihfft(a_int8)  # E: attribute-assignment
 
 
-def field_290() -> None:
+def field_jnp_fft_ihfft_int8() -> None:
     Fields(float32_=jnp.fft.ihfft(a_int8))  # E: argument
 
 
-def default_290(v: jax.Array[float32] = jnp.fft.ihfft(a_int8)) -> None:  # E: default
+def default_jnp_fft_ihfft_int8(v: jax.Array[float32] = jnp.fft.ihfft(a_int8)) -> None:  # E: default
     del v
 
 
 # jnp.fft.irfft(a_bfloat16): float32 in JAX
-def known_291() -> None:
+def known_jnp_fft_irfft_bfloat16() -> None:
     assert_type(jnp.fft.irfft(a_bfloat16), jax.Array[float32])
 
 
-def return_291() -> jax.Array[bfloat16]:
+def return_jnp_fft_irfft_bfloat16() -> jax.Array[bfloat16]:
     return jnp.fft.irfft(a_bfloat16)  # E: return
 
 
-def assign_291() -> None:
+def assign_jnp_fft_irfft_bfloat16() -> None:
     y: jax.Array[bfloat16] = jnp.fft.irfft(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_291(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_fft_irfft_bfloat16(r: jax.Array[bfloat16]) -> None:
     r = jnp.fft.irfft(a_bfloat16)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_291() -> None:
+def argument_jnp_fft_irfft_bfloat16() -> None:
     takes_bfloat16(jnp.fft.irfft(a_bfloat16))  # E: argument
 
 
-def attribute_291(holder: Holder) -> None:
+def attribute_jnp_fft_irfft_bfloat16(holder: Holder) -> None:
     holder.bfloat16_ = jnp.fft.irfft(a_bfloat16)  # E: attribute-assignment
 
 
-def field_291() -> None:
+def field_jnp_fft_irfft_bfloat16() -> None:
     Fields(bfloat16_=jnp.fft.irfft(a_bfloat16))  # E: argument
 
 
-def default_291(v: jax.Array[bfloat16] = jnp.fft.irfft(a_bfloat16)) -> None:  # E: default
+def default_jnp_fft_irfft_bfloat16(v: jax.Array[bfloat16] = jnp.fft.irfft(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.fft.irfft2(a_bfloat16): float32 in JAX
-def known_292() -> None:
+def known_jnp_fft_irfft2_bfloat16() -> None:
     assert_type(jnp.fft.irfft2(a_bfloat16), jax.Array[float32])
 
 
-def return_292() -> jax.Array[bfloat16]:
+def return_jnp_fft_irfft2_bfloat16() -> jax.Array[bfloat16]:
     return jnp.fft.irfft2(a_bfloat16)  # E: return
 
 
-def assign_292() -> None:
+def assign_jnp_fft_irfft2_bfloat16() -> None:
     y: jax.Array[bfloat16] = jnp.fft.irfft2(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_292(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_fft_irfft2_bfloat16(r: jax.Array[bfloat16]) -> None:
     r = jnp.fft.irfft2(a_bfloat16)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_292() -> None:
+def argument_jnp_fft_irfft2_bfloat16() -> None:
     takes_bfloat16(jnp.fft.irfft2(a_bfloat16))  # E: argument
 
 
-def attribute_292(holder: Holder) -> None:
+def attribute_jnp_fft_irfft2_bfloat16(holder: Holder) -> None:
     holder.bfloat16_ = jnp.fft.irfft2(a_bfloat16)  # E: attribute-assignment
 
 
-def field_292() -> None:
+def field_jnp_fft_irfft2_bfloat16() -> None:
     Fields(bfloat16_=jnp.fft.irfft2(a_bfloat16))  # E: argument
 
 
-def default_292(v: jax.Array[bfloat16] = jnp.fft.irfft2(a_bfloat16)) -> None:  # E: default
+def default_jnp_fft_irfft2_bfloat16(v: jax.Array[bfloat16] = jnp.fft.irfft2(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.fft.irfftn(a_bfloat16): float32 in JAX
-def known_293() -> None:
+def known_jnp_fft_irfftn_bfloat16() -> None:
     assert_type(jnp.fft.irfftn(a_bfloat16), jax.Array[float32])
 
 
-def return_293() -> jax.Array[bfloat16]:
+def return_jnp_fft_irfftn_bfloat16() -> jax.Array[bfloat16]:
     return jnp.fft.irfftn(a_bfloat16)  # E: return
 
 
-def assign_293() -> None:
+def assign_jnp_fft_irfftn_bfloat16() -> None:
     y: jax.Array[bfloat16] = jnp.fft.irfftn(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_293(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_fft_irfftn_bfloat16(r: jax.Array[bfloat16]) -> None:
     r = jnp.fft.irfftn(a_bfloat16)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_293() -> None:
+def argument_jnp_fft_irfftn_bfloat16() -> None:
     takes_bfloat16(jnp.fft.irfftn(a_bfloat16))  # E: argument
 
 
-def attribute_293(holder: Holder) -> None:
+def attribute_jnp_fft_irfftn_bfloat16(holder: Holder) -> None:
     holder.bfloat16_ = jnp.fft.irfftn(a_bfloat16)  # E: attribute-assignment
 
 
-def field_293() -> None:
+def field_jnp_fft_irfftn_bfloat16() -> None:
     Fields(bfloat16_=jnp.fft.irfftn(a_bfloat16))  # E: argument
 
 
-def default_293(v: jax.Array[bfloat16] = jnp.fft.irfftn(a_bfloat16)) -> None:  # E: default
+def default_jnp_fft_irfftn_bfloat16(v: jax.Array[bfloat16] = jnp.fft.irfftn(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.fft.rfft(a_int8): complex64 in JAX
-def known_294() -> None:
+def known_jnp_fft_rfft_int8() -> None:
     assert_type(jnp.fft.rfft(a_int8), jax.Array[complex64])
 
 
-def return_294() -> jax.Array[float32]:
+def return_jnp_fft_rfft_int8() -> jax.Array[float32]:
     return jnp.fft.rfft(a_int8)  # E: return
 
 
-def assign_294() -> None:
+def assign_jnp_fft_rfft_int8() -> None:
     y: jax.Array[float32] = jnp.fft.rfft(a_int8)  # E: assignment
     del y
 
 
-def rebind_294(r: jax.Array[float32]) -> None:
+def rebind_jnp_fft_rfft_int8(r: jax.Array[float32]) -> None:
     r = jnp.fft.rfft(a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_294() -> None:
+def argument_jnp_fft_rfft_int8() -> None:
     takes_float32(jnp.fft.rfft(a_int8))  # E: argument
 
 
-def attribute_294(holder: Holder) -> None:
+def attribute_jnp_fft_rfft_int8(holder: Holder) -> None:
     holder.float32_ = jnp.fft.rfft(a_int8)  # E: attribute-assignment
 
 
-def field_294() -> None:
+def field_jnp_fft_rfft_int8() -> None:
     Fields(float32_=jnp.fft.rfft(a_int8))  # E: argument
 
 
-def default_294(v: jax.Array[float32] = jnp.fft.rfft(a_int8)) -> None:  # E: default
+def default_jnp_fft_rfft_int8(v: jax.Array[float32] = jnp.fft.rfft(a_int8)) -> None:  # E: default
     del v
 
 
 # jnp.fft.rfft2(a_int8): complex64 in JAX
-def known_295() -> None:
+def known_jnp_fft_rfft2_int8() -> None:
     assert_type(jnp.fft.rfft2(a_int8), jax.Array[complex64])
 
 
-def return_295() -> jax.Array[float32]:
+def return_jnp_fft_rfft2_int8() -> jax.Array[float32]:
     return jnp.fft.rfft2(a_int8)  # E: return
 
 
-def assign_295() -> None:
+def assign_jnp_fft_rfft2_int8() -> None:
     y: jax.Array[float32] = jnp.fft.rfft2(a_int8)  # E: assignment
     del y
 
 
-def rebind_295(r: jax.Array[float32]) -> None:
+def rebind_jnp_fft_rfft2_int8(r: jax.Array[float32]) -> None:
     r = jnp.fft.rfft2(a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_295() -> None:
+def argument_jnp_fft_rfft2_int8() -> None:
     takes_float32(jnp.fft.rfft2(a_int8))  # E: argument
 
 
-def attribute_295(holder: Holder) -> None:
+def attribute_jnp_fft_rfft2_int8(holder: Holder) -> None:
     holder.float32_ = jnp.fft.rfft2(a_int8)  # E: attribute-assignment
 
 
-def field_295() -> None:
+def field_jnp_fft_rfft2_int8() -> None:
     Fields(float32_=jnp.fft.rfft2(a_int8))  # E: argument
 
 
-def default_295(v: jax.Array[float32] = jnp.fft.rfft2(a_int8)) -> None:  # E: default
+def default_jnp_fft_rfft2_int8(v: jax.Array[float32] = jnp.fft.rfft2(a_int8)) -> None:  # E: default
     del v
 
 
 # jnp.fft.rfftfreq(4, dtype=None): float32 in JAX
-def known_296() -> None:
+def known_jnp_fft_rfftfreq_4_dtype_None() -> None:
     assert_type(jnp.fft.rfftfreq(4, dtype=None), jax.Array[float32])
 
 
-def return_296() -> jax.Array[bfloat16]:
+def return_jnp_fft_rfftfreq_4_dtype_None() -> jax.Array[bfloat16]:
     return jnp.fft.rfftfreq(4, dtype=None)  # E: return
 
 
-def assign_296() -> None:
+def assign_jnp_fft_rfftfreq_4_dtype_None() -> None:
     y: jax.Array[bfloat16] = jnp.fft.rfftfreq(4, dtype=None)  # E: assignment
     del y
 
 
-def rebind_296(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_fft_rfftfreq_4_dtype_None(r: jax.Array[bfloat16]) -> None:
     r = jnp.fft.rfftfreq(4, dtype=None)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_296() -> None:
+def argument_jnp_fft_rfftfreq_4_dtype_None() -> None:
     takes_bfloat16(jnp.fft.rfftfreq(4, dtype=None))  # E: argument
 
 
-def attribute_296(holder: Holder) -> None:
+def attribute_jnp_fft_rfftfreq_4_dtype_None(holder: Holder) -> None:
     holder.bfloat16_ = jnp.fft.rfftfreq(4, dtype=None)  # E: attribute-assignment
 
 
-def field_296() -> None:
+def field_jnp_fft_rfftfreq_4_dtype_None() -> None:
     Fields(bfloat16_=jnp.fft.rfftfreq(4, dtype=None))  # E: argument
 
 
-def default_296(v: jax.Array[bfloat16] = jnp.fft.rfftfreq(4, dtype=None)) -> None:  # E: default
+def default_jnp_fft_rfftfreq_4_dtype_None(v: jax.Array[bfloat16] = jnp.fft.rfftfreq(4, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.fft.rfftn(a_int8): complex64 in JAX
-def known_297() -> None:
+def known_jnp_fft_rfftn_int8() -> None:
     assert_type(jnp.fft.rfftn(a_int8), jax.Array[complex64])
 
 
-def return_297() -> jax.Array[float32]:
+def return_jnp_fft_rfftn_int8() -> jax.Array[float32]:
     return jnp.fft.rfftn(a_int8)  # E: return
 
 
-def assign_297() -> None:
+def assign_jnp_fft_rfftn_int8() -> None:
     y: jax.Array[float32] = jnp.fft.rfftn(a_int8)  # E: assignment
     del y
 
 
-def rebind_297(r: jax.Array[float32]) -> None:
+def rebind_jnp_fft_rfftn_int8(r: jax.Array[float32]) -> None:
     r = jnp.fft.rfftn(a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_297() -> None:
+def argument_jnp_fft_rfftn_int8() -> None:
     takes_float32(jnp.fft.rfftn(a_int8))  # E: argument
 
 
-def attribute_297(holder: Holder) -> None:
+def attribute_jnp_fft_rfftn_int8(holder: Holder) -> None:
     holder.float32_ = jnp.fft.rfftn(a_int8)  # E: attribute-assignment
 
 
-def field_297() -> None:
+def field_jnp_fft_rfftn_int8() -> None:
     Fields(float32_=jnp.fft.rfftn(a_int8))  # E: argument
 
 
-def default_297(v: jax.Array[float32] = jnp.fft.rfftn(a_int8)) -> None:  # E: default
+def default_jnp_fft_rfftn_int8(v: jax.Array[float32] = jnp.fft.rfftn(a_int8)) -> None:  # E: default
     del v
 
 
 # jnp.fill_diagonal(a_bfloat16, 0, inplace=False): bfloat16 in JAX
-def known_298() -> None:
+def known_jnp_fill_diagonal_bfloat16_0_inplace_False() -> None:
     assert_type(jnp.fill_diagonal(a_bfloat16, 0, inplace=False), jax.Array[bfloat16])
 
 
-def return_298() -> jax.Array[float32]:
+def return_jnp_fill_diagonal_bfloat16_0_inplace_False() -> jax.Array[float32]:
     return jnp.fill_diagonal(a_bfloat16, 0, inplace=False)  # E: return
 
 
-def assign_298() -> None:
+def assign_jnp_fill_diagonal_bfloat16_0_inplace_False() -> None:
     y: jax.Array[float32] = jnp.fill_diagonal(a_bfloat16, 0, inplace=False)  # E: assignment
     del y
 
 
-def rebind_298(r: jax.Array[float32]) -> None:
+def rebind_jnp_fill_diagonal_bfloat16_0_inplace_False(r: jax.Array[float32]) -> None:
     r = jnp.fill_diagonal(a_bfloat16, 0, inplace=False)  # E: assignment
     takes_float32(r)
 
 
-def argument_298() -> None:
+def argument_jnp_fill_diagonal_bfloat16_0_inplace_False() -> None:
     takes_float32(jnp.fill_diagonal(a_bfloat16, 0, inplace=False))  # E: argument
 
 
-def attribute_298(holder: Holder) -> None:
+def attribute_jnp_fill_diagonal_bfloat16_0_inplace_False(holder: Holder) -> None:
     holder.float32_ = jnp.fill_diagonal(a_bfloat16, 0, inplace=False)  # E: attribute-assignment
 
 
-def field_298() -> None:
+def field_jnp_fill_diagonal_bfloat16_0_inplace_False() -> None:
     Fields(float32_=jnp.fill_diagonal(a_bfloat16, 0, inplace=False))  # E: argument
 
 
-def default_298(v: jax.Array[float32] = jnp.fill_diagonal(a_bfloat16, 0, inplace=False)) -> None:  # E: default
+def default_jnp_fill_diagonal_bfloat16_0_inplace_False(v: jax.Array[float32] = jnp.fill_diagonal(a_bfloat16, 0, inplace=False)) -> None:  # E: default
     del v
 
 
 # jnp.flatnonzero(a_bfloat16, size=3): int32 in JAX
-def known_299() -> None:
+def known_jnp_flatnonzero_bfloat16_size_3() -> None:
     assert_type(jnp.flatnonzero(a_bfloat16, size=3), jax.Array[int32])
 
 
-def return_299() -> jax.Array[float32]:
+def return_jnp_flatnonzero_bfloat16_size_3() -> jax.Array[float32]:
     return jnp.flatnonzero(a_bfloat16, size=3)  # E: return
 
 
-def assign_299() -> None:
+def assign_jnp_flatnonzero_bfloat16_size_3() -> None:
     y: jax.Array[float32] = jnp.flatnonzero(a_bfloat16, size=3)  # E: assignment
     del y
 
 
-def rebind_299(r: jax.Array[float32]) -> None:
+def rebind_jnp_flatnonzero_bfloat16_size_3(r: jax.Array[float32]) -> None:
     r = jnp.flatnonzero(a_bfloat16, size=3)  # E: assignment
     takes_float32(r)
 
 
-def argument_299() -> None:
+def argument_jnp_flatnonzero_bfloat16_size_3() -> None:
     takes_float32(jnp.flatnonzero(a_bfloat16, size=3))  # E: argument
 
 
-def attribute_299(holder: Holder) -> None:
+def attribute_jnp_flatnonzero_bfloat16_size_3(holder: Holder) -> None:
     holder.float32_ = jnp.flatnonzero(a_bfloat16, size=3)  # E: attribute-assignment
 
 
-def field_299() -> None:
+def field_jnp_flatnonzero_bfloat16_size_3() -> None:
     Fields(float32_=jnp.flatnonzero(a_bfloat16, size=3))  # E: argument
 
 
-def default_299(v: jax.Array[float32] = jnp.flatnonzero(a_bfloat16, size=3)) -> None:  # E: default
+def default_jnp_flatnonzero_bfloat16_size_3(v: jax.Array[float32] = jnp.flatnonzero(a_bfloat16, size=3)) -> None:  # E: default
     del v
 
 
 # jnp.fliplr(a_bfloat16): bfloat16 in JAX
-def known_300() -> None:
+def known_jnp_fliplr_bfloat16() -> None:
     assert_type(jnp.fliplr(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_300() -> jax.Array[float32]:
+def return_jnp_fliplr_bfloat16() -> jax.Array[float32]:
     return jnp.fliplr(a_bfloat16)  # E: return
 
 
-def assign_300() -> None:
+def assign_jnp_fliplr_bfloat16() -> None:
     y: jax.Array[float32] = jnp.fliplr(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_300(r: jax.Array[float32]) -> None:
+def rebind_jnp_fliplr_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.fliplr(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_300() -> None:
+def argument_jnp_fliplr_bfloat16() -> None:
     takes_float32(jnp.fliplr(a_bfloat16))  # E: argument
 
 
-def attribute_300(holder: Holder) -> None:
+def attribute_jnp_fliplr_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.fliplr(a_bfloat16)  # E: attribute-assignment
 
 
-def field_300() -> None:
+def field_jnp_fliplr_bfloat16() -> None:
     Fields(float32_=jnp.fliplr(a_bfloat16))  # E: argument
 
 
-def default_300(v: jax.Array[float32] = jnp.fliplr(a_bfloat16)) -> None:  # E: default
+def default_jnp_fliplr_bfloat16(v: jax.Array[float32] = jnp.fliplr(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.flipud(a_bfloat16): bfloat16 in JAX
-def known_301() -> None:
+def known_jnp_flipud_bfloat16() -> None:
     assert_type(jnp.flipud(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_301() -> jax.Array[float32]:
+def return_jnp_flipud_bfloat16() -> jax.Array[float32]:
     return jnp.flipud(a_bfloat16)  # E: return
 
 
-def assign_301() -> None:
+def assign_jnp_flipud_bfloat16() -> None:
     y: jax.Array[float32] = jnp.flipud(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_301(r: jax.Array[float32]) -> None:
+def rebind_jnp_flipud_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.flipud(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_301() -> None:
+def argument_jnp_flipud_bfloat16() -> None:
     takes_float32(jnp.flipud(a_bfloat16))  # E: argument
 
 
-def attribute_301(holder: Holder) -> None:
+def attribute_jnp_flipud_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.flipud(a_bfloat16)  # E: attribute-assignment
 
 
-def field_301() -> None:
+def field_jnp_flipud_bfloat16() -> None:
     Fields(float32_=jnp.flipud(a_bfloat16))  # E: argument
 
 
-def default_301(v: jax.Array[float32] = jnp.flipud(a_bfloat16)) -> None:  # E: default
+def default_jnp_flipud_bfloat16(v: jax.Array[float32] = jnp.flipud(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.float_power(a_bfloat16, 2.0): bfloat16 in JAX
-def known_302() -> None:
+def known_jnp_float_power_bfloat16_2_0() -> None:
     assert_type(jnp.float_power(a_bfloat16, 2.0), jax.Array[bfloat16])
 
 
-def return_302() -> jax.Array[float32]:
+def return_jnp_float_power_bfloat16_2_0() -> jax.Array[float32]:
     return jnp.float_power(a_bfloat16, 2.0)  # E: return
 
 
-def assign_302() -> None:
+def assign_jnp_float_power_bfloat16_2_0() -> None:
     y: jax.Array[float32] = jnp.float_power(a_bfloat16, 2.0)  # E: assignment
     del y
 
 
-def rebind_302(r: jax.Array[float32]) -> None:
+def rebind_jnp_float_power_bfloat16_2_0(r: jax.Array[float32]) -> None:
     r = jnp.float_power(a_bfloat16, 2.0)  # E: assignment
     takes_float32(r)
 
 
-def argument_302() -> None:
+def argument_jnp_float_power_bfloat16_2_0() -> None:
     takes_float32(jnp.float_power(a_bfloat16, 2.0))  # E: argument
 
 
-def attribute_302(holder: Holder) -> None:
+def attribute_jnp_float_power_bfloat16_2_0(holder: Holder) -> None:
     holder.float32_ = jnp.float_power(a_bfloat16, 2.0)  # E: attribute-assignment
 
 
-def field_302() -> None:
+def field_jnp_float_power_bfloat16_2_0() -> None:
     Fields(float32_=jnp.float_power(a_bfloat16, 2.0))  # E: argument
 
 
-def default_302(v: jax.Array[float32] = jnp.float_power(a_bfloat16, 2.0)) -> None:  # E: default
+def default_jnp_float_power_bfloat16_2_0(v: jax.Array[float32] = jnp.float_power(a_bfloat16, 2.0)) -> None:  # E: default
     del v
 
 
 # jnp.floor(a_bfloat16): bfloat16 in JAX
-def known_303() -> None:
+def known_jnp_floor_bfloat16() -> None:
     assert_type(jnp.floor(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_303() -> jax.Array[float32]:
+def return_jnp_floor_bfloat16() -> jax.Array[float32]:
     return jnp.floor(a_bfloat16)  # E: return
 
 
-def assign_303() -> None:
+def assign_jnp_floor_bfloat16() -> None:
     y: jax.Array[float32] = jnp.floor(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_303(r: jax.Array[float32]) -> None:
+def rebind_jnp_floor_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.floor(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_303() -> None:
+def argument_jnp_floor_bfloat16() -> None:
     takes_float32(jnp.floor(a_bfloat16))  # E: argument
 
 
-def attribute_303(holder: Holder) -> None:
+def attribute_jnp_floor_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.floor(a_bfloat16)  # E: attribute-assignment
 
 
-def field_303() -> None:
+def field_jnp_floor_bfloat16() -> None:
     Fields(float32_=jnp.floor(a_bfloat16))  # E: argument
 
 
-def default_303(v: jax.Array[float32] = jnp.floor(a_bfloat16)) -> None:  # E: default
+def default_jnp_floor_bfloat16(v: jax.Array[float32] = jnp.floor(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.floor_divide(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_304() -> None:
+def known_jnp_floor_divide_bfloat16_bfloat16() -> None:
     assert_type(jnp.floor_divide(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_304() -> jax.Array[float32]:
+def return_jnp_floor_divide_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.floor_divide(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_304() -> None:
+def assign_jnp_floor_divide_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.floor_divide(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_304(r: jax.Array[float32]) -> None:
+def rebind_jnp_floor_divide_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.floor_divide(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_304() -> None:
+def argument_jnp_floor_divide_bfloat16_bfloat16() -> None:
     takes_float32(jnp.floor_divide(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_304(holder: Holder) -> None:
+def attribute_jnp_floor_divide_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.floor_divide(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_304() -> None:
+def field_jnp_floor_divide_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.floor_divide(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_304(v: jax.Array[float32] = jnp.floor_divide(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_floor_divide_bfloat16_bfloat16(v: jax.Array[float32] = jnp.floor_divide(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.fmax(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_305() -> None:
+def known_jnp_fmax_bfloat16_bfloat16() -> None:
     assert_type(jnp.fmax(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_305() -> jax.Array[float32]:
+def return_jnp_fmax_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.fmax(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_305() -> None:
+def assign_jnp_fmax_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.fmax(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_305(r: jax.Array[float32]) -> None:
+def rebind_jnp_fmax_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.fmax(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_305() -> None:
+def argument_jnp_fmax_bfloat16_bfloat16() -> None:
     takes_float32(jnp.fmax(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_305(holder: Holder) -> None:
+def attribute_jnp_fmax_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.fmax(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_305() -> None:
+def field_jnp_fmax_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.fmax(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_305(v: jax.Array[float32] = jnp.fmax(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_fmax_bfloat16_bfloat16(v: jax.Array[float32] = jnp.fmax(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.fmin(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_306() -> None:
+def known_jnp_fmin_bfloat16_bfloat16() -> None:
     assert_type(jnp.fmin(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_306() -> jax.Array[float32]:
+def return_jnp_fmin_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.fmin(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_306() -> None:
+def assign_jnp_fmin_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.fmin(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_306(r: jax.Array[float32]) -> None:
+def rebind_jnp_fmin_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.fmin(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_306() -> None:
+def argument_jnp_fmin_bfloat16_bfloat16() -> None:
     takes_float32(jnp.fmin(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_306(holder: Holder) -> None:
+def attribute_jnp_fmin_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.fmin(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_306() -> None:
+def field_jnp_fmin_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.fmin(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_306(v: jax.Array[float32] = jnp.fmin(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_fmin_bfloat16_bfloat16(v: jax.Array[float32] = jnp.fmin(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.fmod(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_307() -> None:
+def known_jnp_fmod_bfloat16_bfloat16() -> None:
     assert_type(jnp.fmod(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_307() -> jax.Array[float32]:
+def return_jnp_fmod_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.fmod(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_307() -> None:
+def assign_jnp_fmod_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.fmod(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_307(r: jax.Array[float32]) -> None:
+def rebind_jnp_fmod_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.fmod(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_307() -> None:
+def argument_jnp_fmod_bfloat16_bfloat16() -> None:
     takes_float32(jnp.fmod(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_307(holder: Holder) -> None:
+def attribute_jnp_fmod_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.fmod(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_307() -> None:
+def field_jnp_fmod_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.fmod(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_307(v: jax.Array[float32] = jnp.fmod(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_fmod_bfloat16_bfloat16(v: jax.Array[float32] = jnp.fmod(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.fromfunction(lambda i: i, (3,), dtype=None): int32 in JAX
-def known_308() -> None:
+def known_jnp_fromfunction_i_3_dtype_None() -> None:
     assert_type(jnp.fromfunction(lambda i: i, (3,), dtype=None), jax.Array[int32])
 
 
-def return_308() -> jax.Array[float32]:
+def return_jnp_fromfunction_i_3_dtype_None() -> jax.Array[float32]:
     return jnp.fromfunction(lambda i: i, (3,), dtype=None)  # E: return
 
 
-def assign_308() -> None:
+def assign_jnp_fromfunction_i_3_dtype_None() -> None:
     y: jax.Array[float32] = jnp.fromfunction(lambda i: i, (3,), dtype=None)  # E: assignment
     del y
 
 
-def rebind_308(r: jax.Array[float32]) -> None:
+def rebind_jnp_fromfunction_i_3_dtype_None(r: jax.Array[float32]) -> None:
     r = jnp.fromfunction(lambda i: i, (3,), dtype=None)  # E: assignment
     takes_float32(r)
 
 
-def argument_308() -> None:
+def argument_jnp_fromfunction_i_3_dtype_None() -> None:
     takes_float32(jnp.fromfunction(lambda i: i, (3,), dtype=None))  # E: argument
 
 
-def attribute_308(holder: Holder) -> None:
+def attribute_jnp_fromfunction_i_3_dtype_None(holder: Holder) -> None:
     holder.float32_ = jnp.fromfunction(lambda i: i, (3,), dtype=None)  # E: attribute-assignment
 
 
-def field_308() -> None:
+def field_jnp_fromfunction_i_3_dtype_None() -> None:
     Fields(float32_=jnp.fromfunction(lambda i: i, (3,), dtype=None))  # E: argument
 
 
-def default_308(v: jax.Array[float32] = jnp.fromfunction(lambda i: i, (3,), dtype=None)) -> None:  # E: default
+def default_jnp_fromfunction_i_3_dtype_None(v: jax.Array[float32] = jnp.fromfunction(lambda i: i, (3,), dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.full(a_bfloat16.shape, a_bfloat16, dtype=None): bfloat16 in JAX
-def known_309() -> None:
+def known_jnp_full_bfloat16_shape_bfloat16_dtype_None() -> None:
     assert_type(jnp.full(a_bfloat16.shape, a_bfloat16, dtype=None), jax.Array[bfloat16])
 
 
-def return_309() -> jax.Array[float32]:
+def return_jnp_full_bfloat16_shape_bfloat16_dtype_None() -> jax.Array[float32]:
     return jnp.full(a_bfloat16.shape, a_bfloat16, dtype=None)  # E: return
 
 
-def assign_309() -> None:
+def assign_jnp_full_bfloat16_shape_bfloat16_dtype_None() -> None:
     y: jax.Array[float32] = jnp.full(a_bfloat16.shape, a_bfloat16, dtype=None)  # E: assignment
     del y
 
 
-def rebind_309(r: jax.Array[float32]) -> None:
+def rebind_jnp_full_bfloat16_shape_bfloat16_dtype_None(r: jax.Array[float32]) -> None:
     r = jnp.full(a_bfloat16.shape, a_bfloat16, dtype=None)  # E: assignment
     takes_float32(r)
 
 
-def argument_309() -> None:
+def argument_jnp_full_bfloat16_shape_bfloat16_dtype_None() -> None:
     takes_float32(jnp.full(a_bfloat16.shape, a_bfloat16, dtype=None))  # E: argument
 
 
-def attribute_309(holder: Holder) -> None:
+def attribute_jnp_full_bfloat16_shape_bfloat16_dtype_None(holder: Holder) -> None:
     holder.float32_ = jnp.full(a_bfloat16.shape, a_bfloat16, dtype=None)  # E: attribute-assignment
 
 
-def field_309() -> None:
+def field_jnp_full_bfloat16_shape_bfloat16_dtype_None() -> None:
     Fields(float32_=jnp.full(a_bfloat16.shape, a_bfloat16, dtype=None))  # E: argument
 
 
-def default_309(v: jax.Array[float32] = jnp.full(a_bfloat16.shape, a_bfloat16, dtype=None)) -> None:  # E: default
+def default_jnp_full_bfloat16_shape_bfloat16_dtype_None(v: jax.Array[float32] = jnp.full(a_bfloat16.shape, a_bfloat16, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.full_like(a_bfloat16, 1, dtype=None): bfloat16 in JAX
-def known_310() -> None:
+def known_jnp_full_like_bfloat16_1_dtype_None() -> None:
     assert_type(jnp.full_like(a_bfloat16, 1, dtype=None), jax.Array[bfloat16])
 
 
-def return_310() -> jax.Array[float32]:
+def return_jnp_full_like_bfloat16_1_dtype_None() -> jax.Array[float32]:
     return jnp.full_like(a_bfloat16, 1, dtype=None)  # E: return
 
 
-def assign_310() -> None:
+def assign_jnp_full_like_bfloat16_1_dtype_None() -> None:
     y: jax.Array[float32] = jnp.full_like(a_bfloat16, 1, dtype=None)  # E: assignment
     del y
 
 
-def rebind_310(r: jax.Array[float32]) -> None:
+def rebind_jnp_full_like_bfloat16_1_dtype_None(r: jax.Array[float32]) -> None:
     r = jnp.full_like(a_bfloat16, 1, dtype=None)  # E: assignment
     takes_float32(r)
 
 
-def argument_310() -> None:
+def argument_jnp_full_like_bfloat16_1_dtype_None() -> None:
     takes_float32(jnp.full_like(a_bfloat16, 1, dtype=None))  # E: argument
 
 
-def attribute_310(holder: Holder) -> None:
+def attribute_jnp_full_like_bfloat16_1_dtype_None(holder: Holder) -> None:
     holder.float32_ = jnp.full_like(a_bfloat16, 1, dtype=None)  # E: attribute-assignment
 
 
-def field_310() -> None:
+def field_jnp_full_like_bfloat16_1_dtype_None() -> None:
     Fields(float32_=jnp.full_like(a_bfloat16, 1, dtype=None))  # E: argument
 
 
-def default_310(v: jax.Array[float32] = jnp.full_like(a_bfloat16, 1, dtype=None)) -> None:  # E: default
+def default_jnp_full_like_bfloat16_1_dtype_None(v: jax.Array[float32] = jnp.full_like(a_bfloat16, 1, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.gcd(a_int8, a_int8): int8 in JAX
-def known_311() -> None:
+def known_jnp_gcd_int8_int8() -> None:
     assert_type(jnp.gcd(a_int8, a_int8), jax.Array[int8])
 
 
-def return_311() -> jax.Array[float32]:
+def return_jnp_gcd_int8_int8() -> jax.Array[float32]:
     return jnp.gcd(a_int8, a_int8)  # E: return
 
 
-def assign_311() -> None:
+def assign_jnp_gcd_int8_int8() -> None:
     y: jax.Array[float32] = jnp.gcd(a_int8, a_int8)  # E: assignment
     del y
 
 
-def rebind_311(r: jax.Array[float32]) -> None:
+def rebind_jnp_gcd_int8_int8(r: jax.Array[float32]) -> None:
     r = jnp.gcd(a_int8, a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_311() -> None:
+def argument_jnp_gcd_int8_int8() -> None:
     takes_float32(jnp.gcd(a_int8, a_int8))  # E: argument
 
 
-def attribute_311(holder: Holder) -> None:
+def attribute_jnp_gcd_int8_int8(holder: Holder) -> None:
     holder.float32_ = jnp.gcd(a_int8, a_int8)  # E: attribute-assignment
 
 
-def field_311() -> None:
+def field_jnp_gcd_int8_int8() -> None:
     Fields(float32_=jnp.gcd(a_int8, a_int8))  # E: argument
 
 
-def default_311(v: jax.Array[float32] = jnp.gcd(a_int8, a_int8)) -> None:  # E: default
+def default_jnp_gcd_int8_int8(v: jax.Array[float32] = jnp.gcd(a_int8, a_int8)) -> None:  # E: default
     del v
 
 
 # jnp.geomspace(1, 3, 3, dtype=None): float32 in JAX
-def known_312() -> None:
+def known_jnp_geomspace_1_3_3_dtype_None() -> None:
     assert_type(jnp.geomspace(1, 3, 3, dtype=None), jax.Array[float32])
 
 
-def return_312() -> jax.Array[bfloat16]:
+def return_jnp_geomspace_1_3_3_dtype_None() -> jax.Array[bfloat16]:
     return jnp.geomspace(1, 3, 3, dtype=None)  # E: return
 
 
-def assign_312() -> None:
+def assign_jnp_geomspace_1_3_3_dtype_None() -> None:
     y: jax.Array[bfloat16] = jnp.geomspace(1, 3, 3, dtype=None)  # E: assignment
     del y
 
 
-def rebind_312(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_geomspace_1_3_3_dtype_None(r: jax.Array[bfloat16]) -> None:
     r = jnp.geomspace(1, 3, 3, dtype=None)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_312() -> None:
+def argument_jnp_geomspace_1_3_3_dtype_None() -> None:
     takes_bfloat16(jnp.geomspace(1, 3, 3, dtype=None))  # E: argument
 
 
-def attribute_312(holder: Holder) -> None:
+def attribute_jnp_geomspace_1_3_3_dtype_None(holder: Holder) -> None:
     holder.bfloat16_ = jnp.geomspace(1, 3, 3, dtype=None)  # E: attribute-assignment
 
 
-def field_312() -> None:
+def field_jnp_geomspace_1_3_3_dtype_None() -> None:
     Fields(bfloat16_=jnp.geomspace(1, 3, 3, dtype=None))  # E: argument
 
 
-def default_312(v: jax.Array[bfloat16] = jnp.geomspace(1, 3, 3, dtype=None)) -> None:  # E: default
+def default_jnp_geomspace_1_3_3_dtype_None(v: jax.Array[bfloat16] = jnp.geomspace(1, 3, 3, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.gradient(a_bfloat16): bfloat16 in JAX
-def known_313() -> None:
+def known_jnp_gradient_bfloat16() -> None:
     assert_type(jnp.gradient(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_313() -> jax.Array[float32]:
+def return_jnp_gradient_bfloat16() -> jax.Array[float32]:
     return jnp.gradient(a_bfloat16)  # E: return
 
 
-def assign_313() -> None:
+def assign_jnp_gradient_bfloat16() -> None:
     y: jax.Array[float32] = jnp.gradient(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_313(r: jax.Array[float32]) -> None:
+def rebind_jnp_gradient_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.gradient(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_313() -> None:
+def argument_jnp_gradient_bfloat16() -> None:
     takes_float32(jnp.gradient(a_bfloat16))  # E: argument
 
 
-def attribute_313(holder: Holder) -> None:
+def attribute_jnp_gradient_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.gradient(a_bfloat16)  # E: attribute-assignment
 
 
-def field_313() -> None:
+def field_jnp_gradient_bfloat16() -> None:
     Fields(float32_=jnp.gradient(a_bfloat16))  # E: argument
 
 
-def default_313(v: jax.Array[float32] = jnp.gradient(a_bfloat16)) -> None:  # E: default
+def default_jnp_gradient_bfloat16(v: jax.Array[float32] = jnp.gradient(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.greater(a_bfloat16, a_bfloat16): bool_ in JAX
-def known_314() -> None:
+def known_jnp_greater_bfloat16_bfloat16() -> None:
     assert_type(jnp.greater(a_bfloat16, a_bfloat16), jax.Array[bool_])
 
 
-def return_314() -> jax.Array[float32]:
+def return_jnp_greater_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.greater(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_314() -> None:
+def assign_jnp_greater_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.greater(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_314(r: jax.Array[float32]) -> None:
+def rebind_jnp_greater_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.greater(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_314() -> None:
+def argument_jnp_greater_bfloat16_bfloat16() -> None:
     takes_float32(jnp.greater(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_314(holder: Holder) -> None:
+def attribute_jnp_greater_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.greater(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_314() -> None:
+def field_jnp_greater_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.greater(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_314(v: jax.Array[float32] = jnp.greater(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_greater_bfloat16_bfloat16(v: jax.Array[float32] = jnp.greater(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.greater_equal(a_bfloat16, a_bfloat16): bool_ in JAX
-def known_315() -> None:
+def known_jnp_greater_equal_bfloat16_bfloat16() -> None:
     assert_type(jnp.greater_equal(a_bfloat16, a_bfloat16), jax.Array[bool_])
 
 
-def return_315() -> jax.Array[float32]:
+def return_jnp_greater_equal_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.greater_equal(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_315() -> None:
+def assign_jnp_greater_equal_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.greater_equal(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_315(r: jax.Array[float32]) -> None:
+def rebind_jnp_greater_equal_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.greater_equal(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_315() -> None:
+def argument_jnp_greater_equal_bfloat16_bfloat16() -> None:
     takes_float32(jnp.greater_equal(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_315(holder: Holder) -> None:
+def attribute_jnp_greater_equal_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.greater_equal(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_315() -> None:
+def field_jnp_greater_equal_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.greater_equal(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_315(v: jax.Array[float32] = jnp.greater_equal(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_greater_equal_bfloat16_bfloat16(v: jax.Array[float32] = jnp.greater_equal(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.hamming(3): float32 in JAX
-def known_316() -> None:
+def known_jnp_hamming_3() -> None:
     assert_type(jnp.hamming(3), jax.Array[float32])
 
 
-def return_316() -> jax.Array[bfloat16]:
+def return_jnp_hamming_3() -> jax.Array[bfloat16]:
     return jnp.hamming(3)  # E: return
 
 
-def assign_316() -> None:
+def assign_jnp_hamming_3() -> None:
     y: jax.Array[bfloat16] = jnp.hamming(3)  # E: assignment
     del y
 
 
-def rebind_316(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_hamming_3(r: jax.Array[bfloat16]) -> None:
     r = jnp.hamming(3)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_316() -> None:
+def argument_jnp_hamming_3() -> None:
     takes_bfloat16(jnp.hamming(3))  # E: argument
 
 
-def attribute_316(holder: Holder) -> None:
+def attribute_jnp_hamming_3(holder: Holder) -> None:
     holder.bfloat16_ = jnp.hamming(3)  # E: attribute-assignment
 
 
-def field_316() -> None:
+def field_jnp_hamming_3() -> None:
     Fields(bfloat16_=jnp.hamming(3))  # E: argument
 
 
-def default_316(v: jax.Array[bfloat16] = jnp.hamming(3)) -> None:  # E: default
+def default_jnp_hamming_3(v: jax.Array[bfloat16] = jnp.hamming(3)) -> None:  # E: default
     del v
 
 
 # jnp.hanning(3): float32 in JAX
-def known_317() -> None:
+def known_jnp_hanning_3() -> None:
     assert_type(jnp.hanning(3), jax.Array[float32])
 
 
-def return_317() -> jax.Array[bfloat16]:
+def return_jnp_hanning_3() -> jax.Array[bfloat16]:
     return jnp.hanning(3)  # E: return
 
 
-def assign_317() -> None:
+def assign_jnp_hanning_3() -> None:
     y: jax.Array[bfloat16] = jnp.hanning(3)  # E: assignment
     del y
 
 
-def rebind_317(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_hanning_3(r: jax.Array[bfloat16]) -> None:
     r = jnp.hanning(3)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_317() -> None:
+def argument_jnp_hanning_3() -> None:
     takes_bfloat16(jnp.hanning(3))  # E: argument
 
 
-def attribute_317(holder: Holder) -> None:
+def attribute_jnp_hanning_3(holder: Holder) -> None:
     holder.bfloat16_ = jnp.hanning(3)  # E: attribute-assignment
 
 
-def field_317() -> None:
+def field_jnp_hanning_3() -> None:
     Fields(bfloat16_=jnp.hanning(3))  # E: argument
 
 
-def default_317(v: jax.Array[bfloat16] = jnp.hanning(3)) -> None:  # E: default
+def default_jnp_hanning_3(v: jax.Array[bfloat16] = jnp.hanning(3)) -> None:  # E: default
     del v
 
 
 # jnp.heaviside(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_318() -> None:
+def known_jnp_heaviside_bfloat16_bfloat16() -> None:
     assert_type(jnp.heaviside(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_318() -> jax.Array[float32]:
+def return_jnp_heaviside_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.heaviside(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_318() -> None:
+def assign_jnp_heaviside_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.heaviside(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_318(r: jax.Array[float32]) -> None:
+def rebind_jnp_heaviside_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.heaviside(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_318() -> None:
+def argument_jnp_heaviside_bfloat16_bfloat16() -> None:
     takes_float32(jnp.heaviside(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_318(holder: Holder) -> None:
+def attribute_jnp_heaviside_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.heaviside(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_318() -> None:
+def field_jnp_heaviside_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.heaviside(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_318(v: jax.Array[float32] = jnp.heaviside(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_heaviside_bfloat16_bfloat16(v: jax.Array[float32] = jnp.heaviside(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.histogram_bin_edges(a_bfloat16, 3): bfloat16 in JAX
-def known_319() -> None:
+def known_jnp_histogram_bin_edges_bfloat16_3() -> None:
     assert_type(jnp.histogram_bin_edges(a_bfloat16, 3), jax.Array[bfloat16])
 
 
-def return_319() -> jax.Array[float32]:
+def return_jnp_histogram_bin_edges_bfloat16_3() -> jax.Array[float32]:
     return jnp.histogram_bin_edges(a_bfloat16, 3)  # E: return
 
 
-def assign_319() -> None:
+def assign_jnp_histogram_bin_edges_bfloat16_3() -> None:
     y: jax.Array[float32] = jnp.histogram_bin_edges(a_bfloat16, 3)  # E: assignment
     del y
 
 
-def rebind_319(r: jax.Array[float32]) -> None:
+def rebind_jnp_histogram_bin_edges_bfloat16_3(r: jax.Array[float32]) -> None:
     r = jnp.histogram_bin_edges(a_bfloat16, 3)  # E: assignment
     takes_float32(r)
 
 
-def argument_319() -> None:
+def argument_jnp_histogram_bin_edges_bfloat16_3() -> None:
     takes_float32(jnp.histogram_bin_edges(a_bfloat16, 3))  # E: argument
 
 
-def attribute_319(holder: Holder) -> None:
+def attribute_jnp_histogram_bin_edges_bfloat16_3(holder: Holder) -> None:
     holder.float32_ = jnp.histogram_bin_edges(a_bfloat16, 3)  # E: attribute-assignment
 
 
-def field_319() -> None:
+def field_jnp_histogram_bin_edges_bfloat16_3() -> None:
     Fields(float32_=jnp.histogram_bin_edges(a_bfloat16, 3))  # E: argument
 
 
-def default_319(v: jax.Array[float32] = jnp.histogram_bin_edges(a_bfloat16, 3)) -> None:  # E: default
+def default_jnp_histogram_bin_edges_bfloat16_3(v: jax.Array[float32] = jnp.histogram_bin_edges(a_bfloat16, 3)) -> None:  # E: default
     del v
 
 
 # jnp.hsplit(a_bfloat16, 3): bfloat16 in JAX
-def known_320() -> None:
+def known_jnp_hsplit_bfloat16_3() -> None:
     assert_type(jnp.hsplit(a_bfloat16, 3), jax.Array[bfloat16])
 
 
-def return_320() -> jax.Array[float32]:
+def return_jnp_hsplit_bfloat16_3() -> jax.Array[float32]:
     return jnp.hsplit(a_bfloat16, 3)  # E: return
 
 
-def assign_320() -> None:
+def assign_jnp_hsplit_bfloat16_3() -> None:
     y: jax.Array[float32] = jnp.hsplit(a_bfloat16, 3)  # E: assignment
     del y
 
 
-def rebind_320(r: jax.Array[float32]) -> None:
+def rebind_jnp_hsplit_bfloat16_3(r: jax.Array[float32]) -> None:
     r = jnp.hsplit(a_bfloat16, 3)  # E: assignment
     takes_float32(r)
 
 
-def argument_320() -> None:
+def argument_jnp_hsplit_bfloat16_3() -> None:
     takes_float32(jnp.hsplit(a_bfloat16, 3))  # E: argument
 
 
-def attribute_320(holder: Holder) -> None:
+def attribute_jnp_hsplit_bfloat16_3(holder: Holder) -> None:
     holder.float32_ = jnp.hsplit(a_bfloat16, 3)  # E: attribute-assignment
 
 
-def field_320() -> None:
+def field_jnp_hsplit_bfloat16_3() -> None:
     Fields(float32_=jnp.hsplit(a_bfloat16, 3))  # E: argument
 
 
-def default_320(v: jax.Array[float32] = jnp.hsplit(a_bfloat16, 3)) -> None:  # E: default
+def default_jnp_hsplit_bfloat16_3(v: jax.Array[float32] = jnp.hsplit(a_bfloat16, 3)) -> None:  # E: default
     del v
 
 
 # jnp.hstack([a_bfloat16, a_bfloat16]): bfloat16 in JAX
-def known_321() -> None:
+def known_jnp_hstack_bfloat16_bfloat16() -> None:
     assert_type(jnp.hstack([a_bfloat16, a_bfloat16]), jax.Array[bfloat16])
 
 
-def return_321() -> jax.Array[float32]:
+def return_jnp_hstack_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.hstack([a_bfloat16, a_bfloat16])  # E: return
 
 
-def assign_321() -> None:
+def assign_jnp_hstack_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.hstack([a_bfloat16, a_bfloat16])  # E: assignment
     del y
 
 
-def rebind_321(r: jax.Array[float32]) -> None:
+def rebind_jnp_hstack_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.hstack([a_bfloat16, a_bfloat16])  # E: assignment
     takes_float32(r)
 
 
-def argument_321() -> None:
+def argument_jnp_hstack_bfloat16_bfloat16() -> None:
     takes_float32(jnp.hstack([a_bfloat16, a_bfloat16]))  # E: argument
 
 
-def attribute_321(holder: Holder) -> None:
+def attribute_jnp_hstack_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.hstack([a_bfloat16, a_bfloat16])  # E: attribute-assignment
 
 
-def field_321() -> None:
+def field_jnp_hstack_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.hstack([a_bfloat16, a_bfloat16]))  # E: argument
 
 
-def default_321(v: jax.Array[float32] = jnp.hstack([a_bfloat16, a_bfloat16])) -> None:  # E: default
+def default_jnp_hstack_bfloat16_bfloat16(v: jax.Array[float32] = jnp.hstack([a_bfloat16, a_bfloat16])) -> None:  # E: default
     del v
 
 
 # jnp.hypot(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_322() -> None:
+def known_jnp_hypot_bfloat16_bfloat16() -> None:
     assert_type(jnp.hypot(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_322() -> jax.Array[float32]:
+def return_jnp_hypot_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.hypot(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_322() -> None:
+def assign_jnp_hypot_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.hypot(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_322(r: jax.Array[float32]) -> None:
+def rebind_jnp_hypot_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.hypot(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_322() -> None:
+def argument_jnp_hypot_bfloat16_bfloat16() -> None:
     takes_float32(jnp.hypot(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_322(holder: Holder) -> None:
+def attribute_jnp_hypot_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.hypot(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_322() -> None:
+def field_jnp_hypot_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.hypot(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_322(v: jax.Array[float32] = jnp.hypot(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_hypot_bfloat16_bfloat16(v: jax.Array[float32] = jnp.hypot(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.i0(a_bfloat16): bfloat16 in JAX
-def known_323() -> None:
+def known_jnp_i0_bfloat16() -> None:
     assert_type(jnp.i0(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_323() -> jax.Array[float32]:
+def return_jnp_i0_bfloat16() -> jax.Array[float32]:
     return jnp.i0(a_bfloat16)  # E: return
 
 
-def assign_323() -> None:
+def assign_jnp_i0_bfloat16() -> None:
     y: jax.Array[float32] = jnp.i0(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_323(r: jax.Array[float32]) -> None:
+def rebind_jnp_i0_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.i0(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_323() -> None:
+def argument_jnp_i0_bfloat16() -> None:
     takes_float32(jnp.i0(a_bfloat16))  # E: argument
 
 
-def attribute_323(holder: Holder) -> None:
+def attribute_jnp_i0_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.i0(a_bfloat16)  # E: attribute-assignment
 
 
-def field_323() -> None:
+def field_jnp_i0_bfloat16() -> None:
     Fields(float32_=jnp.i0(a_bfloat16))  # E: argument
 
 
-def default_323(v: jax.Array[float32] = jnp.i0(a_bfloat16)) -> None:  # E: default
+def default_jnp_i0_bfloat16(v: jax.Array[float32] = jnp.i0(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.identity(3, dtype=None): float32 in JAX
-def known_324() -> None:
+def known_jnp_identity_3_dtype_None() -> None:
     assert_type(jnp.identity(3, dtype=None), jax.Array[float32])
 
 
-def return_324() -> jax.Array[bfloat16]:
+def return_jnp_identity_3_dtype_None() -> jax.Array[bfloat16]:
     return jnp.identity(3, dtype=None)  # E: return
 
 
-def assign_324() -> None:
+def assign_jnp_identity_3_dtype_None() -> None:
     y: jax.Array[bfloat16] = jnp.identity(3, dtype=None)  # E: assignment
     del y
 
 
-def rebind_324(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_identity_3_dtype_None(r: jax.Array[bfloat16]) -> None:
     r = jnp.identity(3, dtype=None)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_324() -> None:
+def argument_jnp_identity_3_dtype_None() -> None:
     takes_bfloat16(jnp.identity(3, dtype=None))  # E: argument
 
 
-def attribute_324(holder: Holder) -> None:
+def attribute_jnp_identity_3_dtype_None(holder: Holder) -> None:
     holder.bfloat16_ = jnp.identity(3, dtype=None)  # E: attribute-assignment
 
 
-def field_324() -> None:
+def field_jnp_identity_3_dtype_None() -> None:
     Fields(bfloat16_=jnp.identity(3, dtype=None))  # E: argument
 
 
-def default_324(v: jax.Array[bfloat16] = jnp.identity(3, dtype=None)) -> None:  # E: default
+def default_jnp_identity_3_dtype_None(v: jax.Array[bfloat16] = jnp.identity(3, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.imag(a_bfloat16): bfloat16 in JAX
-def known_325() -> None:
+def known_jnp_imag_bfloat16() -> None:
     assert_type(jnp.imag(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_325() -> jax.Array[float32]:
+def return_jnp_imag_bfloat16() -> jax.Array[float32]:
     return jnp.imag(a_bfloat16)  # E: return
 
 
-def assign_325() -> None:
+def assign_jnp_imag_bfloat16() -> None:
     y: jax.Array[float32] = jnp.imag(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_325(r: jax.Array[float32]) -> None:
+def rebind_jnp_imag_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.imag(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_325() -> None:
+def argument_jnp_imag_bfloat16() -> None:
     takes_float32(jnp.imag(a_bfloat16))  # E: argument
 
 
-def attribute_325(holder: Holder) -> None:
+def attribute_jnp_imag_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.imag(a_bfloat16)  # E: attribute-assignment
 
 
-def field_325() -> None:
+def field_jnp_imag_bfloat16() -> None:
     Fields(float32_=jnp.imag(a_bfloat16))  # E: argument
 
 
-def default_325(v: jax.Array[float32] = jnp.imag(a_bfloat16)) -> None:  # E: default
+def default_jnp_imag_bfloat16(v: jax.Array[float32] = jnp.imag(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.indices((3,), dtype=None): int32 in JAX
-def known_326() -> None:
+def known_jnp_indices_3_dtype_None() -> None:
     assert_type(jnp.indices((3,), dtype=None), jax.Array[int32])
 
 
-def return_326() -> jax.Array[float32]:
+def return_jnp_indices_3_dtype_None() -> jax.Array[float32]:
     return jnp.indices((3,), dtype=None)  # E: return
 
 
-def assign_326() -> None:
+def assign_jnp_indices_3_dtype_None() -> None:
     y: jax.Array[float32] = jnp.indices((3,), dtype=None)  # E: assignment
     del y
 
 
-def rebind_326(r: jax.Array[float32]) -> None:
+def rebind_jnp_indices_3_dtype_None(r: jax.Array[float32]) -> None:
     r = jnp.indices((3,), dtype=None)  # E: assignment
     takes_float32(r)
 
 
-def argument_326() -> None:
+def argument_jnp_indices_3_dtype_None() -> None:
     takes_float32(jnp.indices((3,), dtype=None))  # E: argument
 
 
-def attribute_326(holder: Holder) -> None:
+def attribute_jnp_indices_3_dtype_None(holder: Holder) -> None:
     holder.float32_ = jnp.indices((3,), dtype=None)  # E: attribute-assignment
 
 
-def field_326() -> None:
+def field_jnp_indices_3_dtype_None() -> None:
     Fields(float32_=jnp.indices((3,), dtype=None))  # E: argument
 
 
-def default_326(v: jax.Array[float32] = jnp.indices((3,), dtype=None)) -> None:  # E: default
+def default_jnp_indices_3_dtype_None(v: jax.Array[float32] = jnp.indices((3,), dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.inner(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_327() -> None:
+def known_jnp_inner_bfloat16_bfloat16() -> None:
     assert_type(jnp.inner(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_327() -> jax.Array[float32]:
+def return_jnp_inner_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.inner(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_327() -> None:
+def assign_jnp_inner_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.inner(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_327(r: jax.Array[float32]) -> None:
+def rebind_jnp_inner_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.inner(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_327() -> None:
+def argument_jnp_inner_bfloat16_bfloat16() -> None:
     takes_float32(jnp.inner(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_327(holder: Holder) -> None:
+def attribute_jnp_inner_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.inner(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_327() -> None:
+def field_jnp_inner_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.inner(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_327(v: jax.Array[float32] = jnp.inner(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_inner_bfloat16_bfloat16(v: jax.Array[float32] = jnp.inner(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32): float32 in JAX
-def known_328() -> None:
+def known_jnp_inner_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     assert_type(jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32), jax.Array[float32])
 
 
-def return_328() -> jax.Array[bfloat16]:
+def return_jnp_inner_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> jax.Array[bfloat16]:
     return jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: return
 
 
-def assign_328() -> None:
+def assign_jnp_inner_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     y: jax.Array[bfloat16] = jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: assignment
     del y
 
 
-def rebind_328(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_inner_bfloat16_bfloat16_preferred_element_type_jnp_float32(r: jax.Array[bfloat16]) -> None:
     r = jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_328() -> None:
+def argument_jnp_inner_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     takes_bfloat16(jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # E: argument
 
 
-def attribute_328(holder: Holder) -> None:
+def attribute_jnp_inner_bfloat16_bfloat16_preferred_element_type_jnp_float32(holder: Holder) -> None:
     holder.bfloat16_ = jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: attribute-assignment
 
 
-def field_328() -> None:
+def field_jnp_inner_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     Fields(bfloat16_=jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # E: argument
 
 
-def default_328(v: jax.Array[bfloat16] = jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)) -> None:  # E: default
+def default_jnp_inner_bfloat16_bfloat16_preferred_element_type_jnp_float32(v: jax.Array[bfloat16] = jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)) -> None:  # E: default
     del v
 
 
 # jnp.insert(a_bfloat16, 0, 1, axis=0): bfloat16 in JAX
-def known_329() -> None:
+def known_jnp_insert_bfloat16_0_1_axis_0() -> None:
     assert_type(jnp.insert(a_bfloat16, 0, 1, axis=0), jax.Array[bfloat16])
 
 
-def return_329() -> jax.Array[float32]:
+def return_jnp_insert_bfloat16_0_1_axis_0() -> jax.Array[float32]:
     return jnp.insert(a_bfloat16, 0, 1, axis=0)  # E: return
 
 
-def assign_329() -> None:
+def assign_jnp_insert_bfloat16_0_1_axis_0() -> None:
     y: jax.Array[float32] = jnp.insert(a_bfloat16, 0, 1, axis=0)  # E: assignment
     del y
 
 
-def rebind_329(r: jax.Array[float32]) -> None:
+def rebind_jnp_insert_bfloat16_0_1_axis_0(r: jax.Array[float32]) -> None:
     r = jnp.insert(a_bfloat16, 0, 1, axis=0)  # E: assignment
     takes_float32(r)
 
 
-def argument_329() -> None:
+def argument_jnp_insert_bfloat16_0_1_axis_0() -> None:
     takes_float32(jnp.insert(a_bfloat16, 0, 1, axis=0))  # E: argument
 
 
-def attribute_329(holder: Holder) -> None:
+def attribute_jnp_insert_bfloat16_0_1_axis_0(holder: Holder) -> None:
     holder.float32_ = jnp.insert(a_bfloat16, 0, 1, axis=0)  # E: attribute-assignment
 
 
-def field_329() -> None:
+def field_jnp_insert_bfloat16_0_1_axis_0() -> None:
     Fields(float32_=jnp.insert(a_bfloat16, 0, 1, axis=0))  # E: argument
 
 
-def default_329(v: jax.Array[float32] = jnp.insert(a_bfloat16, 0, 1, axis=0)) -> None:  # E: default
+def default_jnp_insert_bfloat16_0_1_axis_0(v: jax.Array[float32] = jnp.insert(a_bfloat16, 0, 1, axis=0)) -> None:  # E: default
     del v
 
 
 # jnp.interp(a_bfloat16, jnp.arange(3.0), a_bfloat16): float32 in JAX
-def known_330() -> None:
+def known_jnp_interp_bfloat16_jnp_arange_3_0_bfloat16() -> None:
     assert_type(jnp.interp(a_bfloat16, jnp.arange(3.0), a_bfloat16), jax.Array[float32])
 
 
-def return_330() -> jax.Array[bfloat16]:
+def return_jnp_interp_bfloat16_jnp_arange_3_0_bfloat16() -> jax.Array[bfloat16]:
     return jnp.interp(a_bfloat16, jnp.arange(3.0), a_bfloat16)  # E: return
 
 
-def assign_330() -> None:
+def assign_jnp_interp_bfloat16_jnp_arange_3_0_bfloat16() -> None:
     y: jax.Array[bfloat16] = jnp.interp(a_bfloat16, jnp.arange(3.0), a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_330(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_interp_bfloat16_jnp_arange_3_0_bfloat16(r: jax.Array[bfloat16]) -> None:
     r = jnp.interp(a_bfloat16, jnp.arange(3.0), a_bfloat16)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_330() -> None:
+def argument_jnp_interp_bfloat16_jnp_arange_3_0_bfloat16() -> None:
     takes_bfloat16(jnp.interp(a_bfloat16, jnp.arange(3.0), a_bfloat16))  # E: argument
 
 
-def attribute_330(holder: Holder) -> None:
+def attribute_jnp_interp_bfloat16_jnp_arange_3_0_bfloat16(holder: Holder) -> None:
     holder.bfloat16_ = jnp.interp(a_bfloat16, jnp.arange(3.0), a_bfloat16)  # E: attribute-assignment
 
 
-def field_330() -> None:
+def field_jnp_interp_bfloat16_jnp_arange_3_0_bfloat16() -> None:
     Fields(bfloat16_=jnp.interp(a_bfloat16, jnp.arange(3.0), a_bfloat16))  # E: argument
 
 
-def default_330(v: jax.Array[bfloat16] = jnp.interp(a_bfloat16, jnp.arange(3.0), a_bfloat16)) -> None:  # E: default
+def default_jnp_interp_bfloat16_jnp_arange_3_0_bfloat16(v: jax.Array[bfloat16] = jnp.interp(a_bfloat16, jnp.arange(3.0), a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.intersect1d(a_bfloat16, a_bfloat16, size=3): bfloat16 in JAX
-def known_331() -> None:
+def known_jnp_intersect1d_bfloat16_bfloat16_size_3() -> None:
     assert_type(jnp.intersect1d(a_bfloat16, a_bfloat16, size=3), jax.Array[bfloat16])
 
 
-def return_331() -> jax.Array[float32]:
+def return_jnp_intersect1d_bfloat16_bfloat16_size_3() -> jax.Array[float32]:
     return jnp.intersect1d(a_bfloat16, a_bfloat16, size=3)  # E: return
 
 
-def assign_331() -> None:
+def assign_jnp_intersect1d_bfloat16_bfloat16_size_3() -> None:
     y: jax.Array[float32] = jnp.intersect1d(a_bfloat16, a_bfloat16, size=3)  # E: assignment
     del y
 
 
-def rebind_331(r: jax.Array[float32]) -> None:
+def rebind_jnp_intersect1d_bfloat16_bfloat16_size_3(r: jax.Array[float32]) -> None:
     r = jnp.intersect1d(a_bfloat16, a_bfloat16, size=3)  # E: assignment
     takes_float32(r)
 
 
-def argument_331() -> None:
+def argument_jnp_intersect1d_bfloat16_bfloat16_size_3() -> None:
     takes_float32(jnp.intersect1d(a_bfloat16, a_bfloat16, size=3))  # E: argument
 
 
-def attribute_331(holder: Holder) -> None:
+def attribute_jnp_intersect1d_bfloat16_bfloat16_size_3(holder: Holder) -> None:
     holder.float32_ = jnp.intersect1d(a_bfloat16, a_bfloat16, size=3)  # E: attribute-assignment
 
 
-def field_331() -> None:
+def field_jnp_intersect1d_bfloat16_bfloat16_size_3() -> None:
     Fields(float32_=jnp.intersect1d(a_bfloat16, a_bfloat16, size=3))  # E: argument
 
 
-def default_331(v: jax.Array[float32] = jnp.intersect1d(a_bfloat16, a_bfloat16, size=3)) -> None:  # E: default
+def default_jnp_intersect1d_bfloat16_bfloat16_size_3(v: jax.Array[float32] = jnp.intersect1d(a_bfloat16, a_bfloat16, size=3)) -> None:  # E: default
     del v
 
 
 # jnp.invert(a_int8): int8 in JAX
-def known_332() -> None:
+def known_jnp_invert_int8() -> None:
     assert_type(jnp.invert(a_int8), jax.Array[int8])
 
 
-def return_332() -> jax.Array[float32]:
+def return_jnp_invert_int8() -> jax.Array[float32]:
     return jnp.invert(a_int8)  # E: return
 
 
-def assign_332() -> None:
+def assign_jnp_invert_int8() -> None:
     y: jax.Array[float32] = jnp.invert(a_int8)  # E: assignment
     del y
 
 
-def rebind_332(r: jax.Array[float32]) -> None:
+def rebind_jnp_invert_int8(r: jax.Array[float32]) -> None:
     r = jnp.invert(a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_332() -> None:
+def argument_jnp_invert_int8() -> None:
     takes_float32(jnp.invert(a_int8))  # E: argument
 
 
-def attribute_332(holder: Holder) -> None:
+def attribute_jnp_invert_int8(holder: Holder) -> None:
     holder.float32_ = jnp.invert(a_int8)  # E: attribute-assignment
 
 
-def field_332() -> None:
+def field_jnp_invert_int8() -> None:
     Fields(float32_=jnp.invert(a_int8))  # E: argument
 
 
-def default_332(v: jax.Array[float32] = jnp.invert(a_int8)) -> None:  # E: default
+def default_jnp_invert_int8(v: jax.Array[float32] = jnp.invert(a_int8)) -> None:  # E: default
     del v
 
 
 # jnp.isclose(a_bfloat16, a_bfloat16): bool_ in JAX
-def known_333() -> None:
+def known_jnp_isclose_bfloat16_bfloat16() -> None:
     assert_type(jnp.isclose(a_bfloat16, a_bfloat16), jax.Array[bool_])
 
 
-def return_333() -> jax.Array[float32]:
+def return_jnp_isclose_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.isclose(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_333() -> None:
+def assign_jnp_isclose_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.isclose(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_333(r: jax.Array[float32]) -> None:
+def rebind_jnp_isclose_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.isclose(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_333() -> None:
+def argument_jnp_isclose_bfloat16_bfloat16() -> None:
     takes_float32(jnp.isclose(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_333(holder: Holder) -> None:
+def attribute_jnp_isclose_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.isclose(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_333() -> None:
+def field_jnp_isclose_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.isclose(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_333(v: jax.Array[float32] = jnp.isclose(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_isclose_bfloat16_bfloat16(v: jax.Array[float32] = jnp.isclose(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.iscomplex(a_bfloat16): bool_ in JAX
-def known_334() -> None:
+def known_jnp_iscomplex_bfloat16() -> None:
     assert_type(jnp.iscomplex(a_bfloat16), jax.Array[bool_])
 
 
-def return_334() -> jax.Array[float32]:
+def return_jnp_iscomplex_bfloat16() -> jax.Array[float32]:
     return jnp.iscomplex(a_bfloat16)  # E: return
 
 
-def assign_334() -> None:
+def assign_jnp_iscomplex_bfloat16() -> None:
     y: jax.Array[float32] = jnp.iscomplex(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_334(r: jax.Array[float32]) -> None:
+def rebind_jnp_iscomplex_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.iscomplex(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_334() -> None:
+def argument_jnp_iscomplex_bfloat16() -> None:
     takes_float32(jnp.iscomplex(a_bfloat16))  # E: argument
 
 
-def attribute_334(holder: Holder) -> None:
+def attribute_jnp_iscomplex_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.iscomplex(a_bfloat16)  # E: attribute-assignment
 
 
-def field_334() -> None:
+def field_jnp_iscomplex_bfloat16() -> None:
     Fields(float32_=jnp.iscomplex(a_bfloat16))  # E: argument
 
 
-def default_334(v: jax.Array[float32] = jnp.iscomplex(a_bfloat16)) -> None:  # E: default
+def default_jnp_iscomplex_bfloat16(v: jax.Array[float32] = jnp.iscomplex(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.isfinite(a_bfloat16): bool_ in JAX
-def known_335() -> None:
+def known_jnp_isfinite_bfloat16() -> None:
     assert_type(jnp.isfinite(a_bfloat16), jax.Array[bool_])
 
 
-def return_335() -> jax.Array[float32]:
+def return_jnp_isfinite_bfloat16() -> jax.Array[float32]:
     return jnp.isfinite(a_bfloat16)  # E: return
 
 
-def assign_335() -> None:
+def assign_jnp_isfinite_bfloat16() -> None:
     y: jax.Array[float32] = jnp.isfinite(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_335(r: jax.Array[float32]) -> None:
+def rebind_jnp_isfinite_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.isfinite(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_335() -> None:
+def argument_jnp_isfinite_bfloat16() -> None:
     takes_float32(jnp.isfinite(a_bfloat16))  # E: argument
 
 
-def attribute_335(holder: Holder) -> None:
+def attribute_jnp_isfinite_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.isfinite(a_bfloat16)  # E: attribute-assignment
 
 
-def field_335() -> None:
+def field_jnp_isfinite_bfloat16() -> None:
     Fields(float32_=jnp.isfinite(a_bfloat16))  # E: argument
 
 
-def default_335(v: jax.Array[float32] = jnp.isfinite(a_bfloat16)) -> None:  # E: default
+def default_jnp_isfinite_bfloat16(v: jax.Array[float32] = jnp.isfinite(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.isin(a_bfloat16, jnp.arange(3)): bool_ in JAX
-def known_336() -> None:
+def known_jnp_isin_bfloat16_jnp_arange_3() -> None:
     assert_type(jnp.isin(a_bfloat16, jnp.arange(3)), jax.Array[bool_])
 
 
-def return_336() -> jax.Array[float32]:
+def return_jnp_isin_bfloat16_jnp_arange_3() -> jax.Array[float32]:
     return jnp.isin(a_bfloat16, jnp.arange(3))  # E: return
 
 
-def assign_336() -> None:
+def assign_jnp_isin_bfloat16_jnp_arange_3() -> None:
     y: jax.Array[float32] = jnp.isin(a_bfloat16, jnp.arange(3))  # E: assignment
     del y
 
 
-def rebind_336(r: jax.Array[float32]) -> None:
+def rebind_jnp_isin_bfloat16_jnp_arange_3(r: jax.Array[float32]) -> None:
     r = jnp.isin(a_bfloat16, jnp.arange(3))  # E: assignment
     takes_float32(r)
 
 
-def argument_336() -> None:
+def argument_jnp_isin_bfloat16_jnp_arange_3() -> None:
     takes_float32(jnp.isin(a_bfloat16, jnp.arange(3)))  # E: argument
 
 
-def attribute_336(holder: Holder) -> None:
+def attribute_jnp_isin_bfloat16_jnp_arange_3(holder: Holder) -> None:
     holder.float32_ = jnp.isin(a_bfloat16, jnp.arange(3))  # E: attribute-assignment
 
 
-def field_336() -> None:
+def field_jnp_isin_bfloat16_jnp_arange_3() -> None:
     Fields(float32_=jnp.isin(a_bfloat16, jnp.arange(3)))  # E: argument
 
 
-def default_336(v: jax.Array[float32] = jnp.isin(a_bfloat16, jnp.arange(3))) -> None:  # E: default
+def default_jnp_isin_bfloat16_jnp_arange_3(v: jax.Array[float32] = jnp.isin(a_bfloat16, jnp.arange(3))) -> None:  # E: default
     del v
 
 
 # jnp.isinf(a_bfloat16): bool_ in JAX
-def known_337() -> None:
+def known_jnp_isinf_bfloat16() -> None:
     assert_type(jnp.isinf(a_bfloat16), jax.Array[bool_])
 
 
-def return_337() -> jax.Array[float32]:
+def return_jnp_isinf_bfloat16() -> jax.Array[float32]:
     return jnp.isinf(a_bfloat16)  # E: return
 
 
-def assign_337() -> None:
+def assign_jnp_isinf_bfloat16() -> None:
     y: jax.Array[float32] = jnp.isinf(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_337(r: jax.Array[float32]) -> None:
+def rebind_jnp_isinf_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.isinf(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_337() -> None:
+def argument_jnp_isinf_bfloat16() -> None:
     takes_float32(jnp.isinf(a_bfloat16))  # E: argument
 
 
-def attribute_337(holder: Holder) -> None:
+def attribute_jnp_isinf_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.isinf(a_bfloat16)  # E: attribute-assignment
 
 
-def field_337() -> None:
+def field_jnp_isinf_bfloat16() -> None:
     Fields(float32_=jnp.isinf(a_bfloat16))  # E: argument
 
 
-def default_337(v: jax.Array[float32] = jnp.isinf(a_bfloat16)) -> None:  # E: default
+def default_jnp_isinf_bfloat16(v: jax.Array[float32] = jnp.isinf(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.isnan(a_bfloat16): bool_ in JAX
-def known_338() -> None:
+def known_jnp_isnan_bfloat16() -> None:
     assert_type(jnp.isnan(a_bfloat16), jax.Array[bool_])
 
 
-def return_338() -> jax.Array[float32]:
+def return_jnp_isnan_bfloat16() -> jax.Array[float32]:
     return jnp.isnan(a_bfloat16)  # E: return
 
 
-def assign_338() -> None:
+def assign_jnp_isnan_bfloat16() -> None:
     y: jax.Array[float32] = jnp.isnan(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_338(r: jax.Array[float32]) -> None:
+def rebind_jnp_isnan_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.isnan(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_338() -> None:
+def argument_jnp_isnan_bfloat16() -> None:
     takes_float32(jnp.isnan(a_bfloat16))  # E: argument
 
 
-def attribute_338(holder: Holder) -> None:
+def attribute_jnp_isnan_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.isnan(a_bfloat16)  # E: attribute-assignment
 
 
-def field_338() -> None:
+def field_jnp_isnan_bfloat16() -> None:
     Fields(float32_=jnp.isnan(a_bfloat16))  # E: argument
 
 
-def default_338(v: jax.Array[float32] = jnp.isnan(a_bfloat16)) -> None:  # E: default
+def default_jnp_isnan_bfloat16(v: jax.Array[float32] = jnp.isnan(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.isneginf(a_bfloat16): bool_ in JAX
-def known_339() -> None:
+def known_jnp_isneginf_bfloat16() -> None:
     assert_type(jnp.isneginf(a_bfloat16), jax.Array[bool_])
 
 
-def return_339() -> jax.Array[float32]:
+def return_jnp_isneginf_bfloat16() -> jax.Array[float32]:
     return jnp.isneginf(a_bfloat16)  # E: return
 
 
-def assign_339() -> None:
+def assign_jnp_isneginf_bfloat16() -> None:
     y: jax.Array[float32] = jnp.isneginf(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_339(r: jax.Array[float32]) -> None:
+def rebind_jnp_isneginf_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.isneginf(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_339() -> None:
+def argument_jnp_isneginf_bfloat16() -> None:
     takes_float32(jnp.isneginf(a_bfloat16))  # E: argument
 
 
-def attribute_339(holder: Holder) -> None:
+def attribute_jnp_isneginf_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.isneginf(a_bfloat16)  # E: attribute-assignment
 
 
-def field_339() -> None:
+def field_jnp_isneginf_bfloat16() -> None:
     Fields(float32_=jnp.isneginf(a_bfloat16))  # E: argument
 
 
-def default_339(v: jax.Array[float32] = jnp.isneginf(a_bfloat16)) -> None:  # E: default
+def default_jnp_isneginf_bfloat16(v: jax.Array[float32] = jnp.isneginf(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.isposinf(a_bfloat16): bool_ in JAX
-def known_340() -> None:
+def known_jnp_isposinf_bfloat16() -> None:
     assert_type(jnp.isposinf(a_bfloat16), jax.Array[bool_])
 
 
-def return_340() -> jax.Array[float32]:
+def return_jnp_isposinf_bfloat16() -> jax.Array[float32]:
     return jnp.isposinf(a_bfloat16)  # E: return
 
 
-def assign_340() -> None:
+def assign_jnp_isposinf_bfloat16() -> None:
     y: jax.Array[float32] = jnp.isposinf(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_340(r: jax.Array[float32]) -> None:
+def rebind_jnp_isposinf_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.isposinf(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_340() -> None:
+def argument_jnp_isposinf_bfloat16() -> None:
     takes_float32(jnp.isposinf(a_bfloat16))  # E: argument
 
 
-def attribute_340(holder: Holder) -> None:
+def attribute_jnp_isposinf_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.isposinf(a_bfloat16)  # E: attribute-assignment
 
 
-def field_340() -> None:
+def field_jnp_isposinf_bfloat16() -> None:
     Fields(float32_=jnp.isposinf(a_bfloat16))  # E: argument
 
 
-def default_340(v: jax.Array[float32] = jnp.isposinf(a_bfloat16)) -> None:  # E: default
+def default_jnp_isposinf_bfloat16(v: jax.Array[float32] = jnp.isposinf(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.isreal(a_bfloat16): bool_ in JAX
-def known_341() -> None:
+def known_jnp_isreal_bfloat16() -> None:
     assert_type(jnp.isreal(a_bfloat16), jax.Array[bool_])
 
 
-def return_341() -> jax.Array[float32]:
+def return_jnp_isreal_bfloat16() -> jax.Array[float32]:
     return jnp.isreal(a_bfloat16)  # E: return
 
 
-def assign_341() -> None:
+def assign_jnp_isreal_bfloat16() -> None:
     y: jax.Array[float32] = jnp.isreal(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_341(r: jax.Array[float32]) -> None:
+def rebind_jnp_isreal_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.isreal(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_341() -> None:
+def argument_jnp_isreal_bfloat16() -> None:
     takes_float32(jnp.isreal(a_bfloat16))  # E: argument
 
 
-def attribute_341(holder: Holder) -> None:
+def attribute_jnp_isreal_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.isreal(a_bfloat16)  # E: attribute-assignment
 
 
-def field_341() -> None:
+def field_jnp_isreal_bfloat16() -> None:
     Fields(float32_=jnp.isreal(a_bfloat16))  # E: argument
 
 
-def default_341(v: jax.Array[float32] = jnp.isreal(a_bfloat16)) -> None:  # E: default
+def default_jnp_isreal_bfloat16(v: jax.Array[float32] = jnp.isreal(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.kaiser(3, 1.0): float32 in JAX
-def known_342() -> None:
+def known_jnp_kaiser_3_1_0() -> None:
     assert_type(jnp.kaiser(3, 1.0), jax.Array[float32])
 
 
-def return_342() -> jax.Array[bfloat16]:
+def return_jnp_kaiser_3_1_0() -> jax.Array[bfloat16]:
     return jnp.kaiser(3, 1.0)  # E: return
 
 
-def assign_342() -> None:
+def assign_jnp_kaiser_3_1_0() -> None:
     y: jax.Array[bfloat16] = jnp.kaiser(3, 1.0)  # E: assignment
     del y
 
 
-def rebind_342(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_kaiser_3_1_0(r: jax.Array[bfloat16]) -> None:
     r = jnp.kaiser(3, 1.0)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_342() -> None:
+def argument_jnp_kaiser_3_1_0() -> None:
     takes_bfloat16(jnp.kaiser(3, 1.0))  # E: argument
 
 
-def attribute_342(holder: Holder) -> None:
+def attribute_jnp_kaiser_3_1_0(holder: Holder) -> None:
     holder.bfloat16_ = jnp.kaiser(3, 1.0)  # E: attribute-assignment
 
 
-def field_342() -> None:
+def field_jnp_kaiser_3_1_0() -> None:
     Fields(bfloat16_=jnp.kaiser(3, 1.0))  # E: argument
 
 
-def default_342(v: jax.Array[bfloat16] = jnp.kaiser(3, 1.0)) -> None:  # E: default
+def default_jnp_kaiser_3_1_0(v: jax.Array[bfloat16] = jnp.kaiser(3, 1.0)) -> None:  # E: default
     del v
 
 
 # jnp.kron(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_343() -> None:
+def known_jnp_kron_bfloat16_bfloat16() -> None:
     assert_type(jnp.kron(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_343() -> jax.Array[float32]:
+def return_jnp_kron_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.kron(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_343() -> None:
+def assign_jnp_kron_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.kron(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_343(r: jax.Array[float32]) -> None:
+def rebind_jnp_kron_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.kron(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_343() -> None:
+def argument_jnp_kron_bfloat16_bfloat16() -> None:
     takes_float32(jnp.kron(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_343(holder: Holder) -> None:
+def attribute_jnp_kron_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.kron(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_343() -> None:
+def field_jnp_kron_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.kron(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_343(v: jax.Array[float32] = jnp.kron(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_kron_bfloat16_bfloat16(v: jax.Array[float32] = jnp.kron(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.lcm(a_int8, a_int8): int8 in JAX
-def known_344() -> None:
+def known_jnp_lcm_int8_int8() -> None:
     assert_type(jnp.lcm(a_int8, a_int8), jax.Array[int8])
 
 
-def return_344() -> jax.Array[float32]:
+def return_jnp_lcm_int8_int8() -> jax.Array[float32]:
     return jnp.lcm(a_int8, a_int8)  # E: return
 
 
-def assign_344() -> None:
+def assign_jnp_lcm_int8_int8() -> None:
     y: jax.Array[float32] = jnp.lcm(a_int8, a_int8)  # E: assignment
     del y
 
 
-def rebind_344(r: jax.Array[float32]) -> None:
+def rebind_jnp_lcm_int8_int8(r: jax.Array[float32]) -> None:
     r = jnp.lcm(a_int8, a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_344() -> None:
+def argument_jnp_lcm_int8_int8() -> None:
     takes_float32(jnp.lcm(a_int8, a_int8))  # E: argument
 
 
-def attribute_344(holder: Holder) -> None:
+def attribute_jnp_lcm_int8_int8(holder: Holder) -> None:
     holder.float32_ = jnp.lcm(a_int8, a_int8)  # E: attribute-assignment
 
 
-def field_344() -> None:
+def field_jnp_lcm_int8_int8() -> None:
     Fields(float32_=jnp.lcm(a_int8, a_int8))  # E: argument
 
 
-def default_344(v: jax.Array[float32] = jnp.lcm(a_int8, a_int8)) -> None:  # E: default
+def default_jnp_lcm_int8_int8(v: jax.Array[float32] = jnp.lcm(a_int8, a_int8)) -> None:  # E: default
     del v
 
 
 # jnp.ldexp(a_bfloat16, 2): bfloat16 in JAX
-def known_345() -> None:
+def known_jnp_ldexp_bfloat16_2() -> None:
     assert_type(jnp.ldexp(a_bfloat16, 2), jax.Array[bfloat16])
 
 
-def return_345() -> jax.Array[float32]:
+def return_jnp_ldexp_bfloat16_2() -> jax.Array[float32]:
     return jnp.ldexp(a_bfloat16, 2)  # E: return
 
 
-def assign_345() -> None:
+def assign_jnp_ldexp_bfloat16_2() -> None:
     y: jax.Array[float32] = jnp.ldexp(a_bfloat16, 2)  # E: assignment
     del y
 
 
-def rebind_345(r: jax.Array[float32]) -> None:
+def rebind_jnp_ldexp_bfloat16_2(r: jax.Array[float32]) -> None:
     r = jnp.ldexp(a_bfloat16, 2)  # E: assignment
     takes_float32(r)
 
 
-def argument_345() -> None:
+def argument_jnp_ldexp_bfloat16_2() -> None:
     takes_float32(jnp.ldexp(a_bfloat16, 2))  # E: argument
 
 
-def attribute_345(holder: Holder) -> None:
+def attribute_jnp_ldexp_bfloat16_2(holder: Holder) -> None:
     holder.float32_ = jnp.ldexp(a_bfloat16, 2)  # E: attribute-assignment
 
 
-def field_345() -> None:
+def field_jnp_ldexp_bfloat16_2() -> None:
     Fields(float32_=jnp.ldexp(a_bfloat16, 2))  # E: argument
 
 
-def default_345(v: jax.Array[float32] = jnp.ldexp(a_bfloat16, 2)) -> None:  # E: default
+def default_jnp_ldexp_bfloat16_2(v: jax.Array[float32] = jnp.ldexp(a_bfloat16, 2)) -> None:  # E: default
     del v
 
 
 # jnp.left_shift(a_int8, a_int8): int8 in JAX
-def known_346() -> None:
+def known_jnp_left_shift_int8_int8() -> None:
     assert_type(jnp.left_shift(a_int8, a_int8), jax.Array[int8])
 
 
-def return_346() -> jax.Array[float32]:
+def return_jnp_left_shift_int8_int8() -> jax.Array[float32]:
     return jnp.left_shift(a_int8, a_int8)  # E: return
 
 
-def assign_346() -> None:
+def assign_jnp_left_shift_int8_int8() -> None:
     y: jax.Array[float32] = jnp.left_shift(a_int8, a_int8)  # E: assignment
     del y
 
 
-def rebind_346(r: jax.Array[float32]) -> None:
+def rebind_jnp_left_shift_int8_int8(r: jax.Array[float32]) -> None:
     r = jnp.left_shift(a_int8, a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_346() -> None:
+def argument_jnp_left_shift_int8_int8() -> None:
     takes_float32(jnp.left_shift(a_int8, a_int8))  # E: argument
 
 
-def attribute_346(holder: Holder) -> None:
+def attribute_jnp_left_shift_int8_int8(holder: Holder) -> None:
     holder.float32_ = jnp.left_shift(a_int8, a_int8)  # E: attribute-assignment
 
 
-def field_346() -> None:
+def field_jnp_left_shift_int8_int8() -> None:
     Fields(float32_=jnp.left_shift(a_int8, a_int8))  # E: argument
 
 
-def default_346(v: jax.Array[float32] = jnp.left_shift(a_int8, a_int8)) -> None:  # E: default
+def default_jnp_left_shift_int8_int8(v: jax.Array[float32] = jnp.left_shift(a_int8, a_int8)) -> None:  # E: default
     del v
 
 
 # jnp.less(a_bfloat16, a_bfloat16): bool_ in JAX
-def known_347() -> None:
+def known_jnp_less_bfloat16_bfloat16() -> None:
     assert_type(jnp.less(a_bfloat16, a_bfloat16), jax.Array[bool_])
 
 
-def return_347() -> jax.Array[float32]:
+def return_jnp_less_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.less(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_347() -> None:
+def assign_jnp_less_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.less(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_347(r: jax.Array[float32]) -> None:
+def rebind_jnp_less_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.less(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_347() -> None:
+def argument_jnp_less_bfloat16_bfloat16() -> None:
     takes_float32(jnp.less(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_347(holder: Holder) -> None:
+def attribute_jnp_less_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.less(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_347() -> None:
+def field_jnp_less_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.less(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_347(v: jax.Array[float32] = jnp.less(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_less_bfloat16_bfloat16(v: jax.Array[float32] = jnp.less(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.less_equal(a_bfloat16, a_bfloat16): bool_ in JAX
-def known_348() -> None:
+def known_jnp_less_equal_bfloat16_bfloat16() -> None:
     assert_type(jnp.less_equal(a_bfloat16, a_bfloat16), jax.Array[bool_])
 
 
-def return_348() -> jax.Array[float32]:
+def return_jnp_less_equal_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.less_equal(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_348() -> None:
+def assign_jnp_less_equal_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.less_equal(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_348(r: jax.Array[float32]) -> None:
+def rebind_jnp_less_equal_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.less_equal(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_348() -> None:
+def argument_jnp_less_equal_bfloat16_bfloat16() -> None:
     takes_float32(jnp.less_equal(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_348(holder: Holder) -> None:
+def attribute_jnp_less_equal_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.less_equal(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_348() -> None:
+def field_jnp_less_equal_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.less_equal(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_348(v: jax.Array[float32] = jnp.less_equal(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_less_equal_bfloat16_bfloat16(v: jax.Array[float32] = jnp.less_equal(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.cholesky(a_bfloat16): bfloat16 in JAX
-def known_349() -> None:
+def known_jnp_linalg_cholesky_bfloat16() -> None:
     assert_type(jnp.linalg.cholesky(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_349() -> jax.Array[float32]:
+def return_jnp_linalg_cholesky_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.cholesky(a_bfloat16)  # E: return
 
 
-def assign_349() -> None:
+def assign_jnp_linalg_cholesky_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.cholesky(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_349(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_cholesky_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.cholesky(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_349() -> None:
+def argument_jnp_linalg_cholesky_bfloat16() -> None:
     takes_float32(jnp.linalg.cholesky(a_bfloat16))  # E: argument
 
 
-def attribute_349(holder: Holder) -> None:
+def attribute_jnp_linalg_cholesky_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.cholesky(a_bfloat16)  # E: attribute-assignment
 
 
-def field_349() -> None:
+def field_jnp_linalg_cholesky_bfloat16() -> None:
     Fields(float32_=jnp.linalg.cholesky(a_bfloat16))  # E: argument
 
 
-def default_349(v: jax.Array[float32] = jnp.linalg.cholesky(a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_cholesky_bfloat16(v: jax.Array[float32] = jnp.linalg.cholesky(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.cond(a_bfloat16): bfloat16 in JAX
-def known_350() -> None:
+def known_jnp_linalg_cond_bfloat16() -> None:
     assert_type(jnp.linalg.cond(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_350() -> jax.Array[float32]:
+def return_jnp_linalg_cond_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.cond(a_bfloat16)  # E: return
 
 
-def assign_350() -> None:
+def assign_jnp_linalg_cond_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.cond(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_350(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_cond_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.cond(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_350() -> None:
+def argument_jnp_linalg_cond_bfloat16() -> None:
     takes_float32(jnp.linalg.cond(a_bfloat16))  # E: argument
 
 
-def attribute_350(holder: Holder) -> None:
+def attribute_jnp_linalg_cond_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.cond(a_bfloat16)  # E: attribute-assignment
 
 
-def field_350() -> None:
+def field_jnp_linalg_cond_bfloat16() -> None:
     Fields(float32_=jnp.linalg.cond(a_bfloat16))  # E: argument
 
 
-def default_350(v: jax.Array[float32] = jnp.linalg.cond(a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_cond_bfloat16(v: jax.Array[float32] = jnp.linalg.cond(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.cross(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_351() -> None:
+def known_jnp_linalg_cross_bfloat16_bfloat16() -> None:
     assert_type(jnp.linalg.cross(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_351() -> jax.Array[float32]:
+def return_jnp_linalg_cross_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.cross(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_351() -> None:
+def assign_jnp_linalg_cross_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.cross(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_351(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_cross_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.cross(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_351() -> None:
+def argument_jnp_linalg_cross_bfloat16_bfloat16() -> None:
     takes_float32(jnp.linalg.cross(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_351(holder: Holder) -> None:
+def attribute_jnp_linalg_cross_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.cross(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_351() -> None:
+def field_jnp_linalg_cross_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.linalg.cross(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_351(v: jax.Array[float32] = jnp.linalg.cross(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_cross_bfloat16_bfloat16(v: jax.Array[float32] = jnp.linalg.cross(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.det(a_bfloat16): bfloat16 in JAX
-def known_352() -> None:
+def known_jnp_linalg_det_bfloat16() -> None:
     assert_type(jnp.linalg.det(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_352() -> jax.Array[float32]:
+def return_jnp_linalg_det_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.det(a_bfloat16)  # E: return
 
 
-def assign_352() -> None:
+def assign_jnp_linalg_det_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.det(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_352(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_det_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.det(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_352() -> None:
+def argument_jnp_linalg_det_bfloat16() -> None:
     takes_float32(jnp.linalg.det(a_bfloat16))  # E: argument
 
 
-def attribute_352(holder: Holder) -> None:
+def attribute_jnp_linalg_det_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.det(a_bfloat16)  # E: attribute-assignment
 
 
-def field_352() -> None:
+def field_jnp_linalg_det_bfloat16() -> None:
     Fields(float32_=jnp.linalg.det(a_bfloat16))  # E: argument
 
 
-def default_352(v: jax.Array[float32] = jnp.linalg.det(a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_det_bfloat16(v: jax.Array[float32] = jnp.linalg.det(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.diagonal(a_bfloat16): bfloat16 in JAX
-def known_353() -> None:
+def known_jnp_linalg_diagonal_bfloat16() -> None:
     assert_type(jnp.linalg.diagonal(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_353() -> jax.Array[float32]:
+def return_jnp_linalg_diagonal_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.diagonal(a_bfloat16)  # E: return
 
 
-def assign_353() -> None:
+def assign_jnp_linalg_diagonal_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.diagonal(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_353(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_diagonal_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.diagonal(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_353() -> None:
+def argument_jnp_linalg_diagonal_bfloat16() -> None:
     takes_float32(jnp.linalg.diagonal(a_bfloat16))  # E: argument
 
 
-def attribute_353(holder: Holder) -> None:
+def attribute_jnp_linalg_diagonal_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.diagonal(a_bfloat16)  # E: attribute-assignment
 
 
-def field_353() -> None:
+def field_jnp_linalg_diagonal_bfloat16() -> None:
     Fields(float32_=jnp.linalg.diagonal(a_bfloat16))  # E: argument
 
 
-def default_353(v: jax.Array[float32] = jnp.linalg.diagonal(a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_diagonal_bfloat16(v: jax.Array[float32] = jnp.linalg.diagonal(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.eig(a_bfloat16): complex64 in JAX
-def known_354() -> None:
+def known_jnp_linalg_eig_bfloat16() -> None:
     assert_type(jnp.linalg.eig(a_bfloat16), jax.Array[complex64])
 
 
-def return_354() -> jax.Array[float32]:
+def return_jnp_linalg_eig_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.eig(a_bfloat16)  # E: return
 
 
-def assign_354() -> None:
+def assign_jnp_linalg_eig_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.eig(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_354(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_eig_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.eig(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_354() -> None:
+def argument_jnp_linalg_eig_bfloat16() -> None:
     takes_float32(jnp.linalg.eig(a_bfloat16))  # E: argument
 
 
-def attribute_354(holder: Holder) -> None:
+def attribute_jnp_linalg_eig_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.eig(a_bfloat16)  # E: attribute-assignment
 
 
-def field_354() -> None:
+def field_jnp_linalg_eig_bfloat16() -> None:
     Fields(float32_=jnp.linalg.eig(a_bfloat16))  # E: argument
 
 
-def default_354(v: jax.Array[float32] = jnp.linalg.eig(a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_eig_bfloat16(v: jax.Array[float32] = jnp.linalg.eig(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.eigh(a_bfloat16): bfloat16 in JAX
-def known_355() -> None:
+def known_jnp_linalg_eigh_bfloat16() -> None:
     assert_type(jnp.linalg.eigh(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_355() -> jax.Array[float32]:
+def return_jnp_linalg_eigh_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.eigh(a_bfloat16)  # E: return
 
 
-def assign_355() -> None:
+def assign_jnp_linalg_eigh_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.eigh(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_355(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_eigh_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.eigh(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_355() -> None:
+def argument_jnp_linalg_eigh_bfloat16() -> None:
     takes_float32(jnp.linalg.eigh(a_bfloat16))  # E: argument
 
 
-def attribute_355(holder: Holder) -> None:
+def attribute_jnp_linalg_eigh_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.eigh(a_bfloat16)  # E: attribute-assignment
 
 
-def field_355() -> None:
+def field_jnp_linalg_eigh_bfloat16() -> None:
     Fields(float32_=jnp.linalg.eigh(a_bfloat16))  # E: argument
 
 
-def default_355(v: jax.Array[float32] = jnp.linalg.eigh(a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_eigh_bfloat16(v: jax.Array[float32] = jnp.linalg.eigh(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.eigvals(a_bfloat16): complex64 in JAX
-def known_356() -> None:
+def known_jnp_linalg_eigvals_bfloat16() -> None:
     assert_type(jnp.linalg.eigvals(a_bfloat16), jax.Array[complex64])
 
 
-def return_356() -> jax.Array[float32]:
+def return_jnp_linalg_eigvals_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.eigvals(a_bfloat16)  # E: return
 
 
-def assign_356() -> None:
+def assign_jnp_linalg_eigvals_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.eigvals(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_356(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_eigvals_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.eigvals(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_356() -> None:
+def argument_jnp_linalg_eigvals_bfloat16() -> None:
     takes_float32(jnp.linalg.eigvals(a_bfloat16))  # E: argument
 
 
-def attribute_356(holder: Holder) -> None:
+def attribute_jnp_linalg_eigvals_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.eigvals(a_bfloat16)  # E: attribute-assignment
 
 
-def field_356() -> None:
+def field_jnp_linalg_eigvals_bfloat16() -> None:
     Fields(float32_=jnp.linalg.eigvals(a_bfloat16))  # E: argument
 
 
-def default_356(v: jax.Array[float32] = jnp.linalg.eigvals(a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_eigvals_bfloat16(v: jax.Array[float32] = jnp.linalg.eigvals(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.eigvalsh(a_bfloat16): bfloat16 in JAX
-def known_357() -> None:
+def known_jnp_linalg_eigvalsh_bfloat16() -> None:
     assert_type(jnp.linalg.eigvalsh(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_357() -> jax.Array[float32]:
+def return_jnp_linalg_eigvalsh_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.eigvalsh(a_bfloat16)  # E: return
 
 
-def assign_357() -> None:
+def assign_jnp_linalg_eigvalsh_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.eigvalsh(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_357(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_eigvalsh_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.eigvalsh(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_357() -> None:
+def argument_jnp_linalg_eigvalsh_bfloat16() -> None:
     takes_float32(jnp.linalg.eigvalsh(a_bfloat16))  # E: argument
 
 
-def attribute_357(holder: Holder) -> None:
+def attribute_jnp_linalg_eigvalsh_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.eigvalsh(a_bfloat16)  # E: attribute-assignment
 
 
-def field_357() -> None:
+def field_jnp_linalg_eigvalsh_bfloat16() -> None:
     Fields(float32_=jnp.linalg.eigvalsh(a_bfloat16))  # E: argument
 
 
-def default_357(v: jax.Array[float32] = jnp.linalg.eigvalsh(a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_eigvalsh_bfloat16(v: jax.Array[float32] = jnp.linalg.eigvalsh(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.inv(a_bfloat16): bfloat16 in JAX
-def known_358() -> None:
+def known_jnp_linalg_inv_bfloat16() -> None:
     assert_type(jnp.linalg.inv(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_358() -> jax.Array[float32]:
+def return_jnp_linalg_inv_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.inv(a_bfloat16)  # E: return
 
 
-def assign_358() -> None:
+def assign_jnp_linalg_inv_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.inv(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_358(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_inv_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.inv(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_358() -> None:
+def argument_jnp_linalg_inv_bfloat16() -> None:
     takes_float32(jnp.linalg.inv(a_bfloat16))  # E: argument
 
 
-def attribute_358(holder: Holder) -> None:
+def attribute_jnp_linalg_inv_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.inv(a_bfloat16)  # E: attribute-assignment
 
 
-def field_358() -> None:
+def field_jnp_linalg_inv_bfloat16() -> None:
     Fields(float32_=jnp.linalg.inv(a_bfloat16))  # E: argument
 
 
-def default_358(v: jax.Array[float32] = jnp.linalg.inv(a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_inv_bfloat16(v: jax.Array[float32] = jnp.linalg.inv(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.matmul(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_359() -> None:
+def known_jnp_linalg_matmul_bfloat16_bfloat16() -> None:
     assert_type(jnp.linalg.matmul(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_359() -> jax.Array[float32]:
+def return_jnp_linalg_matmul_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.matmul(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_359() -> None:
+def assign_jnp_linalg_matmul_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.matmul(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_359(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_matmul_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.matmul(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_359() -> None:
+def argument_jnp_linalg_matmul_bfloat16_bfloat16() -> None:
     takes_float32(jnp.linalg.matmul(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_359(holder: Holder) -> None:
+def attribute_jnp_linalg_matmul_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.matmul(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_359() -> None:
+def field_jnp_linalg_matmul_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.linalg.matmul(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_359(v: jax.Array[float32] = jnp.linalg.matmul(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_matmul_bfloat16_bfloat16(v: jax.Array[float32] = jnp.linalg.matmul(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32): float32 in JAX
-def known_360() -> None:
+def known_jnp_linalg_matmul_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     assert_type(jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32), jax.Array[float32])
 
 
-def return_360() -> jax.Array[bfloat16]:
+def return_jnp_linalg_matmul_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> jax.Array[bfloat16]:
     return jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: return
 
 
-def assign_360() -> None:
+def assign_jnp_linalg_matmul_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     y: jax.Array[bfloat16] = jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: assignment
     del y
 
 
-def rebind_360(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_linalg_matmul_bfloat16_bfloat16_preferred_element_type_jnp_float32(r: jax.Array[bfloat16]) -> None:
     r = jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_360() -> None:
+def argument_jnp_linalg_matmul_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     takes_bfloat16(jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # E: argument
 
 
-def attribute_360(holder: Holder) -> None:
+def attribute_jnp_linalg_matmul_bfloat16_bfloat16_preferred_element_type_jnp_float32(holder: Holder) -> None:
     holder.bfloat16_ = jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: attribute-assignment
 
 
-def field_360() -> None:
+def field_jnp_linalg_matmul_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     Fields(bfloat16_=jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # E: argument
 
 
-def default_360(v: jax.Array[bfloat16] = jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)) -> None:  # E: default
+def default_jnp_linalg_matmul_bfloat16_bfloat16_preferred_element_type_jnp_float32(v: jax.Array[bfloat16] = jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.matrix_norm(a_bfloat16): bfloat16 in JAX
-def known_361() -> None:
+def known_jnp_linalg_matrix_norm_bfloat16() -> None:
     assert_type(jnp.linalg.matrix_norm(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_361() -> jax.Array[float32]:
+def return_jnp_linalg_matrix_norm_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.matrix_norm(a_bfloat16)  # E: return
 
 
-def assign_361() -> None:
+def assign_jnp_linalg_matrix_norm_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.matrix_norm(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_361(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_matrix_norm_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.matrix_norm(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_361() -> None:
+def argument_jnp_linalg_matrix_norm_bfloat16() -> None:
     takes_float32(jnp.linalg.matrix_norm(a_bfloat16))  # E: argument
 
 
-def attribute_361(holder: Holder) -> None:
+def attribute_jnp_linalg_matrix_norm_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.matrix_norm(a_bfloat16)  # E: attribute-assignment
 
 
-def field_361() -> None:
+def field_jnp_linalg_matrix_norm_bfloat16() -> None:
     Fields(float32_=jnp.linalg.matrix_norm(a_bfloat16))  # E: argument
 
 
-def default_361(v: jax.Array[float32] = jnp.linalg.matrix_norm(a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_matrix_norm_bfloat16(v: jax.Array[float32] = jnp.linalg.matrix_norm(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.matrix_power(a_bfloat16, 2): bfloat16 in JAX
-def known_362() -> None:
+def known_jnp_linalg_matrix_power_bfloat16_2() -> None:
     assert_type(jnp.linalg.matrix_power(a_bfloat16, 2), jax.Array[bfloat16])
 
 
-def return_362() -> jax.Array[float32]:
+def return_jnp_linalg_matrix_power_bfloat16_2() -> jax.Array[float32]:
     return jnp.linalg.matrix_power(a_bfloat16, 2)  # E: return
 
 
-def assign_362() -> None:
+def assign_jnp_linalg_matrix_power_bfloat16_2() -> None:
     y: jax.Array[float32] = jnp.linalg.matrix_power(a_bfloat16, 2)  # E: assignment
     del y
 
 
-def rebind_362(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_matrix_power_bfloat16_2(r: jax.Array[float32]) -> None:
     r = jnp.linalg.matrix_power(a_bfloat16, 2)  # E: assignment
     takes_float32(r)
 
 
-def argument_362() -> None:
+def argument_jnp_linalg_matrix_power_bfloat16_2() -> None:
     takes_float32(jnp.linalg.matrix_power(a_bfloat16, 2))  # E: argument
 
 
-def attribute_362(holder: Holder) -> None:
+def attribute_jnp_linalg_matrix_power_bfloat16_2(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.matrix_power(a_bfloat16, 2)  # E: attribute-assignment
 
 
-def field_362() -> None:
+def field_jnp_linalg_matrix_power_bfloat16_2() -> None:
     Fields(float32_=jnp.linalg.matrix_power(a_bfloat16, 2))  # E: argument
 
 
-def default_362(v: jax.Array[float32] = jnp.linalg.matrix_power(a_bfloat16, 2)) -> None:  # E: default
+def default_jnp_linalg_matrix_power_bfloat16_2(v: jax.Array[float32] = jnp.linalg.matrix_power(a_bfloat16, 2)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.matrix_rank(a_bfloat16): int32 in JAX
-def known_363() -> None:
+def known_jnp_linalg_matrix_rank_bfloat16() -> None:
     assert_type(jnp.linalg.matrix_rank(a_bfloat16), jax.Array[int32])
 
 
-def return_363() -> jax.Array[float32]:
+def return_jnp_linalg_matrix_rank_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.matrix_rank(a_bfloat16)  # E: return
 
 
-def assign_363() -> None:
+def assign_jnp_linalg_matrix_rank_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.matrix_rank(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_363(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_matrix_rank_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.matrix_rank(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_363() -> None:
+def argument_jnp_linalg_matrix_rank_bfloat16() -> None:
     takes_float32(jnp.linalg.matrix_rank(a_bfloat16))  # E: argument
 
 
-def attribute_363(holder: Holder) -> None:
+def attribute_jnp_linalg_matrix_rank_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.matrix_rank(a_bfloat16)  # E: attribute-assignment
 
 
-def field_363() -> None:
+def field_jnp_linalg_matrix_rank_bfloat16() -> None:
     Fields(float32_=jnp.linalg.matrix_rank(a_bfloat16))  # E: argument
 
 
-def default_363(v: jax.Array[float32] = jnp.linalg.matrix_rank(a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_matrix_rank_bfloat16(v: jax.Array[float32] = jnp.linalg.matrix_rank(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.matrix_transpose(a_bfloat16): bfloat16 in JAX
-def known_364() -> None:
+def known_jnp_linalg_matrix_transpose_bfloat16() -> None:
     assert_type(jnp.linalg.matrix_transpose(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_364() -> jax.Array[float32]:
+def return_jnp_linalg_matrix_transpose_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.matrix_transpose(a_bfloat16)  # E: return
 
 
-def assign_364() -> None:
+def assign_jnp_linalg_matrix_transpose_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.matrix_transpose(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_364(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_matrix_transpose_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.matrix_transpose(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_364() -> None:
+def argument_jnp_linalg_matrix_transpose_bfloat16() -> None:
     takes_float32(jnp.linalg.matrix_transpose(a_bfloat16))  # E: argument
 
 
-def attribute_364(holder: Holder) -> None:
+def attribute_jnp_linalg_matrix_transpose_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.matrix_transpose(a_bfloat16)  # E: attribute-assignment
 
 
-def field_364() -> None:
+def field_jnp_linalg_matrix_transpose_bfloat16() -> None:
     Fields(float32_=jnp.linalg.matrix_transpose(a_bfloat16))  # E: argument
 
 
-def default_364(v: jax.Array[float32] = jnp.linalg.matrix_transpose(a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_matrix_transpose_bfloat16(v: jax.Array[float32] = jnp.linalg.matrix_transpose(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.multi_dot([a_bfloat16, a_bfloat16]): bfloat16 in JAX
-def known_365() -> None:
+def known_jnp_linalg_multi_dot_bfloat16_bfloat16() -> None:
     assert_type(jnp.linalg.multi_dot([a_bfloat16, a_bfloat16]), jax.Array[bfloat16])
 
 
-def return_365() -> jax.Array[float32]:
+def return_jnp_linalg_multi_dot_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.multi_dot([a_bfloat16, a_bfloat16])  # E: return
 
 
-def assign_365() -> None:
+def assign_jnp_linalg_multi_dot_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.multi_dot([a_bfloat16, a_bfloat16])  # E: assignment
     del y
 
 
-def rebind_365(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_multi_dot_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.multi_dot([a_bfloat16, a_bfloat16])  # E: assignment
     takes_float32(r)
 
 
-def argument_365() -> None:
+def argument_jnp_linalg_multi_dot_bfloat16_bfloat16() -> None:
     takes_float32(jnp.linalg.multi_dot([a_bfloat16, a_bfloat16]))  # E: argument
 
 
-def attribute_365(holder: Holder) -> None:
+def attribute_jnp_linalg_multi_dot_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.multi_dot([a_bfloat16, a_bfloat16])  # E: attribute-assignment
 
 
-def field_365() -> None:
+def field_jnp_linalg_multi_dot_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.linalg.multi_dot([a_bfloat16, a_bfloat16]))  # E: argument
 
 
-def default_365(v: jax.Array[float32] = jnp.linalg.multi_dot([a_bfloat16, a_bfloat16])) -> None:  # E: default
+def default_jnp_linalg_multi_dot_bfloat16_bfloat16(v: jax.Array[float32] = jnp.linalg.multi_dot([a_bfloat16, a_bfloat16])) -> None:  # E: default
     del v
 
 
 # jnp.linalg.norm(a_bfloat16): bfloat16 in JAX
-def known_366() -> None:
+def known_jnp_linalg_norm_bfloat16() -> None:
     assert_type(jnp.linalg.norm(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_366() -> jax.Array[float32]:
+def return_jnp_linalg_norm_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.norm(a_bfloat16)  # E: return
 
 
-def assign_366() -> None:
+def assign_jnp_linalg_norm_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.norm(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_366(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_norm_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.norm(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_366() -> None:
+def argument_jnp_linalg_norm_bfloat16() -> None:
     takes_float32(jnp.linalg.norm(a_bfloat16))  # E: argument
 
 
-def attribute_366(holder: Holder) -> None:
+def attribute_jnp_linalg_norm_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.norm(a_bfloat16)  # E: attribute-assignment
 
 
-def field_366() -> None:
+def field_jnp_linalg_norm_bfloat16() -> None:
     Fields(float32_=jnp.linalg.norm(a_bfloat16))  # E: argument
 
 
-def default_366(v: jax.Array[float32] = jnp.linalg.norm(a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_norm_bfloat16(v: jax.Array[float32] = jnp.linalg.norm(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.outer(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_367() -> None:
+def known_jnp_linalg_outer_bfloat16_bfloat16() -> None:
     assert_type(jnp.linalg.outer(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_367() -> jax.Array[float32]:
+def return_jnp_linalg_outer_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.outer(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_367() -> None:
+def assign_jnp_linalg_outer_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.outer(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_367(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_outer_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.outer(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_367() -> None:
+def argument_jnp_linalg_outer_bfloat16_bfloat16() -> None:
     takes_float32(jnp.linalg.outer(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_367(holder: Holder) -> None:
+def attribute_jnp_linalg_outer_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.outer(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_367() -> None:
+def field_jnp_linalg_outer_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.linalg.outer(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_367(v: jax.Array[float32] = jnp.linalg.outer(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_outer_bfloat16_bfloat16(v: jax.Array[float32] = jnp.linalg.outer(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.pinv(a_bfloat16): bfloat16 in JAX
-def known_368() -> None:
+def known_jnp_linalg_pinv_bfloat16() -> None:
     assert_type(jnp.linalg.pinv(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_368() -> jax.Array[float32]:
+def return_jnp_linalg_pinv_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.pinv(a_bfloat16)  # E: return
 
 
-def assign_368() -> None:
+def assign_jnp_linalg_pinv_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.pinv(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_368(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_pinv_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.pinv(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_368() -> None:
+def argument_jnp_linalg_pinv_bfloat16() -> None:
     takes_float32(jnp.linalg.pinv(a_bfloat16))  # E: argument
 
 
-def attribute_368(holder: Holder) -> None:
+def attribute_jnp_linalg_pinv_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.pinv(a_bfloat16)  # E: attribute-assignment
 
 
-def field_368() -> None:
+def field_jnp_linalg_pinv_bfloat16() -> None:
     Fields(float32_=jnp.linalg.pinv(a_bfloat16))  # E: argument
 
 
-def default_368(v: jax.Array[float32] = jnp.linalg.pinv(a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_pinv_bfloat16(v: jax.Array[float32] = jnp.linalg.pinv(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.qr(a_bfloat16): bfloat16 in JAX
-def known_369() -> None:
+def known_jnp_linalg_qr_bfloat16() -> None:
     assert_type(jnp.linalg.qr(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_369() -> jax.Array[float32]:
+def return_jnp_linalg_qr_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.qr(a_bfloat16)  # E: return
 
 
-def assign_369() -> None:
+def assign_jnp_linalg_qr_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.qr(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_369(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_qr_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.qr(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_369() -> None:
+def argument_jnp_linalg_qr_bfloat16() -> None:
     takes_float32(jnp.linalg.qr(a_bfloat16))  # E: argument
 
 
-def attribute_369(holder: Holder) -> None:
+def attribute_jnp_linalg_qr_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.qr(a_bfloat16)  # E: attribute-assignment
 
 
-def field_369() -> None:
+def field_jnp_linalg_qr_bfloat16() -> None:
     Fields(float32_=jnp.linalg.qr(a_bfloat16))  # E: argument
 
 
-def default_369(v: jax.Array[float32] = jnp.linalg.qr(a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_qr_bfloat16(v: jax.Array[float32] = jnp.linalg.qr(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.slogdet(a_bfloat16): bfloat16 in JAX
-def known_370() -> None:
+def known_jnp_linalg_slogdet_bfloat16() -> None:
     assert_type(jnp.linalg.slogdet(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_370() -> jax.Array[float32]:
+def return_jnp_linalg_slogdet_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.slogdet(a_bfloat16)  # E: return
 
 
-def assign_370() -> None:
+def assign_jnp_linalg_slogdet_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.slogdet(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_370(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_slogdet_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.slogdet(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_370() -> None:
+def argument_jnp_linalg_slogdet_bfloat16() -> None:
     takes_float32(jnp.linalg.slogdet(a_bfloat16))  # E: argument
 
 
-def attribute_370(holder: Holder) -> None:
+def attribute_jnp_linalg_slogdet_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.slogdet(a_bfloat16)  # E: attribute-assignment
 
 
-def field_370() -> None:
+def field_jnp_linalg_slogdet_bfloat16() -> None:
     Fields(float32_=jnp.linalg.slogdet(a_bfloat16))  # E: argument
 
 
-def default_370(v: jax.Array[float32] = jnp.linalg.slogdet(a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_slogdet_bfloat16(v: jax.Array[float32] = jnp.linalg.slogdet(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.solve(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_371() -> None:
+def known_jnp_linalg_solve_bfloat16_bfloat16() -> None:
     assert_type(jnp.linalg.solve(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_371() -> jax.Array[float32]:
+def return_jnp_linalg_solve_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.solve(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_371() -> None:
+def assign_jnp_linalg_solve_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.solve(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_371(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_solve_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.solve(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_371() -> None:
+def argument_jnp_linalg_solve_bfloat16_bfloat16() -> None:
     takes_float32(jnp.linalg.solve(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_371(holder: Holder) -> None:
+def attribute_jnp_linalg_solve_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.solve(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_371() -> None:
+def field_jnp_linalg_solve_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.linalg.solve(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_371(v: jax.Array[float32] = jnp.linalg.solve(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_solve_bfloat16_bfloat16(v: jax.Array[float32] = jnp.linalg.solve(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.svd(a_bfloat16): bfloat16 in JAX
-def known_372() -> None:
+def known_jnp_linalg_svd_bfloat16() -> None:
     assert_type(jnp.linalg.svd(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_372() -> jax.Array[float32]:
+def return_jnp_linalg_svd_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.svd(a_bfloat16)  # E: return
 
 
-def assign_372() -> None:
+def assign_jnp_linalg_svd_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.svd(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_372(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_svd_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.svd(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_372() -> None:
+def argument_jnp_linalg_svd_bfloat16() -> None:
     takes_float32(jnp.linalg.svd(a_bfloat16))  # E: argument
 
 
-def attribute_372(holder: Holder) -> None:
+def attribute_jnp_linalg_svd_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.svd(a_bfloat16)  # E: attribute-assignment
 
 
-def field_372() -> None:
+def field_jnp_linalg_svd_bfloat16() -> None:
     Fields(float32_=jnp.linalg.svd(a_bfloat16))  # E: argument
 
 
-def default_372(v: jax.Array[float32] = jnp.linalg.svd(a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_svd_bfloat16(v: jax.Array[float32] = jnp.linalg.svd(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.svdvals(a_bfloat16): bfloat16 in JAX
-def known_373() -> None:
+def known_jnp_linalg_svdvals_bfloat16() -> None:
     assert_type(jnp.linalg.svdvals(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_373() -> jax.Array[float32]:
+def return_jnp_linalg_svdvals_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.svdvals(a_bfloat16)  # E: return
 
 
-def assign_373() -> None:
+def assign_jnp_linalg_svdvals_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.svdvals(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_373(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_svdvals_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.svdvals(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_373() -> None:
+def argument_jnp_linalg_svdvals_bfloat16() -> None:
     takes_float32(jnp.linalg.svdvals(a_bfloat16))  # E: argument
 
 
-def attribute_373(holder: Holder) -> None:
+def attribute_jnp_linalg_svdvals_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.svdvals(a_bfloat16)  # E: attribute-assignment
 
 
-def field_373() -> None:
+def field_jnp_linalg_svdvals_bfloat16() -> None:
     Fields(float32_=jnp.linalg.svdvals(a_bfloat16))  # E: argument
 
 
-def default_373(v: jax.Array[float32] = jnp.linalg.svdvals(a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_svdvals_bfloat16(v: jax.Array[float32] = jnp.linalg.svdvals(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.tensordot(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_374() -> None:
+def known_jnp_linalg_tensordot_bfloat16_bfloat16() -> None:
     assert_type(jnp.linalg.tensordot(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_374() -> jax.Array[float32]:
+def return_jnp_linalg_tensordot_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.tensordot(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_374() -> None:
+def assign_jnp_linalg_tensordot_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.tensordot(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_374(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_tensordot_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.tensordot(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_374() -> None:
+def argument_jnp_linalg_tensordot_bfloat16_bfloat16() -> None:
     takes_float32(jnp.linalg.tensordot(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_374(holder: Holder) -> None:
+def attribute_jnp_linalg_tensordot_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.tensordot(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_374() -> None:
+def field_jnp_linalg_tensordot_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.linalg.tensordot(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_374(v: jax.Array[float32] = jnp.linalg.tensordot(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_tensordot_bfloat16_bfloat16(v: jax.Array[float32] = jnp.linalg.tensordot(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32): float32 in JAX
-def known_375() -> None:
+def known_jnp_linalg_tensordot_bfloat16_bfloat16_axes_1_preferred_element_type_jnp_float32() -> None:
     assert_type(jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32), jax.Array[float32])
 
 
-def return_375() -> jax.Array[bfloat16]:
+def return_jnp_linalg_tensordot_bfloat16_bfloat16_axes_1_preferred_element_type_jnp_float32() -> jax.Array[bfloat16]:
     return jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32)  # E: return
 
 
-def assign_375() -> None:
+def assign_jnp_linalg_tensordot_bfloat16_bfloat16_axes_1_preferred_element_type_jnp_float32() -> None:
     y: jax.Array[bfloat16] = jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32)  # E: assignment
     del y
 
 
-def rebind_375(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_linalg_tensordot_bfloat16_bfloat16_axes_1_preferred_element_type_jnp_float32(r: jax.Array[bfloat16]) -> None:
     r = jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_375() -> None:
+def argument_jnp_linalg_tensordot_bfloat16_bfloat16_axes_1_preferred_element_type_jnp_float32() -> None:
     takes_bfloat16(jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32))  # E: argument
 
 
-def attribute_375(holder: Holder) -> None:
+def attribute_jnp_linalg_tensordot_bfloat16_bfloat16_axes_1_preferred_element_type_jnp_float32(holder: Holder) -> None:
     holder.bfloat16_ = jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32)  # E: attribute-assignment
 
 
-def field_375() -> None:
+def field_jnp_linalg_tensordot_bfloat16_bfloat16_axes_1_preferred_element_type_jnp_float32() -> None:
     Fields(bfloat16_=jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32))  # E: argument
 
 
-def default_375(v: jax.Array[bfloat16] = jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32)) -> None:  # E: default
+def default_jnp_linalg_tensordot_bfloat16_bfloat16_axes_1_preferred_element_type_jnp_float32(v: jax.Array[bfloat16] = jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.tensorinv(a_bfloat16, ind=1): bfloat16 in JAX
-def known_376() -> None:
+def known_jnp_linalg_tensorinv_bfloat16_ind_1() -> None:
     assert_type(jnp.linalg.tensorinv(a_bfloat16, ind=1), jax.Array[bfloat16])
 
 
-def return_376() -> jax.Array[float32]:
+def return_jnp_linalg_tensorinv_bfloat16_ind_1() -> jax.Array[float32]:
     return jnp.linalg.tensorinv(a_bfloat16, ind=1)  # E: return
 
 
-def assign_376() -> None:
+def assign_jnp_linalg_tensorinv_bfloat16_ind_1() -> None:
     y: jax.Array[float32] = jnp.linalg.tensorinv(a_bfloat16, ind=1)  # E: assignment
     del y
 
 
-def rebind_376(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_tensorinv_bfloat16_ind_1(r: jax.Array[float32]) -> None:
     r = jnp.linalg.tensorinv(a_bfloat16, ind=1)  # E: assignment
     takes_float32(r)
 
 
-def argument_376() -> None:
+def argument_jnp_linalg_tensorinv_bfloat16_ind_1() -> None:
     takes_float32(jnp.linalg.tensorinv(a_bfloat16, ind=1))  # E: argument
 
 
-def attribute_376(holder: Holder) -> None:
+def attribute_jnp_linalg_tensorinv_bfloat16_ind_1(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.tensorinv(a_bfloat16, ind=1)  # E: attribute-assignment
 
 
-def field_376() -> None:
+def field_jnp_linalg_tensorinv_bfloat16_ind_1() -> None:
     Fields(float32_=jnp.linalg.tensorinv(a_bfloat16, ind=1))  # E: argument
 
 
-def default_376(v: jax.Array[float32] = jnp.linalg.tensorinv(a_bfloat16, ind=1)) -> None:  # E: default
+def default_jnp_linalg_tensorinv_bfloat16_ind_1(v: jax.Array[float32] = jnp.linalg.tensorinv(a_bfloat16, ind=1)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.tensorsolve(a_bfloat16, a_bfloat16[0]): bfloat16 in JAX
-def known_377() -> None:
+def known_jnp_linalg_tensorsolve_bfloat16_bfloat16_getitem_0() -> None:
     assert_type(jnp.linalg.tensorsolve(a_bfloat16, a_bfloat16[0]), jax.Array[bfloat16])
 
 
-def return_377() -> jax.Array[float32]:
+def return_jnp_linalg_tensorsolve_bfloat16_bfloat16_getitem_0() -> jax.Array[float32]:
     return jnp.linalg.tensorsolve(a_bfloat16, a_bfloat16[0])  # E: return
 
 
-def assign_377() -> None:
+def assign_jnp_linalg_tensorsolve_bfloat16_bfloat16_getitem_0() -> None:
     y: jax.Array[float32] = jnp.linalg.tensorsolve(a_bfloat16, a_bfloat16[0])  # E: assignment
     del y
 
 
-def rebind_377(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_tensorsolve_bfloat16_bfloat16_getitem_0(r: jax.Array[float32]) -> None:
     r = jnp.linalg.tensorsolve(a_bfloat16, a_bfloat16[0])  # E: assignment
     takes_float32(r)
 
 
-def argument_377() -> None:
+def argument_jnp_linalg_tensorsolve_bfloat16_bfloat16_getitem_0() -> None:
     takes_float32(jnp.linalg.tensorsolve(a_bfloat16, a_bfloat16[0]))  # E: argument
 
 
-def attribute_377(holder: Holder) -> None:
+def attribute_jnp_linalg_tensorsolve_bfloat16_bfloat16_getitem_0(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.tensorsolve(a_bfloat16, a_bfloat16[0])  # E: attribute-assignment
 
 
-def field_377() -> None:
+def field_jnp_linalg_tensorsolve_bfloat16_bfloat16_getitem_0() -> None:
     Fields(float32_=jnp.linalg.tensorsolve(a_bfloat16, a_bfloat16[0]))  # E: argument
 
 
-def default_377(v: jax.Array[float32] = jnp.linalg.tensorsolve(a_bfloat16, a_bfloat16[0])) -> None:  # E: default
+def default_jnp_linalg_tensorsolve_bfloat16_bfloat16_getitem_0(v: jax.Array[float32] = jnp.linalg.tensorsolve(a_bfloat16, a_bfloat16[0])) -> None:  # E: default
     del v
 
 
 # jnp.linalg.trace(a_bfloat16): bfloat16 in JAX
-def known_378() -> None:
+def known_jnp_linalg_trace_bfloat16() -> None:
     assert_type(jnp.linalg.trace(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_378() -> jax.Array[float32]:
+def return_jnp_linalg_trace_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.trace(a_bfloat16)  # E: return
 
 
-def assign_378() -> None:
+def assign_jnp_linalg_trace_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.trace(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_378(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_trace_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.trace(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_378() -> None:
+def argument_jnp_linalg_trace_bfloat16() -> None:
     takes_float32(jnp.linalg.trace(a_bfloat16))  # E: argument
 
 
-def attribute_378(holder: Holder) -> None:
+def attribute_jnp_linalg_trace_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.trace(a_bfloat16)  # E: attribute-assignment
 
 
-def field_378() -> None:
+def field_jnp_linalg_trace_bfloat16() -> None:
     Fields(float32_=jnp.linalg.trace(a_bfloat16))  # E: argument
 
 
-def default_378(v: jax.Array[float32] = jnp.linalg.trace(a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_trace_bfloat16(v: jax.Array[float32] = jnp.linalg.trace(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.vecdot(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_379() -> None:
+def known_jnp_linalg_vecdot_bfloat16_bfloat16() -> None:
     assert_type(jnp.linalg.vecdot(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_379() -> jax.Array[float32]:
+def return_jnp_linalg_vecdot_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.vecdot(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_379() -> None:
+def assign_jnp_linalg_vecdot_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.vecdot(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_379(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_vecdot_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.vecdot(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_379() -> None:
+def argument_jnp_linalg_vecdot_bfloat16_bfloat16() -> None:
     takes_float32(jnp.linalg.vecdot(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_379(holder: Holder) -> None:
+def attribute_jnp_linalg_vecdot_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.vecdot(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_379() -> None:
+def field_jnp_linalg_vecdot_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.linalg.vecdot(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_379(v: jax.Array[float32] = jnp.linalg.vecdot(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_vecdot_bfloat16_bfloat16(v: jax.Array[float32] = jnp.linalg.vecdot(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32): float32 in JAX
-def known_380() -> None:
+def known_jnp_linalg_vecdot_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     assert_type(jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32), jax.Array[float32])
 
 
-def return_380() -> jax.Array[bfloat16]:
+def return_jnp_linalg_vecdot_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> jax.Array[bfloat16]:
     return jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: return
 
 
-def assign_380() -> None:
+def assign_jnp_linalg_vecdot_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     y: jax.Array[bfloat16] = jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: assignment
     del y
 
 
-def rebind_380(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_linalg_vecdot_bfloat16_bfloat16_preferred_element_type_jnp_float32(r: jax.Array[bfloat16]) -> None:
     r = jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_380() -> None:
+def argument_jnp_linalg_vecdot_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     takes_bfloat16(jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # E: argument
 
 
-def attribute_380(holder: Holder) -> None:
+def attribute_jnp_linalg_vecdot_bfloat16_bfloat16_preferred_element_type_jnp_float32(holder: Holder) -> None:
     holder.bfloat16_ = jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: attribute-assignment
 
 
-def field_380() -> None:
+def field_jnp_linalg_vecdot_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     Fields(bfloat16_=jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # E: argument
 
 
-def default_380(v: jax.Array[bfloat16] = jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)) -> None:  # E: default
+def default_jnp_linalg_vecdot_bfloat16_bfloat16_preferred_element_type_jnp_float32(v: jax.Array[bfloat16] = jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)) -> None:  # E: default
     del v
 
 
 # jnp.linalg.vector_norm(a_bfloat16): bfloat16 in JAX
-def known_381() -> None:
+def known_jnp_linalg_vector_norm_bfloat16() -> None:
     assert_type(jnp.linalg.vector_norm(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_381() -> jax.Array[float32]:
+def return_jnp_linalg_vector_norm_bfloat16() -> jax.Array[float32]:
     return jnp.linalg.vector_norm(a_bfloat16)  # E: return
 
 
-def assign_381() -> None:
+def assign_jnp_linalg_vector_norm_bfloat16() -> None:
     y: jax.Array[float32] = jnp.linalg.vector_norm(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_381(r: jax.Array[float32]) -> None:
+def rebind_jnp_linalg_vector_norm_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.linalg.vector_norm(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_381() -> None:
+def argument_jnp_linalg_vector_norm_bfloat16() -> None:
     takes_float32(jnp.linalg.vector_norm(a_bfloat16))  # E: argument
 
 
-def attribute_381(holder: Holder) -> None:
+def attribute_jnp_linalg_vector_norm_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.linalg.vector_norm(a_bfloat16)  # E: attribute-assignment
 
 
-def field_381() -> None:
+def field_jnp_linalg_vector_norm_bfloat16() -> None:
     Fields(float32_=jnp.linalg.vector_norm(a_bfloat16))  # E: argument
 
 
-def default_381(v: jax.Array[float32] = jnp.linalg.vector_norm(a_bfloat16)) -> None:  # E: default
+def default_jnp_linalg_vector_norm_bfloat16(v: jax.Array[float32] = jnp.linalg.vector_norm(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.linspace(1, 3, 3, dtype=None): float32 in JAX
-def known_382() -> None:
+def known_jnp_linspace_1_3_3_dtype_None() -> None:
     assert_type(jnp.linspace(1, 3, 3, dtype=None), jax.Array[float32])
 
 
-def return_382() -> jax.Array[bfloat16]:
+def return_jnp_linspace_1_3_3_dtype_None() -> jax.Array[bfloat16]:
     return jnp.linspace(1, 3, 3, dtype=None)  # E: return
 
 
-def assign_382() -> None:
+def assign_jnp_linspace_1_3_3_dtype_None() -> None:
     y: jax.Array[bfloat16] = jnp.linspace(1, 3, 3, dtype=None)  # E: assignment
     del y
 
 
-def rebind_382(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_linspace_1_3_3_dtype_None(r: jax.Array[bfloat16]) -> None:
     r = jnp.linspace(1, 3, 3, dtype=None)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_382() -> None:
+def argument_jnp_linspace_1_3_3_dtype_None() -> None:
     takes_bfloat16(jnp.linspace(1, 3, 3, dtype=None))  # E: argument
 
 
-def attribute_382(holder: Holder) -> None:
+def attribute_jnp_linspace_1_3_3_dtype_None(holder: Holder) -> None:
     holder.bfloat16_ = jnp.linspace(1, 3, 3, dtype=None)  # E: attribute-assignment
 
 
-def field_382() -> None:
+def field_jnp_linspace_1_3_3_dtype_None() -> None:
     Fields(bfloat16_=jnp.linspace(1, 3, 3, dtype=None))  # E: argument
 
 
-def default_382(v: jax.Array[bfloat16] = jnp.linspace(1, 3, 3, dtype=None)) -> None:  # E: default
+def default_jnp_linspace_1_3_3_dtype_None(v: jax.Array[bfloat16] = jnp.linspace(1, 3, 3, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.log(a_bfloat16): bfloat16 in JAX
-def known_383() -> None:
+def known_jnp_log_bfloat16() -> None:
     assert_type(jnp.log(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_383() -> jax.Array[float32]:
+def return_jnp_log_bfloat16() -> jax.Array[float32]:
     return jnp.log(a_bfloat16)  # E: return
 
 
-def assign_383() -> None:
+def assign_jnp_log_bfloat16() -> None:
     y: jax.Array[float32] = jnp.log(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_383(r: jax.Array[float32]) -> None:
+def rebind_jnp_log_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.log(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_383() -> None:
+def argument_jnp_log_bfloat16() -> None:
     takes_float32(jnp.log(a_bfloat16))  # E: argument
 
 
-def attribute_383(holder: Holder) -> None:
+def attribute_jnp_log_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.log(a_bfloat16)  # E: attribute-assignment
 
 
-def field_383() -> None:
+def field_jnp_log_bfloat16() -> None:
     Fields(float32_=jnp.log(a_bfloat16))  # E: argument
 
 
-def default_383(v: jax.Array[float32] = jnp.log(a_bfloat16)) -> None:  # E: default
+def default_jnp_log_bfloat16(v: jax.Array[float32] = jnp.log(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.log10(a_bfloat16): bfloat16 in JAX
-def known_384() -> None:
+def known_jnp_log10_bfloat16() -> None:
     assert_type(jnp.log10(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_384() -> jax.Array[float32]:
+def return_jnp_log10_bfloat16() -> jax.Array[float32]:
     return jnp.log10(a_bfloat16)  # E: return
 
 
-def assign_384() -> None:
+def assign_jnp_log10_bfloat16() -> None:
     y: jax.Array[float32] = jnp.log10(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_384(r: jax.Array[float32]) -> None:
+def rebind_jnp_log10_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.log10(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_384() -> None:
+def argument_jnp_log10_bfloat16() -> None:
     takes_float32(jnp.log10(a_bfloat16))  # E: argument
 
 
-def attribute_384(holder: Holder) -> None:
+def attribute_jnp_log10_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.log10(a_bfloat16)  # E: attribute-assignment
 
 
-def field_384() -> None:
+def field_jnp_log10_bfloat16() -> None:
     Fields(float32_=jnp.log10(a_bfloat16))  # E: argument
 
 
-def default_384(v: jax.Array[float32] = jnp.log10(a_bfloat16)) -> None:  # E: default
+def default_jnp_log10_bfloat16(v: jax.Array[float32] = jnp.log10(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.log1p(a_bfloat16): bfloat16 in JAX
-def known_385() -> None:
+def known_jnp_log1p_bfloat16() -> None:
     assert_type(jnp.log1p(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_385() -> jax.Array[float32]:
+def return_jnp_log1p_bfloat16() -> jax.Array[float32]:
     return jnp.log1p(a_bfloat16)  # E: return
 
 
-def assign_385() -> None:
+def assign_jnp_log1p_bfloat16() -> None:
     y: jax.Array[float32] = jnp.log1p(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_385(r: jax.Array[float32]) -> None:
+def rebind_jnp_log1p_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.log1p(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_385() -> None:
+def argument_jnp_log1p_bfloat16() -> None:
     takes_float32(jnp.log1p(a_bfloat16))  # E: argument
 
 
-def attribute_385(holder: Holder) -> None:
+def attribute_jnp_log1p_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.log1p(a_bfloat16)  # E: attribute-assignment
 
 
-def field_385() -> None:
+def field_jnp_log1p_bfloat16() -> None:
     Fields(float32_=jnp.log1p(a_bfloat16))  # E: argument
 
 
-def default_385(v: jax.Array[float32] = jnp.log1p(a_bfloat16)) -> None:  # E: default
+def default_jnp_log1p_bfloat16(v: jax.Array[float32] = jnp.log1p(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.log2(a_bfloat16): bfloat16 in JAX
-def known_386() -> None:
+def known_jnp_log2_bfloat16() -> None:
     assert_type(jnp.log2(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_386() -> jax.Array[float32]:
+def return_jnp_log2_bfloat16() -> jax.Array[float32]:
     return jnp.log2(a_bfloat16)  # E: return
 
 
-def assign_386() -> None:
+def assign_jnp_log2_bfloat16() -> None:
     y: jax.Array[float32] = jnp.log2(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_386(r: jax.Array[float32]) -> None:
+def rebind_jnp_log2_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.log2(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_386() -> None:
+def argument_jnp_log2_bfloat16() -> None:
     takes_float32(jnp.log2(a_bfloat16))  # E: argument
 
 
-def attribute_386(holder: Holder) -> None:
+def attribute_jnp_log2_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.log2(a_bfloat16)  # E: attribute-assignment
 
 
-def field_386() -> None:
+def field_jnp_log2_bfloat16() -> None:
     Fields(float32_=jnp.log2(a_bfloat16))  # E: argument
 
 
-def default_386(v: jax.Array[float32] = jnp.log2(a_bfloat16)) -> None:  # E: default
+def default_jnp_log2_bfloat16(v: jax.Array[float32] = jnp.log2(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.logaddexp(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_387() -> None:
+def known_jnp_logaddexp_bfloat16_bfloat16() -> None:
     assert_type(jnp.logaddexp(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_387() -> jax.Array[float32]:
+def return_jnp_logaddexp_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.logaddexp(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_387() -> None:
+def assign_jnp_logaddexp_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.logaddexp(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_387(r: jax.Array[float32]) -> None:
+def rebind_jnp_logaddexp_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.logaddexp(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_387() -> None:
+def argument_jnp_logaddexp_bfloat16_bfloat16() -> None:
     takes_float32(jnp.logaddexp(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_387(holder: Holder) -> None:
+def attribute_jnp_logaddexp_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.logaddexp(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_387() -> None:
+def field_jnp_logaddexp_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.logaddexp(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_387(v: jax.Array[float32] = jnp.logaddexp(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_logaddexp_bfloat16_bfloat16(v: jax.Array[float32] = jnp.logaddexp(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.logaddexp2(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_388() -> None:
+def known_jnp_logaddexp2_bfloat16_bfloat16() -> None:
     assert_type(jnp.logaddexp2(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_388() -> jax.Array[float32]:
+def return_jnp_logaddexp2_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.logaddexp2(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_388() -> None:
+def assign_jnp_logaddexp2_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.logaddexp2(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_388(r: jax.Array[float32]) -> None:
+def rebind_jnp_logaddexp2_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.logaddexp2(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_388() -> None:
+def argument_jnp_logaddexp2_bfloat16_bfloat16() -> None:
     takes_float32(jnp.logaddexp2(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_388(holder: Holder) -> None:
+def attribute_jnp_logaddexp2_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.logaddexp2(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_388() -> None:
+def field_jnp_logaddexp2_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.logaddexp2(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_388(v: jax.Array[float32] = jnp.logaddexp2(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_logaddexp2_bfloat16_bfloat16(v: jax.Array[float32] = jnp.logaddexp2(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.logical_and(a_bfloat16, a_bfloat16): bool_ in JAX
-def known_389() -> None:
+def known_jnp_logical_and_bfloat16_bfloat16() -> None:
     assert_type(jnp.logical_and(a_bfloat16, a_bfloat16), jax.Array[bool_])
 
 
-def return_389() -> jax.Array[float32]:
+def return_jnp_logical_and_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.logical_and(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_389() -> None:
+def assign_jnp_logical_and_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.logical_and(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_389(r: jax.Array[float32]) -> None:
+def rebind_jnp_logical_and_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.logical_and(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_389() -> None:
+def argument_jnp_logical_and_bfloat16_bfloat16() -> None:
     takes_float32(jnp.logical_and(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_389(holder: Holder) -> None:
+def attribute_jnp_logical_and_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.logical_and(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_389() -> None:
+def field_jnp_logical_and_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.logical_and(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_389(v: jax.Array[float32] = jnp.logical_and(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_logical_and_bfloat16_bfloat16(v: jax.Array[float32] = jnp.logical_and(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.logical_not(a_bfloat16): bool_ in JAX
-def known_390() -> None:
+def known_jnp_logical_not_bfloat16() -> None:
     assert_type(jnp.logical_not(a_bfloat16), jax.Array[bool_])
 
 
-def return_390() -> jax.Array[float32]:
+def return_jnp_logical_not_bfloat16() -> jax.Array[float32]:
     return jnp.logical_not(a_bfloat16)  # E: return
 
 
-def assign_390() -> None:
+def assign_jnp_logical_not_bfloat16() -> None:
     y: jax.Array[float32] = jnp.logical_not(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_390(r: jax.Array[float32]) -> None:
+def rebind_jnp_logical_not_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.logical_not(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_390() -> None:
+def argument_jnp_logical_not_bfloat16() -> None:
     takes_float32(jnp.logical_not(a_bfloat16))  # E: argument
 
 
-def attribute_390(holder: Holder) -> None:
+def attribute_jnp_logical_not_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.logical_not(a_bfloat16)  # E: attribute-assignment
 
 
-def field_390() -> None:
+def field_jnp_logical_not_bfloat16() -> None:
     Fields(float32_=jnp.logical_not(a_bfloat16))  # E: argument
 
 
-def default_390(v: jax.Array[float32] = jnp.logical_not(a_bfloat16)) -> None:  # E: default
+def default_jnp_logical_not_bfloat16(v: jax.Array[float32] = jnp.logical_not(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.logical_or(a_bfloat16, a_bfloat16): bool_ in JAX
-def known_391() -> None:
+def known_jnp_logical_or_bfloat16_bfloat16() -> None:
     assert_type(jnp.logical_or(a_bfloat16, a_bfloat16), jax.Array[bool_])
 
 
-def return_391() -> jax.Array[float32]:
+def return_jnp_logical_or_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.logical_or(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_391() -> None:
+def assign_jnp_logical_or_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.logical_or(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_391(r: jax.Array[float32]) -> None:
+def rebind_jnp_logical_or_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.logical_or(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_391() -> None:
+def argument_jnp_logical_or_bfloat16_bfloat16() -> None:
     takes_float32(jnp.logical_or(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_391(holder: Holder) -> None:
+def attribute_jnp_logical_or_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.logical_or(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_391() -> None:
+def field_jnp_logical_or_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.logical_or(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_391(v: jax.Array[float32] = jnp.logical_or(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_logical_or_bfloat16_bfloat16(v: jax.Array[float32] = jnp.logical_or(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.logical_xor(a_bfloat16, a_bfloat16): bool_ in JAX
-def known_392() -> None:
+def known_jnp_logical_xor_bfloat16_bfloat16() -> None:
     assert_type(jnp.logical_xor(a_bfloat16, a_bfloat16), jax.Array[bool_])
 
 
-def return_392() -> jax.Array[float32]:
+def return_jnp_logical_xor_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.logical_xor(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_392() -> None:
+def assign_jnp_logical_xor_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.logical_xor(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_392(r: jax.Array[float32]) -> None:
+def rebind_jnp_logical_xor_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.logical_xor(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_392() -> None:
+def argument_jnp_logical_xor_bfloat16_bfloat16() -> None:
     takes_float32(jnp.logical_xor(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_392(holder: Holder) -> None:
+def attribute_jnp_logical_xor_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.logical_xor(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_392() -> None:
+def field_jnp_logical_xor_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.logical_xor(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_392(v: jax.Array[float32] = jnp.logical_xor(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_logical_xor_bfloat16_bfloat16(v: jax.Array[float32] = jnp.logical_xor(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.logspace(1, 3, 3, dtype=None): float32 in JAX
-def known_393() -> None:
+def known_jnp_logspace_1_3_3_dtype_None() -> None:
     assert_type(jnp.logspace(1, 3, 3, dtype=None), jax.Array[float32])
 
 
-def return_393() -> jax.Array[bfloat16]:
+def return_jnp_logspace_1_3_3_dtype_None() -> jax.Array[bfloat16]:
     return jnp.logspace(1, 3, 3, dtype=None)  # E: return
 
 
-def assign_393() -> None:
+def assign_jnp_logspace_1_3_3_dtype_None() -> None:
     y: jax.Array[bfloat16] = jnp.logspace(1, 3, 3, dtype=None)  # E: assignment
     del y
 
 
-def rebind_393(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_logspace_1_3_3_dtype_None(r: jax.Array[bfloat16]) -> None:
     r = jnp.logspace(1, 3, 3, dtype=None)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_393() -> None:
+def argument_jnp_logspace_1_3_3_dtype_None() -> None:
     takes_bfloat16(jnp.logspace(1, 3, 3, dtype=None))  # E: argument
 
 
-def attribute_393(holder: Holder) -> None:
+def attribute_jnp_logspace_1_3_3_dtype_None(holder: Holder) -> None:
     holder.bfloat16_ = jnp.logspace(1, 3, 3, dtype=None)  # E: attribute-assignment
 
 
-def field_393() -> None:
+def field_jnp_logspace_1_3_3_dtype_None() -> None:
     Fields(bfloat16_=jnp.logspace(1, 3, 3, dtype=None))  # E: argument
 
 
-def default_393(v: jax.Array[bfloat16] = jnp.logspace(1, 3, 3, dtype=None)) -> None:  # E: default
+def default_jnp_logspace_1_3_3_dtype_None(v: jax.Array[bfloat16] = jnp.logspace(1, 3, 3, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.mask_indices(3, jnp.triu): int32 in JAX
-def known_394() -> None:
+def known_jnp_mask_indices_3_jnp_triu() -> None:
     assert_type(jnp.mask_indices(3, jnp.triu), jax.Array[int32])
 
 
-def return_394() -> jax.Array[float32]:
+def return_jnp_mask_indices_3_jnp_triu() -> jax.Array[float32]:
     return jnp.mask_indices(3, jnp.triu)  # E: return
 
 
-def assign_394() -> None:
+def assign_jnp_mask_indices_3_jnp_triu() -> None:
     y: jax.Array[float32] = jnp.mask_indices(3, jnp.triu)  # E: assignment
     del y
 
 
-def rebind_394(r: jax.Array[float32]) -> None:
+def rebind_jnp_mask_indices_3_jnp_triu(r: jax.Array[float32]) -> None:
     r = jnp.mask_indices(3, jnp.triu)  # E: assignment
     takes_float32(r)
 
 
-def argument_394() -> None:
+def argument_jnp_mask_indices_3_jnp_triu() -> None:
     takes_float32(jnp.mask_indices(3, jnp.triu))  # E: argument
 
 
-def attribute_394(holder: Holder) -> None:
+def attribute_jnp_mask_indices_3_jnp_triu(holder: Holder) -> None:
     holder.float32_ = jnp.mask_indices(3, jnp.triu)  # E: attribute-assignment
 
 
-def field_394() -> None:
+def field_jnp_mask_indices_3_jnp_triu() -> None:
     Fields(float32_=jnp.mask_indices(3, jnp.triu))  # E: argument
 
 
-def default_394(v: jax.Array[float32] = jnp.mask_indices(3, jnp.triu)) -> None:  # E: default
+def default_jnp_mask_indices_3_jnp_triu(v: jax.Array[float32] = jnp.mask_indices(3, jnp.triu)) -> None:  # E: default
     del v
 
 
 # jnp.matmul(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_395() -> None:
+def known_jnp_matmul_bfloat16_bfloat16() -> None:
     assert_type(jnp.matmul(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_395() -> jax.Array[float32]:
+def return_jnp_matmul_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.matmul(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_395() -> None:
+def assign_jnp_matmul_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.matmul(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_395(r: jax.Array[float32]) -> None:
+def rebind_jnp_matmul_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.matmul(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_395() -> None:
+def argument_jnp_matmul_bfloat16_bfloat16() -> None:
     takes_float32(jnp.matmul(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_395(holder: Holder) -> None:
+def attribute_jnp_matmul_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.matmul(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_395() -> None:
+def field_jnp_matmul_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.matmul(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_395(v: jax.Array[float32] = jnp.matmul(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_matmul_bfloat16_bfloat16(v: jax.Array[float32] = jnp.matmul(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32): float32 in JAX
-def known_396() -> None:
+def known_jnp_matmul_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     assert_type(jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32), jax.Array[float32])
 
 
-def return_396() -> jax.Array[bfloat16]:
+def return_jnp_matmul_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> jax.Array[bfloat16]:
     return jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: return
 
 
-def assign_396() -> None:
+def assign_jnp_matmul_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     y: jax.Array[bfloat16] = jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: assignment
     del y
 
 
-def rebind_396(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_matmul_bfloat16_bfloat16_preferred_element_type_jnp_float32(r: jax.Array[bfloat16]) -> None:
     r = jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_396() -> None:
+def argument_jnp_matmul_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     takes_bfloat16(jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # E: argument
 
 
-def attribute_396(holder: Holder) -> None:
+def attribute_jnp_matmul_bfloat16_bfloat16_preferred_element_type_jnp_float32(holder: Holder) -> None:
     holder.bfloat16_ = jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: attribute-assignment
 
 
-def field_396() -> None:
+def field_jnp_matmul_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     Fields(bfloat16_=jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # E: argument
 
 
-def default_396(v: jax.Array[bfloat16] = jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)) -> None:  # E: default
+def default_jnp_matmul_bfloat16_bfloat16_preferred_element_type_jnp_float32(v: jax.Array[bfloat16] = jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)) -> None:  # E: default
     del v
 
 
 # jnp.matrix_transpose(a_bfloat16): bfloat16 in JAX
-def known_397() -> None:
+def known_jnp_matrix_transpose_bfloat16() -> None:
     assert_type(jnp.matrix_transpose(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_397() -> jax.Array[float32]:
+def return_jnp_matrix_transpose_bfloat16() -> jax.Array[float32]:
     return jnp.matrix_transpose(a_bfloat16)  # E: return
 
 
-def assign_397() -> None:
+def assign_jnp_matrix_transpose_bfloat16() -> None:
     y: jax.Array[float32] = jnp.matrix_transpose(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_397(r: jax.Array[float32]) -> None:
+def rebind_jnp_matrix_transpose_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.matrix_transpose(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_397() -> None:
+def argument_jnp_matrix_transpose_bfloat16() -> None:
     takes_float32(jnp.matrix_transpose(a_bfloat16))  # E: argument
 
 
-def attribute_397(holder: Holder) -> None:
+def attribute_jnp_matrix_transpose_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.matrix_transpose(a_bfloat16)  # E: attribute-assignment
 
 
-def field_397() -> None:
+def field_jnp_matrix_transpose_bfloat16() -> None:
     Fields(float32_=jnp.matrix_transpose(a_bfloat16))  # E: argument
 
 
-def default_397(v: jax.Array[float32] = jnp.matrix_transpose(a_bfloat16)) -> None:  # E: default
+def default_jnp_matrix_transpose_bfloat16(v: jax.Array[float32] = jnp.matrix_transpose(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.matvec(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_398() -> None:
+def known_jnp_matvec_bfloat16_bfloat16() -> None:
     assert_type(jnp.matvec(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_398() -> jax.Array[float32]:
+def return_jnp_matvec_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.matvec(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_398() -> None:
+def assign_jnp_matvec_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.matvec(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_398(r: jax.Array[float32]) -> None:
+def rebind_jnp_matvec_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.matvec(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_398() -> None:
+def argument_jnp_matvec_bfloat16_bfloat16() -> None:
     takes_float32(jnp.matvec(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_398(holder: Holder) -> None:
+def attribute_jnp_matvec_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.matvec(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_398() -> None:
+def field_jnp_matvec_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.matvec(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_398(v: jax.Array[float32] = jnp.matvec(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_matvec_bfloat16_bfloat16(v: jax.Array[float32] = jnp.matvec(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.max(a_bfloat16): bfloat16 in JAX
-def known_399() -> None:
+def known_jnp_max_bfloat16() -> None:
     assert_type(jnp.max(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_399() -> jax.Array[float32]:
+def return_jnp_max_bfloat16() -> jax.Array[float32]:
     return jnp.max(a_bfloat16)  # E: return
 
 
-def assign_399() -> None:
+def assign_jnp_max_bfloat16() -> None:
     y: jax.Array[float32] = jnp.max(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_399(r: jax.Array[float32]) -> None:
+def rebind_jnp_max_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.max(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_399() -> None:
+def argument_jnp_max_bfloat16() -> None:
     takes_float32(jnp.max(a_bfloat16))  # E: argument
 
 
-def attribute_399(holder: Holder) -> None:
+def attribute_jnp_max_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.max(a_bfloat16)  # E: attribute-assignment
 
 
-def field_399() -> None:
+def field_jnp_max_bfloat16() -> None:
     Fields(float32_=jnp.max(a_bfloat16))  # E: argument
 
 
-def default_399(v: jax.Array[float32] = jnp.max(a_bfloat16)) -> None:  # E: default
+def default_jnp_max_bfloat16(v: jax.Array[float32] = jnp.max(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.maximum(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_400() -> None:
+def known_jnp_maximum_bfloat16_bfloat16() -> None:
     assert_type(jnp.maximum(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_400() -> jax.Array[float32]:
+def return_jnp_maximum_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.maximum(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_400() -> None:
+def assign_jnp_maximum_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.maximum(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_400(r: jax.Array[float32]) -> None:
+def rebind_jnp_maximum_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.maximum(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_400() -> None:
+def argument_jnp_maximum_bfloat16_bfloat16() -> None:
     takes_float32(jnp.maximum(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_400(holder: Holder) -> None:
+def attribute_jnp_maximum_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.maximum(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_400() -> None:
+def field_jnp_maximum_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.maximum(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_400(v: jax.Array[float32] = jnp.maximum(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_maximum_bfloat16_bfloat16(v: jax.Array[float32] = jnp.maximum(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.mean(a_bfloat16): bfloat16 in JAX
-def known_401() -> None:
+def known_jnp_mean_bfloat16() -> None:
     assert_type(jnp.mean(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_401() -> jax.Array[float32]:
+def return_jnp_mean_bfloat16() -> jax.Array[float32]:
     return jnp.mean(a_bfloat16)  # E: return
 
 
-def assign_401() -> None:
+def assign_jnp_mean_bfloat16() -> None:
     y: jax.Array[float32] = jnp.mean(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_401(r: jax.Array[float32]) -> None:
+def rebind_jnp_mean_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.mean(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_401() -> None:
+def argument_jnp_mean_bfloat16() -> None:
     takes_float32(jnp.mean(a_bfloat16))  # E: argument
 
 
-def attribute_401(holder: Holder) -> None:
+def attribute_jnp_mean_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.mean(a_bfloat16)  # E: attribute-assignment
 
 
-def field_401() -> None:
+def field_jnp_mean_bfloat16() -> None:
     Fields(float32_=jnp.mean(a_bfloat16))  # E: argument
 
 
-def default_401(v: jax.Array[float32] = jnp.mean(a_bfloat16)) -> None:  # E: default
+def default_jnp_mean_bfloat16(v: jax.Array[float32] = jnp.mean(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.mean(a_bfloat16, dtype=None): bfloat16 in JAX
-def known_402() -> None:
+def known_jnp_mean_bfloat16_dtype_None() -> None:
     assert_type(jnp.mean(a_bfloat16, dtype=None), jax.Array[bfloat16])
 
 
-def return_402() -> jax.Array[float32]:
+def return_jnp_mean_bfloat16_dtype_None() -> jax.Array[float32]:
     return jnp.mean(a_bfloat16, dtype=None)  # E: return
 
 
-def assign_402() -> None:
+def assign_jnp_mean_bfloat16_dtype_None() -> None:
     y: jax.Array[float32] = jnp.mean(a_bfloat16, dtype=None)  # E: assignment
     del y
 
 
-def rebind_402(r: jax.Array[float32]) -> None:
+def rebind_jnp_mean_bfloat16_dtype_None(r: jax.Array[float32]) -> None:
     r = jnp.mean(a_bfloat16, dtype=None)  # E: assignment
     takes_float32(r)
 
 
-def argument_402() -> None:
+def argument_jnp_mean_bfloat16_dtype_None() -> None:
     takes_float32(jnp.mean(a_bfloat16, dtype=None))  # E: argument
 
 
-def attribute_402(holder: Holder) -> None:
+def attribute_jnp_mean_bfloat16_dtype_None(holder: Holder) -> None:
     holder.float32_ = jnp.mean(a_bfloat16, dtype=None)  # E: attribute-assignment
 
 
-def field_402() -> None:
+def field_jnp_mean_bfloat16_dtype_None() -> None:
     Fields(float32_=jnp.mean(a_bfloat16, dtype=None))  # E: argument
 
 
-def default_402(v: jax.Array[float32] = jnp.mean(a_bfloat16, dtype=None)) -> None:  # E: default
+def default_jnp_mean_bfloat16_dtype_None(v: jax.Array[float32] = jnp.mean(a_bfloat16, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.median(a_bfloat16): bfloat16 in JAX
-def known_403() -> None:
+def known_jnp_median_bfloat16() -> None:
     assert_type(jnp.median(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_403() -> jax.Array[float32]:
+def return_jnp_median_bfloat16() -> jax.Array[float32]:
     return jnp.median(a_bfloat16)  # E: return
 
 
-def assign_403() -> None:
+def assign_jnp_median_bfloat16() -> None:
     y: jax.Array[float32] = jnp.median(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_403(r: jax.Array[float32]) -> None:
+def rebind_jnp_median_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.median(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_403() -> None:
+def argument_jnp_median_bfloat16() -> None:
     takes_float32(jnp.median(a_bfloat16))  # E: argument
 
 
-def attribute_403(holder: Holder) -> None:
+def attribute_jnp_median_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.median(a_bfloat16)  # E: attribute-assignment
 
 
-def field_403() -> None:
+def field_jnp_median_bfloat16() -> None:
     Fields(float32_=jnp.median(a_bfloat16))  # E: argument
 
 
-def default_403(v: jax.Array[float32] = jnp.median(a_bfloat16)) -> None:  # E: default
+def default_jnp_median_bfloat16(v: jax.Array[float32] = jnp.median(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.min(a_bfloat16): bfloat16 in JAX
-def known_404() -> None:
+def known_jnp_min_bfloat16() -> None:
     assert_type(jnp.min(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_404() -> jax.Array[float32]:
+def return_jnp_min_bfloat16() -> jax.Array[float32]:
     return jnp.min(a_bfloat16)  # E: return
 
 
-def assign_404() -> None:
+def assign_jnp_min_bfloat16() -> None:
     y: jax.Array[float32] = jnp.min(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_404(r: jax.Array[float32]) -> None:
+def rebind_jnp_min_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.min(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_404() -> None:
+def argument_jnp_min_bfloat16() -> None:
     takes_float32(jnp.min(a_bfloat16))  # E: argument
 
 
-def attribute_404(holder: Holder) -> None:
+def attribute_jnp_min_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.min(a_bfloat16)  # E: attribute-assignment
 
 
-def field_404() -> None:
+def field_jnp_min_bfloat16() -> None:
     Fields(float32_=jnp.min(a_bfloat16))  # E: argument
 
 
-def default_404(v: jax.Array[float32] = jnp.min(a_bfloat16)) -> None:  # E: default
+def default_jnp_min_bfloat16(v: jax.Array[float32] = jnp.min(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.minimum(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_405() -> None:
+def known_jnp_minimum_bfloat16_bfloat16() -> None:
     assert_type(jnp.minimum(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_405() -> jax.Array[float32]:
+def return_jnp_minimum_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.minimum(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_405() -> None:
+def assign_jnp_minimum_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.minimum(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_405(r: jax.Array[float32]) -> None:
+def rebind_jnp_minimum_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.minimum(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_405() -> None:
+def argument_jnp_minimum_bfloat16_bfloat16() -> None:
     takes_float32(jnp.minimum(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_405(holder: Holder) -> None:
+def attribute_jnp_minimum_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.minimum(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_405() -> None:
+def field_jnp_minimum_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.minimum(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_405(v: jax.Array[float32] = jnp.minimum(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_minimum_bfloat16_bfloat16(v: jax.Array[float32] = jnp.minimum(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.mod(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_406() -> None:
+def known_jnp_mod_bfloat16_bfloat16() -> None:
     assert_type(jnp.mod(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_406() -> jax.Array[float32]:
+def return_jnp_mod_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.mod(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_406() -> None:
+def assign_jnp_mod_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.mod(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_406(r: jax.Array[float32]) -> None:
+def rebind_jnp_mod_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.mod(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_406() -> None:
+def argument_jnp_mod_bfloat16_bfloat16() -> None:
     takes_float32(jnp.mod(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_406(holder: Holder) -> None:
+def attribute_jnp_mod_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.mod(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_406() -> None:
+def field_jnp_mod_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.mod(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_406(v: jax.Array[float32] = jnp.mod(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_mod_bfloat16_bfloat16(v: jax.Array[float32] = jnp.mod(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.modf(a_bfloat16): bfloat16 in JAX
-def known_407() -> None:
+def known_jnp_modf_bfloat16() -> None:
     assert_type(jnp.modf(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_407() -> jax.Array[float32]:
+def return_jnp_modf_bfloat16() -> jax.Array[float32]:
     return jnp.modf(a_bfloat16)  # E: return
 
 
-def assign_407() -> None:
+def assign_jnp_modf_bfloat16() -> None:
     y: jax.Array[float32] = jnp.modf(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_407(r: jax.Array[float32]) -> None:
+def rebind_jnp_modf_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.modf(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_407() -> None:
+def argument_jnp_modf_bfloat16() -> None:
     takes_float32(jnp.modf(a_bfloat16))  # E: argument
 
 
-def attribute_407(holder: Holder) -> None:
+def attribute_jnp_modf_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.modf(a_bfloat16)  # E: attribute-assignment
 
 
-def field_407() -> None:
+def field_jnp_modf_bfloat16() -> None:
     Fields(float32_=jnp.modf(a_bfloat16))  # E: argument
 
 
-def default_407(v: jax.Array[float32] = jnp.modf(a_bfloat16)) -> None:  # E: default
+def default_jnp_modf_bfloat16(v: jax.Array[float32] = jnp.modf(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.multiply(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_408() -> None:
+def known_jnp_multiply_bfloat16_bfloat16() -> None:
     assert_type(jnp.multiply(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_408() -> jax.Array[float32]:
+def return_jnp_multiply_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.multiply(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_408() -> None:
+def assign_jnp_multiply_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.multiply(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_408(r: jax.Array[float32]) -> None:
+def rebind_jnp_multiply_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.multiply(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_408() -> None:
+def argument_jnp_multiply_bfloat16_bfloat16() -> None:
     takes_float32(jnp.multiply(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_408(holder: Holder) -> None:
+def attribute_jnp_multiply_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.multiply(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_408() -> None:
+def field_jnp_multiply_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.multiply(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_408(v: jax.Array[float32] = jnp.multiply(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_multiply_bfloat16_bfloat16(v: jax.Array[float32] = jnp.multiply(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.nan_to_num(a_bfloat16): bfloat16 in JAX
-def known_409() -> None:
+def known_jnp_nan_to_num_bfloat16() -> None:
     assert_type(jnp.nan_to_num(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_409() -> jax.Array[float32]:
+def return_jnp_nan_to_num_bfloat16() -> jax.Array[float32]:
     return jnp.nan_to_num(a_bfloat16)  # E: return
 
 
-def assign_409() -> None:
+def assign_jnp_nan_to_num_bfloat16() -> None:
     y: jax.Array[float32] = jnp.nan_to_num(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_409(r: jax.Array[float32]) -> None:
+def rebind_jnp_nan_to_num_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.nan_to_num(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_409() -> None:
+def argument_jnp_nan_to_num_bfloat16() -> None:
     takes_float32(jnp.nan_to_num(a_bfloat16))  # E: argument
 
 
-def attribute_409(holder: Holder) -> None:
+def attribute_jnp_nan_to_num_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.nan_to_num(a_bfloat16)  # E: attribute-assignment
 
 
-def field_409() -> None:
+def field_jnp_nan_to_num_bfloat16() -> None:
     Fields(float32_=jnp.nan_to_num(a_bfloat16))  # E: argument
 
 
-def default_409(v: jax.Array[float32] = jnp.nan_to_num(a_bfloat16)) -> None:  # E: default
+def default_jnp_nan_to_num_bfloat16(v: jax.Array[float32] = jnp.nan_to_num(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.nanargmax(a_bfloat16): int32 in JAX
-def known_410() -> None:
+def known_jnp_nanargmax_bfloat16() -> None:
     assert_type(jnp.nanargmax(a_bfloat16), jax.Array[int32])
 
 
-def return_410() -> jax.Array[float32]:
+def return_jnp_nanargmax_bfloat16() -> jax.Array[float32]:
     return jnp.nanargmax(a_bfloat16)  # E: return
 
 
-def assign_410() -> None:
+def assign_jnp_nanargmax_bfloat16() -> None:
     y: jax.Array[float32] = jnp.nanargmax(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_410(r: jax.Array[float32]) -> None:
+def rebind_jnp_nanargmax_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.nanargmax(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_410() -> None:
+def argument_jnp_nanargmax_bfloat16() -> None:
     takes_float32(jnp.nanargmax(a_bfloat16))  # E: argument
 
 
-def attribute_410(holder: Holder) -> None:
+def attribute_jnp_nanargmax_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.nanargmax(a_bfloat16)  # E: attribute-assignment
 
 
-def field_410() -> None:
+def field_jnp_nanargmax_bfloat16() -> None:
     Fields(float32_=jnp.nanargmax(a_bfloat16))  # E: argument
 
 
-def default_410(v: jax.Array[float32] = jnp.nanargmax(a_bfloat16)) -> None:  # E: default
+def default_jnp_nanargmax_bfloat16(v: jax.Array[float32] = jnp.nanargmax(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.nanargmin(a_bfloat16): int32 in JAX
-def known_411() -> None:
+def known_jnp_nanargmin_bfloat16() -> None:
     assert_type(jnp.nanargmin(a_bfloat16), jax.Array[int32])
 
 
-def return_411() -> jax.Array[float32]:
+def return_jnp_nanargmin_bfloat16() -> jax.Array[float32]:
     return jnp.nanargmin(a_bfloat16)  # E: return
 
 
-def assign_411() -> None:
+def assign_jnp_nanargmin_bfloat16() -> None:
     y: jax.Array[float32] = jnp.nanargmin(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_411(r: jax.Array[float32]) -> None:
+def rebind_jnp_nanargmin_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.nanargmin(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_411() -> None:
+def argument_jnp_nanargmin_bfloat16() -> None:
     takes_float32(jnp.nanargmin(a_bfloat16))  # E: argument
 
 
-def attribute_411(holder: Holder) -> None:
+def attribute_jnp_nanargmin_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.nanargmin(a_bfloat16)  # E: attribute-assignment
 
 
-def field_411() -> None:
+def field_jnp_nanargmin_bfloat16() -> None:
     Fields(float32_=jnp.nanargmin(a_bfloat16))  # E: argument
 
 
-def default_411(v: jax.Array[float32] = jnp.nanargmin(a_bfloat16)) -> None:  # E: default
+def default_jnp_nanargmin_bfloat16(v: jax.Array[float32] = jnp.nanargmin(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.nancumprod(a_bfloat16): bfloat16 in JAX
-def known_412() -> None:
+def known_jnp_nancumprod_bfloat16() -> None:
     assert_type(jnp.nancumprod(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_412() -> jax.Array[float32]:
+def return_jnp_nancumprod_bfloat16() -> jax.Array[float32]:
     return jnp.nancumprod(a_bfloat16)  # E: return
 
 
-def assign_412() -> None:
+def assign_jnp_nancumprod_bfloat16() -> None:
     y: jax.Array[float32] = jnp.nancumprod(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_412(r: jax.Array[float32]) -> None:
+def rebind_jnp_nancumprod_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.nancumprod(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_412() -> None:
+def argument_jnp_nancumprod_bfloat16() -> None:
     takes_float32(jnp.nancumprod(a_bfloat16))  # E: argument
 
 
-def attribute_412(holder: Holder) -> None:
+def attribute_jnp_nancumprod_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.nancumprod(a_bfloat16)  # E: attribute-assignment
 
 
-def field_412() -> None:
+def field_jnp_nancumprod_bfloat16() -> None:
     Fields(float32_=jnp.nancumprod(a_bfloat16))  # E: argument
 
 
-def default_412(v: jax.Array[float32] = jnp.nancumprod(a_bfloat16)) -> None:  # E: default
+def default_jnp_nancumprod_bfloat16(v: jax.Array[float32] = jnp.nancumprod(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.nancumsum(a_bfloat16): bfloat16 in JAX
-def known_413() -> None:
+def known_jnp_nancumsum_bfloat16() -> None:
     assert_type(jnp.nancumsum(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_413() -> jax.Array[float32]:
+def return_jnp_nancumsum_bfloat16() -> jax.Array[float32]:
     return jnp.nancumsum(a_bfloat16)  # E: return
 
 
-def assign_413() -> None:
+def assign_jnp_nancumsum_bfloat16() -> None:
     y: jax.Array[float32] = jnp.nancumsum(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_413(r: jax.Array[float32]) -> None:
+def rebind_jnp_nancumsum_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.nancumsum(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_413() -> None:
+def argument_jnp_nancumsum_bfloat16() -> None:
     takes_float32(jnp.nancumsum(a_bfloat16))  # E: argument
 
 
-def attribute_413(holder: Holder) -> None:
+def attribute_jnp_nancumsum_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.nancumsum(a_bfloat16)  # E: attribute-assignment
 
 
-def field_413() -> None:
+def field_jnp_nancumsum_bfloat16() -> None:
     Fields(float32_=jnp.nancumsum(a_bfloat16))  # E: argument
 
 
-def default_413(v: jax.Array[float32] = jnp.nancumsum(a_bfloat16)) -> None:  # E: default
+def default_jnp_nancumsum_bfloat16(v: jax.Array[float32] = jnp.nancumsum(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.nanmax(a_bfloat16): bfloat16 in JAX
-def known_414() -> None:
+def known_jnp_nanmax_bfloat16() -> None:
     assert_type(jnp.nanmax(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_414() -> jax.Array[float32]:
+def return_jnp_nanmax_bfloat16() -> jax.Array[float32]:
     return jnp.nanmax(a_bfloat16)  # E: return
 
 
-def assign_414() -> None:
+def assign_jnp_nanmax_bfloat16() -> None:
     y: jax.Array[float32] = jnp.nanmax(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_414(r: jax.Array[float32]) -> None:
+def rebind_jnp_nanmax_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.nanmax(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_414() -> None:
+def argument_jnp_nanmax_bfloat16() -> None:
     takes_float32(jnp.nanmax(a_bfloat16))  # E: argument
 
 
-def attribute_414(holder: Holder) -> None:
+def attribute_jnp_nanmax_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.nanmax(a_bfloat16)  # E: attribute-assignment
 
 
-def field_414() -> None:
+def field_jnp_nanmax_bfloat16() -> None:
     Fields(float32_=jnp.nanmax(a_bfloat16))  # E: argument
 
 
-def default_414(v: jax.Array[float32] = jnp.nanmax(a_bfloat16)) -> None:  # E: default
+def default_jnp_nanmax_bfloat16(v: jax.Array[float32] = jnp.nanmax(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.nanmean(a_bfloat16): bfloat16 in JAX
-def known_415() -> None:
+def known_jnp_nanmean_bfloat16() -> None:
     assert_type(jnp.nanmean(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_415() -> jax.Array[float32]:
+def return_jnp_nanmean_bfloat16() -> jax.Array[float32]:
     return jnp.nanmean(a_bfloat16)  # E: return
 
 
-def assign_415() -> None:
+def assign_jnp_nanmean_bfloat16() -> None:
     y: jax.Array[float32] = jnp.nanmean(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_415(r: jax.Array[float32]) -> None:
+def rebind_jnp_nanmean_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.nanmean(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_415() -> None:
+def argument_jnp_nanmean_bfloat16() -> None:
     takes_float32(jnp.nanmean(a_bfloat16))  # E: argument
 
 
-def attribute_415(holder: Holder) -> None:
+def attribute_jnp_nanmean_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.nanmean(a_bfloat16)  # E: attribute-assignment
 
 
-def field_415() -> None:
+def field_jnp_nanmean_bfloat16() -> None:
     Fields(float32_=jnp.nanmean(a_bfloat16))  # E: argument
 
 
-def default_415(v: jax.Array[float32] = jnp.nanmean(a_bfloat16)) -> None:  # E: default
+def default_jnp_nanmean_bfloat16(v: jax.Array[float32] = jnp.nanmean(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.nanmean(a_bfloat16, dtype=None): bfloat16 in JAX
-def known_416() -> None:
+def known_jnp_nanmean_bfloat16_dtype_None() -> None:
     assert_type(jnp.nanmean(a_bfloat16, dtype=None), jax.Array[bfloat16])
 
 
-def return_416() -> jax.Array[float32]:
+def return_jnp_nanmean_bfloat16_dtype_None() -> jax.Array[float32]:
     return jnp.nanmean(a_bfloat16, dtype=None)  # E: return
 
 
-def assign_416() -> None:
+def assign_jnp_nanmean_bfloat16_dtype_None() -> None:
     y: jax.Array[float32] = jnp.nanmean(a_bfloat16, dtype=None)  # E: assignment
     del y
 
 
-def rebind_416(r: jax.Array[float32]) -> None:
+def rebind_jnp_nanmean_bfloat16_dtype_None(r: jax.Array[float32]) -> None:
     r = jnp.nanmean(a_bfloat16, dtype=None)  # E: assignment
     takes_float32(r)
 
 
-def argument_416() -> None:
+def argument_jnp_nanmean_bfloat16_dtype_None() -> None:
     takes_float32(jnp.nanmean(a_bfloat16, dtype=None))  # E: argument
 
 
-def attribute_416(holder: Holder) -> None:
+def attribute_jnp_nanmean_bfloat16_dtype_None(holder: Holder) -> None:
     holder.float32_ = jnp.nanmean(a_bfloat16, dtype=None)  # E: attribute-assignment
 
 
-def field_416() -> None:
+def field_jnp_nanmean_bfloat16_dtype_None() -> None:
     Fields(float32_=jnp.nanmean(a_bfloat16, dtype=None))  # E: argument
 
 
-def default_416(v: jax.Array[float32] = jnp.nanmean(a_bfloat16, dtype=None)) -> None:  # E: default
+def default_jnp_nanmean_bfloat16_dtype_None(v: jax.Array[float32] = jnp.nanmean(a_bfloat16, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.nanmedian(a_bfloat16): bfloat16 in JAX
-def known_417() -> None:
+def known_jnp_nanmedian_bfloat16() -> None:
     assert_type(jnp.nanmedian(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_417() -> jax.Array[float32]:
+def return_jnp_nanmedian_bfloat16() -> jax.Array[float32]:
     return jnp.nanmedian(a_bfloat16)  # E: return
 
 
-def assign_417() -> None:
+def assign_jnp_nanmedian_bfloat16() -> None:
     y: jax.Array[float32] = jnp.nanmedian(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_417(r: jax.Array[float32]) -> None:
+def rebind_jnp_nanmedian_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.nanmedian(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_417() -> None:
+def argument_jnp_nanmedian_bfloat16() -> None:
     takes_float32(jnp.nanmedian(a_bfloat16))  # E: argument
 
 
-def attribute_417(holder: Holder) -> None:
+def attribute_jnp_nanmedian_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.nanmedian(a_bfloat16)  # E: attribute-assignment
 
 
-def field_417() -> None:
+def field_jnp_nanmedian_bfloat16() -> None:
     Fields(float32_=jnp.nanmedian(a_bfloat16))  # E: argument
 
 
-def default_417(v: jax.Array[float32] = jnp.nanmedian(a_bfloat16)) -> None:  # E: default
+def default_jnp_nanmedian_bfloat16(v: jax.Array[float32] = jnp.nanmedian(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.nanmin(a_bfloat16): bfloat16 in JAX
-def known_418() -> None:
+def known_jnp_nanmin_bfloat16() -> None:
     assert_type(jnp.nanmin(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_418() -> jax.Array[float32]:
+def return_jnp_nanmin_bfloat16() -> jax.Array[float32]:
     return jnp.nanmin(a_bfloat16)  # E: return
 
 
-def assign_418() -> None:
+def assign_jnp_nanmin_bfloat16() -> None:
     y: jax.Array[float32] = jnp.nanmin(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_418(r: jax.Array[float32]) -> None:
+def rebind_jnp_nanmin_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.nanmin(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_418() -> None:
+def argument_jnp_nanmin_bfloat16() -> None:
     takes_float32(jnp.nanmin(a_bfloat16))  # E: argument
 
 
-def attribute_418(holder: Holder) -> None:
+def attribute_jnp_nanmin_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.nanmin(a_bfloat16)  # E: attribute-assignment
 
 
-def field_418() -> None:
+def field_jnp_nanmin_bfloat16() -> None:
     Fields(float32_=jnp.nanmin(a_bfloat16))  # E: argument
 
 
-def default_418(v: jax.Array[float32] = jnp.nanmin(a_bfloat16)) -> None:  # E: default
+def default_jnp_nanmin_bfloat16(v: jax.Array[float32] = jnp.nanmin(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.nanpercentile(a_bfloat16, 50.0): bfloat16 in JAX
-def known_419() -> None:
+def known_jnp_nanpercentile_bfloat16_50_0() -> None:
     assert_type(jnp.nanpercentile(a_bfloat16, 50.0), jax.Array[bfloat16])
 
 
-def return_419() -> jax.Array[float32]:
+def return_jnp_nanpercentile_bfloat16_50_0() -> jax.Array[float32]:
     return jnp.nanpercentile(a_bfloat16, 50.0)  # E: return
 
 
-def assign_419() -> None:
+def assign_jnp_nanpercentile_bfloat16_50_0() -> None:
     y: jax.Array[float32] = jnp.nanpercentile(a_bfloat16, 50.0)  # E: assignment
     del y
 
 
-def rebind_419(r: jax.Array[float32]) -> None:
+def rebind_jnp_nanpercentile_bfloat16_50_0(r: jax.Array[float32]) -> None:
     r = jnp.nanpercentile(a_bfloat16, 50.0)  # E: assignment
     takes_float32(r)
 
 
-def argument_419() -> None:
+def argument_jnp_nanpercentile_bfloat16_50_0() -> None:
     takes_float32(jnp.nanpercentile(a_bfloat16, 50.0))  # E: argument
 
 
-def attribute_419(holder: Holder) -> None:
+def attribute_jnp_nanpercentile_bfloat16_50_0(holder: Holder) -> None:
     holder.float32_ = jnp.nanpercentile(a_bfloat16, 50.0)  # E: attribute-assignment
 
 
-def field_419() -> None:
+def field_jnp_nanpercentile_bfloat16_50_0() -> None:
     Fields(float32_=jnp.nanpercentile(a_bfloat16, 50.0))  # E: argument
 
 
-def default_419(v: jax.Array[float32] = jnp.nanpercentile(a_bfloat16, 50.0)) -> None:  # E: default
+def default_jnp_nanpercentile_bfloat16_50_0(v: jax.Array[float32] = jnp.nanpercentile(a_bfloat16, 50.0)) -> None:  # E: default
     del v
 
 
 # jnp.nanprod(a_bfloat16): bfloat16 in JAX
-def known_420() -> None:
+def known_jnp_nanprod_bfloat16() -> None:
     assert_type(jnp.nanprod(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_420() -> jax.Array[float32]:
+def return_jnp_nanprod_bfloat16() -> jax.Array[float32]:
     return jnp.nanprod(a_bfloat16)  # E: return
 
 
-def assign_420() -> None:
+def assign_jnp_nanprod_bfloat16() -> None:
     y: jax.Array[float32] = jnp.nanprod(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_420(r: jax.Array[float32]) -> None:
+def rebind_jnp_nanprod_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.nanprod(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_420() -> None:
+def argument_jnp_nanprod_bfloat16() -> None:
     takes_float32(jnp.nanprod(a_bfloat16))  # E: argument
 
 
-def attribute_420(holder: Holder) -> None:
+def attribute_jnp_nanprod_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.nanprod(a_bfloat16)  # E: attribute-assignment
 
 
-def field_420() -> None:
+def field_jnp_nanprod_bfloat16() -> None:
     Fields(float32_=jnp.nanprod(a_bfloat16))  # E: argument
 
 
-def default_420(v: jax.Array[float32] = jnp.nanprod(a_bfloat16)) -> None:  # E: default
+def default_jnp_nanprod_bfloat16(v: jax.Array[float32] = jnp.nanprod(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.nanprod(a_bfloat16, dtype=None): bfloat16 in JAX
-def known_421() -> None:
+def known_jnp_nanprod_bfloat16_dtype_None() -> None:
     assert_type(jnp.nanprod(a_bfloat16, dtype=None), jax.Array[bfloat16])
 
 
-def return_421() -> jax.Array[float32]:
+def return_jnp_nanprod_bfloat16_dtype_None() -> jax.Array[float32]:
     return jnp.nanprod(a_bfloat16, dtype=None)  # E: return
 
 
-def assign_421() -> None:
+def assign_jnp_nanprod_bfloat16_dtype_None() -> None:
     y: jax.Array[float32] = jnp.nanprod(a_bfloat16, dtype=None)  # E: assignment
     del y
 
 
-def rebind_421(r: jax.Array[float32]) -> None:
+def rebind_jnp_nanprod_bfloat16_dtype_None(r: jax.Array[float32]) -> None:
     r = jnp.nanprod(a_bfloat16, dtype=None)  # E: assignment
     takes_float32(r)
 
 
-def argument_421() -> None:
+def argument_jnp_nanprod_bfloat16_dtype_None() -> None:
     takes_float32(jnp.nanprod(a_bfloat16, dtype=None))  # E: argument
 
 
-def attribute_421(holder: Holder) -> None:
+def attribute_jnp_nanprod_bfloat16_dtype_None(holder: Holder) -> None:
     holder.float32_ = jnp.nanprod(a_bfloat16, dtype=None)  # E: attribute-assignment
 
 
-def field_421() -> None:
+def field_jnp_nanprod_bfloat16_dtype_None() -> None:
     Fields(float32_=jnp.nanprod(a_bfloat16, dtype=None))  # E: argument
 
 
-def default_421(v: jax.Array[float32] = jnp.nanprod(a_bfloat16, dtype=None)) -> None:  # E: default
+def default_jnp_nanprod_bfloat16_dtype_None(v: jax.Array[float32] = jnp.nanprod(a_bfloat16, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.nanquantile(a_bfloat16, 0.5): bfloat16 in JAX
-def known_422() -> None:
+def known_jnp_nanquantile_bfloat16_0_5() -> None:
     assert_type(jnp.nanquantile(a_bfloat16, 0.5), jax.Array[bfloat16])
 
 
-def return_422() -> jax.Array[float32]:
+def return_jnp_nanquantile_bfloat16_0_5() -> jax.Array[float32]:
     return jnp.nanquantile(a_bfloat16, 0.5)  # E: return
 
 
-def assign_422() -> None:
+def assign_jnp_nanquantile_bfloat16_0_5() -> None:
     y: jax.Array[float32] = jnp.nanquantile(a_bfloat16, 0.5)  # E: assignment
     del y
 
 
-def rebind_422(r: jax.Array[float32]) -> None:
+def rebind_jnp_nanquantile_bfloat16_0_5(r: jax.Array[float32]) -> None:
     r = jnp.nanquantile(a_bfloat16, 0.5)  # E: assignment
     takes_float32(r)
 
 
-def argument_422() -> None:
+def argument_jnp_nanquantile_bfloat16_0_5() -> None:
     takes_float32(jnp.nanquantile(a_bfloat16, 0.5))  # E: argument
 
 
-def attribute_422(holder: Holder) -> None:
+def attribute_jnp_nanquantile_bfloat16_0_5(holder: Holder) -> None:
     holder.float32_ = jnp.nanquantile(a_bfloat16, 0.5)  # E: attribute-assignment
 
 
-def field_422() -> None:
+def field_jnp_nanquantile_bfloat16_0_5() -> None:
     Fields(float32_=jnp.nanquantile(a_bfloat16, 0.5))  # E: argument
 
 
-def default_422(v: jax.Array[float32] = jnp.nanquantile(a_bfloat16, 0.5)) -> None:  # E: default
+def default_jnp_nanquantile_bfloat16_0_5(v: jax.Array[float32] = jnp.nanquantile(a_bfloat16, 0.5)) -> None:  # E: default
     del v
 
 
 # jnp.nanstd(a_bfloat16): bfloat16 in JAX
-def known_423() -> None:
+def known_jnp_nanstd_bfloat16() -> None:
     assert_type(jnp.nanstd(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_423() -> jax.Array[float32]:
+def return_jnp_nanstd_bfloat16() -> jax.Array[float32]:
     return jnp.nanstd(a_bfloat16)  # E: return
 
 
-def assign_423() -> None:
+def assign_jnp_nanstd_bfloat16() -> None:
     y: jax.Array[float32] = jnp.nanstd(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_423(r: jax.Array[float32]) -> None:
+def rebind_jnp_nanstd_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.nanstd(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_423() -> None:
+def argument_jnp_nanstd_bfloat16() -> None:
     takes_float32(jnp.nanstd(a_bfloat16))  # E: argument
 
 
-def attribute_423(holder: Holder) -> None:
+def attribute_jnp_nanstd_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.nanstd(a_bfloat16)  # E: attribute-assignment
 
 
-def field_423() -> None:
+def field_jnp_nanstd_bfloat16() -> None:
     Fields(float32_=jnp.nanstd(a_bfloat16))  # E: argument
 
 
-def default_423(v: jax.Array[float32] = jnp.nanstd(a_bfloat16)) -> None:  # E: default
+def default_jnp_nanstd_bfloat16(v: jax.Array[float32] = jnp.nanstd(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.nanstd(a_bfloat16, dtype=None): bfloat16 in JAX
-def known_424() -> None:
+def known_jnp_nanstd_bfloat16_dtype_None() -> None:
     assert_type(jnp.nanstd(a_bfloat16, dtype=None), jax.Array[bfloat16])
 
 
-def return_424() -> jax.Array[float32]:
+def return_jnp_nanstd_bfloat16_dtype_None() -> jax.Array[float32]:
     return jnp.nanstd(a_bfloat16, dtype=None)  # E: return
 
 
-def assign_424() -> None:
+def assign_jnp_nanstd_bfloat16_dtype_None() -> None:
     y: jax.Array[float32] = jnp.nanstd(a_bfloat16, dtype=None)  # E: assignment
     del y
 
 
-def rebind_424(r: jax.Array[float32]) -> None:
+def rebind_jnp_nanstd_bfloat16_dtype_None(r: jax.Array[float32]) -> None:
     r = jnp.nanstd(a_bfloat16, dtype=None)  # E: assignment
     takes_float32(r)
 
 
-def argument_424() -> None:
+def argument_jnp_nanstd_bfloat16_dtype_None() -> None:
     takes_float32(jnp.nanstd(a_bfloat16, dtype=None))  # E: argument
 
 
-def attribute_424(holder: Holder) -> None:
+def attribute_jnp_nanstd_bfloat16_dtype_None(holder: Holder) -> None:
     holder.float32_ = jnp.nanstd(a_bfloat16, dtype=None)  # E: attribute-assignment
 
 
-def field_424() -> None:
+def field_jnp_nanstd_bfloat16_dtype_None() -> None:
     Fields(float32_=jnp.nanstd(a_bfloat16, dtype=None))  # E: argument
 
 
-def default_424(v: jax.Array[float32] = jnp.nanstd(a_bfloat16, dtype=None)) -> None:  # E: default
+def default_jnp_nanstd_bfloat16_dtype_None(v: jax.Array[float32] = jnp.nanstd(a_bfloat16, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.nansum(a_bfloat16): bfloat16 in JAX
-def known_425() -> None:
+def known_jnp_nansum_bfloat16() -> None:
     assert_type(jnp.nansum(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_425() -> jax.Array[float32]:
+def return_jnp_nansum_bfloat16() -> jax.Array[float32]:
     return jnp.nansum(a_bfloat16)  # E: return
 
 
-def assign_425() -> None:
+def assign_jnp_nansum_bfloat16() -> None:
     y: jax.Array[float32] = jnp.nansum(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_425(r: jax.Array[float32]) -> None:
+def rebind_jnp_nansum_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.nansum(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_425() -> None:
+def argument_jnp_nansum_bfloat16() -> None:
     takes_float32(jnp.nansum(a_bfloat16))  # E: argument
 
 
-def attribute_425(holder: Holder) -> None:
+def attribute_jnp_nansum_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.nansum(a_bfloat16)  # E: attribute-assignment
 
 
-def field_425() -> None:
+def field_jnp_nansum_bfloat16() -> None:
     Fields(float32_=jnp.nansum(a_bfloat16))  # E: argument
 
 
-def default_425(v: jax.Array[float32] = jnp.nansum(a_bfloat16)) -> None:  # E: default
+def default_jnp_nansum_bfloat16(v: jax.Array[float32] = jnp.nansum(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.nansum(a_bfloat16, dtype=None): bfloat16 in JAX
-def known_426() -> None:
+def known_jnp_nansum_bfloat16_dtype_None() -> None:
     assert_type(jnp.nansum(a_bfloat16, dtype=None), jax.Array[bfloat16])
 
 
-def return_426() -> jax.Array[float32]:
+def return_jnp_nansum_bfloat16_dtype_None() -> jax.Array[float32]:
     return jnp.nansum(a_bfloat16, dtype=None)  # E: return
 
 
-def assign_426() -> None:
+def assign_jnp_nansum_bfloat16_dtype_None() -> None:
     y: jax.Array[float32] = jnp.nansum(a_bfloat16, dtype=None)  # E: assignment
     del y
 
 
-def rebind_426(r: jax.Array[float32]) -> None:
+def rebind_jnp_nansum_bfloat16_dtype_None(r: jax.Array[float32]) -> None:
     r = jnp.nansum(a_bfloat16, dtype=None)  # E: assignment
     takes_float32(r)
 
 
-def argument_426() -> None:
+def argument_jnp_nansum_bfloat16_dtype_None() -> None:
     takes_float32(jnp.nansum(a_bfloat16, dtype=None))  # E: argument
 
 
-def attribute_426(holder: Holder) -> None:
+def attribute_jnp_nansum_bfloat16_dtype_None(holder: Holder) -> None:
     holder.float32_ = jnp.nansum(a_bfloat16, dtype=None)  # E: attribute-assignment
 
 
-def field_426() -> None:
+def field_jnp_nansum_bfloat16_dtype_None() -> None:
     Fields(float32_=jnp.nansum(a_bfloat16, dtype=None))  # E: argument
 
 
-def default_426(v: jax.Array[float32] = jnp.nansum(a_bfloat16, dtype=None)) -> None:  # E: default
+def default_jnp_nansum_bfloat16_dtype_None(v: jax.Array[float32] = jnp.nansum(a_bfloat16, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.nanvar(a_bfloat16): bfloat16 in JAX
-def known_427() -> None:
+def known_jnp_nanvar_bfloat16() -> None:
     assert_type(jnp.nanvar(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_427() -> jax.Array[float32]:
+def return_jnp_nanvar_bfloat16() -> jax.Array[float32]:
     return jnp.nanvar(a_bfloat16)  # E: return
 
 
-def assign_427() -> None:
+def assign_jnp_nanvar_bfloat16() -> None:
     y: jax.Array[float32] = jnp.nanvar(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_427(r: jax.Array[float32]) -> None:
+def rebind_jnp_nanvar_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.nanvar(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_427() -> None:
+def argument_jnp_nanvar_bfloat16() -> None:
     takes_float32(jnp.nanvar(a_bfloat16))  # E: argument
 
 
-def attribute_427(holder: Holder) -> None:
+def attribute_jnp_nanvar_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.nanvar(a_bfloat16)  # E: attribute-assignment
 
 
-def field_427() -> None:
+def field_jnp_nanvar_bfloat16() -> None:
     Fields(float32_=jnp.nanvar(a_bfloat16))  # E: argument
 
 
-def default_427(v: jax.Array[float32] = jnp.nanvar(a_bfloat16)) -> None:  # E: default
+def default_jnp_nanvar_bfloat16(v: jax.Array[float32] = jnp.nanvar(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.nanvar(a_bfloat16, dtype=None): bfloat16 in JAX
-def known_428() -> None:
+def known_jnp_nanvar_bfloat16_dtype_None() -> None:
     assert_type(jnp.nanvar(a_bfloat16, dtype=None), jax.Array[bfloat16])
 
 
-def return_428() -> jax.Array[float32]:
+def return_jnp_nanvar_bfloat16_dtype_None() -> jax.Array[float32]:
     return jnp.nanvar(a_bfloat16, dtype=None)  # E: return
 
 
-def assign_428() -> None:
+def assign_jnp_nanvar_bfloat16_dtype_None() -> None:
     y: jax.Array[float32] = jnp.nanvar(a_bfloat16, dtype=None)  # E: assignment
     del y
 
 
-def rebind_428(r: jax.Array[float32]) -> None:
+def rebind_jnp_nanvar_bfloat16_dtype_None(r: jax.Array[float32]) -> None:
     r = jnp.nanvar(a_bfloat16, dtype=None)  # E: assignment
     takes_float32(r)
 
 
-def argument_428() -> None:
+def argument_jnp_nanvar_bfloat16_dtype_None() -> None:
     takes_float32(jnp.nanvar(a_bfloat16, dtype=None))  # E: argument
 
 
-def attribute_428(holder: Holder) -> None:
+def attribute_jnp_nanvar_bfloat16_dtype_None(holder: Holder) -> None:
     holder.float32_ = jnp.nanvar(a_bfloat16, dtype=None)  # E: attribute-assignment
 
 
-def field_428() -> None:
+def field_jnp_nanvar_bfloat16_dtype_None() -> None:
     Fields(float32_=jnp.nanvar(a_bfloat16, dtype=None))  # E: argument
 
 
-def default_428(v: jax.Array[float32] = jnp.nanvar(a_bfloat16, dtype=None)) -> None:  # E: default
+def default_jnp_nanvar_bfloat16_dtype_None(v: jax.Array[float32] = jnp.nanvar(a_bfloat16, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.negative(a_bfloat16): bfloat16 in JAX
-def known_429() -> None:
+def known_jnp_negative_bfloat16() -> None:
     assert_type(jnp.negative(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_429() -> jax.Array[float32]:
+def return_jnp_negative_bfloat16() -> jax.Array[float32]:
     return jnp.negative(a_bfloat16)  # E: return
 
 
-def assign_429() -> None:
+def assign_jnp_negative_bfloat16() -> None:
     y: jax.Array[float32] = jnp.negative(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_429(r: jax.Array[float32]) -> None:
+def rebind_jnp_negative_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.negative(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_429() -> None:
+def argument_jnp_negative_bfloat16() -> None:
     takes_float32(jnp.negative(a_bfloat16))  # E: argument
 
 
-def attribute_429(holder: Holder) -> None:
+def attribute_jnp_negative_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.negative(a_bfloat16)  # E: attribute-assignment
 
 
-def field_429() -> None:
+def field_jnp_negative_bfloat16() -> None:
     Fields(float32_=jnp.negative(a_bfloat16))  # E: argument
 
 
-def default_429(v: jax.Array[float32] = jnp.negative(a_bfloat16)) -> None:  # E: default
+def default_jnp_negative_bfloat16(v: jax.Array[float32] = jnp.negative(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.nextafter(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_430() -> None:
+def known_jnp_nextafter_bfloat16_bfloat16() -> None:
     assert_type(jnp.nextafter(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_430() -> jax.Array[float32]:
+def return_jnp_nextafter_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.nextafter(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_430() -> None:
+def assign_jnp_nextafter_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.nextafter(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_430(r: jax.Array[float32]) -> None:
+def rebind_jnp_nextafter_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.nextafter(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_430() -> None:
+def argument_jnp_nextafter_bfloat16_bfloat16() -> None:
     takes_float32(jnp.nextafter(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_430(holder: Holder) -> None:
+def attribute_jnp_nextafter_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.nextafter(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_430() -> None:
+def field_jnp_nextafter_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.nextafter(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_430(v: jax.Array[float32] = jnp.nextafter(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_nextafter_bfloat16_bfloat16(v: jax.Array[float32] = jnp.nextafter(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.nonzero(a_bfloat16, size=3): int32 in JAX
-def known_431() -> None:
+def known_jnp_nonzero_bfloat16_size_3() -> None:
     assert_type(jnp.nonzero(a_bfloat16, size=3), jax.Array[int32])
 
 
-def return_431() -> jax.Array[float32]:
+def return_jnp_nonzero_bfloat16_size_3() -> jax.Array[float32]:
     return jnp.nonzero(a_bfloat16, size=3)  # E: return
 
 
-def assign_431() -> None:
+def assign_jnp_nonzero_bfloat16_size_3() -> None:
     y: jax.Array[float32] = jnp.nonzero(a_bfloat16, size=3)  # E: assignment
     del y
 
 
-def rebind_431(r: jax.Array[float32]) -> None:
+def rebind_jnp_nonzero_bfloat16_size_3(r: jax.Array[float32]) -> None:
     r = jnp.nonzero(a_bfloat16, size=3)  # E: assignment
     takes_float32(r)
 
 
-def argument_431() -> None:
+def argument_jnp_nonzero_bfloat16_size_3() -> None:
     takes_float32(jnp.nonzero(a_bfloat16, size=3))  # E: argument
 
 
-def attribute_431(holder: Holder) -> None:
+def attribute_jnp_nonzero_bfloat16_size_3(holder: Holder) -> None:
     holder.float32_ = jnp.nonzero(a_bfloat16, size=3)  # E: attribute-assignment
 
 
-def field_431() -> None:
+def field_jnp_nonzero_bfloat16_size_3() -> None:
     Fields(float32_=jnp.nonzero(a_bfloat16, size=3))  # E: argument
 
 
-def default_431(v: jax.Array[float32] = jnp.nonzero(a_bfloat16, size=3)) -> None:  # E: default
+def default_jnp_nonzero_bfloat16_size_3(v: jax.Array[float32] = jnp.nonzero(a_bfloat16, size=3)) -> None:  # E: default
     del v
 
 
 # jnp.not_equal(a_bfloat16, a_bfloat16): bool_ in JAX
-def known_432() -> None:
+def known_jnp_not_equal_bfloat16_bfloat16() -> None:
     assert_type(jnp.not_equal(a_bfloat16, a_bfloat16), jax.Array[bool_])
 
 
-def return_432() -> jax.Array[float32]:
+def return_jnp_not_equal_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.not_equal(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_432() -> None:
+def assign_jnp_not_equal_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.not_equal(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_432(r: jax.Array[float32]) -> None:
+def rebind_jnp_not_equal_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.not_equal(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_432() -> None:
+def argument_jnp_not_equal_bfloat16_bfloat16() -> None:
     takes_float32(jnp.not_equal(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_432(holder: Holder) -> None:
+def attribute_jnp_not_equal_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.not_equal(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_432() -> None:
+def field_jnp_not_equal_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.not_equal(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_432(v: jax.Array[float32] = jnp.not_equal(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_not_equal_bfloat16_bfloat16(v: jax.Array[float32] = jnp.not_equal(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.ones((3,), dtype=None): float32 in JAX
-def known_433() -> None:
+def known_jnp_ones_3_dtype_None() -> None:
     assert_type(jnp.ones((3,), dtype=None), jax.Array[float32])
 
 
-def return_433() -> jax.Array[bfloat16]:
+def return_jnp_ones_3_dtype_None() -> jax.Array[bfloat16]:
     return jnp.ones((3,), dtype=None)  # E: return
 
 
-def assign_433() -> None:
+def assign_jnp_ones_3_dtype_None() -> None:
     y: jax.Array[bfloat16] = jnp.ones((3,), dtype=None)  # E: assignment
     del y
 
 
-def rebind_433(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_ones_3_dtype_None(r: jax.Array[bfloat16]) -> None:
     r = jnp.ones((3,), dtype=None)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_433() -> None:
+def argument_jnp_ones_3_dtype_None() -> None:
     takes_bfloat16(jnp.ones((3,), dtype=None))  # E: argument
 
 
-def attribute_433(holder: Holder) -> None:
+def attribute_jnp_ones_3_dtype_None(holder: Holder) -> None:
     holder.bfloat16_ = jnp.ones((3,), dtype=None)  # E: attribute-assignment
 
 
-def field_433() -> None:
+def field_jnp_ones_3_dtype_None() -> None:
     Fields(bfloat16_=jnp.ones((3,), dtype=None))  # E: argument
 
 
-def default_433(v: jax.Array[bfloat16] = jnp.ones((3,), dtype=None)) -> None:  # E: default
+def default_jnp_ones_3_dtype_None(v: jax.Array[bfloat16] = jnp.ones((3,), dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.ones_like(a_bfloat16): bfloat16 in JAX
-def known_434() -> None:
+def known_jnp_ones_like_bfloat16() -> None:
     assert_type(jnp.ones_like(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_434() -> jax.Array[float32]:
+def return_jnp_ones_like_bfloat16() -> jax.Array[float32]:
     return jnp.ones_like(a_bfloat16)  # E: return
 
 
-def assign_434() -> None:
+def assign_jnp_ones_like_bfloat16() -> None:
     y: jax.Array[float32] = jnp.ones_like(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_434(r: jax.Array[float32]) -> None:
+def rebind_jnp_ones_like_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.ones_like(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_434() -> None:
+def argument_jnp_ones_like_bfloat16() -> None:
     takes_float32(jnp.ones_like(a_bfloat16))  # E: argument
 
 
-def attribute_434(holder: Holder) -> None:
+def attribute_jnp_ones_like_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.ones_like(a_bfloat16)  # E: attribute-assignment
 
 
-def field_434() -> None:
+def field_jnp_ones_like_bfloat16() -> None:
     Fields(float32_=jnp.ones_like(a_bfloat16))  # E: argument
 
 
-def default_434(v: jax.Array[float32] = jnp.ones_like(a_bfloat16)) -> None:  # E: default
+def default_jnp_ones_like_bfloat16(v: jax.Array[float32] = jnp.ones_like(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.outer(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_435() -> None:
+def known_jnp_outer_bfloat16_bfloat16() -> None:
     assert_type(jnp.outer(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_435() -> jax.Array[float32]:
+def return_jnp_outer_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.outer(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_435() -> None:
+def assign_jnp_outer_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.outer(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_435(r: jax.Array[float32]) -> None:
+def rebind_jnp_outer_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.outer(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_435() -> None:
+def argument_jnp_outer_bfloat16_bfloat16() -> None:
     takes_float32(jnp.outer(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_435(holder: Holder) -> None:
+def attribute_jnp_outer_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.outer(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_435() -> None:
+def field_jnp_outer_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.outer(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_435(v: jax.Array[float32] = jnp.outer(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_outer_bfloat16_bfloat16(v: jax.Array[float32] = jnp.outer(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.packbits(a_int8): uint8 in JAX
-def known_436() -> None:
+def known_jnp_packbits_int8() -> None:
     assert_type(jnp.packbits(a_int8), jax.Array[uint8])
 
 
-def return_436() -> jax.Array[float32]:
+def return_jnp_packbits_int8() -> jax.Array[float32]:
     return jnp.packbits(a_int8)  # E: return
 
 
-def assign_436() -> None:
+def assign_jnp_packbits_int8() -> None:
     y: jax.Array[float32] = jnp.packbits(a_int8)  # E: assignment
     del y
 
 
-def rebind_436(r: jax.Array[float32]) -> None:
+def rebind_jnp_packbits_int8(r: jax.Array[float32]) -> None:
     r = jnp.packbits(a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_436() -> None:
+def argument_jnp_packbits_int8() -> None:
     takes_float32(jnp.packbits(a_int8))  # E: argument
 
 
-def attribute_436(holder: Holder) -> None:
+def attribute_jnp_packbits_int8(holder: Holder) -> None:
     holder.float32_ = jnp.packbits(a_int8)  # E: attribute-assignment
 
 
-def field_436() -> None:
+def field_jnp_packbits_int8() -> None:
     Fields(float32_=jnp.packbits(a_int8))  # E: argument
 
 
-def default_436(v: jax.Array[float32] = jnp.packbits(a_int8)) -> None:  # E: default
+def default_jnp_packbits_int8(v: jax.Array[float32] = jnp.packbits(a_int8)) -> None:  # E: default
     del v
 
 
 # jnp.pad(a_bfloat16, 1): bfloat16 in JAX
-def known_437() -> None:
+def known_jnp_pad_bfloat16_1() -> None:
     assert_type(jnp.pad(a_bfloat16, 1), jax.Array[bfloat16])
 
 
-def return_437() -> jax.Array[float32]:
+def return_jnp_pad_bfloat16_1() -> jax.Array[float32]:
     return jnp.pad(a_bfloat16, 1)  # E: return
 
 
-def assign_437() -> None:
+def assign_jnp_pad_bfloat16_1() -> None:
     y: jax.Array[float32] = jnp.pad(a_bfloat16, 1)  # E: assignment
     del y
 
 
-def rebind_437(r: jax.Array[float32]) -> None:
+def rebind_jnp_pad_bfloat16_1(r: jax.Array[float32]) -> None:
     r = jnp.pad(a_bfloat16, 1)  # E: assignment
     takes_float32(r)
 
 
-def argument_437() -> None:
+def argument_jnp_pad_bfloat16_1() -> None:
     takes_float32(jnp.pad(a_bfloat16, 1))  # E: argument
 
 
-def attribute_437(holder: Holder) -> None:
+def attribute_jnp_pad_bfloat16_1(holder: Holder) -> None:
     holder.float32_ = jnp.pad(a_bfloat16, 1)  # E: attribute-assignment
 
 
-def field_437() -> None:
+def field_jnp_pad_bfloat16_1() -> None:
     Fields(float32_=jnp.pad(a_bfloat16, 1))  # E: argument
 
 
-def default_437(v: jax.Array[float32] = jnp.pad(a_bfloat16, 1)) -> None:  # E: default
+def default_jnp_pad_bfloat16_1(v: jax.Array[float32] = jnp.pad(a_bfloat16, 1)) -> None:  # E: default
     del v
 
 
 # jnp.partition(a_bfloat16, 1): bfloat16 in JAX
-def known_438() -> None:
+def known_jnp_partition_bfloat16_1() -> None:
     assert_type(jnp.partition(a_bfloat16, 1), jax.Array[bfloat16])
 
 
-def return_438() -> jax.Array[float32]:
+def return_jnp_partition_bfloat16_1() -> jax.Array[float32]:
     return jnp.partition(a_bfloat16, 1)  # E: return
 
 
-def assign_438() -> None:
+def assign_jnp_partition_bfloat16_1() -> None:
     y: jax.Array[float32] = jnp.partition(a_bfloat16, 1)  # E: assignment
     del y
 
 
-def rebind_438(r: jax.Array[float32]) -> None:
+def rebind_jnp_partition_bfloat16_1(r: jax.Array[float32]) -> None:
     r = jnp.partition(a_bfloat16, 1)  # E: assignment
     takes_float32(r)
 
 
-def argument_438() -> None:
+def argument_jnp_partition_bfloat16_1() -> None:
     takes_float32(jnp.partition(a_bfloat16, 1))  # E: argument
 
 
-def attribute_438(holder: Holder) -> None:
+def attribute_jnp_partition_bfloat16_1(holder: Holder) -> None:
     holder.float32_ = jnp.partition(a_bfloat16, 1)  # E: attribute-assignment
 
 
-def field_438() -> None:
+def field_jnp_partition_bfloat16_1() -> None:
     Fields(float32_=jnp.partition(a_bfloat16, 1))  # E: argument
 
 
-def default_438(v: jax.Array[float32] = jnp.partition(a_bfloat16, 1)) -> None:  # E: default
+def default_jnp_partition_bfloat16_1(v: jax.Array[float32] = jnp.partition(a_bfloat16, 1)) -> None:  # E: default
     del v
 
 
 # jnp.percentile(a_bfloat16, 50.0): bfloat16 in JAX
-def known_439() -> None:
+def known_jnp_percentile_bfloat16_50_0() -> None:
     assert_type(jnp.percentile(a_bfloat16, 50.0), jax.Array[bfloat16])
 
 
-def return_439() -> jax.Array[float32]:
+def return_jnp_percentile_bfloat16_50_0() -> jax.Array[float32]:
     return jnp.percentile(a_bfloat16, 50.0)  # E: return
 
 
-def assign_439() -> None:
+def assign_jnp_percentile_bfloat16_50_0() -> None:
     y: jax.Array[float32] = jnp.percentile(a_bfloat16, 50.0)  # E: assignment
     del y
 
 
-def rebind_439(r: jax.Array[float32]) -> None:
+def rebind_jnp_percentile_bfloat16_50_0(r: jax.Array[float32]) -> None:
     r = jnp.percentile(a_bfloat16, 50.0)  # E: assignment
     takes_float32(r)
 
 
-def argument_439() -> None:
+def argument_jnp_percentile_bfloat16_50_0() -> None:
     takes_float32(jnp.percentile(a_bfloat16, 50.0))  # E: argument
 
 
-def attribute_439(holder: Holder) -> None:
+def attribute_jnp_percentile_bfloat16_50_0(holder: Holder) -> None:
     holder.float32_ = jnp.percentile(a_bfloat16, 50.0)  # E: attribute-assignment
 
 
-def field_439() -> None:
+def field_jnp_percentile_bfloat16_50_0() -> None:
     Fields(float32_=jnp.percentile(a_bfloat16, 50.0))  # E: argument
 
 
-def default_439(v: jax.Array[float32] = jnp.percentile(a_bfloat16, 50.0)) -> None:  # E: default
+def default_jnp_percentile_bfloat16_50_0(v: jax.Array[float32] = jnp.percentile(a_bfloat16, 50.0)) -> None:  # E: default
     del v
 
 
 # jnp.permute_dims(a_bfloat16, (1, 0)): bfloat16 in JAX
-def known_440() -> None:
+def known_jnp_permute_dims_bfloat16_1_0() -> None:
     assert_type(jnp.permute_dims(a_bfloat16, (1, 0)), jax.Array[bfloat16])
 
 
-def return_440() -> jax.Array[float32]:
+def return_jnp_permute_dims_bfloat16_1_0() -> jax.Array[float32]:
     return jnp.permute_dims(a_bfloat16, (1, 0))  # E: return
 
 
-def assign_440() -> None:
+def assign_jnp_permute_dims_bfloat16_1_0() -> None:
     y: jax.Array[float32] = jnp.permute_dims(a_bfloat16, (1, 0))  # E: assignment
     del y
 
 
-def rebind_440(r: jax.Array[float32]) -> None:
+def rebind_jnp_permute_dims_bfloat16_1_0(r: jax.Array[float32]) -> None:
     r = jnp.permute_dims(a_bfloat16, (1, 0))  # E: assignment
     takes_float32(r)
 
 
-def argument_440() -> None:
+def argument_jnp_permute_dims_bfloat16_1_0() -> None:
     takes_float32(jnp.permute_dims(a_bfloat16, (1, 0)))  # E: argument
 
 
-def attribute_440(holder: Holder) -> None:
+def attribute_jnp_permute_dims_bfloat16_1_0(holder: Holder) -> None:
     holder.float32_ = jnp.permute_dims(a_bfloat16, (1, 0))  # E: attribute-assignment
 
 
-def field_440() -> None:
+def field_jnp_permute_dims_bfloat16_1_0() -> None:
     Fields(float32_=jnp.permute_dims(a_bfloat16, (1, 0)))  # E: argument
 
 
-def default_440(v: jax.Array[float32] = jnp.permute_dims(a_bfloat16, (1, 0))) -> None:  # E: default
+def default_jnp_permute_dims_bfloat16_1_0(v: jax.Array[float32] = jnp.permute_dims(a_bfloat16, (1, 0))) -> None:  # E: default
     del v
 
 
 # jnp.piecewise(a_bfloat16, [a_bfloat16 > 0], [lambda v: v, lambda v: v]): bfloat16 in JAX
-def known_441() -> None:
+def known_jnp_piecewise_bfloat16_bfloat16_gt_0_v_v() -> None:
     assert_type(jnp.piecewise(a_bfloat16, [a_bfloat16 > 0], [lambda v: v, lambda v: v]), jax.Array[bfloat16])
 
 
-def return_441() -> jax.Array[float32]:
+def return_jnp_piecewise_bfloat16_bfloat16_gt_0_v_v() -> jax.Array[float32]:
     return jnp.piecewise(a_bfloat16, [a_bfloat16 > 0], [lambda v: v, lambda v: v])  # E: return
 
 
-def assign_441() -> None:
+def assign_jnp_piecewise_bfloat16_bfloat16_gt_0_v_v() -> None:
     y: jax.Array[float32] = jnp.piecewise(a_bfloat16, [a_bfloat16 > 0], [lambda v: v, lambda v: v])  # E: assignment
     del y
 
 
-def rebind_441(r: jax.Array[float32]) -> None:
+def rebind_jnp_piecewise_bfloat16_bfloat16_gt_0_v_v(r: jax.Array[float32]) -> None:
     r = jnp.piecewise(a_bfloat16, [a_bfloat16 > 0], [lambda v: v, lambda v: v])  # E: assignment
     takes_float32(r)
 
 
-def argument_441() -> None:
+def argument_jnp_piecewise_bfloat16_bfloat16_gt_0_v_v() -> None:
     takes_float32(jnp.piecewise(a_bfloat16, [a_bfloat16 > 0], [lambda v: v, lambda v: v]))  # E: argument
 
 
-def attribute_441(holder: Holder) -> None:
+def attribute_jnp_piecewise_bfloat16_bfloat16_gt_0_v_v(holder: Holder) -> None:
     holder.float32_ = jnp.piecewise(a_bfloat16, [a_bfloat16 > 0], [lambda v: v, lambda v: v])  # E: attribute-assignment
 
 
-def field_441() -> None:
+def field_jnp_piecewise_bfloat16_bfloat16_gt_0_v_v() -> None:
     Fields(float32_=jnp.piecewise(a_bfloat16, [a_bfloat16 > 0], [lambda v: v, lambda v: v]))  # E: argument
 
 
-def default_441(v: jax.Array[float32] = jnp.piecewise(a_bfloat16, [a_bfloat16 > 0], [lambda v: v, lambda v: v])) -> None:  # E: default
+def default_jnp_piecewise_bfloat16_bfloat16_gt_0_v_v(v: jax.Array[float32] = jnp.piecewise(a_bfloat16, [a_bfloat16 > 0], [lambda v: v, lambda v: v])) -> None:  # E: default
     del v
 
 
 # jnp.place(a_bfloat16, jnp.ones((3, 3), bool), 0, inplace=False): bfloat16 in JAX
-def known_442() -> None:
+def known_jnp_place_bfloat16_jnp_ones_3_3_bool_0_inplace_False() -> None:
     assert_type(jnp.place(a_bfloat16, jnp.ones((3, 3), bool), 0, inplace=False), jax.Array[bfloat16])
 
 
-def return_442() -> jax.Array[float32]:
+def return_jnp_place_bfloat16_jnp_ones_3_3_bool_0_inplace_False() -> jax.Array[float32]:
     return jnp.place(a_bfloat16, jnp.ones((3, 3), bool), 0, inplace=False)  # E: return
 
 
-def assign_442() -> None:
+def assign_jnp_place_bfloat16_jnp_ones_3_3_bool_0_inplace_False() -> None:
     y: jax.Array[float32] = jnp.place(a_bfloat16, jnp.ones((3, 3), bool), 0, inplace=False)  # E: assignment
     del y
 
 
-def rebind_442(r: jax.Array[float32]) -> None:
+def rebind_jnp_place_bfloat16_jnp_ones_3_3_bool_0_inplace_False(r: jax.Array[float32]) -> None:
     r = jnp.place(a_bfloat16, jnp.ones((3, 3), bool), 0, inplace=False)  # E: assignment
     takes_float32(r)
 
 
-def argument_442() -> None:
+def argument_jnp_place_bfloat16_jnp_ones_3_3_bool_0_inplace_False() -> None:
     takes_float32(jnp.place(a_bfloat16, jnp.ones((3, 3), bool), 0, inplace=False))  # E: argument
 
 
-def attribute_442(holder: Holder) -> None:
+def attribute_jnp_place_bfloat16_jnp_ones_3_3_bool_0_inplace_False(holder: Holder) -> None:
     holder.float32_ = jnp.place(a_bfloat16, jnp.ones((3, 3), bool), 0, inplace=False)  # E: attribute-assignment
 
 
-def field_442() -> None:
+def field_jnp_place_bfloat16_jnp_ones_3_3_bool_0_inplace_False() -> None:
     Fields(float32_=jnp.place(a_bfloat16, jnp.ones((3, 3), bool), 0, inplace=False))  # E: argument
 
 
-def default_442(v: jax.Array[float32] = jnp.place(a_bfloat16, jnp.ones((3, 3), bool), 0, inplace=False)) -> None:  # E: default
+def default_jnp_place_bfloat16_jnp_ones_3_3_bool_0_inplace_False(v: jax.Array[float32] = jnp.place(a_bfloat16, jnp.ones((3, 3), bool), 0, inplace=False)) -> None:  # E: default
     del v
 
 
 # jnp.poly(a_bfloat16): bfloat16 in JAX
-def known_443() -> None:
+def known_jnp_poly_bfloat16() -> None:
     assert_type(jnp.poly(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_443() -> jax.Array[float32]:
+def return_jnp_poly_bfloat16() -> jax.Array[float32]:
     return jnp.poly(a_bfloat16)  # E: return
 
 
-def assign_443() -> None:
+def assign_jnp_poly_bfloat16() -> None:
     y: jax.Array[float32] = jnp.poly(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_443(r: jax.Array[float32]) -> None:
+def rebind_jnp_poly_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.poly(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_443() -> None:
+def argument_jnp_poly_bfloat16() -> None:
     takes_float32(jnp.poly(a_bfloat16))  # E: argument
 
 
-def attribute_443(holder: Holder) -> None:
+def attribute_jnp_poly_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.poly(a_bfloat16)  # E: attribute-assignment
 
 
-def field_443() -> None:
+def field_jnp_poly_bfloat16() -> None:
     Fields(float32_=jnp.poly(a_bfloat16))  # E: argument
 
 
-def default_443(v: jax.Array[float32] = jnp.poly(a_bfloat16)) -> None:  # E: default
+def default_jnp_poly_bfloat16(v: jax.Array[float32] = jnp.poly(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.polyadd(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_444() -> None:
+def known_jnp_polyadd_bfloat16_bfloat16() -> None:
     assert_type(jnp.polyadd(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_444() -> jax.Array[float32]:
+def return_jnp_polyadd_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.polyadd(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_444() -> None:
+def assign_jnp_polyadd_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.polyadd(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_444(r: jax.Array[float32]) -> None:
+def rebind_jnp_polyadd_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.polyadd(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_444() -> None:
+def argument_jnp_polyadd_bfloat16_bfloat16() -> None:
     takes_float32(jnp.polyadd(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_444(holder: Holder) -> None:
+def attribute_jnp_polyadd_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.polyadd(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_444() -> None:
+def field_jnp_polyadd_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.polyadd(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_444(v: jax.Array[float32] = jnp.polyadd(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_polyadd_bfloat16_bfloat16(v: jax.Array[float32] = jnp.polyadd(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.polyder(a_bfloat16): bfloat16 in JAX
-def known_445() -> None:
+def known_jnp_polyder_bfloat16() -> None:
     assert_type(jnp.polyder(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_445() -> jax.Array[float32]:
+def return_jnp_polyder_bfloat16() -> jax.Array[float32]:
     return jnp.polyder(a_bfloat16)  # E: return
 
 
-def assign_445() -> None:
+def assign_jnp_polyder_bfloat16() -> None:
     y: jax.Array[float32] = jnp.polyder(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_445(r: jax.Array[float32]) -> None:
+def rebind_jnp_polyder_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.polyder(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_445() -> None:
+def argument_jnp_polyder_bfloat16() -> None:
     takes_float32(jnp.polyder(a_bfloat16))  # E: argument
 
 
-def attribute_445(holder: Holder) -> None:
+def attribute_jnp_polyder_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.polyder(a_bfloat16)  # E: attribute-assignment
 
 
-def field_445() -> None:
+def field_jnp_polyder_bfloat16() -> None:
     Fields(float32_=jnp.polyder(a_bfloat16))  # E: argument
 
 
-def default_445(v: jax.Array[float32] = jnp.polyder(a_bfloat16)) -> None:  # E: default
+def default_jnp_polyder_bfloat16(v: jax.Array[float32] = jnp.polyder(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.polydiv(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_446() -> None:
+def known_jnp_polydiv_bfloat16_bfloat16() -> None:
     assert_type(jnp.polydiv(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_446() -> jax.Array[float32]:
+def return_jnp_polydiv_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.polydiv(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_446() -> None:
+def assign_jnp_polydiv_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.polydiv(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_446(r: jax.Array[float32]) -> None:
+def rebind_jnp_polydiv_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.polydiv(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_446() -> None:
+def argument_jnp_polydiv_bfloat16_bfloat16() -> None:
     takes_float32(jnp.polydiv(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_446(holder: Holder) -> None:
+def attribute_jnp_polydiv_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.polydiv(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_446() -> None:
+def field_jnp_polydiv_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.polydiv(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_446(v: jax.Array[float32] = jnp.polydiv(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_polydiv_bfloat16_bfloat16(v: jax.Array[float32] = jnp.polydiv(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.polyfit(a_bfloat16, a_bfloat16, 1): bfloat16 in JAX
-def known_447() -> None:
+def known_jnp_polyfit_bfloat16_bfloat16_1() -> None:
     assert_type(jnp.polyfit(a_bfloat16, a_bfloat16, 1), jax.Array[bfloat16])
 
 
-def return_447() -> jax.Array[float32]:
+def return_jnp_polyfit_bfloat16_bfloat16_1() -> jax.Array[float32]:
     return jnp.polyfit(a_bfloat16, a_bfloat16, 1)  # E: return
 
 
-def assign_447() -> None:
+def assign_jnp_polyfit_bfloat16_bfloat16_1() -> None:
     y: jax.Array[float32] = jnp.polyfit(a_bfloat16, a_bfloat16, 1)  # E: assignment
     del y
 
 
-def rebind_447(r: jax.Array[float32]) -> None:
+def rebind_jnp_polyfit_bfloat16_bfloat16_1(r: jax.Array[float32]) -> None:
     r = jnp.polyfit(a_bfloat16, a_bfloat16, 1)  # E: assignment
     takes_float32(r)
 
 
-def argument_447() -> None:
+def argument_jnp_polyfit_bfloat16_bfloat16_1() -> None:
     takes_float32(jnp.polyfit(a_bfloat16, a_bfloat16, 1))  # E: argument
 
 
-def attribute_447(holder: Holder) -> None:
+def attribute_jnp_polyfit_bfloat16_bfloat16_1(holder: Holder) -> None:
     holder.float32_ = jnp.polyfit(a_bfloat16, a_bfloat16, 1)  # E: attribute-assignment
 
 
-def field_447() -> None:
+def field_jnp_polyfit_bfloat16_bfloat16_1() -> None:
     Fields(float32_=jnp.polyfit(a_bfloat16, a_bfloat16, 1))  # E: argument
 
 
-def default_447(v: jax.Array[float32] = jnp.polyfit(a_bfloat16, a_bfloat16, 1)) -> None:  # E: default
+def default_jnp_polyfit_bfloat16_bfloat16_1(v: jax.Array[float32] = jnp.polyfit(a_bfloat16, a_bfloat16, 1)) -> None:  # E: default
     del v
 
 
 # jnp.polyint(a_bfloat16): bfloat16 in JAX
-def known_448() -> None:
+def known_jnp_polyint_bfloat16() -> None:
     assert_type(jnp.polyint(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_448() -> jax.Array[float32]:
+def return_jnp_polyint_bfloat16() -> jax.Array[float32]:
     return jnp.polyint(a_bfloat16)  # E: return
 
 
-def assign_448() -> None:
+def assign_jnp_polyint_bfloat16() -> None:
     y: jax.Array[float32] = jnp.polyint(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_448(r: jax.Array[float32]) -> None:
+def rebind_jnp_polyint_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.polyint(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_448() -> None:
+def argument_jnp_polyint_bfloat16() -> None:
     takes_float32(jnp.polyint(a_bfloat16))  # E: argument
 
 
-def attribute_448(holder: Holder) -> None:
+def attribute_jnp_polyint_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.polyint(a_bfloat16)  # E: attribute-assignment
 
 
-def field_448() -> None:
+def field_jnp_polyint_bfloat16() -> None:
     Fields(float32_=jnp.polyint(a_bfloat16))  # E: argument
 
 
-def default_448(v: jax.Array[float32] = jnp.polyint(a_bfloat16)) -> None:  # E: default
+def default_jnp_polyint_bfloat16(v: jax.Array[float32] = jnp.polyint(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.polymul(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_449() -> None:
+def known_jnp_polymul_bfloat16_bfloat16() -> None:
     assert_type(jnp.polymul(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_449() -> jax.Array[float32]:
+def return_jnp_polymul_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.polymul(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_449() -> None:
+def assign_jnp_polymul_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.polymul(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_449(r: jax.Array[float32]) -> None:
+def rebind_jnp_polymul_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.polymul(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_449() -> None:
+def argument_jnp_polymul_bfloat16_bfloat16() -> None:
     takes_float32(jnp.polymul(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_449(holder: Holder) -> None:
+def attribute_jnp_polymul_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.polymul(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_449() -> None:
+def field_jnp_polymul_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.polymul(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_449(v: jax.Array[float32] = jnp.polymul(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_polymul_bfloat16_bfloat16(v: jax.Array[float32] = jnp.polymul(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.polysub(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_450() -> None:
+def known_jnp_polysub_bfloat16_bfloat16() -> None:
     assert_type(jnp.polysub(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_450() -> jax.Array[float32]:
+def return_jnp_polysub_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.polysub(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_450() -> None:
+def assign_jnp_polysub_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.polysub(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_450(r: jax.Array[float32]) -> None:
+def rebind_jnp_polysub_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.polysub(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_450() -> None:
+def argument_jnp_polysub_bfloat16_bfloat16() -> None:
     takes_float32(jnp.polysub(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_450(holder: Holder) -> None:
+def attribute_jnp_polysub_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.polysub(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_450() -> None:
+def field_jnp_polysub_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.polysub(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_450(v: jax.Array[float32] = jnp.polysub(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_polysub_bfloat16_bfloat16(v: jax.Array[float32] = jnp.polysub(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.polyval(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_451() -> None:
+def known_jnp_polyval_bfloat16_bfloat16() -> None:
     assert_type(jnp.polyval(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_451() -> jax.Array[float32]:
+def return_jnp_polyval_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.polyval(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_451() -> None:
+def assign_jnp_polyval_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.polyval(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_451(r: jax.Array[float32]) -> None:
+def rebind_jnp_polyval_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.polyval(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_451() -> None:
+def argument_jnp_polyval_bfloat16_bfloat16() -> None:
     takes_float32(jnp.polyval(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_451(holder: Holder) -> None:
+def attribute_jnp_polyval_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.polyval(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_451() -> None:
+def field_jnp_polyval_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.polyval(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_451(v: jax.Array[float32] = jnp.polyval(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_polyval_bfloat16_bfloat16(v: jax.Array[float32] = jnp.polyval(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.positive(a_bfloat16): bfloat16 in JAX
-def known_452() -> None:
+def known_jnp_positive_bfloat16() -> None:
     assert_type(jnp.positive(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_452() -> jax.Array[float32]:
+def return_jnp_positive_bfloat16() -> jax.Array[float32]:
     return jnp.positive(a_bfloat16)  # E: return
 
 
-def assign_452() -> None:
+def assign_jnp_positive_bfloat16() -> None:
     y: jax.Array[float32] = jnp.positive(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_452(r: jax.Array[float32]) -> None:
+def rebind_jnp_positive_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.positive(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_452() -> None:
+def argument_jnp_positive_bfloat16() -> None:
     takes_float32(jnp.positive(a_bfloat16))  # E: argument
 
 
-def attribute_452(holder: Holder) -> None:
+def attribute_jnp_positive_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.positive(a_bfloat16)  # E: attribute-assignment
 
 
-def field_452() -> None:
+def field_jnp_positive_bfloat16() -> None:
     Fields(float32_=jnp.positive(a_bfloat16))  # E: argument
 
 
-def default_452(v: jax.Array[float32] = jnp.positive(a_bfloat16)) -> None:  # E: default
+def default_jnp_positive_bfloat16(v: jax.Array[float32] = jnp.positive(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.pow(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_453() -> None:
+def known_jnp_pow_bfloat16_bfloat16() -> None:
     assert_type(jnp.pow(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_453() -> jax.Array[float32]:
+def return_jnp_pow_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.pow(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_453() -> None:
+def assign_jnp_pow_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.pow(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_453(r: jax.Array[float32]) -> None:
+def rebind_jnp_pow_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.pow(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_453() -> None:
+def argument_jnp_pow_bfloat16_bfloat16() -> None:
     takes_float32(jnp.pow(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_453(holder: Holder) -> None:
+def attribute_jnp_pow_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.pow(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_453() -> None:
+def field_jnp_pow_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.pow(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_453(v: jax.Array[float32] = jnp.pow(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_pow_bfloat16_bfloat16(v: jax.Array[float32] = jnp.pow(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.power(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_454() -> None:
+def known_jnp_power_bfloat16_bfloat16() -> None:
     assert_type(jnp.power(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_454() -> jax.Array[float32]:
+def return_jnp_power_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.power(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_454() -> None:
+def assign_jnp_power_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.power(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_454(r: jax.Array[float32]) -> None:
+def rebind_jnp_power_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.power(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_454() -> None:
+def argument_jnp_power_bfloat16_bfloat16() -> None:
     takes_float32(jnp.power(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_454(holder: Holder) -> None:
+def attribute_jnp_power_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.power(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_454() -> None:
+def field_jnp_power_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.power(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_454(v: jax.Array[float32] = jnp.power(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_power_bfloat16_bfloat16(v: jax.Array[float32] = jnp.power(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.prod(a_bfloat16): bfloat16 in JAX
-def known_455() -> None:
+def known_jnp_prod_bfloat16() -> None:
     assert_type(jnp.prod(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_455() -> jax.Array[float32]:
+def return_jnp_prod_bfloat16() -> jax.Array[float32]:
     return jnp.prod(a_bfloat16)  # E: return
 
 
-def assign_455() -> None:
+def assign_jnp_prod_bfloat16() -> None:
     y: jax.Array[float32] = jnp.prod(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_455(r: jax.Array[float32]) -> None:
+def rebind_jnp_prod_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.prod(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_455() -> None:
+def argument_jnp_prod_bfloat16() -> None:
     takes_float32(jnp.prod(a_bfloat16))  # E: argument
 
 
-def attribute_455(holder: Holder) -> None:
+def attribute_jnp_prod_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.prod(a_bfloat16)  # E: attribute-assignment
 
 
-def field_455() -> None:
+def field_jnp_prod_bfloat16() -> None:
     Fields(float32_=jnp.prod(a_bfloat16))  # E: argument
 
 
-def default_455(v: jax.Array[float32] = jnp.prod(a_bfloat16)) -> None:  # E: default
+def default_jnp_prod_bfloat16(v: jax.Array[float32] = jnp.prod(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.prod(a_bfloat16, dtype=None): bfloat16 in JAX
-def known_456() -> None:
+def known_jnp_prod_bfloat16_dtype_None() -> None:
     assert_type(jnp.prod(a_bfloat16, dtype=None), jax.Array[bfloat16])
 
 
-def return_456() -> jax.Array[float32]:
+def return_jnp_prod_bfloat16_dtype_None() -> jax.Array[float32]:
     return jnp.prod(a_bfloat16, dtype=None)  # E: return
 
 
-def assign_456() -> None:
+def assign_jnp_prod_bfloat16_dtype_None() -> None:
     y: jax.Array[float32] = jnp.prod(a_bfloat16, dtype=None)  # E: assignment
     del y
 
 
-def rebind_456(r: jax.Array[float32]) -> None:
+def rebind_jnp_prod_bfloat16_dtype_None(r: jax.Array[float32]) -> None:
     r = jnp.prod(a_bfloat16, dtype=None)  # E: assignment
     takes_float32(r)
 
 
-def argument_456() -> None:
+def argument_jnp_prod_bfloat16_dtype_None() -> None:
     takes_float32(jnp.prod(a_bfloat16, dtype=None))  # E: argument
 
 
-def attribute_456(holder: Holder) -> None:
+def attribute_jnp_prod_bfloat16_dtype_None(holder: Holder) -> None:
     holder.float32_ = jnp.prod(a_bfloat16, dtype=None)  # E: attribute-assignment
 
 
-def field_456() -> None:
+def field_jnp_prod_bfloat16_dtype_None() -> None:
     Fields(float32_=jnp.prod(a_bfloat16, dtype=None))  # E: argument
 
 
-def default_456(v: jax.Array[float32] = jnp.prod(a_bfloat16, dtype=None)) -> None:  # E: default
+def default_jnp_prod_bfloat16_dtype_None(v: jax.Array[float32] = jnp.prod(a_bfloat16, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.ptp(a_bfloat16): bfloat16 in JAX
-def known_457() -> None:
+def known_jnp_ptp_bfloat16() -> None:
     assert_type(jnp.ptp(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_457() -> jax.Array[float32]:
+def return_jnp_ptp_bfloat16() -> jax.Array[float32]:
     return jnp.ptp(a_bfloat16)  # E: return
 
 
-def assign_457() -> None:
+def assign_jnp_ptp_bfloat16() -> None:
     y: jax.Array[float32] = jnp.ptp(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_457(r: jax.Array[float32]) -> None:
+def rebind_jnp_ptp_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.ptp(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_457() -> None:
+def argument_jnp_ptp_bfloat16() -> None:
     takes_float32(jnp.ptp(a_bfloat16))  # E: argument
 
 
-def attribute_457(holder: Holder) -> None:
+def attribute_jnp_ptp_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.ptp(a_bfloat16)  # E: attribute-assignment
 
 
-def field_457() -> None:
+def field_jnp_ptp_bfloat16() -> None:
     Fields(float32_=jnp.ptp(a_bfloat16))  # E: argument
 
 
-def default_457(v: jax.Array[float32] = jnp.ptp(a_bfloat16)) -> None:  # E: default
+def default_jnp_ptp_bfloat16(v: jax.Array[float32] = jnp.ptp(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.put(a_bfloat16, jnp.array([0]), 0, inplace=False): bfloat16 in JAX
-def known_458() -> None:
+def known_jnp_put_bfloat16_jnp_array_0_0_inplace_False() -> None:
     assert_type(jnp.put(a_bfloat16, jnp.array([0]), 0, inplace=False), jax.Array[bfloat16])
 
 
-def return_458() -> jax.Array[float32]:
+def return_jnp_put_bfloat16_jnp_array_0_0_inplace_False() -> jax.Array[float32]:
     return jnp.put(a_bfloat16, jnp.array([0]), 0, inplace=False)  # E: return
 
 
-def assign_458() -> None:
+def assign_jnp_put_bfloat16_jnp_array_0_0_inplace_False() -> None:
     y: jax.Array[float32] = jnp.put(a_bfloat16, jnp.array([0]), 0, inplace=False)  # E: assignment
     del y
 
 
-def rebind_458(r: jax.Array[float32]) -> None:
+def rebind_jnp_put_bfloat16_jnp_array_0_0_inplace_False(r: jax.Array[float32]) -> None:
     r = jnp.put(a_bfloat16, jnp.array([0]), 0, inplace=False)  # E: assignment
     takes_float32(r)
 
 
-def argument_458() -> None:
+def argument_jnp_put_bfloat16_jnp_array_0_0_inplace_False() -> None:
     takes_float32(jnp.put(a_bfloat16, jnp.array([0]), 0, inplace=False))  # E: argument
 
 
-def attribute_458(holder: Holder) -> None:
+def attribute_jnp_put_bfloat16_jnp_array_0_0_inplace_False(holder: Holder) -> None:
     holder.float32_ = jnp.put(a_bfloat16, jnp.array([0]), 0, inplace=False)  # E: attribute-assignment
 
 
-def field_458() -> None:
+def field_jnp_put_bfloat16_jnp_array_0_0_inplace_False() -> None:
     Fields(float32_=jnp.put(a_bfloat16, jnp.array([0]), 0, inplace=False))  # E: argument
 
 
-def default_458(v: jax.Array[float32] = jnp.put(a_bfloat16, jnp.array([0]), 0, inplace=False)) -> None:  # E: default
+def default_jnp_put_bfloat16_jnp_array_0_0_inplace_False(v: jax.Array[float32] = jnp.put(a_bfloat16, jnp.array([0]), 0, inplace=False)) -> None:  # E: default
     del v
 
 
 # jnp.put_along_axis(a_bfloat16, jnp.zeros((3, 1), jnp.int32), 0, axis=1, inplace=False): bfloat16 in JAX
-def known_459() -> None:
+def known_jnp_put_along_axis_bfloat16_jnp_zeros_3_1_jnp_int32_0_axis_1_inplace_False() -> None:
     assert_type(jnp.put_along_axis(a_bfloat16, jnp.zeros((3, 1), jnp.int32), 0, axis=1, inplace=False), jax.Array[bfloat16])
 
 
-def return_459() -> jax.Array[float32]:
+def return_jnp_put_along_axis_bfloat16_jnp_zeros_3_1_jnp_int32_0_axis_1_inplace_False() -> jax.Array[float32]:
     return jnp.put_along_axis(a_bfloat16, jnp.zeros((3, 1), jnp.int32), 0, axis=1, inplace=False)  # E: return
 
 
-def assign_459() -> None:
+def assign_jnp_put_along_axis_bfloat16_jnp_zeros_3_1_jnp_int32_0_axis_1_inplace_False() -> None:
     y: jax.Array[float32] = jnp.put_along_axis(a_bfloat16, jnp.zeros((3, 1), jnp.int32), 0, axis=1, inplace=False)  # E: assignment
     del y
 
 
-def rebind_459(r: jax.Array[float32]) -> None:
+def rebind_jnp_put_along_axis_bfloat16_jnp_zeros_3_1_jnp_int32_0_axis_1_inplace_False(r: jax.Array[float32]) -> None:
     r = jnp.put_along_axis(a_bfloat16, jnp.zeros((3, 1), jnp.int32), 0, axis=1, inplace=False)  # E: assignment
     takes_float32(r)
 
 
-def argument_459() -> None:
+def argument_jnp_put_along_axis_bfloat16_jnp_zeros_3_1_jnp_int32_0_axis_1_inplace_False() -> None:
     takes_float32(jnp.put_along_axis(a_bfloat16, jnp.zeros((3, 1), jnp.int32), 0, axis=1, inplace=False))  # E: argument
 
 
-def attribute_459(holder: Holder) -> None:
+def attribute_jnp_put_along_axis_bfloat16_jnp_zeros_3_1_jnp_int32_0_axis_1_inplace_False(holder: Holder) -> None:
     holder.float32_ = jnp.put_along_axis(a_bfloat16, jnp.zeros((3, 1), jnp.int32), 0, axis=1, inplace=False)  # E: attribute-assignment
 
 
-def field_459() -> None:
+def field_jnp_put_along_axis_bfloat16_jnp_zeros_3_1_jnp_int32_0_axis_1_inplace_False() -> None:
     Fields(float32_=jnp.put_along_axis(a_bfloat16, jnp.zeros((3, 1), jnp.int32), 0, axis=1, inplace=False))  # E: argument
 
 
-def default_459(v: jax.Array[float32] = jnp.put_along_axis(a_bfloat16, jnp.zeros((3, 1), jnp.int32), 0, axis=1, inplace=False)) -> None:  # E: default
+def default_jnp_put_along_axis_bfloat16_jnp_zeros_3_1_jnp_int32_0_axis_1_inplace_False(v: jax.Array[float32] = jnp.put_along_axis(a_bfloat16, jnp.zeros((3, 1), jnp.int32), 0, axis=1, inplace=False)) -> None:  # E: default
     del v
 
 
 # jnp.quantile(a_bfloat16, 0.5): bfloat16 in JAX
-def known_460() -> None:
+def known_jnp_quantile_bfloat16_0_5() -> None:
     assert_type(jnp.quantile(a_bfloat16, 0.5), jax.Array[bfloat16])
 
 
-def return_460() -> jax.Array[float32]:
+def return_jnp_quantile_bfloat16_0_5() -> jax.Array[float32]:
     return jnp.quantile(a_bfloat16, 0.5)  # E: return
 
 
-def assign_460() -> None:
+def assign_jnp_quantile_bfloat16_0_5() -> None:
     y: jax.Array[float32] = jnp.quantile(a_bfloat16, 0.5)  # E: assignment
     del y
 
 
-def rebind_460(r: jax.Array[float32]) -> None:
+def rebind_jnp_quantile_bfloat16_0_5(r: jax.Array[float32]) -> None:
     r = jnp.quantile(a_bfloat16, 0.5)  # E: assignment
     takes_float32(r)
 
 
-def argument_460() -> None:
+def argument_jnp_quantile_bfloat16_0_5() -> None:
     takes_float32(jnp.quantile(a_bfloat16, 0.5))  # E: argument
 
 
-def attribute_460(holder: Holder) -> None:
+def attribute_jnp_quantile_bfloat16_0_5(holder: Holder) -> None:
     holder.float32_ = jnp.quantile(a_bfloat16, 0.5)  # E: attribute-assignment
 
 
-def field_460() -> None:
+def field_jnp_quantile_bfloat16_0_5() -> None:
     Fields(float32_=jnp.quantile(a_bfloat16, 0.5))  # E: argument
 
 
-def default_460(v: jax.Array[float32] = jnp.quantile(a_bfloat16, 0.5)) -> None:  # E: default
+def default_jnp_quantile_bfloat16_0_5(v: jax.Array[float32] = jnp.quantile(a_bfloat16, 0.5)) -> None:  # E: default
     del v
 
 
 # jnp.rad2deg(a_bfloat16): bfloat16 in JAX
-def known_461() -> None:
+def known_jnp_rad2deg_bfloat16() -> None:
     assert_type(jnp.rad2deg(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_461() -> jax.Array[float32]:
+def return_jnp_rad2deg_bfloat16() -> jax.Array[float32]:
     return jnp.rad2deg(a_bfloat16)  # E: return
 
 
-def assign_461() -> None:
+def assign_jnp_rad2deg_bfloat16() -> None:
     y: jax.Array[float32] = jnp.rad2deg(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_461(r: jax.Array[float32]) -> None:
+def rebind_jnp_rad2deg_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.rad2deg(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_461() -> None:
+def argument_jnp_rad2deg_bfloat16() -> None:
     takes_float32(jnp.rad2deg(a_bfloat16))  # E: argument
 
 
-def attribute_461(holder: Holder) -> None:
+def attribute_jnp_rad2deg_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.rad2deg(a_bfloat16)  # E: attribute-assignment
 
 
-def field_461() -> None:
+def field_jnp_rad2deg_bfloat16() -> None:
     Fields(float32_=jnp.rad2deg(a_bfloat16))  # E: argument
 
 
-def default_461(v: jax.Array[float32] = jnp.rad2deg(a_bfloat16)) -> None:  # E: default
+def default_jnp_rad2deg_bfloat16(v: jax.Array[float32] = jnp.rad2deg(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.radians(a_bfloat16): bfloat16 in JAX
-def known_462() -> None:
+def known_jnp_radians_bfloat16() -> None:
     assert_type(jnp.radians(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_462() -> jax.Array[float32]:
+def return_jnp_radians_bfloat16() -> jax.Array[float32]:
     return jnp.radians(a_bfloat16)  # E: return
 
 
-def assign_462() -> None:
+def assign_jnp_radians_bfloat16() -> None:
     y: jax.Array[float32] = jnp.radians(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_462(r: jax.Array[float32]) -> None:
+def rebind_jnp_radians_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.radians(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_462() -> None:
+def argument_jnp_radians_bfloat16() -> None:
     takes_float32(jnp.radians(a_bfloat16))  # E: argument
 
 
-def attribute_462(holder: Holder) -> None:
+def attribute_jnp_radians_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.radians(a_bfloat16)  # E: attribute-assignment
 
 
-def field_462() -> None:
+def field_jnp_radians_bfloat16() -> None:
     Fields(float32_=jnp.radians(a_bfloat16))  # E: argument
 
 
-def default_462(v: jax.Array[float32] = jnp.radians(a_bfloat16)) -> None:  # E: default
+def default_jnp_radians_bfloat16(v: jax.Array[float32] = jnp.radians(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.ravel(a_bfloat16): bfloat16 in JAX
-def known_463() -> None:
+def known_jnp_ravel_bfloat16() -> None:
     assert_type(jnp.ravel(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_463() -> jax.Array[float32]:
+def return_jnp_ravel_bfloat16() -> jax.Array[float32]:
     return jnp.ravel(a_bfloat16)  # E: return
 
 
-def assign_463() -> None:
+def assign_jnp_ravel_bfloat16() -> None:
     y: jax.Array[float32] = jnp.ravel(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_463(r: jax.Array[float32]) -> None:
+def rebind_jnp_ravel_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.ravel(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_463() -> None:
+def argument_jnp_ravel_bfloat16() -> None:
     takes_float32(jnp.ravel(a_bfloat16))  # E: argument
 
 
-def attribute_463(holder: Holder) -> None:
+def attribute_jnp_ravel_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.ravel(a_bfloat16)  # E: attribute-assignment
 
 
-def field_463() -> None:
+def field_jnp_ravel_bfloat16() -> None:
     Fields(float32_=jnp.ravel(a_bfloat16))  # E: argument
 
 
-def default_463(v: jax.Array[float32] = jnp.ravel(a_bfloat16)) -> None:  # E: default
+def default_jnp_ravel_bfloat16(v: jax.Array[float32] = jnp.ravel(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.ravel_multi_index((a_int8, a_int8), (3, 3), mode='clip'): int8 in JAX
-def known_464() -> None:
+def known_jnp_ravel_multi_index_int8_int8_3_3_mode_clip() -> None:
     assert_type(jnp.ravel_multi_index((a_int8, a_int8), (3, 3), mode='clip'), jax.Array[int8])
 
 
-def return_464() -> jax.Array[float32]:
+def return_jnp_ravel_multi_index_int8_int8_3_3_mode_clip() -> jax.Array[float32]:
     return jnp.ravel_multi_index((a_int8, a_int8), (3, 3), mode='clip')  # E: return
 
 
-def assign_464() -> None:
+def assign_jnp_ravel_multi_index_int8_int8_3_3_mode_clip() -> None:
     y: jax.Array[float32] = jnp.ravel_multi_index((a_int8, a_int8), (3, 3), mode='clip')  # E: assignment
     del y
 
 
-def rebind_464(r: jax.Array[float32]) -> None:
+def rebind_jnp_ravel_multi_index_int8_int8_3_3_mode_clip(r: jax.Array[float32]) -> None:
     r = jnp.ravel_multi_index((a_int8, a_int8), (3, 3), mode='clip')  # E: assignment
     takes_float32(r)
 
 
-def argument_464() -> None:
+def argument_jnp_ravel_multi_index_int8_int8_3_3_mode_clip() -> None:
     takes_float32(jnp.ravel_multi_index((a_int8, a_int8), (3, 3), mode='clip'))  # E: argument
 
 
-def attribute_464(holder: Holder) -> None:
+def attribute_jnp_ravel_multi_index_int8_int8_3_3_mode_clip(holder: Holder) -> None:
     holder.float32_ = jnp.ravel_multi_index((a_int8, a_int8), (3, 3), mode='clip')  # E: attribute-assignment
 
 
-def field_464() -> None:
+def field_jnp_ravel_multi_index_int8_int8_3_3_mode_clip() -> None:
     Fields(float32_=jnp.ravel_multi_index((a_int8, a_int8), (3, 3), mode='clip'))  # E: argument
 
 
-def default_464(v: jax.Array[float32] = jnp.ravel_multi_index((a_int8, a_int8), (3, 3), mode='clip')) -> None:  # E: default
+def default_jnp_ravel_multi_index_int8_int8_3_3_mode_clip(v: jax.Array[float32] = jnp.ravel_multi_index((a_int8, a_int8), (3, 3), mode='clip')) -> None:  # E: default
     del v
 
 
 # jnp.real(a_bfloat16): bfloat16 in JAX
-def known_465() -> None:
+def known_jnp_real_bfloat16() -> None:
     assert_type(jnp.real(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_465() -> jax.Array[float32]:
+def return_jnp_real_bfloat16() -> jax.Array[float32]:
     return jnp.real(a_bfloat16)  # E: return
 
 
-def assign_465() -> None:
+def assign_jnp_real_bfloat16() -> None:
     y: jax.Array[float32] = jnp.real(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_465(r: jax.Array[float32]) -> None:
+def rebind_jnp_real_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.real(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_465() -> None:
+def argument_jnp_real_bfloat16() -> None:
     takes_float32(jnp.real(a_bfloat16))  # E: argument
 
 
-def attribute_465(holder: Holder) -> None:
+def attribute_jnp_real_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.real(a_bfloat16)  # E: attribute-assignment
 
 
-def field_465() -> None:
+def field_jnp_real_bfloat16() -> None:
     Fields(float32_=jnp.real(a_bfloat16))  # E: argument
 
 
-def default_465(v: jax.Array[float32] = jnp.real(a_bfloat16)) -> None:  # E: default
+def default_jnp_real_bfloat16(v: jax.Array[float32] = jnp.real(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.reciprocal(a_bfloat16): bfloat16 in JAX
-def known_466() -> None:
+def known_jnp_reciprocal_bfloat16() -> None:
     assert_type(jnp.reciprocal(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_466() -> jax.Array[float32]:
+def return_jnp_reciprocal_bfloat16() -> jax.Array[float32]:
     return jnp.reciprocal(a_bfloat16)  # E: return
 
 
-def assign_466() -> None:
+def assign_jnp_reciprocal_bfloat16() -> None:
     y: jax.Array[float32] = jnp.reciprocal(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_466(r: jax.Array[float32]) -> None:
+def rebind_jnp_reciprocal_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.reciprocal(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_466() -> None:
+def argument_jnp_reciprocal_bfloat16() -> None:
     takes_float32(jnp.reciprocal(a_bfloat16))  # E: argument
 
 
-def attribute_466(holder: Holder) -> None:
+def attribute_jnp_reciprocal_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.reciprocal(a_bfloat16)  # E: attribute-assignment
 
 
-def field_466() -> None:
+def field_jnp_reciprocal_bfloat16() -> None:
     Fields(float32_=jnp.reciprocal(a_bfloat16))  # E: argument
 
 
-def default_466(v: jax.Array[float32] = jnp.reciprocal(a_bfloat16)) -> None:  # E: default
+def default_jnp_reciprocal_bfloat16(v: jax.Array[float32] = jnp.reciprocal(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.remainder(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_467() -> None:
+def known_jnp_remainder_bfloat16_bfloat16() -> None:
     assert_type(jnp.remainder(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_467() -> jax.Array[float32]:
+def return_jnp_remainder_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.remainder(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_467() -> None:
+def assign_jnp_remainder_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.remainder(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_467(r: jax.Array[float32]) -> None:
+def rebind_jnp_remainder_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.remainder(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_467() -> None:
+def argument_jnp_remainder_bfloat16_bfloat16() -> None:
     takes_float32(jnp.remainder(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_467(holder: Holder) -> None:
+def attribute_jnp_remainder_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.remainder(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_467() -> None:
+def field_jnp_remainder_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.remainder(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_467(v: jax.Array[float32] = jnp.remainder(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_remainder_bfloat16_bfloat16(v: jax.Array[float32] = jnp.remainder(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.repeat(a_bfloat16, 2): bfloat16 in JAX
-def known_468() -> None:
+def known_jnp_repeat_bfloat16_2() -> None:
     assert_type(jnp.repeat(a_bfloat16, 2), jax.Array[bfloat16])
 
 
-def return_468() -> jax.Array[float32]:
+def return_jnp_repeat_bfloat16_2() -> jax.Array[float32]:
     return jnp.repeat(a_bfloat16, 2)  # E: return
 
 
-def assign_468() -> None:
+def assign_jnp_repeat_bfloat16_2() -> None:
     y: jax.Array[float32] = jnp.repeat(a_bfloat16, 2)  # E: assignment
     del y
 
 
-def rebind_468(r: jax.Array[float32]) -> None:
+def rebind_jnp_repeat_bfloat16_2(r: jax.Array[float32]) -> None:
     r = jnp.repeat(a_bfloat16, 2)  # E: assignment
     takes_float32(r)
 
 
-def argument_468() -> None:
+def argument_jnp_repeat_bfloat16_2() -> None:
     takes_float32(jnp.repeat(a_bfloat16, 2))  # E: argument
 
 
-def attribute_468(holder: Holder) -> None:
+def attribute_jnp_repeat_bfloat16_2(holder: Holder) -> None:
     holder.float32_ = jnp.repeat(a_bfloat16, 2)  # E: attribute-assignment
 
 
-def field_468() -> None:
+def field_jnp_repeat_bfloat16_2() -> None:
     Fields(float32_=jnp.repeat(a_bfloat16, 2))  # E: argument
 
 
-def default_468(v: jax.Array[float32] = jnp.repeat(a_bfloat16, 2)) -> None:  # E: default
+def default_jnp_repeat_bfloat16_2(v: jax.Array[float32] = jnp.repeat(a_bfloat16, 2)) -> None:  # E: default
     del v
 
 
 # jnp.reshape(a_bfloat16, (9,)): bfloat16 in JAX
-def known_469() -> None:
+def known_jnp_reshape_bfloat16_9() -> None:
     assert_type(jnp.reshape(a_bfloat16, (9,)), jax.Array[bfloat16])
 
 
-def return_469() -> jax.Array[float32]:
+def return_jnp_reshape_bfloat16_9() -> jax.Array[float32]:
     return jnp.reshape(a_bfloat16, (9,))  # E: return
 
 
-def assign_469() -> None:
+def assign_jnp_reshape_bfloat16_9() -> None:
     y: jax.Array[float32] = jnp.reshape(a_bfloat16, (9,))  # E: assignment
     del y
 
 
-def rebind_469(r: jax.Array[float32]) -> None:
+def rebind_jnp_reshape_bfloat16_9(r: jax.Array[float32]) -> None:
     r = jnp.reshape(a_bfloat16, (9,))  # E: assignment
     takes_float32(r)
 
 
-def argument_469() -> None:
+def argument_jnp_reshape_bfloat16_9() -> None:
     takes_float32(jnp.reshape(a_bfloat16, (9,)))  # E: argument
 
 
-def attribute_469(holder: Holder) -> None:
+def attribute_jnp_reshape_bfloat16_9(holder: Holder) -> None:
     holder.float32_ = jnp.reshape(a_bfloat16, (9,))  # E: attribute-assignment
 
 
-def field_469() -> None:
+def field_jnp_reshape_bfloat16_9() -> None:
     Fields(float32_=jnp.reshape(a_bfloat16, (9,)))  # E: argument
 
 
-def default_469(v: jax.Array[float32] = jnp.reshape(a_bfloat16, (9,))) -> None:  # E: default
+def default_jnp_reshape_bfloat16_9(v: jax.Array[float32] = jnp.reshape(a_bfloat16, (9,))) -> None:  # E: default
     del v
 
 
 # jnp.resize(a_bfloat16, (9,)): bfloat16 in JAX
-def known_470() -> None:
+def known_jnp_resize_bfloat16_9() -> None:
     assert_type(jnp.resize(a_bfloat16, (9,)), jax.Array[bfloat16])
 
 
-def return_470() -> jax.Array[float32]:
+def return_jnp_resize_bfloat16_9() -> jax.Array[float32]:
     return jnp.resize(a_bfloat16, (9,))  # E: return
 
 
-def assign_470() -> None:
+def assign_jnp_resize_bfloat16_9() -> None:
     y: jax.Array[float32] = jnp.resize(a_bfloat16, (9,))  # E: assignment
     del y
 
 
-def rebind_470(r: jax.Array[float32]) -> None:
+def rebind_jnp_resize_bfloat16_9(r: jax.Array[float32]) -> None:
     r = jnp.resize(a_bfloat16, (9,))  # E: assignment
     takes_float32(r)
 
 
-def argument_470() -> None:
+def argument_jnp_resize_bfloat16_9() -> None:
     takes_float32(jnp.resize(a_bfloat16, (9,)))  # E: argument
 
 
-def attribute_470(holder: Holder) -> None:
+def attribute_jnp_resize_bfloat16_9(holder: Holder) -> None:
     holder.float32_ = jnp.resize(a_bfloat16, (9,))  # E: attribute-assignment
 
 
-def field_470() -> None:
+def field_jnp_resize_bfloat16_9() -> None:
     Fields(float32_=jnp.resize(a_bfloat16, (9,)))  # E: argument
 
 
-def default_470(v: jax.Array[float32] = jnp.resize(a_bfloat16, (9,))) -> None:  # E: default
+def default_jnp_resize_bfloat16_9(v: jax.Array[float32] = jnp.resize(a_bfloat16, (9,))) -> None:  # E: default
     del v
 
 
 # jnp.right_shift(a_int8, a_int8): int8 in JAX
-def known_471() -> None:
+def known_jnp_right_shift_int8_int8() -> None:
     assert_type(jnp.right_shift(a_int8, a_int8), jax.Array[int8])
 
 
-def return_471() -> jax.Array[float32]:
+def return_jnp_right_shift_int8_int8() -> jax.Array[float32]:
     return jnp.right_shift(a_int8, a_int8)  # E: return
 
 
-def assign_471() -> None:
+def assign_jnp_right_shift_int8_int8() -> None:
     y: jax.Array[float32] = jnp.right_shift(a_int8, a_int8)  # E: assignment
     del y
 
 
-def rebind_471(r: jax.Array[float32]) -> None:
+def rebind_jnp_right_shift_int8_int8(r: jax.Array[float32]) -> None:
     r = jnp.right_shift(a_int8, a_int8)  # E: assignment
     takes_float32(r)
 
 
-def argument_471() -> None:
+def argument_jnp_right_shift_int8_int8() -> None:
     takes_float32(jnp.right_shift(a_int8, a_int8))  # E: argument
 
 
-def attribute_471(holder: Holder) -> None:
+def attribute_jnp_right_shift_int8_int8(holder: Holder) -> None:
     holder.float32_ = jnp.right_shift(a_int8, a_int8)  # E: attribute-assignment
 
 
-def field_471() -> None:
+def field_jnp_right_shift_int8_int8() -> None:
     Fields(float32_=jnp.right_shift(a_int8, a_int8))  # E: argument
 
 
-def default_471(v: jax.Array[float32] = jnp.right_shift(a_int8, a_int8)) -> None:  # E: default
+def default_jnp_right_shift_int8_int8(v: jax.Array[float32] = jnp.right_shift(a_int8, a_int8)) -> None:  # E: default
     del v
 
 
 # jnp.rint(a_bfloat16): bfloat16 in JAX
-def known_472() -> None:
+def known_jnp_rint_bfloat16() -> None:
     assert_type(jnp.rint(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_472() -> jax.Array[float32]:
+def return_jnp_rint_bfloat16() -> jax.Array[float32]:
     return jnp.rint(a_bfloat16)  # E: return
 
 
-def assign_472() -> None:
+def assign_jnp_rint_bfloat16() -> None:
     y: jax.Array[float32] = jnp.rint(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_472(r: jax.Array[float32]) -> None:
+def rebind_jnp_rint_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.rint(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_472() -> None:
+def argument_jnp_rint_bfloat16() -> None:
     takes_float32(jnp.rint(a_bfloat16))  # E: argument
 
 
-def attribute_472(holder: Holder) -> None:
+def attribute_jnp_rint_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.rint(a_bfloat16)  # E: attribute-assignment
 
 
-def field_472() -> None:
+def field_jnp_rint_bfloat16() -> None:
     Fields(float32_=jnp.rint(a_bfloat16))  # E: argument
 
 
-def default_472(v: jax.Array[float32] = jnp.rint(a_bfloat16)) -> None:  # E: default
+def default_jnp_rint_bfloat16(v: jax.Array[float32] = jnp.rint(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.roots(a_bfloat16): complex64 in JAX
-def known_473() -> None:
+def known_jnp_roots_bfloat16() -> None:
     assert_type(jnp.roots(a_bfloat16), jax.Array[complex64])
 
 
-def return_473() -> jax.Array[float32]:
+def return_jnp_roots_bfloat16() -> jax.Array[float32]:
     return jnp.roots(a_bfloat16)  # E: return
 
 
-def assign_473() -> None:
+def assign_jnp_roots_bfloat16() -> None:
     y: jax.Array[float32] = jnp.roots(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_473(r: jax.Array[float32]) -> None:
+def rebind_jnp_roots_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.roots(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_473() -> None:
+def argument_jnp_roots_bfloat16() -> None:
     takes_float32(jnp.roots(a_bfloat16))  # E: argument
 
 
-def attribute_473(holder: Holder) -> None:
+def attribute_jnp_roots_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.roots(a_bfloat16)  # E: attribute-assignment
 
 
-def field_473() -> None:
+def field_jnp_roots_bfloat16() -> None:
     Fields(float32_=jnp.roots(a_bfloat16))  # E: argument
 
 
-def default_473(v: jax.Array[float32] = jnp.roots(a_bfloat16)) -> None:  # E: default
+def default_jnp_roots_bfloat16(v: jax.Array[float32] = jnp.roots(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.round(a_bfloat16): bfloat16 in JAX
-def known_474() -> None:
+def known_jnp_round_bfloat16() -> None:
     assert_type(jnp.round(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_474() -> jax.Array[float32]:
+def return_jnp_round_bfloat16() -> jax.Array[float32]:
     return jnp.round(a_bfloat16)  # E: return
 
 
-def assign_474() -> None:
+def assign_jnp_round_bfloat16() -> None:
     y: jax.Array[float32] = jnp.round(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_474(r: jax.Array[float32]) -> None:
+def rebind_jnp_round_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.round(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_474() -> None:
+def argument_jnp_round_bfloat16() -> None:
     takes_float32(jnp.round(a_bfloat16))  # E: argument
 
 
-def attribute_474(holder: Holder) -> None:
+def attribute_jnp_round_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.round(a_bfloat16)  # E: attribute-assignment
 
 
-def field_474() -> None:
+def field_jnp_round_bfloat16() -> None:
     Fields(float32_=jnp.round(a_bfloat16))  # E: argument
 
 
-def default_474(v: jax.Array[float32] = jnp.round(a_bfloat16)) -> None:  # E: default
+def default_jnp_round_bfloat16(v: jax.Array[float32] = jnp.round(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.searchsorted(a_bfloat16, a_bfloat16): int32 in JAX
-def known_475() -> None:
+def known_jnp_searchsorted_bfloat16_bfloat16() -> None:
     assert_type(jnp.searchsorted(a_bfloat16, a_bfloat16), jax.Array[int32])
 
 
-def return_475() -> jax.Array[float32]:
+def return_jnp_searchsorted_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.searchsorted(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_475() -> None:
+def assign_jnp_searchsorted_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.searchsorted(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_475(r: jax.Array[float32]) -> None:
+def rebind_jnp_searchsorted_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.searchsorted(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_475() -> None:
+def argument_jnp_searchsorted_bfloat16_bfloat16() -> None:
     takes_float32(jnp.searchsorted(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_475(holder: Holder) -> None:
+def attribute_jnp_searchsorted_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.searchsorted(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_475() -> None:
+def field_jnp_searchsorted_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.searchsorted(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_475(v: jax.Array[float32] = jnp.searchsorted(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_searchsorted_bfloat16_bfloat16(v: jax.Array[float32] = jnp.searchsorted(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.select([a_bool], [a_bfloat16], a_bfloat16): bfloat16 in JAX
-def known_476() -> None:
+def known_jnp_select_bool_bfloat16_bfloat16() -> None:
     assert_type(jnp.select([a_bool], [a_bfloat16], a_bfloat16), jax.Array[bfloat16])
 
 
-def return_476() -> jax.Array[float32]:
+def return_jnp_select_bool_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.select([a_bool], [a_bfloat16], a_bfloat16)  # E: return
 
 
-def assign_476() -> None:
+def assign_jnp_select_bool_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.select([a_bool], [a_bfloat16], a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_476(r: jax.Array[float32]) -> None:
+def rebind_jnp_select_bool_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.select([a_bool], [a_bfloat16], a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_476() -> None:
+def argument_jnp_select_bool_bfloat16_bfloat16() -> None:
     takes_float32(jnp.select([a_bool], [a_bfloat16], a_bfloat16))  # E: argument
 
 
-def attribute_476(holder: Holder) -> None:
+def attribute_jnp_select_bool_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.select([a_bool], [a_bfloat16], a_bfloat16)  # E: attribute-assignment
 
 
-def field_476() -> None:
+def field_jnp_select_bool_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.select([a_bool], [a_bfloat16], a_bfloat16))  # E: argument
 
 
-def default_476(v: jax.Array[float32] = jnp.select([a_bool], [a_bfloat16], a_bfloat16)) -> None:  # E: default
+def default_jnp_select_bool_bfloat16_bfloat16(v: jax.Array[float32] = jnp.select([a_bool], [a_bfloat16], a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.setdiff1d(a_bfloat16, a_bfloat16, size=3): bfloat16 in JAX
-def known_477() -> None:
+def known_jnp_setdiff1d_bfloat16_bfloat16_size_3() -> None:
     assert_type(jnp.setdiff1d(a_bfloat16, a_bfloat16, size=3), jax.Array[bfloat16])
 
 
-def return_477() -> jax.Array[float32]:
+def return_jnp_setdiff1d_bfloat16_bfloat16_size_3() -> jax.Array[float32]:
     return jnp.setdiff1d(a_bfloat16, a_bfloat16, size=3)  # E: return
 
 
-def assign_477() -> None:
+def assign_jnp_setdiff1d_bfloat16_bfloat16_size_3() -> None:
     y: jax.Array[float32] = jnp.setdiff1d(a_bfloat16, a_bfloat16, size=3)  # E: assignment
     del y
 
 
-def rebind_477(r: jax.Array[float32]) -> None:
+def rebind_jnp_setdiff1d_bfloat16_bfloat16_size_3(r: jax.Array[float32]) -> None:
     r = jnp.setdiff1d(a_bfloat16, a_bfloat16, size=3)  # E: assignment
     takes_float32(r)
 
 
-def argument_477() -> None:
+def argument_jnp_setdiff1d_bfloat16_bfloat16_size_3() -> None:
     takes_float32(jnp.setdiff1d(a_bfloat16, a_bfloat16, size=3))  # E: argument
 
 
-def attribute_477(holder: Holder) -> None:
+def attribute_jnp_setdiff1d_bfloat16_bfloat16_size_3(holder: Holder) -> None:
     holder.float32_ = jnp.setdiff1d(a_bfloat16, a_bfloat16, size=3)  # E: attribute-assignment
 
 
-def field_477() -> None:
+def field_jnp_setdiff1d_bfloat16_bfloat16_size_3() -> None:
     Fields(float32_=jnp.setdiff1d(a_bfloat16, a_bfloat16, size=3))  # E: argument
 
 
-def default_477(v: jax.Array[float32] = jnp.setdiff1d(a_bfloat16, a_bfloat16, size=3)) -> None:  # E: default
+def default_jnp_setdiff1d_bfloat16_bfloat16_size_3(v: jax.Array[float32] = jnp.setdiff1d(a_bfloat16, a_bfloat16, size=3)) -> None:  # E: default
     del v
 
 
 # jnp.setxor1d(a_bfloat16, a_bfloat16, size=3): bfloat16 in JAX
-def known_478() -> None:
+def known_jnp_setxor1d_bfloat16_bfloat16_size_3() -> None:
     assert_type(jnp.setxor1d(a_bfloat16, a_bfloat16, size=3), jax.Array[bfloat16])
 
 
-def return_478() -> jax.Array[float32]:
+def return_jnp_setxor1d_bfloat16_bfloat16_size_3() -> jax.Array[float32]:
     return jnp.setxor1d(a_bfloat16, a_bfloat16, size=3)  # E: return
 
 
-def assign_478() -> None:
+def assign_jnp_setxor1d_bfloat16_bfloat16_size_3() -> None:
     y: jax.Array[float32] = jnp.setxor1d(a_bfloat16, a_bfloat16, size=3)  # E: assignment
     del y
 
 
-def rebind_478(r: jax.Array[float32]) -> None:
+def rebind_jnp_setxor1d_bfloat16_bfloat16_size_3(r: jax.Array[float32]) -> None:
     r = jnp.setxor1d(a_bfloat16, a_bfloat16, size=3)  # E: assignment
     takes_float32(r)
 
 
-def argument_478() -> None:
+def argument_jnp_setxor1d_bfloat16_bfloat16_size_3() -> None:
     takes_float32(jnp.setxor1d(a_bfloat16, a_bfloat16, size=3))  # E: argument
 
 
-def attribute_478(holder: Holder) -> None:
+def attribute_jnp_setxor1d_bfloat16_bfloat16_size_3(holder: Holder) -> None:
     holder.float32_ = jnp.setxor1d(a_bfloat16, a_bfloat16, size=3)  # E: attribute-assignment
 
 
-def field_478() -> None:
+def field_jnp_setxor1d_bfloat16_bfloat16_size_3() -> None:
     Fields(float32_=jnp.setxor1d(a_bfloat16, a_bfloat16, size=3))  # E: argument
 
 
-def default_478(v: jax.Array[float32] = jnp.setxor1d(a_bfloat16, a_bfloat16, size=3)) -> None:  # E: default
+def default_jnp_setxor1d_bfloat16_bfloat16_size_3(v: jax.Array[float32] = jnp.setxor1d(a_bfloat16, a_bfloat16, size=3)) -> None:  # E: default
     del v
 
 
 # jnp.sign(a_bfloat16): bfloat16 in JAX
-def known_479() -> None:
+def known_jnp_sign_bfloat16() -> None:
     assert_type(jnp.sign(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_479() -> jax.Array[float32]:
+def return_jnp_sign_bfloat16() -> jax.Array[float32]:
     return jnp.sign(a_bfloat16)  # E: return
 
 
-def assign_479() -> None:
+def assign_jnp_sign_bfloat16() -> None:
     y: jax.Array[float32] = jnp.sign(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_479(r: jax.Array[float32]) -> None:
+def rebind_jnp_sign_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.sign(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_479() -> None:
+def argument_jnp_sign_bfloat16() -> None:
     takes_float32(jnp.sign(a_bfloat16))  # E: argument
 
 
-def attribute_479(holder: Holder) -> None:
+def attribute_jnp_sign_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.sign(a_bfloat16)  # E: attribute-assignment
 
 
-def field_479() -> None:
+def field_jnp_sign_bfloat16() -> None:
     Fields(float32_=jnp.sign(a_bfloat16))  # E: argument
 
 
-def default_479(v: jax.Array[float32] = jnp.sign(a_bfloat16)) -> None:  # E: default
+def default_jnp_sign_bfloat16(v: jax.Array[float32] = jnp.sign(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.signbit(a_bfloat16): bool_ in JAX
-def known_480() -> None:
+def known_jnp_signbit_bfloat16() -> None:
     assert_type(jnp.signbit(a_bfloat16), jax.Array[bool_])
 
 
-def return_480() -> jax.Array[float32]:
+def return_jnp_signbit_bfloat16() -> jax.Array[float32]:
     return jnp.signbit(a_bfloat16)  # E: return
 
 
-def assign_480() -> None:
+def assign_jnp_signbit_bfloat16() -> None:
     y: jax.Array[float32] = jnp.signbit(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_480(r: jax.Array[float32]) -> None:
+def rebind_jnp_signbit_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.signbit(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_480() -> None:
+def argument_jnp_signbit_bfloat16() -> None:
     takes_float32(jnp.signbit(a_bfloat16))  # E: argument
 
 
-def attribute_480(holder: Holder) -> None:
+def attribute_jnp_signbit_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.signbit(a_bfloat16)  # E: attribute-assignment
 
 
-def field_480() -> None:
+def field_jnp_signbit_bfloat16() -> None:
     Fields(float32_=jnp.signbit(a_bfloat16))  # E: argument
 
 
-def default_480(v: jax.Array[float32] = jnp.signbit(a_bfloat16)) -> None:  # E: default
+def default_jnp_signbit_bfloat16(v: jax.Array[float32] = jnp.signbit(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.sin(a_bfloat16): bfloat16 in JAX
-def known_481() -> None:
+def known_jnp_sin_bfloat16() -> None:
     assert_type(jnp.sin(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_481() -> jax.Array[float32]:
+def return_jnp_sin_bfloat16() -> jax.Array[float32]:
     return jnp.sin(a_bfloat16)  # E: return
 
 
-def assign_481() -> None:
+def assign_jnp_sin_bfloat16() -> None:
     y: jax.Array[float32] = jnp.sin(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_481(r: jax.Array[float32]) -> None:
+def rebind_jnp_sin_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.sin(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_481() -> None:
+def argument_jnp_sin_bfloat16() -> None:
     takes_float32(jnp.sin(a_bfloat16))  # E: argument
 
 
-def attribute_481(holder: Holder) -> None:
+def attribute_jnp_sin_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.sin(a_bfloat16)  # E: attribute-assignment
 
 
-def field_481() -> None:
+def field_jnp_sin_bfloat16() -> None:
     Fields(float32_=jnp.sin(a_bfloat16))  # E: argument
 
 
-def default_481(v: jax.Array[float32] = jnp.sin(a_bfloat16)) -> None:  # E: default
+def default_jnp_sin_bfloat16(v: jax.Array[float32] = jnp.sin(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.sinc(a_bfloat16): bfloat16 in JAX
-def known_482() -> None:
+def known_jnp_sinc_bfloat16() -> None:
     assert_type(jnp.sinc(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_482() -> jax.Array[float32]:
+def return_jnp_sinc_bfloat16() -> jax.Array[float32]:
     return jnp.sinc(a_bfloat16)  # E: return
 
 
-def assign_482() -> None:
+def assign_jnp_sinc_bfloat16() -> None:
     y: jax.Array[float32] = jnp.sinc(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_482(r: jax.Array[float32]) -> None:
+def rebind_jnp_sinc_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.sinc(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_482() -> None:
+def argument_jnp_sinc_bfloat16() -> None:
     takes_float32(jnp.sinc(a_bfloat16))  # E: argument
 
 
-def attribute_482(holder: Holder) -> None:
+def attribute_jnp_sinc_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.sinc(a_bfloat16)  # E: attribute-assignment
 
 
-def field_482() -> None:
+def field_jnp_sinc_bfloat16() -> None:
     Fields(float32_=jnp.sinc(a_bfloat16))  # E: argument
 
 
-def default_482(v: jax.Array[float32] = jnp.sinc(a_bfloat16)) -> None:  # E: default
+def default_jnp_sinc_bfloat16(v: jax.Array[float32] = jnp.sinc(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.sinh(a_bfloat16): bfloat16 in JAX
-def known_483() -> None:
+def known_jnp_sinh_bfloat16() -> None:
     assert_type(jnp.sinh(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_483() -> jax.Array[float32]:
+def return_jnp_sinh_bfloat16() -> jax.Array[float32]:
     return jnp.sinh(a_bfloat16)  # E: return
 
 
-def assign_483() -> None:
+def assign_jnp_sinh_bfloat16() -> None:
     y: jax.Array[float32] = jnp.sinh(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_483(r: jax.Array[float32]) -> None:
+def rebind_jnp_sinh_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.sinh(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_483() -> None:
+def argument_jnp_sinh_bfloat16() -> None:
     takes_float32(jnp.sinh(a_bfloat16))  # E: argument
 
 
-def attribute_483(holder: Holder) -> None:
+def attribute_jnp_sinh_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.sinh(a_bfloat16)  # E: attribute-assignment
 
 
-def field_483() -> None:
+def field_jnp_sinh_bfloat16() -> None:
     Fields(float32_=jnp.sinh(a_bfloat16))  # E: argument
 
 
-def default_483(v: jax.Array[float32] = jnp.sinh(a_bfloat16)) -> None:  # E: default
+def default_jnp_sinh_bfloat16(v: jax.Array[float32] = jnp.sinh(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.sort(a_bfloat16): bfloat16 in JAX
-def known_484() -> None:
+def known_jnp_sort_bfloat16() -> None:
     assert_type(jnp.sort(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_484() -> jax.Array[float32]:
+def return_jnp_sort_bfloat16() -> jax.Array[float32]:
     return jnp.sort(a_bfloat16)  # E: return
 
 
-def assign_484() -> None:
+def assign_jnp_sort_bfloat16() -> None:
     y: jax.Array[float32] = jnp.sort(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_484(r: jax.Array[float32]) -> None:
+def rebind_jnp_sort_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.sort(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_484() -> None:
+def argument_jnp_sort_bfloat16() -> None:
     takes_float32(jnp.sort(a_bfloat16))  # E: argument
 
 
-def attribute_484(holder: Holder) -> None:
+def attribute_jnp_sort_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.sort(a_bfloat16)  # E: attribute-assignment
 
 
-def field_484() -> None:
+def field_jnp_sort_bfloat16() -> None:
     Fields(float32_=jnp.sort(a_bfloat16))  # E: argument
 
 
-def default_484(v: jax.Array[float32] = jnp.sort(a_bfloat16)) -> None:  # E: default
+def default_jnp_sort_bfloat16(v: jax.Array[float32] = jnp.sort(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.sort_complex(a_bfloat16): complex64 in JAX
-def known_485() -> None:
+def known_jnp_sort_complex_bfloat16() -> None:
     assert_type(jnp.sort_complex(a_bfloat16), jax.Array[complex64])
 
 
-def return_485() -> jax.Array[float32]:
+def return_jnp_sort_complex_bfloat16() -> jax.Array[float32]:
     return jnp.sort_complex(a_bfloat16)  # E: return
 
 
-def assign_485() -> None:
+def assign_jnp_sort_complex_bfloat16() -> None:
     y: jax.Array[float32] = jnp.sort_complex(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_485(r: jax.Array[float32]) -> None:
+def rebind_jnp_sort_complex_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.sort_complex(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_485() -> None:
+def argument_jnp_sort_complex_bfloat16() -> None:
     takes_float32(jnp.sort_complex(a_bfloat16))  # E: argument
 
 
-def attribute_485(holder: Holder) -> None:
+def attribute_jnp_sort_complex_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.sort_complex(a_bfloat16)  # E: attribute-assignment
 
 
-def field_485() -> None:
+def field_jnp_sort_complex_bfloat16() -> None:
     Fields(float32_=jnp.sort_complex(a_bfloat16))  # E: argument
 
 
-def default_485(v: jax.Array[float32] = jnp.sort_complex(a_bfloat16)) -> None:  # E: default
+def default_jnp_sort_complex_bfloat16(v: jax.Array[float32] = jnp.sort_complex(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.spacing(a_bfloat16): bfloat16 in JAX
-def known_486() -> None:
+def known_jnp_spacing_bfloat16() -> None:
     assert_type(jnp.spacing(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_486() -> jax.Array[float32]:
+def return_jnp_spacing_bfloat16() -> jax.Array[float32]:
     return jnp.spacing(a_bfloat16)  # E: return
 
 
-def assign_486() -> None:
+def assign_jnp_spacing_bfloat16() -> None:
     y: jax.Array[float32] = jnp.spacing(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_486(r: jax.Array[float32]) -> None:
+def rebind_jnp_spacing_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.spacing(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_486() -> None:
+def argument_jnp_spacing_bfloat16() -> None:
     takes_float32(jnp.spacing(a_bfloat16))  # E: argument
 
 
-def attribute_486(holder: Holder) -> None:
+def attribute_jnp_spacing_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.spacing(a_bfloat16)  # E: attribute-assignment
 
 
-def field_486() -> None:
+def field_jnp_spacing_bfloat16() -> None:
     Fields(float32_=jnp.spacing(a_bfloat16))  # E: argument
 
 
-def default_486(v: jax.Array[float32] = jnp.spacing(a_bfloat16)) -> None:  # E: default
+def default_jnp_spacing_bfloat16(v: jax.Array[float32] = jnp.spacing(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.split(a_bfloat16, 3): bfloat16 in JAX
-def known_487() -> None:
+def known_jnp_split_bfloat16_3() -> None:
     assert_type(jnp.split(a_bfloat16, 3), jax.Array[bfloat16])
 
 
-def return_487() -> jax.Array[float32]:
+def return_jnp_split_bfloat16_3() -> jax.Array[float32]:
     return jnp.split(a_bfloat16, 3)  # E: return
 
 
-def assign_487() -> None:
+def assign_jnp_split_bfloat16_3() -> None:
     y: jax.Array[float32] = jnp.split(a_bfloat16, 3)  # E: assignment
     del y
 
 
-def rebind_487(r: jax.Array[float32]) -> None:
+def rebind_jnp_split_bfloat16_3(r: jax.Array[float32]) -> None:
     r = jnp.split(a_bfloat16, 3)  # E: assignment
     takes_float32(r)
 
 
-def argument_487() -> None:
+def argument_jnp_split_bfloat16_3() -> None:
     takes_float32(jnp.split(a_bfloat16, 3))  # E: argument
 
 
-def attribute_487(holder: Holder) -> None:
+def attribute_jnp_split_bfloat16_3(holder: Holder) -> None:
     holder.float32_ = jnp.split(a_bfloat16, 3)  # E: attribute-assignment
 
 
-def field_487() -> None:
+def field_jnp_split_bfloat16_3() -> None:
     Fields(float32_=jnp.split(a_bfloat16, 3))  # E: argument
 
 
-def default_487(v: jax.Array[float32] = jnp.split(a_bfloat16, 3)) -> None:  # E: default
+def default_jnp_split_bfloat16_3(v: jax.Array[float32] = jnp.split(a_bfloat16, 3)) -> None:  # E: default
     del v
 
 
 # jnp.sqrt(a_bfloat16): bfloat16 in JAX
-def known_488() -> None:
+def known_jnp_sqrt_bfloat16() -> None:
     assert_type(jnp.sqrt(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_488() -> jax.Array[float32]:
+def return_jnp_sqrt_bfloat16() -> jax.Array[float32]:
     return jnp.sqrt(a_bfloat16)  # E: return
 
 
-def assign_488() -> None:
+def assign_jnp_sqrt_bfloat16() -> None:
     y: jax.Array[float32] = jnp.sqrt(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_488(r: jax.Array[float32]) -> None:
+def rebind_jnp_sqrt_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.sqrt(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_488() -> None:
+def argument_jnp_sqrt_bfloat16() -> None:
     takes_float32(jnp.sqrt(a_bfloat16))  # E: argument
 
 
-def attribute_488(holder: Holder) -> None:
+def attribute_jnp_sqrt_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.sqrt(a_bfloat16)  # E: attribute-assignment
 
 
-def field_488() -> None:
+def field_jnp_sqrt_bfloat16() -> None:
     Fields(float32_=jnp.sqrt(a_bfloat16))  # E: argument
 
 
-def default_488(v: jax.Array[float32] = jnp.sqrt(a_bfloat16)) -> None:  # E: default
+def default_jnp_sqrt_bfloat16(v: jax.Array[float32] = jnp.sqrt(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.square(a_bfloat16): bfloat16 in JAX
-def known_489() -> None:
+def known_jnp_square_bfloat16() -> None:
     assert_type(jnp.square(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_489() -> jax.Array[float32]:
+def return_jnp_square_bfloat16() -> jax.Array[float32]:
     return jnp.square(a_bfloat16)  # E: return
 
 
-def assign_489() -> None:
+def assign_jnp_square_bfloat16() -> None:
     y: jax.Array[float32] = jnp.square(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_489(r: jax.Array[float32]) -> None:
+def rebind_jnp_square_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.square(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_489() -> None:
+def argument_jnp_square_bfloat16() -> None:
     takes_float32(jnp.square(a_bfloat16))  # E: argument
 
 
-def attribute_489(holder: Holder) -> None:
+def attribute_jnp_square_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.square(a_bfloat16)  # E: attribute-assignment
 
 
-def field_489() -> None:
+def field_jnp_square_bfloat16() -> None:
     Fields(float32_=jnp.square(a_bfloat16))  # E: argument
 
 
-def default_489(v: jax.Array[float32] = jnp.square(a_bfloat16)) -> None:  # E: default
+def default_jnp_square_bfloat16(v: jax.Array[float32] = jnp.square(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.squeeze(a_bfloat16): bfloat16 in JAX
-def known_490() -> None:
+def known_jnp_squeeze_bfloat16() -> None:
     assert_type(jnp.squeeze(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_490() -> jax.Array[float32]:
+def return_jnp_squeeze_bfloat16() -> jax.Array[float32]:
     return jnp.squeeze(a_bfloat16)  # E: return
 
 
-def assign_490() -> None:
+def assign_jnp_squeeze_bfloat16() -> None:
     y: jax.Array[float32] = jnp.squeeze(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_490(r: jax.Array[float32]) -> None:
+def rebind_jnp_squeeze_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.squeeze(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_490() -> None:
+def argument_jnp_squeeze_bfloat16() -> None:
     takes_float32(jnp.squeeze(a_bfloat16))  # E: argument
 
 
-def attribute_490(holder: Holder) -> None:
+def attribute_jnp_squeeze_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.squeeze(a_bfloat16)  # E: attribute-assignment
 
 
-def field_490() -> None:
+def field_jnp_squeeze_bfloat16() -> None:
     Fields(float32_=jnp.squeeze(a_bfloat16))  # E: argument
 
 
-def default_490(v: jax.Array[float32] = jnp.squeeze(a_bfloat16)) -> None:  # E: default
+def default_jnp_squeeze_bfloat16(v: jax.Array[float32] = jnp.squeeze(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.stack([a_bfloat16, a_bfloat16]): bfloat16 in JAX
-def known_491() -> None:
+def known_jnp_stack_bfloat16_bfloat16() -> None:
     assert_type(jnp.stack([a_bfloat16, a_bfloat16]), jax.Array[bfloat16])
 
 
-def return_491() -> jax.Array[float32]:
+def return_jnp_stack_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.stack([a_bfloat16, a_bfloat16])  # E: return
 
 
-def assign_491() -> None:
+def assign_jnp_stack_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.stack([a_bfloat16, a_bfloat16])  # E: assignment
     del y
 
 
-def rebind_491(r: jax.Array[float32]) -> None:
+def rebind_jnp_stack_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.stack([a_bfloat16, a_bfloat16])  # E: assignment
     takes_float32(r)
 
 
-def argument_491() -> None:
+def argument_jnp_stack_bfloat16_bfloat16() -> None:
     takes_float32(jnp.stack([a_bfloat16, a_bfloat16]))  # E: argument
 
 
-def attribute_491(holder: Holder) -> None:
+def attribute_jnp_stack_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.stack([a_bfloat16, a_bfloat16])  # E: attribute-assignment
 
 
-def field_491() -> None:
+def field_jnp_stack_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.stack([a_bfloat16, a_bfloat16]))  # E: argument
 
 
-def default_491(v: jax.Array[float32] = jnp.stack([a_bfloat16, a_bfloat16])) -> None:  # E: default
+def default_jnp_stack_bfloat16_bfloat16(v: jax.Array[float32] = jnp.stack([a_bfloat16, a_bfloat16])) -> None:  # E: default
     del v
 
 
 # jnp.std(a_bfloat16): bfloat16 in JAX
-def known_492() -> None:
+def known_jnp_std_bfloat16() -> None:
     assert_type(jnp.std(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_492() -> jax.Array[float32]:
+def return_jnp_std_bfloat16() -> jax.Array[float32]:
     return jnp.std(a_bfloat16)  # E: return
 
 
-def assign_492() -> None:
+def assign_jnp_std_bfloat16() -> None:
     y: jax.Array[float32] = jnp.std(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_492(r: jax.Array[float32]) -> None:
+def rebind_jnp_std_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.std(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_492() -> None:
+def argument_jnp_std_bfloat16() -> None:
     takes_float32(jnp.std(a_bfloat16))  # E: argument
 
 
-def attribute_492(holder: Holder) -> None:
+def attribute_jnp_std_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.std(a_bfloat16)  # E: attribute-assignment
 
 
-def field_492() -> None:
+def field_jnp_std_bfloat16() -> None:
     Fields(float32_=jnp.std(a_bfloat16))  # E: argument
 
 
-def default_492(v: jax.Array[float32] = jnp.std(a_bfloat16)) -> None:  # E: default
+def default_jnp_std_bfloat16(v: jax.Array[float32] = jnp.std(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.std(a_bfloat16, dtype=None): bfloat16 in JAX
-def known_493() -> None:
+def known_jnp_std_bfloat16_dtype_None() -> None:
     assert_type(jnp.std(a_bfloat16, dtype=None), jax.Array[bfloat16])
 
 
-def return_493() -> jax.Array[float32]:
+def return_jnp_std_bfloat16_dtype_None() -> jax.Array[float32]:
     return jnp.std(a_bfloat16, dtype=None)  # E: return
 
 
-def assign_493() -> None:
+def assign_jnp_std_bfloat16_dtype_None() -> None:
     y: jax.Array[float32] = jnp.std(a_bfloat16, dtype=None)  # E: assignment
     del y
 
 
-def rebind_493(r: jax.Array[float32]) -> None:
+def rebind_jnp_std_bfloat16_dtype_None(r: jax.Array[float32]) -> None:
     r = jnp.std(a_bfloat16, dtype=None)  # E: assignment
     takes_float32(r)
 
 
-def argument_493() -> None:
+def argument_jnp_std_bfloat16_dtype_None() -> None:
     takes_float32(jnp.std(a_bfloat16, dtype=None))  # E: argument
 
 
-def attribute_493(holder: Holder) -> None:
+def attribute_jnp_std_bfloat16_dtype_None(holder: Holder) -> None:
     holder.float32_ = jnp.std(a_bfloat16, dtype=None)  # E: attribute-assignment
 
 
-def field_493() -> None:
+def field_jnp_std_bfloat16_dtype_None() -> None:
     Fields(float32_=jnp.std(a_bfloat16, dtype=None))  # E: argument
 
 
-def default_493(v: jax.Array[float32] = jnp.std(a_bfloat16, dtype=None)) -> None:  # E: default
+def default_jnp_std_bfloat16_dtype_None(v: jax.Array[float32] = jnp.std(a_bfloat16, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.subtract(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_494() -> None:
+def known_jnp_subtract_bfloat16_bfloat16() -> None:
     assert_type(jnp.subtract(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_494() -> jax.Array[float32]:
+def return_jnp_subtract_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.subtract(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_494() -> None:
+def assign_jnp_subtract_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.subtract(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_494(r: jax.Array[float32]) -> None:
+def rebind_jnp_subtract_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.subtract(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_494() -> None:
+def argument_jnp_subtract_bfloat16_bfloat16() -> None:
     takes_float32(jnp.subtract(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_494(holder: Holder) -> None:
+def attribute_jnp_subtract_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.subtract(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_494() -> None:
+def field_jnp_subtract_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.subtract(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_494(v: jax.Array[float32] = jnp.subtract(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_subtract_bfloat16_bfloat16(v: jax.Array[float32] = jnp.subtract(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.sum(a_bfloat16): bfloat16 in JAX
-def known_495() -> None:
+def known_jnp_sum_bfloat16() -> None:
     assert_type(jnp.sum(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_495() -> jax.Array[float32]:
+def return_jnp_sum_bfloat16() -> jax.Array[float32]:
     return jnp.sum(a_bfloat16)  # E: return
 
 
-def assign_495() -> None:
+def assign_jnp_sum_bfloat16() -> None:
     y: jax.Array[float32] = jnp.sum(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_495(r: jax.Array[float32]) -> None:
+def rebind_jnp_sum_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.sum(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_495() -> None:
+def argument_jnp_sum_bfloat16() -> None:
     takes_float32(jnp.sum(a_bfloat16))  # E: argument
 
 
-def attribute_495(holder: Holder) -> None:
+def attribute_jnp_sum_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.sum(a_bfloat16)  # E: attribute-assignment
 
 
-def field_495() -> None:
+def field_jnp_sum_bfloat16() -> None:
     Fields(float32_=jnp.sum(a_bfloat16))  # E: argument
 
 
-def default_495(v: jax.Array[float32] = jnp.sum(a_bfloat16)) -> None:  # E: default
+def default_jnp_sum_bfloat16(v: jax.Array[float32] = jnp.sum(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.sum(a_bfloat16, dtype=None): bfloat16 in JAX
-def known_496() -> None:
+def known_jnp_sum_bfloat16_dtype_None() -> None:
     assert_type(jnp.sum(a_bfloat16, dtype=None), jax.Array[bfloat16])
 
 
-def return_496() -> jax.Array[float32]:
+def return_jnp_sum_bfloat16_dtype_None() -> jax.Array[float32]:
     return jnp.sum(a_bfloat16, dtype=None)  # E: return
 
 
-def assign_496() -> None:
+def assign_jnp_sum_bfloat16_dtype_None() -> None:
     y: jax.Array[float32] = jnp.sum(a_bfloat16, dtype=None)  # E: assignment
     del y
 
 
-def rebind_496(r: jax.Array[float32]) -> None:
+def rebind_jnp_sum_bfloat16_dtype_None(r: jax.Array[float32]) -> None:
     r = jnp.sum(a_bfloat16, dtype=None)  # E: assignment
     takes_float32(r)
 
 
-def argument_496() -> None:
+def argument_jnp_sum_bfloat16_dtype_None() -> None:
     takes_float32(jnp.sum(a_bfloat16, dtype=None))  # E: argument
 
 
-def attribute_496(holder: Holder) -> None:
+def attribute_jnp_sum_bfloat16_dtype_None(holder: Holder) -> None:
     holder.float32_ = jnp.sum(a_bfloat16, dtype=None)  # E: attribute-assignment
 
 
-def field_496() -> None:
+def field_jnp_sum_bfloat16_dtype_None() -> None:
     Fields(float32_=jnp.sum(a_bfloat16, dtype=None))  # E: argument
 
 
-def default_496(v: jax.Array[float32] = jnp.sum(a_bfloat16, dtype=None)) -> None:  # E: default
+def default_jnp_sum_bfloat16_dtype_None(v: jax.Array[float32] = jnp.sum(a_bfloat16, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.take(a_bfloat16, jnp.zeros((3, 3), jnp.int32), axis=0): bfloat16 in JAX
-def known_497() -> None:
+def known_jnp_take_bfloat16_jnp_zeros_3_3_jnp_int32_axis_0() -> None:
     assert_type(jnp.take(a_bfloat16, jnp.zeros((3, 3), jnp.int32), axis=0), jax.Array[bfloat16])
 
 
-def return_497() -> jax.Array[float32]:
+def return_jnp_take_bfloat16_jnp_zeros_3_3_jnp_int32_axis_0() -> jax.Array[float32]:
     return jnp.take(a_bfloat16, jnp.zeros((3, 3), jnp.int32), axis=0)  # E: return
 
 
-def assign_497() -> None:
+def assign_jnp_take_bfloat16_jnp_zeros_3_3_jnp_int32_axis_0() -> None:
     y: jax.Array[float32] = jnp.take(a_bfloat16, jnp.zeros((3, 3), jnp.int32), axis=0)  # E: assignment
     del y
 
 
-def rebind_497(r: jax.Array[float32]) -> None:
+def rebind_jnp_take_bfloat16_jnp_zeros_3_3_jnp_int32_axis_0(r: jax.Array[float32]) -> None:
     r = jnp.take(a_bfloat16, jnp.zeros((3, 3), jnp.int32), axis=0)  # E: assignment
     takes_float32(r)
 
 
-def argument_497() -> None:
+def argument_jnp_take_bfloat16_jnp_zeros_3_3_jnp_int32_axis_0() -> None:
     takes_float32(jnp.take(a_bfloat16, jnp.zeros((3, 3), jnp.int32), axis=0))  # E: argument
 
 
-def attribute_497(holder: Holder) -> None:
+def attribute_jnp_take_bfloat16_jnp_zeros_3_3_jnp_int32_axis_0(holder: Holder) -> None:
     holder.float32_ = jnp.take(a_bfloat16, jnp.zeros((3, 3), jnp.int32), axis=0)  # E: attribute-assignment
 
 
-def field_497() -> None:
+def field_jnp_take_bfloat16_jnp_zeros_3_3_jnp_int32_axis_0() -> None:
     Fields(float32_=jnp.take(a_bfloat16, jnp.zeros((3, 3), jnp.int32), axis=0))  # E: argument
 
 
-def default_497(v: jax.Array[float32] = jnp.take(a_bfloat16, jnp.zeros((3, 3), jnp.int32), axis=0)) -> None:  # E: default
+def default_jnp_take_bfloat16_jnp_zeros_3_3_jnp_int32_axis_0(v: jax.Array[float32] = jnp.take(a_bfloat16, jnp.zeros((3, 3), jnp.int32), axis=0)) -> None:  # E: default
     del v
 
 
 # jnp.take_along_axis(a_bfloat16, jnp.zeros((3, 3), jnp.int32), axis=0): bfloat16 in JAX
-def known_498() -> None:
+def known_jnp_take_along_axis_bfloat16_jnp_zeros_3_3_jnp_int32_axis_0() -> None:
     assert_type(jnp.take_along_axis(a_bfloat16, jnp.zeros((3, 3), jnp.int32), axis=0), jax.Array[bfloat16])
 
 
-def return_498() -> jax.Array[float32]:
+def return_jnp_take_along_axis_bfloat16_jnp_zeros_3_3_jnp_int32_axis_0() -> jax.Array[float32]:
     return jnp.take_along_axis(a_bfloat16, jnp.zeros((3, 3), jnp.int32), axis=0)  # E: return
 
 
-def assign_498() -> None:
+def assign_jnp_take_along_axis_bfloat16_jnp_zeros_3_3_jnp_int32_axis_0() -> None:
     y: jax.Array[float32] = jnp.take_along_axis(a_bfloat16, jnp.zeros((3, 3), jnp.int32), axis=0)  # E: assignment
     del y
 
 
-def rebind_498(r: jax.Array[float32]) -> None:
+def rebind_jnp_take_along_axis_bfloat16_jnp_zeros_3_3_jnp_int32_axis_0(r: jax.Array[float32]) -> None:
     r = jnp.take_along_axis(a_bfloat16, jnp.zeros((3, 3), jnp.int32), axis=0)  # E: assignment
     takes_float32(r)
 
 
-def argument_498() -> None:
+def argument_jnp_take_along_axis_bfloat16_jnp_zeros_3_3_jnp_int32_axis_0() -> None:
     takes_float32(jnp.take_along_axis(a_bfloat16, jnp.zeros((3, 3), jnp.int32), axis=0))  # E: argument
 
 
-def attribute_498(holder: Holder) -> None:
+def attribute_jnp_take_along_axis_bfloat16_jnp_zeros_3_3_jnp_int32_axis_0(holder: Holder) -> None:
     holder.float32_ = jnp.take_along_axis(a_bfloat16, jnp.zeros((3, 3), jnp.int32), axis=0)  # E: attribute-assignment
 
 
-def field_498() -> None:
+def field_jnp_take_along_axis_bfloat16_jnp_zeros_3_3_jnp_int32_axis_0() -> None:
     Fields(float32_=jnp.take_along_axis(a_bfloat16, jnp.zeros((3, 3), jnp.int32), axis=0))  # E: argument
 
 
-def default_498(v: jax.Array[float32] = jnp.take_along_axis(a_bfloat16, jnp.zeros((3, 3), jnp.int32), axis=0)) -> None:  # E: default
+def default_jnp_take_along_axis_bfloat16_jnp_zeros_3_3_jnp_int32_axis_0(v: jax.Array[float32] = jnp.take_along_axis(a_bfloat16, jnp.zeros((3, 3), jnp.int32), axis=0)) -> None:  # E: default
     del v
 
 
 # jnp.tan(a_bfloat16): bfloat16 in JAX
-def known_499() -> None:
+def known_jnp_tan_bfloat16() -> None:
     assert_type(jnp.tan(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_499() -> jax.Array[float32]:
+def return_jnp_tan_bfloat16() -> jax.Array[float32]:
     return jnp.tan(a_bfloat16)  # E: return
 
 
-def assign_499() -> None:
+def assign_jnp_tan_bfloat16() -> None:
     y: jax.Array[float32] = jnp.tan(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_499(r: jax.Array[float32]) -> None:
+def rebind_jnp_tan_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.tan(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_499() -> None:
+def argument_jnp_tan_bfloat16() -> None:
     takes_float32(jnp.tan(a_bfloat16))  # E: argument
 
 
-def attribute_499(holder: Holder) -> None:
+def attribute_jnp_tan_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.tan(a_bfloat16)  # E: attribute-assignment
 
 
-def field_499() -> None:
+def field_jnp_tan_bfloat16() -> None:
     Fields(float32_=jnp.tan(a_bfloat16))  # E: argument
 
 
-def default_499(v: jax.Array[float32] = jnp.tan(a_bfloat16)) -> None:  # E: default
+def default_jnp_tan_bfloat16(v: jax.Array[float32] = jnp.tan(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.tanh(a_bfloat16): bfloat16 in JAX
-def known_500() -> None:
+def known_jnp_tanh_bfloat16() -> None:
     assert_type(jnp.tanh(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_500() -> jax.Array[float32]:
+def return_jnp_tanh_bfloat16() -> jax.Array[float32]:
     return jnp.tanh(a_bfloat16)  # E: return
 
 
-def assign_500() -> None:
+def assign_jnp_tanh_bfloat16() -> None:
     y: jax.Array[float32] = jnp.tanh(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_500(r: jax.Array[float32]) -> None:
+def rebind_jnp_tanh_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.tanh(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_500() -> None:
+def argument_jnp_tanh_bfloat16() -> None:
     takes_float32(jnp.tanh(a_bfloat16))  # E: argument
 
 
-def attribute_500(holder: Holder) -> None:
+def attribute_jnp_tanh_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.tanh(a_bfloat16)  # E: attribute-assignment
 
 
-def field_500() -> None:
+def field_jnp_tanh_bfloat16() -> None:
     Fields(float32_=jnp.tanh(a_bfloat16))  # E: argument
 
 
-def default_500(v: jax.Array[float32] = jnp.tanh(a_bfloat16)) -> None:  # E: default
+def default_jnp_tanh_bfloat16(v: jax.Array[float32] = jnp.tanh(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.tensordot(a_bfloat16, a_bfloat16, axes=1): bfloat16 in JAX
-def known_501() -> None:
+def known_jnp_tensordot_bfloat16_bfloat16_axes_1() -> None:
     assert_type(jnp.tensordot(a_bfloat16, a_bfloat16, axes=1), jax.Array[bfloat16])
 
 
-def return_501() -> jax.Array[float32]:
+def return_jnp_tensordot_bfloat16_bfloat16_axes_1() -> jax.Array[float32]:
     return jnp.tensordot(a_bfloat16, a_bfloat16, axes=1)  # E: return
 
 
-def assign_501() -> None:
+def assign_jnp_tensordot_bfloat16_bfloat16_axes_1() -> None:
     y: jax.Array[float32] = jnp.tensordot(a_bfloat16, a_bfloat16, axes=1)  # E: assignment
     del y
 
 
-def rebind_501(r: jax.Array[float32]) -> None:
+def rebind_jnp_tensordot_bfloat16_bfloat16_axes_1(r: jax.Array[float32]) -> None:
     r = jnp.tensordot(a_bfloat16, a_bfloat16, axes=1)  # E: assignment
     takes_float32(r)
 
 
-def argument_501() -> None:
+def argument_jnp_tensordot_bfloat16_bfloat16_axes_1() -> None:
     takes_float32(jnp.tensordot(a_bfloat16, a_bfloat16, axes=1))  # E: argument
 
 
-def attribute_501(holder: Holder) -> None:
+def attribute_jnp_tensordot_bfloat16_bfloat16_axes_1(holder: Holder) -> None:
     holder.float32_ = jnp.tensordot(a_bfloat16, a_bfloat16, axes=1)  # E: attribute-assignment
 
 
-def field_501() -> None:
+def field_jnp_tensordot_bfloat16_bfloat16_axes_1() -> None:
     Fields(float32_=jnp.tensordot(a_bfloat16, a_bfloat16, axes=1))  # E: argument
 
 
-def default_501(v: jax.Array[float32] = jnp.tensordot(a_bfloat16, a_bfloat16, axes=1)) -> None:  # E: default
+def default_jnp_tensordot_bfloat16_bfloat16_axes_1(v: jax.Array[float32] = jnp.tensordot(a_bfloat16, a_bfloat16, axes=1)) -> None:  # E: default
     del v
 
 
 # jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32): float32 in JAX
-def known_502() -> None:
+def known_jnp_tensordot_bfloat16_bfloat16_axes_1_preferred_element_type_jnp_float32() -> None:
     assert_type(jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32), jax.Array[float32])
 
 
-def return_502() -> jax.Array[bfloat16]:
+def return_jnp_tensordot_bfloat16_bfloat16_axes_1_preferred_element_type_jnp_float32() -> jax.Array[bfloat16]:
     return jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32)  # E: return
 
 
-def assign_502() -> None:
+def assign_jnp_tensordot_bfloat16_bfloat16_axes_1_preferred_element_type_jnp_float32() -> None:
     y: jax.Array[bfloat16] = jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32)  # E: assignment
     del y
 
 
-def rebind_502(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_tensordot_bfloat16_bfloat16_axes_1_preferred_element_type_jnp_float32(r: jax.Array[bfloat16]) -> None:
     r = jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_502() -> None:
+def argument_jnp_tensordot_bfloat16_bfloat16_axes_1_preferred_element_type_jnp_float32() -> None:
     takes_bfloat16(jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32))  # E: argument
 
 
-def attribute_502(holder: Holder) -> None:
+def attribute_jnp_tensordot_bfloat16_bfloat16_axes_1_preferred_element_type_jnp_float32(holder: Holder) -> None:
     holder.bfloat16_ = jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32)  # E: attribute-assignment
 
 
-def field_502() -> None:
+def field_jnp_tensordot_bfloat16_bfloat16_axes_1_preferred_element_type_jnp_float32() -> None:
     Fields(bfloat16_=jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32))  # E: argument
 
 
-def default_502(v: jax.Array[bfloat16] = jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32)) -> None:  # E: default
+def default_jnp_tensordot_bfloat16_bfloat16_axes_1_preferred_element_type_jnp_float32(v: jax.Array[bfloat16] = jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32)) -> None:  # E: default
     del v
 
 
 # jnp.tile(a_bfloat16, 2): bfloat16 in JAX
-def known_503() -> None:
+def known_jnp_tile_bfloat16_2() -> None:
     assert_type(jnp.tile(a_bfloat16, 2), jax.Array[bfloat16])
 
 
-def return_503() -> jax.Array[float32]:
+def return_jnp_tile_bfloat16_2() -> jax.Array[float32]:
     return jnp.tile(a_bfloat16, 2)  # E: return
 
 
-def assign_503() -> None:
+def assign_jnp_tile_bfloat16_2() -> None:
     y: jax.Array[float32] = jnp.tile(a_bfloat16, 2)  # E: assignment
     del y
 
 
-def rebind_503(r: jax.Array[float32]) -> None:
+def rebind_jnp_tile_bfloat16_2(r: jax.Array[float32]) -> None:
     r = jnp.tile(a_bfloat16, 2)  # E: assignment
     takes_float32(r)
 
 
-def argument_503() -> None:
+def argument_jnp_tile_bfloat16_2() -> None:
     takes_float32(jnp.tile(a_bfloat16, 2))  # E: argument
 
 
-def attribute_503(holder: Holder) -> None:
+def attribute_jnp_tile_bfloat16_2(holder: Holder) -> None:
     holder.float32_ = jnp.tile(a_bfloat16, 2)  # E: attribute-assignment
 
 
-def field_503() -> None:
+def field_jnp_tile_bfloat16_2() -> None:
     Fields(float32_=jnp.tile(a_bfloat16, 2))  # E: argument
 
 
-def default_503(v: jax.Array[float32] = jnp.tile(a_bfloat16, 2)) -> None:  # E: default
+def default_jnp_tile_bfloat16_2(v: jax.Array[float32] = jnp.tile(a_bfloat16, 2)) -> None:  # E: default
     del v
 
 
 # jnp.trace(a_bfloat16): bfloat16 in JAX
-def known_504() -> None:
+def known_jnp_trace_bfloat16() -> None:
     assert_type(jnp.trace(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_504() -> jax.Array[float32]:
+def return_jnp_trace_bfloat16() -> jax.Array[float32]:
     return jnp.trace(a_bfloat16)  # E: return
 
 
-def assign_504() -> None:
+def assign_jnp_trace_bfloat16() -> None:
     y: jax.Array[float32] = jnp.trace(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_504(r: jax.Array[float32]) -> None:
+def rebind_jnp_trace_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.trace(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_504() -> None:
+def argument_jnp_trace_bfloat16() -> None:
     takes_float32(jnp.trace(a_bfloat16))  # E: argument
 
 
-def attribute_504(holder: Holder) -> None:
+def attribute_jnp_trace_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.trace(a_bfloat16)  # E: attribute-assignment
 
 
-def field_504() -> None:
+def field_jnp_trace_bfloat16() -> None:
     Fields(float32_=jnp.trace(a_bfloat16))  # E: argument
 
 
-def default_504(v: jax.Array[float32] = jnp.trace(a_bfloat16)) -> None:  # E: default
+def default_jnp_trace_bfloat16(v: jax.Array[float32] = jnp.trace(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.trace(a_bfloat16, dtype=None): bfloat16 in JAX
-def known_505() -> None:
+def known_jnp_trace_bfloat16_dtype_None() -> None:
     assert_type(jnp.trace(a_bfloat16, dtype=None), jax.Array[bfloat16])
 
 
-def return_505() -> jax.Array[float32]:
+def return_jnp_trace_bfloat16_dtype_None() -> jax.Array[float32]:
     return jnp.trace(a_bfloat16, dtype=None)  # E: return
 
 
-def assign_505() -> None:
+def assign_jnp_trace_bfloat16_dtype_None() -> None:
     y: jax.Array[float32] = jnp.trace(a_bfloat16, dtype=None)  # E: assignment
     del y
 
 
-def rebind_505(r: jax.Array[float32]) -> None:
+def rebind_jnp_trace_bfloat16_dtype_None(r: jax.Array[float32]) -> None:
     r = jnp.trace(a_bfloat16, dtype=None)  # E: assignment
     takes_float32(r)
 
 
-def argument_505() -> None:
+def argument_jnp_trace_bfloat16_dtype_None() -> None:
     takes_float32(jnp.trace(a_bfloat16, dtype=None))  # E: argument
 
 
-def attribute_505(holder: Holder) -> None:
+def attribute_jnp_trace_bfloat16_dtype_None(holder: Holder) -> None:
     holder.float32_ = jnp.trace(a_bfloat16, dtype=None)  # E: attribute-assignment
 
 
-def field_505() -> None:
+def field_jnp_trace_bfloat16_dtype_None() -> None:
     Fields(float32_=jnp.trace(a_bfloat16, dtype=None))  # E: argument
 
 
-def default_505(v: jax.Array[float32] = jnp.trace(a_bfloat16, dtype=None)) -> None:  # E: default
+def default_jnp_trace_bfloat16_dtype_None(v: jax.Array[float32] = jnp.trace(a_bfloat16, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.transpose(a_bfloat16): bfloat16 in JAX
-def known_506() -> None:
+def known_jnp_transpose_bfloat16() -> None:
     assert_type(jnp.transpose(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_506() -> jax.Array[float32]:
+def return_jnp_transpose_bfloat16() -> jax.Array[float32]:
     return jnp.transpose(a_bfloat16)  # E: return
 
 
-def assign_506() -> None:
+def assign_jnp_transpose_bfloat16() -> None:
     y: jax.Array[float32] = jnp.transpose(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_506(r: jax.Array[float32]) -> None:
+def rebind_jnp_transpose_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.transpose(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_506() -> None:
+def argument_jnp_transpose_bfloat16() -> None:
     takes_float32(jnp.transpose(a_bfloat16))  # E: argument
 
 
-def attribute_506(holder: Holder) -> None:
+def attribute_jnp_transpose_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.transpose(a_bfloat16)  # E: attribute-assignment
 
 
-def field_506() -> None:
+def field_jnp_transpose_bfloat16() -> None:
     Fields(float32_=jnp.transpose(a_bfloat16))  # E: argument
 
 
-def default_506(v: jax.Array[float32] = jnp.transpose(a_bfloat16)) -> None:  # E: default
+def default_jnp_transpose_bfloat16(v: jax.Array[float32] = jnp.transpose(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.tri(3, dtype=None): float32 in JAX
-def known_507() -> None:
+def known_jnp_tri_3_dtype_None() -> None:
     assert_type(jnp.tri(3, dtype=None), jax.Array[float32])
 
 
-def return_507() -> jax.Array[bfloat16]:
+def return_jnp_tri_3_dtype_None() -> jax.Array[bfloat16]:
     return jnp.tri(3, dtype=None)  # E: return
 
 
-def assign_507() -> None:
+def assign_jnp_tri_3_dtype_None() -> None:
     y: jax.Array[bfloat16] = jnp.tri(3, dtype=None)  # E: assignment
     del y
 
 
-def rebind_507(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_tri_3_dtype_None(r: jax.Array[bfloat16]) -> None:
     r = jnp.tri(3, dtype=None)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_507() -> None:
+def argument_jnp_tri_3_dtype_None() -> None:
     takes_bfloat16(jnp.tri(3, dtype=None))  # E: argument
 
 
-def attribute_507(holder: Holder) -> None:
+def attribute_jnp_tri_3_dtype_None(holder: Holder) -> None:
     holder.bfloat16_ = jnp.tri(3, dtype=None)  # E: attribute-assignment
 
 
-def field_507() -> None:
+def field_jnp_tri_3_dtype_None() -> None:
     Fields(bfloat16_=jnp.tri(3, dtype=None))  # E: argument
 
 
-def default_507(v: jax.Array[bfloat16] = jnp.tri(3, dtype=None)) -> None:  # E: default
+def default_jnp_tri_3_dtype_None(v: jax.Array[bfloat16] = jnp.tri(3, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.tril(a_bfloat16): bfloat16 in JAX
-def known_508() -> None:
+def known_jnp_tril_bfloat16() -> None:
     assert_type(jnp.tril(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_508() -> jax.Array[float32]:
+def return_jnp_tril_bfloat16() -> jax.Array[float32]:
     return jnp.tril(a_bfloat16)  # E: return
 
 
-def assign_508() -> None:
+def assign_jnp_tril_bfloat16() -> None:
     y: jax.Array[float32] = jnp.tril(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_508(r: jax.Array[float32]) -> None:
+def rebind_jnp_tril_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.tril(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_508() -> None:
+def argument_jnp_tril_bfloat16() -> None:
     takes_float32(jnp.tril(a_bfloat16))  # E: argument
 
 
-def attribute_508(holder: Holder) -> None:
+def attribute_jnp_tril_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.tril(a_bfloat16)  # E: attribute-assignment
 
 
-def field_508() -> None:
+def field_jnp_tril_bfloat16() -> None:
     Fields(float32_=jnp.tril(a_bfloat16))  # E: argument
 
 
-def default_508(v: jax.Array[float32] = jnp.tril(a_bfloat16)) -> None:  # E: default
+def default_jnp_tril_bfloat16(v: jax.Array[float32] = jnp.tril(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.tril_indices(3): int32 in JAX
-def known_509() -> None:
+def known_jnp_tril_indices_3() -> None:
     assert_type(jnp.tril_indices(3), jax.Array[int32])
 
 
-def return_509() -> jax.Array[float32]:
+def return_jnp_tril_indices_3() -> jax.Array[float32]:
     return jnp.tril_indices(3)  # E: return
 
 
-def assign_509() -> None:
+def assign_jnp_tril_indices_3() -> None:
     y: jax.Array[float32] = jnp.tril_indices(3)  # E: assignment
     del y
 
 
-def rebind_509(r: jax.Array[float32]) -> None:
+def rebind_jnp_tril_indices_3(r: jax.Array[float32]) -> None:
     r = jnp.tril_indices(3)  # E: assignment
     takes_float32(r)
 
 
-def argument_509() -> None:
+def argument_jnp_tril_indices_3() -> None:
     takes_float32(jnp.tril_indices(3))  # E: argument
 
 
-def attribute_509(holder: Holder) -> None:
+def attribute_jnp_tril_indices_3(holder: Holder) -> None:
     holder.float32_ = jnp.tril_indices(3)  # E: attribute-assignment
 
 
-def field_509() -> None:
+def field_jnp_tril_indices_3() -> None:
     Fields(float32_=jnp.tril_indices(3))  # E: argument
 
 
-def default_509(v: jax.Array[float32] = jnp.tril_indices(3)) -> None:  # E: default
+def default_jnp_tril_indices_3(v: jax.Array[float32] = jnp.tril_indices(3)) -> None:  # E: default
     del v
 
 
 # jnp.tril_indices_from(a_bfloat16): int32 in JAX
-def known_510() -> None:
+def known_jnp_tril_indices_from_bfloat16() -> None:
     assert_type(jnp.tril_indices_from(a_bfloat16), jax.Array[int32])
 
 
-def return_510() -> jax.Array[float32]:
+def return_jnp_tril_indices_from_bfloat16() -> jax.Array[float32]:
     return jnp.tril_indices_from(a_bfloat16)  # E: return
 
 
-def assign_510() -> None:
+def assign_jnp_tril_indices_from_bfloat16() -> None:
     y: jax.Array[float32] = jnp.tril_indices_from(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_510(r: jax.Array[float32]) -> None:
+def rebind_jnp_tril_indices_from_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.tril_indices_from(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_510() -> None:
+def argument_jnp_tril_indices_from_bfloat16() -> None:
     takes_float32(jnp.tril_indices_from(a_bfloat16))  # E: argument
 
 
-def attribute_510(holder: Holder) -> None:
+def attribute_jnp_tril_indices_from_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.tril_indices_from(a_bfloat16)  # E: attribute-assignment
 
 
-def field_510() -> None:
+def field_jnp_tril_indices_from_bfloat16() -> None:
     Fields(float32_=jnp.tril_indices_from(a_bfloat16))  # E: argument
 
 
-def default_510(v: jax.Array[float32] = jnp.tril_indices_from(a_bfloat16)) -> None:  # E: default
+def default_jnp_tril_indices_from_bfloat16(v: jax.Array[float32] = jnp.tril_indices_from(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.trim_zeros(a_bfloat16): bfloat16 in JAX
-def known_511() -> None:
+def known_jnp_trim_zeros_bfloat16() -> None:
     assert_type(jnp.trim_zeros(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_511() -> jax.Array[float32]:
+def return_jnp_trim_zeros_bfloat16() -> jax.Array[float32]:
     return jnp.trim_zeros(a_bfloat16)  # E: return
 
 
-def assign_511() -> None:
+def assign_jnp_trim_zeros_bfloat16() -> None:
     y: jax.Array[float32] = jnp.trim_zeros(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_511(r: jax.Array[float32]) -> None:
+def rebind_jnp_trim_zeros_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.trim_zeros(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_511() -> None:
+def argument_jnp_trim_zeros_bfloat16() -> None:
     takes_float32(jnp.trim_zeros(a_bfloat16))  # E: argument
 
 
-def attribute_511(holder: Holder) -> None:
+def attribute_jnp_trim_zeros_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.trim_zeros(a_bfloat16)  # E: attribute-assignment
 
 
-def field_511() -> None:
+def field_jnp_trim_zeros_bfloat16() -> None:
     Fields(float32_=jnp.trim_zeros(a_bfloat16))  # E: argument
 
 
-def default_511(v: jax.Array[float32] = jnp.trim_zeros(a_bfloat16)) -> None:  # E: default
+def default_jnp_trim_zeros_bfloat16(v: jax.Array[float32] = jnp.trim_zeros(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.triu(a_bfloat16): bfloat16 in JAX
-def known_512() -> None:
+def known_jnp_triu_bfloat16() -> None:
     assert_type(jnp.triu(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_512() -> jax.Array[float32]:
+def return_jnp_triu_bfloat16() -> jax.Array[float32]:
     return jnp.triu(a_bfloat16)  # E: return
 
 
-def assign_512() -> None:
+def assign_jnp_triu_bfloat16() -> None:
     y: jax.Array[float32] = jnp.triu(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_512(r: jax.Array[float32]) -> None:
+def rebind_jnp_triu_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.triu(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_512() -> None:
+def argument_jnp_triu_bfloat16() -> None:
     takes_float32(jnp.triu(a_bfloat16))  # E: argument
 
 
-def attribute_512(holder: Holder) -> None:
+def attribute_jnp_triu_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.triu(a_bfloat16)  # E: attribute-assignment
 
 
-def field_512() -> None:
+def field_jnp_triu_bfloat16() -> None:
     Fields(float32_=jnp.triu(a_bfloat16))  # E: argument
 
 
-def default_512(v: jax.Array[float32] = jnp.triu(a_bfloat16)) -> None:  # E: default
+def default_jnp_triu_bfloat16(v: jax.Array[float32] = jnp.triu(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.triu_indices(3): int32 in JAX
-def known_513() -> None:
+def known_jnp_triu_indices_3() -> None:
     assert_type(jnp.triu_indices(3), jax.Array[int32])
 
 
-def return_513() -> jax.Array[float32]:
+def return_jnp_triu_indices_3() -> jax.Array[float32]:
     return jnp.triu_indices(3)  # E: return
 
 
-def assign_513() -> None:
+def assign_jnp_triu_indices_3() -> None:
     y: jax.Array[float32] = jnp.triu_indices(3)  # E: assignment
     del y
 
 
-def rebind_513(r: jax.Array[float32]) -> None:
+def rebind_jnp_triu_indices_3(r: jax.Array[float32]) -> None:
     r = jnp.triu_indices(3)  # E: assignment
     takes_float32(r)
 
 
-def argument_513() -> None:
+def argument_jnp_triu_indices_3() -> None:
     takes_float32(jnp.triu_indices(3))  # E: argument
 
 
-def attribute_513(holder: Holder) -> None:
+def attribute_jnp_triu_indices_3(holder: Holder) -> None:
     holder.float32_ = jnp.triu_indices(3)  # E: attribute-assignment
 
 
-def field_513() -> None:
+def field_jnp_triu_indices_3() -> None:
     Fields(float32_=jnp.triu_indices(3))  # E: argument
 
 
-def default_513(v: jax.Array[float32] = jnp.triu_indices(3)) -> None:  # E: default
+def default_jnp_triu_indices_3(v: jax.Array[float32] = jnp.triu_indices(3)) -> None:  # E: default
     del v
 
 
 # jnp.triu_indices_from(a_bfloat16): int32 in JAX
-def known_514() -> None:
+def known_jnp_triu_indices_from_bfloat16() -> None:
     assert_type(jnp.triu_indices_from(a_bfloat16), jax.Array[int32])
 
 
-def return_514() -> jax.Array[float32]:
+def return_jnp_triu_indices_from_bfloat16() -> jax.Array[float32]:
     return jnp.triu_indices_from(a_bfloat16)  # E: return
 
 
-def assign_514() -> None:
+def assign_jnp_triu_indices_from_bfloat16() -> None:
     y: jax.Array[float32] = jnp.triu_indices_from(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_514(r: jax.Array[float32]) -> None:
+def rebind_jnp_triu_indices_from_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.triu_indices_from(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_514() -> None:
+def argument_jnp_triu_indices_from_bfloat16() -> None:
     takes_float32(jnp.triu_indices_from(a_bfloat16))  # E: argument
 
 
-def attribute_514(holder: Holder) -> None:
+def attribute_jnp_triu_indices_from_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.triu_indices_from(a_bfloat16)  # E: attribute-assignment
 
 
-def field_514() -> None:
+def field_jnp_triu_indices_from_bfloat16() -> None:
     Fields(float32_=jnp.triu_indices_from(a_bfloat16))  # E: argument
 
 
-def default_514(v: jax.Array[float32] = jnp.triu_indices_from(a_bfloat16)) -> None:  # E: default
+def default_jnp_triu_indices_from_bfloat16(v: jax.Array[float32] = jnp.triu_indices_from(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.true_divide(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_515() -> None:
+def known_jnp_true_divide_bfloat16_bfloat16() -> None:
     assert_type(jnp.true_divide(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_515() -> jax.Array[float32]:
+def return_jnp_true_divide_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.true_divide(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_515() -> None:
+def assign_jnp_true_divide_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.true_divide(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_515(r: jax.Array[float32]) -> None:
+def rebind_jnp_true_divide_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.true_divide(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_515() -> None:
+def argument_jnp_true_divide_bfloat16_bfloat16() -> None:
     takes_float32(jnp.true_divide(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_515(holder: Holder) -> None:
+def attribute_jnp_true_divide_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.true_divide(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_515() -> None:
+def field_jnp_true_divide_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.true_divide(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_515(v: jax.Array[float32] = jnp.true_divide(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_true_divide_bfloat16_bfloat16(v: jax.Array[float32] = jnp.true_divide(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.trunc(a_bfloat16): bfloat16 in JAX
-def known_516() -> None:
+def known_jnp_trunc_bfloat16() -> None:
     assert_type(jnp.trunc(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_516() -> jax.Array[float32]:
+def return_jnp_trunc_bfloat16() -> jax.Array[float32]:
     return jnp.trunc(a_bfloat16)  # E: return
 
 
-def assign_516() -> None:
+def assign_jnp_trunc_bfloat16() -> None:
     y: jax.Array[float32] = jnp.trunc(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_516(r: jax.Array[float32]) -> None:
+def rebind_jnp_trunc_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.trunc(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_516() -> None:
+def argument_jnp_trunc_bfloat16() -> None:
     takes_float32(jnp.trunc(a_bfloat16))  # E: argument
 
 
-def attribute_516(holder: Holder) -> None:
+def attribute_jnp_trunc_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.trunc(a_bfloat16)  # E: attribute-assignment
 
 
-def field_516() -> None:
+def field_jnp_trunc_bfloat16() -> None:
     Fields(float32_=jnp.trunc(a_bfloat16))  # E: argument
 
 
-def default_516(v: jax.Array[float32] = jnp.trunc(a_bfloat16)) -> None:  # E: default
+def default_jnp_trunc_bfloat16(v: jax.Array[float32] = jnp.trunc(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.union1d(a_bfloat16, a_bfloat16, size=3): bfloat16 in JAX
-def known_517() -> None:
+def known_jnp_union1d_bfloat16_bfloat16_size_3() -> None:
     assert_type(jnp.union1d(a_bfloat16, a_bfloat16, size=3), jax.Array[bfloat16])
 
 
-def return_517() -> jax.Array[float32]:
+def return_jnp_union1d_bfloat16_bfloat16_size_3() -> jax.Array[float32]:
     return jnp.union1d(a_bfloat16, a_bfloat16, size=3)  # E: return
 
 
-def assign_517() -> None:
+def assign_jnp_union1d_bfloat16_bfloat16_size_3() -> None:
     y: jax.Array[float32] = jnp.union1d(a_bfloat16, a_bfloat16, size=3)  # E: assignment
     del y
 
 
-def rebind_517(r: jax.Array[float32]) -> None:
+def rebind_jnp_union1d_bfloat16_bfloat16_size_3(r: jax.Array[float32]) -> None:
     r = jnp.union1d(a_bfloat16, a_bfloat16, size=3)  # E: assignment
     takes_float32(r)
 
 
-def argument_517() -> None:
+def argument_jnp_union1d_bfloat16_bfloat16_size_3() -> None:
     takes_float32(jnp.union1d(a_bfloat16, a_bfloat16, size=3))  # E: argument
 
 
-def attribute_517(holder: Holder) -> None:
+def attribute_jnp_union1d_bfloat16_bfloat16_size_3(holder: Holder) -> None:
     holder.float32_ = jnp.union1d(a_bfloat16, a_bfloat16, size=3)  # E: attribute-assignment
 
 
-def field_517() -> None:
+def field_jnp_union1d_bfloat16_bfloat16_size_3() -> None:
     Fields(float32_=jnp.union1d(a_bfloat16, a_bfloat16, size=3))  # E: argument
 
 
-def default_517(v: jax.Array[float32] = jnp.union1d(a_bfloat16, a_bfloat16, size=3)) -> None:  # E: default
+def default_jnp_union1d_bfloat16_bfloat16_size_3(v: jax.Array[float32] = jnp.union1d(a_bfloat16, a_bfloat16, size=3)) -> None:  # E: default
     del v
 
 
 # jnp.unique(a_bfloat16, size=3): bfloat16 in JAX
-def known_518() -> None:
+def known_jnp_unique_bfloat16_size_3() -> None:
     assert_type(jnp.unique(a_bfloat16, size=3), jax.Array[bfloat16])
 
 
-def return_518() -> jax.Array[float32]:
+def return_jnp_unique_bfloat16_size_3() -> jax.Array[float32]:
     return jnp.unique(a_bfloat16, size=3)  # E: return
 
 
-def assign_518() -> None:
+def assign_jnp_unique_bfloat16_size_3() -> None:
     y: jax.Array[float32] = jnp.unique(a_bfloat16, size=3)  # E: assignment
     del y
 
 
-def rebind_518(r: jax.Array[float32]) -> None:
+def rebind_jnp_unique_bfloat16_size_3(r: jax.Array[float32]) -> None:
     r = jnp.unique(a_bfloat16, size=3)  # E: assignment
     takes_float32(r)
 
 
-def argument_518() -> None:
+def argument_jnp_unique_bfloat16_size_3() -> None:
     takes_float32(jnp.unique(a_bfloat16, size=3))  # E: argument
 
 
-def attribute_518(holder: Holder) -> None:
+def attribute_jnp_unique_bfloat16_size_3(holder: Holder) -> None:
     holder.float32_ = jnp.unique(a_bfloat16, size=3)  # E: attribute-assignment
 
 
-def field_518() -> None:
+def field_jnp_unique_bfloat16_size_3() -> None:
     Fields(float32_=jnp.unique(a_bfloat16, size=3))  # E: argument
 
 
-def default_518(v: jax.Array[float32] = jnp.unique(a_bfloat16, size=3)) -> None:  # E: default
+def default_jnp_unique_bfloat16_size_3(v: jax.Array[float32] = jnp.unique(a_bfloat16, size=3)) -> None:  # E: default
     del v
 
 
 # jnp.unique_values(a_bfloat16, size=3): bfloat16 in JAX
-def known_519() -> None:
+def known_jnp_unique_values_bfloat16_size_3() -> None:
     assert_type(jnp.unique_values(a_bfloat16, size=3), jax.Array[bfloat16])
 
 
-def return_519() -> jax.Array[float32]:
+def return_jnp_unique_values_bfloat16_size_3() -> jax.Array[float32]:
     return jnp.unique_values(a_bfloat16, size=3)  # E: return
 
 
-def assign_519() -> None:
+def assign_jnp_unique_values_bfloat16_size_3() -> None:
     y: jax.Array[float32] = jnp.unique_values(a_bfloat16, size=3)  # E: assignment
     del y
 
 
-def rebind_519(r: jax.Array[float32]) -> None:
+def rebind_jnp_unique_values_bfloat16_size_3(r: jax.Array[float32]) -> None:
     r = jnp.unique_values(a_bfloat16, size=3)  # E: assignment
     takes_float32(r)
 
 
-def argument_519() -> None:
+def argument_jnp_unique_values_bfloat16_size_3() -> None:
     takes_float32(jnp.unique_values(a_bfloat16, size=3))  # E: argument
 
 
-def attribute_519(holder: Holder) -> None:
+def attribute_jnp_unique_values_bfloat16_size_3(holder: Holder) -> None:
     holder.float32_ = jnp.unique_values(a_bfloat16, size=3)  # E: attribute-assignment
 
 
-def field_519() -> None:
+def field_jnp_unique_values_bfloat16_size_3() -> None:
     Fields(float32_=jnp.unique_values(a_bfloat16, size=3))  # E: argument
 
 
-def default_519(v: jax.Array[float32] = jnp.unique_values(a_bfloat16, size=3)) -> None:  # E: default
+def default_jnp_unique_values_bfloat16_size_3(v: jax.Array[float32] = jnp.unique_values(a_bfloat16, size=3)) -> None:  # E: default
     del v
 
 
 # jnp.unravel_index(a_bfloat16, (3, 3)): bfloat16 in JAX
-def known_520() -> None:
+def known_jnp_unravel_index_bfloat16_3_3() -> None:
     assert_type(jnp.unravel_index(a_bfloat16, (3, 3)), jax.Array[bfloat16])
 
 
-def return_520() -> jax.Array[float32]:
+def return_jnp_unravel_index_bfloat16_3_3() -> jax.Array[float32]:
     return jnp.unravel_index(a_bfloat16, (3, 3))  # E: return
 
 
-def assign_520() -> None:
+def assign_jnp_unravel_index_bfloat16_3_3() -> None:
     y: jax.Array[float32] = jnp.unravel_index(a_bfloat16, (3, 3))  # E: assignment
     del y
 
 
-def rebind_520(r: jax.Array[float32]) -> None:
+def rebind_jnp_unravel_index_bfloat16_3_3(r: jax.Array[float32]) -> None:
     r = jnp.unravel_index(a_bfloat16, (3, 3))  # E: assignment
     takes_float32(r)
 
 
-def argument_520() -> None:
+def argument_jnp_unravel_index_bfloat16_3_3() -> None:
     takes_float32(jnp.unravel_index(a_bfloat16, (3, 3)))  # E: argument
 
 
-def attribute_520(holder: Holder) -> None:
+def attribute_jnp_unravel_index_bfloat16_3_3(holder: Holder) -> None:
     holder.float32_ = jnp.unravel_index(a_bfloat16, (3, 3))  # E: attribute-assignment
 
 
-def field_520() -> None:
+def field_jnp_unravel_index_bfloat16_3_3() -> None:
     Fields(float32_=jnp.unravel_index(a_bfloat16, (3, 3)))  # E: argument
 
 
-def default_520(v: jax.Array[float32] = jnp.unravel_index(a_bfloat16, (3, 3))) -> None:  # E: default
+def default_jnp_unravel_index_bfloat16_3_3(v: jax.Array[float32] = jnp.unravel_index(a_bfloat16, (3, 3))) -> None:  # E: default
     del v
 
 
 # jnp.unstack(a_bfloat16): bfloat16 in JAX
-def known_521() -> None:
+def known_jnp_unstack_bfloat16() -> None:
     assert_type(jnp.unstack(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_521() -> jax.Array[float32]:
+def return_jnp_unstack_bfloat16() -> jax.Array[float32]:
     return jnp.unstack(a_bfloat16)  # E: return
 
 
-def assign_521() -> None:
+def assign_jnp_unstack_bfloat16() -> None:
     y: jax.Array[float32] = jnp.unstack(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_521(r: jax.Array[float32]) -> None:
+def rebind_jnp_unstack_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.unstack(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_521() -> None:
+def argument_jnp_unstack_bfloat16() -> None:
     takes_float32(jnp.unstack(a_bfloat16))  # E: argument
 
 
-def attribute_521(holder: Holder) -> None:
+def attribute_jnp_unstack_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.unstack(a_bfloat16)  # E: attribute-assignment
 
 
-def field_521() -> None:
+def field_jnp_unstack_bfloat16() -> None:
     Fields(float32_=jnp.unstack(a_bfloat16))  # E: argument
 
 
-def default_521(v: jax.Array[float32] = jnp.unstack(a_bfloat16)) -> None:  # E: default
+def default_jnp_unstack_bfloat16(v: jax.Array[float32] = jnp.unstack(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.unwrap(a_bfloat16): bfloat16 in JAX
-def known_522() -> None:
+def known_jnp_unwrap_bfloat16() -> None:
     assert_type(jnp.unwrap(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_522() -> jax.Array[float32]:
+def return_jnp_unwrap_bfloat16() -> jax.Array[float32]:
     return jnp.unwrap(a_bfloat16)  # E: return
 
 
-def assign_522() -> None:
+def assign_jnp_unwrap_bfloat16() -> None:
     y: jax.Array[float32] = jnp.unwrap(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_522(r: jax.Array[float32]) -> None:
+def rebind_jnp_unwrap_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.unwrap(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_522() -> None:
+def argument_jnp_unwrap_bfloat16() -> None:
     takes_float32(jnp.unwrap(a_bfloat16))  # E: argument
 
 
-def attribute_522(holder: Holder) -> None:
+def attribute_jnp_unwrap_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.unwrap(a_bfloat16)  # E: attribute-assignment
 
 
-def field_522() -> None:
+def field_jnp_unwrap_bfloat16() -> None:
     Fields(float32_=jnp.unwrap(a_bfloat16))  # E: argument
 
 
-def default_522(v: jax.Array[float32] = jnp.unwrap(a_bfloat16)) -> None:  # E: default
+def default_jnp_unwrap_bfloat16(v: jax.Array[float32] = jnp.unwrap(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.vander(a_bfloat16): bfloat16 in JAX
-def known_523() -> None:
+def known_jnp_vander_bfloat16() -> None:
     assert_type(jnp.vander(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_523() -> jax.Array[float32]:
+def return_jnp_vander_bfloat16() -> jax.Array[float32]:
     return jnp.vander(a_bfloat16)  # E: return
 
 
-def assign_523() -> None:
+def assign_jnp_vander_bfloat16() -> None:
     y: jax.Array[float32] = jnp.vander(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_523(r: jax.Array[float32]) -> None:
+def rebind_jnp_vander_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.vander(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_523() -> None:
+def argument_jnp_vander_bfloat16() -> None:
     takes_float32(jnp.vander(a_bfloat16))  # E: argument
 
 
-def attribute_523(holder: Holder) -> None:
+def attribute_jnp_vander_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.vander(a_bfloat16)  # E: attribute-assignment
 
 
-def field_523() -> None:
+def field_jnp_vander_bfloat16() -> None:
     Fields(float32_=jnp.vander(a_bfloat16))  # E: argument
 
 
-def default_523(v: jax.Array[float32] = jnp.vander(a_bfloat16)) -> None:  # E: default
+def default_jnp_vander_bfloat16(v: jax.Array[float32] = jnp.vander(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.var(a_bfloat16): bfloat16 in JAX
-def known_524() -> None:
+def known_jnp_var_bfloat16() -> None:
     assert_type(jnp.var(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_524() -> jax.Array[float32]:
+def return_jnp_var_bfloat16() -> jax.Array[float32]:
     return jnp.var(a_bfloat16)  # E: return
 
 
-def assign_524() -> None:
+def assign_jnp_var_bfloat16() -> None:
     y: jax.Array[float32] = jnp.var(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_524(r: jax.Array[float32]) -> None:
+def rebind_jnp_var_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.var(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_524() -> None:
+def argument_jnp_var_bfloat16() -> None:
     takes_float32(jnp.var(a_bfloat16))  # E: argument
 
 
-def attribute_524(holder: Holder) -> None:
+def attribute_jnp_var_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.var(a_bfloat16)  # E: attribute-assignment
 
 
-def field_524() -> None:
+def field_jnp_var_bfloat16() -> None:
     Fields(float32_=jnp.var(a_bfloat16))  # E: argument
 
 
-def default_524(v: jax.Array[float32] = jnp.var(a_bfloat16)) -> None:  # E: default
+def default_jnp_var_bfloat16(v: jax.Array[float32] = jnp.var(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.var(a_bfloat16, dtype=None): bfloat16 in JAX
-def known_525() -> None:
+def known_jnp_var_bfloat16_dtype_None() -> None:
     assert_type(jnp.var(a_bfloat16, dtype=None), jax.Array[bfloat16])
 
 
-def return_525() -> jax.Array[float32]:
+def return_jnp_var_bfloat16_dtype_None() -> jax.Array[float32]:
     return jnp.var(a_bfloat16, dtype=None)  # E: return
 
 
-def assign_525() -> None:
+def assign_jnp_var_bfloat16_dtype_None() -> None:
     y: jax.Array[float32] = jnp.var(a_bfloat16, dtype=None)  # E: assignment
     del y
 
 
-def rebind_525(r: jax.Array[float32]) -> None:
+def rebind_jnp_var_bfloat16_dtype_None(r: jax.Array[float32]) -> None:
     r = jnp.var(a_bfloat16, dtype=None)  # E: assignment
     takes_float32(r)
 
 
-def argument_525() -> None:
+def argument_jnp_var_bfloat16_dtype_None() -> None:
     takes_float32(jnp.var(a_bfloat16, dtype=None))  # E: argument
 
 
-def attribute_525(holder: Holder) -> None:
+def attribute_jnp_var_bfloat16_dtype_None(holder: Holder) -> None:
     holder.float32_ = jnp.var(a_bfloat16, dtype=None)  # E: attribute-assignment
 
 
-def field_525() -> None:
+def field_jnp_var_bfloat16_dtype_None() -> None:
     Fields(float32_=jnp.var(a_bfloat16, dtype=None))  # E: argument
 
 
-def default_525(v: jax.Array[float32] = jnp.var(a_bfloat16, dtype=None)) -> None:  # E: default
+def default_jnp_var_bfloat16_dtype_None(v: jax.Array[float32] = jnp.var(a_bfloat16, dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.vdot(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_526() -> None:
+def known_jnp_vdot_bfloat16_bfloat16() -> None:
     assert_type(jnp.vdot(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_526() -> jax.Array[float32]:
+def return_jnp_vdot_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.vdot(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_526() -> None:
+def assign_jnp_vdot_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.vdot(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_526(r: jax.Array[float32]) -> None:
+def rebind_jnp_vdot_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.vdot(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_526() -> None:
+def argument_jnp_vdot_bfloat16_bfloat16() -> None:
     takes_float32(jnp.vdot(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_526(holder: Holder) -> None:
+def attribute_jnp_vdot_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.vdot(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_526() -> None:
+def field_jnp_vdot_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.vdot(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_526(v: jax.Array[float32] = jnp.vdot(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_vdot_bfloat16_bfloat16(v: jax.Array[float32] = jnp.vdot(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32): float32 in JAX
-def known_527() -> None:
+def known_jnp_vdot_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     assert_type(jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32), jax.Array[float32])
 
 
-def return_527() -> jax.Array[bfloat16]:
+def return_jnp_vdot_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> jax.Array[bfloat16]:
     return jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: return
 
 
-def assign_527() -> None:
+def assign_jnp_vdot_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     y: jax.Array[bfloat16] = jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: assignment
     del y
 
 
-def rebind_527(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_vdot_bfloat16_bfloat16_preferred_element_type_jnp_float32(r: jax.Array[bfloat16]) -> None:
     r = jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_527() -> None:
+def argument_jnp_vdot_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     takes_bfloat16(jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # E: argument
 
 
-def attribute_527(holder: Holder) -> None:
+def attribute_jnp_vdot_bfloat16_bfloat16_preferred_element_type_jnp_float32(holder: Holder) -> None:
     holder.bfloat16_ = jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: attribute-assignment
 
 
-def field_527() -> None:
+def field_jnp_vdot_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     Fields(bfloat16_=jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # E: argument
 
 
-def default_527(v: jax.Array[bfloat16] = jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)) -> None:  # E: default
+def default_jnp_vdot_bfloat16_bfloat16_preferred_element_type_jnp_float32(v: jax.Array[bfloat16] = jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)) -> None:  # E: default
     del v
 
 
 # jnp.vecdot(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_528() -> None:
+def known_jnp_vecdot_bfloat16_bfloat16() -> None:
     assert_type(jnp.vecdot(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_528() -> jax.Array[float32]:
+def return_jnp_vecdot_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.vecdot(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_528() -> None:
+def assign_jnp_vecdot_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.vecdot(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_528(r: jax.Array[float32]) -> None:
+def rebind_jnp_vecdot_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.vecdot(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_528() -> None:
+def argument_jnp_vecdot_bfloat16_bfloat16() -> None:
     takes_float32(jnp.vecdot(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_528(holder: Holder) -> None:
+def attribute_jnp_vecdot_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.vecdot(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_528() -> None:
+def field_jnp_vecdot_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.vecdot(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_528(v: jax.Array[float32] = jnp.vecdot(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_vecdot_bfloat16_bfloat16(v: jax.Array[float32] = jnp.vecdot(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32): float32 in JAX
-def known_529() -> None:
+def known_jnp_vecdot_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     assert_type(jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32), jax.Array[float32])
 
 
-def return_529() -> jax.Array[bfloat16]:
+def return_jnp_vecdot_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> jax.Array[bfloat16]:
     return jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: return
 
 
-def assign_529() -> None:
+def assign_jnp_vecdot_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     y: jax.Array[bfloat16] = jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: assignment
     del y
 
 
-def rebind_529(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_vecdot_bfloat16_bfloat16_preferred_element_type_jnp_float32(r: jax.Array[bfloat16]) -> None:
     r = jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_529() -> None:
+def argument_jnp_vecdot_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     takes_bfloat16(jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # E: argument
 
 
-def attribute_529(holder: Holder) -> None:
+def attribute_jnp_vecdot_bfloat16_bfloat16_preferred_element_type_jnp_float32(holder: Holder) -> None:
     holder.bfloat16_ = jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)  # E: attribute-assignment
 
 
-def field_529() -> None:
+def field_jnp_vecdot_bfloat16_bfloat16_preferred_element_type_jnp_float32() -> None:
     Fields(bfloat16_=jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # E: argument
 
 
-def default_529(v: jax.Array[bfloat16] = jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)) -> None:  # E: default
+def default_jnp_vecdot_bfloat16_bfloat16_preferred_element_type_jnp_float32(v: jax.Array[bfloat16] = jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32)) -> None:  # E: default
     del v
 
 
 # jnp.vecmat(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_530() -> None:
+def known_jnp_vecmat_bfloat16_bfloat16() -> None:
     assert_type(jnp.vecmat(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_530() -> jax.Array[float32]:
+def return_jnp_vecmat_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.vecmat(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_530() -> None:
+def assign_jnp_vecmat_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.vecmat(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_530(r: jax.Array[float32]) -> None:
+def rebind_jnp_vecmat_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.vecmat(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_530() -> None:
+def argument_jnp_vecmat_bfloat16_bfloat16() -> None:
     takes_float32(jnp.vecmat(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_530(holder: Holder) -> None:
+def attribute_jnp_vecmat_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.vecmat(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_530() -> None:
+def field_jnp_vecmat_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.vecmat(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_530(v: jax.Array[float32] = jnp.vecmat(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_vecmat_bfloat16_bfloat16(v: jax.Array[float32] = jnp.vecmat(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.vsplit(a_bfloat16, 3): bfloat16 in JAX
-def known_531() -> None:
+def known_jnp_vsplit_bfloat16_3() -> None:
     assert_type(jnp.vsplit(a_bfloat16, 3), jax.Array[bfloat16])
 
 
-def return_531() -> jax.Array[float32]:
+def return_jnp_vsplit_bfloat16_3() -> jax.Array[float32]:
     return jnp.vsplit(a_bfloat16, 3)  # E: return
 
 
-def assign_531() -> None:
+def assign_jnp_vsplit_bfloat16_3() -> None:
     y: jax.Array[float32] = jnp.vsplit(a_bfloat16, 3)  # E: assignment
     del y
 
 
-def rebind_531(r: jax.Array[float32]) -> None:
+def rebind_jnp_vsplit_bfloat16_3(r: jax.Array[float32]) -> None:
     r = jnp.vsplit(a_bfloat16, 3)  # E: assignment
     takes_float32(r)
 
 
-def argument_531() -> None:
+def argument_jnp_vsplit_bfloat16_3() -> None:
     takes_float32(jnp.vsplit(a_bfloat16, 3))  # E: argument
 
 
-def attribute_531(holder: Holder) -> None:
+def attribute_jnp_vsplit_bfloat16_3(holder: Holder) -> None:
     holder.float32_ = jnp.vsplit(a_bfloat16, 3)  # E: attribute-assignment
 
 
-def field_531() -> None:
+def field_jnp_vsplit_bfloat16_3() -> None:
     Fields(float32_=jnp.vsplit(a_bfloat16, 3))  # E: argument
 
 
-def default_531(v: jax.Array[float32] = jnp.vsplit(a_bfloat16, 3)) -> None:  # E: default
+def default_jnp_vsplit_bfloat16_3(v: jax.Array[float32] = jnp.vsplit(a_bfloat16, 3)) -> None:  # E: default
     del v
 
 
 # jnp.vstack([a_bfloat16, a_bfloat16]): bfloat16 in JAX
-def known_532() -> None:
+def known_jnp_vstack_bfloat16_bfloat16() -> None:
     assert_type(jnp.vstack([a_bfloat16, a_bfloat16]), jax.Array[bfloat16])
 
 
-def return_532() -> jax.Array[float32]:
+def return_jnp_vstack_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.vstack([a_bfloat16, a_bfloat16])  # E: return
 
 
-def assign_532() -> None:
+def assign_jnp_vstack_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.vstack([a_bfloat16, a_bfloat16])  # E: assignment
     del y
 
 
-def rebind_532(r: jax.Array[float32]) -> None:
+def rebind_jnp_vstack_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.vstack([a_bfloat16, a_bfloat16])  # E: assignment
     takes_float32(r)
 
 
-def argument_532() -> None:
+def argument_jnp_vstack_bfloat16_bfloat16() -> None:
     takes_float32(jnp.vstack([a_bfloat16, a_bfloat16]))  # E: argument
 
 
-def attribute_532(holder: Holder) -> None:
+def attribute_jnp_vstack_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.vstack([a_bfloat16, a_bfloat16])  # E: attribute-assignment
 
 
-def field_532() -> None:
+def field_jnp_vstack_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.vstack([a_bfloat16, a_bfloat16]))  # E: argument
 
 
-def default_532(v: jax.Array[float32] = jnp.vstack([a_bfloat16, a_bfloat16])) -> None:  # E: default
+def default_jnp_vstack_bfloat16_bfloat16(v: jax.Array[float32] = jnp.vstack([a_bfloat16, a_bfloat16])) -> None:  # E: default
     del v
 
 
 # jnp.where(a_bool, a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_533() -> None:
+def known_jnp_where_bool_bfloat16_bfloat16() -> None:
     assert_type(jnp.where(a_bool, a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_533() -> jax.Array[float32]:
+def return_jnp_where_bool_bfloat16_bfloat16() -> jax.Array[float32]:
     return jnp.where(a_bool, a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_533() -> None:
+def assign_jnp_where_bool_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jnp.where(a_bool, a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_533(r: jax.Array[float32]) -> None:
+def rebind_jnp_where_bool_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.where(a_bool, a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_533() -> None:
+def argument_jnp_where_bool_bfloat16_bfloat16() -> None:
     takes_float32(jnp.where(a_bool, a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_533(holder: Holder) -> None:
+def attribute_jnp_where_bool_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.where(a_bool, a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_533() -> None:
+def field_jnp_where_bool_bfloat16_bfloat16() -> None:
     Fields(float32_=jnp.where(a_bool, a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_533(v: jax.Array[float32] = jnp.where(a_bool, a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jnp_where_bool_bfloat16_bfloat16(v: jax.Array[float32] = jnp.where(a_bool, a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jnp.zeros((3,), dtype=None): float32 in JAX
-def known_534() -> None:
+def known_jnp_zeros_3_dtype_None() -> None:
     assert_type(jnp.zeros((3,), dtype=None), jax.Array[float32])
 
 
-def return_534() -> jax.Array[bfloat16]:
+def return_jnp_zeros_3_dtype_None() -> jax.Array[bfloat16]:
     return jnp.zeros((3,), dtype=None)  # E: return
 
 
-def assign_534() -> None:
+def assign_jnp_zeros_3_dtype_None() -> None:
     y: jax.Array[bfloat16] = jnp.zeros((3,), dtype=None)  # E: assignment
     del y
 
 
-def rebind_534(r: jax.Array[bfloat16]) -> None:
+def rebind_jnp_zeros_3_dtype_None(r: jax.Array[bfloat16]) -> None:
     r = jnp.zeros((3,), dtype=None)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_534() -> None:
+def argument_jnp_zeros_3_dtype_None() -> None:
     takes_bfloat16(jnp.zeros((3,), dtype=None))  # E: argument
 
 
-def attribute_534(holder: Holder) -> None:
+def attribute_jnp_zeros_3_dtype_None(holder: Holder) -> None:
     holder.bfloat16_ = jnp.zeros((3,), dtype=None)  # E: attribute-assignment
 
 
-def field_534() -> None:
+def field_jnp_zeros_3_dtype_None() -> None:
     Fields(bfloat16_=jnp.zeros((3,), dtype=None))  # E: argument
 
 
-def default_534(v: jax.Array[bfloat16] = jnp.zeros((3,), dtype=None)) -> None:  # E: default
+def default_jnp_zeros_3_dtype_None(v: jax.Array[bfloat16] = jnp.zeros((3,), dtype=None)) -> None:  # E: default
     del v
 
 
 # jnp.zeros_like(a_bfloat16): bfloat16 in JAX
-def known_535() -> None:
+def known_jnp_zeros_like_bfloat16() -> None:
     assert_type(jnp.zeros_like(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_535() -> jax.Array[float32]:
+def return_jnp_zeros_like_bfloat16() -> jax.Array[float32]:
     return jnp.zeros_like(a_bfloat16)  # E: return
 
 
-def assign_535() -> None:
+def assign_jnp_zeros_like_bfloat16() -> None:
     y: jax.Array[float32] = jnp.zeros_like(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_535(r: jax.Array[float32]) -> None:
+def rebind_jnp_zeros_like_bfloat16(r: jax.Array[float32]) -> None:
     r = jnp.zeros_like(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_535() -> None:
+def argument_jnp_zeros_like_bfloat16() -> None:
     takes_float32(jnp.zeros_like(a_bfloat16))  # E: argument
 
 
-def attribute_535(holder: Holder) -> None:
+def attribute_jnp_zeros_like_bfloat16(holder: Holder) -> None:
     holder.float32_ = jnp.zeros_like(a_bfloat16)  # E: attribute-assignment
 
 
-def field_535() -> None:
+def field_jnp_zeros_like_bfloat16() -> None:
     Fields(float32_=jnp.zeros_like(a_bfloat16))  # E: argument
 
 
-def default_535(v: jax.Array[float32] = jnp.zeros_like(a_bfloat16)) -> None:  # E: default
+def default_jnp_zeros_like_bfloat16(v: jax.Array[float32] = jnp.zeros_like(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.random.PRNGKey(0): uint32 in JAX
-def known_536() -> None:
+def known_jax_random_PRNGKey_0() -> None:
     assert_type(jax.random.PRNGKey(0), jax.Array[uint32])
 
 
-def return_536() -> jax.Array[float32]:
+def return_jax_random_PRNGKey_0() -> jax.Array[float32]:
     return jax.random.PRNGKey(0)  # E: return
 
 
-def assign_536() -> None:
+def assign_jax_random_PRNGKey_0() -> None:
     y: jax.Array[float32] = jax.random.PRNGKey(0)  # E: assignment
     del y
 
 
-def rebind_536(r: jax.Array[float32]) -> None:
+def rebind_jax_random_PRNGKey_0(r: jax.Array[float32]) -> None:
     r = jax.random.PRNGKey(0)  # E: assignment
     takes_float32(r)
 
 
-def argument_536() -> None:
+def argument_jax_random_PRNGKey_0() -> None:
     takes_float32(jax.random.PRNGKey(0))  # E: argument
 
 
-def attribute_536(holder: Holder) -> None:
+def attribute_jax_random_PRNGKey_0(holder: Holder) -> None:
     holder.float32_ = jax.random.PRNGKey(0)  # E: attribute-assignment
 
 
-def field_536() -> None:
+def field_jax_random_PRNGKey_0() -> None:
     Fields(float32_=jax.random.PRNGKey(0))  # E: argument
 
 
-def default_536(v: jax.Array[float32] = jax.random.PRNGKey(0)) -> None:  # E: default
+def default_jax_random_PRNGKey_0(v: jax.Array[float32] = jax.random.PRNGKey(0)) -> None:  # E: default
     del v
 
 
 # jax.random.ball(raw_key, 3): float32 in JAX
-def known_537() -> None:
+def known_jax_random_ball_uint32_3() -> None:
     assert_type(jax.random.ball(raw_key, 3), jax.Array[float32])
 
 
-def return_537() -> jax.Array[bfloat16]:
+def return_jax_random_ball_uint32_3() -> jax.Array[bfloat16]:
     return jax.random.ball(raw_key, 3)  # E: return
 
 
-def assign_537() -> None:
+def assign_jax_random_ball_uint32_3() -> None:
     y: jax.Array[bfloat16] = jax.random.ball(raw_key, 3)  # E: assignment
     del y
 
 
-def rebind_537(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_ball_uint32_3(r: jax.Array[bfloat16]) -> None:
     r = jax.random.ball(raw_key, 3)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_537() -> None:
+def argument_jax_random_ball_uint32_3() -> None:
     takes_bfloat16(jax.random.ball(raw_key, 3))  # E: argument
 
 
-def attribute_537(holder: Holder) -> None:
+def attribute_jax_random_ball_uint32_3(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.ball(raw_key, 3)  # E: attribute-assignment
 
 
-def field_537() -> None:
+def field_jax_random_ball_uint32_3() -> None:
     Fields(bfloat16_=jax.random.ball(raw_key, 3))  # E: argument
 
 
-def default_537(v: jax.Array[bfloat16] = jax.random.ball(raw_key, 3)) -> None:  # E: default
+def default_jax_random_ball_uint32_3(v: jax.Array[bfloat16] = jax.random.ball(raw_key, 3)) -> None:  # E: default
     del v
 
 
 # jax.random.bernoulli(raw_key, 0.5, (3,)): bool_ in JAX
-def known_538() -> None:
+def known_jax_random_bernoulli_uint32_0_5_3() -> None:
     assert_type(jax.random.bernoulli(raw_key, 0.5, (3,)), jax.Array[bool_])
 
 
-def return_538() -> jax.Array[float32]:
+def return_jax_random_bernoulli_uint32_0_5_3() -> jax.Array[float32]:
     return jax.random.bernoulli(raw_key, 0.5, (3,))  # E: return
 
 
-def assign_538() -> None:
+def assign_jax_random_bernoulli_uint32_0_5_3() -> None:
     y: jax.Array[float32] = jax.random.bernoulli(raw_key, 0.5, (3,))  # E: assignment
     del y
 
 
-def rebind_538(r: jax.Array[float32]) -> None:
+def rebind_jax_random_bernoulli_uint32_0_5_3(r: jax.Array[float32]) -> None:
     r = jax.random.bernoulli(raw_key, 0.5, (3,))  # E: assignment
     takes_float32(r)
 
 
-def argument_538() -> None:
+def argument_jax_random_bernoulli_uint32_0_5_3() -> None:
     takes_float32(jax.random.bernoulli(raw_key, 0.5, (3,)))  # E: argument
 
 
-def attribute_538(holder: Holder) -> None:
+def attribute_jax_random_bernoulli_uint32_0_5_3(holder: Holder) -> None:
     holder.float32_ = jax.random.bernoulli(raw_key, 0.5, (3,))  # E: attribute-assignment
 
 
-def field_538() -> None:
+def field_jax_random_bernoulli_uint32_0_5_3() -> None:
     Fields(float32_=jax.random.bernoulli(raw_key, 0.5, (3,)))  # E: argument
 
 
-def default_538(v: jax.Array[float32] = jax.random.bernoulli(raw_key, 0.5, (3,))) -> None:  # E: default
+def default_jax_random_bernoulli_uint32_0_5_3(v: jax.Array[float32] = jax.random.bernoulli(raw_key, 0.5, (3,))) -> None:  # E: default
     del v
 
 
 # jax.random.beta(*(raw_key, 2.0, 2.0), shape=(3,), **{}): float32 in JAX
-def known_539() -> None:
+def known_jax_random_beta_uint32_2_0_2_0_shape_3_kwargs() -> None:
     assert_type(jax.random.beta(*(raw_key, 2.0, 2.0), shape=(3,), **{}), jax.Array[float32])
 
 
-def return_539() -> jax.Array[bfloat16]:
+def return_jax_random_beta_uint32_2_0_2_0_shape_3_kwargs() -> jax.Array[bfloat16]:
     return jax.random.beta(*(raw_key, 2.0, 2.0), shape=(3,), **{})  # E: return
 
 
-def assign_539() -> None:
+def assign_jax_random_beta_uint32_2_0_2_0_shape_3_kwargs() -> None:
     y: jax.Array[bfloat16] = jax.random.beta(*(raw_key, 2.0, 2.0), shape=(3,), **{})  # E: assignment
     del y
 
 
-def rebind_539(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_beta_uint32_2_0_2_0_shape_3_kwargs(r: jax.Array[bfloat16]) -> None:
     r = jax.random.beta(*(raw_key, 2.0, 2.0), shape=(3,), **{})  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_539() -> None:
+def argument_jax_random_beta_uint32_2_0_2_0_shape_3_kwargs() -> None:
     takes_bfloat16(jax.random.beta(*(raw_key, 2.0, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def attribute_539(holder: Holder) -> None:
+def attribute_jax_random_beta_uint32_2_0_2_0_shape_3_kwargs(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.beta(*(raw_key, 2.0, 2.0), shape=(3,), **{})  # E: attribute-assignment
 
 
-def field_539() -> None:
+def field_jax_random_beta_uint32_2_0_2_0_shape_3_kwargs() -> None:
     Fields(bfloat16_=jax.random.beta(*(raw_key, 2.0, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def default_539(v: jax.Array[bfloat16] = jax.random.beta(*(raw_key, 2.0, 2.0), shape=(3,), **{})) -> None:  # E: default
+def default_jax_random_beta_uint32_2_0_2_0_shape_3_kwargs(v: jax.Array[bfloat16] = jax.random.beta(*(raw_key, 2.0, 2.0), shape=(3,), **{})) -> None:  # E: default
     del v
 
 
 # jax.random.binomial(raw_key, 2.0, 3.0, shape=(3,), **{}): float32 in JAX
-def known_540() -> None:
+def known_jax_random_binomial_uint32_2_0_3_0_shape_3_kwargs() -> None:
     assert_type(jax.random.binomial(raw_key, 2.0, 3.0, shape=(3,), **{}), jax.Array[float32])
 
 
-def return_540() -> jax.Array[bfloat16]:
+def return_jax_random_binomial_uint32_2_0_3_0_shape_3_kwargs() -> jax.Array[bfloat16]:
     return jax.random.binomial(raw_key, 2.0, 3.0, shape=(3,), **{})  # E: return
 
 
-def assign_540() -> None:
+def assign_jax_random_binomial_uint32_2_0_3_0_shape_3_kwargs() -> None:
     y: jax.Array[bfloat16] = jax.random.binomial(raw_key, 2.0, 3.0, shape=(3,), **{})  # E: assignment
     del y
 
 
-def rebind_540(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_binomial_uint32_2_0_3_0_shape_3_kwargs(r: jax.Array[bfloat16]) -> None:
     r = jax.random.binomial(raw_key, 2.0, 3.0, shape=(3,), **{})  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_540() -> None:
+def argument_jax_random_binomial_uint32_2_0_3_0_shape_3_kwargs() -> None:
     takes_bfloat16(jax.random.binomial(raw_key, 2.0, 3.0, shape=(3,), **{}))  # E: argument
 
 
-def attribute_540(holder: Holder) -> None:
+def attribute_jax_random_binomial_uint32_2_0_3_0_shape_3_kwargs(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.binomial(raw_key, 2.0, 3.0, shape=(3,), **{})  # E: attribute-assignment
 
 
-def field_540() -> None:
+def field_jax_random_binomial_uint32_2_0_3_0_shape_3_kwargs() -> None:
     Fields(bfloat16_=jax.random.binomial(raw_key, 2.0, 3.0, shape=(3,), **{}))  # E: argument
 
 
-def default_540(v: jax.Array[bfloat16] = jax.random.binomial(raw_key, 2.0, 3.0, shape=(3,), **{})) -> None:  # E: default
+def default_jax_random_binomial_uint32_2_0_3_0_shape_3_kwargs(v: jax.Array[bfloat16] = jax.random.binomial(raw_key, 2.0, 3.0, shape=(3,), **{})) -> None:  # E: default
     del v
 
 
 # jax.random.bits(raw_key, (3,)): uint32 in JAX
-def known_541() -> None:
+def known_jax_random_bits_uint32_3() -> None:
     assert_type(jax.random.bits(raw_key, (3,)), jax.Array[uint32])
 
 
-def return_541() -> jax.Array[float32]:
+def return_jax_random_bits_uint32_3() -> jax.Array[float32]:
     return jax.random.bits(raw_key, (3,))  # E: return
 
 
-def assign_541() -> None:
+def assign_jax_random_bits_uint32_3() -> None:
     y: jax.Array[float32] = jax.random.bits(raw_key, (3,))  # E: assignment
     del y
 
 
-def rebind_541(r: jax.Array[float32]) -> None:
+def rebind_jax_random_bits_uint32_3(r: jax.Array[float32]) -> None:
     r = jax.random.bits(raw_key, (3,))  # E: assignment
     takes_float32(r)
 
 
-def argument_541() -> None:
+def argument_jax_random_bits_uint32_3() -> None:
     takes_float32(jax.random.bits(raw_key, (3,)))  # E: argument
 
 
-def attribute_541(holder: Holder) -> None:
+def attribute_jax_random_bits_uint32_3(holder: Holder) -> None:
     holder.float32_ = jax.random.bits(raw_key, (3,))  # E: attribute-assignment
 
 
-def field_541() -> None:
+def field_jax_random_bits_uint32_3() -> None:
     Fields(float32_=jax.random.bits(raw_key, (3,)))  # E: argument
 
 
-def default_541(v: jax.Array[float32] = jax.random.bits(raw_key, (3,))) -> None:  # E: default
+def default_jax_random_bits_uint32_3(v: jax.Array[float32] = jax.random.bits(raw_key, (3,))) -> None:  # E: default
     del v
 
 
 # jax.random.categorical(raw_key, jnp.zeros((3,))): int32 in JAX
-def known_542() -> None:
+def known_jax_random_categorical_uint32_jnp_zeros_3() -> None:
     assert_type(jax.random.categorical(raw_key, jnp.zeros((3,))), jax.Array[int32])
 
 
-def return_542() -> jax.Array[float32]:
+def return_jax_random_categorical_uint32_jnp_zeros_3() -> jax.Array[float32]:
     return jax.random.categorical(raw_key, jnp.zeros((3,)))  # E: return
 
 
-def assign_542() -> None:
+def assign_jax_random_categorical_uint32_jnp_zeros_3() -> None:
     y: jax.Array[float32] = jax.random.categorical(raw_key, jnp.zeros((3,)))  # E: assignment
     del y
 
 
-def rebind_542(r: jax.Array[float32]) -> None:
+def rebind_jax_random_categorical_uint32_jnp_zeros_3(r: jax.Array[float32]) -> None:
     r = jax.random.categorical(raw_key, jnp.zeros((3,)))  # E: assignment
     takes_float32(r)
 
 
-def argument_542() -> None:
+def argument_jax_random_categorical_uint32_jnp_zeros_3() -> None:
     takes_float32(jax.random.categorical(raw_key, jnp.zeros((3,))))  # E: argument
 
 
-def attribute_542(holder: Holder) -> None:
+def attribute_jax_random_categorical_uint32_jnp_zeros_3(holder: Holder) -> None:
     holder.float32_ = jax.random.categorical(raw_key, jnp.zeros((3,)))  # E: attribute-assignment
 
 
-def field_542() -> None:
+def field_jax_random_categorical_uint32_jnp_zeros_3() -> None:
     Fields(float32_=jax.random.categorical(raw_key, jnp.zeros((3,))))  # E: argument
 
 
-def default_542(v: jax.Array[float32] = jax.random.categorical(raw_key, jnp.zeros((3,)))) -> None:  # E: default
+def default_jax_random_categorical_uint32_jnp_zeros_3(v: jax.Array[float32] = jax.random.categorical(raw_key, jnp.zeros((3,)))) -> None:  # E: default
     del v
 
 
 # jax.random.cauchy(raw_key, (3,)): float32 in JAX
-def known_543() -> None:
+def known_jax_random_cauchy_uint32_3() -> None:
     assert_type(jax.random.cauchy(raw_key, (3,)), jax.Array[float32])
 
 
-def return_543() -> jax.Array[bfloat16]:
+def return_jax_random_cauchy_uint32_3() -> jax.Array[bfloat16]:
     return jax.random.cauchy(raw_key, (3,))  # E: return
 
 
-def assign_543() -> None:
+def assign_jax_random_cauchy_uint32_3() -> None:
     y: jax.Array[bfloat16] = jax.random.cauchy(raw_key, (3,))  # E: assignment
     del y
 
 
-def rebind_543(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_cauchy_uint32_3(r: jax.Array[bfloat16]) -> None:
     r = jax.random.cauchy(raw_key, (3,))  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_543() -> None:
+def argument_jax_random_cauchy_uint32_3() -> None:
     takes_bfloat16(jax.random.cauchy(raw_key, (3,)))  # E: argument
 
 
-def attribute_543(holder: Holder) -> None:
+def attribute_jax_random_cauchy_uint32_3(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.cauchy(raw_key, (3,))  # E: attribute-assignment
 
 
-def field_543() -> None:
+def field_jax_random_cauchy_uint32_3() -> None:
     Fields(bfloat16_=jax.random.cauchy(raw_key, (3,)))  # E: argument
 
 
-def default_543(v: jax.Array[bfloat16] = jax.random.cauchy(raw_key, (3,))) -> None:  # E: default
+def default_jax_random_cauchy_uint32_3(v: jax.Array[bfloat16] = jax.random.cauchy(raw_key, (3,))) -> None:  # E: default
     del v
 
 
 # jax.random.chisquare(*(raw_key, 2.0), shape=(3,), **{}): float32 in JAX
-def known_544() -> None:
+def known_jax_random_chisquare_uint32_2_0_shape_3_kwargs() -> None:
     assert_type(jax.random.chisquare(*(raw_key, 2.0), shape=(3,), **{}), jax.Array[float32])
 
 
-def return_544() -> jax.Array[bfloat16]:
+def return_jax_random_chisquare_uint32_2_0_shape_3_kwargs() -> jax.Array[bfloat16]:
     return jax.random.chisquare(*(raw_key, 2.0), shape=(3,), **{})  # E: return
 
 
-def assign_544() -> None:
+def assign_jax_random_chisquare_uint32_2_0_shape_3_kwargs() -> None:
     y: jax.Array[bfloat16] = jax.random.chisquare(*(raw_key, 2.0), shape=(3,), **{})  # E: assignment
     del y
 
 
-def rebind_544(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_chisquare_uint32_2_0_shape_3_kwargs(r: jax.Array[bfloat16]) -> None:
     r = jax.random.chisquare(*(raw_key, 2.0), shape=(3,), **{})  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_544() -> None:
+def argument_jax_random_chisquare_uint32_2_0_shape_3_kwargs() -> None:
     takes_bfloat16(jax.random.chisquare(*(raw_key, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def attribute_544(holder: Holder) -> None:
+def attribute_jax_random_chisquare_uint32_2_0_shape_3_kwargs(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.chisquare(*(raw_key, 2.0), shape=(3,), **{})  # E: attribute-assignment
 
 
-def field_544() -> None:
+def field_jax_random_chisquare_uint32_2_0_shape_3_kwargs() -> None:
     Fields(bfloat16_=jax.random.chisquare(*(raw_key, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def default_544(v: jax.Array[bfloat16] = jax.random.chisquare(*(raw_key, 2.0), shape=(3,), **{})) -> None:  # E: default
+def default_jax_random_chisquare_uint32_2_0_shape_3_kwargs(v: jax.Array[bfloat16] = jax.random.chisquare(*(raw_key, 2.0), shape=(3,), **{})) -> None:  # E: default
     del v
 
 
 # jax.random.choice(jax.random.key(0), a_bfloat16): bfloat16 in JAX
-def known_545() -> None:
+def known_jax_random_choice_jax_random_key_0_bfloat16() -> None:
     assert_type(jax.random.choice(jax.random.key(0), a_bfloat16), jax.Array[bfloat16])
 
 
-def return_545() -> jax.Array[float32]:
+def return_jax_random_choice_jax_random_key_0_bfloat16() -> jax.Array[float32]:
     return jax.random.choice(jax.random.key(0), a_bfloat16)  # E: return
 
 
-def assign_545() -> None:
+def assign_jax_random_choice_jax_random_key_0_bfloat16() -> None:
     y: jax.Array[float32] = jax.random.choice(jax.random.key(0), a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_545(r: jax.Array[float32]) -> None:
+def rebind_jax_random_choice_jax_random_key_0_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.random.choice(jax.random.key(0), a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_545() -> None:
+def argument_jax_random_choice_jax_random_key_0_bfloat16() -> None:
     takes_float32(jax.random.choice(jax.random.key(0), a_bfloat16))  # E: argument
 
 
-def attribute_545(holder: Holder) -> None:
+def attribute_jax_random_choice_jax_random_key_0_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.random.choice(jax.random.key(0), a_bfloat16)  # E: attribute-assignment
 
 
-def field_545() -> None:
+def field_jax_random_choice_jax_random_key_0_bfloat16() -> None:
     Fields(float32_=jax.random.choice(jax.random.key(0), a_bfloat16))  # E: argument
 
 
-def default_545(v: jax.Array[float32] = jax.random.choice(jax.random.key(0), a_bfloat16)) -> None:  # E: default
+def default_jax_random_choice_jax_random_key_0_bfloat16(v: jax.Array[float32] = jax.random.choice(jax.random.key(0), a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.random.clone(raw_key): uint32 in JAX
-def known_546() -> None:
+def known_jax_random_clone_uint32() -> None:
     assert_type(jax.random.clone(raw_key), jax.Array[uint32])
 
 
-def return_546() -> jax.Array[float32]:
+def return_jax_random_clone_uint32() -> jax.Array[float32]:
     return jax.random.clone(raw_key)  # E: return
 
 
-def assign_546() -> None:
+def assign_jax_random_clone_uint32() -> None:
     y: jax.Array[float32] = jax.random.clone(raw_key)  # E: assignment
     del y
 
 
-def rebind_546(r: jax.Array[float32]) -> None:
+def rebind_jax_random_clone_uint32(r: jax.Array[float32]) -> None:
     r = jax.random.clone(raw_key)  # E: assignment
     takes_float32(r)
 
 
-def argument_546() -> None:
+def argument_jax_random_clone_uint32() -> None:
     takes_float32(jax.random.clone(raw_key))  # E: argument
 
 
-def attribute_546(holder: Holder) -> None:
+def attribute_jax_random_clone_uint32(holder: Holder) -> None:
     holder.float32_ = jax.random.clone(raw_key)  # E: attribute-assignment
 
 
-def field_546() -> None:
+def field_jax_random_clone_uint32() -> None:
     Fields(float32_=jax.random.clone(raw_key))  # E: argument
 
 
-def default_546(v: jax.Array[float32] = jax.random.clone(raw_key)) -> None:  # E: default
+def default_jax_random_clone_uint32(v: jax.Array[float32] = jax.random.clone(raw_key)) -> None:  # E: default
     del v
 
 
 # jax.random.dirichlet(raw_key, jnp.ones((3,)), **{}): float32 in JAX
-def known_547() -> None:
+def known_jax_random_dirichlet_uint32_jnp_ones_3_kwargs() -> None:
     assert_type(jax.random.dirichlet(raw_key, jnp.ones((3,)), **{}), jax.Array[float32])
 
 
-def return_547() -> jax.Array[bfloat16]:
+def return_jax_random_dirichlet_uint32_jnp_ones_3_kwargs() -> jax.Array[bfloat16]:
     return jax.random.dirichlet(raw_key, jnp.ones((3,)), **{})  # E: return
 
 
-def assign_547() -> None:
+def assign_jax_random_dirichlet_uint32_jnp_ones_3_kwargs() -> None:
     y: jax.Array[bfloat16] = jax.random.dirichlet(raw_key, jnp.ones((3,)), **{})  # E: assignment
     del y
 
 
-def rebind_547(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_dirichlet_uint32_jnp_ones_3_kwargs(r: jax.Array[bfloat16]) -> None:
     r = jax.random.dirichlet(raw_key, jnp.ones((3,)), **{})  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_547() -> None:
+def argument_jax_random_dirichlet_uint32_jnp_ones_3_kwargs() -> None:
     takes_bfloat16(jax.random.dirichlet(raw_key, jnp.ones((3,)), **{}))  # E: argument
 
 
-def attribute_547(holder: Holder) -> None:
+def attribute_jax_random_dirichlet_uint32_jnp_ones_3_kwargs(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.dirichlet(raw_key, jnp.ones((3,)), **{})  # E: attribute-assignment
 
 
-def field_547() -> None:
+def field_jax_random_dirichlet_uint32_jnp_ones_3_kwargs() -> None:
     Fields(bfloat16_=jax.random.dirichlet(raw_key, jnp.ones((3,)), **{}))  # E: argument
 
 
-def default_547(v: jax.Array[bfloat16] = jax.random.dirichlet(raw_key, jnp.ones((3,)), **{})) -> None:  # E: default
+def default_jax_random_dirichlet_uint32_jnp_ones_3_kwargs(v: jax.Array[bfloat16] = jax.random.dirichlet(raw_key, jnp.ones((3,)), **{})) -> None:  # E: default
     del v
 
 
 # jax.random.double_sided_maxwell(raw_key, 0.0, 1.0, (3,), **{}): float32 in JAX
-def known_548() -> None:
+def known_jax_random_double_sided_maxwell_uint32_0_0_1_0_3_kwargs() -> None:
     assert_type(jax.random.double_sided_maxwell(raw_key, 0.0, 1.0, (3,), **{}), jax.Array[float32])
 
 
-def return_548() -> jax.Array[bfloat16]:
+def return_jax_random_double_sided_maxwell_uint32_0_0_1_0_3_kwargs() -> jax.Array[bfloat16]:
     return jax.random.double_sided_maxwell(raw_key, 0.0, 1.0, (3,), **{})  # E: return
 
 
-def assign_548() -> None:
+def assign_jax_random_double_sided_maxwell_uint32_0_0_1_0_3_kwargs() -> None:
     y: jax.Array[bfloat16] = jax.random.double_sided_maxwell(raw_key, 0.0, 1.0, (3,), **{})  # E: assignment
     del y
 
 
-def rebind_548(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_double_sided_maxwell_uint32_0_0_1_0_3_kwargs(r: jax.Array[bfloat16]) -> None:
     r = jax.random.double_sided_maxwell(raw_key, 0.0, 1.0, (3,), **{})  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_548() -> None:
+def argument_jax_random_double_sided_maxwell_uint32_0_0_1_0_3_kwargs() -> None:
     takes_bfloat16(jax.random.double_sided_maxwell(raw_key, 0.0, 1.0, (3,), **{}))  # E: argument
 
 
-def attribute_548(holder: Holder) -> None:
+def attribute_jax_random_double_sided_maxwell_uint32_0_0_1_0_3_kwargs(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.double_sided_maxwell(raw_key, 0.0, 1.0, (3,), **{})  # E: attribute-assignment
 
 
-def field_548() -> None:
+def field_jax_random_double_sided_maxwell_uint32_0_0_1_0_3_kwargs() -> None:
     Fields(bfloat16_=jax.random.double_sided_maxwell(raw_key, 0.0, 1.0, (3,), **{}))  # E: argument
 
 
-def default_548(v: jax.Array[bfloat16] = jax.random.double_sided_maxwell(raw_key, 0.0, 1.0, (3,), **{})) -> None:  # E: default
+def default_jax_random_double_sided_maxwell_uint32_0_0_1_0_3_kwargs(v: jax.Array[bfloat16] = jax.random.double_sided_maxwell(raw_key, 0.0, 1.0, (3,), **{})) -> None:  # E: default
     del v
 
 
 # jax.random.exponential(raw_key, (3,)): float32 in JAX
-def known_549() -> None:
+def known_jax_random_exponential_uint32_3() -> None:
     assert_type(jax.random.exponential(raw_key, (3,)), jax.Array[float32])
 
 
-def return_549() -> jax.Array[bfloat16]:
+def return_jax_random_exponential_uint32_3() -> jax.Array[bfloat16]:
     return jax.random.exponential(raw_key, (3,))  # E: return
 
 
-def assign_549() -> None:
+def assign_jax_random_exponential_uint32_3() -> None:
     y: jax.Array[bfloat16] = jax.random.exponential(raw_key, (3,))  # E: assignment
     del y
 
 
-def rebind_549(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_exponential_uint32_3(r: jax.Array[bfloat16]) -> None:
     r = jax.random.exponential(raw_key, (3,))  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_549() -> None:
+def argument_jax_random_exponential_uint32_3() -> None:
     takes_bfloat16(jax.random.exponential(raw_key, (3,)))  # E: argument
 
 
-def attribute_549(holder: Holder) -> None:
+def attribute_jax_random_exponential_uint32_3(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.exponential(raw_key, (3,))  # E: attribute-assignment
 
 
-def field_549() -> None:
+def field_jax_random_exponential_uint32_3() -> None:
     Fields(bfloat16_=jax.random.exponential(raw_key, (3,)))  # E: argument
 
 
-def default_549(v: jax.Array[bfloat16] = jax.random.exponential(raw_key, (3,))) -> None:  # E: default
+def default_jax_random_exponential_uint32_3(v: jax.Array[bfloat16] = jax.random.exponential(raw_key, (3,))) -> None:  # E: default
     del v
 
 
 # jax.random.f(raw_key, 2.0, 3.0, shape=(3,), **{}): float32 in JAX
-def known_550() -> None:
+def known_jax_random_f_uint32_2_0_3_0_shape_3_kwargs() -> None:
     assert_type(jax.random.f(raw_key, 2.0, 3.0, shape=(3,), **{}), jax.Array[float32])
 
 
-def return_550() -> jax.Array[bfloat16]:
+def return_jax_random_f_uint32_2_0_3_0_shape_3_kwargs() -> jax.Array[bfloat16]:
     return jax.random.f(raw_key, 2.0, 3.0, shape=(3,), **{})  # E: return
 
 
-def assign_550() -> None:
+def assign_jax_random_f_uint32_2_0_3_0_shape_3_kwargs() -> None:
     y: jax.Array[bfloat16] = jax.random.f(raw_key, 2.0, 3.0, shape=(3,), **{})  # E: assignment
     del y
 
 
-def rebind_550(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_f_uint32_2_0_3_0_shape_3_kwargs(r: jax.Array[bfloat16]) -> None:
     r = jax.random.f(raw_key, 2.0, 3.0, shape=(3,), **{})  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_550() -> None:
+def argument_jax_random_f_uint32_2_0_3_0_shape_3_kwargs() -> None:
     takes_bfloat16(jax.random.f(raw_key, 2.0, 3.0, shape=(3,), **{}))  # E: argument
 
 
-def attribute_550(holder: Holder) -> None:
+def attribute_jax_random_f_uint32_2_0_3_0_shape_3_kwargs(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.f(raw_key, 2.0, 3.0, shape=(3,), **{})  # E: attribute-assignment
 
 
-def field_550() -> None:
+def field_jax_random_f_uint32_2_0_3_0_shape_3_kwargs() -> None:
     Fields(bfloat16_=jax.random.f(raw_key, 2.0, 3.0, shape=(3,), **{}))  # E: argument
 
 
-def default_550(v: jax.Array[bfloat16] = jax.random.f(raw_key, 2.0, 3.0, shape=(3,), **{})) -> None:  # E: default
+def default_jax_random_f_uint32_2_0_3_0_shape_3_kwargs(v: jax.Array[bfloat16] = jax.random.f(raw_key, 2.0, 3.0, shape=(3,), **{})) -> None:  # E: default
     del v
 
 
 # jax.random.fold_in(raw_key, 1): uint32 in JAX
-def known_551() -> None:
+def known_jax_random_fold_in_uint32_1() -> None:
     assert_type(jax.random.fold_in(raw_key, 1), jax.Array[uint32])
 
 
-def return_551() -> jax.Array[float32]:
+def return_jax_random_fold_in_uint32_1() -> jax.Array[float32]:
     return jax.random.fold_in(raw_key, 1)  # E: return
 
 
-def assign_551() -> None:
+def assign_jax_random_fold_in_uint32_1() -> None:
     y: jax.Array[float32] = jax.random.fold_in(raw_key, 1)  # E: assignment
     del y
 
 
-def rebind_551(r: jax.Array[float32]) -> None:
+def rebind_jax_random_fold_in_uint32_1(r: jax.Array[float32]) -> None:
     r = jax.random.fold_in(raw_key, 1)  # E: assignment
     takes_float32(r)
 
 
-def argument_551() -> None:
+def argument_jax_random_fold_in_uint32_1() -> None:
     takes_float32(jax.random.fold_in(raw_key, 1))  # E: argument
 
 
-def attribute_551(holder: Holder) -> None:
+def attribute_jax_random_fold_in_uint32_1(holder: Holder) -> None:
     holder.float32_ = jax.random.fold_in(raw_key, 1)  # E: attribute-assignment
 
 
-def field_551() -> None:
+def field_jax_random_fold_in_uint32_1() -> None:
     Fields(float32_=jax.random.fold_in(raw_key, 1))  # E: argument
 
 
-def default_551(v: jax.Array[float32] = jax.random.fold_in(raw_key, 1)) -> None:  # E: default
+def default_jax_random_fold_in_uint32_1(v: jax.Array[float32] = jax.random.fold_in(raw_key, 1)) -> None:  # E: default
     del v
 
 
 # jax.random.gamma(*(raw_key, 2.0), shape=(3,), **{}): float32 in JAX
-def known_552() -> None:
+def known_jax_random_gamma_uint32_2_0_shape_3_kwargs() -> None:
     assert_type(jax.random.gamma(*(raw_key, 2.0), shape=(3,), **{}), jax.Array[float32])
 
 
-def return_552() -> jax.Array[bfloat16]:
+def return_jax_random_gamma_uint32_2_0_shape_3_kwargs() -> jax.Array[bfloat16]:
     return jax.random.gamma(*(raw_key, 2.0), shape=(3,), **{})  # E: return
 
 
-def assign_552() -> None:
+def assign_jax_random_gamma_uint32_2_0_shape_3_kwargs() -> None:
     y: jax.Array[bfloat16] = jax.random.gamma(*(raw_key, 2.0), shape=(3,), **{})  # E: assignment
     del y
 
 
-def rebind_552(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_gamma_uint32_2_0_shape_3_kwargs(r: jax.Array[bfloat16]) -> None:
     r = jax.random.gamma(*(raw_key, 2.0), shape=(3,), **{})  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_552() -> None:
+def argument_jax_random_gamma_uint32_2_0_shape_3_kwargs() -> None:
     takes_bfloat16(jax.random.gamma(*(raw_key, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def attribute_552(holder: Holder) -> None:
+def attribute_jax_random_gamma_uint32_2_0_shape_3_kwargs(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.gamma(*(raw_key, 2.0), shape=(3,), **{})  # E: attribute-assignment
 
 
-def field_552() -> None:
+def field_jax_random_gamma_uint32_2_0_shape_3_kwargs() -> None:
     Fields(bfloat16_=jax.random.gamma(*(raw_key, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def default_552(v: jax.Array[bfloat16] = jax.random.gamma(*(raw_key, 2.0), shape=(3,), **{})) -> None:  # E: default
+def default_jax_random_gamma_uint32_2_0_shape_3_kwargs(v: jax.Array[bfloat16] = jax.random.gamma(*(raw_key, 2.0), shape=(3,), **{})) -> None:  # E: default
     del v
 
 
 # jax.random.generalized_normal(*(raw_key, 2.0), shape=(3,), **{}): float32 in JAX
-def known_553() -> None:
+def known_jax_random_generalized_normal_uint32_2_0_shape_3_kwargs() -> None:
     assert_type(jax.random.generalized_normal(*(raw_key, 2.0), shape=(3,), **{}), jax.Array[float32])
 
 
-def return_553() -> jax.Array[bfloat16]:
+def return_jax_random_generalized_normal_uint32_2_0_shape_3_kwargs() -> jax.Array[bfloat16]:
     return jax.random.generalized_normal(*(raw_key, 2.0), shape=(3,), **{})  # E: return
 
 
-def assign_553() -> None:
+def assign_jax_random_generalized_normal_uint32_2_0_shape_3_kwargs() -> None:
     y: jax.Array[bfloat16] = jax.random.generalized_normal(*(raw_key, 2.0), shape=(3,), **{})  # E: assignment
     del y
 
 
-def rebind_553(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_generalized_normal_uint32_2_0_shape_3_kwargs(r: jax.Array[bfloat16]) -> None:
     r = jax.random.generalized_normal(*(raw_key, 2.0), shape=(3,), **{})  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_553() -> None:
+def argument_jax_random_generalized_normal_uint32_2_0_shape_3_kwargs() -> None:
     takes_bfloat16(jax.random.generalized_normal(*(raw_key, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def attribute_553(holder: Holder) -> None:
+def attribute_jax_random_generalized_normal_uint32_2_0_shape_3_kwargs(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.generalized_normal(*(raw_key, 2.0), shape=(3,), **{})  # E: attribute-assignment
 
 
-def field_553() -> None:
+def field_jax_random_generalized_normal_uint32_2_0_shape_3_kwargs() -> None:
     Fields(bfloat16_=jax.random.generalized_normal(*(raw_key, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def default_553(v: jax.Array[bfloat16] = jax.random.generalized_normal(*(raw_key, 2.0), shape=(3,), **{})) -> None:  # E: default
+def default_jax_random_generalized_normal_uint32_2_0_shape_3_kwargs(v: jax.Array[bfloat16] = jax.random.generalized_normal(*(raw_key, 2.0), shape=(3,), **{})) -> None:  # E: default
     del v
 
 
 # jax.random.geometric(*(raw_key, 2.0), shape=(3,), **{}): int32 in JAX
-def known_554() -> None:
+def known_jax_random_geometric_uint32_2_0_shape_3_kwargs() -> None:
     assert_type(jax.random.geometric(*(raw_key, 2.0), shape=(3,), **{}), jax.Array[int32])
 
 
-def return_554() -> jax.Array[float32]:
+def return_jax_random_geometric_uint32_2_0_shape_3_kwargs() -> jax.Array[float32]:
     return jax.random.geometric(*(raw_key, 2.0), shape=(3,), **{})  # E: return
 
 
-def assign_554() -> None:
+def assign_jax_random_geometric_uint32_2_0_shape_3_kwargs() -> None:
     y: jax.Array[float32] = jax.random.geometric(*(raw_key, 2.0), shape=(3,), **{})  # E: assignment
     del y
 
 
-def rebind_554(r: jax.Array[float32]) -> None:
+def rebind_jax_random_geometric_uint32_2_0_shape_3_kwargs(r: jax.Array[float32]) -> None:
     r = jax.random.geometric(*(raw_key, 2.0), shape=(3,), **{})  # E: assignment
     takes_float32(r)
 
 
-def argument_554() -> None:
+def argument_jax_random_geometric_uint32_2_0_shape_3_kwargs() -> None:
     takes_float32(jax.random.geometric(*(raw_key, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def attribute_554(holder: Holder) -> None:
+def attribute_jax_random_geometric_uint32_2_0_shape_3_kwargs(holder: Holder) -> None:
     holder.float32_ = jax.random.geometric(*(raw_key, 2.0), shape=(3,), **{})  # E: attribute-assignment
 
 
-def field_554() -> None:
+def field_jax_random_geometric_uint32_2_0_shape_3_kwargs() -> None:
     Fields(float32_=jax.random.geometric(*(raw_key, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def default_554(v: jax.Array[float32] = jax.random.geometric(*(raw_key, 2.0), shape=(3,), **{})) -> None:  # E: default
+def default_jax_random_geometric_uint32_2_0_shape_3_kwargs(v: jax.Array[float32] = jax.random.geometric(*(raw_key, 2.0), shape=(3,), **{})) -> None:  # E: default
     del v
 
 
 # jax.random.gumbel(raw_key, (3,)): float32 in JAX
-def known_555() -> None:
+def known_jax_random_gumbel_uint32_3() -> None:
     assert_type(jax.random.gumbel(raw_key, (3,)), jax.Array[float32])
 
 
-def return_555() -> jax.Array[bfloat16]:
+def return_jax_random_gumbel_uint32_3() -> jax.Array[bfloat16]:
     return jax.random.gumbel(raw_key, (3,))  # E: return
 
 
-def assign_555() -> None:
+def assign_jax_random_gumbel_uint32_3() -> None:
     y: jax.Array[bfloat16] = jax.random.gumbel(raw_key, (3,))  # E: assignment
     del y
 
 
-def rebind_555(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_gumbel_uint32_3(r: jax.Array[bfloat16]) -> None:
     r = jax.random.gumbel(raw_key, (3,))  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_555() -> None:
+def argument_jax_random_gumbel_uint32_3() -> None:
     takes_bfloat16(jax.random.gumbel(raw_key, (3,)))  # E: argument
 
 
-def attribute_555(holder: Holder) -> None:
+def attribute_jax_random_gumbel_uint32_3(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.gumbel(raw_key, (3,))  # E: attribute-assignment
 
 
-def field_555() -> None:
+def field_jax_random_gumbel_uint32_3() -> None:
     Fields(bfloat16_=jax.random.gumbel(raw_key, (3,)))  # E: argument
 
 
-def default_555(v: jax.Array[bfloat16] = jax.random.gumbel(raw_key, (3,))) -> None:  # E: default
+def default_jax_random_gumbel_uint32_3(v: jax.Array[bfloat16] = jax.random.gumbel(raw_key, (3,))) -> None:  # E: default
     del v
 
 
 # jax.random.key_data(raw_key): uint32 in JAX
-def known_556() -> None:
+def known_jax_random_key_data_uint32() -> None:
     assert_type(jax.random.key_data(raw_key), jax.Array[uint32])
 
 
-def return_556() -> jax.Array[float32]:
+def return_jax_random_key_data_uint32() -> jax.Array[float32]:
     return jax.random.key_data(raw_key)  # E: return
 
 
-def assign_556() -> None:
+def assign_jax_random_key_data_uint32() -> None:
     y: jax.Array[float32] = jax.random.key_data(raw_key)  # E: assignment
     del y
 
 
-def rebind_556(r: jax.Array[float32]) -> None:
+def rebind_jax_random_key_data_uint32(r: jax.Array[float32]) -> None:
     r = jax.random.key_data(raw_key)  # E: assignment
     takes_float32(r)
 
 
-def argument_556() -> None:
+def argument_jax_random_key_data_uint32() -> None:
     takes_float32(jax.random.key_data(raw_key))  # E: argument
 
 
-def attribute_556(holder: Holder) -> None:
+def attribute_jax_random_key_data_uint32(holder: Holder) -> None:
     holder.float32_ = jax.random.key_data(raw_key)  # E: attribute-assignment
 
 
-def field_556() -> None:
+def field_jax_random_key_data_uint32() -> None:
     Fields(float32_=jax.random.key_data(raw_key))  # E: argument
 
 
-def default_556(v: jax.Array[float32] = jax.random.key_data(raw_key)) -> None:  # E: default
+def default_jax_random_key_data_uint32(v: jax.Array[float32] = jax.random.key_data(raw_key)) -> None:  # E: default
     del v
 
 
 # jax.random.laplace(raw_key, (3,)): float32 in JAX
-def known_557() -> None:
+def known_jax_random_laplace_uint32_3() -> None:
     assert_type(jax.random.laplace(raw_key, (3,)), jax.Array[float32])
 
 
-def return_557() -> jax.Array[bfloat16]:
+def return_jax_random_laplace_uint32_3() -> jax.Array[bfloat16]:
     return jax.random.laplace(raw_key, (3,))  # E: return
 
 
-def assign_557() -> None:
+def assign_jax_random_laplace_uint32_3() -> None:
     y: jax.Array[bfloat16] = jax.random.laplace(raw_key, (3,))  # E: assignment
     del y
 
 
-def rebind_557(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_laplace_uint32_3(r: jax.Array[bfloat16]) -> None:
     r = jax.random.laplace(raw_key, (3,))  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_557() -> None:
+def argument_jax_random_laplace_uint32_3() -> None:
     takes_bfloat16(jax.random.laplace(raw_key, (3,)))  # E: argument
 
 
-def attribute_557(holder: Holder) -> None:
+def attribute_jax_random_laplace_uint32_3(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.laplace(raw_key, (3,))  # E: attribute-assignment
 
 
-def field_557() -> None:
+def field_jax_random_laplace_uint32_3() -> None:
     Fields(bfloat16_=jax.random.laplace(raw_key, (3,)))  # E: argument
 
 
-def default_557(v: jax.Array[bfloat16] = jax.random.laplace(raw_key, (3,))) -> None:  # E: default
+def default_jax_random_laplace_uint32_3(v: jax.Array[bfloat16] = jax.random.laplace(raw_key, (3,))) -> None:  # E: default
     del v
 
 
 # jax.random.loggamma(*(raw_key, 2.0), shape=(3,), **{}): float32 in JAX
-def known_558() -> None:
+def known_jax_random_loggamma_uint32_2_0_shape_3_kwargs() -> None:
     assert_type(jax.random.loggamma(*(raw_key, 2.0), shape=(3,), **{}), jax.Array[float32])
 
 
-def return_558() -> jax.Array[bfloat16]:
+def return_jax_random_loggamma_uint32_2_0_shape_3_kwargs() -> jax.Array[bfloat16]:
     return jax.random.loggamma(*(raw_key, 2.0), shape=(3,), **{})  # E: return
 
 
-def assign_558() -> None:
+def assign_jax_random_loggamma_uint32_2_0_shape_3_kwargs() -> None:
     y: jax.Array[bfloat16] = jax.random.loggamma(*(raw_key, 2.0), shape=(3,), **{})  # E: assignment
     del y
 
 
-def rebind_558(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_loggamma_uint32_2_0_shape_3_kwargs(r: jax.Array[bfloat16]) -> None:
     r = jax.random.loggamma(*(raw_key, 2.0), shape=(3,), **{})  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_558() -> None:
+def argument_jax_random_loggamma_uint32_2_0_shape_3_kwargs() -> None:
     takes_bfloat16(jax.random.loggamma(*(raw_key, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def attribute_558(holder: Holder) -> None:
+def attribute_jax_random_loggamma_uint32_2_0_shape_3_kwargs(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.loggamma(*(raw_key, 2.0), shape=(3,), **{})  # E: attribute-assignment
 
 
-def field_558() -> None:
+def field_jax_random_loggamma_uint32_2_0_shape_3_kwargs() -> None:
     Fields(bfloat16_=jax.random.loggamma(*(raw_key, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def default_558(v: jax.Array[bfloat16] = jax.random.loggamma(*(raw_key, 2.0), shape=(3,), **{})) -> None:  # E: default
+def default_jax_random_loggamma_uint32_2_0_shape_3_kwargs(v: jax.Array[bfloat16] = jax.random.loggamma(*(raw_key, 2.0), shape=(3,), **{})) -> None:  # E: default
     del v
 
 
 # jax.random.logistic(raw_key, (3,)): float32 in JAX
-def known_559() -> None:
+def known_jax_random_logistic_uint32_3() -> None:
     assert_type(jax.random.logistic(raw_key, (3,)), jax.Array[float32])
 
 
-def return_559() -> jax.Array[bfloat16]:
+def return_jax_random_logistic_uint32_3() -> jax.Array[bfloat16]:
     return jax.random.logistic(raw_key, (3,))  # E: return
 
 
-def assign_559() -> None:
+def assign_jax_random_logistic_uint32_3() -> None:
     y: jax.Array[bfloat16] = jax.random.logistic(raw_key, (3,))  # E: assignment
     del y
 
 
-def rebind_559(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_logistic_uint32_3(r: jax.Array[bfloat16]) -> None:
     r = jax.random.logistic(raw_key, (3,))  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_559() -> None:
+def argument_jax_random_logistic_uint32_3() -> None:
     takes_bfloat16(jax.random.logistic(raw_key, (3,)))  # E: argument
 
 
-def attribute_559(holder: Holder) -> None:
+def attribute_jax_random_logistic_uint32_3(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.logistic(raw_key, (3,))  # E: attribute-assignment
 
 
-def field_559() -> None:
+def field_jax_random_logistic_uint32_3() -> None:
     Fields(bfloat16_=jax.random.logistic(raw_key, (3,)))  # E: argument
 
 
-def default_559(v: jax.Array[bfloat16] = jax.random.logistic(raw_key, (3,))) -> None:  # E: default
+def default_jax_random_logistic_uint32_3(v: jax.Array[bfloat16] = jax.random.logistic(raw_key, (3,))) -> None:  # E: default
     del v
 
 
 # jax.random.lognormal(raw_key, shape=(3,), **{}): float32 in JAX
-def known_560() -> None:
+def known_jax_random_lognormal_uint32_shape_3_kwargs() -> None:
     assert_type(jax.random.lognormal(raw_key, shape=(3,), **{}), jax.Array[float32])
 
 
-def return_560() -> jax.Array[bfloat16]:
+def return_jax_random_lognormal_uint32_shape_3_kwargs() -> jax.Array[bfloat16]:
     return jax.random.lognormal(raw_key, shape=(3,), **{})  # E: return
 
 
-def assign_560() -> None:
+def assign_jax_random_lognormal_uint32_shape_3_kwargs() -> None:
     y: jax.Array[bfloat16] = jax.random.lognormal(raw_key, shape=(3,), **{})  # E: assignment
     del y
 
 
-def rebind_560(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_lognormal_uint32_shape_3_kwargs(r: jax.Array[bfloat16]) -> None:
     r = jax.random.lognormal(raw_key, shape=(3,), **{})  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_560() -> None:
+def argument_jax_random_lognormal_uint32_shape_3_kwargs() -> None:
     takes_bfloat16(jax.random.lognormal(raw_key, shape=(3,), **{}))  # E: argument
 
 
-def attribute_560(holder: Holder) -> None:
+def attribute_jax_random_lognormal_uint32_shape_3_kwargs(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.lognormal(raw_key, shape=(3,), **{})  # E: attribute-assignment
 
 
-def field_560() -> None:
+def field_jax_random_lognormal_uint32_shape_3_kwargs() -> None:
     Fields(bfloat16_=jax.random.lognormal(raw_key, shape=(3,), **{}))  # E: argument
 
 
-def default_560(v: jax.Array[bfloat16] = jax.random.lognormal(raw_key, shape=(3,), **{})) -> None:  # E: default
+def default_jax_random_lognormal_uint32_shape_3_kwargs(v: jax.Array[bfloat16] = jax.random.lognormal(raw_key, shape=(3,), **{})) -> None:  # E: default
     del v
 
 
 # jax.random.maxwell(raw_key, (3,)): float32 in JAX
-def known_561() -> None:
+def known_jax_random_maxwell_uint32_3() -> None:
     assert_type(jax.random.maxwell(raw_key, (3,)), jax.Array[float32])
 
 
-def return_561() -> jax.Array[bfloat16]:
+def return_jax_random_maxwell_uint32_3() -> jax.Array[bfloat16]:
     return jax.random.maxwell(raw_key, (3,))  # E: return
 
 
-def assign_561() -> None:
+def assign_jax_random_maxwell_uint32_3() -> None:
     y: jax.Array[bfloat16] = jax.random.maxwell(raw_key, (3,))  # E: assignment
     del y
 
 
-def rebind_561(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_maxwell_uint32_3(r: jax.Array[bfloat16]) -> None:
     r = jax.random.maxwell(raw_key, (3,))  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_561() -> None:
+def argument_jax_random_maxwell_uint32_3() -> None:
     takes_bfloat16(jax.random.maxwell(raw_key, (3,)))  # E: argument
 
 
-def attribute_561(holder: Holder) -> None:
+def attribute_jax_random_maxwell_uint32_3(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.maxwell(raw_key, (3,))  # E: attribute-assignment
 
 
-def field_561() -> None:
+def field_jax_random_maxwell_uint32_3() -> None:
     Fields(bfloat16_=jax.random.maxwell(raw_key, (3,)))  # E: argument
 
 
-def default_561(v: jax.Array[bfloat16] = jax.random.maxwell(raw_key, (3,))) -> None:  # E: default
+def default_jax_random_maxwell_uint32_3(v: jax.Array[bfloat16] = jax.random.maxwell(raw_key, (3,))) -> None:  # E: default
     del v
 
 
 # jax.random.multinomial(raw_key, 3, jnp.ones((3,)) / 3, **{}): float32 in JAX
-def known_562() -> None:
+def known_jax_random_multinomial_uint32_3_jnp_ones_3_truediv_3_kwargs() -> None:
     assert_type(jax.random.multinomial(raw_key, 3, jnp.ones((3,)) / 3, **{}), jax.Array[float32])
 
 
-def return_562() -> jax.Array[bfloat16]:
+def return_jax_random_multinomial_uint32_3_jnp_ones_3_truediv_3_kwargs() -> jax.Array[bfloat16]:
     return jax.random.multinomial(raw_key, 3, jnp.ones((3,)) / 3, **{})  # E: return
 
 
-def assign_562() -> None:
+def assign_jax_random_multinomial_uint32_3_jnp_ones_3_truediv_3_kwargs() -> None:
     y: jax.Array[bfloat16] = jax.random.multinomial(raw_key, 3, jnp.ones((3,)) / 3, **{})  # E: assignment
     del y
 
 
-def rebind_562(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_multinomial_uint32_3_jnp_ones_3_truediv_3_kwargs(r: jax.Array[bfloat16]) -> None:
     r = jax.random.multinomial(raw_key, 3, jnp.ones((3,)) / 3, **{})  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_562() -> None:
+def argument_jax_random_multinomial_uint32_3_jnp_ones_3_truediv_3_kwargs() -> None:
     takes_bfloat16(jax.random.multinomial(raw_key, 3, jnp.ones((3,)) / 3, **{}))  # E: argument
 
 
-def attribute_562(holder: Holder) -> None:
+def attribute_jax_random_multinomial_uint32_3_jnp_ones_3_truediv_3_kwargs(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.multinomial(raw_key, 3, jnp.ones((3,)) / 3, **{})  # E: attribute-assignment
 
 
-def field_562() -> None:
+def field_jax_random_multinomial_uint32_3_jnp_ones_3_truediv_3_kwargs() -> None:
     Fields(bfloat16_=jax.random.multinomial(raw_key, 3, jnp.ones((3,)) / 3, **{}))  # E: argument
 
 
-def default_562(v: jax.Array[bfloat16] = jax.random.multinomial(raw_key, 3, jnp.ones((3,)) / 3, **{})) -> None:  # E: default
+def default_jax_random_multinomial_uint32_3_jnp_ones_3_truediv_3_kwargs(v: jax.Array[bfloat16] = jax.random.multinomial(raw_key, 3, jnp.ones((3,)) / 3, **{})) -> None:  # E: default
     del v
 
 
 # jax.random.multivariate_normal(raw_key, jnp.zeros((2,)), jnp.eye(2), **{}): float32 in JAX
-def known_563() -> None:
+def known_jax_random_multivariate_normal_uint32_jnp_zeros_2_jnp_eye_2_kwargs() -> None:
     assert_type(jax.random.multivariate_normal(raw_key, jnp.zeros((2,)), jnp.eye(2), **{}), jax.Array[float32])
 
 
-def return_563() -> jax.Array[bfloat16]:
+def return_jax_random_multivariate_normal_uint32_jnp_zeros_2_jnp_eye_2_kwargs() -> jax.Array[bfloat16]:
     return jax.random.multivariate_normal(raw_key, jnp.zeros((2,)), jnp.eye(2), **{})  # E: return
 
 
-def assign_563() -> None:
+def assign_jax_random_multivariate_normal_uint32_jnp_zeros_2_jnp_eye_2_kwargs() -> None:
     y: jax.Array[bfloat16] = jax.random.multivariate_normal(raw_key, jnp.zeros((2,)), jnp.eye(2), **{})  # E: assignment
     del y
 
 
-def rebind_563(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_multivariate_normal_uint32_jnp_zeros_2_jnp_eye_2_kwargs(r: jax.Array[bfloat16]) -> None:
     r = jax.random.multivariate_normal(raw_key, jnp.zeros((2,)), jnp.eye(2), **{})  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_563() -> None:
+def argument_jax_random_multivariate_normal_uint32_jnp_zeros_2_jnp_eye_2_kwargs() -> None:
     takes_bfloat16(jax.random.multivariate_normal(raw_key, jnp.zeros((2,)), jnp.eye(2), **{}))  # E: argument
 
 
-def attribute_563(holder: Holder) -> None:
+def attribute_jax_random_multivariate_normal_uint32_jnp_zeros_2_jnp_eye_2_kwargs(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.multivariate_normal(raw_key, jnp.zeros((2,)), jnp.eye(2), **{})  # E: attribute-assignment
 
 
-def field_563() -> None:
+def field_jax_random_multivariate_normal_uint32_jnp_zeros_2_jnp_eye_2_kwargs() -> None:
     Fields(bfloat16_=jax.random.multivariate_normal(raw_key, jnp.zeros((2,)), jnp.eye(2), **{}))  # E: argument
 
 
-def default_563(v: jax.Array[bfloat16] = jax.random.multivariate_normal(raw_key, jnp.zeros((2,)), jnp.eye(2), **{})) -> None:  # E: default
+def default_jax_random_multivariate_normal_uint32_jnp_zeros_2_jnp_eye_2_kwargs(v: jax.Array[bfloat16] = jax.random.multivariate_normal(raw_key, jnp.zeros((2,)), jnp.eye(2), **{})) -> None:  # E: default
     del v
 
 
 # jax.random.normal(raw_key, (3,)): float32 in JAX
-def known_564() -> None:
+def known_jax_random_normal_uint32_3() -> None:
     assert_type(jax.random.normal(raw_key, (3,)), jax.Array[float32])
 
 
-def return_564() -> jax.Array[bfloat16]:
+def return_jax_random_normal_uint32_3() -> jax.Array[bfloat16]:
     return jax.random.normal(raw_key, (3,))  # E: return
 
 
-def assign_564() -> None:
+def assign_jax_random_normal_uint32_3() -> None:
     y: jax.Array[bfloat16] = jax.random.normal(raw_key, (3,))  # E: assignment
     del y
 
 
-def rebind_564(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_normal_uint32_3(r: jax.Array[bfloat16]) -> None:
     r = jax.random.normal(raw_key, (3,))  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_564() -> None:
+def argument_jax_random_normal_uint32_3() -> None:
     takes_bfloat16(jax.random.normal(raw_key, (3,)))  # E: argument
 
 
-def attribute_564(holder: Holder) -> None:
+def attribute_jax_random_normal_uint32_3(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.normal(raw_key, (3,))  # E: attribute-assignment
 
 
-def field_564() -> None:
+def field_jax_random_normal_uint32_3() -> None:
     Fields(bfloat16_=jax.random.normal(raw_key, (3,)))  # E: argument
 
 
-def default_564(v: jax.Array[bfloat16] = jax.random.normal(raw_key, (3,))) -> None:  # E: default
+def default_jax_random_normal_uint32_3(v: jax.Array[bfloat16] = jax.random.normal(raw_key, (3,))) -> None:  # E: default
     del v
 
 
 # jax.random.orthogonal(raw_key, 3): float32 in JAX
-def known_565() -> None:
+def known_jax_random_orthogonal_uint32_3() -> None:
     assert_type(jax.random.orthogonal(raw_key, 3), jax.Array[float32])
 
 
-def return_565() -> jax.Array[bfloat16]:
+def return_jax_random_orthogonal_uint32_3() -> jax.Array[bfloat16]:
     return jax.random.orthogonal(raw_key, 3)  # E: return
 
 
-def assign_565() -> None:
+def assign_jax_random_orthogonal_uint32_3() -> None:
     y: jax.Array[bfloat16] = jax.random.orthogonal(raw_key, 3)  # E: assignment
     del y
 
 
-def rebind_565(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_orthogonal_uint32_3(r: jax.Array[bfloat16]) -> None:
     r = jax.random.orthogonal(raw_key, 3)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_565() -> None:
+def argument_jax_random_orthogonal_uint32_3() -> None:
     takes_bfloat16(jax.random.orthogonal(raw_key, 3))  # E: argument
 
 
-def attribute_565(holder: Holder) -> None:
+def attribute_jax_random_orthogonal_uint32_3(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.orthogonal(raw_key, 3)  # E: attribute-assignment
 
 
-def field_565() -> None:
+def field_jax_random_orthogonal_uint32_3() -> None:
     Fields(bfloat16_=jax.random.orthogonal(raw_key, 3))  # E: argument
 
 
-def default_565(v: jax.Array[bfloat16] = jax.random.orthogonal(raw_key, 3)) -> None:  # E: default
+def default_jax_random_orthogonal_uint32_3(v: jax.Array[bfloat16] = jax.random.orthogonal(raw_key, 3)) -> None:  # E: default
     del v
 
 
 # jax.random.pareto(*(raw_key, 2.0), shape=(3,), **{}): float32 in JAX
-def known_566() -> None:
+def known_jax_random_pareto_uint32_2_0_shape_3_kwargs() -> None:
     assert_type(jax.random.pareto(*(raw_key, 2.0), shape=(3,), **{}), jax.Array[float32])
 
 
-def return_566() -> jax.Array[bfloat16]:
+def return_jax_random_pareto_uint32_2_0_shape_3_kwargs() -> jax.Array[bfloat16]:
     return jax.random.pareto(*(raw_key, 2.0), shape=(3,), **{})  # E: return
 
 
-def assign_566() -> None:
+def assign_jax_random_pareto_uint32_2_0_shape_3_kwargs() -> None:
     y: jax.Array[bfloat16] = jax.random.pareto(*(raw_key, 2.0), shape=(3,), **{})  # E: assignment
     del y
 
 
-def rebind_566(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_pareto_uint32_2_0_shape_3_kwargs(r: jax.Array[bfloat16]) -> None:
     r = jax.random.pareto(*(raw_key, 2.0), shape=(3,), **{})  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_566() -> None:
+def argument_jax_random_pareto_uint32_2_0_shape_3_kwargs() -> None:
     takes_bfloat16(jax.random.pareto(*(raw_key, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def attribute_566(holder: Holder) -> None:
+def attribute_jax_random_pareto_uint32_2_0_shape_3_kwargs(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.pareto(*(raw_key, 2.0), shape=(3,), **{})  # E: attribute-assignment
 
 
-def field_566() -> None:
+def field_jax_random_pareto_uint32_2_0_shape_3_kwargs() -> None:
     Fields(bfloat16_=jax.random.pareto(*(raw_key, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def default_566(v: jax.Array[bfloat16] = jax.random.pareto(*(raw_key, 2.0), shape=(3,), **{})) -> None:  # E: default
+def default_jax_random_pareto_uint32_2_0_shape_3_kwargs(v: jax.Array[bfloat16] = jax.random.pareto(*(raw_key, 2.0), shape=(3,), **{})) -> None:  # E: default
     del v
 
 
 # jax.random.permutation(jax.random.key(0), a_bfloat16): bfloat16 in JAX
-def known_567() -> None:
+def known_jax_random_permutation_jax_random_key_0_bfloat16() -> None:
     assert_type(jax.random.permutation(jax.random.key(0), a_bfloat16), jax.Array[bfloat16])
 
 
-def return_567() -> jax.Array[float32]:
+def return_jax_random_permutation_jax_random_key_0_bfloat16() -> jax.Array[float32]:
     return jax.random.permutation(jax.random.key(0), a_bfloat16)  # E: return
 
 
-def assign_567() -> None:
+def assign_jax_random_permutation_jax_random_key_0_bfloat16() -> None:
     y: jax.Array[float32] = jax.random.permutation(jax.random.key(0), a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_567(r: jax.Array[float32]) -> None:
+def rebind_jax_random_permutation_jax_random_key_0_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.random.permutation(jax.random.key(0), a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_567() -> None:
+def argument_jax_random_permutation_jax_random_key_0_bfloat16() -> None:
     takes_float32(jax.random.permutation(jax.random.key(0), a_bfloat16))  # E: argument
 
 
-def attribute_567(holder: Holder) -> None:
+def attribute_jax_random_permutation_jax_random_key_0_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.random.permutation(jax.random.key(0), a_bfloat16)  # E: attribute-assignment
 
 
-def field_567() -> None:
+def field_jax_random_permutation_jax_random_key_0_bfloat16() -> None:
     Fields(float32_=jax.random.permutation(jax.random.key(0), a_bfloat16))  # E: argument
 
 
-def default_567(v: jax.Array[float32] = jax.random.permutation(jax.random.key(0), a_bfloat16)) -> None:  # E: default
+def default_jax_random_permutation_jax_random_key_0_bfloat16(v: jax.Array[float32] = jax.random.permutation(jax.random.key(0), a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.random.poisson(*(raw_key, 2.0), shape=(3,), **{}): int32 in JAX
-def known_568() -> None:
+def known_jax_random_poisson_uint32_2_0_shape_3_kwargs() -> None:
     assert_type(jax.random.poisson(*(raw_key, 2.0), shape=(3,), **{}), jax.Array[int32])
 
 
-def return_568() -> jax.Array[float32]:
+def return_jax_random_poisson_uint32_2_0_shape_3_kwargs() -> jax.Array[float32]:
     return jax.random.poisson(*(raw_key, 2.0), shape=(3,), **{})  # E: return
 
 
-def assign_568() -> None:
+def assign_jax_random_poisson_uint32_2_0_shape_3_kwargs() -> None:
     y: jax.Array[float32] = jax.random.poisson(*(raw_key, 2.0), shape=(3,), **{})  # E: assignment
     del y
 
 
-def rebind_568(r: jax.Array[float32]) -> None:
+def rebind_jax_random_poisson_uint32_2_0_shape_3_kwargs(r: jax.Array[float32]) -> None:
     r = jax.random.poisson(*(raw_key, 2.0), shape=(3,), **{})  # E: assignment
     takes_float32(r)
 
 
-def argument_568() -> None:
+def argument_jax_random_poisson_uint32_2_0_shape_3_kwargs() -> None:
     takes_float32(jax.random.poisson(*(raw_key, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def attribute_568(holder: Holder) -> None:
+def attribute_jax_random_poisson_uint32_2_0_shape_3_kwargs(holder: Holder) -> None:
     holder.float32_ = jax.random.poisson(*(raw_key, 2.0), shape=(3,), **{})  # E: attribute-assignment
 
 
-def field_568() -> None:
+def field_jax_random_poisson_uint32_2_0_shape_3_kwargs() -> None:
     Fields(float32_=jax.random.poisson(*(raw_key, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def default_568(v: jax.Array[float32] = jax.random.poisson(*(raw_key, 2.0), shape=(3,), **{})) -> None:  # E: default
+def default_jax_random_poisson_uint32_2_0_shape_3_kwargs(v: jax.Array[float32] = jax.random.poisson(*(raw_key, 2.0), shape=(3,), **{})) -> None:  # E: default
     del v
 
 
 # jax.random.rademacher(raw_key, (3,)): int32 in JAX
-def known_569() -> None:
+def known_jax_random_rademacher_uint32_3() -> None:
     assert_type(jax.random.rademacher(raw_key, (3,)), jax.Array[int32])
 
 
-def return_569() -> jax.Array[float32]:
+def return_jax_random_rademacher_uint32_3() -> jax.Array[float32]:
     return jax.random.rademacher(raw_key, (3,))  # E: return
 
 
-def assign_569() -> None:
+def assign_jax_random_rademacher_uint32_3() -> None:
     y: jax.Array[float32] = jax.random.rademacher(raw_key, (3,))  # E: assignment
     del y
 
 
-def rebind_569(r: jax.Array[float32]) -> None:
+def rebind_jax_random_rademacher_uint32_3(r: jax.Array[float32]) -> None:
     r = jax.random.rademacher(raw_key, (3,))  # E: assignment
     takes_float32(r)
 
 
-def argument_569() -> None:
+def argument_jax_random_rademacher_uint32_3() -> None:
     takes_float32(jax.random.rademacher(raw_key, (3,)))  # E: argument
 
 
-def attribute_569(holder: Holder) -> None:
+def attribute_jax_random_rademacher_uint32_3(holder: Holder) -> None:
     holder.float32_ = jax.random.rademacher(raw_key, (3,))  # E: attribute-assignment
 
 
-def field_569() -> None:
+def field_jax_random_rademacher_uint32_3() -> None:
     Fields(float32_=jax.random.rademacher(raw_key, (3,)))  # E: argument
 
 
-def default_569(v: jax.Array[float32] = jax.random.rademacher(raw_key, (3,))) -> None:  # E: default
+def default_jax_random_rademacher_uint32_3(v: jax.Array[float32] = jax.random.rademacher(raw_key, (3,))) -> None:  # E: default
     del v
 
 
 # jax.random.randint(raw_key, (3,), 0, 5): int32 in JAX
-def known_570() -> None:
+def known_jax_random_randint_uint32_3_0_5() -> None:
     assert_type(jax.random.randint(raw_key, (3,), 0, 5), jax.Array[int32])
 
 
-def return_570() -> jax.Array[float32]:
+def return_jax_random_randint_uint32_3_0_5() -> jax.Array[float32]:
     return jax.random.randint(raw_key, (3,), 0, 5)  # E: return
 
 
-def assign_570() -> None:
+def assign_jax_random_randint_uint32_3_0_5() -> None:
     y: jax.Array[float32] = jax.random.randint(raw_key, (3,), 0, 5)  # E: assignment
     del y
 
 
-def rebind_570(r: jax.Array[float32]) -> None:
+def rebind_jax_random_randint_uint32_3_0_5(r: jax.Array[float32]) -> None:
     r = jax.random.randint(raw_key, (3,), 0, 5)  # E: assignment
     takes_float32(r)
 
 
-def argument_570() -> None:
+def argument_jax_random_randint_uint32_3_0_5() -> None:
     takes_float32(jax.random.randint(raw_key, (3,), 0, 5))  # E: argument
 
 
-def attribute_570(holder: Holder) -> None:
+def attribute_jax_random_randint_uint32_3_0_5(holder: Holder) -> None:
     holder.float32_ = jax.random.randint(raw_key, (3,), 0, 5)  # E: attribute-assignment
 
 
-def field_570() -> None:
+def field_jax_random_randint_uint32_3_0_5() -> None:
     Fields(float32_=jax.random.randint(raw_key, (3,), 0, 5))  # E: argument
 
 
-def default_570(v: jax.Array[float32] = jax.random.randint(raw_key, (3,), 0, 5)) -> None:  # E: default
+def default_jax_random_randint_uint32_3_0_5(v: jax.Array[float32] = jax.random.randint(raw_key, (3,), 0, 5)) -> None:  # E: default
     del v
 
 
 # jax.random.rayleigh(raw_key, 1.0, (3,), **{}): float32 in JAX
-def known_571() -> None:
+def known_jax_random_rayleigh_uint32_1_0_3_kwargs() -> None:
     assert_type(jax.random.rayleigh(raw_key, 1.0, (3,), **{}), jax.Array[float32])
 
 
-def return_571() -> jax.Array[bfloat16]:
+def return_jax_random_rayleigh_uint32_1_0_3_kwargs() -> jax.Array[bfloat16]:
     return jax.random.rayleigh(raw_key, 1.0, (3,), **{})  # E: return
 
 
-def assign_571() -> None:
+def assign_jax_random_rayleigh_uint32_1_0_3_kwargs() -> None:
     y: jax.Array[bfloat16] = jax.random.rayleigh(raw_key, 1.0, (3,), **{})  # E: assignment
     del y
 
 
-def rebind_571(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_rayleigh_uint32_1_0_3_kwargs(r: jax.Array[bfloat16]) -> None:
     r = jax.random.rayleigh(raw_key, 1.0, (3,), **{})  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_571() -> None:
+def argument_jax_random_rayleigh_uint32_1_0_3_kwargs() -> None:
     takes_bfloat16(jax.random.rayleigh(raw_key, 1.0, (3,), **{}))  # E: argument
 
 
-def attribute_571(holder: Holder) -> None:
+def attribute_jax_random_rayleigh_uint32_1_0_3_kwargs(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.rayleigh(raw_key, 1.0, (3,), **{})  # E: attribute-assignment
 
 
-def field_571() -> None:
+def field_jax_random_rayleigh_uint32_1_0_3_kwargs() -> None:
     Fields(bfloat16_=jax.random.rayleigh(raw_key, 1.0, (3,), **{}))  # E: argument
 
 
-def default_571(v: jax.Array[bfloat16] = jax.random.rayleigh(raw_key, 1.0, (3,), **{})) -> None:  # E: default
+def default_jax_random_rayleigh_uint32_1_0_3_kwargs(v: jax.Array[bfloat16] = jax.random.rayleigh(raw_key, 1.0, (3,), **{})) -> None:  # E: default
     del v
 
 
 # jax.random.split(raw_key): uint32 in JAX
-def known_572() -> None:
+def known_jax_random_split_uint32() -> None:
     assert_type(jax.random.split(raw_key), jax.Array[uint32])
 
 
-def return_572() -> jax.Array[float32]:
+def return_jax_random_split_uint32() -> jax.Array[float32]:
     return jax.random.split(raw_key)  # E: return
 
 
-def assign_572() -> None:
+def assign_jax_random_split_uint32() -> None:
     y: jax.Array[float32] = jax.random.split(raw_key)  # E: assignment
     del y
 
 
-def rebind_572(r: jax.Array[float32]) -> None:
+def rebind_jax_random_split_uint32(r: jax.Array[float32]) -> None:
     r = jax.random.split(raw_key)  # E: assignment
     takes_float32(r)
 
 
-def argument_572() -> None:
+def argument_jax_random_split_uint32() -> None:
     takes_float32(jax.random.split(raw_key))  # E: argument
 
 
-def attribute_572(holder: Holder) -> None:
+def attribute_jax_random_split_uint32(holder: Holder) -> None:
     holder.float32_ = jax.random.split(raw_key)  # E: attribute-assignment
 
 
-def field_572() -> None:
+def field_jax_random_split_uint32() -> None:
     Fields(float32_=jax.random.split(raw_key))  # E: argument
 
 
-def default_572(v: jax.Array[float32] = jax.random.split(raw_key)) -> None:  # E: default
+def default_jax_random_split_uint32(v: jax.Array[float32] = jax.random.split(raw_key)) -> None:  # E: default
     del v
 
 
 # jax.random.t(*(raw_key, 2.0), shape=(3,), **{}): float32 in JAX
-def known_573() -> None:
+def known_jax_random_t_uint32_2_0_shape_3_kwargs() -> None:
     assert_type(jax.random.t(*(raw_key, 2.0), shape=(3,), **{}), jax.Array[float32])
 
 
-def return_573() -> jax.Array[bfloat16]:
+def return_jax_random_t_uint32_2_0_shape_3_kwargs() -> jax.Array[bfloat16]:
     return jax.random.t(*(raw_key, 2.0), shape=(3,), **{})  # E: return
 
 
-def assign_573() -> None:
+def assign_jax_random_t_uint32_2_0_shape_3_kwargs() -> None:
     y: jax.Array[bfloat16] = jax.random.t(*(raw_key, 2.0), shape=(3,), **{})  # E: assignment
     del y
 
 
-def rebind_573(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_t_uint32_2_0_shape_3_kwargs(r: jax.Array[bfloat16]) -> None:
     r = jax.random.t(*(raw_key, 2.0), shape=(3,), **{})  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_573() -> None:
+def argument_jax_random_t_uint32_2_0_shape_3_kwargs() -> None:
     takes_bfloat16(jax.random.t(*(raw_key, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def attribute_573(holder: Holder) -> None:
+def attribute_jax_random_t_uint32_2_0_shape_3_kwargs(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.t(*(raw_key, 2.0), shape=(3,), **{})  # E: attribute-assignment
 
 
-def field_573() -> None:
+def field_jax_random_t_uint32_2_0_shape_3_kwargs() -> None:
     Fields(bfloat16_=jax.random.t(*(raw_key, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def default_573(v: jax.Array[bfloat16] = jax.random.t(*(raw_key, 2.0), shape=(3,), **{})) -> None:  # E: default
+def default_jax_random_t_uint32_2_0_shape_3_kwargs(v: jax.Array[bfloat16] = jax.random.t(*(raw_key, 2.0), shape=(3,), **{})) -> None:  # E: default
     del v
 
 
 # jax.random.triangular(raw_key, 0.0, 1.0, 2.0, shape=(3,), **{}): float32 in JAX
-def known_574() -> None:
+def known_jax_random_triangular_uint32_0_0_1_0_2_0_shape_3_kwargs() -> None:
     assert_type(jax.random.triangular(raw_key, 0.0, 1.0, 2.0, shape=(3,), **{}), jax.Array[float32])
 
 
-def return_574() -> jax.Array[bfloat16]:
+def return_jax_random_triangular_uint32_0_0_1_0_2_0_shape_3_kwargs() -> jax.Array[bfloat16]:
     return jax.random.triangular(raw_key, 0.0, 1.0, 2.0, shape=(3,), **{})  # E: return
 
 
-def assign_574() -> None:
+def assign_jax_random_triangular_uint32_0_0_1_0_2_0_shape_3_kwargs() -> None:
     y: jax.Array[bfloat16] = jax.random.triangular(raw_key, 0.0, 1.0, 2.0, shape=(3,), **{})  # E: assignment
     del y
 
 
-def rebind_574(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_triangular_uint32_0_0_1_0_2_0_shape_3_kwargs(r: jax.Array[bfloat16]) -> None:
     r = jax.random.triangular(raw_key, 0.0, 1.0, 2.0, shape=(3,), **{})  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_574() -> None:
+def argument_jax_random_triangular_uint32_0_0_1_0_2_0_shape_3_kwargs() -> None:
     takes_bfloat16(jax.random.triangular(raw_key, 0.0, 1.0, 2.0, shape=(3,), **{}))  # E: argument
 
 
-def attribute_574(holder: Holder) -> None:
+def attribute_jax_random_triangular_uint32_0_0_1_0_2_0_shape_3_kwargs(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.triangular(raw_key, 0.0, 1.0, 2.0, shape=(3,), **{})  # E: attribute-assignment
 
 
-def field_574() -> None:
+def field_jax_random_triangular_uint32_0_0_1_0_2_0_shape_3_kwargs() -> None:
     Fields(bfloat16_=jax.random.triangular(raw_key, 0.0, 1.0, 2.0, shape=(3,), **{}))  # E: argument
 
 
-def default_574(v: jax.Array[bfloat16] = jax.random.triangular(raw_key, 0.0, 1.0, 2.0, shape=(3,), **{})) -> None:  # E: default
+def default_jax_random_triangular_uint32_0_0_1_0_2_0_shape_3_kwargs(v: jax.Array[bfloat16] = jax.random.triangular(raw_key, 0.0, 1.0, 2.0, shape=(3,), **{})) -> None:  # E: default
     del v
 
 
 # jax.random.truncated_normal(raw_key, -1.0, 1.0, (3,)): float32 in JAX
-def known_575() -> None:
+def known_jax_random_truncated_normal_uint32_neg_1_0_1_0_3() -> None:
     assert_type(jax.random.truncated_normal(raw_key, -1.0, 1.0, (3,)), jax.Array[float32])
 
 
-def return_575() -> jax.Array[bfloat16]:
+def return_jax_random_truncated_normal_uint32_neg_1_0_1_0_3() -> jax.Array[bfloat16]:
     return jax.random.truncated_normal(raw_key, -1.0, 1.0, (3,))  # E: return
 
 
-def assign_575() -> None:
+def assign_jax_random_truncated_normal_uint32_neg_1_0_1_0_3() -> None:
     y: jax.Array[bfloat16] = jax.random.truncated_normal(raw_key, -1.0, 1.0, (3,))  # E: assignment
     del y
 
 
-def rebind_575(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_truncated_normal_uint32_neg_1_0_1_0_3(r: jax.Array[bfloat16]) -> None:
     r = jax.random.truncated_normal(raw_key, -1.0, 1.0, (3,))  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_575() -> None:
+def argument_jax_random_truncated_normal_uint32_neg_1_0_1_0_3() -> None:
     takes_bfloat16(jax.random.truncated_normal(raw_key, -1.0, 1.0, (3,)))  # E: argument
 
 
-def attribute_575(holder: Holder) -> None:
+def attribute_jax_random_truncated_normal_uint32_neg_1_0_1_0_3(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.truncated_normal(raw_key, -1.0, 1.0, (3,))  # E: attribute-assignment
 
 
-def field_575() -> None:
+def field_jax_random_truncated_normal_uint32_neg_1_0_1_0_3() -> None:
     Fields(bfloat16_=jax.random.truncated_normal(raw_key, -1.0, 1.0, (3,)))  # E: argument
 
 
-def default_575(v: jax.Array[bfloat16] = jax.random.truncated_normal(raw_key, -1.0, 1.0, (3,))) -> None:  # E: default
+def default_jax_random_truncated_normal_uint32_neg_1_0_1_0_3(v: jax.Array[bfloat16] = jax.random.truncated_normal(raw_key, -1.0, 1.0, (3,))) -> None:  # E: default
     del v
 
 
 # jax.random.uniform(raw_key, (3,)): float32 in JAX
-def known_576() -> None:
+def known_jax_random_uniform_uint32_3() -> None:
     assert_type(jax.random.uniform(raw_key, (3,)), jax.Array[float32])
 
 
-def return_576() -> jax.Array[bfloat16]:
+def return_jax_random_uniform_uint32_3() -> jax.Array[bfloat16]:
     return jax.random.uniform(raw_key, (3,))  # E: return
 
 
-def assign_576() -> None:
+def assign_jax_random_uniform_uint32_3() -> None:
     y: jax.Array[bfloat16] = jax.random.uniform(raw_key, (3,))  # E: assignment
     del y
 
 
-def rebind_576(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_uniform_uint32_3(r: jax.Array[bfloat16]) -> None:
     r = jax.random.uniform(raw_key, (3,))  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_576() -> None:
+def argument_jax_random_uniform_uint32_3() -> None:
     takes_bfloat16(jax.random.uniform(raw_key, (3,)))  # E: argument
 
 
-def attribute_576(holder: Holder) -> None:
+def attribute_jax_random_uniform_uint32_3(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.uniform(raw_key, (3,))  # E: attribute-assignment
 
 
-def field_576() -> None:
+def field_jax_random_uniform_uint32_3() -> None:
     Fields(bfloat16_=jax.random.uniform(raw_key, (3,)))  # E: argument
 
 
-def default_576(v: jax.Array[bfloat16] = jax.random.uniform(raw_key, (3,))) -> None:  # E: default
+def default_jax_random_uniform_uint32_3(v: jax.Array[bfloat16] = jax.random.uniform(raw_key, (3,))) -> None:  # E: default
     del v
 
 
 # jax.random.wald(*(raw_key, 2.0), shape=(3,), **{}): float32 in JAX
-def known_577() -> None:
+def known_jax_random_wald_uint32_2_0_shape_3_kwargs() -> None:
     assert_type(jax.random.wald(*(raw_key, 2.0), shape=(3,), **{}), jax.Array[float32])
 
 
-def return_577() -> jax.Array[bfloat16]:
+def return_jax_random_wald_uint32_2_0_shape_3_kwargs() -> jax.Array[bfloat16]:
     return jax.random.wald(*(raw_key, 2.0), shape=(3,), **{})  # E: return
 
 
-def assign_577() -> None:
+def assign_jax_random_wald_uint32_2_0_shape_3_kwargs() -> None:
     y: jax.Array[bfloat16] = jax.random.wald(*(raw_key, 2.0), shape=(3,), **{})  # E: assignment
     del y
 
 
-def rebind_577(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_wald_uint32_2_0_shape_3_kwargs(r: jax.Array[bfloat16]) -> None:
     r = jax.random.wald(*(raw_key, 2.0), shape=(3,), **{})  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_577() -> None:
+def argument_jax_random_wald_uint32_2_0_shape_3_kwargs() -> None:
     takes_bfloat16(jax.random.wald(*(raw_key, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def attribute_577(holder: Holder) -> None:
+def attribute_jax_random_wald_uint32_2_0_shape_3_kwargs(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.wald(*(raw_key, 2.0), shape=(3,), **{})  # E: attribute-assignment
 
 
-def field_577() -> None:
+def field_jax_random_wald_uint32_2_0_shape_3_kwargs() -> None:
     Fields(bfloat16_=jax.random.wald(*(raw_key, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def default_577(v: jax.Array[bfloat16] = jax.random.wald(*(raw_key, 2.0), shape=(3,), **{})) -> None:  # E: default
+def default_jax_random_wald_uint32_2_0_shape_3_kwargs(v: jax.Array[bfloat16] = jax.random.wald(*(raw_key, 2.0), shape=(3,), **{})) -> None:  # E: default
     del v
 
 
 # jax.random.weibull_min(*(raw_key, 2.0, 2.0), shape=(3,), **{}): float32 in JAX
-def known_578() -> None:
+def known_jax_random_weibull_min_uint32_2_0_2_0_shape_3_kwargs() -> None:
     assert_type(jax.random.weibull_min(*(raw_key, 2.0, 2.0), shape=(3,), **{}), jax.Array[float32])
 
 
-def return_578() -> jax.Array[bfloat16]:
+def return_jax_random_weibull_min_uint32_2_0_2_0_shape_3_kwargs() -> jax.Array[bfloat16]:
     return jax.random.weibull_min(*(raw_key, 2.0, 2.0), shape=(3,), **{})  # E: return
 
 
-def assign_578() -> None:
+def assign_jax_random_weibull_min_uint32_2_0_2_0_shape_3_kwargs() -> None:
     y: jax.Array[bfloat16] = jax.random.weibull_min(*(raw_key, 2.0, 2.0), shape=(3,), **{})  # E: assignment
     del y
 
 
-def rebind_578(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_random_weibull_min_uint32_2_0_2_0_shape_3_kwargs(r: jax.Array[bfloat16]) -> None:
     r = jax.random.weibull_min(*(raw_key, 2.0, 2.0), shape=(3,), **{})  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_578() -> None:
+def argument_jax_random_weibull_min_uint32_2_0_2_0_shape_3_kwargs() -> None:
     takes_bfloat16(jax.random.weibull_min(*(raw_key, 2.0, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def attribute_578(holder: Holder) -> None:
+def attribute_jax_random_weibull_min_uint32_2_0_2_0_shape_3_kwargs(holder: Holder) -> None:
     holder.bfloat16_ = jax.random.weibull_min(*(raw_key, 2.0, 2.0), shape=(3,), **{})  # E: attribute-assignment
 
 
-def field_578() -> None:
+def field_jax_random_weibull_min_uint32_2_0_2_0_shape_3_kwargs() -> None:
     Fields(bfloat16_=jax.random.weibull_min(*(raw_key, 2.0, 2.0), shape=(3,), **{}))  # E: argument
 
 
-def default_578(v: jax.Array[bfloat16] = jax.random.weibull_min(*(raw_key, 2.0, 2.0), shape=(3,), **{})) -> None:  # E: default
+def default_jax_random_weibull_min_uint32_2_0_2_0_shape_3_kwargs(v: jax.Array[bfloat16] = jax.random.weibull_min(*(raw_key, 2.0, 2.0), shape=(3,), **{})) -> None:  # E: default
     del v
 
 
 # jax.scipy.signal.convolve(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_579() -> None:
+def known_jax_scipy_signal_convolve_bfloat16_bfloat16() -> None:
     assert_type(jax.scipy.signal.convolve(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_579() -> jax.Array[float32]:
+def return_jax_scipy_signal_convolve_bfloat16_bfloat16() -> jax.Array[float32]:
     return jax.scipy.signal.convolve(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_579() -> None:
+def assign_jax_scipy_signal_convolve_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.signal.convolve(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_579(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_signal_convolve_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.signal.convolve(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_579() -> None:
+def argument_jax_scipy_signal_convolve_bfloat16_bfloat16() -> None:
     takes_float32(jax.scipy.signal.convolve(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_579(holder: Holder) -> None:
+def attribute_jax_scipy_signal_convolve_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.signal.convolve(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_579() -> None:
+def field_jax_scipy_signal_convolve_bfloat16_bfloat16() -> None:
     Fields(float32_=jax.scipy.signal.convolve(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_579(v: jax.Array[float32] = jax.scipy.signal.convolve(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_signal_convolve_bfloat16_bfloat16(v: jax.Array[float32] = jax.scipy.signal.convolve(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.signal.convolve2d(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_580() -> None:
+def known_jax_scipy_signal_convolve2d_bfloat16_bfloat16() -> None:
     assert_type(jax.scipy.signal.convolve2d(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_580() -> jax.Array[float32]:
+def return_jax_scipy_signal_convolve2d_bfloat16_bfloat16() -> jax.Array[float32]:
     return jax.scipy.signal.convolve2d(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_580() -> None:
+def assign_jax_scipy_signal_convolve2d_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.signal.convolve2d(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_580(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_signal_convolve2d_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.signal.convolve2d(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_580() -> None:
+def argument_jax_scipy_signal_convolve2d_bfloat16_bfloat16() -> None:
     takes_float32(jax.scipy.signal.convolve2d(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_580(holder: Holder) -> None:
+def attribute_jax_scipy_signal_convolve2d_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.signal.convolve2d(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_580() -> None:
+def field_jax_scipy_signal_convolve2d_bfloat16_bfloat16() -> None:
     Fields(float32_=jax.scipy.signal.convolve2d(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_580(v: jax.Array[float32] = jax.scipy.signal.convolve2d(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_signal_convolve2d_bfloat16_bfloat16(v: jax.Array[float32] = jax.scipy.signal.convolve2d(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.signal.correlate(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_581() -> None:
+def known_jax_scipy_signal_correlate_bfloat16_bfloat16() -> None:
     assert_type(jax.scipy.signal.correlate(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_581() -> jax.Array[float32]:
+def return_jax_scipy_signal_correlate_bfloat16_bfloat16() -> jax.Array[float32]:
     return jax.scipy.signal.correlate(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_581() -> None:
+def assign_jax_scipy_signal_correlate_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.signal.correlate(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_581(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_signal_correlate_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.signal.correlate(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_581() -> None:
+def argument_jax_scipy_signal_correlate_bfloat16_bfloat16() -> None:
     takes_float32(jax.scipy.signal.correlate(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_581(holder: Holder) -> None:
+def attribute_jax_scipy_signal_correlate_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.signal.correlate(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_581() -> None:
+def field_jax_scipy_signal_correlate_bfloat16_bfloat16() -> None:
     Fields(float32_=jax.scipy.signal.correlate(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_581(v: jax.Array[float32] = jax.scipy.signal.correlate(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_signal_correlate_bfloat16_bfloat16(v: jax.Array[float32] = jax.scipy.signal.correlate(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.signal.correlate2d(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_582() -> None:
+def known_jax_scipy_signal_correlate2d_bfloat16_bfloat16() -> None:
     assert_type(jax.scipy.signal.correlate2d(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_582() -> jax.Array[float32]:
+def return_jax_scipy_signal_correlate2d_bfloat16_bfloat16() -> jax.Array[float32]:
     return jax.scipy.signal.correlate2d(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_582() -> None:
+def assign_jax_scipy_signal_correlate2d_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.signal.correlate2d(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_582(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_signal_correlate2d_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.signal.correlate2d(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_582() -> None:
+def argument_jax_scipy_signal_correlate2d_bfloat16_bfloat16() -> None:
     takes_float32(jax.scipy.signal.correlate2d(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_582(holder: Holder) -> None:
+def attribute_jax_scipy_signal_correlate2d_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.signal.correlate2d(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_582() -> None:
+def field_jax_scipy_signal_correlate2d_bfloat16_bfloat16() -> None:
     Fields(float32_=jax.scipy.signal.correlate2d(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_582(v: jax.Array[float32] = jax.scipy.signal.correlate2d(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_signal_correlate2d_bfloat16_bfloat16(v: jax.Array[float32] = jax.scipy.signal.correlate2d(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.signal.fftconvolve(a_bfloat16, a_float32): float32 in JAX
-def known_583() -> None:
+def known_jax_scipy_signal_fftconvolve_bfloat16_float32() -> None:
     assert_type(jax.scipy.signal.fftconvolve(a_bfloat16, a_float32), jax.Array[float32])
 
 
-def return_583() -> jax.Array[bfloat16]:
+def return_jax_scipy_signal_fftconvolve_bfloat16_float32() -> jax.Array[bfloat16]:
     return jax.scipy.signal.fftconvolve(a_bfloat16, a_float32)  # E: return
 
 
-def assign_583() -> None:
+def assign_jax_scipy_signal_fftconvolve_bfloat16_float32() -> None:
     y: jax.Array[bfloat16] = jax.scipy.signal.fftconvolve(a_bfloat16, a_float32)  # E: assignment
     del y
 
 
-def rebind_583(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_scipy_signal_fftconvolve_bfloat16_float32(r: jax.Array[bfloat16]) -> None:
     r = jax.scipy.signal.fftconvolve(a_bfloat16, a_float32)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_583() -> None:
+def argument_jax_scipy_signal_fftconvolve_bfloat16_float32() -> None:
     takes_bfloat16(jax.scipy.signal.fftconvolve(a_bfloat16, a_float32))  # E: argument
 
 
-def attribute_583(holder: Holder) -> None:
+def attribute_jax_scipy_signal_fftconvolve_bfloat16_float32(holder: Holder) -> None:
     holder.bfloat16_ = jax.scipy.signal.fftconvolve(a_bfloat16, a_float32)  # E: attribute-assignment
 
 
-def field_583() -> None:
+def field_jax_scipy_signal_fftconvolve_bfloat16_float32() -> None:
     Fields(bfloat16_=jax.scipy.signal.fftconvolve(a_bfloat16, a_float32))  # E: argument
 
 
-def default_583(v: jax.Array[bfloat16] = jax.scipy.signal.fftconvolve(a_bfloat16, a_float32)) -> None:  # E: default
+def default_jax_scipy_signal_fftconvolve_bfloat16_float32(v: jax.Array[bfloat16] = jax.scipy.signal.fftconvolve(a_bfloat16, a_float32)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.digamma(a_bfloat16): bfloat16 in JAX
-def known_584() -> None:
+def known_jax_scipy_special_digamma_bfloat16() -> None:
     assert_type(jax.scipy.special.digamma(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_584() -> jax.Array[float32]:
+def return_jax_scipy_special_digamma_bfloat16() -> jax.Array[float32]:
     return jax.scipy.special.digamma(a_bfloat16)  # E: return
 
 
-def assign_584() -> None:
+def assign_jax_scipy_special_digamma_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.special.digamma(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_584(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_special_digamma_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.special.digamma(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_584() -> None:
+def argument_jax_scipy_special_digamma_bfloat16() -> None:
     takes_float32(jax.scipy.special.digamma(a_bfloat16))  # E: argument
 
 
-def attribute_584(holder: Holder) -> None:
+def attribute_jax_scipy_special_digamma_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.special.digamma(a_bfloat16)  # E: attribute-assignment
 
 
-def field_584() -> None:
+def field_jax_scipy_special_digamma_bfloat16() -> None:
     Fields(float32_=jax.scipy.special.digamma(a_bfloat16))  # E: argument
 
 
-def default_584(v: jax.Array[float32] = jax.scipy.special.digamma(a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_special_digamma_bfloat16(v: jax.Array[float32] = jax.scipy.special.digamma(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.entr(a_bfloat16): bfloat16 in JAX
-def known_585() -> None:
+def known_jax_scipy_special_entr_bfloat16() -> None:
     assert_type(jax.scipy.special.entr(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_585() -> jax.Array[float32]:
+def return_jax_scipy_special_entr_bfloat16() -> jax.Array[float32]:
     return jax.scipy.special.entr(a_bfloat16)  # E: return
 
 
-def assign_585() -> None:
+def assign_jax_scipy_special_entr_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.special.entr(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_585(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_special_entr_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.special.entr(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_585() -> None:
+def argument_jax_scipy_special_entr_bfloat16() -> None:
     takes_float32(jax.scipy.special.entr(a_bfloat16))  # E: argument
 
 
-def attribute_585(holder: Holder) -> None:
+def attribute_jax_scipy_special_entr_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.special.entr(a_bfloat16)  # E: attribute-assignment
 
 
-def field_585() -> None:
+def field_jax_scipy_special_entr_bfloat16() -> None:
     Fields(float32_=jax.scipy.special.entr(a_bfloat16))  # E: argument
 
 
-def default_585(v: jax.Array[float32] = jax.scipy.special.entr(a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_special_entr_bfloat16(v: jax.Array[float32] = jax.scipy.special.entr(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.erf(a_bfloat16): bfloat16 in JAX
-def known_586() -> None:
+def known_jax_scipy_special_erf_bfloat16() -> None:
     assert_type(jax.scipy.special.erf(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_586() -> jax.Array[float32]:
+def return_jax_scipy_special_erf_bfloat16() -> jax.Array[float32]:
     return jax.scipy.special.erf(a_bfloat16)  # E: return
 
 
-def assign_586() -> None:
+def assign_jax_scipy_special_erf_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.special.erf(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_586(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_special_erf_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.special.erf(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_586() -> None:
+def argument_jax_scipy_special_erf_bfloat16() -> None:
     takes_float32(jax.scipy.special.erf(a_bfloat16))  # E: argument
 
 
-def attribute_586(holder: Holder) -> None:
+def attribute_jax_scipy_special_erf_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.special.erf(a_bfloat16)  # E: attribute-assignment
 
 
-def field_586() -> None:
+def field_jax_scipy_special_erf_bfloat16() -> None:
     Fields(float32_=jax.scipy.special.erf(a_bfloat16))  # E: argument
 
 
-def default_586(v: jax.Array[float32] = jax.scipy.special.erf(a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_special_erf_bfloat16(v: jax.Array[float32] = jax.scipy.special.erf(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.erfc(a_bfloat16): bfloat16 in JAX
-def known_587() -> None:
+def known_jax_scipy_special_erfc_bfloat16() -> None:
     assert_type(jax.scipy.special.erfc(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_587() -> jax.Array[float32]:
+def return_jax_scipy_special_erfc_bfloat16() -> jax.Array[float32]:
     return jax.scipy.special.erfc(a_bfloat16)  # E: return
 
 
-def assign_587() -> None:
+def assign_jax_scipy_special_erfc_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.special.erfc(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_587(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_special_erfc_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.special.erfc(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_587() -> None:
+def argument_jax_scipy_special_erfc_bfloat16() -> None:
     takes_float32(jax.scipy.special.erfc(a_bfloat16))  # E: argument
 
 
-def attribute_587(holder: Holder) -> None:
+def attribute_jax_scipy_special_erfc_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.special.erfc(a_bfloat16)  # E: attribute-assignment
 
 
-def field_587() -> None:
+def field_jax_scipy_special_erfc_bfloat16() -> None:
     Fields(float32_=jax.scipy.special.erfc(a_bfloat16))  # E: argument
 
 
-def default_587(v: jax.Array[float32] = jax.scipy.special.erfc(a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_special_erfc_bfloat16(v: jax.Array[float32] = jax.scipy.special.erfc(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.erfinv(a_bfloat16): bfloat16 in JAX
-def known_588() -> None:
+def known_jax_scipy_special_erfinv_bfloat16() -> None:
     assert_type(jax.scipy.special.erfinv(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_588() -> jax.Array[float32]:
+def return_jax_scipy_special_erfinv_bfloat16() -> jax.Array[float32]:
     return jax.scipy.special.erfinv(a_bfloat16)  # E: return
 
 
-def assign_588() -> None:
+def assign_jax_scipy_special_erfinv_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.special.erfinv(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_588(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_special_erfinv_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.special.erfinv(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_588() -> None:
+def argument_jax_scipy_special_erfinv_bfloat16() -> None:
     takes_float32(jax.scipy.special.erfinv(a_bfloat16))  # E: argument
 
 
-def attribute_588(holder: Holder) -> None:
+def attribute_jax_scipy_special_erfinv_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.special.erfinv(a_bfloat16)  # E: attribute-assignment
 
 
-def field_588() -> None:
+def field_jax_scipy_special_erfinv_bfloat16() -> None:
     Fields(float32_=jax.scipy.special.erfinv(a_bfloat16))  # E: argument
 
 
-def default_588(v: jax.Array[float32] = jax.scipy.special.erfinv(a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_special_erfinv_bfloat16(v: jax.Array[float32] = jax.scipy.special.erfinv(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.expit(a_bfloat16): bfloat16 in JAX
-def known_589() -> None:
+def known_jax_scipy_special_expit_bfloat16() -> None:
     assert_type(jax.scipy.special.expit(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_589() -> jax.Array[float32]:
+def return_jax_scipy_special_expit_bfloat16() -> jax.Array[float32]:
     return jax.scipy.special.expit(a_bfloat16)  # E: return
 
 
-def assign_589() -> None:
+def assign_jax_scipy_special_expit_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.special.expit(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_589(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_special_expit_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.special.expit(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_589() -> None:
+def argument_jax_scipy_special_expit_bfloat16() -> None:
     takes_float32(jax.scipy.special.expit(a_bfloat16))  # E: argument
 
 
-def attribute_589(holder: Holder) -> None:
+def attribute_jax_scipy_special_expit_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.special.expit(a_bfloat16)  # E: attribute-assignment
 
 
-def field_589() -> None:
+def field_jax_scipy_special_expit_bfloat16() -> None:
     Fields(float32_=jax.scipy.special.expit(a_bfloat16))  # E: argument
 
 
-def default_589(v: jax.Array[float32] = jax.scipy.special.expit(a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_special_expit_bfloat16(v: jax.Array[float32] = jax.scipy.special.expit(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.gamma(a_bfloat16): bfloat16 in JAX
-def known_590() -> None:
+def known_jax_scipy_special_gamma_bfloat16() -> None:
     assert_type(jax.scipy.special.gamma(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_590() -> jax.Array[float32]:
+def return_jax_scipy_special_gamma_bfloat16() -> jax.Array[float32]:
     return jax.scipy.special.gamma(a_bfloat16)  # E: return
 
 
-def assign_590() -> None:
+def assign_jax_scipy_special_gamma_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.special.gamma(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_590(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_special_gamma_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.special.gamma(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_590() -> None:
+def argument_jax_scipy_special_gamma_bfloat16() -> None:
     takes_float32(jax.scipy.special.gamma(a_bfloat16))  # E: argument
 
 
-def attribute_590(holder: Holder) -> None:
+def attribute_jax_scipy_special_gamma_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.special.gamma(a_bfloat16)  # E: attribute-assignment
 
 
-def field_590() -> None:
+def field_jax_scipy_special_gamma_bfloat16() -> None:
     Fields(float32_=jax.scipy.special.gamma(a_bfloat16))  # E: argument
 
 
-def default_590(v: jax.Array[float32] = jax.scipy.special.gamma(a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_special_gamma_bfloat16(v: jax.Array[float32] = jax.scipy.special.gamma(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.gammaln(a_bfloat16): bfloat16 in JAX
-def known_591() -> None:
+def known_jax_scipy_special_gammaln_bfloat16() -> None:
     assert_type(jax.scipy.special.gammaln(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_591() -> jax.Array[float32]:
+def return_jax_scipy_special_gammaln_bfloat16() -> jax.Array[float32]:
     return jax.scipy.special.gammaln(a_bfloat16)  # E: return
 
 
-def assign_591() -> None:
+def assign_jax_scipy_special_gammaln_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.special.gammaln(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_591(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_special_gammaln_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.special.gammaln(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_591() -> None:
+def argument_jax_scipy_special_gammaln_bfloat16() -> None:
     takes_float32(jax.scipy.special.gammaln(a_bfloat16))  # E: argument
 
 
-def attribute_591(holder: Holder) -> None:
+def attribute_jax_scipy_special_gammaln_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.special.gammaln(a_bfloat16)  # E: attribute-assignment
 
 
-def field_591() -> None:
+def field_jax_scipy_special_gammaln_bfloat16() -> None:
     Fields(float32_=jax.scipy.special.gammaln(a_bfloat16))  # E: argument
 
 
-def default_591(v: jax.Array[float32] = jax.scipy.special.gammaln(a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_special_gammaln_bfloat16(v: jax.Array[float32] = jax.scipy.special.gammaln(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.i0(a_bfloat16): bfloat16 in JAX
-def known_592() -> None:
+def known_jax_scipy_special_i0_bfloat16() -> None:
     assert_type(jax.scipy.special.i0(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_592() -> jax.Array[float32]:
+def return_jax_scipy_special_i0_bfloat16() -> jax.Array[float32]:
     return jax.scipy.special.i0(a_bfloat16)  # E: return
 
 
-def assign_592() -> None:
+def assign_jax_scipy_special_i0_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.special.i0(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_592(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_special_i0_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.special.i0(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_592() -> None:
+def argument_jax_scipy_special_i0_bfloat16() -> None:
     takes_float32(jax.scipy.special.i0(a_bfloat16))  # E: argument
 
 
-def attribute_592(holder: Holder) -> None:
+def attribute_jax_scipy_special_i0_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.special.i0(a_bfloat16)  # E: attribute-assignment
 
 
-def field_592() -> None:
+def field_jax_scipy_special_i0_bfloat16() -> None:
     Fields(float32_=jax.scipy.special.i0(a_bfloat16))  # E: argument
 
 
-def default_592(v: jax.Array[float32] = jax.scipy.special.i0(a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_special_i0_bfloat16(v: jax.Array[float32] = jax.scipy.special.i0(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.i0e(a_bfloat16): bfloat16 in JAX
-def known_593() -> None:
+def known_jax_scipy_special_i0e_bfloat16() -> None:
     assert_type(jax.scipy.special.i0e(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_593() -> jax.Array[float32]:
+def return_jax_scipy_special_i0e_bfloat16() -> jax.Array[float32]:
     return jax.scipy.special.i0e(a_bfloat16)  # E: return
 
 
-def assign_593() -> None:
+def assign_jax_scipy_special_i0e_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.special.i0e(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_593(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_special_i0e_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.special.i0e(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_593() -> None:
+def argument_jax_scipy_special_i0e_bfloat16() -> None:
     takes_float32(jax.scipy.special.i0e(a_bfloat16))  # E: argument
 
 
-def attribute_593(holder: Holder) -> None:
+def attribute_jax_scipy_special_i0e_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.special.i0e(a_bfloat16)  # E: attribute-assignment
 
 
-def field_593() -> None:
+def field_jax_scipy_special_i0e_bfloat16() -> None:
     Fields(float32_=jax.scipy.special.i0e(a_bfloat16))  # E: argument
 
 
-def default_593(v: jax.Array[float32] = jax.scipy.special.i0e(a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_special_i0e_bfloat16(v: jax.Array[float32] = jax.scipy.special.i0e(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.i1(a_bfloat16): bfloat16 in JAX
-def known_594() -> None:
+def known_jax_scipy_special_i1_bfloat16() -> None:
     assert_type(jax.scipy.special.i1(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_594() -> jax.Array[float32]:
+def return_jax_scipy_special_i1_bfloat16() -> jax.Array[float32]:
     return jax.scipy.special.i1(a_bfloat16)  # E: return
 
 
-def assign_594() -> None:
+def assign_jax_scipy_special_i1_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.special.i1(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_594(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_special_i1_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.special.i1(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_594() -> None:
+def argument_jax_scipy_special_i1_bfloat16() -> None:
     takes_float32(jax.scipy.special.i1(a_bfloat16))  # E: argument
 
 
-def attribute_594(holder: Holder) -> None:
+def attribute_jax_scipy_special_i1_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.special.i1(a_bfloat16)  # E: attribute-assignment
 
 
-def field_594() -> None:
+def field_jax_scipy_special_i1_bfloat16() -> None:
     Fields(float32_=jax.scipy.special.i1(a_bfloat16))  # E: argument
 
 
-def default_594(v: jax.Array[float32] = jax.scipy.special.i1(a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_special_i1_bfloat16(v: jax.Array[float32] = jax.scipy.special.i1(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.i1e(a_bfloat16): bfloat16 in JAX
-def known_595() -> None:
+def known_jax_scipy_special_i1e_bfloat16() -> None:
     assert_type(jax.scipy.special.i1e(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_595() -> jax.Array[float32]:
+def return_jax_scipy_special_i1e_bfloat16() -> jax.Array[float32]:
     return jax.scipy.special.i1e(a_bfloat16)  # E: return
 
 
-def assign_595() -> None:
+def assign_jax_scipy_special_i1e_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.special.i1e(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_595(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_special_i1e_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.special.i1e(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_595() -> None:
+def argument_jax_scipy_special_i1e_bfloat16() -> None:
     takes_float32(jax.scipy.special.i1e(a_bfloat16))  # E: argument
 
 
-def attribute_595(holder: Holder) -> None:
+def attribute_jax_scipy_special_i1e_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.special.i1e(a_bfloat16)  # E: attribute-assignment
 
 
-def field_595() -> None:
+def field_jax_scipy_special_i1e_bfloat16() -> None:
     Fields(float32_=jax.scipy.special.i1e(a_bfloat16))  # E: argument
 
 
-def default_595(v: jax.Array[float32] = jax.scipy.special.i1e(a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_special_i1e_bfloat16(v: jax.Array[float32] = jax.scipy.special.i1e(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.log_ndtr(a_float32): float32 in JAX
-def known_596() -> None:
+def known_jax_scipy_special_log_ndtr_float32() -> None:
     assert_type(jax.scipy.special.log_ndtr(a_float32), jax.Array[float32])
 
 
-def return_596() -> jax.Array[bfloat16]:
+def return_jax_scipy_special_log_ndtr_float32() -> jax.Array[bfloat16]:
     return jax.scipy.special.log_ndtr(a_float32)  # E: return
 
 
-def assign_596() -> None:
+def assign_jax_scipy_special_log_ndtr_float32() -> None:
     y: jax.Array[bfloat16] = jax.scipy.special.log_ndtr(a_float32)  # E: assignment
     del y
 
 
-def rebind_596(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_scipy_special_log_ndtr_float32(r: jax.Array[bfloat16]) -> None:
     r = jax.scipy.special.log_ndtr(a_float32)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_596() -> None:
+def argument_jax_scipy_special_log_ndtr_float32() -> None:
     takes_bfloat16(jax.scipy.special.log_ndtr(a_float32))  # E: argument
 
 
-def attribute_596(holder: Holder) -> None:
+def attribute_jax_scipy_special_log_ndtr_float32(holder: Holder) -> None:
     holder.bfloat16_ = jax.scipy.special.log_ndtr(a_float32)  # E: attribute-assignment
 
 
-def field_596() -> None:
+def field_jax_scipy_special_log_ndtr_float32() -> None:
     Fields(bfloat16_=jax.scipy.special.log_ndtr(a_float32))  # E: argument
 
 
-def default_596(v: jax.Array[bfloat16] = jax.scipy.special.log_ndtr(a_float32)) -> None:  # E: default
+def default_jax_scipy_special_log_ndtr_float32(v: jax.Array[bfloat16] = jax.scipy.special.log_ndtr(a_float32)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.log_softmax(a_bfloat16): bfloat16 in JAX
-def known_597() -> None:
+def known_jax_scipy_special_log_softmax_bfloat16() -> None:
     assert_type(jax.scipy.special.log_softmax(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_597() -> jax.Array[float32]:
+def return_jax_scipy_special_log_softmax_bfloat16() -> jax.Array[float32]:
     return jax.scipy.special.log_softmax(a_bfloat16)  # E: return
 
 
-def assign_597() -> None:
+def assign_jax_scipy_special_log_softmax_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.special.log_softmax(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_597(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_special_log_softmax_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.special.log_softmax(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_597() -> None:
+def argument_jax_scipy_special_log_softmax_bfloat16() -> None:
     takes_float32(jax.scipy.special.log_softmax(a_bfloat16))  # E: argument
 
 
-def attribute_597(holder: Holder) -> None:
+def attribute_jax_scipy_special_log_softmax_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.special.log_softmax(a_bfloat16)  # E: attribute-assignment
 
 
-def field_597() -> None:
+def field_jax_scipy_special_log_softmax_bfloat16() -> None:
     Fields(float32_=jax.scipy.special.log_softmax(a_bfloat16))  # E: argument
 
 
-def default_597(v: jax.Array[float32] = jax.scipy.special.log_softmax(a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_special_log_softmax_bfloat16(v: jax.Array[float32] = jax.scipy.special.log_softmax(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.logit(a_bfloat16): bfloat16 in JAX
-def known_598() -> None:
+def known_jax_scipy_special_logit_bfloat16() -> None:
     assert_type(jax.scipy.special.logit(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_598() -> jax.Array[float32]:
+def return_jax_scipy_special_logit_bfloat16() -> jax.Array[float32]:
     return jax.scipy.special.logit(a_bfloat16)  # E: return
 
 
-def assign_598() -> None:
+def assign_jax_scipy_special_logit_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.special.logit(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_598(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_special_logit_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.special.logit(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_598() -> None:
+def argument_jax_scipy_special_logit_bfloat16() -> None:
     takes_float32(jax.scipy.special.logit(a_bfloat16))  # E: argument
 
 
-def attribute_598(holder: Holder) -> None:
+def attribute_jax_scipy_special_logit_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.special.logit(a_bfloat16)  # E: attribute-assignment
 
 
-def field_598() -> None:
+def field_jax_scipy_special_logit_bfloat16() -> None:
     Fields(float32_=jax.scipy.special.logit(a_bfloat16))  # E: argument
 
 
-def default_598(v: jax.Array[float32] = jax.scipy.special.logit(a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_special_logit_bfloat16(v: jax.Array[float32] = jax.scipy.special.logit(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.logsumexp(a_bfloat16): bfloat16 in JAX
-def known_599() -> None:
+def known_jax_scipy_special_logsumexp_bfloat16() -> None:
     assert_type(jax.scipy.special.logsumexp(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_599() -> jax.Array[float32]:
+def return_jax_scipy_special_logsumexp_bfloat16() -> jax.Array[float32]:
     return jax.scipy.special.logsumexp(a_bfloat16)  # E: return
 
 
-def assign_599() -> None:
+def assign_jax_scipy_special_logsumexp_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.special.logsumexp(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_599(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_special_logsumexp_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.special.logsumexp(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_599() -> None:
+def argument_jax_scipy_special_logsumexp_bfloat16() -> None:
     takes_float32(jax.scipy.special.logsumexp(a_bfloat16))  # E: argument
 
 
-def attribute_599(holder: Holder) -> None:
+def attribute_jax_scipy_special_logsumexp_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.special.logsumexp(a_bfloat16)  # E: attribute-assignment
 
 
-def field_599() -> None:
+def field_jax_scipy_special_logsumexp_bfloat16() -> None:
     Fields(float32_=jax.scipy.special.logsumexp(a_bfloat16))  # E: argument
 
 
-def default_599(v: jax.Array[float32] = jax.scipy.special.logsumexp(a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_special_logsumexp_bfloat16(v: jax.Array[float32] = jax.scipy.special.logsumexp(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.ndtr(a_float32): float32 in JAX
-def known_600() -> None:
+def known_jax_scipy_special_ndtr_float32() -> None:
     assert_type(jax.scipy.special.ndtr(a_float32), jax.Array[float32])
 
 
-def return_600() -> jax.Array[bfloat16]:
+def return_jax_scipy_special_ndtr_float32() -> jax.Array[bfloat16]:
     return jax.scipy.special.ndtr(a_float32)  # E: return
 
 
-def assign_600() -> None:
+def assign_jax_scipy_special_ndtr_float32() -> None:
     y: jax.Array[bfloat16] = jax.scipy.special.ndtr(a_float32)  # E: assignment
     del y
 
 
-def rebind_600(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_scipy_special_ndtr_float32(r: jax.Array[bfloat16]) -> None:
     r = jax.scipy.special.ndtr(a_float32)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_600() -> None:
+def argument_jax_scipy_special_ndtr_float32() -> None:
     takes_bfloat16(jax.scipy.special.ndtr(a_float32))  # E: argument
 
 
-def attribute_600(holder: Holder) -> None:
+def attribute_jax_scipy_special_ndtr_float32(holder: Holder) -> None:
     holder.bfloat16_ = jax.scipy.special.ndtr(a_float32)  # E: attribute-assignment
 
 
-def field_600() -> None:
+def field_jax_scipy_special_ndtr_float32() -> None:
     Fields(bfloat16_=jax.scipy.special.ndtr(a_float32))  # E: argument
 
 
-def default_600(v: jax.Array[bfloat16] = jax.scipy.special.ndtr(a_float32)) -> None:  # E: default
+def default_jax_scipy_special_ndtr_float32(v: jax.Array[bfloat16] = jax.scipy.special.ndtr(a_float32)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.ndtri(a_float32): float32 in JAX
-def known_601() -> None:
+def known_jax_scipy_special_ndtri_float32() -> None:
     assert_type(jax.scipy.special.ndtri(a_float32), jax.Array[float32])
 
 
-def return_601() -> jax.Array[bfloat16]:
+def return_jax_scipy_special_ndtri_float32() -> jax.Array[bfloat16]:
     return jax.scipy.special.ndtri(a_float32)  # E: return
 
 
-def assign_601() -> None:
+def assign_jax_scipy_special_ndtri_float32() -> None:
     y: jax.Array[bfloat16] = jax.scipy.special.ndtri(a_float32)  # E: assignment
     del y
 
 
-def rebind_601(r: jax.Array[bfloat16]) -> None:
+def rebind_jax_scipy_special_ndtri_float32(r: jax.Array[bfloat16]) -> None:
     r = jax.scipy.special.ndtri(a_float32)  # E: assignment
     takes_bfloat16(r)
 
 
-def argument_601() -> None:
+def argument_jax_scipy_special_ndtri_float32() -> None:
     takes_bfloat16(jax.scipy.special.ndtri(a_float32))  # E: argument
 
 
-def attribute_601(holder: Holder) -> None:
+def attribute_jax_scipy_special_ndtri_float32(holder: Holder) -> None:
     holder.bfloat16_ = jax.scipy.special.ndtri(a_float32)  # E: attribute-assignment
 
 
-def field_601() -> None:
+def field_jax_scipy_special_ndtri_float32() -> None:
     Fields(bfloat16_=jax.scipy.special.ndtri(a_float32))  # E: argument
 
 
-def default_601(v: jax.Array[bfloat16] = jax.scipy.special.ndtri(a_float32)) -> None:  # E: default
+def default_jax_scipy_special_ndtri_float32(v: jax.Array[bfloat16] = jax.scipy.special.ndtri(a_float32)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.softmax(a_bfloat16): bfloat16 in JAX
-def known_602() -> None:
+def known_jax_scipy_special_softmax_bfloat16() -> None:
     assert_type(jax.scipy.special.softmax(a_bfloat16), jax.Array[bfloat16])
 
 
-def return_602() -> jax.Array[float32]:
+def return_jax_scipy_special_softmax_bfloat16() -> jax.Array[float32]:
     return jax.scipy.special.softmax(a_bfloat16)  # E: return
 
 
-def assign_602() -> None:
+def assign_jax_scipy_special_softmax_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.special.softmax(a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_602(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_special_softmax_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.special.softmax(a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_602() -> None:
+def argument_jax_scipy_special_softmax_bfloat16() -> None:
     takes_float32(jax.scipy.special.softmax(a_bfloat16))  # E: argument
 
 
-def attribute_602(holder: Holder) -> None:
+def attribute_jax_scipy_special_softmax_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.special.softmax(a_bfloat16)  # E: attribute-assignment
 
 
-def field_602() -> None:
+def field_jax_scipy_special_softmax_bfloat16() -> None:
     Fields(float32_=jax.scipy.special.softmax(a_bfloat16))  # E: argument
 
 
-def default_602(v: jax.Array[float32] = jax.scipy.special.softmax(a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_special_softmax_bfloat16(v: jax.Array[float32] = jax.scipy.special.softmax(a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.xlog1py(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_603() -> None:
+def known_jax_scipy_special_xlog1py_bfloat16_bfloat16() -> None:
     assert_type(jax.scipy.special.xlog1py(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_603() -> jax.Array[float32]:
+def return_jax_scipy_special_xlog1py_bfloat16_bfloat16() -> jax.Array[float32]:
     return jax.scipy.special.xlog1py(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_603() -> None:
+def assign_jax_scipy_special_xlog1py_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.special.xlog1py(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_603(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_special_xlog1py_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.special.xlog1py(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_603() -> None:
+def argument_jax_scipy_special_xlog1py_bfloat16_bfloat16() -> None:
     takes_float32(jax.scipy.special.xlog1py(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_603(holder: Holder) -> None:
+def attribute_jax_scipy_special_xlog1py_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.special.xlog1py(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_603() -> None:
+def field_jax_scipy_special_xlog1py_bfloat16_bfloat16() -> None:
     Fields(float32_=jax.scipy.special.xlog1py(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_603(v: jax.Array[float32] = jax.scipy.special.xlog1py(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_special_xlog1py_bfloat16_bfloat16(v: jax.Array[float32] = jax.scipy.special.xlog1py(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
 # jax.scipy.special.xlogy(a_bfloat16, a_bfloat16): bfloat16 in JAX
-def known_604() -> None:
+def known_jax_scipy_special_xlogy_bfloat16_bfloat16() -> None:
     assert_type(jax.scipy.special.xlogy(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
 
 
-def return_604() -> jax.Array[float32]:
+def return_jax_scipy_special_xlogy_bfloat16_bfloat16() -> jax.Array[float32]:
     return jax.scipy.special.xlogy(a_bfloat16, a_bfloat16)  # E: return
 
 
-def assign_604() -> None:
+def assign_jax_scipy_special_xlogy_bfloat16_bfloat16() -> None:
     y: jax.Array[float32] = jax.scipy.special.xlogy(a_bfloat16, a_bfloat16)  # E: assignment
     del y
 
 
-def rebind_604(r: jax.Array[float32]) -> None:
+def rebind_jax_scipy_special_xlogy_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
     r = jax.scipy.special.xlogy(a_bfloat16, a_bfloat16)  # E: assignment
     takes_float32(r)
 
 
-def argument_604() -> None:
+def argument_jax_scipy_special_xlogy_bfloat16_bfloat16() -> None:
     takes_float32(jax.scipy.special.xlogy(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def attribute_604(holder: Holder) -> None:
+def attribute_jax_scipy_special_xlogy_bfloat16_bfloat16(holder: Holder) -> None:
     holder.float32_ = jax.scipy.special.xlogy(a_bfloat16, a_bfloat16)  # E: attribute-assignment
 
 
-def field_604() -> None:
+def field_jax_scipy_special_xlogy_bfloat16_bfloat16() -> None:
     Fields(float32_=jax.scipy.special.xlogy(a_bfloat16, a_bfloat16))  # E: argument
 
 
-def default_604(v: jax.Array[float32] = jax.scipy.special.xlogy(a_bfloat16, a_bfloat16)) -> None:  # E: default
+def default_jax_scipy_special_xlogy_bfloat16_bfloat16(v: jax.Array[float32] = jax.scipy.special.xlogy(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
