@@ -346,6 +346,7 @@ def _standard(x64: bool = True) -> "lattice.Variant":
 # The documentation's pages holding the generated sections.
 LATTICE_PAGE = "docs/lattice.md"
 ANNOTATING_PAGE = "docs/annotating.md"
+FUNCTIONS_PAGE = "docs/functions.md"
 
 
 @section("promotion-table", LATTICE_PAGE)
@@ -409,6 +410,21 @@ def _numpy_differences() -> str:
         "to numpy as the Python scalars `0`, `0.0`, `0j`, so that it applies its own "
         "rule for them (NEP 50 from NumPy 2); `-` where one side raises:\n\n"
         + render.differences_table(diffs, "markdown")
+    )
+
+
+@section("function-counts", FUNCTIONS_PAGE)
+def _function_counts() -> str:
+    """docs/functions.md: how many functions jaxtypes/functions.csv holds, typed and untyped."""
+    from jaxtypes import functions
+
+    untyped = functions.untyped()
+    ruled = [name for name in functions.TABLE if name not in untyped]
+    no_array = [name for name in ruled if functions.TABLE[name].family == "not_an_array"]
+    return (
+        f"The table holds {len(functions.TABLE)} functions: {len(ruled)} with a rule, "
+        f"{len(ruled) - len(no_array)} of them typed and {len(no_array)} returning no array; "
+        f"{len(untyped)} untyped, each with the reason none fits.\n"
     )
 
 
