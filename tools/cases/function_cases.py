@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import ast
 import json
+import re
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -226,9 +228,19 @@ def load() -> dict[str, Any]:
     return data
 
 
+def case_name(probe: str) -> str:
+    """The case function of a probe: the JAX function, and the keyword a probe
+    of it passes too (``jax.numpy.cumsum(dtype=)``: ``case_jnp_cumsum_dtype``).
+    Never a number, so that a new function leaves every other name as it was."""
+    name, _, keyword = probe.partition("(")
+    prefix = next(p for p in MODULES if name.startswith(p))
+    words = [*(MODULES[prefix] + name[len(prefix) :]).split("."), *re.findall(r"\w+", keyword)]
+    return "case_" + "_".join(words)
+
+
 def case_groups(config: str, data: Mapping[str, Any] | None = None) -> list[tuple[str, list[str], set[str]]]:
-    """(the JAX function, its case lines, the nodes their variables use), one
-    group per probe, for one configuration of ``data`` (None: ``load()``)."""
+    """(the case function's name, its case lines, the nodes their variables
+    use), one group per probe, for one configuration of ``data`` (None: ``load()``)."""
     if data is None:
         data = load()
     conf = data["configs"][config]
@@ -269,7 +281,7 @@ def case_groups(config: str, data: Mapping[str, Any] | None = None) -> list[tupl
             used.update(nodes)
             lines.append(f"    reveal_type({call})  # JAX: {answer}")
         if lines:
-            groups.append((function, lines, used))
+            groups.append((case_name(probe), lines, used))
     return groups
 
 
@@ -299,14 +311,10 @@ def render(config: str, data: Mapping[str, Any] | None = None) -> str:
         "",
         f"from jaxtypes import {', '.join(markers)}",
     ]
-    names: set[str] = set()
-    for function, lines, nodes in groups:
-        base = name = "case_" + function.replace(".", "_")
-        n = 1
-        while name in names:
-            n += 1
-            name = f"{base}_{n}"
-        names.add(name)
+    repeated = sorted(name for name, count in Counter(name for name, _, _ in groups).items() if count > 1)
+    if repeated:
+        raise ValueError(f"probes of one case name: {', '.join(repeated)}")
+    for name, lines, nodes in groups:
         params = ", ".join(f"{variable(v)}: {_annotation(v)}" for v in sorted(nodes))
         out += ["", "", f"def {name}({params}) -> None:", *lines]
     return "\n".join(out) + "\n"

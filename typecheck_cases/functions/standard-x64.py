@@ -544,7 +544,7 @@ def case_lax_dot_general(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak
     reveal_type(lax.dot_general(a_float32, a_float64, (((1,), (0,)), ((), ()))))  # JAX: float64
 
 
-def case_lax_dot_general_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_lax_dot_general_preferred_element_type(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())), preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())), preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(lax.dot_general(a_bfloat16, a_bfloat16, (((1,), (0,)), ((), ())), preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -2519,7 +2519,7 @@ def case_jnp_convolve(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_fl
     reveal_type(jnp.convolve(a_float32, a_float64))  # JAX: float64
 
 
-def case_jnp_convolve_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_convolve_preferred_element_type(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: error TypeError
     reveal_type(jnp.convolve(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -2573,7 +2573,7 @@ def case_jnp_correlate(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_f
     reveal_type(jnp.correlate(a_float32, a_float64))  # JAX: float64
 
 
-def case_jnp_correlate_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_correlate_preferred_element_type(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: error TypeError
     reveal_type(jnp.correlate(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -2650,7 +2650,7 @@ def case_jnp_cumprod(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], 
     reveal_type(jnp.cumprod(weak_i))  # JAX: int64
 
 
-def case_jnp_cumprod_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_cumprod_dtype(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.cumprod(a_int8, dtype=None))  # JAX: int8
     reveal_type(jnp.cumprod(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.cumprod(weak_f, dtype=None))  # JAX: float64
@@ -2671,7 +2671,7 @@ def case_jnp_cumsum(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a
     reveal_type(jnp.cumsum(weak_i))  # JAX: int64
 
 
-def case_jnp_cumsum_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_cumsum_dtype(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.cumsum(a_int8, dtype=None))  # JAX: int8
     reveal_type(jnp.cumsum(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.cumsum(weak_f, dtype=None))  # JAX: float64
@@ -2835,7 +2835,7 @@ def case_jnp_dot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float],
     reveal_type(jnp.dot(a_float32, a_float64))  # JAX: float64
 
 
-def case_jnp_dot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_dot_preferred_element_type(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.dot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -2889,7 +2889,7 @@ def case_jnp_einsum(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_floa
     reveal_type(jnp.einsum('ij,jk->ik', a_float32, a_float64))  # JAX: float64
 
 
-def case_jnp_einsum_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_einsum_preferred_element_type(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.einsum('ij,jk->ik', a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -3518,7 +3518,7 @@ def case_jnp_inner(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float
     reveal_type(jnp.inner(a_float32, a_float64))  # JAX: float64
 
 
-def case_jnp_inner_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_inner_preferred_element_type(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.inner(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -3864,7 +3864,7 @@ def case_jnp_linalg_matmul(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[we
     reveal_type(jnp.linalg.matmul(a_float32, a_float64))  # JAX: float64
 
 
-def case_jnp_linalg_matmul_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_linalg_matmul_preferred_element_type(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -4026,7 +4026,7 @@ def case_jnp_linalg_tensordot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array
     reveal_type(jnp.linalg.tensordot(a_float32, a_float64))  # JAX: float64
 
 
-def case_jnp_linalg_tensordot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_linalg_tensordot_preferred_element_type(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -4080,7 +4080,7 @@ def case_jnp_linalg_vecdot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[we
     reveal_type(jnp.linalg.vecdot(a_float32, a_float64))  # JAX: float64
 
 
-def case_jnp_linalg_vecdot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_linalg_vecdot_preferred_element_type(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.linalg.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -4238,7 +4238,7 @@ def case_jnp_matmul(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_floa
     reveal_type(jnp.matmul(a_float32, a_float64))  # JAX: float64
 
 
-def case_jnp_matmul_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_matmul_preferred_element_type(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.matmul(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -4303,7 +4303,7 @@ def case_jnp_mean(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_c
     reveal_type(jnp.mean(weak_i))  # JAX: float64
 
 
-def case_jnp_mean_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_mean_dtype(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.mean(a_int8, dtype=None))  # JAX: float32
     reveal_type(jnp.mean(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.mean(weak_f, dtype=None))  # JAX: float64
@@ -4453,7 +4453,7 @@ def case_jnp_nanmean(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], 
     reveal_type(jnp.nanmean(weak_i))  # JAX: float64
 
 
-def case_jnp_nanmean_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_nanmean_dtype(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.nanmean(a_int8, dtype=None))  # JAX: float32
     reveal_type(jnp.nanmean(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.nanmean(weak_f, dtype=None))  # JAX: float64
@@ -4507,7 +4507,7 @@ def case_jnp_nanprod(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], 
     reveal_type(jnp.nanprod(weak_i))  # JAX: int64
 
 
-def case_jnp_nanprod_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_nanprod_dtype(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.nanprod(a_int8, dtype=None))  # JAX: int64
     reveal_type(jnp.nanprod(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.nanprod(weak_f, dtype=None))  # JAX: float64
@@ -4539,7 +4539,7 @@ def case_jnp_nanstd(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a
     reveal_type(jnp.nanstd(weak_i))  # JAX: float64
 
 
-def case_jnp_nanstd_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_nanstd_dtype(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.nanstd(a_int8, dtype=None))  # JAX: float32
     reveal_type(jnp.nanstd(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.nanstd(weak_f, dtype=None))  # JAX: float64
@@ -4560,7 +4560,7 @@ def case_jnp_nansum(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a
     reveal_type(jnp.nansum(weak_i))  # JAX: int64
 
 
-def case_jnp_nansum_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_nansum_dtype(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.nansum(a_int8, dtype=None))  # JAX: int64
     reveal_type(jnp.nansum(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.nansum(weak_f, dtype=None))  # JAX: float64
@@ -4581,7 +4581,7 @@ def case_jnp_nanvar(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a
     reveal_type(jnp.nanvar(weak_i))  # JAX: float64
 
 
-def case_jnp_nanvar_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_nanvar_dtype(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.nanvar(a_int8, dtype=None))  # JAX: float32
     reveal_type(jnp.nanvar(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.nanvar(weak_f, dtype=None))  # JAX: float64
@@ -4873,7 +4873,7 @@ def case_jnp_prod(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_c
     reveal_type(jnp.prod(weak_i))  # JAX: int64
 
 
-def case_jnp_prod_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_prod_dtype(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.prod(a_int8, dtype=None))  # JAX: int64
     reveal_type(jnp.prod(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.prod(weak_f, dtype=None))  # JAX: float64
@@ -5269,7 +5269,7 @@ def case_jnp_std(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_co
     reveal_type(jnp.std(weak_i))  # JAX: float64
 
 
-def case_jnp_std_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_std_dtype(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.std(a_int8, dtype=None))  # JAX: float32
     reveal_type(jnp.std(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.std(weak_f, dtype=None))  # JAX: float64
@@ -5300,7 +5300,7 @@ def case_jnp_sum(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_co
     reveal_type(jnp.sum(weak_i))  # JAX: int64
 
 
-def case_jnp_sum_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_sum_dtype(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.sum(a_int8, dtype=None))  # JAX: int64
     reveal_type(jnp.sum(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.sum(weak_f, dtype=None))  # JAX: float64
@@ -5364,7 +5364,7 @@ def case_jnp_tensordot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_f
     reveal_type(jnp.tensordot(a_float32, a_float64, axes=1))  # JAX: float64
 
 
-def case_jnp_tensordot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_tensordot_preferred_element_type(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.tensordot(a_bfloat16, a_bfloat16, axes=1, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -5398,7 +5398,7 @@ def case_jnp_trace(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_
     reveal_type(jnp.trace(weak_i))  # JAX: int64
 
 
-def case_jnp_trace_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_trace_dtype(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.trace(a_int8, dtype=None))  # JAX: int64
     reveal_type(jnp.trace(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.trace(weak_f, dtype=None))  # JAX: float64
@@ -5642,7 +5642,7 @@ def case_jnp_var(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_co
     reveal_type(jnp.var(weak_i))  # JAX: float64
 
 
-def case_jnp_var_2(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_var_dtype(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.var(a_int8, dtype=None))  # JAX: float32
     reveal_type(jnp.var(a_bfloat16, dtype=None))  # JAX: bfloat16
     reveal_type(jnp.var(weak_f, dtype=None))  # JAX: float64
@@ -5662,7 +5662,7 @@ def case_jnp_vdot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float]
     reveal_type(jnp.vdot(a_float32, a_float64))  # JAX: float64
 
 
-def case_jnp_vdot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_vdot_preferred_element_type(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.vdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
@@ -5684,7 +5684,7 @@ def case_jnp_vecdot(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_floa
     reveal_type(jnp.vecdot(a_float32, a_float64))  # JAX: float64
 
 
-def case_jnp_vecdot_2(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
+def case_jnp_vecdot_preferred_element_type(a_bfloat16: jax.Array[bfloat16], a_float32: jax.Array[float32], a_int8: jax.Array[int8]) -> None:
     reveal_type(jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.float32))  # JAX: float32
     reveal_type(jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.int32))  # JAX: int32
     reveal_type(jnp.vecdot(a_bfloat16, a_bfloat16, preferred_element_type=jnp.bfloat16))  # JAX: bfloat16
