@@ -1,7 +1,7 @@
 """The checkout is the package: the modules the tests import, and those mypy
 reads, are this checkout's files (installed editable: ``pip install -e``).
 
-``jaxtypes/`` links to ``mypy_plugin/`` and to the generated ``stubs/jaxtypes/*.pyi``
+``jaxtypes/`` links to the generated ``stubs/jaxtypes/*.pyi``
 (symlinks), so an edit to any of them is what the next test run sees, with
 no reinstall; an editable install puts only ``.dev-site`` (a link to
 ``jaxtypes/``) on ``sys.path``, so the checkout's other top-level folders are
@@ -38,7 +38,7 @@ def test_runtime_modules_are_the_checkouts(tmp_path: Path) -> None:
     files = [Path(line).resolve() for line in out.splitlines()]
     assert files == [
         ROOT / "jaxtypes" / "__init__.py",
-        ROOT / "mypy_plugin" / "__init__.py",
+        ROOT / "jaxtypes" / "mypy_plugin" / "__init__.py",
         files[2],
         ROOT / "jaxtypes" / "promotion.py",
     ]

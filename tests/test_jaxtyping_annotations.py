@@ -1,5 +1,5 @@
 """jaxtyping's dtype annotations under the mypy plugin
-(mypy_plugin/jaxtyping_annotations.py): ``Float32[Array, "n"]`` is
+(jaxtypes/mypy_plugin/jaxtyping_annotations.py): ``Float32[Array, "n"]`` is
 ``Array[float32]`` however jaxtyping's name is imported, a category
 (``Float``) is ``Array[Any]``, any other ``Annotated`` is as mypy makes it.
 

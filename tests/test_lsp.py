@@ -515,7 +515,7 @@ def test_hover_on_a_flax_layer_names_no_internals(jax_session: Session) -> None:
     # A gap, written out: a layer made without dtype is typed Dense[<no
     # dtype>, its parameters' dtype], and the class standing for "no dtype"
     # keeps its private name: the mypy plugin reads it by that name
-    # (mypy_plugin/names.py, FLAX_NO_DTYPES).
+    # (jaxtypes/mypy_plugin/names.py, FLAX_NO_DTYPES).
     assert session.hover(session.position("plain =", "plain")) == "(variable) plain: Dense[_JaxtypesNoDtype, float32]"
 
 

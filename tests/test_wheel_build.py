@@ -52,7 +52,7 @@ def test_wheel_with_and_without_a_compiler(tmp_path: Path, compiler: str) -> Non
     # are copied into the wheel as they are in the checkout; nothing else of it.
     (wheel,) = tmp_path.glob("jaxtypes-*.whl")
     shipped = {
-        **{f"jaxtypes/mypy_plugin/{p.name}": p for p in (ROOT / "mypy_plugin").glob("*.py")},
+        **{f"jaxtypes/mypy_plugin/{p.name}": p for p in (ROOT / "jaxtypes" / "mypy_plugin").glob("*.py")},
         **{f"jaxtypes/{p.name}": p for p in (ROOT / "stubs" / "jaxtypes").glob("*.pyi")},
     }
     with zipfile.ZipFile(wheel) as zf:

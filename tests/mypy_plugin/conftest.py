@@ -2,7 +2,7 @@
 (the checkout, installed editable: tests/test_checkout_is_package.py).
 
 pytest-mypy-plugins appends the pytest rootdir (this checkout) to MYPYPATH,
-which would make the checkout's tests/, tools/ and mypy_plugin/ importable
+which would make the checkout's tests/ and tools/ importable
 top-level names for mypy: drop the rootdir from MYPYPATH, as a user's mypy
 sees only the installed package.
 """
@@ -37,8 +37,8 @@ os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.envir
 
 def load_checkout_plugin() -> Any:
     """The plugin package mypy loads (``jaxtypes.mypy_plugin``): the checkout's
-    mypy_plugin/, through the jaxtypes/mypy_plugin link of an editable install
-    (tests/test_checkout_is_package.py checks that it is this checkout's)."""
+    jaxtypes/mypy_plugin/ in an editable install (tests/test_checkout_is_package.py
+    checks that it is this checkout's)."""
     return importlib.import_module("jaxtypes.mypy_plugin")
 
 
