@@ -5,7 +5,7 @@ At runtime ``Array`` is an abstract base class: ``Array[float32]`` subscripts,
 ``jax.jit``/``jax.vmap`` (JAX is consulted only when it is already imported),
 for classes registered with ``Array.register``, and False for numpy arrays.
 The members below declare what JAX arrays provide; the generated stub
-(``stubs/jaxtypes/_array.pyi``) gives each operator and method its promoted
+(``jaxtypes/_array.pyi``) gives each operator and method its promoted
 dtype.  The bodies never run: JAX's arrays are virtual subclasses.
 """
 

@@ -3,7 +3,7 @@
 At runtime each concrete marker is the numpy or ml_dtypes scalar type of its
 dtype, so it works wherever a dtype does (``np.dtype(jaxtypes.bfloat16)``,
 ``x.astype(jaxtypes.float32)``).  For type checkers the generated stub
-(``stubs/jaxtypes/markers.pyi``) declares each as its own class carrying the
+(``jaxtypes/markers.pyi``) declares each as its own class carrying the
 promotion rules.  The weak markers type weakly typed values (Python scalars
 and JAX's weakly typed arrays); they are not dtypes.
 """

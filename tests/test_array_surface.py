@@ -20,7 +20,7 @@ import pytest
 
 from jaxtypes import lattice
 
-STUB = Path(__file__).resolve().parent.parent / "stubs" / "jaxtypes" / "_array.pyi"
+STUB = Path(__file__).resolve().parent.parent / "jaxtypes" / "_array.pyi"
 # What jaxtypes.Array leaves out of JAX's surface, on purpose (array_surface's
 # docstring says why).
 LEFT_OUT = {"__setitem__", "__init__", "__numpy_dtype__", "_rewrap_with_aval_and_sharding"}

@@ -1,9 +1,8 @@
 """The checkout is the package: the modules the tests import, and those mypy
 reads, are this checkout's files (installed editable: ``pip install -e``).
 
-``jaxtypes/`` links to the generated ``stubs/jaxtypes/*.pyi``
-(symlinks), so an edit to any of them is what the next test run sees, with
-no reinstall; an editable install puts only ``.dev-site`` (a link to
+The plugin and the generated stubs are in ``jaxtypes/``, so an edit to
+any of them is what the next test run sees, with no reinstall; an editable install puts only ``.dev-site`` (a link to
 ``jaxtypes/``) on ``sys.path``, so the checkout's other top-level folders are
 not importable names.
 """
@@ -66,7 +65,7 @@ def test_mypy_reads_the_checkouts_stubs_and_plugin(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
     parsed = dict(re.findall(r"Parsing (\S+) \((jaxtypes[\w.]*)\)", proc.stderr))
     found = {module: Path(path).resolve() for path, module in parsed.items()}
-    assert found["jaxtypes._array"] == ROOT / "stubs" / "jaxtypes" / "_array.pyi"
-    assert found["jaxtypes.markers"] == ROOT / "stubs" / "jaxtypes" / "markers.pyi"
+    assert found["jaxtypes._array"] == ROOT / "jaxtypes" / "_array.pyi"
+    assert found["jaxtypes.markers"] == ROOT / "jaxtypes" / "markers.pyi"
     assert found["jaxtypes"] == ROOT / "jaxtypes" / "__init__.py"
     assert (found["jaxtypes"].parent / "py.typed").is_file()  # PEP 561: the package is typed

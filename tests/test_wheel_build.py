@@ -48,12 +48,12 @@ def test_wheel_with_and_without_a_compiler(tmp_path: Path, compiler: str) -> Non
         assert not name.endswith("-none-any.whl"), name  # tagged for this interpreter
     else:
         assert speedups == [] and name.endswith("-py3-none-any.whl"), (name, speedups)
-    # The plugin and the generated stubs, linked into jaxtypes/ in the checkout,
-    # are copied into the wheel as they are in the checkout; nothing else of it.
+    # The plugin and the generated stubs are shipped as they are in the
+    # checkout's jaxtypes/; nothing else of the checkout is.
     (wheel,) = tmp_path.glob("jaxtypes-*.whl")
     shipped = {
         **{f"jaxtypes/mypy_plugin/{p.name}": p for p in (ROOT / "jaxtypes" / "mypy_plugin").glob("*.py")},
-        **{f"jaxtypes/{p.name}": p for p in (ROOT / "stubs" / "jaxtypes").glob("*.pyi")},
+        **{f"jaxtypes/{p.name}": p for p in (ROOT / "jaxtypes").glob("*.pyi")},
     }
     with zipfile.ZipFile(wheel) as zf:
         for member, source in shipped.items():

@@ -33,7 +33,7 @@ maps names to targets.  Three kinds, each registered with a decorator:
 
 For example, generated stubs would be::
 
-    @file_set("stubs", "stubs/jaxtypes", "**/*.pyi")
+    @file_set("stubs", ".", "jaxtypes/*.pyi")
     def _stubs() -> dict[str, str]:
         from jaxtypes._stubgen import jaxtypes_stubs
         return jaxtypes_stubs.render_all()
@@ -187,9 +187,11 @@ def file_set(
 
 
 # ------------------------------------------------------------------- stubs
-@file_set("stubs", "stubs", "**/*.pyi")
+# In the package, beside the modules they describe: what the wheel ships and
+# what a checker reads of an editable install are these files.
+@file_set("stubs", ".", "jaxtypes/*.pyi")
 def _stubs() -> Mapping[str, str]:
-    """stubs/jaxtypes/*.pyi: Array and the markers, with the promoted dtype of
+    """jaxtypes/*.pyi: Array and the markers, with the promoted dtype of
     every operator and method (jaxtypes._stubgen.jaxtypes_stubs, JAX's default configuration)."""
     from jaxtypes._stubgen import jaxtypes_stubs
 

@@ -2,7 +2,7 @@
 ``tools/generate.py``).
 
 * ``jaxtypes_stubs``: jaxtypes' own stubs (``Array``'s operators and methods,
-  the markers), from the lattice: ``stubs/jaxtypes/`` in the repository.
+  the markers), from the lattice: ``jaxtypes/*.pyi`` in the repository.
 * ``jax_stubs``: ``jaxtypes jax-stubs``, the installed JAX's stubs made
   dtype-generic: ``jax_array`` (``jax.Array``), ``jax_functions`` (JAX's
   functions, from ``jaxtypes.functions``), ``jax_transforms`` (``jit``,

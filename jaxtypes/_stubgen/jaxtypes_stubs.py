@@ -888,7 +888,7 @@ def render_array() -> str:
 
 
 def render_stubs(v: Variant = ops.DEFAULT) -> dict[str, str]:
-    """The generated stub files, relative to ``stubs/``."""
+    """The generated stub files, relative to the repository's root (``jaxtypes/*.pyi``)."""
     return dict(_rendered_stubs(v))
 
 
