@@ -5,6 +5,9 @@ with setuptools' build_ext, which knows each platform's compiler and flags,
 and adds it to the wheel, tagged for the interpreter.  Without a working
 compiler the wheel is pure Python and jaxtypes runs its Python paths (same
 answers, slower); set JAXTYPES_REQUIRE_SPEEDUPS=1 to make that an error.
+
+For an editable install it also makes the one directory that install puts on
+``sys.path`` (``DEV_SITE``, pyproject's ``dev-mode-dirs``).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 SOURCE = "jaxtypes/_speedups.c"
 MODULE = "jaxtypes._speedups"
+DEV_SITE = ".dev-site"
 
 
 class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
@@ -28,6 +32,8 @@ class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         if self.target_name != "wheel":
             return
+        if version == "editable":
+            self._make_dev_site()
         self._work = Path(tempfile.mkdtemp(prefix="jaxtypes-speedups-"))
         try:
             built = self._compile(self._work)
@@ -51,6 +57,21 @@ class SpeedupsBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         work = getattr(self, "_work", None)
         if work is not None:
             shutil.rmtree(work, ignore_errors=True)
+
+    def _make_dev_site(self) -> None:
+        """An editable install puts DEV_SITE on ``sys.path``, not the checkout's
+        root, so that its tests/ and tools/ are no importable names.  Type
+        checkers follow only directories on the path (no import hook), so the
+        directory's one entry links to jaxtypes/: made here, out of git, as
+        the repository holds no link."""
+        link = Path(self.root, DEV_SITE, "jaxtypes")
+        target = Path("..", "jaxtypes")
+        if link.is_symlink() and Path(os.readlink(link)) == target:
+            return
+        link.parent.mkdir(exist_ok=True)
+        if link.is_symlink():
+            link.unlink()
+        link.symlink_to(target, target_is_directory=True)
 
     def _compile(self, work: Path) -> Path:
         from setuptools import Distribution, Extension

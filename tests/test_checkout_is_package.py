@@ -1,10 +1,11 @@
 """The checkout is the package: the modules the tests import, and those mypy
-reads, are this checkout's files (installed editable: ``pip install -e``).
+reads, are this checkout's files (installed editable: ``pip install -e``), so
+an edit to any of them is what the next test run sees, with no reinstall.
 
-The plugin and the generated stubs are in ``jaxtypes/``, so an edit to
-any of them is what the next test run sees, with no reinstall; an editable install puts only ``.dev-site`` (a link to
-``jaxtypes/``) on ``sys.path``, so the checkout's other top-level folders are
-not importable names.
+``jaxtypes/`` holds the plugin and the generated stubs themselves, no link;
+the editable install puts only ``.dev-site`` on ``sys.path``, whose one entry
+(made by the install, hatch_build.py) links to ``jaxtypes/``, so the
+checkout's other top-level folders are not importable names.
 """
 
 from __future__ import annotations
@@ -44,7 +45,12 @@ def test_runtime_modules_are_the_checkouts(tmp_path: Path) -> None:
     assert files[2].parent == ROOT / "jaxtypes" and files[2].name.startswith("_speedups.")
 
 
-@pytest.mark.parametrize("name", ["tests", "mypy_plugin", "tools", "stubs", "checkers"])
+def test_the_package_holds_no_link() -> None:
+    assert [p for p in (ROOT / "jaxtypes").rglob("*") if p.is_symlink()] == []
+    assert (ROOT / ".dev-site" / "jaxtypes").resolve() == ROOT / "jaxtypes"
+
+
+@pytest.mark.parametrize("name", ["tests", "tools", "benchmarks", "hatch_build", "checkers"])
 def test_no_other_top_level_name_is_importable(tmp_path: Path, name: str) -> None:
     out = _run(f"import importlib.util; print(importlib.util.find_spec({name!r}))", tmp_path)
     assert out.strip() == "None"
