@@ -42,7 +42,7 @@ from tools.checkers import command, launch, stage
 _JAX_TREES = ("jax-stubs", ".search-path/jax", ".mypy-path/jax")
 
 # The first array parameter of the overloads that take NumPy values or one
-# Python scalar kind (jaxtypes._stubgen.jax_functions, steps 3 and 4).
+# Python scalar kind (jaxtypes._stubgen.function_overloads, steps 3 and 4).
 _SCALAR_ANNOTATIONS = frozenset(
     {"builtins.bool", "builtins.int", "builtins.float", "builtins.complex", "_np.generic | _np.ndarray[Any, Any]"}
 )

@@ -10,7 +10,7 @@ against an untyped baseline stub (one signature per operator returning
 median wall time of each, the ratio, and how many ``assert_type`` lines the
 exact stubs got wrong (ty's reading of a ``float`` annotation as
 ``int | float`` is counted apart).  Expected answers come from
-``jaxtypes.ops``, whose rules the typecheck cases check against JAX.
+``jaxtypes.operation_rules``, whose rules the typecheck cases check against JAX.
 
 ``--methods F`` makes a fraction F of the lines call a dtype method on the
 chain instead (``assert_type((x_int8 + 1).sum(), Array[int32])``: ``sum``,
@@ -50,7 +50,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from jaxtypes import lattice, ops
+from jaxtypes import lattice, operation_rules
 from jaxtypes.lattice import MARKER_NAME
 from tools import checkers  # the one checker runner
 
@@ -94,9 +94,9 @@ def _expression(rng: random.Random, depth: int) -> tuple[str, str | None, bool]:
     if ln is None or rn is None:
         return f"({ls} {op} {rs})", None, False
     if lscalar:  # scalar op array: the array's reflected operator
-        out = ops.binary(OPS[op], ln, rn)
+        out = operation_rules.binary(OPS[op], ln, rn)
     else:
-        out = ops.binary(OPS[op], ln, rn, b_is_scalar=rscalar)
+        out = operation_rules.binary(OPS[op], ln, rn, b_is_scalar=rscalar)
     return f"({ls} {op} {rs})", out.node, False
 
 
@@ -122,7 +122,7 @@ def make_corpus(lines: int, seed: int = 0, methods: float = 0.0) -> tuple[str, l
             continue
         if methods and rng.random() < methods:
             name = rng.choice(METHODS)
-            node = ops.method(name, node).node
+            node = operation_rules.method(name, node).node
             if node is None:  # JAX rejects it (argmax of complex, round of bool)
                 continue
             src = f"({src}.{name}())"

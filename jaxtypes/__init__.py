@@ -20,14 +20,14 @@ except ValueError as _environment_error:
     raise
 
 # ``jax.Array[float32]`` at run time, as the JAX stubs type it (once JAX is imported).
-from jaxtypes import _jax_array as _jax_array
+from jaxtypes import _generic_jax_array as _generic_jax_array
 
 if TYPE_CHECKING:  # the names, for type checkers; at runtime they load on first use
     from jaxtypes import typing as typing
     from jaxtypes._array import Array
+    from jaxtypes.common_dtype import promote_dtype
     from jaxtypes.dtype_check import DtypeCheckError, check_dtypes
     from jaxtypes.markers import *  # noqa: F403  (the markers: bool_, float32, weak_int ...)
-    from jaxtypes.promote import promote_dtype
     from jaxtypes.promotion import (
         TypePromotionError,
         canonicalize_dtype,
@@ -49,7 +49,7 @@ _SUBMODULE_OF: Final = {
         ("TypePromotionError", "canonicalize_dtype", "dtype", "is_weakly_typed", "promote_types", "result_type"),
         "jaxtypes.promotion",
     ),
-    "promote_dtype": "jaxtypes.promote",
+    "promote_dtype": "jaxtypes.common_dtype",
     **dict.fromkeys(_MARKER_NAME.values(), "jaxtypes.markers"),
 }
 

@@ -17,7 +17,7 @@ from typing import Any, Generic
 
 from typing_extensions import TypeVar
 
-from jaxtypes import array_surface, operations
+from jaxtypes import array_surface, operation_table
 
 __all__ = ["Array"]
 
@@ -218,9 +218,9 @@ def _operator(name: str, unary: bool = False) -> Any:
 
 
 def _install_operators() -> None:
-    """The operators (jaxtypes.operations): their promoted dtypes live in the
+    """The operators (jaxtypes.operation_table): their promoted dtypes live in the
     stub; at runtime they only exist."""
-    for op in operations.of_kind("binary", "comparison", "unary"):
+    for op in operation_table.of_kind("binary", "comparison", "unary"):
         setattr(Array, op.member, _operator(op.member, unary=op.kind == "unary"))
         if op.reflected_member is not None:
             setattr(Array, op.reflected_member, _operator(op.reflected_member))

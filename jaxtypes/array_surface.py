@@ -3,13 +3,13 @@
 match JAX.
 
 Each entry is a member's declaration as the generated stub writes it
-(``jaxtypes._stubgen.jaxtypes_stubs``); ``jaxtypes._array`` gives each one an abstract runtime
+(``jaxtypes._stubgen.package_stubs``); ``jaxtypes._array`` gives each one an abstract runtime
 member (stubtest checks the two agree).  The members that keep the array's
 dtype say so (``Array[DT]``, checked against JAX by tests/test_array_surface.py);
 where the dtype depends on more than the array's (an index dtype follows x64, a
 variance drops complex, ``dot`` promotes with its argument), the result is
 ``Array[Any]``.  With the JAX stubs, jax.Array keeps JAX's own declarations of
-these (``jaxtypes._stubgen.jax_array``).
+these (``jaxtypes._stubgen.basearray_stub``).
 
 Left out on purpose: ``__setitem__`` (JAX arrays are immutable; JAX declares it
 only to raise, so ``x[0] = 1`` stays an error), ``__init__`` (not

@@ -1,11 +1,11 @@
 """How a call of a JAX function with a dtype rule is read: its call plan.
 
 A row of ``jaxtypes/functions.csv`` says how the oracle passed a function its
-arrays (``functions.ARGUMENTS``: ``x``, ``xy``, ``xd``...) and which rule
+arrays (``function_rules.ARGUMENTS``: ``x``, ``xy``, ``xd``...) and which rule
 gives the result; the function's declaration in the installed JAX says what
 its parameters are called and of what kind JAX declares them.  From the two,
 ``call_plan`` answers, once for both readers of a call (the stub generator,
-``jaxtypes._stubgen.jax_functions``, which writes typed overloads from it,
+``jaxtypes._stubgen.function_overloads``, which writes typed overloads from it,
 and the mypy plugin, which reads calls with it): which parameters carry the
 rule's operands, which is ``dtype=``, which never change the result (masks,
 indices, shapes, axes), which would change it in a way the rule does not
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
-from jaxtypes import functions, lattice
+from jaxtypes import function_rules, lattice
 
 __all__ = [
     "ANY",
@@ -110,7 +110,7 @@ class CallPlan:
     """How one function's calls are read: its operands, dtype= and the rest."""
 
     name: str
-    rule: functions.Rule
+    rule: function_rules.Rule
     kind: str
     input_param: str | None  # the array argument (of a pair, the first)
     dtype_param: str | None
@@ -118,17 +118,17 @@ class CallPlan:
     second: str | None = None  # the other array of a two-array function
     sequence: bool = False  # input_param is a sequence of arrays (concatenate)
     varargs: bool = False  # the arrays are ``*operands`` (einsum)
-    scalar_inputs: bool = True  # functions.scalar_input_is_weak
+    scalar_inputs: bool = True  # function_rules.scalar_input_is_weak
     arrays_only: bool = False  # JAX declares the inputs Arrays (lax.cummax): no NumPy or scalar overloads
     # of two arrays, the ones JAX declares Arrays (lax.dynamic_update_slice's
     # operand, jnp.outer's b): no Python scalar overload puts a scalar there
     array_params: tuple[str, ...] = ()
-    float_bounds: bool = False  # jnp.clip: typed with Python float bounds too (functions.BOUNDED_FUNCTIONS)
-    preferred: bool = False  # preferred_element_type= typed (functions.PREFERRED_TYPED)
-    two_scalars: bool = False  # two Python scalars typed (functions.TWO_SCALARS_TYPED)
+    float_bounds: bool = False  # jnp.clip: typed with Python float bounds too (function_rules.BOUNDED_FUNCTIONS)
+    preferred: bool = False  # preferred_element_type= typed (function_rules.PREFERRED_TYPED)
+    two_scalars: bool = False  # two Python scalars typed (function_rules.TWO_SCALARS_TYPED)
     neutral: frozenset[str] = frozenset()  # parameters that never change the result
     input_position: int = 0  # of a one-input function, its input's position
-    dtype_position: int | None = None  # a positional-only dtype parameter's (functions.DTYPE_POSITION)
+    dtype_position: int | None = None  # a positional-only dtype parameter's (function_rules.DTYPE_POSITION)
     overloads: bool = True  # the stubs type it (else only the plugin reads its calls)
 
     @property
@@ -159,7 +159,7 @@ class CallPlan:
     @property
     def takes_dtype(self) -> bool:
         """Whether dtype= decides the result (the families that read it)."""
-        return self.dtype_param is not None and self.rule.family in functions.DTYPE_FAMILIES
+        return self.dtype_param is not None and self.rule.family in function_rules.DTYPE_FAMILIES
 
 
 def call_plan(name: str, params: Sequence[Parameter], vararg: Parameter | None = None) -> CallPlan | None:
@@ -171,30 +171,30 @@ def call_plan(name: str, params: Sequence[Parameter], vararg: Parameter | None =
     if plan is None:
         return None
     neutral = {p.name for p in params if p.declared in (INT, OTHER) and p.name not in PINNED}
-    neutral |= NEUTRAL_NAMES | functions.NEUTRAL_PARAMETERS.get(name, frozenset())
+    neutral |= NEUTRAL_NAMES | function_rules.NEUTRAL_PARAMETERS.get(name, frozenset())
     neutral -= {*plan.operands, *(plan.dtype_param or "",)}
     return replace(
         plan,
         # (the table's neutral column: left as JAX declares them, as NEUTRAL_NAMES are)
-        keep=plan.keep + tuple(sorted(functions.NEUTRAL_PARAMETERS.get(name, ()))),
+        keep=plan.keep + tuple(sorted(function_rules.NEUTRAL_PARAMETERS.get(name, ()))),
         neutral=frozenset(neutral),
-        preferred=name in functions.PREFERRED_TYPED,
-        two_scalars=name in functions.TWO_SCALARS_TYPED,
-        float_bounds=name in functions.BOUNDED_FUNCTIONS,
-        dtype_position=functions.DTYPE_POSITION.get(name),
+        preferred=name in function_rules.PREFERRED_TYPED,
+        two_scalars=name in function_rules.TWO_SCALARS_TYPED,
+        float_bounds=name in function_rules.BOUNDED_FUNCTIONS,
+        dtype_position=function_rules.DTYPE_POSITION.get(name),
     )
 
 
 def _plan(name: str, params: Sequence[Parameter], vararg: Parameter | None) -> CallPlan | None:
-    rule = functions.TABLE.get(name)
-    kind = functions.ARGUMENTS.get(name)
+    rule = function_rules.TABLE.get(name)
+    kind = function_rules.ARGUMENTS.get(name)
     if rule is None or kind is None or rule.family in UNTYPED_FAMILIES:
         return None
     positional = [p for p in params if p.positional]
     names = {p.name for p in params}
     dtype_param = "dtype" if "dtype" in names else None
     if kind in ONE_INPUT_KINDS:
-        position = functions.INPUT_POSITION.get(name, 0)
+        position = function_rules.INPUT_POSITION.get(name, 0)
         if len(positional) <= position:
             if vararg is None or position:
                 return None
@@ -210,15 +210,15 @@ def _plan(name: str, params: Sequence[Parameter], vararg: Parameter | None) -> C
             param.name,
             dtype_param,
             keep,
-            scalar_inputs=functions.scalar_input_is_weak(name),
+            scalar_inputs=function_rules.scalar_input_is_weak(name),
             arrays_only=arrays_only,
             input_position=position,
             # (stop_gradient(x: T) -> T: read by the plugin, not typed)
             overloads=param.declared in (ARRAY, ARRAY_LIKE, SEQUENCE, ANY),
         )
-    if kind == "d" and dtype_param is not None and rule.family in functions.DTYPE_FAMILIES:
+    if kind == "d" and dtype_param is not None and rule.family in function_rules.DTYPE_FAMILIES:
         return CallPlan(name, rule, kind, None, dtype_param)
-    if kind == "kd" and dtype_param is not None and rule.family in functions.DTYPE_FAMILIES and positional:
+    if kind == "kd" and dtype_param is not None and rule.family in function_rules.DTYPE_FAMILIES and positional:
         return CallPlan(name, rule, kind, None, dtype_param, (positional[0].name,))
     if kind == "kd" and rule.family == "fixed" and rule.args == ():  # categorical: int32
         return CallPlan(name, rule, kind, None, None, tuple(p.name for p in params))
@@ -237,7 +237,7 @@ def _plan(name: str, params: Sequence[Parameter], vararg: Parameter | None) -> C
 
 
 def _pair_plan(
-    name: str, rule: functions.Rule, kind: str, positional: list[Parameter], vararg: Parameter | None
+    name: str, rule: function_rules.Rule, kind: str, positional: list[Parameter], vararg: Parameter | None
 ) -> CallPlan:
     positional = [p for p in positional if p.name != "self"]
     offset = 1 if kind == "cxy" else 0  # where(condition, x, y)

@@ -35,7 +35,7 @@ import html
 import io
 from typing import Any, Final, Iterable, Literal, NamedTuple, Sequence
 
-from jaxtypes import lattice, operations
+from jaxtypes import lattice, operation_table
 from jaxtypes.lattice import Variant
 
 __all__ = [
@@ -383,12 +383,12 @@ def variant_differences_table(
 
 # ------------------------------------------------------------- operations
 def operations_table() -> str:
-    """Array's typed operations (``jaxtypes.operations``) and the rule that
+    """Array's typed operations (``jaxtypes.operation_table``) and the rule that
     gives each result's dtype, as a markdown table, a row per rule."""
     by_rule: dict[str, list[str]] = {}
-    for op in operations.OPERATIONS:
+    for op in operation_table.OPERATIONS:
         # A pipe inside a cell, code included, is escaped in GitHub's tables.
         by_rule.setdefault(op.rule, []).append(f"`{op.written}`".replace("|", "\\|"))
     lines = ["| operation | result dtype |", "|---|---|"]
-    lines += [f"| {', '.join(written)} | {operations.RULES[rule]} |" for rule, written in by_rule.items()]
+    lines += [f"| {', '.join(written)} | {operation_table.RULES[rule]} |" for rule, written in by_rule.items()]
     return "\n".join(lines) + "\n"

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from jaxtypes import call_plans, functions
-from jaxtypes._stubgen import jax_functions, jax_stubs
+from jaxtypes import call_plans, function_rules
+from jaxtypes._stubgen import function_overloads, jax_stubs
 from jaxtypes.call_plans import ANY, ARRAY_LIKE, INT, OTHER, SEQUENCE, CallPlan, Parameter
 from tools.checkers import checker_env
 
@@ -39,7 +39,7 @@ from pathlib import Path
 
 from mypy.plugin import Plugin
 
-from jaxtypes.mypy_plugin import jax_functions
+from jaxtypes.mypy_plugin import function_calls
 from jaxtypes.mypy_plugin.dtypes import Builder
 
 
@@ -50,8 +50,8 @@ class DumpPlans(Plugin):
     def _dump(self, ctx):
         builder = Builder(self.lookup_fully_qualified, ctx.api.named_generic_type)
         plans = {}
-        for name in sorted(set(jax_functions.typed_functions().values())):
-            plan = jax_functions._call_plan(name, builder)
+        for name in sorted(set(function_overloads.typed_functions().values())):
+            plan = function_overloads._call_plan(name, builder)
             plans[name] = None if plan is None else {
                 k: sorted(v) if isinstance(v, (tuple, frozenset)) else v
                 for k, v in dataclasses.asdict(plan).items() if k != "rule"
@@ -106,7 +106,7 @@ def plans(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dic
         return plan
 
     typed: set[str] = set()
-    write_overloads = jax_functions._typed
+    write_overloads = function_overloads._typed
 
     def recording_typed(name: str, *args: Any, **kwargs: Any) -> list[Any]:
         overloads = write_overloads(name, *args, **kwargs)
@@ -115,12 +115,12 @@ def plans(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dic
         return overloads
 
     call_plans.call_plan = recording
-    jax_functions._typed = recording_typed
+    function_overloads._typed = recording_typed
     try:
         jax_stubs.generate(root / "typings")
     finally:
         call_plans.call_plan = original
-        jax_functions._typed = write_overloads
+        function_overloads._typed = write_overloads
     for name, fields in generated.items():
         fields["stubs_type_it"] = name in typed
     (root / "probe.py").write_text(_PROBE)
@@ -215,6 +215,6 @@ def test_pairs_sequences_and_varargs() -> None:
 
 
 def test_no_plan_for_untyped_rows_or_unknown_names() -> None:
-    untyped = next(n for n, r in functions.TABLE.items() if r.family == "untyped")
+    untyped = next(n for n, r in function_rules.TABLE.items() if r.family == "untyped")
     assert call_plans.call_plan(untyped, [Parameter("x", ARRAY_LIKE)]) is None
     assert call_plans.call_plan("jax.numpy.no_such_function", [Parameter("x", ARRAY_LIKE)]) is None

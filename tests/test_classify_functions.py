@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 import tools
-from jaxtypes import functions
-from jaxtypes.functions import Rule
+from jaxtypes import function_rules
+from jaxtypes.function_rules import Rule
 from tools import classify_functions as classifier
 
-TABLE = Path(functions.__file__).with_name(functions.TABLE_FILE)
+TABLE = Path(function_rules.__file__).with_name(function_rules.TABLE_FILE)
 JAX = tools.DATA / "jax_function_dtypes.json"
 
 # Functions of the table, of every kind and of most families.
@@ -76,7 +76,7 @@ def test_proposes_the_committed_family(name: str) -> None:
 def test_first_proposal_is_the_committed_rule(name: str, rule: Rule) -> None:
     """The simplest fitting row is the one the table has (rules written out)."""
     (first, *_) = classifier.classify(name).rows()
-    assert functions.parse_rule(first) == rule
+    assert function_rules.parse_rule(first) == rule
 
 
 def test_a_wrong_family_is_ruled_out_by_jax_s_answers() -> None:

@@ -34,7 +34,7 @@ PYRIGHT_NOT_CALLABLE = '\n  Attribute "__call__" is unknown'
 # strict xfails, so that a fix shows up.  mypy without the plugin names the
 # table an operator calls: its __call__ is a def, as an alias (which mypy's
 # errors leave unnamed) costs mypy 3% more instructions on mixed-dtype
-# arithmetic (jaxtypes/_stubgen/jaxtypes_stubs.py, _table_class).
+# arithmetic (jaxtypes/_stubgen/package_stubs.py, _table_class).
 KNOWN_LEAKS: dict[str, str] = {
     "mypy": 'binary operators: Argument 1 to "__call__" of "AddInt4" has incompatible type '
     '"Array[float32]"; No overload variant of "__call__" of "AddInt4" matches '

@@ -1,4 +1,4 @@
-"""jnp.finfo's values, as the stubs type them (``functions.finfo_node``),
+"""jnp.finfo's values, as the stubs type them (``function_rules.finfo_node``),
 against what JAX makes of them: for every dtype and x64 setting, the dtype and
 weak flag JAX gives each value of ``jnp.finfo(dtype)`` (traced, so that the
 small floats XLA's CPU backend cannot hold are answered too)."""
@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from jaxtypes import functions, lattice
+from jaxtypes import function_rules, lattice
 
 # The values the stubs type with the dtype (the others are Python ints).
 VALUES = ("min", "max", "eps", "epsneg", "tiny", "resolution", "smallest_normal", "smallest_subnormal")
@@ -46,7 +46,7 @@ def test_finfo_values_have_the_dtype_the_stubs_give(x64: bool) -> None:
     wrong: list[str] = []
     with jax.enable_x64(x64):
         for node in lattice.STRONG:
-            typed = functions.finfo_node(node, lattice.variant(x64=x64))
+            typed = function_rules.finfo_node(node, lattice.variant(x64=x64))
             found = jax_finfo_nodes(node)
             if typed is None:
                 # untyped only where JAX refuses the dtype or its values are of several dtypes
@@ -71,4 +71,4 @@ def test_finfo_is_typed_for_the_common_floats() -> None:
         "bool": None,
         "float4_e2m1fn": None,  # its eps is a Python float
     }
-    assert {node: functions.finfo_node(node) for node in expected} == expected
+    assert {node: function_rules.finfo_node(node) for node in expected} == expected

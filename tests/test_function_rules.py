@@ -1,4 +1,4 @@
-"""jaxtypes.functions (the dtype rule of each public JAX function) against every
+"""jaxtypes.function_rules (the dtype rule of each public JAX function) against every
 answer JAX gave, committed in tools/data/jax_function_dtypes.json by
 tools/oracle/make_function_tables.py."""
 
@@ -12,7 +12,7 @@ from typing import Iterator
 import pytest
 
 import tools
-from jaxtypes import functions, lattice
+from jaxtypes import function_rules, lattice
 
 HERE = Path(__file__).resolve().parent
 DATA = tools.DATA / "jax_function_dtypes.json"
@@ -24,7 +24,7 @@ UNTYPED = ("untyped", "higher_order")
 # checks each still differs, so that the list stays exact.
 _ABS_INT1 = (
     "jax.numpy.abs gives int8 for an int1 array (eval_shape), where the abs rule "
-    "it shares with the abs(x) operator (jaxtypes.ops.unary) refuses sub-byte ints"
+    "it shares with the abs(x) operator (jaxtypes.operation_rules.unary) refuses sub-byte ints"
 )
 EXCLUSIONS: dict[tuple[str, str, str], str] = {
     (f"jax.numpy.{name}", config, "int1"): _ABS_INT1
@@ -37,9 +37,9 @@ EXCLUSIONS: dict[tuple[str, str, str], str] = {
 from tools.classify_functions import expected, load, parse_key, table_name  # noqa: E402
 
 
-def ours(name: str, key: str, v: lattice.Variant, rule: functions.Rule | None = None) -> tuple[str, str]:
+def ours(name: str, key: str, v: lattice.Variant, rule: function_rules.Rule | None = None) -> tuple[str, str]:
     inputs, dtype = parse_key(key)
-    out = functions.apply(rule or functions.rule_of(name), inputs, v, dtype)
+    out = function_rules.apply(rule or function_rules.rule_of(name), inputs, v, dtype)
     if out.node is None and out.error is None:
         return "unknown", ""
     return ("ok", out.node) if out.node else ("error", out.error or "")
@@ -58,7 +58,7 @@ def comparisons(config: str) -> list[tuple[str, str, tuple[str, str], tuple[str,
     """(function, probe key, JAX's answer, the rule's) for every probe of a typed function."""
     out = []
     for _, v, name, cells in probes((config,)):
-        if functions.rule_of(name).family in UNTYPED:
+        if function_rules.rule_of(name).family in UNTYPED:
             continue
         for key, cell in cells.items():
             out.append((name, key, expected(cell), ours(name, key, v)))
@@ -94,16 +94,16 @@ def test_other_results_agree_with_jax() -> None:
     """A typed function whose results JAX gives in different dtypes (a cell
     ``float32,int32``) declares the dtypes after the first (``Rule.others``),
     and they are JAX's for every input JAX takes, or is listed in
-    ``functions.SEVERAL_RESULT_DTYPES`` (exactly those).  Without either the
+    ``function_rules.SEVERAL_RESULT_DTYPES`` (exactly those).  Without either the
     plugin would give every result the first one's dtype."""
     multi: dict[str, set[str]] = {}
     checked = 0
     for config, v, name, cells in probes():
-        rule = functions.rule_of(name)
+        rule = function_rules.rule_of(name)
         if rule.family in UNTYPED:
             continue
         for key, cell in cells.items():
-            others = functions.other_results(rule, parse_key(key)[0], v)
+            others = function_rules.other_results(rule, parse_key(key)[0], v)
             parts = cell.split(",")
             if len(parts) > 1:
                 multi.setdefault(name, set()).add(config)
@@ -114,10 +114,10 @@ def test_other_results_agree_with_jax() -> None:
             truth = [expected(part)[1] for part in parts[1:]]
             assert truth == list(others), f"{name}({key}) in {config}: JAX {cell}, rule {others}"
             checked += 1
-    declared = {n for n, r in functions.TABLE.items() if r.others}
+    declared = {n for n, r in function_rules.TABLE.items() if r.others}
     assert declared <= set(multi), f"others declared for one-dtype results: {sorted(declared - set(multi))}"
     assert checked > 0
-    assert set(multi) - declared == set(functions.SEVERAL_RESULT_DTYPES), (
+    assert set(multi) - declared == set(function_rules.SEVERAL_RESULT_DTYPES), (
         f"typed, results of different dtypes, no others: {sorted(set(multi) - declared)}"
     )
 
@@ -125,21 +125,21 @@ def test_other_results_agree_with_jax() -> None:
 def test_preferred_results_are_jax_s() -> None:
     """The functions the stubs type with ``preferred_element_type=`` are the
     ones probed with it, and JAX gives the preferred dtype for every input
-    dtype the stubs take with it (functions.PREFERRED_RESULTS)."""
+    dtype the stubs take with it (function_rules.PREFERRED_RESULTS)."""
     suffix = "(preferred_element_type=)"
     checked = 0
     for config in CONFIGS:
         results = load()["configs"][config]["results"]
         preferred_probes = [p for p in results if p.endswith(suffix)]
-        assert {table_name(p) for p in preferred_probes} == functions.PREFERRED_TYPED
+        assert {table_name(p) for p in preferred_probes} == function_rules.PREFERRED_TYPED
         for probe in preferred_probes:
-            for preferred, inputs in functions.PREFERRED_RESULTS.items():
+            for preferred, inputs in function_rules.PREFERRED_RESULTS.items():
                 for node in inputs:
                     cell = results[probe][f"{node},{node},dtype={preferred}"]
                     assert cell == preferred, f"{probe}({node}, {node}, {preferred}) in {config}: JAX {cell}"
                     checked += 1
-    assert checked == len(CONFIGS) * len(functions.PREFERRED_TYPED) * sum(
-        len(inputs) for inputs in functions.PREFERRED_RESULTS.values()
+    assert checked == len(CONFIGS) * len(function_rules.PREFERRED_TYPED) * sum(
+        len(inputs) for inputs in function_rules.PREFERRED_RESULTS.values()
     )
 
 
@@ -149,7 +149,7 @@ def test_unknown_inputs_are_the_ones_the_family_gets_wrong() -> None:
     than it must be), and the rule says why."""
     needed: dict[str, set[str]] = {}
     for _, v, name, cells in probes():
-        rule = functions.rule_of(name)
+        rule = function_rules.rule_of(name)
         if not rule.unknown:
             continue
         answering = rule._replace(unknown=())
@@ -158,7 +158,7 @@ def test_unknown_inputs_are_the_ones_the_family_gets_wrong() -> None:
             for node in set(inputs) & set(rule.unknown):
                 if not agree(expected(cell), ours(name, key, v, answering)):
                     needed.setdefault(name, set()).add(node)
-    for name, rule in functions.TABLE.items():
+    for name, rule in function_rules.TABLE.items():
         if rule.unknown:
             assert len(rule.reason) > 10, name
             assert set(rule.unknown) == needed.get(name, set()), (
@@ -170,10 +170,10 @@ def test_every_typed_entry_has_data() -> None:
     data = load()
     for config in CONFIGS:
         probed = {table_name(p) for p in data["configs"][config]["results"]}
-        typed = {n for n, r in functions.TABLE.items() if r.family not in UNTYPED}
+        typed = {n for n, r in function_rules.TABLE.items() if r.family not in UNTYPED}
         assert not typed - probed, f"{config}: no JAX data for {sorted(typed - probed)}"
-        assert not probed - set(functions.TABLE), (
-            f"{config}: probed but not in the table: {sorted(probed - set(functions.TABLE))}"
+        assert not probed - set(function_rules.TABLE), (
+            f"{config}: probed but not in the table: {sorted(probed - set(function_rules.TABLE))}"
         )
 
 
@@ -185,20 +185,20 @@ def test_every_typed_entry_has_an_answer_that_is_not_an_error() -> None:
         answered: dict[str, int] = Counter()
         for probe, row in data["configs"][config]["results"].items():
             answered[table_name(probe)] += sum(not cell.startswith("!") for cell in row.values())
-        typed = {n for n, r in functions.TABLE.items() if r.family not in UNTYPED}
+        typed = {n for n, r in function_rules.TABLE.items() if r.family not in UNTYPED}
         only_errors = sorted(n for n in typed if answered[n] == 0)
         assert not only_errors, f"{config}: every probe is an error: {only_errors}"
 
 
 def test_arguments_are_as_the_oracle_probed_them() -> None:
-    """functions.ARGUMENTS (which parameters are the inputs, read by the stub
+    """function_rules.ARGUMENTS (which parameters are the inputs, read by the stub
     generator) says what the oracle script did when it called each function."""
     probes = load()["probes"]
-    assert functions.ARGUMENTS == {name: probe["kind"] for name, probe in probes.items()}
+    assert function_rules.ARGUMENTS == {name: probe["kind"] for name, probe in probes.items()}
 
 
 def test_positions_are_jax_s_parameters() -> None:
-    """functions.DTYPE_POSITION names JAX's positional-only dtype parameters
+    """function_rules.DTYPE_POSITION names JAX's positional-only dtype parameters
     (the plugin reads the dtype there), and INPUT_POSITION a parameter that
     is not the first."""
     import importlib
@@ -208,21 +208,21 @@ def test_positions_are_jax_s_parameters() -> None:
         module, _, attr = name.rpartition(".")
         return list(inspect.signature(getattr(importlib.import_module(module), attr)).parameters.values())
 
-    for name, i in functions.DTYPE_POSITION.items():
+    for name, i in function_rules.DTYPE_POSITION.items():
         p = parameters(name)[i]
         assert (p.name, p.kind) == ("dtype", inspect.Parameter.POSITIONAL_ONLY), (name, p)
-    for name, i in functions.INPUT_POSITION.items():
+    for name, i in function_rules.INPUT_POSITION.items():
         assert i > 0 and len(parameters(name)) > i, name
 
 
 def test_untyped_entries_say_why() -> None:
-    for name, reason in functions.untyped().items():
+    for name, reason in function_rules.untyped().items():
         assert len(reason) > 10, name
 
 
 def test_families_and_rule_parameters_are_known() -> None:
-    for name, rule in functions.TABLE.items():
-        assert rule.family in functions.FAMILIES, name
+    for name, rule in function_rules.TABLE.items():
+        assert rule.family in function_rules.FAMILIES, name
         assert set(rule.accepts) <= set("biufc"), name
         if rule.family == "dtype":  # without a default, dtype=None is unknown: say why
             assert rule.default is not None or len(rule.reason) > 10, name
@@ -231,7 +231,7 @@ def test_families_and_rule_parameters_are_known() -> None:
 
 def test_unknown_function_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="no dtype rule for 'jax.numpy.nope'"):
-        functions.result("jax.numpy.nope", ("float32",))
+        function_rules.result("jax.numpy.nope", ("float32",))
 
 
 def test_data_provenance() -> None:

@@ -133,9 +133,9 @@ project_runs.register(stubs=True, files=lambda setup: {DEFAULT_CASES: _default_c
 
 def test_results_of_varying_dtypes_keep_jax_s_return(typings: Path) -> None:
     """The functions whose several results no rule gives each a dtype
-    (functions.SEVERAL_RESULT_DTYPES) return what JAX declares; one whose
+    (function_rules.SEVERAL_RESULT_DTYPES) return what JAX declares; one whose
     others the rule gives (top_k) returns them."""
-    from jaxtypes import functions
+    from jaxtypes import function_rules
 
     def returns(name: str) -> list[str]:
         module, _, short = name.rpartition(".")
@@ -153,7 +153,7 @@ def test_results_of_varying_dtypes_keep_jax_s_return(typings: Path) -> None:
                 ]
         return []
 
-    for name in functions.SEVERAL_RESULT_DTYPES:
+    for name in function_rules.SEVERAL_RESULT_DTYPES:
         assert not [r for r in returns(name) if "_jaxtypes_markers" in r], name
     assert "tuple[Array[_JaxtypesV], Array[_JaxtypesW]]" in returns("jax.lax.top_k")
 

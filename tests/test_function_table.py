@@ -1,5 +1,5 @@
 """jaxtypes/functions.csv, the one table of JAX's functions: its form, and
-that its two readers (jaxtypes.functions and the oracle script, which reads
+that its two readers (jaxtypes.function_rules and the oracle script, which reads
 the file itself) see the same functions."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from jaxtypes import functions
+from jaxtypes import function_rules
 
-TABLE = Path(functions.__file__).with_name(functions.TABLE_FILE)
+TABLE = Path(function_rules.__file__).with_name(function_rules.TABLE_FILE)
 
 
 def rows() -> list[dict[str, str]]:
@@ -23,37 +23,37 @@ def test_one_row_per_function_sorted_by_name() -> None:
     names = [row["name"] for row in rows()]
     assert names == sorted(set(names))
     assert all(name.startswith(("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.", "jax.scipy.")) for name in names)
-    assert set(names) == set(functions.TABLE)
+    assert set(names) == set(function_rules.TABLE)
 
 
 def test_file_is_as_render_rows_writes_it() -> None:
     """Written in one form (the columns in order, no quoting but where a cell
     needs it, LF line ends), so that a diff of the file is the change."""
     text = TABLE.read_text(encoding="utf-8")
-    assert functions.render_rows(functions.read_rows(text)) == text
+    assert function_rules.render_rows(function_rules.read_rows(text)) == text
 
 
 def test_rule_columns_round_trip() -> None:
     for row in rows():
-        rule = functions.parse_rule(row)
-        assert functions.rule_columns(rule) == {k: row[k] for k in functions.rule_columns(rule)}, row["name"]
+        rule = function_rules.parse_rule(row)
+        assert function_rules.rule_columns(rule) == {k: row[k] for k in function_rules.rule_columns(rule)}, row["name"]
 
 
 def test_rows_the_table_reads() -> None:
     """Spot checks of what rows say, written out from the file."""
-    assert functions.TABLE["jax.numpy.sqrt"] == functions.Rule("inexact")
-    assert functions.TABLE["jax.lax.top_k"] == functions.Rule("keeps", accepts="biuf", others=("int32",))
-    assert functions.TABLE["jax.random.bernoulli"] == functions.Rule("fixed", args=(), fixed="bool")
-    assert functions.TABLE["jax.numpy.unwrap"] == functions.Rule(
+    assert function_rules.TABLE["jax.numpy.sqrt"] == function_rules.Rule("inexact")
+    assert function_rules.TABLE["jax.lax.top_k"] == function_rules.Rule("keeps", accepts="biuf", others=("int32",))
+    assert function_rules.TABLE["jax.random.bernoulli"] == function_rules.Rule("fixed", args=(), fixed="bool")
+    assert function_rules.TABLE["jax.numpy.unwrap"] == function_rules.Rule(
         "inexact", keep_weak=False, scalar="f*", rejects=("complex64", "complex128", "c*")
     )
-    assert functions.ARGUMENTS["jax.numpy.sum"] == "x"
-    assert functions.ARGUMENTS["jax.numpy.sum(dtype=)"] == "xd"
-    assert functions.ARGUMENTS["jax.numpy.dot(preferred_element_type=)"] == "xyd"
-    assert functions.INPUT_POSITION["jax.numpy.compress"] == 1
-    assert functions.DTYPE_POSITION == {"jax.numpy.astype": 1}
-    assert "jax.lax.dot_general" in functions.PREFERRED_TYPED
-    assert functions.NEUTRAL_PARAMETERS == {
+    assert function_rules.ARGUMENTS["jax.numpy.sum"] == "x"
+    assert function_rules.ARGUMENTS["jax.numpy.sum(dtype=)"] == "xd"
+    assert function_rules.ARGUMENTS["jax.numpy.dot(preferred_element_type=)"] == "xyd"
+    assert function_rules.INPUT_POSITION["jax.numpy.compress"] == 1
+    assert function_rules.DTYPE_POSITION == {"jax.numpy.astype": 1}
+    assert "jax.lax.dot_general" in function_rules.PREFERRED_TYPED
+    assert function_rules.NEUTRAL_PARAMETERS == {
         "jax.lax.full_like": frozenset(["fill_value"]),
         "jax.lax.integer_pow": frozenset(["y"]),
         "jax.numpy.full_like": frozenset(["fill_value"]),
@@ -61,8 +61,8 @@ def test_rows_the_table_reads() -> None:
         "jax.numpy.roll": frozenset(["shift"]),
         "jax.lax.reduce_window": frozenset(["init_value", "computation"]),
     }
-    assert "jax.lax.psum" not in functions.ARGUMENTS  # untyped, not probed
-    assert functions.TABLE["jax.lax.psum"].family == "untyped"
+    assert "jax.lax.psum" not in function_rules.ARGUMENTS  # untyped, not probed
+    assert function_rules.TABLE["jax.lax.psum"].family == "untyped"
 
 
 @pytest.mark.parametrize(
@@ -75,18 +75,18 @@ def test_rows_the_table_reads() -> None:
     ],
 )
 def test_a_bad_cell_is_named(column: str, value: str, message: str) -> None:
-    row = dict.fromkeys(functions.COLUMNS, "")
+    row = dict.fromkeys(function_rules.COLUMNS, "")
     row.update(name="jax.numpy.sqrt", kind="x", family="inexact")
     row[column] = value
-    text = functions.render_rows([row])
-    with pytest.raises(functions.TableError, match=message):
-        for parsed in functions.read_rows(text):
-            functions.parse_rule(parsed)
+    text = function_rules.render_rows([row])
+    with pytest.raises(function_rules.TableError, match=message):
+        for parsed in function_rules.read_rows(text):
+            function_rules.parse_rule(parsed)
 
 
 def test_a_missing_column_is_named() -> None:
-    with pytest.raises(functions.TableError, match="columns"):
-        functions.read_rows("name,kind,family\njax.numpy.sqrt,x,inexact\n")
+    with pytest.raises(function_rules.TableError, match="columns"):
+        function_rules.read_rows("name,kind,family\njax.numpy.sqrt,x,inexact\n")
 
 
 def test_oracle_probes_the_table_s_rows() -> None:
@@ -95,8 +95,8 @@ def test_oracle_probes_the_table_s_rows() -> None:
     pytest.importorskip("jax")
     from tools.oracle import make_function_tables as oracle
 
-    assert oracle.table_probes() == functions.ARGUMENTS
-    assert {name: probe.kind for name, probe in oracle.PROBES.items()} == functions.ARGUMENTS
+    assert oracle.table_probes() == function_rules.ARGUMENTS
+    assert {name: probe.kind for name, probe in oracle.PROBES.items()} == function_rules.ARGUMENTS
 
 
 def test_a_neutral_parameter_lets_the_stubs_type_the_function() -> None:
@@ -107,15 +107,15 @@ def test_a_neutral_parameter_lets_the_stubs_type_the_function() -> None:
     import ast
 
     jax = pytest.importorskip("jax")
-    from jaxtypes._stubgen import jax_functions
+    from jaxtypes._stubgen import function_overloads
 
     tree = ast.parse((Path(jax.__file__).parent / "numpy" / "__init__.pyi").read_text(encoding="utf-8"))
-    assert "repeat" in jax_functions.typed_functions(tree, "jax.numpy")
-    saved = functions.NEUTRAL_PARAMETERS.pop("jax.numpy.repeat")
+    assert "repeat" in function_overloads.typed_functions(tree, "jax.numpy")
+    saved = function_rules.NEUTRAL_PARAMETERS.pop("jax.numpy.repeat")
     try:
-        assert "repeat" not in jax_functions.typed_functions(tree, "jax.numpy")
+        assert "repeat" not in function_overloads.typed_functions(tree, "jax.numpy")
     finally:
-        functions.NEUTRAL_PARAMETERS["jax.numpy.repeat"] = saved
+        function_rules.NEUTRAL_PARAMETERS["jax.numpy.repeat"] = saved
 
 
 def test_oracle_only_selects_a_function_s_probes() -> None:

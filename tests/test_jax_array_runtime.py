@@ -1,4 +1,4 @@
-"""``jax.Array[DT]`` at run time, once jaxtypes is imported (jaxtypes/_jax_array.py).
+"""``jax.Array[DT]`` at run time, once jaxtypes is imported (jaxtypes/_generic_jax_array.py).
 
 The JAX stubs of ``jaxtypes jax-stubs`` make ``jax.Array`` generic in its
 dtype; these tests check that the same annotations also run: evaluated at the
@@ -201,11 +201,11 @@ def test_a_bad_argument_is_a_clear_error(args: str, message: str) -> None:
 
 def test_jax_s_own_subscript_would_be_kept() -> None:
     # jaxtypes adds __class_getitem__ only where JAX defines none.
-    from jaxtypes import _jax_array
+    from jaxtypes import _generic_jax_array
 
-    assert _jax_array.installed_on(jax.Array)
-    assert _jax_array.install()  # again: nothing changes
-    assert _jax_array.installed_on(jax.Array)
+    assert _generic_jax_array.installed_on(jax.Array)
+    assert _generic_jax_array.install()  # again: nothing changes
+    assert _generic_jax_array.installed_on(jax.Array)
 
 
 # ------------------------------------------------------------ runtime checkers

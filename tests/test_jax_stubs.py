@@ -35,8 +35,8 @@ from pathlib import Path
 
 import pytest
 
+from jaxtypes._stubgen import basearray_stub, function_overloads, jax_stubs, syntax
 from jaxtypes._stubgen import install as stub_install
-from jaxtypes._stubgen import jax_array, jax_functions, jax_stubs, syntax
 from jaxtypes.cli import main
 from tools.checkers import (
     MYPY_FLAGS,
@@ -170,7 +170,7 @@ def test_layout(typings: Path) -> None:
 
 def _class_members(source: str, name: str) -> set[str]:
     cls = next(n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == name)
-    return {m for m in (jax_array.member_name(n) for n in cls.body) if m}
+    return {m for m in (basearray_stub.member_name(n) for n in cls.body) if m}
 
 
 def test_keeps_every_member_jax_declares(typings: Path) -> None:
@@ -253,7 +253,7 @@ def test_installed_jax_is_supported() -> None:
     jax = jax_stubs.locate_jax()
     assert jax.version in jax_stubs.SUPPORTED
     tree = jax_stubs.check_supported(jax.basearray.read_text(), jax.version)
-    assert jax_array.check_shape(tree) == []
+    assert basearray_stub.check_shape(tree) == []
 
 
 def _jax_source() -> str:
@@ -352,12 +352,12 @@ def test_older_jax_without_a_member_jaxtypes_retypes_still_renders() -> None:
     """JAX before 0.10 declares no byteswap, before 0.4.31 no to_device: the
     transformation skips the members a JAX lacks instead of failing."""
     source = _jax_source()
-    for member in sorted(jax_array.OPTIONAL):
+    for member in sorted(basearray_stub.OPTIONAL):
         source = re.sub(rf"\n  def {member}\(.*?\) -> Array: \.\.\.", "", source, flags=re.S)
         assert f"def {member}(" not in source
     text = jax_stubs.render_basearray(source, "0.9.2")
     array = next(n for n in ast.parse(text).body if isinstance(n, ast.ClassDef) and n.name == "Array")
-    members = {jax_array.member_name(n) for n in array.body}
+    members = {basearray_stub.member_name(n) for n in array.body}
     assert {"reshape", "sum", "at", "__add__"} <= members
     assert not {"byteswap", "to_device"} & members
 
@@ -561,9 +561,9 @@ def test_jax_array_promotes_as_jaxtypes_array(checker: str, runs: Runs) -> None:
 # the stubs, with them)}}, where it knowingly misses some; every other set-up
 # must report all of them both ways.  With the stubs, every operator and
 # method of a bare array is Array[Any] in every checker
-# (jaxtypes._stubgen.jax_array._self_dispatched; abs(b): _abs_descriptor).
+# (jaxtypes._stubgen.basearray_stub._self_dispatched; abs(b): _abs_descriptor).
 # * without the stubs, a bare jaxtypes.Array is jaxtypes' own class, whose
-#   descriptors are keyed on `obj` (jaxtypes._stubgen.jaxtypes_stubs): Any/Unknown in every
+#   descriptors are keyed on `obj` (jaxtypes._stubgen.package_stubs): Any/Unknown in every
 #   checker but mypy with the plugin, which types the operators itself; its
 #   __abs__ is a method, whose abs(b) ty alone cannot solve (Unknown).
 _BARE_OPERATORS = 64  # the typo lines on a descriptor's or __abs__'s result: 80 - 16
@@ -1401,7 +1401,7 @@ def test_array_declared_an_abc_renders(line: str) -> None:
     class renders as it does for the pinned JAX."""
     source = _jax_source()
     older = "import abc\n" + _replaced(source, "class Array:", line)
-    assert jax_array.check_shape(ast.parse(older)) == []
+    assert basearray_stub.check_shape(ast.parse(older)) == []
     ours = jax_stubs.render_basearray(older, "0.10.2")
     assert _class(ours, "Array") == _class(jax_stubs.render_basearray(source, "0.10.2"), "Array")
     assert "class Array(Generic[DT], metaclass=_ArrayMeta):" in ours
@@ -1409,11 +1409,13 @@ def test_array_declared_an_abc_renders(line: str) -> None:
 
 def test_array_with_another_base_is_still_refused() -> None:
     older = _replaced(_jax_source(), "class Array:", "class Array(Sequence):")
-    assert jax_array.check_shape(ast.parse(older)) == ["class Array without base classes"]
+    assert basearray_stub.check_shape(ast.parse(older)) == ["class Array without base classes"]
 
 
 def _numpy_stub(text: str) -> str:
-    return ast.unparse(jax_functions.transform_module(ast.parse(text), "jax.numpy", jax_functions.FunctionTables()))
+    return ast.unparse(
+        function_overloads.transform_module(ast.parse(text), "jax.numpy", function_overloads.FunctionTables())
+    )
 
 
 def _defs(text: str, name: str) -> list[str]:
@@ -1426,7 +1428,7 @@ def test_optional_is_read_as_allowing_none() -> None:
     source = _installed("numpy/__init__.pyi")
     old = "    min: ArrayLike | None = ...,\n    max: ArrayLike | None = ...,\n"
     older = _replaced(source, old, "    min: Optional[ArrayLike] = ...,\n    max: Optional[ArrayLike] = ...,\n")
-    assert "clip" in jax_functions.typed_functions(ast.parse(older), "jax.numpy")
+    assert "clip" in function_overloads.typed_functions(ast.parse(older), "jax.numpy")
     typed, original = _defs(_numpy_stub(older), "clip"), _defs(_numpy_stub(source), "clip")
     assert len(typed) == len(original) > 2
     assert [t.replace("Optional[ArrayLike]", "ArrayLike | None") for t in typed] == original
@@ -1444,14 +1446,14 @@ def test_function_of_unknown_shape_keeps_jax_declaration(monkeypatch: pytest.Mon
     numpy_overloads = [d for d in clip if "_np.generic" in d]
     assert numpy_overloads and not any(re.search(r"[(, ]min:", d) for d in numpy_overloads)
 
-    real = jax_functions._typed_overloads
+    real = function_overloads._typed_overloads
 
     def failing(plan: object, fn: ast.FunctionDef, tables: object) -> list[ast.FunctionDef]:
         if fn.name == "sin":
             raise AssertionError("a shape the generator does not know")
         return real(plan, fn, tables)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(jax_functions, "_typed_overloads", failing)
+    monkeypatch.setattr(function_overloads, "_typed_overloads", failing)
     out = _numpy_stub(source)
     (sin,) = _defs(out, "sin")
     assert sin == next(d for d in _defs(source, "sin"))
@@ -1471,7 +1473,7 @@ del _typing
 
 
 def _runtime_stub(root: Path, rel: str, module: str) -> str:
-    tree = jax_functions.render_runtime_module(root, rel, module, jax_functions.FunctionTables())
+    tree = function_overloads.render_runtime_module(root, rel, module, function_overloads.FunctionTables())
     assert tree is not None
     return ast.unparse(tree)
 

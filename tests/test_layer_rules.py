@@ -1,4 +1,4 @@
-"""jaxtypes.layers (the dtype each Flax and Equinox layer returns) against what
+"""jaxtypes.layer_rules (the dtype each Flax and Equinox layer returns) against what
 the layers returned when run, committed in tools/data/layer_dtypes.json by
 tools/oracle/make_layer_tables.py; and a sample of them run again here, so
 that the committed answers are those of the installed flax and equinox."""
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import tools
-from jaxtypes import lattice, layers
+from jaxtypes import lattice, layer_rules
 
 DATA = tools.DATA / "layer_dtypes.json"
 CONFIGS = ("standard-x32", "standard-x64", "strict-x32", "strict-x64")
@@ -36,7 +36,7 @@ def parse(key: str) -> tuple[str, str | None, str | None]:
 
 def ours(name: str, key: str, v: lattice.Variant) -> str:
     node, dtype, param = parse(key)
-    out = layers.result(name, node, v, dtype=dtype, param_dtype=param)
+    out = layer_rules.result(name, node, v, dtype=dtype, param_dtype=param)
     return out.node if out.node is not None else "error" if out.error is not None else "unknown"
 
 
@@ -62,7 +62,7 @@ def test_every_layer_rule_agrees_with_what_the_layer_returns(config: str) -> Non
 
 def test_every_layer_with_a_rule_was_run_and_every_run_layer_has_a_rule() -> None:
     for config in CONFIGS:
-        assert set(recorded()["configs"][config]["results"]) == set(layers.RULES)
+        assert set(recorded()["configs"][config]["results"]) == set(layer_rules.RULES)
 
 
 @needs_flax
@@ -89,9 +89,9 @@ def test_the_recorded_answers_are_those_of_the_installed_flax_and_equinox() -> N
 def test_an_unknown_layer_or_node_is_a_clear_error() -> None:
     v = lattice.variant()
     with pytest.raises(ValueError, match=r"no dtype rule for layer 'flax.linen.Nope'.*flax.linen.Dense"):
-        layers.result("flax.linen.Nope", "float32", v)
+        layer_rules.result("flax.linen.Nope", "float32", v)
     with pytest.raises(ValueError, match=r"param_dtype 'f\*' is not a strong lattice node"):
-        layers.result("flax.linen.Dense", "float32", v, param_dtype="f*")
+        layer_rules.result("flax.linen.Dense", "float32", v, param_dtype="f*")
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # complex to real casts, as Flax does them

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 import typing_extensions
 
-from jaxtypes import layers
+from jaxtypes import layer_rules
 from jaxtypes._stubgen import layer_stubs
 
 REPO = Path(__file__).resolve().parent.parent
@@ -114,7 +114,7 @@ def test_attention_of_mixed_inputs_gives_what_each_alone_gives() -> None:
             1, 4, dtype=None if param is None else jnp.dtype(param), key=jax.random.key(0)
         )
         for triple in itertools.product(inputs, repeat=3):
-            alone = {layers.result("equinox.nn.MultiheadAttention", n, v, param_dtype=param).node for n in triple}
+            alone = {layer_rules.result("equinox.nn.MultiheadAttention", n, v, param_dtype=param).node for n in triple}
             if len(alone) != 1:
                 continue  # typed as Array[Any]
             query, key, value = (jnp.ones((2, 4), n) for n in triple)
@@ -144,7 +144,7 @@ def test_flax_attention_of_mixed_inputs_gives_what_each_alone_gives() -> None:
         for given in settings:
             dtypes = {name: jnp.dtype(value) for name, value in given.items()}
             for triple in itertools.product(inputs, repeat=3):
-                alone = {layers.result(rule, n, v, **given).node for n in triple}
+                alone = {layer_rules.result(rule, n, v, **given).node for n in triple}
                 if len(alone) != 1:
                     continue  # typed as Array[Any]
                 arrays = [jnp.ones((2, 8), n) for n in triple]
@@ -164,9 +164,9 @@ def test_every_typed_layer_has_a_rule_checked_against_its_library() -> None:
     for packages in layer_stubs.LIBRARIES.values():
         for _, typed in packages.values():
             for layer in typed:
-                assert layer.rule in layers.RULES, layer
+                assert layer.rule in layer_rules.RULES, layer
                 attend = getattr(layer, "attend", None)
-                assert attend is None or attend in layers.RULES, layer
+                assert attend is None or attend in layer_rules.RULES, layer
 
 
 @needs_flax
@@ -296,7 +296,7 @@ def case(key: jax.Array, x: jax.Array[float32], h: jax.Array[bfloat16], w: jax.A
 
 # Flax's layers under the plugin with strict promotion and x64 on: a layer
 # that mixes its input's dtype with its parameters' raises; where
-# jaxtypes.layers cannot tell (normalizations under strict), Array[Any].
+# jaxtypes.layer_rules cannot tell (normalizations under strict), Array[Any].
 # Checked as EQUINOX_STRICT_X64 is.
 FLAX_STRICT_X64 = """\
 from __future__ import annotations

@@ -92,7 +92,7 @@ SETUPS = ("jaxtypes", "jax-stubs", "jax-stubs-installed")
 
 
 # What completion after ``x.`` must offer besides dunders: Array's public
-# members, written out (jaxtypes/_stubgen/jaxtypes_stubs.py, render_array, and the rest of
+# members, written out (jaxtypes/_stubgen/package_stubs.py, render_array, and the rest of
 # jax.Array's surface, jaxtypes/array_surface.py).
 PUBLIC_MEMBERS = frozenset(
     {
@@ -434,7 +434,7 @@ def test_hover_on_an_operator(session: Session) -> None:
     # result), unsolved, so no dtype (the variable's hover has it).  A gap,
     # written out: an overload for the table's own dtype would show
     # Array[bfloat16] for x @ w, but costs mypy 4% more instructions on
-    # mixed-dtype arithmetic (jaxtypes/_stubgen/jaxtypes_stubs.py).  The
+    # mixed-dtype arithmetic (jaxtypes/_stubgen/package_stubs.py).  The
     # table's names are public-looking (TABLES_CLASS there says how).
     for text, table in ((at, "MatmulBfloat16"), (plus, "AddBfloat16")):
         assert text is not None and re.fullmatch(

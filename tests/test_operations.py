@@ -1,4 +1,4 @@
-"""jaxtypes.operations, the one table of Array's operations, against Python, JAX
+"""jaxtypes.operation_table, the one table of Array's operations, against Python, JAX
 and the classes and modules that read it."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 import jaxtypes
-from jaxtypes import lattice, operations, ops
+from jaxtypes import lattice, operation_rules, operation_table
 from jaxtypes._array import Array
 
-OPERATORS = operations.of_kind("binary", "comparison", "unary")
+OPERATORS = operation_table.of_kind("binary", "comparison", "unary")
 
 
-@pytest.mark.parametrize("op", operations.of_kind("binary", "comparison"), ids=lambda o: o.name)
-def test_binary_symbol_is_the_member_python_calls(op: operations.Operation) -> None:
+@pytest.mark.parametrize("op", operation_table.of_kind("binary", "comparison"), ids=lambda o: o.name)
+def test_binary_symbol_is_the_member_python_calls(op: operation_table.Operation) -> None:
     """``a <symbol> b`` is ``a.<member>(b)`` and ``b <symbol> a`` is
     ``a.<reflected member>(b)``, on numpy arrays whose values tell every
     operator apart."""
@@ -27,15 +27,15 @@ def test_binary_symbol_is_the_member_python_calls(op: operations.Operation) -> N
         np.testing.assert_array_equal(eval(f"b {op.symbol} a"), getattr(a, op.reflected_member)(b))
 
 
-@pytest.mark.parametrize("op", operations.of_kind("unary"), ids=lambda o: o.name)
-def test_unary_symbol_is_the_member_python_calls(op: operations.Operation) -> None:
+@pytest.mark.parametrize("op", operation_table.of_kind("unary"), ids=lambda o: o.name)
+def test_unary_symbol_is_the_member_python_calls(op: operation_table.Operation) -> None:
     a = np.array([6, -3])
     expr = f"{op.symbol}(a)" if op.symbol.isalpha() else f"{op.symbol}a"
     np.testing.assert_array_equal(eval(expr), getattr(a, op.member)())
 
 
-@pytest.mark.parametrize("op", operations.OPERATIONS, ids=lambda o: o.name)
-def test_each_operation_is_a_member_of_jax_array(op: operations.Operation) -> None:
+@pytest.mark.parametrize("op", operation_table.OPERATIONS, ids=lambda o: o.name)
+def test_each_operation_is_a_member_of_jax_array(op: operation_table.Operation) -> None:
     """JAX's own array class has the member, a property where the table says so."""
     for member in filter(None, (op.member, op.reflected_member)):
         found = inspect.getattr_static(jax.Array, member, None)
@@ -56,14 +56,18 @@ def test_ops_answers_exactly_the_table() -> None:
     """Every operation of the table has an answer in ops (for float32), and ops
     refuses a name the table does not have."""
     for op in OPERATORS:
-        answer = ops.unary(op.name, "float32") if op.kind == "unary" else ops.binary(op.name, "float32", "float32")
+        answer = (
+            operation_rules.unary(op.name, "float32")
+            if op.kind == "unary"
+            else operation_rules.binary(op.name, "float32", "float32")
+        )
         assert answer.ok or answer.error == "unsupported", op.name
-    for name in operations.METHODS:
-        assert ops.method(name, "float32").ok, name
+    for name in operation_table.METHODS:
+        assert operation_rules.method(name, "float32").ok, name
     for bad in (
-        lambda: ops.binary("neg", "int8", "int8"),
-        lambda: ops.unary("add", "int8"),
-        lambda: ops.method("add", "int8"),
+        lambda: operation_rules.binary("neg", "int8", "int8"),
+        lambda: operation_rules.unary("add", "int8"),
+        lambda: operation_rules.method("add", "int8"),
     ):
         with pytest.raises(ValueError, match="expected one of"):
             bad()
@@ -72,18 +76,18 @@ def test_ops_answers_exactly_the_table() -> None:
 def test_stub_families_share_answers() -> None:
     """Operators of one family (one table in the stubs) answer alike for every
     pair of markers: the stubs could not tell them apart."""
-    for family in {op.family for op in operations.of_kind("binary", "comparison")}:
-        members = [op.name for op in operations.of_kind("binary", "comparison") if op.family == family]
+    for family in {op.family for op in operation_table.of_kind("binary", "comparison")}:
+        members = [op.name for op in operation_table.of_kind("binary", "comparison") if op.family == family]
         for a in lattice.NODES:
             for b in lattice.NODES:
-                answers = {ops.binary(name, a, b).node for name in members}
+                answers = {operation_rules.binary(name, a, b).node for name in members}
                 assert len(answers) == 1, (family, a, b, members)
 
 
 def test_rules_are_described_and_used() -> None:
-    assert {op.rule for op in operations.OPERATIONS} == set(operations.RULES)
+    assert {op.rule for op in operation_table.OPERATIONS} == set(operation_table.RULES)
     with pytest.raises(ValueError, match="unknown rule 'joins'"):
-        operations.with_rule("joins")
+        operation_table.with_rule("joins")
 
 
 def test_every_public_name_loads() -> None:

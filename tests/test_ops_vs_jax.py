@@ -1,4 +1,4 @@
-"""jaxtypes.ops (the operator rules the stubs and the mypy plugin use) against
+"""jaxtypes.operation_rules (the operator rules the stubs and the mypy plugin use) against
 every answer JAX gave, committed in tools/data/jax_expectations.json
 by tools/oracle/make_expectations.py."""
 
@@ -10,19 +10,19 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from jaxtypes import lattice, ops
+from jaxtypes import lattice, operation_rules
 from tools.cases import expectations as jx
 
 UNARY = {
-    "-x": lambda n, v: ops.unary("neg", n, v),
-    "+x": lambda n, v: ops.unary("pos", n, v),
-    "abs(x)": lambda n, v: ops.unary("abs", n, v),
-    "~x": lambda n, v: ops.unary("invert", n, v),
-    "x.clip(0, 1)": lambda n, v: ops.clip(n, lattice.WEAK_INT, v),
-    "x.clip(0.0, 1.0)": lambda n, v: ops.clip(n, lattice.WEAK_FLOAT, v),
-    "x.clip()": lambda n, v: ops.clip(n, None, v),
+    "-x": lambda n, v: operation_rules.unary("neg", n, v),
+    "+x": lambda n, v: operation_rules.unary("pos", n, v),
+    "abs(x)": lambda n, v: operation_rules.unary("abs", n, v),
+    "~x": lambda n, v: operation_rules.unary("invert", n, v),
+    "x.clip(0, 1)": lambda n, v: operation_rules.clip(n, lattice.WEAK_INT, v),
+    "x.clip(0.0, 1.0)": lambda n, v: operation_rules.clip(n, lattice.WEAK_FLOAT, v),
+    "x.clip()": lambda n, v: operation_rules.clip(n, None, v),
     **{
-        f"x.{m}()": (lambda m: lambda n, v: ops.method(m, n, v))(m)  # noqa: B023 - m bound by the outer lambda
+        f"x.{m}()": (lambda m: lambda n, v: operation_rules.method(m, n, v))(m)  # noqa: B023 - m bound by the outer lambda
         for m in (
             "sum",
             "prod",
@@ -40,13 +40,15 @@ UNARY = {
             "transpose",
         )
     },
-    "x.real": lambda n, v: ops.method("real", n, v),
-    "x.imag": lambda n, v: ops.method("imag", n, v),
-    "x.T": lambda n, v: ops.method("T", n, v),
-    "x.reshape(-1)": lambda n, v: ops.method("reshape", n, v),
-    "x[0]": lambda n, v: ops.method("getitem", n, v),
+    "x.real": lambda n, v: operation_rules.method("real", n, v),
+    "x.imag": lambda n, v: operation_rules.method("imag", n, v),
+    "x.T": lambda n, v: operation_rules.method("T", n, v),
+    "x.reshape(-1)": lambda n, v: operation_rules.method("reshape", n, v),
+    "x[0]": lambda n, v: operation_rules.method("getitem", n, v),
     **{
-        f"x.{m}(promote_integers=False)": (lambda m: lambda n, v: ops.method(m, n, v, promote_integers=False))(m)  # noqa: B023 - m bound by the outer lambda
+        f"x.{m}(promote_integers=False)": (
+            lambda m: lambda n, v: operation_rules.method(m, n, v, promote_integers=False)  # noqa: B023 - m bound by the outer lambda
+        )(m)
         for m in ("sum", "prod")
     },
 }
@@ -59,24 +61,24 @@ def ours(table: str, op: str, left: str, right: str | None, v: lattice.Variant) 
     node = {o: data["markers"][m] for o, m in data["operand_markers"].items()}
     if table == "unary":
         if op == "x[0].item()":
-            return "ok", ops.item_type(node[left], v)
+            return "ok", operation_rules.item_type(node[left], v)
         rule = UNARY.get(op)
         if rule is None:
             return None  # a method the stubs do not declare
         out = rule(node[left], v)
     elif table == "binary":
-        out = ops.binary(jx.OPERATOR_NAMES[op], node[left], node[right], v)
+        out = operation_rules.binary(jx.OPERATOR_NAMES[op], node[left], node[right], v)
     elif table == "scalar_right":
-        out = ops.binary(jx.OPERATOR_NAMES[op], node[left], jx.SCALAR_NODES[right], v, b_is_scalar=True)
+        out = operation_rules.binary(jx.OPERATOR_NAMES[op], node[left], jx.SCALAR_NODES[right], v, b_is_scalar=True)
     elif table == "scalar_left":
-        out = ops.binary(jx.OPERATOR_NAMES[op], jx.SCALAR_NODES[right], node[left], v, a_is_scalar=True)
+        out = operation_rules.binary(jx.OPERATOR_NAMES[op], jx.SCALAR_NODES[right], node[left], v, a_is_scalar=True)
     else:  # a NumPy scalar or array on the right or the left
         kind, dtype = jx.numpy_operand(right)
-        numpy_node, scalar = ops.numpy_operand(dtype, v), kind == "scalar"
+        numpy_node, scalar = operation_rules.numpy_operand(dtype, v), kind == "scalar"
         if table == "numpy_right":
-            out = ops.binary(jx.OPERATOR_NAMES[op], node[left], numpy_node, v, b_is_numpy_scalar=scalar)
+            out = operation_rules.binary(jx.OPERATOR_NAMES[op], node[left], numpy_node, v, b_is_numpy_scalar=scalar)
         else:
-            out = ops.binary(jx.OPERATOR_NAMES[op], numpy_node, node[left], v, a_is_numpy_scalar=scalar)
+            out = operation_rules.binary(jx.OPERATOR_NAMES[op], numpy_node, node[left], v, a_is_numpy_scalar=scalar)
     return ("ok", out.node) if out.node else ("error", "")
 
 
@@ -176,12 +178,12 @@ assert sum(n for _, n in WIDTH_DEPENDENT.values()) == 31_204
 
 
 def test_float_precision_is_finfo() -> None:
-    for name, (maxexp, nmant) in ops.FLOAT_PRECISION.items():
+    for name, (maxexp, nmant) in operation_rules.FLOAT_PRECISION.items():
         info = ml_dtypes.finfo(getattr(ml_dtypes, name, None) or np.dtype(name))
         assert (info.maxexp, info.nmant) == (maxexp, nmant), name
 
 
-# The oracle's expression for each unary operator and method of jaxtypes.ops,
+# The oracle's expression for each unary operator and method of jaxtypes.operation_rules,
 # written out: an operation added to ops without one fails below.
 UNARY_EXPRESSIONS = {"neg": "-x", "pos": "+x", "abs": "abs(x)", "invert": "~x"}
 METHOD_EXPRESSIONS = {
@@ -221,11 +223,11 @@ def expected_operands(v: lattice.Variant) -> set[tuple[str, str, bool]]:
 
 @pytest.mark.parametrize("v", lattice.VARIANTS, ids=lambda v: v.label)
 def test_expectations_cover_every_operation(v: lattice.Variant) -> None:
-    """Every (operand, operation) of jaxtypes.ops in every configuration has a
+    """Every (operand, operation) of jaxtypes.operation_rules in every configuration has a
     recorded JAX answer: the lists come from jaxtypes (lattice nodes, ops'
     operators and methods), the answers from the data."""
-    assert set(UNARY_EXPRESSIONS) == set(ops.UNARY_OPERATORS)
-    assert set(METHOD_EXPRESSIONS) == set(ops.METHODS)
+    assert set(UNARY_EXPRESSIONS) == set(operation_rules.UNARY_OPERATORS)
+    assert set(METHOD_EXPRESSIONS) == set(operation_rules.METHODS)
     data = jx.load()
     conf = data["configs"][v.label]
     assert (conf["mode"], conf["x64"]) == (v.mode, v.x64)
@@ -243,7 +245,7 @@ def test_expectations_cover_every_operation(v: lattice.Variant) -> None:
     missing = expected_operands(v) - set(held)
     assert not missing, f"{v.label}: no operand for {sorted(missing)}"
     operands = [held[key] for key in sorted(expected_operands(v))]
-    binary = [ops.SYMBOLS[op] for op in (*ops.BINARY_OPERATORS, *ops.COMPARISONS)]
+    binary = [operation_rules.SYMBOLS[op] for op in (*operation_rules.BINARY_OPERATORS, *operation_rules.COMPARISONS)]
     unary = [
         *UNARY_EXPRESSIONS.values(),
         *METHOD_EXPRESSIONS.values(),

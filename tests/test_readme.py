@@ -415,7 +415,7 @@ def test_out_table_lines_are_written_as_the_table_says(tmp_path: Path) -> None:
 
 
 # ------------------------------------------- the table of function families
-# Each row's label -> the families of jaxtypes.functions it stands for
+# Each row's label -> the families of jaxtypes.function_rules it stands for
 # ("inexact, strong": the inexact family without weak results, or mean).
 FAMILY_ROWS = {
     "keeps its input's": {"keeps"},
@@ -454,7 +454,7 @@ def _function_names(cell: str) -> list[str]:
 
 
 def test_family_table_names_functions_of_that_family() -> None:
-    from jaxtypes import functions
+    from jaxtypes import function_rules
 
     text = docs_pages.page("functions.md")
     start = text.index("| family | for example | the dtype |")
@@ -466,8 +466,8 @@ def test_family_table_names_functions_of_that_family() -> None:
         names = _function_names(examples)
         assert names, row
         for name in names:
-            assert name in functions.TABLE, f"{label}: {name} is not in jaxtypes.functions"
-            rule = functions.TABLE[name]
+            assert name in function_rules.TABLE, f"{label}: {name} is not in jaxtypes.function_rules"
+            rule = function_rules.TABLE[name]
             assert rule.family in FAMILY_ROWS[label], f"{label}: {name} is of family {rule.family}"
             if label == "promotes, then inexact":
                 assert rule.keep_weak, f"{label}: {name} gives no weak result"
@@ -476,7 +476,7 @@ def test_family_table_names_functions_of_that_family() -> None:
             if label == "values and indices":
                 assert rule.others == ("int32",), f"{label}: {name} gives no int32 indices"
             if label == "named results":  # (a result the others leave out is the first one's: qr's R)
-                assert set(rule.others) <= set(functions.RESULT_FAMILIES), f"{label}: {name} gives {rule.others}"
+                assert set(rule.others) <= set(function_rules.RESULT_FAMILIES), f"{label}: {name} gives {rule.others}"
     assert labels == set(FAMILY_ROWS)
 
 

@@ -5,7 +5,7 @@ The function oracle probes weakly typed arrays, which JAX traces; a Python
 scalar is a concrete value, and a few functions compute from it
 (``jnp.power(2, 3)`` takes ``lax.integer_pow`` and stays weakly typed, where
 two traced weak ints give a strong int32).  The table's ``two_scalars``
-column (``functions.TWO_SCALARS_TYPED``) names the functions whose every pair
+column (``function_rules.TWO_SCALARS_TYPED``) names the functions whose every pair
 of Python scalars JAX answers as their rule does, eagerly and under
 ``jax.jit``; the stubs type those calls only.  Here JAX runs each pair.
 """
@@ -21,8 +21,8 @@ import jax
 import numpy as np
 import pytest
 
-from jaxtypes import functions, lattice
-from jaxtypes.ops import DEFAULT
+from jaxtypes import function_rules, lattice
+from jaxtypes.operation_rules import DEFAULT
 
 # One Python scalar of each kind, with the node JAX gives it (weakly typed
 # but bool) per "Type promotion semantics",
@@ -51,7 +51,7 @@ def _node(out: Any) -> str:
 def _jax_answers(name: str, a: str, b: str) -> set[str]:
     """JAX's result node for ``name(a, b)`` eagerly and under jit ("!" when it raises)."""
     f = _function(name)
-    args = ([True] if functions.ARGUMENTS[name] == "cxy" else []) + [SCALARS[a], SCALARS[b]]
+    args = ([True] if function_rules.ARGUMENTS[name] == "cxy" else []) + [SCALARS[a], SCALARS[b]]
     out: set[str] = set()
     for run in (lambda: f(*args), jax.jit(lambda: f(*args))):
         try:
@@ -64,15 +64,15 @@ def _jax_answers(name: str, a: str, b: str) -> set[str]:
 
 
 def _rule_answer(name: str, a: str, b: str) -> str | None:
-    inputs = ("bool", a, b) if functions.ARGUMENTS[name] == "cxy" else (a, b)
-    return functions.result(name, inputs, DEFAULT).node
+    inputs = ("bool", a, b) if function_rules.ARGUMENTS[name] == "cxy" else (a, b)
+    return function_rules.result(name, inputs, DEFAULT).node
 
 
 def _pair_functions() -> list[str]:
     return sorted(
         name
-        for name, rule in functions.TABLE.items()
-        if functions.ARGUMENTS.get(name) in ("xy", "cxy") and rule.family in PAIR_FAMILIES
+        for name, rule in function_rules.TABLE.items()
+        if function_rules.ARGUMENTS.get(name) in ("xy", "cxy") and rule.family in PAIR_FAMILIES
     )
 
 
@@ -87,12 +87,12 @@ def _disagreements(name: str) -> list[str]:
 
 
 def test_the_column_names_two_array_functions() -> None:
-    assert functions.TWO_SCALARS_TYPED <= set(_pair_functions())
-    assert {"jax.numpy.maximum", "jax.numpy.where", "jax.numpy.arctan2"} <= functions.TWO_SCALARS_TYPED
-    assert "jax.numpy.power" not in functions.TWO_SCALARS_TYPED
+    assert function_rules.TWO_SCALARS_TYPED <= set(_pair_functions())
+    assert {"jax.numpy.maximum", "jax.numpy.where", "jax.numpy.arctan2"} <= function_rules.TWO_SCALARS_TYPED
+    assert "jax.numpy.power" not in function_rules.TWO_SCALARS_TYPED
 
 
-@pytest.mark.parametrize("name", sorted(functions.TWO_SCALARS_TYPED))
+@pytest.mark.parametrize("name", sorted(function_rules.TWO_SCALARS_TYPED))
 def test_typed_pairs_are_jax_s(name: str) -> None:
     """Every pair of Python scalars the rule answers, JAX answers alike."""
     assert not _disagreements(name)
@@ -102,5 +102,5 @@ def test_typed_pairs_are_jax_s(name: str) -> None:
 def test_the_others_differ_from_jax() -> None:
     """A function left out of the column has a pair JAX answers otherwise
     (or refuses): the column leaves out nothing it could type."""
-    could = [n for n in _pair_functions() if n not in functions.TWO_SCALARS_TYPED and not _disagreements(n)]
+    could = [n for n in _pair_functions() if n not in function_rules.TWO_SCALARS_TYPED and not _disagreements(n)]
     assert not could, f"two_scalars could be yes for: {could}"

@@ -58,7 +58,7 @@ def test_wheel_with_and_without_a_compiler(tmp_path: Path, compiler: str) -> Non
     with zipfile.ZipFile(wheel) as zf:
         for member, source in shipped.items():
             assert zf.read(member) == source.read_bytes(), member
-    # The table of JAX's functions, which jaxtypes.functions reads at import.
+    # The table of JAX's functions, which jaxtypes.function_rules reads at import.
     with zipfile.ZipFile(wheel) as zf:
         assert zf.read("jaxtypes/functions.csv") == (ROOT / "jaxtypes" / "functions.csv").read_bytes()
     tops = {f.split("/", 1)[0] for f in files}

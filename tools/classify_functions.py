@@ -7,13 +7,13 @@ For each function it reads the oracle's answers (tools/data/
 jax_function_dtypes.json, written by ``python -m
 tools.oracle.make_function_tables --only NAME``: JAX's result dtype for each
 combination of input dtypes, in the default configuration and with x64 on)
-and tries every family of ``jaxtypes.functions.FAMILIES`` with the
+and tries every family of ``jaxtypes.function_rules.FAMILIES`` with the
 parameters that change its answers (weak results kept or not, a Python
 scalar operand, a fixed or default dtype, which inputs take part...).  The
 dtypes JAX refuses are read off the answers: ``accepts`` drops a kind JAX
 refuses whenever the family would give it, ``rejects`` lists the nodes JAX
 refuses whatever the family gives.  Each candidate is scored exactly as
-tests/test_function_rules.py scores the table (``functions.apply`` against
+tests/test_function_rules.py scores the table (``function_rules.apply`` against
 every answer), and:
 
 * the families whose best candidate agrees with every answer are the
@@ -42,8 +42,8 @@ from importlib import resources
 from typing import Any, Iterable, Sequence, cast
 
 import tools
-from jaxtypes import functions, lattice, ops
-from jaxtypes.functions import Rule
+from jaxtypes import function_rules, lattice, operation_rules
+from jaxtypes.function_rules import Rule
 from tools.cases import expectations as jx  # JAX's cell -> marker node, written without jaxtypes
 
 DATA = tools.DATA / "jax_function_dtypes.json"
@@ -179,7 +179,7 @@ def expected(cell: str) -> tuple[str, str]:
     if cell.startswith("!"):
         return "error", cell[1:]
     if cell.startswith("py:"):
-        return "ok", functions.NOT_AN_ARRAY
+        return "ok", function_rules.NOT_AN_ARRAY
     if cell.startswith("key<"):
         return "ok", cell
     return "ok", jx.marker_node(cell.rstrip("*"), cell.endswith("*"))
@@ -210,7 +210,7 @@ def variant(config: str) -> lattice.Variant:
 # ------------------------------------------------------------------ scoring
 def ours(rule: Rule, answer: Answer) -> tuple[str, str]:
     try:
-        out = functions.apply(rule, answer.inputs, variant(answer.config), answer.dtype)
+        out = function_rules.apply(rule, answer.inputs, variant(answer.config), answer.dtype)
     except (ValueError, AssertionError, KeyError, IndexError) as err:  # (a family of another arity: sum of two arrays)
         return "unusable", f"{type(err).__name__}: {err}"
     if out.node is None and out.error is None:
@@ -294,7 +294,7 @@ def bases(family: str, data: Sequence[Answer]) -> Iterable[Rule]:
                 continue
             yield Rule(family, args=chosen, keep_weak=keep, scalar=scalar, bool_as_int=bool_int, bool_as=bool_as)
     elif family == "not_an_array":
-        if any(a.truth == ("ok", functions.NOT_AN_ARRAY) for a in data):
+        if any(a.truth == ("ok", function_rules.NOT_AN_ARRAY) for a in data):
             yield Rule(family)
     elif family in ("mean", "sum", "complex", "fft"):
         for keep in weak if family in ("complex", "fft") else (True,):
@@ -316,11 +316,13 @@ def bases(family: str, data: Sequence[Answer]) -> Iterable[Rule]:
             yield Rule(family, args=chosen, keep_weak=keep)
     elif family == "operator":
         width = max((len(a.inputs) for a in data), default=0)
-        names = ops.BINARY_OPERATORS if width == 2 else ops.UNARY_OPERATORS if width == 1 else ()
+        names = (
+            operation_rules.BINARY_OPERATORS if width == 2 else operation_rules.UNARY_OPERATORS if width == 1 else ()
+        )
         for op in names:
             yield Rule(family, fixed=op)
     elif family == "key" and all("key<" in a.key or "uint32[2]" in a.key for a in data if a.inputs):
-        for fixed in (None, "uint32", functions.KEY):
+        for fixed in (None, "uint32", function_rules.KEY):
             yield Rule(family, fixed=fixed)
 
 
@@ -417,9 +419,9 @@ def classify(name: str, families: Sequence[str] = FAMILIES, data: dict[str, Any]
     kind, found = answers(name, data)
     closest: dict[str, Candidate] = {}
     for family in families:
-        if family not in functions.FAMILIES or family in UNTYPED:
+        if family not in function_rules.FAMILIES or family in UNTYPED:
             raise ValueError(f"not a family that types: {family!r} (one of {', '.join(FAMILIES)})")
-        if kind in DTYPE_KINDS and family not in (*functions.DTYPE_FAMILIES, "fixed"):
+        if kind in DTYPE_KINDS and family not in (*function_rules.DTYPE_FAMILIES, "fixed"):
             continue  # (the others leave every dtype= answer unknown: no fit of them says anything)
         scored = [refine(base, found) for base in bases(family, found)]
         if scored:
@@ -456,7 +458,7 @@ def others_for(rule: Rule, data: Sequence[Answer]) -> tuple[str, ...] | None:
         "f",
         "c",
         *sorted(seen & set(lattice.STRONG), key=lattice.NODES.index),
-        *functions.RESULT_FAMILIES,
+        *function_rules.RESULT_FAMILIES,
     ]
     for combo in itertools.product(specs, repeat=width):
         candidate = rule._replace(others=combo)
@@ -472,7 +474,7 @@ def _others_agree(rule: Rule, answer: Answer) -> bool:
     if len(parts) == 1:  # (every result of one dtype: int32 values, int32 indices)
         parts *= 1 + len(rule.others)
     truth = [expected(part)[1] for part in parts[1:]]
-    return truth == list(functions.other_results(rule, answer.inputs, variant(answer.config)))
+    return truth == list(function_rules.other_results(rule, answer.inputs, variant(answer.config)))
 
 
 # ------------------------------------------------------------------ rows
@@ -480,17 +482,17 @@ def row_for(name: str, kind: str, rule: Rule) -> dict[str, str]:
     """A table row: the committed row's other columns (kind, positions,
     notes...) if the table has the function, with ``rule``'s columns."""
     current = _rows().get(name)
-    row = dict(current) if current is not None else {**dict.fromkeys(functions.COLUMNS, ""), "name": name}
+    row = dict(current) if current is not None else {**dict.fromkeys(function_rules.COLUMNS, ""), "name": name}
     if not row["kind"]:
         row["kind"] = kind
-    row.update(functions.rule_columns(rule))
+    row.update(function_rules.rule_columns(rule))
     return row
 
 
 @lru_cache(maxsize=1)
 def _rows() -> dict[str, dict[str, str]]:
-    path = resources.files("jaxtypes").joinpath(functions.TABLE_FILE)
-    return {row["name"]: row for row in functions.read_rows(path.read_text(encoding="utf-8"))}
+    path = resources.files("jaxtypes").joinpath(function_rules.TABLE_FILE)
+    return {row["name"]: row for row in function_rules.read_rows(path.read_text(encoding="utf-8"))}
 
 
 def _misfit_text(answer: Answer, got: tuple[str, str]) -> str:
@@ -527,7 +529,7 @@ def report(result: Classification) -> str:
         shown = "; ".join(_misfit_text(a, g) for a, g in c.misfits[:EXAMPLES])
         lines.append(f"    {family}: {describe(c.rule)} differs on {len(c.misfits)} of {result.answers}: {shown}")
     lines.append("  proposed row(s) for jaxtypes/functions.csv:")
-    text = functions.render_rows(result.rows()).splitlines()[1:]
+    text = function_rules.render_rows(result.rows()).splitlines()[1:]
     lines += ["    " + line for line in text]
     return "\n".join(lines)
 

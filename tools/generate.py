@@ -35,8 +35,8 @@ For example, generated stubs would be::
 
     @file_set("stubs", ".", "jaxtypes/*.pyi")
     def _stubs() -> dict[str, str]:
-        from jaxtypes._stubgen import jaxtypes_stubs
-        return jaxtypes_stubs.render_all()
+        from jaxtypes._stubgen import package_stubs
+        return package_stubs.render_all()
 
 Output is deterministic (no timestamps, no environment): ``--check`` in CI
 compares it byte for byte with what is committed.
@@ -192,10 +192,10 @@ def file_set(
 @file_set("stubs", ".", "jaxtypes/*.pyi")
 def _stubs() -> Mapping[str, str]:
     """jaxtypes/*.pyi: Array and the markers, with the promoted dtype of
-    every operator and method (jaxtypes._stubgen.jaxtypes_stubs, JAX's default configuration)."""
-    from jaxtypes._stubgen import jaxtypes_stubs
+    every operator and method (jaxtypes._stubgen.package_stubs, JAX's default configuration)."""
+    from jaxtypes._stubgen import package_stubs
 
-    return {**jaxtypes_stubs.render_stubs(), **_interface_stubs()}
+    return {**package_stubs.render_stubs(), **_interface_stubs()}
 
 
 # Runtime modules that ship a stub of their interface.  A type checker reads a
@@ -388,12 +388,12 @@ def _lattice_mermaid() -> str:
 
 @section("operations", ANNOTATING_PAGE)
 def _operations() -> str:
-    """docs/annotating.md: Array's typed operations and the rule of each (jaxtypes.operations)."""
+    """docs/annotating.md: Array's typed operations and the rule of each (jaxtypes.operation_table)."""
     from jaxtypes import render
 
     return (
         "Every operation of `Array` whose dtype jaxtypes computes, and how "
-        "(`jaxtypes.operations`; `jaxtypes.ops` follows JAX's code for each, "
+        "(`jaxtypes.operation_table`; `jaxtypes.operation_rules` follows JAX's code for each, "
         "checked against JAX's answers). A weakly typed operand promotes as JAX's "
         "lattice says; the 64-bit cases with x64 off are under [What the stubs "
         "assume](strict-and-x64.md#what-the-stubs-assume).\n\n" + render.operations_table()
@@ -418,13 +418,13 @@ def _numpy_differences() -> str:
 @section("function-counts", FUNCTIONS_PAGE)
 def _function_counts() -> str:
     """docs/functions.md: how many functions jaxtypes/functions.csv holds, typed and untyped."""
-    from jaxtypes import functions
+    from jaxtypes import function_rules
 
-    untyped = functions.untyped()
-    ruled = [name for name in functions.TABLE if name not in untyped]
-    no_array = [name for name in ruled if functions.TABLE[name].family == "not_an_array"]
+    untyped = function_rules.untyped()
+    ruled = [name for name in function_rules.TABLE if name not in untyped]
+    no_array = [name for name in ruled if function_rules.TABLE[name].family == "not_an_array"]
     return (
-        f"The table holds {len(functions.TABLE)} functions: {len(ruled)} with a rule, "
+        f"The table holds {len(function_rules.TABLE)} functions: {len(ruled)} with a rule, "
         f"{len(ruled) - len(no_array)} of them typed and {len(no_array)} returning no array; "
         f"{len(untyped)} untyped, each with the reason none fits.\n"
     )

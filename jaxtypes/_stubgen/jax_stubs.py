@@ -2,7 +2,7 @@
 
 JAX declares ``jax.Array`` in the inline stub ``jax/_src/basearray.pyi``.  This
 module reads that file from the JAX installed in the current environment,
-transforms it (``jaxtypes._stubgen.jax_array``: ``Array`` generic in its dtype,
+transforms it (``jaxtypes._stubgen.basearray_stub``: ``Array`` generic in its dtype,
 with jaxtypes' promotion-aware operators and methods) and lays the result out
 for the checkers (``render``): installed as a PEP 561 partial stub package
 (``install``), or written to a directory (``write``, ``--out``).
@@ -11,7 +11,7 @@ stubs, ``jaxtypes.Array`` *is* ``jax.Array``, interchangeable both ways.
 
 A JAX is accepted when its version is one the stubs were checked on
 (``SUPPORTED``, by ``benchmarks/jax_versions.py``) and its module has every
-part the transformation needs (``jax_array.check_shape``); otherwise
+part the transformation needs (``basearray_stub.check_shape``); otherwise
 generation is refused (``UnsupportedJAX``), naming what is wrong.  Nothing of
 JAX is kept in this repository: what is copied is read from the installation.
 """
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from jaxtypes._stubgen import basearray_stub, function_overloads, jax_transforms, layer_stubs, package_stubs, syntax
 from jaxtypes._stubgen import install as stub_install
-from jaxtypes._stubgen import jax_array, jax_functions, jax_transforms, jaxtypes_stubs, layer_stubs, syntax
 from jaxtypes._stubgen.record import (
     BASEARRAY,
     DISTRIBUTION,
@@ -121,7 +121,7 @@ def check_supported(source: str, version: str, where: str = "jax/_src/basearray.
         tree = ast.parse(source)
     except SyntaxError as e:
         raise UnsupportedJAX(f"the installed JAX {version}'s {where} does not parse: {e}") from None
-    missing = jax_array.check_shape(tree)
+    missing = basearray_stub.check_shape(tree)
     if missing:
         raise UnsupportedJAX(
             f"the installed JAX {version} is not supported: its {where} is not the one JAX "
@@ -138,8 +138,8 @@ def render_basearray(source: str, jax_version: str) -> str:
     tree = check_supported(source, jax_version)
     header = HEADER.format(jaxtypes=__version__, jax=jax_version, source="jax/_src/basearray.pyi")
     try:
-        return jax_array.render_basearray(tree, header)
-    except jax_array.ShapeError as e:
+        return basearray_stub.render_basearray(tree, header)
+    except basearray_stub.ShapeError as e:
         raise UnsupportedJAX(f"the installed JAX {jax_version} is not supported: {e}") from None
 
 
@@ -147,7 +147,7 @@ def render_jaxtypes_array(jax_version: str) -> str:
     """``jaxtypes/_array.pyi``: jaxtypes.Array is the generic jax.Array."""
     from jaxtypes._version import __version__
 
-    names = ["Array"] + [n for n in jax_array.prelude_names() if n != "Array"]
+    names = ["Array"] + [n for n in basearray_stub.prelude_names() if n != "Array"]
     lines = [
         HEADER.format(jaxtypes=__version__, jax=jax_version, source="jax/_src/basearray.pyi").rstrip("\n"),
         '"""jaxtypes.Array is jax.Array here (made generic in its dtype by `jaxtypes jax-stubs`)."""',
@@ -226,21 +226,21 @@ def render(jax: JaxInstall) -> dict[str, str]:
     # jaxtypes's own stubs come from the generator that made the descriptors
     # (also when running from a source checkout, where they are not installed).
     generated = {BASEARRAY: render_basearray(source, jax.version)}
-    tables = jax_functions.FunctionTables()
-    for rel, module in jax_functions.MODULES.items():
+    tables = function_overloads.FunctionTables()
+    for rel, module in function_overloads.MODULES.items():
         path = jax.root / rel
         try:
-            stub = jax_functions.transform_module(ast.parse(path.read_text(encoding="utf-8")), module, tables)
+            stub = function_overloads.transform_module(ast.parse(path.read_text(encoding="utf-8")), module, tables)
         except (SyntaxError, OSError):
             continue  # that module keeps JAX's own typing (its stub is copied as it is)
         generated[rel] = (
             HEADER.format(jaxtypes=__version__, jax=jax.version, source=f"jax/{rel}") + ast.unparse(stub) + "\n"
         )
-    for rel, module in jax_functions.RUNTIME_MODULES.items():
+    for rel, module in function_overloads.RUNTIME_MODULES.items():
         if not (jax.root / rel).is_file() or (jax.root / rel).with_suffix(".pyi").is_file():
             continue  # (JAX's own stub, if any, is rewritten above)
         try:
-            runtime = jax_functions.render_runtime_module(jax.root, rel, module, tables)
+            runtime = function_overloads.render_runtime_module(jax.root, rel, module, tables)
         except (syntax.ModuleShapeError, SyntaxError, OSError):
             continue  # that module keeps JAX's own typing
         if runtime is not None:
@@ -258,8 +258,8 @@ def render(jax: JaxInstall) -> dict[str, str]:
             + ast.unparse(jax_init)
             + "\n"
         )
-    markers = jax_functions.transform_markers(jaxtypes_stubs.render_stubs()["jaxtypes/markers.pyi"], tables)
-    header = HEADER.format(jaxtypes=__version__, jax=jax.version, source="jaxtypes._stubgen.jaxtypes_stubs")
+    markers = function_overloads.transform_markers(package_stubs.render_stubs()["jaxtypes/markers.pyi"], tables)
+    header = HEADER.format(jaxtypes=__version__, jax=jax.version, source="jaxtypes._stubgen.package_stubs")
     packages = {
         "jax": (jax.root, generated),
         "jaxtypes": (

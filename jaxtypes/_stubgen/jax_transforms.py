@@ -65,7 +65,7 @@ _PUBLIC: Final = {_P: "Params", _R: "Result", _A: "Arg", _X: "Aux", _T: "T", _F:
 
 def marker_typevar_lines() -> list[str]:
     """The declarations of the transforms' TypeVars in the markers stub
-    (``jaxtypes._stubgen.jax_functions.transform_markers`` adds them)."""
+    (``jaxtypes._stubgen.function_overloads.transform_markers`` adds them)."""
     bounds = {_F: ", bound=_Callable[..., Any]"}
     return [
         "from collections.abc import Callable as _Callable",

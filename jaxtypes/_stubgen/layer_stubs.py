@@ -1,5 +1,5 @@
 """Stubs giving Flax's and Equinox's layers (and Flax's pooling functions)
-the dtype they return (``jaxtypes.layers``).
+the dtype they return (``jaxtypes.layer_rules``).
 
 ``flax.linen``, ``flax.nnx`` and ``equinox.nn`` re-export their layers from
 the modules that define them (``flax/linen/__init__.py`` is imports only).  The stub of such a
@@ -8,7 +8,7 @@ typed layer in place of its import: a subclass of the real class, generic in
 its computation dtype and its parameters' dtype, whose ``__init__``
 overloads read the ``dtype=`` and ``param_dtype=`` arguments and whose
 ``__call__`` (and ``Embed.attend``) overloads give the output dtype of
-``jaxtypes.layers``' rule.  Everything else about the layer (its fields, its
+``jaxtypes.layer_rules``' rule.  Everything else about the layer (its fields, its
 other methods) is the real class's, inherited.  An Equinox layer has one
 dtype, its parameters' (``dtype=``; left out, JAX's default float, given
 for x64 off as everywhere in the stubs); a pooling function is declared in
@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from jaxtypes import lattice, layers
-from jaxtypes._stubgen import jax_functions
+from jaxtypes import lattice, layer_rules
+from jaxtypes._stubgen import function_overloads
 from jaxtypes._stubgen.record import LAYER_LIBRARIES, PackageInstall, find_installed
 from jaxtypes._stubgen.syntax import (
     absolute_module,
@@ -104,7 +104,7 @@ def render(install: LayerInstall) -> dict[str, str]:
 @dataclass(frozen=True)
 class LayerClass:
     """A layer re-exported by a package: its public name, the module defining
-    it (relative to its library's root), its rule in ``jaxtypes.layers.RULES``, and
+    it (relative to its library's root), its rule in ``jaxtypes.layer_rules.RULES``, and
     the rule of its ``attend`` method, if typed."""
 
     name: str
@@ -119,7 +119,7 @@ class LayerClass:
 @dataclass(frozen=True)
 class LayerFunction:
     """A function a package re-exports (Flax's pooling), typed by its rule in
-    ``jaxtypes.layers.RULES``: an input of a dtype it keeps gives that dtype."""
+    ``jaxtypes.layer_rules.RULES``: an input of a dtype it keeps gives that dtype."""
 
     name: str
     source: str
@@ -181,7 +181,7 @@ _FLAX_PACKAGES: Final[Mapping[str, tuple[str, Typed]]] = {
     ),
 }
 # The same for equinox.  MultiheadAttention's query, key and value each take
-# the input's type of an overload (layers.INPUTS): the overload's answer is
+# the input's type of an overload (layer_rules.INPUTS): the overload's answer is
 # each one's alone, and so theirs together (JAX's promotion is a join).
 _EQUINOX_PACKAGES: Final[Mapping[str, tuple[str, Typed]]] = {
     "nn/__init__.py": (
@@ -189,7 +189,7 @@ _EQUINOX_PACKAGES: Final[Mapping[str, tuple[str, Typed]]] = {
         (
             _eqx("Linear", "linear"),
             _eqx("MLP", "mlp"),
-            *(_eqx(name, "conv") for name in layers.EQX_CONVOLUTIONS),
+            *(_eqx(name, "conv") for name in layer_rules.EQX_CONVOLUTIONS),
             _eqx("Embedding", "embedding"),
             *(_eqx(n, "normalisation") for n in ("LayerNorm", "RMSNorm", "GroupNorm")),
             _eqx("Dropout", "dropout"),
@@ -234,10 +234,10 @@ class _JaxtypesNoDtype:
 
 # The TypeVars of dtype= and param_dtype=, which an IDE's hover on a layer's
 # class shows (``dtype: DtypeOf[D@__init__, Any] | ...``): declared by the
-# markers stub under public-looking names (jaxtypes._stubgen.jax_functions),
+# markers stub under public-looking names (jaxtypes._stubgen.function_overloads),
 # imported under private ones, which the package does not export.  (So are
 # the bounded ones, ``_bounded_typevars``.)
-from jaxtypes.markers import {jax_functions.UNKNOWN_VAR} as _JaxtypesUnknownT, {jax_functions.PARAM_DTYPE_VAR} as _JaxtypesParamT, {jax_functions.RESULT_TYPEVAR_NAMES[jax_functions.RESULT_VAR]} as _JaxtypesDtypeT
+from jaxtypes.markers import {function_overloads.UNKNOWN_VAR} as _JaxtypesUnknownT, {function_overloads.PARAM_DTYPE_VAR} as _JaxtypesParamT, {function_overloads.RESULT_TYPEVAR_NAMES[function_overloads.RESULT_VAR]} as _JaxtypesDtypeT
 # The class's own parameters: an __init__'s self type may not use them (ty).
 _JaxtypesLayerDtypeT = _JaxtypesTypeVar("_JaxtypesLayerDtypeT")
 _JaxtypesLayerParamT = _JaxtypesTypeVar("_JaxtypesLayerParamT")
@@ -267,7 +267,7 @@ def _outputs_by_input(
     default x64 off and on: the answers x64 does not change)."""
     out: dict[str, list[str]] = {}
     for node in lattice.STRONG:
-        answers = {layers.result(rule, node, v, param_dtype=param).node for v in variants}
+        answers = {layer_rules.result(rule, node, v, param_dtype=param).node for v in variants}
         answer = answers.pop() if len(answers) == 1 else None
         if answer is not None:
             out.setdefault(answer, []).append(node)
@@ -471,7 +471,7 @@ def _init_plans(cls: str, library: str) -> list[tuple[dict[str, str], str]]:
     return [
         ({"dtype": unknown}, f"{cls}[_JaxtypesAny, _JaxtypesAny]"),
         ({"dtype": "None = ...", "param_dtype": unknown}, f"{cls}[{no_dtype}, _JaxtypesAny]"),
-        ({"dtype": "None = ...", "param_dtype": "omit"}, f"{cls}[{no_dtype}, {_marker(layers.FLAX_PARAM_DTYPE)}]"),
+        ({"dtype": "None = ...", "param_dtype": "omit"}, f"{cls}[{no_dtype}, {_marker(layer_rules.FLAX_PARAM_DTYPE)}]"),
         (
             {"dtype": "None = ...", "param_dtype": _dtype_argument("_JaxtypesParamT")},
             f"{cls}[{no_dtype}, _JaxtypesParamT]",
@@ -555,7 +555,7 @@ def _call_overloads(
     ``Array[Any]`` (or, taking a state, what it declares)."""
     anything = f"{_JAX_ARRAY}[_JaxtypesAny]"
     array_call = next((c for c in calls if not _takes_state(c)), calls[0])
-    count = layers.INPUTS.get(rule, 1)
+    count = layer_rules.INPUTS.get(rule, 1)
     typed: list[ast.FunctionDef] = []
     for self_type, input_type, result in _typed_cases(cls, rule, generic):
         if input_type == _UNKNOWN_INPUT and count > 1:
@@ -600,7 +600,7 @@ def _kept_vars(rules: list[str]) -> dict[str, tuple[str, ...]]:
     keeps ("keeps" family, per parameters' dtype) or a function keeps."""
     lines: dict[str, tuple[str, ...]] = {}
     for rule in rules:
-        family = layers.RULES[rule].family
+        family = layer_rules.RULES[rule].family
         if family == "keeps":
             every = [_outputs_by_input(rule, p) for p in _PARAM_DTYPES] + [_x64_off_outputs(rule)]
             kept_sets = [[result for result, inputs in outputs.items() if inputs == [result]] for outputs in every]
@@ -654,7 +654,7 @@ _UNKNOWN_INPUT: Final = f"{_JAX_ARRAY}[_JaxtypesUnknownT]"
 def _typed_cases(cls: str, rule: str, generic: bool) -> list[tuple[str, str | None, str]]:
     """(self type, input type or None for the declared one, result) of each
     typed overload, in the order a checker must try them."""
-    family = layers.RULES[rule].family
+    family = layer_rules.RULES[rule].family
     equinox = rule.startswith("equinox.")
     anything = f"{_JAX_ARRAY}[_JaxtypesAny]"
     # An input of unknown dtype (Array[Any]) matches only its own overloads
@@ -698,7 +698,9 @@ def _given_dtypes(rule: str) -> tuple[str, ...]:
     return tuple(
         d
         for d in _GIVEN_DTYPES
-        if layers.result(rule, "float32", _X32, dtype=d).node == d == layers.result(rule, "float32", _X64, dtype=d).node
+        if layer_rules.result(rule, "float32", _X32, dtype=d).node
+        == d
+        == layer_rules.result(rule, "float32", _X64, dtype=d).node
     )
 
 
@@ -760,7 +762,7 @@ def _public_typevars() -> dict[str, tuple[str, tuple[str, ...]]]:
 
 def marker_typevar_lines() -> list[str]:
     """The declarations of the layer stubs' bounded TypeVars in the markers
-    stub (``jaxtypes._stubgen.jax_functions.transform_markers`` adds them)."""
+    stub (``jaxtypes._stubgen.function_overloads.transform_markers`` adds them)."""
     return [
         f'{public} = TypeVar("{public}", bound={" | ".join(lattice.MARKER_NAME[n] for n in nodes)})'
         for public, nodes in _public_typevars().values()
@@ -780,7 +782,8 @@ def _inputs_with_given_dtype(rule: str) -> str | None:
     inputs = [
         n
         for n in lattice.STRONG
-        if layers.result(rule, n, _X32, dtype="float32").ok and layers.result(rule, n, _X64, dtype="float32").ok
+        if layer_rules.result(rule, n, _X32, dtype="float32").ok
+        and layer_rules.result(rule, n, _X64, dtype="float32").ok
     ]
     return None if len(inputs) == len(lattice.STRONG) else f"{_JAX_ARRAY}[{_union(inputs)}]"
 
@@ -791,7 +794,7 @@ _RULE_SOURCE: Final = {"flax": "FLIP 1777", "equinox": "JAX's promotion of its i
 
 
 def _is_generic(layer: LayerClass) -> bool:
-    return layers.RULES[layer.rule].family not in _WITHOUT_DTYPE
+    return layer_rules.RULES[layer.rule].family not in _WITHOUT_DTYPE
 
 
 def _layer_class(layer: LayerClass, tree: ast.Module, alias: str, library: str) -> ast.ClassDef:

@@ -15,21 +15,21 @@ and set JAX's configuration for the project (both optional; JAX's defaults)::
     x64 = false                 # or true: jax_enable_x64
     explicit_x64_dtypes = "warn"  # or "allow", "error": jax_explicit_x64_dtypes
 
-One module per feature: ``settings`` (configuration), ``array_class`` (plain
+One module per feature: ``project_settings`` (configuration), ``array_class`` (plain
 signatures for Array's operators while mypy analyses the stub),
 ``marker_tables`` (the promotion tables and jax.Array's descriptors emptied, as
 nothing reads them),
-``operators``, ``methods`` (and ``astype``), ``functions`` (result_type,
-promote_types, promote_dtype), ``jax_functions`` (JAX's functions under the
-settings), ``layers`` (Equinox's and Flax's layers, and Flax's pooling
+``operators``, ``methods`` (and ``astype``), ``runtime_api_calls`` (result_type,
+promote_types, promote_dtype), ``function_calls`` (JAX's functions under the
+settings), ``layer_calls`` (Equinox's and Flax's layers, and Flax's pooling
 functions, under the settings), ``flax_modules`` (Linen's ``Module.apply``
 and ``init_with_output``: the module's ``__call__``'s result),
-``jaxtyping_annotations`` (``Float32[Array, "b n"]``), ``program_settings``
+``jaxtyping_annotations`` (``Float32[Array, "b n"]``), ``jax_config_calls``
 (a note where the program sets JAX's configuration otherwise), ``dtypes``
 (mypy types <-> lattice nodes), ``errors`` (error codes, messages, the guard
 that keeps plugin bugs from crashing mypy); every name the plugin looks for
 is in ``names``.  The plugin imports only mypy, ``jaxtypes.lattice``,
-``jaxtypes.ops`` and ``jaxtypes.layers`` (no numpy).
+``jaxtypes.operation_rules`` and ``jaxtypes.layer_rules`` (no numpy).
 """
 
 from __future__ import annotations
@@ -58,16 +58,16 @@ from . import (
     equalities,
     errors,
     flax_modules,
-    functions,
-    jax_functions,
+    function_calls,
+    jax_config_calls,
     jaxtyping_annotations,
-    layers,
+    layer_calls,
     marker_tables,
     methods,
     names,
     operators,
-    program_settings,
-    settings,
+    project_settings,
+    runtime_api_calls,
 )
 from .dtypes import Builder
 
@@ -92,21 +92,23 @@ _UNAFFECTED: Final = frozenset(sys.stdlib_module_names) | {
 
 @final
 class JaxtypesPlugin(Plugin):
-    """Hooks by fully qualified name; the answers come from ``jaxtypes.ops``."""
+    """Hooks by fully qualified name; the answers come from ``jaxtypes.operation_rules``."""
 
     def __init__(self, options: Options) -> None:
         super().__init__(options)
-        self._settings_stamp = settings.stamp(options.config_file)
+        self._settings_stamp = project_settings.stamp(options.config_file)
         self._trees: dict[str, MypyFile] = {}
         try:
-            self.settings: settings.Settings = settings.load(options.config_file)
+            self.settings: project_settings.Settings = project_settings.load(options.config_file)
         except Exception as err:  # noqa: BLE001 - a ConfigError, or anything unforeseen
             # A clear message and mypy's configuration-error status, no
             # traceback; whatever the files hold (an unforeseen failure too).
             problem = (
                 str(err)
-                if isinstance(err, settings.ConfigError)
-                else (f"cannot read the jaxtypes settings: {type(err).__name__}: {settings.shown(str(err), 200)}")
+                if isinstance(err, project_settings.ConfigError)
+                else (
+                    f"cannot read the jaxtypes settings: {type(err).__name__}: {project_settings.shown(str(err), 200)}"
+                )
             )
             print(problem, file=sys.stderr)
             print("jaxtypes.mypy_plugin: see the [tool.jaxtypes] settings in jaxtypes' README", file=sys.stderr)
@@ -154,26 +156,26 @@ class JaxtypesPlugin(Plugin):
             for array in names.ARRAYS
         }
         self._function_hooks: dict[str, Callable[[FunctionContext], Type]] = {
-            names.RESULT_TYPE: functions.result_type_hook(v, builder),
-            names.PROMOTE_TYPES: functions.promote_types_hook(v, builder),
-            names.PROMOTE_DTYPE: functions.promote_dtype_hook(v, builder),
+            names.RESULT_TYPE: runtime_api_calls.result_type_hook(v, builder),
+            names.PROMOTE_TYPES: runtime_api_calls.promote_types_hook(v, builder),
+            names.PROMOTE_DTYPE: runtime_api_calls.promote_dtype_hook(v, builder),
             names.BUILTIN_ABS: operators.abs_function_hook(v, builder),
         }
         # JAX's functions (with the stubs of `jaxtypes jax-stubs`): the rule's
         # answer in this configuration; ufunc objects are called as methods.
-        for fullname, rule_name in jax_functions.typed_functions().items():
-            hook = jax_functions.function_hook(rule_name, v, builder)
+        for fullname, rule_name in function_calls.typed_functions().items():
+            hook = function_calls.function_hook(rule_name, v, builder)
             if fullname.endswith(".__call__"):
                 method_hooks[fullname] = hook
             else:
                 self._function_hooks[fullname] = hook
         # Equinox's layers: their output for the configured x64 and promotion.
-        for fullname, rule_name in layers.typed_layer_calls().items():
-            method_hooks[fullname] = layers.layer_call_hook(rule_name, v, builder)
+        for fullname, rule_name in layer_calls.typed_layer_calls().items():
+            method_hooks[fullname] = layer_calls.layer_call_hook(rule_name, v, builder)
         # Linen's Module.apply and init_with_output: the module's __call__'s result.
         method_hooks.update(flax_modules.run_hooks())
-        for fullname, rule_name in layers.typed_layer_functions().items():
-            self._function_hooks[fullname] = layers.layer_function_hook(rule_name, v, builder)
+        for fullname, rule_name in layer_calls.typed_layer_functions().items():
+            self._function_hooks[fullname] = layer_calls.layer_function_hook(rule_name, v, builder)
         self._member_names = frozenset(name.rpartition(".")[2] for name in (*method_hooks, *self._attribute_hooks))
         # {(class, member): the name of the hooked member it inherits, or None}
         self._inherited: dict[tuple[str, str], str | None] = {}
@@ -181,7 +183,7 @@ class JaxtypesPlugin(Plugin):
         self._annotated_hook = jaxtyping_annotations.annotated_hook()
         # Where the program sets JAX's configuration itself: a note where it
         # differs from the settings (looked up by exact name, before the rest).
-        self._settings_hooks = program_settings.hooks(self.settings)
+        self._settings_hooks = jax_config_calls.hooks(self.settings)
         # mypy asks for a hook at every call it checks: each name's answer is
         # kept for the build.
         self._method_hook_of: dict[str, Callable[[MethodContext], Type] | None] = {}
@@ -218,16 +220,18 @@ class JaxtypesPlugin(Plugin):
         loads a changed module, so the error shows on every such run until the
         daemon restarts.  (A run that rechecks no module calls no plugin code.)
         """
-        current = settings.stamp(self.options.config_file)
+        current = project_settings.stamp(self.options.config_file)
         previous_trees, self._trees = self._trees, dict(modules)
         if current == self._settings_stamp:
             return
         try:
-            new = settings.load(self.options.config_file)
-        except settings.ConfigError as err:
+            new = project_settings.load(self.options.config_file)
+        except project_settings.ConfigError as err:
             problem = f"{err}"
         except Exception as err:  # noqa: BLE001 - never a crash, as at start-up
-            problem = f"cannot read the jaxtypes settings: {type(err).__name__}: {settings.shown(str(err), 200)}"
+            problem = (
+                f"cannot read the jaxtypes settings: {type(err).__name__}: {project_settings.shown(str(err), 200)}"
+            )
         else:
             if new.variant == self.settings.variant:
                 self._settings_stamp = current  # an edit that changes nothing here
@@ -306,8 +310,8 @@ class JaxtypesPlugin(Plugin):
             sym = self._lookup(cls) if cls else None
             info = sym.node if sym is not None else None
             hook = (
-                layers.field_hook(cls, attribute, self._builder)
-                if isinstance(info, TypeInfo) and layers.is_module_field(info, attribute)
+                layer_calls.field_hook(cls, attribute, self._builder)
+                if isinstance(info, TypeInfo) and layer_calls.is_module_field(info, attribute)
                 else None
             )
             self._field_hooks[fullname] = hook

@@ -9,7 +9,7 @@ its bases are known and before its body is analysed, swaps the descriptor
 statements of ``Array``'s body for the plain definitions below (one signature
 each, returning ``Array[Any]``).  mypy then analyses them as if the stub said
 so, and the method hooks (operators.py, methods.py) compute each result from
-jaxtypes.ops.  Other checkers, and mypy without the plugin, keep the
+jaxtypes.operation_rules.  Other checkers, and mypy without the plugin, keep the
 overloads.
 
 The hook only edits the syntax tree before analysis, so what mypy caches for

@@ -58,7 +58,7 @@ class Operand(NamedTuple):
     """One alternative of an operand: its node (or TypeVar), whether it is a
     Python scalar (``int``, ``float``, ...) rather than an array, and whether
     it is a NumPy ``"scalar"`` or ``"array"`` (node: its dtype, which JAX
-    canonicalizes: ``jaxtypes.ops.numpy_operand``)."""
+    canonicalizes: ``jaxtypes.operation_rules.numpy_operand``)."""
 
     alt: Alt
     scalar: bool

@@ -1,7 +1,7 @@
 """Array's dtype methods and properties: sum, prod, mean, max, min, argmax,
 argmin, clip, round, item, astype, real, imag.
 
-Results come from ``jaxtypes.ops.method`` under the configured variant.  An
+Results come from ``jaxtypes.operation_rules.method`` under the configured variant.  An
 explicit ``dtype=`` (reductions, ``astype``) is read as the stubs read it: a
 marker or a dtype name gives that marker (``astype('bfloat16')`` is
 ``Array[bfloat16]``), a numpy scalar type or ``numpy.dtype[...]`` its dtype,
@@ -19,7 +19,7 @@ from typing import Callable
 from mypy.plugin import AttributeContext, MethodContext
 from mypy.types import Instance, LiteralType, NoneType, Type, TypeVarType, UnionType, get_proper_type
 
-from jaxtypes import lattice, ops
+from jaxtypes import lattice, operation_rules
 from jaxtypes.lattice import Variant
 
 from . import errors, names
@@ -29,8 +29,8 @@ __all__ = ["method_hook", "property_hook", "item_hook", "astype_hook"]
 
 
 @functools.lru_cache(maxsize=None)
-def method_outcome(name: str, a: str, v: Variant, promote_integers: bool = True) -> ops.Outcome:
-    return ops.method(name, a, v, promote_integers=promote_integers)
+def method_outcome(name: str, a: str, v: Variant, promote_integers: bool = True) -> operation_rules.Outcome:
+    return operation_rules.method(name, a, v, promote_integers=promote_integers)
 
 
 class _Unknown(Exception):
@@ -84,7 +84,7 @@ def explicit_dtype(t: Type, builder: Builder, v: Variant, ctx: MethodContext, *,
     return out
 
 
-def _report(ctx: MethodContext | AttributeContext, outcome: ops.Outcome) -> None:
+def _report(ctx: MethodContext | AttributeContext, outcome: operation_rules.Outcome) -> None:
     errors.report(ctx.api, errors.unsupported_message(outcome.message), ctx.context, code=errors.JAX_UNSUPPORTED)
 
 
@@ -110,13 +110,13 @@ def _method_alts(
 
 
 @functools.lru_cache(maxsize=None)
-def clip_outcome(a: str, bounds: tuple[str, ...], v: Variant) -> ops.Outcome:
+def clip_outcome(a: str, bounds: tuple[str, ...], v: Variant) -> operation_rules.Outcome:
     """``a.clip(lo, hi)``: jnp.clip promotes with each bound in turn."""
-    outcome = ops.clip(a, None, v)
+    outcome = operation_rules.clip(a, None, v)
     for bound in bounds:
         if outcome.node is None:
             break
-        outcome = ops.clip(outcome.node, bound, v)
+        outcome = operation_rules.clip(outcome.node, bound, v)
     return outcome
 
 
@@ -131,7 +131,7 @@ def _bound_nodes(ctx: MethodContext, builder: Builder, v: Variant) -> list[tuple
         found = operands(types[0], builder)
         if found is None or any(isinstance(o.alt, TypeVarType) for o in found):
             raise _Unknown
-        nodes = [ops.numpy_operand(o.alt, v) if o.numpy else o.alt for o in found if isinstance(o.alt, str)]
+        nodes = [operation_rules.numpy_operand(o.alt, v) if o.numpy else o.alt for o in found if isinstance(o.alt, str)]
         combos = [c + (n,) for c in combos for n in nodes]
         if len(combos) > 64:
             raise _Unknown
@@ -221,7 +221,7 @@ def item_hook(v: Variant, builder: Builder) -> Callable[[MethodContext], Type]:
         nodes = [a for a in mine or () if not isinstance(a, TypeVarType)]
         if not mine or len(nodes) < len(mine):
             return ctx.default_return_type
-        kinds = list(dict.fromkeys(ops.item_type(n, v) for n in nodes))
+        kinds = list(dict.fromkeys(operation_rules.item_type(n, v) for n in nodes))
         types: list[Type] = [builder.builtin(k) for k in kinds]
         return types[0] if len(types) == 1 else UnionType.make_union(types)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from jaxtypes import lattice, operations
+from jaxtypes import lattice, operation_table
 
 PACKAGE: Final = "jaxtypes"
 ARRAY: Final = "jaxtypes._array.Array"
@@ -60,7 +60,7 @@ JAXTYPING: Final = "jaxtyping"
 # The functions the plugin types from the lattice.
 RESULT_TYPE: Final = "jaxtypes.promotion.result_type"
 PROMOTE_TYPES: Final = "jaxtypes.promotion.promote_types"
-PROMOTE_DTYPE: Final = "jaxtypes.promote.promote_dtype"
+PROMOTE_DTYPE: Final = "jaxtypes.common_dtype.promote_dtype"
 BUILTIN_ABS: Final = "builtins.abs"
 
 # Python scalar types and what JAX makes of them (a value of the type).
@@ -104,10 +104,12 @@ NUMPY_SCALAR: Final[dict[str, tuple[str, ...]]] = {
     },
 }
 
-# Array's members (jaxtypes.operations), by what the plugin does with them.
-BINARY_METHODS: Final = {op.member: op.name for op in operations.of_kind("binary", "comparison")}
-REFLECTED_METHODS: Final = {op.reflected_member: op.name for op in operations.of_kind("binary") if op.reflected_member}
-UNARY_METHODS: Final = {op.member: op.name for op in operations.of_kind("unary")}
+# Array's members (jaxtypes.operation_table), by what the plugin does with them.
+BINARY_METHODS: Final = {op.member: op.name for op in operation_table.of_kind("binary", "comparison")}
+REFLECTED_METHODS: Final = {
+    op.reflected_member: op.name for op in operation_table.of_kind("binary") if op.reflected_member
+}
+UNARY_METHODS: Final = {op.member: op.name for op in operation_table.of_kind("unary")}
 # ``x == s`` with a Python scalar ``s``: mypy also tries ``s.__eq__(x)``, and
 # a scalar's __eq__ takes any object, so these are hooked too (equalities.py).
 SCALAR_EQUALITIES: Final = {
@@ -115,11 +117,11 @@ SCALAR_EQUALITIES: Final = {
 }
 # Methods whose result the stubs' generic signatures cannot give: the ones
 # with a dtype= (sum and prod with promote_integers=; mean), and the others.
-REDUCTIONS: Final = tuple(op.name for op in operations.with_rule("reduce"))
-DTYPE_METHODS: Final = tuple(op.name for op in operations.with_rule("mean"))
-VARIANCES: Final = tuple(op.name for op in operations.with_rule("variance"))
-PLAIN_METHODS: Final = tuple(op.name for op in operations.with_rule("extremum", "arg_extremum", "clip", "round"))
-PROPERTIES: Final = tuple(op.name for op in operations.with_rule("component"))
+REDUCTIONS: Final = tuple(op.name for op in operation_table.with_rule("reduce"))
+DTYPE_METHODS: Final = tuple(op.name for op in operation_table.with_rule("mean"))
+VARIANCES: Final = tuple(op.name for op in operation_table.with_rule("variance"))
+PLAIN_METHODS: Final = tuple(op.name for op in operation_table.with_rule("extremum", "arg_extremum", "clip", "round"))
+PROPERTIES: Final = tuple(op.name for op in operation_table.with_rule("component"))
 ITEM: Final = "item"
 ASTYPE: Final = "astype"
 

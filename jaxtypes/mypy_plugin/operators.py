@@ -2,7 +2,7 @@
 
 Each hook reads the dtype alternatives of the receiver and of the other
 operand (a union distributes; unknown dtypes answer ``Array[Any]``), asks
-``jaxtypes.ops`` under the configured variant, and reports what JAX rejects.
+``jaxtypes.operation_rules`` under the configured variant, and reports what JAX rejects.
 
 Type variables (``def f(x: Array[T], y: Array[T])``): an operator that keeps
 its operands' dtype (``+ - * @ & | ^ << >>`` and the unary ones) gives
@@ -19,7 +19,7 @@ from mypy.errorcodes import ErrorCode
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import AnyType, Instance, Type, TypeVarType, UnionType, get_proper_type
 
-from jaxtypes import lattice, ops
+from jaxtypes import lattice, operation_rules
 from jaxtypes.lattice import Variant
 
 from . import errors, names
@@ -42,8 +42,8 @@ def binary_outcome(
     b_is_scalar: bool,
     a_is_numpy_scalar: bool = False,
     b_is_numpy_scalar: bool = False,
-) -> ops.Outcome:
-    return ops.binary(
+) -> operation_rules.Outcome:
+    return operation_rules.binary(
         op,
         a,
         b,
@@ -56,8 +56,8 @@ def binary_outcome(
 
 
 @functools.lru_cache(maxsize=None)
-def unary_outcome(op: str, a: str, v: Variant) -> ops.Outcome:
-    return ops.unary(op, a, v)
+def unary_outcome(op: str, a: str, v: Variant) -> operation_rules.Outcome:
+    return operation_rules.unary(op, a, v)
 
 
 class _Unknown(Exception):
@@ -65,7 +65,7 @@ class _Unknown(Exception):
 
 
 def _symbol(op: str) -> str:
-    return f'"{ops.SYMBOLS[op]}"'
+    return f'"{operation_rules.SYMBOLS[op]}"'
 
 
 # An error to report: its message and code.
@@ -73,7 +73,7 @@ _Failure = Tuple[str, ErrorCode]
 
 
 def failure(
-    outcome: ops.Outcome, op: str, left: tuple[str, bool], right: tuple[str, bool] | None, v: Variant
+    outcome: operation_rules.Outcome, op: str, left: tuple[str, bool], right: tuple[str, bool] | None, v: Variant
 ) -> _Failure:
     if outcome.error == "promotion":
         operands_ = [left] if right is None else [left, right]
@@ -83,7 +83,7 @@ def failure(
 
 def _fail(
     ctx: MethodContext | FunctionContext,
-    outcome: ops.Outcome,
+    outcome: operation_rules.Outcome,
     op: str,
     left: tuple[str, bool],
     right: tuple[str, bool] | None,
@@ -104,7 +104,7 @@ def _binary_alt(
     None after adding the error to ``failures``."""
     b = other.alt
     if isinstance(a, TypeVarType) or isinstance(b, TypeVarType):
-        if op in ops.COMPARISONS:
+        if op in operation_rules.COMPARISONS:
             return lattice.BOOL
         if (
             not reflected
@@ -118,7 +118,7 @@ def _binary_alt(
         raise _Unknown
     numpy_scalar = other.numpy == "scalar"
     if other.numpy:  # JAX takes a NumPy operand as a strong array of its canonical dtype
-        b = ops.numpy_operand(b, v)
+        b = operation_rules.numpy_operand(b, v)
     if reflected:
         outcome = binary_outcome(op, b, a, v, other.scalar, False, numpy_scalar, False)
         left, right = (b, other.scalar), (a, False)
@@ -181,7 +181,7 @@ def binary_hook(op: str, reflected: bool, v: Variant, builder: Builder) -> Calla
             # A comparison with an array of unknown dtype (or a value typed
             # Any) is bool whatever the dtypes, as the stubs say; of anything
             # else (None, a string), it is not JAX's.
-            if op in ops.COMPARISONS and (theirs is not None or _array_or_any(other)):
+            if op in operation_rules.COMPARISONS and (theirs is not None or _array_or_any(other)):
                 return builder.array_of(receiver, [lattice.BOOL]), [], True
             return builder.any_array(receiver), [], True
         failures: list[_Failure] = []

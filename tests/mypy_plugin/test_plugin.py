@@ -441,7 +441,7 @@ def test_daemon_accepts_an_edit_that_keeps_the_settings(tmp_path: Path) -> None:
 # ------------------------------------------------------------- robustness
 INJECT = textwrap.dedent("""\
     import sys
-    from jaxtypes import lattice, ops
+    from jaxtypes import lattice, operation_rules
     import jaxtypes.mypy_plugin.array_class as array_class
     import jaxtypes.mypy_plugin.dtypes as dtypes
 

@@ -4,7 +4,7 @@ A layer of ``equinox.nn`` made without ``dtype`` has parameters in JAX's
 default float, which x64 decides; the stubs of ``jaxtypes jax-stubs`` give
 it for x64 off (the layer's second type argument is the stubs'
 ``_JaxtypesDefaultFloat``), and give no error for an input the layer
-refuses.  The plugin asks ``jaxtypes.layers`` for the call's output in the
+refuses.  The plugin asks ``jaxtypes.layer_rules`` for the call's output in the
 configured x64 and promotion, from the input's dtype and the layer's.  A
 call it cannot read exactly (an input of unknown dtype, a layer whose dtype
 is not known) gets ``Array[Any]``; an input the layer refuses is an error
@@ -60,7 +60,7 @@ from mypy.nodes import (
 from mypy.plugin import AttributeContext, FunctionContext, MethodContext
 from mypy.types import AnyType, CallableType, Instance, Type, get_proper_type
 
-from jaxtypes import lattice, layers
+from jaxtypes import lattice, layer_rules
 from jaxtypes.lattice import Variant
 
 from . import errors, names
@@ -84,7 +84,7 @@ def typed_layer_calls() -> dict[str, str]:
     call of each layer class with a rule, and Flax's ``Embed.attend``
     (Flax's functions keep the stubs' answers)."""
     calls: dict[str, str] = {}
-    for name in layers.RULES:
+    for name in layer_rules.RULES:
         owner, _, last = name.rpartition(".")
         if name.startswith(names.EQUINOX_NN) or (name.startswith(names.FLAX_LAYERS) and last[:1].isupper()):
             calls[f"{name}.__call__"] = name
@@ -101,7 +101,7 @@ def typed_layer_functions() -> dict[str, str]:
     promotion; ``avg_pool`` divides by the window's size, which x64 and
     strict promotion change."""
     calls: dict[str, str] = {}
-    for name in layers.RULES:
+    for name in layer_rules.RULES:
         module, _, function = name.rpartition(".")
         if module == names.FLAX_POOLING:
             for package in (module, *(p.rstrip(".") for p in names.FLAX_LAYERS)):
@@ -129,7 +129,7 @@ def layer_function_hook(rule_name: str, v: Variant, builder: Builder) -> Callabl
             node = _input(ctx.arg_types[0], builder, v)
         except LookupError:
             return builder.any_array(result)
-        out = layers.result(rule_name, node, v)
+        out = layer_rules.result(rule_name, node, v)
         if out.node is None:
             if out.error is not None:
                 code = errors.JAX_PROMOTION if out.error == "promotion" else errors.JAX_UNSUPPORTED
@@ -180,7 +180,7 @@ def _input(types: list[Type], builder: Builder, v: Variant) -> str:
 
 
 def layer_call_hook(rule_name: str, v: Variant, builder: Builder) -> Callable[[MethodContext], Type]:
-    family = layers.RULES[rule_name].family
+    family = layer_rules.RULES[rule_name].family
     flax = rule_name.startswith(names.FLAX_LAYERS)
 
     @errors.guarded(lambda ctx: ctx.default_return_type)
@@ -194,7 +194,7 @@ def layer_call_hook(rule_name: str, v: Variant, builder: Builder) -> Callable[[M
             if family in ("param", "flax_embed"):  # an embedding: its table's dtype, whatever the input
                 nodes = [lattice.BOOL]
             else:
-                count = layers.INPUTS.get(rule_name, 1)
+                count = layer_rules.INPUTS.get(rule_name, 1)
                 given = ctx.arg_types[:count]
                 if flax:  # (Flax's keys and values, left out, are the query)
                     given = [types for types in given if types]
@@ -208,7 +208,7 @@ def layer_call_hook(rule_name: str, v: Variant, builder: Builder) -> Callable[[M
             return builder.any_array(result)
         # Each input goes through the layer's parameters (an attention's query,
         # key and value, each projected): one answer for all, or none.
-        outs = [layers.result(rule_name, node, v, dtype=dtype, param_dtype=param) for node in nodes]
+        outs = [layer_rules.result(rule_name, node, v, dtype=dtype, param_dtype=param) for node in nodes]
         answers: set[str] = set()
         for out in outs:
             if out.node is None:

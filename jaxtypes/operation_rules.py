@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 from typing import Final, Literal, NamedTuple, Tuple, Union
 
-from jaxtypes import lattice, operations
+from jaxtypes import lattice, operation_table
 from jaxtypes.lattice import Variant
 
 __all__ = [
@@ -63,16 +63,16 @@ class Outcome(NamedTuple):
         return self.node is not None
 
 
-# The operations, from jaxtypes.operations: Python operator name (without
+# The operations, from jaxtypes.operation_table: Python operator name (without
 # underscores) -> the JAX rule that computes it; comparisons; unary operators;
 # methods and properties; how messages write each operator.
-BINARY_OPERATORS: Final = operations.BINARY_RULES
-COMPARISONS: Final = operations.COMPARISONS
-SYMBOLS: Final = operations.SYMBOLS
-UNARY_OPERATORS: Final = operations.UNARY
+BINARY_OPERATORS: Final = operation_table.BINARY_RULES
+COMPARISONS: Final = operation_table.COMPARISONS
+SYMBOLS: Final = operation_table.SYMBOLS
+UNARY_OPERATORS: Final = operation_table.UNARY
 # Methods and properties whose result keeps the operand's dtype and weakness.
-SAME_DTYPE_METHODS: Final = tuple(op.name for op in operations.with_rule("same_dtype"))
-METHODS: Final = operations.METHODS
+SAME_DTYPE_METHODS: Final = tuple(op.name for op in operation_table.with_rule("same_dtype"))
+METHODS: Final = operation_table.METHODS
 
 _INTS: Final = frozenset(lattice.UNSIGNED_INTS + lattice.SIGNED_INTS)
 _SUB_BYTE_INTS: Final = frozenset(lattice.INTN)
@@ -345,7 +345,7 @@ def promote_integer_dtype(dtype: str, v: Variant) -> str | None:
     return dtype
 
 
-_METHOD_RULE: Final = {op.name: op.rule for op in operations.of_kind("property", "index", "method")}
+_METHOD_RULE: Final = {op.name: op.rule for op in operation_table.of_kind("property", "index", "method")}
 
 
 def method(name: str, a: str, v: Variant = DEFAULT, *, promote_integers: bool = True) -> Outcome:

@@ -36,7 +36,7 @@ from mypy.types import AnyType, Instance, NoneType, TupleType, Type, TypeOfAny, 
 
 from jaxtypes import lattice
 from jaxtypes.lattice import Variant
-from jaxtypes.layers import FLAX_INEXACT_FLOOR
+from jaxtypes.layer_rules import FLAX_INEXACT_FLOOR
 
 from . import errors, names
 from .dtypes import Builder, DTypeLike, array_info, dtype_like

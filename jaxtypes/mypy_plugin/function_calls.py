@@ -2,7 +2,7 @@
 under the project's ``[tool.jaxtypes]`` settings.
 
 The stubs of ``jaxtypes jax-stubs`` type each function that has a dtype rule
-(``jaxtypes.functions``) for JAX's default configuration.  The plugin asks the
+(``jaxtypes.function_rules``) for JAX's default configuration.  The plugin asks the
 same rule for the configured one (x64, strict): it reads the call's array
 arguments (markers of ``Array[...]``, Python scalars as weakly typed values,
 numpy scalars as strong ones) and its ``dtype=``, and replaces the dtype of
@@ -48,10 +48,10 @@ from mypy.types import (
     get_proper_type,
 )
 
-from jaxtypes import call_plans, functions, lattice
+from jaxtypes import call_plans, function_rules, lattice
 from jaxtypes.call_plans import CallPlan
 from jaxtypes.lattice import Variant
-from jaxtypes.ops import DEFAULT
+from jaxtypes.operation_rules import DEFAULT
 
 from . import errors, names
 from .dtypes import Builder, DTypeLike, array_info, dtype_like
@@ -72,8 +72,8 @@ def typed_functions() -> dict[str, str]:
     function with a rule, and the ufunc objects' ``__call__``
     (``jnp.maximum`` is a ``BinaryUfunc`` in JAX's stubs)."""
     out: dict[str, str] = {}
-    for name, rule in functions.TABLE.items():
-        if rule.family in call_plans.UNTYPED_FAMILIES or name not in functions.ARGUMENTS:
+    for name, rule in function_rules.TABLE.items():
+        if rule.family in call_plans.UNTYPED_FAMILIES or name not in function_rules.ARGUMENTS:
             continue
         out[name] = name
         module, _, short = name.rpartition(".")
@@ -212,7 +212,7 @@ def _inputs(plan: CallPlan, ctx: Context, builder: Builder) -> tuple[list[str], 
             return (nodes * 2)[:2] if len(nodes) == 1 else nodes, {0}
         return _sequence_nodes(first, builder), {0}
     if kind == "kd":
-        return [functions.KEY], {0}
+        return [function_rules.KEY], {0}
     if kind == "k":
         return [_node(ctx.arg_types[0], builder)], {0}
     return [], set()  # (d, n: dtype= or counts alone)
@@ -377,8 +377,8 @@ def _python_scalars(ctx: Context, operands: set[int], builder: Builder) -> bool:
 
 
 def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context], Type]:
-    rule = functions.TABLE[name]
-    kind = functions.ARGUMENTS[name]
+    rule = function_rules.TABLE[name]
+    kind = function_rules.ARGUMENTS[name]
     plans = builder.memo()  # (JAX's declaration, looked up once a build)
 
     @errors.guarded(lambda ctx: ctx.default_return_type)
@@ -416,7 +416,7 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
             return _replace(ctx.default_return_type, builder.any_array(template))
         if dtype is not None and not lattice.is_weak(dtype):
             dtype = lattice.canonicalize(dtype, v.x64)
-        out = functions.apply(rule, tuple(inputs), v, dtype)
+        out = function_rules.apply(rule, tuple(inputs), v, dtype)
         if out.node is None:
             if out.error is not None:
                 code = errors.JAX_PROMOTION if out.error == "promotion" else errors.JAX_UNSUPPORTED
@@ -424,9 +424,9 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
             return _replace(ctx.default_return_type, builder.any_array(template))
         if out.node not in lattice.NODES:  # a PRNG key: no lattice dtype
             return _replace(ctx.default_return_type, builder.any_array(template))
-        if name in functions.SEVERAL_RESULT_DTYPES:  # (the rule gives the first result only)
+        if name in function_rules.SEVERAL_RESULT_DTYPES:  # (the rule gives the first result only)
             return _replace(ctx.default_return_type, builder.any_array(template))
-        others = functions.other_results(rule, tuple(inputs), v)
+        others = function_rules.other_results(rule, tuple(inputs), v)
         if others:
             return _with_others(
                 ctx.default_return_type,
@@ -441,7 +441,7 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
 def _with_others(t: Type, first: Type, others: list[Type]) -> Type:
     """A tuple of results of different dtypes (``top_k``'s values and int32
     indices, eigh's NamedTuple): ``first``, then ``others``
-    (``functions.Rule.others``)."""
+    (``function_rules.Rule.others``)."""
     p = get_proper_type(t)
     if not isinstance(p, TupleType) or len(p.items) != 1 + len(others):
         return t

@@ -6,7 +6,7 @@ imported.  ``TABLE`` maps a function's qualified name (``jax.numpy.sqrt``,
 ``jax.nn.softmax``, ``jax.random.normal``, ``jax.lax.add``) to a ``Rule``: a
 family and its parameters.  Each family is a function computing the result's
 marker node from the marker nodes of the function's array arguments and a
-``lattice.Variant``, built on the lattice and on ``jaxtypes.ops`` (the operator
+``lattice.Variant``, built on the lattice and on ``jaxtypes.operation_rules`` (the operator
 rules, whose helpers it reuses).  ``result(name, inputs, v, dtype=...)`` asks
 the table.  Later generators (the JAX stub signatures, the mypy plugin's
 function hooks) read this module; tests/test_function_rules.py checks every
@@ -29,16 +29,16 @@ from collections.abc import Iterable, Mapping
 from importlib import resources
 from typing import Callable, Final, NamedTuple
 
-from jaxtypes import lattice, ops
+from jaxtypes import lattice, operation_rules
 from jaxtypes.lattice import Variant
 
 # The rules' building blocks, shared with the operators' (module-private names here).
-from jaxtypes.ops import COMPONENT as _COMPONENT
-from jaxtypes.ops import DEFAULT, Outcome, marker_node, operand
-from jaxtypes.ops import TO_INEXACT as _TO_INEXACT
-from jaxtypes.ops import no_join as _no_join
-from jaxtypes.ops import promote_integer_dtype as _promote_integers
-from jaxtypes.ops import unsupported as _unsupported
+from jaxtypes.operation_rules import COMPONENT as _COMPONENT
+from jaxtypes.operation_rules import DEFAULT, Outcome, marker_node, operand
+from jaxtypes.operation_rules import TO_INEXACT as _TO_INEXACT
+from jaxtypes.operation_rules import no_join as _no_join
+from jaxtypes.operation_rules import promote_integer_dtype as _promote_integers
+from jaxtypes.operation_rules import unsupported as _unsupported
 
 __all__ = [
     "Rule",
@@ -233,7 +233,7 @@ def _mean(rule: Rule, inputs: Inputs, v: Variant, dtype: str | None) -> Outcome:
     got = _promoted(rule, inputs, v)
     if isinstance(got, Outcome):
         return got
-    # As ops.method("mean"): dtypes without an inexact counterpart (the 1- and
+    # As operation_rules.method("mean"): dtypes without an inexact counterpart (the 1- and
     # 2-bit ints) are kept.
     out = _TO_INEXACT.get(got[0], got[0])
     return _refused(rule, out) or Outcome(out)
@@ -291,13 +291,13 @@ def _equal(rule: Rule, inputs: Inputs, v: Variant, dtype: str | None) -> Outcome
 
 
 def _operator(rule: Rule, inputs: Inputs, v: Variant, dtype: str | None) -> Outcome:
-    """As the Python operator ``fixed`` names (ops.binary / ops.unary, which
+    """As the Python operator ``fixed`` names (operation_rules.binary / operation_rules.unary, which
     tests check against JAX): jnp.add is ``+``, jnp.matmul ``@``, jnp.abs ``abs``."""
     assert rule.fixed is not None
     if len(inputs) == 1:
-        return ops.unary(rule.fixed, inputs[0], v)
+        return operation_rules.unary(rule.fixed, inputs[0], v)
     left, right = inputs
-    return ops.binary(rule.fixed, left, right, v)
+    return operation_rules.binary(rule.fixed, left, right, v)
 
 
 def _key(rule: Rule, inputs: Inputs, v: Variant, dtype: str | None) -> Outcome:
@@ -328,7 +328,7 @@ FAMILIES: Final[dict[str, Callable[[Rule, Inputs, Variant, "str | None"], Outcom
     "complex": _to_complex,  # real -> complex (rfft)
     "fft": _fft,  # any -> complex (fft, ifft)
     "equal": _equal,  # lax: equal dtypes required
-    "operator": _operator,  # as a Python operator on arrays (jaxtypes.ops)
+    "operator": _operator,  # as a Python operator on arrays (jaxtypes.operation_rules)
     "key": _key,  # PRNG keys
     "not_an_array": _not_an_array,
     "higher_order": _untyped,  # the result is a callable's or a carry's
@@ -675,5 +675,5 @@ PREFERRED_TYPED: Final = frozenset(_PREFERRED)
 TWO_SCALARS_TYPED: Final = frozenset(_TWO_SCALARS)
 # Functions whose bounds may be left out or be Python floats, whose rule was
 # measured with int bounds (jnp.clip(x, 0, 1)): typed as x.clip is
-# (ops.clip), without bounds only where that gives the rule's answer.
+# (operation_rules.clip), without bounds only where that gives the rule's answer.
 BOUNDED_FUNCTIONS: Final = frozenset({"jax.numpy.clip"})

@@ -1,4 +1,4 @@
-"""JAX's functions with dtype-computing signatures, from ``jaxtypes.functions``.
+"""JAX's functions with dtype-computing signatures, from ``jaxtypes.function_rules``.
 
 ``jaxtypes jax-stubs`` rewrites the stub modules JAX ships (``jax/numpy``,
 ``jax/nn``) so that a function whose dtype rule is known returns that dtype
@@ -42,8 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from jaxtypes import call_plans, functions, lattice, ops
-from jaxtypes._stubgen import jaxtypes_stubs
+from jaxtypes import call_plans, function_rules, lattice, operation_rules
+from jaxtypes._stubgen import package_stubs
 from jaxtypes._stubgen.syntax import (
     BUILTINS,
     ModuleShapeError,
@@ -66,7 +66,7 @@ from jaxtypes._stubgen.syntax import (
 )
 from jaxtypes.call_plans import CallPlan
 from jaxtypes.lattice import Variant
-from jaxtypes.ops import DEFAULT
+from jaxtypes.operation_rules import DEFAULT
 
 __all__ = [
     "FunctionTables",
@@ -130,7 +130,7 @@ def _protocol(attribute: str) -> str:
 
 
 # The stub modules JAX ships that are rewritten: path in the jax package -> the
-# qualified name of its functions in jaxtypes.functions.TABLE.
+# qualified name of its functions in jaxtypes.function_rules.TABLE.
 MODULES: Final = {"numpy/__init__.pyi": "jax.numpy", "nn/__init__.pyi": "jax.nn"}
 _SCALARS: Final = (
     ("builtins.bool", "bool"),
@@ -146,13 +146,13 @@ _SCALAR_NODE: Final = dict(_SCALARS)
 
 
 def _m(node: str) -> str:
-    return jaxtypes_stubs.MARKER_NAME[node]
+    return package_stubs.MARKER_NAME[node]
 
 
 @functools.lru_cache(maxsize=None)  # the same rule and inputs come up for many signatures
-def _result(rule: functions.Rule, inputs: tuple[str, ...], v: Variant, dtype: str | None = None) -> str | None:
+def _result(rule: function_rules.Rule, inputs: tuple[str, ...], v: Variant, dtype: str | None = None) -> str | None:
     try:
-        out = functions.apply(rule, inputs, v, dtype)
+        out = function_rules.apply(rule, inputs, v, dtype)
     except ValueError:
         return None
     if out.node is None or out.node not in lattice.NODES:
@@ -189,7 +189,7 @@ class FunctionTables:
             self.attributes[key] = name
         return name
 
-    def input_mapping(self, rule: functions.Rule) -> dict[str, str]:
+    def input_mapping(self, rule: function_rules.Rule) -> dict[str, str]:
         """{input marker node: result node} for the markers JAX accepts (and
         that are not 64-bit with x64 off)."""
         out: dict[str, str] = {}
@@ -201,7 +201,7 @@ class FunctionTables:
                 out[node] = res
         return out
 
-    def dtype_mapping(self, rule: functions.Rule, inputs: tuple[str, ...]) -> dict[str, str]:
+    def dtype_mapping(self, rule: function_rules.Rule, inputs: tuple[str, ...]) -> dict[str, str]:
         """{dtype= marker node: result node}."""
         return {node: res for node in lattice.STRONG if (res := _result(rule, inputs, self.v, node)) is not None}
 
@@ -252,7 +252,7 @@ class FunctionTables:
         return lines
 
 
-def _rule_prefix(rule: functions.Rule) -> str:
+def _rule_prefix(rule: function_rules.Rule) -> str:
     name = f"_fn_{rule.family}"
     if not rule.keep_weak:
         name += "_strong"
@@ -464,7 +464,7 @@ def _typed_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables
             # marker, solved with the first through one protocol
             attr = tables.attribute(_rule_prefix(rule), mapping)
             other = tables.attribute(
-                "_fn_other", {node: functions.other_results(rule, (node,), tables.v)[0] for node in mapping}
+                "_fn_other", {node: function_rules.other_results(rule, (node,), tables.v)[0] for node in mapping}
             )
             proto = f"{_protocol(tables.pair(attr, other))}[{RESULT_VAR}, {OTHER_VAR}]"
             both = _returns(fn.returns, [f"Array[{OTHER_VAR}]"])
@@ -480,7 +480,7 @@ def _typed_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables
             if plan.float_bounds:
                 out += _float_bound_overloads(plan.input_param, fn, keep, mapping, tables, ret)
     if takes_dtype:
-        inputs = () if plan.kind == "d" else (functions.KEY,) if plan.kind == "kd" else ("float32",)
+        inputs = () if plan.kind == "d" else (function_rules.KEY,) if plan.kind == "kd" else ("float32",)
         base = _narrowed(fn, [plan.input_param or "", "dtype", *keep], plan.dtype_scalar)
         if base is not None and plan.input_param is None:
             # dtype=None first: with dtype= omitted, a checker would take the
@@ -526,12 +526,12 @@ def _typed_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables
 def _unbounded_agree(plan: CallPlan, mapping: Mapping[str, str], tables: FunctionTables) -> dict[str, str]:
     """For jnp.clip, whose rule was measured with bounds (clip(x, 0, 1)) but
     whose typed overloads a call without bounds also reaches: the inputs whose
-    answer is the same without them (ops.clip(node, None), checked against
+    answer is the same without them (operation_rules.clip(node, None), checked against
     JAX's x.clip()); clip(bool array) stays bool, not the weak int a bound of
     0 makes it.  Any other function's mapping as it is."""
     if not plan.float_bounds:
         return dict(mapping)
-    return {node: res for node, res in mapping.items() if ops.clip(node, None, tables.v).node == res}
+    return {node: res for node, res in mapping.items() if operation_rules.clip(node, None, tables.v).node == res}
 
 
 def _float_bound_overloads(
@@ -550,7 +550,7 @@ def _float_bound_overloads(
         return []
     mapping: dict[str, str] = {}
     for node in int_mapping:
-        outcome = ops.clip(node, lattice.WEAK_FLOAT, tables.v)
+        outcome = operation_rules.clip(node, lattice.WEAK_FLOAT, tables.v)
         if outcome.node is not None:
             mapping[node] = outcome.node
     if not mapping:
@@ -635,7 +635,7 @@ def _named_result_overloads(
     per_result: list[dict[str, str]] = [first]
     for i in range(len(rule.others)):
         per_result.append(
-            {n: others[i] for n in first if len(others := functions.other_results(rule, (n,), tables.v)) > i}
+            {n: others[i] for n in first if len(others := function_rules.other_results(rule, (n,), tables.v)) > i}
         )
     per_result += [first] * (fields - len(per_result))
     common: set[str] = set(first).intersection(*per_result)  # (the inputs every result answers)
@@ -663,9 +663,9 @@ def _named_result_overloads(
     return [_without_default(typed, plan.input_param), untyped]
 
 
-def _other_texts(rule: functions.Rule, inputs: tuple[str, ...], tables: FunctionTables) -> list[str]:
+def _other_texts(rule: function_rules.Rule, inputs: tuple[str, ...], tables: FunctionTables) -> list[str]:
     """The types of the results after the first, for these inputs."""
-    return [f"Array[{MARKERS}.{_m(node)}]" for node in functions.other_results(rule, inputs, tables.v)]
+    return [f"Array[{MARKERS}.{_m(node)}]" for node in function_rules.other_results(rule, inputs, tables.v)]
 
 
 def _typed(
@@ -676,7 +676,7 @@ def _typed(
     does not know (another JAX release's): it then keeps JAX's own."""
     try:
         plan = _plan(name, fn)
-        if plan is None and name in functions.PREFERRED_TYPED:
+        if plan is None and name in function_rules.PREFERRED_TYPED:
             return _preferred_only(fn, tables)
         if plan is None:
             return []
@@ -854,7 +854,7 @@ def _preferred_overloads(
 ) -> list[ast.FunctionDef]:
     """``preferred_element_type=`` (dot, matmul, einsum): two arrays of one
     dtype that JAX takes with that preferred dtype give it
-    (``functions.PREFERRED_RESULTS``); JAX refuses others (a narrower one,
+    (``function_rules.PREFERRED_RESULTS``); JAX refuses others (a narrower one,
     another kind), which keep JAX's signature.  ``declared`` is JAX's
     annotation of ``preferred_element_type``."""
     if "preferred_element_type" not in {p.arg for p in all_params(fn)}:
@@ -878,7 +878,7 @@ def _preferred_overloads(
             _with(base, {"preferred_element_type": unknown_dtype}, ret.format("Array")), "preferred_element_type"
         ),
     ]
-    for preferred, inputs in functions.PREFERRED_RESULTS.items():
+    for preferred, inputs in function_rules.PREFERRED_RESULTS.items():
         var = tables.same_dtype(inputs)
         marker = f"{MARKERS}.{_m(preferred)}"
         typed = _with(
@@ -1253,7 +1253,7 @@ def _dtype_of(node: ast.stmt) -> ast.stmt:
     return node
 
 
-# The values of jnp.finfo that are of the dtype (functions.finfo_node); its
+# The values of jnp.finfo that are of the dtype (function_rules.finfo_node); its
 # other attributes (bits, nmant, ...) are Python ints, as numpy declares them.
 _FINFO_VALUES: Final = ("min", "max", "eps", "epsneg", "tiny", "resolution", "smallest_normal", "smallest_subnormal")
 
@@ -1272,7 +1272,8 @@ def transform_markers(text: str, tables: FunctionTables) -> str:
         {
             node: res
             for node in lattice.STRONG
-            if (res := functions.finfo_node(node, tables.v)) is not None and res == functions.finfo_node(node, other)
+            if (res := function_rules.finfo_node(node, tables.v)) is not None
+            and res == function_rules.finfo_node(node, other)
         },
     )
     lines = tables.marker_lines()
@@ -1311,7 +1312,7 @@ def transform_markers(text: str, tables: FunctionTables) -> str:
         # (pyrefly and ty check a project's typings/): the subclass is for checkers only.
         # (Its parameters: the dtype's marker, and the marker JAX canonicalizes it to.)
         f"class DtypeOf(_np.dtype[_np.generic], Generic[{', '.join(_PROTOCOL_VARS)}]):"
-        + jaxtypes_stubs.FINAL_BASE_IGNORE,
+        + package_stubs.FINAL_BASE_IGNORE,
         '    """JAX\'s scalar type of a dtype (``jnp.float32``): a dtype argument, and'
         ' callable (giving an array of the dtype as JAX canonicalizes it)."""',
         "    @property",

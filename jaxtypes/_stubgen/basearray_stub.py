@@ -2,7 +2,7 @@
 
 The transformation works on syntax trees (``ast``): JAX's module is parsed, its
 ``class Array`` rebuilt member by member, and the module unparsed; jaxtypes'
-own ``Array`` comes parsed from ``jaxtypes._stubgen.jaxtypes_stubs`` (which renders it from the
+own ``Array`` comes parsed from ``jaxtypes._stubgen.package_stubs`` (which renders it from the
 lattice).  Nothing depends on JAX's formatting.  In the result:
 
 * ``Array`` is ``Generic[DT]`` with ``DT`` defaulting to ``Any``, so bare
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Final, cast
 
 from jaxtypes import array_surface, lattice
-from jaxtypes._stubgen import jaxtypes_stubs
+from jaxtypes._stubgen import package_stubs
 
 __all__ = [
     "SAME_DTYPE",
@@ -173,7 +173,7 @@ class _Ours:
 
 
 def _ours() -> _Ours:
-    tree = ast.parse(jaxtypes_stubs.render_array())
+    tree = ast.parse(package_stubs.render_array())
     prelude: list[ast.stmt] = []
     array: ast.ClassDef | None = None
     for node in tree.body:
@@ -186,7 +186,7 @@ def _ours() -> _Ours:
         elif array is None:
             prelude.append(node)
     if array is None:
-        raise AssertionError("jaxtypes._stubgen.jaxtypes_stubs.render_array() has no class Array")
+        raise AssertionError("jaxtypes._stubgen.package_stubs.render_array() has no class Array")
     return _Ours(prelude, array.keywords, _members(array.body))
 
 
@@ -275,9 +275,9 @@ def _canon(x: object) -> str:
 def _marker_tables() -> tuple[dict[str, dict[str, ast.expr]], set[str]]:
     """{marker: {table attribute (``_add``): its annotation}} from jaxtypes'
     generated markers stub, and every class name that stub defines."""
-    tree = ast.parse(jaxtypes_stubs.render_stubs()["jaxtypes/markers.pyi"])
+    tree = ast.parse(package_stubs.render_stubs()["jaxtypes/markers.pyi"])
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
-    marker_names = set(jaxtypes_stubs.MARKER_NAME.values())
+    marker_names = set(package_stubs.MARKER_NAME.values())
     markers = {
         c.name: {
             n.target.id: n.annotation for n in c.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
@@ -316,7 +316,7 @@ def _protocol_attribute(prelude: list[ast.stmt], name: str) -> str:
             if len(props) == 1:
                 return props[0]
     raise AssertionError(
-        f"jaxtypes._stubgen.jaxtypes_stubs's {name} is not a one-property protocol; teach jaxtypes._stubgen.jax_array about it"
+        f"jaxtypes._stubgen.package_stubs's {name} is not a one-property protocol; teach jaxtypes._stubgen.basearray_stub about it"
     )
 
 
@@ -367,13 +367,13 @@ def _self_dispatched(
     markers: Mapping[str, Mapping[str, ast.expr]],
     qualify: _Qualify,
 ) -> ast.ClassDef:
-    """A descriptor class of jaxtypes._stubgen.jaxtypes_stubs, generic in the array's dtype,
+    """A descriptor class of jaxtypes._stubgen.package_stubs, generic in the array's dtype,
     whose ``__get__`` is keyed on ``self``, not on ``obj``.
 
     * Array declares ``__add__: _AddOp[DT]``; ``_AddOp.__get__`` has one
       overload per marker (``self: _AddOp[float32]`` gives float32's ``_add``
       table; mypy does not bind a ``self`` type through a protocol), then the
-      generic fallback of jaxtypes._stubgen.jaxtypes_stubs for a dtype known only as a TypeVar.
+      generic fallback of jaxtypes._stubgen.package_stubs for a dtype known only as a TypeVar.
       Keyed on ``obj``, a bare ``jax.Array`` (``Array[Any]``) matched every
       overload, and mypy, pyrefly and ty answer ``Any`` for an ambiguous match
       (the typing spec's overload rule), so ``(b + b).typo`` went unreported.
@@ -401,8 +401,8 @@ def _self_dispatched(
             continue  # docstring
         if not (isinstance(fn, ast.FunctionDef) and fn.name == "__get__"):
             raise AssertionError(
-                f"jaxtypes._stubgen.jaxtypes_stubs's descriptor {name} has a member other "
-                "than __get__ overloads; teach jaxtypes._stubgen.jax_array about it"
+                f"jaxtypes._stubgen.package_stubs's descriptor {name} has a member other "
+                "than __get__ overloads; teach jaxtypes._stubgen.basearray_stub about it"
             )
         params = fn.args.posonlyargs + fn.args.args
         obj = params[1].annotation if len(params) == 3 else None
@@ -412,7 +412,7 @@ def _self_dispatched(
             continue
         if not (isinstance(obj, ast.Subscript) and isinstance(obj.value, ast.Name) and obj.value.id == "Array"):
             raise AssertionError(
-                f"jaxtypes._stubgen.jaxtypes_stubs's {name}.__get__ takes an unexpected obj: "
+                f"jaxtypes._stubgen.package_stubs's {name}.__get__ takes an unexpected obj: "
                 f"{ast.unparse(obj) if obj is not None else '(none)'}"
             )
         dtype = obj.slice
@@ -489,7 +489,7 @@ def _abs_descriptor(
     name = ABS_DESCRIPTOR
     jax_table = f"_Jax{name}"
     returns = jax_abs.returns if jax_abs.returns is not None else _expr("Any")
-    node_of = {marker: node for node, marker in jaxtypes_stubs.MARKER_NAME.items()}
+    node_of = {marker: node for node, marker in package_stubs.MARKER_NAME.items()}
     rejected: list[str] = []
     get = ["@overload", f"def __get__(self: {ANY_DTYPE_DESCRIPTOR}, obj: object, owner: Any, /) -> {jax_table}: ..."]
     call = ["@overload", f"def __call__(self: {ANY_DTYPE_DESCRIPTOR}) -> {ast.unparse(returns)}: ..."]
@@ -503,8 +503,8 @@ def _abs_descriptor(
             ]
             call += ["@overload", f"def __call__(self: {self_type}) -> Array[{result}]: ..."]
         else:
-            refused = jaxtypes_stubs.rejected_name("abs", node_of[marker])
-            rejected += ["@type_check_only\n" + "\n".join(jaxtypes_stubs.rejected_table("abs", node_of[marker])) + "\n"]
+            refused = package_stubs.rejected_name("abs", node_of[marker])
+            rejected += ["@type_check_only\n" + "\n".join(package_stubs.rejected_table("abs", node_of[marker])) + "\n"]
             get += ["@overload", f"def __get__(self: {self_type}, obj: object, owner: Any, /) -> {refused}: ..."]
     get += ["@overload", "def __get__(self, obj: None, owner: Any, /) -> Self: ..."]
     body = "\n".join("    " + line for line in get + call)
@@ -598,7 +598,7 @@ def _descriptors(
                     f"types them with one descriptor ({node.name})"
                 )
             # (a comparison of an Array[Any] is still bool)
-            bool_marker = f"{MARKERS_MODULE}.{jaxtypes_stubs.MARKER_NAME[lattice.BOOL]}"
+            bool_marker = f"{MARKERS_MODULE}.{package_stubs.MARKER_NAME[lattice.BOOL]}"
             returns = f"Array[{bool_marker}]" if node.name == COMPARE_DESCRIPTOR else None
             jax_table = _as_callable(jax_defs[0], returns)
             if jax_table is None:
@@ -633,7 +633,7 @@ def _astype(ours: list[ast.stmt], jax_astype: ast.stmt) -> list[ast.stmt]:
     # (np.dtype[Any]) is not taken for np.bool_ by a checker that picks the
     # first overload an Any matches.
     # JAX's scalar types (jnp.float32): DtypeOf, declared by the markers stub
-    # of jaxtypes._stubgen.jax_functions, carries the dtype as JAX canonicalizes it.
+    # of jaxtypes._stubgen.function_overloads, carries the dtype as JAX canonicalizes it.
     numpy = [
         f"@overload\ndef astype(self, dtype: {MARKERS_MODULE}.DtypeOf[Any, _V], copy: bool = False, "
         "device: Any = None) -> Array[_V]: ..."
@@ -736,7 +736,7 @@ def render_basearray(tree: ast.Module, header: str) -> str:
     ]
     sections = [
         ("", imports + _parse("from jax._src.typing import SupportsDType  # astype's JAX overload")),
-        ("jaxtypes: promotion tables and descriptors (jaxtypes._stubgen.jaxtypes_stubs)", prelude),
+        ("jaxtypes: promotion tables and descriptors (jaxtypes._stubgen.package_stubs)", prelude),
         (
             "JAX's basearray.pyi, with Array generic in its dtype",
             before + [_array_class(array, ours, descriptors)] + after,
@@ -749,5 +749,5 @@ def render_basearray(tree: ast.Module, header: str) -> str:
             out += ["", f"# ---- {title} ----", ""]
         text = ast.unparse(ast.Module(body=nodes, type_ignores=[]))
         text = _EQUALITY_DESCRIPTOR.sub(r"\1" + _OVERRIDE_IGNORE, text)
-        out.append(_DTYPE_VALUE_CLASS.sub(r"\1" + jaxtypes_stubs.FINAL_BASE_IGNORE, text))
+        out.append(_DTYPE_VALUE_CLASS.sub(r"\1" + package_stubs.FINAL_BASE_IGNORE, text))
     return "\n".join(out).rstrip("\n") + "\n"

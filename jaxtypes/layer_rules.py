@@ -27,7 +27,7 @@ from typing import Final, NamedTuple
 
 from jaxtypes import lattice
 from jaxtypes.lattice import Variant
-from jaxtypes.ops import Outcome, no_join, unsupported
+from jaxtypes.operation_rules import Outcome, no_join, unsupported
 
 __all__ = ["LayerRule", "RULES", "EQX_CONVOLUTIONS", "FLAX_PARAM_DTYPE", "FLAX_INEXACT_FLOOR", "FAMILIES", "result"]
 

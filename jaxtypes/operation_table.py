@@ -4,13 +4,13 @@ where the generated stubs put them.
 An operation is named by its Python stem: ``add`` for ``x + y`` (``__add__``,
 reflected ``__radd__``), ``lt`` for ``x < y``, ``neg`` for ``-x``, ``getitem``
 for ``x[i]``, ``sum`` for ``x.sum()``, ``real`` for ``x.real``.  Its ``rule``
-names the JAX code path ``jaxtypes.ops`` follows to compute its dtype; its
+names the JAX code path ``jaxtypes.operation_rules`` follows to compute its dtype; its
 ``family`` is the promotion table of the generated stubs it shares with the
 operations that always give the same answers (``+`` and ``*`` read one table).
 
-Everything that lists operations reads them here: ``jaxtypes.ops`` (the
+Everything that lists operations reads them here: ``jaxtypes.operation_rules`` (the
 answers), ``jaxtypes._array`` (the runtime class's operators),
-``jaxtypes._stubgen.jaxtypes_stubs`` (the stubs), the mypy plugin (the members it hooks) and
+``jaxtypes._stubgen.package_stubs`` (the stubs), the mypy plugin (the members it hooks) and
 the JAX-stub generator (the members of jax.Array it replaces).  Standard
 library only: the mypy plugin imports it.
 """
@@ -48,7 +48,7 @@ class Operation(NamedTuple):
     name: str
     kind: Kind
     symbol: str  # how a message writes it: "+", "//", "abs", "sum"
-    rule: str  # the JAX code path jaxtypes.ops follows (see RULES)
+    rule: str  # the JAX code path jaxtypes.operation_rules follows (see RULES)
     # The stubs' promotion table it shares with operations that give the same
     # answers; for a method, the generic class its table is, named after it
     # ("" where the stub declares the member itself).
@@ -89,7 +89,7 @@ class Operation(NamedTuple):
         return self.text or self.name
 
 
-# What each rule does, as jaxtypes.ops computes it (JAX 0.10's code paths).
+# What each rule does, as jaxtypes.operation_rules computes it (JAX 0.10's code paths).
 RULES: Final = {
     "join": "the promoted dtype",
     "matmul": "the promoted dtype, where lax.dot_general accepts the operands",
@@ -186,7 +186,7 @@ def with_rule(*rules: str) -> tuple[Operation, ...]:
 BINARY: Final = tuple(op.name for op in of_kind("binary"))
 COMPARISONS: Final = tuple(op.name for op in of_kind("comparison"))
 UNARY: Final = tuple(op.name for op in of_kind("unary"))
-# Everything jaxtypes.ops.method answers: methods, properties and indexing.
+# Everything jaxtypes.operation_rules.method answers: methods, properties and indexing.
 METHODS: Final = tuple(op.name for op in of_kind("property", "index", "method"))
 SYMBOLS: Final = {op.name: op.symbol for op in of_kind("binary", "comparison", "unary")}
 BINARY_RULES: Final = {op.name: op.rule for op in of_kind("binary")}

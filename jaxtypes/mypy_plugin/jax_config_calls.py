@@ -25,7 +25,7 @@ from mypy.types import Type
 from jaxtypes import lattice
 
 from . import errors, names
-from .settings import Settings
+from .project_settings import Settings
 
 __all__ = ["JAX_SETTINGS", "hooks"]
 
@@ -89,7 +89,7 @@ def _check(
     ctx: MethodContext, settings: Settings, args: tuple[Expression, Expression] | None, environment: bool
 ) -> None:
     """Note the setting ``args`` make (an option or an environment variable, and
-    its value) where it is a literal that differs from ``settings``."""
+    its value) where it is a literal that differs from ``project_settings``."""
     keys = _ENVIRONMENT if environment else _OPTIONS
     name = _literal(args[0]) if args is not None else None
     if args is None or not isinstance(name, str) or name not in keys:

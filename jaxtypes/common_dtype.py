@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from jaxtypes import lattice
-from jaxtypes.layers import FLAX_INEXACT_FLOOR
+from jaxtypes.layer_rules import FLAX_INEXACT_FLOOR
 from jaxtypes.promotion import dtype as _canonical_dtype
 from jaxtypes.promotion import dtype_of_node, node_of, result_type
 
