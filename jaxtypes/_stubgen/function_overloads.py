@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Final
 
 from jaxtypes import call_plans, function_rules, lattice, operation_rules
-from jaxtypes._stubgen import package_stubs
+from jaxtypes._stubgen import jax_transforms, package_stubs
 from jaxtypes._stubgen.syntax import (
     BUILTINS,
     ModuleShapeError,
@@ -1214,8 +1214,6 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
     ]
     result_var = ast.parse(_RESULT_TYPEVARS).body + named_result_classes(used_named)
     if needs_transform_prelude:
-        from jaxtypes._stubgen import jax_transforms
-
         result_var += jax_transforms.prelude()
     out = ast.Module(body=header + kept + names_from + result_var + defs, type_ignores=[])
     check_exports(tree, out, f"jax/{rel}")
@@ -1227,8 +1225,6 @@ def _lax_transform(
 ) -> tuple[list[ast.stmt], set[str], str] | None:
     if module != "jax.lax" or name != public:
         return None
-    from jaxtypes._stubgen import jax_transforms
-
     return jax_transforms.lax_transform_defs(root, source, name)
 
 
@@ -1258,10 +1254,11 @@ def _dtype_of(node: ast.stmt) -> ast.stmt:
 _FINFO_VALUES: Final = ("min", "max", "eps", "epsneg", "tiny", "resolution", "smallest_normal", "smallest_subnormal")
 
 
-def transform_markers(text: str, tables: FunctionTables) -> str:
+def transform_markers(text: str, tables: FunctionTables, typevar_lines: Sequence[str] = ()) -> str:
     """jaxtypes' markers stub with the attributes the typed signatures read,
-    their protocols, and ``DtypeOf`` (JAX's scalar types)."""
-    from jaxtypes._stubgen import jax_transforms, layer_stubs  # (which import this module)
+    their protocols, and ``DtypeOf`` (JAX's scalar types); ``typevar_lines``
+    declare the TypeVars of the other stubs (the layers', the transforms'),
+    which their modules give."""
 
     tree = ast.parse(text)
     # Only where x64 does not change it: the mypy plugin's x64 setting cannot
@@ -1297,8 +1294,7 @@ def transform_markers(text: str, tables: FunctionTables) -> str:
         # The typed overloads' results (RESULT_TYPEVAR_NAMES), and a layer's
         # param_dtype= (PARAM_DTYPE_VAR): imported under private names.
         *(f'{name} = TypeVar("{name}")' for name in (*RESULT_TYPEVAR_NAMES.values(), PARAM_DTYPE_VAR)),
-        *layer_stubs.marker_typevar_lines(),
-        *jax_transforms.marker_typevar_lines(),
+        *typevar_lines,
         "",
     ]
     extra += tables.protocol_lines()

@@ -258,7 +258,11 @@ def render(jax: JaxInstall) -> dict[str, str]:
             + ast.unparse(jax_init)
             + "\n"
         )
-    markers = function_overloads.transform_markers(package_stubs.render_stubs()["jaxtypes/markers.pyi"], tables)
+    markers = function_overloads.transform_markers(
+        package_stubs.render_stubs()["jaxtypes/markers.pyi"],
+        tables,
+        [*layer_stubs.marker_typevar_lines(), *jax_transforms.marker_typevar_lines()],
+    )
     header = HEADER.format(jaxtypes=__version__, jax=jax.version, source="jaxtypes._stubgen.package_stubs")
     packages = {
         "jax": (jax.root, generated),
