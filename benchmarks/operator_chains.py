@@ -171,13 +171,13 @@ def write_baseline_with_deps(root: Path) -> None:
 def write_untyped_package(root: Path) -> None:
     """The installed jaxtypes package with its promotion typing taken out: in
     ``_array.pyi`` each operator and dtype method of Array has the plain
-    signature the mypy plugin gives it (jaxtypes.mypy_plugin.array_class), and
+    signature the mypy plugin gives it (jaxtypes.mypy_plugin.operator_signatures), and
     the marker classes of ``markers.pyi`` carry no tables.  Same modules, same
     dependencies: the difference from mypy+plugin is the plugin's own cost."""
     import ast
 
     import jaxtypes
-    from jaxtypes.mypy_plugin.array_class import SIGNATURES
+    from jaxtypes.mypy_plugin.operator_signatures import SIGNATURES
 
     # The package as imported: an editable install's is the checkout's jaxtypes/.
     installed = Path(jaxtypes.__file__).resolve().parent

@@ -40,7 +40,7 @@ from pathlib import Path
 from mypy.plugin import Plugin
 
 from jaxtypes.mypy_plugin import function_calls
-from jaxtypes.mypy_plugin.dtypes import Builder
+from jaxtypes.mypy_plugin.type_nodes import Builder
 
 
 class DumpPlans(Plugin):

@@ -365,7 +365,7 @@ def _title(node: str) -> str:
 # overload it called, ``def __call__(self: Self@MatmulBfloat16, other:
 # Array[OtherDtype33@__call__], /) -> ...``, so the tables have public-looking
 # names, nested in a private class: the mypy plugin finds them by their
-# qualified names, under ``jaxtypes.markers._`` (jaxtypes/mypy_plugin/marker_tables.py).
+# qualified names, under ``jaxtypes.markers._`` (jaxtypes/mypy_plugin/emptied_tables.py).
 TABLES_CLASS: Final = "_Tables"
 
 

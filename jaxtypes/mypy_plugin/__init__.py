@@ -15,9 +15,9 @@ and set JAX's configuration for the project (both optional; JAX's defaults)::
     x64 = false                 # or true: jax_enable_x64
     explicit_x64_dtypes = "warn"  # or "allow", "error": jax_explicit_x64_dtypes
 
-One module per feature: ``project_settings`` (configuration), ``array_class`` (plain
+One module per feature: ``project_settings`` (configuration), ``operator_signatures`` (plain
 signatures for Array's operators while mypy analyses the stub),
-``marker_tables`` (the promotion tables and jax.Array's descriptors emptied, as
+``emptied_tables`` (the promotion tables and jax.Array's descriptors emptied, as
 nothing reads them),
 ``operators``, ``methods`` (and ``astype``), ``runtime_api_calls`` (result_type,
 promote_types, promote_dtype), ``function_calls`` (JAX's functions under the
@@ -25,7 +25,7 @@ settings), ``layer_calls`` (Equinox's and Flax's layers, and Flax's pooling
 functions, under the settings), ``flax_modules`` (Linen's ``Module.apply``
 and ``init_with_output``: the module's ``__call__``'s result),
 ``jaxtyping_annotations`` (``Float32[Array, "b n"]``), ``jax_config_calls``
-(a note where the program sets JAX's configuration otherwise), ``dtypes``
+(a note where the program sets JAX's configuration otherwise), ``type_nodes``
 (mypy types <-> lattice nodes), ``errors`` (error codes, messages, the guard
 that keeps plugin bugs from crashing mypy); every name the plugin looks for
 is in ``names``.  The plugin imports only mypy, ``jaxtypes.lattice``,
@@ -54,7 +54,7 @@ from mypy.types import Instance, Type
 from jaxtypes._version import __version__ as jaxtypes_version
 
 from . import (
-    array_class,
+    emptied_tables,
     equalities,
     errors,
     flax_modules,
@@ -62,14 +62,14 @@ from . import (
     jax_config_calls,
     jaxtyping_annotations,
     layer_calls,
-    marker_tables,
     methods,
     names,
+    operator_signatures,
     operators,
     project_settings,
     runtime_api_calls,
 )
-from .dtypes import Builder
+from .type_nodes import Builder
 
 __all__ = ["plugin", "JaxtypesPlugin"]
 
@@ -129,9 +129,9 @@ class JaxtypesPlugin(Plugin):
         )
         builder = self._builder = Builder(self._lookup, self._named_type)
         self._class_mro_hooks: dict[str, Callable[[ClassDefContext], None]] = {
-            array: errors.guarded(lambda ctx: None)(array_class.replace_members) for array in names.ARRAYS
+            array: errors.guarded(lambda ctx: None)(operator_signatures.replace_members) for array in names.ARRAYS
         }
-        self._empty_table = errors.guarded(lambda ctx: None)(marker_tables.empty_table)
+        self._empty_table = errors.guarded(lambda ctx: None)(emptied_tables.empty_table)
         method_hooks: dict[str, Callable[[MethodContext], Type]] = {}
         for name, op in names.BINARY_METHODS.items():
             method_hooks[names.member(name)] = operators.binary_hook(op, False, v, builder)
@@ -281,7 +281,7 @@ class JaxtypesPlugin(Plugin):
 
     # -- hooks: dictionary look-ups
     def get_customize_class_mro_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
-        if marker_tables.is_table(fullname):
+        if emptied_tables.is_table(fullname):
             return self._empty_table
         return self._class_mro_hooks.get(fullname)
 

@@ -19,8 +19,8 @@ from mypy.types import Instance, Type, TypeVarType, get_proper_type
 from jaxtypes.lattice import Variant
 
 from . import errors
-from .dtypes import Builder, array_dtype, array_info, operands
 from .operators import binary_outcome, failure, report
+from .type_nodes import Builder, array_dtype, array_info, operands
 
 __all__ = ["scalar_equality_hook"]
 

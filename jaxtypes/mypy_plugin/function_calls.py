@@ -54,7 +54,7 @@ from jaxtypes.lattice import Variant
 from jaxtypes.operation_rules import DEFAULT
 
 from . import errors, names
-from .dtypes import Builder, DTypeLike, array_info, dtype_like
+from .type_nodes import Builder, DTypeLike, array_info, dtype_like
 
 __all__ = ["typed_functions", "function_hook"]
 

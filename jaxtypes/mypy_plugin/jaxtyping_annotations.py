@@ -28,7 +28,7 @@ from mypy.typeanal import TypeAnalyser
 from mypy.types import Instance, Type, get_proper_type
 
 from . import errors, names
-from .dtypes import array_info
+from .type_nodes import array_info
 
 __all__ = ["ANNOTATED", "DTYPE_OF_NAME", "annotated_hook"]
 

@@ -64,8 +64,8 @@ from jaxtypes import lattice, layer_rules
 from jaxtypes.lattice import Variant
 
 from . import errors, names
-from .dtypes import Builder, array_info, dtype_like
 from .methods import bool_value
+from .type_nodes import Builder, array_info, dtype_like
 
 __all__ = [
     "typed_layer_calls",

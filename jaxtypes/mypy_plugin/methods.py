@@ -23,7 +23,7 @@ from jaxtypes import lattice, operation_rules
 from jaxtypes.lattice import Variant
 
 from . import errors, names
-from .dtypes import Alt, Builder, array_dtype, dtype_like, operands
+from .type_nodes import Alt, Builder, array_dtype, dtype_like, operands
 
 __all__ = ["method_hook", "property_hook", "item_hook", "astype_hook"]
 

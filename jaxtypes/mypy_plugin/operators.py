@@ -23,7 +23,7 @@ from jaxtypes import lattice, operation_rules
 from jaxtypes.lattice import Variant
 
 from . import errors, names
-from .dtypes import Alt, Builder, Operand, array_dtype, array_info, shareable
+from .type_nodes import Alt, Builder, Operand, array_dtype, array_info, shareable
 
 __all__ = ["binary_hook", "unary_hook", "abs_function_hook", "binary_outcome", "failure", "report"]
 

@@ -39,8 +39,8 @@ from jaxtypes.lattice import Variant
 from jaxtypes.layer_rules import FLAX_INEXACT_FLOOR
 
 from . import errors, names
-from .dtypes import Builder, DTypeLike, array_info, dtype_like
 from .methods import bool_value
+from .type_nodes import Builder, DTypeLike, array_info, dtype_like
 
 __all__ = ["result_type_hook", "promote_types_hook", "promote_dtype_hook", "common_dtype"]
 

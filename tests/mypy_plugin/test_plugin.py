@@ -33,7 +33,7 @@ def f(a: Array[uint32], b: Array[int32], x: Array[float32], i: Array[int8]) -> N
 @pytest.fixture(autouse=True)
 def _helpers(support: Any) -> None:
     global settings, run_mypy, mypy_env
-    settings = support.load_checkout_plugin().settings
+    settings = support.load_checkout_plugin().project_settings
     run_mypy = support.run_mypy
     mypy_env = support.mypy_env
 
@@ -442,16 +442,17 @@ def test_daemon_accepts_an_edit_that_keeps_the_settings(tmp_path: Path) -> None:
 INJECT = textwrap.dedent("""\
     import sys
     from jaxtypes import lattice, operation_rules
-    import jaxtypes.mypy_plugin.array_class as array_class
-    import jaxtypes.mypy_plugin.dtypes as dtypes
+    import jaxtypes.mypy_plugin.operator_signatures as operator_signatures
+    import jaxtypes.mypy_plugin.type_nodes as type_nodes
 
     def boom(*args, **kwargs):
         raise RuntimeError("injected plugin failure")
 
-    for module, name in [(ops, "binary"), (ops, "unary"), (ops, "method"), (ops, "item_type"),
+    for module, name in [(operation_rules, "binary"), (operation_rules, "unary"), (operation_rules, "method"),
+                         (operation_rules, "item_type"),
                          (lattice, "result_type"), (lattice, "join"),
-                         (array_class, "_parse_class_body"), (dtypes.Builder, "array_of"),
-                         (dtypes.Builder, "numpy_dtype")]:
+                         (operator_signatures, "_parse_class_body"), (type_nodes.Builder, "array_of"),
+                         (type_nodes.Builder, "numpy_dtype")]:
         setattr(module, name, boom)
     from mypy.main import main
     main(args=sys.argv[1:], clean_exit=True)
@@ -521,7 +522,7 @@ def _params(func: ast.FunctionDef) -> list[tuple[str, str, str | None]]:
 
 
 def _replacement(plugin: Any, name: str) -> ast.FunctionDef:
-    source = "class Array:\n" + textwrap.indent(plugin.array_class.SIGNATURES[name], "    ")
+    source = "class Array:\n" + textwrap.indent(plugin.operator_signatures.SIGNATURES[name], "    ")
     cls = ast.parse(source).body[0]
     assert isinstance(cls, ast.ClassDef)
     func = cls.body[0]
@@ -535,7 +536,7 @@ def test_replacements_match_the_stub(plugin_source: Any) -> None:
     of the stub's Array has a replacement: a stub change shows up here."""
     tree = ast.parse((ROOT / "jaxtypes" / "_array.pyi").read_text())
     array = _stub_class(tree, "Array")
-    sigs = plugin_source.array_class.SIGNATURES
+    sigs = plugin_source.operator_signatures.SIGNATURES
     members: dict[str, ast.stmt] = {}
     for node in array.body:
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):

@@ -6,7 +6,7 @@ that Array's descriptors read; the stubs of ``jaxtypes jax-stubs`` add, for
 ``jax.Array``, descriptor classes with one ``__get__`` overload per marker
 (``_AddOp``, ``_SumMethod``, ...: subclasses of ``_Descriptor`` in
 ``jax._src.basearray``).  With the plugin, Array's members are replaced
-(array_class.py, for ``jaxtypes.Array`` and ``jax.Array`` alike) and the
+(operator_signatures.py, for ``jaxtypes.Array`` and ``jax.Array`` alike) and the
 results come from jaxtypes.operation_rules, so nothing reads either; analysing their
 3,100 overloads would still cost a fifth of a cold run on a file of a few
 hundred lines.  A customize-MRO hook, which runs before a class body is
