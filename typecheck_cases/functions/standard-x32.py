@@ -763,6 +763,15 @@ def case_lax_igamma(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_floa
     reveal_type(lax.igamma(weak_i, a_int8))  # JAX: error TypeError
 
 
+def case_lax_igamma_grad_a(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
+    reveal_type(lax.igamma_grad_a(a_int8, a_int8))  # JAX: error TypeError
+    reveal_type(lax.igamma_grad_a(a_bfloat16, a_bfloat16))  # JAX: bfloat16
+    reveal_type(lax.igamma_grad_a(a_float32, a_float32))  # JAX: float32
+    reveal_type(lax.igamma_grad_a(a_bfloat16, a_float32))  # JAX: error TypeError
+    reveal_type(lax.igamma_grad_a(a_float32, weak_f))  # JAX: float32
+    reveal_type(lax.igamma_grad_a(weak_i, a_int8))  # JAX: error TypeError
+
+
 def case_lax_igammac(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
     reveal_type(lax.igammac(a_int8, a_int8))  # JAX: error TypeError
     reveal_type(lax.igammac(a_bfloat16, a_bfloat16))  # JAX: bfloat16
@@ -1000,6 +1009,15 @@ def case_lax_pow(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float],
     reveal_type(lax.pow(a_bfloat16, a_float32))  # JAX: error TypeError
     reveal_type(lax.pow(a_float32, weak_f))  # JAX: float32
     reveal_type(lax.pow(weak_i, a_int8))  # JAX: error TypeError
+
+
+def case_lax_random_gamma_grad(a_bfloat16: jax.Array[bfloat16], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8]) -> None:
+    reveal_type(lax.random_gamma_grad(a_int8, a_int8))  # JAX: error TypeError
+    reveal_type(lax.random_gamma_grad(a_bfloat16, a_bfloat16))  # JAX: bfloat16
+    reveal_type(lax.random_gamma_grad(a_float32, a_float32))  # JAX: float32
+    reveal_type(lax.random_gamma_grad(a_bfloat16, a_float32))  # JAX: bfloat16
+    reveal_type(lax.random_gamma_grad(a_float32, weak_f))  # JAX: float32
+    reveal_type(lax.random_gamma_grad(weak_i, a_int8))  # JAX: error TypeError
 
 
 def case_lax_real(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:

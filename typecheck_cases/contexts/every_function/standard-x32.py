@@ -2556,6 +2556,41 @@ def default_lax_igamma_bfloat16_bfloat16(v: jax.Array[float32] = lax.igamma(a_bf
     del v
 
 
+# lax.igamma_grad_a(a_bfloat16, a_bfloat16): bfloat16 in JAX
+def known_lax_igamma_grad_a_bfloat16_bfloat16() -> None:
+    assert_type(lax.igamma_grad_a(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
+
+
+def return_lax_igamma_grad_a_bfloat16_bfloat16() -> jax.Array[float32]:
+    return lax.igamma_grad_a(a_bfloat16, a_bfloat16)  # E: return
+
+
+def assign_lax_igamma_grad_a_bfloat16_bfloat16() -> None:
+    y: jax.Array[float32] = lax.igamma_grad_a(a_bfloat16, a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_lax_igamma_grad_a_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
+    r = lax.igamma_grad_a(a_bfloat16, a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_lax_igamma_grad_a_bfloat16_bfloat16() -> None:
+    takes_float32(lax.igamma_grad_a(a_bfloat16, a_bfloat16))  # E: argument
+
+
+def attribute_lax_igamma_grad_a_bfloat16_bfloat16(holder: Holder) -> None:
+    holder.float32_ = lax.igamma_grad_a(a_bfloat16, a_bfloat16)  # E: attribute-assignment
+
+
+def field_lax_igamma_grad_a_bfloat16_bfloat16() -> None:
+    Fields(float32_=lax.igamma_grad_a(a_bfloat16, a_bfloat16))  # E: argument
+
+
+def default_lax_igamma_grad_a_bfloat16_bfloat16(v: jax.Array[float32] = lax.igamma_grad_a(a_bfloat16, a_bfloat16)) -> None:  # E: default
+    del v
+
+
 # lax.igammac(a_bfloat16, a_bfloat16): bfloat16 in JAX
 def known_lax_igammac_bfloat16_bfloat16() -> None:
     assert_type(lax.igammac(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
@@ -3393,6 +3428,41 @@ def field_lax_pow_bfloat16_bfloat16() -> None:
 
 
 def default_lax_pow_bfloat16_bfloat16(v: jax.Array[float32] = lax.pow(a_bfloat16, a_bfloat16)) -> None:  # E: default
+    del v
+
+
+# lax.random_gamma_grad(a_bfloat16, a_bfloat16): bfloat16 in JAX
+def known_lax_random_gamma_grad_bfloat16_bfloat16() -> None:
+    assert_type(lax.random_gamma_grad(a_bfloat16, a_bfloat16), jax.Array[bfloat16])
+
+
+def return_lax_random_gamma_grad_bfloat16_bfloat16() -> jax.Array[float32]:
+    return lax.random_gamma_grad(a_bfloat16, a_bfloat16)  # E: return
+
+
+def assign_lax_random_gamma_grad_bfloat16_bfloat16() -> None:
+    y: jax.Array[float32] = lax.random_gamma_grad(a_bfloat16, a_bfloat16)  # E: assignment
+    del y
+
+
+def rebind_lax_random_gamma_grad_bfloat16_bfloat16(r: jax.Array[float32]) -> None:
+    r = lax.random_gamma_grad(a_bfloat16, a_bfloat16)  # E: assignment
+    takes_float32(r)
+
+
+def argument_lax_random_gamma_grad_bfloat16_bfloat16() -> None:
+    takes_float32(lax.random_gamma_grad(a_bfloat16, a_bfloat16))  # E: argument
+
+
+def attribute_lax_random_gamma_grad_bfloat16_bfloat16(holder: Holder) -> None:
+    holder.float32_ = lax.random_gamma_grad(a_bfloat16, a_bfloat16)  # E: attribute-assignment
+
+
+def field_lax_random_gamma_grad_bfloat16_bfloat16() -> None:
+    Fields(float32_=lax.random_gamma_grad(a_bfloat16, a_bfloat16))  # E: argument
+
+
+def default_lax_random_gamma_grad_bfloat16_bfloat16(v: jax.Array[float32] = lax.random_gamma_grad(a_bfloat16, a_bfloat16)) -> None:  # E: default
     del v
 
 
