@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from jaxtypes import call_plans
-from jaxtypes._stubgen import jax_functions, jax_stubs
+from jaxtypes._stubgen import function_overloads, jax_stubs
 
 import project_runs
 
@@ -144,7 +144,7 @@ def test_overloads_are_the_generated_stub_s(name: str, shown: dict[str, str], nu
 
 @pytest.mark.parametrize("name", ["sqrt", "add", "zeros"])
 def test_plan_is_call_plans_for_jax_s_declaration(name: str, shown: dict[str, str], numpy_stub: str) -> None:
-    params, vararg = jax_functions.parameters(_last_declaration(numpy_stub, name))
+    params, vararg = function_overloads.parameters(_last_declaration(numpy_stub, name))
     plan = call_plans.call_plan(f"jax.numpy.{name}", params, vararg)
     assert plan is not None and plan.overloads
     printed = dict(line.strip().split(": ", 1) for line in _block(shown[f"jax.numpy.{name}"], "call plan"))
@@ -165,7 +165,7 @@ def test_plan_is_call_plans_for_jax_s_declaration(name: str, shown: dict[str, st
 
 
 def test_untyped_function_has_no_plan(shown: dict[str, str], numpy_stub: str) -> None:
-    params, vararg = jax_functions.parameters(_last_declaration(numpy_stub, "rint"))
+    params, vararg = function_overloads.parameters(_last_declaration(numpy_stub, "rint"))
     assert call_plans.call_plan("jax.numpy.rint", params, vararg) is None
     section = shown["jax.numpy.rint"]
     assert "family: untyped" in _block(section, "row of jaxtypes/functions.csv")[1]

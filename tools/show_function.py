@@ -38,8 +38,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Final
 
-from jaxtypes import call_plans, functions
-from jaxtypes._stubgen import jax_functions, jax_stubs
+from jaxtypes import call_plans, function_rules
+from jaxtypes._stubgen import function_overloads, jax_stubs
 from jaxtypes._stubgen.syntax import stub_def
 from tools import checkers
 from tools.cases import function_cases
@@ -49,12 +49,12 @@ PROG: Final = "python -m tools.show_function"
 CASES: Final = Path("typecheck_cases") / "functions" / "standard-x32.py"
 DEFAULT_CHECKERS: Final = (checkers.MYPY_PLUGIN, "pyright")
 # A function's second probes, each a case function of its own (``case_jnp_sum_dtype``).
-PROBE_SUFFIXES: Final = ("", functions.DTYPE_PROBE[0], functions.PREFERRED_PROBE[0])
+PROBE_SUFFIXES: Final = ("", function_rules.DTYPE_PROBE[0], function_rules.PREFERRED_PROBE[0])
 CASE_LINE: Final = re.compile(r"^\s*reveal_type\((?P<expr>.*)\)\s+#\s*JAX:\s*(?P<answer>.*?)\s*$")
 _QUALIFIER: Final = re.compile(r"\b(?:[A-Za-z_]\w*\.)+(?=[A-Za-z_])")
 # (mypy shows a NamedTuple of results as its items and, again, its class)
 _FALLBACK: Final = re.compile(r", fallback=.*\]$")
-_MARKER_REF: Final = re.compile(rf"\b{jax_functions.MARKERS}\.(\w+)")
+_MARKER_REF: Final = re.compile(rf"\b{function_overloads.MARKERS}\.(\w+)")
 
 
 class UnknownFunction(ValueError):
@@ -66,11 +66,11 @@ def table_name(name: str) -> str:
     -> ``jax.numpy.sqrt``); ``UnknownFunction`` when the table has no such row."""
     shorts = {short: long for long, short in function_cases.MODULES.items()}
     spellings = [name, *(long + name[len(short) :] for short, long in shorts.items() if name.startswith(short))]
-    found = next((s for s in spellings if s in functions.TABLE), None)
+    found = next((s for s in spellings if s in function_rules.TABLE), None)
     if found is not None:
         return found
     known: dict[str, str] = {}
-    for full in functions.TABLE:
+    for full in function_rules.TABLE:
         known[full] = full
         prefix = next((p for p in function_cases.MODULES if full.startswith(p)), None)
         if prefix is not None:
@@ -81,14 +81,14 @@ def table_name(name: str) -> str:
         if close
         else "; name it as the table does (jax.numpy.sqrt) or as the case files do (jnp.sqrt, lax.add)"
     )
-    raise UnknownFunction(f"{name!r} is not a function of jaxtypes/{functions.TABLE_FILE}{hint}")
+    raise UnknownFunction(f"{name!r} is not a function of jaxtypes/{function_rules.TABLE_FILE}{hint}")
 
 
 # ------------------------------------------------------------------ the row
 def row(name: str) -> dict[str, str]:
     """The cells of ``name``'s row that are set."""
-    text = resources.files("jaxtypes").joinpath(functions.TABLE_FILE).read_text(encoding="utf-8")
-    (found,) = [r for r in functions.read_rows(text) if r["name"] == name]
+    text = resources.files("jaxtypes").joinpath(function_rules.TABLE_FILE).read_text(encoding="utf-8")
+    (found,) = [r for r in function_rules.read_rows(text) if r["name"] == name]
     return {column: cell for column, cell in found.items() if cell and column != "name"}
 
 
@@ -112,27 +112,27 @@ class Rendered:
 
 @contextlib.contextmanager
 def _recording() -> Generator[dict[str, list[Declaration]], None, None]:
-    """The declarations ``jax_functions._typed`` is handed meanwhile: the
+    """The declarations ``function_overloads._typed`` is handed meanwhile: the
     generator's own lookup (its modules, re-exports and overloads), not a
     second one."""
     seen: dict[str, list[Declaration]] = {}
-    typed = jax_functions._typed  # pyright: ignore[reportPrivateUsage]
+    typed = function_overloads._typed  # pyright: ignore[reportPrivateUsage]
 
     def recording(
         name: str,
         fn: ast.FunctionDef,
-        tables: jax_functions.FunctionTables,
+        tables: function_overloads.FunctionTables,
         named: Mapping[str, Sequence[str]] | None = None,
     ) -> list[ast.FunctionDef]:
         out = typed(name, fn, tables, named)
         seen.setdefault(name, []).append(Declaration(fn, len(out)))
         return out
 
-    jax_functions._typed = recording  # pyright: ignore[reportPrivateUsage]
+    function_overloads._typed = recording  # pyright: ignore[reportPrivateUsage]
     try:
         yield seen
     finally:
-        jax_functions._typed = typed  # pyright: ignore[reportPrivateUsage]
+        function_overloads._typed = typed  # pyright: ignore[reportPrivateUsage]
 
 
 def render() -> Rendered:
@@ -360,8 +360,8 @@ def _parameter_text(p: call_plans.Parameter) -> str:
 
 def report(name: str, rendered: Rendered, markers: MarkerTypes) -> list[str]:
     """Sections 1 to 3 of ``name``: its row, plan and overloads."""
-    rule = functions.TABLE[name]
-    out = [name, "=" * len(name), f"row of jaxtypes/{functions.TABLE_FILE}:"]
+    rule = function_rules.TABLE[name]
+    out = [name, "=" * len(name), f"row of jaxtypes/{function_rules.TABLE_FILE}:"]
     out += [f"  {column}: {cell}" for column, cell in row(name).items()]
     out += [f"rule: {describe(rule)}", ""]
     found = declaration(rendered, name)
@@ -369,7 +369,7 @@ def report(name: str, rendered: Rendered, markers: MarkerTypes) -> list[str]:
     if found is None:
         out += [f"declaration: the generator read no declaration of {name} in JAX {rendered.jax_version}", ""]
     else:
-        params, vararg = jax_functions.parameters(found.fn)
+        params, vararg = function_overloads.parameters(found.fn)
         signature = ast.unparse(stub_def(found.fn)).splitlines()[0]
         out += [f"declaration (JAX {rendered.jax_version}), as the generator read it:", f"  {signature}"]
         out += [f"    {_parameter_text(p)}" for p in params]
@@ -379,7 +379,7 @@ def report(name: str, rendered: Rendered, markers: MarkerTypes) -> list[str]:
         out.append("call plan (jaxtypes.call_plans.call_plan):")
         if plan is None:
             out.append(f"  none: family {rule.family}" + (f" ({rule.reason})" if rule.reason else ""))
-            if name in functions.PREFERRED_TYPED:
+            if name in function_rules.PREFERRED_TYPED:
                 out.append("  (typed for preferred_element_type= alone: its row's preferred column)")
         else:
             out += _plan_lines(plan, params)
