@@ -512,11 +512,9 @@ def test_hover_on_a_flax_layer_names_no_internals(jax_session: Session) -> None:
     assert not INTERNAL.search(call), call
     assert session.hover(session.position("h =", "h")) == "(variable) h: Array[bfloat16]"
     assert session.hover(session.position("layer =", "layer")) == "(variable) layer: Dense[bfloat16, Any]"
-    # A gap, written out: a layer made without dtype is typed Dense[<no
-    # dtype>, its parameters' dtype], and the class standing for "no dtype"
-    # keeps its private name: the mypy plugin reads it by that name
-    # (jaxtypes/mypy_plugin/names.py, FLAX_NO_DTYPES).
-    assert session.hover(session.position("plain =", "plain")) == "(variable) plain: Dense[_JaxtypesNoDtype, float32]"
+    # A layer made without dtype is Dense[<no dtype>, its parameters' dtype]:
+    # the class standing for "no dtype" is the markers stub's NoDtype.
+    assert session.hover(session.position("plain =", "plain")) == "(variable) plain: Dense[NoDtype, float32]"
 
 
 def test_completion_lists_public_members_and_no_private_ones(session: Session) -> None:

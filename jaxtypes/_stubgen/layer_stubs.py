@@ -227,10 +227,10 @@ from typing_extensions import TypeVar as _JaxtypesTypeVar
 import jax as _jaxtypes_jax
 import jaxtypes.markers as {_MARKERS}
 
-@_jaxtypes_type_check_only
-class _JaxtypesNoDtype:
-    \"\"\"The computation dtype of a layer made without ``dtype``: its
-    parameters' and its input's promotion decide.\"\"\"
+# The computation dtype of a layer made without ``dtype``, declared by the
+# markers stub under a public-looking name (a hover shows
+# ``Dense[NoDtype, float32]``), imported under a private one.
+from jaxtypes.markers import NoDtype as _JaxtypesNoDtype
 
 # The TypeVars of dtype= and param_dtype=, which an IDE's hover on a layer's
 # class shows (``dtype: DtypeOf[D@__init__, Any] | ...``): declared by the
@@ -247,11 +247,16 @@ _JaxtypesLayerParamT = _JaxtypesTypeVar("_JaxtypesLayerParamT")
 # plugin answers for the project's x64 setting.
 _DEFAULT_FLOAT: Final = "_JaxtypesDefaultFloat"
 _EQUINOX_PRELUDE: Final = f"""
-@_jaxtypes_type_check_only
-class {_DEFAULT_FLOAT}:
-    \"\"\"The dtype of an Equinox layer made without ``dtype``: JAX's default
-    float (float32; float64 with x64 on).\"\"\"
+from jaxtypes.markers import DefaultFloat as {_DEFAULT_FLOAT}
 """
+# The classes standing for "no dtype" and "JAX's default float", declared in
+# the markers stub (marker_typevar_lines), whose names a hover shows.
+_MARKER_CLASSES: Final = (
+    '@type_check_only\nclass NoDtype:\n    """The computation dtype of a Flax or Equinox layer made without'
+    " ``dtype``: its parameters' and its input's promotion decide.\"\"\"",
+    '@type_check_only\nclass DefaultFloat:\n    """The dtype of an Equinox layer made without ``dtype``:'
+    ' JAX\'s default float (float32; float64 with x64 on)."""',
+)
 
 
 def _dtype_argument(var: str) -> str:
@@ -761,11 +766,15 @@ def _public_typevars() -> dict[str, tuple[str, tuple[str, ...]]]:
 
 
 def marker_typevar_lines() -> list[str]:
-    """The declarations of the layer stubs' bounded TypeVars in the markers
-    stub (``jaxtypes._stubgen.function_overloads.transform_markers`` adds them)."""
+    """The declarations of the layer stubs' bounded TypeVars, and of the
+    classes of "no dtype" and "JAX's default float", in the markers stub
+    (``jaxtypes._stubgen.function_overloads.transform_markers`` adds them)."""
     return [
-        f'{public} = TypeVar("{public}", bound={" | ".join(lattice.MARKER_NAME[n] for n in nodes)})'
-        for public, nodes in _public_typevars().values()
+        *(
+            f'{public} = TypeVar("{public}", bound={" | ".join(lattice.MARKER_NAME[n] for n in nodes)})'
+            for public, nodes in _public_typevars().values()
+        ),
+        *_MARKER_CLASSES,
     ]
 
 

@@ -3,7 +3,7 @@
 A layer of ``equinox.nn`` made without ``dtype`` has parameters in JAX's
 default float, which x64 decides; the stubs of ``jaxtypes jax-stubs`` give
 it for x64 off (the layer's second type argument is the stubs'
-``_JaxtypesDefaultFloat``), and give no error for an input the layer
+``jaxtypes.markers.DefaultFloat``), and give no error for an input the layer
 refuses.  The plugin asks ``jaxtypes.layer_rules`` for the call's output in the
 configured x64 and promotion, from the input's dtype and the layer's.  A
 call it cannot read exactly (an input of unknown dtype, a layer whose dtype

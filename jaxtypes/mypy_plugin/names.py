@@ -30,13 +30,13 @@ DESCRIPTOR_BASE: Final = "jax._src.basearray._Descriptor"
 # Equinox's layers in the stubs of `jaxtypes jax-stubs` (equinox.nn.Linear...),
 # and the type argument of a layer made without dtype: JAX's default float.
 EQUINOX_NN: Final = "equinox.nn."
-EQUINOX_DEFAULT_FLOAT: Final = "equinox.nn._JaxtypesDefaultFloat"
-EQUINOX_NO_DTYPE: Final = "equinox.nn._JaxtypesNoDtype"
+EQUINOX_DEFAULT_FLOAT: Final = "jaxtypes.markers.DefaultFloat"
+EQUINOX_NO_DTYPE: Final = "jaxtypes.markers.NoDtype"
 # Flax's layers in those stubs (flax.linen.Dense, flax.nnx.Linear...), and the
 # type argument of a layer made without a computation dtype.
 FLAX_LAYERS: Final = ("flax.linen.", "flax.nnx.")
 FLAX_POOLING: Final = "flax.linen.pooling"  # where Flax defines avg_pool, max_pool, min_pool
-FLAX_NO_DTYPES: Final = ("flax.linen._JaxtypesNoDtype", "flax.nnx._JaxtypesNoDtype")
+FLAX_NO_DTYPES: Final = ("jaxtypes.markers.NoDtype",)
 # Linen's Module, its methods that run a module's __call__, and the
 # decorators of a __call__ that return the method as it is.
 FLAX_MODULE: Final = "flax.linen.module.Module"
