@@ -50,8 +50,8 @@ class DumpPlans(Plugin):
     def _dump(self, ctx):
         builder = Builder(self.lookup_fully_qualified, ctx.api.named_generic_type)
         plans = {}
-        for name in sorted(set(function_overloads.typed_functions().values())):
-            plan = function_overloads._call_plan(name, builder)
+        for name in sorted(set(function_calls.typed_functions().values())):
+            plan = function_calls._call_plan(name, builder)
             plans[name] = None if plan is None else {
                 k: sorted(v) if isinstance(v, (tuple, frozenset)) else v
                 for k, v in dataclasses.asdict(plan).items() if k != "rule"
@@ -135,7 +135,7 @@ def plans(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dic
     )
     out = root / "plans.json"
     run = subprocess.run(
-        [sys.executable, "-m", "mypy", "--no-incremental", "probe.py"],
+        [sys.executable, "-m", "mypy", "--no-incremental", "--show-traceback", "probe.py"],
         cwd=root,
         capture_output=True,
         text=True,
