@@ -190,6 +190,36 @@ def wrong_codes(kind: str, checker: str, got: Iterable[Error]) -> list[Error]:
     return [e for e in got if e.code not in want]
 
 
+# A listed deviation of a hand-written case line is written where a reader
+# of the case sees it too, on the comment lines right above it: ``# deviation
+# (ty): REASON``, with the entry's checkers and reason (as django-stubs puts a
+# checker's ignore at its line); tests/test_typecheck_cases.py checks the two
+# agree.  (The generated cases' deviations, lines of a ``line_regex``, are
+# listed only.)
+DEVIATION_NOTE = re.compile(r"^\s*# deviation \((?P<checkers>[\w-]+(?:, [\w-]+)*)\): (?P<reason>.+?)\s*$")
+
+
+def deviation_notes(text: str) -> dict[int, list[tuple[tuple[str, ...], str]]]:
+    """{line number: [(checkers, reason)]} of the deviation notes written
+    above each case line of a file."""
+    out: dict[int, list[tuple[tuple[str, ...], str]]] = {}
+    pending: list[tuple[tuple[str, ...], str]] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        found = DEVIATION_NOTE.match(line)
+        if found:
+            pending.append((tuple(found.group("checkers").split(", ")), found.group("reason")))
+        elif pending and not line.lstrip().startswith("#"):
+            out[n], pending = pending, []
+    if pending:  # (notes above no line: past the end)
+        out[len(text.splitlines()) + 1] = pending
+    return out
+
+
+def listed_deviations() -> list[dict[str, Any]]:
+    """The entries of typecheck_cases/deviations.toml."""
+    return list(tomllib.loads(DEVIATIONS.read_text()).get("deviation", []))
+
+
 def deviations(
     checker: str, files: Mapping[str, str], config: str = "standard-x32", some_files: bool = False
 ) -> dict[tuple[str, int], dict[str, Any]]:
@@ -202,9 +232,8 @@ def deviations(
     ``count`` being a number or a table of one for each of them.  With
     ``some_files`` (a run of some of the case files), an entry for files
     that are not among ``files`` is left out."""
-    data = tomllib.loads(DEVIATIONS.read_text())
     out = {}
-    for entry in data.get("deviation", []):
+    for entry in listed_deviations():
         if checker not in entry["checkers"] or config not in entry.get("configs", ["standard-x32"]):
             continue
         hits = []

@@ -160,3 +160,41 @@ def test_the_sample_and_the_rest_are_every_case_once() -> None:
                     every = operands
                 assert operands == every, rel
     assert 0.1 < in_sample / cases < 0.2, (in_sample, cases)
+
+
+def _hand_written_case_files() -> dict[str, str]:
+    """Every case file a reader writes by hand (not the generated ones)."""
+    return {
+        path.relative_to(CASES).as_posix(): path.read_text()
+        for path in sorted(CASES.rglob("*.py"))
+        if path.relative_to(CASES).parts[0] not in ("generated", "functions", "contexts")
+    }
+
+
+def test_a_listed_deviation_is_written_at_its_line() -> None:
+    """Each deviation of typecheck_cases/deviations.toml that names a
+    hand-written line has its note, ``# deviation (CHECKERS): REASON``, right
+    above that line, and every such note is one of the list's."""
+    files = _hand_written_case_files()
+    listed: set[tuple[str, int, tuple[str, ...], str]] = set()
+    for entry in expected_errors.listed_deviations():
+        if "line" not in entry or entry["file"] not in files:
+            continue
+        lines = files[entry["file"]].splitlines()
+        hits = [n for n, text in enumerate(lines, 1) if text.strip() == entry["line"].strip()]
+        assert hits, f"{entry['file']}: no line {entry['line']!r}"
+        listed |= {(entry["file"], n, tuple(entry["checkers"]), entry["reason"]) for n in hits}
+    written = {
+        (rel, n, checkers, reason)
+        for rel, text in files.items()
+        for n, notes in expected_errors.deviation_notes(text).items()
+        for checkers, reason in notes
+    }
+    assert len(listed) >= 16
+    assert sorted(listed - written) == [], "listed deviations without their note at the line"
+    assert sorted(written - listed) == [], "notes at a line that deviations.toml does not list"
+
+
+def test_deviation_notes_are_read_above_their_line() -> None:
+    text = "x = 1\n# deviation (ty): a reason\n# another comment\nassert_type(x, int)\n# deviation (mypy): other\n"
+    assert expected_errors.deviation_notes(text) == {4: [(("ty",), "a reason")], 6: [(("mypy",), "other")]}

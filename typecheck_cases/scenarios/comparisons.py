@@ -30,4 +30,5 @@ def unknown_dtypes(a: Array[Any], x: Array[float32], i: Array[int8]) -> None:
 
 def no_path(f8: Array[float8_e4m3fn], c: Array[complex64]) -> None:
     f8 < c  # E: promotion
+    # deviation (ty): ty accepts == through object.__eq__
     f8 == c  # E: promotion

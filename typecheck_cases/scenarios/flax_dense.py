@@ -22,6 +22,7 @@ class Dense:
         return y
 
     def wrong(self, x: Array[bfloat16]) -> Array[bfloat16]:
+        # deviation (mypy): mypy infers the operator in the return type's context
         return x @ self.kernel  # E: return
 
 

@@ -29,6 +29,7 @@ def members(x: Array[int8], b: Array[bfloat16], c: Array[complex64], u: Array[ui
     assert_type(x[0], Array[int8])
     assert_type(len(x), int)
     assert_type(iter(x), Iterator[Array[int8]])
+    # deviation (ty): ty's float is int | float
     assert_type(float(x), float)
     assert_type(int(x), int)
     assert_type(bool(x), bool)

@@ -34,6 +34,7 @@ def scalars(x: Array[float32], i: Array[int8], b: Array[bfloat16], f64: np.float
 
 def rejected(q: Array[int4], i: Array[int8]) -> None:
     q + np.float32(1)  # E: promotion
+    # deviation (mypy-plugin): mypy reports the NumPy scalar's own operator first
     np.float32(1) + q  # E: promotion
     i @ np.int8(2)  # E: unsupported
 
@@ -44,7 +45,9 @@ def arrays(x: Array[float32], i: Array[int8], nd: npt.NDArray[np.float32],
     assert_type(i * nd, Array[float32])
     assert_type(i + nd64, Array[float32])
     assert_type(i @ nd, Array[float32])
+    # deviation (mypy, mypy-plugin, pyright, basedpyright, pyrefly, ty): numpy's ndarray.__add__ takes an Array (an array-like)
     assert_type(nd + x, Array[float32])
+    # deviation (mypy, mypy-plugin, pyright, basedpyright, pyrefly, ty): a NumPy scalar's __lt__ takes an Array (an array-like)
     assert_type(np.float32(1) < x, Array[bool_])
 
 
@@ -59,6 +62,7 @@ def unknown(x: Array[float32], nd: npt.NDArray[Any], fl: np.floating[Any],
 def array_like(x: Array[float32], a: ArrayLike) -> None:
     # Each member's answer: Array and ndarray of unknown dtype, np.bool_,
     # np.number of unknown precision, bool, int, float, complex.
+    # deviation (mypy-plugin): the plugin answers Array[Any] for an operand with a member of unknown dtype
     assert_type(x + a, Array[Any] | Array[float32] | Array[complex64])
 
 
@@ -70,4 +74,5 @@ def inline(x: Array[float32], i: Array[int8]) -> None:
 
 def ml_dtypes_scalar(x: Array[float32]) -> None:
     # JAX gives float32; ml_dtypes types its scalar types as type[np.generic].
+    # deviation (pyright, basedpyright, pyrefly, ty): ml_dtypes' scalar types are type[np.generic], of no known dtype
     x + ml_dtypes.bfloat16(1.0)

@@ -17,5 +17,6 @@ def rms_norm_with_a_new_name(x: Array[bfloat16], scale: Array[float32]) -> Array
 
 
 def rms_norm_re_bound(x: Array[bfloat16]) -> Array[bfloat16]:
+    # deviation (mypy): mypy without the plugin solves astype against the declared type, then falls back to Array[Any]
     x = x.astype(float32)  # E: assignment
     return x

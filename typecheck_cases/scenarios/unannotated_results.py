@@ -16,5 +16,7 @@ def upcast_annotated(x: Array[bfloat16]) -> Array[float32]:
 
 
 def uses(x: Array[bfloat16]) -> None:
+    # deviation (mypy, mypy-plugin): mypy gives a function without a return annotation the result Any
+    # deviation (ty): ty does not infer the result of a function without a return annotation
     assert_type(upcast(x), Array[float32])
     assert_type(upcast_annotated(x), Array[float32])
