@@ -169,6 +169,9 @@ class FunctionTables:
     attributes: dict[tuple[tuple[str, str], ...], str] = field(default_factory=dict[tuple[tuple[str, str], ...], str])
     constrained: dict[tuple[str, ...], str] = field(default_factory=dict[tuple[str, ...], str])
     pairs: set[tuple[str, str]] = field(default_factory=set[tuple[str, str]])
+    # {JAX's NamedTuple of results: its fields}, of the typed functions'
+    # results: declared generic by the markers stub (named_result_lines).
+    named_results: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
 
     def pair(self, first: str, second: str) -> str:
         """A protocol of two attributes, each solving its own TypeVar."""
@@ -561,11 +564,14 @@ def _float_bound_overloads(
 
 
 # A NamedTuple of arrays that JAX returns (``EighResult(eigenvalues,
-# eigenvectors)``) becomes a generic one in the stub, private to it, with one
-# type parameter per field, so that each result carries its own dtype and
-# ``r.eigenvalues`` and ``w, v = eigh(a)`` both keep working.
+# eigenvectors)``) becomes a generic one, with one type parameter per field,
+# so that each result carries its own dtype and ``r.eigenvalues`` and
+# ``w, v = eigh(a)`` both keep working.  A hover shows it
+# (``EighResult[Array[float32], Array[float32]]``), so it is declared by the
+# markers stub under JAX's name (``named_result_lines``) and imported by the
+# module under a private one, which the module does not export.
 NAMED_RESULT_PREFIX: Final = "_Jaxtypes"
-_FIELD_VAR: Final = "_JaxtypesR{}"
+_FIELD_VAR: Final = "Field{}"
 
 
 def named_results(tree: ast.Module) -> dict[str, list[str]]:
@@ -585,18 +591,32 @@ def named_results(tree: ast.Module) -> dict[str, list[str]]:
     return out
 
 
-def named_result_classes(used: Mapping[str, Sequence[str]]) -> list[ast.stmt]:
-    """The stub's generic NamedTuples, with the TypeVars they need."""
+def named_result_imports(used: Mapping[str, Sequence[str]]) -> list[ast.stmt]:
+    """A module's imports of the generic NamedTuples it returns, from the
+    markers stub, under private names (``_JaxtypesEighResult``)."""
+    if not used:
+        return []
+    names = ", ".join(f"{name} as {NAMED_RESULT_PREFIX}{name}" for name in sorted(used))
+    return ast.parse(f"from jaxtypes.markers import {names}").body
+
+
+def named_result_lines(used: Mapping[str, Sequence[str]]) -> list[str]:
+    """The generic NamedTuples' declarations in the markers stub, with the
+    TypeVars they need."""
     if not used:
         return []
     width = max(len(fields) for fields in used.values())
-    lines = ["from typing import Generic as _JaxtypesGeneric, NamedTuple as _JaxtypesNamedTuple"]
+    lines = ["from typing import NamedTuple as _NamedTuple"]
     lines += [f'{_FIELD_VAR.format(i)} = TypeVar("{_FIELD_VAR.format(i)}")' for i in range(width)]
     for name, fields in sorted(used.items()):
         params = ", ".join(_FIELD_VAR.format(i) for i in range(len(fields)))
-        lines.append(f"class {NAMED_RESULT_PREFIX}{name}(_JaxtypesNamedTuple, _JaxtypesGeneric[{params}]):")
-        lines += [f"    {field}: {_FIELD_VAR.format(i)}" for i, field in enumerate(fields)]
-    return ast.parse("\n".join(lines)).body
+        lines += [
+            "",
+            f"class {name}(_NamedTuple, Generic[{params}]):",
+            f'    """JAX\'s {name}, generic in the type of each result ({", ".join(fields)})."""',
+            *(f"    {field}: {_FIELD_VAR.format(i)}" for i, field in enumerate(fields)),
+        ]
+    return lines + [""]
 
 
 def with_literal_defaults(fn: ast.FunctionDef, declarations: Sequence[ast.FunctionDef]) -> ast.FunctionDef:
@@ -1173,7 +1193,7 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
                 typed = _typed(f"{module}.{public}", typed_from, tables, named)
                 result_class = ast.unparse(typed_from.returns) if typed_from.returns else ""
                 if typed and result_class in named:
-                    used_named[result_class] = named[result_class]
+                    used_named[result_class] = tables.named_results[result_class] = named[result_class]
                 if typed:
                     defs += typed + [as_overload(stub) for stub in stubs]
                     imported.setdefault(defined_in, set()).update(n for f in typed + stubs for n in annotation_names(f))
@@ -1212,7 +1232,7 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
         for m, ns in sorted(imported.items())
         if ns - own - BUILTINS
     ]
-    result_var = ast.parse(_RESULT_TYPEVARS).body + named_result_classes(used_named)
+    result_var = ast.parse(_RESULT_TYPEVARS).body + named_result_imports(used_named)
     if needs_transform_prelude:
         result_var += jax_transforms.prelude()
     out = ast.Module(body=header + kept + names_from + result_var + defs, type_ignores=[])
@@ -1296,6 +1316,7 @@ def transform_markers(text: str, tables: FunctionTables, typevar_lines: Sequence
         *(f'{name} = TypeVar("{name}")' for name in (*RESULT_TYPEVAR_NAMES.values(), PARAM_DTYPE_VAR)),
         *typevar_lines,
         "",
+        *named_result_lines(tables.named_results),
     ]
     extra += tables.protocol_lines()
     extra += [
