@@ -28,6 +28,9 @@ import project_runs
 REPO = Path(__file__).resolve().parent.parent
 CASES = REPO / "typecheck_cases" / "functions" / "standard-x32.py"
 NUMPY_STUB = Path("jax-stubs") / "numpy" / "__init__.pyi"
+MARKERS_STUB = Path("jaxtypes-stubs") / "markers.pyi"
+# The class of a typed ufunc, which the markers stub declares (jnp.add: AddUfunc).
+UFUNC_CLASSES = {"add": "AddUfunc"}
 NAMES = ("jax.numpy.sqrt", "jnp.add", "jnp.zeros", "jnp.rint")
 SECTION = re.compile(r"^(?P<name>jax\.[\w.]+)\n=+\n", re.M)
 
@@ -58,6 +61,11 @@ def numpy_stub() -> str:
     return (project_runs.typings() / NUMPY_STUB).read_text(encoding="utf-8")
 
 
+@pytest.fixture(scope="module")
+def markers_stub() -> str:
+    return (project_runs.typings() / MARKERS_STUB).read_text(encoding="utf-8")
+
+
 def _block(section: str, heading: str) -> list[str]:
     """The indented lines under the line of ``section`` starting with ``heading``."""
     lines = section.splitlines()
@@ -74,14 +82,14 @@ def _heading(section: str, heading: str) -> str:
     return next(line for line in section.splitlines() if line.startswith(heading))
 
 
-def _stub_signatures(stub: str, name: str) -> list[str]:
+def _stub_signatures(stub: str, name: str, markers: str) -> list[str]:
     """The ``def`` lines of ``name`` in a generated stub, read as text: a
-    module's, or for a ufunc its class's ``__call__``."""
+    module's, or for a ufunc its class's ``__call__`` in the markers stub."""
     own = [line for line in stub.splitlines() if line.startswith(f"def {name}(")]
     if own:
         return own
-    lines = stub.splitlines()
-    start = lines.index(next(line for line in lines if line.startswith(f"class _JaxtypesUfunc_{name}(")))
+    lines = markers.splitlines()
+    start = lines.index(next(line for line in lines if line.startswith(f"class {UFUNC_CLASSES[name]}(")))
     body: list[str] = []
     for line in lines[start + 1 :]:
         if line and not line.startswith(" "):
@@ -96,12 +104,14 @@ def _jax_declarations(name: str) -> int:
     return sum(isinstance(n, ast.FunctionDef) and n.name == name for n in tree.body) or 1
 
 
-def _last_declaration(stub: str, name: str) -> ast.FunctionDef:
-    """The last overload of ``name`` in a generated stub: JAX's own declaration."""
+def _last_declaration(stub: str, name: str, markers: str = "") -> ast.FunctionDef:
+    """The last overload of ``name`` in a generated stub: JAX's own
+    declaration (a ufunc's, in its class in the markers stub)."""
     tree = ast.parse(stub)
     defs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
     if not defs:
-        (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == f"_JaxtypesUfunc_{name}"]
+        classes = ast.parse(markers).body
+        (cls,) = [n for n in classes if isinstance(n, ast.ClassDef) and n.name == UFUNC_CLASSES[name]]
         defs = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__call__"]
     return defs[-1]
 
@@ -129,10 +139,12 @@ def test_each_name_is_shown_by_the_table_s_name(shown: dict[str, str]) -> None:
 
 
 @pytest.mark.parametrize("name", ["sqrt", "add", "zeros", "rint"])
-def test_overloads_are_the_generated_stub_s(name: str, shown: dict[str, str], numpy_stub: str) -> None:
+def test_overloads_are_the_generated_stub_s(
+    name: str, shown: dict[str, str], numpy_stub: str, markers_stub: str
+) -> None:
     section = shown[f"jax.numpy.{name}"]
     printed = [line.strip() for line in _block(section, "overloads in the generated") if "def " in line]
-    expected = _stub_signatures(numpy_stub, name)
+    expected = _stub_signatures(numpy_stub, name, markers_stub)
     assert printed == expected
     own = _jax_declarations(name)
     assert f"{len(expected) - own} typed, then {own} of JAX's own" in _heading(section, "overloads in the generated")
@@ -143,8 +155,10 @@ def test_overloads_are_the_generated_stub_s(name: str, shown: dict[str, str], nu
 
 
 @pytest.mark.parametrize("name", ["sqrt", "add", "zeros"])
-def test_plan_is_call_plans_for_jax_s_declaration(name: str, shown: dict[str, str], numpy_stub: str) -> None:
-    params, vararg = function_overloads.parameters(_last_declaration(numpy_stub, name))
+def test_plan_is_call_plans_for_jax_s_declaration(
+    name: str, shown: dict[str, str], numpy_stub: str, markers_stub: str
+) -> None:
+    params, vararg = function_overloads.parameters(_last_declaration(numpy_stub, name, markers_stub))
     plan = call_plans.call_plan(f"jax.numpy.{name}", params, vararg)
     assert plan is not None and plan.overloads
     printed = dict(line.strip().split(": ", 1) for line in _block(shown[f"jax.numpy.{name}"], "call plan"))

@@ -156,20 +156,21 @@ def stub_path(rendered: Rendered, module: str) -> str | None:
     return next((p for p in (base + ".pyi", base + "/__init__.pyi") if p in rendered.files), None)
 
 
-def overloads(text: str, short: str) -> tuple[str, list[str]]:
+def _source(text: str, fn: ast.FunctionDef) -> str:
+    """``fn``'s declaration as ``text`` writes it, decorators included."""
+    start = min([fn.lineno, *(d.lineno for d in fn.decorator_list)])
+    assert fn.end_lineno is not None
+    return textwrap.dedent("\n".join(text.splitlines()[start - 1 : fn.end_lineno]))
+
+
+def overloads(text: str, short: str, markers: str = "") -> tuple[str, list[str]]:
     """(where, each declaration's text as the stub writes it) of function
-    ``short`` in a stub: its defs, or a ufunc's class's ``__call__``."""
+    ``short`` in a stub: its defs, or a ufunc's class's ``__call__`` (a class
+    the stub imports from the markers stub, whose text is ``markers``)."""
     tree = ast.parse(text)
-    lines = text.splitlines()
-
-    def source(fn: ast.FunctionDef) -> str:
-        start = min([fn.lineno, *(d.lineno for d in fn.decorator_list)])
-        assert fn.end_lineno is not None
-        return textwrap.dedent("\n".join(lines[start - 1 : fn.end_lineno]))
-
     defs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == short]
     if defs:
-        return f"def {short}", [source(fn) for fn in defs]
+        return f"def {short}", [_source(text, fn) for fn in defs]
     annotation = next(
         (
             ast.unparse(n.annotation)
@@ -178,10 +179,17 @@ def overloads(text: str, short: str) -> tuple[str, list[str]]:
         ),
         None,
     )
-    cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == annotation), None)
+    imported = {
+        alias.asname or alias.name: alias.name
+        for n in tree.body
+        if isinstance(n, ast.ImportFrom) and n.module == "jaxtypes.markers"
+        for alias in n.names
+    }
+    where, name = (markers, imported[annotation]) if annotation in imported else (text, annotation)
+    cls = next((n for n in ast.parse(where).body if isinstance(n, ast.ClassDef) and n.name == name), None)
     if cls is not None:
         calls = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__call__"]
-        return f"{short}: {annotation}, whose __call__", [source(fn) for fn in calls]
+        return f"{short}: {name}, whose __call__", [_source(where, fn) for fn in calls]
     return "", []
 
 
@@ -388,7 +396,8 @@ def report(name: str, rendered: Rendered, markers: MarkerTypes) -> list[str]:
             typed += " (the plan has none: the mypy plugin reads its calls)"
         out += [f"  typed by the stubs: {typed}", ""]
     path = stub_path(rendered, module)
-    where, texts = overloads(rendered.files[path], short) if path is not None else ("", [])
+    markers_stub = rendered.files["jaxtypes-stubs/markers.pyi"]
+    where, texts = overloads(rendered.files[path], short, markers_stub) if path is not None else ("", [])
     if not texts:
         out += [f"overloads: the stubs declare no {short} in {module}: it is JAX's own", ""]
         return out
@@ -399,7 +408,9 @@ def report(name: str, rendered: Rendered, markers: MarkerTypes) -> list[str]:
     )
     for text in texts:
         out += ["  " + line for line in text.splitlines()]
-    used = list(dict.fromkeys(m for text in texts[:typed_count] for m in _MARKER_REF.findall(text)))
+    # (a ufunc's class, in the markers stub, names them without the module)
+    ref = _MARKER_REF if not where.endswith("whose __call__") else re.compile(r"\b(\w+)")
+    used = list(dict.fromkeys(m for text in texts[:typed_count] for m in ref.findall(text)))
     explained = [line for m in used if (line := markers.explain(m)) is not None]
     if explained:
         out.append("what their protocols and constrained types map each marker to (jaxtypes-stubs/markers.pyi):")

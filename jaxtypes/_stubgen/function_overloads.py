@@ -172,6 +172,9 @@ class FunctionTables:
     # {JAX's NamedTuple of results: its fields}, of the typed functions'
     # results: declared generic by the markers stub (named_result_lines).
     named_results: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
+    # {class: (its declaration, the imports it needs)} of the typed ufuncs,
+    # declared by the markers stub (ufunc_lines).
+    ufuncs: dict[str, tuple[ast.ClassDef, set[str]]] = field(default_factory=dict[str, tuple[ast.ClassDef, set[str]]])
 
     def pair(self, first: str, second: str) -> str:
         """A protocol of two attributes, each solving its own TypeVar."""
@@ -225,6 +228,11 @@ class FunctionTables:
             for node, result in key:
                 out[_m(node)].append(f"{name}: {_m(result)}")
         return out
+
+    def ufunc_lines(self) -> list[str]:
+        """The typed ufuncs' classes, after the imports of JAX's names they use."""
+        imports = sorted({line for _, needed in self.ufuncs.values() for line in needed})
+        return [*imports, "", *(ast.unparse(cls) + "\n" for cls, _ in self.ufuncs.values())]
 
     def protocol_lines(self) -> list[str]:
         v, w = _PROTOCOL_VARS
@@ -1003,21 +1011,113 @@ def _key_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables, 
     return [_with(fn, {plan.keep[0]: f"Array[{_protocol(attr)}[{RESULT_VAR}]]"}, ret.format(f"Array[{RESULT_VAR}]"))]
 
 
-def _typed_ufunc(node: ast.AnnAssign, call: ast.FunctionDef, module: str, tables: FunctionTables) -> list[ast.stmt]:
-    """``maximum: BinaryUfunc``: a subclass of JAX's ufunc protocol whose
-    ``__call__`` has the typed overloads, keeping its other members."""
+# A typed ufunc (``jnp.maximum: BinaryUfunc`` in JAX's stub) is of a subclass
+# of JAX's ufunc protocol whose ``__call__`` has the typed overloads.  A hover
+# shows that class (``maximum: MaximumUfunc``), so the markers stub declares it
+# under a public-looking name (``FunctionTables.ufunc_lines``; a JAX module
+# would export it) and the module imports it under a private one.
+UFUNC_PREFIX: Final = "_JaxtypesUfunc_"
+# How the markers stub imports a name the class takes from JAX's module.
+_UFUNC_NAME_PREFIX: Final = "_jnp_"
+
+
+def ufunc_class(name: str) -> str:
+    """The class of JAX's typed ufunc ``name`` in the markers stub:
+    ``logical_and`` -> ``LogicalAndUfunc``."""
+    return "".join(word[:1].upper() + word[1:] for word in name.split("_")) + "Ufunc"
+
+
+def _bindings(body: Sequence[ast.stmt], module: str) -> dict[str, str]:
+    """{name: the import that binds it outside the module} of the names the
+    statements of JAX's stub module ``module`` (a package) bind, the later
+    binding winning: ``from m import a as b`` is ``from m import a``, a name
+    it declares itself ``from module import name``."""
+    out: dict[str, str] = {}
+    for node in body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    out[alias.asname] = f"import {alias.name}"
+                else:  # (``import a.b`` binds ``a``)
+                    out[alias.name.partition(".")[0]] = f"import {alias.name.partition('.')[0]}"
+        elif isinstance(node, ast.ImportFrom):
+            parts = module.split(".")
+            base = parts[: len(parts) - (node.level - 1)] if node.level else []
+            source = ".".join([*base, *([node.module] if node.module else [])])
+            for alias in node.names:
+                out[alias.asname or alias.name] = f"from {source} import {alias.name}"
+        elif isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+            out[node.name] = f"from {module} import {node.name}"
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Name):
+                    out[target.id] = f"from {module} import {target.id}"
+    return out
+
+
+class _InMarkers(ast.NodeTransformer):
+    """A declaration of JAX's module rewritten for the markers stub: the
+    markers' own names bare, the TypeVars by their names there, and each name
+    of the module imported under ``_jnp_NAME`` (``imports``).  KeyError for
+    a name the module does not bind."""
+
+    def __init__(self, bindings: Mapping[str, str]) -> None:
+        self.bindings = bindings
+        self.imports: set[str] = set()
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        if isinstance(node.value, ast.Name) and node.value.id == MARKERS:
+            return ast.copy_location(ast.Name(node.attr, ast.Load()), node)
+        self.generic_visit(node)
+        return node
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id in RESULT_TYPEVAR_NAMES:
+            return ast.copy_location(ast.Name(RESULT_TYPEVAR_NAMES[node.id], ast.Load()), node)
+        if node.id in BUILTINS and node.id not in self.bindings:
+            return node
+        local = f"{_UFUNC_NAME_PREFIX}{node.id}"
+        self.imports.add(f"{self.bindings[node.id]} as {local}")
+        return ast.copy_location(ast.Name(local, ast.Load()), node)
+
+
+def _typed_ufunc(
+    node: ast.AnnAssign, call: ast.FunctionDef, module: str, tables: FunctionTables, bindings: Mapping[str, str]
+) -> list[ast.stmt]:
+    """``maximum: BinaryUfunc``: of the markers stub's ``MaximumUfunc``, a
+    subclass of JAX's ufunc protocol whose ``__call__`` has the typed
+    overloads, keeping its other members."""
     assert isinstance(node.target, ast.Name)
     name = node.target.id
     typed = _typed(f"{module}.{name}", call, tables)
     if not typed:
         return [node]
-    cls = f"_JaxtypesUfunc_{name}"
-    (class_def,) = ast.parse(f"@type_check_only\nclass {cls}(BinaryUfunc): ...").body
+    cls = ufunc_class(name)
+    (class_def,) = ast.parse(
+        f'@type_check_only\nclass {cls}(BinaryUfunc):\n    """``{module}.{name}``: JAX\'s BinaryUfunc, whose'
+        ' calls give the dtype JAX gives (typed by jaxtypes)."""'
+    ).body
     assert isinstance(class_def, ast.ClassDef)
-    class_def.body = [*typed, as_overload(call)]
+    class_def.body += [*typed, as_overload(call)]
+    in_markers = _InMarkers(bindings)
+    try:
+        # (re-parsed: the overloads share nodes, which a transformer would visit twice)
+        declared = in_markers.visit(ast.parse(ast.unparse(class_def)).body[0])
+    except KeyError:
+        return [node]  # a name of JAX's declaration the generator cannot import: JAX's own typing
+    tables.ufuncs[cls] = (declared, in_markers.imports)
     out = copy.deepcopy(node)
-    out.annotation = ast.Name(cls, ast.Load())
-    return [class_def, out]
+    out.annotation = ast.Name(UFUNC_PREFIX + name, ast.Load())
+    return [ast.parse(f"from jaxtypes.markers import {cls} as {UFUNC_PREFIX}{name}").body[0], out]
+
+
+def _module_header() -> str:
+    """The imports ``transform_module`` puts before a module's own statements."""
+    return (
+        "import builtins\nfrom collections.abc import Sequence as _JaxtypesSequence\n"
+        "from typing import Any, Literal, TypeVar, overload, type_check_only\nimport numpy as _np\n"
+        f"import jaxtypes.markers as {MARKERS}\n" + _RESULT_TYPEVARS
+    )
 
 
 def typed_functions(tree: ast.Module, module: str) -> list[str]:
@@ -1048,6 +1148,7 @@ def transform_module(tree: ast.Module, module: str, tables: FunctionTables) -> a
     )
     body: list[ast.stmt] = []
     done: set[str] = set()
+    bindings = _bindings([*ast.parse(_module_header()).body, *tree.body], module)
     for node in tree.body:
         if (
             isinstance(node, ast.Assign)
@@ -1063,7 +1164,7 @@ def transform_module(tree: ast.Module, module: str, tables: FunctionTables) -> a
             and call is not None
             and ast.unparse(node.annotation) == "BinaryUfunc"
         ):
-            body += _typed_ufunc(node, call, module, tables)
+            body += _typed_ufunc(node, call, module, tables, bindings)
             continue
         if isinstance(node, ast.FunctionDef) and counts[node.name] == 1:
             typed = _typed(f"{module}.{node.name}", node, tables)
@@ -1081,11 +1182,7 @@ def transform_module(tree: ast.Module, module: str, tables: FunctionTables) -> a
                     body += typed
                     break
         body.append(node)
-    header = ast.parse(
-        "import builtins\nfrom collections.abc import Sequence as _JaxtypesSequence\n"
-        "from typing import Any, Literal, TypeVar, overload, type_check_only\nimport numpy as _np\n"
-        f"import jaxtypes.markers as {MARKERS}\n" + _RESULT_TYPEVARS
-    ).body
+    header = ast.parse(_module_header()).body
     # after `from __future__ import annotations`, which must stay first
     first = 1 if body and isinstance(body[0], ast.ImportFrom) and body[0].module == "__future__" else 0
     body[first:first] = header
@@ -1319,6 +1416,7 @@ def transform_markers(text: str, tables: FunctionTables, typevar_lines: Sequence
         *named_result_lines(tables.named_results),
     ]
     extra += tables.protocol_lines()
+    extra += tables.ufunc_lines()
     extra += [
         "@type_check_only",
         # A numpy dtype to the checkers, as JAX's stubs (``float32: Any``) let

@@ -76,8 +76,9 @@ def typed_functions() -> dict[str, str]:
         if rule.family in call_plans.UNTYPED_FAMILIES or name not in function_rules.ARGUMENTS:
             continue
         out[name] = name
-        module, _, short = name.rpartition(".")
-        out[f"{module}._JaxtypesUfunc_{short}.__call__"] = name
+        ufunc = names.ufunc_call(name)
+        if ufunc is not None:
+            out[ufunc] = name
     return out
 
 

@@ -76,6 +76,22 @@ DTYPE_OF: Final = f"{MARKERS_MODULE}.DtypeOf"
 # x.dtype of an Array[DT]: DtypeValue[DT], declared beside each Array class.
 DTYPE_VALUES: Final = ("jaxtypes._array.DtypeValue", "jax._src.basearray.DtypeValue")
 
+# JAX's typed ufuncs (jnp.add, jnp.maximum: BinaryUfunc in JAX's stubs) in the
+# stubs of `jaxtypes jax-stubs`: each of a class of the markers stub
+# (jaxtypes.markers.AddUfunc, LogicalAndUfunc) whose __call__ is typed.
+UFUNC_MODULE: Final = "jax.numpy"
+
+
+def ufunc_call(function: str) -> str | None:
+    """The fully qualified name of a typed ufunc's ``__call__``
+    (``jax.numpy.logical_and``: ``jaxtypes.markers.LogicalAndUfunc.__call__``);
+    None for a function outside UFUNC_MODULE."""
+    module, _, short = function.rpartition(".")
+    if module != UFUNC_MODULE:
+        return None
+    return f"{MARKERS_MODULE}.{''.join(w[:1].upper() + w[1:] for w in short.split('_'))}Ufunc.__call__"
+
+
 # The marker class of each lattice node.
 MARKER_FULLNAME: Final = {n: f"{MARKERS_MODULE}.{m}" for n, m in lattice.MARKER_NAME.items()}
 NODE_OF_MARKER: Final = {f: n for n, f in MARKER_FULLNAME.items()}
