@@ -634,9 +634,10 @@ def _astype(ours: list[ast.stmt], jax_astype: ast.stmt) -> list[ast.stmt]:
     # first overload an Any matches.
     # JAX's scalar types (jnp.float32): DtypeOf, declared by the markers stub
     # of jaxtypes._stubgen.function_overloads, carries the dtype as JAX canonicalizes it.
+    # (Its TypeVar is the public-looking D, which a hover shows: Array[D@astype].)
     numpy = [
-        f"@overload\ndef astype(self, dtype: {MARKERS_MODULE}.DtypeOf[Any, _V], copy: bool = False, "
-        "device: Any = None) -> Array[_V]: ..."
+        f"@overload\ndef astype(self, dtype: {MARKERS_MODULE}.DtypeOf[Any, D], copy: bool = False, "
+        "device: Any = None) -> Array[D]: ..."
     ]
     numpy += [
         f"@overload\ndef astype(self, dtype: np.dtype[{ANY_SCALAR}], copy: bool = False, "
