@@ -70,7 +70,9 @@ def dense(x: Array[bfloat16], w: Array[bfloat16], b: Array[float32], q: Array[in
 # jax-stubs --out typings`` (pyright's default stubPath: nothing to set up),
 # after a function calling a family of JAX's functions (an input's dtype, a
 # reduction's, a dtype= argument's) and Flax's Dense, made with a dtype (its
-# class's hover shows the typed __init__) and without (its type's argument).
+# class's hover shows the typed __init__) and without (its type's argument),
+# and one calling ufuncs (jnp.add is an object of a class), a function with a
+# NamedTuple of results (eigh's), astype with JAX's scalar type and x.at.
 JAX_FUNCTIONS = '''
 
 def functions(x: Array[bfloat16]) -> None:
@@ -80,6 +82,15 @@ def functions(x: Array[bfloat16]) -> None:
     layer = nn.Dense(4, dtype=jnp.bfloat16)
     h = layer(x)
     plain = nn.Dense(4)
+
+
+def ufuncs_and_results(a: Array[float32], c: Array[float32], x: Array[bfloat16]) -> None:
+    added = jnp.add(a, c)
+    largest = jnp.maximum(x, x)
+    decomposition = jnp.linalg.eigh(a)
+    values, vectors = jnp.linalg.eigh(a)
+    cast = x.astype(jnp.float32)
+    updated = x.at[0].set(1.0)
 '''
 JAX_SOURCE = SOURCE.replace(
     "from jaxtypes import Array, bfloat16, float32, int8\n",
@@ -178,11 +189,12 @@ JAX_PRIVATE_MEMBERS = frozenset({"_rewrap_with_aval_and_sharding"})
 
 # A name of the stubs' internals: a leading underscore, not after a word
 # character or a dot (tests/test_error_messages.py reads errors the same way),
-# but JAX's own (the alias jnp.sum's axis is declared with): the stubs'
+# but JAX's own (the alias jnp.sum's axis is declared with, and the classes of
+# x.at and x.at[i], which the stubs make generic in the dtype): the stubs'
 # TypeVars (_JaxtypesV, _Other33, _UnknownArgumentT), protocols
-# (_Has_fn_inexact), tables (_matmul_bfloat16), classes (_JaxtypesNoDtype)
-# and module aliases (_jaxtypes_markers).
-JAX_PRIVATE_NAMES = ("_Axis",)
+# (_Has_fn_inexact), tables (_matmul_bfloat16), classes (_JaxtypesNoDtype,
+# _JaxtypesUfunc_add, _JaxtypesEighResult) and module aliases (_jaxtypes_markers).
+JAX_PRIVATE_NAMES = ("_Axis", "_IndexUpdateHelper", "_IndexUpdateRef")
 INTERNAL = re.compile(rf"(?<![\w.])(?!(?:{'|'.join(JAX_PRIVATE_NAMES)})\b)_[A-Za-z]\w*")
 
 
@@ -413,9 +425,20 @@ def test_internal_name_pattern() -> None:
         "Dense[_JaxtypesNoDtype, float32]",
         "_jaxtypes_markers.float32",
         "self: Self@UnaryTo[_R@UnaryTo]",
+        "(variable) add: _JaxtypesUfunc_add",
+        "_JaxtypesEighResult[Array[float32], Array[float32]]",
+        "-> Array[_V@astype]",
     ):
         assert INTERNAL.search(name), name
-    for name in ("axis: _Axis = None", "Array[Inexact[D@tanh]]", "Self@MatmulBfloat16", "Array[OtherDtype33@__call__]"):
+    for name in (
+        "axis: _Axis = None",
+        "Array[Inexact[D@tanh]]",
+        "Self@MatmulBfloat16",
+        "Array[OtherDtype33@__call__]",
+        "(property) at: _IndexUpdateHelper[bfloat16]",
+        "(variable) add: AddUfunc",
+        "EighResult[Array[float32], Array[float32]]",
+    ):
         assert not INTERNAL.search(name), name
     assert declaration("(variable) t: Array[bfloat16]") == "(variable) t: Array[bfloat16]"
     assert declaration("(function) def f() -> None\n\nDoc: _explicit.") == "(function) def f() -> None"
@@ -484,6 +507,36 @@ def test_hover_on_jax_functions_names_no_internals(jax_session: Session) -> None
     assert session.hover(session.position("zs =", "zs")) == "(variable) zs: Array[float32]"
 
 
+def test_hover_on_ufuncs_and_named_results_names_no_internals(jax_session: Session) -> None:
+    """jnp.add and jnp.maximum are objects of a class (JAX's BinaryUfunc with
+    a typed __call__), eigh returns a NamedTuple generic in its results: their
+    hovers name public-looking classes, and the results show their dtypes."""
+    session = jax_session
+    add = session.hover(session.position("added =", "add("))
+    assert add is not None and declaration(add) == "(variable) add: AddUfunc", add
+    assert session.hover(session.position("added =", "added")) == "(variable) added: Array[float32]"
+    maximum = session.hover(session.position("largest =", "maximum"))
+    assert maximum is not None and declaration(maximum) == "(variable) maximum: MaximumUfunc", maximum
+    assert session.hover(session.position("largest =", "largest")) == "(variable) largest: Array[bfloat16]"
+    eigh = session.hover(session.position("decomposition =", "eigh"))
+    assert eigh is not None and declaration(eigh).startswith("(function) def eigh(\n    a: Array["), eigh
+    assert declaration(eigh).endswith("\n) -> EighResult[Array[D@eigh], Array[D2@eigh]]"), eigh
+    assert (
+        session.hover(session.position("decomposition =", "decomposition"))
+        == "(variable) decomposition: EighResult[Array[float32], Array[float32]]"
+    )
+    assert session.hover(session.position("values, vectors =", "values")) == "(variable) values: Array[float32]"
+    assert session.hover(session.position("values, vectors =", "vectors")) == "(variable) vectors: Array[float32]"
+    astype = session.hover(session.position("cast =", "astype"))
+    assert astype is not None and declaration(astype).endswith("\n) -> Array[D@astype]"), astype
+    assert session.hover(session.position("cast =", "cast")) == "(variable) cast: Array[float32]"
+    at = session.hover(session.position("updated =", "at["))
+    assert at == "(property) at: _IndexUpdateHelper[bfloat16]", at  # JAX's own class, generic
+    assert session.hover(session.position("updated =", "updated")) == "(variable) updated: Array[bfloat16]"
+    for text in (add, maximum, eigh, astype, at):
+        assert not INTERNAL.search(declaration(text)), text
+
+
 def _flax_docstring(name: str, module: str = "flax.linen.linear") -> str:
     """The first line of a Flax class's docstring, read from Flax's source."""
     spec = importlib.util.find_spec(module)
@@ -529,7 +582,9 @@ def test_completion_lists_public_members_and_no_private_ones(session: Session) -
 # A user's file on jax.Array, for basedpyright's default mode: it warns of
 # every value or member whose type is partially unknown, writing out the type
 # (jnp.zeros, lax.top_k, nn.avg_pool and jax.jit have a parameter JAX or Flax
-# leaves unknown, so the warning writes out every overload of the stubs).
+# leaves unknown, so the warning writes out every overload of the stubs), and
+# of every call whose result is left unused, writing out the result's type
+# (linear_algebra's: ufuncs, NamedTuples of results, astype, x.at).
 DEFAULT_MODE_SOURCE = '''\
 import jax
 import jax.numpy as jnp
@@ -547,6 +602,17 @@ def model(x: Array[bfloat16], w: Array[bfloat16], b: Array[float32]) -> Array[fl
     fast = jax.jit(jnp.tanh)
     print(total, top, index, pooled, layer(x), fast(x), -x * 2)
     return h
+
+
+def linear_algebra(a: Array[float32], c: Array[float32], x: Array[bfloat16]) -> None:
+    jnp.add(a, c)
+    jnp.maximum(x, x)
+    jnp.linalg.eigh(a)
+    jnp.linalg.svd(a)
+    x.astype(jnp.float32)
+    x.at[0].set(1.0)
+    values, vectors = jnp.linalg.eigh(a)
+    print(jnp.add, values, vectors, jnp.linalg.qr(a), jnp.linalg.slogdet(a))
 '''
 
 
@@ -572,7 +638,20 @@ def test_default_mode_warnings_name_no_internals(setup: str, tmp_path: Path) -> 
     diagnostics = json.loads(proc.stdout)["generalDiagnostics"]
     messages = [f"{d['range']['start']['line'] + 1}: {d['message']} ({d.get('rule', '')})" for d in diagnostics]
     assert not [d for d in diagnostics if d["severity"] == "error"], messages
-    # The stubs' overloads are written out (zeros's, whose device JAX leaves unknown).
+    # The stubs' overloads are written out (zeros's, whose device JAX leaves
+    # unknown), and the unused results' types, with their dtypes.
     assert any("D@zeros" in m for m in messages), messages
+    unused = {m.partition(":")[0]: m for m in messages if m.endswith("(reportUnusedCallResult)")}
+    lines = DEFAULT_MODE_SOURCE.splitlines()
+    for call, result in (
+        ("jnp.add(a, c)", "Array[float32]"),
+        ("jnp.maximum(x, x)", "Array[bfloat16]"),
+        ("jnp.linalg.eigh(a)", "EighResult[Array[float32], Array[float32]]"),
+        ("jnp.linalg.svd(a)", "SVDResult[Array[float32], Array[float32], Array[float32]]"),
+        ("x.astype(jnp.float32)", "Array[float32]"),
+        ("x.at[0].set(1.0)", "Array[bfloat16]"),
+    ):
+        line = str(lines.index(f"    {call}") + 1)
+        assert f'is of type "{result}"' in unused.get(line, ""), (call, messages)
     leaks = [m for m in messages if INTERNAL.search(m)]
     assert not leaks, "\n".join(leaks)
