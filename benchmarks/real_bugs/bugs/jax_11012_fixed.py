@@ -1,0 +1,19 @@
+"""The answer: enable 64-bit types (``jax_enable_x64``), which this file runs
+and is checked with (https://github.com/jax-ml/jax/issues/11012)."""
+
+import jax.numpy as jnp
+import numpy as np
+
+from jaxtypes import Array, float64
+
+
+def fill_nan() -> Array[float64]:
+    mask = np.array(True)
+    a = np.ones((2, 2), dtype=np.float64)
+    b = np.array(np.nan, dtype=np.float64)
+    out: Array[float64] = jnp.where(mask, a, b)
+    return out
+
+
+def main() -> Array[float64]:
+    return fill_nan()

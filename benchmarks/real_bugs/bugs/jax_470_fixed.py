@@ -1,0 +1,16 @@
+"""The answer: set ``jax_enable_x64`` (this file runs and is checked with it)
+(https://github.com/jax-ml/jax/issues/470)."""
+
+from jax import random
+import numpy as np
+
+from jaxtypes import Array, float64
+
+
+def sample() -> Array[float64]:
+    x: Array[float64] = random.uniform(random.PRNGKey(0), (1000,), dtype=np.float64)
+    return x
+
+
+def main() -> Array[float64]:
+    return sample()

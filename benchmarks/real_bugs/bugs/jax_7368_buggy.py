@@ -1,0 +1,16 @@
+"""A float32 array times a bfloat16 one is float32: the silent promotion a user
+of bfloat16 could not track down (https://github.com/jax-ml/jax/issues/7368)."""
+
+import jax.numpy as jnp
+
+from jaxtypes import Array, bfloat16, float32
+
+
+def scale(x: Array[float32], y: Array[bfloat16]) -> Array[bfloat16]:
+    return x * y  # bug: float32, the whole model silently leaves bfloat16
+
+
+def main() -> Array[bfloat16]:
+    x: Array[float32] = jnp.ones([3], dtype=jnp.float32)
+    y: Array[bfloat16] = jnp.ones([3], dtype=jnp.bfloat16)
+    return scale(x, y)
