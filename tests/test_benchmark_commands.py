@@ -15,7 +15,9 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize("name", ["operator_chains", "reach", "encodings", "runtime", "jax_versions"])
+@pytest.mark.parametrize(
+    "name", ["operator_chains", "reach", "encodings", "runtime", "jax_versions", "real_bugs", "real_bugs.run_jax"]
+)
 def test_benchmark_module_starts(name: str) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", f"benchmarks.{name}", "--help"], cwd=REPO, capture_output=True, text=True, timeout=300
