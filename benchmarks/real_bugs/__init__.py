@@ -46,6 +46,7 @@ KINDS = (
     "weak type",
     "wrong dtype or param_dtype",
     "dtype mismatch error",
+    "strict promotion",
     "x64 truncation",
     "complex truncation",
     "int4 or float8",
