@@ -1,0 +1,30 @@
+"""transformers' Flax GPT-2 made its token embedding ``nn.Embed`` without the
+model's ``dtype``: in a bfloat16 (mixed precision) model the embeddings came
+out float32 (https://github.com/huggingface/transformers/pull/18462)."""
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+
+from jaxtypes import Array, bfloat16, int32
+
+
+class FlaxGPT2Embeddings(nn.Module):
+    vocab_size: int = 64
+    hidden_size: int = 16
+    dtype: jnp.dtype = jnp.bfloat16
+
+    def setup(self) -> None:
+        self.wte = nn.Embed(self.vocab_size, self.hidden_size, embedding_init=jax.nn.initializers.normal(0.02))
+
+    def __call__(self, input_ids: Array[int32]) -> Array[bfloat16]:
+        input_embeds = self.wte(input_ids.astype("i4"))
+        return input_embeds  # bug: float32, the embedding ignores the model's bfloat16
+
+
+def main() -> Array[bfloat16]:
+    model = FlaxGPT2Embeddings()
+    input_ids = jnp.arange(6, dtype=jnp.int32).reshape(2, 3)
+    variables = model.init(jax.random.key(0), input_ids)
+    out: Array[bfloat16] = model.apply(variables, input_ids)
+    return out
