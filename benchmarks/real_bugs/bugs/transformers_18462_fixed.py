@@ -1,6 +1,8 @@
 """The fix: the embedding is given the model's ``dtype``
 (https://github.com/huggingface/transformers/pull/18462)."""
 
+from typing import Any, cast
+
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
@@ -27,5 +29,6 @@ def main() -> Array[bfloat16]:
     model = FlaxGPT2Embeddings()
     input_ids = jnp.arange(6, dtype=jnp.int32).reshape(2, 3)
     variables = model.init(jax.random.key(0), input_ids)
-    out: Array[bfloat16] = model.apply(variables, input_ids)
+    # Module.apply is declared to return Any or a tuple (with mutable=...): the module's own output here.
+    out: Array[bfloat16] = cast(Any, model.apply(variables, input_ids))
     return out
