@@ -18,7 +18,8 @@ Per set-up, the report gives:
 
 - caught: the bugs a static check could see (``static = true`` in the
   manifest) with an error in the statement the manifest's line is in, of all
-  those bugs (the recall);
+  those bugs (the recall), and of those the ones whose fixed file gets no
+  error (a catch the fix answers);
 - false positives: the fixed files with any error (the fixed code runs under
   JAX with the intended dtypes, ``benchmarks.real_bugs.run_jax``);
 - the out-of-reach bugs (``static = false``), with why, and whether a set-up
@@ -61,12 +62,18 @@ class SetupResult:
     # bug id -> errors in the buggy file outside the bug's statement
     other_errors: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
 
+    def caught_with_clean_fix(self) -> list[str]:
+        """The bugs caught whose fixed file gets no error: a catch the fix
+        answers, not one the set-up reports whatever the code."""
+        return [bug_id for bug_id in self.caught if bug_id not in self.false_positives]
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "setup": self.setup,
             "caught": len(self.caught),
             "catchable": self.catchable,
             "recall": round(len(self.caught) / max(self.catchable, 1), 3),
+            "caught_with_clean_fix": len(self.caught_with_clean_fix()),
             "fixed_files_with_errors": len(self.false_positives),
             "caught_ids": self.caught,
             "missed_ids": self.missed,
@@ -145,11 +152,14 @@ def score(setup: str, bugs: list[Bug], errors: Errors) -> SetupResult:
 
 
 def table(results: list[SetupResult], bugs: list[Bug]) -> str:
-    rows = ["| set-up | caught / catchable | recall | fixed files with errors |", "|---|---|---|---|"]
+    rows = [
+        "| set-up | caught / catchable | recall | of which the fix gets no error | fixed files with errors |",
+        "|---|---|---|---|---|",
+    ]
     for r in results:
         rows.append(
             f"| {r.setup} | {len(r.caught)} / {r.catchable} | {100 * len(r.caught) / max(r.catchable, 1):.0f}% | "
-            f"{len(r.false_positives)} / {len(bugs)} |"
+            f"{len(r.caught_with_clean_fix())} | {len(r.false_positives)} / {len(bugs)} |"
         )
     head = "| bug | kind | settings | " + " | ".join(r.setup for r in results) + " |"
     rows += ["", head, "|---|---|---|" + "---|" * len(results)]
