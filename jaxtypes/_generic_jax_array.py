@@ -15,8 +15,8 @@ the alias ``list[int]`` is: ``typing.get_origin`` gives ``jax.Array`` and
 ``typing.get_args`` the marker; ``isinstance(x, jax.Array)`` is unchanged, and
 a runtime checker that does not know the dtype argument checks ``jax.Array``
 (beartype does so).  An argument every checker refuses there is refused with
-a ``TypeError`` (more than one, a value such as a dtype object, JAX's scalar
-types such as ``jnp.float32``).  jaxtypes' own ``jaxtypes.Array[float32]`` is a
+a ``TypeError`` (more than one, a value such as a dtype object); JAX's scalar
+types (``jax.Array[jnp.float32]``) are their markers, as in the stubs.  jaxtypes' own ``jaxtypes.Array[float32]`` is a
 ``typing`` generic instead: a ``typing`` alias of a class that is not a
 ``typing.Generic`` is refused by beartype.
 """
@@ -61,13 +61,14 @@ def _class_getitem(cls: type, params: object) -> types.GenericAlias:
         )
     arg = args[0]
     if isinstance(arg, type) and type(arg).__module__.startswith("jax."):
-        # JAX's scalar types (jnp.float32) are values in JAX's stubs, which
-        # every checker refuses here: refused at run time too, pointing at the marker.
+        # JAX's scalar types (jnp.float32) are the dtype markers in the JAX
+        # stubs: the alias holds the marker, as ``jax.Array[jaxtypes.float32]``.
         node = str(getattr(getattr(arg, "dtype", None), "name", ""))
-        marker = f"jaxtypes.{MARKER_NAME[node]}" if node in MARKER_NAME else _MARKER_HINT
-        raise TypeError(
-            f"invalid type argument {_short(arg)} for jax.Array: JAX's scalar types are not dtype markers; use {marker}"
-        )
+        if node not in MARKER_NAME:
+            raise TypeError(f"invalid type argument {_short(arg)} for jax.Array: no dtype marker; use {_MARKER_HINT}")
+        from jaxtypes import markers  # (numpy and ml_dtypes: not at import)
+
+        arg = getattr(markers, MARKER_NAME[node])
     if not _is_type_argument(arg):
         raise TypeError(
             f"invalid type argument {_short(arg)} of type {type(arg).__name__} for "

@@ -48,15 +48,20 @@ import jax.numpy as jnp
 from jaxtypes import bfloat16, float32, int32, weak_float
 
 
-def scale(x: jax.Array[float32], by: jax.Array[weak_float]) -> jax.Array[bfloat16]:
+def scale(x: jax.Array[{float32}], by: jax.Array[weak_float]) -> jax.Array[{bfloat16}]:
     return (x * by).astype(bfloat16)
 
 
 @dataclasses.dataclass
 class Params:
-    weights: jax.Array[float32]
-    bias: jax.Array[int32] = dataclasses.field(default_factory=lambda: jnp.zeros(2, int32))
+    weights: jax.Array[{float32}]
+    bias: jax.Array[{int32}] = dataclasses.field(default_factory=lambda: jnp.zeros(2, int32))
 '''
+# jaxtypes' markers, and JAX's scalar types, which the JAX stubs make the markers.
+SPELLINGS = {
+    "jaxtypes": {"float32": "float32", "bfloat16": "bfloat16", "int32": "int32"},
+    "jnp": {"float32": "jnp.float32", "bfloat16": "jnp.bfloat16", "int32": "jnp.int32"},
+}
 
 REPORT = '''
 import dataclasses, json, typing
@@ -91,10 +96,13 @@ def run_module(tmp_path: Path, module: str, report: str) -> subprocess.Completed
     )
 
 
+@pytest.mark.parametrize("spelling", list(SPELLINGS))
 @pytest.mark.parametrize("future", [True, False], ids=["postponed", "evaluated"])
 @pytest.mark.parametrize("order", list(IMPORTS))
-def test_a_module_annotated_with_jax_array_of_a_marker(tmp_path: Path, order: str, future: bool) -> None:
-    module = MODULE.format(future="from __future__ import annotations" if future else "", imports=IMPORTS[order])
+def test_a_module_annotated_with_jax_array_of_a_marker(tmp_path: Path, order: str, future: bool, spelling: str) -> None:
+    module = MODULE.format(
+        future="from __future__ import annotations" if future else "", imports=IMPORTS[order], **SPELLINGS[spelling]
+    )
     proc = run_module(tmp_path, module, REPORT)
     assert proc.returncode == 0, proc.stderr
     marked = [True, ["float32"]]
@@ -111,7 +119,9 @@ def test_a_module_annotated_with_jax_array_of_a_marker(tmp_path: Path, order: st
 @pytest.mark.parametrize("future", [True, False], ids=["postponed", "evaluated"])
 def test_without_jaxtypes_jax_array_is_not_subscriptable(tmp_path: Path, future: bool) -> None:
     # What the tests above would meet without jaxtypes' __class_getitem__: JAX's own error.
-    module = MODULE.format(future="from __future__ import annotations" if future else "", imports="import jax").replace(
+    module = MODULE.format(
+        future="from __future__ import annotations" if future else "", imports="import jax", **SPELLINGS["jaxtypes"]
+    ).replace(
         "from jaxtypes import bfloat16, float32, int32, weak_float",
         "from numpy import float32, int32\nfrom ml_dtypes import bfloat16\nweak_float = float",
     )
@@ -180,23 +190,27 @@ def test_type_variables_any_and_forward_references() -> None:
             "jax.Array takes one type argument, its dtype: a jaxtypes dtype marker "
             "(jaxtypes.float32, jaxtypes.weak_float, ...); got 0: jax.Array[]",
         ),
-        # A value to the checkers with jaxtypes' JAX stubs, which all refuse it.
-        (
-            "jnp.float32",
-            "invalid type argument <class 'jax.numpy.float32'> for jax.Array: "
-            "JAX's scalar types are not dtype markers; use jaxtypes.float32",
-        ),
-        (
-            "jnp.bool_",
-            "invalid type argument <class 'jax.numpy.bool'> for jax.Array: "
-            "JAX's scalar types are not dtype markers; use jaxtypes.bool_",
-        ),
     ],
 )
 def test_a_bad_argument_is_a_clear_error(args: str, message: str) -> None:
     with pytest.raises(TypeError) as info:
         eval(f"jax.Array[{args}]", {"jax": jax, "jnp": jnp, "np": np, "float32": float32})
     assert str(info.value).startswith(message)
+
+
+def _jax_scalar_types() -> list[str]:
+    """The scalar types jax.numpy exports (``jnp.float32``...), by their class."""
+    meta = type(jnp.float32)
+    return sorted(name for name in dir(jnp) if type(getattr(jnp, name)) is meta)
+
+
+@pytest.mark.parametrize("name", _jax_scalar_types())
+def test_a_jax_scalar_type_is_its_dtype_s_marker(name: str) -> None:
+    scalar_type = getattr(jnp, name)
+    (arg,) = typing.get_args(jax.Array[scalar_type])
+    assert np.dtype(arg) == np.dtype(scalar_type)
+    assert any(arg is getattr(jaxtypes.markers, marker) for marker in jaxtypes.markers.__all__)
+    assert jax.Array[scalar_type] == jax.Array[arg]
 
 
 def test_jax_s_own_subscript_would_be_kept() -> None:
