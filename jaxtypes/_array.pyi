@@ -41,8 +41,31 @@ _DTypeArg = str | type[Any] | np.dtype[Any] | SupportsDtype | None
 class _Marker: ...
 
 
+# JAX's scalar types (``jnp.float32``) are the dtype markers to the checkers,
+# so that ``jax.Array[jnp.float32]`` is an annotation.  Their class is a numpy
+# dtype to the checkers, as JAX's stubs (``float32: Any``) let them be one:
+# ``dtype: jnp.dtype = jnp.float32`` is in most Flax configs.  (At run time
+# JAX's scalar types are of class ``_ScalarMeta``, which has their ``dtype``.)
 @type_check_only
-class DtypeMarker(_Marker):
+class ScalarType(np.dtype[Any], type):  # type: ignore[misc]  # pyright: ignore[reportGeneralTypeIssues]  # pyrefly: ignore[invalid-inheritance]  # ty: ignore[subclass-of-final-class]
+    """The class of JAX's scalar types (``jnp.float32``): each is a dtype."""
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+
+
+# Each dtype marker's base: the marker of the dtype JAX gives an array asked
+# for that dtype (``jnp.zeros(3, jnp.float64)`` is float32 with x64 off), and
+# what calling JAX's scalar type gives (``jnp.float64(1)``).  The stubs are for
+# x64 off; the mypy plugin reads the marker itself and its x64 setting.
+@type_check_only
+class CanonicalDtype(Generic[_F_co]):
+    """A dtype marker whose arrays have dtype F (float64's is float32, as JAX
+    canonicalizes it with x64 off): called, an array of it."""
+    def __new__(cls: type[CanonicalDtype[_V]], x: Any = ..., /) -> Array[_V]: ...  # type: ignore[misc]
+
+
+@type_check_only
+class DtypeMarker(_Marker, metaclass=ScalarType):
     """Base of the markers that are dtypes (every marker but the weak ones)."""
 
 
@@ -138,11 +161,11 @@ class SumTo(_Table, Generic[D]):
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: Literal[True] = True) -> Array[D]: ...
     @overload
-    def sum(self, axis: AxisArgument, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], out: None = None,
+    def sum(self, axis: AxisArgument, dtype: type[CanonicalDtype[DtypeMarkerT]] | DtypeValue[DtypeMarkerT], out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
     @overload
-    def sum(self, axis: AxisArgument = None, *, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], out: None = None,
+    def sum(self, axis: AxisArgument = None, *, dtype: type[CanonicalDtype[DtypeMarkerT]] | DtypeValue[DtypeMarkerT], out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
     @overload
@@ -160,11 +183,11 @@ class ProdTo(_Table, Generic[D]):
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: Literal[True] = True) -> Array[D]: ...
     @overload
-    def prod(self, axis: AxisArgument, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], out: None = None,
+    def prod(self, axis: AxisArgument, dtype: type[CanonicalDtype[DtypeMarkerT]] | DtypeValue[DtypeMarkerT], out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
     @overload
-    def prod(self, axis: AxisArgument = None, *, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], out: None = None,
+    def prod(self, axis: AxisArgument = None, *, dtype: type[CanonicalDtype[DtypeMarkerT]] | DtypeValue[DtypeMarkerT], out: None = None,
         keepdims: bool = False, initial: Any = None, where: Any = None,
         promote_integers: bool = True) -> Array[DtypeMarkerT]: ...
     @overload
@@ -181,7 +204,7 @@ class MeanTo(_Table, Generic[D]):
     def mean(self, axis: AxisArgument = None, dtype: None = None, out: None = None,
         keepdims: bool = False, *, where: Any = None) -> Array[D]: ...
     @overload
-    def mean(self, axis: AxisArgument = None, *, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], out: None = None,
+    def mean(self, axis: AxisArgument = None, *, dtype: type[CanonicalDtype[DtypeMarkerT]] | DtypeValue[DtypeMarkerT], out: None = None,
         keepdims: bool = False, where: Any = None) -> Array[DtypeMarkerT]: ...
     @overload
     def mean(self, axis: AxisArgument = None, dtype: DtypeArgument = None, out: None = None,
@@ -798,7 +821,7 @@ class Array(Generic[DT], metaclass=_ArrayMeta):
     @property
     def imag(self: Array[_Has_imag[_V]]) -> Array[_V]: ...
     @overload
-    def astype(self, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], copy: bool = False, device: Any = None) -> Array[DtypeMarkerT]: ...
+    def astype(self, dtype: type[CanonicalDtype[DtypeMarkerT]] | DtypeValue[DtypeMarkerT], copy: bool = False, device: Any = None) -> Array[DtypeMarkerT]: ...
     @overload
     def astype(self, dtype: DtypeArgument, copy: bool = False, device: Any = None) -> Array[Any]: ...
     def reshape(self, *args: Any, order: str = 'C', out_sharding: Any = None) -> Array[DT]: ...

@@ -8,7 +8,7 @@ import numpy as np
 from typing_extensions import Never
 
 from jaxtypes._array import (
-    Array, DtypeMarker, UnknownDtype, UnknownNumpyScalar, _Marker, _Table,
+    Array, CanonicalDtype, DtypeMarker, UnknownDtype, UnknownNumpyScalar, _Marker, _Table,
     AnyDtype as _UnknownDtypeT, UnaryTo,
     ArgmaxTo, ArgminTo, ItemTo, MaxTo, MeanTo, MinTo, ProdTo, RoundTo, StdTo, SumTo, VarTo,
 )
@@ -4771,8 +4771,8 @@ class ClipNotSupportedForWeakComplex(_Table):
     """JAX rejects clip of an array of dtype c*."""
     clip: ClipNotSupportedForWeakComplex
 
-class bool_(DtypeMarker):
-    """Marker of the dtype bool."""
+class bool_(DtypeMarker, CanonicalDtype[bool_]):
+    """Marker of the dtype bool (and, with the JAX stubs, JAX's scalar type jnp.bool_)."""
     _add: _Tables.AddBool
     _radd: _Tables.ReflectedAddBool
     _matmul: _Tables.MatmulBool
@@ -4811,8 +4811,8 @@ class bool_(DtypeMarker):
     _imag: bool_
     _item: ItemTo[bool]
 
-class uint1(DtypeMarker):
-    """Marker of the dtype uint1."""
+class uint1(DtypeMarker, CanonicalDtype[uint1]):
+    """Marker of the dtype uint1 (and, with the JAX stubs, JAX's scalar type jnp.uint1)."""
     _add: _Tables.AddUint1
     _radd: _Tables.ReflectedAddUint1
     _matmul: _Tables.MatmulUint1
@@ -4851,8 +4851,8 @@ class uint1(DtypeMarker):
     _imag: uint1
     _item: ItemTo[int]
 
-class uint2(DtypeMarker):
-    """Marker of the dtype uint2."""
+class uint2(DtypeMarker, CanonicalDtype[uint2]):
+    """Marker of the dtype uint2 (and, with the JAX stubs, JAX's scalar type jnp.uint2)."""
     _add: _Tables.AddUint2
     _radd: _Tables.ReflectedAddUint2
     _matmul: _Tables.MatmulUint2
@@ -4891,8 +4891,8 @@ class uint2(DtypeMarker):
     _imag: uint2
     _item: ItemTo[int]
 
-class uint4(DtypeMarker):
-    """Marker of the dtype uint4."""
+class uint4(DtypeMarker, CanonicalDtype[uint4]):
+    """Marker of the dtype uint4 (and, with the JAX stubs, JAX's scalar type jnp.uint4)."""
     _add: _Tables.AddUint4
     _radd: _Tables.ReflectedAddUint4
     _matmul: _Tables.MatmulUint4
@@ -4931,8 +4931,8 @@ class uint4(DtypeMarker):
     _imag: uint4
     _item: ItemTo[int]
 
-class uint8(DtypeMarker):
-    """Marker of the dtype uint8."""
+class uint8(DtypeMarker, CanonicalDtype[uint8]):
+    """Marker of the dtype uint8 (and, with the JAX stubs, JAX's scalar type jnp.uint8)."""
     _add: _Tables.AddUint8
     _radd: _Tables.ReflectedAddUint8
     _matmul: _Tables.MatmulUint8
@@ -4971,8 +4971,8 @@ class uint8(DtypeMarker):
     _imag: uint8
     _item: ItemTo[int]
 
-class uint16(DtypeMarker):
-    """Marker of the dtype uint16."""
+class uint16(DtypeMarker, CanonicalDtype[uint16]):
+    """Marker of the dtype uint16 (and, with the JAX stubs, JAX's scalar type jnp.uint16)."""
     _add: _Tables.AddUint16
     _radd: _Tables.ReflectedAddUint16
     _matmul: _Tables.MatmulUint16
@@ -5011,8 +5011,8 @@ class uint16(DtypeMarker):
     _imag: uint16
     _item: ItemTo[int]
 
-class uint32(DtypeMarker):
-    """Marker of the dtype uint32."""
+class uint32(DtypeMarker, CanonicalDtype[uint32]):
+    """Marker of the dtype uint32 (and, with the JAX stubs, JAX's scalar type jnp.uint32)."""
     _add: _Tables.AddUint32
     _radd: _Tables.ReflectedAddUint32
     _matmul: _Tables.MatmulUint32
@@ -5051,8 +5051,8 @@ class uint32(DtypeMarker):
     _imag: uint32
     _item: ItemTo[int]
 
-class uint64(DtypeMarker):
-    """Marker of the dtype uint64."""
+class uint64(DtypeMarker, CanonicalDtype[uint32]):
+    """Marker of the dtype uint64 (and, with the JAX stubs, JAX's scalar type jnp.uint64)."""
     _add: _Tables.AddUint64
     _radd: _Tables.ReflectedAddUint64
     _matmul: _Tables.MatmulUint64
@@ -5091,8 +5091,8 @@ class uint64(DtypeMarker):
     _imag: uint64
     _item: ItemTo[int]
 
-class int1(DtypeMarker):
-    """Marker of the dtype int1."""
+class int1(DtypeMarker, CanonicalDtype[int1]):
+    """Marker of the dtype int1 (and, with the JAX stubs, JAX's scalar type jnp.int1)."""
     _add: _Tables.AddInt1
     _radd: _Tables.ReflectedAddInt1
     _matmul: _Tables.MatmulInt1
@@ -5130,8 +5130,8 @@ class int1(DtypeMarker):
     _imag: int1
     _item: ItemTo[int]
 
-class int2(DtypeMarker):
-    """Marker of the dtype int2."""
+class int2(DtypeMarker, CanonicalDtype[int2]):
+    """Marker of the dtype int2 (and, with the JAX stubs, JAX's scalar type jnp.int2)."""
     _add: _Tables.AddInt2
     _radd: _Tables.ReflectedAddInt2
     _matmul: _Tables.MatmulInt2
@@ -5169,8 +5169,8 @@ class int2(DtypeMarker):
     _imag: int2
     _item: ItemTo[int]
 
-class int4(DtypeMarker):
-    """Marker of the dtype int4."""
+class int4(DtypeMarker, CanonicalDtype[int4]):
+    """Marker of the dtype int4 (and, with the JAX stubs, JAX's scalar type jnp.int4)."""
     _add: _Tables.AddInt4
     _radd: _Tables.ReflectedAddInt4
     _matmul: _Tables.MatmulInt4
@@ -5208,8 +5208,8 @@ class int4(DtypeMarker):
     _imag: int4
     _item: ItemTo[int]
 
-class int8(DtypeMarker):
-    """Marker of the dtype int8."""
+class int8(DtypeMarker, CanonicalDtype[int8]):
+    """Marker of the dtype int8 (and, with the JAX stubs, JAX's scalar type jnp.int8)."""
     _add: _Tables.AddInt8
     _radd: _Tables.ReflectedAddInt8
     _matmul: _Tables.MatmulInt8
@@ -5248,8 +5248,8 @@ class int8(DtypeMarker):
     _imag: int8
     _item: ItemTo[int]
 
-class int16(DtypeMarker):
-    """Marker of the dtype int16."""
+class int16(DtypeMarker, CanonicalDtype[int16]):
+    """Marker of the dtype int16 (and, with the JAX stubs, JAX's scalar type jnp.int16)."""
     _add: _Tables.AddInt16
     _radd: _Tables.ReflectedAddInt16
     _matmul: _Tables.MatmulInt16
@@ -5288,8 +5288,8 @@ class int16(DtypeMarker):
     _imag: int16
     _item: ItemTo[int]
 
-class int32(DtypeMarker):
-    """Marker of the dtype int32."""
+class int32(DtypeMarker, CanonicalDtype[int32]):
+    """Marker of the dtype int32 (and, with the JAX stubs, JAX's scalar type jnp.int32)."""
     _add: _Tables.AddInt32
     _radd: _Tables.ReflectedAddInt32
     _matmul: _Tables.MatmulInt32
@@ -5328,8 +5328,8 @@ class int32(DtypeMarker):
     _imag: int32
     _item: ItemTo[int]
 
-class int64(DtypeMarker):
-    """Marker of the dtype int64."""
+class int64(DtypeMarker, CanonicalDtype[int32]):
+    """Marker of the dtype int64 (and, with the JAX stubs, JAX's scalar type jnp.int64)."""
     _add: _Tables.AddInt64
     _radd: _Tables.ReflectedAddInt32
     _matmul: _Tables.MatmulUint64
@@ -5368,8 +5368,8 @@ class int64(DtypeMarker):
     _imag: int64
     _item: ItemTo[int]
 
-class float4_e2m1fn(DtypeMarker):
-    """Marker of the dtype float4_e2m1fn."""
+class float4_e2m1fn(DtypeMarker, CanonicalDtype[float4_e2m1fn]):
+    """Marker of the dtype float4_e2m1fn (and, with the JAX stubs, JAX's scalar type jnp.float4_e2m1fn)."""
     _add: _Tables.AddFloat4_e2m1fn
     _radd: _Tables.ReflectedAddFloat4_e2m1fn
     _matmul: _Tables.MatmulFloat4_e2m1fn
@@ -5408,8 +5408,8 @@ class float4_e2m1fn(DtypeMarker):
     _imag: float4_e2m1fn
     _item: ItemTo[float]
 
-class float6_e2m3fn(DtypeMarker):
-    """Marker of the dtype float6_e2m3fn."""
+class float6_e2m3fn(DtypeMarker, CanonicalDtype[float6_e2m3fn]):
+    """Marker of the dtype float6_e2m3fn (and, with the JAX stubs, JAX's scalar type jnp.float6_e2m3fn)."""
     _add: _Tables.AddFloat6_e2m3fn
     _radd: _Tables.ReflectedAddFloat6_e2m3fn
     _matmul: _Tables.MatmulFloat6_e2m3fn
@@ -5448,8 +5448,8 @@ class float6_e2m3fn(DtypeMarker):
     _imag: float6_e2m3fn
     _item: ItemTo[float]
 
-class float6_e3m2fn(DtypeMarker):
-    """Marker of the dtype float6_e3m2fn."""
+class float6_e3m2fn(DtypeMarker, CanonicalDtype[float6_e3m2fn]):
+    """Marker of the dtype float6_e3m2fn (and, with the JAX stubs, JAX's scalar type jnp.float6_e3m2fn)."""
     _add: _Tables.AddFloat6_e3m2fn
     _radd: _Tables.ReflectedAddFloat6_e3m2fn
     _matmul: _Tables.MatmulFloat6_e3m2fn
@@ -5488,8 +5488,8 @@ class float6_e3m2fn(DtypeMarker):
     _imag: float6_e3m2fn
     _item: ItemTo[float]
 
-class float8_e3m4(DtypeMarker):
-    """Marker of the dtype float8_e3m4."""
+class float8_e3m4(DtypeMarker, CanonicalDtype[float8_e3m4]):
+    """Marker of the dtype float8_e3m4 (and, with the JAX stubs, JAX's scalar type jnp.float8_e3m4)."""
     _add: _Tables.AddFloat8_e3m4
     _radd: _Tables.ReflectedAddFloat8_e3m4
     _matmul: _Tables.MatmulFloat8_e3m4
@@ -5528,8 +5528,8 @@ class float8_e3m4(DtypeMarker):
     _imag: float8_e3m4
     _item: ItemTo[float]
 
-class float8_e4m3(DtypeMarker):
-    """Marker of the dtype float8_e4m3."""
+class float8_e4m3(DtypeMarker, CanonicalDtype[float8_e4m3]):
+    """Marker of the dtype float8_e4m3 (and, with the JAX stubs, JAX's scalar type jnp.float8_e4m3)."""
     _add: _Tables.AddFloat8_e4m3
     _radd: _Tables.ReflectedAddFloat8_e4m3
     _matmul: _Tables.MatmulFloat8_e4m3
@@ -5568,8 +5568,8 @@ class float8_e4m3(DtypeMarker):
     _imag: float8_e4m3
     _item: ItemTo[float]
 
-class float8_e8m0fnu(DtypeMarker):
-    """Marker of the dtype float8_e8m0fnu."""
+class float8_e8m0fnu(DtypeMarker, CanonicalDtype[float8_e8m0fnu]):
+    """Marker of the dtype float8_e8m0fnu (and, with the JAX stubs, JAX's scalar type jnp.float8_e8m0fnu)."""
     _add: _Tables.AddFloat8_e8m0fnu
     _radd: _Tables.ReflectedAddFloat8_e8m0fnu
     _matmul: _Tables.MatmulFloat8_e8m0fnu
@@ -5608,8 +5608,8 @@ class float8_e8m0fnu(DtypeMarker):
     _imag: float8_e8m0fnu
     _item: ItemTo[float]
 
-class float8_e4m3b11fnuz(DtypeMarker):
-    """Marker of the dtype float8_e4m3b11fnuz."""
+class float8_e4m3b11fnuz(DtypeMarker, CanonicalDtype[float8_e4m3b11fnuz]):
+    """Marker of the dtype float8_e4m3b11fnuz (and, with the JAX stubs, JAX's scalar type jnp.float8_e4m3b11fnuz)."""
     _add: _Tables.AddFloat8_e4m3b11fnuz
     _radd: _Tables.ReflectedAddFloat8_e4m3b11fnuz
     _matmul: _Tables.MatmulFloat8_e4m3b11fnuz
@@ -5648,8 +5648,8 @@ class float8_e4m3b11fnuz(DtypeMarker):
     _imag: float8_e4m3b11fnuz
     _item: ItemTo[float]
 
-class float8_e4m3fn(DtypeMarker):
-    """Marker of the dtype float8_e4m3fn."""
+class float8_e4m3fn(DtypeMarker, CanonicalDtype[float8_e4m3fn]):
+    """Marker of the dtype float8_e4m3fn (and, with the JAX stubs, JAX's scalar type jnp.float8_e4m3fn)."""
     _add: _Tables.AddFloat8_e4m3fn
     _radd: _Tables.ReflectedAddFloat8_e4m3fn
     _matmul: _Tables.MatmulFloat8_e4m3fn
@@ -5688,8 +5688,8 @@ class float8_e4m3fn(DtypeMarker):
     _imag: float8_e4m3fn
     _item: ItemTo[float]
 
-class float8_e4m3fnuz(DtypeMarker):
-    """Marker of the dtype float8_e4m3fnuz."""
+class float8_e4m3fnuz(DtypeMarker, CanonicalDtype[float8_e4m3fnuz]):
+    """Marker of the dtype float8_e4m3fnuz (and, with the JAX stubs, JAX's scalar type jnp.float8_e4m3fnuz)."""
     _add: _Tables.AddFloat8_e4m3fnuz
     _radd: _Tables.ReflectedAddFloat8_e4m3fnuz
     _matmul: _Tables.MatmulFloat8_e4m3fnuz
@@ -5728,8 +5728,8 @@ class float8_e4m3fnuz(DtypeMarker):
     _imag: float8_e4m3fnuz
     _item: ItemTo[float]
 
-class float8_e5m2(DtypeMarker):
-    """Marker of the dtype float8_e5m2."""
+class float8_e5m2(DtypeMarker, CanonicalDtype[float8_e5m2]):
+    """Marker of the dtype float8_e5m2 (and, with the JAX stubs, JAX's scalar type jnp.float8_e5m2)."""
     _add: _Tables.AddFloat8_e5m2
     _radd: _Tables.ReflectedAddFloat8_e5m2
     _matmul: _Tables.MatmulFloat8_e5m2
@@ -5768,8 +5768,8 @@ class float8_e5m2(DtypeMarker):
     _imag: float8_e5m2
     _item: ItemTo[float]
 
-class float8_e5m2fnuz(DtypeMarker):
-    """Marker of the dtype float8_e5m2fnuz."""
+class float8_e5m2fnuz(DtypeMarker, CanonicalDtype[float8_e5m2fnuz]):
+    """Marker of the dtype float8_e5m2fnuz (and, with the JAX stubs, JAX's scalar type jnp.float8_e5m2fnuz)."""
     _add: _Tables.AddFloat8_e5m2fnuz
     _radd: _Tables.ReflectedAddFloat8_e5m2fnuz
     _matmul: _Tables.MatmulFloat8_e5m2fnuz
@@ -5808,8 +5808,8 @@ class float8_e5m2fnuz(DtypeMarker):
     _imag: float8_e5m2fnuz
     _item: ItemTo[float]
 
-class bfloat16(DtypeMarker):
-    """Marker of the dtype bfloat16."""
+class bfloat16(DtypeMarker, CanonicalDtype[bfloat16]):
+    """Marker of the dtype bfloat16 (and, with the JAX stubs, JAX's scalar type jnp.bfloat16)."""
     _add: _Tables.AddBfloat16
     _radd: _Tables.ReflectedAddBfloat16
     _matmul: _Tables.MatmulBfloat16
@@ -5848,8 +5848,8 @@ class bfloat16(DtypeMarker):
     _imag: bfloat16
     _item: ItemTo[float]
 
-class float16(DtypeMarker):
-    """Marker of the dtype float16."""
+class float16(DtypeMarker, CanonicalDtype[float16]):
+    """Marker of the dtype float16 (and, with the JAX stubs, JAX's scalar type jnp.float16)."""
     _add: _Tables.AddFloat16
     _radd: _Tables.ReflectedAddFloat16
     _matmul: _Tables.MatmulFloat16
@@ -5888,8 +5888,8 @@ class float16(DtypeMarker):
     _imag: float16
     _item: ItemTo[float]
 
-class float32(DtypeMarker):
-    """Marker of the dtype float32."""
+class float32(DtypeMarker, CanonicalDtype[float32]):
+    """Marker of the dtype float32 (and, with the JAX stubs, JAX's scalar type jnp.float32)."""
     _add: _Tables.AddFloat32
     _radd: _Tables.ReflectedAddFloat32
     _matmul: _Tables.MatmulFloat32
@@ -5928,8 +5928,8 @@ class float32(DtypeMarker):
     _imag: float32
     _item: ItemTo[float]
 
-class float64(DtypeMarker):
-    """Marker of the dtype float64."""
+class float64(DtypeMarker, CanonicalDtype[float32]):
+    """Marker of the dtype float64 (and, with the JAX stubs, JAX's scalar type jnp.float64)."""
     _add: _Tables.AddFloat64
     _radd: _Tables.ReflectedAddFloat32
     _matmul: _Tables.MatmulFloat64
@@ -5968,8 +5968,8 @@ class float64(DtypeMarker):
     _imag: float64
     _item: ItemTo[float]
 
-class complex64(DtypeMarker):
-    """Marker of the dtype complex64."""
+class complex64(DtypeMarker, CanonicalDtype[complex64]):
+    """Marker of the dtype complex64 (and, with the JAX stubs, JAX's scalar type jnp.complex64)."""
     _add: _Tables.AddComplex64
     _radd: _Tables.ReflectedAddComplex64
     _matmul: _Tables.MatmulComplex64
@@ -6008,8 +6008,8 @@ class complex64(DtypeMarker):
     _imag: float32
     _item: ItemTo[complex]
 
-class complex128(DtypeMarker):
-    """Marker of the dtype complex128."""
+class complex128(DtypeMarker, CanonicalDtype[complex64]):
+    """Marker of the dtype complex128 (and, with the JAX stubs, JAX's scalar type jnp.complex128)."""
     _add: _Tables.AddComplex128
     _radd: _Tables.ReflectedAddComplex64
     _matmul: _Tables.BitwiseFloat4_e2m1fn

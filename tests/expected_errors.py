@@ -83,7 +83,7 @@ ERROR_CODES: dict[str, dict[str, Codes]] = {
     # A dtype argument JAX rejects: a weak marker to astype or dtype=.  pyright
     # reports both the argument and the call.
     "dtype-argument": _same(
-        "type-var",
+        "arg-type",
         "jax-dtype",
         ("reportArgumentType", "reportCallIssue"),
         "no-matching-overload",

@@ -199,23 +199,22 @@ def test_jaxtypes_array_is_jax_array(typings: Path) -> None:
 def test_a_weak_values_dtype_is_no_dtype_argument_of_a_function(typings: Path) -> None:
     """``jnp.zeros(n, dtype=w.dtype)`` of a weak float ``w`` is float32 or float64
     as x64 decides, so the functions' ``dtype=`` overloads must not read a weak
-    marker: the protocols their DtypeValue[...] parameters take are attributes
-    no weak marker carries (the dtype mappings are over the strong dtypes)."""
-    protocols = set()
+    marker: the classes their DtypeValue[...] parameters take are bases of the
+    markers JAX accepts there, and no weak marker derives from them (the dtype
+    mappings are over the strong dtypes)."""
+    taken = set()
     for stub in (typings / "jax-stubs").rglob("*.pyi"):
-        protocols |= set(re.findall(r"DtypeValue\[_jaxtypes_markers\.(\w+)\[", stub.read_text()))
-    assert len(protocols) >= 5, protocols  # jnp.zeros, jnp.asarray, jax.random.normal, ... take one
-    markers = (typings / "jaxtypes-stubs" / "markers.pyi").read_text()
-    # (each protocol reads one attribute, its one property)
-    read = {
-        m.group(1)
-        for name in protocols
-        if (m := re.search(rf"^class {name}\(Protocol\[\w+\]\):\n    @property\n    def (\w+)\(", markers, re.M))
+        taken |= set(re.findall(r"DtypeValue\[_jaxtypes_markers\.(\w+)\[", stub.read_text()))
+    assert len(taken) >= 5, taken  # jnp.zeros, jnp.asarray, jax.random.normal, ... take one
+    classes = {
+        node.name: {ast.unparse(base).split("[")[0] for base in node.bases}
+        for node in ast.parse((typings / "jaxtypes-stubs" / "markers.pyi").read_text()).body
+        if isinstance(node, ast.ClassDef)
     }
-    assert len(read) == len(protocols), (protocols, read)
+    assert taken <= set(classes), taken - set(classes)
+    assert taken <= set().union(*(classes[m] for m in ("float32", "bfloat16", "int8"))), taken
     for weak in ("weak_int", "weak_float", "weak_complex"):
-        body = markers.split(f"\nclass {weak}(")[1].split("\nclass ")[0]
-        assert not read & set(re.findall(r"^    (\w+):", body, re.M)), weak
+        assert not taken & classes[weak], weak
 
 
 @pytest.mark.usefixtures("memoised_render")
@@ -1715,6 +1714,8 @@ from jaxtypes import bfloat16, float32, int8, int64
 def f(b: jax.Array[bfloat16], x: jax.Array[float32], i: jax.Array[int8]) -> None:
     b + x
     assert_type(i.sum(), jax.Array[int64])
+    assert_type(jnp.float64(1.0), jax.Array[jnp.float64])
+    assert_type(jnp.zeros(2, jnp.float64), jax.Array[jnp.float64])
 """
 
 
@@ -1722,7 +1723,8 @@ def test_printed_configuration_lines_check_strict_promotion_and_x64(tmp_path: Pa
     """The lines `install` prints for strict promotion and x64, written as it
     says (pyproject.toml [tool.jaxtypes], beside the plugin's line), make mypy
     with the plugin check the program as JAX runs it then (JAX 0.10.2, strict
-    and x64: bfloat16 + float32 raises; int8.sum() is int64)."""
+    and x64: bfloat16 + float32 raises; int8.sum() is int64; JAX's float64
+    scalar type and dtype= give float64)."""
     printed = project_runs.installed()[1]
     assert "mypy with the plugin checks a project's own, in pyproject.toml [tool.jaxtypes]" in printed
     lines = [m["line"] for text in printed.splitlines() if (m := PRINTED_CONFIGURATION.match(text))]
@@ -1739,9 +1741,9 @@ def test_printed_configuration_lines_check_strict_promotion_and_x64(tmp_path: Pa
     run_jax = (
         "import jax, jax.numpy as jnp\n"
         "b, x, i = jnp.ones(2, jnp.bfloat16), jnp.ones(2, jnp.float32), jnp.ones(2, jnp.int8)\n"
-        "print(i.sum().dtype)\n"
+        "print(i.sum().dtype, jnp.float64(1.0).dtype, jnp.zeros(2, jnp.float64).dtype)\n"
         "try:\n    b + x\nexcept jax.dtypes.TypePromotionError:\n    print('raises')\n"
     )
     env = {**os.environ, "JAX_ENABLE_X64": "1", "JAX_NUMPY_DTYPE_PROMOTION": "strict"}
     jax_run = subprocess.run([sys.executable, "-c", run_jax], env=env, capture_output=True, text=True, timeout=300)
-    assert jax_run.stdout.split() == ["int64", "raises"], jax_run.stderr[-2000:]
+    assert jax_run.stdout.split() == ["int64", "float64", "float64", "raises"], jax_run.stderr[-2000:]

@@ -632,14 +632,7 @@ def _astype(ours: list[ast.stmt], jax_astype: ast.stmt) -> list[ast.stmt]:
     # First among numpy's, so that a dtype of unknown scalar type
     # (np.dtype[Any]) is not taken for np.bool_ by a checker that picks the
     # first overload an Any matches.
-    # JAX's scalar types (jnp.float32): DtypeOf, declared by the markers stub
-    # of jaxtypes._stubgen.function_overloads, carries the dtype as JAX canonicalizes it.
-    # (Its TypeVar is the public-looking D, which a hover shows: Array[D@astype].)
     numpy = [
-        f"@overload\ndef astype(self, dtype: {MARKERS_MODULE}.DtypeOf[Any, D], copy: bool = False, "
-        "device: Any = None) -> Array[D]: ..."
-    ]
-    numpy += [
         f"@overload\ndef astype(self, dtype: np.dtype[{ANY_SCALAR}], copy: bool = False, "
         "device: Any = None) -> Array[Any]: ..."
     ]
@@ -719,7 +712,7 @@ def _index_helper(node: ast.ClassDef) -> ast.ClassDef:
 # meant, as jaxtypes' own _array.pyi does (the syntax tree drops comments).
 _OVERRIDE_IGNORE: Final = "  # type: ignore[assignment]  # ty: ignore[incompatible-attribute-override]"
 _EQUALITY_DESCRIPTOR: Final = re.compile(r"^(    __(?:eq|ne)__: .*)$", re.M)
-_DTYPE_VALUE_CLASS: Final = re.compile(r"^(class DtypeValue\(.*\):)$", re.M)
+_DTYPE_VALUE_CLASS: Final = re.compile(r"^(class (?:DtypeValue|ScalarType)\(.*\):)$", re.M)
 
 
 def render_basearray(tree: ast.Module, header: str) -> str:

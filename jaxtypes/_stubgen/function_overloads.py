@@ -15,9 +15,8 @@ call the typed overloads do not cover gives JAX's ``Array``, i.e.
    attribute (a dtype JAX rejects) falls through to JAX's signature.  An
    ``Array[Any]`` argument gives ``Array[Any]``, as JAX's stubs do.
 2. the ``dtype=`` overloads, where a ``dtype=`` argument decides: a marker
-   class (``jt.float32``) or JAX's scalar type (``jnp.float32``, retyped here
-   as ``DtypeOf[float32]``), canonicalized as JAX does (``float64`` is
-   ``float32`` with x64 off);
+   class (``jt.float32``, which JAX's scalar type ``jnp.float32`` is here),
+   canonicalized as JAX does (``float64`` is ``float32`` with x64 off);
 3. an overload taking numpy scalars and arrays, which JAX's stubs type
    ``Array`` (``np.float64`` is a Python ``float`` to a checker, but a strong
    value to JAX);
@@ -101,7 +100,7 @@ UNKNOWN_VAR: Final = "AnyDtype"
 # The TypeVar of a layer's param_dtype= (its dtype='s is D; jaxtypes._stubgen.
 # layer_stubs), declared here for the same reason: a Flax module would export it.
 PARAM_DTYPE_VAR: Final = "ParamDtype"
-# The protocols' own (covariant) parameters (and DtypeOf's).
+# The protocols' own (covariant) parameters.
 _PROTOCOL_VARS: Final = ("D_co", "D2_co")
 # A protocol's name, from its attribute's: the words of ``_fn_<words><n>``
 # (``_fn_inexact_with_int2``: InexactWithInt2); a pair's two joined by "And".
@@ -169,6 +168,11 @@ class FunctionTables:
     attributes: dict[tuple[tuple[str, str], ...], str] = field(default_factory=dict[tuple[tuple[str, str], ...], str])
     constrained: dict[tuple[str, ...], str] = field(default_factory=dict[tuple[str, ...], str])
     pairs: set[tuple[str, str]] = field(default_factory=set[tuple[str, str]])
+    # The attributes read from a class object (``dtype=jnp.float32``): their
+    # classes are generic bases of the markers, not protocols, as ty solves
+    # ``type[P[V]]`` of a protocol through the class's ``__new__`` (which
+    # gives an Array: ``jnp.float32(1)``), never from its attributes.
+    nominal: set[str] = field(default_factory=set[str])
     # {JAX's NamedTuple of results: its fields}, of the typed functions'
     # results: declared generic by the markers stub (named_result_lines).
     named_results: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
@@ -221,6 +225,15 @@ class FunctionTables:
             name = self.constrained[key] = f"SameDtype{len(self.constrained)}"
         return name
 
+    def marker_bases(self) -> dict[str, list[str]]:
+        """{marker class name: the nominal classes it derives from}."""
+        out: dict[str, list[str]] = {_m(n): [] for n in lattice.NODES}
+        for key, name in self.attributes.items():
+            if name in self.nominal:
+                for node, result in key:
+                    out[_m(node)].append(f"{protocol_name(name)}[{_m(result)}]")
+        return out
+
     def marker_lines(self) -> dict[str, list[str]]:
         """{marker class name: its attribute declarations}."""
         out: dict[str, list[str]] = {_m(n): [] for n in lattice.NODES}
@@ -243,6 +256,14 @@ class FunctionTables:
         if len(set(names)) != len(names):
             raise AssertionError(f"two protocols of one name: {sorted(n for n in names if names.count(n) > 1)}")
         for name in sorted(self.attributes.values()):
+            if name in self.nominal:
+                lines += [
+                    "@type_check_only",
+                    f"class {protocol_name(name)}(Generic[{v}]):",
+                    f'    """A dtype marker whose ``{name}`` is {v}: a base of the markers."""',
+                    "",
+                ]
+                continue
             lines += [
                 "@type_check_only",
                 f"class {protocol_name(name)}(Protocol[{v}]):",
@@ -502,11 +523,12 @@ def _typed_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables
         mapping = tables.dtype_mapping(rule, inputs)
         if mapping and base is not None:
             attr = tables.attribute("_fn_dtype", mapping)
+            tables.nominal.add(attr)
             proto = f"{_protocol(attr)}[{RESULT_VAR}]"
             out += required_overloads(
                 _with(
                     base,
-                    {"dtype": f"type[{proto}] | {MARKERS}.DtypeOf[{proto}, Any] | {MARKERS}.DtypeValue[{proto}]"},
+                    {"dtype": f"type[{proto}] | {MARKERS}.DtypeValue[{proto}]"},
                     ret.format(f"Array[{RESULT_VAR}]"),
                 ),
                 "dtype",
@@ -896,8 +918,7 @@ def _preferred_overloads(
     # would otherwise take for the first typed overload's.
     unknown = f"Array[{MARKERS}.{UNKNOWN_VAR}]"
     unknown_dtype = (
-        f"{MARKERS}.{UNKNOWN_VAR} | type[{MARKERS}.{UNKNOWN_VAR}] | {MARKERS}.DtypeOf[{MARKERS}.{UNKNOWN_VAR}, Any]"
-        f" | {MARKERS}.DtypeValue[{MARKERS}.{UNKNOWN_VAR}]"
+        f"{MARKERS}.{UNKNOWN_VAR} | type[{MARKERS}.{UNKNOWN_VAR}] | {MARKERS}.DtypeValue[{MARKERS}.{UNKNOWN_VAR}]"
     )
     out = [
         _with(base, {x: unknown, "preferred_element_type": declared}, ret.format("Array")),
@@ -914,9 +935,7 @@ def _preferred_overloads(
             {
                 x: f"Array[{MARKERS}.{var}]",
                 y: f"Array[{MARKERS}.{var}]",
-                "preferred_element_type": (
-                    f"type[{marker}] | {MARKERS}.DtypeOf[{marker}, Any] | {MARKERS}.DtypeValue[{marker}]"
-                ),
+                "preferred_element_type": (f"type[{marker}] | {MARKERS}.DtypeValue[{marker}]"),
             },
             ret.format(f"Array[{marker}]"),
         )
@@ -1346,8 +1365,11 @@ def _lax_transform(
 
 
 # JAX's scalar types (``jnp.float32``), declared ``Any`` in its stubs: the
-# ones named as a marker become ``DtypeOf[marker]``.  (Not ``jnp.bool``: JAX's
-# stub uses that name in its own annotations.)
+# ones named as a marker become the marker itself, so that
+# ``jax.Array[jnp.float32]`` is an annotation and ``dtype=jnp.float32`` a
+# dtype (the markers' class is a numpy dtype to the checkers, and each marker
+# names the dtype JAX canonicalizes it to).  (Not ``jnp.bool``: JAX's stub
+# uses that name in its own annotations.)
 _SCALAR_TYPES: Final = {_m(n): _m(n) for n in lattice.STRONG}
 
 
@@ -1359,10 +1381,7 @@ def _dtype_of(node: ast.stmt) -> ast.stmt:
         and ast.unparse(node.annotation) == "Any"
     ):
         marker = _SCALAR_TYPES[node.target.id]
-        out = copy.deepcopy(node)
-        called = _m(lattice.canonicalize(marker if marker != "bool_" else "bool", False))
-        out.annotation = parse_expr(f"{MARKERS}.DtypeOf[{MARKERS}.{marker}, {MARKERS}.{called}]")
-        return out
+        return ast.ImportFrom("jaxtypes.markers", [ast.alias(marker, node.target.id)], 0)
     return node
 
 
@@ -1373,7 +1392,7 @@ _FINFO_VALUES: Final = ("min", "max", "eps", "epsneg", "tiny", "resolution", "sm
 
 def transform_markers(text: str, tables: FunctionTables, typevar_lines: Sequence[str] = ()) -> str:
     """jaxtypes' markers stub with the attributes the typed signatures read,
-    their protocols, and ``DtypeOf`` (JAX's scalar types); ``typevar_lines``
+    their protocols, and ``Finfo``; ``typevar_lines``
     declare the TypeVars of the other stubs (the layers', the transforms'),
     which their modules give."""
 
@@ -1390,10 +1409,13 @@ def transform_markers(text: str, tables: FunctionTables, typevar_lines: Sequence
             and res == function_rules.finfo_node(node, other)
         },
     )
+    tables.nominal.add(finfo)
     lines = tables.marker_lines()
+    bases = tables.marker_bases()
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name in lines:
             node.body += [ast.parse(line).body[0] for line in lines[node.name]]
+            node.bases += [parse_expr(base) for base in bases[node.name]]
     extra = [
         "from typing import Generic, Protocol",
         "import numpy as _np",
@@ -1418,22 +1440,6 @@ def transform_markers(text: str, tables: FunctionTables, typevar_lines: Sequence
     extra += tables.protocol_lines()
     extra += tables.ufunc_lines()
     extra += [
-        "@type_check_only",
-        # A numpy dtype to the checkers, as JAX's stubs (``float32: Any``) let
-        # it be: ``dtype: jnp.dtype = jnp.float32`` is in most Flax configs.  Of
-        # scalar type np.generic, so no overload taking ``np.dtype[np.float32]``
-        # (numpy's dtype is covariant in it) ever picks it.  numpy declares its
-        # dtype final, which pyright, pyrefly and ty report when they check this stub
-        # (pyrefly and ty check a project's typings/): the subclass is for checkers only.
-        # (Its parameters: the dtype's marker, and the marker JAX canonicalizes it to.)
-        f"class DtypeOf(_np.dtype[_np.generic], Generic[{', '.join(_PROTOCOL_VARS)}]):"
-        + package_stubs.FINAL_BASE_IGNORE,
-        '    """JAX\'s scalar type of a dtype (``jnp.float32``): a dtype argument, and'
-        ' callable (giving an array of the dtype as JAX canonicalizes it)."""',
-        "    @property",
-        "    def dtype(self) -> _np.dtype[Any]: ...",
-        f"    def __call__(self, x: Any = ..., /) -> Array[{_PROTOCOL_VARS[1]}]: ...",
-        "",
         # not type_check_only: jnp.finfo, a value, is this class (a name of
         # the stubs only: at run time jnp.finfo is ml_dtypes.finfo)
         f"class Finfo(_np.finfo[Any], Generic[{RESULT_TYPEVAR_NAMES[RESULT_VAR]}]):",
@@ -1443,7 +1449,6 @@ def transform_markers(text: str, tables: FunctionTables, typevar_lines: Sequence
         ' strongly typed array of their dtype: so they are typed here."""',
         "    @overload",
         f"    def __new__(cls, dtype: type[{protocol_name(finfo)}[{_PROTOCOL_VARS[0]}]]"
-        f" | DtypeOf[{protocol_name(finfo)}[{_PROTOCOL_VARS[0]}], Any]"
         f" | DtypeValue[{protocol_name(finfo)}[{_PROTOCOL_VARS[0]}]]) -> Finfo[{_PROTOCOL_VARS[0]}]: ...",
         "    @overload",
         "    def __new__(cls, dtype: Any) -> Finfo[Any]: ...",

@@ -233,7 +233,7 @@ import jaxtypes.markers as {_MARKERS}
 from jaxtypes.markers import NoDtype as _JaxtypesNoDtype
 
 # The TypeVars of dtype= and param_dtype=, which an IDE's hover on a layer's
-# class shows (``dtype: DtypeOf[D@__init__, Any] | ...``): declared by the
+# class shows (``dtype: DtypeValue[D@__init__] | type[D@__init__]``): declared by the
 # markers stub under public-looking names (jaxtypes._stubgen.function_overloads),
 # imported under private ones, which the package does not export.  (So are
 # the bounded ones, ``_bounded_typevars``.)
@@ -260,8 +260,8 @@ _MARKER_CLASSES: Final = (
 
 
 def _dtype_argument(var: str) -> str:
-    # What a dtype argument of a known marker is: jnp.float32, x.dtype, a marker class.
-    return f"{_MARKERS}.DtypeOf[{var}, _JaxtypesAny] | {_MARKERS}.DtypeValue[{var}] | type[{var}]"
+    # What a dtype argument of a known marker is: jnp.float32 (a marker class), x.dtype.
+    return f"{_MARKERS}.DtypeValue[{var}] | type[{var}]"
 
 
 def _outputs_by_input(

@@ -495,7 +495,7 @@ def render_markers(attributes: dict[str, list[str]], tables: _Tables) -> str:
         "from typing_extensions import Never",
         "",
         "from jaxtypes._array import (",
-        "    Array, DtypeMarker, UnknownDtype, UnknownNumpyScalar, _Marker, _Table,",
+        "    Array, CanonicalDtype, DtypeMarker, UnknownDtype, UnknownNumpyScalar, _Marker, _Table,",
         f"    AnyDtype as {_UNKNOWN_DTYPE_T}, UnaryTo,",
         "    " + ", ".join(sorted({*METHOD_FAMILIES.values(), "ItemTo"})) + ",",
         ")",
@@ -529,9 +529,13 @@ def render_markers(attributes: dict[str, list[str]], tables: _Tables) -> str:
         doc = (
             f"weakly typed {node[0]}* values (Python scalars, JAX's weak arrays)"
             if node in lattice.WEAK
-            else f"the dtype {node}"
+            else f"the dtype {node} (and, with the JAX stubs, JAX's scalar type jnp.{_m(node)})"
         )
-        base = "_Marker" if node in lattice.WEAK else "DtypeMarker"
+        base = (
+            "_Marker"
+            if node in lattice.WEAK
+            else f"DtypeMarker, CanonicalDtype[{_m(lattice.canonicalize(node, False))}]"
+        )
         lines.append(f"class {_m(node)}({base}):")
         lines.append(f'    """Marker of {doc}."""')
         lines += [f"    {a}" for a in attributes[node]]
@@ -627,8 +631,31 @@ _DTypeArg = str | type[Any] | np.dtype[Any] | SupportsDtype | None
 class _Marker: ...
 
 
+# JAX's scalar types (``jnp.float32``) are the dtype markers to the checkers,
+# so that ``jax.Array[jnp.float32]`` is an annotation.  Their class is a numpy
+# dtype to the checkers, as JAX's stubs (``float32: Any``) let them be one:
+# ``dtype: jnp.dtype = jnp.float32`` is in most Flax configs.  (At run time
+# JAX's scalar types are of class ``_ScalarMeta``, which has their ``dtype``.)
 @type_check_only
-class DtypeMarker(_Marker):
+class ScalarType(np.dtype[Any], type):  # type: ignore[misc]  # pyright: ignore[reportGeneralTypeIssues]  # pyrefly: ignore[invalid-inheritance]  # ty: ignore[subclass-of-final-class]
+    """The class of JAX's scalar types (``jnp.float32``): each is a dtype."""
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+
+
+# Each dtype marker's base: the marker of the dtype JAX gives an array asked
+# for that dtype (``jnp.zeros(3, jnp.float64)`` is float32 with x64 off), and
+# what calling JAX's scalar type gives (``jnp.float64(1)``).  The stubs are for
+# x64 off; the mypy plugin reads the marker itself and its x64 setting.
+@type_check_only
+class CanonicalDtype(Generic[_F_co]):
+    """A dtype marker whose arrays have dtype F (float64's is float32, as JAX
+    canonicalizes it with x64 off): called, an array of it."""
+    def __new__(cls: type[CanonicalDtype[_V]], x: Any = ..., /) -> Array[_V]: ...  # type: ignore[misc]
+
+
+@type_check_only
+class DtypeMarker(_Marker, metaclass=ScalarType):
     """Base of the markers that are dtypes (every marker but the weak ones)."""
 
 
@@ -727,10 +754,10 @@ _METHOD_SIGNATURES: Final = {
         "(self, axis: AxisArgument = None, dtype: None = None, out: None = None,\n"
         "        keepdims: bool = False, initial: Any = None, where: Any = None,\n"
         "        promote_integers: Literal[True] = True) -> Array[D]: ...",
-        "(self, axis: AxisArgument, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], out: None = None,\n"
+        "(self, axis: AxisArgument, dtype: type[CanonicalDtype[DtypeMarkerT]] | DtypeValue[DtypeMarkerT], out: None = None,\n"
         "        keepdims: bool = False, initial: Any = None, where: Any = None,\n"
         "        promote_integers: bool = True) -> Array[DtypeMarkerT]: ...",
-        "(self, axis: AxisArgument = None, *, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], out: None = None,\n"
+        "(self, axis: AxisArgument = None, *, dtype: type[CanonicalDtype[DtypeMarkerT]] | DtypeValue[DtypeMarkerT], out: None = None,\n"
         "        keepdims: bool = False, initial: Any = None, where: Any = None,\n"
         "        promote_integers: bool = True) -> Array[DtypeMarkerT]: ...",
         "(self, axis: AxisArgument = None, dtype: DtypeArgument = None, out: None = None,\n"
@@ -740,7 +767,7 @@ _METHOD_SIGNATURES: Final = {
     "mean": [
         "(self, axis: AxisArgument = None, dtype: None = None, out: None = None,\n"
         "        keepdims: bool = False, *, where: Any = None) -> Array[D]: ...",
-        "(self, axis: AxisArgument = None, *, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], out: None = None,\n"
+        "(self, axis: AxisArgument = None, *, dtype: type[CanonicalDtype[DtypeMarkerT]] | DtypeValue[DtypeMarkerT], out: None = None,\n"
         "        keepdims: bool = False, where: Any = None) -> Array[DtypeMarkerT]: ...",
         "(self, axis: AxisArgument = None, dtype: DtypeArgument = None, out: None = None,\n"
         "        keepdims: bool = False, *, where: Any = None) -> Array[Any]: ...",
@@ -783,7 +810,7 @@ def _method_tables() -> list[str]:
 
 
 # A stub class deriving from numpy's dtype, which numpy declares final
-# (DtypeValue, JAX's scalar types' DtypeOf): what pyright, pyrefly and ty
+# (DtypeValue, ScalarType): what pyright, pyrefly and ty
 # report there, in stubs they check (pyrefly and ty check a project's typings/).
 FINAL_BASE_IGNORE: Final = (
     "  # pyright: ignore[reportGeneralTypeIssues]  # pyrefly: ignore[invalid-inheritance]"
@@ -846,7 +873,7 @@ def render_array() -> str:
         "    @property",
         f"    def imag(self: {_via('_imag', '_V')}) -> Array[_V]: ...",
         "    @overload",
-        "    def astype(self, dtype: type[DtypeMarkerT] | DtypeValue[DtypeMarkerT], copy: bool = False,"
+        "    def astype(self, dtype: type[CanonicalDtype[DtypeMarkerT]] | DtypeValue[DtypeMarkerT], copy: bool = False,"
         " device: Any = None) -> Array[DtypeMarkerT]: ...",
         "    @overload",
         "    def astype(self, dtype: DtypeArgument, copy: bool = False, device: Any = None) -> Array[Any]: ...",

@@ -68,6 +68,7 @@ from . import (
     operators,
     project_settings,
     runtime_api_calls,
+    scalar_type_calls,
 )
 from .type_nodes import Builder
 
@@ -160,6 +161,8 @@ class JaxtypesPlugin(Plugin):
             names.PROMOTE_TYPES: runtime_api_calls.promote_types_hook(v, builder),
             names.PROMOTE_DTYPE: runtime_api_calls.promote_dtype_hook(v, builder),
             names.BUILTIN_ABS: operators.abs_function_hook(v, builder),
+            # jnp.float64(1): JAX's scalar types are the markers in the JAX stubs.
+            **scalar_type_calls.scalar_type_call_hooks(v, builder),
         }
         # JAX's functions (with the stubs of `jaxtypes jax-stubs`): the rule's
         # answer in this configuration; ufunc objects are called as methods.

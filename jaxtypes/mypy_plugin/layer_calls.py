@@ -58,7 +58,7 @@ from mypy.nodes import (
     WithStmt,
 )
 from mypy.plugin import AttributeContext, FunctionContext, MethodContext
-from mypy.types import AnyType, CallableType, Instance, Type, get_proper_type
+from mypy.types import AnyType, CallableType, Instance, Type, TypeOfAny, TypeType, get_proper_type
 
 from jaxtypes import lattice, layer_rules
 from jaxtypes.lattice import Variant
@@ -302,7 +302,9 @@ def _param_of_call(call: CallExpr, layer: TypeInfo, builder: Builder) -> str | N
     if isinstance(arg, NameExpr) and arg.fullname == "builtins.None":
         return _DEFAULT
     node = arg.node if isinstance(arg, RefExpr) else None
-    typ = node.type if isinstance(node, Var) else None
+    typ: Type | None = node.type if isinstance(node, Var) else None
+    if isinstance(node, TypeInfo):  # a marker: jnp.bfloat16 in the JAX stubs
+        typ = TypeType(Instance(node, [AnyType(TypeOfAny.special_form)] * len(node.defn.type_vars)))
     found = dtype_like(typ, builder) if typ is not None else None
     if not found or len(found) != 1 or found[0].kind not in ("type", "dtype") or found[0].weak:
         return None

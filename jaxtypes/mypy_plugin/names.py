@@ -70,9 +70,6 @@ NUMPY_GENERIC: Final = "numpy.generic"
 NUMPY_DTYPE: Final = "numpy.dtype"
 NUMPY_NDARRAY: Final = "numpy.ndarray"
 SEQUENCES: Final = ("typing.Sequence", "collections.abc.Sequence")
-# JAX's scalar types (jnp.float32) in the stubs of `jaxtypes jax-stubs`:
-# DtypeOf[dtype marker, the marker it canonicalizes to].
-DTYPE_OF: Final = f"{MARKERS_MODULE}.DtypeOf"
 # x.dtype of an Array[DT]: DtypeValue[DT], declared beside each Array class.
 DTYPE_VALUES: Final = ("jaxtypes._array.DtypeValue", "jax._src.basearray.DtypeValue")
 

@@ -443,7 +443,11 @@ def _instance_of_type_object(t: ProperType) -> Instance | None:
     if isinstance(t, (CallableType, Overloaded)) and t.is_type_obj():
         item = t if isinstance(t, CallableType) else t.items[0]
         ret = get_proper_type(item.ret_type)
-        return ret if isinstance(ret, Instance) else None
+        if isinstance(ret, Instance) and ret.type is t.type_object():
+            return ret
+        # A marker (jnp.float32 in the JAX stubs) is called for an Array.
+        info = t.type_object()
+        return Instance(info, [AnyType(TypeOfAny.special_form)] * len(info.defn.type_vars))
     return None
 
 
@@ -486,7 +490,7 @@ def dtype_like(t: Type, builder: Builder, depth: int = 0) -> list[DTypeLike] | N
             return None
         return [DTypeLike(a, weak=a in lattice.WEAK, kind="array") for a in alts if isinstance(a, str)]
     fullname = p.type.fullname
-    if (fullname == names.DTYPE_OF or fullname in names.DTYPE_VALUES) and p.args:  # jnp.float32, x.dtype: a dtype
+    if fullname in names.DTYPE_VALUES and p.args:  # x.dtype: a dtype
         marker = get_proper_type(p.args[0])
         node = names.NODE_OF_MARKER.get(marker.type.fullname) if isinstance(marker, Instance) else None
         # A weak value's dtype is float32 or float64 as x64 decides: unknown here.

@@ -43,6 +43,20 @@ SUPPORTED_DTYPES: tuple[jnp.dtype, ...] = (jnp.float32, jnp.bfloat16, jnp.float1
 DTYPE_BY_NAME: dict[str, jnp.dtype] = {"f32": jnp.float32, "bf16": jnp.bfloat16}
 
 
+# An alias of the dtype types, as RecurrentGemma's array-typing module writes
+# it (sic: a call in a type expression), then parameters' defaults of it.
+DtypeLikeAlias = str | type(jnp.float64)
+
+
+def init_weights(
+    key: jax.Array,
+    shape: tuple[int, ...],
+    param_dtype: DtypeLikeAlias = jnp.float32,
+    dtype: DtypeLikeAlias = jnp.bfloat16,
+) -> jax.Array:
+    return jax.random.normal(key, shape, dtype=param_dtype).astype(dtype)
+
+
 def init_embedding(key: jax.Array, cfg: TransformerConfig, dtype: jnp.dtype = jnp.float32) -> jax.Array:
     table = jax.random.normal(key, (cfg.vocab_size, cfg.emb_dim), dtype=dtype)
     return table.astype(cfg.param_dtype)
@@ -186,3 +200,5 @@ def demo() -> None:
     assert state.params["w"].dtype == jnp.float32
     assert update_row(jnp.zeros((2, 2)), 1, jnp.ones(2)).dtype == jnp.float32
     assert SUPPORTED_DTYPES[1] == DTYPE_BY_NAME["bf16"]
+    assert init_weights(key, (2,), jnp.bfloat16, jnp.float16).dtype == jnp.float16
+    assert init_weights(key, (2,), param_dtype=jnp.float32).dtype == jnp.bfloat16

@@ -289,6 +289,32 @@ def jax_dtypes(x: jax.Array[float32], b: jax.Array, n: int) -> None:
     jnp.dtype(jnp.float32)
 
 
+# -- JAX's spelling: its scalar types are the markers (``jax.Array[jnp.float32]``
+# is ``jax.Array[jaxtypes.float32]``), and still dtypes where JAX takes one
+def _norm(x: jax.Array[jnp.bfloat16], scale: jax.Array[jnp.float32]) -> jax.Array[jnp.float32]:
+    return x * scale
+
+
+def jax_spelling(x: jax.Array[jnp.bfloat16], f: jax.Array[float32], i: jax.Array[jnp.int8], a: jax.Array) -> None:
+    assert_type(x, jax.Array[bfloat16])
+    assert_type(_norm(x, f), jax.Array[jnp.float32])
+    assert_type(_norm(x, f), jax.Array[float32])
+    assert_type(x + i, jax.Array[jnp.bfloat16])
+    assert_type(jnp.zeros(3, jnp.float64), jax.Array[jnp.float32])  # (x64 off)
+    assert_type(jnp.float64(1.0), jax.Array[float32])
+    assert_type(f.astype(jnp.float64), jax.Array[float32])
+    assert_type(f.astype(jaxtypes.float64), jax.Array[float32])
+    assert_type(f.sum(dtype=jnp.bfloat16), jax.Array[bfloat16])
+    _norm(f, f)  # E: argument
+    wanted: jax.Array[jnp.int8] = x  # E: assignment
+    dtype: jnp.dtype = jnp.float32
+    as_numpy: np.dtype[Any] = jnp.bfloat16
+    dtypes: tuple[jnp.dtype, ...] = (jnp.float32, jnp.int8, x.dtype, a.dtype)
+    jnp.zeros(3, dtype=dtype)
+    jnp.float32.dtype
+    jnp.float32 == f.dtype
+
+
 # -- a preferred dtype of unknown dtype (``x.dtype`` of a bare jax.Array) gives
 # no dtype: JAX answers the arrays' own for bfloat16 arrays, for example
 def preferred_dtype_of_unknown_dtype(out: jax.Array, w: jax.Array, b: jax.Array[bfloat16]) -> None:
