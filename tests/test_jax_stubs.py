@@ -1719,6 +1719,50 @@ def f(b: jax.Array[bfloat16], x: jax.Array[float32], i: jax.Array[int8]) -> None
 """
 
 
+# NumPy operands of JAX's functions: JAX makes each a strong array of its
+# dtype, canonicalized (with x64 off a float64 one is float32).
+NUMPY_OPERANDS = """\
+from typing import Any
+import jax.numpy as jnp
+import numpy as np
+
+
+def f(m: np.ndarray[Any, np.dtype[np.bool_]], a: np.ndarray[Any, np.dtype[np.float64]],
+      i: np.ndarray[Any, np.dtype[np.int64]], s: np.float64) -> None:
+    reveal_type(jnp.where(m, a, a))
+    reveal_type(jnp.where(m, a, 1.0))
+    reveal_type(jnp.maximum(a, s))
+    reveal_type(jnp.sin(i))
+    reveal_type(jnp.concatenate([a, a]))
+"""
+NUMPY_VALUES = (
+    "import jax.numpy as jnp, numpy as np\n"
+    "m, a, i, s = np.array([True]), np.ones(1, np.float64), np.ones(1, np.int64), np.float64(1)\n"
+    "print(*(r.dtype for r in (jnp.where(m, a, a), jnp.where(m, a, 1.0), jnp.maximum(a, s), jnp.sin(i),"
+    " jnp.concatenate([a, a]))))\n"
+)
+
+
+@pytest.mark.parametrize("x64", [False, True], ids=["x32", "x64"])
+def test_plugin_takes_numpy_operands_as_jax_canonicalizes_them(tmp_path: Path, x64: bool) -> None:
+    """mypy with the plugin answers JAX's functions of NumPy arrays and
+    scalars as JAX does in the project's x64 (jax-ml/jax#11012: jnp.where of
+    float64 NumPy arrays is float32 with x64 off)."""
+    if x64:
+        (tmp_path / "pyproject.toml").write_text("[tool.jaxtypes]\nx64 = true\n")
+    (tmp_path / "model.py").write_text(NUMPY_OPERANDS)
+    venv = project_runs.installed()[0]
+    cmd = mypy_in(venv, tmp_path, plugin_config().split("\n[jaxtypes]")[0] + "\n", ["model.py"])
+    proc = subprocess.run(cmd, cwd=tmp_path, env=user_env(venv), capture_output=True, text=True, timeout=600)
+    revealed = re.findall(r'Revealed type is "jax\._src\.basearray\.Array\[jaxtypes\.markers\.(\w+)\]"', proc.stdout)
+    env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
+    if x64:
+        env["JAX_ENABLE_X64"] = "1"
+    jax_run = subprocess.run([sys.executable, "-c", NUMPY_VALUES], env=env, capture_output=True, text=True, timeout=300)
+    assert jax_run.returncode == 0, jax_run.stderr[-2000:]
+    assert revealed == jax_run.stdout.split(), proc.stdout
+
+
 def test_printed_configuration_lines_check_strict_promotion_and_x64(tmp_path: Path) -> None:
     """The lines `install` prints for strict promotion and x64, written as it
     says (pyproject.toml [tool.jaxtypes], beside the plugin's line), make mypy

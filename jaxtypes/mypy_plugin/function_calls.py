@@ -51,10 +51,10 @@ from mypy.types import (
 from jaxtypes import call_plans, function_rules, lattice
 from jaxtypes.call_plans import CallPlan
 from jaxtypes.lattice import Variant
-from jaxtypes.operation_rules import DEFAULT
+from jaxtypes.operation_rules import DEFAULT, numpy_operand
 
 from . import errors, names
-from .type_nodes import Builder, DTypeLike, array_info, dtype_like
+from .type_nodes import Builder, DTypeLike, array_info, dtype_like, is_numpy
 
 __all__ = ["typed_functions", "function_hook"]
 
@@ -124,10 +124,12 @@ def _tuple_of(t: TupleType, items: list[Type]) -> TupleType:
     return t.copy_modified(items=items, fallback=fallback)
 
 
-def _node(types: list[Type], builder: Builder, scalars: bool = True) -> str:
+def _node(types: list[Type], builder: Builder, x64: bool, scalars: bool = True) -> str:
     """The marker node of one array argument (weak for Python scalars, when
     ``scalars``: to jax.random's functions a Python scalar means something
-    else, ``permutation(key, 20)`` being ``arange(20)``)."""
+    else, ``permutation(key, 20)`` being ``arange(20)``).  A NumPy array or
+    scalar is the strong array JAX makes of it, canonicalized (with x64 off a
+    float64 one is float32: jaxtypes.operation_rules.numpy_operand)."""
     if len(types) != 1:
         raise _Unknown
     found = dtype_like(types[0], builder)
@@ -136,10 +138,12 @@ def _node(types: list[Type], builder: Builder, scalars: bool = True) -> str:
     d = found[0]
     if d.node is None or d.kind not in ("array", "value") or (d.kind == "value" and not scalars):
         raise _Unknown
+    if d.node in lattice.STRONG and is_numpy(types[0]):
+        return numpy_operand(d.node, lattice.variant("standard", x64))
     return d.node
 
 
-def _sequence_nodes(types: list[Type], builder: Builder) -> list[str]:
+def _sequence_nodes(types: list[Type], builder: Builder, x64: bool) -> list[str]:
     """The dtypes of a list or tuple of arrays (``concatenate([x, y])``),
     as the two inputs the rule takes (one dtype twice, or two)."""
     if len(types) != 1:
@@ -153,7 +157,7 @@ def _sequence_nodes(types: list[Type], builder: Builder) -> list[str]:
         items = list(item.items) if isinstance(item, UnionType) else [item]
     else:
         raise _Unknown
-    nodes = list(dict.fromkeys(_node([i], builder) for i in items))
+    nodes = list(dict.fromkeys(_node([i], builder, x64) for i in items))
     if len(nodes) == 1:
         return nodes * 2
     if len(nodes) == 2:
@@ -178,28 +182,28 @@ def _dtype(types: list[Type], builder: Builder, v: Variant) -> str | None:
     return lattice.default_dtype(d.node[0], v.x64) if d.weak else d.node
 
 
-def _inputs(plan: CallPlan, ctx: Context, builder: Builder) -> tuple[list[str], set[int]]:
+def _inputs(plan: CallPlan, ctx: Context, builder: Builder, x64: bool) -> tuple[list[str], set[int]]:
     """The rule's input nodes and the formals they came from."""
     formals = ctx.callee_arg_names
     kind = plan.kind
     if kind in call_plans.ONE_INPUT_KINDS:
         i = plan.input_position
-        return [_node(ctx.arg_types[i], builder, plan.scalar_inputs)], {i, *range(i)}
+        return [_node(ctx.arg_types[i], builder, x64, plan.scalar_inputs)], {i, *range(i)}
     if kind == "cxy":
-        return ["bool", _node(ctx.arg_types[1], builder), _node(ctx.arg_types[2], builder)], {0, 1, 2}
+        return ["bool", _node(ctx.arg_types[1], builder, x64), _node(ctx.arg_types[2], builder, x64)], {0, 1, 2}
     if kind == "xy" and plan.varargs:
         star = [i for i, f in enumerate(formals) if f == plan.input_param]
         if star and len(ctx.arg_types[star[0]]) == 2:  # einsum(subscripts, *operands): JAX's own signature
-            return [_node([t], builder) for t in ctx.arg_types[star[0]]], {0, star[0]}
+            return [_node([t], builder, x64) for t in ctx.arg_types[star[0]]], {0, star[0]}
         # einsum(subscripts, a, b): the typed forms of the stubs
         operands = [i for i, f in enumerate(formals) if f in call_plans.VARARG_OPERANDS]
         if len(operands) != 2:
             raise _Unknown
-        return [_node(ctx.arg_types[i], builder) for i in operands], {0, *operands}
+        return [_node(ctx.arg_types[i], builder, x64) for i in operands], {0, *operands}
     if kind == "xy" and plan.second is not None:
         if len(ctx.arg_types) < 2 or not ctx.arg_types[0] or not ctx.arg_types[1]:
             raise _Unknown
-        return [_node(ctx.arg_types[0], builder), _node(ctx.arg_types[1], builder)], {0, 1}
+        return [_node(ctx.arg_types[0], builder, x64), _node(ctx.arg_types[1], builder, x64)], {0, 1}
     if kind == "xy" and plan.sequence:
         first = ctx.arg_types[0] if ctx.arg_types else []
         # concatenate([x, y]): the list's elements, as written when it is a
@@ -207,15 +211,15 @@ def _inputs(plan: CallPlan, ctx: Context, builder: Builder) -> tuple[list[str], 
         # Array of neither)
         literal = ctx.args[0][0] if ctx.args and len(ctx.args[0]) == 1 else None
         if isinstance(literal, (ListExpr, TupleExpr)) and literal.items:
-            nodes = list(dict.fromkeys(_node([ctx.api.get_expression_type(e)], builder) for e in literal.items))
+            nodes = list(dict.fromkeys(_node([ctx.api.get_expression_type(e)], builder, x64) for e in literal.items))
             if len(nodes) > 2:
                 raise _Unknown
             return (nodes * 2)[:2] if len(nodes) == 1 else nodes, {0}
-        return _sequence_nodes(first, builder), {0}
+        return _sequence_nodes(first, builder, x64), {0}
     if kind == "kd":
         return [function_rules.KEY], {0}
     if kind == "k":
-        return [_node(ctx.arg_types[0], builder)], {0}
+        return [_node(ctx.arg_types[0], builder, x64)], {0}
     return [], set()  # (d, n: dtype= or counts alone)
 
 
@@ -401,7 +405,7 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
         try:
             if plan is None:
                 raise _Unknown
-            inputs, used = _inputs(plan, ctx, builder)
+            inputs, used = _inputs(plan, ctx, builder, v.x64)
             dtype_index = (
                 ctx.callee_arg_names.index("dtype") if "dtype" in ctx.callee_arg_names else plan.dtype_position
             )

@@ -42,6 +42,7 @@ __all__ = [
     "array_dtype",
     "operands",
     "dtype_like",
+    "is_numpy",
     "Builder",
     "MAX_DEPTH",
     "MAX_ALTERNATIVES",
@@ -304,6 +305,13 @@ def _numpy_key(t: Instance, exact: bool) -> object:
 
 def _is_numpy_scalar(t: Instance) -> bool:
     return any(info.fullname == names.NUMPY_GENERIC for info in t.type.mro)
+
+
+def is_numpy(t: Type) -> bool:
+    """Whether ``t`` is a NumPy array or scalar type (``np.ndarray[...]``,
+    ``np.float64``), which JAX takes as a strong array of its dtype."""
+    p = get_proper_type(t)
+    return isinstance(p, Instance) and (p.type.fullname == names.NUMPY_NDARRAY or _is_numpy_scalar(p))
 
 
 def _python_scalar(t: Instance) -> str | None:
