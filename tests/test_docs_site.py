@@ -207,6 +207,14 @@ RUN_BY = {
     ".venv/bin/python -m benchmarks.jax_versions 0.4.38 0.5.3 0.7.2 0.8.3 0.9.2 0.10.2": (
         "tests/test_benchmark_commands.py::test_benchmark_module_starts"
     ),
+    # docs/costs.md's Flax corpus: the stubs as the benchmark stages them, and the
+    # benchmark run by hand (it times checkers); its test runs the corpus as the benchmark does.
+    ".venv/bin/jaxtypes jax-stubs --out typings": "tests/test_jax_stubs.py::test_out_stubs_check_clean_in_a_project",
+    ".venv/bin/python -m benchmarks.reach --corpus-dir benchmarks/flax_corpus --stubs typings --compare-times "
+    "--instructions --repeat 5": "tests/test_reach_corpus.py::test_flax_corpus_runs_under_jax",
+    ".venv/bin/python -m benchmarks.reach --corpus-dir benchmarks/flax_corpus --stubs typings": (
+        "tests/test_reach_corpus.py::test_flax_corpus_runs_under_jax"
+    ),
     ".venv/bin/mkdocs build --strict --site-dir site": "tests/test_docs_site.py::test_the_site_builds_strict",
     # docs/reporting.md: each checker on the page's minimal file (a block tests/test_readme.py checks).
     "mypy repro.py": "tests/test_readme.py::test_examples_without_the_stubs",

@@ -6,6 +6,7 @@ here (the benchmark does that, by hand)."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -99,6 +100,28 @@ def test_model_corpus_runs_under_jax() -> None:
     assert set(by_file) == set(files) and all(n >= 20 for n in by_file.values()), by_file
     kinds = Counter(truth.nodes.values())
     for node in ("float32", "bfloat16", "int32", "bool"):
+        assert kinds[node] > 0, kinds
+
+
+@pytest.mark.slow  # JAX runs 2,000 lines of Flax code, each file's main() compiled
+def test_flax_corpus_runs_under_jax() -> None:
+    """The Flax corpus (code as public Flax projects write it, measured by
+    ``--corpus-dir benchmarks/flax_corpus``) runs, each file's driver under
+    ``jax.jit`` as the benchmark runs it, and gives the benchmark array
+    values with one dtype each; it names nothing of jaxtypes."""
+    directory = reach.HERE / "flax_corpus"
+    files = reach.corpus_files(directory)
+    assert set(files) == {"mnist.py", "resnet.py", "vit.py", "lm1b.py", "gemma.py", "nnx_mlp.py", "training.py"}
+    assert 1200 <= sum(len(t.splitlines()) for t in files.values()) <= 2100
+    assert not [name for name, text in files.items() if re.search(r"^\s*(from|import) jaxtypes\b", text, re.M)]
+    truth = reach.collect_truth(files, directory=directory)
+    # ResNet's modules run in float32 and, with a dynamic loss scale, in
+    # bfloat16: their values have no one dtype, and the benchmark leaves them out.
+    assert {f for f, _, _ in truth.varying} == {"resnet.py"}
+    by_file = Counter(f for f, _, _ in truth.nodes)
+    assert set(by_file) == set(files) and all(n >= 30 for n in by_file.values()), by_file
+    kinds = Counter(truth.nodes.values())
+    for node in ("float32", "bfloat16", "int32", "uint32", "bool", "f*"):
         assert kinds[node] > 0, kinds
 
 
