@@ -38,6 +38,7 @@ __all__ = [
     "CallPlan",
     "Parameter",
     "anonymous",
+    "answered_by_plugin",
     "call_plan",
     "unnamed",
     "VARARG_OPERANDS",
@@ -183,6 +184,14 @@ def call_plan(name: str, params: Sequence[Parameter], vararg: Parameter | None =
         float_bounds=name in function_rules.BOUNDED_FUNCTIONS,
         dtype_position=function_rules.DTYPE_POSITION.get(name),
     )
+
+
+def answered_by_plugin(name: str) -> bool:
+    """Whether the mypy plugin answers calls of JAX's function ``name`` from
+    its rule (it then needs no typed overload of it: the stubs' lighter
+    modules for the plugin leave them out)."""
+    rule = function_rules.TABLE.get(name)
+    return rule is not None and rule.family not in UNTYPED_FAMILIES and name in function_rules.ARGUMENTS
 
 
 def _plan(name: str, params: Sequence[Parameter], vararg: Parameter | None) -> CallPlan | None:

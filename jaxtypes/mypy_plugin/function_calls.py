@@ -25,6 +25,7 @@ from mypy.nodes import (
     ARG_POS,
     ARG_STAR,
     ARG_STAR2,
+    ArgKind,
     Decorator,
     FuncDef,
     ListExpr,
@@ -72,8 +73,8 @@ def typed_functions() -> dict[str, str]:
     function with a rule, and the ufunc objects' ``__call__``
     (``jnp.maximum`` is a ``BinaryUfunc`` in JAX's stubs)."""
     out: dict[str, str] = {}
-    for name, rule in function_rules.TABLE.items():
-        if rule.family in call_plans.UNTYPED_FAMILIES or name not in function_rules.ARGUMENTS:
+    for name in function_rules.TABLE:
+        if not call_plans.answered_by_plugin(name):
             continue
         out[name] = name
         ufunc = names.ufunc_call(name)
@@ -165,13 +166,20 @@ def _sequence_nodes(types: list[Type], builder: Builder, x64: bool) -> list[str]
     raise _Unknown
 
 
-def _dtype(types: list[Type], builder: Builder, v: Variant) -> str | None:
-    """A ``dtype=`` argument's node (None: not given, or None)."""
+def _dtype(types: list[Type], builder: Builder, v: Variant, kinds: list[ArgKind] | None = None) -> str | None:
+    """A ``dtype=`` argument's node (None: not given, or None); ``kinds``,
+    the arguments' kinds, tell a ``**{"dtype": ...}`` mapping's value."""
     if not types:
         return None
     if len(types) != 1:
         raise _Unknown
-    found: list[DTypeLike] | None = dtype_like(types[0], builder)
+    t = types[0]
+    if kinds and kinds[0] == ARG_STAR2:
+        mapping = get_proper_type(t)
+        if not isinstance(mapping, Instance) or len(mapping.args) != 2:
+            raise _Unknown
+        t = mapping.args[1]
+    found: list[DTypeLike] | None = dtype_like(t, builder)
     if not found or len(found) != 1:
         raise _Unknown
     d = found[0]
@@ -223,8 +231,33 @@ def _inputs(plan: CallPlan, ctx: Context, builder: Builder, x64: bool) -> tuple[
     return [], set()  # (d, n: dtype= or counts alone)
 
 
-def _covered(plan: CallPlan, ctx: Context, used: set[int], builder: Builder) -> bool:
-    """Whether every argument the call passes is one the rule accounts for."""
+def _preferred(plan: CallPlan, ctx: Context, inputs: list[str], builder: Builder, v: Variant) -> str | None:
+    """The result a ``preferred_element_type=`` gives (dot, einsum: the
+    generator's typed overloads say the same): two arrays of one dtype that
+    JAX takes with that preferred dtype (``function_rules.PREFERRED_RESULTS``)
+    give it; None where the call passes none.  Any other pairing is unknown
+    (JAX refuses some; the rule does not say)."""
+    name = "preferred_element_type"
+    if not plan.preferred or name not in ctx.callee_arg_names:
+        return None
+    types = ctx.arg_types[ctx.callee_arg_names.index(name)]
+    if not types:
+        return None
+    preferred = _dtype(types, builder, v)
+    if preferred is None:
+        return None  # (None: JAX's default, the rule's answer)
+    if (
+        len(inputs) != 2
+        or inputs[0] != inputs[1]
+        or inputs[0] not in function_rules.PREFERRED_RESULTS.get(preferred, ())
+    ):
+        raise _Unknown
+    return preferred
+
+
+def _covered(plan: CallPlan, ctx: Context, used: set[int], builder: Builder, preferred: bool = False) -> bool:
+    """Whether every argument the call passes is one the rule accounts for
+    (``preferred``: its ``preferred_element_type=`` too)."""
     if plan.inputs_alone:
         return True
     scalars: set[str] = {lattice.WEAK_INT, lattice.BOOL} if plan.input_scalar else set()
@@ -232,9 +265,15 @@ def _covered(plan: CallPlan, ctx: Context, used: set[int], builder: Builder) -> 
         scalars |= {lattice.WEAK_INT, lattice.WEAK_FLOAT, lattice.BOOL}
     elif plan.dtype_scalar:
         scalars |= {lattice.WEAK_INT, lattice.BOOL}
+    elif plan.kind == "kd" and plan.rule.default == "f":
+        # (a random draw's Python-scalar loc, scale or bounds: weak, they
+        # take its float dtype, as its typed overloads say)
+        scalars |= {lattice.WEAK_INT, lattice.WEAK_FLOAT, lattice.BOOL}
     for i, types in enumerate(ctx.arg_types):
         formal = ctx.callee_arg_names[i] if i < len(ctx.callee_arg_names) else None
         if not types or i in used or formal in (plan.dtype_param, "dtype") or formal in plan.neutral:
+            continue
+        if formal == "preferred_element_type" and preferred:
             continue
         if formal in call_plans.PINNED:
             return False
@@ -409,9 +448,16 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
             dtype_index = (
                 ctx.callee_arg_names.index("dtype") if "dtype" in ctx.callee_arg_names else plan.dtype_position
             )
-            dtype = _dtype(ctx.arg_types[dtype_index], builder, v) if dtype_index is not None else None
-            if not _covered(plan, ctx, used, builder):
+            dtype = (
+                _dtype(ctx.arg_types[dtype_index], builder, v, ctx.arg_kinds[dtype_index])
+                if dtype_index is not None
+                else None
+            )
+            preferred = _preferred(plan, ctx, inputs, builder, v)
+            if not _covered(plan, ctx, used, builder, preferred is not None):
                 raise _Unknown
+            if preferred is not None:
+                return _replace(ctx.default_return_type, builder.array_of(template, [preferred]))
             operands = used - {0} if kind == "cxy" else used
             if kind in ("xy", "cxy") and not plan.two_scalars and _python_scalars(ctx, operands, builder):
                 raise _Unknown  # (jnp.power(2, 3) is weakly typed: JAX computes it from the values)
