@@ -67,11 +67,21 @@ class _Unknown(Exception):
     pass
 
 
+# Functions the stubs leave as JAX re-exports them (no typed overloads: the
+# plugin alone reads their calls), by the name mypy gives their calls: where
+# JAX defines them.  (lax.select_n(which, *cases): any number of cases.)
+DEFINED_AT: dict[str, str] = {"jax._src.lax.lax.select_n": "jax.lax.select_n"}
+
+
 def typed_functions() -> dict[str, str]:
     """{fully qualified name mypy gives a call: the rule's name} for every
     function with a rule, and the ufunc objects' ``__call__``
     (``jnp.maximum`` is a ``BinaryUfunc`` in JAX's stubs)."""
-    out: dict[str, str] = {}
+    out: dict[str, str] = {
+        defined: name
+        for defined, name in DEFINED_AT.items()
+        if function_rules.TABLE[name].family not in call_plans.UNTYPED_FAMILIES
+    }
     for name, rule in function_rules.TABLE.items():
         if rule.family in call_plans.UNTYPED_FAMILIES or name not in function_rules.ARGUMENTS:
             continue
@@ -189,6 +199,11 @@ def _inputs(plan: CallPlan, ctx: Context, builder: Builder, x64: bool) -> tuple[
     if kind in call_plans.ONE_INPUT_KINDS:
         i = plan.input_position
         return [_node(ctx.arg_types[i], builder, x64, plan.scalar_inputs)], {i, *range(i)}
+    if kind == "cxy" and len(ctx.arg_types) == 2:  # select_n(which, *cases): each case's dtype
+        cases = list(dict.fromkeys(_node([t], builder, x64) for t in ctx.arg_types[1]))
+        if not cases:
+            raise _Unknown
+        return ["bool", *(cases * 2 if len(cases) == 1 else cases)], {0, 1}
     if kind == "cxy":
         return ["bool", _node(ctx.arg_types[1], builder, x64), _node(ctx.arg_types[2], builder, x64)], {0, 1, 2}
     if kind == "xy" and plan.varargs:
