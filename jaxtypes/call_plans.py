@@ -60,7 +60,7 @@ UNTYPED_FAMILIES: Final = ("untyped", "higher_order", "not_an_array")
 ONE_INPUT_KINDS: Final = ("x", "xd")
 # Families of two-array functions (their result is the promoted dtype,
 # possibly made inexact, or a fixed dtype).
-PAIR_FAMILIES: Final = ("keeps", "operator", "inexact", "fixed", "mean", "equal")
+PAIR_FAMILIES: Final = ("keeps", "operator", "inexact", "fixed", "mean", "equal", "select")
 # Families whose result no argument but the inputs can change (isin's bool,
 # fold_in's key): every other argument is neutral.
 INPUTS_ALONE_FAMILIES: Final = ("fixed", "key")

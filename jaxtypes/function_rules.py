@@ -280,14 +280,34 @@ def _fft(rule: Rule, inputs: Inputs, v: Variant, dtype: str | None) -> Outcome:
     return _refused(rule, out) or Outcome(marker_node(result, weak and rule.keep_weak))
 
 
-def _equal(rule: Rule, inputs: Inputs, v: Variant, dtype: str | None) -> Outcome:
-    """lax: every array argument must have one dtype; weak only if all are."""
+def _equal(rule: Rule, inputs: Inputs, v: Variant, dtype: str | None, hint: str = "") -> Outcome:
+    """lax: every array argument must have one dtype; weak only if all are.
+    A weakly typed operand counts as its dtype in the configuration (a weak
+    float is float32 with x64 off), which the other must be: JAX does not
+    promote here."""
     ops_ = _operands(rule, inputs, v)
-    if len({d for d, _ in ops_}) != 1:
-        return _unsupported("lax (operands of different dtypes)", ", ".join(d for d, _ in ops_))
+    dtypes = list(dict.fromkeys(d for d, _ in ops_))
+    if len(dtypes) != 1:
+        return Outcome(
+            None,
+            "unsupported",
+            f"operands of different dtypes, {' and '.join(dtypes)}: JAX requires one dtype here "
+            f"(cast one first, e.g. y.astype(x.dtype){hint})",
+        )
     out = ops_[0][0]
     weak = all(w for _, w in ops_)
     return _refused(rule, out) or Outcome(marker_node(out, weak and rule.keep_weak))
+
+
+def _select(rule: Rule, inputs: Inputs, v: Variant, dtype: str | None) -> Outcome:
+    """lax.select(pred, on_true, on_false), lax.select_n(which, *cases): the
+    cases as ``equal``; the predicate (the first input) must be a bool or an
+    integer (JAX refuses a float or complex one)."""
+    which, _ = operand(inputs[0], v)
+    if lattice.kind(which) not in ("b", "i", "u"):
+        return _unsupported("the predicate of select", which)
+    cases = rule._replace(args=rule.args or tuple(range(1, len(inputs))))
+    return _equal(cases, inputs, v, dtype, hint=", or jnp.where, which promotes")
 
 
 def _operator(rule: Rule, inputs: Inputs, v: Variant, dtype: str | None) -> Outcome:
@@ -328,6 +348,7 @@ FAMILIES: Final[dict[str, Callable[[Rule, Inputs, Variant, "str | None"], Outcom
     "complex": _to_complex,  # real -> complex (rfft)
     "fft": _fft,  # any -> complex (fft, ifft)
     "equal": _equal,  # lax: equal dtypes required
+    "select": _select,  # lax.select/select_n: equal cases, an integer or bool predicate
     "operator": _operator,  # as a Python operator on arrays (jaxtypes.operation_rules)
     "key": _key,  # PRNG keys
     "not_an_array": _not_an_array,

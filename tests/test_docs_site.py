@@ -207,6 +207,9 @@ RUN_BY = {
     ".venv/bin/python -m benchmarks.jax_versions 0.4.38 0.5.3 0.7.2 0.8.3 0.9.2 0.10.2": (
         "tests/test_benchmark_commands.py::test_benchmark_module_starts"
     ),
+    # docs/real-bugs.md: the slow set runs both, as the page shows them.
+    "python -m benchmarks.real_bugs.run_jax": "tests/test_real_bugs.py::test_real_bugs_run_under_jax_as_the_manifest_says",
+    "python -m benchmarks.real_bugs": "tests/test_real_bugs.py::test_the_checkers_catch_the_recorded_bugs_and_pass_every_fix",
     # docs/costs.md's Flax corpus: the stubs as the benchmark stages them, and the
     # benchmark run by hand (it times checkers); its test runs the corpus as the benchmark does.
     ".venv/bin/jaxtypes jax-stubs --out typings": "tests/test_jax_stubs.py::test_out_stubs_check_clean_in_a_project",

@@ -428,6 +428,7 @@ FAMILY_ROWS = {
     "like an input": {"like"},
     "fixed": {"fixed"},
     "two arrays": {"keeps", "operator", "equal", "inexact", "mean"},
+    "equal dtypes": {"equal", "select"},
     "PRNG keys": {"key"},
     "values and indices": {"keeps"},
     "named results": {"inexact", "real"},

@@ -63,6 +63,7 @@ FAMILIES = (
     "complex",
     "fft",
     "equal",
+    "select",
     "operator",
     "key",
     "not_an_array",
@@ -314,6 +315,9 @@ def bases(family: str, data: Sequence[Answer]) -> Iterable[Rule]:
     elif family == "equal":
         for keep, chosen in itertools.product(weak, args):
             yield Rule(family, args=chosen, keep_weak=keep)
+    elif family == "select" and all(len(a.inputs) >= 2 for a in data):
+        for keep in weak:
+            yield Rule(family, keep_weak=keep)
     elif family == "operator":
         width = max((len(a.inputs) for a in data), default=0)
         names = (

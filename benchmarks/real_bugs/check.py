@@ -8,11 +8,22 @@ in the six set-ups with the JAX stubs as the README sets them up
 (``jaxtypes jax-stubs install`` in an environment of this one's, each checker
 run from a project directory whose only stub setting is the line the command
 printed for it): the runs are ``tests/project_runs.py``'s, the code the tests
-check their case files with.  mypy with the plugin runs once per JAX setting
-the manifest names (``promotion``, ``x64`` in its ``[jaxtypes]`` section,
-``project_runs.mypy_with_plugin``), each file in its own setting; the stubs
-alone follow JAX's defaults (standard promotion, x64 off) and read no
-setting, so the other set-ups check every file in those.
+check their case files with.
+
+Which bugs each set-up is scored on (``applies``): a set-up is asked only
+about the code it can be right about.
+
+- mypy with the plugin reads the project's JAX settings (``promotion``,
+  ``x64`` in its ``[jaxtypes]`` section): it runs once per setting the
+  manifest names (``project_runs.mypy_with_plugin``), each file in its own,
+  and is scored on every bug.
+- The stubs alone (mypy without the plugin, pyright, basedpyright, pyrefly,
+  ty) follow JAX's defaults, standard promotion with x64 off, and read no
+  setting.  A file whose dtypes depend on x64 or strict promotion (the
+  manifest's ``x64``, ``fixed_x64`` or ``promotion = "strict"``) holds
+  another configuration's truth there: these set-ups neither check such a
+  bug's files nor count it, caught or missed (``defaults_only``; their
+  "catchable" is the bugs in JAX's defaults that a static check could see).
 
 Per set-up, the report gives:
 
@@ -54,6 +65,7 @@ import project_runs  # noqa: E402
 class SetupResult:
     setup: str
     catchable: int
+    scored: int  # the bugs the set-up is run on (``applies``)
     caught: list[str] = field(default_factory=list[str])
     missed: list[str] = field(default_factory=list[str])
     caught_out_of_reach: list[str] = field(default_factory=list[str])
@@ -72,6 +84,7 @@ class SetupResult:
             "setup": self.setup,
             "caught": len(self.caught),
             "catchable": self.catchable,
+            "scored": self.scored,
             "recall": round(len(self.caught) / max(self.catchable, 1), 3),
             "caught_with_clean_fix": len(self.caught_with_clean_fix()),
             "fixed_files_with_errors": len(self.false_positives),
@@ -85,6 +98,19 @@ class SetupResult:
 
 def _text(name: str) -> str:
     return (BUGS / name).read_text()
+
+
+def defaults_only(bug: Bug) -> bool:
+    """Whether both of the bug's files run in JAX's defaults (standard
+    promotion, x64 off): the configuration the stubs alone type."""
+    return bug.settings == Settings() and bug.fixed_settings == Settings()
+
+
+def applies(setup: str, bug: Bug) -> bool:
+    """Whether ``setup`` is run on the bug and scored on it: mypy with the
+    plugin on every bug (it reads the settings), the stubs alone on the
+    bugs in JAX's defaults (the module's docstring)."""
+    return setup == MYPY_PLUGIN or defaults_only(bug)
 
 
 def _files(bugs: list[Bug]) -> dict[str, str]:
@@ -108,7 +134,7 @@ def _plugin_errors(bugs: list[Bug]) -> Errors:
 
 def setup_errors(checkers: list[str], bugs: list[Bug]) -> dict[str, Errors]:
     """{set-up: its errors in the bug files, by (project path, line)}."""
-    files = _files(bugs)
+    files = _files([b for b in bugs if defaults_only(b)])
     project_runs.register(stubs=True, files=lambda checker: files)
     others = [c for c in checkers if c != MYPY_PLUGIN]
     runs = project_runs.project_runs((c, True) for c in others)
@@ -129,7 +155,9 @@ def _first_line(error: Error) -> str:
 
 
 def score(setup: str, bugs: list[Bug], errors: Errors) -> SetupResult:
-    result = SetupResult(setup, catchable=sum(b.static for b in bugs))
+    """The set-up's result on the bugs it applies to (``applies``)."""
+    bugs = [b for b in bugs if applies(setup, b)]
+    result = SetupResult(setup, catchable=sum(b.static for b in bugs), scored=len(bugs))
     for bug in bugs:
         buggy = _in_file(errors, bug.buggy)
         statement = bug.statement_lines()
@@ -159,7 +187,7 @@ def table(results: list[SetupResult], bugs: list[Bug]) -> str:
     for r in results:
         rows.append(
             f"| {r.setup} | {len(r.caught)} / {r.catchable} | {100 * len(r.caught) / max(r.catchable, 1):.0f}% | "
-            f"{len(r.caught_with_clean_fix())} | {len(r.false_positives)} / {len(bugs)} |"
+            f"{len(r.caught_with_clean_fix())} | {len(r.false_positives)} / {r.scored} |"
         )
     head = "| bug | kind | settings | " + " | ".join(r.setup for r in results) + " |"
     rows += ["", head, "|---|---|---|" + "---|" * len(results)]
@@ -170,6 +198,8 @@ def table(results: list[SetupResult], bugs: list[Bug]) -> str:
                 cell = "caught"
             elif bug.id in r.missed:
                 cell = "missed"
+            elif not applies(r.setup, bug):
+                cell = "not run"  # (its truth is another configuration's)
             else:
                 cell = "-"
             if bug.id in r.false_positives:

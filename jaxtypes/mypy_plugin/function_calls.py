@@ -27,6 +27,7 @@ from mypy.nodes import (
     ARG_STAR2,
     ArgKind,
     Decorator,
+    Expression,
     FuncDef,
     ListExpr,
     OverloadedFuncDef,
@@ -35,10 +36,12 @@ from mypy.nodes import (
     Var,
 )
 from mypy.plugin import FunctionContext, MethodContext
+from mypy.typeops import make_simplified_union
 from mypy.types import (
     AnyType,
     CallableType,
     Instance,
+    LiteralType,
     NoneType,
     Overloaded,
     ProperType,
@@ -54,7 +57,7 @@ from jaxtypes.call_plans import CallPlan
 from jaxtypes.lattice import Variant
 from jaxtypes.operation_rules import DEFAULT, numpy_operand
 
-from . import errors, names
+from . import argument_values, errors, names
 from .type_nodes import Builder, DTypeLike, array_info, dtype_like, is_numpy
 
 __all__ = ["typed_functions", "function_hook"]
@@ -68,11 +71,21 @@ class _Unknown(Exception):
     pass
 
 
+# Functions the stubs leave as JAX re-exports them (no typed overloads: the
+# plugin alone reads their calls), by the name mypy gives their calls: where
+# JAX defines them.  (lax.select_n(which, *cases): any number of cases.)
+DEFINED_AT: dict[str, str] = {"jax._src.lax.lax.select_n": "jax.lax.select_n"}
+
+
 def typed_functions() -> dict[str, str]:
     """{fully qualified name mypy gives a call: the rule's name} for every
     function with a rule, and the ufunc objects' ``__call__``
     (``jnp.maximum`` is a ``BinaryUfunc`` in JAX's stubs)."""
-    out: dict[str, str] = {}
+    out: dict[str, str] = {
+        defined: name
+        for defined, name in DEFINED_AT.items()
+        if function_rules.TABLE[name].family not in call_plans.UNTYPED_FAMILIES
+    }
     for name in function_rules.TABLE:
         if not call_plans.answered_by_plugin(name):
             continue
@@ -197,6 +210,11 @@ def _inputs(plan: CallPlan, ctx: Context, builder: Builder, x64: bool) -> tuple[
     if kind in call_plans.ONE_INPUT_KINDS:
         i = plan.input_position
         return [_node(ctx.arg_types[i], builder, x64, plan.scalar_inputs)], {i, *range(i)}
+    if kind == "cxy" and len(ctx.arg_types) == 2:  # select_n(which, *cases): each case's dtype
+        cases = list(dict.fromkeys(_node([t], builder, x64) for t in ctx.arg_types[1]))
+        if not cases:
+            raise _Unknown
+        return ["bool", *(cases * 2 if len(cases) == 1 else cases)], {0, 1}
     if kind == "cxy":
         return ["bool", _node(ctx.arg_types[1], builder, x64), _node(ctx.arg_types[2], builder, x64)], {0, 1, 2}
     if kind == "xy" and plan.varargs:
@@ -427,6 +445,11 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
 
     @errors.guarded(lambda ctx: ctx.default_return_type)
     def hook(ctx: Context) -> Type:
+        branches = argument_values.conditional_dtype(ctx)
+        if branches is not None:
+            joined = _each_branch(ctx, branches, hook, builder)
+            if joined is not None:
+                return joined
         template = _array_template(ctx.default_return_type)
         if template is None:
             pytree = _pytree_template(ctx, kind, builder)
@@ -436,15 +459,17 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
             got = hook(ctx._replace(default_return_type=pytree))
             return ctx.default_return_type if _array_template_dtype_unknown(got) else got
         known = _array_template_dtype_known(template)
-        if v == DEFAULT and known:
+        if v == DEFAULT and known and not _weak_int(template) and not _passes_dtype(ctx):
             return ctx.default_return_type  # the stubs' answer is this configuration's
+        # (a weak int: its Python int operands are checked against int32; a
+        # dtype=: mypy may have solved the stubs' dtype variable from the
+        # declared type the call is assigned to, not from the argument)
         if name not in plans:
             plans[name] = _call_plan(name, builder)
         plan: CallPlan | None = plans[name]
         try:
             if plan is None:
                 raise _Unknown
-            inputs, used = _inputs(plan, ctx, builder, v.x64)
             dtype_index = (
                 ctx.callee_arg_names.index("dtype") if "dtype" in ctx.callee_arg_names else plan.dtype_position
             )
@@ -453,6 +478,10 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
                 if dtype_index is not None
                 else None
             )
+            try:
+                inputs, used = _inputs(plan, ctx, builder, v.x64)
+            except _Unknown:
+                inputs, used = _like_inputs(plan, ctx, dtype, v.x64)
             preferred = _preferred(plan, ctx, inputs, builder, v)
             if not _covered(plan, ctx, used, builder, preferred is not None):
                 raise _Unknown
@@ -464,10 +493,14 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
             if plan.float_bounds and not any(t for i, t in enumerate(ctx.arg_types) if i not in used):
                 raise _Unknown  # (no bound: not what the rule was measured with)
         except _Unknown:
+            if v == DEFAULT and known:  # (the stubs' answer stands where the call is not read)
+                return ctx.default_return_type
             return _replace(ctx.default_return_type, builder.any_array(template))
         if dtype is not None and not lattice.is_weak(dtype):
             dtype = lattice.canonicalize(dtype, v.x64)
         out = function_rules.apply(rule, tuple(inputs), v, dtype)
+        if out.node == lattice.WEAK_INT and _int_overflow(ctx, name, used, v.x64):
+            return _replace(ctx.default_return_type, builder.any_array(template))
         if out.node is None:
             if out.error is not None:
                 code = errors.JAX_PROMOTION if out.error == "promotion" else errors.JAX_UNSUPPORTED
@@ -487,6 +520,142 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
         return _replace(ctx.default_return_type, builder.array_of(template, [out.node]))
 
     return hook
+
+
+def _each_branch(
+    ctx: Context, branches: tuple[int, list[Type]], hook: Callable[[Context], Type], builder: Builder
+) -> Type | None:
+    """``dtype=a if c else b``: the union of the call's result with each
+    (``argument_values``), or None where either is no array of a known dtype."""
+    template = _array_template(ctx.default_return_type)
+    if template is None or get_proper_type(ctx.default_return_type) is not template:
+        return None
+    i, types = branches
+    results: list[Type] = []
+    for t in types:
+        arg_types = [list(a) for a in ctx.arg_types]
+        arg_types[i] = [t]
+        got = get_proper_type(
+            hook(
+                ctx._replace(
+                    arg_types=arg_types,
+                    args=[[] if j == i else a for j, a in enumerate(ctx.args)],
+                    default_return_type=builder.any_array(template),
+                )
+            )
+        )
+        if not isinstance(got, Instance) or array_info(got) is None or not _array_template_dtype_known(got):
+            return None
+        results.append(got)
+    return make_simplified_union(results)
+
+
+def _passes_dtype(ctx: Context) -> bool:
+    names_ = ctx.callee_arg_names
+    return "dtype" in names_ and bool(ctx.arg_types[names_.index("dtype")])
+
+
+# A Python scalar's kind, and the strongly typed default dtype JAX gives a
+# list of them (jnp.array([1.0]) is float32, float64 with x64: never weak).
+_SCALAR_KINDS: dict[str, str] = {
+    "builtins.bool": "b",
+    "builtins.int": "i",
+    "builtins.float": "f",
+    "builtins.complex": "c",
+}
+
+
+def _scalar_kinds(t: Type, depth: int = 0) -> set[str] | None:
+    """The kinds of the Python scalars a (nested) list or tuple holds, or None."""
+    p = get_proper_type(t)
+    if depth > 4:
+        return None
+    if isinstance(p, Instance) and p.type.fullname in _SCALAR_KINDS and depth:
+        return {_SCALAR_KINDS[p.type.fullname]}
+    if isinstance(p, Instance) and p.type.fullname in ("builtins.list", "builtins.tuple") and len(p.args) == 1:
+        return _scalar_kinds(p.args[0], depth + 1)
+    if isinstance(p, TupleType) and p.items:
+        found: set[str] = set()
+        for item in p.items:
+            kinds = _scalar_kinds(item, depth + 1)
+            if kinds is None:
+                return None
+            found |= kinds
+        return found
+    if isinstance(p, UnionType):
+        found = set()
+        for item in p.items:
+            kinds = _scalar_kinds(item, depth)
+            if kinds is None:
+                return None
+            found |= kinds
+        return found
+    return None
+
+
+def _literal_kinds(expr: Expression, ctx: Context, depth: int = 0) -> set[str] | None:
+    """The kinds of the Python scalars of a (nested) list or tuple display."""
+    if not isinstance(expr, (ListExpr, TupleExpr)) or not expr.items or depth > 4:
+        return None
+    found: set[str] = set()
+    for item in expr.items:
+        kinds = _literal_kinds(item, ctx, depth + 1)
+        if kinds is None:
+            p = get_proper_type(ctx.api.get_expression_type(item))
+            if isinstance(p, LiteralType):
+                p = p.fallback
+            if not isinstance(p, Instance) or p.type.fullname not in _SCALAR_KINDS:
+                return None
+            kinds = {_SCALAR_KINDS[p.type.fullname]}
+        found |= kinds
+    return found
+
+
+def _like_inputs(plan: CallPlan, ctx: Context, dtype: str | None, x64: bool) -> tuple[list[str], set[int]]:
+    """The input of ``jnp.array``/``jnp.asarray`` (family ``like``) where it is
+    no array: a list or tuple of Python scalars is the default dtype of their
+    highest kind, strongly typed; anything else, when ``dtype=`` decides, is
+    read as that dtype (the family's answer then ignores the input)."""
+    if plan.rule.family != "like" or plan.kind not in call_plans.ONE_INPUT_KINDS:
+        raise _Unknown
+    i = plan.input_position
+    types = ctx.arg_types[i] if i < len(ctx.arg_types) else []
+    exprs = ctx.args[i] if i < len(ctx.args) else []
+    # (a literal's elements as written: in the context of JAX's ``Any``
+    # parameter mypy types ``[1.0]`` as ``list[Any]``)
+    kinds = _literal_kinds(exprs[0], ctx) if len(exprs) == 1 else None
+    if kinds is None and len(types) == 1:
+        kinds = _scalar_kinds(types[0])
+    if kinds:
+        top = max(kinds, key="bifc".index)
+        return [lattice.BOOL if top == "b" else lattice.default_dtype(top, x64)], {i, *range(i)}
+    if dtype is None:
+        raise _Unknown
+    return [dtype], {i, *range(i)}
+
+
+def _weak_int(template: Instance) -> bool:
+    arg = get_proper_type(template.args[0]) if template.args else None
+    return isinstance(arg, Instance) and arg.type.name == "weak_int"
+
+
+def _int_overflow(ctx: Context, name: str, used: set[int], x64: bool) -> bool:
+    """Report a Python int operand that does not fit the int JAX makes of it
+    (``argument_values``); whether one was reported."""
+    dtype, low, high = argument_values.int_range(x64)
+    module = getattr(getattr(ctx.api, "tree", None), "fullname", "")  # (mypy's TypeChecker: the module checked)
+    for value, expr in argument_values.int_values(ctx, used, module):
+        if not low <= value <= high:
+            fix = "" if x64 else " (with x64 on, jax.config.update('jax_enable_x64', True), it is int64)"
+            errors.report(
+                ctx.api,
+                f"{name.rpartition('.')[2]}: the Python int {value} does not fit {dtype}, the weakly typed int "
+                f"JAX makes of it: JAX raises OverflowError{fix}",
+                expr,
+                code=errors.JAX_UNSUPPORTED,
+            )
+            return True
+    return False
 
 
 def _with_others(t: Type, first: Type, others: list[Type]) -> Type:

@@ -4,12 +4,12 @@ used to be silently zeroed; JAX now raises OverflowError)
 
 from jax import lax
 
-from jaxtypes import Array, int64
+from jaxtypes import Array, weak_int
 
 
-def negate_large() -> Array[int64]:
+def negate_large() -> Array[weak_int]:
     return lax.neg(1 << 32)  # bug: OverflowError, 2**32 is no int32
 
 
-def main() -> Array[int64]:
+def main() -> Array[weak_int]:
     return negate_large()
