@@ -752,6 +752,14 @@ def _typed(
 TYPED_FOR: Final = "jaxtypes_typed_for"
 
 
+def _unread(node: ast.FunctionDef) -> bool:
+    """Whether ``node`` is a typed overload the plugin never reads: of a
+    function it answers, but for jnp.clip, whose Python float bounds only
+    its overloads type (``_float_bound_overloads``)."""
+    name = getattr(node, TYPED_FOR, "")
+    return call_plans.answered_by_plugin(name) and name not in function_rules.BOUNDED_FUNCTIONS
+
+
 def plugin_module(module: ast.Module) -> ast.Module | None:
     """A generated module as the mypy plugin reads it: without the typed
     overloads of the functions it answers from their rule
@@ -760,11 +768,7 @@ def plugin_module(module: ast.Module) -> ast.Module | None:
     and analysing them is most of what the stubs cost a cold mypy run
     (docs/costs.md); it reads this module in place of the other one
     (``jaxtypes.mypy_plugin.plugin_stubs``)."""
-    body = [
-        node
-        for node in module.body
-        if not (isinstance(node, ast.FunctionDef) and call_plans.answered_by_plugin(getattr(node, TYPED_FOR, "")))
-    ]
+    body = [node for node in module.body if not (isinstance(node, ast.FunctionDef) and _unread(node))]
     if len(body) == len(module.body):
         return None
     declared: dict[str, int] = {}
