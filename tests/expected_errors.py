@@ -113,10 +113,12 @@ ERROR_CODES: dict[str, dict[str, Codes]] = {
     ),
     # A call of an overloaded function (JAX's, in the stubs of jaxtypes
     # jax-stubs) that no overload matches: a wrong argument type or count.
-    # pyright reports the call, and the argument where one is wrong.
+    # pyright reports the call, and the argument where one is wrong.  mypy
+    # with the plugin reads JAX's one declaration of the functions the plugin
+    # answers (the stubs' .mypy-plugin modules): an argument or count error.
     "no-overload": _same(
         "call-overload",
-        "call-overload",
+        ("call-overload", "arg-type", "call-arg"),
         ("reportCallIssue", "reportArgumentType"),
         "no-matching-overload",
         "no-matching-overload",

@@ -54,6 +54,7 @@ from jaxtypes._stubgen.syntax import (
     declarations,
     exported_import,
     is_alias,
+    is_overload,
     is_private_machinery,
     module_file,
     parse_expr,
@@ -75,6 +76,7 @@ __all__ = [
     "MODULES",
     "RUNTIME_MODULES",
     "typed_functions",
+    "plugin_module",
 ]
 
 MARKERS: Final = "_jaxtypes_markers"  # how a transformed module imports jaxtypes.markers
@@ -723,19 +725,64 @@ def _typed(
 ) -> list[ast.FunctionDef]:
     """The typed overloads of JAX's function ``name`` declared ``fn``; none
     when it has no rule, or when its declaration is of a shape the generator
-    does not know (another JAX release's): it then keeps JAX's own."""
+    does not know (another JAX release's): it then keeps JAX's own.  Each
+    is tagged with ``name`` (``TYPED_FOR``), for ``plugin_module``, but for
+    a function whose result is a NamedTuple of arrays."""
     try:
         plan = _plan(name, fn)
         if plan is None and name in function_rules.PREFERRED_TYPED:
-            return _preferred_only(fn, tables)
-        if plan is None:
+            typed = _preferred_only(fn, tables)
+        elif plan is None:
             return []
-        returned = ast.unparse(fn.returns) if fn.returns is not None else ""
-        if named and returned in named:
-            return _named_result_overloads(plan, fn, tables, returned, len(named[returned]))
-        return _typed_overloads(plan, fn, tables)
+        else:
+            returned = ast.unparse(fn.returns) if fn.returns is not None else ""
+            if named and returned in named:
+                # (kept for the plugin too: JAX declares svd's default call
+                # ``Array | SVDResult``, which its typed overloads answer)
+                return _named_result_overloads(plan, fn, tables, returned, len(named[returned]))
+            typed = _typed_overloads(plan, fn, tables)
     except Exception:  # noqa: BLE001 - an unknown shape (an assertion, a missing parameter): untyped
         return []
+    for overload in typed:
+        setattr(overload, TYPED_FOR, name)
+    return typed
+
+
+# The attribute of a typed overload's node naming the function it types.
+TYPED_FOR: Final = "jaxtypes_typed_for"
+
+
+def _unread(node: ast.FunctionDef) -> bool:
+    """Whether ``node`` is a typed overload the plugin never reads: of a
+    function it answers, but for jnp.clip, whose Python float bounds only
+    its overloads type (``_float_bound_overloads``)."""
+    name = getattr(node, TYPED_FOR, "")
+    return call_plans.answered_by_plugin(name) and name not in function_rules.BOUNDED_FUNCTIONS
+
+
+def plugin_module(module: ast.Module) -> ast.Module | None:
+    """A generated module as the mypy plugin reads it: without the typed
+    overloads of the functions it answers from their rule
+    (``call_plans.answered_by_plugin``), each declared as JAX declares it;
+    None when it would not differ.  The plugin never reads those overloads,
+    and analysing them is most of what the stubs cost a cold mypy run
+    (docs/costs.md); it reads this module in place of the other one
+    (``jaxtypes.mypy_plugin.plugin_stubs``)."""
+    body = [node for node in module.body if not (isinstance(node, ast.FunctionDef) and _unread(node))]
+    if len(body) == len(module.body):
+        return None
+    declared: dict[str, int] = {}
+    for node in body:
+        if isinstance(node, ast.FunctionDef):
+            declared[node.name] = declared.get(node.name, 0) + 1
+    out: list[ast.stmt] = []
+    for node in body:
+        if isinstance(node, ast.FunctionDef) and declared[node.name] == 1 and is_overload(node):
+            # JAX's one declaration, made an overload after the typed ones
+            node = copy.copy(node)
+            node.decorator_list = [d for d in node.decorator_list if ast.unparse(d).split(".")[-1] != "overload"]
+        out.append(node)
+    return ast.Module(body=out, type_ignores=[])
 
 
 def _inputs(plan: CallPlan, x: str, y: str) -> tuple[str, ...]:

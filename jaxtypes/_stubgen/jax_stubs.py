@@ -32,6 +32,7 @@ from jaxtypes._stubgen.record import (
     DISTRIBUTION,
     MARK,
     MYPY_DIR,
+    PLUGIN_DIR,
     SEARCH_DIR,
     SUPPORTED,
     PackageInstall,
@@ -226,6 +227,7 @@ def render(jax: JaxInstall) -> dict[str, str]:
     # jaxtypes's own stubs come from the generator that made the descriptors
     # (also when running from a source checkout, where they are not installed).
     generated = {BASEARRAY: render_basearray(source, jax.version)}
+    plugin_modules: dict[str, str] = {}  # rel -> the module as the mypy plugin reads it
     tables = function_overloads.FunctionTables()
     for rel, module in function_overloads.MODULES.items():
         path = jax.root / rel
@@ -236,6 +238,7 @@ def render(jax: JaxInstall) -> dict[str, str]:
         generated[rel] = (
             HEADER.format(jaxtypes=__version__, jax=jax.version, source=f"jax/{rel}") + ast.unparse(stub) + "\n"
         )
+        _add_plugin_module(plugin_modules, rel, stub, f"jax/{rel}", jax.version)
     for rel, module in function_overloads.RUNTIME_MODULES.items():
         if not (jax.root / rel).is_file() or (jax.root / rel).with_suffix(".pyi").is_file():
             continue  # (JAX's own stub, if any, is rewritten above)
@@ -248,6 +251,7 @@ def render(jax: JaxInstall) -> dict[str, str]:
             generated[rel_stub] = (
                 HEADER.format(jaxtypes=__version__, jax=jax.version, source=f"jax/{rel}") + ast.unparse(runtime) + "\n"
             )
+            _add_plugin_module(plugin_modules, rel_stub, runtime, f"jax/{rel}", jax.version)
     try:
         jax_init = jax_transforms.render_jax_init(jax.root)
     except (syntax.ModuleShapeError, SyntaxError, OSError):
@@ -293,6 +297,10 @@ def render(jax: JaxInstall) -> dict[str, str]:
             files[f"{MYPY_DIR}/{name}/{rel}"] = text
             files[f"{SEARCH_DIR}/{name}/{rel}"] = text
         files[f"{name}-stubs/py.typed"] = "partial\n"
+        if name == "jax":
+            for rel, text in plugin_modules.items():
+                files[f"jax-stubs/{PLUGIN_DIR}/{rel}"] = text
+                files[f"{MYPY_DIR}/jax/{PLUGIN_DIR}/{rel}"] = text
         for rel in _inline_stubs(root, generated):
             files[f"{name}-stubs/{rel}"] = _mark_copy(
                 (root / rel).read_text(encoding="utf-8"), jax.version, f"{name}/{rel}"
@@ -312,6 +320,21 @@ def render(jax: JaxInstall) -> dict[str, str]:
                 _absolute_imports(text, package), jax.version, f"{name}/{src.relative_to(root).as_posix()}"
             )
     return dict(sorted(files.items()))
+
+
+def _add_plugin_module(modules: dict[str, str], rel: str, stub: ast.Module, source: str, jax_version: str) -> None:
+    """The generated module ``rel`` as the mypy plugin reads it, if it differs
+    (``function_overloads.plugin_module``)."""
+    from jaxtypes._version import __version__
+
+    lighter = function_overloads.plugin_module(stub)
+    if lighter is not None:
+        modules[rel] = (
+            HEADER.format(jaxtypes=__version__, jax=jax_version, source=source)
+            + "# The mypy plugin's: JAX's declarations of the functions it answers.\n"
+            + ast.unparse(lighter)
+            + "\n"
+        )
 
 
 def _absolute_imports(text: str, package: str) -> str:

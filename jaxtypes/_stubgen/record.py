@@ -21,6 +21,7 @@ __all__ = [
     "BASEARRAY",
     "MYPY_DIR",
     "SEARCH_DIR",
+    "PLUGIN_DIR",
     "STUB_PACKAGES",
     "OUT_DIRS",
     "LAYER_LIBRARIES",
@@ -40,6 +41,9 @@ DISTRIBUTION: Final = "jaxtypes-jax-stubs"  # the installed stub package (its .d
 BASEARRAY: Final = "_src/basearray.pyi"  # relative to the jax package
 MYPY_DIR: Final = ".mypy-path"  # regular packages, for mypy's mypy_path
 SEARCH_DIR: Final = ".search-path"  # the generated modules alone, for pyrefly
+# In jax's stub directory of each mypy layout (``jax-stubs/``, ``.mypy-path/jax/``):
+# JAX's typed modules as the mypy plugin reads them (function_overloads.plugin_module).
+PLUGIN_DIR: Final = ".mypy-plugin"
 # {library: the releases whose layers the stubs type (jaxtypes._stubgen.layer_stubs)}:
 # those tests/test_layer_rules.py ran and the typecheck cases check.
 LAYER_LIBRARIES: Final = {"flax": ("0.12.8",), "equinox": ("0.13.8",)}

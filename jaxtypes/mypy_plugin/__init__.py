@@ -18,7 +18,8 @@ and set JAX's configuration for the project (both optional; JAX's defaults)::
 One module per feature: ``project_settings`` (configuration), ``operator_signatures`` (plain
 signatures for Array's operators while mypy analyses the stub),
 ``emptied_tables`` (the promotion tables and jax.Array's descriptors emptied, as
-nothing reads them),
+nothing reads them), ``plugin_stubs`` (JAX's typed modules read without the
+typed overloads of the functions the plugin answers),
 ``operators``, ``methods`` (and ``astype``), ``runtime_api_calls`` (result_type,
 promote_types, promote_dtype), ``function_calls`` (JAX's functions under the
 settings), ``layer_calls`` (Equinox's and Flax's layers, and Flax's pooling
@@ -66,6 +67,7 @@ from . import (
     names,
     operator_signatures,
     operators,
+    plugin_stubs,
     project_settings,
     runtime_api_calls,
     scalar_type_calls,
@@ -118,6 +120,7 @@ class JaxtypesPlugin(Plugin):
         if unmodelled is not None:
             print(f"jaxtypes.mypy_plugin: warning: {unmodelled}", file=sys.stderr)
         _warn_if_stubs_are_stale(options)
+        plugin_stubs.read_plugin_modules(options)
         v = self.settings.variant
         # mypy records each plugin module's __version__ (with a hash of its
         # file) and drops its whole cache when that changes; the mypy daemon

@@ -203,13 +203,23 @@ def _dtype(types: list[Type], builder: Builder, v: Variant, kinds: list[ArgKind]
     return lattice.default_dtype(d.node[0], v.x64) if d.weak else d.node
 
 
+def _takes_scalars(plan: CallPlan, formal: str) -> bool:
+    """Whether JAX declares the operand ``formal`` to take a Python scalar; a
+    scalar where it declares an Array (lax.dynamic_update_slice's operand)
+    is an argument error mypy reports, and the call's dtype unknown."""
+    return not plan.arrays_only and formal not in plan.array_params
+
+
 def _inputs(plan: CallPlan, ctx: Context, builder: Builder, x64: bool) -> tuple[list[str], set[int]]:
     """The rule's input nodes and the formals they came from."""
     formals = ctx.callee_arg_names
     kind = plan.kind
     if kind in call_plans.ONE_INPUT_KINDS:
         i = plan.input_position
-        return [_node(ctx.arg_types[i], builder, x64, plan.scalar_inputs)], {i, *range(i)}
+        return [_node(ctx.arg_types[i], builder, x64, plan.scalar_inputs and _takes_scalars(plan, formals[i]))], {
+            i,
+            *range(i),
+        }
     if kind == "cxy" and len(ctx.arg_types) == 2:  # select_n(which, *cases): each case's dtype
         cases = list(dict.fromkeys(_node([t], builder, x64) for t in ctx.arg_types[1]))
         if not cases:
@@ -229,7 +239,10 @@ def _inputs(plan: CallPlan, ctx: Context, builder: Builder, x64: bool) -> tuple[
     if kind == "xy" and plan.second is not None:
         if len(ctx.arg_types) < 2 or not ctx.arg_types[0] or not ctx.arg_types[1]:
             raise _Unknown
-        return [_node(ctx.arg_types[0], builder, x64), _node(ctx.arg_types[1], builder, x64)], {0, 1}
+        return [
+            _node(ctx.arg_types[0], builder, x64, _takes_scalars(plan, formals[0])),
+            _node(ctx.arg_types[1], builder, x64, _takes_scalars(plan, formals[1])),
+        ], {0, 1}
     if kind == "xy" and plan.sequence:
         first = ctx.arg_types[0] if ctx.arg_types else []
         # concatenate([x, y]): the list's elements, as written when it is a
