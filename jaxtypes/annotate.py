@@ -186,7 +186,7 @@ def annotate(
             file.write_text(result.source, encoding="utf-8")
     verb = "would annotate" if diff else "annotated"
     summary.write(
-        f"jaxtypes annotate: {verb} {functions} function{'s' * (functions != 1)} and class"
+        f"jaxtypes annotate: {verb} {functions} function{'s' * (functions != 1)} or class"
         f"{'es' * (functions != 1)} in {files} file{'s' * (files != 1)}; {len(lefts)} "
         f"annotation{'s' * (len(lefts) != 1)} left as written\n"
     )
