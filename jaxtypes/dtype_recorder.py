@@ -2,8 +2,8 @@
 
 ``jaxtypes annotate`` runs the user's command in a child process whose
 ``sitecustomize`` (``SITECUSTOMIZE``, put first on ``PYTHONPATH``) loads this
-file and calls ``start_from_environment``: a profile function
-(``sys.setprofile`` and ``threading.setprofile``; Python 3.11 has no
+file and calls ``start_from_environment``: a trace function
+(``sys.settrace`` and ``threading.settrace``; Python 3.11 has no
 ``sys.monitoring``) sees each call and return of a function whose file the
 path filter counts as the project's, and records for each parameter, the
 return value and the array attributes of ``self`` the dtype's name and the
@@ -30,7 +30,7 @@ import threading
 import uuid
 from pathlib import Path
 from types import CodeType, FrameType
-from typing import Any, Final, Union
+from typing import Any, Callable, Final, Union
 
 __all__ = ["ENV_OUT", "ENV_ROOT", "ENV_PATHS", "SITECUSTOMIZE", "Recorder", "start_from_environment", "describe"]
 
@@ -102,7 +102,7 @@ def _thaw(value: Any) -> Any:
 
 
 class Recorder:
-    """The profile function and what it has seen.
+    """The trace function and what it has seen.
 
     ``calls``: (file, first line, name) -> {(parameters, result): count}, the
     parameters a tuple of (name, described) for those holding arrays.
@@ -162,19 +162,28 @@ class Recorder:
         return wanted
 
     # -------------------------------------------------------- the callback
-    def trace(self, frame: FrameType, event: str, arg: object) -> Any:
+    def trace_function(self) -> Callable[[FrameType, str, object], Any]:
         """The global trace function: called at each new frame only (not at C
         calls, as a profile function is), it returns the local one for the
-        project's frames and None for every other."""
-        code = frame.f_code
-        wanted = self._wanted.get(code)
-        if wanted is None:
-            wanted = self._wants(code)
-        if not wanted:
-            return None
-        frame.f_trace_lines = False  # only the return event is wanted
-        self._enter(frame, code)
-        return self._local
+        project's frames and None for every other.  A closure over bound
+        methods: it runs for every Python call of the program."""
+        wanted_get = self._wanted.get
+        wants = self._wants
+        enter = self._enter
+        local = self._local
+
+        def trace(frame: FrameType, event: str, arg: object) -> Any:
+            code = frame.f_code
+            wanted = wanted_get(code)
+            if wanted is None:
+                wanted = wants(code)
+            if not wanted:
+                return None
+            frame.f_trace_lines = False  # only the return event is wanted
+            enter(frame, code)
+            return local
+
+        return trace
 
     def _local(self, frame: FrameType, event: str, arg: object) -> Any:
         if event == "return":
@@ -229,8 +238,9 @@ class Recorder:
 
     # ------------------------------------------------------------- the output
     def start(self) -> None:
-        threading.settrace(self.trace)
-        sys.settrace(self.trace)
+        trace = self.trace_function()
+        threading.settrace(trace)
+        sys.settrace(trace)
 
     def stop(self) -> None:
         sys.settrace(None)
