@@ -376,6 +376,8 @@ class _Rewriter(ContextAwareTransformer):
             if self.typevar_taken:
                 return f"a dtype variable is called for, but the module's name {TYPEVAR_NAME} is taken"
             self.typevar_needed = True
+        elif dtype not in lattice.STRONG:  # a PRNG key's key<fry>, a float0: no marker names them
+            return f"{dtype} seen, which no dtype annotation names"
         elif isinstance(bare, tuple) and (admitted := _CATEGORIES[bare[1]]) is not None and dtype not in admitted:
             return f"{dtype} seen, which {bare[1]}[...] does not admit"
         if self.spelling == "jaxtyping":
