@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from jaxtypes.annotation_rewriter import TYPEVAR, decide
 from tools.checkers import MYPY_PLUGIN, execute, plugin_config, reported_errors, revealed, stage
 
 import project_runs
@@ -87,6 +88,10 @@ def unannotated(x):
     return x
 
 
+def first_key(key: jax.Array) -> jax.Array:
+    return jax.random.split(key)[0]
+
+
 @dataclasses.dataclass
 class Dense:
     w: jax.Array
@@ -133,6 +138,7 @@ model.disagree(jnp.ones(3, jnp.float32))
 model.weak_only(jnp.asarray(1.0))
 seen("shaped", "return", model.shaped(x))
 model.unannotated(x)
+model.first_key(jax.random.key(0))
 dense = model.Dense(seen("Dense", "w", jnp.ones((3, 2), jnp.bfloat16)))
 seen("Dense.__call__", "return", dense(x.astype(jnp.bfloat16)))
 if len(sys.argv) > 1:
@@ -238,6 +244,36 @@ def test_disagreeing_weak_and_unannotated_places_are_left_and_reported(
     assert re.search(r"model\.py:\d+ disagree, return: results of several dtypes \(float32, int8\)", left)
     assert re.search(r"model\.py:\d+ weak_only, x: only weakly typed arrays seen \(float32", left)
     assert re.search(r"model\.py:\d+ unannotated, x: not annotated \(saw float32\)", left)
+    # a typed PRNG key's dtype has no marker
+    assert "def first_key(key: jax.Array) -> jax.Array:" in source
+    assert re.search(r"model\.py:\d+ first_key, key: key<fry> seen, which no dtype annotation names", left)
+
+
+@pytest.mark.parametrize(
+    ("calls", "dtypes", "left"),
+    [
+        # one dtype, weakly typed calls of that dtype aside
+        ([{"x": "float32"}, {"x": "float32:weak"}], {"x": "float32"}, {}),
+        # the result follows x, not y; y has one dtype
+        (
+            [{"x": "float32", "y": "int8", "return": "float32"}, {"x": "bfloat16", "y": "int8", "return": "bfloat16"}],
+            {"x": TYPEVAR, "y": "int8", "return": TYPEVAR},
+            {},
+        ),
+        # a weakly typed call breaks the following
+        (
+            [{"x": "float32", "return": "float32"}, {"x": "bfloat16:weak", "return": "bfloat16"}],
+            {},
+            {"x": "called with several", "return": "results of several"},
+        ),
+    ],
+)
+def test_decide(calls: list[dict[str, str]], dtypes: dict[str, str], left: dict[str, str]) -> None:
+    decision = decide([*{place for call in calls for place in call}], calls)
+    assert decision.dtypes == dtypes
+    assert set(decision.left) == set(left)
+    for place, start in left.items():
+        assert decision.left[place].startswith(start), decision.left[place]
 
 
 def test_comments_formatting_and_the_rest_survive(annotated: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
