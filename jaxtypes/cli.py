@@ -6,6 +6,7 @@
     jaxtypes lattice [--format mermaid|dot] [--x64|--x32] [--strict|--standard]
     jaxtypes diff numpy [--format markdown|csv|text] [--x64|--x32] [--strict|--standard] [--all]
     jaxtypes jax-stubs install|check|uninstall | --out DIR | check --out DIR
+    jaxtypes annotate [--spelling jax|jaxtypes|jaxtyping] [--diff] [--path GLOB] -- COMMAND...
 
 Defaults follow JAX: x64 disabled and standard promotion, unless the
 environment says otherwise (``JAX_ENABLE_X64``, ``JAX_NUMPY_DTYPE_PROMOTION``,
@@ -560,6 +561,77 @@ def _run_jax_stubs(args: argparse.Namespace) -> int:
     for line in jax_stubs.layer_status() + jax_stubs.configuration_lines():
         print(line)
     return 0
+
+
+# --------------------------------------------------------------- annotate
+_SPELLINGS: Final = ("jax", "jaxtypes", "jaxtyping")  # jaxtypes.annotation_rewriter.SPELLINGS, without libcst
+
+
+def _configure_annotate(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--spelling",
+        choices=_SPELLINGS,
+        default="jax",
+        help="how to write a dtype: jax (jax.Array[jnp.float32]), jaxtypes "
+        "(jaxtypes.Array[jaxtypes.float32]) or jaxtyping (Float32[Array, \"...\"], keeping "
+        "an existing shape string); default: jax",
+    )
+    p.add_argument("--diff", action="store_true", help="print a unified diff of the changes and write nothing")
+    p.add_argument(
+        "--path",
+        metavar="GLOB",
+        action="append",
+        default=[],
+        help="a file counts as the project's if its path (absolute, or relative to the current "
+        "directory) matches GLOB; repeatable. Default: every file under the current directory "
+        "outside site-packages and virtual environments",
+    )
+    p.add_argument("command", nargs=argparse.REMAINDER, help="the command to run, after --")
+    p.set_defaults(_usage=p.format_usage)
+
+
+@command(
+    "annotate",
+    "write the dtypes a run of your code sees into its jax.Array annotations",
+    _configure_annotate,
+    description="Run COMMAND (python script.py, pytest tests/) with the dtype and weak "
+    "type of every JAX array entering or leaving the project's functions recorded (tracers "
+    "under jit, vmap and scan too; never values), then rewrite the bare jax.Array "
+    "annotations there: one dtype seen gives jax.Array[jnp.float32]; a result whose dtype "
+    "follows a parameter's across calls of several dtypes gives a dtype variable (DT); "
+    "anything else is left as written and reported. Needs libcst (the annotate extra). "
+    "The command's output goes to standard error; a failing command rewrites nothing and "
+    "its exit code is returned.",
+)
+def _run_annotate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    argv = list(args.command)
+    if argv[:1] == ["--"]:
+        argv = argv[1:]
+    if not argv:
+        sys.stderr.write(args._usage())
+        raise CLIError("annotate: give the command to run after --, e.g. `jaxtypes annotate -- pytest tests/`")
+    try:
+        from jaxtypes import annotate
+    except ImportError as e:
+        if e.name != "libcst":
+            raise
+        raise CLIError(
+            "annotate needs libcst, which is not installed: pip install 'jaxtypes[annotate]' (or libcst)"
+        ) from None
+    try:
+        return annotate.annotate(
+            argv,
+            spelling=args.spelling,
+            diff=args.diff,
+            patterns=args.path,
+            root=Path.cwd(),
+            stdout=sys.stdout,
+            stderr=sys.stderr,
+        )
+    except annotate.AnnotateError as e:
+        raise CLIError(f"annotate: {e}") from None
 
 
 # ------------------------------------------------------------------- main

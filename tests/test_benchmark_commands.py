@@ -16,7 +16,17 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize(
-    "name", ["operator_chains", "reach", "encodings", "runtime", "jax_versions", "real_bugs", "real_bugs.run_jax"]
+    "name",
+    [
+        "operator_chains",
+        "reach",
+        "encodings",
+        "runtime",
+        "jax_versions",
+        "real_bugs",
+        "real_bugs.run_jax",
+        "annotate_overhead",
+    ],
 )
 def test_benchmark_module_starts(name: str) -> None:
     proc = subprocess.run(

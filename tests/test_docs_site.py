@@ -219,6 +219,11 @@ RUN_BY = {
         "tests/test_reach_corpus.py::test_flax_corpus_runs_under_jax"
     ),
     ".venv/bin/mkdocs build --strict --site-dir site": "tests/test_docs_site.py::test_the_site_builds_strict",
+    # docs/annotate.md: the command on a small project, and its benchmark (run by hand).
+    "jaxtypes annotate -- pytest tests/": "tests/test_annotate.py::test_a_pytest_run",
+    "jaxtypes annotate --diff -- python train.py": "tests/test_annotate.py::test_diff_writes_nothing",
+    "jaxtypes annotate --spelling jaxtypes -- python train.py": "tests/test_annotate.py::test_jaxtypes_spelling",
+    ".venv/bin/python -m benchmarks.annotate_overhead": "tests/test_benchmark_commands.py::test_benchmark_module_starts",
     # docs/reporting.md: each checker on the page's minimal file (a block tests/test_readme.py checks).
     "mypy repro.py": "tests/test_readme.py::test_examples_without_the_stubs",
     "pyright repro.py": "tests/test_readme.py::test_examples_without_the_stubs",

@@ -22,7 +22,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "jaxtypes"
 
 # Lowest first.  A name ending in ".*" is every module of that subpackage.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("lattice", "operation_table", "array_surface", "_version", "_bad_environment"),
+    ("lattice", "operation_table", "array_surface", "_version", "_bad_environment", "dtype_recorder"),
     ("operation_rules", "markers"),
     ("function_rules", "layer_rules"),
     ("call_plans",),
@@ -30,7 +30,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("promotion", "_generic_jax_array", "_array", "render"),
     ("common_dtype", "typing", "dtype_check"),
     ("",),  # the package's __init__: the public API
-    ("_stubgen.*", "mypy_plugin.*"),
+    ("_stubgen.*", "mypy_plugin.*", "annotation_rewriter"),
+    ("annotate",),
     ("cli", "__main__"),
 )
 SPEED_UP = "_speedups"

@@ -1,0 +1,607 @@
+"""Rewrite bare ``jax.Array`` annotations with the dtypes a run recorded.
+
+The second half of ``jaxtypes annotate`` (``jaxtypes.dtype_recorder`` is the
+first): ``decide`` turns what was seen at one function's annotated places
+(its parameters, its result, the items of a tuple result) into a dtype per
+place, a dtype variable shared by a parameter and the results that follow
+it, or a reason to leave the place alone; ``rewrite`` applies those
+decisions to a module's source with libcst, which keeps comments and
+formatting, in one of three spellings (``SPELLINGS``), adding the imports
+they need.  Only bare annotations are rewritten (``jax.Array``, ``Array``
+imported from JAX, ``jnp.ndarray``, ``jaxtypes.Array``, and jaxtyping's
+dtype categories such as ``Float[Array, "b n"]``): a written dtype is never
+changed, so a second run changes nothing.
+
+libcst is needed here only (the ``annotate`` extra); ``import jaxtypes``
+does not import this module.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Final, Union
+
+import libcst as cst
+from libcst.codemod import CodemodContext, ContextAwareTransformer
+from libcst.codemod.visitors import AddImportsVisitor
+from libcst.helpers import get_full_name_for_node
+from libcst.metadata import CodeRange, PositionProvider, QualifiedNameProvider
+
+from jaxtypes import lattice
+
+__all__ = [
+    "SPELLINGS",
+    "TYPEVAR",
+    "Decision",
+    "Change",
+    "Left",
+    "Rewritten",
+    "FunctionRecord",
+    "decide",
+    "decide_fields",
+    "rewrite",
+]
+
+SPELLINGS: Final = ("jax", "jaxtypes", "jaxtyping")
+"""``jax``: ``jax.Array[jnp.float32]``; ``jaxtypes``:
+``jaxtypes.Array[jaxtypes.float32]``; ``jaxtyping``: ``Float32[Array, "..."]``."""
+
+TYPEVAR: Final = "<typevar>"
+"""The decision for the places that share the module's dtype variable."""
+
+RETURN: Final = "return"
+WEAK_SUFFIX: Final = ":weak"
+TYPEVAR_NAME: Final = "DT"
+
+# What a bare array annotation names, by qualified name.
+_ARRAYS: Final = frozenset({"jax.Array", "jax.numpy.ndarray", "jaxtypes.Array", "jax.numpy.Array", "jaxtyping.Array"})
+_JAXTYPING_PREFIX: Final = "jaxtyping."
+# jaxtyping's categories, and the dtypes each admits (None: any).
+_FLOATS: Final = frozenset(n for n in lattice.STRONG if n.startswith(("float", "bfloat")))
+_SIGNED: Final = frozenset(n for n in lattice.STRONG if n.startswith("int"))
+_UNSIGNED: Final = frozenset(n for n in lattice.STRONG if n.startswith("uint"))
+_COMPLEX: Final = frozenset(n for n in lattice.STRONG if n.startswith("complex"))
+_CATEGORIES: Final[Mapping[str, frozenset[str] | None]] = {
+    "Float": _FLOATS,
+    "Inexact": _FLOATS | _COMPLEX,
+    "Complex": _COMPLEX,
+    "Int": _SIGNED | _UNSIGNED,
+    "Integer": _SIGNED | _UNSIGNED,
+    "SInt": _SIGNED,
+    "UInt": _UNSIGNED,
+    "Real": _FLOATS | _SIGNED | _UNSIGNED,
+    "Num": _FLOATS | _COMPLEX | _SIGNED | _UNSIGNED,
+    "Shaped": None,
+}
+# jaxtyping's name of one dtype (as jaxtypes.mypy_plugin.jaxtyping_annotations reads them).
+_JAXTYPING_NAMES: Final[Mapping[str, str]] = {
+    "bool": "Bool",
+    **{f"int{bits}": f"Int{bits}" for bits in (2, 4, 8, 16, 32, 64)},
+    **{f"uint{bits}": f"UInt{bits}" for bits in (2, 4, 8, 16, 32, 64)},
+    "bfloat16": "BFloat16",
+    "float16": "Float16",
+    "float32": "Float32",
+    "float64": "Float64",
+    "complex64": "Complex64",
+    "complex128": "Complex128",
+    "float8_e4m3b11fnuz": "Float8e4m3b11fnuz",
+    "float8_e4m3fn": "Float8e4m3fn",
+    "float8_e4m3fnuz": "Float8e4m3fnuz",
+    "float8_e5m2": "Float8e5m2",
+    "float8_e5m2fnuz": "Float8e5m2fnuz",
+}
+
+
+# ------------------------------------------------------------------ decisions
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    """Per annotated place: a dtype's name or ``TYPEVAR`` (``dtypes``), or why
+    it is left as written (``left``)."""
+
+    dtypes: dict[str, str]
+    left: dict[str, str]
+
+
+def _is_weak(seen: str) -> bool:
+    return seen.endswith(WEAK_SUFFIX)
+
+
+def _base(seen: str) -> str:
+    return seen.removesuffix(WEAK_SUFFIX)
+
+
+def _listed(names: set[str]) -> str:
+    return ", ".join(sorted(names))
+
+
+def _single(place: str, values: Sequence[str]) -> str | None | tuple[str]:
+    """The one dtype seen at a place; None when nothing was; a 1-tuple holding
+    the reason when no one strong dtype decides it."""
+    strong = {v for v in values if not _is_weak(v)}
+    weak = {_base(v) for v in values if _is_weak(v)}
+    if not values:
+        return None
+    if not strong:
+        return (f"only weakly typed arrays seen ({_listed(weak)}, from Python scalars): their dtype is no decision",)
+    if len(strong) == 1 and weak <= strong:
+        return next(iter(strong))
+    return ("",)
+
+
+def decide(places: Sequence[str], calls: Sequence[Mapping[str, str]]) -> Decision:
+    """What to write at each of a function's annotated ``places`` (parameter
+    names, ``"return"``, ``"return[0]"`` for a tuple's items), given what each
+    recorded call held there (a dtype's name, ``":weak"`` appended for a
+    weakly typed array; absent where no array was seen)."""
+    dtypes: dict[str, str] = {}
+    left: dict[str, str] = {}
+    several: list[str] = []
+    for place in places:
+        values = [c[place] for c in calls if place in c]
+        one = _single(place, values)
+        if one is None:
+            left[place] = "no JAX array seen there"
+        elif isinstance(one, tuple):
+            if one[0]:
+                left[place] = one[0]
+            else:
+                several.append(place)
+        else:
+            dtypes[place] = one
+
+    def follows(result: str, param: str) -> bool:
+        return all(
+            param in c and c[param] == c[result] and not _is_weak(c[result]) for c in calls if result in c
+        ) and any(result in c for c in calls)
+
+    results = [p for p in several if p.startswith(RETURN)]
+    params = [p for p in several if not p.startswith(RETURN)]
+    driver = max(params, key=lambda p: sum(follows(r, p) for r in results), default=None)
+    if driver is not None and any(follows(r, driver) for r in results):
+        dtypes[driver] = TYPEVAR
+        for place in results:
+            if follows(place, driver):
+                dtypes[place] = TYPEVAR
+        for place in params:
+            if place != driver and all(c.get(place) == c.get(driver) for c in calls):
+                dtypes[place] = TYPEVAR
+    for place in several:
+        if place in dtypes:
+            continue
+        seen = {_base(c[place]) for c in calls if place in c}
+        if place.startswith(RETURN):
+            left[place] = f"results of several dtypes ({_listed(seen)}) that follow no annotated parameter's"
+        else:
+            left[place] = f"called with several dtypes ({_listed(seen)}) that no result follows"
+    return Decision(dtypes, left)
+
+
+def decide_fields(fields: Mapping[str, Sequence[str]], places: Sequence[str]) -> Decision:
+    """What to write at a class's annotated fields: one dtype each, or why not."""
+    dtypes: dict[str, str] = {}
+    left: dict[str, str] = {}
+    for place in places:
+        one = _single(place, list(fields.get(place, ())))
+        if one is None:
+            left[place] = "no JAX array seen there"
+        elif isinstance(one, tuple):
+            seen = {_base(v) for v in fields[place]}
+            left[place] = one[0] or f"held several dtypes ({_listed(seen)})"
+        else:
+            dtypes[place] = one
+    return Decision(dtypes, left)
+
+
+# ------------------------------------------------------------------ rewriting
+@dataclasses.dataclass(frozen=True)
+class FunctionRecord:
+    """What a run saw of one function: each distinct call as {place: seen}."""
+
+    calls: list[dict[str, str]]
+    params: dict[str, set[str]]
+    """Every parameter seen holding an array: name -> dtypes seen (those without
+    an annotation are reported)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Change:
+    line: int
+    where: str  # the function's or class's name
+    places: dict[str, str]  # place -> what was written
+
+
+@dataclasses.dataclass(frozen=True)
+class Left:
+    line: int
+    where: str
+    place: str
+    reason: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Rewritten:
+    source: str
+    changes: list[Change]
+    left: list[Left]
+
+
+# A bare annotation: the array expression alone, or jaxtyping's category
+# around one (the subscript, the category's name, the array expression).
+_Bare = Union[cst.BaseExpression, tuple[cst.Subscript, str, cst.BaseExpression]]
+
+
+def _dtype_expression(spelling: str, numpy_alias: str, name: str) -> str:
+    attribute = "bool_" if name == lattice.BOOL else name
+    return f"{numpy_alias}.{attribute}" if spelling == "jax" else f"jaxtypes.{attribute}"
+
+
+class _Rewriter(ContextAwareTransformer):
+    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
+
+    def __init__(
+        self,
+        context: CodemodContext,
+        spelling: str,
+        functions: Mapping[tuple[int, str], FunctionRecord],
+        fields: Mapping[str, Mapping[str, Sequence[str]]],
+    ) -> None:
+        super().__init__(context)
+        self.spelling = spelling
+        self.functions = functions
+        self.fields = fields
+        self.changes: list[Change] = []
+        self.left: list[Left] = []
+        self.numpy_alias: str | None = None
+        self.jax_alias: str | None = None
+        self.imports_jaxtypes = False
+        self.future_annotations = False
+        self.typevar_defined = False
+        self.typevar_taken = False  # DT names something else
+        self.typevar_needed = False
+        self.jaxtypes_needed = False
+        self._classes: list[str] = []
+        self._depth = 0  # of functions and classes: module-level imports only
+
+    # ---------------------------------------------------------------- imports
+    def visit_Import(self, node: cst.Import) -> None:
+        if self._depth:
+            return
+        for alias in node.names:
+            name = alias.evaluated_name
+            bound = alias.evaluated_alias
+            if name == "jax.numpy" and bound:
+                self.numpy_alias = self.numpy_alias or bound
+            elif name == "jax":
+                self.jax_alias = self.jax_alias or bound or "jax"
+            elif name == "jaxtypes" or name.startswith("jaxtypes."):
+                self.imports_jaxtypes = True
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if self._depth or node.module is None or node.relative:
+            return
+        module = get_full_name_for_node(node.module) or ""
+        if module == "__future__" and not isinstance(node.names, cst.ImportStar):
+            self.future_annotations |= any(a.evaluated_name == "annotations" for a in node.names)
+        if module == "jaxtypes" or module.startswith("jaxtypes."):
+            self.imports_jaxtypes = True
+        if module == "jax" and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                if alias.evaluated_name == "numpy":
+                    self.numpy_alias = self.numpy_alias or alias.evaluated_alias or "numpy"
+
+    def visit_Module(self, node: cst.Module) -> None:
+        for statement in node.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and any(
+                    isinstance(t.target, cst.Name) and t.target.value == TYPEVAR_NAME for t in small.targets
+                ):
+                    call = small.value
+                    is_typevar = isinstance(call, cst.Call) and (get_full_name_for_node(call.func) or "").endswith(
+                        "TypeVar"
+                    )
+                    self.typevar_defined |= is_typevar
+                    self.typevar_taken |= not is_typevar
+
+    # -------------------------------------------------------- what is bare
+    def _names(self, node: cst.BaseExpression) -> set[str]:
+        return {q.name for q in self.get_metadata(QualifiedNameProvider, node, set())}
+
+    def _bare(self, annotation: cst.BaseExpression) -> _Bare | None:
+        if isinstance(annotation, (cst.Name, cst.Attribute)) and self._names(annotation) & _ARRAYS:
+            return annotation
+        if isinstance(annotation, cst.Subscript) and len(annotation.slice) == 2:
+            categories = [n for n in self._names(annotation.value) if n.startswith(_JAXTYPING_PREFIX)]
+            first = annotation.slice[0].slice
+            category = categories[0].removeprefix(_JAXTYPING_PREFIX) if categories else ""
+            if (
+                category in _CATEGORIES
+                and isinstance(first, cst.Index)
+                and isinstance(first.value, (cst.Name, cst.Attribute))
+                and self._names(first.value) & _ARRAYS
+            ):
+                return (annotation, category, first.value)
+        return None
+
+    def _result_places(self, returns: cst.Annotation | None) -> dict[str, _Bare]:
+        if returns is None:
+            return {}
+        bare = self._bare(returns.annotation)
+        if bare is not None:
+            return {RETURN: bare}
+        annotation = returns.annotation
+        places: dict[str, _Bare] = {}
+        if isinstance(annotation, cst.Subscript) and self._names(annotation.value) & {"builtins.tuple", "typing.Tuple"}:
+            for index, element in enumerate(annotation.slice):
+                item = element.slice
+                if isinstance(item, cst.Index):
+                    found = self._bare(item.value)
+                    if found is not None:
+                        places[f"{RETURN}[{index}]"] = found
+        return places
+
+    # ------------------------------------------------------------- writing
+    def _line(self, node: cst.FunctionDef | cst.ClassDef) -> int:
+        first = node.decorators[0] if node.decorators else node
+        position = self.get_metadata(PositionProvider, first)
+        assert isinstance(position, CodeRange)
+        return position.start.line
+
+    def _numpy(self) -> str:
+        if self.numpy_alias is None:
+            AddImportsVisitor.add_needed_import(self.context, "jax.numpy", asname="jnp")
+            self.numpy_alias = "jnp"
+        return self.numpy_alias
+
+    def _jax(self) -> str:
+        if self.jax_alias is None:
+            AddImportsVisitor.add_needed_import(self.context, "jax")
+            self.jax_alias = "jax"
+        return self.jax_alias
+
+    def _array_code(self, array: cst.BaseExpression) -> str:
+        """The array's expression to subscript: as written, but JAX's spelling
+        of ``jnp.ndarray`` (not generic in the stubs) is ``jax.Array``."""
+        if self._names(array) & {"jax.numpy.ndarray", "jax.numpy.Array"}:
+            return f"{self._jax()}.Array"
+        return cst.Module([]).code_for_node(array)
+
+    def _written(self, bare: _Bare, dtype: str) -> tuple[cst.BaseExpression, str] | str:
+        """The new annotation and how it reads, or why none is written."""
+        if dtype == TYPEVAR:
+            if self.spelling == "jaxtyping":
+                return "jaxtyping's annotations cannot name a dtype variable"
+            if self.typevar_taken:
+                return f"a dtype variable is called for, but the module's name {TYPEVAR_NAME} is taken"
+            self.typevar_needed = True
+        elif dtype not in lattice.STRONG:  # a PRNG key's key<fry>, a float0: no marker names them
+            return f"{dtype} seen, which no dtype annotation names"
+        elif isinstance(bare, tuple) and (admitted := _CATEGORIES[bare[1]]) is not None and dtype not in admitted:
+            return f"{dtype} seen, which {bare[1]}[...] does not admit"
+        if self.spelling == "jaxtyping":
+            short = _JAXTYPING_NAMES.get(dtype)
+            if short is None:
+                return f"jaxtyping has no name for {dtype}"
+            if isinstance(bare, tuple):
+                subscript, _, _ = bare
+                value = subscript.value
+                category: cst.BaseExpression = (
+                    value.with_changes(attr=cst.Name(short)) if isinstance(value, cst.Attribute) else cst.Name(short)
+                )
+                if isinstance(value, cst.Name):
+                    AddImportsVisitor.add_needed_import(self.context, "jaxtyping", short)
+                new: cst.BaseExpression = subscript.with_changes(value=category)
+            else:
+                AddImportsVisitor.add_needed_import(self.context, "jaxtyping", short)
+                new = cst.parse_expression(f'{short}[{self._array_code(bare)}, "..."]')
+            return new, cst.Module([]).code_for_node(new)
+        argument = TYPEVAR_NAME if dtype == TYPEVAR else _dtype_expression(self.spelling, self._numpy_or_none(), dtype)
+        array = bare[2] if isinstance(bare, tuple) else bare
+        if self.spelling == "jaxtypes":
+            self.jaxtypes_needed = True
+            AddImportsVisitor.add_needed_import(self.context, "jaxtypes")
+            subscripted = cst.parse_expression(f"jaxtypes.Array[{argument}]")
+        else:
+            self.jaxtypes_needed = True
+            subscripted = cst.parse_expression(f"{self._array_code(array)}[{argument}]")
+        if isinstance(bare, tuple):
+            subscript = bare[0]
+            elements = list(subscript.slice)
+            elements[0] = elements[0].with_changes(slice=cst.Index(subscripted))
+            new = subscript.with_changes(slice=elements)
+        else:
+            new = subscripted
+        return new, cst.Module([]).code_for_node(new)
+
+    def _numpy_or_none(self) -> str:
+        return self._numpy() if self.spelling == "jax" else "jnp"
+
+    def _apply(
+        self, where: str, line: int, places: Mapping[str, _Bare], decision: Decision
+    ) -> dict[str, cst.BaseExpression]:
+        written: dict[str, cst.BaseExpression] = {}
+        shown: dict[str, str] = {}
+        for place, bare in places.items():
+            if place in decision.left:
+                self.left.append(Left(line, where, place, decision.left[place]))
+                continue
+            dtype = decision.dtypes.get(place)
+            if dtype is None:
+                continue
+            result = self._written(bare, dtype)
+            if isinstance(result, str):
+                self.left.append(Left(line, where, place, result))
+            else:
+                written[place], shown[place] = result
+        if written:
+            self.changes.append(Change(line, where, shown))
+        return written
+
+    # ----------------------------------------------------------- functions
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._depth += 1
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        self._depth -= 1
+        line = self._line(original_node)
+        record = self.functions.get((line, original_node.name.value))
+        if record is None:
+            return updated_node
+        where = ".".join([*self._classes, original_node.name.value])
+        params = original_node.params
+        every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        places: dict[str, _Bare] = {}
+        for param in every:
+            if param.annotation is not None:
+                bare = self._bare(param.annotation.annotation)
+                if bare is not None:
+                    places[param.name.value] = bare
+        places.update(self._result_places(original_node.returns))
+        for name, seen in sorted(record.params.items()):
+            if any(p.name.value == name and p.annotation is None for p in every):
+                self.left.append(Left(line, where, name, f"not annotated (saw {_listed(seen)}): left as written"))
+        if not places:
+            return updated_node
+        decision = decide(list(places), record.calls)
+        written = self._apply(where, line, places, decision)
+        if not written:
+            return updated_node
+
+        def annotated(param: cst.Param) -> cst.Param:
+            new = written.get(param.name.value)
+            if new is None or param.annotation is None:
+                return param
+            return param.with_changes(annotation=param.annotation.with_changes(annotation=new))
+
+        new_params = updated_node.params.with_changes(
+            posonly_params=[annotated(p) for p in updated_node.params.posonly_params],
+            params=[annotated(p) for p in updated_node.params.params],
+            kwonly_params=[annotated(p) for p in updated_node.params.kwonly_params],
+        )
+        returns = updated_node.returns
+        if returns is not None:
+            if RETURN in written:
+                returns = returns.with_changes(annotation=written[RETURN])
+            elif any(p.startswith(RETURN + "[") for p in written):
+                tuple_annotation = returns.annotation
+                assert isinstance(tuple_annotation, cst.Subscript)
+                elements = [
+                    e.with_changes(slice=cst.Index(written[f"{RETURN}[{i}]"])) if f"{RETURN}[{i}]" in written else e
+                    for i, e in enumerate(tuple_annotation.slice)
+                ]
+                returns = returns.with_changes(annotation=tuple_annotation.with_changes(slice=elements))
+        return updated_node.with_changes(params=new_params, returns=returns)
+
+    # ------------------------------------------------------------- classes
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._depth += 1
+        self._classes.append(node.name.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef, updated_node: cst.ClassDef) -> cst.ClassDef:
+        self._depth -= 1
+        qualname = ".".join(self._classes)
+        self._classes.pop()
+        seen = self.fields.get(qualname)
+        if seen is None or not isinstance(updated_node.body, cst.IndentedBlock):
+            return updated_node
+        places: dict[str, _Bare] = {}
+        for statement in original_node.body.body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                        bare = self._bare(small.annotation.annotation)
+                        if bare is not None:
+                            places[small.target.value] = bare
+        if not places:
+            return updated_node
+        written = self._apply(qualname, self._line(original_node), places, decide_fields(seen, list(places)))
+        if not written:
+            return updated_node
+        body: list[cst.BaseStatement] = []
+        for statement in updated_node.body.body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                statement = statement.with_changes(
+                    body=[
+                        s.with_changes(annotation=s.annotation.with_changes(annotation=written[s.target.value]))
+                        if isinstance(s, cst.AnnAssign) and isinstance(s.target, cst.Name) and s.target.value in written
+                        else s
+                        for s in statement.body
+                    ]
+                )
+            body.append(statement)
+        return updated_node.with_changes(body=updated_node.body.with_changes(body=body))
+
+    # -------------------------------------------------------------- module
+    def header(self) -> list[cst.SimpleStatementLine]:
+        """The lines to add after the module's imports (once libcst has added its own)."""
+        added: list[cst.SimpleStatementLine] = []
+        if (
+            self.spelling == "jax"
+            and self.jaxtypes_needed
+            and not self.imports_jaxtypes
+            and not self.future_annotations
+        ):
+            # jax.Array[...] is subscriptable at run time once jaxtypes is imported.
+            added.append(
+                cst.SimpleStatementLine(
+                    [cst.Import([cst.ImportAlias(cst.Name("jaxtypes"))])],
+                    trailing_whitespace=cst.TrailingWhitespace(
+                        whitespace=cst.SimpleWhitespace("  "),
+                        comment=cst.Comment("# noqa: F401 - makes jax.Array[...] subscriptable at run time"),
+                    ),
+                )
+            )
+        if self.typevar_needed and not self.typevar_defined:
+            AddImportsVisitor.add_needed_import(self.context, "typing", "TypeVar")
+            typevar = cst.parse_statement(f'{TYPEVAR_NAME} = TypeVar("{TYPEVAR_NAME}")\n')
+            assert isinstance(typevar, cst.SimpleStatementLine)
+            added.append(typevar.with_changes(leading_lines=[cst.EmptyLine()]))
+        return added
+
+
+def _after_imports(module: cst.Module, added: Sequence[cst.SimpleStatementLine]) -> cst.Module:
+    body = list(module.body)
+    at = 0
+    for index, statement in enumerate(body):
+        if not _is_header(statement, index):
+            break
+        at = index + 1
+    return module.with_changes(body=[*body[:at], *added, *body[at:]])
+
+
+def _is_header(statement: cst.BaseStatement, index: int) -> bool:
+    """A module's docstring or a top-level import: what the added lines follow."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    return all(
+        isinstance(s, (cst.Import, cst.ImportFrom))
+        or (index == 0 and isinstance(s, cst.Expr) and isinstance(s.value, cst.SimpleString))
+        for s in statement.body
+    )
+
+
+def rewrite(
+    source: str,
+    spelling: str,
+    functions: Mapping[tuple[int, str], FunctionRecord],
+    fields: Mapping[str, Mapping[str, Sequence[str]]],
+) -> Rewritten:
+    """``source`` with the bare array annotations of the recorded
+    ``functions`` ((first line, name) -> what was seen; the first line is the
+    first decorator's, as Python's code objects count it) and of the classes'
+    ``fields`` (class qualname -> attribute -> dtypes seen) rewritten in
+    ``spelling``."""
+    if spelling not in SPELLINGS:
+        raise ValueError(f"unknown spelling {spelling!r}; expected one of {', '.join(SPELLINGS)}")
+    module = cst.parse_module(source)
+    context = CodemodContext()
+    rewriter = _Rewriter(context, spelling, functions, fields)
+    new = rewriter.transform_module(module)
+    if rewriter.changes:
+        header = rewriter.header()
+        new = _after_imports(AddImportsVisitor(context).transform_module(new), header)
+        changes = sorted(rewriter.changes, key=lambda c: c.line)
+        return Rewritten(new.code, changes, sorted(rewriter.left, key=lambda left: left.line))
+    return Rewritten(source, [], sorted(rewriter.left, key=lambda left: left.line))

@@ -1,0 +1,290 @@
+"""Record the dtypes of the JAX arrays entering and leaving a project's functions.
+
+``jaxtypes annotate`` runs the user's command in a child process whose
+``sitecustomize`` (``SITECUSTOMIZE``, put first on ``PYTHONPATH``) loads this
+file and calls ``start_from_environment``: a trace function
+(``sys.settrace`` and ``threading.settrace``; Python 3.11 has no
+``sys.monitoring``) sees each call and return of a function whose file the
+path filter counts as the project's, and records for each parameter, the
+return value and the array attributes of ``self`` the dtype's name and the
+weak type flag of every JAX array (tracers under ``jit``, ``vmap`` and
+``scan`` included: their ``dtype`` and ``weak_type`` are static, their values
+are never read).  At exit the child writes what it saw, each distinct
+signature once with a count, as one JSON file per process into the
+directory the parent named (``ENV_OUT``): a test run's worker processes each
+write their own.
+
+This module imports only the standard library and is loaded from its file,
+not through ``import jaxtypes``: the recorded program runs with the modules it
+imports itself (``import jaxtypes`` would make ``jax.Array`` subscriptable).
+"""
+
+from __future__ import annotations
+
+import atexit
+import fnmatch
+import json
+import os
+import sys
+import threading
+import uuid
+from pathlib import Path
+from types import CodeType, FrameType
+from typing import Any, Callable, Final, Union
+
+__all__ = ["ENV_OUT", "ENV_ROOT", "ENV_PATHS", "SITECUSTOMIZE", "Recorder", "start_from_environment", "describe"]
+
+ENV_OUT: Final = "JAXTYPES_ANNOTATE_OUT"
+"""Directory the child writes its record files into."""
+ENV_ROOT: Final = "JAXTYPES_ANNOTATE_ROOT"
+"""The project's root: paths are matched relative to it."""
+ENV_PATHS: Final = "JAXTYPES_ANNOTATE_PATHS"
+"""JSON list of glob patterns (``--path``); empty: every file under the root
+outside site-packages and virtual environments."""
+
+# The sitecustomize written for the child: load this file under a private
+# name (not through the jaxtypes package), start recording, then run the
+# sitecustomize the interpreter would have run without ours, if there is one.
+SITECUSTOMIZE: Final = '''\
+import importlib.machinery, importlib.util, sys
+_here = {here!r}
+_spec = importlib.util.spec_from_file_location("_jaxtypes_dtype_recorder", {recorder!r})
+_module = importlib.util.module_from_spec(_spec)
+sys.modules["_jaxtypes_dtype_recorder"] = _module
+_spec.loader.exec_module(_module)
+_module.start_from_environment()
+_other = importlib.machinery.PathFinder.find_spec("sitecustomize", [p for p in sys.path if p != _here])
+if _other is not None and _other.loader is not None:
+    _other_module = importlib.util.module_from_spec(_other)
+    _other.loader.exec_module(_other_module)
+'''
+
+# A recorded value: "float32" or "float32:weak" for an array, a list of those
+# (None for a non-array item) for a tuple or list holding arrays, None otherwise.
+Described = Union[str, "list[Described]", None]
+
+_GENERATOR_FLAGS: Final = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
+_LONGEST_SEQUENCE: Final = 16  # longer tuples and lists are data, not a function's results
+_VENV_MARKERS: Final = ("site-packages", "dist-packages")
+
+
+def _jax_array_type() -> type | None:
+    jax = sys.modules.get("jax")
+    array = getattr(jax, "Array", None) if jax is not None else None
+    return array if isinstance(array, type) else None
+
+
+def describe(value: Any, array_type: type, nested: bool = False) -> Described:
+    """What is recorded of ``value``: its dtype's name and weak type if it is a
+    JAX array or tracer, the same of each item of a short tuple or list."""
+    if isinstance(value, array_type):
+        array: Any = value  # (an array or tracer: isinstance narrowed it to object)
+        try:
+            name = str(array.dtype)
+            weak = bool(getattr(array, "weak_type", False))
+        except Exception:  # noqa: BLE001 - an exotic tracer without a dtype is not recorded
+            return None
+        return f"{name}:weak" if weak else name
+    if not nested and type(value) in (tuple, list) and 0 < len(value) <= _LONGEST_SEQUENCE:
+        items = [describe(item, array_type, True) for item in value]
+        return items if any(item is not None for item in items) else None
+    return None
+
+
+def _freeze(value: Described) -> Any:
+    """A described value as a dict key (tuples for lists)."""
+    return tuple(_freeze(v) for v in value) if isinstance(value, list) else value
+
+
+def _thaw(value: Any) -> Any:
+    """``_freeze`` undone, for JSON."""
+    return [_thaw(v) for v in value] if isinstance(value, tuple) else value  # pyright: ignore[reportUnknownVariableType]
+
+
+class Recorder:
+    """The trace function and what it has seen.
+
+    ``calls``: (file, first line, name) -> {(parameters, result): count}, the
+    parameters a tuple of (name, described) for those holding arrays.
+    ``fields``: (class module, class qualname) -> {attribute: {described}}.
+    """
+
+    def __init__(self, root: Path, patterns: list[str]) -> None:
+        self.root = root
+        self.patterns = patterns
+        self.calls: dict[tuple[str, int, str], dict[tuple[Any, Any], int]] = {}
+        self.fields: dict[tuple[str, str], dict[str, set[str]]] = {}
+        self._wanted: dict[CodeType, bool] = {}
+        self._files: dict[str, bool] = {}
+        self._pending: dict[FrameType, tuple[tuple[str, int, str], tuple[Any, ...]]] = {}
+        self._array: type | None = None
+        self._own = str(Path(__file__).resolve())
+
+    # ------------------------------------------------------------ the filter
+    def counts(self, filename: str) -> bool:
+        """Whether the file ``filename`` is the project's."""
+        known = self._files.get(filename)
+        if known is None:
+            known = self._files[filename] = self._counts(filename)
+        return known
+
+    def _counts(self, filename: str) -> bool:
+        if filename.startswith("<"):
+            return False
+        path = Path(filename)
+        if not path.is_absolute():
+            path = Path.cwd() / path
+        path = path.resolve()
+        if str(path) == self._own:
+            return False
+        try:
+            relative = path.relative_to(self.root)
+        except ValueError:
+            relative = None
+        if self.patterns:
+            return any(
+                fnmatch.fnmatch(str(path), p) or (relative is not None and fnmatch.fnmatch(relative.as_posix(), p))
+                for p in self.patterns
+            )
+        if relative is None or any(part in _VENV_MARKERS for part in relative.parts):
+            return False
+        # A virtual environment inside the project (.venv/, venv/, env/...) holds a pyvenv.cfg.
+        parent = self.root
+        for part in relative.parts[:-1]:
+            parent = parent / part
+            if (parent / "pyvenv.cfg").is_file():
+                return False
+        return True
+
+    def _wants(self, code: CodeType) -> bool:
+        wanted = self.counts(code.co_filename) and not code.co_flags & _GENERATOR_FLAGS
+        self._wanted[code] = wanted
+        return wanted
+
+    # -------------------------------------------------------- the callback
+    def trace_function(self) -> Callable[[FrameType, str, object], Any]:
+        """The global trace function: called at each new frame only (not at C
+        calls, as a profile function is), it returns the local one for the
+        project's frames and None for every other.  A closure over bound
+        methods: it runs for every Python call of the program."""
+        wanted_get = self._wanted.get
+        wants = self._wants
+        enter = self._enter
+        local = self._local
+
+        def trace(frame: FrameType, event: str, arg: object) -> Any:
+            code = frame.f_code
+            wanted = wanted_get(code)
+            if wanted is None:
+                wanted = wants(code)
+            if not wanted:
+                return None
+            frame.f_trace_lines = False  # only the return event is wanted
+            enter(frame, code)
+            return local
+
+        return trace
+
+    def _local(self, frame: FrameType, event: str, arg: object) -> Any:
+        if event == "return":
+            pending = self._pending.pop(frame, None)
+            if pending is not None:
+                self._leave(pending, arg)
+        return self._local
+
+    def _enter(self, frame: FrameType, code: CodeType) -> None:
+        array = self._array
+        if array is None:
+            array = self._array = _jax_array_type()
+            if array is None:
+                return
+        count = code.co_argcount + code.co_kwonlyargcount
+        if not count:
+            self._pending[frame] = ((code.co_filename, code.co_firstlineno, code.co_name), ())
+            return
+        local = frame.f_locals
+        params: list[tuple[str, Any]] = []
+        for index, name in enumerate(code.co_varnames[:count]):
+            value = local.get(name)
+            found = describe(value, array)
+            if found is not None:
+                params.append((name, _freeze(found)))
+            elif index == 0 and name == "self":
+                self._record_fields(value, array)
+        self._pending[frame] = ((code.co_filename, code.co_firstlineno, code.co_name), tuple(params))
+
+    def _leave(self, pending: tuple[tuple[str, int, str], tuple[Any, ...]], value: object) -> None:
+        key, params = pending
+        assert self._array is not None
+        result = _freeze(describe(value, self._array))
+        if not params and result is None:
+            return
+        seen = self.calls.setdefault(key, {})
+        seen[params, result] = seen.get((params, result), 0) + 1
+
+    def _record_fields(self, instance: object, array: type) -> None:
+        attributes: Any = getattr(instance, "__dict__", None)
+        if not isinstance(attributes, dict):
+            return
+        cls = type(instance)
+        fields: dict[str, set[str]] | None = None
+        for name, value in list(attributes.items()):  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
+            if isinstance(value, array):
+                found = describe(value, array)
+                if isinstance(found, str):
+                    if fields is None:
+                        fields = self.fields.setdefault((cls.__module__, cls.__qualname__), {})
+                    fields.setdefault(str(name), set()).add(found)  # pyright: ignore[reportUnknownArgumentType]
+
+    # ------------------------------------------------------------- the output
+    def start(self) -> None:
+        trace = self.trace_function()
+        threading.settrace(trace)
+        sys.settrace(trace)
+
+    def stop(self) -> None:
+        sys.settrace(None)
+        threading.settrace(None)  # pyright: ignore[reportArgumentType]
+
+    def records(self) -> dict[str, Any]:
+        """What was seen, as JSON-ready data (``load`` reads it back)."""
+        modules = sys.modules
+        fields: list[dict[str, Any]] = []
+        for (module, qualname), attributes in self.fields.items():
+            filename = getattr(modules.get(module), "__file__", None)
+            if filename and self.counts(filename):
+                fields.append(
+                    {"file": filename, "class": qualname, "fields": {k: sorted(v) for k, v in attributes.items()}}
+                )
+        calls = [
+            {
+                "file": filename,
+                "line": line,
+                "name": name,
+                "seen": [
+                    {"params": {p: _thaw(d) for p, d in params}, "result": _thaw(result), "count": count}
+                    for (params, result), count in seen.items()
+                ],
+            }
+            for (filename, line, name), seen in self.calls.items()
+        ]
+        return {"calls": calls, "fields": fields}
+
+    def dump(self, directory: Path) -> None:
+        self.stop()
+        target = directory / f"record-{os.getpid()}-{uuid.uuid4().hex[:8]}.json"
+        target.write_text(json.dumps(self.records()), encoding="utf-8")
+
+
+def start_from_environment() -> Recorder | None:
+    """Start recording as the parent asked (``ENV_OUT``, ``ENV_ROOT``,
+    ``ENV_PATHS``); write the record when the process exits."""
+    out = os.environ.get(ENV_OUT)
+    if not out:
+        return None
+    root = Path(os.environ.get(ENV_ROOT) or os.getcwd()).resolve()
+    patterns = [str(p) for p in json.loads(os.environ.get(ENV_PATHS) or "[]")]
+    recorder = Recorder(root, patterns)
+    atexit.register(recorder.dump, Path(out))
+    recorder.start()
+    return recorder

@@ -1,0 +1,479 @@
+"""`jaxtypes annotate -- COMMAND`: record a run under JAX, rewrite the annotations.
+
+A small project in a scratch directory (``MODEL``: bare ``jax.Array``
+annotations on plain functions, a norm called with float32 and bfloat16, a
+function under ``jit``, one under ``vmap``, a ``lax.scan`` body, a method and
+a field of a dataclass, a tuple result, a function whose calls disagree, one
+that only ever sees weakly typed arrays, a jaxtyping annotation) and a driver
+that calls it and writes down the dtype JAX gives at each place
+(``truth.json``), which is what the rewritten annotations must say.  The
+command runs as a user runs it, ``python -m jaxtypes annotate`` from the
+project's directory.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jaxtypes.annotation_rewriter import TYPEVAR, decide
+from tools.checkers import MYPY_PLUGIN, execute, plugin_config, reported_errors, revealed, stage
+
+import project_runs
+from environments import mypy_in, user_command, user_env
+
+MODEL = '''\
+"""A small model, annotated as JAX code usually is: bare jax.Array."""
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jaxtyping import Array, Float
+
+
+def scale(x: jax.Array, factor: float) -> jax.Array:
+    # a comment the rewrite keeps
+    return x * factor
+
+
+def rms_norm(x: jax.Array, eps: float = 1e-6) -> jax.Array:
+    y = x.astype(jnp.float32)
+    y = y * lax.rsqrt(jnp.mean(y * y, axis=-1, keepdims=True) + eps)
+    return y.astype(x.dtype)  # back to the input's dtype
+
+
+@jax.jit
+def project(x: jax.Array, w: jax.Array) -> jax.Array:
+    return x @ w
+
+
+def row_sum(v: jax.Array) -> jax.Array:
+    return jnp.sum(v)
+
+
+def cumulative(xs: jax.Array) -> jax.Array:
+    def step(carry: jax.Array, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+        carry = carry + x
+        return carry, carry * 2
+
+    _, ys = lax.scan(step, jnp.zeros((), xs.dtype), xs)
+    return ys
+
+
+def split(x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    return x.astype(jnp.int32), x.astype(jnp.bfloat16)
+
+
+def disagree(x: jax.Array) -> jax.Array:
+    return x.astype(jnp.float32) if x.dtype == jnp.int32 else x.astype(jnp.int8)
+
+
+def weak_only(x: jax.Array) -> jax.Array:
+    return x
+
+
+def shaped(x: Float[Array, "b n"]) -> Float[Array, "b n"]:
+    return x * 2
+
+
+def unannotated(x):
+    return x
+
+
+def first_key(key: jax.Array) -> jax.Array:
+    return jax.random.split(key)[0]
+
+
+@dataclasses.dataclass
+class Dense:
+    w: jax.Array
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        return x @ self.w
+'''
+
+# Calls the model and records the dtype JAX gives at each place.
+DRIVER = '''\
+import json
+import sys
+
+import jax
+import jax.numpy as jnp
+
+import model
+
+truth = {}
+
+
+def seen(name, place, array):
+    truth.setdefault(name, {})[place] = str(array.dtype)
+    return array
+
+
+x = seen("scale", "x", jnp.ones((2, 3), jnp.float32))
+seen("scale", "return", model.scale(x, 2.0))
+for dtype in (jnp.float32, jnp.bfloat16):
+    y = jnp.ones((2, 3), dtype)
+    assert model.rms_norm(y).dtype == y.dtype
+w = seen("project", "w", jnp.ones((3, 4), jnp.float32))
+seen("project", "x", x)
+seen("project", "return", model.project(x, w))
+rows = seen("row_sum", "v", jnp.ones((4, 5), jnp.int8))
+seen("row_sum", "return", jax.vmap(model.row_sum)(rows))
+xs = seen("cumulative", "xs", jnp.arange(5, dtype=jnp.int16))
+seen("cumulative", "return", model.cumulative(xs))
+first, second = model.split(x)
+seen("split", "return[0]", first)
+seen("split", "return[1]", second)
+model.disagree(jnp.ones(3, jnp.int32))
+model.disagree(jnp.ones(3, jnp.float32))
+model.weak_only(jnp.asarray(1.0))
+seen("shaped", "return", model.shaped(x))
+model.unannotated(x)
+model.first_key(jax.random.key(0))
+dense = model.Dense(seen("Dense", "w", jnp.ones((3, 2), jnp.bfloat16)))
+seen("Dense.__call__", "return", dense(x.astype(jnp.bfloat16)))
+if len(sys.argv) > 1:
+    with open(sys.argv[1], "w") as f:
+        json.dump(truth, f)
+print("driver ok", file=sys.stderr)
+'''
+
+TESTS = '''\
+import jax.numpy as jnp
+
+import model
+
+
+def test_scale():
+    assert model.scale(jnp.ones(3, jnp.bfloat16), 2.0).dtype == jnp.bfloat16
+
+
+def test_norm():
+    for dtype in (jnp.float32, jnp.float16):
+        assert model.rms_norm(jnp.ones((2, 3), dtype)).dtype == dtype
+'''
+
+
+def _project(root: Path) -> Path:
+    (root / "model.py").write_text(MODEL)
+    (root / "driver.py").write_text(DRIVER)
+    return root
+
+
+def _annotate(root: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "jaxtypes", "annotate", *argv], cwd=root, capture_output=True, text=True, timeout=600
+    )
+
+
+def _driver(root: Path) -> dict[str, dict[str, str]]:
+    """Run the driver plainly; the dtypes JAX gave at each place."""
+    proc = subprocess.run(
+        [sys.executable, "driver.py", "truth.json"], cwd=root, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr
+    truth: dict[str, dict[str, str]] = json.loads((root / "truth.json").read_text())
+    return truth
+
+
+@pytest.fixture(scope="module")
+def annotated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The project after `jaxtypes annotate -- python driver.py`."""
+    root = _project(tmp_path_factory.mktemp("annotated"))
+    proc = _annotate(root, "--", sys.executable, "driver.py")
+    assert proc.returncode == 0, proc.stderr
+    return root, proc
+
+
+def test_annotations_are_the_dtypes_jax_gives(annotated: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    root, _ = annotated
+    t = _driver(root)
+    source = (root / "model.py").read_text()
+
+    def a(name: str, place: str) -> str:
+        return f"jax.Array[jnp.{t[name][place]}]"
+
+    assert f"def scale(x: {a('scale', 'x')}, factor: float) -> {a('scale', 'return')}:" in source
+    assert f"def project(x: {a('project', 'x')}, w: {a('project', 'w')}) -> {a('project', 'return')}:" in source
+    # under vmap: each row's dtype, and the sum JAX gives an int8 row (int32)
+    assert f"def row_sum(v: {a('row_sum', 'v')}) -> {a('row_sum', 'return')}:" in source
+    assert t["row_sum"] == {"v": "int8", "return": "int32"}
+    # the scan's body sees the carry and the items as tracers of the input's dtype
+    xs = a("cumulative", "xs")
+    assert f"def cumulative(xs: {xs}) -> {a('cumulative', 'return')}:" in source
+    assert f"def step(carry: {xs}, x: {xs}) -> tuple[{xs}, {xs}]:" in source
+    assert f"def split(x: {a('scale', 'x')}) -> tuple[{a('split', 'return[0]')}, {a('split', 'return[1]')}]:" in source
+    assert f"    w: {a('Dense', 'w')}\n" in source
+    dense = a("Dense.__call__", "return")
+    assert f"def __call__(self, x: {dense}) -> {dense}:" in source
+    # jaxtyping's category and shape stay; the array in it gets its dtype
+    shaped = t["shaped"]["return"]
+    assert f'def shaped(x: Float[Array[jnp.{shaped}], "b n"]) -> Float[Array[jnp.{shaped}], "b n"]:' in source
+
+
+def test_a_result_following_a_parameter_gets_a_dtype_variable(
+    annotated: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    root, proc = annotated
+    source = (root / "model.py").read_text()
+    assert "def rms_norm(x: jax.Array[DT], eps: float = 1e-6) -> jax.Array[DT]:" in source
+    assert source.count('DT = TypeVar("DT")') == 1
+    assert "from typing import TypeVar" in source
+    assert "rms_norm: x: jax.Array[DT], return: jax.Array[DT]" in proc.stdout
+
+
+def test_disagreeing_weak_and_unannotated_places_are_left_and_reported(
+    annotated: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    root, proc = annotated
+    source = (root / "model.py").read_text()
+    assert "def disagree(x: jax.Array) -> jax.Array:" in source
+    assert "def weak_only(x: jax.Array) -> jax.Array:" in source
+    assert "def unannotated(x):" in source
+    left = proc.stdout.split("left as written:\n", 1)[1]
+    assert re.search(r"model\.py:\d+ disagree, x: called with several dtypes \(float32, int32\)", left)
+    assert re.search(r"model\.py:\d+ disagree, return: results of several dtypes \(float32, int8\)", left)
+    assert re.search(r"model\.py:\d+ weak_only, x: only weakly typed arrays seen \(float32", left)
+    assert re.search(r"model\.py:\d+ unannotated, x: not annotated \(saw float32\)", left)
+    # a typed PRNG key's dtype has no marker
+    assert "def first_key(key: jax.Array) -> jax.Array:" in source
+    assert re.search(r"model\.py:\d+ first_key, key: key<fry> seen, which no dtype annotation names", left)
+
+
+@pytest.mark.parametrize(
+    ("calls", "dtypes", "left"),
+    [
+        # one dtype, weakly typed calls of that dtype aside
+        ([{"x": "float32"}, {"x": "float32:weak"}], {"x": "float32"}, {}),
+        # the result follows x, not y; y has one dtype
+        (
+            [{"x": "float32", "y": "int8", "return": "float32"}, {"x": "bfloat16", "y": "int8", "return": "bfloat16"}],
+            {"x": TYPEVAR, "y": "int8", "return": TYPEVAR},
+            {},
+        ),
+        # a weakly typed call breaks the following
+        (
+            [{"x": "float32", "return": "float32"}, {"x": "bfloat16:weak", "return": "bfloat16"}],
+            {},
+            {"x": "called with several", "return": "results of several"},
+        ),
+    ],
+)
+def test_decide(calls: list[dict[str, str]], dtypes: dict[str, str], left: dict[str, str]) -> None:
+    decision = decide([*{place for call in calls for place in call}], calls)
+    assert decision.dtypes == dtypes
+    assert set(decision.left) == set(left)
+    for place, start in left.items():
+        assert decision.left[place].startswith(start), decision.left[place]
+
+
+def test_comments_formatting_and_the_rest_survive(annotated: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    root, _ = annotated
+    source = (root / "model.py").read_text()
+    assert "    # a comment the rewrite keeps\n" in source
+    assert "    return y.astype(x.dtype)  # back to the input's dtype\n" in source
+    assert source.startswith('"""A small model, annotated as JAX code usually is: bare jax.Array."""\n')
+    # nothing but annotations and the added header lines changed
+    added = {
+        "import jaxtypes  # noqa: F401 - makes jax.Array[...] subscriptable at run time",
+        "from typing import TypeVar",
+        'DT = TypeVar("DT")',
+    }
+    before = [line for line in MODEL.splitlines() if line and "Array" not in line]
+    after = [line for line in source.splitlines() if line and "Array" not in line and line not in added]
+    assert before == after
+
+
+def test_the_driver_still_runs_and_a_second_run_changes_nothing(
+    annotated: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    root, _ = annotated
+    _driver(root)  # asserts its exit code
+    before = (root / "model.py").read_text()
+    again = _annotate(root, "--", sys.executable, "driver.py")
+    assert again.returncode == 0, again.stderr
+    assert (root / "model.py").read_text() == before
+    assert again.stdout.startswith("jaxtypes annotate: annotated 0 functions"), again.stdout
+    assert "driver ok" in again.stderr  # the command's own output, on standard error
+
+
+def test_diff_writes_nothing(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    proc = _annotate(root, "--diff", "--", sys.executable, "driver.py")
+    assert proc.returncode == 0, proc.stderr
+    assert (root / "model.py").read_text() == MODEL
+    assert proc.stdout.startswith("--- a/model.py\n+++ b/model.py\n")
+    assert "\n-def scale(x: jax.Array, factor: float) -> jax.Array:\n" in proc.stdout
+    assert "\n+def scale(x: jax.Array[jnp.float32], factor: float) -> jax.Array[jnp.float32]:\n" in proc.stdout
+    assert "jaxtypes annotate: would annotate" in proc.stderr
+
+
+def test_jaxtypes_spelling(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    proc = _annotate(root, "--spelling", "jaxtypes", "--", sys.executable, "driver.py")
+    assert proc.returncode == 0, proc.stderr
+    t = _driver(root)
+    source = (root / "model.py").read_text()
+    x, result = (f"jaxtypes.Array[jaxtypes.{t['scale'][p]}]" for p in ("x", "return"))
+    assert f"def scale(x: {x}, factor: float) -> {result}:" in source
+    assert "def rms_norm(x: jaxtypes.Array[DT], eps: float = 1e-6) -> jaxtypes.Array[DT]:" in source
+    assert "\nimport jaxtypes\n" in source
+
+
+def test_jaxtyping_spelling_keeps_the_shape(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    proc = _annotate(root, "--spelling", "jaxtyping", "--", sys.executable, "driver.py")
+    assert proc.returncode == 0, proc.stderr
+    t = _driver(root)
+    source = (root / "model.py").read_text()
+    names = {"float32": "Float32", "int32": "Int32", "int8": "Int8", "bfloat16": "BFloat16"}
+    assert t["shaped"]["return"] == "float32"
+    assert 'def shaped(x: Float32[Array, "b n"]) -> Float32[Array, "b n"]:' in source
+    x, result = (names[t["scale"][p]] for p in ("x", "return"))
+    assert f'def scale(x: {x}[jax.Array, "..."], factor: float) -> {result}[jax.Array, "..."]:' in source
+    assert re.search(r"^from jaxtyping import .*Float32", source, re.M)
+    # a dtype variable has no jaxtyping spelling: the norm is left, and said so
+    assert "def rms_norm(x: jax.Array, eps: float = 1e-6) -> jax.Array:" in source
+    assert "rms_norm, x: jaxtyping's annotations cannot name a dtype variable" in proc.stdout
+
+
+def test_a_pytest_run(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    (root / "test_model.py").write_text(TESTS)
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "test_model.py"]
+    proc = _annotate(root, "--", *argv)
+    assert proc.returncode == 0, proc.stderr
+    source = (root / "model.py").read_text()
+    assert "def scale(x: jax.Array[jnp.bfloat16], factor: float) -> jax.Array[jnp.bfloat16]:" in source
+    assert "def rms_norm(x: jax.Array[DT], eps: float = 1e-6) -> jax.Array[DT]:" in source
+    assert "2 passed" in proc.stderr
+    rerun = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+
+
+def test_path_filter(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    proc = _annotate(root, "--path", "driver.py", "--", sys.executable, "driver.py")
+    assert proc.returncode == 0, proc.stderr
+    assert (root / "model.py").read_text() == MODEL
+    proc = _annotate(root, "--path", "mod*.py", "--diff", "--", sys.executable, "driver.py")
+    assert "+def scale(x: jax.Array[jnp.float32]" in proc.stdout
+
+
+def test_a_failing_command_rewrites_nothing(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    (root / "driver.py").write_text(DRIVER + "raise SystemExit(3)\n")
+    proc = _annotate(root, "--", sys.executable, "driver.py")
+    assert proc.returncode == 3
+    assert "the command exited with code 3; nothing was rewritten" in proc.stderr
+    assert (root / "model.py").read_text() == MODEL
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragments"),
+    [
+        ([], ["annotate: give the command to run after --"]),
+        (["--"], ["annotate: give the command to run after --"]),
+        (["--spelling", "numpy", "--", "python", "x.py"], ["'numpy'", "'jax', 'jaxtypes', 'jaxtyping'"]),
+        (["--", "no-such-command-here"], ["cannot run 'no-such-command-here': no such command"]),
+        (["--", "true"], ["started no Python process that recorded"]),
+    ],
+)
+def test_bad_input_is_one_line_naming_it(tmp_path: Path, argv: list[str], fragments: list[str]) -> None:
+    proc = _annotate(tmp_path, *argv)
+    assert proc.returncode == 2, proc.stderr
+    error = [line for line in proc.stderr.splitlines() if "error:" in line]
+    assert len(error) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    for fragment in fragments:
+        assert fragment in error[0]
+
+
+def test_without_libcst_the_command_says_what_to_install(tmp_path: Path) -> None:
+    code = (
+        "import sys; sys.modules['libcst'] = None\n"
+        "from jaxtypes.cli import main\n"
+        "sys.exit(main(['annotate', '--', 'python', 'x.py']))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "annotate needs libcst" in proc.stderr and "jaxtypes[annotate]" in proc.stderr
+
+
+def test_importing_jaxtypes_imports_no_libcst() -> None:
+    code = "import sys, jaxtypes, jaxtypes.cli; print('libcst' in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.stdout.strip() == "False", proc.stderr
+
+
+# ------------------------------------------------------------ type checking
+CHECK = '''\
+import jax
+import jax.numpy as jnp
+from typing_extensions import reveal_type
+
+import model
+
+
+def check(f32: jax.Array[jnp.float32], bf16: jax.Array[jnp.bfloat16], i8: jax.Array[jnp.int8],
+          i16: jax.Array[jnp.int16]) -> None:
+    reveal_type(model.scale(f32, 2.0))
+    reveal_type(model.rms_norm(f32))
+    reveal_type(model.rms_norm(bf16))
+    reveal_type(model.project(f32, f32))
+    reveal_type(model.row_sum(i8))
+    reveal_type(model.cumulative(i16))
+    reveal_type(model.split(f32)[0])
+    reveal_type(model.split(f32)[1])
+    reveal_type(model.Dense(bf16).w)
+    reveal_type(model.Dense(bf16)(bf16))
+'''
+# What each reveal_type line shows, as the driver's record of JAX names it.
+CHECKED = [
+    ("scale", "return"),
+    ("scale", "x"),  # the norm of a float32 array is float32...
+    ("Dense", "w"),  # ...and of a bfloat16 one, bfloat16
+    ("project", "return"),
+    ("row_sum", "return"),
+    ("cumulative", "return"),
+    ("split", "return[0]"),
+    ("split", "return[1]"),
+    ("Dense", "w"),
+    ("Dense.__call__", "return"),
+]
+MARKER = re.compile(r"Array\[(?:[\w.]+\.)?(\w+)\]")
+
+
+@pytest.mark.parametrize("checker", [MYPY_PLUGIN, "pyright"])
+def test_checkers_read_the_dtypes_jax_gives(
+    checker: str, annotated: tuple[Path, subprocess.CompletedProcess[str]], tmp_path: Path
+) -> None:
+    """The annotated module, type-checked with the JAX stubs installed as the
+    README sets them up: each call's revealed dtype is the one JAX gave, and
+    the module itself gets no error."""
+    root, _ = annotated
+    truth = _driver(root)
+    shutil.copy(root / "model.py", tmp_path / "model.py")
+    venv = project_runs.installed()[0]
+    paths = [*stage({"check.py": CHECK}, tmp_path), "model.py"]
+    if checker == MYPY_PLUGIN:
+        cmd = mypy_in(venv, tmp_path, plugin_config(), paths)
+    else:
+        cmd = user_command(checker, venv, tmp_path, paths)
+    out = execute(checker, tmp_path, cmd, env=user_env(venv))
+    errors = reported_errors(checker, out, tmp_path)
+    assert not errors, errors
+    reveals = revealed(checker, out, tmp_path)
+    lines = sorted(line for path, line in reveals if path == "check.py")
+    assert len(lines) == len(CHECKED), reveals
+    for line, (name, place) in zip(lines, CHECKED):
+        (shown,) = reveals["check.py", line]
+        assert MARKER.findall(shown) == [truth[name][place]], (name, place, shown)
