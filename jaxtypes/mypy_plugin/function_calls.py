@@ -203,7 +203,7 @@ def _dtype(types: list[Type], builder: Builder, v: Variant, kinds: list[ArgKind]
     return lattice.default_dtype(d.node[0], v.x64) if d.weak else d.node
 
 
-def _takes_scalars(plan: CallPlan, formal: str) -> bool:
+def _takes_scalars(plan: CallPlan, formal: str | None) -> bool:
     """Whether JAX declares the operand ``formal`` to take a Python scalar; a
     scalar where it declares an Array (lax.dynamic_update_slice's operand)
     is an argument error mypy reports, and the call's dtype unknown."""
