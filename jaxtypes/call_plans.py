@@ -154,7 +154,13 @@ class CallPlan:
 
     @property
     def dtype_scalar(self) -> str | None:
-        """... and with dtype=: eye's k, a Python float; arange's bounds, ints."""
+        """... and with dtype=: eye's k, a Python float; arange's bounds, ints;
+        a random draw's loc, scale, bounds or rate, any Python scalar (JAX
+        converts them to dtype=, weakly typed as they are).  An array there
+        may promote the draw: ``double_sided_maxwell(k, loc, scale,
+        dtype=bfloat16)`` with float32 ``loc`` is float32."""
+        if self.kind == "kd":
+            return "builtins.float"
         return "builtins.int" if self.rule.default == "i" else "builtins.float" if self.kind == "d" else None
 
     @property

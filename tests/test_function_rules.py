@@ -287,3 +287,77 @@ def test_committed_data_is_fresh_for_every_one_input_function() -> None:
     names = _probes(("x", "d", "k", "n", "xd", "kd"))
     assert len(names) > 400
     _assert_live_probes_agree(set(names))
+
+
+# Run under JAX, x64 as the environment says: for each random draw given, with
+# dtype=, an array of each other dtype for one parameter at a time (the rest
+# Python scalars, which JAX converts to dtype=), what the draw gave.
+_DRAW_PROBE = r"""
+import inspect, json, sys, warnings
+import jax, jax.numpy as jnp
+warnings.simplefilter("ignore")
+key = jax.random.key(0)
+# (an array wider than dtype= shows a promotion; a narrower one a cast)
+pairs = {False: (("float32", "bfloat16"), ("bfloat16", "float32")), True: (("int32", "int8"), ("int8", "int32"))}
+# values a draw needs in a shape of its own, and its other required arguments
+shapes = {"dirichlet": {"alpha": (3,)}, "multinomial": {"p": (3,)}}
+required = {"ball": {"d": 3}, "randint": {"shape": (2,)}, "multinomial": {"n": 4.0}}
+out = {}
+for name in json.loads(sys.argv[1]):
+    short = name.removeprefix("jax.random.")
+    fn = getattr(jax.random, short)
+    params = inspect.signature(fn).parameters
+    arrays = [p for p, v in params.items() if p != "key" and any(
+        a in str(v.annotation) for a in ("RealArray", "IntegerArray", "ArrayLike"))]
+    integral = "Int" in str(params["dtype"].annotation)
+    for probed in arrays:
+        seen = set()
+        for given, wanted in pairs[integral]:
+            args = {p: 1 if integral else 0.5 for p in arrays}
+            args.update(required.get(short, {}))
+            args.update((p, jnp.full(s, 1 / s[0], jnp.float32)) for p, s in shapes.get(short, {}).items())
+            args[probed] = jnp.full(shapes.get(short, {}).get(probed, ()), 1, dtype=given)
+            try:
+                got = fn(key, **args, dtype=wanted).dtype
+            except (TypeError, ValueError):
+                seen.add("raises")
+                continue
+            seen.add("keeps" if got == jnp.dtype(wanted) else "promotes")
+        out[f"{name} {probed}"] = sorted(seen)
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("x64", [False, True], ids=["x32", "x64"])
+def test_a_random_draws_neutral_arrays_keep_its_dtype(x64: bool) -> None:
+    """A random draw's array parameters named in its row's neutral column
+    (uniform's minval, gamma's a) never change the dtype= it is given: JAX
+    converts them, or refuses an unsafe cast.  Each other array parameter
+    (double_sided_maxwell's loc) promotes the draw for some dtype, so its
+    typed overloads take it as a Python scalar only (CallPlan.dtype_scalar)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    draws = sorted(
+        name
+        for name, kind in function_rules.ARGUMENTS.items()
+        if kind == "kd" and function_rules.TABLE[name].family in function_rules.DTYPE_FAMILIES
+    )
+    assert len(draws) > 25
+    env = {**os.environ, "JAX_ENABLE_X64": "1" if x64 else "0", "JAX_PLATFORMS": "cpu"}
+    proc = subprocess.run(
+        [sys.executable, "-c", _DRAW_PROBE, json.dumps(draws)], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen: dict[str, list[str]] = json.loads(proc.stdout.splitlines()[-1])
+    wrong = []
+    for entry, outcomes in sorted(seen.items()):
+        name, param = entry.split()
+        neutral = param in function_rules.NEUTRAL_PARAMETERS.get(name, ())
+        if neutral != ("promotes" not in outcomes):
+            wrong.append(f"{name}'s {param}: JAX {outcomes}, neutral column {'says' if neutral else 'omits'} it")
+    assert not wrong, "\n".join(wrong)
+    assert {e.split()[0] for e in seen} >= {"jax.random.uniform", "jax.random.double_sided_maxwell"}

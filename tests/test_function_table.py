@@ -60,7 +60,14 @@ def test_rows_the_table_reads() -> None:
         "jax.numpy.repeat": frozenset(["repeats"]),
         "jax.numpy.roll": frozenset(["shift"]),
         "jax.lax.reduce_window": frozenset(["init_value", "computation"]),
+        # (a random draw's parameters JAX converts to its dtype=; the others,
+        # double_sided_maxwell's loc and scale, promote it)
+        **{
+            name: params for name, params in function_rules.NEUTRAL_PARAMETERS.items() if name.startswith("jax.random.")
+        },
     }
+    assert function_rules.NEUTRAL_PARAMETERS["jax.random.uniform"] == {"minval", "maxval"}
+    assert "jax.random.double_sided_maxwell" not in function_rules.NEUTRAL_PARAMETERS
     assert "jax.lax.psum" not in function_rules.ARGUMENTS  # untyped, not probed
     assert function_rules.TABLE["jax.lax.psum"].family == "untyped"
 

@@ -295,7 +295,12 @@ def _rule_prefix(rule: function_rules.Rule) -> str:
 
 # ------------------------------------------------------------- signatures
 def _is_array_like(annotation: ast.expr | None) -> bool:
-    return annotation is not None and "ArrayLike" in ast.unparse(annotation)
+    """Whether JAX declares a parameter ``ArrayLike``, under that name or one
+    of its other names (``_ARRAY_LIKE_ALIASES``)."""
+    if annotation is None:
+        return False
+    text = ast.unparse(annotation)
+    return "ArrayLike" in text or any(n in _ARRAY_LIKE_ALIASES for n in re.findall(r"\w+", text))
 
 
 def _is_array(annotation: ast.expr | None) -> bool:
@@ -336,7 +341,7 @@ def _declared_kind(param: ast.arg) -> str:
         return call_plans.ARRAY
     if "Sequence[ArrayLike]" in text:
         return call_plans.SEQUENCE
-    if _is_array_like(annotation) or any(n in _ARRAY_LIKE_ALIASES for n in re.findall(r"\w+", text)):
+    if _is_array_like(annotation):
         return call_plans.ARRAY_LIKE
     if text == "Any":
         return call_plans.ANY

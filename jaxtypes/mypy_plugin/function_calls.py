@@ -296,10 +296,6 @@ def _covered(plan: CallPlan, ctx: Context, used: set[int], builder: Builder, pre
         scalars |= {lattice.WEAK_INT, lattice.WEAK_FLOAT, lattice.BOOL}
     elif plan.dtype_scalar:
         scalars |= {lattice.WEAK_INT, lattice.BOOL}
-    elif plan.kind == "kd" and plan.rule.default == "f":
-        # (a random draw's Python-scalar loc, scale or bounds: weak, they
-        # take its float dtype, as its typed overloads say)
-        scalars |= {lattice.WEAK_INT, lattice.WEAK_FLOAT, lattice.BOOL}
     for i, types in enumerate(ctx.arg_types):
         formal = ctx.callee_arg_names[i] if i < len(ctx.callee_arg_names) else None
         if not types or i in used or formal in (plan.dtype_param, "dtype") or formal in plan.neutral:

@@ -132,6 +132,19 @@ def defaulted_and_array_parameters(b: jax.Array[bfloat16], i: jax.Array[int8], a
     assert_type(jnp.clip(True), jax.Array[Any])
 
 
+# -- a random draw takes Python-scalar parameters in its dtype=; arrays for
+# the ones JAX converts to it (uniform's bounds, choice's p), but an array loc
+# or scale promotes double_sided_maxwell and weibull_min (JAX: float32 here),
+# so those calls keep JAX's Array
+def random_draw_parameters(key: jax.Array, f: jax.Array[float32], b: jax.Array[bfloat16]) -> None:
+    assert_type(jax.random.double_sided_maxwell(key, 0.0, 1, dtype=jnp.bfloat16), jax.Array[bfloat16])
+    assert_type(jax.random.double_sided_maxwell(key, f, f, dtype=jnp.bfloat16), jax.Array[Any])
+    assert_type(jax.random.weibull_min(key, f, 1.0, dtype=jnp.bfloat16), jax.Array[Any])
+    assert_type(jax.random.uniform(key, (2,), jnp.bfloat16, f, f), jax.Array[bfloat16])
+    assert_type(jax.random.randint(key, (2,), 0.5, 3, jnp.int8), jax.Array[int8])
+    assert_type(jax.random.choice(key, b, (2,), p=f), jax.Array[bfloat16])
+
+
 # -- the two names are one class
 def same_class(a: jax.Array[float32], b: jaxtypes.Array[float32]) -> None:
     assert_type(a, jaxtypes.Array[float32])
