@@ -8,7 +8,15 @@ Inputs are typed permissively, outputs strictly:
 * ``DTypeLike``: anything convertible to a dtype (names, dtypes, scalar types,
   objects with a ``dtype``);
 * ``ShapeLike``: an int or a sequence of ints;
-* ``DType`` (numpy's dtype), ``Shape`` (a tuple of ints), ``StaticScalar``;
+* ``DType[D]``: a dtype value whose dtype is the marker D: JAX's scalar type
+  (``jnp.bfloat16``, ``jaxtypes.bfloat16``) or ``x.dtype`` of an ``Array[D]``;
+  ``DType[Any]`` one of unknown dtype.  Read back by ``astype`` and every
+  ``dtype=``; at run time it is numpy's dtype (``DType[float32]`` is
+  ``np.dtype[float32]``);
+* ``DtypeMarker``: the bound of a TypeVar over the dtypes (not the weak
+  markers), ``D = TypeVar("D", bound=DtypeMarker)``; at run time numpy's
+  scalar base class, which every concrete marker is;
+* ``Shape`` (a tuple of ints), ``StaticScalar``;
 * ``DtypeValue``: ``x.dtype`` of an ``Array[float32]`` is a ``DtypeValue[float32]``
   to the checkers (a numpy dtype whose marker ``astype`` and ``dtype=`` read);
   at run time it is numpy's dtype;
@@ -18,7 +26,7 @@ Inputs are typed permissively, outputs strictly:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, Sequence, SupportsIndex, Union, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, Sequence, SupportsIndex, TypeVar, Union, runtime_checkable
 
 import numpy as np
 from typing_extensions import TypeAlias
@@ -28,15 +36,17 @@ from jaxtypes._array import Array
 if TYPE_CHECKING:
     # Declared by the stub (jaxtypes/_array.pyi), which checkers read; mypy
     # checking this package's own modules reads _array.py, which has no such class.
-    from jaxtypes._array import DtypeValue  # type: ignore[attr-defined,unused-ignore]
+    from jaxtypes._array import DtypeMarker, DtypeValue  # type: ignore[attr-defined,unused-ignore]
 else:
     DtypeValue = np.dtype  # what x.dtype is at run time
+    DtypeMarker = np.generic  # every concrete marker is a numpy scalar type at run time
 
 __all__ = [
     "Array",
     "ArrayLike",
     "DType",
     "DTypeLike",
+    "DtypeMarker",
     "DtypeValue",
     "Shape",
     "ShapeLike",
@@ -53,7 +63,17 @@ class SupportsDType(Protocol):
     def dtype(self) -> np.dtype[Any]: ...
 
 
-DType: TypeAlias = np.dtype
+_D = TypeVar("_D")
+
+if TYPE_CHECKING:
+    # JAX's scalar type is its marker class to the checkers (``jnp.bfloat16``
+    # is ``type[bfloat16]``) and ``x.dtype`` a DtypeValue: a union of both
+    # solves D in all six set-ups and is what every dtype= of the stubs reads.
+    # A str or np.dtype[Any] member would leave D unsolved in mypy, pyrefly
+    # and ty (JAX's scalar types are numpy dtypes to them), so neither is one.
+    DType: TypeAlias = Union[type[_D], DtypeValue[_D]]
+else:
+    DType = np.dtype  # numpy's dtype is generic in its scalar type: DType[float32] subscripts
 Shape: TypeAlias = tuple[int, ...]
 ShapeLike: TypeAlias = Union[SupportsIndex, Sequence[SupportsIndex]]
 StaticScalar: TypeAlias = Union[np.bool_, np.number, bool, int, float, complex]
