@@ -16,6 +16,9 @@ Inputs are typed permissively, outputs strictly:
 * ``DtypeMarker``: the bound of a TypeVar over the dtypes (not the weak
   markers), ``D = TypeVar("D", bound=DtypeMarker)``; at run time numpy's
   scalar base class, which every concrete marker is;
+* ``floating``, ``complexfloating``, ``inexact``, ``signedinteger``,
+  ``unsignedinteger``, ``integer``: the markers of each category (numpy's
+  names), bounds of a TypeVar over a category, ``bound=floating``;
 * ``Shape`` (a tuple of ints), ``StaticScalar``;
 * ``DtypeValue``: ``x.dtype`` of an ``Array[float32]`` is a ``DtypeValue[float32]``
   to the checkers (a numpy dtype whose marker ``astype`` and ``dtype=`` read);
@@ -32,6 +35,39 @@ import numpy as np
 from typing_extensions import TypeAlias
 
 from jaxtypes._array import Array
+from jaxtypes.markers import (
+    bfloat16,
+    complex64,
+    complex128,
+    float4_e2m1fn,
+    float6_e2m3fn,
+    float6_e3m2fn,
+    float8_e3m4,
+    float8_e4m3,
+    float8_e4m3b11fnuz,
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
+    float16,
+    float32,
+    float64,
+    int1,
+    int2,
+    int4,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint1,
+    uint2,
+    uint4,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
 
 if TYPE_CHECKING:
     # Declared by the stub (jaxtypes/_array.pyi), which checkers read; mypy
@@ -52,6 +88,12 @@ __all__ = [
     "ShapeLike",
     "StaticScalar",
     "SupportsDType",
+    "complexfloating",
+    "floating",
+    "inexact",
+    "integer",
+    "signedinteger",
+    "unsignedinteger",
 ]
 
 
@@ -74,6 +116,32 @@ if TYPE_CHECKING:
     DType: TypeAlias = Union[type[_D], DtypeValue[_D]]
 else:
     DType = np.dtype  # numpy's dtype is generic in its scalar type: DType[float32] subscripts
+# The categories, as unions of their markers (the order of jaxtypes.lattice):
+# a TypeVar bound to one takes exactly these dtypes, which the checkers (and
+# the mypy plugin, dtype by dtype) read.
+floating: TypeAlias = Union[
+    float4_e2m1fn,
+    float6_e2m3fn,
+    float6_e3m2fn,
+    float8_e3m4,
+    float8_e4m3,
+    float8_e8m0fnu,
+    float8_e4m3b11fnuz,
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    bfloat16,
+    float16,
+    float32,
+    float64,
+]
+complexfloating: TypeAlias = Union[complex64, complex128]
+inexact: TypeAlias = Union[floating, complexfloating]
+signedinteger: TypeAlias = Union[int1, int2, int4, int8, int16, int32, int64]
+unsignedinteger: TypeAlias = Union[uint1, uint2, uint4, uint8, uint16, uint32, uint64]
+integer: TypeAlias = Union[unsignedinteger, signedinteger]
+
 Shape: TypeAlias = tuple[int, ...]
 ShapeLike: TypeAlias = Union[SupportsIndex, Sequence[SupportsIndex]]
 StaticScalar: TypeAlias = Union[np.bool_, np.number, bool, int, float, complex]
