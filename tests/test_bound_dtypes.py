@@ -61,7 +61,7 @@ def _jax_answer(expression: str, bound: object) -> str:
         shapes = [jax.ShapeDtypeStruct((3,), d) for d in (dtype, jnp.float32, jnp.bfloat16)]
         try:
             out = jax.eval_shape(run, *shapes)
-        except Exception:
+        except (TypeError, ValueError):  # (JAX's TypePromotionError is a ValueError)
             return "Any"
         inputs.append(dtype.name)
         results.append(out.dtype.name)

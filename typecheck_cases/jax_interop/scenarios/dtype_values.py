@@ -15,7 +15,7 @@ import jax.numpy as jnp
 from typing_extensions import assert_type
 
 from jaxtypes import bfloat16, float32, int8
-from jaxtypes.typing import DType, DtypeMarker, DTypeLike
+from jaxtypes.typing import DType, DtypeMarker, DTypeLike, floating
 
 D = TypeVar("D", bound=DtypeMarker)
 
@@ -104,3 +104,27 @@ def configs(x: jax.Array[float32]) -> None:
     assert_type(Layer(jnp.bfloat16)(x), jax.Array[bfloat16])
     assert_type(Layer(x.dtype)(x), jax.Array[float32])
     OptimizerConfig(mu_dtype=jnp.float32)  # E: argument
+
+
+# -- arithmetic on an Array[F], F bound to a category: the plugin answers
+# Array[F] where JAX's rule keeps every dtype of the category (its exact
+# answers are checked against JAX by tests/test_bound_dtypes.py); the stubs
+# alone give Array[Any] there, never an error
+F = TypeVar("F", bound=floating)
+
+
+def rms_norm(x: jax.Array[F], eps: float = 1e-6) -> jax.Array[F]:
+    scale = jax.lax.rsqrt(jnp.mean(x * x, axis=-1, keepdims=True) + eps)
+    return x * scale
+
+
+def generic_arithmetic(x: jax.Array[F], y: jax.Array[float32]) -> None:
+    doubled: jax.Array[F] = x * 2.0
+    squared: jax.Array[F] = x**2
+    rooted: jax.Array[F] = jnp.sqrt(x)
+    averaged: jax.Array[F] = jnp.mean(x)
+    squashed: jax.Array[F] = jnp.tanh(x)
+    same: jax.Array[F] = x.astype(x.dtype)
+    mixed: jax.Array = x * y  # (JAX refuses float8 * float32: no single answer)
+    del doubled, squared, rooted, averaged, squashed, same, mixed
+    assert_type(rms_norm(jnp.ones(3, jnp.bfloat16)), jax.Array[bfloat16])
