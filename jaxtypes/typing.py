@@ -1,3 +1,7 @@
+# mypy: disable-error-code="valid-type"
+# (The categories below are unions of the markers, classes in markers.pyi,
+# which the checkers read; mypy checking this package reads markers.py, whose
+# markers are numpy's and ml_dtypes' scalar types bound to names.)
 """Annotations for code that uses JAX arrays (JAX's typing roadmap,
 JEP 12049, https://docs.jax.dev/en/latest/jep/12049-type-annotations.html).
 

@@ -172,11 +172,11 @@ class JaxtypesPlugin(Plugin):
         # JAX's functions (with the stubs of `jaxtypes jax-stubs`): the rule's
         # answer in this configuration; ufunc objects are called as methods.
         for fullname, rule_name in function_calls.typed_functions().items():
-            hook = over_bound(function_calls.function_hook(rule_name, v, builder), v, builder)
+            call_hook = over_bound(function_calls.function_hook(rule_name, v, builder), v, builder)
             if fullname.endswith(".__call__"):
-                method_hooks[fullname] = hook
+                method_hooks[fullname] = call_hook
             else:
-                self._function_hooks[fullname] = hook
+                self._function_hooks[fullname] = call_hook
         # Equinox's layers: their output for the configured x64 and promotion.
         for fullname, rule_name in layer_calls.typed_layer_calls().items():
             method_hooks[fullname] = layer_calls.layer_call_hook(rule_name, v, builder)

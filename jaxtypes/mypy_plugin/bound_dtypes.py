@@ -13,7 +13,7 @@ TypeVar without such a bound is left to the hook.
 
 from __future__ import annotations
 
-from typing import Callable, Final, TypeVar, Union
+from typing import Callable, Final, TypeVar, Union, cast
 
 from mypy.expandtype import expand_type
 from mypy.plugin import FunctionContext, MethodContext
@@ -27,7 +27,8 @@ from .type_nodes import Builder, array_dtype, array_info, marker_alts
 
 __all__ = ["over_bound"]
 
-_C = TypeVar("_C", MethodContext, FunctionContext)
+# A hook's context: a method's, a function's, or either (JAX's functions' hooks).
+_C = TypeVar("_C", bound=Union[MethodContext, FunctionContext])
 MAX_TYPE_DEPTH: Final = 6
 
 
@@ -95,9 +96,9 @@ def over_bound(hook: Callable[[_C], Type], v: Variant, builder: Builder) -> Call
                         arg_types=[[expand_type(t, env) for t in types] for types in ctx.arg_types],
                         default_return_type=default,
                     )
-                    if isinstance(sub, MethodContext):
+                    if isinstance(sub, MethodContext) and isinstance(ctx, MethodContext):
                         sub = sub._replace(type=expand_type(ctx.type, env))
-                    results.append(hook(sub))  # type: ignore[arg-type]
+                    results.append(hook(cast(_C, sub)))
                 refused = watcher.has_new_errors() or bool(held)
         finally:
             errors.held_reports.remove(held)
