@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 import typing
@@ -19,6 +20,7 @@ from jaxtypes.typing import (
     ArrayLike,
     DType,
     DTypeLike,
+    DtypeMarker,
     DtypeValue,
     Shape,
     ShapeLike,
@@ -46,6 +48,43 @@ def test_dtype_value_is_numpys_dtype_at_run_time() -> None:
 
     assert typing.get_type_hints(cast)["dtype"] == DtypeValue[jaxtypes.float32]
     assert cast(x, jnp.ones(1, jnp.float32).dtype).dtype == jnp.float32
+
+
+D = typing.TypeVar("D", bound=DtypeMarker)
+
+
+def cast(y: Array, dtype: DType[D]) -> Array[D]:
+    return y.astype(dtype)
+
+
+@dataclasses.dataclass(frozen=True)
+class OptimizerConfig:
+    mu_dtype: DType[jaxtypes.bfloat16] = jnp.bfloat16
+    param_dtype: DType[typing.Any] = jnp.float32
+
+
+def test_dtype_annotations_evaluate_at_run_time() -> None:
+    """DType[D] is numpy's dtype subscripted: annotations holding it evaluate
+    (get_type_hints, dataclasses), and JAX's scalar types, x.dtype and
+    jaxtypes' markers are what JAX takes as that dtype."""
+    assert typing.get_origin(DType[jaxtypes.float32]) is np.dtype
+    assert typing.get_args(DType[jaxtypes.bfloat16]) == (ml_dtypes.bfloat16,)
+    assert typing.get_type_hints(cast) == {"y": Array, "dtype": np.dtype[D], "return": Array[D]}
+    hints = typing.get_type_hints(OptimizerConfig)
+    assert hints == {"mu_dtype": np.dtype[ml_dtypes.bfloat16], "param_dtype": np.dtype[typing.Any]}
+    x = jnp.ones(3, jnp.float32)
+    config = OptimizerConfig()
+    for dtype, expected in [
+        (config.mu_dtype, jnp.bfloat16),
+        (jaxtypes.bfloat16, jnp.bfloat16),
+        (x.dtype, jnp.float32),
+        (jnp.dtype(jnp.int8), jnp.int8),
+    ]:
+        assert cast(x, dtype).dtype == expected
+        assert jnp.zeros(2, dtype).dtype == expected
+    # every concrete marker is within DtypeMarker's run-time bound; the weak ones are not
+    assert all(issubclass(getattr(jaxtypes, name), DtypeMarker) for name in DTYPE_OF_MARKER)
+    assert not issubclass(jaxtypes.weak_float, DtypeMarker)
 
 
 def test_isinstance_jax_arrays_and_tracers() -> None:

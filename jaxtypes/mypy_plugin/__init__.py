@@ -72,6 +72,7 @@ from . import (
     runtime_api_calls,
     scalar_type_calls,
 )
+from .bound_dtypes import over_bound
 from .type_nodes import Builder
 
 __all__ = ["plugin", "JaxtypesPlugin"]
@@ -137,16 +138,17 @@ class JaxtypesPlugin(Plugin):
         }
         self._empty_table = errors.guarded(lambda ctx: None)(emptied_tables.empty_table)
         method_hooks: dict[str, Callable[[MethodContext], Type]] = {}
+        # (over_bound: an Array[D], D a TypeVar bound to dtypes, answered from each dtype of D)
         for name, op in names.BINARY_METHODS.items():
-            method_hooks[names.member(name)] = operators.binary_hook(op, False, v, builder)
+            method_hooks[names.member(name)] = over_bound(operators.binary_hook(op, False, v, builder), v, builder)
         for name, op in names.REFLECTED_METHODS.items():
-            method_hooks[names.member(name)] = operators.binary_hook(op, True, v, builder)
+            method_hooks[names.member(name)] = over_bound(operators.binary_hook(op, True, v, builder), v, builder)
         for name, op in names.UNARY_METHODS.items():
-            method_hooks[names.member(name)] = operators.unary_hook(op, v, builder)
+            method_hooks[names.member(name)] = over_bound(operators.unary_hook(op, v, builder), v, builder)
         for name in (*names.REDUCTIONS, *names.DTYPE_METHODS, *names.VARIANCES, *names.PLAIN_METHODS):
-            method_hooks[names.member(name)] = methods.method_hook(name, v, builder)
+            method_hooks[names.member(name)] = over_bound(methods.method_hook(name, v, builder), v, builder)
         method_hooks[names.member(names.ITEM)] = methods.item_hook(v, builder)
-        method_hooks[names.member(names.ASTYPE)] = methods.astype_hook(v, builder)
+        method_hooks[names.member(names.ASTYPE)] = over_bound(methods.astype_hook(v, builder), v, builder)
         for fullname, op in names.SCALAR_EQUALITIES.items():
             method_hooks[fullname] = equalities.scalar_equality_hook(op, v, builder)
         # jax.Array of the generated stubs: the same hooks under its name.
@@ -170,11 +172,11 @@ class JaxtypesPlugin(Plugin):
         # JAX's functions (with the stubs of `jaxtypes jax-stubs`): the rule's
         # answer in this configuration; ufunc objects are called as methods.
         for fullname, rule_name in function_calls.typed_functions().items():
-            hook = function_calls.function_hook(rule_name, v, builder)
+            call_hook = over_bound(function_calls.function_hook(rule_name, v, builder), v, builder)
             if fullname.endswith(".__call__"):
-                method_hooks[fullname] = hook
+                method_hooks[fullname] = call_hook
             else:
-                self._function_hooks[fullname] = hook
+                self._function_hooks[fullname] = call_hook
         # Equinox's layers: their output for the configured x64 and promotion.
         for fullname, rule_name in layer_calls.typed_layer_calls().items():
             method_hooks[fullname] = layer_calls.layer_call_hook(rule_name, v, builder)

@@ -72,6 +72,11 @@ def guarded(fallback: Callable[[Any], _R]) -> Callable[[Callable[[_C], _R]], Cal
     return wrap
 
 
+# While bound_dtypes tries a call once for each dtype of a TypeVar's bound:
+# the errors ``report`` would give, held back (each list is one attempt's).
+held_reports: list[list[str]] = []
+
+
 def report(api: CheckerPluginInterface, message: str, context: Context, code: ErrorCode) -> None:
     """Report the plugin's error about a call's arguments where mypy shows it.
 
@@ -86,6 +91,9 @@ def report(api: CheckerPluginInterface, message: str, context: Context, code: Er
     the hook's ``Array[Any]``; where it has one (a wrong argument), the
     plugin's error stays with it.
     """
+    if held_reports:
+        held_reports[-1].append(message)
+        return
     watchers = getattr(getattr(getattr(api, "msg", None), "errors", None), "_watchers", None)
     if not isinstance(watchers, list) or not watchers:
         api.fail(message, context, code=code)

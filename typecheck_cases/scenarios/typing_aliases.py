@@ -1,9 +1,11 @@
 """jaxtypes.typing's aliases as the checkers read them: what each one admits
 (JAX's typing roadmap) and what it refuses."""
 
+from typing import Any
+
 import numpy as np
 
-from jaxtypes import Array, float32
+from jaxtypes import Array, float32, int8
 from jaxtypes.typing import ArrayLike, DType, DTypeLike, Shape, ShapeLike, StaticScalar
 
 
@@ -24,8 +26,10 @@ def dtypes(x: Array[float32]) -> None:
     c: DTypeLike = np.dtype("int8")
     d: DTypeLike = np.ones(2)
     e: DTypeLike = 3  # E: assignment
-    f: DType = np.dtype("int8")
-    g: DType = "int8"  # E: assignment
+    f: DType[float32] = x.dtype
+    g: DType[Any] = "int8"  # E: assignment
+    h: DType[float32] = float32
+    i: DType[int8] = float32  # E: assignment
 
 
 def array_likes(x: Array[float32]) -> None:

@@ -1,0 +1,130 @@
+"""Dtype values as annotations: ``jaxtypes.typing.DType[D]`` (issue 49).
+
+A line marked E (in a trailing comment) must get an error in every checker;
+every other line must get none (a failed ``assert_type`` is an error).
+Checked by tests/test_jax_stubs.py, with the generated stubs only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Generic, NamedTuple, TypeVar
+
+import jax
+import jax.numpy as jnp
+from typing_extensions import assert_type
+
+from jaxtypes import bfloat16, float32, int8
+from jaxtypes.typing import DType, DtypeMarker, DTypeLike, floating
+
+D = TypeVar("D", bound=DtypeMarker)
+
+
+# -- JAX's scalar types and x.dtype are DType values of their dtype
+def values(x: jax.Array[float32]) -> None:
+    a: DType[bfloat16] = jnp.bfloat16
+    b: DType[float32] = x.dtype
+    c: DType[Any] = jnp.int8
+    d: DType[Any] = x.dtype
+    e: DType[bfloat16] = jnp.float32  # E: assignment
+    f: DType[bfloat16] = x.dtype  # E: assignment
+    # strings and numpy dtype objects carry no dtype a checker can read
+    g: DTypeLike = "bfloat16"
+    h: jnp.dtype = x.dtype
+    del a, b, c, d, e, f, g, h
+
+
+# -- read back by astype and dtype=
+def read_back(x: jax.Array[float32], key: jax.Array, dtype: DType[bfloat16]) -> None:
+    assert_type(x.astype(dtype), jax.Array[bfloat16])
+    assert_type(jnp.zeros(3, dtype=dtype), jax.Array[bfloat16])
+    assert_type(jnp.ones((2, 2), dtype), jax.Array[bfloat16])
+    assert_type(jnp.sum(x, dtype=dtype), jax.Array[bfloat16])
+    assert_type(jax.random.normal(key, (3,), dtype=dtype), jax.Array[bfloat16])
+    assert_type(jnp.asarray(x, dtype=dtype), jax.Array[bfloat16])
+
+
+# -- a TypeVar solved from a dtype value
+def cast(x: jax.Array, dtype: DType[D]) -> jax.Array[D]:
+    return x.astype(dtype)
+
+
+def zeros_like_dtype(shape: tuple[int, ...], dtype: DType[D]) -> jax.Array[D]:
+    return jnp.zeros(shape, dtype)
+
+
+def generic_calls(x: jax.Array[float32], y: jax.Array[int8]) -> None:
+    assert_type(cast(x, jnp.bfloat16), jax.Array[bfloat16])
+    assert_type(cast(y, x.dtype), jax.Array[float32])
+    assert_type(cast(x, y.dtype), jax.Array[int8])
+    assert_type(zeros_like_dtype((3,), jnp.bfloat16), jax.Array[bfloat16])
+    cast(x, 1.0)  # E: argument
+
+
+# -- a parameter with a dtype default, annotated: pyright and basedpyright
+# infer an unannotated one from its default (``dtype=jnp.float32`` is then
+# ``type[float32]`` only), so annotating it is what lets other dtypes in
+def init(key: jax.Array, shape: tuple[int, ...], dtype: DType[Any] = jnp.float32) -> jax.Array:
+    return jax.random.normal(key, shape, dtype)
+
+
+def initializers(key: jax.Array, x: jax.Array[bfloat16]) -> None:
+    init(key, (3,))
+    init(key, (3,), jnp.bfloat16)
+    init(key, (3,), x.dtype)
+
+
+# -- configs: dataclass fields and NamedTuples holding dtypes
+@dataclasses.dataclass(frozen=True)
+class OptimizerConfig:
+    learning_rate: float = 1e-3
+    mu_dtype: DType[bfloat16] = jnp.bfloat16
+    param_dtype: DType[float32] = jnp.float32
+
+
+class Precision(NamedTuple):
+    compute: DType[bfloat16]
+    accumulate: DType[float32]
+
+
+@dataclasses.dataclass
+class Layer(Generic[D]):
+    dtype: DType[D]
+
+    def __call__(self, x: jax.Array) -> jax.Array[D]:
+        return x.astype(self.dtype)
+
+
+def configs(x: jax.Array[float32]) -> None:
+    config = OptimizerConfig()
+    assert_type(x.astype(config.mu_dtype), jax.Array[bfloat16])
+    assert_type(jnp.zeros_like(x, dtype=config.param_dtype), jax.Array[float32])
+    precision = Precision(jnp.bfloat16, jnp.float32)
+    assert_type(jnp.ones(3, precision.compute), jax.Array[bfloat16])
+    assert_type(Layer(jnp.bfloat16)(x), jax.Array[bfloat16])
+    assert_type(Layer(x.dtype)(x), jax.Array[float32])
+    OptimizerConfig(mu_dtype=jnp.float32)  # E: argument
+
+
+# -- arithmetic on an Array[F], F bound to a category: the plugin answers
+# Array[F] where JAX's rule keeps every dtype of the category (its exact
+# answers are checked against JAX by tests/test_bound_dtypes.py); the stubs
+# alone give Array[Any] there, never an error
+F = TypeVar("F", bound=floating)
+
+
+def rms_norm(x: jax.Array[F], eps: float = 1e-6) -> jax.Array[F]:
+    scale = jax.lax.rsqrt(jnp.mean(x * x, axis=-1, keepdims=True) + eps)
+    return x * scale
+
+
+def generic_arithmetic(x: jax.Array[F], y: jax.Array[float32]) -> None:
+    doubled: jax.Array[F] = x * 2.0
+    squared: jax.Array[F] = x**2
+    rooted: jax.Array[F] = jnp.sqrt(x)
+    averaged: jax.Array[F] = jnp.mean(x)
+    squashed: jax.Array[F] = jnp.tanh(x)
+    same: jax.Array[F] = x.astype(x.dtype)
+    mixed: jax.Array = x * y  # (JAX refuses float8 * float32: no single answer)
+    del doubled, squared, rooted, averaged, squashed, same, mixed
+    assert_type(rms_norm(jnp.ones(3, jnp.bfloat16)), jax.Array[bfloat16])
