@@ -1,0 +1,136 @@
+"""Pytrees and JAX's transforms: the scenarios of
+typecheck_cases/jax_interop/scenarios/trees_and_transforms.py (checked in the
+six set-ups by tests/test_jax_stubs.py) hold when run under JAX, and
+``jax.jit`` of a library function (Optax's, Flax's) adds no error to what the
+direct call gets (typecheck_cases/jax_interop/library_results/)."""
+
+from __future__ import annotations
+
+import collections
+import importlib.util
+import sys
+import typing
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typing_extensions
+
+from tools.checkers import ALL_CHECKERS
+
+import project_runs
+
+REPO = Path(__file__).resolve().parents[1]
+SCENARIO = REPO / "typecheck_cases" / "jax_interop" / "scenarios" / "trees_and_transforms.py"
+LIBRARY_JIT = REPO / "typecheck_cases" / "jax_interop" / "library_results" / "jit_of_library_functions.py"
+PREFIX = "library_jit"
+needs_flax = pytest.mark.skipif(sys.version_info < (3, 11), reason="flax 0.12 needs Python 3.11")
+
+
+def _library_files(checker: str) -> dict[str, str]:
+    return {f"{PREFIX}/{LIBRARY_JIT.name}": LIBRARY_JIT.read_text()}
+
+
+project_runs.register(stubs=True, files=_library_files)
+project_runs.register(stubs=False, files=_library_files)
+
+
+def _holds(value: Any, typ: Any) -> bool:
+    """Whether a run-time ``value`` is of the type an ``assert_type`` names:
+    containers item by item, ``jax.Array[D]`` by its dtype (JAX's answer)."""
+    import jax
+    import numpy as np
+
+    origin, args = typing.get_origin(typ), typing.get_args(typ)
+    if typ is Any:
+        return True
+    if origin is dict:
+        return isinstance(value, dict) and all(_holds(v, args[1]) for v in value.values())
+    if origin is list:
+        return isinstance(value, list) and all(_holds(v, args[0]) for v in value)
+    if origin is tuple:
+        return isinstance(value, tuple) and len(value) == len(args) and all(map(_holds, value, args))
+    if origin is not None and issubclass(origin, jax.Array):
+        return isinstance(value, jax.Array) and value.dtype == np.dtype(args[0])
+    return isinstance(value, typ)
+
+
+def _load_scenario(monkeypatch: pytest.MonkeyPatch, checked: list[str]) -> Any:
+    def assert_type(value: Any, typ: Any) -> Any:
+        assert _holds(value, typ), f"assert_type({value!r}, {typ})"
+        checked.append(str(typ))
+        return value
+
+    monkeypatch.setattr(typing_extensions, "assert_type", assert_type)
+    spec = importlib.util.spec_from_file_location("trees_and_transforms_scenario", SCENARIO)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_tree_scenarios_hold_when_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    import jax.numpy as jnp
+
+    checked: list[str] = []
+    module = _load_scenario(monkeypatch, checked)
+    params = {"w": jnp.ones(3, jnp.float32), "b": jnp.zeros(3, jnp.float32)}
+    grads = {"w": jnp.ones(3, jnp.bfloat16), "b": jnp.ones(3, jnp.bfloat16)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module.tree_maps(params, grads)
+        module.tree_reductions(params)
+        module.jitted(params, grads)
+    assert len(checked) == SCENARIO.read_text().count("assert_type(")  # each one ran
+
+
+def test_the_wrong_tree_cases_are_wrong_under_jax(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lines marked E in the scenario: what JAX gives is not what they
+    declare (a dict of float32 arrays is not one of bfloat16 arrays, a jitted
+    cast to bfloat16 gives bfloat16)."""
+    import jax
+    import jax.numpy as jnp
+
+    module = _load_scenario(monkeypatch, [])
+    params = {"w": jnp.ones(3, jnp.float32)}
+    decayed = jax.tree.map(module.decay, params)
+    assert decayed["w"].dtype == jnp.float32
+    assert jax.jit(module.to_bf16)(params["w"]).dtype == jnp.bfloat16
+
+
+@needs_flax
+def test_library_functions_run_directly_and_jitted() -> None:
+    spec = importlib.util.spec_from_file_location("jit_of_library_functions", LIBRARY_JIT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.demo()
+
+
+def _pairs() -> list[tuple[int, int]]:
+    """(direct line, jitted line) of the library file."""
+    lines = LIBRARY_JIT.read_text().splitlines()
+    return [
+        (n, n + 1)
+        for n, line in enumerate(lines, 1)
+        if line.endswith("# direct") and n < len(lines) and lines[n].endswith("# jitted")
+    ]
+
+
+@needs_flax
+@pytest.mark.parametrize("checker", ALL_CHECKERS)
+def test_jit_adds_no_error_the_direct_call_lacks(checker: str) -> None:
+    """With the stubs, ``jax.jit(f)(...)`` gets the errors ``f(...)`` gets
+    (the same codes, as many), neither fewer nor more: the stubs keep what
+    the library declares.  Without them JAX's ``jit`` returns ``Any``."""
+    pairs = _pairs()
+    assert len(pairs) == 5
+    rel = f"{PREFIX}/{LIBRARY_JIT.name}"
+    with_stubs = project_runs.project_run(checker, True).errors(PREFIX)
+    without = project_runs.project_run(checker, False).errors(PREFIX)
+    for direct, jitted in pairs:
+        got = collections.Counter(e.code for e in with_stubs.get((rel, jitted), []))
+        assert got == collections.Counter(e.code for e in with_stubs.get((rel, direct), [])), (direct, jitted)
+        assert not without.get((rel, jitted)), (jitted, without.get((rel, jitted)))
