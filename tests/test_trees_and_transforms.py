@@ -19,6 +19,7 @@ import typing_extensions
 
 from tools.checkers import ALL_CHECKERS
 
+import expected_errors
 import project_runs
 
 REPO = Path(__file__).resolve().parents[1]
@@ -56,13 +57,17 @@ def _holds(value: Any, typ: Any) -> bool:
     return isinstance(value, typ)
 
 
-def _load_scenario(monkeypatch: pytest.MonkeyPatch, checked: list[str]) -> Any:
+def _checking_assert_type(monkeypatch: pytest.MonkeyPatch, checked: list[str]) -> None:
     def assert_type(value: Any, typ: Any) -> Any:
         assert _holds(value, typ), f"assert_type({value!r}, {typ})"
         checked.append(str(typ))
         return value
 
     monkeypatch.setattr(typing_extensions, "assert_type", assert_type)
+
+
+def _load_scenario(monkeypatch: pytest.MonkeyPatch, checked: list[str]) -> Any:
+    _checking_assert_type(monkeypatch, checked)
     spec = importlib.util.spec_from_file_location("trees_and_transforms_scenario", SCENARIO)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -83,7 +88,8 @@ def test_the_tree_scenarios_hold_when_run(monkeypatch: pytest.MonkeyPatch) -> No
         module.tree_maps(params, grads)
         module.tree_reductions(params)
         module.jitted(params, grads)
-    assert len(checked) == SCENARIO.read_text().count("assert_type(")  # each one ran
+    before_control_flow = SCENARIO.read_text().partition("\ndef control_flow(")[0]
+    assert len(checked) == before_control_flow.count("assert_type(")  # each one ran
 
 
 def test_the_wrong_tree_cases_are_wrong_under_jax(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -98,6 +104,26 @@ def test_the_wrong_tree_cases_are_wrong_under_jax(monkeypatch: pytest.MonkeyPatc
     decayed = jax.tree.map(module.decay, params)
     assert decayed["w"].dtype == jnp.float32
     assert jax.jit(module.to_bf16)(params["w"]).dtype == jnp.bfloat16
+
+
+def test_the_wrong_control_flow_raises_under_jax(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each line marked E in the scenario's ``control_flow`` raises JAX's
+    TypeError when run (branches of different dtypes, a carry whose dtype
+    changes), no other line there does, and its ``assert_type`` lines hold."""
+    import jax.numpy as jnp
+
+    checked: list[str] = []
+    _checking_assert_type(monkeypatch, checked)
+    text = SCENARIO.read_text()
+    namespace: dict[str, Any] = {"__name__": "trees_and_transforms_run", "raised": []}
+    exec(compile(expected_errors.catching_marked_lines(text, "TypeError"), str(SCENARIO), "exec"), namespace)
+    namespace["control_flow"](jnp.ones(3, jnp.float32), jnp.ones(3, jnp.int32), None)
+    lines = text.splitlines()
+    start = next(n for n, line in enumerate(lines, 1) if line.startswith("def control_flow("))
+    marked = [n for n, line in enumerate(lines, 1) if n > start and expected_errors.kind_of(line) is not None]
+    assert len(marked) == 5
+    assert namespace["raised"] == marked
+    assert len(checked) == text.partition("\ndef control_flow(")[2].count("assert_type(") == 2
 
 
 @needs_flax

@@ -6,6 +6,9 @@ tree (nested, a NamedTuple, a dataclass) keeps JAX's declaration (``Any``),
 as no checker can map each field type of a class through a function.
 ``jax.tree.reduce`` with an ``initializer`` gives the function's result or
 the initializer.  ``jax.jit`` keeps the wrapped function's declared types.
+``lax.cond``/``lax.switch`` branches and ``lax.fori_loop``/``lax.scan``/
+``lax.while_loop`` carries must keep one dtype (JAX raises a TypeError when it
+traces the call).
 
 A line marked E (in a trailing comment) must get an error in every checker;
 every other line must get none (a failed ``assert_type`` is an error).
@@ -20,6 +23,7 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+from jax import lax
 from typing_extensions import assert_type
 
 from jaxtypes import bfloat16, float32, int32
@@ -89,3 +93,43 @@ def jitted(params: dict[str, jax.Array[float32]], grads: dict[str, jax.Array[bfl
     assert_type(state.mu, dict[str, jax.Array[float32]])
     assert_type(jax.jit(to_bf16)(params["w"]), jax.Array[bfloat16])
     kept: jax.Array[float32] = jax.jit(to_bf16)(params["w"])  # E: assignment
+
+
+def count_as_float(i: int, x: jax.Array[int32]) -> jax.Array[float32]:
+    return x.astype(jnp.float32)
+
+
+def count_up(i: int, x: jax.Array[int32]) -> jax.Array[int32]:
+    return x + 1
+
+
+def scale_as_float(x: jax.Array[int32]) -> jax.Array[float32]:
+    return x.astype(jnp.float32) * 1.5
+
+
+def below_three(x: jax.Array[int32]) -> jax.Array:
+    return jnp.all(x < 3)
+
+
+def running_mean(c: jax.Array[int32], x: jax.Array[float32]) -> tuple[jax.Array[float32], jax.Array[float32]]:
+    return c + x, x
+
+
+# -- branches and carries of one dtype; JAX raises a TypeError at trace time
+# for each marked line.  The stubs give both branches, or the carry and the
+# body's result, one TypeVar: pyright, basedpyright, pyrefly and ty solve it
+# to the union of the two dtypes and mypy to their join or JAX's own
+# declaration, so only the mypy plugin reports cond, switch and fori_loop;
+# scan's and while_loop's declarations (JAX's own) make a body of declared
+# types an argument error in every checker.
+def control_flow(f: jax.Array[float32], i: jax.Array[int32], key: jax.Array) -> None:
+    assert_type(lax.cond(True, lambda: f, lambda: f * 2), jax.Array[float32])
+    assert_type(lax.fori_loop(0, 3, count_up, i), jax.Array[int32])
+    # deviation (mypy, pyright, basedpyright, pyrefly, ty): one TypeVar for both branches
+    lax.cond(True, lambda: f, lambda: i)  # E: unsupported
+    # deviation (mypy, pyright, basedpyright, pyrefly, ty): one TypeVar for both branches
+    lax.switch(0, (lambda: f, lambda: i))  # E: unsupported
+    # deviation (mypy, pyright, basedpyright, pyrefly, ty): one TypeVar for the carry
+    lax.fori_loop(0, 3, count_as_float, i)  # E: unsupported
+    lax.scan(running_mean, i, f)  # E: argument
+    lax.while_loop(below_three, scale_as_float, i)  # E: argument
