@@ -113,8 +113,8 @@ DEVIATIONS: dict[str, dict[str, str]] = {
 
 # The branches of lax.cond and lax.switch and the carry of lax.fori_loop share
 # one TypeVar in the stubs, which these checkers solve to a union or join of
-# two dtypes (or leave to JAX's declaration): only the plugin reports them
-# (scenarios/trees_and_transforms.py).
+# two dtypes (or leave to JAX's declaration), and x.at[i].set(v) takes any
+# value: only the plugin reports them (scenarios/trees_and_transforms.py).
 _ONE_TYPEVAR = "one TypeVar for both branches or for the carry and the body's result: no error but the plugin's"
 for _checker in ("mypy", "pyright", "basedpyright", "pyrefly", "ty"):
     DEVIATIONS.setdefault(_checker, {}).update(
@@ -125,6 +125,16 @@ for _checker in ("mypy", "pyright", "basedpyright", "pyrefly", "ty"):
                 "lax.fori_loop(0, 3, count_as_float, i)  # E: unsupported",
             ),
             _ONE_TYPEVAR,
+        )
+    )
+    DEVIATIONS[_checker].update(
+        dict.fromkeys(
+            (
+                "f.at[0].set(c[0])  # E: unsupported",
+                "i.at[0].set(1.5)  # E: unsupported",
+                "i.at[1].add(f[0])  # E: unsupported",
+            ),
+            "JAX declares the value of x.at[i].set/add as Any: no error but the plugin's",
         )
     )
 

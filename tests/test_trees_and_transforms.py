@@ -120,10 +120,38 @@ def test_the_wrong_control_flow_raises_under_jax(monkeypatch: pytest.MonkeyPatch
     namespace["control_flow"](jnp.ones(3, jnp.float32), jnp.ones(3, jnp.int32), None)
     lines = text.splitlines()
     start = next(n for n, line in enumerate(lines, 1) if line.startswith("def control_flow("))
-    marked = [n for n, line in enumerate(lines, 1) if n > start and expected_errors.kind_of(line) is not None]
+    end = next(n for n, line in enumerate(lines, 1) if line.startswith("def index_updates("))
+    marked = [n for n, line in enumerate(lines, 1) if start < n < end and expected_errors.kind_of(line) is not None]
     assert len(marked) == 5
     assert namespace["raised"] == marked
-    assert len(checked) == text.partition("\ndef control_flow(")[2].count("assert_type(") == 2
+    control_flow = text.partition("\ndef control_flow(")[2].partition("\ndef index_updates(")[0]
+    assert len(checked) == control_flow.count("assert_type(") == 2
+
+
+def test_the_lossy_index_updates_warn_under_jax(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each line marked E in the scenario's ``index_updates`` makes JAX warn
+    that it casts the value unsafely (a FutureWarning, made an error here),
+    no other line there does, and its ``assert_type`` lines hold: JAX keeps
+    the array's dtype, dropping part of the value."""
+    import jax.numpy as jnp
+
+    checked: list[str] = []
+    _checking_assert_type(monkeypatch, checked)
+    text = SCENARIO.read_text()
+    namespace: dict[str, Any] = {"__name__": "trees_and_transforms_run", "raised": []}
+    exec(compile(expected_errors.catching_marked_lines(text, "FutureWarning"), str(SCENARIO), "exec"), namespace)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        namespace["index_updates"](jnp.ones(3, jnp.float32), jnp.ones(3, jnp.int32), jnp.ones(3, jnp.complex64))
+    lines = text.splitlines()
+    start = next(n for n, line in enumerate(lines, 1) if line.startswith("def index_updates("))
+    marked = [n for n, line in enumerate(lines, 1) if n > start and expected_errors.kind_of(line) is not None]
+    assert len(marked) == 3
+    assert namespace["raised"] == marked
+    assert len(checked) == text.partition("\ndef index_updates(")[2].count("assert_type(") == 3
+    # what JAX stores: the real part, the integer part
+    assert float(jnp.zeros(1).at[0].set(jnp.complex64(2 + 3j)).item()) == 2.0
+    assert int(jnp.zeros(1, jnp.int32).at[0].set(1.5).item()) == 1
 
 
 @needs_flax

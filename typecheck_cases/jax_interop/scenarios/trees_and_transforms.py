@@ -8,7 +8,9 @@ as no checker can map each field type of a class through a function.
 the initializer.  ``jax.jit`` keeps the wrapped function's declared types.
 ``lax.cond``/``lax.switch`` branches and ``lax.fori_loop``/``lax.scan``/
 ``lax.while_loop`` carries must keep one dtype (JAX raises a TypeError when it
-traces the call).
+traces the call); ``x.at[i].set(v)``/``.add(v)`` of a complex value into a real
+array, or of a floating value into an integer one, loses part of the value
+(JAX casts it with a FutureWarning).
 
 A line marked E (in a trailing comment) must get an error in every checker;
 every other line must get none (a failed ``assert_type`` is an error).
@@ -26,7 +28,7 @@ import jax.numpy as jnp
 from jax import lax
 from typing_extensions import assert_type
 
-from jaxtypes import bfloat16, float32, int32
+from jaxtypes import bfloat16, complex64, float32, int32
 
 
 def decay(p: jax.Array[float32]) -> jax.Array[float32]:
@@ -133,3 +135,18 @@ def control_flow(f: jax.Array[float32], i: jax.Array[int32], key: jax.Array) -> 
     lax.fori_loop(0, 3, count_as_float, i)  # E: unsupported
     lax.scan(running_mean, i, f)  # E: argument
     lax.while_loop(below_three, scale_as_float, i)  # E: argument
+
+
+# -- index updates of a value JAX casts lossily into the array's dtype (with a
+# FutureWarning, "scatter inputs have incompatible types").  Only the plugin
+# reports them: the stubs declare the value of set/add as JAX does, Any.
+def index_updates(f: jax.Array[float32], i: jax.Array[int32], c: jax.Array[complex64]) -> None:
+    assert_type(f.at[0].set(i[0]), jax.Array[float32])
+    assert_type(i.at[0].add(2), jax.Array[int32])
+    assert_type(c.at[0].set(f[0]), jax.Array[complex64])
+    # deviation (mypy, pyright, basedpyright, pyrefly, ty): set's value is Any
+    f.at[0].set(c[0])  # E: unsupported
+    # deviation (mypy, pyright, basedpyright, pyrefly, ty): set's value is Any
+    i.at[0].set(1.5)  # E: unsupported
+    # deviation (mypy, pyright, basedpyright, pyrefly, ty): add's value is Any
+    i.at[1].add(f[0])  # E: unsupported
