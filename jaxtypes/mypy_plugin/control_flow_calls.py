@@ -42,7 +42,7 @@ def _dtypes(t: Type, x64: bool) -> list[str] | None:
     weak ones as their kind's default; None when one is not known exactly."""
     p = get_proper_type(t)
     items: Sequence[Type] = p.items if isinstance(p, TupleType) else [p]
-    out = []
+    out: list[str] = []
     for item in items:
         if not isinstance(get_proper_type(item), Instance):
             return None
