@@ -114,7 +114,7 @@ DEVIATIONS: dict[str, dict[str, str]] = {
 # The branches of lax.cond and lax.switch and the carry of lax.fori_loop share
 # one TypeVar in the stubs, which these checkers solve to a union or join of
 # two dtypes (or leave to JAX's declaration), and x.at[i].set(v) takes any
-# value: only the plugin reports them (scenarios/trees_and_transforms.py).
+# value: only the plugin reports them (scenarios/pytrees_and_control_flow.py).
 _ONE_TYPEVAR = "one TypeVar for both branches or for the carry and the body's result: no error but the plugin's"
 for _checker in ("mypy", "pyright", "basedpyright", "pyrefly", "ty"):
     DEVIATIONS.setdefault(_checker, {}).update(

@@ -1,5 +1,5 @@
 """Pytrees and JAX's transforms: the scenarios of
-typecheck_cases/jax_interop/scenarios/trees_and_transforms.py (checked in the
+typecheck_cases/jax_interop/scenarios/pytrees_and_control_flow.py (checked in the
 six set-ups by tests/test_jax_stubs.py) hold when run under JAX, and
 ``jax.jit`` of a library function (Optax's, Flax's) adds no error to what the
 direct call gets (typecheck_cases/jax_interop/library_results/)."""
@@ -23,7 +23,7 @@ import expected_errors
 import project_runs
 
 REPO = Path(__file__).resolve().parents[1]
-SCENARIO = REPO / "typecheck_cases" / "jax_interop" / "scenarios" / "trees_and_transforms.py"
+SCENARIO = REPO / "typecheck_cases" / "jax_interop" / "scenarios" / "pytrees_and_control_flow.py"
 LIBRARY_JIT = REPO / "typecheck_cases" / "jax_interop" / "library_results" / "jit_of_library_functions.py"
 PREFIX = "library_jit"
 needs_flax = pytest.mark.skipif(sys.version_info < (3, 11), reason="flax 0.12 needs Python 3.11")
@@ -68,7 +68,7 @@ def _checking_assert_type(monkeypatch: pytest.MonkeyPatch, checked: list[str]) -
 
 def _load_scenario(monkeypatch: pytest.MonkeyPatch, checked: list[str]) -> Any:
     _checking_assert_type(monkeypatch, checked)
-    spec = importlib.util.spec_from_file_location("trees_and_transforms_scenario", SCENARIO)
+    spec = importlib.util.spec_from_file_location("pytrees_and_control_flow_scenario", SCENARIO)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, spec.name, module)
@@ -115,7 +115,7 @@ def test_the_wrong_control_flow_raises_under_jax(monkeypatch: pytest.MonkeyPatch
     checked: list[str] = []
     _checking_assert_type(monkeypatch, checked)
     text = SCENARIO.read_text()
-    namespace: dict[str, Any] = {"__name__": "trees_and_transforms_run", "raised": []}
+    namespace: dict[str, Any] = {"__name__": "pytrees_and_control_flow_run", "raised": []}
     exec(compile(expected_errors.catching_marked_lines(text, "TypeError"), str(SCENARIO), "exec"), namespace)
     namespace["control_flow"](jnp.ones(3, jnp.float32), jnp.ones(3, jnp.int32), None)
     lines = text.splitlines()
@@ -138,7 +138,7 @@ def test_the_lossy_index_updates_warn_under_jax(monkeypatch: pytest.MonkeyPatch)
     checked: list[str] = []
     _checking_assert_type(monkeypatch, checked)
     text = SCENARIO.read_text()
-    namespace: dict[str, Any] = {"__name__": "trees_and_transforms_run", "raised": []}
+    namespace: dict[str, Any] = {"__name__": "pytrees_and_control_flow_run", "raised": []}
     exec(compile(expected_errors.catching_marked_lines(text, "FutureWarning"), str(SCENARIO), "exec"), namespace)
     with warnings.catch_warnings():
         warnings.simplefilter("error", FutureWarning)
