@@ -3,7 +3,7 @@
 """Library functions called directly and through ``jax.jit``, with Optax's
 and Flax's own declarations: each line marked ``jitted`` must get exactly the
 errors of the ``direct`` line before it, in each checker, with the stubs
-(tests/test_trees_and_transforms.py).  Optax declares a state as
+(tests/test_pytrees_and_control_flow.py).  Optax declares a state as
 ``chex.ArrayTree``, a union of arrays, scalars, iterables and mappings, so
 pyright, basedpyright, pyrefly and ty report ``state[0].mu`` on the direct
 call; JAX's own ``jit`` returns ``Any``, which hid it."""

@@ -15,7 +15,7 @@ array, or of a floating value into an integer one, loses part of the value
 A line marked E (in a trailing comment) must get an error in every checker;
 every other line must get none (a failed ``assert_type`` is an error).
 Checked by tests/test_jax_stubs.py with the generated stubs, and run under
-JAX by tests/test_trees_and_transforms.py, where each ``assert_type`` checks
+JAX by tests/test_pytrees_and_control_flow.py, where each ``assert_type`` checks
 the dtype of the value and each marked line shows what JAX does.
 """
 
