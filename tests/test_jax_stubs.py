@@ -111,6 +111,33 @@ DEVIATIONS: dict[str, dict[str, str]] = {
     },
 }
 
+# The branches of lax.cond and lax.switch and the carry of lax.fori_loop share
+# one TypeVar in the stubs, which these checkers solve to a union or join of
+# two dtypes (or leave to JAX's declaration), and x.at[i].set(v) takes any
+# value: only the plugin reports them (scenarios/pytrees_and_control_flow.py).
+_ONE_TYPEVAR = "one TypeVar for both branches or for the carry and the body's result: no error but the plugin's"
+for _checker in ("mypy", "pyright", "basedpyright", "pyrefly", "ty"):
+    DEVIATIONS.setdefault(_checker, {}).update(
+        dict.fromkeys(
+            (
+                "lax.cond(True, lambda: f, lambda: i)  # E: unsupported",
+                "lax.switch(0, (lambda: f, lambda: i))  # E: unsupported",
+                "lax.fori_loop(0, 3, count_as_float, i)  # E: unsupported",
+            ),
+            _ONE_TYPEVAR,
+        )
+    )
+    DEVIATIONS[_checker].update(
+        dict.fromkeys(
+            (
+                "f.at[0].set(c[0])  # E: unsupported",
+                "i.at[0].set(1.5)  # E: unsupported",
+                "i.at[1].add(f[0])  # E: unsupported",
+            ),
+            "JAX declares the value of x.at[i].set/add as Any: no error but the plugin's",
+        )
+    )
+
 
 # ------------------------------------------------------------- generation
 @pytest.fixture(scope="session")

@@ -262,6 +262,17 @@ def render(jax: JaxInstall) -> dict[str, str]:
             + ast.unparse(jax_init)
             + "\n"
         )
+    for rel in jax_transforms.TREE_FUNCTIONS:
+        try:
+            tree_stub = jax_transforms.render_tree_module(jax.root, rel)
+        except (syntax.ModuleShapeError, SyntaxError, OSError):
+            tree_stub = None  # that module keeps JAX's own typing
+        if tree_stub is not None:
+            generated[rel[:-3] + ".pyi"] = (
+                HEADER.format(jaxtypes=__version__, jax=jax.version, source=f"jax/{rel}")
+                + ast.unparse(tree_stub)
+                + "\n"
+            )
     markers = function_overloads.transform_markers(
         package_stubs.render_stubs()["jaxtypes/markers.pyi"],
         tables,

@@ -16,6 +16,16 @@ which still takes every other call (``argnums=1``, a body whose carry type
 differs from its initial value...).  ``jax.vmap``, ``lax.scan`` and
 ``lax.while_loop`` are already generic in JAX's own typing.
 
+``jax.tree.map`` and ``jax.tree_util.tree_map`` of a function over one or two
+trees that are a ``dict``, ``list`` or ``tuple`` of arrays keep the container
+and give its leaves the function's result type; ``jax.tree.reduce`` (and
+``tree_reduce``) with an ``initializer`` gives the function's result or the
+initializer (JAX's own declaration asks the function to return the
+initializer's type, which mypy holds a sum over arrays started at ``0`` to).
+Any other tree (nested containers, a NamedTuple, a dataclass) keeps JAX's
+declaration: no checker can map each field type of a NamedTuple or dataclass
+through a function, as there is no type-level map over a class's fields.
+
 The declarations are built from JAX's own (read from the installed source),
 so every parameter JAX declares is kept; only the function argument and the
 result are retyped.  ``jax/__init__.py`` is given a stub holding its
@@ -47,7 +57,14 @@ from jaxtypes._stubgen.syntax import (
     stub_view,
 )
 
-__all__ = ["TRANSFORMS", "LAX_TRANSFORMS", "render_jax_init", "lax_transform_defs"]
+__all__ = [
+    "TRANSFORMS",
+    "LAX_TRANSFORMS",
+    "TREE_FUNCTIONS",
+    "render_jax_init",
+    "render_tree_module",
+    "lax_transform_defs",
+]
 
 _P: Final = "_JaxtypesP"
 _R: Final = "_JaxtypesR"
@@ -55,12 +72,25 @@ _A: Final = "_JaxtypesA"
 _X: Final = "_JaxtypesX"
 _F: Final = "_JaxtypesF"
 _T: Final = "_JaxtypesT"
+_K: Final = "_JaxtypesK"
+_D: Final = "_JaxtypesD"
+_D2: Final = "_JaxtypesD2"
 JITTED: Final = "JittedFunction"
 # What an IDE's hover (or a checker's message) shows of them: ``jit(fun:
 # (**Params) -> Result) -> JittedFunction[Params, Result]``.  Declared by the
 # markers stub under these names (``marker_typevar_lines``) and imported under
 # the private ones, which a JAX module does not export.
-_PUBLIC: Final = {_P: "Params", _R: "Result", _A: "Arg", _X: "Aux", _T: "T", _F: "F"}
+_PUBLIC: Final = {
+    _P: "Params",
+    _R: "Result",
+    _A: "Arg",
+    _X: "Aux",
+    _T: "T",
+    _F: "F",
+    _K: "Key",
+    _D: "LeafDtype",
+    _D2: "OtherLeafDtype",
+}
 
 
 def marker_typevar_lines() -> list[str]:
@@ -198,6 +228,73 @@ def _cond(defs: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
 
 LAX_TRANSFORMS: Final = {"fori_loop": _fori_loop, "cond": _cond}
 
+_ARRAY = "_JaxtypesArray"
+# The containers whose leaves ``jax.tree.map`` maps when each item is an
+# array ({leaf} is the item type): JAX's pytree registry flattens them item by
+# item (https://docs.jax.dev/en/latest/pytrees.html).  Tuples of one to four
+# items, by their length: a fixed-length tuple given ``tuple[R, ...]`` back
+# would not be assignable to a tuple of its length, which JAX's result is.
+_TREE_CONTAINERS: Final = (
+    "dict[_JaxtypesK, {leaf}]",
+    "list[{leaf}]",
+    *(f"tuple[{', '.join(['{leaf}'] * n)}]" for n in range(1, 5)),
+)
+
+
+def _without_rest(fn: ast.FunctionDef, rest: list[str]) -> ast.FunctionDef:
+    """``fn`` taking exactly ``len(rest)`` more trees (positional, typed
+    ``rest``) in place of its ``*rest``, and only ``is_leaf=None``."""
+    fn.args.vararg = None
+    if rest:
+        fn.args.posonlyargs = (
+            fn.args.posonlyargs + fn.args.args + [ast.arg(f"rest{i}", parse_expr(t)) for i, t in enumerate(rest)]
+        )
+        fn.args.args = []
+        fn.args.defaults = []
+    for arg in fn.args.kwonlyargs:
+        if arg.arg == "is_leaf":  # another is_leaf makes other leaves
+            arg.annotation = parse_expr("None")
+    return fn
+
+
+def _tree_map(defs: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
+    """map(f, tree) and map(f, tree, other) over a dict, list or tuple of arrays."""
+    fn = defs[0]
+    leaf, other = f"{_ARRAY}[{_D}]", f"{_ARRAY}[{_D2}]"
+    out: list[ast.FunctionDef] = []
+    for container in _TREE_CONTAINERS:
+        one = {"f": f"{_CALLABLE}[[{leaf}], {_R}]", "tree": container.format(leaf=leaf)}
+        out.append(_without_rest(_retyped(fn, one, container.format(leaf=_R)), []))
+    for container in _TREE_CONTAINERS:
+        two = {"f": f"{_CALLABLE}[[{leaf}, {other}], {_R}]", "tree": container.format(leaf=leaf)}
+        typed = _retyped(fn, two, container.format(leaf=_R))
+        out.append(_without_rest(typed, [container.format(leaf=other)]))
+    return out
+
+
+def _tree_reduce(defs: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
+    """reduce(function, tree, initializer): the function's result, or the
+    initializer for a tree without leaves."""
+    types = {"function": f"{_CALLABLE}[[{_A}, _JaxtypesAny], {_R}]", "initializer": _A, "is_leaf": "None"}
+    typed = _retyped(defs[0], types, f"{_R} | {_A}")
+    typed.args.defaults = typed.args.defaults[-1:]  # initializer required: is_leaf's default only
+    return [typed]
+
+
+# module (relative to jax's root) -> its public names typed by the stubs
+TREE_FUNCTIONS: Final = {
+    "tree.py": {"map": _tree_map, "reduce": _tree_reduce},
+    "tree_util.py": {"tree_map": _tree_map, "tree_reduce": _tree_reduce},
+}
+
+_TREE_PRELUDE: Final = f"""
+from collections.abc import Callable as _JaxtypesCallable
+from typing import Any as _JaxtypesAny
+from typing import overload as _jaxtypes_overload
+from jax._src.basearray import Array as {_ARRAY}
+from jaxtypes.markers import {", ".join(f"{_PUBLIC[v]} as {v}" for v in (_R, _A, _K, _D, _D2))}
+"""
+
 
 def _declarations(source: ast.Module, name: str) -> list[ast.FunctionDef]:
     """JAX's declarations of ``name`` in a source module: its overloads, or
@@ -259,7 +356,22 @@ def render_jax_init(root: Path) -> ast.Module | None:
     """A stub for ``jax/__init__.py``: its re-exports and public aliases, with
     the transforms of ``TRANSFORMS`` declared typed.  None when its source is
     not as expected (then JAX's own typing stays)."""
-    path = root / "__init__.py"
+    return _render_reexports(root, "__init__.py", TRANSFORMS, _PRELUDE)
+
+
+def render_tree_module(root: Path, rel: str) -> ast.Module | None:
+    """A stub for ``jax/tree.py`` or ``jax/tree_util.py`` (``rel``), with the
+    functions of ``TREE_FUNCTIONS`` declared typed; None as for ``render_jax_init``."""
+    return _render_reexports(root, rel, TREE_FUNCTIONS[rel], _TREE_PRELUDE)
+
+
+def _render_reexports(
+    root: Path,
+    rel: str,
+    transforms: Mapping[str, Callable[[list[ast.FunctionDef]], list[ast.FunctionDef]]],
+    prelude_text: str,
+) -> ast.Module | None:
+    path = root / rel
     if not path.is_file():
         return None
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -279,11 +391,11 @@ def render_jax_init(root: Path) -> ast.Module | None:
             kept.append(node)
             continue
         if not isinstance(node, ast.ImportFrom):
-            raise ModuleShapeError(f"jax/__init__.py: unexpected {ast.unparse(node)[:80]}")
+            raise ModuleShapeError(f"jax/{rel}: unexpected {ast.unparse(node)[:80]}")
         remaining: list[ast.alias] = []
         for alias in node.names:
             public = alias.asname or alias.name
-            make = TRANSFORMS.get(public)
+            make = transforms.get(public)
             module = node.module or ""
             source_file = module_file(root, module) if make is not None and not node.level else None
             if make is not None and source_file is not None:
@@ -299,7 +411,7 @@ def render_jax_init(root: Path) -> ast.Module | None:
             kept += exported_import(ast.ImportFrom(module=node.module, names=remaining, level=node.level))
     if not defs:
         return None
-    prelude = ast.parse(_PRELUDE).body
+    prelude = ast.parse(prelude_text).body
     names_from = [
         ast.ImportFrom(module=m, names=[ast.alias(n, n) for n in sorted(ns - BUILTINS)], level=0)
         for m, ns in sorted(imported.items())
@@ -307,7 +419,7 @@ def render_jax_init(root: Path) -> ast.Module | None:
     ]
     future = ast.parse("from __future__ import annotations").body
     stub = ast.Module(body=future + kept + names_from + prelude + defs, type_ignores=[])
-    check_exports(tree, stub, "jax/__init__.py")
+    check_exports(tree, stub, f"jax/{rel}")
     return stub
 
 

@@ -26,7 +26,9 @@ settings), ``layer_calls`` (Equinox's and Flax's layers, and Flax's pooling
 functions, under the settings), ``flax_modules`` (Linen's ``Module.apply``
 and ``init_with_output``: the module's ``__call__``'s result),
 ``jaxtyping_annotations`` (``Float32[Array, "b n"]``), ``jax_config_calls``
-(a note where the program sets JAX's configuration otherwise), ``type_nodes``
+(a note where the program sets JAX's configuration otherwise), ``control_flow_calls``
+(``lax.cond``/``switch`` branches and ``fori_loop`` carries of different dtypes),
+``index_updates`` (``x.at[i].set(v)`` of a value JAX casts lossily), ``type_nodes``
 (mypy types <-> lattice nodes), ``errors`` (error codes, messages, the guard
 that keeps plugin bugs from crashing mypy); every name the plugin looks for
 is in ``names``.  The plugin imports only mypy, ``jaxtypes.lattice``,
@@ -55,11 +57,13 @@ from mypy.types import Instance, Type
 from jaxtypes._version import __version__ as jaxtypes_version
 
 from . import (
+    control_flow_calls,
     emptied_tables,
     equalities,
     errors,
     flax_modules,
     function_calls,
+    index_updates,
     jax_config_calls,
     jaxtyping_annotations,
     layer_calls,
@@ -168,6 +172,8 @@ class JaxtypesPlugin(Plugin):
             names.BUILTIN_ABS: operators.abs_function_hook(v, builder),
             # jnp.float64(1): JAX's scalar types are the markers in the JAX stubs.
             **scalar_type_calls.scalar_type_call_hooks(v, builder),
+            # lax.cond/switch branches and fori_loop carries of different dtypes.
+            **control_flow_calls.control_flow_hooks(v),
         }
         # JAX's functions (with the stubs of `jaxtypes jax-stubs`): the rule's
         # answer in this configuration; ufunc objects are called as methods.
@@ -182,6 +188,8 @@ class JaxtypesPlugin(Plugin):
             method_hooks[fullname] = layer_calls.layer_call_hook(rule_name, v, builder)
         # Linen's Module.apply and init_with_output: the module's __call__'s result.
         method_hooks.update(flax_modules.run_hooks())
+        # x.at[i].set(v) / .add(v) of a value JAX casts lossily.
+        method_hooks.update(index_updates.index_update_hooks(builder))
         for fullname, rule_name in layer_calls.typed_layer_functions().items():
             self._function_hooks[fullname] = layer_calls.layer_function_hook(rule_name, v, builder)
         self._member_names = frozenset(name.rpartition(".")[2] for name in (*method_hooks, *self._attribute_hooks))
