@@ -42,6 +42,11 @@ FLAX_NO_DTYPES: Final = ("jaxtypes.markers.NoDtype",)
 FLAX_MODULE: Final = "flax.linen.module.Module"
 FLAX_MODULE_APPLY: Final = f"{FLAX_MODULE}.apply"
 FLAX_MODULE_INIT_WITH_OUTPUT: Final = f"{FLAX_MODULE}.init_with_output"
+FLAX_MODULE_PARAM: Final = f"{FLAX_MODULE}.param"
+FLAX_MODULE_VARIABLE: Final = f"{FLAX_MODULE}.variable"
+# NNX's variables (nnx.Param is a subclass), whose [...] reads back what they hold.
+NNX_VARIABLE: Final = "flax.nnx.variablelib.Variable"
+NNX_VARIABLE_GETITEM: Final = f"{NNX_VARIABLE}.__getitem__"
 FLAX_IDENTITY_DECORATORS: Final = frozenset(
     {"flax.linen.module.compact", "flax.linen.module.nowrap", "flax.linen.compact", "flax.linen.nowrap"}
 )
