@@ -184,6 +184,7 @@ class JaxtypesPlugin(Plugin):
         method_hooks.update(flax_modules.run_hooks())
         # Flax's variables: what nnx.Variable[...], self.param and self.variable hold.
         method_hooks.update(flax_variables.hooks())
+        self._function_hooks.update(flax_variables.initializer_hooks(v, builder))
         for fullname, rule_name in layer_calls.typed_layer_functions().items():
             self._function_hooks[fullname] = layer_calls.layer_function_hook(rule_name, v, builder)
         self._member_names = frozenset(name.rpartition(".")[2] for name in (*method_hooks, *self._attribute_hooks))

@@ -15,6 +15,9 @@
   arguments; the plugin checks that call (an initializer typed by the stubs
   of ``jax.nn.initializers`` reads its ``dtype`` there) and gives its result
   where it is an array.  ``unbox=`` (boxed metadata) keeps Flax's declaration.
+* ``jax.nn.initializers``' builders (and ``zeros``, ``ones``) without a
+  ``dtype`` give JAX's default float, which the stubs give as float32 (x64
+  off): the plugin gives the project's (float64 with ``x64 = true``).
 """
 
 from __future__ import annotations
@@ -23,12 +26,16 @@ from typing import Callable, Final
 
 from mypy.maptype import map_instance_to_supertype
 from mypy.nodes import ARG_POS, ArgKind, Expression, RefExpr, TempNode
-from mypy.plugin import MethodContext
+from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import AnyType, Instance, Type, TypeOfAny, get_proper_type
 
-from . import errors, names
+from jaxtypes import lattice
+from jaxtypes.lattice import Variant
 
-__all__ = ["hooks"]
+from . import errors, names
+from .type_nodes import Builder
+
+__all__ = ["hooks", "initializer_hooks"]
 
 _INIT_FN: Final = "init_fn"
 _UNBOX: Final = "unbox"
@@ -104,3 +111,26 @@ def _variable(ctx: MethodContext) -> Type:
     if result is None or not isinstance(declared, Instance) or len(declared.args) != 1:
         return ctx.default_return_type
     return declared.copy_modified(args=[result])
+
+
+def initializer_hooks(v: Variant, builder: Builder) -> dict[str, Callable[[FunctionContext], Type]]:
+    """{``jax.nn.initializers.NAME``: its hook} of the functions whose result
+    without ``dtype`` is JAX's default float (none with x64 off, where it is
+    the stubs' float32)."""
+    default = lattice.default_dtype("f", v.x64)
+    if default == lattice.default_dtype("f", False):
+        return {}
+    guard = errors.guarded(lambda ctx: ctx.default_return_type)
+
+    def hook(ctx: FunctionContext) -> Type:
+        given = "dtype" in ctx.callee_arg_names and ctx.arg_types[ctx.callee_arg_names.index("dtype")]
+        result = get_proper_type(ctx.default_return_type)
+        if given or not isinstance(result, Instance) or len(result.args) != 1:
+            return ctx.default_return_type
+        arg = get_proper_type(result.args[0])
+        stub_default = lattice.MARKER_NAME[lattice.default_dtype("f", False)]
+        if not isinstance(arg, Instance) or arg.type.fullname != f"{names.MARKERS_MODULE}.{stub_default}":
+            return ctx.default_return_type
+        return result.copy_modified(args=[builder.marker(default)])
+
+    return {f"{names.JAX_INITIALIZERS}.{name}": guard(hook) for name in names.JAX_INITIALIZER_FUNCTIONS}
