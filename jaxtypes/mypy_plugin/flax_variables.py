@@ -82,10 +82,12 @@ def _initialised(ctx: MethodContext, with_key: bool) -> Instance | None:
     args: list[Expression] = [TempNode(AnyType(TypeOfAny.special_form))] if with_key else []
     kinds: list[ArgKind] = [ARG_POS] if with_key else []
     arg_names: list[str | None] = [None] if with_key else []
-    for given, arg_kinds, given_names in zip(
-        ctx.args[start + 1 :], ctx.arg_kinds[start + 1 :], ctx.arg_names[start + 1 :]
+    # The arguments as typed already (checking their expressions again inside
+    # mypy's own check of an overloaded call would undo its type overrides).
+    for types, arg_kinds, given_names in zip(
+        ctx.arg_types[start + 1 :], ctx.arg_kinds[start + 1 :], ctx.arg_names[start + 1 :]
     ):
-        args += given
+        args += [TempNode(t, context=ctx.context) for t in types]
         kinds += arg_kinds
         arg_names += given_names
     # A JAX function (jnp.zeros) by its name, so that the plugin's own hook answers it.

@@ -56,7 +56,7 @@ def initializers(key: jax.Array, x: jax.Array[bfloat16], unknown: Any) -> None:
     kernel: jax.Array[bfloat16] = nn.initializers.lecun_normal()(key, (3, 3), jnp.bfloat16)
     wrong: jax.Array[bfloat16] = nn.initializers.lecun_normal()(key, (3, 3))  # E: assignment
     # NNX parameters made by an initializer hold its array
-    param = nnx.Param(jax.nn.initializers.normal()(key, (3,), jnp.bfloat16))
+    param = nnx.Param(jax.nn.initializers.normal()(key, (4,), jnp.bfloat16))
     assert_type(param.get_value(), jax.Array[bfloat16])
     assert_type(x * param.get_value(), jax.Array[bfloat16])
     assert_type(kernel, jax.Array[bfloat16])
