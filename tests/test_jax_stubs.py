@@ -119,7 +119,7 @@ _PLUGIN_ONLY: dict[str, str] = {
         "Flax declares Variable[jax.Array]'s [...] as jax.Array; the plugin gives the array held"
     ),
     "assert_type(norm.scale[...], jax.Array[bfloat16])": "the same",
-    "assert_type(kernel, jax.Array[bfloat16])": (
+    "assert_type(weights, jax.Array[bfloat16])": (
         "Flax declares Module.param's init_fn Callable[..., T], blind to its arguments; "
         "the plugin checks the call Flax makes"
     ),

@@ -29,8 +29,7 @@ from pathlib import Path
 from typing import Final
 
 from jaxtypes import lattice
-from jaxtypes._stubgen.layer_stubs import _module_names, _Qualifier
-from jaxtypes._stubgen.syntax import as_overload, parse_expr, required_overloads, stub_def
+from jaxtypes._stubgen.syntax import Qualifier, as_overload, module_names, parse_expr, required_overloads, stub_def
 
 __all__ = ["INITIALIZER_DTYPES", "FILL_DTYPES", "SOURCE", "STUB", "render", "marker_typevar_lines"]
 
@@ -85,15 +84,15 @@ def _dtype_overloads(fn: ast.FunctionDef, var: str, result: str, default: str) -
         return out
 
     unknown = [retyped(f, "_JaxtypesUnknownT", result.format("_JaxtypesAny")) for f in required_overloads(fn, "dtype")]
-    default = retyped(fn, "None", result.format(default))
+    defaulted = retyped(fn, "None", result.format(default))
     given = [
         retyped(f, f"{_MARKERS}.DtypeValue[{var}] | type[{var}]", result.format(var))
         for f in required_overloads(fn, "dtype")
     ]
-    return [*unknown, default, *given, retyped(fn, None, result.format("_JaxtypesAny"))]
+    return [*unknown, defaulted, *given, retyped(fn, None, result.format("_JaxtypesAny"))]
 
 
-def _initializer_class(source: ast.ClassDef, qualify: _Qualifier) -> ast.ClassDef:
+def _initializer_class(source: ast.ClassDef, qualify: Qualifier) -> ast.ClassDef:
     """JAX's ``Initializer`` protocol, generic in the dtype its call returns
     without a ``dtype`` argument."""
     (call,) = [n for n in source.body if isinstance(n, ast.FunctionDef) and n.name == "__call__"]
@@ -114,7 +113,7 @@ def render(jax_root: Path) -> str:
     """The text of ``jax/nn/initializers.pyi`` (without the header) for the JAX at ``jax_root``."""
     public = ast.parse((jax_root / "nn" / "initializers.py").read_text(encoding="utf-8"))
     source = ast.parse((jax_root / SOURCE).read_text(encoding="utf-8"))
-    qualify = _Qualifier(_ALIAS, _module_names(source))
+    qualify = Qualifier(_ALIAS, module_names(source))
     functions = {n.name: n for n in source.body if isinstance(n, ast.FunctionDef)}
     classes = {n.name: n for n in source.body if isinstance(n, ast.ClassDef)}
     aliases = {

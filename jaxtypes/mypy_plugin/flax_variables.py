@@ -22,8 +22,9 @@
 
 from __future__ import annotations
 
-from typing import Callable, Final
+from typing import Callable, Final, cast
 
+from mypy.checker import TypeChecker
 from mypy.maptype import map_instance_to_supertype
 from mypy.nodes import ARG_POS, ArgKind, Expression, RefExpr, TempNode
 from mypy.plugin import FunctionContext, MethodContext
@@ -93,7 +94,7 @@ def _initialised(ctx: MethodContext, with_key: bool) -> Instance | None:
     # A JAX function (jnp.zeros) by its name, so that the plugin's own hook answers it.
     (init_expr,) = ctx.args[start]
     name = init_expr.fullname if isinstance(init_expr, RefExpr) and init_expr.fullname else None
-    checker = ctx.api.expr_checker  # type: ignore[attr-defined]
+    checker = cast(TypeChecker, ctx.api).expr_checker  # (mypy's checker is the plugin's api)
     with checker.msg.filter_errors() as found:
         result, _ = checker.check_call(init_type, args, kinds, ctx.context, arg_names, callable_name=name)
     result = get_proper_type(result)
@@ -112,7 +113,7 @@ def _variable(ctx: MethodContext) -> Type:
     result = _initialised(ctx, with_key=False)
     if result is None or not isinstance(declared, Instance) or len(declared.args) != 1:
         return ctx.default_return_type
-    return declared.copy_modified(args=[result])
+    return Instance(declared.type, [result])
 
 
 def initializer_hooks(v: Variant, builder: Builder) -> dict[str, Callable[[FunctionContext], Type]]:
@@ -133,6 +134,6 @@ def initializer_hooks(v: Variant, builder: Builder) -> dict[str, Callable[[Funct
         stub_default = lattice.MARKER_NAME[lattice.default_dtype("f", False)]
         if not isinstance(arg, Instance) or arg.type.fullname != f"{names.MARKERS_MODULE}.{stub_default}":
             return ctx.default_return_type
-        return result.copy_modified(args=[builder.marker(default)])
+        return Instance(result.type, [builder.marker(default)])
 
     return {f"{names.JAX_INITIALIZERS}.{name}": guard(hook) for name in names.JAX_INITIALIZER_FUNCTIONS}

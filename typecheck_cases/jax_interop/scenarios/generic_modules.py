@@ -113,9 +113,9 @@ class Dense(nn.Module):
 
     @nn.compact
     def __call__(self, x: jax.Array[bfloat16]) -> jax.Array:
-        kernel = self.param("kernel", nn.initializers.lecun_normal(), (x.shape[-1], self.features), jnp.bfloat16)
+        weights = self.param("kernel", nn.initializers.lecun_normal(), (x.shape[-1], self.features), jnp.bfloat16)
         # plugin only (the others: Array[Any]): Flax declares init_fn Callable[..., T], blind to its arguments; the plugin checks the call Flax makes
-        assert_type(kernel, jax.Array[bfloat16])
+        assert_type(weights, jax.Array[bfloat16])
         bias = self.param("bias", nn.initializers.zeros, (self.features,))
         # plugin only (the others: Array[Any]): the same
         assert_type(bias, jax.Array[float32])
@@ -125,4 +125,4 @@ class Dense(nn.Module):
         scale = self.param("scale", nn.initializers.ones, (self.features,), self.param_dtype)
         # not in ty: ty solves Callable[..., T] from every overload of the initializer, Array[Any] | Array[float32]
         assert_type(scale, jax.Array[Any])
-        return x @ kernel + bias * scale
+        return x @ weights + bias * scale
