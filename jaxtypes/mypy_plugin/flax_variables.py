@@ -77,9 +77,9 @@ def _initialised(ctx: MethodContext, with_key: bool) -> Instance | None:
     if _INIT_FN not in formals or (_UNBOX in formals and ctx.arg_types[formals.index(_UNBOX)]):
         return None
     start = formals.index(_INIT_FN)
-    (init_type,) = ctx.arg_types[start] or [None]
-    if init_type is None:
+    if len(ctx.arg_types[start]) != 1:
         return None
+    (init_type,) = ctx.arg_types[start]
     args: list[Expression] = [TempNode(AnyType(TypeOfAny.special_form))] if with_key else []
     kinds: list[ArgKind] = [ARG_POS] if with_key else []
     arg_names: list[str | None] = [None] if with_key else []
