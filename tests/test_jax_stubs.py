@@ -110,6 +110,32 @@ DEVIATIONS: dict[str, dict[str, str]] = {
         ),
     },
 }
+# scenarios/generic_modules.py: what only the plugin types (nnx.Variable's
+# [...] and Linen's self.param and self.variable, which Flax declares blind to
+# the array held or the initializer's arguments), and where pyrefly and ty
+# differ.
+_PLUGIN_ONLY: dict[str, str] = {
+    "assert_type(param[...], jax.Array[float32])": (
+        "Flax declares Variable[jax.Array]'s [...] as jax.Array; the plugin gives the array held"
+    ),
+    "assert_type(norm.scale[...], jax.Array[bfloat16])": "the same",
+    "assert_type(weights, jax.Array[bfloat16])": (
+        "Flax declares Module.param's init_fn Callable[..., T], blind to its arguments; "
+        "the plugin checks the call Flax makes"
+    ),
+    "assert_type(bias, jax.Array[float32])": "the same",
+    "assert_type(count.value, jax.Array[int8])": "the same, for Module.variable",
+}
+for _checker in ("mypy", "pyright", "basedpyright", "pyrefly", "ty"):
+    DEVIATIONS.setdefault(_checker, {}).update(_PLUGIN_ONLY)
+for _checker in ("pyrefly", "ty"):
+    DEVIATIONS[_checker]["assert_type(Bias(jnp.zeros(4, jnp.float32)).weight, jax.Array[float32])"] = (
+        "they do not solve a generic Equinox module's type parameter from its fields' __init__"
+    )
+DEVIATIONS["ty"]["assert_type(scale, jax.Array[Any])"] = (
+    "ty solves Flax's Callable[..., T] from every overload of the initializer's call "
+    "(Array[Any] | Array[float32]); the others take the first, Array[Any]"
+)
 
 # The branches of lax.cond and lax.switch and the carry of lax.fori_loop share
 # one TypeVar in the stubs, which these checkers solve to a union or join of

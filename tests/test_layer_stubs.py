@@ -1,6 +1,7 @@
 """The stubs of Flax's and Equinox's layers (jaxtypes/_stubgen/layer_stubs.py):
 what they are generated from, and the scenario files the checkers run on them
-(typecheck_cases/jax_interop/scenarios/flax_layers.py and equinox_layers.py,
+(typecheck_cases/jax_interop/scenarios/flax_layers.py, equinox_layers.py and
+generic_modules.py,
 checked in the six set-ups by tests/test_jax_stubs.py), run here with JAX,
 flax and equinox so that each ``assert_type`` in them is the library's
 answer; and the mypy plugin's answers for Equinox's layers under strict
@@ -29,6 +30,7 @@ from jaxtypes._stubgen import layer_stubs
 REPO = Path(__file__).resolve().parent.parent
 SCENARIO = REPO / "typecheck_cases" / "jax_interop" / "scenarios" / "flax_layers.py"
 EQUINOX_SCENARIO = SCENARIO.with_name("equinox_layers.py")
+GENERIC_SCENARIO = SCENARIO.with_name("generic_modules.py")
 needs_flax = pytest.mark.skipif(sys.version_info < (3, 11), reason="flax 0.12 needs Python 3.11")
 
 
@@ -92,6 +94,22 @@ def test_the_equinox_scenarios_hold_when_run(monkeypatch: pytest.MonkeyPatch) ->
         module.with_state(x, None)  # (a normalization given any state returns it)
 
     _run_scenario(EQUINOX_SCENARIO, monkeypatch, run)
+
+
+@needs_flax
+def test_the_generic_module_scenarios_hold_when_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    import jax
+    import jax.numpy as jnp
+    from flax import nnx
+
+    def run(module: Any) -> None:
+        key = jax.random.key(0)
+        x, wide = jnp.ones((2, 4), jnp.bfloat16), jnp.ones(4, jnp.float32)
+        module.initializers(key, x, jnp.bfloat16)
+        module.generic_classes(x, wide, nnx.Param(jnp.ones(4, jnp.float32)))
+        module.Dense().init_with_output(key, x)
+
+    _run_scenario(GENERIC_SCENARIO, monkeypatch, run)
 
 
 @needs_flax  # (equinox is installed with flax, from Python 3.11)

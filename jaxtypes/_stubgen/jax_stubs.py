@@ -25,7 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from jaxtypes._stubgen import basearray_stub, function_overloads, jax_transforms, layer_stubs, package_stubs, syntax
+from jaxtypes._stubgen import (
+    basearray_stub,
+    function_overloads,
+    initializer_stubs,
+    jax_transforms,
+    layer_stubs,
+    package_stubs,
+    syntax,
+)
 from jaxtypes._stubgen import install as stub_install
 from jaxtypes._stubgen.record import (
     BASEARRAY,
@@ -253,6 +261,14 @@ def render(jax: JaxInstall) -> dict[str, str]:
             )
             _add_plugin_module(plugin_modules, rel_stub, runtime, f"jax/{rel}", jax.version)
     try:
+        initializers = initializer_stubs.render(jax.root)
+    except (SyntaxError, OSError, ValueError):
+        initializers = None  # jax.nn.initializers keeps JAX's own typing
+    if initializers is not None:
+        generated[initializer_stubs.STUB] = (
+            HEADER.format(jaxtypes=__version__, jax=jax.version, source="jax/nn/initializers.py") + initializers
+        )
+    try:
         jax_init = jax_transforms.render_jax_init(jax.root)
     except (syntax.ModuleShapeError, SyntaxError, OSError):
         jax_init = None  # jax keeps JAX's own typing of its transforms
@@ -276,7 +292,11 @@ def render(jax: JaxInstall) -> dict[str, str]:
     markers = function_overloads.transform_markers(
         package_stubs.render_stubs()["jaxtypes/markers.pyi"],
         tables,
-        [*layer_stubs.marker_typevar_lines(), *jax_transforms.marker_typevar_lines()],
+        [
+            *layer_stubs.marker_typevar_lines(),
+            *jax_transforms.marker_typevar_lines(),
+            *initializer_stubs.marker_typevar_lines(),
+        ],
     )
     header = HEADER.format(jaxtypes=__version__, jax=jax.version, source="jaxtypes._stubgen.package_stubs")
     packages = {

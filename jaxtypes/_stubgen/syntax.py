@@ -317,3 +317,46 @@ def is_private_machinery(node: ast.stmt) -> bool:
 
 
 BUILTINS: Final = frozenset(dir(builtins))  # names a stub uses without importing them
+
+
+class Qualifier(ast.NodeTransformer):
+    """Names of the defining module, written as attributes of its alias, so
+    that an annotation copied from it means the same in the package's stub."""
+
+    def __init__(self, alias: str, names: set[str]) -> None:
+        self.alias, self.names = alias, names
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id in self.names:
+            return ast.copy_location(ast.Attribute(ast.Name(self.alias, ast.Load()), node.id, ast.Load()), node)
+        return node
+
+
+def module_names(tree: ast.Module) -> set[str]:
+    """The names a module defines at its top level, also inside its ``if``
+    and ``try`` blocks (equinox's attention defines ``_Mask`` under ``if
+    TYPE_CHECKING``)."""
+    names: set[str] = set()
+    for node in _top_level(tree.body):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+def _top_level(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of ``body``, with those of its ``if`` and ``try`` blocks."""
+    out: list[ast.stmt] = []
+    for node in body:
+        out.append(node)
+        if isinstance(node, ast.If):
+            out += _top_level(node.body) + _top_level(node.orelse)
+        elif isinstance(node, ast.Try):
+            blocks = [node.body, node.orelse, node.finalbody, *(h.body for h in node.handlers)]
+            out += [n for block in blocks for n in _top_level(block)]
+    return out

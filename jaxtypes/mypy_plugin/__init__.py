@@ -24,7 +24,8 @@ typed overloads of the functions the plugin answers),
 promote_types, promote_dtype), ``function_calls`` (JAX's functions under the
 settings), ``layer_calls`` (Equinox's and Flax's layers, and Flax's pooling
 functions, under the settings), ``flax_modules`` (Linen's ``Module.apply``
-and ``init_with_output``: the module's ``__call__``'s result),
+and ``init_with_output``: the module's ``__call__``'s result), ``flax_variables``
+(``nnx.Variable[...]``, Linen's ``self.param`` and ``self.variable``: the array they hold),
 ``jaxtyping_annotations`` (``Float32[Array, "b n"]``), ``jax_config_calls``
 (a note where the program sets JAX's configuration otherwise), ``control_flow_calls``
 (``lax.cond``/``switch`` branches and ``fori_loop`` carries of different dtypes),
@@ -62,6 +63,7 @@ from . import (
     equalities,
     errors,
     flax_modules,
+    flax_variables,
     function_calls,
     index_updates,
     jax_config_calls,
@@ -190,6 +192,9 @@ class JaxtypesPlugin(Plugin):
         method_hooks.update(flax_modules.run_hooks())
         # x.at[i].set(v) / .add(v) of a value JAX casts lossily.
         method_hooks.update(index_updates.index_update_hooks(builder))
+        # Flax's variables: what nnx.Variable[...], self.param and self.variable hold.
+        method_hooks.update(flax_variables.hooks())
+        self._function_hooks.update(flax_variables.initializer_hooks(v, builder))
         for fullname, rule_name in layer_calls.typed_layer_functions().items():
             self._function_hooks[fullname] = layer_calls.layer_function_hook(rule_name, v, builder)
         self._member_names = frozenset(name.rpartition(".")[2] for name in (*method_hooks, *self._attribute_hooks))

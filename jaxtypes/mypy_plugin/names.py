@@ -42,6 +42,35 @@ FLAX_NO_DTYPES: Final = ("jaxtypes.markers.NoDtype",)
 FLAX_MODULE: Final = "flax.linen.module.Module"
 FLAX_MODULE_APPLY: Final = f"{FLAX_MODULE}.apply"
 FLAX_MODULE_INIT_WITH_OUTPUT: Final = f"{FLAX_MODULE}.init_with_output"
+FLAX_MODULE_PARAM: Final = f"{FLAX_MODULE}.param"
+FLAX_MODULE_VARIABLE: Final = f"{FLAX_MODULE}.variable"
+# NNX's variables (nnx.Param is a subclass), whose [...] reads back what they hold.
+NNX_VARIABLE: Final = "flax.nnx.variablelib.Variable"
+NNX_VARIABLE_GETITEM: Final = f"{NNX_VARIABLE}.__getitem__"
+# jax.nn.initializers as the stubs of `jaxtypes jax-stubs` type it: the
+# functions whose result without dtype is JAX's default float (their aliases too).
+JAX_INITIALIZERS: Final = "jax.nn.initializers"
+JAX_INITIALIZER_FUNCTIONS: Final = (
+    "zeros",
+    "ones",
+    "constant",
+    "uniform",
+    "normal",
+    "truncated_normal",
+    "variance_scaling",
+    "glorot_uniform",
+    "xavier_uniform",
+    "glorot_normal",
+    "xavier_normal",
+    "lecun_uniform",
+    "lecun_normal",
+    "he_uniform",
+    "kaiming_uniform",
+    "he_normal",
+    "kaiming_normal",
+    "orthogonal",
+    "delta_orthogonal",
+)
 FLAX_IDENTITY_DECORATORS: Final = frozenset(
     {"flax.linen.module.compact", "flax.linen.module.nowrap", "flax.linen.compact", "flax.linen.nowrap"}
 )
