@@ -44,6 +44,13 @@ latter.
 
 ``--stubs DIR`` stages DIR (made by ``jaxtypes jax-stubs --out DIR``) as the
 scratch project's ``typings/`` and configures each checker as docs/jax-stubs.md says.
+
+A corpus file may import another by its name (``import ops``, as a project
+run from its own directory does): it gets that file's instrumented module.
+``--annotate SPELLING ...`` measures each corpus again after ``jaxtypes
+annotate --spelling SPELLING -- DRIVER`` rewrote a copy of it (DRIVER: the
+corpus's ``tests/`` under pytest, else a script calling each ``main()``);
+the truth is recorded again on the copy, whose lines moved.
 """
 
 from __future__ import annotations
