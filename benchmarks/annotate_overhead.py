@@ -12,7 +12,7 @@ system, of the processes run), which other work on the machine changes
 little, and in wall time.  The issue that asked for the command allows at
 most 2x.
 
-    python -m benchmarks.annotate_overhead [--corpus flax_corpus|model_corpus] [--repeat N]
+    python -m benchmarks.annotate_overhead [--corpus flax_corpus|model_corpus|user_corpus] [--repeat N]
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-CORPORA = ("flax_corpus", "model_corpus")
+CORPORA = ("flax_corpus", "model_corpus", "user_corpus")
 
 DRIVER = '''\
 import importlib

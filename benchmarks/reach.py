@@ -44,21 +44,33 @@ latter.
 
 ``--stubs DIR`` stages DIR (made by ``jaxtypes jax-stubs --out DIR``) as the
 scratch project's ``typings/`` and configures each checker as docs/jax-stubs.md says.
+
+A corpus file may import another by its name (``import ops``, as a project
+run from its own directory does): it gets that file's instrumented module.
+``--annotate SPELLING ...`` measures each corpus again after ``jaxtypes
+annotate --spelling SPELLING -- DRIVER`` rewrote a copy of it (DRIVER: the
+corpus's ``tests/`` under pytest, else a script calling each ``main()``);
+the truth is recorded again on the copy, whose lines moved.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import json
 import os
 import re
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 import types
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, cast
@@ -200,8 +212,12 @@ def collect_truth(files: dict[str, str], execute: bool = True, directory: Path =
 
     truth = Truth()
     seen: dict[Site, set[str]] = {}
-    start = time.perf_counter()
-    for name, source in files.items():
+    loaded: dict[str, types.ModuleType] = {}
+
+    def load(name: str) -> types.ModuleType:
+        """The instrumented module of corpus file ``name``, executed once."""
+        if name in loaded:
+            return loaded[name]
 
         def record(line: int, target: str, value: object, _file: str = name) -> None:
             if not isinstance(value, jax.Array):
@@ -213,16 +229,64 @@ def collect_truth(files: dict[str, str], execute: bool = True, directory: Path =
             else:
                 seen.setdefault((_file, line, target), set()).add(node)
 
-        tree = _Instrument().visit(ast.parse(source))
+        tree = _Instrument().visit(ast.parse(files[name]))
         ast.fix_missing_locations(tree)
         # A module in sys.modules while it runs: a dataclass with string
         # annotations (``from __future__ import annotations``) looks its module up there.
         as_module = types.ModuleType(f"{directory.name}.{Path(name).stem}")
-        module: dict[str, Any] = as_module.__dict__
-        module.update({"__file__": str(directory / name), RECORD: record})
+        as_module.__dict__.update({"__file__": str(directory / name), RECORD: record})
         sys.modules[as_module.__name__] = as_module
+        loaded[name] = as_module
         # dont_inherit: the file's own __future__ imports, not this module's.
-        exec(compile(tree, str(directory / name), "exec", dont_inherit=True), module)
+        exec(compile(tree, str(directory / name), "exec", dont_inherit=True), as_module.__dict__)
+        return as_module
+
+    # Files that import each other by name (``import ops``, as a project run
+    # from its directory does) get the instrumented module of the other file.
+    importer = _CorpusImporter({Path(name).stem: name for name in files}, load)
+    sys.meta_path.insert(0, importer)
+    start = time.perf_counter()
+    try:
+        _run_mains(files, load, execute)
+    finally:
+        sys.meta_path.remove(importer)
+        for stem in importer.stems:
+            sys.modules.pop(stem, None)
+    truth.run_seconds = time.perf_counter() - start
+    for site, nodes in seen.items():
+        if len(nodes) == 1:
+            truth.nodes[site] = next(iter(nodes))
+        else:
+            truth.varying[site] = nodes
+    return truth
+
+
+class _CorpusImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports a corpus file by its name as its instrumented module."""
+
+    def __init__(self, stems: dict[str, str], load: Callable[[str], types.ModuleType]) -> None:
+        self.stems = stems
+        self.load = load
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: types.ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in self.stems:
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        return self.load(self.stems[spec.name])
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        pass  # executed by load
+
+
+def _run_mains(files: dict[str, str], load: Callable[[str], types.ModuleType], execute: bool) -> None:
+    import jax
+
+    for name in files:
+        module: dict[str, Any] = load(name).__dict__
         if "main" not in module:
             continue  # a module of the corpus the others' main() use (--corpus-dir)
         # JAX leaves these partly unannotated (block_until_ready, jit's and
@@ -232,13 +296,6 @@ def collect_truth(files: dict[str, str], execute: bool = True, directory: Path =
             jax.block_until_ready(jitted())  # type: ignore[no-untyped-call]  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
         else:
             jax.eval_shape(module["main"])  # pyright: ignore[reportUnknownMemberType]
-    truth.run_seconds = time.perf_counter() - start
-    for site, nodes in seen.items():
-        if len(nodes) == 1:
-            truth.nodes[site] = next(iter(nodes))
-        else:
-            truth.varying[site] = nodes
-    return truth
 
 
 # -------------------------------------------------------------- checkers
@@ -476,6 +533,63 @@ def compare_instructions(checker: str, truth: Truth, files: dict[str, str], stub
     return counts[False], counts[True]
 
 
+# ------------------------------------------------------------- annotate
+SPELLINGS = ("jaxtypes", "jax")
+
+# Runs each file's main() when the corpus has no test suite of its own.
+_MAINS_DRIVER = """\
+import importlib
+
+for name in {modules!r}:
+    importlib.import_module(name).main()
+"""
+
+
+def driver_command(directory: Path) -> list[str]:
+    """What ``jaxtypes annotate`` runs in a copy of ``directory``: the
+    corpus's own test suite (``tests/``) under pytest, else a script calling
+    each file's ``main()`` (written into the copy as ``run_mains.py``)."""
+    if (directory / "tests").is_dir():
+        return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
+    modules = sorted(p.stem for p in directory.glob("*.py") if "\ndef main(" in p.read_text(encoding="utf-8"))
+    (directory / "run_mains.py").write_text(_MAINS_DRIVER.format(modules=modules), encoding="utf-8")
+    return [sys.executable, "run_mains.py"]
+
+
+@dataclass
+class Annotated:
+    """A copy of a corpus rewritten by ``jaxtypes annotate``."""
+
+    spelling: str
+    directory: Path
+    summary: str  # the command's first summary line
+    seconds: float  # the recorded run and the rewrite
+
+
+def annotate_copy(directory: Path, spelling: str, scratch: Path) -> Annotated:
+    """Copy ``directory`` into ``scratch`` (under the same name, so that its
+    modules keep theirs) and run ``jaxtypes annotate --spelling SPELLING --
+    DRIVER`` there; a failing run (the suite failing after nothing was
+    rewritten, or the command's error) stops the benchmark."""
+    copy = scratch / spelling / directory.name
+    shutil.copytree(directory, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    driver = driver_command(copy)
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxtypes", "annotate", "--spelling", spelling, "--", *driver],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+    )
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"jaxtypes annotate --spelling {spelling} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    run_mains = copy / "run_mains.py"
+    if run_mains.exists():
+        run_mains.unlink()  # the driver, not the corpus
+    return Annotated(spelling, copy, done.stdout.splitlines()[0] if done.stdout else "", seconds)
+
+
 # ------------------------------------------------------------------ main
 def table_head(columns: list[str], more: tuple[str, ...] = ()) -> str:
     """A Markdown table's header row and rule: ``columns``, then ``more``."""
@@ -538,6 +652,15 @@ def main(argv: list[str] | None = None) -> int:
         help="measure these directories of code instead (each .py file's main() runs under jax.jit; "
         "a file without main() is left unrun)",
     )
+    parser.add_argument(
+        "--annotate",
+        nargs="+",
+        default=[],
+        choices=SPELLINGS,
+        metavar="SPELLING",
+        help="also measure each corpus after `jaxtypes annotate --spelling SPELLING -- DRIVER` on a copy "
+        f"({', '.join(SPELLINGS)}); DRIVER is the corpus's tests/ under pytest, else each file's main()",
+    )
     parser.add_argument("--checkers", nargs="+", default=list(CHECKERS), choices=CHECKERS)
     parser.add_argument(
         "--stubs", type=Path, metavar="DIR", help="stubs made by `jaxtypes jax-stubs --out DIR`, staged as typings/"
@@ -569,7 +692,23 @@ def main(argv: list[str] | None = None) -> int:
     for directory in args.corpus_dir:
         if not any(directory.glob("*.py")):
             parser.error(f"--corpus-dir {directory}: no .py files there")
+    if args.annotate and args.compare_times:
+        parser.error("--annotate measures reach; time the checkers without it")
     corpora = {d.name: d for d in args.corpus_dir} if args.corpus_dir else {c: CORPORA[c] for c in args.corpus}
+    with tempfile.TemporaryDirectory(prefix="reach-annotated-") as scratch:
+        variants: dict[str, Path] = {}
+        notes: dict[str, str] = {}
+        for corpus, directory in corpora.items():
+            variants[corpus] = directory
+            for spelling in args.annotate:
+                done = annotate_copy(directory, spelling, Path(scratch))
+                label = f"{corpus}, after jaxtypes annotate --spelling {spelling}"
+                variants[label] = done.directory
+                notes[label] = f"{done.summary} ({done.seconds:.0f} s)"
+        return _measure(args, variants, notes)
+
+
+def _measure(args: argparse.Namespace, corpora: dict[str, Path], notes: dict[str, str]) -> int:
     several = len(corpora) > 1
     reports: list[dict[str, Any]] = []
     for corpus, directory in corpora.items():
@@ -577,6 +716,8 @@ def main(argv: list[str] | None = None) -> int:
         truth = collect_truth(files, directory=directory)
         if several and not args.json:
             print(f"\n## {corpus}\n")
+        if corpus in notes and not args.json:
+            print(notes[corpus])
         if args.compare_times:
             assert args.stubs is not None
             print(
@@ -596,7 +737,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         results = [check(c, truth, files, args.stubs, args.repeat) for c in args.checkers]
         if args.json:
-            reports.append(report(corpus, files, truth, results, args.stubs))
+            reports.append(report(corpus, files, truth, results, args.stubs) | {"annotate": notes.get(corpus)})
             continue
         print(
             f"corpus: {len(files)} files, {sum(len(t.splitlines()) for t in files.values())} lines; "

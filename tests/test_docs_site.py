@@ -224,6 +224,14 @@ RUN_BY = {
     "jaxtypes annotate --diff -- python train.py": "tests/test_annotate.py::test_diff_writes_nothing",
     "jaxtypes annotate --spelling jaxtypes -- python train.py": "tests/test_annotate.py::test_jaxtypes_spelling",
     ".venv/bin/python -m benchmarks.annotate_overhead": "tests/test_benchmark_commands.py::test_benchmark_module_starts",
+    # docs/annotate.md's user corpus: the benchmark run by hand (it runs the six checkers
+    # three times); its slow test runs annotate on the corpus as the benchmark does.
+    ".venv/bin/python -m benchmarks.reach --corpus-dir benchmarks/user_corpus --stubs typings --annotate jaxtypes jax": (
+        "tests/test_reach_corpus.py::test_user_corpus_suite_passes_after_annotate"
+    ),
+    ".venv/bin/python -m benchmarks.annotate_overhead --corpus user_corpus": (
+        "tests/test_benchmark_commands.py::test_benchmark_module_starts"
+    ),
     # docs/reporting.md: each checker on the page's minimal file (a block tests/test_readme.py checks).
     "mypy repro.py": "tests/test_readme.py::test_examples_without_the_stubs",
     "pyright repro.py": "tests/test_readme.py::test_examples_without_the_stubs",

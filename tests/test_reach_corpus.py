@@ -202,3 +202,63 @@ def test_score_counts_known_and_wrong() -> None:
     assert (r.intermediates, r.known, r.correct, r.missing) == (4, 2, 1, 1)
     assert r.wrong == [("m.py", 2, "b", "Array[float32]", "weak_float")]
     assert r.unknown == {"Array[Any]": 1}
+
+
+USER_CORPUS = reach.HERE / "user_corpus"
+
+
+@pytest.fixture(scope="module")
+def user_truth() -> "reach.Truth":
+    """JAX's dtypes over the user corpus, traced (about 6 CPU-s)."""
+    return reach.collect_truth(reach.corpus_files(USER_CORPUS), execute=False, directory=USER_CORPUS)
+
+
+def test_user_corpus_is_code_as_users_write_it() -> None:
+    """The corpus issue 46 measures `jaxtypes annotate` on: 600 to 1,000
+    lines that name nothing of jaxtypes and annotate arrays as public code
+    does, bare."""
+    files = reach.corpus_files(USER_CORPUS)
+    assert 600 <= sum(len(t.splitlines()) for t in files.values()) <= 1000
+    text = "\n".join(files.values())
+    assert not re.search(r"^\s*(from|import) jaxtypes\b", text, re.M)
+    assert not re.search(r"Array\[", text)  # no dtype written anywhere
+    for idiom in ("ArrayLike", "jnp.dtype = jnp.float32", "dict[str, jax.Array]", "flax.linen", "from flax import nnx"):
+        assert idiom in text, idiom
+    assert "import equinox as eqx" in text and "optax.GradientTransformation(" in text
+
+
+def test_user_corpus_runs_and_records_across_its_modules(user_truth: "reach.Truth") -> None:
+    """Each file's values are recorded, those of the modules others import
+    too (ops.py's functions called from train.py); the models run in float32
+    and bfloat16, so their layers' values have no one dtype and are left out."""
+    files = reach.corpus_files(USER_CORPUS)
+    by_file = Counter(f for f, _, _ in user_truth.nodes)
+    assert set(by_file) == set(files) - {"config.py"} and all(n >= 15 for n in by_file.values()), by_file
+    assert {f for f, _, _ in user_truth.varying} == {"linen_model.py", "nnx_model.py", "ops.py", "optim.py"}
+    assert user_truth.varying[("linen_model.py", 36, "out")] == {"float32", "bfloat16"}
+    expected = {
+        ("ops.py", 59, "mask"): "bool",
+        ("ops.py", 101, "q"): "int8",
+        ("ops.py", 111, "acc"): "int32",  # preferred_element_type
+        ("ops.py", 123, "y16"): "bfloat16",  # rms_norm keeps its input's dtype
+        ("optim.py", 20, "step"): "float32",
+        ("optim.py", 54, "count"): "int32",
+        ("train.py", 48, "tokens"): "int32",
+        ("train.py", 51, "weights"): "f*",  # jnp.where of two Python floats
+        ("eqx_model.py", 69, "picked"): "float32",  # under vmap and filter_value_and_grad
+    }
+    assert {site: user_truth.nodes.get(site) for site in expected} == expected
+
+
+@pytest.mark.slow  # the corpus's suite twice, once under the recorder (minutes)
+def test_user_corpus_suite_passes_after_annotate(tmp_path: Path) -> None:
+    """`jaxtypes annotate --spelling jax` with the corpus's own suite as the
+    command rewrites a copy of it, and the suite still passes on the copy."""
+    import subprocess
+
+    done = reach.annotate_copy(USER_CORPUS, "jax", tmp_path)
+    assert done.summary.startswith("jaxtypes annotate: annotated "), done.summary
+    rewritten = reach.corpus_files(done.directory)
+    assert "def rms_norm(x: jax.Array[DT], scale: jax.Array[jnp.float32]" in rewritten["ops.py"]
+    suite = subprocess.run(reach.driver_command(done.directory), cwd=done.directory, capture_output=True, text=True)
+    assert suite.returncode == 0, suite.stdout[-3000:]

@@ -310,8 +310,12 @@ def _write_stub_project(root: Path, paths: list[str]) -> None:
     pyrefly, ty = stub_setting("pyrefly"), stub_setting("ty")
     assert (pyrefly.file, pyrefly.section) == ("pyproject.toml", "[tool.pyrefly]"), pyrefly
     assert (ty.file, ty.section) == ("pyproject.toml", "[tool.ty.environment]"), ty
+    # The printed search path, and the project's root, which pyrefly's
+    # search-path heuristics (disabled here, see ``command``) add in a user's
+    # project: its own modules importing each other by name.
+    search_path = [*json.loads(pyrefly.line.split("=", 1)[1]), "."]
     (root / "pyproject.toml").write_text(
-        f"{pyrefly.section}\n{pyrefly.line}\npreset = \"default\"\n"
+        f"{pyrefly.section}\nsearch-path = {json.dumps(search_path)}\npreset = \"default\"\n"
         f"disable-search-path-heuristics = true\nproject-includes = {json.dumps(paths)}\n"
         f"python-interpreter-path = {json.dumps(sys.executable)}\n\n"
         f"{ty.section}\n{ty.line}\n"
