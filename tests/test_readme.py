@@ -411,6 +411,12 @@ def test_out_table_lines_are_written_as_the_table_says(tmp_path: Path) -> None:
             continue
         line, section, file = spans[:3]
         text = (root / file).read_text().splitlines()
+        if checker == "pyrefly":
+            # The staged project disables pyrefly's search-path heuristics and
+            # puts in their place the project's root, which they add in a
+            # user's project: the printed path, then ".".
+            key, _, value = line.partition(" = ")
+            line = f"{key} = {json.dumps([*json.loads(value), '.'])}"
         assert line in text and text.index(section) < text.index(line), (checker, text)
 
 

@@ -17,24 +17,16 @@ dtype as an argument error.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Final
 
 from mypy.plugin import FunctionContext
 from mypy.types import CallableType, Instance, TupleType, Type, get_proper_type
 
 from jaxtypes import lattice
 
-from . import errors
+from . import errors, names
 from .type_nodes import array_dtype
 
 __all__ = ["control_flow_hooks"]
-
-# Where mypy finds them: jax.lax's stub declares cond and fori_loop (the
-# typed overloads of `jaxtypes jax-stubs`), and re-exports switch from JAX's
-# module.
-COND: Final = ("jax.lax.cond", "jax._src.lax.control_flow.conditionals.cond")
-SWITCH: Final = ("jax.lax.switch", "jax._src.lax.control_flow.conditionals.switch")
-FORI_LOOP: Final = ("jax.lax.fori_loop", "jax._src.lax.control_flow.loops.fori_loop")
 
 
 def _dtypes(t: Type, x64: bool) -> list[str] | None:
@@ -136,10 +128,10 @@ def _fori_loop_hook(v: lattice.Variant) -> Callable[[FunctionContext], Type]:
 def control_flow_hooks(v: lattice.Variant) -> dict[str, Callable[[FunctionContext], Type]]:
     """{function's full name: its hook} for the plugin's function hooks."""
     hooks: dict[str, Callable[[FunctionContext], Type]] = {}
-    for name in COND:
+    for name in names.LAX_COND:
         hooks[name] = _branches_hook("cond", v)
-    for name in SWITCH:
+    for name in names.LAX_SWITCH:
         hooks[name] = _branches_hook("switch", v)
-    for name in FORI_LOOP:
+    for name in names.LAX_FORI_LOOP:
         hooks[name] = _fori_loop_hook(v)
     return hooks

@@ -27,7 +27,6 @@ from .type_nodes import Builder, marker_alts, operands
 
 __all__ = ["index_update_hooks"]
 
-_REF: Final = "jax._src.basearray._IndexUpdateRef"
 UPDATES: Final = ("set", "add")
 
 # array kind -> the value kinds JAX casts into it losing part of the value
@@ -73,5 +72,7 @@ def _hook(method: str, builder: Builder) -> Callable[[MethodContext], Type]:
 
 def index_update_hooks(builder: Builder) -> dict[str, Callable[[MethodContext], Type]]:
     """{method's full name: its hook} for the plugin's method hooks."""
-    assert names.JAX_ARRAY.rpartition(".")[0] == _REF.rpartition(".")[0]  # (both in JAX's basearray stub)
-    return {f"{_REF}.{method}": _hook(method, builder) for method in UPDATES}
+    assert (
+        names.JAX_ARRAY.rpartition(".")[0] == names.INDEX_UPDATE_REF.rpartition(".")[0]
+    )  # (both in JAX's basearray stub)
+    return {f"{names.INDEX_UPDATE_REF}.{method}": _hook(method, builder) for method in UPDATES}

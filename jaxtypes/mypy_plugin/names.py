@@ -71,6 +71,14 @@ JAX_INITIALIZER_FUNCTIONS: Final = (
     "orthogonal",
     "delta_orthogonal",
 )
+# lax's control flow, where mypy finds it: jax.lax's stub declares cond and
+# fori_loop (the typed overloads of `jaxtypes jax-stubs`) and re-exports
+# switch from JAX's module.
+LAX_COND: Final = ("jax.lax.cond", "jax._src.lax.control_flow.conditionals.cond")
+LAX_SWITCH: Final = ("jax.lax.switch", "jax._src.lax.control_flow.conditionals.switch")
+LAX_FORI_LOOP: Final = ("jax.lax.fori_loop", "jax._src.lax.control_flow.loops.fori_loop")
+# x.at[i]: the reference whose set/add take a value JAX casts to x's dtype.
+INDEX_UPDATE_REF: Final = "jax._src.basearray._IndexUpdateRef"
 FLAX_IDENTITY_DECORATORS: Final = frozenset(
     {"flax.linen.module.compact", "flax.linen.module.nowrap", "flax.linen.compact", "flax.linen.nowrap"}
 )

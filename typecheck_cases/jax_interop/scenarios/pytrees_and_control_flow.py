@@ -127,11 +127,11 @@ def running_mean(c: jax.Array[int32], x: jax.Array[float32]) -> tuple[jax.Array[
 def control_flow(f: jax.Array[float32], i: jax.Array[int32], key: jax.Array) -> None:
     assert_type(lax.cond(True, lambda: f, lambda: f * 2), jax.Array[float32])
     assert_type(lax.fori_loop(0, 3, count_up, i), jax.Array[int32])
-    # deviation (mypy, pyright, basedpyright, pyrefly, ty): one TypeVar for both branches
+    # (only the plugin reports it; the others: one TypeVar for both branches)
     lax.cond(True, lambda: f, lambda: i)  # E: unsupported
-    # deviation (mypy, pyright, basedpyright, pyrefly, ty): one TypeVar for both branches
+    # (only the plugin reports it; the others: one TypeVar for both branches)
     lax.switch(0, (lambda: f, lambda: i))  # E: unsupported
-    # deviation (mypy, pyright, basedpyright, pyrefly, ty): one TypeVar for the carry
+    # (only the plugin reports it; the others: one TypeVar for the carry)
     lax.fori_loop(0, 3, count_as_float, i)  # E: unsupported
     lax.scan(running_mean, i, f)  # E: argument
     lax.while_loop(below_three, scale_as_float, i)  # E: argument
@@ -144,9 +144,9 @@ def index_updates(f: jax.Array[float32], i: jax.Array[int32], c: jax.Array[compl
     assert_type(f.at[0].set(i[0]), jax.Array[float32])
     assert_type(i.at[0].add(2), jax.Array[int32])
     assert_type(c.at[0].set(f[0]), jax.Array[complex64])
-    # deviation (mypy, pyright, basedpyright, pyrefly, ty): set's value is Any
+    # (only the plugin reports it; the others: set's value is Any)
     f.at[0].set(c[0])  # E: unsupported
-    # deviation (mypy, pyright, basedpyright, pyrefly, ty): set's value is Any
+    # (only the plugin reports it; the others: set's value is Any)
     i.at[0].set(1.5)  # E: unsupported
-    # deviation (mypy, pyright, basedpyright, pyrefly, ty): add's value is Any
+    # (only the plugin reports it; the others: add's value is Any)
     i.at[1].add(f[0])  # E: unsupported
