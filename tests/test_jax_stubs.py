@@ -110,15 +110,10 @@ DEVIATIONS: dict[str, dict[str, str]] = {
         ),
     },
 }
-# scenarios/generic_modules.py: what only the plugin types (nnx.Variable's
-# [...] and Linen's self.param and self.variable, which Flax declares blind to
-# the array held or the initializer's arguments), and where pyrefly and ty
-# differ.
+# scenarios/generic_modules.py: what only the plugin types (Linen's
+# self.param and self.variable, which Flax declares blind to the
+# initializer's arguments), and where pyrefly and ty differ.
 _PLUGIN_ONLY: dict[str, str] = {
-    "assert_type(param[...], jax.Array[float32])": (
-        "Flax declares Variable[jax.Array]'s [...] as jax.Array; the plugin gives the array held"
-    ),
-    "assert_type(norm.scale[...], jax.Array[bfloat16])": "the same",
     "assert_type(weights, jax.Array[bfloat16])": (
         "Flax declares Module.param's init_fn Callable[..., T], blind to its arguments; "
         "the plugin checks the call Flax makes"

@@ -108,6 +108,7 @@ def test_the_generic_module_scenarios_hold_when_run(monkeypatch: pytest.MonkeyPa
         module.initializers(key, x, jnp.bfloat16)
         module.generic_classes(x, wide, nnx.Param(jnp.ones(4, jnp.float32)))
         module.Dense().init_with_output(key, x)
+        module.flax_made_variables()
 
     _run_scenario(GENERIC_SCENARIO, monkeypatch, run)
 

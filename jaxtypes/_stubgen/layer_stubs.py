@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Final
 
 from jaxtypes import lattice, layer_rules
-from jaxtypes._stubgen import function_overloads
+from jaxtypes._stubgen import function_overloads, variable_stubs
 from jaxtypes._stubgen.record import LAYER_LIBRARIES, PackageInstall, find_installed
 from jaxtypes._stubgen.syntax import Qualifier as _Qualifier
 from jaxtypes._stubgen.syntax import (
@@ -812,6 +812,9 @@ def render_package(root: Path, rel: str, library: str) -> str:
     package, typed = LIBRARIES[library][rel]
     tree = ast.parse((root / rel).read_text(encoding="utf-8"))
     names = {layer.name for layer in typed}
+    variables = library == "flax" and rel == variable_stubs.PACKAGE
+    if variables:
+        names |= set(variable_stubs.variable_classes(root))
     kept: list[ast.stmt] = []
     # Importing ``from .initializers import ...`` makes ``initializers`` an
     # attribute of the package at run time (``nn.initializers.normal``); a
@@ -847,6 +850,8 @@ def render_package(root: Path, rel: str, library: str) -> str:
     prelude = ast.parse(
         "\n".join([_PRELUDE, _typevar_imports(rules, library), _EQUINOX_PRELUDE if library == "equinox" else ""])
     ).body
+    if variables:
+        defs += variable_stubs.declarations(root)
     module_ = ast.Module([*kept, *prelude, *imports, *_docstrings_once(defs)], type_ignores=[])
     text = ast.unparse(ast.fix_missing_locations(module_)) + "\n"
     # The last overload of a generic layer's method, the layer's own signature

@@ -4,10 +4,11 @@ stubs of `jaxtypes jax-stubs`.
 An initializer is typed by the ``dtype`` it was built with, else float32
 (x64 off, as everywhere in the stubs), and a call's ``dtype`` overrides it,
 as JAX's initializers do.  A plain class, an NNX module and an Equinox module
-generic in their dtype keep it.  ``nnx.Variable``'s ``get_value()`` gives the
-declared array type in every set-up (Flax declares it ``-> A``); its
-``[...]``, and Linen's ``self.param``/``self.variable``, are typed by the
-mypy plugin only (deviations written at each line).
+generic in their dtype keep it.  ``nnx.Param``'s (and ``nnx.BatchStat``'s...)
+``get_value()`` and ``[...]`` give the declared array type in every set-up
+(the stub of ``flax.nnx`` keeps the array's dtype in Flax's ``[...]``); Linen's
+``self.param``/``self.variable`` are typed by the mypy plugin only
+(deviations written at each line).
 
 A line marked E (in a trailing comment) must get an error in every checker;
 every other line must get none (a failed ``assert_type`` is an error).
@@ -100,10 +101,18 @@ def generic_classes(x: jax.Array[bfloat16], wide: jax.Array[float32], param: nnx
     # not in pyrefly and ty: they do not solve a generic Equinox module's parameter from its fields' __init__
     assert_type(Bias(jnp.zeros(4, jnp.float32)).weight, jax.Array[float32])
     assert_type(param.get_value(), jax.Array[float32])
-    # plugin only (the others: Array[Any]): Flax declares Variable[jax.Array]'s [...] jax.Array; the plugin gives the array held
     assert_type(param[...], jax.Array[float32])
-    # plugin only (the others: Array[Any]): the same
     assert_type(norm.scale[...], jax.Array[bfloat16])
+    stats = nnx.BatchStat(jnp.zeros(4, jnp.int8))
+    assert_type(stats[...], jax.Array[int8])
+
+
+# -- what Flax's own code makes stays assignable to nnx.Variable and nnx.Param
+def flax_made_variables() -> None:
+    rngs = nnx.Rngs(0)
+    key: nnx.Variable[Any] = rngs.params.key
+    kernel: nnx.Param[jax.Array] = nnx.Linear(2, 3, rngs=rngs).kernel
+    del key, kernel
 
 
 # -- Linen: self.param and self.variable give what the initializer returns
