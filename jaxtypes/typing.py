@@ -115,8 +115,12 @@ if TYPE_CHECKING:
     # JAX's scalar type is its marker class to the checkers (``jnp.bfloat16``
     # is ``type[bfloat16]``) and ``x.dtype`` a DtypeValue: a union of both
     # solves D in all six set-ups and is what every dtype= of the stubs reads.
-    # A str or np.dtype[Any] member would leave D unsolved in mypy, pyrefly
-    # and ty (JAX's scalar types are numpy dtypes to them), so neither is one.
+    # An np.dtype[Any] member would leave D unsolved in mypy, pyrefly and ty,
+    # and let DType[bfloat16] take jnp.float32 in all six (JAX's scalar types
+    # are numpy dtypes to them).  A str member solves D as before, but a
+    # DType[float32] value is then no argument of the stubs' typed dtype=
+    # overloads (which take the two members above): no member is added
+    # until every one of them also takes the whole union.
     DType: TypeAlias = Union[type[_D], DtypeValue[_D]]
 else:
     DType = np.dtype  # numpy's dtype is generic in its scalar type: DType[float32] subscripts

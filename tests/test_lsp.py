@@ -555,7 +555,7 @@ def test_hover_on_a_flax_layer_names_no_internals(jax_session: Session) -> None:
     session = jax_session
     dense = session.hover(session.position("layer =", "Dense"))
     assert dense is not None, dense
-    assert "    dtype: DtypeValue[D@__init__] | type[D@__init__],\n" in declaration(dense), dense
+    assert "    dtype: DType[D@__init__],\n" in declaration(dense), dense
     assert not INTERNAL.search(declaration(dense)), dense
     assert _flax_docstring("Dense") in dense and "typed by jaxtypes" not in dense, dense
     call = session.hover(session.position("h =", "layer"))

@@ -80,6 +80,9 @@ __all__ = [
 ]
 
 MARKERS: Final = "_jaxtypes_markers"  # how a transformed module imports jaxtypes.markers
+# How it imports jaxtypes.typing.DType, which spells a typed dtype value
+# (``type[M] | DtypeValue[M]``) by its public name in an IDE's hover.
+DTYPE_ALIAS: Final = "_JaxtypesDType"
 # What an IDE's hover or a checker's message shows of the typed overloads
 # names nothing private: their TypeVars and protocols are declared in the
 # markers stub (a module of jaxtypes, whose public-looking names a JAX module
@@ -987,7 +990,7 @@ def _preferred_overloads(
             {
                 x: f"Array[{MARKERS}.{var}]",
                 y: f"Array[{MARKERS}.{var}]",
-                "preferred_element_type": (f"type[{marker}] | {MARKERS}.DtypeValue[{marker}]"),
+                "preferred_element_type": f"{DTYPE_ALIAS}[{marker}]",
             },
             ret.format(f"Array[{marker}]"),
         )
@@ -1187,7 +1190,7 @@ def _module_header() -> str:
     return (
         "import builtins\nfrom collections.abc import Sequence as _JaxtypesSequence\n"
         "from typing import Any, Literal, TypeVar, overload, type_check_only\nimport numpy as _np\n"
-        f"import jaxtypes.markers as {MARKERS}\n" + _RESULT_TYPEVARS
+        f"import jaxtypes.markers as {MARKERS}\nfrom jaxtypes.typing import DType as {DTYPE_ALIAS}\n" + _RESULT_TYPEVARS
     )
 
 
@@ -1375,7 +1378,7 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
         "from __future__ import annotations\nimport builtins\n"
         "from collections.abc import Sequence as _JaxtypesSequence\n"
         "from typing import Any, Literal, TypeVar, overload\nimport numpy as _np\n"
-        f"import jaxtypes.markers as {MARKERS}\n"
+        f"import jaxtypes.markers as {MARKERS}\nfrom jaxtypes.typing import DType as {DTYPE_ALIAS}\n"
     ).body
     own = {
         "builtins",
@@ -1389,6 +1392,7 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
         "overload",
         "None",
         "_JaxtypesSequence",
+        DTYPE_ALIAS,
         *(NAMED_RESULT_PREFIX + name for name in used_named),
     }
     # (JAX's NamedTuples of results, which the module does not export, imported

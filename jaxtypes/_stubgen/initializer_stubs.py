@@ -85,10 +85,8 @@ def _dtype_overloads(fn: ast.FunctionDef, var: str, result: str, default: str) -
 
     unknown = [retyped(f, "_JaxtypesUnknownT", result.format("_JaxtypesAny")) for f in required_overloads(fn, "dtype")]
     defaulted = retyped(fn, "None", result.format(default))
-    given = [
-        retyped(f, f"{_MARKERS}.DtypeValue[{var}] | type[{var}]", result.format(var))
-        for f in required_overloads(fn, "dtype")
-    ]
+    # (DType[V]: the public alias, which an IDE's hover shows by its name)
+    given = [retyped(f, f"_JaxtypesDType[{var}]", result.format(var)) for f in required_overloads(fn, "dtype")]
     return [*unknown, defaulted, *given, retyped(fn, None, result.format("_JaxtypesAny"))]
 
 
@@ -147,6 +145,7 @@ from typing import Any as _JaxtypesAny, Protocol as _JaxtypesProtocol, overload,
 import jax as _jaxtypes_jax
 import jax._src.nn.initializers as {_ALIAS}
 import jaxtypes.markers as {_MARKERS}
+from jaxtypes.typing import DType as _JaxtypesDType
 from jaxtypes.markers import AnyDtype as _JaxtypesUnknownT, D_co as _JaxtypesDefaultT, {", ".join(f"{p} as {lo}" for lo, p in _PUBLIC.items())}
 """
     imports = [f"from jax._src.nn.initializers import {name} as {name}" for name in kept]

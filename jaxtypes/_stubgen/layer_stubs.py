@@ -234,8 +234,12 @@ import jaxtypes.markers as {_MARKERS}
 # ``Dense[NoDtype, float32]``), imported under a private one.
 from jaxtypes.markers import NoDtype as _JaxtypesNoDtype
 
+# What a dtype argument of a known marker is (jnp.float32, x.dtype): the public
+# alias, which an IDE's hover shows by its name.
+from jaxtypes.typing import DType as _JaxtypesDType
+
 # The TypeVars of dtype= and param_dtype=, which an IDE's hover on a layer's
-# class shows (``dtype: DtypeValue[D@__init__] | type[D@__init__]``): declared by the
+# class shows (``dtype: DType[D@__init__]``): declared by the
 # markers stub under public-looking names (jaxtypes._stubgen.function_overloads),
 # imported under private ones, which the package does not export.  (So are
 # the bounded ones, ``_bounded_typevars``.)
@@ -263,7 +267,7 @@ _MARKER_CLASSES: Final = (
 
 def _dtype_argument(var: str) -> str:
     # What a dtype argument of a known marker is: jnp.float32 (a marker class), x.dtype.
-    return f"{_MARKERS}.DtypeValue[{var}] | type[{var}]"
+    return f"_JaxtypesDType[{var}]"
 
 
 def _outputs_by_input(

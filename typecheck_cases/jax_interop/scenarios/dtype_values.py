@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 from typing_extensions import assert_type
 
-from jaxtypes import bfloat16, float32, int8
+from jaxtypes import bfloat16, float32, int8, int32
 from jaxtypes.typing import DType, DtypeMarker, DTypeLike, floating
 
 D = TypeVar("D", bound=DtypeMarker)
@@ -42,6 +42,19 @@ def read_back(x: jax.Array[float32], key: jax.Array, dtype: DType[bfloat16]) -> 
     assert_type(jnp.sum(x, dtype=dtype), jax.Array[bfloat16])
     assert_type(jax.random.normal(key, (3,), dtype=dtype), jax.Array[bfloat16])
     assert_type(jnp.asarray(x, dtype=dtype), jax.Array[bfloat16])
+
+
+# -- read back by preferred_element_type= as by dtype=: JAX gives that dtype
+# for two arrays of one narrower dtype of its kind
+def preferred(a: jax.Array[bfloat16], b: jax.Array[int8], wide: jax.Array[float32], dtype: DType[float32]) -> None:
+    assert_type(jnp.dot(a, a, preferred_element_type=dtype), jax.Array[float32])
+    assert_type(jnp.matmul(a, a, preferred_element_type=dtype), jax.Array[float32])
+    assert_type(jnp.einsum("ij,jk->ik", a, a, preferred_element_type=dtype), jax.Array[float32])
+    dims = (((1,), (0,)), ((), ()))
+    assert_type(jax.lax.dot_general(a, a, dims, preferred_element_type=dtype), jax.Array[float32])
+    assert_type(jnp.dot(a, a, preferred_element_type=wide.dtype), jax.Array[float32])
+    assert_type(jnp.dot(b, b, preferred_element_type=jnp.int32), jax.Array[int32])
+    accumulated: jax.Array[bfloat16] = jnp.dot(a, a, preferred_element_type=dtype)  # E: assignment
 
 
 # -- a TypeVar solved from a dtype value
