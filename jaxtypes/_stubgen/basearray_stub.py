@@ -544,7 +544,9 @@ def _self_dispatched(
             ]
             instance += [line for m, lines in per_marker.items() if m not in found.narrowed for line in lines]
             kept_table = ast.unparse(qualify.visit(ast.Name(found.table, ast.Load())))
-            kept_property = ["@property", f"def {KEPT_ATTRIBUTE}(self) -> {kept_table}[{DESCRIPTOR_DT}]: ..."]
+            # (its own TypeVar, not the class's covariant one: the table is
+            # invariant in its dtype, which ty reports for the class's)
+            kept_property = ["@property", f"def {KEPT_ATTRIBUTE}(self: {name}[_T]) -> {kept_table}[_T]: ..."]
         else:
             instance += [
                 "@overload",
