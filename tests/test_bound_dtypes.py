@@ -18,6 +18,7 @@ import pytest
 
 import jaxtypes
 from jaxtypes import lattice
+from jaxtypes._stubgen import basearray_stub
 from jaxtypes.typing import floating, inexact, integer
 from tools import checkers
 
@@ -132,3 +133,36 @@ def test_categories_are_the_lattices() -> None:
     assert typing.get_args(floating) == of(lattice.FLOATS)
     assert typing.get_args(inexact) == of(lattice.FLOATS + lattice.COMPLEXES)
     assert typing.get_args(integer) == of(lattice.UNSIGNED_INTS + lattice.SIGNED_INTS)
+
+
+def _gives_back(method: str, dtype: np.dtype) -> bool:
+    """Whether JAX's ``x.<method>()`` of an array of ``dtype`` (x64 off) has
+    that dtype; False where JAX refuses the dtype."""
+    try:  # traced, not run, as above
+        out = jax.eval_shape(lambda x: getattr(x, method)(), jax.ShapeDtypeStruct((3,), dtype))
+    except (TypeError, ValueError):
+        return False
+    return bool(out.dtype == dtype)
+
+
+@pytest.mark.parametrize("method", sorted(basearray_stub.kept_dtypes()))
+def test_kept_dtypes_of_a_method_are_jaxs(method: str) -> None:
+    """The dtypes whose ``x.<method>()`` the JAX stubs answer ``Array[D]`` for
+    D bound within them: exactly those JAX gives back; a 64-bit one only where
+    JAX gives back its 32-bit one (the dtype an array of it has with x64 off)."""
+    stubs = set(basearray_stub.kept_dtypes()[method])
+    own: set[str] = set()
+    narrowed: set[str] = set()
+    for node in lattice.STRONG:
+        dtype = np.dtype(getattr(jaxtypes, lattice.MARKER_NAME[node]))
+        canonical = np.dtype(jax.dtypes.canonicalize_dtype(dtype))
+        if _gives_back(method, canonical):
+            (own if canonical == dtype else narrowed).add(node)
+    assert own <= stubs, f"JAX gives back {sorted(own - stubs)} too"
+    assert stubs - narrowed <= own, f"JAX does not give back {sorted(stubs - own - narrowed)}"
+
+
+def test_kept_dtypes_cover_the_reductions() -> None:
+    """The methods whose dtypes the stubs keep for a TypeVar include the
+    reductions JAX answers in the array's own dtype for floats."""
+    assert {"sum", "prod", "mean", "var", "std", "max", "min", "round"} <= set(basearray_stub.kept_dtypes())

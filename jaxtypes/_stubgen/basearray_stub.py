@@ -102,6 +102,13 @@ ANY_DTYPE_DESCRIPTOR: Final = "_AnyDtypeDescriptor"
 COMPARE_DESCRIPTOR: Final = "_CompareOp"  # the comparisons' descriptor: bool for any dtype
 ANY_SCALAR: Final = "_AnyNumpyScalar"  # no numpy scalar type derives from it
 ABS_DESCRIPTOR: Final = "_AbsOp"  # Array.__abs__ here (_abs_descriptor says why)
+# A method's descriptor by its table of its own dtype (``_kept``: ``SumTo[DT]``)
+# and that dtype (``_dtype``, every descriptor's): the self type of the overload
+# for a dtype the method gives back (``_kept_dtypes``), a TypeVar's too.
+KEPT_PROTOCOL: Final = "_Kept"
+KEPT_ATTRIBUTE: Final = "_kept"
+KEPT_DTYPE: Final = "_dtype"
+KEPT_DT: Final = "_KeptDT"  # the protocol's dtype parameter
 # numpy's scalar types that are lattice dtypes, named as their jaxtypes markers.
 NUMPY_DTYPES: Final = (
     "bool_",
@@ -360,6 +367,78 @@ def _is_descriptor(node: ast.stmt) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class _KeptDtypes:
+    """The markers a method gives their own dtype back (``_kept_dtypes``)."""
+
+    table: str  # the table class, ``SumTo``
+    markers: list[str]  # in the markers stub's order
+    narrowed: list[str]  # those of them whose table is another's: 64-bit, with x64 off
+
+
+def _kept_dtypes(attribute: str, markers: Mapping[str, Mapping[str, ast.expr]]) -> _KeptDtypes | None:
+    """The markers whose table of a method (``_sum``) is the method's table of
+    the marker itself (``float32``: ``SumTo[float32]``), so that a TypeVar bound
+    within them keeps its TypeVar; None when there is none.
+
+    A 64-bit marker counts when the 32-bit dtype JAX makes of it with x64 off
+    (the stubs' setting) counts and its table is that dtype's (``float64``:
+    ``SumTo[float32]``): no array has its dtype then, so, as with the mypy
+    plugin's rule for a bound (only the dtypes an array can have), ``x.sum()``
+    of ``x: Array[F]``, F bound to ``floating``, is ``Array[F]``."""
+    node_of = {marker: node for node, marker in package_stubs.MARKER_NAME.items()}
+
+    def table(marker: str) -> tuple[str, str] | None:
+        t = markers[marker].get(attribute)
+        if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and isinstance(t.slice, ast.Name):
+            return t.value.id, t.slice.id
+        return None
+
+    strong = [m for m in markers if m in node_of and not lattice.is_weak(node_of[m])]
+    own = {m: t for m in strong if (t := table(m)) is not None and t[1] == m}
+    narrowed = [
+        m
+        for m in strong
+        if m not in own
+        and (canonical := package_stubs.MARKER_NAME[lattice.canonicalize(node_of[m], x64=False)]) in own
+        and table(m) == own[canonical]
+    ]
+    classes = {t[0] for t in own.values()}
+    if not own:
+        return None
+    if len(classes) != 1:
+        raise AssertionError(f"the markers' {attribute} tables that keep the dtype are of several classes: {classes}")
+    return _KeptDtypes(classes.pop(), [m for m in strong if m in own or m in narrowed], narrowed)
+
+
+def kept_dtypes() -> dict[str, list[str]]:
+    """method -> the lattice nodes whose arrays it gives their own dtype back
+    (a 64-bit one: the dtype JAX makes of it with x64 off), as the stubs
+    declare it (``_kept_dtypes``), for each method of Array whose descriptor
+    reads a table (tests/test_bound_dtypes.py checks them against JAX)."""
+    markers, _ = _marker_tables()
+    node_of = {marker: node for node, marker in package_stubs.MARKER_NAME.items()}
+    out: dict[str, list[str]] = {}
+    prelude = _ours().prelude
+    for node in prelude:
+        if not (isinstance(node, ast.ClassDef) and _is_descriptor(node)):
+            continue
+        for fn in node.body:
+            params = fn.args.posonlyargs + fn.args.args if isinstance(fn, ast.FunctionDef) else []
+            obj = params[1].annotation if len(params) == 3 else None
+            if isinstance(obj, ast.Subscript) and _is_bound_method(obj.slice):
+                assert isinstance(obj.slice, ast.Subscript) and isinstance(obj.slice.value, ast.Name)
+                attribute = _protocol_attribute(prelude, obj.slice.value.id)
+                found = _kept_dtypes(attribute, markers)
+                if found is not None:
+                    out[attribute.removeprefix("_")] = [node_of[m] for m in found.markers]
+    return out
+
+
+def _union(marker_names: Iterable[str]) -> str:
+    return " | ".join(f"{MARKERS_MODULE}.{m}" for m in marker_names)
+
+
 def _self_dispatched(
     node: ast.ClassDef,
     jax_table: str | None,
@@ -396,6 +475,7 @@ def _self_dispatched(
     name = node.name
     class_access: list[str] = []
     instance: list[str] = []
+    kept_property: list[str] = []
     for fn in node.body:
         if isinstance(fn, ast.Expr) and isinstance(fn.value, ast.Constant):
             continue  # docstring
@@ -418,27 +498,55 @@ def _self_dispatched(
         dtype = obj.slice
         var = _table_variable(dtype)
         if isinstance(dtype, ast.Subscript) and isinstance(dtype.value, ast.Name) and var is not None:
-            if _is_bound_method(dtype):
-                # First, the table's def bound, through the marker's protocols: the
-                # checkers that bind a self type through a protocol (pyright,
-                # basedpyright, pyrefly, ty) answer the def, so an editor's hover on
-                # ``x.sum`` shows its signature and result dtype; mypy passes over it
-                # to the per-marker overloads below (the same calls, the same answers).
-                instance += [
-                    "@overload",
-                    f"def __get__(self: {name}[{ast.unparse(dtype)}], obj: object, owner: Any, /)"
-                    f" -> {ast.unparse(returns)}: ...",
-                ]
             attribute = _protocol_attribute(prelude, dtype.value.id)
+            per_marker: dict[str, list[str]] = {}
             for marker, tables in markers.items():
                 if attribute not in tables:
                     continue
                 table = qualify.visit(_Substitute(var, tables[attribute]).visit(copy.deepcopy(returns)))
-                instance += [
+                per_marker[marker] = [
                     "@overload",
                     f"def __get__(self: {name}[{MARKERS_MODULE}.{marker}], obj: object, "
                     f"owner: Any, /) -> {ast.unparse(table)}: ...",
                 ]
+            if not _is_bound_method(dtype):
+                instance += [line for lines in per_marker.values() for line in lines]
+                continue
+            # The table's def bound, through the marker's protocols: the checkers
+            # that bind a self type through a nested protocol (pyright,
+            # basedpyright, pyrefly, ty) answer the def, so an editor's hover on
+            # ``x.sum`` shows its signature and result dtype; mypy passes over it
+            # to the per-marker overloads (the same calls, the same answers).
+            protocol = f"def __get__(self: {name}[{ast.unparse(dtype)}], obj: object, owner: Any, /) -> {ast.unparse(returns)}: ..."
+            found = _kept_dtypes(attribute, markers)
+            if found is None:
+                instance += ["@overload", protocol]
+                instance += [line for lines in per_marker.values() for line in lines]
+                continue
+            # A dtype only known as a TypeVar bound within the dtypes the method
+            # gives back (``x: Array[F]``, F bound to ``floating``): the def of
+            # F's own table (the descriptor's ``_kept``, ``SumTo[F]``), bound as
+            # above.  Through the markers' tables the checkers solve ``_M`` from
+            # each dtype of the bound (pyright and basedpyright take the first's,
+            # pyrefly the union, ty none), so this comes first.  Which dtypes is
+            # the protocol's other argument, the descriptor's ``_dtype``: mypy
+            # binds ``self: _SumMethod[_K]`` ignoring the TypeVar's bound, and an
+            # ``obj`` type other than ``object`` makes ``Array[Any]`` match
+            # ambiguously (an ``Any`` to mypy).  A 64-bit marker, whose table is
+            # another dtype's, has its own overload before it.
+            instance += [line for m in found.narrowed for line in per_marker[m]]
+            instance += [
+                "@overload",
+                f"def __get__(self: {KEPT_PROTOCOL}[{ast.unparse(dtype.slice)}, {_union(found.markers)}], "
+                f"obj: object, owner: Any, /) -> {ast.unparse(returns)}: ...",
+                "@overload",
+                protocol,
+            ]
+            instance += [line for m, lines in per_marker.items() if m not in found.narrowed for line in lines]
+            kept_table = ast.unparse(qualify.visit(ast.Name(found.table, ast.Load())))
+            # (its own TypeVar, not the class's covariant one: the table is
+            # invariant in its dtype, which ty reports for the class's)
+            kept_property = ["@property", f"def {KEPT_ATTRIBUTE}(self: {name}[_T]) -> {kept_table}[_T]: ..."]
         else:
             instance += [
                 "@overload",
@@ -450,7 +558,7 @@ def _self_dispatched(
             "@overload",
             f"def __get__(self: {ANY_DTYPE_DESCRIPTOR}, obj: object, owner: Any, /) -> {jax_table}: ...",
         ]
-    body = "\n".join("    " + line for line in instance + class_access)
+    body = "\n".join("    " + line for line in instance + class_access + kept_property)
     text = (
         f"@type_check_only\nclass {name}({DESCRIPTOR_BASE}[{DESCRIPTOR_DT}]):\n{body}\n"
         "    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...\n"
@@ -580,8 +688,17 @@ def _descriptors(
                 f'{DESCRIPTOR_DT} = TypeVar("{DESCRIPTOR_DT}", covariant=True)\n'
                 f"@type_check_only\nclass {DESCRIPTOR_BASE}(Generic[{DESCRIPTOR_DT}]):\n"
                 '    """The descriptors\' base: what ``_AnyDtypeDescriptor`` is bound to."""\n'
+                "    @property\n"
+                f"    def {KEPT_DTYPE}(self) -> {DESCRIPTOR_DT}: ...\n"
                 f'{ANY_DTYPE_DESCRIPTOR} = TypeVar("{ANY_DTYPE_DESCRIPTOR}", '
                 f'bound="{DESCRIPTOR_BASE}[{ANY_DTYPE}]")\n'
+                f'{KEPT_DT} = TypeVar("{KEPT_DT}", covariant=True)\n'
+                f"@type_check_only\nclass {KEPT_PROTOCOL}(Protocol[_F_co, {KEPT_DT}]):\n"
+                '    """A method\'s descriptor by the table of its own dtype (``_SumMethod[F]``: ``SumTo[F]``) and that dtype."""\n'
+                "    @property\n"
+                f"    def {KEPT_ATTRIBUTE}(self) -> _F_co: ...\n"
+                "    @property\n"
+                f"    def {KEPT_DTYPE}(self) -> {KEPT_DT}: ...\n"
             )
             declared = True
         members = users.get(node.name, [])

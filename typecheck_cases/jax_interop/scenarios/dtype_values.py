@@ -8,14 +8,14 @@ Checked by tests/test_jax_stubs.py, with the generated stubs only.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar, Union
 
 import jax
 import jax.numpy as jnp
 from typing_extensions import assert_type
 
 from jaxtypes import bfloat16, float32, int8, int32
-from jaxtypes.typing import DType, DtypeMarker, DTypeLike, floating
+from jaxtypes.typing import DType, DtypeMarker, DTypeLike, floating, inexact, integer
 
 D = TypeVar("D", bound=DtypeMarker)
 
@@ -141,3 +141,40 @@ def generic_arithmetic(x: jax.Array[F], y: jax.Array[float32]) -> None:
     mixed: jax.Array = x * y  # (JAX refuses float8 * float32: no single answer)
     del doubled, squared, rooted, averaged, squashed, same, mixed
     assert_type(rms_norm(jnp.ones(3, jnp.bfloat16)), jax.Array[bfloat16])
+
+
+# -- reductions of an Array[F]: where JAX's rule gives each dtype of the bound
+# back (sum, mean, max of any float; a 64-bit one is its 32-bit one with x64
+# off, and no array has its dtype then), Array[F] in every set-up (the dtypes
+# per method are checked against JAX by tests/test_bound_dtypes.py)
+C = TypeVar("C", bound=inexact)
+I = TypeVar("I", bound=integer)
+Narrow = TypeVar("Narrow", bound=Union[int8, int32])
+
+
+def total(x: jax.Array[F]) -> jax.Array[F]:
+    return x.sum()
+
+
+def centred(x: jax.Array[F]) -> jax.Array[F]:
+    return x - x.mean(axis=-1, keepdims=True)
+
+
+def reductions(x: jax.Array[F], z: jax.Array[C], i: jax.Array[I], n: jax.Array[Narrow]) -> None:
+    assert_type(x.sum(), jax.Array[F])
+    assert_type(x.prod(), jax.Array[F])
+    assert_type(x.mean(), jax.Array[F])
+    assert_type(x.var(), jax.Array[F])
+    assert_type(x.std(axis=0), jax.Array[F])
+    assert_type(x.max(), jax.Array[F])
+    assert_type(x.min(axis=-1), jax.Array[F])
+    assert_type(x.round(), jax.Array[F])
+    assert_type(z.sum(), jax.Array[C])
+    assert_type(z.mean(), jax.Array[C])
+    assert_type(z.max(), jax.Array[C])
+    assert_type(i.max(), jax.Array[I])
+    # int8 sums to int32 (promote_integers): the TypeVar is not kept
+    summed: jax.Array[int32] = n.sum()
+    # a dtype= argument is the result's dtype
+    assert_type(x.sum(dtype=jnp.float32), jax.Array[float32])
+    del summed
