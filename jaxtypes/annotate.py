@@ -25,9 +25,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from jaxtypes import dtype_recorder
-from jaxtypes.annotation_rewriter import RETURN, Change, FunctionRecord, Left, rewrite
+from jaxtypes.annotation_rewriter import MIXED, RETURN, WEAK_SUFFIX, Change, FunctionRecord, Left, rewrite
 
 __all__ = ["AnnotateError", "Records", "run_recorded", "load_records", "annotate"]
+
+
+ITEMS = "items"  # a recorded container's dtypes: {"items": [...]} (dtype_recorder's JSON)
 
 
 class AnnotateError(Exception):
@@ -72,15 +75,42 @@ def run_recorded(command: Sequence[str], root: Path, patterns: Sequence[str], ou
     return proc.returncode
 
 
-def _places(seen: dict[str, Any]) -> dict[str, str]:
-    places = {name: value for name, value in seen["params"].items() if isinstance(value, str)}
-    result = seen["result"]
-    if isinstance(result, str):
-        places[RETURN] = result
-    elif isinstance(result, list):
-        for index, item in enumerate(result):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+def _merged(items: Sequence[str]) -> str:
+    """What a container holding arrays of the ``items``' dtypes holds, as one
+    place's value: the one strong dtype (weakly typed items of it aside), the
+    one weak dtype, or ``MIXED`` and the dtypes when no one dtype is held."""
+    strong = {i for i in items if not i.endswith(WEAK_SUFFIX)}
+    weak = {i.removesuffix(WEAK_SUFFIX) for i in items if i.endswith(WEAK_SUFFIX)}
+    if len(strong) == 1 and weak <= strong:
+        return next(iter(strong))
+    if not strong and len(weak) == 1:
+        return next(iter(items))
+    return MIXED + ",".join(sorted(strong | weak))
+
+
+def _place_values(place: str, value: Any, places: dict[str, str], depth: int = 0) -> None:
+    """The values a recorded ``value`` gives ``place`` and the places inside
+    it: ``place[0]`` for a tuple's first item, ``place[*]`` for every item of
+    a container (a dict's values, a list's or tuple's items)."""
+    if isinstance(value, str):
+        places[place] = value
+    elif isinstance(value, dict) and isinstance(items := value.get(ITEMS), list):  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        places[f"{place}[*]"] = _merged([str(i) for i in items])  # pyright: ignore[reportUnknownVariableType]
+    elif isinstance(value, list) and depth == 0:
+        arrays: list[str] = []
+        for index, item in enumerate(value):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+            _place_values(f"{place}[{index}]", item, places, depth + 1)
             if isinstance(item, str):
-                places[f"{RETURN}[{index}]"] = item
+                arrays.append(item)
+        if arrays and len(arrays) == len(value):  # pyright: ignore[reportUnknownArgumentType]
+            places[f"{place}[*]"] = _merged(arrays)
+
+
+def _places(seen: dict[str, Any]) -> dict[str, str]:
+    places: dict[str, str] = {}
+    for name, value in seen["params"].items():
+        _place_values(name, value, places)
+    _place_values(RETURN, seen["result"], places)
     return places
 
 

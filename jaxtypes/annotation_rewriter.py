@@ -33,6 +33,7 @@ from jaxtypes import lattice
 __all__ = [
     "SPELLINGS",
     "TYPEVAR",
+    "MIXED",
     "Decision",
     "Change",
     "Left",
@@ -52,6 +53,9 @@ TYPEVAR: Final = "<typevar>"
 
 RETURN: Final = "return"
 WEAK_SUFFIX: Final = ":weak"
+MIXED: Final = "mixed:"
+"""A container place's value when the container held several dtypes at once
+(``mixed:float32,int32``): no one dtype, and no dtype variable, names it."""
 TYPEVAR_NAME: Final = "DT"
 
 # What a bare array annotation names, by qualified name.
@@ -122,6 +126,9 @@ def _single(place: str, values: Sequence[str]) -> str | None | tuple[str]:
     weak = {_base(v) for v in values if _is_weak(v)}
     if not values:
         return None
+    mixed = {d for v in values if v.startswith(MIXED) for d in v.removeprefix(MIXED).split(",")}
+    if mixed:
+        return (f"held arrays of several dtypes at once ({_listed(mixed)})",)
     if not strong:
         return (f"only weakly typed arrays seen ({_listed(weak)}, from Python scalars): their dtype is no decision",)
     if len(strong) == 1 and weak <= strong:
@@ -131,7 +138,8 @@ def _single(place: str, values: Sequence[str]) -> str | None | tuple[str]:
 
 def decide(places: Sequence[str], calls: Sequence[Mapping[str, str]]) -> Decision:
     """What to write at each of a function's annotated ``places`` (parameter
-    names, ``"return"``, ``"return[0]"`` for a tuple's items), given what each
+    names, ``"return"``, ``"return[0]"`` for a tuple's items, ``"x[*]"`` for
+    the items of a dict, list or tuple of arrays), given what each
     recorded call held there (a dtype's name, ``":weak"`` appended for a
     weakly typed array; absent where no array was seen)."""
     dtypes: dict[str, str] = {}
@@ -230,6 +238,43 @@ class Rewritten:
 # around one (the subscript, the category's name, the array expression).
 _Bare = Union[cst.BaseExpression, tuple[cst.Subscript, str, cst.BaseExpression]]
 
+# Containers whose items' annotation is the last type argument: a dict's
+# values, a list's or sequence's items, a homogeneous tuple's.
+_CONTAINERS: Final = frozenset(
+    {
+        "builtins.dict",
+        "builtins.list",
+        "typing.Dict",
+        "typing.List",
+        "typing.Mapping",
+        "typing.MutableMapping",
+        "typing.Sequence",
+        "typing.MutableSequence",
+        "collections.abc.Mapping",
+        "collections.abc.MutableMapping",
+        "collections.abc.Sequence",
+        "collections.abc.MutableSequence",
+    }
+)
+_TUPLES: Final = frozenset({"builtins.tuple", "typing.Tuple"})
+_OPTIONALS: Final = frozenset({"typing.Optional", "typing.Union"})
+
+
+def _node(bare: _Bare) -> cst.BaseExpression:
+    """The node a bare annotation's rewrite replaces."""
+    return bare[0] if isinstance(bare, tuple) else bare
+
+
+class _Replace(cst.CSTTransformer):
+    """Replaces nodes of a tree, found by identity, with others."""
+
+    def __init__(self, replacements: Mapping[int, cst.BaseExpression]) -> None:
+        super().__init__()
+        self.replacements = replacements
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
+        return self.replacements.get(id(original_node), updated_node)
+
 
 def _dtype_expression(spelling: str, numpy_alias: str, name: str) -> str:
     attribute = "bool_" if name == lattice.BOOL else name
@@ -325,22 +370,59 @@ class _Rewriter(ContextAwareTransformer):
                 return (annotation, category, first.value)
         return None
 
-    def _result_places(self, returns: cst.Annotation | None) -> dict[str, _Bare]:
-        if returns is None:
-            return {}
-        bare = self._bare(returns.annotation)
+    def _places(self, annotation: cst.BaseExpression, place: str, depth: int = 0) -> dict[str, _Bare]:
+        """The bare arrays an annotation holds, by place: the annotation
+        itself (``place``), ``X | None`` and ``Optional[X]``'s ``X`` (the same
+        place), a tuple's items (``place[0]``), and the items of a dict,
+        list, sequence or ``tuple[X, ...]`` (``place[*]``)."""
+        bare = self._bare(annotation)
         if bare is not None:
-            return {RETURN: bare}
-        annotation = returns.annotation
-        places: dict[str, _Bare] = {}
-        if isinstance(annotation, cst.Subscript) and self._names(annotation.value) & {"builtins.tuple", "typing.Tuple"}:
-            for index, element in enumerate(annotation.slice):
-                item = element.slice
-                if isinstance(item, cst.Index):
-                    found = self._bare(item.value)
-                    if found is not None:
-                        places[f"{RETURN}[{index}]"] = found
-        return places
+            return {place: bare}
+        if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+            sides = [annotation.left, annotation.right]
+            others = [side for side in sides if not (isinstance(side, cst.Name) and side.value == "None")]
+            return self._places(others[0], place, depth) if len(others) == 1 else {}
+        if not isinstance(annotation, cst.Subscript):
+            return {}
+        names = self._names(annotation.value)
+        items = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
+        if len(items) != len(annotation.slice) or not items:
+            return {}
+        if names & _OPTIONALS:
+            others = [i for i in items if not (isinstance(i, cst.Name) and i.value == "None")]
+            if len(others) == 1 and ("typing.Optional" in names or len(items) == 2):
+                return self._places(others[0], place, depth)
+            return {}
+        if depth:  # one container deep: what the recorder reads
+            found = self._bare(items[-1]) if names & _CONTAINERS else None
+            return {f"{place}[*]": found} if found is not None else {}
+        if names & _TUPLES:
+            if len(items) == 2 and isinstance(items[1], cst.Ellipsis):
+                found = self._bare(items[0])
+                return {f"{place}[*]": found} if found is not None else {}
+            places: dict[str, _Bare] = {}
+            for index, item in enumerate(items):
+                places.update(self._places(item, f"{place}[{index}]", depth + 1))
+            return places
+        if names & _CONTAINERS:
+            found = self._bare(items[-1])
+            return {f"{place}[*]": found} if found is not None else {}
+        return {}
+
+    def _annotation_places(self, annotation: cst.Annotation | None, root: str) -> dict[str, _Bare]:
+        return {} if annotation is None else self._places(annotation.annotation, root)
+
+    @staticmethod
+    def _replaced(
+        annotation: cst.Annotation, places: Mapping[str, _Bare], written: Mapping[str, cst.BaseExpression]
+    ) -> cst.Annotation:
+        """``annotation`` (as first parsed) with the written places' nodes replaced."""
+        replacements = {id(_node(places[p])): new for p, new in written.items() if p in places}
+        if not replacements:
+            return annotation
+        new = annotation.annotation.visit(_Replace(replacements))
+        assert isinstance(new, cst.BaseExpression)
+        return annotation.with_changes(annotation=new)
 
     # ------------------------------------------------------------- writing
     def _line(self, node: cst.FunctionDef | cst.ClassDef) -> int:
@@ -452,13 +534,11 @@ class _Rewriter(ContextAwareTransformer):
         where = ".".join([*self._classes, original_node.name.value])
         params = original_node.params
         every = [*params.posonly_params, *params.params, *params.kwonly_params]
-        places: dict[str, _Bare] = {}
-        for param in every:
-            if param.annotation is not None:
-                bare = self._bare(param.annotation.annotation)
-                if bare is not None:
-                    places[param.name.value] = bare
-        places.update(self._result_places(original_node.returns))
+        roots: dict[str, dict[str, _Bare]] = {
+            p.name.value: self._annotation_places(p.annotation, p.name.value) for p in every
+        }
+        roots[RETURN] = self._annotation_places(original_node.returns, RETURN)
+        places = {place: bare for found in roots.values() for place, bare in found.items()}
         for name, seen in sorted(record.params.items()):
             if any(p.name.value == name and p.annotation is None for p in every):
                 self.left.append(Left(line, where, name, f"not annotated (saw {_listed(seen)}): left as written"))
@@ -469,11 +549,13 @@ class _Rewriter(ContextAwareTransformer):
         if not written:
             return updated_node
 
+        originals = {p.name.value: p.annotation for p in every}
+
         def annotated(param: cst.Param) -> cst.Param:
-            new = written.get(param.name.value)
-            if new is None or param.annotation is None:
+            original = originals.get(param.name.value)
+            if original is None or param.annotation is None:
                 return param
-            return param.with_changes(annotation=param.annotation.with_changes(annotation=new))
+            return param.with_changes(annotation=self._replaced(original, roots[param.name.value], written))
 
         new_params = updated_node.params.with_changes(
             posonly_params=[annotated(p) for p in updated_node.params.posonly_params],
@@ -481,17 +563,8 @@ class _Rewriter(ContextAwareTransformer):
             kwonly_params=[annotated(p) for p in updated_node.params.kwonly_params],
         )
         returns = updated_node.returns
-        if returns is not None:
-            if RETURN in written:
-                returns = returns.with_changes(annotation=written[RETURN])
-            elif any(p.startswith(RETURN + "[") for p in written):
-                tuple_annotation = returns.annotation
-                assert isinstance(tuple_annotation, cst.Subscript)
-                elements = [
-                    e.with_changes(slice=cst.Index(written[f"{RETURN}[{i}]"])) if f"{RETURN}[{i}]" in written else e
-                    for i, e in enumerate(tuple_annotation.slice)
-                ]
-                returns = returns.with_changes(annotation=tuple_annotation.with_changes(slice=elements))
+        if returns is not None and original_node.returns is not None:
+            returns = self._replaced(original_node.returns, roots[RETURN], written)
         return updated_node.with_changes(params=new_params, returns=returns)
 
     # ------------------------------------------------------------- classes
@@ -506,14 +579,14 @@ class _Rewriter(ContextAwareTransformer):
         seen = self.fields.get(qualname)
         if seen is None or not isinstance(updated_node.body, cst.IndentedBlock):
             return updated_node
-        places: dict[str, _Bare] = {}
+        roots: dict[str, tuple[cst.Annotation, dict[str, _Bare]]] = {}
         for statement in original_node.body.body:
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                        bare = self._bare(small.annotation.annotation)
-                        if bare is not None:
-                            places[small.target.value] = bare
+                        name = small.target.value
+                        roots[name] = (small.annotation, self._annotation_places(small.annotation, name))
+        places = {place: bare for _, found in roots.values() for place, bare in found.items()}
         if not places:
             return updated_node
         written = self._apply(qualname, self._line(original_node), places, decide_fields(seen, list(places)))
@@ -524,8 +597,8 @@ class _Rewriter(ContextAwareTransformer):
             if isinstance(statement, cst.SimpleStatementLine):
                 statement = statement.with_changes(
                     body=[
-                        s.with_changes(annotation=s.annotation.with_changes(annotation=written[s.target.value]))
-                        if isinstance(s, cst.AnnAssign) and isinstance(s.target, cst.Name) and s.target.value in written
+                        s.with_changes(annotation=self._replaced(*roots[s.target.value], written))
+                        if isinstance(s, cst.AnnAssign) and isinstance(s.target, cst.Name) and s.target.value in roots
                         else s
                         for s in statement.body
                     ]

@@ -9,7 +9,10 @@ path filter counts as the project's, and records for each parameter, the
 return value and the array attributes of ``self`` the dtype's name and the
 weak type flag of every JAX array (tracers under ``jit``, ``vmap`` and
 ``scan`` included: their ``dtype`` and ``weak_type`` are static, their values
-are never read).  At exit the child writes what it saw, each distinct
+are never read), the dtypes held by a dict, list or tuple of arrays, and the
+array fields of the project's own classes' instances passed or returned
+(dataclasses, NamedTuples, Flax ``struct`` dataclasses and ``TrainState``
+subclasses, modules).  At exit the child writes what it saw, each distinct
 signature once with a count, as one JSON file per process into the
 directory the parent named (``ENV_OUT``): a test run's worker processes each
 write their own.
@@ -60,11 +63,15 @@ if _other is not None and _other.loader is not None:
 '''
 
 # A recorded value: "float32" or "float32:weak" for an array, a list of those
-# (None for a non-array item) for a tuple or list holding arrays, None otherwise.
-Described = Union[str, "list[Described]", None]
+# (None for a non-array item) for a short tuple or list holding arrays, a
+# frozenset of those for a dict (or a longer list or tuple) whose values are all
+# arrays (JSON: {"items": [...]}), None otherwise.
+Described = Union[str, "list[Described]", "frozenset[str]", None]
 
 _GENERATOR_FLAGS: Final = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
 _LONGEST_SEQUENCE: Final = 16  # longer tuples and lists are data, not a function's results
+_LARGEST_CONTAINER: Final = 1024  # a dict, list or tuple of arrays whose dtypes are read item by item
+_ITEMS: Final = "items"
 _VENV_MARKERS: Final = ("site-packages", "dist-packages")
 
 
@@ -85,9 +92,25 @@ def describe(value: Any, array_type: type, nested: bool = False) -> Described:
         except Exception:  # noqa: BLE001 - an exotic tracer without a dtype is not recorded
             return None
         return f"{name}:weak" if weak else name
-    if not nested and type(value) in (tuple, list) and 0 < len(value) <= _LONGEST_SEQUENCE:
-        items = [describe(item, array_type, True) for item in value]
-        return items if any(item is not None for item in items) else None
+    kind = type(value)
+    if kind is dict or kind is tuple or kind is list:
+        size = len(value)
+        if not nested and kind is not dict and 0 < size <= _LONGEST_SEQUENCE:
+            items = [describe(item, array_type, True) for item in value]
+            return items if any(item is not None for item in items) else None
+        if 0 < size <= _LARGEST_CONTAINER:
+            # A container of arrays: the dtypes it holds, only if every item is
+            # an array (a dict of arrays and other values is no dict of arrays;
+            # nested containers are pytrees, not read).
+            found: set[str] = set()
+            for item in value.values() if kind is dict else value:  # pyright: ignore[reportUnknownVariableType]
+                if not isinstance(item, array_type):
+                    return None
+                one = describe(item, array_type, True)
+                if not isinstance(one, str):
+                    return None
+                found.add(one)
+            return frozenset(found)
     return None
 
 
@@ -98,6 +121,8 @@ def _freeze(value: Described) -> Any:
 
 def _thaw(value: Any) -> Any:
     """``_freeze`` undone, for JSON."""
+    if isinstance(value, frozenset):
+        return {_ITEMS: sorted(value)}  # pyright: ignore[reportUnknownArgumentType]
     return [_thaw(v) for v in value] if isinstance(value, tuple) else value  # pyright: ignore[reportUnknownVariableType]
 
 
@@ -118,6 +143,7 @@ class Recorder:
         self._files: dict[str, bool] = {}
         self._pending: dict[FrameType, tuple[tuple[str, int, str], tuple[Any, ...]]] = {}
         self._array: type | None = None
+        self._classes: dict[type, bool] = {}  # whether a class is the project's
         self._own = str(Path(__file__).resolve())
 
     # ------------------------------------------------------------ the filter
@@ -204,37 +230,63 @@ class Recorder:
             return
         local = frame.f_locals
         params: list[tuple[str, Any]] = []
-        for index, name in enumerate(code.co_varnames[:count]):
+        for name in code.co_varnames[:count]:
             value = local.get(name)
             found = describe(value, array)
             if found is not None:
                 params.append((name, _freeze(found)))
-            elif index == 0 and name == "self":
+            else:
                 self._record_fields(value, array)
         self._pending[frame] = ((code.co_filename, code.co_firstlineno, code.co_name), tuple(params))
 
     def _leave(self, pending: tuple[tuple[str, int, str], tuple[Any, ...]], value: object) -> None:
         key, params = pending
-        assert self._array is not None
-        result = _freeze(describe(value, self._array))
+        array = self._array
+        assert array is not None
+        described = describe(value, array)
+        if described is None:
+            self._record_fields(value, array)
+        elif type(value) is tuple:
+            for item in value:  # pyright: ignore[reportUnknownVariableType]
+                self._record_fields(item, array)
+        result = _freeze(described)
         if not params and result is None:
             return
         seen = self.calls.setdefault(key, {})
         seen[params, result] = seen.get((params, result), 0) + 1
 
+    def _is_project_class(self, cls: type) -> bool:
+        known = self._classes.get(cls)
+        if known is None:
+            filename = getattr(sys.modules.get(cls.__module__), "__file__", None)
+            known = self._classes[cls] = bool(filename) and self.counts(str(filename))
+        return known
+
     def _record_fields(self, instance: object, array: type) -> None:
-        attributes: Any = getattr(instance, "__dict__", None)
-        if not isinstance(attributes, dict):
-            return
+        """The array fields of an instance of one of the project's classes:
+        its attributes, or a NamedTuple's fields."""
         cls = type(instance)
+        if not self._is_project_class(cls):
+            return
+        names: Any = getattr(cls, "_fields", None)
+        if isinstance(instance, tuple) and isinstance(names, tuple):
+            attributes: Any = dict(zip(names, instance))  # pyright: ignore[reportUnknownArgumentType]
+        else:
+            attributes = getattr(instance, "__dict__", None)
+            if not isinstance(attributes, dict):
+                return
         fields: dict[str, set[str]] | None = None
         for name, value in list(attributes.items()):  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
-            if isinstance(value, array):
-                found = describe(value, array)
-                if isinstance(found, str):
-                    if fields is None:
-                        fields = self.fields.setdefault((cls.__module__, cls.__qualname__), {})
-                    fields.setdefault(str(name), set()).add(found)  # pyright: ignore[reportUnknownArgumentType]
+            found = describe(value, array, True)
+            if found is None:
+                continue
+            if fields is None:
+                fields = self.fields.setdefault((cls.__module__, cls.__qualname__), {})
+            if isinstance(found, str):
+                fields.setdefault(str(name), set()).add(found)  # pyright: ignore[reportUnknownArgumentType]
+            elif isinstance(found, frozenset):
+                # a field holding a container of arrays: the dtypes of its items
+                fields.setdefault(f"{name}[*]", set()).update(found)
 
     # ------------------------------------------------------------- the output
     def start(self) -> None:

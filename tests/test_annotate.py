@@ -477,3 +477,217 @@ def test_checkers_read_the_dtypes_jax_gives(
     for line, (name, place) in zip(lines, CHECKED):
         (shown,) = reveals["check.py", line]
         assert MARKER.findall(shown) == [truth[name][place]], (name, place, shown)
+
+
+# ------------------------------------------------- containers and fields
+CONTAINERS = '''\
+"""Arrays in dicts, lists and tuples, and in the fields of the project's own
+dataclasses, NamedTuples and Flax struct dataclasses."""
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple, Optional
+
+import jax
+import jax.numpy as jnp
+from flax import struct
+from flax.training import train_state
+
+
+class AdamState(NamedTuple):
+    count: jax.Array
+    scale: Optional[jax.Array]  # None until the first step
+
+
+@struct.dataclass
+class Batch:
+    inputs: jax.Array
+    weights: jax.Array | None
+
+
+@dataclasses.dataclass
+class Stats:
+    history: list[jax.Array]
+    by_name: dict[str, jax.Array]
+
+
+class State(train_state.TrainState):
+    loss_scale: jax.Array
+
+
+def init_params(n: int, dtype: jnp.dtype) -> dict[str, jax.Array]:
+    return {"w": jnp.ones((n, n), dtype), "b": jnp.zeros((n,), dtype)}
+
+
+def init_cache(n: int) -> dict[str, jax.Array]:
+    # keys and values in float32, the write index in int32
+    return {"k": jnp.zeros((n,)), "index": jnp.array(0, jnp.int32)}
+
+
+def apply(params: Mapping[str, jax.Array], xs: Sequence[jax.Array]) -> list[jax.Array]:
+    return [x @ params["w"] for x in xs]
+
+
+def stack(xs: tuple[jax.Array, ...], mask: jax.Array | None = None) -> tuple[jax.Array, dict[str, jax.Array]]:
+    stacked = jnp.stack(xs)
+    if mask is not None:
+        stacked = jnp.where(mask, stacked, 0)
+    return stacked, {"total": jnp.sum(stacked)}
+
+
+def same(tree: dict[str, jax.Array]) -> dict[str, jax.Array]:
+    return {k: v * 2 for k, v in tree.items()}
+
+
+def advance(state: AdamState, batch: Batch) -> AdamState:
+    return AdamState(state.count + 1, batch.inputs.sum().astype(jnp.float32))
+
+
+def summarise(xs: list[jax.Array]) -> Stats:
+    return Stats(xs, {"last": xs[-1]})
+
+
+def rescale(state: State) -> State:
+    return state.replace(loss_scale=state.loss_scale / 2)
+'''
+
+CONTAINERS_DRIVER = '''\
+import json
+import sys
+
+import jax
+import jax.numpy as jnp
+import optax
+
+import model
+
+truth = {}
+
+
+def seen(name, place, array):
+    truth.setdefault(name, {})[place] = str(array.dtype)
+    return array
+
+
+def seen_all(name, place, arrays):
+    dtypes = {str(a.dtype) for a in arrays}
+    assert len(dtypes) == 1, dtypes
+    truth.setdefault(name, {})[place] = dtypes.pop()
+    return arrays
+
+
+params = model.init_params(3, jnp.bfloat16)
+seen_all("init_params", "return[*]", params.values())
+cache = model.init_cache(3)
+assert {str(v.dtype) for v in cache.values()} == {"float32", "int32"}
+xs = [jnp.ones((2, 3), jnp.bfloat16), jnp.ones((4, 3), jnp.bfloat16)]
+seen_all("apply", "xs[*]", xs)
+seen_all("apply", "return[*]", model.apply(params, xs))
+pair = (jnp.ones(2, jnp.int16), jnp.ones(2, jnp.int16))
+seen_all("stack", "xs[*]", pair)
+stacked, totals = model.stack(pair, seen("stack", "mask", jnp.array([True, False])))
+seen("stack", "return[0]", stacked)
+seen_all("stack", "return[1][*]", totals.values())
+model.stack(pair[:1])
+for dtype in (jnp.float32, jnp.bfloat16):
+    model.same({"a": jnp.ones(2, dtype)})
+state = model.AdamState(seen("AdamState", "count", jnp.zeros((), jnp.int32)), None)
+batch = model.Batch(seen("Batch", "inputs", jnp.ones((2,), jnp.int8)), seen("Batch", "weights", jnp.ones(2)))
+state = jax.jit(model.advance)(state, batch)
+seen("AdamState", "scale", state.scale)
+model.advance(state, model.Batch(batch.inputs, None))
+stats = model.summarise([seen("Stats", "history[*]", jnp.zeros(2, jnp.uint8))])
+seen_all("Stats", "by_name[*]", stats.by_name.values())
+train = model.State.create(
+    apply_fn=lambda p, x: x, params=params, tx=optax.sgd(0.1), loss_scale=seen("State", "loss_scale", jnp.ones(()))
+)
+jax.jit(model.rescale)(train)
+if len(sys.argv) > 1:
+    with open(sys.argv[1], "w") as f:
+        json.dump(truth, f)
+print("driver ok", file=sys.stderr)
+'''
+
+
+@pytest.fixture(scope="module")
+def containers(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The containers project after `jaxtypes annotate -- python driver.py`."""
+    root = tmp_path_factory.mktemp("containers")
+    (root / "model.py").write_text(CONTAINERS)
+    (root / "driver.py").write_text(CONTAINERS_DRIVER)
+    proc = _annotate(root, "--", sys.executable, "driver.py")
+    assert proc.returncode == 0, proc.stderr
+    return root, proc
+
+
+def test_arrays_in_containers_get_the_dtype_jax_gives(
+    containers: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    root, _ = containers
+    t = _driver(root)
+    source = (root / "model.py").read_text()
+
+    def a(name: str, place: str) -> str:
+        dtype = t[name][place]
+        return f"jax.Array[jnp.{'bool_' if dtype == 'bool' else dtype}]"
+
+    assert t["init_params"]["return[*]"] == "bfloat16"
+    assert f"def init_params(n: int, dtype: jnp.dtype) -> dict[str, {a('init_params', 'return[*]')}]:" in source
+    assert (
+        f"def apply(params: Mapping[str, {a('init_params', 'return[*]')}], xs: Sequence[{a('apply', 'xs[*]')}])"
+        f" -> list[{a('apply', 'return[*]')}]:" in source
+    )
+    # a homogeneous tuple, an optional array, a tuple holding a dict
+    assert (
+        f"def stack(xs: tuple[{a('stack', 'xs[*]')}, ...], mask: {a('stack', 'mask')} | None = None)"
+        f" -> tuple[{a('stack', 'return[0]')}, dict[str, {a('stack', 'return[1][*]')}]]:" in source
+    )
+    # the result's items follow the argument's: a dtype variable
+    assert "def same(tree: dict[str, jax.Array[DT]]) -> dict[str, jax.Array[DT]]:" in source
+
+
+def test_fields_of_dataclasses_namedtuples_and_train_states(
+    containers: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    root, _ = containers
+    t = _driver(root)
+    source = (root / "model.py").read_text()
+
+    def a(name: str, place: str) -> str:
+        return f"jax.Array[jnp.{t[name][place]}]"
+
+    assert f"    count: {a('AdamState', 'count')}\n" in source
+    assert f"    scale: Optional[{a('AdamState', 'scale')}]  # None until the first step\n" in source
+    assert f"    inputs: {a('Batch', 'inputs')}\n    weights: {a('Batch', 'weights')} | None\n" in source
+    assert f"    history: list[{a('Stats', 'history[*]')}]\n" in source
+    assert f"    by_name: dict[str, {a('Stats', 'by_name[*]')}]\n" in source
+    assert f"    loss_scale: {a('State', 'loss_scale')}\n" in source
+
+
+def test_a_dict_of_several_dtypes_is_left_and_reported(
+    containers: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    root, proc = containers
+    source = (root / "model.py").read_text()
+    assert "def init_cache(n: int) -> dict[str, jax.Array]:\n    # keys and values in float32" in source
+    left = proc.stdout.split("left as written:\n", 1)[1]
+    assert re.search(
+        r"model\.py:\d+ init_cache, return\[\*\]: held arrays of several dtypes at once \(float32, int32\)", left
+    )
+
+
+def test_containers_the_driver_still_runs_and_a_second_run_changes_nothing(
+    containers: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    root, _ = containers
+    _driver(root)
+    before = (root / "model.py").read_text()
+    # nothing but annotations and the added header lines changed
+    added = {"import jaxtypes  # noqa: F401 - makes jax.Array[...] subscriptable at run time", 'DT = TypeVar("DT")'}
+    kept = [line for line in CONTAINERS.splitlines() if line and "Array" not in line]
+    after = [line.replace("import TypeVar, ", "import ") for line in before.splitlines()]
+    assert [line for line in after if line and "Array" not in line and line not in added] == kept
+    again = _annotate(root, "--", sys.executable, "driver.py")
+    assert again.returncode == 0, again.stderr
+    assert (root / "model.py").read_text() == before
+    assert again.stdout.startswith("jaxtypes annotate: annotated 0 functions"), again.stdout
