@@ -84,10 +84,12 @@ def _given(var: str) -> str:
     return f"{_MARKERS}.DtypeValue[{var}] | type[{var}]"
 
 
-# (arguments' type, dtype=, inexact=, element type) of each typed case, in
-# the order a checker must try them; ``n`` is the arity (None: any).
+# The typed cases, in the order a checker must try them: first those of an
+# argument of unknown dtype (Any, which matches the later overloads too, the
+# first answering for it), then the known ones.
 def _dtype_cases() -> list[tuple[str, str, str, str]]:
-    """The cases of a dtype= given: any number of array-likes."""
+    """(each argument's type, dtype=, inexact=, element type) of the cases
+    of a dtype= given: any number of array-likes (None is no array-like)."""
     return [
         ("_JaxtypesArrayLike", "_JaxtypesUnknownT", "_jaxtypes_builtins.bool = ...", "_JaxtypesAny"),
         (
