@@ -8,8 +8,9 @@ member (stubtest checks the two agree).  The members that keep the array's
 dtype say so (``Array[DT]``, checked against JAX by tests/test_array_surface.py);
 where the dtype depends on more than the array's (an index dtype follows x64, a
 variance drops complex, ``dot`` promotes with its argument), the result is
-``Array[Any]``.  With the JAX stubs, jax.Array keeps JAX's own declarations of
-these (``jaxtypes._stubgen.basearray_stub``).
+``Array[Any]``; ``argsort``'s is JAX's default integer (``DEFAULT_INT``).
+With the JAX stubs, jax.Array keeps JAX's own declarations of these
+(``jaxtypes._stubgen.basearray_stub``), with the same dtypes.
 
 Left out on purpose: ``__setitem__`` (JAX arrays are immutable; JAX declares it
 only to raise, so ``x[0] = 1`` stays an error), ``__init__`` (not
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["SURFACE", "SAME_DTYPE", "PROPERTIES", "LEFT_OUT", "INDEX_UPDATE_METHODS"]
+__all__ = ["SURFACE", "SAME_DTYPE", "DEFAULT_INT", "PROPERTIES", "LEFT_OUT", "INDEX_UPDATE_METHODS"]
 
 # name -> the declaration's lines (a property's first line is "@property").
 SURFACE: Final[dict[str, tuple[str, ...]]] = {
@@ -57,14 +58,17 @@ SURFACE: Final[dict[str, tuple[str, ...]]] = {
     "byteswap": ("def byteswap(self) -> Array[DT]: ...",),
     "at": ("@property", "def at(self) -> ArrayAt[DT]: ..."),
     "__reversed__": ("def __reversed__(self) -> Iterator[Array[DT]]: ...",),
+    # JAX's default integer, whatever the array's dtype (jnp.argsort's indices
+    # are an iota of dtypes.int_): int32 as the stubs are for x64 off (the mypy
+    # plugin answers int64 for a project with x64 on).
+    "argsort": (
+        "def argsort(self, axis: int | None = -1, *, kind: None = None, order: None = None, "
+        "stable: bool = True, descending: bool = False) -> Array[int32]: ...",
+    ),
     # A dtype that depends on more than the array's.
     "__round__": ("def __round__(self, ndigits: int | None = None) -> Array[Any]: ...",),
     "__divmod__": ("def __divmod__(self, other: Any, /) -> tuple[Array[Any], Array[Any]]: ...",),
     "__rdivmod__": ("def __rdivmod__(self, other: Any, /) -> tuple[Array[Any], Array[Any]]: ...",),
-    "argsort": (
-        "def argsort(self, axis: int | None = -1, *, kind: None = None, order: None = None, "
-        "stable: bool = True, descending: bool = False) -> Array[Any]: ...",
-    ),
     "argpartition": ("def argpartition(self, kth: int, axis: int = -1) -> Array[Any]: ...",),
     "searchsorted": (
         "def searchsorted(self, v: Any, side: str = 'left', sorter: Any = None, *, "
@@ -113,6 +117,7 @@ SURFACE: Final[dict[str, tuple[str, ...]]] = {
 }
 
 SAME_DTYPE: Final = frozenset(n for n, lines in SURFACE.items() if "-> Array[DT]" in lines[-1])
+DEFAULT_INT: Final = frozenset(n for n, lines in SURFACE.items() if "-> Array[int32]" in lines[-1])
 PROPERTIES: Final = frozenset(n for n, lines in SURFACE.items() if lines[0] == "@property")
 LEFT_OUT: Final = frozenset(["__setitem__", "__init__", "__numpy_dtype__", "_rewrap_with_aval_and_sharding"])
 

@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from jaxtypes import lattice
+from jaxtypes import array_surface, lattice
 
 STUB = Path(__file__).resolve().parent.parent / "jaxtypes" / "_array.pyi"
 # What jaxtypes.Array leaves out of JAX's surface, on purpose (array_surface's
@@ -172,3 +172,31 @@ def test_at_divide_is_not_dtype_keeping(node: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert x.at[0].divide(x[0]).dtype == jnp.float32
+
+
+# How each member the stub types as JAX's default integer is called here.
+DEFAULT_INT: dict[str, Callable[[Any], Any]] = {"argsort": lambda x: x.argsort()}
+
+
+def test_every_default_int_member_is_checked_here() -> None:
+    assert array_surface.DEFAULT_INT == set(DEFAULT_INT)
+    returns = {
+        n.name: ast.unparse(n.returns)
+        for n in _stub_class("Array").body
+        if isinstance(n, ast.FunctionDef) and n.returns is not None
+    }
+    assert {name: returns[name] for name in DEFAULT_INT} == dict.fromkeys(DEFAULT_INT, "Array[int32]")
+
+
+@pytest.mark.parametrize("x64", [False, True])
+def test_default_int_members_give_jax_s_default_int(x64: bool) -> None:
+    """``x.argsort()`` is JAX's default integer whatever x's dtype: int32 with
+    x64 off (the stubs' answer), int64 with it on (the mypy plugin's)."""
+    with jax.enable_x64(x64), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        arrays = _arrays(SAMPLE)
+        assert len(arrays) >= len(SAMPLE) - 2
+        got = {
+            (name, node): str(jax.eval_shape(call, x).dtype) for node, x in arrays for name, call in DEFAULT_INT.items()
+        }
+    assert set(got.values()) == {"int64" if x64 else "int32"}, got

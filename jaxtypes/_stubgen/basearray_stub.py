@@ -21,7 +21,8 @@ lattice).  Nothing depends on JAX's formatting.  In the result:
   - the members that keep the dtype (``reshape``, ``T``, ``__getitem__``,
     ``copy``, ``.at[...].set(...)``, ...), whose returned ``Array`` becomes
     ``Array[DT]`` (not ``.at[...].divide(...)``, inexact for integers), and
-    ``all``/``any``, which return ``Array[bool_]``;
+    ``all``/``any``, which return ``Array[bool_]``, and ``argsort``, JAX's
+    default integer (``array_surface.DEFAULT_INT``: int32, x64 off);
   - ``__setitem__``, left out: ``x[i] = v`` always raises (``REMOVED``);
 * jaxtypes' table and descriptor classes are defined alongside.
 
@@ -791,6 +792,8 @@ def _array_class(array: ast.ClassDef, ours: _Ours, descriptors: set[str]) -> ast
             body += _retyped([node], ("Array", *INDEX_HELPERS), "{name}[DT]")
         elif name in BOOL_RESULT:
             body += _retyped([node], ("Array",), "Array[bool_]")
+        elif name in array_surface.DEFAULT_INT:
+            body += _retyped([node], ("Array",), "Array[int32]")
         elif name in REMOVED:
             continue
         elif name in ("__iter__", "__reversed__") and isinstance(node, ast.FunctionDef) and node.returns is not None:

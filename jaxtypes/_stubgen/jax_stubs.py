@@ -27,6 +27,7 @@ from typing import Final
 
 from jaxtypes._stubgen import (
     basearray_stub,
+    flax_helpers,
     function_overloads,
     initializer_stubs,
     jax_transforms,
@@ -201,7 +202,8 @@ def render(jax: JaxInstall) -> dict[str, str]:
 
     The generated modules (``jax/_src/basearray.pyi``, JAX's function
     modules, ``jaxtypes/_array.pyi``, and with a supported flax or equinox
-    installed ``flax/linen/__init__.pyi``, ``flax/nnx/__init__.pyi`` and
+    installed ``flax/linen/__init__.pyi``, ``flax/nnx/__init__.pyi``, Flax's
+    dtype helpers (``jaxtypes._stubgen.flax_helpers``) and
     ``equinox/nn/__init__.pyi``: ``jaxtypes._stubgen.layer_stubs``) are laid out three times, in the form each checker resolves as an override
     of part of an installed package without losing the rest of it:
 
@@ -318,7 +320,7 @@ def render(jax: JaxInstall) -> dict[str, str]:
                     jaxtypes=__version__, jax=jax.version, source=f"{library}/{rel[:-1]} ({library} {found.version})"
                 )
                 + text
-                for rel, text in layer_stubs.render(found).items()
+                for rel, text in _library_stubs(found).items()
             },
         )
     files: dict[str, str] = {}
@@ -351,6 +353,15 @@ def render(jax: JaxInstall) -> dict[str, str]:
                 _absolute_imports(text, package), jax.version, f"{name}/{src.relative_to(root).as_posix()}"
             )
     return dict(sorted(files.items()))
+
+
+def _library_stubs(install: layer_stubs.LayerInstall) -> dict[str, str]:
+    """{stub path relative to the library's root: its text}: the packages of
+    its typed layers, and for flax the modules of its dtype helpers."""
+    stubs = layer_stubs.render(install)
+    if install.library == "flax":
+        stubs |= flax_helpers.render(install.root)
+    return stubs
 
 
 def _add_plugin_module(modules: dict[str, str], rel: str, stub: ast.Module, source: str, jax_version: str) -> None:

@@ -598,7 +598,7 @@ from typing import Any, Generic, Literal, Protocol, SupportsIndex, overload, typ
 import numpy as np
 from typing_extensions import Never, Self, TypeVar
 
-from jaxtypes.markers import bool_
+from jaxtypes.markers import bool_, int32
 
 __all__ = ["Array"]
 

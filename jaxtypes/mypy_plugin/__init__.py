@@ -153,6 +153,8 @@ class JaxtypesPlugin(Plugin):
             method_hooks[names.member(name)] = over_bound(operators.unary_hook(op, v, builder), v, builder)
         for name in (*names.REDUCTIONS, *names.DTYPE_METHODS, *names.VARIANCES, *names.PLAIN_METHODS):
             method_hooks[names.member(name)] = over_bound(methods.method_hook(name, v, builder), v, builder)
+        for name in names.DEFAULT_INT_METHODS:
+            method_hooks[names.member(name)] = methods.default_int_hook(v, builder)
         method_hooks[names.member(names.ITEM)] = methods.item_hook(v, builder)
         method_hooks[names.member(names.ASTYPE)] = over_bound(methods.astype_hook(v, builder), v, builder)
         for fullname, op in names.SCALAR_EQUALITIES.items():

@@ -1,5 +1,5 @@
 """Array's dtype methods and properties: sum, prod, mean, max, min, argmax,
-argmin, clip, round, item, astype, real, imag.
+argmin, argsort, clip, round, item, astype, real, imag.
 
 Results come from ``jaxtypes.operation_rules.method`` under the configured variant.  An
 explicit ``dtype=`` (reductions, ``astype``) is read as the stubs read it: a
@@ -25,7 +25,7 @@ from jaxtypes.lattice import Variant
 from . import errors, names
 from .type_nodes import Alt, Builder, array_dtype, dtype_like, operands
 
-__all__ = ["method_hook", "property_hook", "item_hook", "astype_hook"]
+__all__ = ["method_hook", "default_int_hook", "property_hook", "item_hook", "astype_hook"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -188,6 +188,21 @@ def method_hook(name: str, v: Variant, builder: Builder) -> Callable[[MethodCont
             return builder.array_of(receiver, _method_alts(name, mine, v, ctx, promote))
         except _Unknown:
             return builder.any_array(receiver)
+
+    return hook
+
+
+def default_int_hook(v: Variant, builder: Builder) -> Callable[[MethodContext], Type]:
+    """The method hook of ``Array.argsort``: JAX's default integer for the
+    configured x64 (int32, int64), whatever the array's dtype (the stubs
+    declare int32, x64 off)."""
+
+    @errors.guarded(lambda ctx: ctx.default_return_type)
+    def hook(ctx: MethodContext) -> Type:
+        receiver = get_proper_type(ctx.type)
+        if not isinstance(receiver, Instance):
+            return ctx.default_return_type
+        return builder.array_of(receiver, [lattice.default_dtype("i", v.x64)])
 
     return hook
 

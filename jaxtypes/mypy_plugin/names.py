@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from jaxtypes import lattice, operation_table
+from jaxtypes import array_surface, lattice, operation_table
 
 PACKAGE: Final = "jaxtypes"
 ARRAY: Final = "jaxtypes._array.Array"
@@ -172,6 +172,8 @@ DTYPE_METHODS: Final = tuple(op.name for op in operation_table.with_rule("mean")
 VARIANCES: Final = tuple(op.name for op in operation_table.with_rule("variance"))
 PLAIN_METHODS: Final = tuple(op.name for op in operation_table.with_rule("extremum", "arg_extremum", "clip", "round"))
 PROPERTIES: Final = tuple(op.name for op in operation_table.with_rule("component"))
+# Methods whose result is JAX's default integer whatever the array's dtype (argsort).
+DEFAULT_INT_METHODS: Final = tuple(sorted(array_surface.DEFAULT_INT))
 ITEM: Final = "item"
 ASTYPE: Final = "astype"
 

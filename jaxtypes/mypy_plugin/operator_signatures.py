@@ -39,7 +39,8 @@ def _signatures() -> dict[str, str]:
         # operand, ``x - jnp.max(x)``, Any would make mypy solve it for Any.
         # Not one for the NumPy array's scalar type, which kept the dtype of
         # ``x + np.ones(2, np.float32)``: it made mypy 1.5 times slower on
-        # operators that fail, 1.2 times on the others; README.)
+        # operators that fail, 1.2 times on the others; operators.py infers
+        # such a call again instead.)
         sigs[name] = (
             f"def {name}(self, other: Array[_T] | complex | np.generic | np.ndarray[Any, Any], /) -> Array[Any]: ..."
         )

@@ -16,6 +16,7 @@ import functools
 from typing import Callable, Final, Tuple
 
 from mypy.errorcodes import ErrorCode
+from mypy.nodes import CallExpr
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import AnyType, Instance, Type, TypeVarType, UnionType, get_proper_type
 
@@ -147,6 +148,36 @@ def _collect(results: list[Alt | None]) -> list[Alt]:
     return out
 
 
+def _numpy_of_unknown_dtype(t: Type) -> bool:
+    """Whether ``t`` is a NumPy array of unknown dtype (``NDArray[Any]``)."""
+    p = get_proper_type(t)
+    if not (isinstance(p, Instance) and p.type.fullname == names.NUMPY_NDARRAY and len(p.args) == 2):
+        return False
+    dtype = get_proper_type(p.args[1])
+    if isinstance(dtype, AnyType):
+        return True
+    return isinstance(dtype, Instance) and len(dtype.args) == 1 and isinstance(get_proper_type(dtype.args[0]), AnyType)
+
+
+def _operand_type(ctx: MethodContext) -> Type:
+    """The other operand's type; for a NumPy call written as the operand
+    (``x + np.ones(2, np.float32)``), the call's type without the operator's
+    parameter as its type context.  mypy infers a call given as an argument
+    from the parameter's type first: from ``np.ndarray[Any, Any]`` numpy's
+    generic overload of ``np.ones`` gets an ``Any`` scalar type, which its
+    ``dtype`` argument then fails, and mypy takes numpy's last overload,
+    ``NDArray[Any]``.  Only that case is inferred again (a parameter that
+    keeps the scalar type made mypy slower on every operator)."""
+    other = ctx.arg_types[0][0]
+    args = ctx.args[0] if ctx.args else []
+    infer = getattr(ctx.api, "get_expression_type", None)
+    if infer is None or len(args) != 1 or not isinstance(args[0], CallExpr) or not _numpy_of_unknown_dtype(other):
+        return other
+    with ctx.api.msg.filter_errors():  # (mypy reported the call's errors in context)
+        alone = infer(args[0])
+    return alone if isinstance(get_proper_type(alone), Instance) else other
+
+
 def binary_hook(op: str, reflected: bool, v: Variant, builder: Builder) -> Callable[[MethodContext], Type]:
     """The method hook of ``Array.__<op>__`` (``__r<op>__`` if reflected)."""
     # Answers by (receiver, other operand) type for this build: mypy's types
@@ -159,7 +190,7 @@ def binary_hook(op: str, reflected: bool, v: Variant, builder: Builder) -> Calla
         receiver = get_proper_type(ctx.type)
         if not isinstance(receiver, Instance) or len(ctx.arg_types) != 1 or len(ctx.arg_types[0]) != 1:
             return ctx.default_return_type
-        key = (receiver, ctx.arg_types[0][0])
+        key = (receiver, _operand_type(ctx))
         known = answers.get(key)
         if known is None:
             result, failures, reusable = _binary_answer(*key)
