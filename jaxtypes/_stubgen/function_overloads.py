@@ -738,7 +738,10 @@ def _typed(
     a function whose result is a NamedTuple of arrays."""
     try:
         plan = _plan(name, fn)
-        if plan is None and name in function_rules.PREFERRED_TYPED:
+        cases = _cases_plan(name, fn) if plan is None else None
+        if cases is not None:
+            typed = _cases_overloads(cases, fn, tables)
+        elif plan is None and name in function_rules.PREFERRED_TYPED:
             typed = _preferred_only(fn, tables)
         elif plan is None:
             return []
@@ -995,6 +998,82 @@ def _equal_dtype_overloads(
         narrowed = _with(fn, {param: escape}, declared)
         setattr(narrowed, REPLACES_DECLARATION, True)
         out.append(narrowed)
+    return out
+
+
+# Of lax.select_n(which, *cases), the calls of at most this many cases are
+# checked (no overload takes more cases, besides JAX's declaration): an
+# overload per case that may be a NumPy or Python value leaves the others
+# unmatched (_cases_overloads); select_n's cases are a handful in the code
+# that uses it (one per branch: PNDM's five in diffusers' scheduler).
+CHECKED_CASES: Final = 6
+
+
+def _cases_plan(name: str, fn: ast.FunctionDef) -> CallPlan | None:
+    """The plan of a function like lax.select_n(which, *cases): its rule is
+    ``select`` (one dtype of every case), it takes one argument and then
+    ``*cases`` of JAX's ArrayLike.  (The call plan, which the mypy plugin
+    reads too, reads the cases by position; the generator by their
+    vararg.)"""
+    plan = call_plans.call_plan(name, *parameters(fn))
+    vararg = fn.args.vararg
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    if (
+        plan is None
+        or (plan.rule.family, plan.kind) != ("select", "cxy")
+        or not name.startswith("jax.lax.")
+        or vararg is None
+        or not _is_array_like(vararg.annotation)
+        or len(positional) != 1
+        or fn.args.kwonlyargs
+        or fn.args.kwarg is not None
+        or fn.returns is None
+        or ast.unparse(fn.returns) != "Array"
+    ):
+        return None
+    return plan
+
+
+def _cases_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.FunctionDef]:
+    """lax.select_n(which, *cases): cases of one dtype give it; cases of a
+    weakly typed array and the dtype JAX gives it, that dtype (per the rule,
+    as ``_equal_dtype_overloads``); cases of one array type (a dtype
+    variable's), unknown; then, as JAX's declaration, a call of more than
+    ``CHECKED_CASES`` cases, and one whose case at a position up to it is a
+    NumPy or Python value, a 64-bit array with x64 off, or of unknown dtype.
+    Cases of known dtypes that JAX refuses together match none."""
+    v = tables.v
+    strong = [m for m in lattice.NODES if not (m in _64_BIT and not v.x64)]
+    forms: list[tuple[list[str], str, str]] = []  # (positional cases, *cases annotation, result)
+    for var, result in _same_dtype_groups(plan, tables):
+        forms.append(([], f"Array[{MARKERS}.{var}]", f"Array[{MARKERS}.{result}]"))
+    for weak in lattice.WEAK:
+        for m in strong:
+            res = _result(plan.rule, ("bool", m, weak), v)
+            if m != weak and res is not None and res == _result(plan.rule, ("bool", weak, m), v):
+                forms.append(([], f"Array[{MARKERS}.{_m(m)} | {MARKERS}.{_m(weak)}]", f"Array[{MARKERS}.{_m(res)}]"))
+    if not forms:
+        return []
+    forms.append(([], f"{MARKERS}.{SAME_ARRAY}[{RESULT_VAR}]", "Array"))
+    wide = [f"{MARKERS}.{_m(m)}" for m in lattice.NODES if m in _64_BIT and not v.x64]
+    escape = " | ".join(
+        [NOT_JAX_ARRAY, f"Array[{MARKERS}.{UNKNOWN_VAR}]", *([f"Array[{' | '.join(wide)}]"] if wide else [])]
+    )
+    forms.append((["ArrayLike"] * (CHECKED_CASES + 1), "ArrayLike", "Array"))
+    for i in range(CHECKED_CASES):
+        forms.append((["ArrayLike"] * i + [escape], "ArrayLike", "Array"))
+    out: list[ast.FunctionDef] = []
+    for positional, rest, result in forms:
+        overload = as_overload(fn)
+        first = overload.args.posonlyargs + overload.args.args
+        overload.args.posonlyargs = first if positional else []
+        overload.args.args = [] if positional else first
+        overload.args.posonlyargs += [ast.arg(f"case{i}", parse_expr(a)) for i, a in enumerate(positional)]
+        assert overload.args.vararg is not None
+        overload.args.vararg.annotation = parse_expr(rest)
+        overload.returns = parse_expr(result)
+        out.append(overload)
+    setattr(out[-1], REPLACES_DECLARATION, True)
     return out
 
 

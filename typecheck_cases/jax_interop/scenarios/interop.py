@@ -156,11 +156,15 @@ def lax_equal_dtypes(p: jax.Array[bool_], x: jax.Array[float32], h: jax.Array[fl
     lax.select(p, i, x)  # E: equal-dtypes
     lax.dynamic_update_slice(h, x, (0,))  # E: equal-dtypes
     lax.add(b, jnp.asarray(1.0))  # E: equal-dtypes
+    lax.select_n(i, x, x, b)  # E: equal-dtypes
+    lax.select_n(i, b, jnp.full((3,), 1.0))  # E: equal-dtypes
     assert_type(lax.add(x, jnp.asarray(1.0)), jax.Array[float32])
     assert_type(lax.select(p, jnp.full((3,), 1.0), x), jax.Array[float32])
     assert_type(lax.sub(i, jnp.asarray(2)), jax.Array[int32])
     assert_type(lax.dynamic_update_slice(x, jnp.full((1,), 1.0), (0,)), jax.Array[float32])
+    assert_type(lax.select_n(i, x, jnp.full((3,), 1.0)), jax.Array[float32])
     assert_type(lax.add(x, a), jax.Array[Any])
+    lax.select_n(i, x, np.ones(3), x)
     lax.add(x, np.float64(1.0))
     lax.add(x, np.ones(3))
     lax.add(x, 2.0)
@@ -174,6 +178,7 @@ DM = TypeVar("DM", bound=DtypeMarker)
 # -- two arrays of one dtype variable have one dtype, whichever it is
 def lax_dtype_variables(p: jax.Array[bool_], x: jax.Array[DT], y: jax.Array[DT], m: jax.Array[DM]) -> jax.Array[DT]:
     lax.dynamic_update_slice(m, lax.mul(m, m), (0,))
+    lax.select_n(p, m, m)
     return lax.select(p, x, lax.add(x, y))
 
 
