@@ -1035,7 +1035,8 @@ def _cases_plan(name: str, fn: ast.FunctionDef) -> CallPlan | None:
 
 
 def _cases_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.FunctionDef]:
-    """lax.select_n(which, *cases): cases of one dtype give it; cases of a
+    """lax.select_n(which, *cases): cases of unknown dtype give an unknown
+    result; cases of one dtype give it; cases of a
     weakly typed array and the dtype JAX gives it, that dtype (per the rule,
     as ``_equal_dtype_overloads``); cases of one array type (a dtype
     variable's), unknown; then, as JAX's declaration, a call of more than
@@ -1044,7 +1045,9 @@ def _cases_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables
     Cases of known dtypes that JAX refuses together match none."""
     v = tables.v
     strong = [m for m in lattice.NODES if not (m in _64_BIT and not v.x64)]
-    forms: list[tuple[list[str], str, str]] = []  # (positional cases, *cases annotation, result)
+    # (cases of unknown dtype first, unknown: where none matches, mypy reports
+    # the first overload and reveals its result, not a dtype the cases join to)
+    forms: list[tuple[list[str], str, str]] = [([], f"Array[{MARKERS}.{UNKNOWN_VAR}]", "Array")]
     for var, result in _same_dtype_groups(plan, tables):
         forms.append(([], f"Array[{MARKERS}.{var}]", f"Array[{MARKERS}.{result}]"))
     for weak in lattice.WEAK:
@@ -1052,7 +1055,7 @@ def _cases_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables
             res = _result(plan.rule, ("bool", m, weak), v)
             if m != weak and res is not None and res == _result(plan.rule, ("bool", weak, m), v):
                 forms.append(([], f"Array[{MARKERS}.{_m(m)} | {MARKERS}.{_m(weak)}]", f"Array[{MARKERS}.{_m(res)}]"))
-    if not forms:
+    if len(forms) == 1:
         return []
     forms.append(([], f"{MARKERS}.{SAME_ARRAY}[{RESULT_VAR}]", "Array"))
     wide = [f"{MARKERS}.{_m(m)}" for m in lattice.NODES if m in _64_BIT and not v.x64]
