@@ -123,6 +123,18 @@ ERROR_CODES: dict[str, dict[str, Codes]] = {
         "no-matching-overload",
         "no-matching-overload",
     ),
+    # Two arrays of known, different dtypes to one of lax's functions that
+    # require one dtype (lax.add, lax.select, lax.dynamic_update_slice): no
+    # overload of the stubs takes them (mypy reports the first overload's
+    # dtype variable, which the first array's dtype does not satisfy); the
+    # plugin reports JAX's refusal.
+    "equal-dtypes": _same(
+        "type-var",
+        "jax-unsupported",
+        ("reportCallIssue", "reportArgumentType"),
+        "no-matching-overload",
+        "no-matching-overload",
+    ),
     # A call missing a required argument.
     "missing-argument": _same("call-arg", "call-arg", "reportCallIssue", "missing-argument", "missing-argument"),
     # An attribute the type does not have.

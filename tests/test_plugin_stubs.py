@@ -78,6 +78,31 @@ def test_each_plugin_module_declares_what_its_typed_module_declares(typings: Pat
     assert answered > 400
 
 
+# lax's functions that require one dtype, whose JAX declaration the typed
+# module narrows (function_overloads._equal_dtype_overloads): theirs.
+NARROWED = {
+    "add": "def add(x: ArrayLike, y: ArrayLike) -> Array:",
+    "select": "def select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Array:",
+    "select_n": "def select_n(which: ArrayLike, *cases: ArrayLike) -> Array:",
+    "dynamic_update_slice": (
+        "def dynamic_update_slice(operand: Array | np.ndarray, update: ArrayLike, start_indices: Array |"
+        " Sequence[ArrayLike], *, allow_negative_indices: bool | Sequence[bool]=...) -> Array:"
+    ),
+}
+
+
+def test_narrowed_declarations_stay_jax_own_for_the_plugin(typings: Path) -> None:
+    """The typed module has no declaration of these taking two jax Arrays of
+    any dtypes (JAX's, narrowed); the plugin's module has JAX's, alone."""
+    rel = Path("lax") / "__init__.pyi"
+    plugin = _functions(ast.parse((typings / "jax-stubs" / record.PLUGIN_DIR / rel).read_text()))
+    typed = _functions(ast.parse((typings / "jax-stubs" / rel).read_text()))
+    for name, declaration in NARROWED.items():
+        assert [ast.unparse(f).splitlines()[0] for f in plugin[name]] == [declaration], name
+        assert declaration not in [ast.unparse(f).splitlines()[1] for f in typed[name]], name
+        assert len(typed[name]) > 4, name
+
+
 def test_the_plugin_reads_them_in_each_layout(typings: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     options = Options()
     options.mypy_path = [str(typings / record.MYPY_DIR)]

@@ -48,6 +48,8 @@ __all__ = [
     "OPTIONAL",
     "KEEP_JAX",
     "ADDED",
+    "SAME_ARRAY",
+    "SAME_ARRAY_METHOD",
     "INDEX_HELPERS",
     "INDEX_UPDATES_NOT_KEEPING",
     "REMOVED",
@@ -83,6 +85,14 @@ KEEP_JAX: Final = frozenset(
 )
 # Members jaxtypes adds where JAX declares none.
 ADDED: Final = frozenset(["__hash__"])
+# A method of the JAX stubs' Array only, taking and giving the array's own
+# type, which no checker widens: lax's equal-dtype functions read both arrays
+# through it (jaxtypes.markers.SameArray), so that two arrays of one dtype
+# variable (``x: jax.Array[D]``) match where two of known, different dtypes do
+# not (function_overloads._equal_dtype_overloads).  A dunder name, as
+# completions list them apart from an array's public members.
+SAME_ARRAY: Final = "__jaxtypes_same__"
+SAME_ARRAY_METHOD: Final = f"def {SAME_ARRAY}(self, other: Self, /) -> Self: ..."
 # Index-update helpers (``x.at[i].set(v)``): generic in the dtype, every Array
 # they return keeps it.
 INDEX_HELPERS: Final = ("_IndexUpdateHelper", "_IndexUpdateRef")
@@ -776,6 +786,7 @@ def _array_class(array: ast.ClassDef, ours: _Ours, descriptors: set[str]) -> ast
     body: list[ast.stmt] = list(_parse('"""``jax.Array``, generic in its dtype (a jaxtypes marker; default Any)."""'))
     for added in sorted(ADDED & set(ours.members) - set(jax_members)):
         body += copy.deepcopy(ours.members[added])
+    body += _parse(SAME_ARRAY_METHOD)
     emitted: set[str] = set()
     for node in array.body:
         name = member_name(node)

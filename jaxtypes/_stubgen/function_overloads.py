@@ -5,7 +5,10 @@
 for inputs of known dtype.  Each typed function keeps JAX's own declaration
 as its last overload, so every call JAX's stubs accept still type-checks (a
 call the typed overloads do not cover gives JAX's ``Array``, i.e.
-``Array[Any]``); before it come, in this order:
+``Array[Any]``), but lax's functions that require one dtype of their two
+arrays (``lax.add``, ``lax.select``), whose declaration is narrowed to leave
+two jax Arrays of different dtypes unmatched (``_equal_dtype_overloads``);
+before it come, in this order:
 
 1. the input overload: the function's array argument typed
    ``Array[Inexact[D]]``, returning ``Array[D]``.  ``Inexact`` is a
@@ -42,7 +45,7 @@ from pathlib import Path
 from typing import Final
 
 from jaxtypes import call_plans, function_rules, lattice, operation_rules
-from jaxtypes._stubgen import jax_transforms, package_stubs
+from jaxtypes._stubgen import basearray_stub, jax_transforms, package_stubs
 from jaxtypes._stubgen.syntax import (
     BUILTINS,
     ModuleShapeError,
@@ -738,7 +741,10 @@ def _typed(
     a function whose result is a NamedTuple of arrays."""
     try:
         plan = _plan(name, fn)
-        if plan is None and name in function_rules.PREFERRED_TYPED:
+        cases = _cases_plan(name, fn) if plan is None else None
+        if cases is not None:
+            typed = _cases_overloads(cases, fn, tables)
+        elif plan is None and name in function_rules.PREFERRED_TYPED:
             typed = _preferred_only(fn, tables)
         elif plan is None:
             return []
@@ -776,7 +782,12 @@ def plugin_module(module: ast.Module) -> ast.Module | None:
     and analysing them is most of what the stubs cost a cold mypy run
     (docs/costs.md); it reads this module in place of the other one
     (``jaxtypes.mypy_plugin.plugin_stubs``)."""
-    body = [node for node in module.body if not (isinstance(node, ast.FunctionDef) and _unread(node))]
+    body: list[ast.stmt] = []
+    for node in module.body:
+        if not (isinstance(node, ast.FunctionDef) and _unread(node)):
+            body.append(node)
+        elif hasattr(node, JAX_DECLARATION):  # (in place of the overloads narrowing it)
+            body.append(getattr(node, JAX_DECLARATION))
     if len(body) == len(module.body):
         return None
     declared: dict[str, int] = {}
@@ -902,7 +913,174 @@ def _pair_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables,
         out += _two_scalar_overloads(plan, base, tables, ret)
     if plan.preferred:
         out += _preferred_overloads(fn, tables, ret, x, y, list(plan.keep), _declared(fn, "preferred_element_type"))
+    if len(out) > 2 and _narrows(plan, fn):
+        out += _equal_dtype_overloads(plan, fn, base, tables, ret)
     return out if len(out) > 2 else []
+
+
+# What an argument of lax's equal-dtype functions may be that is no jax.Array
+# (JAX's ArrayLike but Array): NumPy arrays and scalars and Python scalars,
+# whose dtype JAX converts or canonicalizes, so that the stubs do not judge
+# them (lax.add(float32 array, np.float64(1)) is float32 with x64 off).
+NOT_JAX_ARRAY: Final = (
+    "_np.generic | _np.ndarray[Any, Any] | builtins.bool | builtins.int | builtins.float | builtins.complex"
+)
+# The attribute of the overloads that stand for JAX's declaration of a
+# function, narrowed (_equal_dtype_overloads): its module declares them in
+# its place, and the mypy plugin's module JAX's declaration (plugin_module).
+REPLACES_DECLARATION: Final = "jaxtypes_replaces_declaration"
+# ... and of the last of them, JAX's declaration (an overload), for plugin_module.
+JAX_DECLARATION: Final = "jaxtypes_jax_declaration"
+SAME_ARRAY: Final = "SameArray"  # (the markers stub's protocol, transform_markers)
+
+
+def _narrows(plan: CallPlan, fn: ast.FunctionDef) -> bool:
+    """Whether the function is one of lax's that require one dtype of their
+    two arrays (the table's families ``equal`` and ``select``, whose rules say
+    where a weakly typed array is accepted), with no other argument deciding
+    its dtype: its declaration is narrowed to leave two jax Arrays of known,
+    different dtypes unmatched (an error, as JAX raises TypeError for them)."""
+    names = {p.arg for p in all_params(fn)}
+    return (
+        plan.name.startswith("jax.lax.")
+        and (plan.rule.family, plan.kind) in (("equal", "xy"), ("select", "cxy"))
+        and not (plan.sequence or plan.varargs or plan.preferred)
+        and not names & set(call_plans.PINNED)
+        and fn.returns is not None
+    )
+
+
+def _equal_dtype_overloads(
+    plan: CallPlan, fn: ast.FunctionDef, base: ast.FunctionDef, tables: FunctionTables, ret: str
+) -> list[ast.FunctionDef]:
+    """After the typed overloads of a function ``_narrows`` takes: a weakly
+    typed array with the array of the dtype JAX gives it (``lax.add(x, y)`` of
+    float32 and weak float: x64 off, a weak float is float32), per the rule;
+    two arrays of one type (``SameArray``: two ``jax.Array[D]`` of a dtype
+    variable D, which is no marker), unknown; a 64-bit array with x64 off
+    (the stubs do not type those), unknown; then JAX's declaration narrowed
+    twice: with a NumPy or Python value (no jax.Array) as the one or the
+    other array.  Two jax Arrays of known dtypes that JAX refuses together
+    match none (a dtype variable's with a known dtype neither)."""
+    x, y = plan.input_param, plan.second
+    assert x is not None and y is not None
+    rule, v = plan.rule, tables.v
+    out: list[ast.FunctionDef] = []
+    strong = [m for m in lattice.NODES if not (m in _64_BIT and not v.x64)]
+    for weak in lattice.WEAK:
+        for right in (True, False):
+            kept: list[str] = []
+            for m in strong:
+                if m == weak:
+                    continue
+                res = _result(rule, _inputs(plan, m, weak) if right else _inputs(plan, weak, m), v)
+                if res == m:
+                    kept.append(m)
+                elif res is not None:
+                    pair = {x: f"Array[{MARKERS}.{_m(m)}]", y: f"Array[{MARKERS}.{_m(weak)}]"}
+                    if not right:
+                        pair = {x: pair[y], y: pair[x]}
+                    out.append(_with(base, pair, ret.format(f"Array[{MARKERS}.{_m(res)}]")))
+            if kept:
+                var = tables.same_dtype(kept)
+                pair = {x: f"Array[{MARKERS}.{var}]", y: f"Array[{MARKERS}.{_m(weak)}]"}
+                if not right:
+                    pair = {x: pair[y], y: pair[x]}
+                out.append(_with(base, pair, ret.format(f"Array[{MARKERS}.{var}]")))
+    same = f"{MARKERS}.{SAME_ARRAY}[{RESULT_VAR}]"
+    # (unknown: as the result, D would be solved by the type context of a
+    # call the result is an argument of, which mypy gives first)
+    out.append(_with(base, {x: same, y: same}, ret.format("Array")))
+    declared = ast.unparse(fn.returns) if fn.returns is not None else "Array"
+    wide = [m for m in lattice.NODES if m in _64_BIT and not v.x64]
+    if wide:
+        unknown = "Array[" + " | ".join(f"{MARKERS}.{_m(m)}" for m in wide) + "]"
+        out += [_with(fn, {x: unknown}, declared), _with(fn, {y: unknown}, declared)]
+    for param in (x, y):
+        escape = "_np.ndarray[Any, Any]" if param in plan.array_params else NOT_JAX_ARRAY
+        narrowed = _with(fn, {param: escape}, declared)
+        setattr(narrowed, REPLACES_DECLARATION, True)
+        out.append(narrowed)
+    return out
+
+
+# Of lax.select_n(which, *cases), the calls of at most this many cases are
+# checked (no overload takes more cases, besides JAX's declaration): an
+# overload per case that may be a NumPy or Python value leaves the others
+# unmatched (_cases_overloads); select_n's cases are a handful in the code
+# that uses it (one per branch: PNDM's five in diffusers' scheduler).
+CHECKED_CASES: Final = 6
+
+
+def _cases_plan(name: str, fn: ast.FunctionDef) -> CallPlan | None:
+    """The plan of a function like lax.select_n(which, *cases): its rule is
+    ``select`` (one dtype of every case), it takes one argument and then
+    ``*cases`` of JAX's ArrayLike.  (The call plan, which the mypy plugin
+    reads too, reads the cases by position; the generator by their
+    vararg.)"""
+    plan = call_plans.call_plan(name, *parameters(fn))
+    vararg = fn.args.vararg
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    if (
+        plan is None
+        or (plan.rule.family, plan.kind) != ("select", "cxy")
+        or not name.startswith("jax.lax.")
+        or vararg is None
+        or not _is_array_like(vararg.annotation)
+        or len(positional) != 1
+        or fn.args.kwonlyargs
+        or fn.args.kwarg is not None
+        or fn.returns is None
+        or ast.unparse(fn.returns) != "Array"
+    ):
+        return None
+    return plan
+
+
+def _cases_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.FunctionDef]:
+    """lax.select_n(which, *cases): cases of unknown dtype give an unknown
+    result; cases of one dtype give it; cases of a
+    weakly typed array and the dtype JAX gives it, that dtype (per the rule,
+    as ``_equal_dtype_overloads``); cases of one array type (a dtype
+    variable's), unknown; then, as JAX's declaration, a call of more than
+    ``CHECKED_CASES`` cases, and one whose case at a position up to it is a
+    NumPy or Python value, a 64-bit array with x64 off, or of unknown dtype.
+    Cases of known dtypes that JAX refuses together match none."""
+    v = tables.v
+    strong = [m for m in lattice.NODES if not (m in _64_BIT and not v.x64)]
+    # (cases of unknown dtype first, unknown: where none matches, mypy reports
+    # the first overload and reveals its result, not a dtype the cases join to)
+    forms: list[tuple[list[str], str, str]] = [([], f"Array[{MARKERS}.{UNKNOWN_VAR}]", "Array")]
+    for var, result in _same_dtype_groups(plan, tables):
+        forms.append(([], f"Array[{MARKERS}.{var}]", f"Array[{MARKERS}.{result}]"))
+    for weak in lattice.WEAK:
+        for m in strong:
+            res = _result(plan.rule, ("bool", m, weak), v)
+            if m != weak and res is not None and res == _result(plan.rule, ("bool", weak, m), v):
+                forms.append(([], f"Array[{MARKERS}.{_m(m)} | {MARKERS}.{_m(weak)}]", f"Array[{MARKERS}.{_m(res)}]"))
+    if len(forms) == 1:
+        return []
+    forms.append(([], f"{MARKERS}.{SAME_ARRAY}[{RESULT_VAR}]", "Array"))
+    wide = [f"{MARKERS}.{_m(m)}" for m in lattice.NODES if m in _64_BIT and not v.x64]
+    escape = " | ".join(
+        [NOT_JAX_ARRAY, f"Array[{MARKERS}.{UNKNOWN_VAR}]", *([f"Array[{' | '.join(wide)}]"] if wide else [])]
+    )
+    forms.append((["ArrayLike"] * (CHECKED_CASES + 1), "ArrayLike", "Array"))
+    for i in range(CHECKED_CASES):
+        forms.append((["ArrayLike"] * i + [escape], "ArrayLike", "Array"))
+    out: list[ast.FunctionDef] = []
+    for positional, rest, result in forms:
+        overload = as_overload(fn)
+        first = overload.args.posonlyargs + overload.args.args
+        overload.args.posonlyargs = first if positional else []
+        overload.args.args = [] if positional else first
+        overload.args.posonlyargs += [ast.arg(f"case{i}", parse_expr(a)) for i, a in enumerate(positional)]
+        assert overload.args.vararg is not None
+        overload.args.vararg.annotation = parse_expr(rest)
+        overload.returns = parse_expr(result)
+        out.append(overload)
+    setattr(out[-1], REPLACES_DECLARATION, True)
+    return out
 
 
 def _two_scalar_overloads(
@@ -1365,8 +1543,14 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
                 result_class = ast.unparse(typed_from.returns) if typed_from.returns else ""
                 if typed and result_class in named:
                     used_named[result_class] = tables.named_results[result_class] = named[result_class]
-                if typed:
+                if typed and len(stubs) == 1 and any(getattr(t, REPLACES_DECLARATION, False) for t in typed):
+                    # (narrowed in its place; the mypy plugin's module keeps it)
+                    setattr(typed[-1], JAX_DECLARATION, as_overload(stubs[0]))
+                    defs += typed
+                elif typed:
+                    typed = [t for t in typed if not getattr(t, REPLACES_DECLARATION, False)]
                     defs += typed + [as_overload(stub) for stub in stubs]
+                if typed:
                     imported.setdefault(defined_in, set()).update(n for f in typed + stubs for n in annotation_names(f))
                     continue
             remaining.append(alias)
@@ -1489,6 +1673,13 @@ def transform_markers(text: str, tables: FunctionTables, typevar_lines: Sequence
         # The typed overloads' results (RESULT_TYPEVAR_NAMES), and a layer's
         # param_dtype= (PARAM_DTYPE_VAR): imported under private names.
         *(f'{name} = TypeVar("{name}")' for name in (*RESULT_TYPEVAR_NAMES.values(), PARAM_DTYPE_VAR)),
+        "",
+        # (D is invariant here: the method takes and gives it)
+        "@type_check_only",
+        f"class {SAME_ARRAY}(Protocol[{RESULT_TYPEVAR_NAMES[RESULT_VAR]}]):",
+        '    """A jax.Array whose own type is D: two arguments of one D are arrays of one dtype."""',
+        f"    def {basearray_stub.SAME_ARRAY}(self, other: {RESULT_TYPEVAR_NAMES[RESULT_VAR]}, /)"
+        f" -> {RESULT_TYPEVAR_NAMES[RESULT_VAR]}: ...",
         *typevar_lines,
         "",
         *named_result_lines(tables.named_results),

@@ -7,7 +7,7 @@ Checked by tests/test_jax_stubs.py, with the generated stubs only.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -17,7 +17,7 @@ from typing_extensions import assert_type
 
 import jaxtypes
 from jaxtypes import bfloat16, bool_, complex64, float16, float32, int8, int32, uint8, weak_float, weak_int
-from jaxtypes.typing import DtypeValue
+from jaxtypes.typing import DtypeMarker, DtypeValue
 
 
 # -- JAX's functions keep their signatures; those with a dtype rule give the
@@ -143,6 +143,43 @@ def random_draw_parameters(key: jax.Array, f: jax.Array[float32], b: jax.Array[b
     assert_type(jax.random.uniform(key, (2,), jnp.bfloat16, f, f), jax.Array[bfloat16])
     assert_type(jax.random.randint(key, (2,), 0.5, 3, jnp.int8), jax.Array[int8])
     assert_type(jax.random.choice(key, b, (2,), p=f), jax.Array[bfloat16])
+
+
+# -- lax's functions that require one dtype of their two arrays raise
+# TypeError for two of different dtypes ("lax.add requires arguments to have
+# the same dtypes"); a weakly typed array counts as the dtype it has with x64
+# off (float32 for a Python float's), and NumPy and Python values are
+# converted; JAX 0.10's answers
+def lax_equal_dtypes(p: jax.Array[bool_], x: jax.Array[float32], h: jax.Array[float16], i: jax.Array[int32],
+                     b: jax.Array[bfloat16], a: jax.Array) -> None:
+    lax.add(x, i)  # E: equal-dtypes
+    lax.select(p, i, x)  # E: equal-dtypes
+    lax.dynamic_update_slice(h, x, (0,))  # E: equal-dtypes
+    lax.add(b, jnp.asarray(1.0))  # E: equal-dtypes
+    lax.select_n(i, x, x, b)  # E: equal-dtypes
+    lax.select_n(i, b, jnp.full((3,), 1.0))  # E: equal-dtypes
+    assert_type(lax.add(x, jnp.asarray(1.0)), jax.Array[float32])
+    assert_type(lax.select(p, jnp.full((3,), 1.0), x), jax.Array[float32])
+    assert_type(lax.sub(i, jnp.asarray(2)), jax.Array[int32])
+    assert_type(lax.dynamic_update_slice(x, jnp.full((1,), 1.0), (0,)), jax.Array[float32])
+    assert_type(lax.select_n(i, x, jnp.full((3,), 1.0)), jax.Array[float32])
+    assert_type(lax.add(x, a), jax.Array[Any])
+    lax.select_n(i, x, np.ones(3), x)
+    lax.add(x, np.float64(1.0))
+    lax.add(x, np.ones(3))
+    lax.add(x, 2.0)
+    lax.max(x, 0.0)
+
+
+DT = TypeVar("DT")  # (as `jaxtypes annotate` writes a dtype variable)
+DM = TypeVar("DM", bound=DtypeMarker)
+
+
+# -- two arrays of one dtype variable have one dtype, whichever it is
+def lax_dtype_variables(p: jax.Array[bool_], x: jax.Array[DT], y: jax.Array[DT], m: jax.Array[DM]) -> jax.Array[DT]:
+    lax.dynamic_update_slice(m, lax.mul(m, m), (0,))
+    lax.select_n(p, m, m)
+    return lax.select(p, x, lax.add(x, y))
 
 
 # -- the two names are one class
