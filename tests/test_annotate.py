@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -175,6 +176,11 @@ def _annotate(root: Path, *argv: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _jax_spelling(truth: dict[str, dict[str, str]]) -> Callable[[str, str], str]:
+    """The annotation JAX's spelling gives the dtype JAX gave at (function, place)."""
+    return lambda name, place: f"jax.Array[jnp.{truth[name][place]}]"
+
+
 def _driver(root: Path) -> dict[str, dict[str, str]]:
     """Run the driver plainly; the dtypes JAX gave at each place."""
     proc = subprocess.run(
@@ -199,8 +205,7 @@ def test_annotations_are_the_dtypes_jax_gives(annotated: tuple[Path, subprocess.
     t = _driver(root)
     source = (root / "model.py").read_text()
 
-    def a(name: str, place: str) -> str:
-        return f"jax.Array[jnp.{t[name][place]}]"
+    a = _jax_spelling(t)
 
     assert f"def scale(x: {a('scale', 'x')}, factor: float) -> {a('scale', 'return')}:" in source
     assert f"def project(x: {a('project', 'x')}, w: {a('project', 'w')}) -> {a('project', 'return')}:" in source
@@ -653,8 +658,7 @@ def test_fields_of_dataclasses_namedtuples_and_train_states(
     t = _driver(root)
     source = (root / "model.py").read_text()
 
-    def a(name: str, place: str) -> str:
-        return f"jax.Array[jnp.{t[name][place]}]"
+    a = _jax_spelling(t)
 
     assert f"    count: {a('AdamState', 'count')}\n" in source
     assert f"    scale: Optional[{a('AdamState', 'scale')}]  # None until the first step\n" in source
