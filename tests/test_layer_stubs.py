@@ -206,6 +206,42 @@ def test_the_stubs_type_each_layer_in_place_of_its_import(library: str) -> None:
         assert exported <= imported | declared, sorted(exported - imported - declared)
 
 
+@needs_flax
+def test_nnx_layers_declare_the_parameters_jax_makes_in_param_dtype() -> None:
+    """The stub of each typed NNX layer declares as ``nnx.Param`` of its
+    parameter dtype exactly the parameters the layer holds, and Flax makes
+    each in ``param_dtype`` (float32 when not given)."""
+    import jax.numpy as jnp
+    from flax import nnx
+
+    from tools.oracle.make_layer_tables import NNX_MODULES
+
+    found = layer_stubs.locate("flax")
+    assert found is not None
+    tree = ast.parse(layer_stubs.render(found)["nnx/__init__.pyi"])
+    declared = {
+        cls.name: {n.target.id: ast.unparse(n.annotation) for n in cls.body if isinstance(n, ast.AnnAssign)}
+        for cls in tree.body
+        if isinstance(cls, ast.ClassDef)
+    }
+    checked = 0
+    for rule, build in NNX_MODULES.items():
+        fields = declared[rule.rsplit(".", 1)[1]]
+        for given in (None, jnp.bfloat16, jnp.float16, jnp.float32):
+            module = build(rngs=nnx.Rngs(0), **({} if given is None else {"param_dtype": given}))
+            held = {name for name, value in vars(module).items() if isinstance(value, nnx.Param)}
+            assert held <= set(fields), (rule, held, fields)
+            for name, annotation in fields.items():
+                value = getattr(module, name)
+                if value is None:  # Einsum's bias without a bias_shape
+                    assert annotation.endswith("| None"), (rule, name)
+                    continue
+                assert annotation.startswith("Param[_jaxtypes_jax.Array[_JaxtypesLayerParamT]]"), (rule, name)
+                assert value.get_value().dtype == jnp.dtype(given or jnp.float32), (rule, name, given)
+                checked += 1
+    assert checked >= 4 * 15, checked  # the kernels, biases, scales and the embedding of 10 layers
+
+
 def test_an_unknown_version_is_named_with_the_supported_ones() -> None:
     line = layer_stubs.status(layer_stubs.LayerInstall(Path("/nowhere"), "0.1.0", "flax"))
     assert line == (

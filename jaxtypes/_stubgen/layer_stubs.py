@@ -444,7 +444,20 @@ def _init_plans(cls: str, library: str) -> list[tuple[dict[str, str], str]]:
             {"dtype": "None = ...", "param_dtype": _dtype_argument("_JaxtypesParamT")},
             f"{cls}[{no_dtype}, _JaxtypesParamT]",
         ),
-        ({"dtype": _dtype_argument("_JaxtypesDtypeT")}, f"{cls}[_JaxtypesDtypeT, _JaxtypesAny]"),
+        # dtype= given: the parameters' dtype still matters to what the
+        # layer holds (nnx's kernel, bias...: _param_fields).
+        (
+            {"dtype": _dtype_argument("_JaxtypesDtypeT"), "param_dtype": unknown},
+            f"{cls}[_JaxtypesDtypeT, _JaxtypesAny]",
+        ),
+        (
+            {"dtype": _dtype_argument("_JaxtypesDtypeT"), "param_dtype": "omit"},
+            f"{cls}[_JaxtypesDtypeT, {_marker(layer_rules.FLAX_PARAM_DTYPE)}]",
+        ),
+        (
+            {"dtype": _dtype_argument("_JaxtypesDtypeT"), "param_dtype": _dtype_argument("_JaxtypesParamT")},
+            f"{cls}[_JaxtypesDtypeT, _JaxtypesParamT]",
+        ),
     ]
 
 
@@ -769,6 +782,44 @@ def _is_generic(layer: LayerClass) -> bool:
     return layer_rules.RULES[layer.rule].family not in _WITHOUT_DTYPE
 
 
+def _is_param_call(node: ast.expr) -> bool:
+    """``nnx.Param(...)`` (or ``Param(...)``) whose arguments read the
+    layer's ``param_dtype``: a parameter made in that dtype."""
+    if not isinstance(node, ast.Call) or ast.unparse(node.func) not in ("nnx.Param", "Param"):
+        return False
+    return any(
+        isinstance(n, (ast.Name, ast.Attribute)) and ast.unparse(n).endswith("param_dtype") for n in ast.walk(node)
+    )
+
+
+def _param_fields(init: ast.FunctionDef) -> list[ast.stmt]:
+    """Declarations of an NNX layer's parameters its ``__init__`` makes in
+    ``param_dtype`` (``self.kernel = nnx.Param(kernel_init(key, shape,
+    self.param_dtype))``), as ``nnx.Param`` of an array of the layer's
+    parameter dtype, optional where Flax declares or makes them so
+    (``self.bias: nnx.Param[jax.Array] | None``, ``nnx.data(None)``)."""
+    made: dict[str, bool] = {}
+    optional: set[str] = set()
+    for node in ast.walk(init):
+        target = node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        if not (isinstance(target, ast.Attribute) and ast.unparse(target.value) == "self"):
+            continue
+        value = node.value
+        if value is not None and _is_param_call(value):
+            made[target.attr] = True
+        elif value is not None and "None" in ast.unparse(value):
+            optional.add(target.attr)  # nnx.data(None)
+        if isinstance(node, ast.AnnAssign) and "None" in ast.unparse(node.annotation):
+            optional.add(target.attr)
+    array = "Param[_jaxtypes_jax.Array[_JaxtypesLayerParamT]]"
+    return [
+        ast.AnnAssign(ast.Name(name), parse_expr(f"{array} | None" if name in optional else array), None, 1)
+        for name in made
+    ]
+
+
 def _layer_class(layer: LayerClass, tree: ast.Module, alias: str, library: str) -> ast.ClassDef:
     classes = _classes(tree)
     lineage = _lineage(classes[layer.name], classes)
@@ -784,6 +835,10 @@ def _layer_class(layer: LayerClass, tree: ast.Module, alias: str, library: str) 
     doc = _docstring(classes[layer.name])
     note = f"{layer.rule}, its output dtype typed by jaxtypes ({_RULE_SOURCE[library]})."
     body: list[ast.stmt] = [doc if doc is not None else ast.Expr(ast.Constant(note))]
+    if generic and layer.rule.startswith("flax.nnx.") and init_src is not None:
+        # Flax infers them nnx.Param[Any]; the stub's Param reads back the
+        # array's dtype (variable_stubs), which param_dtype= decides.
+        body += _param_fields(init_src)
     if generic:
         body += _init_overloads(layer.name, init, library)
     elif library == "equinox":

@@ -39,7 +39,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import equinox as eqx
 import flax
@@ -118,6 +118,23 @@ def _linen(
     return run
 
 
+# How the oracle builds each NNX layer it probes (given dtype=, param_dtype=
+# and rngs=), also what tests/test_layer_stubs.py builds to read their parameters.
+NNX_MODULES: Final[dict[str, Callable[..., Any]]] = {
+    "flax.nnx.Linear": lambda **k: nnx.Linear(4, 3, **k),
+    "flax.nnx.LinearGeneral": lambda **k: nnx.LinearGeneral(4, (2, 3), **k),
+    "flax.nnx.Einsum": lambda **k: nnx.Einsum("bi,ij->bj", (4, 3), **k),
+    "flax.nnx.Conv": lambda **k: nnx.Conv(4, 3, (2,), **k),
+    "flax.nnx.ConvTranspose": lambda **k: nnx.ConvTranspose(4, 3, (2,), **k),
+    "flax.nnx.Embed": lambda **k: nnx.Embed(5, 4, **k),
+    "flax.nnx.LayerNorm": lambda **k: nnx.LayerNorm(4, **k),
+    "flax.nnx.RMSNorm": lambda **k: nnx.RMSNorm(4, **k),
+    "flax.nnx.GroupNorm": lambda **k: nnx.GroupNorm(4, num_groups=2, **k),
+    "flax.nnx.BatchNorm": lambda **k: nnx.BatchNorm(4, use_running_average=False, **k),
+    "flax.nnx.MultiHeadAttention": lambda **k: nnx.MultiHeadAttention(num_heads=1, in_features=4, decode=False, **k),
+}
+
+
 def _nnx(module: Callable[..., Any], *, method: str | None = None) -> Build:
     def run(x: Any, kwargs: dict[str, Any]) -> Any:
         m = module(**kwargs, rngs=nnx.Rngs(0))
@@ -184,23 +201,21 @@ LAYERS: dict[str, Layer] = {
         for name in ("avg_pool", "max_pool", "min_pool")
     },
     # flax.nnx
-    "flax.nnx.Linear": Layer(_nnx(lambda **k: nnx.Linear(4, 3, **k))),
-    "flax.nnx.LinearGeneral": Layer(_nnx(lambda **k: nnx.LinearGeneral(4, (2, 3), **k))),
-    "flax.nnx.Einsum": Layer(_nnx(lambda **k: nnx.Einsum("bi,ij->bj", (4, 3), **k))),
-    "flax.nnx.Conv": Layer(_nnx(lambda **k: nnx.Conv(4, 3, (2,), **k)), shape=(1, 5, 4)),
-    "flax.nnx.ConvTranspose": Layer(_nnx(lambda **k: nnx.ConvTranspose(4, 3, (2,), **k)), shape=(1, 5, 4)),
-    "flax.nnx.Embed": Layer(_nnx(lambda **k: nnx.Embed(5, 4, **k)), ids=True),
-    "flax.nnx.Embed.attend": Layer(_nnx(lambda **k: nnx.Embed(5, 4, **k), method="attend")),
-    "flax.nnx.LayerNorm": Layer(_nnx(lambda **k: nnx.LayerNorm(4, **k))),
-    "flax.nnx.RMSNorm": Layer(_nnx(lambda **k: nnx.RMSNorm(4, **k))),
-    "flax.nnx.GroupNorm": Layer(_nnx(lambda **k: nnx.GroupNorm(4, num_groups=2, **k))),
-    "flax.nnx.BatchNorm": Layer(_nnx(lambda **k: nnx.BatchNorm(4, use_running_average=False, **k))),
+    "flax.nnx.Linear": Layer(_nnx(NNX_MODULES["flax.nnx.Linear"])),
+    "flax.nnx.LinearGeneral": Layer(_nnx(NNX_MODULES["flax.nnx.LinearGeneral"])),
+    "flax.nnx.Einsum": Layer(_nnx(NNX_MODULES["flax.nnx.Einsum"])),
+    "flax.nnx.Conv": Layer(_nnx(NNX_MODULES["flax.nnx.Conv"]), shape=(1, 5, 4)),
+    "flax.nnx.ConvTranspose": Layer(_nnx(NNX_MODULES["flax.nnx.ConvTranspose"]), shape=(1, 5, 4)),
+    "flax.nnx.Embed": Layer(_nnx(NNX_MODULES["flax.nnx.Embed"]), ids=True),
+    "flax.nnx.Embed.attend": Layer(_nnx(NNX_MODULES["flax.nnx.Embed"], method="attend")),
+    "flax.nnx.LayerNorm": Layer(_nnx(NNX_MODULES["flax.nnx.LayerNorm"])),
+    "flax.nnx.RMSNorm": Layer(_nnx(NNX_MODULES["flax.nnx.RMSNorm"])),
+    "flax.nnx.GroupNorm": Layer(_nnx(NNX_MODULES["flax.nnx.GroupNorm"])),
+    "flax.nnx.BatchNorm": Layer(_nnx(NNX_MODULES["flax.nnx.BatchNorm"])),
     "flax.nnx.Dropout": Layer(
         _nnx(lambda **k: nnx.Dropout(0.5, deterministic=False, **k)), computation_dtype=False, param_keyword=""
     ),
-    "flax.nnx.MultiHeadAttention": Layer(
-        _nnx(lambda **k: nnx.MultiHeadAttention(num_heads=1, in_features=4, decode=False, **k)), shape=(1, 2, 4)
-    ),
+    "flax.nnx.MultiHeadAttention": Layer(_nnx(NNX_MODULES["flax.nnx.MultiHeadAttention"]), shape=(1, 2, 4)),
     "flax.nnx.nn.dtypes.promote_dtype": Layer(_nnx_promote),
     # equinox: one dtype, its parameters'
     "equinox.nn.Linear": Layer(
