@@ -22,7 +22,7 @@ import subprocess
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from jaxtypes import dtype_recorder
 from jaxtypes.annotation_rewriter import MIXED, RETURN, WEAK_SUFFIX, Change, FunctionRecord, Left, rewrite
@@ -95,7 +95,7 @@ def _place_values(place: str, value: Any, places: dict[str, str], depth: int = 0
     if isinstance(value, str):
         places[place] = value
     elif isinstance(value, dict) and isinstance(items := value.get(ITEMS), list):  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-        places[f"{place}[*]"] = _merged([str(i) for i in items])  # pyright: ignore[reportUnknownVariableType]
+        places[f"{place}[*]"] = _merged([str(i) for i in cast("list[object]", items)])
     elif isinstance(value, list) and depth == 0:
         arrays: list[str] = []
         for index, item in enumerate(value):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]

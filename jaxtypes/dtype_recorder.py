@@ -33,7 +33,7 @@ import threading
 import uuid
 from pathlib import Path
 from types import CodeType, FrameType
-from typing import Any, Callable, Final, Union
+from typing import Any, Callable, Final, Union, cast
 
 __all__ = ["ENV_OUT", "ENV_ROOT", "ENV_PATHS", "SITECUSTOMIZE", "Recorder", "start_from_environment", "describe"]
 
@@ -92,7 +92,7 @@ def describe(value: Any, array_type: type, nested: bool = False) -> Described:
         except Exception:  # noqa: BLE001 - an exotic tracer without a dtype is not recorded
             return None
         return f"{name}:weak" if weak else name
-    kind = type(value)
+    kind: type[object] = type(cast(object, value))
     if kind is dict or kind is tuple or kind is list:
         size = len(value)
         if not nested and kind is not dict and 0 < size <= _LONGEST_SEQUENCE:
@@ -122,7 +122,7 @@ def _freeze(value: Described) -> Any:
 def _thaw(value: Any) -> Any:
     """``_freeze`` undone, for JSON."""
     if isinstance(value, frozenset):
-        return {_ITEMS: sorted(value)}  # pyright: ignore[reportUnknownArgumentType]
+        return {_ITEMS: sorted(cast("frozenset[str]", value))}
     return [_thaw(v) for v in value] if isinstance(value, tuple) else value  # pyright: ignore[reportUnknownVariableType]
 
 
@@ -247,7 +247,7 @@ class Recorder:
         if described is None:
             self._record_fields(value, array)
         elif type(value) is tuple:
-            for item in value:  # pyright: ignore[reportUnknownVariableType]
+            for item in cast("tuple[object, ...]", value):
                 self._record_fields(item, array)
         result = _freeze(described)
         if not params and result is None:
@@ -268,13 +268,15 @@ class Recorder:
         cls = type(instance)
         if not self._is_project_class(cls):
             return
-        names: Any = getattr(cls, "_fields", None)
+        names: object = getattr(cls, "_fields", None)
+        held: object = getattr(instance, "__dict__", None)  # (before isinstance narrows instance)
+        attributes: dict[str, object]
         if isinstance(instance, tuple) and isinstance(names, tuple):
-            attributes: Any = dict(zip(names, instance))  # pyright: ignore[reportUnknownArgumentType]
+            attributes = dict(zip(cast("tuple[str, ...]", names), cast("tuple[object, ...]", instance)))
         else:
-            attributes = getattr(instance, "__dict__", None)
-            if not isinstance(attributes, dict):
+            if not isinstance(held, dict):
                 return
+            attributes = cast("dict[str, object]", held)
         fields: dict[str, set[str]] | None = None
         for name, value in list(attributes.items()):  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
             found = describe(value, array, True)

@@ -39,11 +39,17 @@ from pathlib import Path
 
 from mypy.plugin import Plugin
 
-from jaxtypes.mypy_plugin import function_calls
+from jaxtypes.mypy_plugin import function_calls, plugin_stubs
 from jaxtypes.mypy_plugin.type_nodes import Builder
 
 
 class DumpPlans(Plugin):
+    def __init__(self, options):
+        # JAX's declarations as the plugin reads them: its own modules, where
+        # the stubs narrow a declaration (lax's equal-dtype functions).
+        plugin_stubs.read_plugin_modules(options)
+        super().__init__(options)
+
     def get_function_hook(self, fullname):
         return self._dump if fullname == "probe.dump" else None
 

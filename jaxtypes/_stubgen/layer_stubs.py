@@ -801,21 +801,23 @@ def _param_fields(init: ast.FunctionDef) -> list[ast.stmt]:
     made: dict[str, bool] = {}
     optional: set[str] = set()
     for node in ast.walk(init):
-        target = node.target if isinstance(node, ast.AnnAssign) else None
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
-        if not (isinstance(target, ast.Attribute) and ast.unparse(target.value) == "self"):
+        target: ast.expr | None = None
+        value: ast.expr | None = None
+        if isinstance(node, ast.AnnAssign):
+            target, value = node.target, node.value
+            if "None" in ast.unparse(node.annotation):
+                optional.add(ast.unparse(target))
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        if not (isinstance(target, ast.Attribute) and ast.unparse(target.value) == "self") or value is None:
             continue
-        value = node.value
-        if value is not None and _is_param_call(value):
+        if _is_param_call(value):
             made[target.attr] = True
-        elif value is not None and "None" in ast.unparse(value):
-            optional.add(target.attr)  # nnx.data(None)
-        if isinstance(node, ast.AnnAssign) and "None" in ast.unparse(node.annotation):
-            optional.add(target.attr)
+        elif "None" in ast.unparse(value):
+            optional.add(ast.unparse(target))  # nnx.data(None)
     array = "Param[_jaxtypes_jax.Array[_JaxtypesLayerParamT]]"
     return [
-        ast.AnnAssign(ast.Name(name), parse_expr(f"{array} | None" if name in optional else array), None, 1)
+        ast.AnnAssign(ast.Name(name), parse_expr(f"{array} | None" if f"self.{name}" in optional else array), None, 1)
         for name in made
     ]
 
