@@ -170,7 +170,10 @@ def _operand_type(ctx: MethodContext) -> Type:
     keeps the scalar type made mypy slower on every operator)."""
     other = ctx.arg_types[0][0]
     args = ctx.args[0] if ctx.args else []
-    infer = getattr(ctx.api, "get_expression_type", None)
+    # (TypeChecker.get_expression_type is new in mypy 1.5; before, its body)
+    infer = getattr(ctx.api, "get_expression_type", None) or getattr(
+        getattr(ctx.api, "expr_checker", None), "accept", None
+    )
     if infer is None or len(args) != 1 or not isinstance(args[0], CallExpr) or not _numpy_of_unknown_dtype(other):
         return other
     with ctx.api.msg.filter_errors():  # (mypy reported the call's errors in context)
