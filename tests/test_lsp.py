@@ -562,7 +562,8 @@ def test_hover_on_a_flax_layer_names_no_internals(jax_session: Session) -> None:
     assert call is not None and re.fullmatch(r"\(variable\) def layer\(inputs: .*\) -> .*Array\[bfloat16\]", call), call
     assert not INTERNAL.search(call), call
     assert session.hover(session.position("h =", "h")) == "(variable) h: Array[bfloat16]"
-    assert session.hover(session.position("layer =", "layer")) == "(variable) layer: Dense[bfloat16, Any]"
+    # (param_dtype left out: Flax's default, float32)
+    assert session.hover(session.position("layer =", "layer")) == "(variable) layer: Dense[bfloat16, float32]"
     # A layer made without dtype is Dense[<no dtype>, its parameters' dtype]:
     # the class standing for "no dtype" is the markers stub's NoDtype.
     assert session.hover(session.position("plain =", "plain")) == "(variable) plain: Dense[NoDtype, float32]"

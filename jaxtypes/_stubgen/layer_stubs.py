@@ -204,6 +204,10 @@ LIBRARIES: Final[Mapping[str, Mapping[str, tuple[str, Typed]]]] = {"flax": _FLAX
 
 _MARKERS: Final = "_jaxtypes_markers"
 _OVERRIDE_IGNORE: Final = "  # ty: ignore[incompatible-method-override]"
+_FIELD_IGNORE: Final = (
+    "  # pyrefly: ignore[bad-override-mutable-attribute]  # ty: ignore[incompatible-attribute-override]"
+)
+_PARAM_FIELD: Final = "Param[_jaxtypes_jax.Array[_JaxtypesLayerParamT]]"
 _JAX_ARRAY: Final = "_jaxtypes_jax.Array"
 # The parameters' dtypes typed: those whose rule needs no x64 setting.
 _PARAM_DTYPES: Final = ("float32", "bfloat16", "float16")
@@ -815,7 +819,7 @@ def _param_fields(init: ast.FunctionDef) -> list[ast.stmt]:
             made[target.attr] = True
         elif "None" in ast.unparse(value):
             optional.add(ast.unparse(target))  # nnx.data(None)
-    array = "Param[_jaxtypes_jax.Array[_JaxtypesLayerParamT]]"
+    array = _PARAM_FIELD
     return [
         ast.AnnAssign(ast.Name(name), parse_expr(f"{array} | None" if f"self.{name}" in optional else array), None, 1)
         for name in made
@@ -920,6 +924,9 @@ def render_package(root: Path, rel: str, library: str) -> str:
     # base class's method; they are, by design (checkers do not report a
     # stub's errors, but ty and pyrefly check a --out tree inside a project).
     generic = "|".join(layer.name for layer in typed if isinstance(layer, LayerClass) and _is_generic(layer))
-    return re.sub(
+    text = re.sub(
         rf"^(    def (?:__call__|attend)\(self: (?:{generic}), .*:)$", r"\1" + _OVERRIDE_IGNORE, text, flags=re.M
     )
+    # An NNX layer's parameters, declared narrower than Flax's nnx.Param[Any]
+    # (_param_fields): pyrefly and ty report the override in a --out tree.
+    return re.sub(rf"^(    \w+: {re.escape(_PARAM_FIELD)}(?: \| None)?)$", r"\1" + _FIELD_IGNORE, text, flags=re.M)
