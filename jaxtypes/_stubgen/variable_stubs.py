@@ -17,10 +17,12 @@ Flax's layers declare their parameters ``nnx.Param``, the stub's class.
 from __future__ import annotations
 
 import ast
+import copy
+import functools
 from pathlib import Path
 from typing import Final
 
-from jaxtypes._stubgen.syntax import absolute_module
+from jaxtypes._stubgen.syntax import absolute_module, parse_expr
 
 __all__ = ["MODULE", "PACKAGE", "declarations", "render_variables", "variable_classes"]
 
@@ -34,6 +36,12 @@ _A, _B, _D = "_JaxtypesVariableA", "_JaxtypesVariableB", "_JaxtypesVariableD"
 _JAX_ARRAY: Final = "jax.Array"
 
 
+@functools.lru_cache(maxsize=None)
+def _variablelib(root: Path) -> ast.Module:
+    """Flax's variablelib, parsed once for the classes, their overloads and docstrings."""
+    return ast.parse((root / _SOURCE).read_text(encoding="utf-8"))
+
+
 def variable_classes(root: Path) -> dict[str, str]:
     """{class: its base class} for each class of Flax's variablelib deriving
     from ``Variable`` that ``flax.nnx`` re-exports, bases first."""
@@ -45,7 +53,7 @@ def variable_classes(root: Path) -> dict[str, str]:
         for alias in node.names
         if alias.asname in (None, alias.name)
     }
-    source = ast.parse((root / _SOURCE).read_text(encoding="utf-8"))
+    source = _variablelib(root)
     bases: dict[str, str] = {}
     for node in source.body:
         if not isinstance(node, ast.ClassDef):
@@ -67,7 +75,7 @@ class _Retyped(ast.NodeTransformer):
     def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
         spelled = ast.unparse(node)
         if spelled == _JAX_ARRAY:
-            return ast.parse(f"_jaxtypes_jax.Array[{_D}]", mode="eval").body
+            return parse_expr(f"_jaxtypes_jax.Array[{_D}]")
         if spelled == "tp.Any":
             return ast.Name("_JaxtypesAny")
         return node
@@ -77,12 +85,13 @@ class _Retyped(ast.NodeTransformer):
 
 
 def _annotation(node: ast.expr | None) -> str:
-    return ast.unparse(_Retyped().visit(node)) if node is not None else "_JaxtypesAny"
+    # (a copy: the transformer rewrites in place, and the parsed source is shared)
+    return ast.unparse(_Retyped().visit(copy.deepcopy(node))) if node is not None else "_JaxtypesAny"
 
 
 def _getitem_overloads(root: Path) -> list[str]:
     """Flax's overloads of ``Variable.__getitem__``, an array's dtype kept."""
-    source = ast.parse((root / _SOURCE).read_text(encoding="utf-8"))
+    source = _variablelib(root)
     variable = next(n for n in source.body if isinstance(n, ast.ClassDef) and n.name == _BASE)
     found: list[str] = []
     for fn in variable.body:
@@ -123,7 +132,7 @@ def declarations(root: Path) -> list[ast.stmt]:
     (an IDE shows the stub's class on hover)."""
     docs = {
         node.name: ast.get_docstring(node, clean=False)
-        for node in ast.parse((root / _SOURCE).read_text(encoding="utf-8")).body
+        for node in _variablelib(root).body
         if isinstance(node, ast.ClassDef)
     }
     body = ast.parse(render_variables(root)).body
