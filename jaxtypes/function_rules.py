@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterable, Mapping
 from importlib import resources
 from typing import Callable, Final, NamedTuple
@@ -56,6 +57,9 @@ __all__ = [
     "SEVERAL_RESULT_DTYPES",
     "TWO_SCALARS_TYPED",
     "NEUTRAL_PARAMETERS",
+    "CHOICES",
+    "Choice",
+    "probe_rule",
     "TABLE_FILE",
     "COLUMNS",
     "KINDS",
@@ -363,7 +367,7 @@ def rule_of(name: str) -> Rule:
     except KeyError:
         raise ValueError(
             f"no dtype rule for {name!r}; the table has {len(TABLE)} functions "
-            f"of jax.numpy, jax.nn, jax.random and jax.lax"
+            f"of jax.numpy, jax.nn, jax.random, jax.lax, jax.scipy and jax.image"
         ) from None
 
 
@@ -454,8 +458,9 @@ def finfo_node(node: str, v: Variant = DEFAULT) -> str | None:
 def scalar_input_is_weak(name: str) -> bool:
     """Whether a Python scalar given as the function's array input is a weakly
     typed value.  jax.random's functions read one otherwise
-    (``permutation(key, 20)`` is ``arange(20)``)."""
-    return not name.startswith("jax.random.")
+    (``permutation(key, 20)`` is ``arange(20)``), and jax.image's take no
+    scalar (they read the image's ``ndim``, which a Python scalar lacks)."""
+    return not name.startswith(("jax.random.", "jax.image."))
 
 
 # --------------------------------------------------------------------- table
@@ -505,6 +510,16 @@ def scalar_input_is_weak(name: str) -> bool:
 #                    runs JAX on each).  Not for the functions that need
 #                    arrays (concatenate, matmul) or compute from the values
 #                    (power's integer exponent keeps a weak type, hypot's too)
+#   choices          a parameter whose value picks the rule, for a function
+#                    whose result JAX computes one way or another by it
+#                    (jax.image.resize's ``method``): the parameter's name,
+#                    then each value JAX accepts, ``VALUE`` for the row's
+#                    family, ``VALUE=FAMILY`` for another; an enum member as
+#                    ``Enum.MEMBER`` (an enum of the function's module:
+#                    ``ResizeMethod.NEAREST``).  Each is probed as
+#                    ``NAME(PARAM=VALUE)`` (``probe_rule``); a call passing
+#                    another value, or one not known where it is written (a
+#                    ``str`` variable), is unknown (``Choice``)
 #   note             a comment for readers; nothing reads it
 #
 # Each row's family was chosen by running JAX (tools/oracle/
@@ -538,6 +553,7 @@ COLUMNS: Final = (
     "several_results",
     "neutral",
     "two_scalars",
+    "choices",
     "note",
 )
 KINDS: Final = ("x", "xy", "cxy", "d", "xd", "xyd", "kd", "k", "n")
@@ -660,6 +676,67 @@ SEVERAL_RESULT_DTYPES: Final[dict[str, str]] = {}
 NEUTRAL_PARAMETERS: Final[dict[str, frozenset[str]]] = {}
 
 
+class Choice(NamedTuple):
+    """A parameter whose value picks a function's rule (the ``choices``
+    column): ``rules`` maps each value JAX accepts (a string, or an enum
+    member spelled ``Enum.MEMBER``) to its rule."""
+
+    param: str
+    rules: dict[str, Rule]
+
+    def rule(self, value: str) -> Rule | None:
+        """The rule ``value`` picks; None for a value JAX refuses or not listed."""
+        return self.rules.get(value)
+
+    def by_rule(self) -> list[tuple[Rule, list[str]]]:
+        """(rule, the values that pick it), in the column's order."""
+        out: dict[Rule, list[str]] = {}
+        for value, rule in self.rules.items():
+            out.setdefault(rule, []).append(value)
+        return list(out.items())
+
+
+CHOICES: Final[dict[str, Choice]] = {}
+# A choice's probe suffix: ``jax.image.resize(method=nearest)``.
+_CHOICE_PROBE: Final = re.compile(r"\((\w+)=([^()]+)\)")
+
+
+def probe_rule(probe: str) -> Rule:
+    """The rule a probe of the oracle checks: the function's, or, for a
+    probe of one value of a choice (``jax.image.resize(method=nearest)``),
+    the rule that value picks."""
+    name, _, suffix = probe.partition("(")
+    choice = CHOICES.get(name)
+    match = _CHOICE_PROBE.fullmatch("(" + suffix) if suffix else None
+    if choice is None or match is None or match.group(1) != choice.param:
+        return rule_of(name)
+    picked = choice.rule(match.group(2))
+    if picked is None:
+        raise ValueError(f"{probe}: {match.group(2)!r} is none of {name}'s choices")
+    return picked
+
+
+def choice_probes(name: str) -> list[str]:
+    """The probes of a function's choices (none without any)."""
+    choice = CHOICES.get(name)
+    return [f"{name}({choice.param}={value})" for value in choice.rules] if choice else []
+
+
+def _choice(row: Mapping[str, str], rule: Rule) -> Choice:
+    param, *values = row["choices"].split()
+    if not param.isidentifier() or not values:
+        raise TableError(f"{row['name']}: choices is {row['choices']!r}, not a parameter and its values")
+    rules: dict[str, Rule] = {}
+    for token in values:
+        value, _, family = token.partition("=")
+        if family and family not in FAMILIES:
+            raise TableError(f"{row['name']}: choices: no family {family!r}")
+        if not value or value in rules:
+            raise TableError(f"{row['name']}: choices: {token!r} is empty or given twice")
+        rules[value] = rule._replace(family=family) if family else rule
+    return Choice(param, rules)
+
+
 def _load(text: str) -> None:
     preferred: set[str] = set()
     for row in read_rows(text):
@@ -684,6 +761,10 @@ def _load(text: str) -> None:
             NEUTRAL_PARAMETERS[name] = frozenset(row["neutral"].split())
         if _flag(row, "two_scalars", False):
             _TWO_SCALARS.add(name)
+        if row["choices"]:
+            CHOICES[name] = _choice(row, TABLE[name])
+            for probe in choice_probes(name):
+                ARGUMENTS[probe] = row["kind"]
     _PREFERRED.update(preferred)
 
 

@@ -39,26 +39,28 @@ from tools.classify_functions import expected, load, parse_key, table_name  # no
 
 def ours(name: str, key: str, v: lattice.Variant, rule: function_rules.Rule | None = None) -> tuple[str, str]:
     inputs, dtype = parse_key(key)
-    out = function_rules.apply(rule or function_rules.rule_of(name), inputs, v, dtype)
+    out = function_rules.apply(rule or function_rules.probe_rule(name), inputs, v, dtype)
     if out.node is None and out.error is None:
         return "unknown", ""
     return ("ok", out.node) if out.node else ("error", out.error or "")
 
 
 def probes(configs: tuple[str, ...] = CONFIGS) -> Iterator[tuple[str, lattice.Variant, str, dict[str, str]]]:
-    """(config, its variant, the probed function's table name, its cells) of every probe."""
+    """(config, its variant, the probe's name, its cells) of every probe: the
+    function's table name, with a choice's value (``jax.image.resize(method=nearest)``,
+    checked against the rule that value picks: ``function_rules.probe_rule``)."""
     for config in configs:
         conf = load()["configs"][config]
         v = lattice.variant("standard", conf["x64"])
         for probe, cells in conf["results"].items():
-            yield config, v, table_name(probe), cells
+            yield config, v, probe if function_rules.CHOICES.get(table_name(probe)) else table_name(probe), cells
 
 
 def comparisons(config: str) -> list[tuple[str, str, tuple[str, str], tuple[str, str]]]:
     """(function, probe key, JAX's answer, the rule's) for every probe of a typed function."""
     out = []
     for _, v, name, cells in probes((config,)):
-        if function_rules.rule_of(name).family in UNTYPED:
+        if function_rules.probe_rule(name).family in UNTYPED:
             continue
         for key, cell in cells.items():
             out.append((name, key, expected(cell), ours(name, key, v)))
@@ -98,8 +100,8 @@ def test_other_results_agree_with_jax() -> None:
     plugin would give every result the first one's dtype."""
     multi: dict[str, set[str]] = {}
     checked = 0
-    for config, v, name, cells in probes():
-        rule = function_rules.rule_of(name)
+    for config, v, probe, cells in probes():
+        name, rule = table_name(probe), function_rules.probe_rule(probe)
         if rule.family in UNTYPED:
             continue
         for key, cell in cells.items():
@@ -149,7 +151,7 @@ def test_unknown_inputs_are_the_ones_the_family_gets_wrong() -> None:
     than it must be), and the rule says why."""
     needed: dict[str, set[str]] = {}
     for _, v, name, cells in probes():
-        rule = function_rules.rule_of(name)
+        rule = function_rules.probe_rule(name)
         if not rule.unknown:
             continue
         answering = rule._replace(unknown=())

@@ -22,7 +22,10 @@ def rows() -> list[dict[str, str]]:
 def test_one_row_per_function_sorted_by_name() -> None:
     names = [row["name"] for row in rows()]
     assert names == sorted(set(names))
-    assert all(name.startswith(("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.", "jax.scipy.")) for name in names)
+    assert all(
+        name.startswith(("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.", "jax.scipy.", "jax.image."))
+        for name in names
+    )
     assert set(names) == set(function_rules.TABLE)
 
 

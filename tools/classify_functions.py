@@ -196,6 +196,8 @@ def answers(name: str, data: dict[str, Any] | None = None) -> tuple[str, list[An
         for probe, row in data["configs"][config]["results"].items():
             if table_name(probe) != name:
                 continue
+            if probe != name and function_rules.probe_rule(probe) != function_rules.TABLE.get(name):
+                continue  # (a choice picking another rule: jax.image.resize(method=nearest))
             if probe == name:
                 kind = data["probes"][probe]["kind"]
             for key, cell in row.items():

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import itertools
 import json
 import os
@@ -158,7 +159,32 @@ def table_probes() -> dict[str, str]:
             for column, suffix, kind in SECOND_PROBES:
                 if row[column] == "yes":
                     out[row["name"] + suffix] = kind
+            for probe in _choice_probes(row):
+                out[probe] = row["kind"]
     return out
+
+
+def _choice_probes(row: dict[str, str]) -> list[str]:
+    """A row's choices (a parameter, then each value JAX accepts for it, as
+    ``VALUE`` or ``VALUE=FAMILY``): one probe ``NAME(PARAM=VALUE)`` each, of
+    the row's kind, calling the function's call (``call_as``) with
+    ``PARAM=VALUE``."""
+    param, *values = row["choices"].split() or [""]
+    return [f"{row['name']}({param}={token.partition('=')[0]})" for token in values]
+
+
+def choice_argument(probe: str) -> dict[str, Any]:
+    """The keyword argument of a choice's probe: ``resize(method=nearest)``
+    passes ``method="nearest"``, ``resize(method=ResizeMethod.NEAREST)`` the
+    member of the function's module's enum; {} for any other probe."""
+    name, _, suffix = probe.partition("(")
+    param, _, value = suffix.rstrip(")").partition("=")
+    if not value:  # (sum(dtype=): the dtype probes')
+        return {}
+    enum, _, member = value.partition(".")
+    if member and enum[:1].isupper():
+        return {param: getattr(getattr(_fn(name.rpartition(".")[0]), enum), member)}
+    return {param: value}
 
 
 # ------------------------------------------------------------------ the calls
@@ -439,6 +465,11 @@ call_as(
 call_as("key_dtype", lambda f: lambda: f(), prefix="jax.random.")  # (impl=None): no key
 call_as("choice permutation", lambda f: lambda x: f(jax.random.key(0), x), prefix="jax.random.")
 
+# ----------------------------------------------------------------- jax.image
+# (each of the table's choices of method is passed as ``method=``: the
+# default, linear, is the bare probe's)
+call_as("resize", lambda f: lambda x, method="linear": f(x, (2, 6), method), prefix="jax.image.")
+
 # ------------------------------------------------------------------- jax.lax
 call_as("dot_general", lambda f: lambda x, y: f(x, y, (((1,), (0,)), ((), ()))), prefix="jax.lax.")
 call_as("concatenate", lambda f: lambda x, y: f([x, y], 0), prefix="jax.lax.")
@@ -516,9 +547,12 @@ def _probes() -> dict[str, Probe]:
     assert not stray, f"calls for functions the table does not probe (no kind): {stray}"
     out: dict[str, Probe] = {}
     for probe, kind in kinds.items():
-        call, shape, full = CALLS.get(probe, (None, (3, 3), False))
+        choice = choice_argument(probe)
+        # (a choice's probe: the function's call, given the choice)
+        call, shape, full = CALLS.get(probe if not choice else probe.split("(")[0], (None, (3, 3), False))
         f = _fn(probe.split("(")[0])
-        out[probe] = Probe(kind, call(f) if call else f, shape, full)
+        made = call(f) if call else f
+        out[probe] = Probe(kind, functools.partial(made, **choice) if choice else made, shape, full)
     return out
 
 
