@@ -131,6 +131,18 @@ class CallPlan:
     input_position: int = 0  # of a one-input function, its input's position
     dtype_position: int | None = None  # a positional-only dtype parameter's (function_rules.DTYPE_POSITION)
     overloads: bool = True  # the stubs type it (else only the plugin reads its calls)
+    choice: str | None = None  # the parameter whose value picks the rule (function_rules.CHOICES)
+
+    def rule_for(self, values: Sequence[str]) -> function_rules.Rule | None:
+        """The rule of a call whose choice parameter (``choice``) is one of
+        ``values`` (strings, enum members as ``Enum.MEMBER``): the one they
+        all pick; None where they pick none or several, or none is known (a
+        ``str`` variable): the call is unknown."""
+        choice = function_rules.CHOICES.get(self.name)
+        if choice is None or self.choice is None:
+            return self.rule
+        rules = {choice.rule(value) for value in values}
+        return rules.pop() if len(rules) == 1 else None
 
     @property
     def operands(self) -> tuple[str, ...]:
@@ -177,9 +189,12 @@ def call_plan(name: str, params: Sequence[Parameter], vararg: Parameter | None =
     plan = _plan(name, params, vararg)
     if plan is None:
         return None
+    choice = function_rules.CHOICES.get(name)
+    if choice is not None and choice.param not in {p.name for p in params}:
+        return None  # (a declaration of another shape: no plan reads it)
     neutral = {p.name for p in params if p.declared in (INT, OTHER) and p.name not in PINNED}
     neutral |= NEUTRAL_NAMES | function_rules.NEUTRAL_PARAMETERS.get(name, frozenset())
-    neutral -= {*plan.operands, *(plan.dtype_param or "",)}
+    neutral -= {*plan.operands, plan.dtype_param or "", choice.param if choice is not None else ""}
     return replace(
         plan,
         # (the table's neutral column: left as JAX declares them, as NEUTRAL_NAMES are)
@@ -189,6 +204,7 @@ def call_plan(name: str, params: Sequence[Parameter], vararg: Parameter | None =
         two_scalars=name in function_rules.TWO_SCALARS_TYPED,
         float_bounds=name in function_rules.BOUNDED_FUNCTIONS,
         dtype_position=function_rules.DTYPE_POSITION.get(name),
+        choice=choice.param if choice is not None else None,
     )
 
 

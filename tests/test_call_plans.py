@@ -72,6 +72,7 @@ def plugin(version):
 
 _PROBE = """\
 import jax
+import jax.image
 import jax.lax
 import jax.nn
 import jax.numpy

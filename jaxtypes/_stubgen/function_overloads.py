@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -480,9 +481,11 @@ def _with(fn: ast.FunctionDef, annotations: Mapping[str, str], returns: str) -> 
 
 def _typed_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.FunctionDef]:
     rule = plan.rule
+    if plan.choice is not None:
+        return _choice_overloads(plan, fn, tables)
     if rule.others and (len(rule.others) != 1 or plan.kind not in call_plans.ONE_INPUT_KINDS):
         return []  # (typed: one input, two results)
-    ret = _returns(fn.returns, _other_texts(rule, (), tables)) or _pytree_return(plan, fn)
+    ret = _returns(fn.returns, _other_texts(rule, (), tables)) or _pytree_return(plan, fn) or _unannotated(plan, fn)
     if ret is None:
         return []
     out: list[ast.FunctionDef] = []
@@ -566,6 +569,41 @@ def _typed_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables
             ret_py = _returns(fn.returns, _other_texts(rule, (_SCALAR_NODE[py],), tables))
             assert ret_py is not None
             out.append(_with(base, {plan.input_param: py}, ret_py.format(res_text)))
+    return out
+
+
+# Functions JAX declares without a return annotation that return one array
+# ("Returns: The resized image.", jax.image.resize's documentation,
+# https://docs.jax.dev/en/latest/_autosummary/jax.image.resize.html): typed
+# as returning an Array, JAX's declaration too (``render_runtime_module``).
+UNANNOTATED_ARRAY_RESULTS: Final = frozenset({"jax.image.resize"})
+
+
+def _unannotated(plan: CallPlan, fn: ast.FunctionDef) -> str | None:
+    """``{}`` for a function of ``UNANNOTATED_ARRAY_RESULTS`` declared without a return annotation."""
+    return "{}" if fn.returns is None and plan.name in UNANNOTATED_ARRAY_RESULTS else None
+
+
+def _choice_literal(values: Sequence[str]) -> str:
+    """The type of a choice's values: ``Literal["nearest", ResizeMethod.NEAREST]``
+    (an enum member by the name the function's module binds its enum)."""
+    members = [v if re.fullmatch(r"[A-Z]\w*\.\w+", v) else repr(v) for v in values]
+    return f"Literal[{', '.join(members)}]"
+
+
+def _choice_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables) -> list[ast.FunctionDef]:
+    """A function whose rule a parameter's value picks (jax.image.resize's
+    ``method``, ``function_rules.CHOICES``): the typed overloads of each
+    rule, with that parameter narrowed to the values that pick it.  Any
+    other value (a ``str`` variable) takes JAX's declaration: unknown."""
+    assert plan.choice is not None
+    out: list[ast.FunctionDef] = []
+    for rule, values in function_rules.CHOICES[plan.name].by_rule():
+        narrowed = copy_signature(fn)
+        for param in all_params(narrowed):
+            if param.arg == plan.choice:
+                param.annotation = parse_expr(_choice_literal(values))
+        out += _typed_overloads(dataclasses.replace(plan, rule=rule, choice=None), narrowed, tables)
     return out
 
 
@@ -1454,6 +1492,7 @@ RUNTIME_MODULES: Final = {
     "nn/__init__.py": "jax.nn",
     "scipy/signal.py": "jax.scipy.signal",
     "scipy/special.py": "jax.scipy.special",
+    "image/__init__.py": "jax.image",
 }
 
 
@@ -1530,6 +1569,9 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
                 # typed from its first declaration (the first that returns a
                 # NamedTuple of arrays, if one does), then JAX's own, each an overload
                 stubs = [stub_def(fn) for fn in declarations]
+                if f"{module}.{public}" in UNANNOTATED_ARRAY_RESULTS:
+                    for stub in stubs:
+                        stub.returns = stub.returns or parse_expr("Array")
                 named = named_results(sources[defined_in])
                 typed_from = next(
                     (
@@ -1558,6 +1600,13 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
             kept += exported_import(ast.ImportFrom(module=node.module, names=remaining, level=0))
     if not defs:
         return None
+    for source_module, used in imported.items():
+        # (a module that binds no ``Array``, which the typed overloads name:
+        # jax._src.image.scale; the class is jax._src.basearray's)
+        if "Array" in used and "Array" not in _bindings(sources[source_module].body, source_module):
+            used.discard("Array")
+            imported.setdefault("jax._src.basearray", set()).add("Array")
+            break
     header = ast.parse(
         "from __future__ import annotations\nimport builtins\n"
         "from collections.abc import Sequence as _JaxtypesSequence\n"

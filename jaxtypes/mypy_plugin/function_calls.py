@@ -476,9 +476,15 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
         if name not in plans:
             plans[name] = _call_plan(name, builder)
         plan: CallPlan | None = plans[name]
+        picked = rule
         try:
             if plan is None:
                 raise _Unknown
+            if plan.choice is not None:  # (jax.image.resize's method: the value picks the rule)
+                chosen = plan.rule_for(_choice_values(ctx, plan.choice))
+                if chosen is None:
+                    raise _Unknown
+                picked = chosen
             dtype_index = (
                 ctx.callee_arg_names.index("dtype") if "dtype" in ctx.callee_arg_names else plan.dtype_position
             )
@@ -507,7 +513,7 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
             return _replace(ctx.default_return_type, builder.any_array(template))
         if dtype is not None and not lattice.is_weak(dtype):
             dtype = lattice.canonicalize(dtype, v.x64)
-        out = function_rules.apply(rule, tuple(inputs), v, dtype)
+        out = function_rules.apply(picked, tuple(inputs), v, dtype)
         if out.node == lattice.WEAK_INT and _int_overflow(ctx, name, used, v.x64):
             return _replace(ctx.default_return_type, builder.any_array(template))
         if out.node is None:
@@ -519,7 +525,7 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
             return _replace(ctx.default_return_type, builder.any_array(template))
         if name in function_rules.SEVERAL_RESULT_DTYPES:  # (the rule gives the first result only)
             return _replace(ctx.default_return_type, builder.any_array(template))
-        others = function_rules.other_results(rule, tuple(inputs), v)
+        others = function_rules.other_results(picked, tuple(inputs), v)
         if others:
             return _with_others(
                 ctx.default_return_type,
@@ -529,6 +535,30 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
         return _replace(ctx.default_return_type, builder.array_of(template, [out.node]))
 
     return hook
+
+
+def _choice_values(ctx: Context, param: str) -> list[str]:
+    """The values a call passes for a choice parameter, as the function table
+    spells them (``"linear"``: ``linear``; ``ResizeMethod.NEAREST``): each
+    literal string or enum member of its type (a union's members each); none
+    where any is not one (a ``str`` variable), or the call does not pass it."""
+    if param not in ctx.callee_arg_names:
+        return []
+    types = ctx.arg_types[ctx.callee_arg_names.index(param)]
+    if len(types) != 1:
+        return []
+    out: list[str] = []
+    for item in _union_items(types[0]):
+        literal = item.last_known_value if isinstance(item, Instance) else item
+        if not isinstance(literal, LiteralType):
+            return []
+        if literal.fallback.type.is_enum:
+            out.append(f"{literal.fallback.type.name}.{literal.value}")
+        elif isinstance(literal.value, str):
+            out.append(literal.value)
+        else:
+            return []
+    return out
 
 
 def _each_branch(

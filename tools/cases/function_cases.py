@@ -57,6 +57,7 @@ MODULES: Final = {
     "jax.lax.": "lax.",
     "jax.scipy.special.": "jax.scipy.special.",
     "jax.scipy.signal.": "jax.scipy.signal.",
+    "jax.image.": "jax.image.",
 }
 
 
@@ -102,10 +103,12 @@ def expected(cell: str, x64: bool) -> str | None:
 
 # ------------------------------------------------------------ oracle calls
 class _Template:
-    """A probe's call: the lambda's parameters and body (``f`` the function)."""
+    """A probe's call: the lambda's parameters and body (``f`` the function),
+    and the defaults of its parameters (their source)."""
 
-    def __init__(self, params: list[str], body: ast.expr | None) -> None:
+    def __init__(self, params: list[str], body: ast.expr | None, defaults: dict[str, str] | None = None) -> None:
         self.params, self.body = params, body
+        self.defaults = defaults or {}
 
     def render(self, function: str, name: str, values: dict[str, str]) -> str | None:
         if self.body is None:  # the oracle calls the function itself
@@ -176,7 +179,10 @@ def templates() -> dict[str, _Template | None]:
             template = DEFAULT
         elif isinstance(call, ast.Lambda) and isinstance(call.body, ast.Lambda):
             inner = call.body
-            template = _Template([a.arg for a in inner.args.args], inner.body)
+            positional = inner.args.args
+            with_default = positional[len(positional) - len(inner.args.defaults) :]
+            defaults = {a.arg: ast.unparse(d) for a, d in zip(with_default, inner.args.defaults)}
+            template = _Template([a.arg for a in positional], inner.body, defaults)
         else:
             template = None
         for name in names.split():
@@ -228,6 +234,21 @@ def load() -> dict[str, Any]:
     return data
 
 
+def _choice(probe: str) -> tuple[str, str] | None:
+    """(parameter, value) of a choice's probe (``jax.image.resize(method=nearest)``);
+    None for any other (``jax.numpy.sum(dtype=)``)."""
+    match = re.fullmatch(r"[\w.]+\((\w+)=([^()]+)\)", probe)
+    return (match.group(1), match.group(2)) if match else None
+
+
+def _choice_value(value: str, function: str) -> str:
+    """A choice's value as the call writes it: a string, or a member of an enum
+    of the function's module (``ResizeMethod.NEAREST``: ``jax.image.ResizeMethod.NEAREST``)."""
+    if re.fullmatch(r"[A-Z]\w*\.\w+", value):
+        return f"{function.rpartition('.')[0]}.{value}"
+    return repr(value)
+
+
 def case_name(probe: str) -> str:
     """The case function of a probe: the JAX function, and the keyword a probe
     of it passes too (``jax.numpy.cumsum(dtype=)``: ``case_jnp_cumsum_dtype``).
@@ -246,10 +267,16 @@ def case_groups(config: str, data: Mapping[str, Any] | None = None) -> list[tupl
     conf = data["configs"][config]
     forms = templates()
     groups: list[tuple[str, list[str], set[str]]] = []
+    # (a function probed per choice, whose bare probe is one of them, its default: written once)
+    chosen = {p.split("(")[0] for p in conf["results"] if _choice(p)}
     for probe, cells in sorted(conf["results"].items()):
         name = probe.split("(")[0]
         kind = data["probes"][probe]["kind"]
-        template = forms.get(probe, DEFAULT)
+        choice = _choice(probe)
+        if probe in chosen:
+            continue
+        # (a choice's probe, jax.image.resize(method=nearest): the function's call, given the choice)
+        template = forms.get(name if choice else probe, DEFAULT)
         if template is None:
             continue
         prefix = next(p for p in MODULES if name.startswith(p))
@@ -269,7 +296,9 @@ def case_groups(config: str, data: Mapping[str, Any] | None = None) -> list[tupl
             if template.body is None:
                 call = _default_call(function, kind, values, dtype_text)
             else:
-                mapping = dict(zip(template.params, values))
+                mapping = {**template.defaults, **dict(zip(template.params, values))}
+                if choice is not None:
+                    mapping[choice[0]] = _choice_value(choice[1], name)
                 if "dtype" in template.params:
                     mapping["dtype"] = dtype_text or "None"
                 elif dtype is not None:
@@ -305,6 +334,7 @@ def render(config: str, data: Mapping[str, Any] | None = None) -> str:
         "import jax",
         "import jax.numpy as jnp",
         "from jax import lax",
+        "import jax.image",
         "import jax.scipy.signal",
         "import jax.scipy.special",
         "from typing_extensions import reveal_type",

@@ -12,11 +12,232 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 from jax import lax
+import jax.image
 import jax.scipy.signal
 import jax.scipy.special
 from typing_extensions import reveal_type
 
 from jaxtypes import bfloat16, bool_, complex64, float16, float32, float64, int8, uint32, weak_float, weak_int
+
+
+def case_jax_image_resize_method_ResizeMethod_AREA(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.image.resize(a_bool, (2, 6), jax.image.ResizeMethod.AREA))  # JAX: float32
+    reveal_type(jax.image.resize(a_int8, (2, 6), jax.image.ResizeMethod.AREA))  # JAX: float32
+    reveal_type(jax.image.resize(a_uint32, (2, 6), jax.image.ResizeMethod.AREA))  # JAX: float32
+    reveal_type(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.AREA))  # JAX: bfloat16
+    reveal_type(jax.image.resize(a_float32, (2, 6), jax.image.ResizeMethod.AREA))  # JAX: float32
+    reveal_type(jax.image.resize(a_complex64, (2, 6), jax.image.ResizeMethod.AREA))  # JAX: complex64
+    reveal_type(jax.image.resize(weak_f, (2, 6), jax.image.ResizeMethod.AREA))  # JAX: float64
+    reveal_type(jax.image.resize(weak_i, (2, 6), jax.image.ResizeMethod.AREA))  # JAX: float64
+
+
+def case_jax_image_resize_method_ResizeMethod_CUBIC(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.image.resize(a_bool, (2, 6), jax.image.ResizeMethod.CUBIC))  # JAX: float32
+    reveal_type(jax.image.resize(a_int8, (2, 6), jax.image.ResizeMethod.CUBIC))  # JAX: float32
+    reveal_type(jax.image.resize(a_uint32, (2, 6), jax.image.ResizeMethod.CUBIC))  # JAX: float32
+    reveal_type(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC))  # JAX: bfloat16
+    reveal_type(jax.image.resize(a_float32, (2, 6), jax.image.ResizeMethod.CUBIC))  # JAX: float32
+    reveal_type(jax.image.resize(a_complex64, (2, 6), jax.image.ResizeMethod.CUBIC))  # JAX: complex64
+    reveal_type(jax.image.resize(weak_f, (2, 6), jax.image.ResizeMethod.CUBIC))  # JAX: float64
+    reveal_type(jax.image.resize(weak_i, (2, 6), jax.image.ResizeMethod.CUBIC))  # JAX: float64
+
+
+def case_jax_image_resize_method_ResizeMethod_CUBIC_PYTORCH(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.image.resize(a_bool, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH))  # JAX: float32
+    reveal_type(jax.image.resize(a_int8, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH))  # JAX: float32
+    reveal_type(jax.image.resize(a_uint32, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH))  # JAX: float32
+    reveal_type(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH))  # JAX: bfloat16
+    reveal_type(jax.image.resize(a_float32, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH))  # JAX: float32
+    reveal_type(jax.image.resize(a_complex64, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH))  # JAX: complex64
+    reveal_type(jax.image.resize(weak_f, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH))  # JAX: float64
+    reveal_type(jax.image.resize(weak_i, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH))  # JAX: float64
+
+
+def case_jax_image_resize_method_ResizeMethod_LANCZOS3(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.image.resize(a_bool, (2, 6), jax.image.ResizeMethod.LANCZOS3))  # JAX: float32
+    reveal_type(jax.image.resize(a_int8, (2, 6), jax.image.ResizeMethod.LANCZOS3))  # JAX: float32
+    reveal_type(jax.image.resize(a_uint32, (2, 6), jax.image.ResizeMethod.LANCZOS3))  # JAX: float32
+    reveal_type(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LANCZOS3))  # JAX: bfloat16
+    reveal_type(jax.image.resize(a_float32, (2, 6), jax.image.ResizeMethod.LANCZOS3))  # JAX: float32
+    reveal_type(jax.image.resize(a_complex64, (2, 6), jax.image.ResizeMethod.LANCZOS3))  # JAX: complex64
+    reveal_type(jax.image.resize(weak_f, (2, 6), jax.image.ResizeMethod.LANCZOS3))  # JAX: float64
+    reveal_type(jax.image.resize(weak_i, (2, 6), jax.image.ResizeMethod.LANCZOS3))  # JAX: float64
+
+
+def case_jax_image_resize_method_ResizeMethod_LANCZOS5(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.image.resize(a_bool, (2, 6), jax.image.ResizeMethod.LANCZOS5))  # JAX: float32
+    reveal_type(jax.image.resize(a_int8, (2, 6), jax.image.ResizeMethod.LANCZOS5))  # JAX: float32
+    reveal_type(jax.image.resize(a_uint32, (2, 6), jax.image.ResizeMethod.LANCZOS5))  # JAX: float32
+    reveal_type(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LANCZOS5))  # JAX: bfloat16
+    reveal_type(jax.image.resize(a_float32, (2, 6), jax.image.ResizeMethod.LANCZOS5))  # JAX: float32
+    reveal_type(jax.image.resize(a_complex64, (2, 6), jax.image.ResizeMethod.LANCZOS5))  # JAX: complex64
+    reveal_type(jax.image.resize(weak_f, (2, 6), jax.image.ResizeMethod.LANCZOS5))  # JAX: float64
+    reveal_type(jax.image.resize(weak_i, (2, 6), jax.image.ResizeMethod.LANCZOS5))  # JAX: float64
+
+
+def case_jax_image_resize_method_ResizeMethod_LINEAR(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.image.resize(a_bool, (2, 6), jax.image.ResizeMethod.LINEAR))  # JAX: float32
+    reveal_type(jax.image.resize(a_int8, (2, 6), jax.image.ResizeMethod.LINEAR))  # JAX: float32
+    reveal_type(jax.image.resize(a_uint32, (2, 6), jax.image.ResizeMethod.LINEAR))  # JAX: float32
+    reveal_type(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LINEAR))  # JAX: bfloat16
+    reveal_type(jax.image.resize(a_float32, (2, 6), jax.image.ResizeMethod.LINEAR))  # JAX: float32
+    reveal_type(jax.image.resize(a_complex64, (2, 6), jax.image.ResizeMethod.LINEAR))  # JAX: complex64
+    reveal_type(jax.image.resize(weak_f, (2, 6), jax.image.ResizeMethod.LINEAR))  # JAX: float64
+    reveal_type(jax.image.resize(weak_i, (2, 6), jax.image.ResizeMethod.LINEAR))  # JAX: float64
+
+
+def case_jax_image_resize_method_ResizeMethod_NEAREST(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.image.resize(a_bool, (2, 6), jax.image.ResizeMethod.NEAREST))  # JAX: bool_
+    reveal_type(jax.image.resize(a_int8, (2, 6), jax.image.ResizeMethod.NEAREST))  # JAX: int8
+    reveal_type(jax.image.resize(a_uint32, (2, 6), jax.image.ResizeMethod.NEAREST))  # JAX: uint32
+    reveal_type(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.NEAREST))  # JAX: bfloat16
+    reveal_type(jax.image.resize(a_float32, (2, 6), jax.image.ResizeMethod.NEAREST))  # JAX: float32
+    reveal_type(jax.image.resize(a_complex64, (2, 6), jax.image.ResizeMethod.NEAREST))  # JAX: complex64
+    reveal_type(jax.image.resize(weak_f, (2, 6), jax.image.ResizeMethod.NEAREST))  # JAX: weak_float
+    reveal_type(jax.image.resize(weak_i, (2, 6), jax.image.ResizeMethod.NEAREST))  # JAX: weak_int
+
+
+def case_jax_image_resize_method_area(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.image.resize(a_bool, (2, 6), 'area'))  # JAX: float32
+    reveal_type(jax.image.resize(a_int8, (2, 6), 'area'))  # JAX: float32
+    reveal_type(jax.image.resize(a_uint32, (2, 6), 'area'))  # JAX: float32
+    reveal_type(jax.image.resize(a_bfloat16, (2, 6), 'area'))  # JAX: bfloat16
+    reveal_type(jax.image.resize(a_float32, (2, 6), 'area'))  # JAX: float32
+    reveal_type(jax.image.resize(a_complex64, (2, 6), 'area'))  # JAX: complex64
+    reveal_type(jax.image.resize(weak_f, (2, 6), 'area'))  # JAX: float64
+    reveal_type(jax.image.resize(weak_i, (2, 6), 'area'))  # JAX: float64
+
+
+def case_jax_image_resize_method_bicubic(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.image.resize(a_bool, (2, 6), 'bicubic'))  # JAX: float32
+    reveal_type(jax.image.resize(a_int8, (2, 6), 'bicubic'))  # JAX: float32
+    reveal_type(jax.image.resize(a_uint32, (2, 6), 'bicubic'))  # JAX: float32
+    reveal_type(jax.image.resize(a_bfloat16, (2, 6), 'bicubic'))  # JAX: bfloat16
+    reveal_type(jax.image.resize(a_float32, (2, 6), 'bicubic'))  # JAX: float32
+    reveal_type(jax.image.resize(a_complex64, (2, 6), 'bicubic'))  # JAX: complex64
+    reveal_type(jax.image.resize(weak_f, (2, 6), 'bicubic'))  # JAX: float64
+    reveal_type(jax.image.resize(weak_i, (2, 6), 'bicubic'))  # JAX: float64
+
+
+def case_jax_image_resize_method_bicubic_pytorch(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.image.resize(a_bool, (2, 6), 'bicubic-pytorch'))  # JAX: float32
+    reveal_type(jax.image.resize(a_int8, (2, 6), 'bicubic-pytorch'))  # JAX: float32
+    reveal_type(jax.image.resize(a_uint32, (2, 6), 'bicubic-pytorch'))  # JAX: float32
+    reveal_type(jax.image.resize(a_bfloat16, (2, 6), 'bicubic-pytorch'))  # JAX: bfloat16
+    reveal_type(jax.image.resize(a_float32, (2, 6), 'bicubic-pytorch'))  # JAX: float32
+    reveal_type(jax.image.resize(a_complex64, (2, 6), 'bicubic-pytorch'))  # JAX: complex64
+    reveal_type(jax.image.resize(weak_f, (2, 6), 'bicubic-pytorch'))  # JAX: float64
+    reveal_type(jax.image.resize(weak_i, (2, 6), 'bicubic-pytorch'))  # JAX: float64
+
+
+def case_jax_image_resize_method_bilinear(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.image.resize(a_bool, (2, 6), 'bilinear'))  # JAX: float32
+    reveal_type(jax.image.resize(a_int8, (2, 6), 'bilinear'))  # JAX: float32
+    reveal_type(jax.image.resize(a_uint32, (2, 6), 'bilinear'))  # JAX: float32
+    reveal_type(jax.image.resize(a_bfloat16, (2, 6), 'bilinear'))  # JAX: bfloat16
+    reveal_type(jax.image.resize(a_float32, (2, 6), 'bilinear'))  # JAX: float32
+    reveal_type(jax.image.resize(a_complex64, (2, 6), 'bilinear'))  # JAX: complex64
+    reveal_type(jax.image.resize(weak_f, (2, 6), 'bilinear'))  # JAX: float64
+    reveal_type(jax.image.resize(weak_i, (2, 6), 'bilinear'))  # JAX: float64
+
+
+def case_jax_image_resize_method_cubic(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.image.resize(a_bool, (2, 6), 'cubic'))  # JAX: float32
+    reveal_type(jax.image.resize(a_int8, (2, 6), 'cubic'))  # JAX: float32
+    reveal_type(jax.image.resize(a_uint32, (2, 6), 'cubic'))  # JAX: float32
+    reveal_type(jax.image.resize(a_bfloat16, (2, 6), 'cubic'))  # JAX: bfloat16
+    reveal_type(jax.image.resize(a_float32, (2, 6), 'cubic'))  # JAX: float32
+    reveal_type(jax.image.resize(a_complex64, (2, 6), 'cubic'))  # JAX: complex64
+    reveal_type(jax.image.resize(weak_f, (2, 6), 'cubic'))  # JAX: float64
+    reveal_type(jax.image.resize(weak_i, (2, 6), 'cubic'))  # JAX: float64
+
+
+def case_jax_image_resize_method_cubic_pytorch(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.image.resize(a_bool, (2, 6), 'cubic-pytorch'))  # JAX: float32
+    reveal_type(jax.image.resize(a_int8, (2, 6), 'cubic-pytorch'))  # JAX: float32
+    reveal_type(jax.image.resize(a_uint32, (2, 6), 'cubic-pytorch'))  # JAX: float32
+    reveal_type(jax.image.resize(a_bfloat16, (2, 6), 'cubic-pytorch'))  # JAX: bfloat16
+    reveal_type(jax.image.resize(a_float32, (2, 6), 'cubic-pytorch'))  # JAX: float32
+    reveal_type(jax.image.resize(a_complex64, (2, 6), 'cubic-pytorch'))  # JAX: complex64
+    reveal_type(jax.image.resize(weak_f, (2, 6), 'cubic-pytorch'))  # JAX: float64
+    reveal_type(jax.image.resize(weak_i, (2, 6), 'cubic-pytorch'))  # JAX: float64
+
+
+def case_jax_image_resize_method_lanczos3(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.image.resize(a_bool, (2, 6), 'lanczos3'))  # JAX: float32
+    reveal_type(jax.image.resize(a_int8, (2, 6), 'lanczos3'))  # JAX: float32
+    reveal_type(jax.image.resize(a_uint32, (2, 6), 'lanczos3'))  # JAX: float32
+    reveal_type(jax.image.resize(a_bfloat16, (2, 6), 'lanczos3'))  # JAX: bfloat16
+    reveal_type(jax.image.resize(a_float32, (2, 6), 'lanczos3'))  # JAX: float32
+    reveal_type(jax.image.resize(a_complex64, (2, 6), 'lanczos3'))  # JAX: complex64
+    reveal_type(jax.image.resize(weak_f, (2, 6), 'lanczos3'))  # JAX: float64
+    reveal_type(jax.image.resize(weak_i, (2, 6), 'lanczos3'))  # JAX: float64
+
+
+def case_jax_image_resize_method_lanczos5(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.image.resize(a_bool, (2, 6), 'lanczos5'))  # JAX: float32
+    reveal_type(jax.image.resize(a_int8, (2, 6), 'lanczos5'))  # JAX: float32
+    reveal_type(jax.image.resize(a_uint32, (2, 6), 'lanczos5'))  # JAX: float32
+    reveal_type(jax.image.resize(a_bfloat16, (2, 6), 'lanczos5'))  # JAX: bfloat16
+    reveal_type(jax.image.resize(a_float32, (2, 6), 'lanczos5'))  # JAX: float32
+    reveal_type(jax.image.resize(a_complex64, (2, 6), 'lanczos5'))  # JAX: complex64
+    reveal_type(jax.image.resize(weak_f, (2, 6), 'lanczos5'))  # JAX: float64
+    reveal_type(jax.image.resize(weak_i, (2, 6), 'lanczos5'))  # JAX: float64
+
+
+def case_jax_image_resize_method_linear(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.image.resize(a_bool, (2, 6), 'linear'))  # JAX: float32
+    reveal_type(jax.image.resize(a_int8, (2, 6), 'linear'))  # JAX: float32
+    reveal_type(jax.image.resize(a_uint32, (2, 6), 'linear'))  # JAX: float32
+    reveal_type(jax.image.resize(a_bfloat16, (2, 6), 'linear'))  # JAX: bfloat16
+    reveal_type(jax.image.resize(a_float32, (2, 6), 'linear'))  # JAX: float32
+    reveal_type(jax.image.resize(a_complex64, (2, 6), 'linear'))  # JAX: complex64
+    reveal_type(jax.image.resize(weak_f, (2, 6), 'linear'))  # JAX: float64
+    reveal_type(jax.image.resize(weak_i, (2, 6), 'linear'))  # JAX: float64
+
+
+def case_jax_image_resize_method_nearest(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.image.resize(a_bool, (2, 6), 'nearest'))  # JAX: bool_
+    reveal_type(jax.image.resize(a_int8, (2, 6), 'nearest'))  # JAX: int8
+    reveal_type(jax.image.resize(a_uint32, (2, 6), 'nearest'))  # JAX: uint32
+    reveal_type(jax.image.resize(a_bfloat16, (2, 6), 'nearest'))  # JAX: bfloat16
+    reveal_type(jax.image.resize(a_float32, (2, 6), 'nearest'))  # JAX: float32
+    reveal_type(jax.image.resize(a_complex64, (2, 6), 'nearest'))  # JAX: complex64
+    reveal_type(jax.image.resize(weak_f, (2, 6), 'nearest'))  # JAX: weak_float
+    reveal_type(jax.image.resize(weak_i, (2, 6), 'nearest'))  # JAX: weak_int
+
+
+def case_jax_image_resize_method_triangle(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.image.resize(a_bool, (2, 6), 'triangle'))  # JAX: float32
+    reveal_type(jax.image.resize(a_int8, (2, 6), 'triangle'))  # JAX: float32
+    reveal_type(jax.image.resize(a_uint32, (2, 6), 'triangle'))  # JAX: float32
+    reveal_type(jax.image.resize(a_bfloat16, (2, 6), 'triangle'))  # JAX: bfloat16
+    reveal_type(jax.image.resize(a_float32, (2, 6), 'triangle'))  # JAX: float32
+    reveal_type(jax.image.resize(a_complex64, (2, 6), 'triangle'))  # JAX: complex64
+    reveal_type(jax.image.resize(weak_f, (2, 6), 'triangle'))  # JAX: float64
+    reveal_type(jax.image.resize(weak_i, (2, 6), 'triangle'))  # JAX: float64
+
+
+def case_jax_image_resize_method_tricubic(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.image.resize(a_bool, (2, 6), 'tricubic'))  # JAX: float32
+    reveal_type(jax.image.resize(a_int8, (2, 6), 'tricubic'))  # JAX: float32
+    reveal_type(jax.image.resize(a_uint32, (2, 6), 'tricubic'))  # JAX: float32
+    reveal_type(jax.image.resize(a_bfloat16, (2, 6), 'tricubic'))  # JAX: bfloat16
+    reveal_type(jax.image.resize(a_float32, (2, 6), 'tricubic'))  # JAX: float32
+    reveal_type(jax.image.resize(a_complex64, (2, 6), 'tricubic'))  # JAX: complex64
+    reveal_type(jax.image.resize(weak_f, (2, 6), 'tricubic'))  # JAX: float64
+    reveal_type(jax.image.resize(weak_i, (2, 6), 'tricubic'))  # JAX: float64
+
+
+def case_jax_image_resize_method_trilinear(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
+    reveal_type(jax.image.resize(a_bool, (2, 6), 'trilinear'))  # JAX: float32
+    reveal_type(jax.image.resize(a_int8, (2, 6), 'trilinear'))  # JAX: float32
+    reveal_type(jax.image.resize(a_uint32, (2, 6), 'trilinear'))  # JAX: float32
+    reveal_type(jax.image.resize(a_bfloat16, (2, 6), 'trilinear'))  # JAX: bfloat16
+    reveal_type(jax.image.resize(a_float32, (2, 6), 'trilinear'))  # JAX: float32
+    reveal_type(jax.image.resize(a_complex64, (2, 6), 'trilinear'))  # JAX: complex64
+    reveal_type(jax.image.resize(weak_f, (2, 6), 'trilinear'))  # JAX: float64
+    reveal_type(jax.image.resize(weak_i, (2, 6), 'trilinear'))  # JAX: float64
 
 
 def case_lax_abs(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:

@@ -106,6 +106,706 @@ class Fields:
     uint8_: jax.Array[uint8] | None = None
 
 
+# jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.AREA): bfloat16 in JAX
+def known_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_AREA() -> None:
+    assert_type(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.AREA), jax.Array[bfloat16])
+
+
+def return_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_AREA() -> jax.Array[float32]:
+    return jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.AREA)  # E: return
+
+
+def assign_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_AREA() -> None:
+    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.AREA)  # E: assignment
+    del y
+
+
+def rebind_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_AREA(r: jax.Array[float32]) -> None:
+    r = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.AREA)  # E: assignment
+    takes_float32(r)
+
+
+def argument_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_AREA() -> None:
+    takes_float32(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.AREA))  # E: argument
+
+
+def attribute_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_AREA(holder: Holder) -> None:
+    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.AREA)  # E: attribute-assignment
+
+
+def field_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_AREA() -> None:
+    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.AREA))  # E: argument
+
+
+def default_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_AREA(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.AREA)) -> None:  # E: default
+    del v
+
+
+# jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC): bfloat16 in JAX
+def known_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC() -> None:
+    assert_type(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC), jax.Array[bfloat16])
+
+
+def return_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC() -> jax.Array[float32]:
+    return jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC)  # E: return
+
+
+def assign_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC() -> None:
+    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC)  # E: assignment
+    del y
+
+
+def rebind_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC(r: jax.Array[float32]) -> None:
+    r = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC)  # E: assignment
+    takes_float32(r)
+
+
+def argument_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC() -> None:
+    takes_float32(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC))  # E: argument
+
+
+def attribute_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC(holder: Holder) -> None:
+    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC)  # E: attribute-assignment
+
+
+def field_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC() -> None:
+    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC))  # E: argument
+
+
+def default_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC)) -> None:  # E: default
+    del v
+
+
+# jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH): bfloat16 in JAX
+def known_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC_PYTORCH() -> None:
+    assert_type(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH), jax.Array[bfloat16])
+
+
+def return_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC_PYTORCH() -> jax.Array[float32]:
+    return jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH)  # E: return
+
+
+def assign_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC_PYTORCH() -> None:
+    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH)  # E: assignment
+    del y
+
+
+def rebind_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC_PYTORCH(r: jax.Array[float32]) -> None:
+    r = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH)  # E: assignment
+    takes_float32(r)
+
+
+def argument_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC_PYTORCH() -> None:
+    takes_float32(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH))  # E: argument
+
+
+def attribute_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC_PYTORCH(holder: Holder) -> None:
+    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH)  # E: attribute-assignment
+
+
+def field_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC_PYTORCH() -> None:
+    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH))  # E: argument
+
+
+def default_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC_PYTORCH(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH)) -> None:  # E: default
+    del v
+
+
+# jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LANCZOS3): bfloat16 in JAX
+def known_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LANCZOS3() -> None:
+    assert_type(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LANCZOS3), jax.Array[bfloat16])
+
+
+def return_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LANCZOS3() -> jax.Array[float32]:
+    return jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LANCZOS3)  # E: return
+
+
+def assign_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LANCZOS3() -> None:
+    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LANCZOS3)  # E: assignment
+    del y
+
+
+def rebind_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LANCZOS3(r: jax.Array[float32]) -> None:
+    r = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LANCZOS3)  # E: assignment
+    takes_float32(r)
+
+
+def argument_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LANCZOS3() -> None:
+    takes_float32(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LANCZOS3))  # E: argument
+
+
+def attribute_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LANCZOS3(holder: Holder) -> None:
+    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LANCZOS3)  # E: attribute-assignment
+
+
+def field_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LANCZOS3() -> None:
+    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LANCZOS3))  # E: argument
+
+
+def default_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LANCZOS3(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LANCZOS3)) -> None:  # E: default
+    del v
+
+
+# jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LANCZOS5): bfloat16 in JAX
+def known_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LANCZOS5() -> None:
+    assert_type(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LANCZOS5), jax.Array[bfloat16])
+
+
+def return_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LANCZOS5() -> jax.Array[float32]:
+    return jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LANCZOS5)  # E: return
+
+
+def assign_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LANCZOS5() -> None:
+    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LANCZOS5)  # E: assignment
+    del y
+
+
+def rebind_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LANCZOS5(r: jax.Array[float32]) -> None:
+    r = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LANCZOS5)  # E: assignment
+    takes_float32(r)
+
+
+def argument_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LANCZOS5() -> None:
+    takes_float32(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LANCZOS5))  # E: argument
+
+
+def attribute_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LANCZOS5(holder: Holder) -> None:
+    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LANCZOS5)  # E: attribute-assignment
+
+
+def field_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LANCZOS5() -> None:
+    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LANCZOS5))  # E: argument
+
+
+def default_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LANCZOS5(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LANCZOS5)) -> None:  # E: default
+    del v
+
+
+# jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LINEAR): bfloat16 in JAX
+def known_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LINEAR() -> None:
+    assert_type(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LINEAR), jax.Array[bfloat16])
+
+
+def return_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LINEAR() -> jax.Array[float32]:
+    return jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LINEAR)  # E: return
+
+
+def assign_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LINEAR() -> None:
+    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LINEAR)  # E: assignment
+    del y
+
+
+def rebind_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LINEAR(r: jax.Array[float32]) -> None:
+    r = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LINEAR)  # E: assignment
+    takes_float32(r)
+
+
+def argument_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LINEAR() -> None:
+    takes_float32(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LINEAR))  # E: argument
+
+
+def attribute_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LINEAR(holder: Holder) -> None:
+    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LINEAR)  # E: attribute-assignment
+
+
+def field_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LINEAR() -> None:
+    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LINEAR))  # E: argument
+
+
+def default_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_LINEAR(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.LINEAR)) -> None:  # E: default
+    del v
+
+
+# jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.NEAREST): bfloat16 in JAX
+def known_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_NEAREST() -> None:
+    assert_type(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.NEAREST), jax.Array[bfloat16])
+
+
+def return_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_NEAREST() -> jax.Array[float32]:
+    return jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.NEAREST)  # E: return
+
+
+def assign_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_NEAREST() -> None:
+    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.NEAREST)  # E: assignment
+    del y
+
+
+def rebind_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_NEAREST(r: jax.Array[float32]) -> None:
+    r = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.NEAREST)  # E: assignment
+    takes_float32(r)
+
+
+def argument_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_NEAREST() -> None:
+    takes_float32(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.NEAREST))  # E: argument
+
+
+def attribute_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_NEAREST(holder: Holder) -> None:
+    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.NEAREST)  # E: attribute-assignment
+
+
+def field_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_NEAREST() -> None:
+    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.NEAREST))  # E: argument
+
+
+def default_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_NEAREST(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.NEAREST)) -> None:  # E: default
+    del v
+
+
+# jax.image.resize(a_bfloat16, (2, 6), 'area'): bfloat16 in JAX
+def known_jax_image_resize_bfloat16_2_6_area() -> None:
+    assert_type(jax.image.resize(a_bfloat16, (2, 6), 'area'), jax.Array[bfloat16])
+
+
+def return_jax_image_resize_bfloat16_2_6_area() -> jax.Array[float32]:
+    return jax.image.resize(a_bfloat16, (2, 6), 'area')  # E: return
+
+
+def assign_jax_image_resize_bfloat16_2_6_area() -> None:
+    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'area')  # E: assignment
+    del y
+
+
+def rebind_jax_image_resize_bfloat16_2_6_area(r: jax.Array[float32]) -> None:
+    r = jax.image.resize(a_bfloat16, (2, 6), 'area')  # E: assignment
+    takes_float32(r)
+
+
+def argument_jax_image_resize_bfloat16_2_6_area() -> None:
+    takes_float32(jax.image.resize(a_bfloat16, (2, 6), 'area'))  # E: argument
+
+
+def attribute_jax_image_resize_bfloat16_2_6_area(holder: Holder) -> None:
+    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), 'area')  # E: attribute-assignment
+
+
+def field_jax_image_resize_bfloat16_2_6_area() -> None:
+    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), 'area'))  # E: argument
+
+
+def default_jax_image_resize_bfloat16_2_6_area(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'area')) -> None:  # E: default
+    del v
+
+
+# jax.image.resize(a_bfloat16, (2, 6), 'bicubic'): bfloat16 in JAX
+def known_jax_image_resize_bfloat16_2_6_bicubic() -> None:
+    assert_type(jax.image.resize(a_bfloat16, (2, 6), 'bicubic'), jax.Array[bfloat16])
+
+
+def return_jax_image_resize_bfloat16_2_6_bicubic() -> jax.Array[float32]:
+    return jax.image.resize(a_bfloat16, (2, 6), 'bicubic')  # E: return
+
+
+def assign_jax_image_resize_bfloat16_2_6_bicubic() -> None:
+    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'bicubic')  # E: assignment
+    del y
+
+
+def rebind_jax_image_resize_bfloat16_2_6_bicubic(r: jax.Array[float32]) -> None:
+    r = jax.image.resize(a_bfloat16, (2, 6), 'bicubic')  # E: assignment
+    takes_float32(r)
+
+
+def argument_jax_image_resize_bfloat16_2_6_bicubic() -> None:
+    takes_float32(jax.image.resize(a_bfloat16, (2, 6), 'bicubic'))  # E: argument
+
+
+def attribute_jax_image_resize_bfloat16_2_6_bicubic(holder: Holder) -> None:
+    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), 'bicubic')  # E: attribute-assignment
+
+
+def field_jax_image_resize_bfloat16_2_6_bicubic() -> None:
+    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), 'bicubic'))  # E: argument
+
+
+def default_jax_image_resize_bfloat16_2_6_bicubic(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'bicubic')) -> None:  # E: default
+    del v
+
+
+# jax.image.resize(a_bfloat16, (2, 6), 'bicubic-pytorch'): bfloat16 in JAX
+def known_jax_image_resize_bfloat16_2_6_bicubic_pytorch() -> None:
+    assert_type(jax.image.resize(a_bfloat16, (2, 6), 'bicubic-pytorch'), jax.Array[bfloat16])
+
+
+def return_jax_image_resize_bfloat16_2_6_bicubic_pytorch() -> jax.Array[float32]:
+    return jax.image.resize(a_bfloat16, (2, 6), 'bicubic-pytorch')  # E: return
+
+
+def assign_jax_image_resize_bfloat16_2_6_bicubic_pytorch() -> None:
+    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'bicubic-pytorch')  # E: assignment
+    del y
+
+
+def rebind_jax_image_resize_bfloat16_2_6_bicubic_pytorch(r: jax.Array[float32]) -> None:
+    r = jax.image.resize(a_bfloat16, (2, 6), 'bicubic-pytorch')  # E: assignment
+    takes_float32(r)
+
+
+def argument_jax_image_resize_bfloat16_2_6_bicubic_pytorch() -> None:
+    takes_float32(jax.image.resize(a_bfloat16, (2, 6), 'bicubic-pytorch'))  # E: argument
+
+
+def attribute_jax_image_resize_bfloat16_2_6_bicubic_pytorch(holder: Holder) -> None:
+    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), 'bicubic-pytorch')  # E: attribute-assignment
+
+
+def field_jax_image_resize_bfloat16_2_6_bicubic_pytorch() -> None:
+    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), 'bicubic-pytorch'))  # E: argument
+
+
+def default_jax_image_resize_bfloat16_2_6_bicubic_pytorch(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'bicubic-pytorch')) -> None:  # E: default
+    del v
+
+
+# jax.image.resize(a_bfloat16, (2, 6), 'bilinear'): bfloat16 in JAX
+def known_jax_image_resize_bfloat16_2_6_bilinear() -> None:
+    assert_type(jax.image.resize(a_bfloat16, (2, 6), 'bilinear'), jax.Array[bfloat16])
+
+
+def return_jax_image_resize_bfloat16_2_6_bilinear() -> jax.Array[float32]:
+    return jax.image.resize(a_bfloat16, (2, 6), 'bilinear')  # E: return
+
+
+def assign_jax_image_resize_bfloat16_2_6_bilinear() -> None:
+    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'bilinear')  # E: assignment
+    del y
+
+
+def rebind_jax_image_resize_bfloat16_2_6_bilinear(r: jax.Array[float32]) -> None:
+    r = jax.image.resize(a_bfloat16, (2, 6), 'bilinear')  # E: assignment
+    takes_float32(r)
+
+
+def argument_jax_image_resize_bfloat16_2_6_bilinear() -> None:
+    takes_float32(jax.image.resize(a_bfloat16, (2, 6), 'bilinear'))  # E: argument
+
+
+def attribute_jax_image_resize_bfloat16_2_6_bilinear(holder: Holder) -> None:
+    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), 'bilinear')  # E: attribute-assignment
+
+
+def field_jax_image_resize_bfloat16_2_6_bilinear() -> None:
+    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), 'bilinear'))  # E: argument
+
+
+def default_jax_image_resize_bfloat16_2_6_bilinear(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'bilinear')) -> None:  # E: default
+    del v
+
+
+# jax.image.resize(a_bfloat16, (2, 6), 'cubic'): bfloat16 in JAX
+def known_jax_image_resize_bfloat16_2_6_cubic() -> None:
+    assert_type(jax.image.resize(a_bfloat16, (2, 6), 'cubic'), jax.Array[bfloat16])
+
+
+def return_jax_image_resize_bfloat16_2_6_cubic() -> jax.Array[float32]:
+    return jax.image.resize(a_bfloat16, (2, 6), 'cubic')  # E: return
+
+
+def assign_jax_image_resize_bfloat16_2_6_cubic() -> None:
+    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'cubic')  # E: assignment
+    del y
+
+
+def rebind_jax_image_resize_bfloat16_2_6_cubic(r: jax.Array[float32]) -> None:
+    r = jax.image.resize(a_bfloat16, (2, 6), 'cubic')  # E: assignment
+    takes_float32(r)
+
+
+def argument_jax_image_resize_bfloat16_2_6_cubic() -> None:
+    takes_float32(jax.image.resize(a_bfloat16, (2, 6), 'cubic'))  # E: argument
+
+
+def attribute_jax_image_resize_bfloat16_2_6_cubic(holder: Holder) -> None:
+    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), 'cubic')  # E: attribute-assignment
+
+
+def field_jax_image_resize_bfloat16_2_6_cubic() -> None:
+    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), 'cubic'))  # E: argument
+
+
+def default_jax_image_resize_bfloat16_2_6_cubic(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'cubic')) -> None:  # E: default
+    del v
+
+
+# jax.image.resize(a_bfloat16, (2, 6), 'cubic-pytorch'): bfloat16 in JAX
+def known_jax_image_resize_bfloat16_2_6_cubic_pytorch() -> None:
+    assert_type(jax.image.resize(a_bfloat16, (2, 6), 'cubic-pytorch'), jax.Array[bfloat16])
+
+
+def return_jax_image_resize_bfloat16_2_6_cubic_pytorch() -> jax.Array[float32]:
+    return jax.image.resize(a_bfloat16, (2, 6), 'cubic-pytorch')  # E: return
+
+
+def assign_jax_image_resize_bfloat16_2_6_cubic_pytorch() -> None:
+    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'cubic-pytorch')  # E: assignment
+    del y
+
+
+def rebind_jax_image_resize_bfloat16_2_6_cubic_pytorch(r: jax.Array[float32]) -> None:
+    r = jax.image.resize(a_bfloat16, (2, 6), 'cubic-pytorch')  # E: assignment
+    takes_float32(r)
+
+
+def argument_jax_image_resize_bfloat16_2_6_cubic_pytorch() -> None:
+    takes_float32(jax.image.resize(a_bfloat16, (2, 6), 'cubic-pytorch'))  # E: argument
+
+
+def attribute_jax_image_resize_bfloat16_2_6_cubic_pytorch(holder: Holder) -> None:
+    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), 'cubic-pytorch')  # E: attribute-assignment
+
+
+def field_jax_image_resize_bfloat16_2_6_cubic_pytorch() -> None:
+    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), 'cubic-pytorch'))  # E: argument
+
+
+def default_jax_image_resize_bfloat16_2_6_cubic_pytorch(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'cubic-pytorch')) -> None:  # E: default
+    del v
+
+
+# jax.image.resize(a_bfloat16, (2, 6), 'lanczos3'): bfloat16 in JAX
+def known_jax_image_resize_bfloat16_2_6_lanczos3() -> None:
+    assert_type(jax.image.resize(a_bfloat16, (2, 6), 'lanczos3'), jax.Array[bfloat16])
+
+
+def return_jax_image_resize_bfloat16_2_6_lanczos3() -> jax.Array[float32]:
+    return jax.image.resize(a_bfloat16, (2, 6), 'lanczos3')  # E: return
+
+
+def assign_jax_image_resize_bfloat16_2_6_lanczos3() -> None:
+    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'lanczos3')  # E: assignment
+    del y
+
+
+def rebind_jax_image_resize_bfloat16_2_6_lanczos3(r: jax.Array[float32]) -> None:
+    r = jax.image.resize(a_bfloat16, (2, 6), 'lanczos3')  # E: assignment
+    takes_float32(r)
+
+
+def argument_jax_image_resize_bfloat16_2_6_lanczos3() -> None:
+    takes_float32(jax.image.resize(a_bfloat16, (2, 6), 'lanczos3'))  # E: argument
+
+
+def attribute_jax_image_resize_bfloat16_2_6_lanczos3(holder: Holder) -> None:
+    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), 'lanczos3')  # E: attribute-assignment
+
+
+def field_jax_image_resize_bfloat16_2_6_lanczos3() -> None:
+    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), 'lanczos3'))  # E: argument
+
+
+def default_jax_image_resize_bfloat16_2_6_lanczos3(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'lanczos3')) -> None:  # E: default
+    del v
+
+
+# jax.image.resize(a_bfloat16, (2, 6), 'lanczos5'): bfloat16 in JAX
+def known_jax_image_resize_bfloat16_2_6_lanczos5() -> None:
+    assert_type(jax.image.resize(a_bfloat16, (2, 6), 'lanczos5'), jax.Array[bfloat16])
+
+
+def return_jax_image_resize_bfloat16_2_6_lanczos5() -> jax.Array[float32]:
+    return jax.image.resize(a_bfloat16, (2, 6), 'lanczos5')  # E: return
+
+
+def assign_jax_image_resize_bfloat16_2_6_lanczos5() -> None:
+    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'lanczos5')  # E: assignment
+    del y
+
+
+def rebind_jax_image_resize_bfloat16_2_6_lanczos5(r: jax.Array[float32]) -> None:
+    r = jax.image.resize(a_bfloat16, (2, 6), 'lanczos5')  # E: assignment
+    takes_float32(r)
+
+
+def argument_jax_image_resize_bfloat16_2_6_lanczos5() -> None:
+    takes_float32(jax.image.resize(a_bfloat16, (2, 6), 'lanczos5'))  # E: argument
+
+
+def attribute_jax_image_resize_bfloat16_2_6_lanczos5(holder: Holder) -> None:
+    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), 'lanczos5')  # E: attribute-assignment
+
+
+def field_jax_image_resize_bfloat16_2_6_lanczos5() -> None:
+    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), 'lanczos5'))  # E: argument
+
+
+def default_jax_image_resize_bfloat16_2_6_lanczos5(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'lanczos5')) -> None:  # E: default
+    del v
+
+
+# jax.image.resize(a_bfloat16, (2, 6), 'linear'): bfloat16 in JAX
+def known_jax_image_resize_bfloat16_2_6_linear() -> None:
+    assert_type(jax.image.resize(a_bfloat16, (2, 6), 'linear'), jax.Array[bfloat16])
+
+
+def return_jax_image_resize_bfloat16_2_6_linear() -> jax.Array[float32]:
+    return jax.image.resize(a_bfloat16, (2, 6), 'linear')  # E: return
+
+
+def assign_jax_image_resize_bfloat16_2_6_linear() -> None:
+    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'linear')  # E: assignment
+    del y
+
+
+def rebind_jax_image_resize_bfloat16_2_6_linear(r: jax.Array[float32]) -> None:
+    r = jax.image.resize(a_bfloat16, (2, 6), 'linear')  # E: assignment
+    takes_float32(r)
+
+
+def argument_jax_image_resize_bfloat16_2_6_linear() -> None:
+    takes_float32(jax.image.resize(a_bfloat16, (2, 6), 'linear'))  # E: argument
+
+
+def attribute_jax_image_resize_bfloat16_2_6_linear(holder: Holder) -> None:
+    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), 'linear')  # E: attribute-assignment
+
+
+def field_jax_image_resize_bfloat16_2_6_linear() -> None:
+    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), 'linear'))  # E: argument
+
+
+def default_jax_image_resize_bfloat16_2_6_linear(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'linear')) -> None:  # E: default
+    del v
+
+
+# jax.image.resize(a_bfloat16, (2, 6), 'nearest'): bfloat16 in JAX
+def known_jax_image_resize_bfloat16_2_6_nearest() -> None:
+    assert_type(jax.image.resize(a_bfloat16, (2, 6), 'nearest'), jax.Array[bfloat16])
+
+
+def return_jax_image_resize_bfloat16_2_6_nearest() -> jax.Array[float32]:
+    return jax.image.resize(a_bfloat16, (2, 6), 'nearest')  # E: return
+
+
+def assign_jax_image_resize_bfloat16_2_6_nearest() -> None:
+    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'nearest')  # E: assignment
+    del y
+
+
+def rebind_jax_image_resize_bfloat16_2_6_nearest(r: jax.Array[float32]) -> None:
+    r = jax.image.resize(a_bfloat16, (2, 6), 'nearest')  # E: assignment
+    takes_float32(r)
+
+
+def argument_jax_image_resize_bfloat16_2_6_nearest() -> None:
+    takes_float32(jax.image.resize(a_bfloat16, (2, 6), 'nearest'))  # E: argument
+
+
+def attribute_jax_image_resize_bfloat16_2_6_nearest(holder: Holder) -> None:
+    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), 'nearest')  # E: attribute-assignment
+
+
+def field_jax_image_resize_bfloat16_2_6_nearest() -> None:
+    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), 'nearest'))  # E: argument
+
+
+def default_jax_image_resize_bfloat16_2_6_nearest(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'nearest')) -> None:  # E: default
+    del v
+
+
+# jax.image.resize(a_bfloat16, (2, 6), 'triangle'): bfloat16 in JAX
+def known_jax_image_resize_bfloat16_2_6_triangle() -> None:
+    assert_type(jax.image.resize(a_bfloat16, (2, 6), 'triangle'), jax.Array[bfloat16])
+
+
+def return_jax_image_resize_bfloat16_2_6_triangle() -> jax.Array[float32]:
+    return jax.image.resize(a_bfloat16, (2, 6), 'triangle')  # E: return
+
+
+def assign_jax_image_resize_bfloat16_2_6_triangle() -> None:
+    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'triangle')  # E: assignment
+    del y
+
+
+def rebind_jax_image_resize_bfloat16_2_6_triangle(r: jax.Array[float32]) -> None:
+    r = jax.image.resize(a_bfloat16, (2, 6), 'triangle')  # E: assignment
+    takes_float32(r)
+
+
+def argument_jax_image_resize_bfloat16_2_6_triangle() -> None:
+    takes_float32(jax.image.resize(a_bfloat16, (2, 6), 'triangle'))  # E: argument
+
+
+def attribute_jax_image_resize_bfloat16_2_6_triangle(holder: Holder) -> None:
+    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), 'triangle')  # E: attribute-assignment
+
+
+def field_jax_image_resize_bfloat16_2_6_triangle() -> None:
+    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), 'triangle'))  # E: argument
+
+
+def default_jax_image_resize_bfloat16_2_6_triangle(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'triangle')) -> None:  # E: default
+    del v
+
+
+# jax.image.resize(a_bfloat16, (2, 6), 'tricubic'): bfloat16 in JAX
+def known_jax_image_resize_bfloat16_2_6_tricubic() -> None:
+    assert_type(jax.image.resize(a_bfloat16, (2, 6), 'tricubic'), jax.Array[bfloat16])
+
+
+def return_jax_image_resize_bfloat16_2_6_tricubic() -> jax.Array[float32]:
+    return jax.image.resize(a_bfloat16, (2, 6), 'tricubic')  # E: return
+
+
+def assign_jax_image_resize_bfloat16_2_6_tricubic() -> None:
+    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'tricubic')  # E: assignment
+    del y
+
+
+def rebind_jax_image_resize_bfloat16_2_6_tricubic(r: jax.Array[float32]) -> None:
+    r = jax.image.resize(a_bfloat16, (2, 6), 'tricubic')  # E: assignment
+    takes_float32(r)
+
+
+def argument_jax_image_resize_bfloat16_2_6_tricubic() -> None:
+    takes_float32(jax.image.resize(a_bfloat16, (2, 6), 'tricubic'))  # E: argument
+
+
+def attribute_jax_image_resize_bfloat16_2_6_tricubic(holder: Holder) -> None:
+    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), 'tricubic')  # E: attribute-assignment
+
+
+def field_jax_image_resize_bfloat16_2_6_tricubic() -> None:
+    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), 'tricubic'))  # E: argument
+
+
+def default_jax_image_resize_bfloat16_2_6_tricubic(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'tricubic')) -> None:  # E: default
+    del v
+
+
+# jax.image.resize(a_bfloat16, (2, 6), 'trilinear'): bfloat16 in JAX
+def known_jax_image_resize_bfloat16_2_6_trilinear() -> None:
+    assert_type(jax.image.resize(a_bfloat16, (2, 6), 'trilinear'), jax.Array[bfloat16])
+
+
+def return_jax_image_resize_bfloat16_2_6_trilinear() -> jax.Array[float32]:
+    return jax.image.resize(a_bfloat16, (2, 6), 'trilinear')  # E: return
+
+
+def assign_jax_image_resize_bfloat16_2_6_trilinear() -> None:
+    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'trilinear')  # E: assignment
+    del y
+
+
+def rebind_jax_image_resize_bfloat16_2_6_trilinear(r: jax.Array[float32]) -> None:
+    r = jax.image.resize(a_bfloat16, (2, 6), 'trilinear')  # E: assignment
+    takes_float32(r)
+
+
+def argument_jax_image_resize_bfloat16_2_6_trilinear() -> None:
+    takes_float32(jax.image.resize(a_bfloat16, (2, 6), 'trilinear'))  # E: argument
+
+
+def attribute_jax_image_resize_bfloat16_2_6_trilinear(holder: Holder) -> None:
+    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), 'trilinear')  # E: attribute-assignment
+
+
+def field_jax_image_resize_bfloat16_2_6_trilinear() -> None:
+    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), 'trilinear'))  # E: argument
+
+
+def default_jax_image_resize_bfloat16_2_6_trilinear(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'trilinear')) -> None:  # E: default
+    del v
+
+
 # lax.abs(a_bfloat16): bfloat16 in JAX
 def known_lax_abs_bfloat16() -> None:
     assert_type(lax.abs(a_bfloat16), jax.Array[bfloat16])
