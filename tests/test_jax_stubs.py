@@ -87,6 +87,10 @@ DEVIATIONS: dict[str, dict[str, str]] = {
             "mypy without the plugin solves where's overloads from the declared type first, "
             "then falls back to JAX's own signature"
         ),
+        'smooth: jax.Array[uint8] = jax.image.resize(img, (2, 2), "linear")  # E: assignment': (
+            "mypy without the plugin solves resize's overloads from the declared type first, "
+            "then falls back to JAX's own signature"
+        ),
         "assert_type(nn.Dense(self.features)(x.astype(jnp.complex64)), jax.Array[complex64])": (
             "mypy without the plugin solves astype's dtype from the context of the layer's first "
             "matching overload (float32 inputs) and answers float32; the same astype bound to a "

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 import jax
+import jax.image
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -183,6 +184,17 @@ def lax_dtype_variables(p: jax.Array[bool_], x: jax.Array[DT], y: jax.Array[DT],
 
 
 # -- the two names are one class
+def image_resize(img: jax.Array[uint8], f: jax.Array[float32], method: str) -> None:
+    """jax.image.resize by its method (JAX's answers: tools/data): "nearest"
+    keeps the image's dtype, an interpolating method makes a uint8 image
+    float32; a method no checker can read (a str variable) is unknown."""
+    assert_type(jax.image.resize(img, (2, 2), "nearest"), jax.Array[uint8])
+    assert_type(jax.image.resize(img, (2, 2), method="bilinear"), jax.Array[float32])
+    assert_type(jax.image.resize(f, (2, 2), jax.image.ResizeMethod.LANCZOS3), jax.Array[float32])
+    assert_type(jax.image.resize(img, (2, 2), method), jax.Array[Any])
+    smooth: jax.Array[uint8] = jax.image.resize(img, (2, 2), "linear")  # E: assignment
+
+
 def same_class(a: jax.Array[float32], b: jaxtypes.Array[float32]) -> None:
     assert_type(a, jaxtypes.Array[float32])
     assert_type(b, jax.Array[float32])
