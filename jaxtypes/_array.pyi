@@ -8,6 +8,7 @@ from typing import Any, Generic, Literal, Protocol, SupportsIndex, overload, typ
 import numpy as np
 from typing_extensions import Never, Self, TypeVar
 
+import jaxtypes.markers as _jaxtypes_markers
 from jaxtypes.markers import bool_, int32
 
 __all__ = ["Array"]
@@ -133,18 +134,21 @@ class ItemTo(_Table, Generic[D]):
     __call__ = item
 
 
-@type_check_only
-class KeepsDtype(_Table, Generic[_T]):
-    """The table of a dtype only known as a TypeVar: same dtype stays, else unknown."""
-    @overload
-    def __call__(self, other: Array[_T], /) -> Array[_T]: ...
-    @overload
-    def __call__(self, other: Array[Any] | complex | np.generic | np.ndarray[Any, Any], /) -> Array[Any]: ...
+_KeptDT_co = TypeVar("_KeptDT_co", covariant=True)
+_R_co = TypeVar("_R_co", covariant=True)
+_GenericR = TypeVar("_GenericR")
 
 
 @type_check_only
-class ScalarToUnknown(_Table):
-    def __call__(self, other: complex | np.generic, /) -> Array[Any]: ...
+class _Within(Protocol[_KeptDT_co, _R_co]):
+    """A generic table (``GenericAdd[F]``) by its dtype and the Array of it:
+    as a self type, the table of a TypeVar bound within ``_KeptDT_co``.  (The
+    dtype is read through a property: mypy binds ``self: GenericAdd[_K]``
+    ignoring the bound of the TypeVar it solves.)"""
+    @property
+    def _dtype(self) -> _KeptDT_co: ...
+    @property
+    def _same(self) -> _R_co: ...
 
 
 @type_check_only
@@ -278,6 +282,39 @@ class RoundTo(_Table, Generic[D]):
 # -- descriptors: Array's operators read the tables of their dtype
 
 @type_check_only
+class GenericAdd(_Table, Generic[_T]):
+    """+, * of an array whose dtype is only known as a TypeVar."""
+    @property
+    def _dtype(self) -> _T: ...
+    @property
+    def _same(self) -> Array[_T]: ...
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_ | _jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: Array[_T], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: int, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: Array[_jaxtypes_markers.weak_int], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_, _GenericR], other: Array[_jaxtypes_markers.weak_int], /) -> Array[_jaxtypes_markers.weak_int]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: float, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: Array[_jaxtypes_markers.weak_float], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_ | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: Array[_jaxtypes_markers.weak_float], /) -> Array[_jaxtypes_markers.weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: complex, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: Array[_jaxtypes_markers.weak_complex], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_ | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: Array[_jaxtypes_markers.weak_complex], /) -> Array[_jaxtypes_markers.weak_complex]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64, _GenericR], other: Array[_jaxtypes_markers.weak_complex], /) -> Array[_jaxtypes_markers.complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[Any] | complex | np.generic | np.ndarray[Any, Any], /) -> Array[Any]: ...
+
+
+@type_check_only
 class _Has_add(Protocol[_F_co]):
     @property
     def _add(self) -> _F_co: ...
@@ -288,7 +325,24 @@ class _AddOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> KeepsDtype[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> GenericAdd[_T]: ...
+
+@type_check_only
+class GenericRAdd(_Table, Generic[_T]):
+    """Reflected +, * of an array whose dtype is only known as a TypeVar."""
+    @property
+    def _dtype(self) -> _T: ...
+    @property
+    def _same(self) -> Array[_T]: ...
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: int, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: float, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: complex, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[Any] | complex | np.generic, /) -> Array[Any]: ...
+
 
 @type_check_only
 class _Has_radd(Protocol[_F_co]):
@@ -301,7 +355,34 @@ class _RAddOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> ScalarToUnknown: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> GenericRAdd[_T]: ...
+
+@type_check_only
+class GenericMatmul(_Table, Generic[_T]):
+    """@ of an array whose dtype is only known as a TypeVar."""
+    @property
+    def _dtype(self) -> _T: ...
+    @property
+    def _same(self) -> Array[_T]: ...
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_ | _jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: Array[_T], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: Array[_jaxtypes_markers.weak_int], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_, _GenericR], other: Array[_jaxtypes_markers.weak_int], /) -> Array[_jaxtypes_markers.weak_int]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: Array[_jaxtypes_markers.weak_float], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_ | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: Array[_jaxtypes_markers.weak_float], /) -> Array[_jaxtypes_markers.weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: Array[_jaxtypes_markers.weak_complex], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_ | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: Array[_jaxtypes_markers.weak_complex], /) -> Array[_jaxtypes_markers.weak_complex]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64, _GenericR], other: Array[_jaxtypes_markers.weak_complex], /) -> Array[_jaxtypes_markers.complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[Any] | complex | np.generic | np.ndarray[Any, Any], /) -> Array[Any]: ...
+
 
 @type_check_only
 class _Has_matmul(Protocol[_F_co]):
@@ -314,7 +395,17 @@ class _MatmulOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> KeepsDtype[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> GenericMatmul[_T]: ...
+
+@type_check_only
+class GenericRMatmul(_Table, Generic[_T]):
+    """Reflected @ of an array whose dtype is only known as a TypeVar."""
+    @property
+    def _dtype(self) -> _T: ...
+    @property
+    def _same(self) -> Array[_T]: ...
+    def __call__(self, other: Array[Any] | complex | np.generic, /) -> Array[Any]: ...
+
 
 @type_check_only
 class _Has_rmatmul(Protocol[_F_co]):
@@ -327,7 +418,40 @@ class _RMatmulOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> ScalarToUnknown: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> GenericRMatmul[_T]: ...
+
+@type_check_only
+class GenericSub(_Table, Generic[_T]):
+    """- of an array whose dtype is only known as a TypeVar."""
+    @property
+    def _dtype(self) -> _T: ...
+    @property
+    def _same(self) -> Array[_T]: ...
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: Array[_T], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: int, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: Array[_jaxtypes_markers.weak_int], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_, _GenericR], other: Array[_jaxtypes_markers.weak_int], /) -> Array[_jaxtypes_markers.weak_int]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: float, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: Array[_jaxtypes_markers.weak_float], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_ | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: Array[_jaxtypes_markers.weak_float], /) -> Array[_jaxtypes_markers.weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: complex, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: Array[_jaxtypes_markers.weak_complex], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_ | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: Array[_jaxtypes_markers.weak_complex], /) -> Array[_jaxtypes_markers.weak_complex]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64, _GenericR], other: Array[_jaxtypes_markers.weak_complex], /) -> Array[_jaxtypes_markers.complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[Any] | complex | np.generic | np.ndarray[Any, Any], /) -> Array[Any]: ...
+
 
 @type_check_only
 class _Has_sub(Protocol[_F_co]):
@@ -340,7 +464,24 @@ class _SubOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> KeepsDtype[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> GenericSub[_T]: ...
+
+@type_check_only
+class GenericRSub(_Table, Generic[_T]):
+    """Reflected - of an array whose dtype is only known as a TypeVar."""
+    @property
+    def _dtype(self) -> _T: ...
+    @property
+    def _same(self) -> Array[_T]: ...
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: int, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: float, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: complex, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[Any] | complex | np.generic, /) -> Array[Any]: ...
+
 
 @type_check_only
 class _Has_rsub(Protocol[_F_co]):
@@ -353,7 +494,46 @@ class _RSubOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> ScalarToUnknown: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> GenericRSub[_T]: ...
+
+@type_check_only
+class GenericTruediv(_Table, Generic[_T]):
+    """/ of an array whose dtype is only known as a TypeVar."""
+    @property
+    def _dtype(self) -> _T: ...
+    @property
+    def _same(self) -> Array[_T]: ...
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: Array[_T], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_ | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: Array[_T], /) -> Array[_jaxtypes_markers.float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: int, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: int, /) -> Array[_jaxtypes_markers.float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: Array[_jaxtypes_markers.weak_int], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_, _GenericR], other: Array[_jaxtypes_markers.weak_int], /) -> Array[_jaxtypes_markers.weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: Array[_jaxtypes_markers.weak_int], /) -> Array[_jaxtypes_markers.float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: float, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: Array[_jaxtypes_markers.weak_float], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_ | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: Array[_jaxtypes_markers.weak_float], /) -> Array[_jaxtypes_markers.weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: complex, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: Array[_jaxtypes_markers.weak_complex], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_ | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: Array[_jaxtypes_markers.weak_complex], /) -> Array[_jaxtypes_markers.weak_complex]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64, _GenericR], other: Array[_jaxtypes_markers.weak_complex], /) -> Array[_jaxtypes_markers.complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[Any] | complex | np.generic | np.ndarray[Any, Any], /) -> Array[Any]: ...
+
 
 @type_check_only
 class _Has_truediv(Protocol[_F_co]):
@@ -366,7 +546,26 @@ class _TruedivOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> KeepsDtype[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> GenericTruediv[_T]: ...
+
+@type_check_only
+class GenericRTruediv(_Table, Generic[_T]):
+    """Reflected / of an array whose dtype is only known as a TypeVar."""
+    @property
+    def _dtype(self) -> _T: ...
+    @property
+    def _same(self) -> Array[_T]: ...
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: int, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: int, /) -> Array[_jaxtypes_markers.float32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: float, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: complex, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[Any] | complex | np.generic, /) -> Array[Any]: ...
+
 
 @type_check_only
 class _Has_rtruediv(Protocol[_F_co]):
@@ -379,7 +578,34 @@ class _RTruedivOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> ScalarToUnknown: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> GenericRTruediv[_T]: ...
+
+@type_check_only
+class GenericFloordiv(_Table, Generic[_T]):
+    """// of an array whose dtype is only known as a TypeVar."""
+    @property
+    def _dtype(self) -> _T: ...
+    @property
+    def _same(self) -> Array[_T]: ...
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64, _GenericR], other: Array[_T], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_, _GenericR], other: Array[_T], /) -> Array[_jaxtypes_markers.int32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64, _GenericR], other: int, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64, _GenericR], other: Array[_jaxtypes_markers.weak_int], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_, _GenericR], other: Array[_jaxtypes_markers.weak_int], /) -> Array[_jaxtypes_markers.weak_int]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64, _GenericR], other: float, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64, _GenericR], other: Array[_jaxtypes_markers.weak_float], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_ | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: Array[_jaxtypes_markers.weak_float], /) -> Array[_jaxtypes_markers.weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[Any] | complex | np.generic | np.ndarray[Any, Any], /) -> Array[Any]: ...
+
 
 @type_check_only
 class _Has_floordiv(Protocol[_F_co]):
@@ -392,7 +618,22 @@ class _FloordivOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> KeepsDtype[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> GenericFloordiv[_T]: ...
+
+@type_check_only
+class GenericRFloordiv(_Table, Generic[_T]):
+    """Reflected // of an array whose dtype is only known as a TypeVar."""
+    @property
+    def _dtype(self) -> _T: ...
+    @property
+    def _same(self) -> Array[_T]: ...
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64, _GenericR], other: int, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64, _GenericR], other: float, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[Any] | complex | np.generic, /) -> Array[Any]: ...
+
 
 @type_check_only
 class _Has_rfloordiv(Protocol[_F_co]):
@@ -405,7 +646,34 @@ class _RFloordivOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> ScalarToUnknown: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> GenericRFloordiv[_T]: ...
+
+@type_check_only
+class GenericMod(_Table, Generic[_T]):
+    """% of an array whose dtype is only known as a TypeVar."""
+    @property
+    def _dtype(self) -> _T: ...
+    @property
+    def _same(self) -> Array[_T]: ...
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64, _GenericR], other: Array[_T], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_, _GenericR], other: Array[_T], /) -> Array[_jaxtypes_markers.int32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64, _GenericR], other: int, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64, _GenericR], other: Array[_jaxtypes_markers.weak_int], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_, _GenericR], other: Array[_jaxtypes_markers.weak_int], /) -> Array[_jaxtypes_markers.weak_int]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64, _GenericR], other: float, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64, _GenericR], other: Array[_jaxtypes_markers.weak_float], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_ | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: Array[_jaxtypes_markers.weak_float], /) -> Array[_jaxtypes_markers.weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[Any] | complex | np.generic | np.ndarray[Any, Any], /) -> Array[Any]: ...
+
 
 @type_check_only
 class _Has_mod(Protocol[_F_co]):
@@ -418,7 +686,22 @@ class _ModOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> KeepsDtype[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> GenericMod[_T]: ...
+
+@type_check_only
+class GenericRMod(_Table, Generic[_T]):
+    """Reflected % of an array whose dtype is only known as a TypeVar."""
+    @property
+    def _dtype(self) -> _T: ...
+    @property
+    def _same(self) -> Array[_T]: ...
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64, _GenericR], other: int, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64, _GenericR], other: float, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[Any] | complex | np.generic, /) -> Array[Any]: ...
+
 
 @type_check_only
 class _Has_rmod(Protocol[_F_co]):
@@ -431,7 +714,44 @@ class _RModOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> ScalarToUnknown: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> GenericRMod[_T]: ...
+
+@type_check_only
+class GenericPow(_Table, Generic[_T]):
+    """** of an array whose dtype is only known as a TypeVar."""
+    @property
+    def _dtype(self) -> _T: ...
+    @property
+    def _same(self) -> Array[_T]: ...
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: Array[_T], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_, _GenericR], other: Array[_T], /) -> Array[_jaxtypes_markers.int32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: int, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_, _GenericR], other: int, /) -> Array[_jaxtypes_markers.int32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: Array[_jaxtypes_markers.weak_int], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_, _GenericR], other: Array[_jaxtypes_markers.weak_int], /) -> Array[_jaxtypes_markers.int32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: float, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: Array[_jaxtypes_markers.weak_float], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_ | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: Array[_jaxtypes_markers.weak_float], /) -> Array[_jaxtypes_markers.weak_float]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: complex, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: Array[_jaxtypes_markers.weak_complex], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_ | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: Array[_jaxtypes_markers.weak_complex], /) -> Array[_jaxtypes_markers.weak_complex]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64, _GenericR], other: Array[_jaxtypes_markers.weak_complex], /) -> Array[_jaxtypes_markers.complex64]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[Any] | complex | np.generic | np.ndarray[Any, Any], /) -> Array[Any]: ...
+
 
 @type_check_only
 class _Has_pow(Protocol[_F_co]):
@@ -444,7 +764,26 @@ class _PowOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> KeepsDtype[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> GenericPow[_T]: ...
+
+@type_check_only
+class GenericRPow(_Table, Generic[_T]):
+    """Reflected ** of an array whose dtype is only known as a TypeVar."""
+    @property
+    def _dtype(self) -> _T: ...
+    @property
+    def _same(self) -> Array[_T]: ...
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64 | _jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: int, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_, _GenericR], other: int, /) -> Array[_jaxtypes_markers.int32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.float4_e2m1fn | _jaxtypes_markers.float6_e2m3fn | _jaxtypes_markers.float6_e3m2fn | _jaxtypes_markers.float8_e3m4 | _jaxtypes_markers.float8_e4m3 | _jaxtypes_markers.float8_e8m0fnu | _jaxtypes_markers.float8_e4m3b11fnuz | _jaxtypes_markers.float8_e4m3fn | _jaxtypes_markers.float8_e4m3fnuz | _jaxtypes_markers.float8_e5m2 | _jaxtypes_markers.float8_e5m2fnuz | _jaxtypes_markers.bfloat16 | _jaxtypes_markers.float16 | _jaxtypes_markers.float32 | _jaxtypes_markers.float64 | _jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: float, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.complex64 | _jaxtypes_markers.complex128, _GenericR], other: complex, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[Any] | complex | np.generic, /) -> Array[Any]: ...
+
 
 @type_check_only
 class _Has_rpow(Protocol[_F_co]):
@@ -457,7 +796,26 @@ class _RPowOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> ScalarToUnknown: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> GenericRPow[_T]: ...
+
+@type_check_only
+class GenericBitwise(_Table, Generic[_T]):
+    """&, |, ^ of an array whose dtype is only known as a TypeVar."""
+    @property
+    def _dtype(self) -> _T: ...
+    @property
+    def _same(self) -> Array[_T]: ...
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_ | _jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: Array[_T], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: int, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: Array[_jaxtypes_markers.weak_int], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_, _GenericR], other: Array[_jaxtypes_markers.weak_int], /) -> Array[_jaxtypes_markers.weak_int]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[Any] | complex | np.generic | np.ndarray[Any, Any], /) -> Array[Any]: ...
+
 
 @type_check_only
 class _Has_bitwise(Protocol[_F_co]):
@@ -470,7 +828,20 @@ class _BitwiseOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> KeepsDtype[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> GenericBitwise[_T]: ...
+
+@type_check_only
+class GenericRBitwise(_Table, Generic[_T]):
+    """Reflected &, |, ^ of an array whose dtype is only known as a TypeVar."""
+    @property
+    def _dtype(self) -> _T: ...
+    @property
+    def _same(self) -> Array[_T]: ...
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: int, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[Any] | complex | np.generic, /) -> Array[Any]: ...
+
 
 @type_check_only
 class _Has_rbitwise(Protocol[_F_co]):
@@ -483,7 +854,28 @@ class _RBitwiseOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> ScalarToUnknown: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> GenericRBitwise[_T]: ...
+
+@type_check_only
+class GenericShift(_Table, Generic[_T]):
+    """<<, >> of an array whose dtype is only known as a TypeVar."""
+    @property
+    def _dtype(self) -> _T: ...
+    @property
+    def _same(self) -> Array[_T]: ...
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: Array[_T], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_, _GenericR], other: Array[_T], /) -> Array[_jaxtypes_markers.int32]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: int, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: Array[_jaxtypes_markers.weak_int], /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.bool_, _GenericR], other: Array[_jaxtypes_markers.weak_int], /) -> Array[_jaxtypes_markers.weak_int]: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[Any] | complex | np.generic | np.ndarray[Any, Any], /) -> Array[Any]: ...
+
 
 @type_check_only
 class _Has_shift(Protocol[_F_co]):
@@ -496,7 +888,20 @@ class _ShiftOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> KeepsDtype[_T]: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> GenericShift[_T]: ...
+
+@type_check_only
+class GenericRShift(_Table, Generic[_T]):
+    """Reflected <<, >> of an array whose dtype is only known as a TypeVar."""
+    @property
+    def _dtype(self) -> _T: ...
+    @property
+    def _same(self) -> Array[_T]: ...
+    @overload
+    def __call__(self: _Within[_jaxtypes_markers.uint1 | _jaxtypes_markers.uint2 | _jaxtypes_markers.uint4 | _jaxtypes_markers.uint8 | _jaxtypes_markers.uint16 | _jaxtypes_markers.uint32 | _jaxtypes_markers.uint64 | _jaxtypes_markers.int1 | _jaxtypes_markers.int2 | _jaxtypes_markers.int4 | _jaxtypes_markers.int8 | _jaxtypes_markers.int16 | _jaxtypes_markers.int32 | _jaxtypes_markers.int64, _GenericR], other: int, /) -> _GenericR: ...  # type: ignore[overload-overlap]
+    @overload
+    def __call__(self, other: Array[Any] | complex | np.generic, /) -> Array[Any]: ...
+
 
 @type_check_only
 class _Has_rshift(Protocol[_F_co]):
@@ -509,7 +914,7 @@ class _RShiftOp:
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
-    def __get__(self, obj: Array[_T], owner: Any, /) -> ScalarToUnknown: ...
+    def __get__(self, obj: Array[_T], owner: Any, /) -> GenericRShift[_T]: ...
 
 @type_check_only
 class _Has_compare(Protocol[_F_co]):

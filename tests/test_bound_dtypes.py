@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import jaxtypes
-from jaxtypes import lattice
+from jaxtypes import int8, int32, lattice
 from jaxtypes._stubgen import basearray_stub
 from jaxtypes.typing import floating, inexact, integer
 from tools import checkers
@@ -41,8 +41,39 @@ EXPRESSIONS = (
     "jnp.tanh(x)",
     "jax.lax.rsqrt(x)",
     "jnp.maximum(x, 0.0)",
+    "x / 2",
+    "x // 2",
+    "x % 2",
+    "1.0 - x",
+    "x - jnp.asarray(1.0)",
+    "x * 2",
+    "x / x",
 )
-BOUNDS = {"floating": floating, "inexact": inexact, "integer": integer}
+BOUNDS = {"floating": floating, "inexact": inexact, "integer": integer, "narrow": typing.Union[int8, int32]}
+# How the case file writes each bound.
+BOUND_SOURCES = {"floating": "floating", "inexact": "inexact", "integer": "integer", "narrow": "Union[int8, int32]"}
+# The operators of an array and a Python scalar, a weakly typed array or an
+# array of its own dtype: the JAX stubs answer them through the generic
+# tables (package_stubs._generic_table) as the plugin does, in every set-up.
+OPERATORS = (
+    "x * 2.0",
+    "2.0 * x",
+    "x ** 2",
+    "x + 1",
+    "x * x",
+    "-x",
+    "x / 2",
+    "x // 2",
+    "x % 2",
+    "1.0 - x",
+    "x - jnp.asarray(1.0)",
+    "x * 2",
+    "x / x",
+)
+# Where the stubs answer unknown: an integer TypeVar's operator with a Python
+# float is a weak float, with a Python int the TypeVar; the overload of a
+# float also takes an int (the typing spec's promotion), so no one answer.
+STUBS_UNKNOWN = {("narrow", "x * 2.0"), ("narrow", "2.0 * x"), ("narrow", "1.0 - x")}
 
 
 def _jax_answer(expression: str, bound: object) -> str:
@@ -65,7 +96,8 @@ def _jax_answer(expression: str, bound: object) -> str:
         except (TypeError, ValueError):  # (JAX's TypePromotionError is a ValueError)
             return "Any"
         inputs.append(dtype.name)
-        results.append(out.dtype.name)
+        # (a weakly typed result, int8 * 2.0, is JAX's weak float: its own marker)
+        results.append(_WEAK[out.dtype.kind] if out.weak_type else out.dtype.name)
     if results == inputs:
         return "D"
     if len(set(results)) == 1:
@@ -73,22 +105,25 @@ def _jax_answer(expression: str, bound: object) -> str:
     return "Any"
 
 
-def _case_file() -> tuple[str, dict[int, tuple[str, str]]]:
+_WEAK = {"i": lattice.WEAK_INT, "f": lattice.WEAK_FLOAT, "c": lattice.WEAK_COMPLEX}
+
+
+def _case_file(expressions: tuple[str, ...] = EXPRESSIONS) -> tuple[str, dict[int, tuple[str, str]]]:
     lines = [
-        "from typing import TypeVar",
+        "from typing import TypeVar, Union",
         "import jax",
         "import jax.numpy as jnp",
         "from typing_extensions import reveal_type",
-        "from jaxtypes import bfloat16, float32",
+        "from jaxtypes import bfloat16, float32, int8, int32",
         "from jaxtypes.typing import floating, inexact, integer",
     ]
     where: dict[int, tuple[str, str]] = {}
     for name in BOUNDS:
         lines += [
-            f'D_{name} = TypeVar("D_{name}", bound={name})',
+            f'D_{name} = TypeVar("D_{name}", bound={BOUND_SOURCES[name]})',
             f"def f_{name}(x: jax.Array[D_{name}], y: jax.Array[float32], b: jax.Array[bfloat16]) -> None:",
         ]
-        for expression in EXPRESSIONS:
+        for expression in expressions:
             lines.append(f"    reveal_type({expression})")
             where[len(lines)] = (name, expression)
     return "\n".join(lines) + "\n", where
@@ -121,6 +156,38 @@ def test_plugin_answers_each_dtype_of_the_bound_as_jax(
         got = found.get(("bound_dtypes_case.py", line))
         if got != [expected]:
             wrong.append(f"{bound}: {expression}: JAX {answer}, plugin {got}")
+    assert not wrong, "\n".join(wrong)
+
+
+def _stub_answer(checker: str, revealed: list[str] | None, bound: str) -> str | None:
+    """A stub-only checker's revealed type as ``_jax_answer`` spells it."""
+    if revealed is None or len(revealed) != 1:
+        return None
+    text = revealed[0].replace("jax._src.basearray.", "").replace("jaxtypes.markers.", "")
+    if checker == "pyrefly" and text == "Array":  # (pyrefly prints Array[Any] so)
+        return "Any"
+    inner = text.removeprefix("Array[").removesuffix("]").split("@")[0]
+    return "D" if inner == f"D_{bound}" else inner
+
+
+@pytest.mark.parametrize("checker", checkers.CHECKERS)
+def test_stubs_answer_the_operators_of_a_bound_as_jax(checker: str, tmp_path: Path) -> None:
+    """The JAX stubs alone, in each checker: an operator of an Array[D] and a
+    Python scalar, a weakly typed array or an Array[D] is JAX's answer for
+    every dtype D may take, with no error."""
+    shutil.copytree(project_runs.typings(), tmp_path / checkers.STUBS, symlinks=True)
+    text, where = _case_file(OPERATORS)
+    (tmp_path / "bound_dtypes_case.py").write_text(text)
+    cmd = checkers.command(checker, tmp_path, ["bound_dtypes_case.py"], stubs=True)
+    out = checkers.launch(checker, tmp_path, cmd, 600).stdout
+    assert not checkers.reported_errors(checker, out, tmp_path), out
+    found = checkers.revealed(checker, out, tmp_path)
+    wrong = []
+    for line, (bound, expression) in where.items():
+        answer = _jax_answer(expression, BOUNDS[bound])
+        got = _stub_answer(checker, found.get(("bound_dtypes_case.py", line)), bound)
+        if got != ("Any" if (bound, expression) in STUBS_UNKNOWN else answer):
+            wrong.append(f"{bound}: {expression}: JAX {answer}, {checker} {got}")
     assert not wrong, "\n".join(wrong)
 
 

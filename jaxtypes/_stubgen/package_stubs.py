@@ -553,6 +553,100 @@ def _via(attr: str, var: str) -> str:
     return f"Array[_Has{attr}[{var}]]"
 
 
+# The other operands of a generic table's overloads, narrowest first: the
+# annotation of each and the partners (``_partners``' keys) it takes.  A bool
+# is an int, an int is accepted as a float and a float as a complex, so each
+# scalar's takes the partners of those before it (a value that a TypeVar's
+# bound makes pass over one overload meets the next); a weakly typed array
+# (``jnp.asarray(2.0)``) has its own (``x ** 2`` of a sub-byte integer is
+# JAX's integer_pow, ``x ** jnp.asarray(2)`` its power, which refuses it).
+def _generic_operands(reflected: bool) -> list[tuple[str, list[str]]]:
+    out: list[tuple[str, list[str]]] = [] if reflected else [("Array[_T]", ["same"])]
+    keys: list[str] = []
+    for scalar in lattice.PYTHON_SCALARS:
+        keys.append(f"py:{scalar.node}")
+        if scalar.node == lattice.BOOL:
+            continue  # (taken by the int overload)
+        out.append((scalar.python_type.__name__, list(keys)))
+        if not reflected:  # (a reflected table meets only scalars)
+            out.append((f"Array[_jaxtypes_markers.{_m(scalar.node)}]", [scalar.node]))
+    return out
+
+
+def _generic_results(family: str, keys: list[str], reflected: bool, v: Variant) -> dict[str, str]:
+    """{dtype: what an operator of the family gives it with every partner of
+    ``keys``} ("same": an array of the dtype itself), for the dtypes where all
+    agree and JAX accepts them: the dtype itself (kept) or another.  A 64-bit
+    dtype, with x64 off, counts as the dtype JAX makes of it: no array has it
+    then (the mypy plugin's rule for a bound: the dtypes an array can have)."""
+
+    def result(node: str) -> str | None:
+        found = {
+            _binary_outcome(op, node, node if key == "same" else key, reflected, v).node
+            for key in keys
+            for op in BINARY_FAMILIES[family]
+        }
+        return found.pop() if len(found) == 1 else None
+
+    strong = [n for n in lattice.NODES if not lattice.is_weak(n)]
+    out = {n: r for n in strong if (r := result(n)) is not None}
+    for n in strong:
+        canonical = lattice.canonicalize(n, x64=v.x64)
+        if canonical != n and canonical in out:
+            out[n] = n if out[canonical] == canonical else out[canonical]
+    return {n: out[n] for n in strong if n in out}
+
+
+def _generic_table(family: str, reflected: bool, v: Variant = operation_rules.DEFAULT) -> tuple[str, list[str]]:
+    """The table of a binary family for an array whose dtype is only known as
+    a TypeVar (``x: Array[F]``, F bound to ``floating``): ``x * 2.0`` is
+    ``Array[F]`` where JAX gives every dtype F's bound allows back unchanged
+    (one overload per kind of operand, its self type bounded by those dtypes:
+    ``_Within``), else ``Array[Any]``, never an error.  Concrete dtypes read
+    their own tables; only a TypeVar's (or a union's) dtype reaches this."""
+    name = f"Generic{'R' if reflected else ''}{family.title()}"
+    symbols = ", ".join(operation_rules.SYMBOLS[op] for op in BINARY_FAMILIES[family])
+    lines = [
+        "@type_check_only",
+        f"class {name}(_Table, Generic[_T]):",
+        f'    """{"Reflected " if reflected else ""}{symbols} of an array whose dtype is only known as a TypeVar."""',
+        "    @property",
+        "    def _dtype(self) -> _T: ...",
+        "    @property",
+        "    def _same(self) -> Array[_T]: ...",
+    ]
+    for annotation, keys in _generic_operands(reflected):
+        results = _generic_results(family, keys, reflected, v)
+        # (the dtypes kept first, then those all giving one other dtype:
+        # ``i / 2`` of integers is float32)
+        groups = {"": [n for n, r in results.items() if r == n]}
+        for n, r in results.items():
+            if r != n:
+                groups.setdefault(r, []).append(n)
+        for result, members in groups.items():
+            if not members:
+                continue
+            bound = " | ".join(f"_jaxtypes_markers.{_m(n)}" for n in members)
+            returns = f"Array[_jaxtypes_markers.{_m(result)}]" if result else "_GenericR"
+            lines += [
+                "    @overload",
+                f"    def __call__(self: _Within[{bound}, _GenericR], other: {annotation}, /) -> {returns}: ..."
+                "  # type: ignore[overload-overlap]",
+            ]
+    # (an Array reaches the reflected table only where the other operand's
+    # own table has no overload for this one: a concrete dtype's with a
+    # TypeVar's, ``y * x``: unknown, not an error)
+    fallback = "Array[Any] | complex | np.generic" + ("" if reflected else " | np.ndarray[Any, Any]")
+    overloaded = any(line.endswith("@overload") for line in lines)
+    lines += [
+        *(["    @overload"] if overloaded else []),
+        f"    def __call__(self, other: {fallback}, /) -> Array[Any]: ...",
+        "",
+        "",
+    ]
+    return f"{name}[_T]", lines
+
+
 def _descriptor(cls: str, attr: str, fallback: str, method: str | None = None) -> list[str]:
     """A descriptor class reading a table attribute of Array's dtype marker;
     for a ``method``, the table's def of that name, bound (through the
@@ -598,6 +692,7 @@ from typing import Any, Generic, Literal, Protocol, SupportsIndex, overload, typ
 import numpy as np
 from typing_extensions import Never, Self, TypeVar
 
+import jaxtypes.markers as _jaxtypes_markers
 from jaxtypes.markers import bool_, int32
 
 __all__ = ["Array"]
@@ -723,18 +818,21 @@ class ItemTo(_Table, Generic[D]):
     __call__ = item
 
 
-@type_check_only
-class KeepsDtype(_Table, Generic[_T]):
-    """The table of a dtype only known as a TypeVar: same dtype stays, else unknown."""
-    @overload
-    def __call__(self, other: Array[_T], /) -> Array[_T]: ...
-    @overload
-    def __call__(self, other: Array[Any] | complex | np.generic | np.ndarray[Any, Any], /) -> Array[Any]: ...
+_KeptDT_co = TypeVar("_KeptDT_co", covariant=True)
+_R_co = TypeVar("_R_co", covariant=True)
+_GenericR = TypeVar("_GenericR")
 
 
 @type_check_only
-class ScalarToUnknown(_Table):
-    def __call__(self, other: complex | np.generic, /) -> Array[Any]: ...
+class _Within(Protocol[_KeptDT_co, _R_co]):
+    """A generic table (``GenericAdd[F]``) by its dtype and the Array of it:
+    as a self type, the table of a TypeVar bound within ``_KeptDT_co``.  (The
+    dtype is read through a property: mypy binds ``self: GenericAdd[_K]``
+    ignoring the bound of the TypeVar it solves.)"""
+    @property
+    def _dtype(self) -> _KeptDT_co: ...
+    @property
+    def _same(self) -> _R_co: ...
 
 
 @type_check_only
@@ -824,10 +922,14 @@ def render_array() -> str:
     lines += ["# -- descriptors: Array's operators read the tables of their dtype", ""]
     fallbacks = {}
     for family in BINARY_FAMILIES:
-        fallback = "CompareToBool" if family == _COMPARE else "KeepsDtype[_T]"
-        lines += _descriptor(f"_{family.title()}Op", f"_{family}", fallback)
-        if family != "compare":
-            lines += _descriptor(f"_R{family.title()}Op", f"_r{family}", "ScalarToUnknown")
+        if family == _COMPARE:
+            lines += _descriptor(f"_{family.title()}Op", f"_{family}", "CompareToBool")
+            continue
+        for reflected in (False, True):
+            generic, generic_lines = _generic_table(family, reflected)
+            lines += generic_lines
+            prefix = "R" if reflected else ""
+            lines += _descriptor(f"_{prefix}{family.title()}Op", f"_{'r' if reflected else ''}{family}", generic)
         fallbacks[family] = f"_{family.title()}Op"
     for op in _DESCRIPTOR_UNARY:
         lines += _descriptor(f"_{op.title()}Op", f"_{op}", "UnaryTo[_T]")
