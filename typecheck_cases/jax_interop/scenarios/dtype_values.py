@@ -122,8 +122,10 @@ def configs(x: jax.Array[float32]) -> None:
 # -- arithmetic on an Array[F], F bound to a category: the plugin answers
 # Array[F] where JAX's rule keeps every dtype of the category (its exact
 # answers are checked against JAX by tests/test_bound_dtypes.py); the stubs
-# alone give Array[Any] there, never an error
+# alone answer the operators so too (generic_operators), and give the
+# functions Array[Any], never an error
 F = TypeVar("F", bound=floating)
+Narrow = TypeVar("Narrow", bound=Union[int8, int32])
 
 
 def rms_norm(x: jax.Array[F], eps: float = 1e-6) -> jax.Array[F]:
@@ -143,13 +145,30 @@ def generic_arithmetic(x: jax.Array[F], y: jax.Array[float32]) -> None:
     assert_type(rms_norm(jnp.ones(3, jnp.bfloat16)), jax.Array[bfloat16])
 
 
+def standardized(x: jax.Array[F]) -> jax.Array[F]:
+    return (x - x.mean()) / 2.0 * x
+
+
+def generic_operators(x: jax.Array[F], i: jax.Array[Narrow], y: jax.Array[float32]) -> None:
+    assert_type(x * 2.0, jax.Array[F])
+    assert_type(2.0 * x, jax.Array[F])
+    assert_type(x**2, jax.Array[F])
+    assert_type(1.0 - x, jax.Array[F])
+    assert_type(x / jnp.asarray(2.0), jax.Array[F])
+    assert_type(i * 2, jax.Array[Narrow])
+    # every integer of the bound divides to float32
+    assert_type(i / i, jax.Array[float32])
+    # JAX refuses float8 * float32: no one answer, and no error
+    assert_type(y * x, jax.Array[Any])
+    assert_type(standardized(jnp.ones(3, jnp.bfloat16)), jax.Array[bfloat16])
+
+
 # -- reductions of an Array[F]: where JAX's rule gives each dtype of the bound
 # back (sum, mean, max of any float; a 64-bit one is its 32-bit one with x64
 # off, and no array has its dtype then), Array[F] in every set-up (the dtypes
 # per method are checked against JAX by tests/test_bound_dtypes.py)
 C = TypeVar("C", bound=inexact)
 I = TypeVar("I", bound=integer)
-Narrow = TypeVar("Narrow", bound=Union[int8, int32])
 
 
 def total(x: jax.Array[F]) -> jax.Array[F]:
