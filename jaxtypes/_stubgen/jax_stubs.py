@@ -301,6 +301,7 @@ def render(jax: JaxInstall) -> dict[str, str]:
             *layer_stubs.marker_typevar_lines(),
             *jax_transforms.marker_typevar_lines(),
             *initializer_stubs.marker_typevar_lines(),
+            *optax_stubs.marker_typevar_lines(),
         ],
     )
     header = HEADER.format(jaxtypes=__version__, jax=jax.version, source="jaxtypes._stubgen.package_stubs")

@@ -61,6 +61,7 @@ __all__ = [
     "render",
     "render_package",
     "status",
+    "marker_typevar_lines",
 ]
 
 LIBRARY: Final = "optax"
@@ -118,17 +119,26 @@ FUNCTIONS: Final = (
 _ARRAY: Final = "_jaxtypes_jax.Array"
 _ANY_ARRAY: Final = f"{_ARRAY}[_JaxtypesAny]"
 _UNKNOWN_ARRAY: Final = f"{_ARRAY}[_JaxtypesUnknownT]"
+# The dtype of one array alone, bound to LOSS_DTYPES: declared by the markers
+# stub under a public-looking name, which a hover shows (``Array[LossDtype@l2_loss]``).
+_LOSS_VAR: Final = "_JaxtypesLossT"
 _PRELUDE: Final = """
 from collections.abc import Mapping as _JaxtypesMapping, Sequence as _JaxtypesSequence
 from typing import Any as _JaxtypesAny, overload as _jaxtypes_overload
 import jax as _jaxtypes_jax
 import jaxtypes.markers as _jaxtypes_markers
 from jaxtypes.markers import AnyDtype as _JaxtypesUnknownT
+from jaxtypes.markers import LossDtype as _JaxtypesLossT
 """
 
 
 def _marker(node: str) -> str:
     return f"_jaxtypes_markers.{lattice.MARKER_NAME[node]}"
+
+
+def marker_typevar_lines() -> list[str]:
+    """The declaration of ``LossDtype`` in the markers stub."""
+    return [f'LossDtype = TypeVar("LossDtype", bound={" | ".join(lattice.MARKER_NAME[n] for n in LOSS_DTYPES)})']
 
 
 def status(install: PackageInstall | None) -> str | None:
@@ -168,38 +178,52 @@ def _required(fn: ast.FunctionDef) -> set[str]:
     return {a.arg for a in positional[: len(positional) - len(fn.args.defaults)]}
 
 
-def _array_of(function: TypedFunction, param: str, dtype: str, declared: ast.FunctionDef) -> str:
-    """The annotation of array parameter ``param`` in the overload of ``dtype``."""
-    array = f"{_ARRAY}[{dtype}]"
-    if function.tree and param == function.arrays[0]:
-        return f"{array} | _JaxtypesMapping[_JaxtypesAny, {array}] | _JaxtypesSequence[{array}]"
-    return array if param in _required(declared) else f"{array} | None"
-
-
 def _overloads(function: TypedFunction, declared: ast.FunctionDef) -> list[ast.stmt]:
     """The typed function's overloads (the module docstring)."""
     params = {a.arg for a in all_params(declared)}
     missing = set(function.arrays + function.labels + function.scalars) - params
     if missing:
         raise ModuleShapeError(f"optax.{function.name} has no parameter {', '.join(sorted(missing))}")
+    first, others = function.arrays[0], function.arrays[1:]
+    optional = [p for p in others if p not in _required(declared)]
     out: list[ast.stmt] = []
     for param in function.arrays + function.labels:  # an array of unknown dtype
-        unknown = _UNKNOWN_ARRAY
-        if function.tree and param == function.arrays[0]:
-            unknown = f"{unknown} | _JaxtypesMapping[_JaxtypesAny, {unknown}] | _JaxtypesSequence[{unknown}]"
+        unknown = _tree_of(_UNKNOWN_ARRAY) if function.tree and param == first else _UNKNOWN_ARRAY
         # (made required: left out, it would catch the calls the typed overloads are for)
         forms = [declared] if param in _required(declared) else required_overloads(declared, param)
         out += [_retyped(f, {param: unknown}, _ANY_ARRAY) for f in forms]
     labels = f"{_ARRAY}[{' | '.join(_marker(n) for n in LABEL_DTYPES)}]"
+    fixed = {p: labels for p in function.labels} | {p: "float" for p in function.scalars}
+    alone = len(others) == len(optional)  # the first array may be the only one
+    if alone:  # its dtype, a TypeVar's
+        kept = f"{_ARRAY}[{_LOSS_VAR}]"
+        out.append(_retyped(declared, {first: kept, **dict.fromkeys(others, "None"), **fixed}, kept))
+    # Then one overload per dtype: for arrays of one dtype given together (a
+    # TypeVar would take two dtypes as their union), and for the array alone
+    # where mypy solved the TypeVar from the declared type of where the result
+    # goes (a wrong dtype fails that overload, and would reach Optax's own).
+    alone_form = [(declared, dict.fromkeys(others, "None"))] if alone else []
+    # (an optional array made required: left out, the overload above took the call)
+    together = [f for p in optional for f in required_overloads(declared, p)] if optional else [declared]
+    forms = alone_form + ([(f, {}) for f in together] if others else [])
     for node in LOSS_DTYPES:
-        dtype = _marker(node)
-        annotations = {p: _array_of(function, p, dtype, declared) for p in function.arrays}
-        annotations |= {p: labels for p in function.labels}
-        annotations |= {p: "float" for p in function.scalars}
-        out.append(_retyped(declared, annotations, f"{_ARRAY}[{dtype}]"))
+        array = f"{_ARRAY}[{_marker(node)}]"
+        first_type = _tree_of(array) if function.tree else array
+        for form, nones in forms:
+            annotations = {first: first_type, **dict.fromkeys(others, array), **nones, **fixed}
+            out.append(_retyped(form, annotations, array))
     own = declared.returns is not None
     out.append(_retyped(declared, {}, ast.unparse(declared.returns) if own and declared.returns else _ANY_ARRAY))
     return out
+
+
+def _tree_of(array: str) -> str:
+    """``array``, or a mapping or a sequence of it."""
+    return f"{array} | _JaxtypesMapping[_JaxtypesAny, {array}] | _JaxtypesSequence[{array}]"
+
+
+def _is_dunder(node: ast.Assign) -> bool:
+    return all(isinstance(t, ast.Name) and t.id.startswith("__") and t.id.endswith("__") for t in node.targets)
 
 
 def render_package(root: Path, rel: str) -> str:
@@ -209,6 +233,9 @@ def render_package(root: Path, rel: str) -> str:
     typed = {f.name: f for f in FUNCTIONS if f.package == rel}
     kept: list[ast.stmt] = []
     for node in stub_view(tree.body):
+        if isinstance(node, ast.Assign) and _is_dunder(node):  # __version__, __all__
+            kept.append(node)
+            continue
         if isinstance(node, ast.Expr) or is_private_machinery(node):
             continue  # the docstring; deprecation machinery (check_exports: no public name is lost)
         if isinstance(node, ast.Import):
@@ -225,7 +252,7 @@ def render_package(root: Path, rel: str) -> str:
             ]
             if aliases:
                 kept += exported_import(ast.ImportFrom(absolute_module(node, package), aliases, 0))
-        elif isinstance(node, ast.Assign):  # aliases (clip = transforms.clip), __all__, __version__
+        elif isinstance(node, ast.Assign):  # aliases: clip = transforms.clip
             kept.append(node)
         else:
             raise ModuleShapeError(f"optax/{rel}: unexpected {ast.unparse(node)[:80]}")
