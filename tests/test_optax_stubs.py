@@ -217,3 +217,16 @@ def test_the_buggy_statements_have_the_dtype_the_scenario_reports() -> None:
         # the lines the stubs leave to Optax's own signature: promoted
         assert optax.softmax_cross_entropy(x, _array("float32")).dtype == jnp.float32
         assert optax.global_norm({"x": x, "w": _array("float32")}).dtype == jnp.float32
+
+
+def test_without_optax_no_optax_stubs_are_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As for flax: a library not installed gets no stub package, and the
+    command says nothing of it."""
+    from jaxtypes._stubgen import jax_stubs, layer_stubs
+
+    real = layer_stubs.locate
+    monkeypatch.setattr(layer_stubs, "locate", lambda library: None if library == "optax" else real(library))
+    files = jax_stubs.render(jax_stubs.locate_jax())
+    assert not [rel for rel in files if rel.split("/", 1)[0] == "optax-stubs" or "/optax/" in rel]
+    assert "flax-stubs/py.typed" in files
+    assert not [line for line in jax_stubs.layer_status() if line.startswith("optax")]
