@@ -96,8 +96,10 @@ class TypedFunction:
     tree: bool = False
 
 
-def _loss(name: str, source: str, arrays: tuple[str, ...], **kw: tuple[str, ...]) -> TypedFunction:
-    return TypedFunction(name, "losses/__init__.py", f"losses/_{source}.py", arrays, **kw)
+def _loss(
+    name: str, source: str, arrays: tuple[str, ...], labels: tuple[str, ...] = (), scalars: tuple[str, ...] = ()
+) -> TypedFunction:
+    return TypedFunction(name, "losses/__init__.py", f"losses/_{source}.py", arrays, labels, scalars)
 
 
 _PAIR: Final = ("logits", "labels")
@@ -205,11 +207,11 @@ def _overloads(function: TypedFunction, declared: ast.FunctionDef) -> list[ast.s
     alone_form = [(declared, dict.fromkeys(others, "None"))] if alone else []
     # (an optional array made required: left out, the overload above took the call)
     together = [f for p in optional for f in required_overloads(declared, p)] if optional else [declared]
-    forms = alone_form + ([(f, {}) for f in together] if others else [])
+    typed_forms = alone_form + ([(f, {}) for f in together] if others else [])
     for node in LOSS_DTYPES:
         array = f"{_ARRAY}[{_marker(node)}]"
         first_type = _tree_of(array) if function.tree else array
-        for form, nones in forms:
+        for form, nones in typed_forms:
             annotations = {first: first_type, **dict.fromkeys(others, array), **nones, **fixed}
             out.append(_retyped(form, annotations, array))
     own = declared.returns is not None
