@@ -47,8 +47,11 @@ def _nodes(annotation: str) -> list[str] | None:
     (and its mapping and sequence forms) one, a union of markers each of
     them, the LossDtype TypeVar each of its bound; None when it names no array."""
     if "_JaxtypesLossT" in annotation:
-        (line,) = optax_stubs.marker_typevar_lines()
+        line = optax_stubs.marker_typevar_lines()[0]
         return [_MARKER_NODE[n.strip()] for n in line.split("bound=")[1].rstrip(")").split("|")]
+    if "_JaxtypesLossPairT" in annotation:
+        line = optax_stubs.marker_typevar_lines()[1]
+        return [_MARKER_NODE[n.strip()] for n in line.split('"LossPairDtype", ')[1].rstrip(")").split(",")]
     found = re.findall(r"_jaxtypes_markers\.(\w+)", annotation)
     return list(dict.fromkeys(_MARKER_NODE[n] for n in found)) or None
 

@@ -12,15 +12,22 @@ of its import, with overloads:
 
 * an input of unknown dtype (``Array[Any]``) gives ``Array[Any]`` (mypy takes
   the first overload an ``Array[Any]`` matches);
+* the first array alone, its dtype (``LossDtype``, a TypeVar bound to
+  ``LOSS_DTYPES``); arrays given together, their one dtype
+  (``LossPairDtype``, constrained to them);
 * one overload per dtype of ``LOSS_DTYPES``: every array of the result's
   dtype in that dtype (integer labels of ``LABEL_DTYPES``, a Python scalar
   ``delta``/``epsilon``) gives that dtype;
 * the function's own signature, giving what Optax declares.
 
-One overload per dtype, not a TypeVar shared by the arrays: arrays of two
-dtypes would solve it to their union in pyright, pyrefly and ty
-(``Array[bfloat16 | float32]``), where JAX promotes them (float32); they
-match no typed overload and fall to Optax's own signature.  An empty tree's
+Arrays given together share a constrained TypeVar, not a bound one: arrays
+of two dtypes would solve a bound one to their union in pyright, pyrefly
+and ty (``Array[bfloat16 | float32]``), where JAX promotes them (float32);
+they match no typed overload and fall to Optax's own signature.  The
+per-dtype overloads are for mypy without the plugin, which solves a TypeVar
+from the declared type of where the result goes (``losses: Array[float32] =
+...`` of bfloat16 logits): that fails the TypeVar's overload, and the
+dtype's own then gives the bug its error.  An empty tree's
 ``global_norm`` is float32 whatever its declared leaves (there is no leaf to
 follow): the stubs give the leaves' dtype.
 """
@@ -124,6 +131,12 @@ _UNKNOWN_ARRAY: Final = f"{_ARRAY}[_JaxtypesUnknownT]"
 # The dtype of one array alone, bound to LOSS_DTYPES: declared by the markers
 # stub under a public-looking name, which a hover shows (``Array[LossDtype@l2_loss]``).
 _LOSS_VAR: Final = "_JaxtypesLossT"
+# The one dtype of arrays given together, constrained to LOSS_DTYPES: a
+# constrained TypeVar is solved to one of its dtypes, never a union, and it
+# is what mypy without the plugin solves a context-dependent argument in
+# (``softmax_cross_entropy(x.astype(f32), y.astype(f32))``), where the first
+# per-dtype overload would take each cast as its own dtype.
+_PAIR_VAR: Final = "_JaxtypesLossPairT"
 _PRELUDE: Final = """
 from collections.abc import Mapping as _JaxtypesMapping, Sequence as _JaxtypesSequence
 from typing import Any as _JaxtypesAny, overload as _jaxtypes_overload
@@ -131,6 +144,7 @@ import jax as _jaxtypes_jax
 import jaxtypes.markers as _jaxtypes_markers
 from jaxtypes.markers import AnyDtype as _JaxtypesUnknownT
 from jaxtypes.markers import LossDtype as _JaxtypesLossT
+from jaxtypes.markers import LossPairDtype as _JaxtypesLossPairT
 """
 
 
@@ -139,8 +153,12 @@ def _marker(node: str) -> str:
 
 
 def marker_typevar_lines() -> list[str]:
-    """The declaration of ``LossDtype`` in the markers stub."""
-    return [f'LossDtype = TypeVar("LossDtype", bound={" | ".join(lattice.MARKER_NAME[n] for n in LOSS_DTYPES)})']
+    """The declarations of ``LossDtype`` and ``LossPairDtype`` in the markers stub."""
+    names = [lattice.MARKER_NAME[n] for n in LOSS_DTYPES]
+    return [
+        f'LossDtype = TypeVar("LossDtype", bound={" | ".join(names)})',
+        f'LossPairDtype = TypeVar("LossPairDtype", {", ".join(names)})',
+    ]
 
 
 def status(install: PackageInstall | None) -> str | None:
@@ -208,6 +226,11 @@ def _overloads(function: TypedFunction, declared: ast.FunctionDef) -> list[ast.s
     # (an optional array made required: left out, the overload above took the call)
     together = [f for p in optional for f in required_overloads(declared, p)] if optional else [declared]
     typed_forms = alone_form + ([(f, {}) for f in together] if others else [])
+    if others:  # arrays given together: their one dtype, a constrained TypeVar's
+        pair = f"{_ARRAY}[{_PAIR_VAR}]"
+        first_pair = _tree_of(pair) if function.tree else pair
+        for form in together:
+            out.append(_retyped(form, {first: first_pair, **dict.fromkeys(others, pair), **fixed}, pair))
     for node in LOSS_DTYPES:
         array = f"{_ARRAY}[{_marker(node)}]"
         first_type = _tree_of(array) if function.tree else array

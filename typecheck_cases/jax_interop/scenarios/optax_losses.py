@@ -39,6 +39,9 @@ def classification(x: jax.Array[bfloat16], h: jax.Array[float16], w: jax.Array[f
     assert_type(optax.safe_softmax_cross_entropy(h, h), jax.Array[float16])
     assert_type(optax.sigmoid_binary_cross_entropy(w, w), jax.Array[float32])
     assert_type(optax.losses.softmax_cross_entropy(w.astype(jnp.bfloat16), x), jax.Array[bfloat16])
+    # both arrays cast: one dtype, in every set-up (mypy too)
+    assert_type(optax.softmax_cross_entropy(x.astype(jnp.float32), h.astype(jnp.float32)), jax.Array[float32])
+    assert_type(optax.l2_loss(x.astype(jnp.float32), h.astype(jnp.float32)), jax.Array[float32])
     # two dtypes, promoted by JAX (to float32): Optax's own jax.Array
     promoted: jax.Array[float32] = optax.softmax_cross_entropy(x, w)
     wrong: jax.Array[float32] = optax.sigmoid_binary_cross_entropy(x, x)  # E: assignment
