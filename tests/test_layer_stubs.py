@@ -260,11 +260,11 @@ def test_stubs_made_for_another_release_or_without_its_layers_are_stale(tmp_path
 
     jax_stubs.write(tmp_path, jax_stubs.render(jax_stubs.locate_jax()))
     fresh = record.staleness(tmp_path)
-    both = (("flax", "0.12.8", "0.12.8"), ("equinox", "0.13.8", "0.13.8"))
-    assert fresh is not None and not fresh.stale and fresh.layers == both, fresh
-    assert fresh.message().endswith("the versions installed, with flax 0.12.8's layers and equinox 0.13.8's layers"), (
-        fresh.message()
-    )
+    every = (("flax", "0.12.8", "0.12.8"), ("equinox", "0.13.8", "0.13.8"), ("optax", "0.2.8", "0.2.8"))
+    assert fresh is not None and not fresh.stale and fresh.layers == every, fresh
+    assert fresh.message().endswith(
+        "the versions installed, with flax 0.12.8's layers and equinox 0.13.8's layers and optax 0.2.8's losses"
+    ), fresh.message()
     for module in (
         tmp_path / "flax-stubs" / record.LAYER_RECORDS["flax"],
         tmp_path / record.MYPY_DIR / "flax" / record.LAYER_RECORDS["flax"],
@@ -280,6 +280,13 @@ def test_stubs_made_for_another_release_or_without_its_layers_are_stale(tmp_path
     assert (
         "with flax 0.12.7's layers, without equinox layers, but this environment has flax 0.12.8, equinox 0.13.8"
     ) in without.message()
+    for top in ("optax-stubs", f"{record.MYPY_DIR}/optax", f"{record.SEARCH_DIR}/optax"):
+        shutil.rmtree(tmp_path / top)
+    no_losses = record.staleness(tmp_path)
+    assert no_losses is not None and no_losses.layers[2] == ("optax", None, "0.2.8"), no_losses
+    assert "without optax losses, but this environment has flax 0.12.8, equinox 0.13.8, optax 0.2.8" in (
+        no_losses.message()
+    )
 
 
 # Equinox's layers under the plugin with strict promotion and x64 on: the
@@ -486,12 +493,14 @@ def test_the_command_says_what_it_does_for_the_installed_layer_libraries(
     assert main(["jax-stubs", "--out", str(tmp_path / "typings")]) == 0
     said = capsys.readouterr().out.splitlines()
     # The layer lines, then what the command says of strict promotion and x64.
-    layer_lines = said[-2 - len(jax_stubs_configuration_lines()) : -len(jax_stubs_configuration_lines())]
+    layer_lines = said[-3 - len(jax_stubs_configuration_lines()) : -len(jax_stubs_configuration_lines())]
     assert layer_lines == [
         "flax 0.12.8: the layers of flax.linen, flax.nnx are typed (24 classes, 5 functions)",
         "equinox 0.13.8: the layers of equinox.nn are typed (14 classes)",
+        "optax 0.2.8: its losses (10 functions of optax.losses, re-exported by optax) and optax.global_norm are typed",
     ], said
     assert (tmp_path / "typings" / "flax-stubs" / "linen" / "__init__.pyi").is_file()
     assert (tmp_path / "typings" / "equinox-stubs" / "nn" / "__init__.pyi").is_file()
-    for library in ("flax", "equinox"):
+    assert (tmp_path / "typings" / "optax-stubs" / "losses" / "__init__.pyi").is_file()
+    for library in ("flax", "equinox", "optax"):
         assert (tmp_path / "typings" / f"{library}-stubs" / "py.typed").read_text() == "partial\n"

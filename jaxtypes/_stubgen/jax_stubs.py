@@ -32,6 +32,7 @@ from jaxtypes._stubgen import (
     initializer_stubs,
     jax_transforms,
     layer_stubs,
+    optax_stubs,
     package_stubs,
     syntax,
 )
@@ -204,7 +205,9 @@ def render(jax: JaxInstall) -> dict[str, str]:
     modules, ``jaxtypes/_array.pyi``, and with a supported flax or equinox
     installed ``flax/linen/__init__.pyi``, ``flax/nnx/__init__.pyi``, Flax's
     dtype helpers (``jaxtypes._stubgen.flax_helpers``) and
-    ``equinox/nn/__init__.pyi``: ``jaxtypes._stubgen.layer_stubs``) are laid out three times, in the form each checker resolves as an override
+    ``equinox/nn/__init__.pyi``: ``jaxtypes._stubgen.layer_stubs``; with a
+    supported optax ``optax/__init__.pyi`` and ``optax/losses/__init__.pyi``:
+    ``jaxtypes._stubgen.optax_stubs``) are laid out three times, in the form each checker resolves as an override
     of part of an installed package without losing the rest of it:
 
     * ``jax-stubs/``, ``jaxtypes-stubs/`` (pyright, basedpyright: ``typings``
@@ -298,6 +301,7 @@ def render(jax: JaxInstall) -> dict[str, str]:
             *layer_stubs.marker_typevar_lines(),
             *jax_transforms.marker_typevar_lines(),
             *initializer_stubs.marker_typevar_lines(),
+            *optax_stubs.marker_typevar_lines(),
         ],
     )
     header = HEADER.format(jaxtypes=__version__, jax=jax.version, source="jaxtypes._stubgen.package_stubs")
@@ -308,11 +312,12 @@ def render(jax: JaxInstall) -> dict[str, str]:
             {"_array.pyi": render_jaxtypes_array(jax.version), "markers.pyi": header + markers},
         ),
     }
-    for library in layer_stubs.LIBRARIES:
+    for library in (*layer_stubs.LIBRARIES, optax_stubs.LIBRARY):
         found = layer_stubs.locate(library)
         if found is None or not found.supported:
             continue
-        # The layers of flax and equinox, typed in the stubs of the packages that re-export them.
+        # The layers of flax and equinox, and Optax's losses, typed in the
+        # stubs of the packages that re-export them.
         packages[library] = (
             found.root,
             {
@@ -357,7 +362,10 @@ def render(jax: JaxInstall) -> dict[str, str]:
 
 def _library_stubs(install: layer_stubs.LayerInstall) -> dict[str, str]:
     """{stub path relative to the library's root: its text}: the packages of
-    its typed layers, and for flax the modules of its dtype helpers."""
+    its typed layers, and for flax the modules of its dtype helpers (for
+    optax: the packages of its typed losses)."""
+    if install.library == optax_stubs.LIBRARY:
+        return optax_stubs.render(install.root)
     stubs = layer_stubs.render(install)
     if install.library == "flax":
         stubs |= flax_helpers.render(install.root)
@@ -560,8 +568,9 @@ def configuration_lines() -> list[str]:
 
 
 def layer_status() -> list[str]:
-    """One line per installed layer library (flax, equinox) on what the stubs do for it."""
+    """One line per installed layer library (flax, equinox) and Optax on what the stubs do for it."""
     lines = [layer_stubs.status(layer_stubs.locate(library)) for library in layer_stubs.LIBRARIES]
+    lines.append(optax_stubs.status(layer_stubs.locate(optax_stubs.LIBRARY)))
     return [line for line in lines if line is not None]
 
 

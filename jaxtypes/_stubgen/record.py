@@ -26,6 +26,7 @@ __all__ = [
     "OUT_DIRS",
     "LAYER_LIBRARIES",
     "LAYER_RECORDS",
+    "TYPED_PARTS",
     "PackageInstall",
     "find_installed",
     "recorded_versions",
@@ -44,9 +45,12 @@ SEARCH_DIR: Final = ".search-path"  # the generated modules alone, for pyrefly
 # In jax's stub directory of each mypy layout (``jax-stubs/``, ``.mypy-path/jax/``):
 # JAX's typed modules as the mypy plugin reads them (function_overloads.plugin_module).
 PLUGIN_DIR: Final = ".mypy-plugin"
-# {library: the releases whose layers the stubs type (jaxtypes._stubgen.layer_stubs)}:
-# those tests/test_layer_rules.py ran and the typecheck cases check.
-LAYER_LIBRARIES: Final = {"flax": ("0.12.8",), "equinox": ("0.13.8",)}
+# {library: the releases whose layers the stubs type (jaxtypes._stubgen.layer_stubs;
+# optax: its losses, jaxtypes._stubgen.optax_stubs)}: those tests/test_layer_rules.py
+# and tests/test_optax_stubs.py ran and the typecheck cases check.
+LAYER_LIBRARIES: Final = {"flax": ("0.12.8",), "equinox": ("0.13.8",), "optax": ("0.2.8",)}
+# What the stubs type of each library, as the staleness message names it.
+TYPED_PARTS: Final = {"flax": "layers", "equinox": "layers", "optax": "losses"}
 # The stub packages (jax's and jaxtypes', the layer libraries' when installed).
 STUB_PACKAGES: Final = ("jax-stubs", "jaxtypes-stubs", *(f"{library}-stubs" for library in LAYER_LIBRARIES))
 # The top-level directories of a `--out` tree (jaxtypes._stubgen.jax_stubs.render).
@@ -54,7 +58,7 @@ OUT_DIRS: Final = (*STUB_PACKAGES, MYPY_DIR, SEARCH_DIR)
 
 _RECORD: Final = re.compile(re.escape(MARK) + r" \(jaxtypes (?P<jaxtypes>\S+), JAX (?P<jax>\S+)\)")
 # {library: its generated module whose second line records the release it was made for}
-LAYER_RECORDS: Final = {"flax": "linen/__init__.pyi", "equinox": "nn/__init__.pyi"}
+LAYER_RECORDS: Final = {"flax": "linen/__init__.pyi", "equinox": "nn/__init__.pyi", "optax": "losses/__init__.pyi"}
 _LIBRARY: Final = re.compile(r"\((?P<library>" + "|".join(LAYER_LIBRARIES) + r") (?P<version>[^)\s]+)\)")
 
 
@@ -94,7 +98,7 @@ def find_installed(name: str) -> PackageInstall | None:
 
 
 def recorded_library(module: Path, library: str) -> str | None:
-    """The release of ``library`` (flax, equinox) a generated stub of its layers was made for."""
+    """The release of ``library`` (flax, equinox, optax) a generated stub of its layers (losses) was made for."""
     head = _head(module)
     m = _LIBRARY.search(head) if head.startswith(MARK) else None
     return m.group("version") if m and m.group("library") == library else None
@@ -174,18 +178,24 @@ class Staleness:
     def message(self) -> str:
         made = f"jaxtypes {self.made_for[0]} and JAX {self.made_for[1]}"
         here = f"jaxtypes {self.installed[0]} and JAX {self.installed[1]}"
-        typed = [f"{library} {version}'s layers" for library, version, _ in self.layers if version is not None]
+        typed = [
+            f"{library} {version}'s {TYPED_PARTS[library]}"
+            for library, version, _ in self.layers
+            if version is not None
+        ]
         if not self.stale:
             kept = f", with {' and '.join(typed)}" if typed else ""
             return f"the jax.Array stubs ({self.where}) were made for {made}, the versions installed{kept}"
         if self.made_for == self.installed:  # only the layer libraries differ
             differ = [(library, m, e) for library, m, e in self.layers if m != e]
             made += "".join(
-                f", with {library} {m}'s layers" if m is not None else f", without {library} layers"
+                f", with {library} {m}'s {TYPED_PARTS[library]}"
+                if m is not None
+                else f", without {library} {TYPED_PARTS[library]}"
                 for library, m, _ in differ
             )
             here = ", ".join(
-                f"{library} {e}" if e is not None else f"no {library} whose layers they can type"
+                f"{library} {e}" if e is not None else f"no {library} whose {TYPED_PARTS[library]} they can type"
                 for library, _, e in differ
             )
         if self.supported_jax:
