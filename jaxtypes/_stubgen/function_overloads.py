@@ -890,6 +890,42 @@ def _same_dtype_groups(plan: CallPlan, tables: FunctionTables) -> list[tuple[str
     return out
 
 
+# The functions of two arrays typed for arrays of two different dtypes too,
+# one overload per dtype of the second array: the products, where mixed
+# dtypes are how quantized weights are used (a bfloat16 activation by an
+# int8 weight is bfloat16, not the float32 its author expected:
+# https://github.com/jax-ml/jax/issues/17214).  Every overload is paid by
+# every call of the function (docs/costs.md), so not the elementwise
+# functions, whose mixed operands are written as operators (``x * w``).
+MIXED_DTYPE_FUNCTIONS: Final = frozenset(["jax.numpy.matmul", "jax.numpy.dot"])
+# ... and the dtypes of the second array typed so: those of quantized weights
+# (int8 and int4 in AQT, float8 in JAX's "Quantization" and float8 guides),
+# not every dtype, as each is an overload every call pays.
+QUANTIZED_DTYPES: Final = ("int4", "int8", "uint4", "uint8", "float8_e4m3fn", "float8_e5m2")
+
+
+def _mixed_dtype_overloads(
+    plan: CallPlan, base: ast.FunctionDef, tables: FunctionTables, ret: str
+) -> list[ast.FunctionDef]:
+    """An array of any dtype with an array of one other dtype: per dtype of
+    the second array, the first array's marker gives the result (an
+    attribute of the markers, as for a Python scalar)."""
+    x, y = plan.input_param, plan.second
+    assert x is not None and y is not None
+    strong = [m for m in lattice.NODES if not lattice.is_weak(m) and not (m in _64_BIT and not tables.v.x64)]
+    out: list[ast.FunctionDef] = []
+    for second in (m for m in strong if m in QUANTIZED_DTYPES):
+        mapping = {
+            m: res for m in strong if m != second and (res := _result(plan.rule, _inputs(plan, m, second), tables.v))
+        }
+        if not mapping:
+            continue
+        attr = tables.attribute(_rule_prefix(plan.rule) + "_and_" + _m(second), mapping)
+        array = f"Array[{_protocol(attr)}[{RESULT_VAR}]]"
+        out.append(_with(base, {x: array, y: f"Array[{MARKERS}.{_m(second)}]"}, ret.format(f"Array[{RESULT_VAR}]")))
+    return out
+
+
 def _pair_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables, ret: str) -> list[ast.FunctionDef]:
     """Two arrays: unknown on either side stays unknown; the same dtype on both
     sides (a constrained TypeVar, which no checker widens to a union of
@@ -947,6 +983,8 @@ def _pair_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables,
                     base, {x: array, y: scalar} if right else {x: scalar, y: array}, ret.format(f"Array[{RESULT_VAR}]")
                 )
             )
+    if plan.name in MIXED_DTYPE_FUNCTIONS:
+        out += _mixed_dtype_overloads(plan, base, tables, ret)
     if plan.two_scalars and x not in plan.array_params and y not in plan.array_params:
         out += _two_scalar_overloads(plan, base, tables, ret)
     if plan.preferred:
