@@ -24,34 +24,6 @@ from tools import checkers
 
 import project_runs
 
-# The expressions, over x: Array[D], y: Array[float32], b: Array[bfloat16].
-EXPRESSIONS = (
-    "x * 2.0",
-    "2.0 * x",
-    "x ** 2",
-    "x + 1",
-    "x * x",
-    "-x",
-    "x * y",
-    "x * b",
-    "x.astype(x.dtype)",
-    "x.sum()",
-    "jnp.mean(x)",
-    "jnp.sqrt(x)",
-    "jnp.tanh(x)",
-    "jax.lax.rsqrt(x)",
-    "jnp.maximum(x, 0.0)",
-    "x / 2",
-    "x // 2",
-    "x % 2",
-    "1.0 - x",
-    "x - jnp.asarray(1.0)",
-    "x * 2",
-    "x / x",
-)
-BOUNDS = {"floating": floating, "inexact": inexact, "integer": integer, "narrow": typing.Union[int8, int32]}
-# How the case file writes each bound.
-BOUND_SOURCES = {"floating": "floating", "inexact": "inexact", "integer": "integer", "narrow": "Union[int8, int32]"}
 # The operators of an array and a Python scalar, a weakly typed array or an
 # array of its own dtype: the JAX stubs answer them through the generic
 # tables (package_stubs._generic_table) as the plugin does, in every set-up.
@@ -70,6 +42,22 @@ OPERATORS = (
     "x * 2",
     "x / x",
 )
+# The expressions, over x: Array[D], y: Array[float32], b: Array[bfloat16].
+EXPRESSIONS = (
+    *OPERATORS,
+    "x * y",
+    "x * b",
+    "x.astype(x.dtype)",
+    "x.sum()",
+    "jnp.mean(x)",
+    "jnp.sqrt(x)",
+    "jnp.tanh(x)",
+    "jax.lax.rsqrt(x)",
+    "jnp.maximum(x, 0.0)",
+)
+BOUNDS = {"floating": floating, "inexact": inexact, "integer": integer, "narrow": typing.Union[int8, int32]}
+# How the case file writes each bound.
+BOUND_SOURCES = {"floating": "floating", "inexact": "inexact", "integer": "integer", "narrow": "Union[int8, int32]"}
 # Where the stubs answer unknown: an integer TypeVar's operator with a Python
 # float is a weak float, with a Python int the TypeVar; the overload of a
 # float also takes an int (the typing spec's promotion), so no one answer.
