@@ -20,17 +20,6 @@ from typing_extensions import reveal_type
 from jaxtypes import bfloat16, bool_, complex64, float16, float32, float64, int8, uint32, weak_float, weak_int
 
 
-def case_jax_image_resize_method_ResizeMethod_AREA(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
-    reveal_type(jax.image.resize(a_bool, (2, 6), jax.image.ResizeMethod.AREA))  # JAX: float32
-    reveal_type(jax.image.resize(a_int8, (2, 6), jax.image.ResizeMethod.AREA))  # JAX: float32
-    reveal_type(jax.image.resize(a_uint32, (2, 6), jax.image.ResizeMethod.AREA))  # JAX: float32
-    reveal_type(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.AREA))  # JAX: bfloat16
-    reveal_type(jax.image.resize(a_float32, (2, 6), jax.image.ResizeMethod.AREA))  # JAX: float32
-    reveal_type(jax.image.resize(a_complex64, (2, 6), jax.image.ResizeMethod.AREA))  # JAX: complex64
-    reveal_type(jax.image.resize(weak_f, (2, 6), jax.image.ResizeMethod.AREA))  # JAX: float64
-    reveal_type(jax.image.resize(weak_i, (2, 6), jax.image.ResizeMethod.AREA))  # JAX: float64
-
-
 def case_jax_image_resize_method_ResizeMethod_CUBIC(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.image.resize(a_bool, (2, 6), jax.image.ResizeMethod.CUBIC))  # JAX: float32
     reveal_type(jax.image.resize(a_int8, (2, 6), jax.image.ResizeMethod.CUBIC))  # JAX: float32
@@ -40,17 +29,6 @@ def case_jax_image_resize_method_ResizeMethod_CUBIC(a_bfloat16: jax.Array[bfloat
     reveal_type(jax.image.resize(a_complex64, (2, 6), jax.image.ResizeMethod.CUBIC))  # JAX: complex64
     reveal_type(jax.image.resize(weak_f, (2, 6), jax.image.ResizeMethod.CUBIC))  # JAX: float64
     reveal_type(jax.image.resize(weak_i, (2, 6), jax.image.ResizeMethod.CUBIC))  # JAX: float64
-
-
-def case_jax_image_resize_method_ResizeMethod_CUBIC_PYTORCH(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
-    reveal_type(jax.image.resize(a_bool, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH))  # JAX: float32
-    reveal_type(jax.image.resize(a_int8, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH))  # JAX: float32
-    reveal_type(jax.image.resize(a_uint32, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH))  # JAX: float32
-    reveal_type(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH))  # JAX: bfloat16
-    reveal_type(jax.image.resize(a_float32, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH))  # JAX: float32
-    reveal_type(jax.image.resize(a_complex64, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH))  # JAX: complex64
-    reveal_type(jax.image.resize(weak_f, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH))  # JAX: float64
-    reveal_type(jax.image.resize(weak_i, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH))  # JAX: float64
 
 
 def case_jax_image_resize_method_ResizeMethod_LANCZOS3(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
@@ -97,17 +75,6 @@ def case_jax_image_resize_method_ResizeMethod_NEAREST(a_bfloat16: jax.Array[bflo
     reveal_type(jax.image.resize(weak_i, (2, 6), jax.image.ResizeMethod.NEAREST))  # JAX: weak_int
 
 
-def case_jax_image_resize_method_area(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
-    reveal_type(jax.image.resize(a_bool, (2, 6), 'area'))  # JAX: float32
-    reveal_type(jax.image.resize(a_int8, (2, 6), 'area'))  # JAX: float32
-    reveal_type(jax.image.resize(a_uint32, (2, 6), 'area'))  # JAX: float32
-    reveal_type(jax.image.resize(a_bfloat16, (2, 6), 'area'))  # JAX: bfloat16
-    reveal_type(jax.image.resize(a_float32, (2, 6), 'area'))  # JAX: float32
-    reveal_type(jax.image.resize(a_complex64, (2, 6), 'area'))  # JAX: complex64
-    reveal_type(jax.image.resize(weak_f, (2, 6), 'area'))  # JAX: float64
-    reveal_type(jax.image.resize(weak_i, (2, 6), 'area'))  # JAX: float64
-
-
 def case_jax_image_resize_method_bicubic(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
     reveal_type(jax.image.resize(a_bool, (2, 6), 'bicubic'))  # JAX: float32
     reveal_type(jax.image.resize(a_int8, (2, 6), 'bicubic'))  # JAX: float32
@@ -117,17 +84,6 @@ def case_jax_image_resize_method_bicubic(a_bfloat16: jax.Array[bfloat16], a_bool
     reveal_type(jax.image.resize(a_complex64, (2, 6), 'bicubic'))  # JAX: complex64
     reveal_type(jax.image.resize(weak_f, (2, 6), 'bicubic'))  # JAX: float64
     reveal_type(jax.image.resize(weak_i, (2, 6), 'bicubic'))  # JAX: float64
-
-
-def case_jax_image_resize_method_bicubic_pytorch(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
-    reveal_type(jax.image.resize(a_bool, (2, 6), 'bicubic-pytorch'))  # JAX: float32
-    reveal_type(jax.image.resize(a_int8, (2, 6), 'bicubic-pytorch'))  # JAX: float32
-    reveal_type(jax.image.resize(a_uint32, (2, 6), 'bicubic-pytorch'))  # JAX: float32
-    reveal_type(jax.image.resize(a_bfloat16, (2, 6), 'bicubic-pytorch'))  # JAX: bfloat16
-    reveal_type(jax.image.resize(a_float32, (2, 6), 'bicubic-pytorch'))  # JAX: float32
-    reveal_type(jax.image.resize(a_complex64, (2, 6), 'bicubic-pytorch'))  # JAX: complex64
-    reveal_type(jax.image.resize(weak_f, (2, 6), 'bicubic-pytorch'))  # JAX: float64
-    reveal_type(jax.image.resize(weak_i, (2, 6), 'bicubic-pytorch'))  # JAX: float64
 
 
 def case_jax_image_resize_method_bilinear(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
@@ -150,17 +106,6 @@ def case_jax_image_resize_method_cubic(a_bfloat16: jax.Array[bfloat16], a_bool: 
     reveal_type(jax.image.resize(a_complex64, (2, 6), 'cubic'))  # JAX: complex64
     reveal_type(jax.image.resize(weak_f, (2, 6), 'cubic'))  # JAX: float64
     reveal_type(jax.image.resize(weak_i, (2, 6), 'cubic'))  # JAX: float64
-
-
-def case_jax_image_resize_method_cubic_pytorch(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:
-    reveal_type(jax.image.resize(a_bool, (2, 6), 'cubic-pytorch'))  # JAX: float32
-    reveal_type(jax.image.resize(a_int8, (2, 6), 'cubic-pytorch'))  # JAX: float32
-    reveal_type(jax.image.resize(a_uint32, (2, 6), 'cubic-pytorch'))  # JAX: float32
-    reveal_type(jax.image.resize(a_bfloat16, (2, 6), 'cubic-pytorch'))  # JAX: bfloat16
-    reveal_type(jax.image.resize(a_float32, (2, 6), 'cubic-pytorch'))  # JAX: float32
-    reveal_type(jax.image.resize(a_complex64, (2, 6), 'cubic-pytorch'))  # JAX: complex64
-    reveal_type(jax.image.resize(weak_f, (2, 6), 'cubic-pytorch'))  # JAX: float64
-    reveal_type(jax.image.resize(weak_i, (2, 6), 'cubic-pytorch'))  # JAX: float64
 
 
 def case_jax_image_resize_method_lanczos3(a_bfloat16: jax.Array[bfloat16], a_bool: jax.Array[bool_], a_complex64: jax.Array[complex64], weak_f: jax.Array[weak_float], a_float32: jax.Array[float32], weak_i: jax.Array[weak_int], a_int8: jax.Array[int8], a_uint32: jax.Array[uint32]) -> None:

@@ -106,41 +106,6 @@ class Fields:
     uint8_: jax.Array[uint8] | None = None
 
 
-# jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.AREA): bfloat16 in JAX
-def known_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_AREA() -> None:
-    assert_type(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.AREA), jax.Array[bfloat16])
-
-
-def return_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_AREA() -> jax.Array[float32]:
-    return jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.AREA)  # E: return
-
-
-def assign_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_AREA() -> None:
-    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.AREA)  # E: assignment
-    del y
-
-
-def rebind_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_AREA(r: jax.Array[float32]) -> None:
-    r = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.AREA)  # E: assignment
-    takes_float32(r)
-
-
-def argument_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_AREA() -> None:
-    takes_float32(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.AREA))  # E: argument
-
-
-def attribute_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_AREA(holder: Holder) -> None:
-    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.AREA)  # E: attribute-assignment
-
-
-def field_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_AREA() -> None:
-    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.AREA))  # E: argument
-
-
-def default_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_AREA(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.AREA)) -> None:  # E: default
-    del v
-
-
 # jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC): bfloat16 in JAX
 def known_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC() -> None:
     assert_type(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC), jax.Array[bfloat16])
@@ -173,41 +138,6 @@ def field_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC() -> None:
 
 
 def default_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC)) -> None:  # E: default
-    del v
-
-
-# jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH): bfloat16 in JAX
-def known_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC_PYTORCH() -> None:
-    assert_type(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH), jax.Array[bfloat16])
-
-
-def return_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC_PYTORCH() -> jax.Array[float32]:
-    return jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH)  # E: return
-
-
-def assign_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC_PYTORCH() -> None:
-    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH)  # E: assignment
-    del y
-
-
-def rebind_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC_PYTORCH(r: jax.Array[float32]) -> None:
-    r = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH)  # E: assignment
-    takes_float32(r)
-
-
-def argument_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC_PYTORCH() -> None:
-    takes_float32(jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH))  # E: argument
-
-
-def attribute_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC_PYTORCH(holder: Holder) -> None:
-    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH)  # E: attribute-assignment
-
-
-def field_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC_PYTORCH() -> None:
-    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH))  # E: argument
-
-
-def default_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_CUBIC_PYTORCH(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), jax.image.ResizeMethod.CUBIC_PYTORCH)) -> None:  # E: default
     del v
 
 
@@ -351,41 +281,6 @@ def default_jax_image_resize_bfloat16_2_6_jax_image_ResizeMethod_NEAREST(v: jax.
     del v
 
 
-# jax.image.resize(a_bfloat16, (2, 6), 'area'): bfloat16 in JAX
-def known_jax_image_resize_bfloat16_2_6_area() -> None:
-    assert_type(jax.image.resize(a_bfloat16, (2, 6), 'area'), jax.Array[bfloat16])
-
-
-def return_jax_image_resize_bfloat16_2_6_area() -> jax.Array[float32]:
-    return jax.image.resize(a_bfloat16, (2, 6), 'area')  # E: return
-
-
-def assign_jax_image_resize_bfloat16_2_6_area() -> None:
-    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'area')  # E: assignment
-    del y
-
-
-def rebind_jax_image_resize_bfloat16_2_6_area(r: jax.Array[float32]) -> None:
-    r = jax.image.resize(a_bfloat16, (2, 6), 'area')  # E: assignment
-    takes_float32(r)
-
-
-def argument_jax_image_resize_bfloat16_2_6_area() -> None:
-    takes_float32(jax.image.resize(a_bfloat16, (2, 6), 'area'))  # E: argument
-
-
-def attribute_jax_image_resize_bfloat16_2_6_area(holder: Holder) -> None:
-    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), 'area')  # E: attribute-assignment
-
-
-def field_jax_image_resize_bfloat16_2_6_area() -> None:
-    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), 'area'))  # E: argument
-
-
-def default_jax_image_resize_bfloat16_2_6_area(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'area')) -> None:  # E: default
-    del v
-
-
 # jax.image.resize(a_bfloat16, (2, 6), 'bicubic'): bfloat16 in JAX
 def known_jax_image_resize_bfloat16_2_6_bicubic() -> None:
     assert_type(jax.image.resize(a_bfloat16, (2, 6), 'bicubic'), jax.Array[bfloat16])
@@ -418,41 +313,6 @@ def field_jax_image_resize_bfloat16_2_6_bicubic() -> None:
 
 
 def default_jax_image_resize_bfloat16_2_6_bicubic(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'bicubic')) -> None:  # E: default
-    del v
-
-
-# jax.image.resize(a_bfloat16, (2, 6), 'bicubic-pytorch'): bfloat16 in JAX
-def known_jax_image_resize_bfloat16_2_6_bicubic_pytorch() -> None:
-    assert_type(jax.image.resize(a_bfloat16, (2, 6), 'bicubic-pytorch'), jax.Array[bfloat16])
-
-
-def return_jax_image_resize_bfloat16_2_6_bicubic_pytorch() -> jax.Array[float32]:
-    return jax.image.resize(a_bfloat16, (2, 6), 'bicubic-pytorch')  # E: return
-
-
-def assign_jax_image_resize_bfloat16_2_6_bicubic_pytorch() -> None:
-    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'bicubic-pytorch')  # E: assignment
-    del y
-
-
-def rebind_jax_image_resize_bfloat16_2_6_bicubic_pytorch(r: jax.Array[float32]) -> None:
-    r = jax.image.resize(a_bfloat16, (2, 6), 'bicubic-pytorch')  # E: assignment
-    takes_float32(r)
-
-
-def argument_jax_image_resize_bfloat16_2_6_bicubic_pytorch() -> None:
-    takes_float32(jax.image.resize(a_bfloat16, (2, 6), 'bicubic-pytorch'))  # E: argument
-
-
-def attribute_jax_image_resize_bfloat16_2_6_bicubic_pytorch(holder: Holder) -> None:
-    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), 'bicubic-pytorch')  # E: attribute-assignment
-
-
-def field_jax_image_resize_bfloat16_2_6_bicubic_pytorch() -> None:
-    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), 'bicubic-pytorch'))  # E: argument
-
-
-def default_jax_image_resize_bfloat16_2_6_bicubic_pytorch(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'bicubic-pytorch')) -> None:  # E: default
     del v
 
 
@@ -523,41 +383,6 @@ def field_jax_image_resize_bfloat16_2_6_cubic() -> None:
 
 
 def default_jax_image_resize_bfloat16_2_6_cubic(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'cubic')) -> None:  # E: default
-    del v
-
-
-# jax.image.resize(a_bfloat16, (2, 6), 'cubic-pytorch'): bfloat16 in JAX
-def known_jax_image_resize_bfloat16_2_6_cubic_pytorch() -> None:
-    assert_type(jax.image.resize(a_bfloat16, (2, 6), 'cubic-pytorch'), jax.Array[bfloat16])
-
-
-def return_jax_image_resize_bfloat16_2_6_cubic_pytorch() -> jax.Array[float32]:
-    return jax.image.resize(a_bfloat16, (2, 6), 'cubic-pytorch')  # E: return
-
-
-def assign_jax_image_resize_bfloat16_2_6_cubic_pytorch() -> None:
-    y: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'cubic-pytorch')  # E: assignment
-    del y
-
-
-def rebind_jax_image_resize_bfloat16_2_6_cubic_pytorch(r: jax.Array[float32]) -> None:
-    r = jax.image.resize(a_bfloat16, (2, 6), 'cubic-pytorch')  # E: assignment
-    takes_float32(r)
-
-
-def argument_jax_image_resize_bfloat16_2_6_cubic_pytorch() -> None:
-    takes_float32(jax.image.resize(a_bfloat16, (2, 6), 'cubic-pytorch'))  # E: argument
-
-
-def attribute_jax_image_resize_bfloat16_2_6_cubic_pytorch(holder: Holder) -> None:
-    holder.float32_ = jax.image.resize(a_bfloat16, (2, 6), 'cubic-pytorch')  # E: attribute-assignment
-
-
-def field_jax_image_resize_bfloat16_2_6_cubic_pytorch() -> None:
-    Fields(float32_=jax.image.resize(a_bfloat16, (2, 6), 'cubic-pytorch'))  # E: argument
-
-
-def default_jax_image_resize_bfloat16_2_6_cubic_pytorch(v: jax.Array[float32] = jax.image.resize(a_bfloat16, (2, 6), 'cubic-pytorch')) -> None:  # E: default
     del v
 
 
