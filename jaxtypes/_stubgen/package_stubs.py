@@ -573,28 +573,24 @@ def _generic_operands(reflected: bool) -> list[tuple[str, list[str]]]:
     return out
 
 
-def _generic_results(family: str, keys: list[str], reflected: bool, v: Variant) -> dict[str, str]:
+def _generic_results(outcomes: dict[str, dict[str, str | None]], keys: list[str], v: Variant) -> dict[str, str]:
     """{dtype: what an operator of the family gives it with every partner of
     ``keys``} ("same": an array of the dtype itself), for the dtypes where all
-    agree and JAX accepts them: the dtype itself (kept) or another.  A 64-bit
-    dtype, with x64 off, counts as the dtype JAX makes of it: no array has it
-    then (the mypy plugin's rule for a bound: the dtypes an array can have)."""
-
-    def result(node: str) -> str | None:
-        found = {
-            _binary_outcome(op, node, node if key == "same" else key, reflected, v).node
-            for key in keys
-            for op in BINARY_FAMILIES[family]
-        }
-        return found.pop() if len(found) == 1 else None
-
-    strong = [n for n in lattice.NODES if not lattice.is_weak(n)]
-    out = {n: r for n in strong if (r := result(n)) is not None}
-    for n in strong:
-        canonical = lattice.canonicalize(n, x64=v.x64)
-        if canonical != n and canonical in out:
-            out[n] = n if out[canonical] == canonical else out[canonical]
-    return {n: out[n] for n in strong if n in out}
+    agree and JAX accepts them: the dtype itself (kept) or another, from each
+    strong dtype's ``_family_outcomes``.  A 64-bit dtype, with x64 off, counts
+    as the dtype JAX makes of it: no array has it then (the mypy plugin's rule
+    for a bound: the dtypes an array can have)."""
+    out: dict[str, str] = {}
+    for node, found in outcomes.items():
+        results = {found[node if key == "same" else key] for key in keys}
+        result = results.pop()
+        if not results and result is not None:
+            out[node] = result
+    for node in outcomes:
+        canonical = lattice.canonicalize(node, x64=v.x64)
+        if canonical != node and canonical in out:
+            out[node] = node if out[canonical] == canonical else out[canonical]
+    return {n: out[n] for n in outcomes if n in out}
 
 
 def _generic_table(family: str, reflected: bool, v: Variant = operation_rules.DEFAULT) -> tuple[str, list[str]]:
@@ -615,8 +611,10 @@ def _generic_table(family: str, reflected: bool, v: Variant = operation_rules.DE
         "    @property",
         "    def _same(self) -> Array[_T]: ...",
     ]
+    strong = [n for n in lattice.NODES if not lattice.is_weak(n)]
+    outcomes = {n: _family_outcomes(family, n, reflected, v) for n in strong}
     for annotation, keys in _generic_operands(reflected):
-        results = _generic_results(family, keys, reflected, v)
+        results = _generic_results(outcomes, keys, v)
         # (the dtypes kept first, then those all giving one other dtype:
         # ``i / 2`` of integers is float32)
         groups = {"": [n for n, r in results.items() if r == n]}
