@@ -23,10 +23,12 @@ def test_dtype_values_hold_when_run(monkeypatch: pytest.MonkeyPatch) -> None:
     import jax.numpy as jnp
 
     checked: list[str] = []
+    bound: dict[Any, Any] = {}  # {TypeVar: the dtype of the arrays given for it}
 
     def check(value: Any, typ: Any) -> Any:
         (arg,) = typing.get_args(typ)
-        assert value.dtype == np.dtype(arg), f"assert_type({value.dtype}, {typ})"
+        expected = bound[arg] if isinstance(arg, typing.TypeVar) else np.dtype(arg)
+        assert value.dtype == expected, f"assert_type({value.dtype}, {typ})"
         checked.append(str(value.dtype))
         return value
 
@@ -42,5 +44,9 @@ def test_dtype_values_hold_when_run(monkeypatch: pytest.MonkeyPatch) -> None:
     module.read_back(x, key, jnp.bfloat16)
     module.preferred(jnp.ones((2, 2), jnp.bfloat16), jnp.ones((2, 2), jnp.int8), x, jnp.float32)
     module.configs(x)
-    run = (module.read_back, module.preferred, module.configs)
+    bound.update({module.F: jnp.bfloat16, module.C: jnp.complex64, module.Narrow: jnp.int8})
+    module.generic_functions(
+        jnp.ones((2, 2), jnp.bfloat16), jnp.ones((2, 2), jnp.complex64), jnp.ones((2, 2), jnp.int8), x
+    )
+    run = (module.read_back, module.preferred, module.configs, module.generic_functions)
     assert len(checked) == sum(inspect.getsource(f).count("assert_type(") for f in run)

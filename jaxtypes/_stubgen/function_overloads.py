@@ -40,7 +40,7 @@ import copy
 import dataclasses
 import functools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -176,6 +176,8 @@ class FunctionTables:
     v: Variant = DEFAULT
     attributes: dict[tuple[tuple[str, str], ...], str] = field(default_factory=dict[tuple[tuple[str, str], ...], str])
     constrained: dict[tuple[str, ...], str] = field(default_factory=dict[tuple[str, ...], str])
+    # {(stem, marker...): name} of the bounded TypeVars (``bounded``)
+    kept: dict[tuple[str, ...], str] = field(default_factory=dict[tuple[str, ...], str])
     pairs: set[tuple[str, str]] = field(default_factory=set[tuple[str, str]])
     # The attributes read from a class object (``dtype=jnp.float32``): their
     # classes are generic bases of the markers, not protocols, as ty solves
@@ -234,6 +236,16 @@ class FunctionTables:
             name = self.constrained[key] = f"SameDtype{len(self.constrained)}"
         return name
 
+    def bounded(self, stem: str, markers: Iterable[str]) -> str:
+        """A TypeVar bound to these markers, declared once per set and stem:
+        ``KeptInput`` (the dtypes a function gives back unchanged) or
+        ``AcceptedInput`` (those a function of one result dtype takes)."""
+        key = (stem, *sorted(markers, key=lattice.NODES.index))
+        name = self.kept.get(key)
+        if name is None:
+            name = self.kept[key] = f"{stem}{sum(k[0] == stem for k in self.kept)}"
+        return name
+
     def marker_bases(self) -> dict[str, list[str]]:
         """{marker class name: the nominal classes it derives from}."""
         out: dict[str, list[str]] = {_m(n): [] for n in lattice.NODES}
@@ -261,6 +273,8 @@ class FunctionTables:
         lines = [f'{v} = TypeVar("{v}", covariant=True)', f'{w} = TypeVar("{w}", covariant=True)', ""]
         for markers, name in self.constrained.items():
             lines.append(f'{name} = TypeVar("{name}", {", ".join(_m(m) for m in markers)})')
+        for (_, *markers), name in self.kept.items():
+            lines.append(f'{name} = TypeVar("{name}", bound={" | ".join(_m(m) for m in markers)})')
         names = [protocol_name(n) for n in self.attributes.values()] + [protocol_name(f + s) for f, s in self.pairs]
         if len(set(names)) != len(names):
             raise AssertionError(f"two protocols of one name: {sorted(n for n in names if names.count(n) > 1)}")
@@ -519,7 +533,10 @@ def _typed_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables
             assert both is not None
             typed = _with(base, {plan.input_param: f"Array[{proto}]"}, both.format(f"Array[{RESULT_VAR}]"))
             out.append(_without_default(typed, plan.input_param))
+        elif mapping and len(set(mapping.values())) == 1 and not plan.float_bounds:
+            out.append(_one_result_overload(plan, base, mapping, tables, ret))
         elif mapping:
+            out += _kept_dtype_overloads(plan, base, mapping, tables, ret)
             attr = tables.attribute(_rule_prefix(rule), mapping)
             typed = _with(
                 base, {plan.input_param: f"Array[{_protocol(attr)}[{RESULT_VAR}]]"}, ret.format(f"Array[{RESULT_VAR}]")
@@ -553,7 +570,11 @@ def _typed_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables
         out[:0] = _any_guards(fn, ret, ["dtype"] if takes_dtype or plan.dtype_param else [])
     base = _narrowed(fn, [plan.input_param, *keep]) if plan.input_param is not None and out else None
     if base is not None and plan.input_param is not None and not plan.arrays_only:
-        out.append(_with(base, {plan.input_param: "_np.generic | _np.ndarray[Any, Any]"}, ret.format("Array")))
+        # (a function of one result dtype gives it for any input: JAX's
+        # declaration says so too, _jax_declaration, so that an Array[Any]
+        # argument, which matches every overload, is that dtype in mypy)
+        one = next((getattr(t, ONE_RESULT) for t in out if hasattr(t, ONE_RESULT)), ret.format("Array"))
+        out.append(_with(base, {plan.input_param: "_np.generic | _np.ndarray[Any, Any]"}, one))
         # (jax.random's keep JAX's signature for a Python scalar: CallPlan.scalar_inputs)
         kinds = _SCALARS if plan.scalar_inputs else ()
         answers = [
@@ -605,6 +626,75 @@ def _choice_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTable
                 param.annotation = parse_expr(_choice_literal(values))
         out += _typed_overloads(dataclasses.replace(plan, rule=rule, choice=None), narrowed, tables)
     return out
+
+
+def _with_64_bit(
+    plan: CallPlan, nodes: list[str], keep: Callable[[str | None, str], bool], tables: FunctionTables
+) -> list[str]:
+    """``nodes``, and with x64 off the 64-bit dtypes ``keep`` takes with x64
+    on (given JAX's result there and the dtype): no array is 64-bit with x64
+    off, so a TypeVar's bound may hold them (floating's float64) as the
+    plugin reads a bound."""
+    if tables.v.x64:
+        return nodes
+    x64 = lattice.variant(tables.v.mode, x64=True)
+    return nodes + [n for n in lattice.NODES if n in _64_BIT and keep(_result(plan.rule, (n,), x64), n)]
+
+
+def _one_result_overload(
+    plan: CallPlan, base: ast.FunctionDef, mapping: Mapping[str, str], tables: FunctionTables, ret: str
+) -> ast.FunctionDef:
+    """The typed overload of a function that gives one dtype for every
+    dtype it takes (``jnp.argmax``: the default integer): the input is an
+    array of any of those, a TypeVar bound within them or of unknown dtype
+    (``Array[Any]``), the result that dtype."""
+    assert plan.input_param is not None
+    (result,) = set(mapping.values())
+    accepted = _with_64_bit(plan, list(mapping), lambda r, _: r is not None, tables)
+    var = f"{MARKERS}.{tables.bounded('AcceptedInput', accepted)}"
+    returns = ret.format(f"Array[{MARKERS}.{_m(result)}]")
+    typed = _without_default(_with(base, {plan.input_param: f"Array[{var}]"}, returns), plan.input_param)
+    setattr(typed, ONE_RESULT, returns)
+    return typed
+
+
+# The attribute of a typed overload whose function gives one result type
+# for every input (``_one_result_overload``): that type.
+ONE_RESULT: Final = "jaxtypes_one_result"
+
+
+def _jax_declaration(fn: ast.FunctionDef, typed: Sequence[ast.FunctionDef]) -> ast.FunctionDef:
+    """JAX's declaration ``fn`` as the last overload after ``typed``; of a
+    function of one result type, returning it."""
+    out = as_overload(fn)
+    one = next((t for t in typed if hasattr(t, ONE_RESULT)), None)
+    if one is not None:
+        out.returns = parse_expr(getattr(one, ONE_RESULT))
+        # (the mypy plugin's module keeps JAX's: the plugin answers with x64 on too)
+        setattr(out, TYPED_FOR, getattr(one, TYPED_FOR, ""))
+        setattr(out, JAX_DECLARATION, as_overload(fn))
+    return out
+
+
+def _kept_dtype_overloads(
+    plan: CallPlan, base: ast.FunctionDef, mapping: Mapping[str, str], tables: FunctionTables, ret: str
+) -> list[ast.FunctionDef]:
+    """The overload before the marker one, for an array whose dtype is a
+    TypeVar (``x: Array[F]``, F bound to ``floating``): a TypeVar bound within
+    the dtypes the function gives back unchanged keeps its TypeVar
+    (``jnp.sqrt(x)`` is ``Array[F]``).  The marker overload would answer the
+    union of its bound's members.  A concrete dtype of that set stops here
+    with the same answer; any other tries one overload more."""
+    assert plan.input_param is not None
+    kept = [node for node, result in mapping.items() if node == result]
+    if not kept or plan.float_bounds:  # (clip's bounds may change a kept dtype)
+        return []
+    var = f"{MARKERS}.{tables.bounded('KeptInput', _with_64_bit(plan, kept, lambda r, n: r == n, tables))}"
+    return [
+        _without_default(
+            _with(base, {plan.input_param: f"Array[{var}]"}, ret.format(f"Array[{var}]")), plan.input_param
+        )
+    ]
 
 
 def _unbounded_agree(plan: CallPlan, mapping: Mapping[str, str], tables: FunctionTables) -> dict[str, str]:
@@ -1497,7 +1587,7 @@ def transform_module(tree: ast.Module, module: str, tables: FunctionTables) -> a
         if isinstance(node, ast.FunctionDef) and counts[node.name] == 1:
             typed = _typed(f"{module}.{node.name}", node, tables)
             if typed:
-                body += typed + [as_overload(node)]
+                body += typed + [_jax_declaration(node, typed)]
                 continue
         elif isinstance(node, ast.FunctionDef) and node.name not in done:
             # JAX's own overloads (where, einsum): ours from the first that
@@ -1629,7 +1719,7 @@ def render_runtime_module(root: Path, rel: str, module: str, tables: FunctionTab
                     defs += typed
                 elif typed:
                     typed = [t for t in typed if not getattr(t, REPLACES_DECLARATION, False)]
-                    defs += typed + [as_overload(stub) for stub in stubs]
+                    defs += typed + [_jax_declaration(stub, typed) for stub in stubs]
                 if typed:
                     imported.setdefault(defined_in, set()).update(n for f in typed + stubs for n in annotation_names(f))
                     continue

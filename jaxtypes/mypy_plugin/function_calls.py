@@ -17,6 +17,7 @@ rule does not cover) gets ``Array[Any]``; a call JAX rejects is an error
 
 from __future__ import annotations
 
+import functools
 from typing import Callable, Union
 
 from mypy.nodes import (
@@ -510,6 +511,9 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
         except _Unknown:
             if v == DEFAULT and known:  # (the stubs' answer stands where the call is not read)
                 return ctx.default_return_type
+            one = _one_result(picked, v) if kind in call_plans.ONE_INPUT_KINDS and not _passes_dtype(ctx) else None
+            if one is not None:  # (jnp.argmax of an array of unknown dtype: the default integer)
+                return _replace(ctx.default_return_type, builder.array_of(template, [one]))
             return _replace(ctx.default_return_type, builder.any_array(template))
         if dtype is not None and not lattice.is_weak(dtype):
             dtype = lattice.canonicalize(dtype, v.x64)
@@ -535,6 +539,15 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
         return _replace(ctx.default_return_type, builder.array_of(template, [out.node]))
 
     return hook
+
+
+@functools.lru_cache(maxsize=None)
+def _one_result(rule: function_rules.Rule, v: Variant) -> str | None:
+    """The one dtype a function of one array gives for every dtype it takes
+    in this configuration (jnp.argmax, jnp.all, jnp.isfinite), else None."""
+    results = {function_rules.apply(rule, (n,), v, None).node for n in lattice.NODES}
+    results.discard(None)
+    return results.pop() if len(results) == 1 else None
 
 
 def _choice_values(ctx: Context, param: str) -> list[str]:

@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 from typing_extensions import assert_type
 
-from jaxtypes import bfloat16, float32, int8, int32
+from jaxtypes import bfloat16, bool_, float32, int8, int32
 from jaxtypes.typing import DType, DtypeMarker, DTypeLike, floating, inexact, integer
 
 D = TypeVar("D", bound=DtypeMarker)
@@ -197,3 +197,26 @@ def reductions(x: jax.Array[F], z: jax.Array[C], i: jax.Array[I], n: jax.Array[N
     # a dtype= argument is the result's dtype
     assert_type(x.sum(dtype=jnp.float32), jax.Array[float32])
     del summed
+
+
+# -- functions of one array of an Array[F]: F where the function gives each
+# dtype of the bound back (checked against JAX per dtype by
+# tests/test_bound_dtypes.py); a function of one result dtype gives it, also
+# for an array of unknown dtype
+def softmax_cross_entropy(logits: jax.Array[F], labels: jax.Array[int32]) -> jax.Array[F]:
+    shifted = logits - jnp.max(logits, axis=-1, keepdims=True)
+    log_probs = shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=-1, keepdims=True))
+    return -jnp.take_along_axis(log_probs, labels[..., None], axis=-1)[..., 0]
+
+
+def generic_functions(x: jax.Array[F], z: jax.Array[C], n: jax.Array[Narrow], a: jax.Array) -> None:
+    assert_type(jnp.mean(x), jax.Array[F])
+    assert_type(jnp.sqrt(x), jax.Array[F])
+    assert_type(jax.nn.gelu(x), jax.Array[F])
+    assert_type(jax.nn.softmax(x, axis=-1), jax.Array[F])
+    assert_type(jnp.exp(z), jax.Array[C])
+    assert_type(jnp.max(n, axis=0), jax.Array[Narrow])
+    assert_type(jnp.argmax(x, axis=-1), jax.Array[int32])
+    assert_type(jnp.argmax(a, axis=-1), jax.Array[int32])
+    assert_type(jnp.isfinite(a), jax.Array[bool_])
+    assert_type(softmax_cross_entropy(jnp.ones((2, 3), jnp.bfloat16), jnp.zeros(2, jnp.int32)), jax.Array[bfloat16])
