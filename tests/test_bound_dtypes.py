@@ -240,3 +240,35 @@ def test_kept_dtypes_cover_the_reductions() -> None:
     """The methods whose dtypes the stubs keep for a TypeVar include the
     reductions JAX answers in the array's own dtype for floats."""
     assert {"sum", "prod", "mean", "var", "std", "max", "min", "round"} <= set(basearray_stub.kept_dtypes())
+
+
+# Functions of one result dtype, of an array of unknown dtype (``jax.Array``):
+# the plugin answers that dtype in its configuration.
+ONE_RESULT_CALLS = ("jnp.argmax(a, axis=-1)", "jnp.argmin(a)", "jnp.all(a)", "jnp.isfinite(a)")
+
+
+@pytest.mark.parametrize("x64", [False, True], ids=["x64-off", "x64-on"])
+def test_plugin_answers_a_one_result_function_of_an_unknown_dtype(x64: bool, tmp_path: Path) -> None:
+    shutil.copytree(project_runs.typings(), tmp_path / checkers.STUBS, symlinks=True)
+    lines = [
+        "import jax",
+        "import jax.numpy as jnp",
+        "from typing_extensions import reveal_type",
+        "def f(a: jax.Array) -> None:",
+        *(f"    reveal_type({call})" for call in ONE_RESULT_CALLS),
+    ]
+    (tmp_path / "one_result_case.py").write_text("\n".join(lines) + "\n")
+    cmd = checkers.command(
+        checkers.MYPY_PLUGIN, tmp_path, ["one_result_case.py"], stubs=True, mypy_config=checkers.plugin_config(x64=x64)
+    )
+    out = checkers.launch(checkers.MYPY_PLUGIN, tmp_path, cmd, 600).stdout
+    found = checkers.revealed(checkers.MYPY_PLUGIN, out, tmp_path)
+    with jax.enable_x64(x64):
+        x = jax.ShapeDtypeStruct((2, 3), jnp.float32)
+        for n, call in enumerate(ONE_RESULT_CALLS, start=5):
+            result = jax.eval_shape(lambda a, call=call: eval(call, {"jnp": jnp}, {"a": a}), x)
+            marker = lattice.MARKER_NAME["bool" if result.dtype == np.bool_ else result.dtype.name]
+            assert found.get(("one_result_case.py", n)) == [f"jax._src.basearray.Array[jaxtypes.markers.{marker}]"], (
+                call,
+                out,
+            )

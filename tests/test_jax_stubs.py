@@ -1645,7 +1645,8 @@ def test_nn_without_jax_stub_is_made_from_its_runtime_module(tmp_path: Path) -> 
     stub = files["jax-stubs/nn/__init__.pyi"]
     assert "from\n# jax/nn/__init__.py;" in stub
     relu = _defs(stub, "relu")
-    assert len(relu) > 2 and "_JaxtypesV" in relu[0] and relu[-1].startswith("@overload\ndef relu(x: ArrayLike")
+    assert len(relu) > 3 and "Kept]" in relu[0] and "_JaxtypesV" in relu[1]
+    assert relu[-1].startswith("@overload\ndef relu(x: ArrayLike")
     runtime = ast.parse(_installed("nn/__init__.py"))
     assert syntax.exported_names(runtime.body) <= syntax.exported_names(ast.parse(stub).body)
     with_jax_stub = jax_stubs.render(jax_stubs.JaxInstall(jax_stubs.locate_jax().root, "0.10.2"))

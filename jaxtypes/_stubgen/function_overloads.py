@@ -237,13 +237,15 @@ class FunctionTables:
         return name
 
     def bounded(self, stem: str, markers: Iterable[str]) -> str:
-        """A TypeVar bound to these markers, declared once per set and stem:
-        ``KeptInput`` (the dtypes a function gives back unchanged) or
-        ``AcceptedInput`` (those a function of one result dtype takes)."""
+        """A TypeVar bound to these markers, declared once per set and stem,
+        which a hover shows: ``InexactKept`` (the dtypes a function of the
+        protocol ``Inexact`` gives back unchanged) or ``AcceptedInput`` (those
+        a function of one result dtype takes), numbered after the first."""
         key = (stem, *sorted(markers, key=lattice.NODES.index))
         name = self.kept.get(key)
         if name is None:
-            name = self.kept[key] = f"{stem}{sum(k[0] == stem for k in self.kept)}"
+            n = sum(k[0] == stem for k in self.kept)
+            name = self.kept[key] = f"{stem}{n + 1 if n else ''}"
         return name
 
     def marker_bases(self) -> dict[str, list[str]]:
@@ -273,8 +275,8 @@ class FunctionTables:
         lines = [f'{v} = TypeVar("{v}", covariant=True)', f'{w} = TypeVar("{w}", covariant=True)', ""]
         for markers, name in self.constrained.items():
             lines.append(f'{name} = TypeVar("{name}", {", ".join(_m(m) for m in markers)})')
-        for (_, *markers), name in self.kept.items():
-            lines.append(f'{name} = TypeVar("{name}", bound={" | ".join(_m(m) for m in markers)})')
+        for key, name in self.kept.items():
+            lines.append(f'{name} = TypeVar("{name}", bound={" | ".join(_m(m) for m in key[1:])})')
         names = [protocol_name(n) for n in self.attributes.values()] + [protocol_name(f + s) for f, s in self.pairs]
         if len(set(names)) != len(names):
             raise AssertionError(f"two protocols of one name: {sorted(n for n in names if names.count(n) > 1)}")
@@ -536,8 +538,8 @@ def _typed_overloads(plan: CallPlan, fn: ast.FunctionDef, tables: FunctionTables
         elif mapping and len(set(mapping.values())) == 1 and not plan.float_bounds:
             out.append(_one_result_overload(plan, base, mapping, tables, ret))
         elif mapping:
-            out += _kept_dtype_overloads(plan, base, mapping, tables, ret)
             attr = tables.attribute(_rule_prefix(rule), mapping)
+            out += _kept_dtype_overloads(plan, base, mapping, tables, ret, protocol_name(attr))
             typed = _with(
                 base, {plan.input_param: f"Array[{_protocol(attr)}[{RESULT_VAR}]]"}, ret.format(f"Array[{RESULT_VAR}]")
             )
@@ -654,7 +656,10 @@ def _one_result_overload(
     var = f"{MARKERS}.{tables.bounded('AcceptedInput', accepted)}"
     returns = ret.format(f"Array[{MARKERS}.{_m(result)}]")
     typed = _without_default(_with(base, {plan.input_param: f"Array[{var}]"}, returns), plan.input_param)
-    setattr(typed, ONE_RESULT, returns)
+    if all(n in mapping for n in lattice.NODES if tables.v.x64 or n not in _64_BIT):
+        # (a function JAX refuses some dtypes of, lax.is_finite of integers,
+        # keeps JAX's declaration: the refused reach it)
+        setattr(typed, ONE_RESULT, returns)
     return typed
 
 
@@ -677,7 +682,7 @@ def _jax_declaration(fn: ast.FunctionDef, typed: Sequence[ast.FunctionDef]) -> a
 
 
 def _kept_dtype_overloads(
-    plan: CallPlan, base: ast.FunctionDef, mapping: Mapping[str, str], tables: FunctionTables, ret: str
+    plan: CallPlan, base: ast.FunctionDef, mapping: Mapping[str, str], tables: FunctionTables, ret: str, family: str
 ) -> list[ast.FunctionDef]:
     """The overload before the marker one, for an array whose dtype is a
     TypeVar (``x: Array[F]``, F bound to ``floating``): a TypeVar bound within
@@ -689,7 +694,7 @@ def _kept_dtype_overloads(
     kept = [node for node, result in mapping.items() if node == result]
     if not kept or plan.float_bounds:  # (clip's bounds may change a kept dtype)
         return []
-    var = f"{MARKERS}.{tables.bounded('KeptInput', _with_64_bit(plan, kept, lambda r, n: r == n, tables))}"
+    var = f"{MARKERS}.{tables.bounded(f'{family}Kept', _with_64_bit(plan, kept, lambda r, n: r == n, tables))}"
     return [
         _without_default(
             _with(base, {plan.input_param: f"Array[{var}]"}, ret.format(f"Array[{var}]")), plan.input_param

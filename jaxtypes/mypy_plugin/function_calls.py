@@ -17,7 +17,6 @@ rule does not cover) gets ``Array[Any]``; a call JAX rejects is an error
 
 from __future__ import annotations
 
-import functools
 from typing import Callable, Union
 
 from mypy.nodes import (
@@ -541,13 +540,17 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
     return hook
 
 
-@functools.lru_cache(maxsize=None)
+_ONE_RESULTS: dict[tuple[function_rules.Rule, Variant], str | None] = {}
+
+
 def _one_result(rule: function_rules.Rule, v: Variant) -> str | None:
     """The one dtype a function of one array gives for every dtype it takes
     in this configuration (jnp.argmax, jnp.all, jnp.isfinite), else None."""
-    results = {function_rules.apply(rule, (n,), v, None).node for n in lattice.NODES}
-    results.discard(None)
-    return results.pop() if len(results) == 1 else None
+    if (rule, v) not in _ONE_RESULTS:
+        results = {function_rules.apply(rule, (n,), v, None).node for n in lattice.NODES}
+        results.discard(None)
+        _ONE_RESULTS[rule, v] = results.pop() if len(results) == 1 else None
+    return _ONE_RESULTS[rule, v]
 
 
 def _choice_values(ctx: Context, param: str) -> list[str]:
