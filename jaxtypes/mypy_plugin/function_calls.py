@@ -510,7 +510,8 @@ def function_hook(name: str, v: Variant, builder: Builder) -> Callable[[Context]
         except _Unknown:
             if v == DEFAULT and known:  # (the stubs' answer stands where the call is not read)
                 return ctx.default_return_type
-            one = _one_result(picked, v) if kind in call_plans.ONE_INPUT_KINDS and not _passes_dtype(ctx) else None
+            # (a dtype= gives other results: kind "xd", jnp.astype)
+            one = _one_result(picked, v) if kind == "x" and not _passes_dtype(ctx) else None
             if one is not None:  # (jnp.argmax of an array of unknown dtype: the default integer)
                 return _replace(ctx.default_return_type, builder.array_of(template, [one]))
             return _replace(ctx.default_return_type, builder.any_array(template))
