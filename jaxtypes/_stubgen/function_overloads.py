@@ -190,7 +190,7 @@ class FunctionTables:
     attributes: dict[tuple[tuple[str, str], ...], str] = field(default_factory=dict[tuple[tuple[str, str], ...], str])
     constrained: dict[tuple[str, ...], str] = field(default_factory=dict[tuple[str, ...], str])
     # {(stem, marker...): name} of the bounded TypeVars (``bounded``)
-    kept: dict[tuple[str, ...], str] = field(default_factory=dict[tuple[str, ...], str])
+    bounded_vars: dict[tuple[str, ...], str] = field(default_factory=dict[tuple[str, ...], str])
     pairs: set[tuple[str, str]] = field(default_factory=set[tuple[str, str]])
     # The attributes read from a class object (``dtype=jnp.float32``): their
     # classes are generic bases of the markers, not protocols, as ty solves
@@ -255,10 +255,10 @@ class FunctionTables:
         protocol ``Inexact`` gives back unchanged) or ``AcceptedInput`` (those
         a function of one result dtype takes), numbered after the first."""
         key = (stem, *sorted(markers, key=_bound_order))
-        name = self.kept.get(key)
+        name = self.bounded_vars.get(key)
         if name is None:
-            n = sum(k[0] == stem for k in self.kept)
-            name = self.kept[key] = f"{stem}{n + 1 if n else ''}"
+            n = sum(k[0] == stem for k in self.bounded_vars)
+            name = self.bounded_vars[key] = f"{stem}{n + 1 if n else ''}"
         return name
 
     def marker_bases(self) -> dict[str, list[str]]:
@@ -288,7 +288,7 @@ class FunctionTables:
         lines = [f'{v} = TypeVar("{v}", covariant=True)', f'{w} = TypeVar("{w}", covariant=True)', ""]
         for markers, name in self.constrained.items():
             lines.append(f'{name} = TypeVar("{name}", {", ".join(_m(m) for m in markers)})')
-        for key, name in self.kept.items():
+        for key, name in self.bounded_vars.items():
             lines.append(f'{name} = TypeVar("{name}", bound={" | ".join(_m(m) for m in key[1:])})')
         names = [protocol_name(n) for n in self.attributes.values()] + [protocol_name(f + s) for f, s in self.pairs]
         if len(set(names)) != len(names):
