@@ -59,6 +59,8 @@ _RUNS: dict[str, tuple[int, tuple[bool, ...]]] = {
     "nnx_promote": (2, (False, True)),
     "onehot_values": (1, (False, True)),
     "argsort_indices": (1, (False,)),  # int32 is x64 off's answer
+    "attention_masks": (1, (False, True)),
+    "nnx_value_and_grad": (1, (False, True)),
 }
 _KNOWN_DTYPE = re.compile(r"Array\[(?!Any\])\w+\]")
 
@@ -104,6 +106,8 @@ def _run(x64: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[set[str], int]:
             module.linen_promote(x, w, i, j, bias, jnp.bfloat16)
             module.nnx_promote(x, w, i, bias)
         module.onehot_values(jnp.array([0, 3, 1], jnp.int32))
+        module.attention_masks(jnp.array([[1, 2, 0]], jnp.int32), jnp.bfloat16)
+        module.nnx_value_and_grad(jnp.ones((2, 3), jnp.float32))
         if not x64:
             module.argsort_indices(x, w)
     return set(dtypes), sum(checking)
@@ -119,7 +123,7 @@ def test_the_scenario_holds_when_run(x64: bool, monkeypatch: pytest.MonkeyPatch)
     dtypes, checked = _run(x64, monkeypatch)
     # each assert_type expecting a dtype checked one, in every run of its function
     assert checked == sum(times * _dtype_checks(fn) for fn, (times, settings) in _RUNS.items() if x64 in settings)
-    assert dtypes == {"bfloat16", "float16", "float32", "int8", "int32"}
+    assert dtypes == {"bfloat16", "bool", "float16", "float32", "int8", "int32"}
 
 
 def test_the_stubs_are_made_from_flax_s_modules() -> None:
@@ -141,3 +145,34 @@ def test_the_stubs_are_made_from_flax_s_modules() -> None:
         "flax.nnx.nn.dtypes.promote_dtype",
         "flax.training.common_utils.onehot",
     ]
+
+
+def test_the_package_stubs_declare_the_functions_in_place_of_their_imports() -> None:
+    """Linen's and NNX's masks and NNX's value_and_grad are declared in the
+    package's stub, not imported: the typed overloads first, then Flax's
+    own declarations with their parameters as Flax names them."""
+    from jaxtypes._stubgen import layer_stubs
+    from jaxtypes._stubgen.syntax import all_params, declarations, stub_view
+
+    install = layer_stubs.locate("flax")
+    assert install is not None and install.supported
+    for rel, functions in flax_helpers.PACKAGE_FUNCTIONS.items():
+        tree = ast.parse(layer_stubs.render_package(install.root, rel, "flax"))
+        imported = {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}
+        for function in functions:
+            assert function.name not in imported, (rel, function.name)
+            stub = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function.name]
+            source = ast.parse((install.root / function.source).read_text())
+            own = declarations(stub_view(source.body))[function.name]
+            assert len(stub) > len(own), (rel, function.name)
+            for declared, flax in zip(stub[-len(own) :], own):
+                assert [a.arg for a in all_params(declared)] == [a.arg for a in all_params(flax)]
+
+
+def test_a_flax_without_a_typed_function_is_refused_by_name(tmp_path: Path) -> None:
+    (tmp_path / "linen").mkdir()
+    (tmp_path / "linen" / "attention.py").write_text(
+        "def make_attention_mask(query_input, key_input, dtype=None): ...\n"
+    )
+    with pytest.raises(ValueError, match=r"flax/linen/attention\.py defines no make_causal_mask"):
+        flax_helpers.package_declarations(tmp_path, "linen/__init__.py")

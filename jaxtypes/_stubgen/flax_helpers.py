@@ -28,20 +28,42 @@ Linen's result is a list, as at run time: its elements share one type, so
 ``q, k = promote_dtype(...)`` unpacks arrays of the dtype.  NNX's is a tuple
 of the arguments' length.  The rest of each module is Flax's, declared as it
 is (every other function keeps its own signature).
+
+Three more functions live in modules that also define layers, so they are
+typed in the package's stub in place of its import (``PACKAGE_FUNCTIONS``,
+which ``jaxtypes._stubgen.layer_stubs`` writes in): ``make_attention_mask``
+and ``make_causal_mask`` of Linen and NNX end with ``mask.astype(dtype)``
+(float32 when ``dtype`` is left out; a dtype x64 changes, or one typed
+``Any``, gives ``Array[Any]``), and ``nnx.value_and_grad(f)`` returns what
+``f`` returns beside the gradient, as ``jax.value_and_grad`` does, typed
+the way Equinox declares its ``filter_value_and_grad`` (the gradient of a
+module is an ``nnx.State``: left ``Any``, as Flax declares it).
 """
 
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from jaxtypes import lattice
-from jaxtypes._stubgen.syntax import absolute_module, stub_def, stub_view
+from jaxtypes._stubgen.syntax import (
+    Qualifier,
+    absolute_module,
+    all_params,
+    declarations,
+    module_names,
+    parse_expr,
+    stub_def,
+    stub_view,
+    without_param,
+)
 from jaxtypes.layer_rules import FLAX_INEXACT_FLOOR
 
-__all__ = ["MODULES", "render", "typed_functions"]
+__all__ = ["MODULES", "PACKAGE_FUNCTIONS", "PackageFunction", "package_declarations", "render", "typed_functions"]
 
 _MARKERS: Final = "_jaxtypes_markers"
 _ARRAY: Final = "_jaxtypes_jax.Array"
@@ -215,3 +237,141 @@ def render(root: Path) -> dict[str, str]:
     """{stub path relative to flax's root: its text} of the modules whose
     helpers are typed (``flax/linen/dtypes.pyi`` ...)."""
     return {rel[: -len(".py")] + ".pyi": _module_stub(root, rel, typed) for rel, typed in MODULES.items()}
+
+
+# ------------------------------------------------ in a package's stub
+@dataclass(frozen=True)
+class PackageFunction:
+    """A function a Flax package re-exports from a module that also defines
+    layers: its name, that module (relative to flax's root), and what makes
+    its typed overloads of Flax's declarations of it (qualified as the
+    package's stub writes them; Flax's own go after them)."""
+
+    name: str
+    source: str
+    overloads: Callable[[list[ast.FunctionDef]], list[ast.FunctionDef]]
+
+
+_PACKAGE_PRELUDE: Final = f"""
+from collections.abc import Callable as _JaxtypesCallable
+from typing_extensions import ParamSpec as _JaxtypesParamSpec
+from jaxtypes.markers import AnyDtype as _JaxtypesMaskUnknownT
+# A mask's dtype= given: a dtype x64 does not change.
+_JaxtypesMaskT = _JaxtypesTypeVar("_JaxtypesMaskT", bound={" | ".join(map(_m, _KEPT))})
+_JaxtypesGradP = _JaxtypesParamSpec("_JaxtypesGradP")
+_JaxtypesGradR = _JaxtypesTypeVar("_JaxtypesGradR")
+_JaxtypesGradAux = _JaxtypesTypeVar("_JaxtypesGradAux")
+"""
+
+
+def _overload(fn: ast.FunctionDef, returns: str, first: bool) -> ast.FunctionDef:
+    """``fn`` as an ``@overload`` returning ``returns``; its docstring kept on
+    the first one only (the one a hover shows)."""
+    fn.decorator_list = [ast.Name("_jaxtypes_overload", ast.Load())]
+    fn.returns = parse_expr(returns)
+    if not first:
+        fn.body = [ast.Expr(ast.Constant(...))]
+    return fn
+
+
+def _mask_overloads(declared: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
+    # dtype= left out, typed Any, a known dtype (keyword-only: public code
+    # names it); then Flax's signature, of an array of unknown dtype.
+    (flax,) = declared
+    if "dtype" not in {a.arg for a in all_params(flax)}:
+        raise ValueError(f"flax's {flax.name} takes no dtype; the stubs type its dtype= only")
+    out: list[ast.FunctionDef] = []
+    left_out = without_param(flax, "dtype")
+    out.append(_overload(left_out, f"{_ARRAY}[{_m('float32')}]", True))
+    for dtype, result in (
+        ("_JaxtypesMaskUnknownT", f"{_ARRAY}[_JaxtypesAny]"),
+        (_given("_JaxtypesMaskT"), f"{_ARRAY}[_JaxtypesMaskT]"),
+    ):
+        given = without_param(flax, "dtype")
+        given.args.kwonlyargs = [*given.args.kwonlyargs, ast.arg("dtype", parse_expr(dtype))]
+        given.args.kw_defaults = [*given.args.kw_defaults, None]
+        out.append(_overload(given, result, False))
+    out.append(_overload(flax, f"{_ARRAY}[_JaxtypesAny]", False))
+    return out
+
+
+def _value_and_grad_overloads(declared: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
+    # Flax's overload taking f, with has_aux=True (f returns (value, aux))
+    # and left out or False; then Flax's own, the decorator form among them.
+    (of_f,) = [fn for fn in declared if any(a.arg == "f" for a in all_params(fn))]
+    out: list[ast.FunctionDef] = []
+    for f, has_aux, returns in (
+        (
+            "_JaxtypesCallable[_JaxtypesGradP, tuple[_JaxtypesGradR, _JaxtypesGradAux]]",
+            "_JaxtypesLiteral[True]",
+            "_JaxtypesCallable[_JaxtypesGradP, tuple[tuple[_JaxtypesGradR, _JaxtypesGradAux], _JaxtypesAny]]",
+        ),
+        (
+            "_JaxtypesCallable[_JaxtypesGradP, _JaxtypesGradR]",
+            "_JaxtypesLiteral[False] = ...",
+            "_JaxtypesCallable[_JaxtypesGradP, tuple[_JaxtypesGradR, _JaxtypesAny]]",
+        ),
+    ):
+        fn = stub_def(of_f)
+        fn.body = of_f.body
+        for a in all_params(fn):
+            if a.arg == "f":
+                a.annotation = parse_expr(f)
+        kw = fn.args.kwonlyargs
+        i = [a.arg for a in kw].index("has_aux")
+        kw[i] = ast.arg("has_aux", parse_expr(has_aux.removesuffix(" = ...")))
+        fn.args.kw_defaults[i] = ast.Constant(...) if has_aux.endswith(" = ...") else None
+        out.append(_overload(fn, returns, not out))
+    for fn in declared:
+        if fn is of_f:
+            # has_aux= required here: a call leaving it out matches the typed
+            # overload alone, for mypy answers Any where a function typed
+            # with Any (``model: nnx.Linear``) matches two overloads.
+            kw = fn.args.kwonlyargs
+            fn.args.kw_defaults[[a.arg for a in kw].index("has_aux")] = None
+        out.append(_overload(fn, ast.unparse(fn.returns) if fn.returns is not None else "_JaxtypesAny", False))
+    return out
+
+
+_MASKS: Final = ("make_attention_mask", "make_causal_mask")
+# {package's __init__ relative to flax's root: the functions typed in its stub}
+PACKAGE_FUNCTIONS: Final[Mapping[str, tuple[PackageFunction, ...]]] = {
+    "linen/__init__.py": tuple(PackageFunction(n, "linen/attention.py", _mask_overloads) for n in _MASKS),
+    "nnx/__init__.py": (
+        *(PackageFunction(n, "nnx/nn/attention.py", _mask_overloads) for n in _MASKS),
+        PackageFunction("value_and_grad", "nnx/transforms/autodiff.py", _value_and_grad_overloads),
+    ),
+}
+
+
+def package_declarations(root: Path, rel: str) -> tuple[set[str], list[ast.stmt]]:
+    """(the names, the declarations) of the functions the stub of the
+    package ``rel`` of flax at ``root`` types in place of their imports."""
+    functions = PACKAGE_FUNCTIONS.get(rel, ())
+    if not functions:
+        return set(), []
+    out: list[ast.stmt] = ast.parse(_PACKAGE_PRELUDE).body
+    imported: set[str] = set()
+    for function in functions:
+        alias = "_jaxtypes_helper_" + function.source[: -len(".py")].replace("/", "_")
+        tree = ast.parse((root / function.source).read_text(encoding="utf-8"))
+        found = declarations(stub_view(tree.body)).get(function.name)
+        if not found:
+            raise ValueError(f"flax/{function.source} defines no {function.name}")
+        qualify = Qualifier(alias, module_names(tree))
+        declared: list[ast.FunctionDef] = []
+        for source in found:
+            fn = stub_def(source)
+            doc = ast.get_docstring(source, clean=False)
+            fn.body = [ast.Expr(ast.Constant(doc if doc is not None else ...))]
+            for a in [*all_params(fn), fn.args.vararg, fn.args.kwarg]:
+                if a is not None and a.annotation is not None:
+                    a.annotation = qualify.visit(copy.deepcopy(a.annotation))
+            fn.returns = qualify.visit(copy.deepcopy(fn.returns)) if fn.returns is not None else None
+            declared.append(fn)
+        module = "flax." + function.source[: -len(".py")].replace("/", ".")
+        if alias not in imported:
+            out.append(ast.Import([ast.alias(module, alias)]))
+            imported.add(alias)
+        out += function.overloads(declared)
+    return {f.name for f in functions}, out

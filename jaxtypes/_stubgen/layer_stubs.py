@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Final
 
 from jaxtypes import lattice, layer_rules
-from jaxtypes._stubgen import function_overloads, variable_stubs
+from jaxtypes._stubgen import flax_helpers, function_overloads, variable_stubs
 from jaxtypes._stubgen.record import LAYER_LIBRARIES, PackageInstall, find_installed
 from jaxtypes._stubgen.syntax import Qualifier as _Qualifier
 from jaxtypes._stubgen.syntax import (
@@ -462,6 +462,9 @@ def _init_plans(cls: str, library: str) -> list[tuple[dict[str, str], str]]:
             {"dtype": _dtype_argument("_JaxtypesDtypeT"), "param_dtype": _dtype_argument("_JaxtypesParamT")},
             f"{cls}[_JaxtypesDtypeT, _JaxtypesParamT]",
         ),
+        # dtype= known, param_dtype= of a dtype no type says (a config's
+        # ``param_dtype: jnp.dtype``, a string): the output is still dtype=.
+        ({"dtype": _dtype_argument("_JaxtypesDtypeT")}, f"{cls}[_JaxtypesDtypeT, _JaxtypesAny]"),
     ]
 
 
@@ -880,6 +883,8 @@ def render_package(root: Path, rel: str, library: str) -> str:
     variables = library == "flax" and rel == variable_stubs.PACKAGE
     if variables:
         names |= set(variable_stubs.variable_classes(root))
+    helpers, helper_defs = flax_helpers.package_declarations(root, rel) if library == "flax" else (set(), [])
+    names |= helpers
     kept: list[ast.stmt] = []
     # Importing ``from .initializers import ...`` makes ``initializers`` an
     # attribute of the package at run time (``nn.initializers.normal``); a
@@ -917,6 +922,7 @@ def render_package(root: Path, rel: str, library: str) -> str:
     ).body
     if variables:
         defs += variable_stubs.declarations(root)
+    defs += helper_defs
     module_ = ast.Module([*kept, *prelude, *imports, *_docstrings_once(defs)], type_ignores=[])
     text = ast.unparse(ast.fix_missing_locations(module_)) + "\n"
     # The last overload of a generic layer's method, the layer's own signature

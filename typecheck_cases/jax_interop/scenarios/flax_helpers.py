@@ -1,5 +1,6 @@
-"""Flax's dtype helpers and ``x.argsort()`` with the stubs of `jaxtypes
-jax-stubs`: what public Flax code calls between its layers.
+"""Flax's dtype helpers, its attention masks, ``nnx.value_and_grad`` and
+``x.argsort()`` with the stubs of `jaxtypes jax-stubs`: what public Flax
+code calls between its layers and in its training steps.
 
 ``promote_dtype`` casts its arguments to the ``dtype`` given, else to their
 common dtype made inexact (an integer or bool one becomes float32); Linen's
@@ -7,6 +8,9 @@ returns a list, NNX's a tuple.  ``onehot`` is float32, and ``argsort`` JAX's
 default integer (int32 with x64 off, as the stubs assume).  Where the
 dtype is not known statically (a dtype typed Any, arrays of two dtypes with
 no dtype given, an argument that may be None) the elements are ``Any``.
+``make_causal_mask`` and ``make_attention_mask`` (Linen's and NNX's) are
+of the ``dtype`` given, float32 by default; ``nnx.value_and_grad(f)`` gives
+``f``'s value beside the gradient.
 
 A line marked E (in a trailing comment) must get an error in every checker;
 every other line must get none (a failed ``assert_type`` is an error).
@@ -20,15 +24,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
+from flax import nnx
 from flax.linen.dtypes import promote_dtype
 from flax.nnx.nn import dtypes as nnx_dtypes
 from flax.training.common_utils import onehot
 from typing_extensions import assert_type
 
-from jaxtypes import bfloat16, float16, float32, int8, int32
+from jaxtypes import bfloat16, bool_, float16, float32, int8, int32
 
 
 # -- Linen's promote_dtype, as Flax's own layers and public models call it
@@ -88,3 +94,50 @@ def onehot_values(labels: jax.Array[int32]) -> None:
 def argsort_indices(x: jax.Array[bfloat16], unknown: jax.Array) -> None:
     assert_type(x.argsort(), jax.Array[int32])
     assert_type(unknown.argsort(axis=-1, descending=True), jax.Array[int32])
+
+
+# -- attention masks end with .astype(dtype): float32 unless a dtype is given
+def attention_masks(tokens: jax.Array[int32], dtype: Any) -> None:
+    assert_type(nn.make_causal_mask(tokens), jax.Array[float32])
+    assert_type(nn.make_causal_mask(tokens, dtype=jnp.bool_), jax.Array[bool_])
+    assert_type(nn.make_attention_mask(tokens > 0, tokens > 0, dtype=jnp.bfloat16), jax.Array[bfloat16])
+    assert_type(nnx.make_causal_mask(tokens, extra_batch_dims=1, dtype=tokens.dtype), jax.Array[int32])
+    assert_type(nnx.make_attention_mask(tokens, tokens, jnp.greater_equal), jax.Array[float32])
+    # not known statically: a dtype typed Any, one x64 changes, a positional one
+    assert_type(nn.make_causal_mask(tokens, dtype=dtype), jax.Array[Any])
+    assert_type(nn.make_causal_mask(tokens, dtype=jnp.float64), jax.Array[Any])
+    assert_type(nn.make_causal_mask(tokens, 0, jnp.bfloat16), jax.Array[Any])
+    half: jax.Array[bfloat16] = nn.make_causal_mask(tokens)  # E: assignment
+
+
+# -- nnx.value_and_grad: f's value (and aux), beside the gradient
+class Regressor(nnx.Module):
+    def __init__(self, rngs: nnx.Rngs) -> None:
+        self.linear = nnx.Linear(3, 2, rngs=rngs)
+
+    def __call__(self, x: jax.Array[float32]) -> jax.Array[float32]:
+        return self.linear(x)
+
+
+def nnx_value_and_grad(x: jax.Array[float32]) -> jax.Array[float32]:
+    def loss_fn(model: Regressor, x: jax.Array[float32]) -> jax.Array[float32]:
+        return jnp.mean(model(x))
+
+    def with_aux(model: Regressor, x: jax.Array[float32]) -> tuple[jax.Array[float32], jax.Array[bfloat16]]:
+        y = model(x)
+        return jnp.mean(y), y.astype(jnp.bfloat16)
+
+    def of_a_layer(layer: nnx.Linear, x: jax.Array[float32]) -> jax.Array[float32]:
+        return jnp.mean(layer(x))
+
+    model = Regressor(nnx.Rngs(0))
+    loss, grads = nnx.value_and_grad(loss_fn)(model, x)
+    assert_type(loss, jax.Array[float32])
+    (value, aux), _ = nnx.value_and_grad(with_aux, has_aux=True)(model, x)
+    assert_type(value, jax.Array[float32])
+    assert_type(aux, jax.Array[bfloat16])
+    by_params, _ = nnx.value_and_grad(loss_fn, argnums=nnx.DiffState(0, nnx.Param))(model, x)
+    assert_type(by_params, jax.Array[float32])
+    assert_type(nnx.value_and_grad(of_a_layer)(model.linear, x)[0], jax.Array[float32])
+    halved: jax.Array[bfloat16] = nnx.value_and_grad(loss_fn)(model, x)[0]  # E: assignment
+    return loss
