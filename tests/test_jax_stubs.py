@@ -136,6 +136,18 @@ DEVIATIONS["ty"]["assert_type(scale, jax.Array[Any])"] = (
     "(Array[Any] | Array[float32]); the others take the first, Array[Any]"
 )
 
+# jax.value_and_grad of a function whose parameters hold Any: JAX's own
+# declaration matches too, and mypy answers Any for a call two overloads of
+# different results match where an argument holds Any; the plugin answers it
+# (jaxtypes/mypy_plugin/gradient_calls.py).
+DEVIATIONS["mypy"]["assert_type(loss_value, jax.Array[float32])"] = (
+    "mypy answers Any where JAX's own declaration of value_and_grad also matches a function typed with Any"
+)
+DEVIATIONS["ty"]["assert_type(loss_value, jax.Array[float32])"] = (
+    "ty answers Unknown for the call when the argument's type arguments (dict[str, Array[float32]]) "
+    "are not the parameter's (dict[str, jax.Array]); with an argument of the parameter's type it is exact"
+)
+
 # The branches of lax.cond and lax.switch and the carry of lax.fori_loop share
 # one TypeVar in the stubs, which these checkers solve to a union or join of
 # two dtypes (or leave to JAX's declaration), and x.at[i].set(v) takes any
@@ -1708,7 +1720,8 @@ def test_transform_exported_under_another_name_is_typed(tmp_path: Path) -> None:
     def checkpoint(tree: ast.Module) -> list[str]:
         return [ast.unparse(n) for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "checkpoint"]
 
-    assert len(checkpoint(older)) >= 2 and checkpoint(older) == checkpoint(pinned)
+    assert checkpoint(older) and all(d.endswith("-> _JaxtypesF:\n    ...") for d in checkpoint(older))
+    assert checkpoint(older) == checkpoint(pinned)
     assert "checkpoint" in syntax.exported_names(older.body, stub=True)
     assert "checkpoint_wrapper as checkpoint" not in ast.unparse(older)
 

@@ -13,7 +13,10 @@ a checker infers from what is expected) is not given an unsolved TypeVar;
 ``lax.fori_loop`` and ``lax.cond`` return their carry's / branches' type.
 Each typed declaration is an overload in front of JAX's own declaration,
 which still takes every other call (``argnums=1``, a body whose carry type
-differs from its initial value...).  ``jax.vmap``, ``lax.scan`` and
+differs from its initial value...); ``jit``, ``checkpoint`` and ``remat``
+take every call JAX's declarations take, which are left out (mypy answers
+``Any`` for a call two overloads match where an argument holds ``Any``:
+``jax.jit(step)`` of a ``step`` taking a bare ``jax.Array``).  ``jax.vmap``, ``lax.scan`` and
 ``lax.while_loop`` are already generic in JAX's own typing.
 
 ``jax.tree.map`` and ``jax.tree_util.tree_map`` of a function over one or two
@@ -216,6 +219,16 @@ TRANSFORMS: Final[dict[str, Callable[[list[ast.FunctionDef]], list[ast.FunctionD
 }
 
 
+# The transforms whose typed overloads take every call JAX's declarations take
+# (JAX's parameters, and a function parameter any callable matches), which
+# are left out: mypy answers Any for a call two overloads of different
+# return types match where they differ in the type of an argument holding
+# Any, and ``jax.jit(step)`` of a ``step`` taking a bare ``jax.Array``
+# (``Array[Any]``) matched both ``fun: Callable[P, R]`` and JAX's ``fun:
+# Callable``.
+_TAKING_EVERY_CALL: Final = (_jit, _same_function)
+
+
 def _fori_loop(defs: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
     types = {"body_fun": f"{_CALLABLE}[[_JaxtypesAny, {_T}], {_T}]", "init_val": _T}
     return [_retyped(defs[0], types, _T)]
@@ -329,7 +342,7 @@ def typed_defs(
     public: str | None = None,
 ) -> tuple[list[ast.stmt], set[str]]:
     """The typed overloads then JAX's own declarations of ``name`` (each an
-    overload), declared as ``public`` (default: ``name``; JAX 0.4 exports
+    overload; left out for ``_TAKING_EVERY_CALL``), declared as ``public`` (default: ``name``; JAX 0.4 exports
     ``checkpoint_wrapper as checkpoint``), and the names their annotations
     use; nothing when JAX's module does not declare it as a function, or
     declares it in a shape the generator does not know."""
@@ -343,11 +356,13 @@ def typed_defs(
         return [], set()
     if not typed:
         return [], set()
-    own = [as_overload(stub_def(d)) for d in jax_defs]
+    own = [as_overload(stub_def(d)) for d in jax_defs] if make not in _TAKING_EVERY_CALL else []
     for d in own:
         d.decorator_list = [ast.Name("_jaxtypes_overload", ast.Load())]
     for d in [*typed, *own]:
         d.name = public or name
+    if len(typed) + len(own) == 1:  # (one declaration is no overload)
+        typed[0].decorator_list = []
     used = {n for d in [*signatures, *own] for n in annotation_names(d)}
     return [*typed, *own], used
 

@@ -29,7 +29,8 @@ and ``init_with_output``: the module's ``__call__``'s result), ``flax_variables`
 ``jaxtyping_annotations`` (``Float32[Array, "b n"]``), ``jax_config_calls``
 (a note where the program sets JAX's configuration otherwise), ``control_flow_calls``
 (``lax.cond``/``switch`` branches and ``fori_loop`` carries of different dtypes),
-``index_updates`` (``x.at[i].set(v)`` of a value JAX casts lossily), ``type_nodes``
+``index_updates`` (``x.at[i].set(v)`` of a value JAX casts lossily),
+``gradient_calls`` (``jax.grad``/``value_and_grad`` where a type holds ``Any``), ``type_nodes``
 (mypy types <-> lattice nodes), ``errors`` (error codes, messages, the guard
 that keeps plugin bugs from crashing mypy); every name the plugin looks for
 is in ``names``.  The plugin imports only mypy, ``jaxtypes.lattice``,
@@ -65,6 +66,7 @@ from . import (
     flax_modules,
     flax_variables,
     function_calls,
+    gradient_calls,
     index_updates,
     jax_config_calls,
     jaxtyping_annotations,
@@ -199,6 +201,10 @@ class JaxtypesPlugin(Plugin):
         self._function_hooks.update(flax_variables.initializer_hooks(v, builder))
         for fullname, rule_name in layer_calls.typed_layer_functions().items():
             self._function_hooks[fullname] = layer_calls.layer_function_hook(rule_name, v, builder)
+        # jax.grad(f)(...), jax.value_and_grad(f)(...) where a type holds Any.
+        transforms, gradient_calls_ = gradient_calls.gradient_hooks(self._named_type)
+        self._function_hooks.update(transforms)
+        method_hooks.update(gradient_calls_)
         self._member_names = frozenset(name.rpartition(".")[2] for name in (*method_hooks, *self._attribute_hooks))
         # {(class, member): the name of the hooked member it inherits, or None}
         self._inherited: dict[tuple[str, str], str | None] = {}

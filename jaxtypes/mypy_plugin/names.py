@@ -37,6 +37,13 @@ EQUINOX_NO_DTYPE: Final = "jaxtypes.markers.NoDtype"
 FLAX_LAYERS: Final = ("flax.linen.", "flax.nnx.")
 FLAX_POOLING: Final = "flax.linen.pooling"  # where Flax defines avg_pool, max_pool, min_pool
 FLAX_NO_DTYPES: Final = ("jaxtypes.markers.NoDtype",)
+# JAX's grad and value_and_grad, and the types of what they return in the
+# stubs of `jaxtypes jax-stubs` (declared in their jax/__init__.pyi).
+JAX_GRAD: Final = "jax.grad"
+JAX_VALUE_AND_GRAD: Final = "jax.value_and_grad"
+GRADIENT_FUNCTION: Final = "jax.GradientFunction"
+VALUE_AND_GRADIENT_FUNCTION: Final = "jax.ValueAndGradientFunction"
+VALUE_AND_GRADIENT_WITH_AUX_FUNCTION: Final = "jax.ValueAndGradientWithAuxFunction"
 # Linen's Module, its methods that run a module's __call__, and the
 # decorators of a __call__ that return the method as it is.
 FLAX_MODULE: Final = "flax.linen.module.Module"

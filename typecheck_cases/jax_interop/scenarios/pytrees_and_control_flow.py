@@ -96,6 +96,22 @@ def jitted(params: dict[str, jax.Array[float32]], grads: dict[str, jax.Array[bfl
     assert_type(jax.jit(to_bf16)(params["w"]), jax.Array[bfloat16])
     kept: jax.Array[float32] = jax.jit(to_bf16)(params["w"])  # E: assignment
 
+    # a function whose parameters hold Any (a bare jax.Array) keeps its types
+    # too: mypy answered Any where JAX's own declaration also matched
+    @jax.jit
+    def step(p: dict[str, jax.Array], x: jax.Array[float32]) -> jax.Array[bfloat16]:
+        return (x * 2).astype(jnp.bfloat16)
+
+    assert_type(step(params, params["w"]), jax.Array[bfloat16])
+    assert_type(jax.checkpoint(step)(params, params["w"]), jax.Array[bfloat16])
+
+    # and so does grad/value_and_grad of one (mypy without the plugin: Any)
+    def loss(p: dict[str, jax.Array], x: jax.Array[float32]) -> jax.Array[float32]:
+        return jnp.sum(p["w"] * x)
+
+    loss_value, _ = jax.value_and_grad(loss)(params, params["w"])
+    assert_type(loss_value, jax.Array[float32])
+
 
 def count_as_float(i: int, x: jax.Array[int32]) -> jax.Array[float32]:
     return x.astype(jnp.float32)
