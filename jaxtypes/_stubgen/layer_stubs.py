@@ -883,7 +883,10 @@ def render_package(root: Path, rel: str, library: str) -> str:
     variables = library == "flax" and rel == variable_stubs.PACKAGE
     if variables:
         names |= set(variable_stubs.variable_classes(root))
-    helpers, helper_defs = flax_helpers.package_declarations(root, rel) if library == "flax" else (set(), [])
+    helpers: set[str] = set()
+    helper_defs: list[ast.stmt] = []
+    if library == "flax":  # Flax's masks and NNX's value_and_grad, in place of their imports
+        helpers, helper_defs = flax_helpers.package_declarations(root, rel)
     names |= helpers
     kept: list[ast.stmt] = []
     # Importing ``from .initializers import ...`` makes ``initializers`` an
