@@ -403,6 +403,11 @@ def case(key: jax.Array, x: jax.Array[float32], h: jax.Array[bfloat16], w: jax.A
     assert_type(half(h), jax.Array[bfloat16])
     half(x)  # E: promotion
     assert_type(nnx.Linear(4, 3, dtype=jnp.bfloat16, rngs=rngs)(x), jax.Array[bfloat16])
+    # an input of unknown dtype: a dtype= given decides, for every input JAX takes
+    unknown: jax.Array = x
+    assert_type(nnx.Linear(4, 3, dtype=jnp.bfloat16, rngs=rngs)(unknown), jax.Array[bfloat16])
+    assert_type(nnx.LayerNorm(4, dtype=jnp.float32, param_dtype=jnp.bfloat16, rngs=rngs)(unknown), jax.Array[float32])
+    assert_type(nnx.Linear(4, 3, rngs=rngs)(unknown), jax.Array[Any])
     assert_type(nnx.Embed(10, 4, rngs=rngs)(token), jax.Array[float32])
     assert_type(nnx.LayerNorm(4, rngs=rngs)(x), jax.Array[float32])
     assert_type(nnx.LayerNorm(4, dtype=jnp.float32, param_dtype=jnp.bfloat16, rngs=rngs)(h), jax.Array[float32])

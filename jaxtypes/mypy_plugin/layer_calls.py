@@ -191,6 +191,9 @@ def layer_call_hook(rule_name: str, v: Variant, builder: Builder) -> Callable[[M
             return ctx.default_return_type  # the form with a state: as Equinox declares it
         try:
             dtype, param = _dtypes(layer, flax)
+        except LookupError:
+            return builder.any_array(result)
+        try:
             if family in ("param", "flax_embed"):  # an embedding: its table's dtype, whatever the input
                 nodes = [lattice.BOOL]
             else:
@@ -202,7 +205,14 @@ def layer_call_hook(rule_name: str, v: Variant, builder: Builder) -> Callable[[M
                     raise LookupError
                 nodes = [_input(types, builder, v) for types in given]
         except LookupError:
-            return builder.any_array(result)
+            # An input of unknown dtype: the answer every input JAX accepts
+            # gives, if one (a Flax layer given dtype= computes in it, as the
+            # stubs answer).
+            outs = (layer_rules.result(rule_name, n, v, dtype=dtype, param_dtype=param) for n in lattice.STRONG)
+            every = {out.node for out in outs if out.node is not None}
+            if dtype is None or len(every) != 1:
+                return builder.any_array(result)
+            return builder.array_of(result, [every.pop()])
         if family == "to_float" and lattice.kind(nodes[0]) not in "fc":
             # (Dropout returns an integer input as it is in inference mode)
             return builder.any_array(result)
