@@ -59,6 +59,7 @@ _RUNS: dict[str, tuple[int, tuple[bool, ...]]] = {
     "nnx_promote": (2, (False, True)),
     "onehot_values": (1, (False, True)),
     "argsort_indices": (1, (False,)),  # int32 is x64 off's answer
+    "constant_initializers": (1, (False,)),  # float32 is x64 off's default float
     "attention_masks": (1, (False, True)),
     "nnx_value_and_grad": (1, (False, True)),
 }
@@ -110,6 +111,7 @@ def _run(x64: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[set[str], int]:
         module.nnx_value_and_grad(jnp.ones((2, 3), jnp.float32))
         if not x64:
             module.argsort_indices(x, w)
+            module.constant_initializers(jax.random.key(0))
     return set(dtypes), sum(checking)
 
 
@@ -134,7 +136,13 @@ def test_the_stubs_are_made_from_flax_s_modules() -> None:
     install = layer_stubs.locate("flax")
     assert install is not None and install.supported
     stubs = flax_helpers.render(install.root)
-    assert set(stubs) == {"linen/dtypes.pyi", "nnx/nn/dtypes.pyi", "training/common_utils.pyi"}
+    assert set(stubs) == {
+        "linen/dtypes.pyi",
+        "nnx/nn/dtypes.pyi",
+        "training/common_utils.pyi",
+        "linen/initializers.pyi",
+        "nnx/nn/initializers.pyi",
+    }
     for rel, text in stubs.items():
         source = ast.parse((install.root / (rel[:-1])).read_text())
         defined = {n.name for n in source.body if isinstance(n, ast.FunctionDef)}
@@ -144,6 +152,10 @@ def test_the_stubs_are_made_from_flax_s_modules() -> None:
         "flax.linen.dtypes.promote_dtype",
         "flax.nnx.nn.dtypes.promote_dtype",
         "flax.training.common_utils.onehot",
+        "flax.linen.initializers.zeros_init",
+        "flax.linen.initializers.ones_init",
+        "flax.nnx.nn.initializers.zeros_init",
+        "flax.nnx.nn.initializers.ones_init",
     ]
 
 

@@ -384,6 +384,9 @@ class Block(nn.Module):
         assert_type(nn.LayerNorm()(x), jax.Array[float32])
         nn.LayerNorm(dtype=jnp.bfloat16)(x)  # E: promotion
         nn.RMSNorm(param_dtype=jnp.bfloat16)(x)  # E: promotion
+        # zeros_init() is JAX's zeros: the default float, x64's float64
+        assert_type(self.param("scale", nn.initializers.zeros_init(), (3,)), jax.Array[float64])
+        assert_type(self.param("shift", nn.initializers.ones_init(), (3,), jnp.float32), jax.Array[float32])
 
 
 class Head(nn.Module):

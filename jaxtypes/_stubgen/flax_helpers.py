@@ -24,6 +24,11 @@ Typed here, as answers that hold with x64 on and off (a 64-bit dtype gives
   own declaration does; an argument of unknown dtype (``Array[Any]``) gives
   ``Array[Any]`` elements.
 
+``zeros_init()`` and ``ones_init()`` (Linen's and NNX's initializer
+modules) return JAX's ``zeros`` and ``ones``, where Flax declares its
+``Initializer`` (a union with ``Callable[..., Any]``): typed as the stubs'
+``jax.nn.initializers.Initializer[float32]``.
+
 Linen's result is a list, as at run time: its elements share one type, so
 ``q, k = promote_dtype(...)`` unpacks arrays of the dtype.  NNX's is a tuple
 of the arguments' length.  The rest of each module is Flax's, declared as it
@@ -187,11 +192,29 @@ def _onehot(doc: str | None) -> list[str]:
     ]
 
 
+def _constant_init(name: str) -> Callable[[str | None], list[str]]:
+    # zeros_init() and ones_init() return JAX's zeros and ones: an
+    # initializer of JAX's default float (the stubs' float32; the mypy
+    # plugin answers x64's), or of the dtype a call gives.
+    def render(doc: str | None) -> list[str]:
+        body = f"    {doc!r}" if doc is not None else "    ..."
+        return [
+            "import jax.nn.initializers as _jaxtypes_jax_initializers",
+            f"def {name}() -> _jaxtypes_jax_initializers.Initializer[{_m('float32')}]:",
+            body,
+        ]
+
+    return render
+
+
+_CONSTANT_INITS: Final = {"zeros_init": _constant_init("zeros_init"), "ones_init": _constant_init("ones_init")}
 # {module relative to flax's root: {function: its typed declaration}}
 MODULES: Final[Mapping[str, Mapping[str, Callable[[str | None], list[str]]]]] = {
     "linen/dtypes.py": {"promote_dtype": _linen_overloads},
     "nnx/nn/dtypes.py": {"promote_dtype": _nnx_overloads},
     "training/common_utils.py": {"onehot": _onehot},
+    "linen/initializers.py": _CONSTANT_INITS,
+    "nnx/nn/initializers.py": _CONSTANT_INITS,
 }
 
 

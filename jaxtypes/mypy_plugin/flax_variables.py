@@ -119,7 +119,7 @@ def _variable(ctx: MethodContext) -> Type:
 def initializer_hooks(v: Variant, builder: Builder) -> dict[str, Callable[[FunctionContext], Type]]:
     """{``jax.nn.initializers.NAME``: its hook} of the functions whose result
     without ``dtype`` is JAX's default float (none with x64 off, where it is
-    the stubs' float32)."""
+    the stubs' float32), and of Flax's ``zeros_init``/``ones_init``."""
     default = lattice.default_dtype("f", v.x64)
     if default == lattice.default_dtype("f", False):
         return {}
@@ -136,4 +136,5 @@ def initializer_hooks(v: Variant, builder: Builder) -> dict[str, Callable[[Funct
             return ctx.default_return_type
         return Instance(result.type, [builder.marker(default)])
 
-    return {f"{names.JAX_INITIALIZERS}.{name}": guard(hook) for name in names.JAX_INITIALIZER_FUNCTIONS}
+    jax_initializers = [f"{names.JAX_INITIALIZERS}.{name}" for name in names.JAX_INITIALIZER_FUNCTIONS]
+    return {name: guard(hook) for name in (*jax_initializers, *names.FLAX_CONSTANT_INITIALIZERS)}

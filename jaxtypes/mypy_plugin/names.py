@@ -57,6 +57,10 @@ NNX_VARIABLE_GETITEM: Final = f"{NNX_VARIABLE}.__getitem__"
 # jax.nn.initializers as the stubs of `jaxtypes jax-stubs` type it: the
 # functions whose result without dtype is JAX's default float (their aliases too).
 JAX_INITIALIZERS: Final = "jax.nn.initializers"
+# Flax's builders of JAX's zeros and ones, typed so by those stubs.
+FLAX_CONSTANT_INITIALIZERS: Final = tuple(
+    f"flax.{package}.initializers.{name}" for package in ("linen", "nnx.nn") for name in ("zeros_init", "ones_init")
+)
 JAX_INITIALIZER_FUNCTIONS: Final = (
     "zeros",
     "ones",

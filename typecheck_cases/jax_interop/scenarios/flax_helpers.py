@@ -8,6 +8,7 @@ returns a list, NNX's a tuple.  ``onehot`` is float32, and ``argsort`` JAX's
 default integer (int32 with x64 off, as the stubs assume).  Where the
 dtype is not known statically (a dtype typed Any, arrays of two dtypes with
 no dtype given, an argument that may be None) the elements are ``Any``.
+``zeros_init()`` and ``ones_init()`` make JAX's ``zeros`` and ``ones``;
 ``make_causal_mask`` and ``make_attention_mask`` (Linen's and NNX's) are
 of the ``dtype`` given, float32 by default; ``nnx.value_and_grad(f)`` gives
 ``f``'s value beside the gradient.
@@ -16,7 +17,7 @@ A line marked E (in a trailing comment) must get an error in every checker;
 every other line must get none (a failed ``assert_type`` is an error).
 Checked by tests/test_jax_stubs.py with the generated stubs, and run by
 tests/test_flax_helpers.py with JAX and flax, x64 off and (but argsort's,
-int32 with x64 off) on, where each ``assert_type`` checks the value's type and dtypes (the
+int32 with x64 off, and the initializers', float32) on, where each ``assert_type`` checks the value's type and dtypes (the
 answers are flax's).
 """
 
@@ -94,6 +95,13 @@ def onehot_values(labels: jax.Array[int32]) -> None:
 def argsort_indices(x: jax.Array[bfloat16], unknown: jax.Array) -> None:
     assert_type(x.argsort(), jax.Array[int32])
     assert_type(unknown.argsort(axis=-1, descending=True), jax.Array[int32])
+
+
+# -- zeros_init()/ones_init() are JAX's zeros and ones: float32 (x64 off), or the dtype given
+def constant_initializers(key: jax.Array) -> None:
+    assert_type(nn.initializers.zeros_init()(key, (2, 3)), jax.Array[float32])
+    assert_type(nn.initializers.ones_init()(key, (2,), jnp.float16), jax.Array[float16])
+    assert_type(nnx.initializers.zeros_init()(key, (2,), dtype=jnp.bfloat16), jax.Array[bfloat16])
 
 
 # -- attention masks end with .astype(dtype): float32 unless a dtype is given
