@@ -208,8 +208,11 @@ def layer_call_hook(rule_name: str, v: Variant, builder: Builder) -> Callable[[M
             # An input of unknown dtype: the answer every input JAX accepts
             # gives, if one (a Flax layer given dtype= computes in it, as the
             # stubs answer).
-            outs = (layer_rules.result(rule_name, n, v, dtype=dtype, param_dtype=param) for n in lattice.STRONG)
-            every = {out.node for out in outs if out.node is not None}
+            every = {
+                out.node
+                for n in lattice.STRONG
+                if (out := layer_rules.result(rule_name, n, v, dtype=dtype, param_dtype=param)).node is not None
+            }
             if dtype is None or len(every) != 1:
                 return builder.any_array(result)
             return builder.array_of(result, [every.pop()])
