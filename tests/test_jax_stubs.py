@@ -148,6 +148,20 @@ DEVIATIONS["ty"]["assert_type(loss_value, jax.Array[float32])"] = (
     "are not the parameter's (dict[str, jax.Array]); with an argument of the parameter's type it is exact"
 )
 
+# jax.tree.map over a NamedTuple: JAX's Any but with the plugin
+# (jaxtypes/mypy_plugin/tree_maps.py).
+_TREE_MAP_OF_A_RECORD = "JAX declares tree maps Any; the mypy plugin reads the NamedTuple's leaves"
+for _checker in ("mypy", "pyright", "basedpyright", "pyrefly", "ty"):
+    DEVIATIONS[_checker].update(
+        dict.fromkeys(
+            (
+                "assert_type(jax.tree.map(decay, moments), Moments)",
+                "assert_type(jax.tree.map(doubled, state), AdamState)",
+            ),
+            _TREE_MAP_OF_A_RECORD,
+        )
+    )
+
 # The branches of lax.cond and lax.switch and the carry of lax.fori_loop share
 # one TypeVar in the stubs, which these checkers solve to a union or join of
 # two dtypes (or leave to JAX's declaration), and x.at[i].set(v) takes any

@@ -54,6 +54,9 @@ def _holds(value: Any, typ: Any) -> bool:
         return isinstance(value, tuple) and len(value) == len(args) and all(map(_holds, value, args))
     if origin is not None and issubclass(origin, jax.Array):
         return isinstance(value, jax.Array) and value.dtype == np.dtype(args[0])
+    if isinstance(typ, type) and issubclass(typ, tuple) and hasattr(typ, "_fields"):  # a NamedTuple: field by field
+        hints = typing.get_type_hints(typ)
+        return isinstance(value, typ) and all(_holds(getattr(value, name), hints[name]) for name in typ._fields)
     return isinstance(value, typ)
 
 

@@ -30,7 +30,9 @@ and ``init_with_output``: the module's ``__call__``'s result), ``flax_variables`
 (a note where the program sets JAX's configuration otherwise), ``control_flow_calls``
 (``lax.cond``/``switch`` branches and ``fori_loop`` carries of different dtypes),
 ``index_updates`` (``x.at[i].set(v)`` of a value JAX casts lossily),
-``gradient_calls`` (``jax.grad``/``value_and_grad`` where a type holds ``Any``), ``type_nodes``
+``gradient_calls`` (``jax.grad``/``value_and_grad`` where a type holds ``Any``),
+``tree_maps`` (``jax.tree.map`` of a NamedTuple or dataclass whose leaves the
+function keeps), ``type_nodes``
 (mypy types <-> lattice nodes), ``errors`` (error codes, messages, the guard
 that keeps plugin bugs from crashing mypy); every name the plugin looks for
 is in ``names``.  The plugin imports only mypy, ``jaxtypes.lattice``,
@@ -79,6 +81,7 @@ from . import (
     project_settings,
     runtime_api_calls,
     scalar_type_calls,
+    tree_maps,
 )
 from .bound_dtypes import over_bound
 from .type_nodes import Builder
@@ -201,6 +204,8 @@ class JaxtypesPlugin(Plugin):
         self._function_hooks.update(flax_variables.initializer_hooks(v, builder))
         for fullname, rule_name in layer_calls.typed_layer_functions().items():
             self._function_hooks[fullname] = layer_calls.layer_function_hook(rule_name, v, builder)
+        # jax.tree.map(f, state) of a NamedTuple or dataclass whose leaves f keeps.
+        self._function_hooks.update(tree_maps.tree_map_hooks())
         # jax.grad(f)(...), jax.value_and_grad(f)(...) where a type holds Any.
         transforms, gradient_calls_ = gradient_calls.gradient_hooks(self._named_type)
         self._function_hooks.update(transforms)

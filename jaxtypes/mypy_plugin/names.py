@@ -37,6 +37,8 @@ EQUINOX_NO_DTYPE: Final = "jaxtypes.markers.NoDtype"
 FLAX_LAYERS: Final = ("flax.linen.", "flax.nnx.")
 FLAX_POOLING: Final = "flax.linen.pooling"  # where Flax defines avg_pool, max_pool, min_pool
 FLAX_NO_DTYPES: Final = ("jaxtypes.markers.NoDtype",)
+# JAX's tree maps (jax.tree.map, jax.tree_util.tree_map).
+TREE_MAPS: Final = ("jax.tree.map", "jax.tree_util.tree_map")
 # JAX's grad and value_and_grad, and the types of what they return in the
 # stubs of `jaxtypes jax-stubs` (declared in their jax/__init__.pyi).
 JAX_GRAD: Final = "jax.grad"

@@ -3,7 +3,9 @@
 type is declared, over a dict, a list or a tuple of arrays (one tree or two),
 keeps the container and gives each leaf the function's result; any other
 tree (nested, a NamedTuple, a dataclass) keeps JAX's declaration (``Any``),
-as no checker can map each field type of a class through a function.
+as no checker can map each field type of a class through a function (the
+mypy plugin gives a NamedTuple or dataclass whose every leaf the function
+gives back in its own type that type).
 ``jax.tree.reduce`` with an ``initializer`` gives the function's result or
 the initializer.  ``jax.jit`` keeps the wrapped function's declared types.
 ``lax.cond``/``lax.switch`` branches and ``lax.fori_loop``/``lax.scan``/
@@ -21,7 +23,7 @@ the dtype of the value and each marked line shows what JAX does.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -30,6 +32,7 @@ from typing_extensions import assert_type
 
 from jaxtypes import bfloat16, complex64, float32, int32
 
+D = TypeVar("D")
 
 def decay(p: jax.Array[float32]) -> jax.Array[float32]:
     return p * 0.9
@@ -50,6 +53,15 @@ def add(total: jax.Array[float32], p: jax.Array[float32]) -> jax.Array[float32]:
 class AdamState(NamedTuple):
     step: jax.Array[int32]
     mu: dict[str, jax.Array[float32]]
+
+
+class Moments(NamedTuple):
+    mu: dict[str, jax.Array[float32]]
+    nu: dict[str, jax.Array[float32]]
+
+
+def doubled(x: jax.Array[D]) -> jax.Array[D]:
+    return x * 2
 
 
 # -- tree maps over parameter dicts, lists and tuples keep the container
@@ -73,6 +85,11 @@ def tree_maps(params: dict[str, jax.Array[float32]], grads: dict[str, jax.Array[
     # trees the checkers cannot map (a NamedTuple, a nested dict): JAX's Any
     assert_type(jax.tree.map(decay, state), Any)
     assert_type(jax.tree.map(decay, {"layer": params}), Any)
+    # with the plugin, a NamedTuple (or dataclass) whose every leaf the
+    # function gives back in its own type stays itself
+    moments = Moments(params, params)
+    assert_type(jax.tree.map(decay, moments), Moments)
+    assert_type(jax.tree.map(doubled, state), AdamState)
     decayed = jax.tree.map(decay, params)
     halves: dict[str, jax.Array[bfloat16]] = decayed  # E: assignment
 
