@@ -48,7 +48,6 @@ module is an ``nnx.State``: left ``Any``, as Flax declares it).
 from __future__ import annotations
 
 import ast
-import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +61,7 @@ from jaxtypes._stubgen.syntax import (
     declarations,
     module_names,
     parse_expr,
+    qualified_stub,
     stub_def,
     stub_view,
     without_param,
@@ -382,16 +382,7 @@ def package_declarations(root: Path, rel: str) -> tuple[set[str], list[ast.stmt]
         if not found:
             raise ValueError(f"flax/{function.source} defines no {function.name}")
         qualify = Qualifier(alias, module_names(tree))
-        declared: list[ast.FunctionDef] = []
-        for source in found:
-            fn = stub_def(source)
-            doc = ast.get_docstring(source, clean=False)
-            fn.body = [ast.Expr(ast.Constant(doc if doc is not None else ...))]
-            for a in [*all_params(fn), fn.args.vararg, fn.args.kwarg]:
-                if a is not None and a.annotation is not None:
-                    a.annotation = qualify.visit(copy.deepcopy(a.annotation))
-            fn.returns = qualify.visit(copy.deepcopy(fn.returns)) if fn.returns is not None else None
-            declared.append(fn)
+        declared = [qualified_stub(source, qualify) for source in found]
         module = "flax." + function.source[: -len(".py")].replace("/", ".")
         if alias not in imported:
             out.append(ast.Import([ast.alias(module, alias)]))

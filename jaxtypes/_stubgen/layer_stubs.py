@@ -45,7 +45,7 @@ from jaxtypes._stubgen.syntax import (
     is_overload,
     parse_expr,
     positional_params,
-    stub_def,
+    qualified_stub,
     stub_view,
 )
 from jaxtypes._stubgen.syntax import module_names as _module_names
@@ -369,21 +369,6 @@ def _docstrings_once(body: list[ast.stmt]) -> list[ast.stmt]:
     return body
 
 
-def _signature(fn: ast.FunctionDef, qualify: _Qualifier) -> ast.FunctionDef:
-    """``fn`` as a stub declaration (``stub_def``), its annotations qualified,
-    with its docstring."""
-    out = stub_def(fn)
-    doc = _docstring(fn)
-    if doc is not None:
-        out.body = [doc]
-    for a in [*all_params(out), out.args.vararg, out.args.kwarg]:
-        if a is not None and a.annotation is not None:
-            a.annotation = qualify.visit(copy.deepcopy(a.annotation))
-    out.returns = qualify.visit(copy.deepcopy(out.returns)) if out.returns is not None else None
-    out.type_comment = None
-    return out
-
-
 def _overload(fn: ast.FunctionDef) -> ast.FunctionDef:
     fn.decorator_list = [ast.Name("_jaxtypes_overload", ast.Load())]
     return fn
@@ -616,7 +601,7 @@ def _function_overloads(function: LayerFunction, tree: ast.Module, alias: str) -
     input of unknown dtype, one for the dtypes it keeps (``avg_pool`` counting
     the padding, its default), then its own signature giving ``Array[Any]``."""
     source = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function.name)
-    declared = _signature(source, _Qualifier(alias, _module_names(tree)))
+    declared = qualified_stub(source, _Qualifier(alias, _module_names(tree)))
     kept = _kept_var(_kept_inputs(function.rule))
     anything = f"{_JAX_ARRAY}[_JaxtypesAny]"
     out: list[ast.stmt] = []
@@ -835,8 +820,8 @@ def _layer_class(layer: LayerClass, tree: ast.Module, alias: str, library: str) 
     qualify = _Qualifier(alias, _module_names(tree))
     generic = _is_generic(layer)
     init_src = _method(lineage, "__init__")
-    init = _signature(init_src if init_src is not None else _dataclass_init(lineage), qualify)
-    calls = [_signature(c, qualify) for c in _methods(lineage, "__call__")]
+    init = qualified_stub(init_src if init_src is not None else _dataclass_init(lineage), qualify)
+    calls = [qualified_stub(c, qualify) for c in _methods(lineage, "__call__")]
     if not calls:
         raise ValueError(f"{layer.rule} has no __call__ in {layer.source}")
     # The library's docstring, which an IDE's hover shows: the stub's class
@@ -857,7 +842,7 @@ def _layer_class(layer: LayerClass, tree: ast.Module, alias: str, library: str) 
         body.append(init)
     body += _call_overloads(layer.name, calls, layer.rule, generic, layer.absent)
     if layer.attend is not None:
-        attends = [_signature(c, qualify) for c in _methods(lineage, "attend")]
+        attends = [qualified_stub(c, qualify) for c in _methods(lineage, "attend")]
         if attends:
             body += _call_overloads(layer.name, attends, layer.attend, generic)
     bases: list[ast.expr] = [ast.Attribute(ast.Name(alias, ast.Load()), layer.name, ast.Load())]

@@ -332,6 +332,22 @@ class Qualifier(ast.NodeTransformer):
         return node
 
 
+def qualified_stub(fn: ast.FunctionDef, qualify: Qualifier) -> ast.FunctionDef:
+    """``fn`` of a library's source as a stub declaration (``stub_def``),
+    its annotations qualified, with its docstring as written (an IDE's
+    hover shows it, cleaned, as it does the library's own)."""
+    out = stub_def(fn)
+    doc = ast.get_docstring(fn, clean=False)
+    if doc is not None:
+        out.body = [ast.Expr(ast.Constant(doc))]
+    for a in [*all_params(out), out.args.vararg, out.args.kwarg]:
+        if a is not None and a.annotation is not None:
+            a.annotation = qualify.visit(copy.deepcopy(a.annotation))
+    out.returns = qualify.visit(copy.deepcopy(out.returns)) if out.returns is not None else None
+    out.type_comment = None
+    return out
+
+
 def module_names(tree: ast.Module) -> set[str]:
     """The names a module defines at its top level, also inside its ``if``
     and ``try`` blocks (equinox's attention defines ``_Mask`` under ``if
