@@ -158,6 +158,10 @@ RULES: Final[Mapping[str, LayerRule]] = {
     "flax.nnx.nn.dtypes.promote_dtype": _FLAX,
     **{f"equinox.nn.{name}": LayerRule("join", _EQX) for name in ("Linear", "MultiheadAttention", "MLP")},
     **{f"equinox.nn.{name}": LayerRule("same", _EQX) for name in EQX_CONVOLUTIONS},
+    # Equinox's max pooling keeps the input's dtype.  (Its average divides a
+    # sum by the window's size, where JAX keeps a sub-byte integer's sum as
+    # it is and gives a 4-bit one's the default float: no family of these.)
+    **{f"equinox.nn.MaxPool{n}d": LayerRule("pool") for n in (1, 2, 3)},
     "equinox.nn.Embedding": LayerRule("param", _EQX),
     **{f"equinox.nn.{name}": LayerRule("keeps", _EQX, real_statistics=True) for name in ("LayerNorm", "GroupNorm")},
     "equinox.nn.RMSNorm": LayerRule("keeps", _EQX),

@@ -196,6 +196,7 @@ _EQUINOX_PACKAGES: Final[Mapping[str, tuple[str, Typed]]] = {
             *(_eqx(n, "normalisation") for n in ("LayerNorm", "RMSNorm", "GroupNorm")),
             _eqx("Dropout", "dropout"),
             _eqx("MultiheadAttention", "attention"),
+            *(_eqx(f"MaxPool{n}d", "pool") for n in (1, 2, 3)),
         ),
     )
 }
@@ -633,6 +634,11 @@ def _typed_cases(cls: str, rule: str, generic: bool) -> list[tuple[str, str | No
     # An input of unknown dtype (Array[Any]) matches only its own overloads
     # (mypy takes the first overload an Array[Any] matches, whatever the others say).
     unknown_input = _UNKNOWN_INPUT
+    if not generic and family == "pool":
+        # Equinox's max pooling: the input's dtype, for each dtype it keeps
+        # with x64 on and off (as Flax's max_pool function).
+        kept = f"{_JAX_ARRAY}[{_kept_var(_kept_inputs(rule))}]"
+        return [(cls, unknown_input, anything), (cls, kept, kept)]
     if not generic:
         # Dropout: the input's dtype, for a float or complex input (Equinox's
         # returns an integer input as it is in inference mode, else as a float:
@@ -765,8 +771,8 @@ def _inputs_with_given_dtype(rule: str) -> str | None:
     return None if len(inputs) == len(lattice.STRONG) else f"{_JAX_ARRAY}[{_union(inputs)}]"
 
 
-# The families of layers that take no dtype (Dropout): not generic.
-_WITHOUT_DTYPE: Final = ("float_keeps", "to_float")
+# The families of layers that take no dtype (Dropout, Equinox's max pooling): not generic.
+_WITHOUT_DTYPE: Final = ("float_keeps", "to_float", "pool")
 _RULE_SOURCE: Final = {"flax": "FLIP 1777", "equinox": "JAX's promotion of its input and parameters"}
 
 

@@ -56,6 +56,9 @@ def layers(
     assert_type(eqx.nn.RMSNorm(4, dtype=jnp.bfloat16)(x), jax.Array[float32])
     assert_type(eqx.nn.GroupNorm(2, 4)(h), jax.Array[bfloat16])
     assert_type(eqx.nn.Dropout(0.5)(h, key=k2), jax.Array[bfloat16])
+    # max pooling keeps the input's dtype
+    assert_type(eqx.nn.MaxPool2d(2, 2)(image), jax.Array[bfloat16])
+    assert_type(eqx.nn.MaxPool1d(2)(seq), jax.Array[float32])
     # an integer input is returned as it is in inference mode, else as a float
     assert_type(eqx.nn.Dropout(0.5, inference=True)(token), jax.Array[Any])
     # attention: the query, key and value each go through the parameters, so
