@@ -59,17 +59,22 @@ _SUBMODULE_OF: Final = {
 _SUBMODULES: Final = ("typing",)
 
 
-def __getattr__(name: str) -> Any:
-    import importlib
+# Hidden from type checkers: a module ``__getattr__`` would make every name
+# importable for them (``from jaxtypes import inexact`` passing, then failing
+# at run time); the names they see are those imported above.
+if not TYPE_CHECKING:
 
-    if name in _SUBMODULES:
-        return importlib.import_module(f"jaxtypes.{name}")  # the import binds the attribute
-    module = _SUBMODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'jaxtypes' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    def __getattr__(name: str) -> Any:
+        import importlib
+
+        if name in _SUBMODULES:
+            return importlib.import_module(f"jaxtypes.{name}")  # the import binds the attribute
+        module = _SUBMODULE_OF.get(name)
+        if module is None:
+            raise AttributeError(f"module 'jaxtypes' has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> list[str]:

@@ -50,6 +50,7 @@ another configuration's cache.  Hence:
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import os
 import sys
@@ -222,8 +223,11 @@ _PROCESS: Final = _Process(_own)
 # The State in force in this thread (None: no scope has set anything here).
 # The C module keeps it in C thread-local storage, where its fast paths read
 # it; without the C module a threading.local holds it.
+# (Imported by name: the C module has no stub, so its functions are typed
+# where they are bound below.)
+_c: Any
 try:
-    from jaxtypes import _speedups as _c
+    _c = importlib.import_module("jaxtypes._speedups")
 except ImportError:  # built without a C compiler
     _c = None
 

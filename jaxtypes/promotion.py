@@ -10,6 +10,7 @@ configuration so that repeated calls are dictionary look-ups.
 from __future__ import annotations
 
 import functools
+import importlib
 import sys
 import warnings
 from types import FrameType
@@ -755,8 +756,9 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
 _promote_types_py: Final = promote_types
 _result_type_py: Final = result_type
 
+_speedups: Any  # (the C module has no stub)
 try:
-    from jaxtypes import _speedups
+    _speedups = importlib.import_module("jaxtypes._speedups")
 except ImportError:  # built without a C compiler: the Python paths serve all
     ACCELERATED = False  # pyright: ignore[reportConstantRedefinition]  # set once: one branch or the other
 else:

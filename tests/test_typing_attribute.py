@@ -47,3 +47,21 @@ def test_checkers_resolve_the_attribute(checker: str, tmp_path: Path) -> None:
     paths = checkers.stage({"use_typing.py": PROGRAM}, tmp_path)
     errors = checkers.run(checker, tmp_path, paths)
     assert sorted(line for _, line in errors) == [4], errors
+
+
+# A name jaxtypes does not export (the categories live in jaxtypes.typing):
+# each checker must reject the import that fails at run time, so the module's
+# lazy ``__getattr__`` may not be what they see.
+MISSPELLED = """\
+from jaxtypes import float32, promote_types
+from jaxtypes import inexact
+"""
+
+
+@pytest.mark.parametrize("checker", checkers.CHECKERS)
+def test_checkers_reject_a_name_jaxtypes_lacks(checker: str, tmp_path: Path) -> None:
+    fresh = subprocess.run([sys.executable, "-c", MISSPELLED], capture_output=True, text=True)
+    assert "cannot import name 'inexact'" in fresh.stderr, fresh.stderr
+    paths = checkers.stage({"use_names.py": MISSPELLED}, tmp_path)
+    errors = checkers.run(checker, tmp_path, paths)
+    assert sorted(line for _, line in errors) == [2], errors
