@@ -113,6 +113,21 @@ class _Table:
 _F = TypeVar("_F", bound=_Table)
 # A method's table's def, bound (a function, so not bound to _Table).
 _M = TypeVar("_M")
+# The ``_add`` table of the one marker a method's protocol matched (``_Has_sum``).
+_One = TypeVar("_One")
+
+
+@type_check_only
+class _OneDtype(Protocol[_One]):
+    """One dtype marker, not a union of several nor a TypeVar bound to one.
+
+    Each marker's ``_add`` table is its own class, and an attribute is
+    invariant: matched member by member, a union's members solve ``_One``
+    differently, so it does not match.  A method's protocol (``_Has_sum``)
+    is one, since pyright and basedpyright solve its table's def from the
+    first member of a union (``x.var()`` of ``Union[bfloat16, complex64]``
+    read as bfloat16's); a union then meets the descriptor's ``Array[Any]``."""
+    _add: _One
 
 
 @type_check_only
@@ -969,7 +984,7 @@ class _InvertOp:
     def __get__(self, obj: Array[_T], owner: Any, /) -> UnaryTo[_T]: ...
 
 @type_check_only
-class _Has_sum(Protocol[_F_co]):
+class _Has_sum(_OneDtype[_One], Protocol[_F_co, _One]):
     @property
     def _sum(self) -> _F_co: ...
 @type_check_only
@@ -979,14 +994,14 @@ class _Bound_sum(Protocol[_F_co]):
 @type_check_only
 class _SumMethod:
     @overload
-    def __get__(self, obj: Array[_Has_sum[_Bound_sum[_M]]], owner: Any, /) -> _M: ...
+    def __get__(self, obj: Array[_Has_sum[_Bound_sum[_M], _One]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
     def __get__(self, obj: Array[_T], owner: Any, /) -> SumTo[Any]: ...
 
 @type_check_only
-class _Has_prod(Protocol[_F_co]):
+class _Has_prod(_OneDtype[_One], Protocol[_F_co, _One]):
     @property
     def _prod(self) -> _F_co: ...
 @type_check_only
@@ -996,14 +1011,14 @@ class _Bound_prod(Protocol[_F_co]):
 @type_check_only
 class _ProdMethod:
     @overload
-    def __get__(self, obj: Array[_Has_prod[_Bound_prod[_M]]], owner: Any, /) -> _M: ...
+    def __get__(self, obj: Array[_Has_prod[_Bound_prod[_M], _One]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
     def __get__(self, obj: Array[_T], owner: Any, /) -> ProdTo[Any]: ...
 
 @type_check_only
-class _Has_mean(Protocol[_F_co]):
+class _Has_mean(_OneDtype[_One], Protocol[_F_co, _One]):
     @property
     def _mean(self) -> _F_co: ...
 @type_check_only
@@ -1013,14 +1028,14 @@ class _Bound_mean(Protocol[_F_co]):
 @type_check_only
 class _MeanMethod:
     @overload
-    def __get__(self, obj: Array[_Has_mean[_Bound_mean[_M]]], owner: Any, /) -> _M: ...
+    def __get__(self, obj: Array[_Has_mean[_Bound_mean[_M], _One]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
     def __get__(self, obj: Array[_T], owner: Any, /) -> MeanTo[Any]: ...
 
 @type_check_only
-class _Has_var(Protocol[_F_co]):
+class _Has_var(_OneDtype[_One], Protocol[_F_co, _One]):
     @property
     def _var(self) -> _F_co: ...
 @type_check_only
@@ -1030,14 +1045,14 @@ class _Bound_var(Protocol[_F_co]):
 @type_check_only
 class _VarMethod:
     @overload
-    def __get__(self, obj: Array[_Has_var[_Bound_var[_M]]], owner: Any, /) -> _M: ...
+    def __get__(self, obj: Array[_Has_var[_Bound_var[_M], _One]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
     def __get__(self, obj: Array[_T], owner: Any, /) -> VarTo[Any]: ...
 
 @type_check_only
-class _Has_std(Protocol[_F_co]):
+class _Has_std(_OneDtype[_One], Protocol[_F_co, _One]):
     @property
     def _std(self) -> _F_co: ...
 @type_check_only
@@ -1047,14 +1062,14 @@ class _Bound_std(Protocol[_F_co]):
 @type_check_only
 class _StdMethod:
     @overload
-    def __get__(self, obj: Array[_Has_std[_Bound_std[_M]]], owner: Any, /) -> _M: ...
+    def __get__(self, obj: Array[_Has_std[_Bound_std[_M], _One]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
     def __get__(self, obj: Array[_T], owner: Any, /) -> StdTo[Any]: ...
 
 @type_check_only
-class _Has_max(Protocol[_F_co]):
+class _Has_max(_OneDtype[_One], Protocol[_F_co, _One]):
     @property
     def _max(self) -> _F_co: ...
 @type_check_only
@@ -1064,14 +1079,14 @@ class _Bound_max(Protocol[_F_co]):
 @type_check_only
 class _MaxMethod:
     @overload
-    def __get__(self, obj: Array[_Has_max[_Bound_max[_M]]], owner: Any, /) -> _M: ...
+    def __get__(self, obj: Array[_Has_max[_Bound_max[_M], _One]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
     def __get__(self, obj: Array[_T], owner: Any, /) -> MaxTo[Any]: ...
 
 @type_check_only
-class _Has_min(Protocol[_F_co]):
+class _Has_min(_OneDtype[_One], Protocol[_F_co, _One]):
     @property
     def _min(self) -> _F_co: ...
 @type_check_only
@@ -1081,14 +1096,14 @@ class _Bound_min(Protocol[_F_co]):
 @type_check_only
 class _MinMethod:
     @overload
-    def __get__(self, obj: Array[_Has_min[_Bound_min[_M]]], owner: Any, /) -> _M: ...
+    def __get__(self, obj: Array[_Has_min[_Bound_min[_M], _One]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
     def __get__(self, obj: Array[_T], owner: Any, /) -> MinTo[Any]: ...
 
 @type_check_only
-class _Has_argmax(Protocol[_F_co]):
+class _Has_argmax(_OneDtype[_One], Protocol[_F_co, _One]):
     @property
     def _argmax(self) -> _F_co: ...
 @type_check_only
@@ -1098,14 +1113,14 @@ class _Bound_argmax(Protocol[_F_co]):
 @type_check_only
 class _ArgmaxMethod:
     @overload
-    def __get__(self, obj: Array[_Has_argmax[_Bound_argmax[_M]]], owner: Any, /) -> _M: ...
+    def __get__(self, obj: Array[_Has_argmax[_Bound_argmax[_M], _One]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
     def __get__(self, obj: Array[_T], owner: Any, /) -> ArgmaxTo[Any]: ...
 
 @type_check_only
-class _Has_argmin(Protocol[_F_co]):
+class _Has_argmin(_OneDtype[_One], Protocol[_F_co, _One]):
     @property
     def _argmin(self) -> _F_co: ...
 @type_check_only
@@ -1115,14 +1130,14 @@ class _Bound_argmin(Protocol[_F_co]):
 @type_check_only
 class _ArgminMethod:
     @overload
-    def __get__(self, obj: Array[_Has_argmin[_Bound_argmin[_M]]], owner: Any, /) -> _M: ...
+    def __get__(self, obj: Array[_Has_argmin[_Bound_argmin[_M], _One]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
     def __get__(self, obj: Array[_T], owner: Any, /) -> ArgminTo[Any]: ...
 
 @type_check_only
-class _Has_round(Protocol[_F_co]):
+class _Has_round(_OneDtype[_One], Protocol[_F_co, _One]):
     @property
     def _round(self) -> _F_co: ...
 @type_check_only
@@ -1132,14 +1147,14 @@ class _Bound_round(Protocol[_F_co]):
 @type_check_only
 class _RoundMethod:
     @overload
-    def __get__(self, obj: Array[_Has_round[_Bound_round[_M]]], owner: Any, /) -> _M: ...
+    def __get__(self, obj: Array[_Has_round[_Bound_round[_M], _One]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
     def __get__(self, obj: Array[_T], owner: Any, /) -> RoundTo[Any]: ...
 
 @type_check_only
-class _Has_clip(Protocol[_F_co]):
+class _Has_clip(_OneDtype[_One], Protocol[_F_co, _One]):
     @property
     def _clip(self) -> _F_co: ...
 @type_check_only
@@ -1149,14 +1164,14 @@ class _Bound_clip(Protocol[_F_co]):
 @type_check_only
 class _ClipMethod:
     @overload
-    def __get__(self, obj: Array[_Has_clip[_Bound_clip[_M]]], owner: Any, /) -> _M: ...
+    def __get__(self, obj: Array[_Has_clip[_Bound_clip[_M], _One]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload
     def __get__(self, obj: Array[_T], owner: Any, /) -> ClipToUnknown: ...
 
 @type_check_only
-class _Has_item(Protocol[_F_co]):
+class _Has_item(_OneDtype[_One], Protocol[_F_co, _One]):
     @property
     def _item(self) -> _F_co: ...
 @type_check_only
@@ -1166,7 +1181,7 @@ class _Bound_item(Protocol[_F_co]):
 @type_check_only
 class _ItemMethod:
     @overload
-    def __get__(self, obj: Array[_Has_item[_Bound_item[_M]]], owner: Any, /) -> _M: ...
+    def __get__(self, obj: Array[_Has_item[_Bound_item[_M], _One]], owner: Any, /) -> _M: ...
     @overload
     def __get__(self, obj: None, owner: Any, /) -> Self: ...
     @overload

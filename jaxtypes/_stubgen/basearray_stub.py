@@ -338,15 +338,21 @@ def _protocol_attribute(prelude: list[ast.stmt], name: str) -> str:
     )
 
 
+def _read_table(dtype: ast.Subscript) -> ast.expr:
+    """What a protocol's table argument is: ``_Bound_sum[_M]`` of a method's
+    ``_Has_sum[_Bound_sum[_M], _One]`` (its second argument only makes a
+    union of markers not match), ``_F`` of an operator's ``_Has_add[_F]``."""
+    inner = dtype.slice
+    return inner.elts[0] if isinstance(inner, ast.Tuple) else inner
+
+
 def _is_bound_method(dtype: ast.expr) -> bool:
     """Whether a descriptor's ``obj: Array[...]`` reads a method's def
-    (``_Has_sum[_Bound_sum[_M]]``), not an operator's table (``_Has_add[_F]``)."""
-    return (
-        isinstance(dtype, ast.Subscript)
-        and isinstance(dtype.slice, ast.Subscript)
-        and isinstance(dtype.slice.value, ast.Name)
-        and dtype.slice.value.id.startswith("_Bound_")
-    )
+    (``_Has_sum[_Bound_sum[_M], _One]``), not an operator's table (``_Has_add[_F]``)."""
+    if not isinstance(dtype, ast.Subscript):
+        return False
+    table = _read_table(dtype)
+    return isinstance(table, ast.Subscript) and isinstance(table.value, ast.Name) and table.value.id.startswith("_Bound_")
 
 
 def _table_variable(dtype: ast.expr) -> str | None:
@@ -359,7 +365,7 @@ def _table_variable(dtype: ast.expr) -> str | None:
         isinstance(dtype, ast.Subscript) and isinstance(dtype.value, ast.Name) and dtype.value.id.startswith("_Has")
     ):
         return None
-    inner = dtype.slice
+    inner = _read_table(dtype)
     if isinstance(inner, ast.Name):
         return inner.id
     if (
@@ -548,7 +554,7 @@ def _self_dispatched(
             instance += [line for m in found.narrowed for line in per_marker[m]]
             instance += [
                 "@overload",
-                f"def __get__(self: {KEPT_PROTOCOL}[{ast.unparse(dtype.slice)}, {_union(found.markers)}], "
+                f"def __get__(self: {KEPT_PROTOCOL}[{ast.unparse(_read_table(dtype))}, {_union(found.markers)}], "
                 f"obj: object, owner: Any, /) -> {ast.unparse(returns)}: ...",
                 "@overload",
                 protocol,

@@ -651,11 +651,13 @@ def _descriptor(cls: str, attr: str, fallback: str, method: str | None = None) -
     protocol ``_Bound_<method>``, whose one property solves ``_M`` for it)."""
     if method is None:
         bound = [f"    def __get__(self, obj: {_via(attr, '_F')}, owner: Any, /) -> _F: ..."]
+        protocol = [f"class _Has{attr}(Protocol[_F_co]):"]
     else:
-        bound = [f"    def __get__(self, obj: {_via(attr, f'_Bound_{method}[_M]')}, owner: Any, /) -> _M: ..."]
+        bound = [f"    def __get__(self, obj: {_via(attr, f'_Bound_{method}[_M], _One')}, owner: Any, /) -> _M: ..."]
+        protocol = [f"class _Has{attr}(_OneDtype[_One], Protocol[_F_co, _One]):"]
     return [
         "@type_check_only",
-        f"class _Has{attr}(Protocol[_F_co]):",
+        *protocol,
         "    @property",
         f"    def {attr}(self) -> _F_co: ...",
         *(
@@ -795,6 +797,21 @@ class _Table:
 _F = TypeVar("_F", bound=_Table)
 # A method's table's def, bound (a function, so not bound to _Table).
 _M = TypeVar("_M")
+# The ``_add`` table of the one marker a method's protocol matched (``_Has_sum``).
+_One = TypeVar("_One")
+
+
+@type_check_only
+class _OneDtype(Protocol[_One]):
+    """One dtype marker, not a union of several nor a TypeVar bound to one.
+
+    Each marker's ``_add`` table is its own class, and an attribute is
+    invariant: matched member by member, a union's members solve ``_One``
+    differently, so it does not match.  A method's protocol (``_Has_sum``)
+    is one, since pyright and basedpyright solve its table's def from the
+    first member of a union (``x.var()`` of ``Union[bfloat16, complex64]``
+    read as bfloat16's); a union then meets the descriptor's ``Array[Any]``."""
+    _add: _One
 
 
 @type_check_only
@@ -1023,6 +1040,10 @@ def render_stubs(v: Variant = operation_rules.DEFAULT) -> dict[str, str]:
 def _rendered_stubs(v: Variant) -> dict[str, str]:
     tables = _Tables()
     attributes = {node: _marker_attributes(node, tables, v) for node in lattice.NODES}
+    # _OneDtype tells one marker from a union by its `_add` table: each must be its own.
+    add_tables = [next(a for a in attrs if a.startswith("_add: ")) for attrs in attributes.values()]
+    if len(set(add_tables)) != len(add_tables):
+        raise AssertionError(f"two markers share an _add table ({v}): _OneDtype needs another attribute")
     return {"jaxtypes/markers.pyi": render_markers(attributes, tables), "jaxtypes/_array.pyi": render_array()}
 
 
