@@ -2,7 +2,7 @@
 
 Run by hand, from the checkout's root::
 
-    python -m benchmarks.stub_builds --before DIR --after DIR [--calls 400] [--repeat 5] [--checkers ...]
+    python -m benchmarks.stub_builds --before DIR --after DIR [--calls 400] [--repeat 5] [--checkers ...] [--methods]
 
 Each ``DIR`` is made by ``jaxtypes jax-stubs --out DIR``, typically at two
 revisions of jaxtypes (``git stash``, or a worktree of the earlier commit).
@@ -13,7 +13,9 @@ reaches a typed overload after the first), as model code calls them. Each
 checker checks it with either build, the two alternated ``--repeat`` times
 in one run; the table gives the median CPU seconds of each (the checker's
 process tree) and their ratio, which includes reading the stubs. mypy runs
-cold (``--no-incremental``).  docs/costs.md quotes the figures.
+cold (``--no-incremental``).  With ``--methods`` the calls are the array's
+own reductions (``x.sum()``, ``x.var()`` ...), which read its dtype's table
+through a descriptor.  docs/costs.md quotes the figures.
 """
 
 from __future__ import annotations
@@ -43,19 +45,22 @@ CALLS = (
     "jax.nn.relu({})",
     "jax.nn.softmax({}, axis=-1)",
 )
+# The array's own reductions (``--methods``), as model code writes them.
+METHOD_CALLS = ("{}.sum()", "{}.mean(axis=-1)", "{}.var()", "{}.std(axis=0)", "{}.max(axis=0)", "{}.argmax(axis=-1)")
 # The arguments: a float32, a bfloat16 and an int32 array (x, b, i).
 ARGUMENTS = ("x", "b", "i", "x", "b")
 PER_FUNCTION = 20
 
 
-def calls_file(calls: int, seed: int = 0) -> str:
+def calls_file(calls: int, seed: int = 0, methods: bool = False) -> str:
     """The checked file: ``calls`` calls (rounded up to functions of
-    ``PER_FUNCTION``), each assigned to a name."""
+    ``PER_FUNCTION``) of ``CALLS`` (``METHOD_CALLS``), each assigned to a name."""
+    chosen = METHOD_CALLS if methods else CALLS
     rng = random.Random(seed)
     lines = ["import jax", "import jax.numpy as jnp", "from jaxtypes import bfloat16, float32, int32", ""]
     for k in range(-(-calls // PER_FUNCTION)):
         lines.append(f"def f{k}(x: jax.Array[float32], b: jax.Array[bfloat16], i: jax.Array[int32]) -> None:")
-        lines += [f"    y{j} = {rng.choice(CALLS).format(rng.choice(ARGUMENTS))}" for j in range(PER_FUNCTION)]
+        lines += [f"    y{j} = {rng.choice(chosen).format(rng.choice(ARGUMENTS))}" for j in range(PER_FUNCTION)]
         lines.append("")
     return "\n".join(lines) + "\n"
 
@@ -76,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=400, help="calls in the checked file (default 400)")
     parser.add_argument("--repeat", type=int, default=5, help="alternated runs per build (default 5)")
     parser.add_argument("--checkers", nargs="+", default=list(checkers.CHECKERS), choices=checkers.CHECKERS)
+    parser.add_argument("--methods", action="store_true", help="call the array's reductions, not JAX's functions")
     args = parser.parse_args(argv)
     for name in ("before", "after"):
         if not (getattr(args, name) / ".search-path").is_dir():
@@ -87,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in ("before", "after"):
             root = roots[name] = Path(scratch) / name
             root.mkdir()
-            (root / "calls.py").write_text(calls_file(args.calls), encoding="utf-8")
+            (root / "calls.py").write_text(calls_file(args.calls, methods=args.methods), encoding="utf-8")
             shutil.copytree(getattr(args, name), root / checkers.STUBS, symlinks=True)
         print("| checker | CPU s before | CPU s after | ratio |\n|---|---|---|---|", flush=True)
         for checker in args.checkers:

@@ -11,8 +11,10 @@ import pytest
 from benchmarks import stub_builds
 
 
-def test_calls_file_runs_under_jax() -> None:
-    text = stub_builds.calls_file(45)
+@pytest.mark.parametrize("methods", [False, True])
+def test_calls_file_runs_under_jax(methods: bool) -> None:
+    text = stub_builds.calls_file(45, methods=methods)
+    assert ("y0 = jnp." in text or "y0 = jax." in text) != methods
     namespace: dict[str, object] = {}
     exec(compile(text, "calls.py", "exec"), namespace)
     functions = [v for k, v in namespace.items() if k[:1] == "f" and k[1:].isdigit()]
