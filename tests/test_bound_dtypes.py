@@ -65,7 +65,11 @@ FUNCTIONS = (
 # D where every dtype of the bound gives itself back, else answer Array[Any]
 # (a union's members solve the table's def one by one; basearray_stub's
 # overload through _OneDtype takes one marker only).
-METHODS = ("x.sum()", "x.mean()", "x.var()", "x.std()", "x.max()")
+METHODS = ("x.sum()", "x.mean()", "x.var()", "x.std()", "x.max()", "abs(x)")
+# pyright and basedpyright match abs()'s SupportsAbs against Array.__abs__'s
+# __call__, which refuses a TypeVar whose bound holds a dtype JAX refuses
+# (int4: JAX's abs raises), where the plugin answers Array[Any].
+PYRIGHT_REFUSES = {("integer", "abs(x)")}
 # The expressions, over x: Array[D], y: Array[float32], b: Array[bfloat16].
 EXPRESSIONS = (*OPERATORS, *FUNCTIONS, *METHODS, "x * y", "x * b", "x.astype(x.dtype)", "jnp.maximum(x, 0.0)")
 BOUNDS = {"floating": floating, "inexact": inexact, "integer": integer, "narrow": typing.Union[int8, int32]}
@@ -114,6 +118,7 @@ def _jax_answer(expression: str, bound: object) -> str:
     return "Any"
 
 
+PYRIGHTS = ("pyright", "basedpyright")
 _WEAK = {"i": lattice.WEAK_INT, "f": lattice.WEAK_FLOAT, "c": lattice.WEAK_COMPLEX}
 
 
@@ -191,10 +196,14 @@ def test_stubs_answer_a_bound_as_jax(checker: str, tmp_path: Path) -> None:
     (tmp_path / "bound_dtypes_case.py").write_text(text)
     cmd = checkers.command(checker, tmp_path, ["bound_dtypes_case.py"], stubs=True)
     out = checkers.launch(checker, tmp_path, cmd, 600).stdout
-    assert not checkers.reported_errors(checker, out, tmp_path), out
+    refused = {line for line, key in where.items() if key in PYRIGHT_REFUSES} if checker in PYRIGHTS else set()
+    errors = checkers.reported_errors(checker, out, tmp_path)
+    assert {line for _, line in errors} == refused, out
     found = checkers.revealed(checker, out, tmp_path)
     wrong = []
     for line, (bound, expression) in where.items():
+        if line in refused:
+            continue
         answer = _jax_answer(expression, BOUNDS[bound])
         got = _stub_answer(checker, found.get(("bound_dtypes_case.py", line)), bound)
         unknown = STUBS_UNKNOWN | (TY_UNKNOWN if checker == "ty" else set())

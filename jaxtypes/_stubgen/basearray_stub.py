@@ -352,7 +352,9 @@ def _is_bound_method(dtype: ast.expr) -> bool:
     if not isinstance(dtype, ast.Subscript):
         return False
     table = _read_table(dtype)
-    return isinstance(table, ast.Subscript) and isinstance(table.value, ast.Name) and table.value.id.startswith("_Bound_")
+    return (
+        isinstance(table, ast.Subscript) and isinstance(table.value, ast.Name) and table.value.id.startswith("_Bound_")
+    )
 
 
 def _table_variable(dtype: ast.expr) -> str | None:
@@ -631,8 +633,31 @@ def _abs_descriptor(
             refused = package_stubs.rejected_name("abs", node_of[marker])
             rejected += ["@type_check_only\n" + "\n".join(package_stubs.rejected_table("abs", node_of[marker])) + "\n"]
             get += ["@overload", f"def __get__(self: {self_type}, obj: object, owner: Any, /) -> {refused}: ..."]
+    # A dtype known only as a TypeVar (``abs(x)`` of ``x: Array[F]``, F bound
+    # to ``floating``): D where every dtype of its bound gives itself back,
+    # Array[Any] where JAX takes each but some give another (a complex one's
+    # modulus is real); one JAX refuses (int4) stays an error.  Through
+    # ``_Kept``'s properties: mypy binds ``self: _AbsOp[_K]`` ignoring _K's
+    # bound.  Without these, pyright and basedpyright, which match
+    # ``SupportsAbs`` against ``__call__``, refused ``abs(x)`` of any TypeVar.
+    strong = [m for m in markers if m in node_of and not lattice.is_weak(node_of[m])]
+    kept = [m for m in strong if ast.unparse(markers[m].get("_abs", _expr("None"))) == m]
+    taken = [m for m in strong if "_abs" in markers[m]]
+    get += [
+        "@overload",
+        f"def __get__(self: {KEPT_PROTOCOL}[UnaryTo[_V], {_union(kept)}], obj: object, owner: Any, /) -> UnaryTo[_V]: ...",
+        "@overload",
+        f"def __get__(self: {KEPT_PROTOCOL}[Any, {_union(taken)}], obj: object, owner: Any, /) -> UnaryTo[Any]: ...",
+    ]
+    call += [
+        "@overload",
+        f"def __call__(self: {KEPT_PROTOCOL}[UnaryTo[_V], {_union(kept)}]) -> Array[_V]: ...",
+        "@overload",
+        f"def __call__(self: {KEPT_PROTOCOL}[Any, {_union(taken)}]) -> Array[Any]: ...",
+    ]
     get += ["@overload", "def __get__(self, obj: None, owner: Any, /) -> Self: ..."]
-    body = "\n".join("    " + line for line in get + call)
+    kept_property = ["@property", f"def {KEPT_ATTRIBUTE}(self: {name}[_T]) -> UnaryTo[_T]: ..."]
+    body = "\n".join("    " + line for line in get + call + kept_property)
     text = "".join(rejected) + f"@type_check_only\nclass {name}({DESCRIPTOR_BASE}[{DESCRIPTOR_DT}]):\n{body}\n"
     method = copy.deepcopy(jax_abs)
     method.name, method.decorator_list = "__call__", []

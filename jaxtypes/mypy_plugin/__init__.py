@@ -178,7 +178,7 @@ class JaxtypesPlugin(Plugin):
             names.RESULT_TYPE: runtime_api_calls.result_type_hook(v, builder),
             names.PROMOTE_TYPES: runtime_api_calls.promote_types_hook(v, builder),
             names.PROMOTE_DTYPE: runtime_api_calls.promote_dtype_hook(v, builder),
-            names.BUILTIN_ABS: operators.abs_function_hook(v, builder),
+            names.BUILTIN_ABS: over_bound(operators.abs_function_hook(v, builder), v, builder),
             # jnp.float64(1): JAX's scalar types are the markers in the JAX stubs.
             **scalar_type_calls.scalar_type_call_hooks(v, builder),
             # lax.cond/switch branches and fori_loop carries of different dtypes.

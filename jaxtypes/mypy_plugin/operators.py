@@ -238,7 +238,7 @@ def _unary_alts(op: str, mine: list[Alt], v: Variant, ctx: MethodContext | Funct
     results: list[Alt | None] = []
     for a in mine:
         if isinstance(a, TypeVarType):
-            results.append(a)  # -x, +x, ~x, abs(x) keep a TypeVar dtype, as the stubs say
+            results.append(a)  # -x, +x, ~x, abs(x) keep a TypeVar of no marker bound (over_bound answers one)
             continue
         outcome = unary_outcome(op, a, v)
         if outcome.node is None:
