@@ -70,6 +70,7 @@ METHODS = ("x.sum()", "x.mean()", "x.var()", "x.std()", "x.max()", "abs(x)")
 # __call__, which refuses a TypeVar whose bound holds a dtype JAX refuses
 # (int4: JAX's abs raises), where the plugin answers Array[Any].
 PYRIGHT_REFUSES = {("integer", "abs(x)")}
+PYRIGHTS = ("pyright", "basedpyright")
 # The expressions, over x: Array[D], y: Array[float32], b: Array[bfloat16].
 EXPRESSIONS = (*OPERATORS, *FUNCTIONS, *METHODS, "x * y", "x * b", "x.astype(x.dtype)", "jnp.maximum(x, 0.0)")
 BOUNDS = {"floating": floating, "inexact": inexact, "integer": integer, "narrow": typing.Union[int8, int32]}
@@ -118,7 +119,6 @@ def _jax_answer(expression: str, bound: object) -> str:
     return "Any"
 
 
-PYRIGHTS = ("pyright", "basedpyright")
 _WEAK = {"i": lattice.WEAK_INT, "f": lattice.WEAK_FLOAT, "c": lattice.WEAK_COMPLEX}
 
 
@@ -190,7 +190,8 @@ def _stub_answer(checker: str, revealed: list[str] | None, bound: str) -> str | 
 def test_stubs_answer_a_bound_as_jax(checker: str, tmp_path: Path) -> None:
     """The JAX stubs alone, in each checker: an operator of an Array[D] and a
     Python scalar, a weakly typed array or an Array[D], and a function of an
-    Array[D], is JAX's answer for every dtype D may take, with no error."""
+    Array[D], is JAX's answer for every dtype D may take, with no error (but
+    PYRIGHT_REFUSES); a reduction or abs() whose answer is not D, Array[Any]."""
     shutil.copytree(project_runs.typings(), tmp_path / checkers.STUBS, symlinks=True)
     text, where = _case_file((*OPERATORS, *FUNCTIONS, *METHODS))
     (tmp_path / "bound_dtypes_case.py").write_text(text)
