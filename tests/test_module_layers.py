@@ -59,11 +59,20 @@ def layer_of(name: str) -> int:
 def imports(name: str, path: Path, known: Mapping[str, Path]) -> set[str]:
     """The modules of the package that ``name`` imports, anywhere in it ("":
     the package's own namespace, ``import jaxtypes``, ``from jaxtypes import
-    promote_types``)."""
+    promote_types``), by name too (``importlib.import_module("jaxtypes._speedups")``)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
+        if (
+            isinstance(node, ast.Call)
+            and ast.unparse(node.func) == "importlib.import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and node.args[0].value.startswith("jaxtypes.")
+        ):
+            out.add(node.args[0].value.removeprefix("jaxtypes."))
+        elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name == "jaxtypes" or alias.name.startswith("jaxtypes."):
                     out.add(alias.name.removeprefix("jaxtypes").removeprefix("."))
