@@ -120,7 +120,9 @@ if TYPE_CHECKING:
     # are numpy dtypes to them).  A str member solves D as before, but a
     # DType[float32] value is then no argument of the stubs' typed dtype=
     # overloads (which take the two members above): no member is added
-    # until every one of them also takes the whole union.
+    # until every one of them also takes the whole union.  The mypy plugin
+    # adds a dtype's names, and any string or numpy dtype to DType[Any]
+    # (jaxtypes/mypy_plugin/dtype_values.py).
     DType: TypeAlias = Union[type[_D], DtypeValue[_D]]
 else:
     DType = np.dtype  # numpy's dtype is generic in its scalar type: DType[float32] subscripts

@@ -162,6 +162,18 @@ for _checker in ("mypy", "pyright", "basedpyright", "pyrefly", "ty"):
         )
     )
 
+# A dtype's name, or any string or numpy dtype for DType[Any]: no generic
+# alias can say which string is D's; the plugin analyses DType[...]
+# (jaxtypes/mypy_plugin/dtype_values.py).
+_DTYPE_NAMES = "DType[D] is type[D] | DtypeValue[D]: no string or numpy dtype but with the mypy plugin"
+for _checker in ("mypy", "pyright", "basedpyright", "pyrefly", "ty"):
+    DEVIATIONS[_checker].update(
+        dict.fromkeys(
+            ('i: DType[bfloat16] = "bfloat16"', 'j: DType[Any] = "float32"', 'k: DType[Any] = np.dtype("bfloat16")'),
+            _DTYPE_NAMES,
+        )
+    )
+
 # The branches of lax.cond and lax.switch and the carry of lax.fori_loop share
 # one TypeVar in the stubs, which these checkers solve to a union or join of
 # two dtypes (or leave to JAX's declaration), and x.at[i].set(v) takes any

@@ -62,6 +62,7 @@ from jaxtypes._version import __version__ as jaxtypes_version
 
 from . import (
     control_flow_calls,
+    dtype_values,
     emptied_tables,
     equalities,
     errors,
@@ -353,6 +354,8 @@ class JaxtypesPlugin(Plugin):
 
     def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
         # jaxtyping's names are typing.Annotated to mypy.
+        if fullname == names.DTYPE_ANNOTATION:
+            return dtype_values.dtype_annotation_hook
         return self._annotated_hook if fullname in jaxtyping_annotations.ANNOTATED else None
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:

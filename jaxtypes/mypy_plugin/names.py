@@ -122,6 +122,10 @@ NUMPY_NDARRAY: Final = "numpy.ndarray"
 SEQUENCES: Final = ("typing.Sequence", "collections.abc.Sequence")
 # x.dtype of an Array[DT]: DtypeValue[DT], declared beside each Array class.
 DTYPE_VALUES: Final = ("jaxtypes._array.DtypeValue", "jax._src.basearray.DtypeValue")
+# A dtype value's annotation (jaxtypes.typing.DType[D]): type[D] | DtypeValue[D],
+# the DtypeValue jaxtypes.typing imports.
+DTYPE_ANNOTATION: Final = "jaxtypes.typing.DType"
+BUILTIN_STR: Final = "builtins.str"
 
 # JAX's typed ufuncs (jnp.add, jnp.maximum: BinaryUfunc in JAX's stubs) in the
 # stubs of `jaxtypes jax-stubs`: each of a class of the markers stub

@@ -402,6 +402,11 @@ _NUMPY_ALIASES: Final = {
 }
 
 
+def names_of_dtype(node: str) -> list[str]:
+    """The names JAX reads as the dtype ``node``: its own, then numpy's aliases."""
+    return [node, *(alias for alias, aliased in _NUMPY_ALIASES.items() if aliased == node)]
+
+
 def dtype_name(name: str) -> str | None:
     """The node of a dtype name JAX accepts (``'bfloat16'``, ``'float32'``, ``'f4'``)."""
     if name in lattice.STRONG:

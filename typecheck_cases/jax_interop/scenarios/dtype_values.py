@@ -12,6 +12,7 @@ from typing import Any, Generic, NamedTuple, TypeVar, Union
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from typing_extensions import assert_type
 
 from jaxtypes import bfloat16, bool_, float32, int8, int32
@@ -31,7 +32,13 @@ def values(x: jax.Array[float32]) -> None:
     # strings and numpy dtype objects carry no dtype a checker can read
     g: DTypeLike = "bfloat16"
     h: jnp.dtype = x.dtype
-    del a, b, c, d, e, f, g, h
+    # but the mypy plugin's: a dtype's names, and for DType[Any] any string or numpy dtype
+    i: DType[bfloat16] = "bfloat16"
+    j: DType[Any] = "float32"
+    k: DType[Any] = np.dtype("bfloat16")
+    m: DType[float32] = "bfloat16"  # E: assignment
+    assert_type(x.astype(i), jax.Array[bfloat16])
+    del a, b, c, d, e, f, g, h, i, j, k, m
 
 
 # -- read back by astype and dtype=
