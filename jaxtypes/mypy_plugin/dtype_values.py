@@ -20,6 +20,7 @@ set-ups neither is a ``DType`` value.  The plugin analyses the annotation:
 
 from __future__ import annotations
 
+from mypy import errorcodes as codes
 from mypy.plugin import AnalyzeTypeContext
 from mypy.types import AnyType, LiteralType, Type, TypeOfAny, TypeType, UnionType, get_proper_type
 
@@ -37,6 +38,9 @@ def dtype_annotation_hook(ctx: AnalyzeTypeContext) -> Type:
     if len(args) > 1:
         ctx.api.fail(f'"DType" takes one dtype, as DType[bfloat16]; got {len(args)} arguments', ctx.context)
         return AnyType(TypeOfAny.from_error)
+    if not args and getattr(getattr(ctx.api, "options", None), "disallow_any_generics", False):
+        # (what mypy says of any bare generic alias under --strict)
+        ctx.api.fail('Missing type parameters for generic type "DType"', ctx.context, code=codes.TYPE_ARG)
     item = ctx.api.analyze_type(args[0]) if args else AnyType(TypeOfAny.from_omitted_generics)
     text = ctx.api.named_type(names.BUILTIN_STR, [])
     members: list[Type] = [TypeType.make_normalized(item), ctx.api.named_type(_DTYPE_VALUE, [item])]
