@@ -44,6 +44,7 @@ FAMILIES: Final = (
     "to_float",
     "pool",
     "average",
+    "window_average",
 )
 
 # Flax's default param_dtype (every layer's signature: ``param_dtype = jnp.float32``).
@@ -76,7 +77,10 @@ class LayerRule(NamedTuple):
     ``min_pool``); ``average``, as ``to_float`` but refusing bool (Flax's
     ``avg_pool``: a sum divided by the window's size, a NumPy int, which
     strict promotion refuses beside any other dtype than its own; an integer
-    sum becomes the default float).  ``param_default``: the parameters' dtype when none
+    sum becomes the default float); ``window_average``, Equinox's average
+    pooling (bool refused; a 1- or 2-bit integer kept; any other integer
+    float32, a 64-bit one float64; a float or complex kept, in every
+    configuration).  ``param_default``: the parameters' dtype when none
     is given: a node, or ``f`` for the default float (float64 with x64 on).
     ``inexact``: a ``dtype`` given must be a float or complex one (Flax's
     ``promote_dtype(..., inexact=True)``; an embedding lookup takes any).
@@ -158,10 +162,10 @@ RULES: Final[Mapping[str, LayerRule]] = {
     "flax.nnx.nn.dtypes.promote_dtype": _FLAX,
     **{f"equinox.nn.{name}": LayerRule("join", _EQX) for name in ("Linear", "MultiheadAttention", "MLP")},
     **{f"equinox.nn.{name}": LayerRule("same", _EQX) for name in EQX_CONVOLUTIONS},
-    # Equinox's max pooling keeps the input's dtype.  (Its average divides a
-    # sum by the window's size, where JAX keeps a sub-byte integer's sum as
-    # it is and gives a 4-bit one's the default float: no family of these.)
+    # Equinox's max pooling keeps the input's dtype; its average pooling
+    # keeps a float's and makes most integers float ("window_average").
     **{f"equinox.nn.MaxPool{n}d": LayerRule("pool") for n in (1, 2, 3)},
+    **{f"equinox.nn.AvgPool{n}d": LayerRule("window_average") for n in (1, 2, 3)},
     "equinox.nn.Embedding": LayerRule("param", _EQX),
     **{f"equinox.nn.{name}": LayerRule("keeps", _EQX, real_statistics=True) for name in ("LayerNorm", "GroupNorm")},
     "equinox.nn.RMSNorm": LayerRule("keeps", _EQX),
@@ -170,6 +174,11 @@ RULES: Final[Mapping[str, LayerRule]] = {
 
 
 _REAL_OF_COMPLEX: Final = {"complex64": "float32", "complex128": "float64"}
+
+
+# Equinox's average pooling keeps these integers as they are (the data of
+# tools/oracle/make_layer_tables.py), and makes any other one float.
+_ONE_OR_TWO_BITS: Final = ("int1", "uint1", "int2", "uint2")
 
 
 def _join(nodes: tuple[str, ...], v: Variant) -> Outcome:
@@ -257,6 +266,12 @@ def _result(rule: LayerRule, input_node: str, v: Variant, dtype: str | None, par
             return unsupported("this layer", input_node)
         return Outcome(input_node)
     if family == "pool":
+        return Outcome(input_node)
+    if family == "window_average":
+        if input_node == lattice.BOOL:
+            return unsupported("this layer", input_node)
+        if lattice.kind(input_node) in "iu" and input_node not in _ONE_OR_TWO_BITS:
+            return Outcome("float64" if lattice.bits(input_node) == 64 else "float32")
         return Outcome(input_node)
     if family == "average" and input_node == lattice.BOOL:
         return unsupported("this function", input_node)

@@ -504,7 +504,7 @@ def test_the_command_says_what_it_does_for_the_installed_layer_libraries(
     layer_lines = said[-3 - len(jax_stubs_configuration_lines()) : -len(jax_stubs_configuration_lines())]
     assert layer_lines == [
         "flax 0.12.8: the layers of flax.linen, flax.nnx are typed (24 classes, 5 functions)",
-        "equinox 0.13.8: the layers of equinox.nn are typed (17 classes)",
+        "equinox 0.13.8: the layers of equinox.nn are typed (20 classes)",
         "optax 0.2.8: its losses (10 functions of optax.losses, re-exported by optax) and optax.global_norm are typed",
     ], said
     assert (tmp_path / "typings" / "flax-stubs" / "linen" / "__init__.pyi").is_file()

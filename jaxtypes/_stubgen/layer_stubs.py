@@ -196,7 +196,7 @@ _EQUINOX_PACKAGES: Final[Mapping[str, tuple[str, Typed]]] = {
             *(_eqx(n, "normalisation") for n in ("LayerNorm", "RMSNorm", "GroupNorm")),
             _eqx("Dropout", "dropout"),
             _eqx("MultiheadAttention", "attention"),
-            *(_eqx(f"MaxPool{n}d", "pool") for n in (1, 2, 3)),
+            *(_eqx(f"{kind}Pool{n}d", "pool") for kind in ("Max", "Avg") for n in (1, 2, 3)),
         ),
     )
 }
@@ -578,7 +578,7 @@ def _kept_vars(rules: list[str]) -> dict[str, tuple[str, ...]]:
         if family == "keeps":
             every = [_outputs_by_input(rule, p) for p in _PARAM_DTYPES] + [_x64_off_outputs(rule)]
             kept_sets = [[result for result, inputs in outputs.items() if inputs == [result]] for outputs in every]
-        elif family in _FUNCTION_FAMILIES:
+        elif family in _FUNCTION_FAMILIES or family in _POOLING_FAMILIES:
             kept_sets = [_kept_inputs(rule)]
         else:
             continue
@@ -590,6 +590,8 @@ def _kept_vars(rules: list[str]) -> dict[str, tuple[str, ...]]:
 
 # The families of functions (Flax's pooling), typed for the inputs whose dtype they keep.
 _FUNCTION_FAMILIES: Final = ("pool", "average")
+# The families of layers without parameters (Equinox's pooling), typed the same way.
+_POOLING_FAMILIES: Final = ("pool", "window_average")
 
 
 def _kept_inputs(rule: str) -> list[str]:
@@ -634,8 +636,8 @@ def _typed_cases(cls: str, rule: str, generic: bool) -> list[tuple[str, str | No
     # An input of unknown dtype (Array[Any]) matches only its own overloads
     # (mypy takes the first overload an Array[Any] matches, whatever the others say).
     unknown_input = _UNKNOWN_INPUT
-    if not generic and family == "pool":
-        # Equinox's max pooling: the input's dtype, for each dtype it keeps
+    if not generic and family in _POOLING_FAMILIES:
+        # Equinox's pooling: the input's dtype, for each dtype it keeps
         # with x64 on and off (as Flax's max_pool function).
         kept = f"{_JAX_ARRAY}[{_kept_var(_kept_inputs(rule))}]"
         return [(cls, unknown_input, anything), (cls, kept, kept)]
@@ -772,7 +774,7 @@ def _inputs_with_given_dtype(rule: str) -> str | None:
 
 
 # The families of layers that take no dtype (Dropout, Equinox's max pooling): not generic.
-_WITHOUT_DTYPE: Final = ("float_keeps", "to_float", "pool")
+_WITHOUT_DTYPE: Final = ("float_keeps", "to_float", "pool", "window_average")
 _RULE_SOURCE: Final = {"flax": "FLIP 1777", "equinox": "JAX's promotion of its input and parameters"}
 
 

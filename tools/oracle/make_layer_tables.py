@@ -271,14 +271,15 @@ LAYERS: dict[str, Layer] = {
     "equinox.nn.MLP": Layer(
         _eqx(lambda **k: eqx.nn.MLP(4, 3, 8, 1, **k)), shape=(4,), computation_dtype=False, param_keyword="dtype"
     ),
-    # Equinox's max pooling layers: no parameters, no dtype
+    # Equinox's pooling layers: no parameters, no dtype
     **{
-        f"equinox.nn.MaxPool{n}d": Layer(
-            _eqx(lambda key, n=n, **k: getattr(eqx.nn, f"MaxPool{n}d")(2, 2, **k)),
+        f"equinox.nn.{kind}Pool{n}d": Layer(
+            _eqx(lambda key, n=n, kind=kind, **k: getattr(eqx.nn, f"{kind}Pool{n}d")(2, 2, **k)),
             shape=(2, *(4,) * n),
             computation_dtype=False,
             param_keyword="",
         )
+        for kind in ("Max", "Avg")
         for n in (1, 2, 3)
     },
 }

@@ -59,6 +59,9 @@ def layers(
     # max pooling keeps the input's dtype
     assert_type(eqx.nn.MaxPool2d(2, 2)(image), jax.Array[bfloat16])
     assert_type(eqx.nn.MaxPool1d(2)(seq), jax.Array[float32])
+    # average pooling keeps a float's dtype (an integer's mean is a float)
+    assert_type(eqx.nn.AvgPool2d(2, 2)(image), jax.Array[bfloat16])
+    assert_type(eqx.nn.AvgPool1d(2)(seq), jax.Array[float32])
     # an integer input is returned as it is in inference mode, else as a float
     assert_type(eqx.nn.Dropout(0.5, inference=True)(token), jax.Array[Any])
     # attention: the query, key and value each go through the parameters, so
