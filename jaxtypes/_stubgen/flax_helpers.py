@@ -62,6 +62,7 @@ from jaxtypes._stubgen.syntax import (
     module_names,
     parse_expr,
     qualified_stub,
+    set_keyword,
     stub_def,
     stub_view,
     without_param,
@@ -287,13 +288,11 @@ _JaxtypesGradAux = _JaxtypesTypeVar("_JaxtypesGradAux")
 """
 
 
-def _overload(fn: ast.FunctionDef, returns: str, first: bool) -> ast.FunctionDef:
-    """``fn`` as an ``@overload`` returning ``returns``; its docstring kept on
-    the first one only (the one a hover shows)."""
+def _overload(fn: ast.FunctionDef, returns: str) -> ast.FunctionDef:
+    """``fn`` as an ``@overload`` returning ``returns`` (layer_stubs keeps the
+    docstring of the first one only, the one a hover shows)."""
     fn.decorator_list = [ast.Name("_jaxtypes_overload", ast.Load())]
     fn.returns = parse_expr(returns)
-    if not first:
-        fn.body = [ast.Expr(ast.Constant(...))]
     return fn
 
 
@@ -305,7 +304,7 @@ def _mask_overloads(declared: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
         raise ValueError(f"flax's {flax.name} takes no dtype; the stubs type its dtype= only")
     out: list[ast.FunctionDef] = []
     left_out = without_param(flax, "dtype")
-    out.append(_overload(left_out, f"{_ARRAY}[{_m('float32')}]", True))
+    out.append(_overload(left_out, f"{_ARRAY}[{_m('float32')}]"))
     for dtype, result in (
         ("_JaxtypesMaskUnknownT", f"{_ARRAY}[_JaxtypesAny]"),
         (_given("_JaxtypesMaskT"), f"{_ARRAY}[_JaxtypesMaskT]"),
@@ -313,8 +312,8 @@ def _mask_overloads(declared: list[ast.FunctionDef]) -> list[ast.FunctionDef]:
         given = without_param(flax, "dtype")
         given.args.kwonlyargs = [*given.args.kwonlyargs, ast.arg("dtype", parse_expr(dtype))]
         given.args.kw_defaults = [*given.args.kw_defaults, None]
-        out.append(_overload(given, result, False))
-    out.append(_overload(flax, f"{_ARRAY}[_JaxtypesAny]", False))
+        out.append(_overload(given, result))
+    out.append(_overload(flax, f"{_ARRAY}[_JaxtypesAny]"))
     return out
 
 
@@ -340,19 +339,15 @@ def _value_and_grad_overloads(declared: list[ast.FunctionDef]) -> list[ast.Funct
         for a in all_params(fn):
             if a.arg == "f":
                 a.annotation = parse_expr(f)
-        kw = fn.args.kwonlyargs
-        i = [a.arg for a in kw].index("has_aux")
-        kw[i] = ast.arg("has_aux", parse_expr(has_aux.removesuffix(" = ...")))
-        fn.args.kw_defaults[i] = ast.Constant(...) if has_aux.endswith(" = ...") else None
-        out.append(_overload(fn, returns, not out))
+        set_keyword(fn, "has_aux", has_aux.removesuffix(" = ..."), default=has_aux.endswith(" = ..."))
+        out.append(_overload(fn, returns))
     for fn in declared:
         if fn is of_f:
             # has_aux= required here: a call leaving it out matches the typed
             # overload alone, for mypy answers Any where a function typed
             # with Any (``model: nnx.Linear``) matches two overloads.
-            kw = fn.args.kwonlyargs
-            fn.args.kw_defaults[[a.arg for a in kw].index("has_aux")] = None
-        out.append(_overload(fn, ast.unparse(fn.returns) if fn.returns is not None else "_JaxtypesAny", False))
+            set_keyword(fn, "has_aux", default=False)
+        out.append(_overload(fn, ast.unparse(fn.returns) if fn.returns is not None else "_JaxtypesAny"))
     return out
 
 

@@ -95,6 +95,18 @@ def without_param(fn: ast.FunctionDef, name: str) -> ast.FunctionDef:
     return out
 
 
+def set_keyword(fn: ast.FunctionDef, name: str, annotation: str | None = None, *, default: bool) -> None:
+    """Give ``fn``'s keyword-only parameter ``name`` an ``annotation`` (None:
+    keep its own) and a default (``...``) or none, in place."""
+    names = [a.arg for a in fn.args.kwonlyargs]
+    if name not in names:
+        raise ValueError(f"{fn.name} has no keyword-only parameter {name!r}; it has {', '.join(names) or 'none'}")
+    i = names.index(name)
+    if annotation is not None:
+        fn.args.kwonlyargs[i] = ast.arg(name, parse_expr(annotation))
+    fn.args.kw_defaults[i] = ast.Constant(...) if default else None
+
+
 def required_overloads(fn: ast.FunctionDef, name: str) -> list[ast.FunctionDef]:
     """``fn`` with parameter ``name`` required, as overloads covering every
     call that passes it: by keyword (a keyword-only parameter), and, for a
