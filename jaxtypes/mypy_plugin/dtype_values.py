@@ -26,12 +26,17 @@ from mypy.types import AnyType, LiteralType, Type, TypeOfAny, TypeType, UnionTyp
 
 from jaxtypes import lattice
 
-from . import names
+from . import errors, names
 from .type_nodes import marker_alts, names_of_dtype
 
 __all__ = ["dtype_annotation_hook"]
 
 
+def _unknown(ctx: AnalyzeTypeContext) -> Type:
+    return AnyType(TypeOfAny.special_form)
+
+
+@errors.guarded(_unknown)  # (a bug costs the annotation, not the check)
 def dtype_annotation_hook(ctx: AnalyzeTypeContext) -> Type:
     """``DType[X]`` as the module says; a malformed one is mypy's error."""
     args = ctx.type.args
