@@ -216,6 +216,7 @@ class JaxtypesPlugin(Plugin):
         self._inherited: dict[tuple[str, str], str | None] = {}
         self._field_hooks: dict[str, Callable[[AttributeContext], Type] | None] = {}
         self._annotated_hook = jaxtyping_annotations.annotated_hook()
+        self._dtype_annotation_hook = dtype_values.dtype_annotation_hook()
         # Where the program sets JAX's configuration itself: a note where it
         # differs from the settings (looked up by exact name, before the rest).
         self._settings_hooks = jax_config_calls.hooks(self.settings)
@@ -355,7 +356,7 @@ class JaxtypesPlugin(Plugin):
     def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
         # jaxtyping's names are typing.Annotated to mypy.
         if fullname == names.DTYPE_ANNOTATION:
-            return dtype_values.dtype_annotation_hook
+            return self._dtype_annotation_hook
         return self._annotated_hook if fullname in jaxtyping_annotations.ANNOTATED else None
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:

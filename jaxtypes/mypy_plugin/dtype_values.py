@@ -20,6 +20,8 @@ set-ups neither is a ``DType`` value.  The plugin analyses the annotation:
 
 from __future__ import annotations
 
+from typing import Callable
+
 from mypy import errorcodes as codes
 from mypy.plugin import AnalyzeTypeContext
 from mypy.types import AnyType, LiteralType, Type, TypeOfAny, TypeType, UnionType, get_proper_type
@@ -32,12 +34,17 @@ from .type_nodes import marker_alts, names_of_dtype
 __all__ = ["dtype_annotation_hook"]
 
 
+def dtype_annotation_hook() -> Callable[[AnalyzeTypeContext], Type]:
+    """The type-analyze hook of ``DType``, guarded (a bug costs the
+    annotation, not the check: ``Any``)."""
+    return errors.guarded(_unknown)(_analyze)
+
+
 def _unknown(ctx: AnalyzeTypeContext) -> Type:
     return AnyType(TypeOfAny.special_form)
 
 
-@errors.guarded(_unknown)  # (a bug costs the annotation, not the check)
-def dtype_annotation_hook(ctx: AnalyzeTypeContext) -> Type:
+def _analyze(ctx: AnalyzeTypeContext) -> Type:
     """``DType[X]`` as the module says; a malformed one is mypy's error."""
     args = ctx.type.args
     if len(args) > 1:
