@@ -773,8 +773,8 @@ def _inputs_with_given_dtype(rule: str) -> str | None:
     return None if len(inputs) == len(lattice.STRONG) else f"{_JAX_ARRAY}[{_union(inputs)}]"
 
 
-# The families of layers that take no dtype (Dropout, Equinox's max pooling): not generic.
-_WITHOUT_DTYPE: Final = ("float_keeps", "to_float", "pool", "window_average")
+# The families of layers that take no dtype (Dropout, Equinox's pooling): not generic.
+_WITHOUT_DTYPE: Final = ("float_keeps", "to_float", *_POOLING_FAMILIES)
 _RULE_SOURCE: Final = {"flax": "FLIP 1777", "equinox": "JAX's promotion of its input and parameters"}
 
 
