@@ -97,6 +97,16 @@ _JAXTYPING_NAMES: Final[Mapping[str, str]] = {
 }
 
 
+# The weak marker naming a weakly typed array of each dtype: JAX's default
+# dtype of the kind, with x64 off or on (a weak float32 or float64 array
+# promotes as a Python float does, "Weak types" in JAX's type promotion
+# semantics, https://docs.jax.dev/en/latest/type_promotion.html#weak-types).
+_WEAK_MARKERS: Final[Mapping[str, str]] = {
+    lattice.default_dtype(weak[0], x64): lattice.MARKER_NAME[weak] for weak in lattice.WEAK for x64 in (False, True)
+}
+_MARKERS: Final = frozenset(lattice.STRONG) | frozenset(_WEAK_MARKERS.values())
+
+
 # ------------------------------------------------------------------ decisions
 @dataclasses.dataclass(frozen=True)
 class Decision:
@@ -130,7 +140,10 @@ def _single(place: str, values: Sequence[str]) -> str | None | tuple[str]:
     if mixed:
         return (f"held arrays of several dtypes at once ({_listed(mixed)})",)
     if not strong:
-        return (f"only weakly typed arrays seen ({_listed(weak)}, from Python scalars): their dtype is no decision",)
+        marker = _WEAK_MARKERS.get(next(iter(weak))) if len(weak) == 1 else None
+        if marker is None:
+            return (f"only weakly typed arrays seen ({_listed(weak)}), which no one weak marker names",)
+        return marker
     if len(strong) == 1 and weak <= strong:
         return next(iter(strong))
     return ("",)
@@ -278,7 +291,9 @@ class _Replace(cst.CSTTransformer):
 
 def _dtype_expression(spelling: str, numpy_alias: str, name: str) -> str:
     attribute = "bool_" if name == lattice.BOOL else name
-    return f"{numpy_alias}.{attribute}" if spelling == "jax" else f"jaxtypes.{attribute}"
+    # jax.numpy has no name for a weak type: JAX's spelling takes jaxtypes' marker.
+    in_numpy = spelling == "jax" and name not in _WEAK_MARKERS.values()
+    return f"{numpy_alias}.{attribute}" if in_numpy else f"jaxtypes.{attribute}"
 
 
 class _Rewriter(ContextAwareTransformer):
@@ -305,6 +320,7 @@ class _Rewriter(ContextAwareTransformer):
         self.typevar_taken = False  # DT names something else
         self.typevar_needed = False
         self.jaxtypes_needed = False
+        self.jaxtypes_named = False  # an annotation reads jaxtypes.<marker>: imported as a module
         self._classes: list[str] = []
         self._depth = 0  # of functions and classes: module-level imports only
 
@@ -458,7 +474,7 @@ class _Rewriter(ContextAwareTransformer):
             if self.typevar_taken:
                 return f"a dtype variable is called for, but the module's name {TYPEVAR_NAME} is taken"
             self.typevar_needed = True
-        elif dtype not in lattice.STRONG:  # a PRNG key's key<fry>, a float0: no marker names them
+        elif dtype not in _MARKERS:  # a PRNG key's key<fry>, a float0: no marker names them
             return f"{dtype} seen, which no dtype annotation names"
         elif isinstance(bare, tuple) and (admitted := _CATEGORIES[bare[1]]) is not None and dtype not in admitted:
             return f"{dtype} seen, which {bare[1]}[...] does not admit"
@@ -487,6 +503,9 @@ class _Rewriter(ContextAwareTransformer):
             subscripted = cst.parse_expression(f"jaxtypes.Array[{argument}]")
         else:
             self.jaxtypes_needed = True
+            if argument.startswith("jaxtypes."):  # a weak marker: the module's name is used, import it
+                self.jaxtypes_named = True
+                AddImportsVisitor.add_needed_import(self.context, "jaxtypes")
             subscripted = cst.parse_expression(f"{self._array_code(array)}[{argument}]")
         if isinstance(bare, tuple):
             subscript = bare[0]
@@ -614,6 +633,7 @@ class _Rewriter(ContextAwareTransformer):
             self.spelling == "jax"
             and self.jaxtypes_needed
             and not self.imports_jaxtypes
+            and not self.jaxtypes_named
             and not self.future_annotations
         ):
             # jax.Array[...] is subscriptable at run time once jaxtypes is imported.

@@ -136,7 +136,8 @@ seen("split", "return[0]", first)
 seen("split", "return[1]", second)
 model.disagree(jnp.ones(3, jnp.int32))
 model.disagree(jnp.ones(3, jnp.float32))
-model.weak_only(jnp.asarray(1.0))
+seen("weak_only", "times_bfloat16", jnp.ones(2, jnp.bfloat16) * model.weak_only(jnp.asarray(1.0)))
+seen("weak_only", "times_float32", jnp.ones(2, jnp.float32) * model.weak_only(jnp.asarray(1.0)))
 seen("shaped", "return", model.shaped(x))
 model.unannotated(x)
 model.first_key(jax.random.key(0))
@@ -225,6 +226,17 @@ def test_annotations_are_the_dtypes_jax_gives(annotated: tuple[Path, subprocess.
     assert f'def shaped(x: Float[Array[jnp.{shaped}], "b n"]) -> Float[Array[jnp.{shaped}], "b n"]:' in source
 
 
+def test_weakly_typed_arrays_get_the_weak_marker(annotated: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    """JAX's float32 made from Python scalars (``jnp.asarray(1.0)``) promotes
+    as a Python float does: jax.numpy has no name for it, jaxtypes' weak
+    marker is written, and jaxtypes imported for it."""
+    root, _ = annotated
+    source = (root / "model.py").read_text()
+    weak = "jax.Array[jaxtypes.weak_float]"
+    assert f"def weak_only(x: {weak}) -> {weak}:" in source
+    assert re.search(r"^import jaxtypes$", source, re.M)
+
+
 def test_a_result_following_a_parameter_gets_a_dtype_variable(
     annotated: tuple[Path, subprocess.CompletedProcess[str]],
 ) -> None:
@@ -236,18 +248,16 @@ def test_a_result_following_a_parameter_gets_a_dtype_variable(
     assert "rms_norm: x: jax.Array[DT], return: jax.Array[DT]" in proc.stdout
 
 
-def test_disagreeing_weak_and_unannotated_places_are_left_and_reported(
+def test_disagreeing_and_unannotated_places_are_left_and_reported(
     annotated: tuple[Path, subprocess.CompletedProcess[str]],
 ) -> None:
     root, proc = annotated
     source = (root / "model.py").read_text()
     assert "def disagree(x: jax.Array) -> jax.Array:" in source
-    assert "def weak_only(x: jax.Array) -> jax.Array:" in source
     assert "def unannotated(x):" in source
     left = proc.stdout.split("left as written:\n", 1)[1]
     assert re.search(r"model\.py:\d+ disagree, x: called with several dtypes \(float32, int32\)", left)
     assert re.search(r"model\.py:\d+ disagree, return: results of several dtypes \(float32, int8\)", left)
-    assert re.search(r"model\.py:\d+ weak_only, x: only weakly typed arrays seen \(float32", left)
     assert re.search(r"model\.py:\d+ unannotated, x: not annotated \(saw float32\)", left)
     # a typed PRNG key's dtype has no marker
     assert "def first_key(key: jax.Array) -> jax.Array:" in source
@@ -259,6 +269,13 @@ def test_disagreeing_weak_and_unannotated_places_are_left_and_reported(
     [
         # one dtype, weakly typed calls of that dtype aside
         ([{"x": "float32"}, {"x": "float32:weak"}], {"x": "float32"}, {}),
+        # only weakly typed arrays of JAX's default dtype of a kind (x64 off or on): its weak marker
+        ([{"x": "float32:weak"}, {"x": "float32:weak"}], {"x": "weak_float"}, {}),
+        ([{"x": "int64:weak", "return": "int64:weak"}], {"x": "weak_int", "return": "weak_int"}, {}),
+        ([{"x": "complex64:weak"}], {"x": "weak_complex"}, {}),
+        # a weakly typed bfloat16 array, or weak arrays of two kinds: no weak marker names them
+        ([{"x": "bfloat16:weak"}], {}, {"x": "only weakly typed arrays seen (bfloat16)"}),
+        ([{"x": "float32:weak"}, {"x": "int32:weak"}], {}, {"x": "only weakly typed arrays seen (float32, int32)"}),
         # the result follows x, not y; y has one dtype
         (
             [{"x": "float32", "y": "int8", "return": "float32"}, {"x": "bfloat16", "y": "int8", "return": "bfloat16"}],
@@ -289,7 +306,7 @@ def test_comments_formatting_and_the_rest_survive(annotated: tuple[Path, subproc
     assert source.startswith('"""A small model, annotated as JAX code usually is: bare jax.Array."""\n')
     # nothing but annotations and the added header lines changed
     added = {
-        "import jaxtypes  # noqa: F401 - makes jax.Array[...] subscriptable at run time",
+        "import jaxtypes",  # a weak marker names it
         "from typing import TypeVar",
         'DT = TypeVar("DT")',
     }
@@ -440,6 +457,8 @@ def check(f32: jax.Array[jnp.float32], bf16: jax.Array[jnp.bfloat16], i8: jax.Ar
     reveal_type(model.split(f32)[1])
     reveal_type(model.Dense(bf16).w)
     reveal_type(model.Dense(bf16)(bf16))
+    reveal_type(bf16 * model.weak_only(jnp.asarray(1.0)))
+    reveal_type(f32 * model.weak_only(jnp.asarray(1.0)))
 '''
 # What each reveal_type line shows, as the driver's record of JAX names it.
 CHECKED = [
@@ -453,6 +472,8 @@ CHECKED = [
     ("split", "return[1]"),
     ("Dense", "w"),
     ("Dense.__call__", "return"),
+    ("weak_only", "times_bfloat16"),  # a weak float promotes to the other side's dtype
+    ("weak_only", "times_float32"),
 ]
 MARKER = re.compile(r"Array\[(?:[\w.]+\.)?(\w+)\]")
 
