@@ -136,13 +136,7 @@ DEVIATIONS["ty"]["assert_type(scale, jax.Array[Any])"] = (
     "(Array[Any] | Array[float32]); the others take the first, Array[Any]"
 )
 
-# jax.value_and_grad of a function whose parameters hold Any: JAX's own
-# declaration matches too, and mypy answers Any for a call two overloads of
-# different results match where an argument holds Any; the plugin answers it
-# (jaxtypes/mypy_plugin/gradient_calls.py).
-DEVIATIONS["mypy"]["assert_type(loss_value, jax.Array[float32])"] = (
-    "mypy answers Any where JAX's own declaration of value_and_grad also matches a function typed with Any"
-)
+# jax.value_and_grad of a function whose parameters hold Any.
 DEVIATIONS["ty"]["assert_type(loss_value, jax.Array[float32])"] = (
     "ty answers Unknown for the call when the argument's type arguments (dict[str, Array[float32]]) "
     "are not the parameter's (dict[str, jax.Array]); with an argument of the parameter's type it is exact"

@@ -335,6 +335,21 @@ def _parameters_of(source: ast.Module, fn: ast.FunctionDef) -> ast.FunctionDef:
     return fn
 
 
+def _same_function_parameter(own: ast.FunctionDef, typed: list[ast.FunctionDef]) -> None:
+    """JAX's ``fun: Callable`` as the typed overloads' ``fun: _F`` (bound to
+    ``Callable[..., Any]``: the same calls match).  mypy answers Any for a
+    call two overloads of different results match where they type an argument
+    holding Any differently: ``value_and_grad(loss, has_aux=True)`` of a
+    ``loss(params: Any)`` was Any; with one type for ``fun`` the first
+    overload's answer stands."""
+    typed_funs = {ast.unparse(a.annotation) for d in typed for a in d.args.args if a.arg == "fun" and a.annotation}
+    if typed_funs != {_F}:
+        return
+    for arg in own.args.args:
+        if arg.arg == "fun" and arg.annotation is not None and ast.unparse(arg.annotation) == "Callable":
+            arg.annotation = parse_expr(_F)
+
+
 def typed_defs(
     source: ast.Module,
     name: str,
@@ -357,13 +372,14 @@ def typed_defs(
     if not typed:
         return [], set()
     own = [as_overload(stub_def(d)) for d in jax_defs] if make not in _TAKING_EVERY_CALL else []
+    used = {n for d in [*signatures, *own] for n in annotation_names(d)}  # (JAX's names, before retyping)
     for d in own:
         d.decorator_list = [ast.Name("_jaxtypes_overload", ast.Load())]
+        _same_function_parameter(d, typed)
     for d in [*typed, *own]:
         d.name = public or name
     if len(typed) + len(own) == 1:  # (one declaration is no overload)
         typed[0].decorator_list = []
-    used = {n for d in [*signatures, *own] for n in annotation_names(d)}
     return [*typed, *own], used
 
 

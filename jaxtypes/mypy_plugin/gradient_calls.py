@@ -17,8 +17,11 @@ a call the typed overload also takes (``argnums`` left out or ``0``,
 ``has_aux`` left out or a literal), the hook gives the typed overload's
 answer; on the ``Any`` overload of the call, where ``f`` is a plain function
 (no type variables, a first parameter taking a positional argument), the
-first's answer.  Both overloads then answer alike and mypy keeps it.  mypy
-without the plugin keeps ``Any``.
+first's answer.  Both overloads then answer alike and mypy keeps it.  (The
+stubs type JAX's own declaration's ``fun`` as the typed overloads' type
+variable, so mypy without the plugin also keeps the transform's answer for
+an ``f`` holding ``Any``; a call with an argument holding ``Any`` stays
+``Any`` there.)
 """
 
 from __future__ import annotations

@@ -122,7 +122,7 @@ def jitted(params: dict[str, jax.Array[float32]], grads: dict[str, jax.Array[bfl
     assert_type(step(params, params["w"]), jax.Array[bfloat16])
     assert_type(jax.checkpoint(step)(params, params["w"]), jax.Array[bfloat16])
 
-    # and so does grad/value_and_grad of one (mypy without the plugin: Any)
+    # and so does grad/value_and_grad of one
     def loss(p: dict[str, jax.Array], x: jax.Array[float32]) -> jax.Array[float32]:
         return jnp.sum(p["w"] * x)
 
