@@ -25,12 +25,13 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from jaxtypes import dtype_recorder
-from jaxtypes.annotation_rewriter import MIXED, RETURN, WEAK_SUFFIX, Change, FunctionRecord, Left, rewrite
+from jaxtypes.annotation_rewriter import MIXED, RETURN, WEAK_SUFFIX, Change, FunctionRecord, Left, keyed_place, rewrite
 
 __all__ = ["AnnotateError", "Records", "run_recorded", "load_records", "annotate"]
 
 
 ITEMS = "items"  # a recorded container's dtypes: {"items": [...]} (dtype_recorder's JSON)
+KEYS = "keys"  # and a string-keyed dict's, key by key: {"keys": {"k": "float32", ...}}
 
 
 class AnnotateError(Exception):
@@ -96,6 +97,10 @@ def _place_values(place: str, value: Any, places: dict[str, str], depth: int = 0
         places[place] = value
     elif isinstance(value, dict) and isinstance(items := value.get(ITEMS), list):  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
         places[f"{place}[*]"] = _merged([str(i) for i in cast("list[object]", items)])
+        keys = cast("dict[str, object]", value).get(KEYS)
+        if isinstance(keys, dict):
+            for key, dtype in cast("dict[str, object]", keys).items():
+                places[keyed_place(place, key)] = str(dtype)
     elif isinstance(value, list) and depth == 0:
         arrays: list[str] = []
         for index, item in enumerate(value):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]

@@ -19,6 +19,8 @@ does not import this module.
 from __future__ import annotations
 
 import dataclasses
+import json
+import keyword
 from collections.abc import Mapping, Sequence
 from typing import Final, Union
 
@@ -41,6 +43,8 @@ __all__ = [
     "FunctionRecord",
     "decide",
     "decide_fields",
+    "decide_keys",
+    "keyed_place",
     "rewrite",
 ]
 
@@ -214,6 +218,36 @@ def decide_fields(fields: Mapping[str, Sequence[str]], places: Sequence[str]) ->
     return Decision(dtypes, left)
 
 
+def keyed_place(place: str, key: str) -> str:
+    """The place of one key's array in a string-keyed dict recorded at
+    ``place`` (``return{"k"}``)."""
+    return f"{place}{{{json.dumps(key)}}}"
+
+
+def decide_keys(held: Sequence[Mapping[str, str]]) -> dict[str, str] | str:
+    """What each key of a string-keyed dict holds, over every dict ``held``
+    (key -> the dtype seen): one dtype per key, or why not."""
+    if not held:
+        return "no dict of arrays seen there"
+    keys = set(held[0])
+    if any(set(h) != keys for h in held):
+        every: set[str] = set()
+        common = set(keys)
+        for h in held:
+            every |= set(h)
+            common &= set(h)
+        differing = every - common
+        return f"dicts with different keys seen ({_listed(differing)})"
+    dtypes: dict[str, str] = {}
+    for key in sorted(keys):
+        one = _single(key, [h[key] for h in held])
+        if not isinstance(one, str):
+            seen = {_base(h[key]) for h in held}
+            return f"key {key!r} held several dtypes ({_listed(seen)})"
+        dtypes[key] = one
+    return dtypes
+
+
 # ------------------------------------------------------------------ rewriting
 @dataclasses.dataclass(frozen=True)
 class FunctionRecord:
@@ -273,6 +307,30 @@ _TUPLES: Final = frozenset({"builtins.tuple", "typing.Tuple"})
 _OPTIONALS: Final = frozenset({"typing.Optional", "typing.Union"})
 
 
+_MAPPINGS: Final = frozenset(
+    {
+        "builtins.dict",
+        "typing.Dict",
+        "typing.Mapping",
+        "typing.MutableMapping",
+        "collections.abc.Mapping",
+        "collections.abc.MutableMapping",
+    }
+)
+
+
+def _function_defs(module: cst.Module) -> list[cst.FunctionDef]:
+    """Every function and method of a module, nested ones too."""
+    found: list[cst.FunctionDef] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            found.append(node)
+
+    module.visit(_Collect())
+    return found
+
+
 def _node(bare: _Bare) -> cst.BaseExpression:
     """The node a bare annotation's rewrite replaces."""
     return bare[0] if isinstance(bare, tuple) else bare
@@ -323,6 +381,10 @@ class _Rewriter(ContextAwareTransformer):
         self.jaxtypes_named = False  # an annotation reads jaxtypes.<marker>: imported as a module
         self._classes: list[str] = []
         self._depth = 0  # of functions and classes: module-level imports only
+        self.runtime_subscript = False  # a module-level alias subscripts jax.Array when imported
+        # module-level aliases of a string-keyed dict of bare arrays
+        # (Cache = dict[str, jax.Array]): their new statement, by the old one's id
+        self._alias_statements: dict[int, cst.BaseStatement] = {}
 
     # ---------------------------------------------------------------- imports
     def visit_Import(self, node: cst.Import) -> None:
@@ -352,6 +414,7 @@ class _Rewriter(ContextAwareTransformer):
                     self.numpy_alias = self.numpy_alias or alias.evaluated_alias or "numpy"
 
     def visit_Module(self, node: cst.Module) -> None:
+        self._decide_aliases(node)
         for statement in node.body:
             if not isinstance(statement, cst.SimpleStatementLine):
                 continue
@@ -625,6 +688,148 @@ class _Rewriter(ContextAwareTransformer):
             body.append(statement)
         return updated_node.with_changes(body=updated_node.body.with_changes(body=body))
 
+    # ---------------------------------------------------- dict aliases
+    def _string_keyed(self, value: cst.BaseExpression) -> _Bare | None:
+        """The bare array of ``dict[str, jax.Array]`` (or a Mapping's)."""
+        if not isinstance(value, cst.Subscript) or not self._names(value.value) & _MAPPINGS:
+            return None
+        items = [e.slice.value for e in value.slice if isinstance(e.slice, cst.Index)]
+        if len(items) != 2 or len(value.slice) != 2 or not (isinstance(items[0], cst.Name) and items[0].value == "str"):
+            return None
+        return self._bare(items[1])
+
+    def _alias_roots(
+        self, annotation: cst.BaseExpression, root: str, aliases: Mapping[str, object]
+    ) -> list[tuple[str, str]]:
+        """(alias, place) for an annotation naming one of ``aliases``, alone or as a tuple's item."""
+        if isinstance(annotation, cst.Name) and annotation.value in aliases:
+            return [(annotation.value, root)]
+        if isinstance(annotation, cst.Subscript) and self._names(annotation.value) & _TUPLES:
+            return [
+                (e.slice.value.value, f"{root}[{i}]")
+                for i, e in enumerate(annotation.slice)
+                if isinstance(e.slice, cst.Index)
+                and isinstance(e.slice.value, cst.Name)
+                and e.slice.value.value in aliases
+            ]
+        return []
+
+    def _decide_aliases(self, module: cst.Module) -> None:
+        """Each alias's new statement, from the dicts the module's functions
+        held where they are annotated with it: ``dict[str, jax.Array[X]]``
+        when every key held X, a ``TypedDict`` when each key held one dtype
+        of its own."""
+        aliases: dict[str, tuple[cst.SimpleStatementLine, _Bare]] = {}
+        for statement in module.body:
+            if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+                small = statement.body[0]
+                if (
+                    isinstance(small, cst.Assign)
+                    and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)
+                    and (bare := self._string_keyed(small.value)) is not None
+                ):
+                    aliases[small.targets[0].target.value] = (statement, bare)
+        if not aliases:
+            return
+        held: dict[str, list[dict[str, str] | None]] = {name: [] for name in aliases}
+        for fn in _function_defs(module):
+            record = self.functions.get((self._line(fn), fn.name.value))
+            if record is None:
+                continue
+            every = [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]
+            roots = [
+                r
+                for p in every
+                if p.annotation
+                for r in self._alias_roots(p.annotation.annotation, p.name.value, aliases)
+            ]
+            if fn.returns is not None:
+                roots += self._alias_roots(fn.returns.annotation, RETURN, aliases)
+            for alias, place in roots:
+                prefix = place + "{"
+                for call in record.calls:
+                    keyed = {json.loads(k[len(prefix) : -1]): v for k, v in call.items() if k.startswith(prefix)}
+                    if keyed:
+                        held[alias].append(keyed)
+                    elif f"{place}[*]" in call:
+                        held[alias].append(None)  # a dict not keyed by a few strings
+        for alias, (statement, bare) in aliases.items():
+            line = self._line_of(statement)
+            seen = held[alias]
+            if not seen:
+                continue
+            if any(h is None for h in seen):
+                self.left.append(Left(line, alias, "alias", "a dict not keyed by a few strings seen"))
+                continue
+            decision = decide_keys([h for h in seen if h is not None])
+            if isinstance(decision, str):
+                self.left.append(Left(line, alias, "alias", decision))
+                continue
+            new = self._alias_statement(alias, statement, bare, decision, line)
+            if new is not None:
+                self._alias_statements[id(statement)] = new
+
+    def _line_of(self, node: cst.CSTNode) -> int:
+        position = self.get_metadata(PositionProvider, node)
+        assert isinstance(position, CodeRange)
+        return position.start.line
+
+    def _alias_statement(
+        self, alias: str, statement: cst.SimpleStatementLine, bare: _Bare, dtypes: Mapping[str, str], line: int
+    ) -> cst.BaseStatement | None:
+        """``Alias = dict[str, jax.Array[X]]``, or a TypedDict of each key's array."""
+        written: dict[str, tuple[cst.BaseExpression, str]] = {}
+        for key, dtype in dtypes.items():
+            result = self._written(bare, dtype)
+            if isinstance(result, str):
+                self.left.append(Left(line, alias, f"[{key!r}]", result))
+                return None
+            written[key] = result
+        self.runtime_subscript = True
+        if len({text for _, text in written.values()}) == 1:
+            expression, _ = next(iter(written.values()))
+            small = statement.body[0]
+            assert isinstance(small, cst.Assign)
+            value = small.value.visit(_Replace({id(_node(bare)): expression}))
+            assert isinstance(value, cst.BaseExpression)
+            self.changes.append(Change(line, alias, {"alias": cst.Module([]).code_for_node(value)}))
+            return statement.with_changes(body=[small.with_changes(value=value)])
+        AddImportsVisitor.add_needed_import(self.context, "typing", "TypedDict")
+        self.changes.append(
+            Change(line, alias, {"TypedDict": ", ".join(f"{key!r}: {text}" for key, (_, text) in written.items())})
+        )
+        if all(key.isidentifier() and not keyword.iskeyword(key) for key in written):
+            body = "".join(f"    {key}: {text}\n" for key, (_, text) in written.items())
+            new = cst.parse_statement(f"class {alias}(TypedDict):\n{body}")
+        else:
+            items = ", ".join(f"{json.dumps(key)}: {text}" for key, (_, text) in written.items())
+            new = cst.parse_statement(f"{alias} = TypedDict({json.dumps(alias)}, {{{items}}})\n")
+        # a class after a statement: two blank lines above it (PEP 8)
+        blank = [line for line in statement.leading_lines if line.comment is None]
+        comments = [line for line in statement.leading_lines if line.comment is not None]
+        return new.with_changes(leading_lines=[cst.EmptyLine()] * max(2, len(blank)) + comments)
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.BaseStatement:
+        return self._alias_statements.get(id(original_node), updated_node)
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        """Two blank lines after a class written in place of an alias (PEP 8)."""
+        classes = {id(new) for new in self._alias_statements.values() if isinstance(new, cst.ClassDef)}
+        if not classes:
+            return updated_node
+        body: list[cst.BaseStatement] = []
+        for statement in updated_node.body:
+            if body and id(body[-1]) in classes:
+                blank = sum(line.comment is None for line in statement.leading_lines)
+                statement = statement.with_changes(
+                    leading_lines=[cst.EmptyLine()] * max(0, 2 - blank) + list(statement.leading_lines)
+                )
+            body.append(statement)
+        return updated_node.with_changes(body=body)
+
     # -------------------------------------------------------------- module
     def header(self) -> list[cst.SimpleStatementLine]:
         """The lines to add after the module's imports (once libcst has added its own)."""
@@ -634,7 +839,7 @@ class _Rewriter(ContextAwareTransformer):
             and self.jaxtypes_needed
             and not self.imports_jaxtypes
             and not self.jaxtypes_named
-            and not self.future_annotations
+            and (self.runtime_subscript or not self.future_annotations)
         ):
             # jax.Array[...] is subscriptable at run time once jaxtypes is imported.
             added.append(

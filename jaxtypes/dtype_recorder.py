@@ -25,6 +25,7 @@ imports itself (``import jaxtypes`` would make ``jax.Array`` subscriptable).
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import fnmatch
 import json
 import os
@@ -35,7 +36,16 @@ from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any, Callable, Final, Union, cast
 
-__all__ = ["ENV_OUT", "ENV_ROOT", "ENV_PATHS", "SITECUSTOMIZE", "Recorder", "start_from_environment", "describe"]
+__all__ = [
+    "ENV_OUT",
+    "ENV_ROOT",
+    "ENV_PATHS",
+    "SITECUSTOMIZE",
+    "KeyedDtypes",
+    "Recorder",
+    "start_from_environment",
+    "describe",
+]
 
 ENV_OUT: Final = "JAXTYPES_ANNOTATE_OUT"
 """Directory the child writes its record files into."""
@@ -62,16 +72,31 @@ if _other is not None and _other.loader is not None:
     _other.loader.exec_module(_other_module)
 '''
 
+
+@dataclasses.dataclass(frozen=True)
+class KeyedDtypes:
+    """A dict of arrays keyed by strings (a cache, a parameter dict): which
+    key held which dtype (JSON: {"items": [...], "keys": {...}})."""
+
+    keys: tuple[tuple[str, str], ...]
+
+    def dtypes(self) -> frozenset[str]:
+        return frozenset(dtype for _, dtype in self.keys)
+
+
 # A recorded value: "float32" or "float32:weak" for an array, a list of those
 # (None for a non-array item) for a short tuple or list holding arrays, a
-# frozenset of those for a dict (or a longer list or tuple) whose values are all
-# arrays (JSON: {"items": [...]}), None otherwise.
-Described = Union[str, "list[Described]", "frozenset[str]", None]
+# frozenset of those for a list or tuple (a longer one) or a dict whose values
+# are all arrays (JSON: {"items": [...]}), a KeyedDtypes for such a dict keyed
+# by at most _MOST_KEYS strings, None otherwise.
+Described = Union[str, "list[Described]", "frozenset[str]", KeyedDtypes, None]
 
 _GENERATOR_FLAGS: Final = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
 _LONGEST_SEQUENCE: Final = 16  # longer tuples and lists are data, not a function's results
 _LARGEST_CONTAINER: Final = 1024  # a dict, list or tuple of arrays whose dtypes are read item by item
+_MOST_KEYS: Final = 64  # a dict of at most this many string keys is a record (a cache), each key's dtype kept
 _ITEMS: Final = "items"
+_KEYS: Final = "keys"
 _VENV_MARKERS: Final = ("site-packages", "dist-packages")
 
 
@@ -110,6 +135,11 @@ def describe(value: Any, array_type: type, nested: bool = False) -> Described:
                 if not isinstance(one, str):
                     return None
                 found.add(one)
+            if kind is dict and size <= _MOST_KEYS and all(type(k) is str for k in value):  # pyright: ignore[reportUnknownVariableType]
+                held = cast("dict[str, object]", value)
+                return KeyedDtypes(
+                    tuple(sorted((k, cast(str, describe(v, array_type, True))) for k, v in held.items()))
+                )
             return frozenset(found)
     return None
 
@@ -123,6 +153,8 @@ def _thaw(value: Any) -> Any:
     """``_freeze`` undone, for JSON."""
     if isinstance(value, frozenset):
         return {_ITEMS: sorted(cast("frozenset[str]", value))}
+    if isinstance(value, KeyedDtypes):
+        return {_ITEMS: sorted(value.dtypes()), _KEYS: dict(value.keys)}
     return [_thaw(v) for v in value] if isinstance(value, tuple) else value  # pyright: ignore[reportUnknownVariableType]
 
 
@@ -286,9 +318,11 @@ class Recorder:
                 fields = self.fields.setdefault((cls.__module__, cls.__qualname__), {})
             if isinstance(found, str):
                 fields.setdefault(str(name), set()).add(found)  # pyright: ignore[reportUnknownArgumentType]
-            elif isinstance(found, frozenset):
+            elif isinstance(found, (frozenset, KeyedDtypes)):
                 # a field holding a container of arrays: the dtypes of its items
-                fields.setdefault(f"{name}[*]", set()).update(found)
+                fields.setdefault(f"{name}[*]", set()).update(
+                    found.dtypes() if isinstance(found, KeyedDtypes) else found
+                )
 
     # ------------------------------------------------------------- the output
     def start(self) -> None:

@@ -716,3 +716,145 @@ def test_containers_the_driver_still_runs_and_a_second_run_changes_nothing(
     assert again.returncode == 0, again.stderr
     assert (root / "model.py").read_text() == before
     assert again.stdout.startswith("jaxtypes annotate: annotated 0 functions"), again.stdout
+
+
+# ------------------------------------------------------ aliases of dicts
+ALIASES = '''\
+"""Parameters and a decoding cache as dicts behind aliases, as hand-written
+inference code keeps them."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+Params = dict[str, jax.Array]
+Cache = dict[str, jax.Array]
+Mixed = dict[str, jax.Array]
+
+
+def init_params(n: int) -> Params:
+    return {"w": jnp.ones((n, n), jnp.bfloat16), "b": jnp.zeros((n,), jnp.bfloat16)}
+
+
+def init_cache(n: int) -> Cache:
+    return {"k": jnp.zeros((n, 2)), "v": jnp.zeros((n, 2)), "index": jnp.array(0, jnp.int32)}
+
+
+def update(cache: Cache, k: jax.Array) -> tuple[jax.Array, Cache]:
+    index = cache["index"]
+    new_k = jax.lax.dynamic_update_slice(cache["k"], k, (index, 0))
+    return new_k, {"k": new_k, "v": cache["v"], "index": index + 1}
+
+
+def mixed(m: Mixed) -> Mixed:
+    return m
+'''
+
+ALIASES_DRIVER = '''\
+import json
+import sys
+
+import jax.numpy as jnp
+
+import model
+
+truth = {}
+params = model.init_params(3)
+cache = model.init_cache(3)
+new_k, cache = model.update(cache, jnp.ones((1, 2), jnp.float32))
+truth["params"] = {k: str(v.dtype) for k, v in params.items()}
+truth["cache"] = {k: str(v.dtype) for k, v in cache.items()}
+truth["new_k"] = str(new_k.dtype)
+model.mixed({"a": jnp.ones(2, jnp.float32)})
+model.mixed({"a": jnp.ones(2, jnp.int8)})
+if len(sys.argv) > 1:
+    with open(sys.argv[1], "w") as f:
+        json.dump(truth, f)
+print("driver ok", file=sys.stderr)
+'''
+
+ALIASES_CHECK = '''\
+import jax
+import jax.numpy as jnp
+from typing_extensions import reveal_type
+
+import model
+
+
+def check(f32: jax.Array[jnp.float32]) -> None:
+    cache = model.init_cache(3)
+    reveal_type(model.init_params(3)["w"])
+    reveal_type(cache["k"])
+    reveal_type(cache["index"])
+    reveal_type(model.update(cache, f32)[0])
+'''
+
+
+@pytest.fixture(scope="module")
+def aliases(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The aliases project after `jaxtypes annotate -- python driver.py`."""
+    root = tmp_path_factory.mktemp("aliases")
+    (root / "model.py").write_text(ALIASES)
+    (root / "driver.py").write_text(ALIASES_DRIVER)
+    proc = _annotate(root, "--", sys.executable, "driver.py")
+    assert proc.returncode == 0, proc.stderr
+    return root, proc
+
+
+def test_an_alias_of_a_dict_gets_its_dtype_or_a_typed_dict(
+    aliases: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    """A dict alias whose every key held one dtype says it; one whose keys
+    each held a dtype of their own becomes a TypedDict; one whose key held
+    two dtypes is left and reported."""
+    root, proc = aliases
+    t = _driver(root)
+    source = (root / "model.py").read_text()
+    (param_dtype,) = set(t["params"].values())
+    assert f"Params = dict[str, jax.Array[jnp.{param_dtype}]]\n" in source
+    fields = "".join(f"    {key}: jax.Array[jnp.{dtype}]\n" for key, dtype in sorted(t["cache"].items()))
+    assert f"\n\n\nclass Cache(TypedDict):\n{fields}\n\nMixed = " in source
+    assert len(set(t["cache"].values())) == 2
+    assert "from typing import TypedDict" in source
+    assert "Mixed = dict[str, jax.Array]\n" in source
+    left = proc.stdout.split("left as written:\n", 1)[1]
+    assert re.search(r"model\.py:\d+ Mixed, alias: key 'a' held several dtypes \(float32, int8\)", left)
+    # the alias is evaluated at import, future annotations or not: jaxtypes is imported
+    assert "\nimport jaxtypes  # noqa: F401" in source
+
+
+def test_aliases_the_driver_still_runs_and_a_second_run_changes_nothing(
+    aliases: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    root, _ = aliases
+    _driver(root)
+    before = (root / "model.py").read_text()
+    again = _annotate(root, "--", sys.executable, "driver.py")
+    assert again.returncode == 0, again.stderr
+    assert (root / "model.py").read_text() == before
+    assert again.stdout.startswith("jaxtypes annotate: annotated 0 functions"), again.stdout
+
+
+@pytest.mark.parametrize("checker", [MYPY_PLUGIN, "pyright"])
+def test_checkers_read_the_typed_dict(
+    checker: str, aliases: tuple[Path, subprocess.CompletedProcess[str]], tmp_path: Path
+) -> None:
+    """Each key of the rewritten cache reads back as the dtype JAX gave it,
+    and the module (dict literals returned as the TypedDict) has no error."""
+    root, _ = aliases
+    truth = _driver(root)
+    shutil.copy(root / "model.py", tmp_path / "model.py")
+    venv = project_runs.installed()[0]
+    paths = [*stage({"check.py": ALIASES_CHECK}, tmp_path), "model.py"]
+    if checker == MYPY_PLUGIN:
+        cmd = mypy_in(venv, tmp_path, plugin_config(), paths)
+    else:
+        cmd = user_command(checker, venv, tmp_path, paths)
+    out = execute(checker, tmp_path, cmd, env=user_env(venv))
+    errors = reported_errors(checker, out, tmp_path)
+    assert not errors, errors
+    reveals = revealed(checker, out, tmp_path)
+    shown = [reveals["check.py", line] for line in sorted(line for path, line in reveals if path == "check.py")]
+    expected = [truth["params"]["w"], truth["cache"]["k"], truth["cache"]["index"], truth["new_k"]]
+    assert [MARKER.findall(one) for (one,) in shown] == [[e] for e in expected], shown
