@@ -53,6 +53,7 @@ __all__ = [
     "weak_complex",
     "MARKER_OF_NODE",
     "NODE_OF_MARKER",
+    "NoDtype",
 ]
 
 bool_ = np.bool_
@@ -101,6 +102,11 @@ class weak_complex(_WeakMarker):
     """Marker of weakly typed complex values (Python complex, JAX's weak complex arrays): c*."""
 
     node = lattice.WEAK_COMPLEX
+
+
+class NoDtype:
+    """The computation dtype of a Flax or Equinox layer made without ``dtype``: its parameters' and its input's
+    promotion decide (``eqx.nn.Linear[NoDtype, float32]``, a layer of float32 parameters)."""
 
 
 MARKER_OF_NODE: dict[str, type] = {

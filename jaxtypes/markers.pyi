@@ -13,10 +13,13 @@ from jaxtypes._array import (
     ArgmaxTo, ArgminTo, ItemTo, MaxTo, MeanTo, MinTo, ProdTo, RoundTo, StdTo, SumTo, VarTo,
 )
 
-__all__ = ["bool_", "uint1", "uint2", "uint4", "uint8", "uint16", "uint32", "uint64", "int1", "int2", "int4", "int8", "int16", "int32", "int64", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "bfloat16", "float16", "float32", "float64", "complex64", "complex128", "weak_int", "weak_float", "weak_complex", "MARKER_OF_NODE", "NODE_OF_MARKER"]
+__all__ = ["bool_", "uint1", "uint2", "uint4", "uint8", "uint16", "uint32", "uint64", "int1", "int2", "int4", "int8", "int16", "int32", "int64", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "bfloat16", "float16", "float32", "float64", "complex64", "complex128", "weak_int", "weak_float", "weak_complex", "MARKER_OF_NODE", "NODE_OF_MARKER", "NoDtype"]
 
 MARKER_OF_NODE: dict[str, type]
 NODE_OF_MARKER: dict[type, str]
+
+class NoDtype:
+    """The computation dtype of a Flax or Equinox layer made without ``dtype``: its parameters' and its input's promotion decide (``eqx.nn.Linear[NoDtype, float32]``, a layer of float32 parameters)."""
 
 # -- tables: what an operator gives for each other operand
 

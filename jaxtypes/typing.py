@@ -27,6 +27,9 @@ Inputs are typed permissively, outputs strictly:
 * ``DtypeValue``: ``x.dtype`` of an ``Array[float32]`` is a ``DtypeValue[float32]``
   to the checkers (a numpy dtype whose marker ``astype`` and ``dtype=`` read);
   at run time it is numpy's dtype;
+* ``NoDtype``: the first type argument of a Flax or Equinox layer made
+  without ``dtype`` (``eqx.nn.Linear[NoDtype, float32]``, a field holding an
+  Equinox layer of float32 parameters, with the JAX stubs);
 * ``Array``: the dtype-generic array base class; ``Array[float32]`` is an
   array whose dtype is float32, bare ``Array`` one of unknown dtype.
 """
@@ -40,6 +43,7 @@ from typing_extensions import TypeAlias
 
 from jaxtypes._array import Array
 from jaxtypes.markers import (
+    NoDtype,
     bfloat16,
     complex64,
     complex128,
@@ -88,6 +92,7 @@ __all__ = [
     "DTypeLike",
     "DtypeMarker",
     "DtypeValue",
+    "NoDtype",
     "Shape",
     "ShapeLike",
     "StaticScalar",

@@ -92,6 +92,7 @@ def test_the_equinox_scenarios_hold_when_run(monkeypatch: pytest.MonkeyPatch) ->
         module.layers(key, x, h, seq, image, jnp.asarray(3, jnp.int32), jnp.float32)
         module.batched(key, jnp.ones((5, 4), jnp.float32), jnp.ones((5, 4), jnp.bfloat16))
         module.with_state(x, None)  # (a normalization given any state returns it)
+        module.fields(key, x, h)
 
     _run_scenario(EQUINOX_SCENARIO, monkeypatch, run)
 

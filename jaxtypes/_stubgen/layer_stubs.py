@@ -234,9 +234,8 @@ from typing_extensions import TypeVar as _JaxtypesTypeVar
 import jax as _jaxtypes_jax
 import jaxtypes.markers as {_MARKERS}
 
-# The computation dtype of a layer made without ``dtype``, declared by the
-# markers stub under a public-looking name (a hover shows
-# ``Dense[NoDtype, float32]``), imported under a private one.
+# The computation dtype of a layer made without ``dtype``, the markers' public
+# class (a hover shows ``Dense[NoDtype, float32]``), imported under a private name.
 from jaxtypes.markers import NoDtype as _JaxtypesNoDtype
 
 # What a dtype argument of a known marker is (jnp.float32, x.dtype): the public
@@ -250,8 +249,10 @@ from jaxtypes.typing import DType as _JaxtypesDType
 # the bounded ones, ``_bounded_typevars``.)
 from jaxtypes.markers import {function_overloads.UNKNOWN_VAR} as _JaxtypesUnknownT, {function_overloads.PARAM_DTYPE_VAR} as _JaxtypesParamT, {function_overloads.RESULT_TYPEVAR_NAMES[function_overloads.RESULT_VAR]} as _JaxtypesDtypeT
 # The class's own parameters: an __init__'s self type may not use them (ty).
-_JaxtypesLayerDtypeT = _JaxtypesTypeVar("_JaxtypesLayerDtypeT")
-_JaxtypesLayerParamT = _JaxtypesTypeVar("_JaxtypesLayerParamT")
+# Covariant, so that a layer made without dtype (Linear[NoDtype, DefaultFloat])
+# is a field declared Linear[NoDtype, float32].
+_JaxtypesLayerDtypeT = _JaxtypesTypeVar("_JaxtypesLayerDtypeT", covariant=True)
+_JaxtypesLayerParamT = _JaxtypesTypeVar("_JaxtypesLayerParamT", covariant=True)
 """
 # Equinox's parameters default to JAX's default float, which x64 decides: the
 # stubs give it as float32 (x64 off, as everywhere in them), and the mypy
@@ -260,12 +261,14 @@ _DEFAULT_FLOAT: Final = "_JaxtypesDefaultFloat"
 _EQUINOX_PRELUDE: Final = f"""
 from jaxtypes.markers import DefaultFloat as {_DEFAULT_FLOAT}
 """
-# The classes standing for "no dtype" and "JAX's default float", declared in
-# the markers stub (marker_typevar_lines), whose names a hover shows.
+# The class standing for "JAX's default float", declared in the markers stub
+# (marker_typevar_lines), whose name a hover shows ("no dtype" is the package's
+# own jaxtypes.markers.NoDtype, public as jaxtypes.typing.NoDtype).
 _MARKER_CLASSES: Final = (
-    '@type_check_only\nclass NoDtype:\n    """The computation dtype of a Flax or Equinox layer made without'
-    " ``dtype``: its parameters' and its input's promotion decide.\"\"\"",
-    '@type_check_only\nclass DefaultFloat:\n    """The dtype of an Equinox layer made without ``dtype``:'
+    # A float32 to the checkers, as everywhere in the stubs (x64 off), so that
+    # such a layer is one of float32 parameters; the mypy plugin reads the
+    # class itself and answers for the project's x64 setting.
+    '@type_check_only\nclass DefaultFloat(float32):\n    """The dtype of an Equinox layer made without ``dtype``:'
     ' JAX\'s default float (float32; float64 with x64 on)."""',
 )
 
@@ -655,10 +658,10 @@ def _typed_cases(cls: str, rule: str, generic: bool) -> list[tuple[str, str | No
         (f"{cls}[_JaxtypesNoDtype, _JaxtypesUnknownT]", None, anything),
     ]
     if family in ("flax_embed", "param"):  # the parameters' dtype, whatever the input
-        out.append((f"{cls}[_JaxtypesNoDtype, _JaxtypesParamDtypeT]", None, f"{_JAX_ARRAY}[_JaxtypesParamDtypeT]"))
-        if equinox:
+        if equinox:  # (first: JAX's default float is a float32 the variable would keep)
             default = _marker(lattice.default_dtype("f", False))
             out.append((f"{cls}[_JaxtypesNoDtype, {_DEFAULT_FLOAT}]", None, f"{_JAX_ARRAY}[{default}]"))
+        out.append((f"{cls}[_JaxtypesNoDtype, _JaxtypesParamDtypeT]", None, f"{_JAX_ARRAY}[_JaxtypesParamDtypeT]"))
     else:
         out.append((f"{cls}[_JaxtypesNoDtype, _JaxtypesAny]", unknown_input, anything))
         keeps = family == "keeps"
@@ -743,7 +746,7 @@ def _public_typevars() -> dict[str, tuple[str, tuple[str, ...]]]:
 
 def marker_typevar_lines() -> list[str]:
     """The declarations of the layer stubs' bounded TypeVars, and of the
-    classes of "no dtype" and "JAX's default float", in the markers stub
+    class of "JAX's default float", in the markers stub
     (``jaxtypes._stubgen.function_overloads.transform_markers`` adds them)."""
     return [
         *(

@@ -500,10 +500,15 @@ def render_markers(attributes: dict[str, list[str]], tables: _Tables) -> str:
         "    " + ", ".join(sorted({*METHOD_FAMILIES.values(), "ItemTo"})) + ",",
         ")",
         "",
-        "__all__ = [" + ", ".join(f'"{_m(n)}"' for n in lattice.NODES) + ', "MARKER_OF_NODE", "NODE_OF_MARKER"]',
+        "__all__ = ["
+        + ", ".join(f'"{_m(n)}"' for n in lattice.NODES)
+        + ', "MARKER_OF_NODE", "NODE_OF_MARKER", "NoDtype"]',
         "",
         "MARKER_OF_NODE: dict[str, type]",
         "NODE_OF_MARKER: dict[type, str]",
+        "",
+        "class NoDtype:",
+        f'    """{NO_DTYPE_DOC}"""',
         "",
         "# -- tables: what an operator gives for each other operand",
         "",
@@ -545,6 +550,12 @@ def render_markers(attributes: dict[str, list[str]], tables: _Tables) -> str:
 
 _DUNDER_STEMS: Final = [(stem, fam) for fam, stems in BINARY_FAMILIES.items() for stem in stems]
 _REFLECTABLE: Final = [(s, f) for s, f in _DUNDER_STEMS if f != "compare"]
+
+
+NO_DTYPE_DOC: Final = (
+    "The computation dtype of a Flax or Equinox layer made without ``dtype``: its parameters' and its input's"
+    " promotion decide (``eqx.nn.Linear[NoDtype, float32]``, a layer of float32 parameters)."
+)
 
 
 def _via(attr: str, var: str) -> str:

@@ -21,6 +21,7 @@ import jax.numpy as jnp
 from typing_extensions import assert_type
 
 from jaxtypes import bfloat16, complex64, float16, float32, int32
+from jaxtypes.typing import NoDtype
 
 
 # -- layers built where they are used, as Equinox's examples build them in
@@ -97,3 +98,32 @@ def with_state(x: jax.Array[float32], state: eqx.nn.State) -> eqx.nn.State:
     out, state = norm(x, state)
     del out
     return state
+
+
+# -- layers held in a module's fields, declared with their parameters' dtype
+# (what `jaxtypes annotate` writes): a layer made without dtype (JAX's default
+# float) is one of float32 parameters
+class Block(eqx.Module):
+    linear: eqx.nn.Linear[NoDtype, float32]
+    norm: eqx.nn.LayerNorm[NoDtype, float32]
+    layers: list[eqx.nn.Linear[NoDtype, float32]]
+    half: eqx.nn.Linear[NoDtype, bfloat16]
+
+    def __init__(self, key: jax.Array) -> None:
+        self.linear = eqx.nn.Linear(4, 4, key=key)
+        self.norm = eqx.nn.LayerNorm(4)
+        self.layers = [eqx.nn.Linear(4, 4, key=key), eqx.nn.Linear(4, 4, dtype=jnp.float32, key=key)]
+        self.half = eqx.nn.Linear(4, 4, dtype=jnp.bfloat16, key=key)
+
+    def __call__(self, x: jax.Array[float32], h: jax.Array[bfloat16]) -> jax.Array[float32]:
+        assert_type(self.linear(x), jax.Array[float32])
+        assert_type(self.norm(h), jax.Array[bfloat16])
+        assert_type(self.layers[-1](x), jax.Array[float32])
+        assert_type(self.half(h), jax.Array[bfloat16])
+        return self.norm(self.linear(x))
+
+
+def fields(key: jax.Array, x: jax.Array[float32], h: jax.Array[bfloat16]) -> jax.Array[float32]:
+    wrong: eqx.nn.Linear[NoDtype, float32] = eqx.nn.Linear(4, 4, dtype=jnp.bfloat16, key=key)  # E: assignment
+    del wrong
+    return Block(key)(x, h)
