@@ -30,7 +30,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import CodeRange, PositionProvider, QualifiedNameProvider
 
-from jaxtypes import lattice
+from jaxtypes import dtype_recorder, lattice
 
 __all__ = [
     "SPELLINGS",
@@ -319,16 +319,29 @@ _MAPPINGS: Final = frozenset(
 )
 
 
+def _equinox_typed_classes() -> frozenset[str]:
+    # (imported when a field holds an Equinox layer: the stub generator is large)
+    from jaxtypes._stubgen.layer_stubs import EQUINOX_TYPED_CLASSES
+
+    return EQUINOX_TYPED_CLASSES
+
+
+class _FunctionDefs(cst.CSTVisitor):
+    """Collects every function and method of a tree, nested ones too."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[cst.FunctionDef] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.found.append(node)
+
+
 def _function_defs(module: cst.Module) -> list[cst.FunctionDef]:
     """Every function and method of a module, nested ones too."""
-    found: list[cst.FunctionDef] = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            found.append(node)
-
-    module.visit(_Collect())
-    return found
+    collect = _FunctionDefs()
+    module.visit(collect)
+    return collect.found
 
 
 def _node(bare: _Bare) -> cst.BaseExpression:
@@ -382,6 +395,7 @@ class _Rewriter(ContextAwareTransformer):
         self._classes: list[str] = []
         self._depth = 0  # of functions and classes: module-level imports only
         self.runtime_subscript = False  # a module-level alias subscripts jax.Array when imported
+        self.equinox_alias: str | None = None
         # module-level aliases of a string-keyed dict of bare arrays
         # (Cache = dict[str, jax.Array]): their new statement, by the old one's id
         self._alias_statements: dict[int, cst.BaseStatement] = {}
@@ -399,6 +413,8 @@ class _Rewriter(ContextAwareTransformer):
                 self.jax_alias = self.jax_alias or bound or "jax"
             elif name == "jaxtypes" or name.startswith("jaxtypes."):
                 self.imports_jaxtypes = True
+            elif name == "equinox":
+                self.equinox_alias = self.equinox_alias or bound or "equinox"
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if self._depth or node.module is None or node.relative:
@@ -669,17 +685,23 @@ class _Rewriter(ContextAwareTransformer):
                         name = small.target.value
                         roots[name] = (small.annotation, self._annotation_places(small.annotation, name))
         places = {place: bare for _, found in roots.values() for place, bare in found.items()}
-        if not places:
+        line = self._line(original_node)
+        written = self._apply(qualname, line, places, decide_fields(seen, list(places))) if places else {}
+        layers = self._layer_fields(qualname, line, {name: annotation for name, (annotation, _) in roots.items()}, seen)
+        if not written and not layers:
             return updated_node
-        written = self._apply(qualname, self._line(original_node), places, decide_fields(seen, list(places)))
-        if not written:
-            return updated_node
+
+        def annotation(s: cst.AnnAssign, name: str) -> cst.Annotation:
+            if name in layers:
+                return layers[name]
+            return self._replaced(*roots[name], written)
+
         body: list[cst.BaseStatement] = []
         for statement in updated_node.body.body:
             if isinstance(statement, cst.SimpleStatementLine):
                 statement = statement.with_changes(
                     body=[
-                        s.with_changes(annotation=self._replaced(*roots[s.target.value], written))
+                        s.with_changes(annotation=annotation(s, s.target.value))
                         if isinstance(s, cst.AnnAssign) and isinstance(s.target, cst.Name) and s.target.value in roots
                         else s
                         for s in statement.body
@@ -687,6 +709,75 @@ class _Rewriter(ContextAwareTransformer):
                 )
             body.append(statement)
         return updated_node.with_changes(body=updated_node.body.with_changes(body=body))
+
+    # ---------------------------------------------------- Equinox layers
+    def _equinox_class(self, node: cst.BaseExpression) -> str | None:
+        """The typed Equinox layer a bare annotation names (``eqx.nn.Linear``)."""
+        if not isinstance(node, (cst.Name, cst.Attribute)):
+            return None
+        for name in self._names(node):
+            module, _, cls = name.rpartition(".")
+            if module.startswith("equinox.nn") and cls in _equinox_typed_classes():
+                return cls
+        return None
+
+    def _layer_fields(
+        self, qualname: str, line: int, annotations: Mapping[str, cst.Annotation], seen: Mapping[str, Sequence[str]]
+    ) -> dict[str, cst.Annotation]:
+        """The fields holding Equinox layers, annotated with their class bare
+        (or a bare ``list``, or a list of the class), that held one class of
+        one parameter dtype over the run: ``eqx.nn.Linear[NoDtype, jnp.float32]``,
+        which the stubs read as a layer of float32 parameters (quoted unless
+        annotations are postponed: Equinox's classes are not subscriptable)."""
+        out: dict[str, cst.Annotation] = {}
+        shown: dict[str, str] = {}
+        for name, annotation in annotations.items():
+            node = annotation.annotation
+            one = seen.get(name, ())
+            items = seen.get(f"{name}[*]", ())
+            is_list = isinstance(node, cst.Name) and node.value in ("list", "List")
+            inner: cst.BaseExpression | None = None
+            if isinstance(node, cst.Subscript) and self._names(node.value) & {"builtins.list", "typing.List"}:
+                (element,) = node.slice if len(node.slice) == 1 else (None,)
+                inner = element.slice.value if element is not None and isinstance(element.slice, cst.Index) else None
+            recorded = items if is_list or inner is not None else one
+            layers = {r for r in recorded if r.startswith(dtype_recorder.LAYER_PREFIX)}
+            if not layers:
+                continue
+            if len(layers) != 1 or len(recorded) != 1:
+                self.left.append(Left(line, qualname, name, f"held layers of several kinds ({_listed(layers)})"))
+                continue
+            cls, dtype = next(iter(layers)).removeprefix(dtype_recorder.LAYER_PREFIX).split(":")
+            if is_list:
+                written = self.equinox_alias and f"{self.equinox_alias}.nn.{cls}"
+            else:
+                target = inner if inner is not None else node
+                written = cst.Module([]).code_for_node(target) if self._equinox_class(target) == cls else None
+            reason = self._layer_reason(dtype, written)
+            if reason is not None:
+                self.left.append(Left(line, qualname, name, reason))
+                continue
+            AddImportsVisitor.add_needed_import(self.context, "jaxtypes.typing", "NoDtype")
+            layer = f"{written}[NoDtype, {_dtype_expression(self.spelling, self._numpy_or_none(), dtype)}]"
+            if self.spelling == "jaxtypes":
+                AddImportsVisitor.add_needed_import(self.context, "jaxtypes")
+            text = f"list[{layer}]" if is_list or inner is not None else layer
+            expression = cst.parse_expression(text if self.future_annotations else f"\"{text}\"")
+            out[name] = annotation.with_changes(annotation=expression)
+            shown[name] = text
+        if shown:
+            self.changes.append(Change(line, qualname, shown))
+        return out
+
+    def _layer_reason(self, dtype: str, written: str | None) -> str | None:
+        """Why a layer field is left, or None."""
+        if written is None:
+            return "an Equinox layer whose class the annotation does not name"
+        if self.spelling == "jaxtyping":
+            return "jaxtyping's annotations name no layer"
+        if dtype not in lattice.STRONG:
+            return f"{dtype} parameters, which no dtype annotation names"
+        return None
 
     # ---------------------------------------------------- dict aliases
     def _string_keyed(self, value: cst.BaseExpression) -> _Bare | None:

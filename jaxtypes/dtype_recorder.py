@@ -42,9 +42,11 @@ __all__ = [
     "ENV_PATHS",
     "SITECUSTOMIZE",
     "KeyedDtypes",
+    "LAYER_PREFIX",
     "Recorder",
     "start_from_environment",
     "describe",
+    "describe_layer",
 ]
 
 ENV_OUT: Final = "JAXTYPES_ANNOTATE_OUT"
@@ -142,6 +144,25 @@ def describe(value: Any, array_type: type, nested: bool = False) -> Described:
                 )
             return frozenset(found)
     return None
+
+
+LAYER_PREFIX: Final = "layer:"
+"""A field holding an Equinox layer: ``layer:Linear:float32`` (its class, its
+weight's dtype)."""
+_EQUINOX_LAYERS: Final = "equinox.nn"
+
+
+def describe_layer(value: object, array_type: type) -> str | None:
+    """What is recorded of an Equinox layer held in a field: its class's name
+    and its parameters' dtype (its weight's); None for anything else."""
+    cls = type(value)
+    if not cls.__module__.startswith(_EQUINOX_LAYERS):
+        return None
+    weight: object = getattr(value, "weight", None)
+    if not isinstance(weight, array_type):
+        return None
+    held: Any = weight
+    return f"{LAYER_PREFIX}{cls.__name__}:{held.dtype}"
 
 
 def _freeze(value: Described) -> Any:
@@ -313,6 +334,8 @@ class Recorder:
         for name, value in list(attributes.items()):  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
             found = describe(value, array, True)
             if found is None:
+                found = self._layers(value, array)
+            if found is None:
                 continue
             if fields is None:
                 fields = self.fields.setdefault((cls.__module__, cls.__qualname__), {})
@@ -323,6 +346,19 @@ class Recorder:
                 fields.setdefault(f"{name}[*]", set()).update(
                     found.dtypes() if isinstance(found, KeyedDtypes) else found
                 )
+
+    @staticmethod
+    def _layers(value: object, array: type) -> Described:
+        """An Equinox layer (``layer:Linear:float32``), or a list or tuple of
+        layers of one class and dtype (as a one-item frozenset), held in a field."""
+        one = describe_layer(value, array)
+        if one is not None:
+            return one
+        if type(value) in (list, tuple) and 0 < len(cast("list[object]", value)) <= _LARGEST_CONTAINER:
+            layers = {describe_layer(item, array) for item in cast("list[object]", value)}
+            if len(layers) == 1 and None not in layers:
+                return frozenset(cast("set[str]", layers))
+        return None
 
     # ------------------------------------------------------------- the output
     def start(self) -> None:

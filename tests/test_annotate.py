@@ -27,7 +27,7 @@ from jaxtypes.annotation_rewriter import TYPEVAR, decide
 from tools.checkers import MYPY_PLUGIN, execute, plugin_config, reported_errors, revealed, stage
 
 import project_runs
-from environments import mypy_in, user_command, user_env
+from environments import mypy_in, printed_settings, user_command, user_env, write_printed_settings
 
 MODEL = '''\
 """A small model, annotated as JAX code usually is: bare jax.Array."""
@@ -857,4 +857,145 @@ def test_checkers_read_the_typed_dict(
     reveals = revealed(checker, out, tmp_path)
     shown = [reveals["check.py", line] for line in sorted(line for path, line in reveals if path == "check.py")]
     expected = [truth["params"]["w"], truth["cache"]["k"], truth["cache"]["index"], truth["new_k"]]
+    assert [MARKER.findall(one) for (one,) in shown] == [[e] for e in expected], shown
+
+
+# ------------------------------------------------- Equinox layers in fields
+EQUINOX_MODEL = '''\
+"""An Equinox model whose layers are held in fields declared by their
+class, as Equinox's examples declare them."""
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+class Block(eqx.Module):
+    linear: eqx.nn.Linear
+    norm: eqx.nn.LayerNorm
+    layers: list
+    half: eqx.nn.Linear
+    dropout: eqx.nn.Dropout
+
+    def __init__(self, key: jax.Array) -> None:
+        self.linear = eqx.nn.Linear(4, 4, key=key)
+        self.norm = eqx.nn.LayerNorm(4)
+        self.layers = [eqx.nn.Linear(4, 4, key=key), eqx.nn.Linear(4, 4, key=key)]
+        self.half = eqx.nn.Linear(4, 4, dtype=jnp.bfloat16, key=key)
+        self.dropout = eqx.nn.Dropout(0.1)
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        return self.norm(self.layers[-1](self.linear(x)))
+'''
+
+EQUINOX_DRIVER = '''\
+import json
+import sys
+
+import jax
+import jax.numpy as jnp
+
+import model
+
+block = model.Block(jax.random.key(0))
+x, h = jnp.ones(4, jnp.float32), jnp.ones(4, jnp.bfloat16)
+block(x)
+truth = {
+    "linear": str(block.linear(x).dtype),
+    "half": str(block.half(h).dtype),
+    "layers": str(block.layers[0](x).dtype),
+    "norm": str(block.norm(h).dtype),
+    "params": {name: str(getattr(block, name).weight.dtype) for name in ("linear", "half", "norm")},
+}
+if len(sys.argv) > 1:
+    with open(sys.argv[1], "w") as f:
+        json.dump(truth, f)
+print("driver ok", file=sys.stderr)
+'''
+
+EQUINOX_CHECK = '''\
+import jax
+import jax.numpy as jnp
+from typing_extensions import reveal_type
+
+import model
+
+
+def check(key: jax.Array, x: jax.Array[jnp.float32], h: jax.Array[jnp.bfloat16]) -> None:
+    block = model.Block(key)
+    reveal_type(block.linear(x))
+    reveal_type(block.half(h))
+    reveal_type(block.layers[0](x))
+    reveal_type(block.norm(h))
+'''
+
+
+@pytest.fixture(scope="module")
+def equinox_fields(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The Equinox project after `jaxtypes annotate -- python driver.py`."""
+    root = tmp_path_factory.mktemp("equinox")
+    (root / "model.py").write_text(EQUINOX_MODEL)
+    (root / "driver.py").write_text(EQUINOX_DRIVER)
+    proc = _annotate(root, "--", sys.executable, "driver.py")
+    assert proc.returncode == 0, proc.stderr
+    return root, proc
+
+
+def test_equinox_layer_fields_get_their_parameters_dtype(
+    equinox_fields: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    """A field declared by its layer's class (or a bare list of layers) gets
+    the class's type arguments, the parameters' dtype JAX gave; quoted, as
+    Equinox's classes do not subscript at run time; a layer without
+    parameters (Dropout) is left as it is."""
+    root, _ = equinox_fields
+    t = _driver(root)
+    source = (root / "model.py").read_text()
+    params = t["params"]
+    assert f'    linear: "eqx.nn.Linear[NoDtype, jnp.{params["linear"]}]"\n' in source
+    assert f'    norm: "eqx.nn.LayerNorm[NoDtype, jnp.{params["norm"]}]"\n' in source
+    assert f'    layers: "list[eqx.nn.Linear[NoDtype, jnp.{params["linear"]}]]"\n' in source
+    assert f'    half: "eqx.nn.Linear[NoDtype, jnp.{params["half"]}]"\n' in source
+    assert "    dropout: eqx.nn.Dropout\n" in source
+    assert "from jaxtypes.typing import NoDtype" in source
+
+
+def test_equinox_the_driver_still_runs_and_a_second_run_changes_nothing(
+    equinox_fields: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    root, _ = equinox_fields
+    _driver(root)
+    before = (root / "model.py").read_text()
+    again = _annotate(root, "--", sys.executable, "driver.py")
+    assert again.returncode == 0, again.stderr
+    assert (root / "model.py").read_text() == before
+    assert again.stdout.startswith("jaxtypes annotate: annotated 0 functions"), again.stdout
+
+
+@pytest.mark.parametrize("checker", [MYPY_PLUGIN, "mypy", "pyright", "basedpyright", "pyrefly", "ty"])
+def test_checkers_read_the_layer_fields(
+    checker: str, equinox_fields: tuple[Path, subprocess.CompletedProcess[str]], tmp_path: Path
+) -> None:
+    """Each layer field's call is the dtype Equinox gave, in the six set-ups,
+    and the rewritten module (a layer made without dtype in a field declared
+    of float32 parameters) has no error."""
+    root, _ = equinox_fields
+    truth = _driver(root)
+    shutil.copy(root / "model.py", tmp_path / "model.py")
+    venv, printed = project_runs.installed()
+    paths = [*stage({"check.py": EQUINOX_CHECK}, tmp_path), "model.py"]
+    if checker == MYPY_PLUGIN:
+        cmd = mypy_in(venv, tmp_path, plugin_config(), paths)
+    else:  # each checker set up with the line `jaxtypes jax-stubs install` printed
+        write_printed_settings(tmp_path, checker, printed_settings(printed))
+        cmd = user_command(checker, venv, tmp_path, paths)
+    out = execute(checker, tmp_path, cmd, env=user_env(venv))
+    errors = reported_errors(checker, out, tmp_path)
+    # (basedpyright's own rule against Equinox's idiom, an __init__ without
+    # super().__init__(), which it reports with or without the stubs)
+    errors = {k: [m for m in v if "reportMissingSuperCall" not in m] for k, v in errors.items()}
+    assert not any(errors.values()), errors
+    reveals = revealed(checker, out, tmp_path)
+    shown = [reveals["check.py", line] for line in sorted(line for path, line in reveals if path == "check.py")]
+    expected = [truth["linear"], truth["half"], truth["layers"], truth["norm"]]
     assert [MARKER.findall(one) for (one,) in shown] == [[e] for e in expected], shown

@@ -200,6 +200,8 @@ _EQUINOX_PACKAGES: Final[Mapping[str, tuple[str, Typed]]] = {
         ),
     )
 }
+EQUINOX_TYPED_CLASSES: Final = frozenset(c.name for _, typed in _EQUINOX_PACKAGES.values() for c in typed)
+"""The Equinox layers the stubs make generic (``Linear[NoDtype, float32]``)."""
 # {library: its packages}; each library's supported releases: record.LAYER_LIBRARIES.
 LIBRARIES: Final[Mapping[str, Mapping[str, tuple[str, Typed]]]] = {"flax": _FLAX_PACKAGES, "equinox": _EQUINOX_PACKAGES}
 
