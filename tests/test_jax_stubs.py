@@ -147,11 +147,6 @@ for _checker in ("mypy", "mypy-plugin"):
         "(its type context), so the dtype argument is not compared (the plugin reads dtype= of arrays, not of layers)"
     )
 
-# jax.value_and_grad of a function whose parameters hold Any.
-DEVIATIONS["ty"]["assert_type(loss_value, jax.Array[float32])"] = (
-    "ty answers Unknown for the call when the argument's type arguments (dict[str, Array[float32]]) "
-    "are not the parameter's (dict[str, jax.Array]); with an argument of the parameter's type it is exact"
-)
 
 # jax.tree.map over a NamedTuple: JAX's Any but with the plugin
 # (jaxtypes/mypy_plugin/tree_maps.py).

@@ -127,7 +127,9 @@ class {JITTED}(_JaxtypesJitWrapped, _JaxtypesGeneric[{_P}, {_R}]):
 
 # grad(f) and value_and_grad(f) keep ``f`` itself (so a lambda's parameters
 # are inferred from its body, not from a TypeVar) and read its first
-# parameter's type when called.
+# parameter's type when called.  Where a checker cannot solve that (ty, when
+# the argument's type is not the parameter's: a FrozenDict for params: Any),
+# value_and_grad still gives f's declared value, the gradient Any.
 class GradientFunction(_JaxtypesGeneric[_JaxtypesFn]):
     \"\"\"``jax.grad(f)``: called as ``f`` is, giving the type of ``f``'s first argument.\"\"\"
     @_jaxtypes_overload
@@ -142,6 +144,9 @@ class ValueAndGradientFunction(_JaxtypesGeneric[_JaxtypesFn]):
     def __call__(self: ValueAndGradientFunction[_JaxtypesCallable[_JaxtypesConcatenate[{_A}, {_P}], {_R}]],
                  a: {_A}, /, *args: {_P}.args, **kwargs: {_P}.kwargs) -> tuple[{_R}, {_A}]: ...
     @_jaxtypes_overload
+    def __call__(self: ValueAndGradientFunction[_JaxtypesCallable[..., {_R}]],
+                 *args: _JaxtypesAny, **kwargs: _JaxtypesAny) -> tuple[{_R}, _JaxtypesAny]: ...
+    @_jaxtypes_overload
     def __call__(self, *args: _JaxtypesAny, **kwargs: _JaxtypesAny) -> tuple[_JaxtypesAny, _JaxtypesAny]: ...
 
 class ValueAndGradientWithAuxFunction(_JaxtypesGeneric[_JaxtypesFn]):
@@ -150,6 +155,9 @@ class ValueAndGradientWithAuxFunction(_JaxtypesGeneric[_JaxtypesFn]):
     def __call__(self: ValueAndGradientWithAuxFunction[
                      _JaxtypesCallable[_JaxtypesConcatenate[{_A}, {_P}], tuple[{_R}, {_X}]]],
                  a: {_A}, /, *args: {_P}.args, **kwargs: {_P}.kwargs) -> tuple[tuple[{_R}, {_X}], {_A}]: ...
+    @_jaxtypes_overload
+    def __call__(self: ValueAndGradientWithAuxFunction[_JaxtypesCallable[..., tuple[{_R}, {_X}]]],
+                 *args: _JaxtypesAny, **kwargs: _JaxtypesAny) -> tuple[tuple[{_R}, {_X}], _JaxtypesAny]: ...
     @_jaxtypes_overload
     def __call__(self, *args: _JaxtypesAny, **kwargs: _JaxtypesAny
                  ) -> tuple[tuple[_JaxtypesAny, _JaxtypesAny], _JaxtypesAny]: ...
