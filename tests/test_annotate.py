@@ -192,6 +192,49 @@ def _driver(root: Path) -> dict[str, dict[str, str]]:
     return truth
 
 
+def _annotated(root: Path, model: str, driver: str) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """A project of ``model.py`` and ``driver.py`` after `jaxtypes annotate -- python driver.py`."""
+    (root / "model.py").write_text(model)
+    (root / "driver.py").write_text(driver)
+    proc = _annotate(root, "--", sys.executable, "driver.py")
+    assert proc.returncode == 0, proc.stderr
+    return root, proc
+
+
+def _second_run_changes_nothing(root: Path) -> subprocess.CompletedProcess[str]:
+    """The driver still runs after the rewrite, and annotating again changes nothing."""
+    _driver(root)  # asserts its exit code
+    before = (root / "model.py").read_text()
+    again = _annotate(root, "--", sys.executable, "driver.py")
+    assert again.returncode == 0, again.stderr
+    assert (root / "model.py").read_text() == before
+    assert again.stdout.startswith("jaxtypes annotate: annotated 0 functions"), again.stdout
+    return again
+
+
+def _checked(checker: str, root: Path, check: str, tmp_path: Path) -> list[str]:
+    """The annotated module and ``check`` type-checked as a user set them up
+    (the line `jaxtypes jax-stubs install` printed; mypy's plugin by its
+    configuration): what each reveal_type of ``check`` shows, in order; the
+    module gets no error (but basedpyright's own rule against Equinox's
+    idiom, an __init__ without super().__init__(), with or without the stubs)."""
+    shutil.copy(root / "model.py", tmp_path / "model.py")
+    venv, printed = project_runs.installed()
+    paths = [*stage({"check.py": check}, tmp_path), "model.py"]
+    if checker == MYPY_PLUGIN:
+        cmd = mypy_in(venv, tmp_path, plugin_config(), paths)
+    else:
+        write_printed_settings(tmp_path, checker, printed_settings(printed))
+        cmd = user_command(checker, venv, tmp_path, paths)
+    out = execute(checker, tmp_path, cmd, env=user_env(venv))
+    errors = reported_errors(checker, out, tmp_path)
+    errors = {k: [m for m in v if "reportMissingSuperCall" not in m] for k, v in errors.items()}
+    assert not any(errors.values()), errors
+    reveals = revealed(checker, out, tmp_path)
+    lines = sorted(line for path, line in reveals if path == "check.py")
+    return [shown for line in lines for shown in reveals["check.py", line]]
+
+
 @pytest.fixture(scope="module")
 def annotated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
     """The project after `jaxtypes annotate -- python driver.py`."""
@@ -319,12 +362,7 @@ def test_the_driver_still_runs_and_a_second_run_changes_nothing(
     annotated: tuple[Path, subprocess.CompletedProcess[str]],
 ) -> None:
     root, _ = annotated
-    _driver(root)  # asserts its exit code
-    before = (root / "model.py").read_text()
-    again = _annotate(root, "--", sys.executable, "driver.py")
-    assert again.returncode == 0, again.stderr
-    assert (root / "model.py").read_text() == before
-    assert again.stdout.startswith("jaxtypes annotate: annotated 0 functions"), again.stdout
+    again = _second_run_changes_nothing(root)
     assert "driver ok" in again.stderr  # the command's own output, on standard error
 
 
@@ -487,22 +525,10 @@ def test_checkers_read_the_dtypes_jax_gives(
     the module itself gets no error."""
     root, _ = annotated
     truth = _driver(root)
-    shutil.copy(root / "model.py", tmp_path / "model.py")
-    venv = project_runs.installed()[0]
-    paths = [*stage({"check.py": CHECK}, tmp_path), "model.py"]
-    if checker == MYPY_PLUGIN:
-        cmd = mypy_in(venv, tmp_path, plugin_config(), paths)
-    else:
-        cmd = user_command(checker, venv, tmp_path, paths)
-    out = execute(checker, tmp_path, cmd, env=user_env(venv))
-    errors = reported_errors(checker, out, tmp_path)
-    assert not errors, errors
-    reveals = revealed(checker, out, tmp_path)
-    lines = sorted(line for path, line in reveals if path == "check.py")
-    assert len(lines) == len(CHECKED), reveals
-    for line, (name, place) in zip(lines, CHECKED):
-        (shown,) = reveals["check.py", line]
-        assert MARKER.findall(shown) == [truth[name][place]], (name, place, shown)
+    shown = _checked(checker, root, CHECK, tmp_path)
+    assert len(shown) == len(CHECKED), shown
+    for one, (name, place) in zip(shown, CHECKED):
+        assert MARKER.findall(one) == [truth[name][place]], (name, place, one)
 
 
 # ------------------------------------------------- containers and fields
@@ -638,12 +664,7 @@ print("driver ok", file=sys.stderr)
 @pytest.fixture(scope="module")
 def containers(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
     """The containers project after `jaxtypes annotate -- python driver.py`."""
-    root = tmp_path_factory.mktemp("containers")
-    (root / "model.py").write_text(CONTAINERS)
-    (root / "driver.py").write_text(CONTAINERS_DRIVER)
-    proc = _annotate(root, "--", sys.executable, "driver.py")
-    assert proc.returncode == 0, proc.stderr
-    return root, proc
+    return _annotated(tmp_path_factory.mktemp("containers"), CONTAINERS, CONTAINERS_DRIVER)
 
 
 def test_arrays_in_containers_get_the_dtype_jax_gives(
@@ -705,17 +726,13 @@ def test_containers_the_driver_still_runs_and_a_second_run_changes_nothing(
     containers: tuple[Path, subprocess.CompletedProcess[str]],
 ) -> None:
     root, _ = containers
-    _driver(root)
     before = (root / "model.py").read_text()
     # nothing but annotations and the added header lines changed
     added = {"import jaxtypes  # noqa: F401 - makes jax.Array[...] subscriptable at run time", 'DT = TypeVar("DT")'}
     kept = [line for line in CONTAINERS.splitlines() if line and "Array" not in line]
     after = [line.replace("import TypeVar, ", "import ") for line in before.splitlines()]
     assert [line for line in after if line and "Array" not in line and line not in added] == kept
-    again = _annotate(root, "--", sys.executable, "driver.py")
-    assert again.returncode == 0, again.stderr
-    assert (root / "model.py").read_text() == before
-    assert again.stdout.startswith("jaxtypes annotate: annotated 0 functions"), again.stdout
+    _second_run_changes_nothing(root)
 
 
 # ------------------------------------------------------ aliases of dicts
@@ -794,12 +811,7 @@ def check(f32: jax.Array[jnp.float32]) -> None:
 @pytest.fixture(scope="module")
 def aliases(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
     """The aliases project after `jaxtypes annotate -- python driver.py`."""
-    root = tmp_path_factory.mktemp("aliases")
-    (root / "model.py").write_text(ALIASES)
-    (root / "driver.py").write_text(ALIASES_DRIVER)
-    proc = _annotate(root, "--", sys.executable, "driver.py")
-    assert proc.returncode == 0, proc.stderr
-    return root, proc
+    return _annotated(tmp_path_factory.mktemp("aliases"), ALIASES, ALIASES_DRIVER)
 
 
 def test_an_alias_of_a_dict_gets_its_dtype_or_a_typed_dict(
@@ -827,13 +839,7 @@ def test_an_alias_of_a_dict_gets_its_dtype_or_a_typed_dict(
 def test_aliases_the_driver_still_runs_and_a_second_run_changes_nothing(
     aliases: tuple[Path, subprocess.CompletedProcess[str]],
 ) -> None:
-    root, _ = aliases
-    _driver(root)
-    before = (root / "model.py").read_text()
-    again = _annotate(root, "--", sys.executable, "driver.py")
-    assert again.returncode == 0, again.stderr
-    assert (root / "model.py").read_text() == before
-    assert again.stdout.startswith("jaxtypes annotate: annotated 0 functions"), again.stdout
+    _second_run_changes_nothing(aliases[0])
 
 
 @pytest.mark.parametrize("checker", [MYPY_PLUGIN, "pyright"])
@@ -844,20 +850,9 @@ def test_checkers_read_the_typed_dict(
     and the module (dict literals returned as the TypedDict) has no error."""
     root, _ = aliases
     truth = _driver(root)
-    shutil.copy(root / "model.py", tmp_path / "model.py")
-    venv = project_runs.installed()[0]
-    paths = [*stage({"check.py": ALIASES_CHECK}, tmp_path), "model.py"]
-    if checker == MYPY_PLUGIN:
-        cmd = mypy_in(venv, tmp_path, plugin_config(), paths)
-    else:
-        cmd = user_command(checker, venv, tmp_path, paths)
-    out = execute(checker, tmp_path, cmd, env=user_env(venv))
-    errors = reported_errors(checker, out, tmp_path)
-    assert not errors, errors
-    reveals = revealed(checker, out, tmp_path)
-    shown = [reveals["check.py", line] for line in sorted(line for path, line in reveals if path == "check.py")]
+    shown = _checked(checker, root, ALIASES_CHECK, tmp_path)
     expected = [truth["params"]["w"], truth["cache"]["k"], truth["cache"]["index"], truth["new_k"]]
-    assert [MARKER.findall(one) for (one,) in shown] == [[e] for e in expected], shown
+    assert [MARKER.findall(one) for one in shown] == [[e] for e in expected], shown
 
 
 # ------------------------------------------------- Equinox layers in fields
@@ -933,12 +928,7 @@ def check(key: jax.Array, x: jax.Array[jnp.float32], h: jax.Array[jnp.bfloat16])
 @pytest.fixture(scope="module")
 def equinox_fields(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
     """The Equinox project after `jaxtypes annotate -- python driver.py`."""
-    root = tmp_path_factory.mktemp("equinox")
-    (root / "model.py").write_text(EQUINOX_MODEL)
-    (root / "driver.py").write_text(EQUINOX_DRIVER)
-    proc = _annotate(root, "--", sys.executable, "driver.py")
-    assert proc.returncode == 0, proc.stderr
-    return root, proc
+    return _annotated(tmp_path_factory.mktemp("equinox"), EQUINOX_MODEL, EQUINOX_DRIVER)
 
 
 def test_equinox_layer_fields_get_their_parameters_dtype(
@@ -963,13 +953,7 @@ def test_equinox_layer_fields_get_their_parameters_dtype(
 def test_equinox_the_driver_still_runs_and_a_second_run_changes_nothing(
     equinox_fields: tuple[Path, subprocess.CompletedProcess[str]],
 ) -> None:
-    root, _ = equinox_fields
-    _driver(root)
-    before = (root / "model.py").read_text()
-    again = _annotate(root, "--", sys.executable, "driver.py")
-    assert again.returncode == 0, again.stderr
-    assert (root / "model.py").read_text() == before
-    assert again.stdout.startswith("jaxtypes annotate: annotated 0 functions"), again.stdout
+    _second_run_changes_nothing(equinox_fields[0])
 
 
 @pytest.mark.parametrize("checker", [MYPY_PLUGIN, "mypy", "pyright", "basedpyright", "pyrefly", "ty"])
@@ -981,21 +965,6 @@ def test_checkers_read_the_layer_fields(
     of float32 parameters) has no error."""
     root, _ = equinox_fields
     truth = _driver(root)
-    shutil.copy(root / "model.py", tmp_path / "model.py")
-    venv, printed = project_runs.installed()
-    paths = [*stage({"check.py": EQUINOX_CHECK}, tmp_path), "model.py"]
-    if checker == MYPY_PLUGIN:
-        cmd = mypy_in(venv, tmp_path, plugin_config(), paths)
-    else:  # each checker set up with the line `jaxtypes jax-stubs install` printed
-        write_printed_settings(tmp_path, checker, printed_settings(printed))
-        cmd = user_command(checker, venv, tmp_path, paths)
-    out = execute(checker, tmp_path, cmd, env=user_env(venv))
-    errors = reported_errors(checker, out, tmp_path)
-    # (basedpyright's own rule against Equinox's idiom, an __init__ without
-    # super().__init__(), which it reports with or without the stubs)
-    errors = {k: [m for m in v if "reportMissingSuperCall" not in m] for k, v in errors.items()}
-    assert not any(errors.values()), errors
-    reveals = revealed(checker, out, tmp_path)
-    shown = [reveals["check.py", line] for line in sorted(line for path, line in reveals if path == "check.py")]
+    shown = _checked(checker, root, EQUINOX_CHECK, tmp_path)
     expected = [truth["linear"], truth["half"], truth["layers"], truth["norm"]]
-    assert [MARKER.findall(one) for (one,) in shown] == [[e] for e in expected], shown
+    assert [MARKER.findall(one) for one in shown] == [[e] for e in expected], shown
