@@ -742,8 +742,9 @@ class _Rewriter(ContextAwareTransformer):
                 inner = element.slice.value if element is not None and isinstance(element.slice, cst.Index) else None
             recorded = items if is_list or inner is not None else one
             layers = {r for r in recorded if r.startswith(dtype_recorder.LAYER_PREFIX)}
-            if not layers:
-                continue
+            target = inner if inner is not None else node
+            if not layers or not (is_list or isinstance(target, (cst.Name, cst.Attribute))):
+                continue  # (a written annotation, quoted or with type arguments, is left as it is)
             if len(layers) != 1 or len(recorded) != 1:
                 self.left.append(Left(line, qualname, name, f"held layers of several kinds ({_listed(layers)})"))
                 continue
@@ -751,7 +752,6 @@ class _Rewriter(ContextAwareTransformer):
             if is_list:
                 written = self.equinox_alias and f"{self.equinox_alias}.nn.{cls}"
             else:
-                target = inner if inner is not None else node
                 written = cst.Module([]).code_for_node(target) if self._equinox_class(target) == cls else None
             reason = self._layer_reason(dtype, written)
             if reason is not None:
