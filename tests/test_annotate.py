@@ -13,6 +13,7 @@ project's directory.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shutil
@@ -28,6 +29,8 @@ from tools.checkers import MYPY_PLUGIN, execute, plugin_config, reported_errors,
 
 import project_runs
 from environments import mypy_in, printed_settings, user_command, user_env, write_printed_settings
+
+REPO = Path(__file__).resolve().parent.parent
 
 MODEL = '''\
 """A small model, annotated as JAX code usually is: bare jax.Array."""
@@ -969,3 +972,63 @@ def test_checkers_read_the_layer_fields(
     shown = _checked(checker, root, EQUINOX_CHECK, tmp_path)
     expected = [truth["linear"], truth["half"], truth["layers"], truth["norm"]]
     assert [MARKER.findall(one) for one in shown] == [[e] for e in expected], shown
+
+
+# ------------------------------------------------ the project's own example
+EXAMPLE_DRIVER = '''\
+import json
+import sys
+
+import jax
+import jax.numpy as jnp
+
+import model
+
+# Each function of the example, called with arrays of the dtypes its original
+# annotations name (the functions whose lines JAX refuses raise: caught).
+truth = {}
+for name, dtypes in json.loads(sys.argv[1]).items():
+    args = [jnp.ones((2, 2), getattr(jnp, dtype)) for dtype in dtypes]
+    try:
+        result = getattr(model, name)(*args)
+    except (TypeError, jax.dtypes.TypePromotionError):
+        result = None
+    truth[name] = str(result.dtype) if result is not None else None
+if len(sys.argv) > 2:
+    with open(sys.argv[2], "w") as f:
+        json.dump(truth, f)
+print("driver ok", file=sys.stderr)
+'''
+
+
+def test_the_projects_example_stripped_of_its_dtypes_gets_them_back(tmp_path: Path) -> None:
+    """examples/mixed_precision.py as plain JAX code (``jax.Array`` without a
+    dtype, as examples/show_dtypes.py makes its baseline), run on arrays of
+    the dtypes its annotations name: annotate writes each parameter's dtype
+    and each result's as JAX gives it (dense_bf16's float32, where the example
+    marks its own annotation as the error), and a second run changes nothing."""
+    original = (REPO / "examples" / "mixed_precision.py").read_text()
+    functions = {
+        node.name: [ast.unparse(a.annotation.slice) for a in node.args.args if isinstance(a.annotation, ast.Subscript)]
+        for node in ast.parse(original).body
+        if isinstance(node, ast.FunctionDef)
+    }
+    plain = re.sub(r"\bjax\.Array\[\w+\]", "jax.Array", original)
+    (tmp_path / "model.py").write_text(plain)
+    (tmp_path / "driver.py").write_text(EXAMPLE_DRIVER)
+    argv = [sys.executable, "driver.py", json.dumps(functions)]
+    proc = _annotate(tmp_path, "--", *argv)
+    assert proc.returncode == 0, proc.stderr
+    run = subprocess.run([*argv, "truth.json"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    truth: dict[str, str | None] = json.loads((tmp_path / "truth.json").read_text())
+    source = (tmp_path / "model.py").read_text()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef):
+            written = [ast.unparse(a.annotation) for a in node.args.args]
+            assert written == [f"jax.Array[jnp.{d}]" for d in functions[node.name]], (node.name, written)
+            returned = ast.unparse(node.returns) if node.returns else None
+            assert returned == (f"jax.Array[jnp.{truth[node.name]}]" if truth[node.name] else "None"), node.name
+    assert truth["dense_bf16"] == "float32"
+    again = _annotate(tmp_path, "--", *argv)
+    assert again.returncode == 0 and (tmp_path / "model.py").read_text() == source, again.stdout
