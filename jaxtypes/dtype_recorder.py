@@ -9,10 +9,11 @@ path filter counts as the project's, and records for each parameter, the
 return value and the array attributes of ``self`` the dtype's name and the
 weak type flag of every JAX array (tracers under ``jit``, ``vmap`` and
 ``scan`` included: their ``dtype`` and ``weak_type`` are static, their values
-are never read), the dtypes held by a dict, list or tuple of arrays, and the
-array fields of the project's own classes' instances passed or returned
-(dataclasses, NamedTuples, Flax ``struct`` dataclasses and ``TrainState``
-subclasses, modules).  At exit the child writes what it saw, each distinct
+are never read), the dtypes held by a dict, list or tuple of arrays (a dict
+keyed by a few strings key by key), and the array fields of the project's
+own classes' instances passed or returned (dataclasses, NamedTuples, Flax
+``struct`` dataclasses and ``TrainState`` subclasses, modules), and the
+class and parameters' dtype of an Equinox layer held in such a field.  At exit the child writes what it saw, each distinct
 signature once with a count, as one JSON file per process into the
 directory the parent named (``ENV_OUT``): a test run's worker processes each
 write their own.
@@ -129,20 +130,18 @@ def describe(value: Any, array_type: type, nested: bool = False) -> Described:
             # A container of arrays: the dtypes it holds, only if every item is
             # an array (a dict of arrays and other values is no dict of arrays;
             # nested containers are pytrees, not read).
-            found: set[str] = set()
-            for item in value.values() if kind is dict else value:  # pyright: ignore[reportUnknownVariableType]
+            pairs = cast("dict[object, object]", value).items() if kind is dict else enumerate(value)  # pyright: ignore[reportUnknownArgumentType]
+            seen: list[tuple[object, str]] = []
+            for key, item in pairs:
                 if not isinstance(item, array_type):
                     return None
                 one = describe(item, array_type, True)
                 if not isinstance(one, str):
                     return None
-                found.add(one)
-            if kind is dict and size <= _MOST_KEYS and all(type(k) is str for k in value):  # pyright: ignore[reportUnknownVariableType]
-                held = cast("dict[str, object]", value)
-                return KeyedDtypes(
-                    tuple(sorted((k, cast(str, describe(v, array_type, True))) for k, v in held.items()))
-                )
-            return frozenset(found)
+                seen.append((key, one))
+            if kind is dict and size <= _MOST_KEYS and all(type(k) is str for k, _ in seen):
+                return KeyedDtypes(tuple(sorted((str(k), d) for k, d in seen)))
+            return frozenset(d for _, d in seen)
     return None
 
 
