@@ -44,9 +44,10 @@ def test_dtype_values_hold_when_run(monkeypatch: pytest.MonkeyPatch) -> None:
     module.read_back(x, key, jnp.bfloat16)
     module.preferred(jnp.ones((2, 2), jnp.bfloat16), jnp.ones((2, 2), jnp.int8), x, jnp.float32)
     module.configs(x)
+    module.named_dtypes(x, jnp.ones(2, jnp.int8))
     bound.update({module.F: jnp.bfloat16, module.C: jnp.complex64, module.Narrow: jnp.int8})
     module.generic_functions(
         jnp.ones((2, 2), jnp.bfloat16), jnp.ones((2, 2), jnp.complex64), jnp.ones((2, 2), jnp.int8), x
     )
-    run = (module.read_back, module.preferred, module.configs, module.generic_functions)
+    run = (module.read_back, module.preferred, module.configs, module.named_dtypes, module.generic_functions)
     assert len(checked) == sum(inspect.getsource(f).count("assert_type(") for f in run)

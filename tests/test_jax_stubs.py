@@ -174,6 +174,32 @@ for _checker in ("mypy", "pyright", "basedpyright", "pyrefly", "ty"):
         )
     )
 
+# numpy's dtype object of a dtype numpy's stubs do not name, and a name given
+# for a DType[D]: the plugin types them (numpy_dtype_calls,
+# generic_dtype_parameters); numpy's stubs answer np.dtype[Any] (ty reads
+# np.dtype("bfloat16") as numpy's first overload, dtype[float64]).
+_NAMED_DTYPES = (
+    "numpy's stubs give np.dtype(...) of JAX's dtypes no dtype, and a DType[D] takes no name: "
+    "only the mypy plugin reads them"
+)
+for _checker in ("mypy", "pyright", "basedpyright", "pyrefly", "ty"):
+    DEVIATIONS[_checker].update(
+        dict.fromkeys(
+            (
+                "a: DType[bfloat16] = jnp.dtype(jnp.bfloat16)",
+                'b: DType[bfloat16] = np.dtype("bfloat16")',
+                "c: DType[float32] = np.dtype(np.float32)",
+                'assert_type(x.astype(np.dtype("bfloat16")), jax.Array[bfloat16])',
+                "assert_type(jnp.zeros(3, jnp.dtype(jnp.bfloat16)), jax.Array[bfloat16])",
+                'assert_type(cast(x, "bfloat16"), jax.Array[bfloat16])',
+                "assert_type(cast(y, np.dtype(np.float32)), jax.Array[float32])",
+                'assert_type(Layer("bfloat16")(x), jax.Array[bfloat16])',
+                'assert_type(Layer(jnp.bfloat16).with_dtype("bfloat16")(y), jax.Array[bfloat16])',
+            ),
+            _NAMED_DTYPES,
+        )
+    )
+
 # The branches of lax.cond and lax.switch and the carry of lax.fori_loop share
 # one TypeVar in the stubs, which these checkers solve to a union or join of
 # two dtypes (or leave to JAX's declaration), and x.at[i].set(v) takes any

@@ -31,6 +31,9 @@ and ``init_with_output``: the module's ``__call__``'s result), ``flax_variables`
 (``lax.cond``/``switch`` branches and ``fori_loop`` carries of different dtypes),
 ``index_updates`` (``x.at[i].set(v)`` of a value JAX casts lossily),
 ``gradient_calls`` (``jax.grad``/``value_and_grad`` where a type holds ``Any``),
+``numpy_dtype_calls`` (``np.dtype("bfloat16")``: the dtype value of that dtype),
+``dtype_values`` (what ``DType[bfloat16]`` takes), ``generic_dtype_parameters``
+(the project's ``DType[D]`` parameters given a dtype's name),
 ``tree_maps`` (``jax.tree.map`` of a NamedTuple or dataclass whose leaves the
 function keeps), ``type_nodes``
 (mypy types <-> lattice nodes), ``errors`` (error codes, messages, the guard
@@ -52,11 +55,13 @@ from mypy.plugin import (
     AttributeContext,
     ClassDefContext,
     FunctionContext,
+    FunctionSigContext,
     MethodContext,
+    MethodSigContext,
     Plugin,
     ReportConfigContext,
 )
-from mypy.types import Instance, Type
+from mypy.types import FunctionLike, Instance, Type
 
 from jaxtypes._version import __version__ as jaxtypes_version
 
@@ -69,6 +74,7 @@ from . import (
     flax_modules,
     flax_variables,
     function_calls,
+    generic_dtype_parameters,
     gradient_calls,
     index_updates,
     jax_config_calls,
@@ -76,6 +82,7 @@ from . import (
     layer_calls,
     methods,
     names,
+    numpy_dtype_calls,
     operator_signatures,
     operators,
     plugin_stubs,
@@ -207,6 +214,7 @@ class JaxtypesPlugin(Plugin):
             self._function_hooks[fullname] = layer_calls.layer_function_hook(rule_name, v, builder)
         # jax.tree.map(f, state) of a NamedTuple or dataclass whose leaves f keeps.
         self._function_hooks.update(tree_maps.tree_map_hooks())
+        self._function_hooks.update(numpy_dtype_calls.numpy_dtype_hooks(builder))
         # jax.grad(f)(...), jax.value_and_grad(f)(...) where a type holds Any.
         transforms, gradient_calls_ = gradient_calls.gradient_hooks(self._named_type)
         self._function_hooks.update(transforms)
@@ -216,7 +224,8 @@ class JaxtypesPlugin(Plugin):
         self._inherited: dict[tuple[str, str], str | None] = {}
         self._field_hooks: dict[str, Callable[[AttributeContext], Type] | None] = {}
         self._annotated_hook = jaxtyping_annotations.annotated_hook()
-        self._dtype_annotation_hook = dtype_values.dtype_annotation_hook()
+        self._dtype_annotation_hook = dtype_values.dtype_annotation_hook(builder)
+        self._signature_hook = generic_dtype_parameters.signature_hook(builder)
         # Where the program sets JAX's configuration itself: a note where it
         # differs from the settings (looked up by exact name, before the rest).
         self._settings_hooks = jax_config_calls.hooks(self.settings)
@@ -361,6 +370,12 @@ class JaxtypesPlugin(Plugin):
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
         return self._function_hooks.get(fullname)
+
+    def get_function_signature_hook(self, fullname: str) -> Callable[[FunctionSigContext], FunctionLike] | None:
+        return self._signature_hook if generic_dtype_parameters.is_hooked(fullname) else None
+
+    def get_method_signature_hook(self, fullname: str) -> Callable[[MethodSigContext], FunctionLike] | None:
+        return self._signature_hook if generic_dtype_parameters.is_hooked(fullname) else None
 
     def report_config_data(self, ctx: ReportConfigContext) -> Any:
         """The settings, stored with each module's cache entry: changing them

@@ -7,12 +7,16 @@ dtype object; no generic alias can say which string is D's, so in the other
 set-ups neither is a ``DType`` value.  The plugin analyses the annotation:
 
 * ``DType[bfloat16]`` also takes the names JAX reads as bfloat16
-  (``"bfloat16"``; ``"float32"`` and ``"f4"`` for float32), as literals;
+  (``"bfloat16"``; ``"float32"`` and ``"f4"`` for float32), as literals, and
+  numpy's dtype object of it where numpy's stubs name one
+  (``np.dtype(np.float32)`` is ``np.dtype[np.float32]``; the plugin types
+  ``np.dtype("bfloat16")`` itself: ``numpy_dtype_calls``);
 * ``DType[Any]``, a dtype value of unknown dtype, also takes any string and
   any numpy dtype (``np.dtype("bfloat16")``, ``jnp.dtype(...)``), which say
   no dtype to a checker;
 * ``DType[D]`` of a TypeVar, or of several dtypes, stays as declared: D is
-  solved from a scalar type or an ``x.dtype``.
+  solved from a scalar type or an ``x.dtype``, and from a name or a numpy
+  dtype object by the call's own hook (``generic_dtype_parameters``).
 
 ``astype`` and every ``dtype=`` read such a value as they read its members
 (a name is read as its dtype).
@@ -28,23 +32,27 @@ from mypy.types import AnyType, LiteralType, Type, TypeOfAny, TypeType, UnionTyp
 
 from jaxtypes import lattice
 
-from . import errors, names
-from .type_nodes import marker_alts, names_of_dtype
+from . import errors
+from .type_nodes import Builder, marker_alts, names_of_dtype
 
-__all__ = ["dtype_annotation_hook"]
+__all__ = ["dtype_annotation_hook", "dtype_value_type"]
 
 
-def dtype_annotation_hook() -> Callable[[AnalyzeTypeContext], Type]:
+def dtype_annotation_hook(builder: Builder) -> Callable[[AnalyzeTypeContext], Type]:
     """The type-analyze hook of ``DType``, guarded (a bug costs the
     annotation, not the check: ``Any``)."""
-    return errors.guarded(_unknown)(_analyze)
+
+    def analyze(ctx: AnalyzeTypeContext) -> Type:
+        return _analyze(ctx, builder)
+
+    return errors.guarded(_unknown)(analyze)
 
 
 def _unknown(ctx: AnalyzeTypeContext) -> Type:
     return AnyType(TypeOfAny.special_form)
 
 
-def _analyze(ctx: AnalyzeTypeContext) -> Type:
+def _analyze(ctx: AnalyzeTypeContext, builder: Builder) -> Type:
     """``DType[X]`` as the module says; a malformed one is mypy's error."""
     args = ctx.type.args
     if len(args) > 1:
@@ -54,15 +62,23 @@ def _analyze(ctx: AnalyzeTypeContext) -> Type:
         # (what mypy says of any bare generic alias under --strict)
         ctx.api.fail('Missing type parameters for generic type "DType"', ctx.context, code=codes.TYPE_ARG)
     item = ctx.api.analyze_type(args[0]) if args else AnyType(TypeOfAny.from_omitted_generics)
-    text = ctx.api.named_type(names.BUILTIN_STR, [])
-    members: list[Type] = [TypeType.make_normalized(item), ctx.api.named_type(_DTYPE_VALUE, [item])]
+    return dtype_value_type(item, builder)
+
+
+def dtype_value_type(item: Type, builder: Builder) -> Type:
+    """What ``DType[item]`` takes, as the module says."""
+    text = builder.builtin("str")
+    members: list[Type] = [TypeType.make_normalized(item), builder.dtype_value(item)]
     if isinstance(get_proper_type(item), AnyType):
-        members += [text, ctx.api.named_type(names.NUMPY_DTYPE, [AnyType(TypeOfAny.special_form)])]
+        members.append(text)
+        numpy_dtype = builder.numpy_dtype(None)
+        if numpy_dtype is not None:
+            members.append(numpy_dtype)
     else:
         alts = marker_alts(item)
         if alts is not None and len(alts) == 1 and isinstance(alts[0], str) and not lattice.is_weak(alts[0]):
             members += [LiteralType(name, text) for name in names_of_dtype(alts[0])]
+            numpy_dtype = builder.numpy_dtype(alts[0])
+            if numpy_dtype is not None and not isinstance(get_proper_type(numpy_dtype.args[0]), AnyType):
+                members.append(numpy_dtype)
     return UnionType.make_union(members)
-
-
-_DTYPE_VALUE = names.DTYPE_VALUES[0]

@@ -210,6 +210,10 @@ class Builder:
             return self.array(template, items[0])
         return UnionType.make_union([self.array(template, item) for item in items])
 
+    def dtype_value(self, dtype: Type) -> Instance:
+        """``DtypeValue[dtype]``: what ``x.dtype`` of an ``Array[dtype]`` is."""
+        return self._named(names.DTYPE_VALUES[0], [dtype])
+
     def any_array(self, template: Instance | None = None) -> Instance:
         return self.array(template, AnyType(TypeOfAny.special_form))
 

@@ -79,6 +79,26 @@ def generic_calls(x: jax.Array[float32], y: jax.Array[int8]) -> None:
     assert_type(cast(x, y.dtype), jax.Array[int8])
     assert_type(zeros_like_dtype((3,), jnp.bfloat16), jax.Array[bfloat16])
     cast(x, 1.0)  # E: argument
+    cast(x, "bfloat17")  # E: argument
+    Layer(jnp.bfloat16).with_dtype("float32")  # E: argument
+
+
+# -- numpy's dtype objects and a dtype's names, where JAX reads them: the
+# mypy plugin types np.dtype("bfloat16") as x.dtype of bfloat16 (numpy's
+# stubs know no bfloat16) and solves a DType[D] from a name; the other
+# set-ups cannot say which string or numpy dtype is D's
+def named_dtypes(x: jax.Array[float32], y: jax.Array[int8]) -> None:
+    a: DType[bfloat16] = jnp.dtype(jnp.bfloat16)
+    b: DType[bfloat16] = np.dtype("bfloat16")
+    c: DType[float32] = np.dtype(np.float32)
+    wrong: DType[float32] = np.dtype("bfloat16")  # E: assignment
+    del a, b, c, wrong
+    assert_type(x.astype(np.dtype("bfloat16")), jax.Array[bfloat16])
+    assert_type(jnp.zeros(3, jnp.dtype(jnp.bfloat16)), jax.Array[bfloat16])
+    assert_type(cast(x, "bfloat16"), jax.Array[bfloat16])
+    assert_type(cast(y, np.dtype(np.float32)), jax.Array[float32])
+    assert_type(Layer("bfloat16")(x), jax.Array[bfloat16])
+    assert_type(Layer(jnp.bfloat16).with_dtype("bfloat16")(y), jax.Array[bfloat16])
 
 
 # -- a parameter with a dtype default, annotated: pyright and basedpyright
@@ -113,6 +133,9 @@ class Layer(Generic[D]):
 
     def __call__(self, x: jax.Array) -> jax.Array[D]:
         return x.astype(self.dtype)
+
+    def with_dtype(self, dtype: DType[D]) -> Layer[D]:
+        return Layer(dtype)
 
 
 def configs(x: jax.Array[float32]) -> None:

@@ -1,0 +1,184 @@
+"""A call of the project's own dtype-generic code with a dtype's name.
+
+``def cast(x: jax.Array, dtype: DType[D]) -> jax.Array[D]`` declares its
+parameter ``type[D] | DtypeValue[D]``: a checker solves D from
+``jnp.bfloat16`` or ``x.dtype``, but a dtype's name (``cast(x,
+"bfloat16")``) or numpy's dtype object of it (``np.dtype(np.float32)``),
+which JAX reads as well, solve nothing and are no such value.  The
+signature hook of the project's functions, classes and methods binds D to
+the dtype such an argument names, and gives that parameter what
+``DType[bfloat16]`` takes with the plugin (``dtype_values``): ``cast(x,
+"bfloat16")`` is ``Array[bfloat16]``, and ``cast(x, "bfloat17")`` stays an
+error.  A parameter whose D the call's receiver already bound
+(``Layer[bfloat16]``'s method) is ``DType[bfloat16]`` so too.
+
+JAX's, numpy's and the other libraries' functions declare no ``DType``
+parameter: they are not hooked, and neither are Array's operators.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Union
+
+from mypy.expandtype import expand_type
+from mypy.nodes import CallExpr, Expression, MemberExpr, NameExpr, StrExpr
+from mypy.plugin import FunctionSigContext, MethodSigContext
+from mypy.subtypes import is_same_type, is_subtype
+from mypy.types import (
+    AnyType,
+    CallableType,
+    FunctionLike,
+    Instance,
+    LiteralType,
+    Type,
+    TypeOfAny,
+    TypeType,
+    TypeVarId,
+    TypeVarType,
+    UnionType,
+    get_proper_type,
+)
+
+from jaxtypes import lattice
+
+from . import errors, names
+from .dtype_values import dtype_value_type
+from .type_nodes import Builder, dtype_like, dtype_name, marker_alts
+
+__all__ = ["signature_hook", "is_hooked"]
+
+SigContext = Union[FunctionSigContext, MethodSigContext]
+
+# Packages that declare no DType parameter (their calls are most calls).
+_NOT_HOOKED = frozenset(
+    {
+        "builtins",
+        "typing",
+        "typing_extensions",
+        "numpy",
+        "ml_dtypes",
+        "jax",
+        "jaxlib",
+        "jaxtypes",
+        "flax",
+        "equinox",
+        "optax",
+        "chex",
+        "jaxtyping",
+    }
+)
+
+
+def is_hooked(fullname: str) -> bool:
+    """Whether calls of ``fullname`` go through the hook: the project's own code."""
+    return fullname.partition(".")[0] not in _NOT_HOOKED
+
+
+def signature_hook(builder: Builder) -> Callable[[SigContext], FunctionLike]:
+    """The signature hook, guarded (a bug keeps the declared signature)."""
+
+    def hook(ctx: SigContext) -> FunctionLike:
+        return _signature(ctx, builder)
+
+    return errors.guarded(lambda ctx: ctx.default_signature)(hook)
+
+
+def _signature(ctx: SigContext, builder: Builder) -> FunctionLike:
+    sig = ctx.default_signature
+    bound: dict[TypeVarId, Type] = {}
+    replaced: dict[int, Type] = {}
+    for i, formal in enumerate(sig.arg_types):
+        item = _dtype_parameter(formal)
+        if item is None:
+            continue
+        if not isinstance(item, TypeVarType):
+            replaced[i] = dtype_value_type(item, builder)
+            continue
+        actual = ctx.args[i] if i < len(ctx.args) else []
+        dtype = _named_dtype(actual[0], ctx, builder) if len(actual) == 1 else None
+        if dtype is None or not is_same_type(bound.get(item.id, dtype), dtype):
+            continue
+        if isinstance(dtype, Instance) and not _within(dtype, item):
+            continue  # the declared bound refuses it: mypy's own error
+        bound[item.id] = dtype
+        replaced[i] = dtype_value_type(dtype, builder)
+    if not replaced:
+        return sig
+    new = expand_type(sig, bound) if bound else sig
+    assert isinstance(new, CallableType)
+    arg_types = [replaced.get(i, t) for i, t in enumerate(new.arg_types)]
+    # (mypy types copy_modified's parameters with its FlexibleAlias, Unknown to pyright)
+    return new.copy_modified(  # pyright: ignore[reportUnknownMemberType]
+        arg_types=arg_types, variables=[v for v in new.variables if v.id not in bound]
+    )
+
+
+def _dtype_parameter(formal: Type) -> Type | None:
+    """X when ``formal`` is ``type[X] | DtypeValue[X]`` (``DType[X]`` as the
+    checkers read it, X a TypeVar or one dtype), else None."""
+    p = get_proper_type(formal)
+    if not isinstance(p, UnionType) or len(p.items) != 2:
+        return None
+    kinds: dict[str, Type] = {}
+    for member in p.items:
+        m = get_proper_type(member)
+        if isinstance(m, TypeType):
+            kinds["type"] = m.item
+        elif isinstance(m, Instance) and m.type.fullname in names.DTYPE_VALUES and len(m.args) == 1:
+            kinds["value"] = m.args[0]
+    if set(kinds) != {"type", "value"} or kinds["type"] != kinds["value"]:
+        return None
+    item = kinds["type"]
+    if isinstance(get_proper_type(item), (TypeVarType, AnyType)):
+        return get_proper_type(item)
+    alts = marker_alts(item)
+    return item if alts is not None and len(alts) == 1 and isinstance(alts[0], str) else None
+
+
+def _named_dtype(expr: Expression, ctx: SigContext, builder: Builder) -> Type | None:
+    """The marker of the one dtype a dtype value says, ``Any`` for a dtype
+    value of no known dtype (a ``str``, ``DType[Any]``), None for anything
+    else (another value: the declared parameter's error)."""
+    if not isinstance(expr, (StrExpr, NameExpr, MemberExpr, CallExpr)):
+        return None
+    t = ctx.api.get_expression_type(expr)
+    likes = dtype_like(t, builder)
+    if likes is not None and len(likes) == 1:
+        like = likes[0]
+        if like.node is not None and not like.weak and like.kind == "dtype" and not lattice.is_weak(like.node):
+            return builder.marker(like.node)
+    unknown = AnyType(TypeOfAny.special_form)
+    if likes is None and not _names_nothing(t) and is_subtype(t, dtype_value_type(unknown, builder)):
+        return unknown
+    return None
+
+
+def _names_nothing(t: Type) -> bool:
+    """A string literal that is no dtype's name (``"bfloat17"``): an error."""
+    p = get_proper_type(t)
+    items = p.items if isinstance(p, UnionType) else [p]
+    return any(text is not None and dtype_name(text) is None for text in map(_text, items))
+
+
+def _text(t: Type) -> str | None:
+    p = get_proper_type(t)
+    if isinstance(p, LiteralType) and isinstance(p.value, str):
+        return p.value
+    if isinstance(p, Instance) and p.last_known_value is not None and isinstance(p.last_known_value.value, str):
+        return p.last_known_value.value
+    return None
+
+
+def _within(marker: Instance, tv: TypeVarType) -> bool:
+    """Whether the marker is within D's bound (a category, or a union of markers)."""
+    bound = get_proper_type(tv.upper_bound)
+    if isinstance(bound, AnyType) or (isinstance(bound, Instance) and bound.type.fullname == "builtins.object"):
+        return True
+    if isinstance(bound, UnionType):
+        return any(_is_subclass(marker, item) for item in bound.items)
+    return _is_subclass(marker, bound)
+
+
+def _is_subclass(marker: Instance, bound: Type) -> bool:
+    b = get_proper_type(bound)
+    return isinstance(b, Instance) and marker.type.has_base(b.type.fullname)
