@@ -188,7 +188,6 @@ for _checker in ("mypy", "pyright", "basedpyright", "pyrefly", "ty"):
             (
                 "a: DType[bfloat16] = jnp.dtype(jnp.bfloat16)",
                 'b: DType[bfloat16] = np.dtype("bfloat16")',
-                "c: DType[float32] = np.dtype(np.float32)",
                 'assert_type(x.astype(np.dtype("bfloat16")), jax.Array[bfloat16])',
                 "assert_type(jnp.zeros(3, jnp.dtype(jnp.bfloat16)), jax.Array[bfloat16])",
                 'assert_type(cast(x, "bfloat16"), jax.Array[bfloat16])',

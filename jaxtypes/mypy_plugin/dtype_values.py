@@ -7,10 +7,12 @@ dtype object; no generic alias can say which string is D's, so in the other
 set-ups neither is a ``DType`` value.  The plugin analyses the annotation:
 
 * ``DType[bfloat16]`` also takes the names JAX reads as bfloat16
-  (``"bfloat16"``; ``"float32"`` and ``"f4"`` for float32), as literals, and
-  numpy's dtype object of it where numpy's stubs name one
-  (``np.dtype(np.float32)`` is ``np.dtype[np.float32]``; the plugin types
-  ``np.dtype("bfloat16")`` itself: ``numpy_dtype_calls``);
+  (``"bfloat16"``; ``"float32"`` and ``"f4"`` for float32), as literals,
+  and numpy's dtype object of a dtype numpy's stubs do not name
+  (``np.dtype("bfloat16")``, typed as ``x.dtype`` of it by
+  ``numpy_dtype_calls``).  Not numpy's ``np.dtype[np.float32]``: JAX's
+  scalar types are numpy dtypes of no known dtype to the checkers, so such
+  a member would take every one of them (``DType[int8] = jnp.float32``);
 * ``DType[Any]``, a dtype value of unknown dtype, also takes any string and
   any numpy dtype (``np.dtype("bfloat16")``, ``jnp.dtype(...)``), which say
   no dtype to a checker;
@@ -78,7 +80,4 @@ def dtype_value_type(item: Type, builder: Builder) -> Type:
         alts = marker_alts(item)
         if alts is not None and len(alts) == 1 and isinstance(alts[0], str) and not lattice.is_weak(alts[0]):
             members += [LiteralType(name, text) for name in names_of_dtype(alts[0])]
-            numpy_dtype = builder.numpy_dtype(alts[0])
-            if numpy_dtype is not None and not isinstance(get_proper_type(numpy_dtype.args[0]), AnyType):
-                members.append(numpy_dtype)
     return UnionType.make_union(members)

@@ -91,17 +91,20 @@ def _signature(ctx: SigContext, builder: Builder) -> FunctionLike:
         item = _dtype_parameter(formal)
         if item is None:
             continue
-        if not isinstance(item, TypeVarType):
-            replaced[i] = dtype_value_type(item, builder)
-            continue
         actual = ctx.args[i] if i < len(ctx.args) else []
-        dtype = _named_dtype(actual[0], ctx, builder) if len(actual) == 1 else None
-        if dtype is None or not is_same_type(bound.get(item.id, dtype), dtype):
-            continue
-        if isinstance(dtype, Instance) and not _within(dtype, item):
-            continue  # the declared bound refuses it: mypy's own error
-        bound[item.id] = dtype
-        replaced[i] = dtype_value_type(dtype, builder)
+        dtype, given = _named_dtype(actual[0], ctx, builder) if len(actual) == 1 else (None, None)
+        if isinstance(item, TypeVarType):
+            if dtype is None or not is_same_type(bound.get(item.id, dtype), dtype):
+                continue
+            if isinstance(dtype, Instance) and not _within(dtype, item):
+                continue  # the declared bound refuses it: mypy's own error
+            bound[item.id] = dtype
+            item = dtype
+        replaced[i] = dtype_value_type(item, builder)
+        if given is not None and dtype is not None and is_same_type(dtype, item):
+            # numpy's own dtype object of it (np.dtype[np.float32]), which
+            # DType[float32] does not take (dtype_values): this call's is it
+            replaced[i] = UnionType.make_union([replaced[i], given])
     if not replaced:
         return sig
     new = expand_type(sig, bound) if bound else sig
@@ -135,22 +138,25 @@ def _dtype_parameter(formal: Type) -> Type | None:
     return item if alts is not None and len(alts) == 1 and isinstance(alts[0], str) else None
 
 
-def _named_dtype(expr: Expression, ctx: SigContext, builder: Builder) -> Type | None:
+def _named_dtype(expr: Expression, ctx: SigContext, builder: Builder) -> tuple[Type | None, Instance | None]:
     """The marker of the one dtype a dtype value says, ``Any`` for a dtype
     value of no known dtype (a ``str``, ``DType[Any]``), None for anything
-    else (another value: the declared parameter's error)."""
+    else (another value: the declared parameter's error); and the value's
+    type when it is numpy's own dtype object of that dtype."""
     if not isinstance(expr, (StrExpr, NameExpr, MemberExpr, CallExpr)):
-        return None
+        return None, None
     t = ctx.api.get_expression_type(expr)
     likes = dtype_like(t, builder)
     if likes is not None and len(likes) == 1:
         like = likes[0]
         if like.node is not None and not like.weak and like.kind == "dtype" and not lattice.is_weak(like.node):
-            return builder.marker(like.node)
+            p = get_proper_type(t)
+            numpy_dtype = p if isinstance(p, Instance) and p.type.fullname == names.NUMPY_DTYPE else None
+            return builder.marker(like.node), numpy_dtype
     unknown = AnyType(TypeOfAny.special_form)
     if likes is None and not _names_nothing(t) and is_subtype(t, dtype_value_type(unknown, builder)):
-        return unknown
-    return None
+        return unknown, None
+    return None, None
 
 
 def _names_nothing(t: Type) -> bool:

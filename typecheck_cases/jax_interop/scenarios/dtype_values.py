@@ -90,9 +90,8 @@ def generic_calls(x: jax.Array[float32], y: jax.Array[int8]) -> None:
 def named_dtypes(x: jax.Array[float32], y: jax.Array[int8]) -> None:
     a: DType[bfloat16] = jnp.dtype(jnp.bfloat16)
     b: DType[bfloat16] = np.dtype("bfloat16")
-    c: DType[float32] = np.dtype(np.float32)
     wrong: DType[float32] = np.dtype("bfloat16")  # E: assignment
-    del a, b, c, wrong
+    del a, b, wrong
     assert_type(x.astype(np.dtype("bfloat16")), jax.Array[bfloat16])
     assert_type(jnp.zeros(3, jnp.dtype(jnp.bfloat16)), jax.Array[bfloat16])
     assert_type(cast(x, "bfloat16"), jax.Array[bfloat16])
