@@ -29,7 +29,6 @@ from mypy.types import (
     CallableType,
     FunctionLike,
     Instance,
-    LiteralType,
     Type,
     TypeOfAny,
     TypeType,
@@ -39,11 +38,9 @@ from mypy.types import (
     get_proper_type,
 )
 
-from jaxtypes import lattice
-
 from . import errors, names
 from .dtype_values import dtype_value_type
-from .type_nodes import Builder, dtype_like, dtype_name, marker_alts
+from .type_nodes import Builder, dtype_like, dtype_name, marker_alts, one_dtype, str_value
 
 __all__ = ["signature_hook", "is_hooked"]
 
@@ -146,15 +143,13 @@ def _named_dtype(expr: Expression, ctx: SigContext, builder: Builder) -> tuple[T
     if not isinstance(expr, (StrExpr, NameExpr, MemberExpr, CallExpr)):
         return None, None
     t = ctx.api.get_expression_type(expr)
-    likes = dtype_like(t, builder)
-    if likes is not None and len(likes) == 1:
-        like = likes[0]
-        if like.node is not None and not like.weak and like.kind == "dtype" and not lattice.is_weak(like.node):
-            p = get_proper_type(t)
-            numpy_dtype = p if isinstance(p, Instance) and p.type.fullname == names.NUMPY_DTYPE else None
-            return builder.marker(like.node), numpy_dtype
+    node = one_dtype(t, builder)
+    if node is not None:
+        p = get_proper_type(t)
+        numpy_dtype = p if isinstance(p, Instance) and p.type.fullname == names.NUMPY_DTYPE else None
+        return builder.marker(node), numpy_dtype
     unknown = AnyType(TypeOfAny.special_form)
-    if likes is None and not _names_nothing(t) and is_subtype(t, dtype_value_type(unknown, builder)):
+    if dtype_like(t, builder) is None and not _names_nothing(t) and is_subtype(t, dtype_value_type(unknown, builder)):
         return unknown, None
     return None, None
 
@@ -163,16 +158,8 @@ def _names_nothing(t: Type) -> bool:
     """A string literal that is no dtype's name (``"bfloat17"``): an error."""
     p = get_proper_type(t)
     items = p.items if isinstance(p, UnionType) else [p]
-    return any(text is not None and dtype_name(text) is None for text in map(_text, items))
-
-
-def _text(t: Type) -> str | None:
-    p = get_proper_type(t)
-    if isinstance(p, LiteralType) and isinstance(p.value, str):
-        return p.value
-    if isinstance(p, Instance) and p.last_known_value is not None and isinstance(p.last_known_value.value, str):
-        return p.last_known_value.value
-    return None
+    texts = (str_value(get_proper_type(item)) for item in items)
+    return any(text is not None and dtype_name(text) is None for text in texts)
 
 
 def _within(marker: Instance, tv: TypeVarType) -> bool:

@@ -19,10 +19,8 @@ from typing import Callable
 from mypy.plugin import FunctionContext
 from mypy.types import AnyType, Instance, Type, UnionType, get_proper_type
 
-from jaxtypes import lattice
-
 from . import errors, names
-from .type_nodes import Builder, dtype_like
+from .type_nodes import Builder, one_dtype
 
 __all__ = ["numpy_dtype_hooks"]
 
@@ -42,14 +40,8 @@ def _call(ctx: FunctionContext, builder: Builder) -> Type:
         return ctx.default_return_type
     if default.args and not _names_no_dtype(default.args[0]):
         return ctx.default_return_type
-    likes = dtype_like(ctx.arg_types[0][0], builder)
-    if likes is None or len(likes) != 1:
-        return ctx.default_return_type
-    like = likes[0]
-    # A type, a name or a dtype object; numpy refuses an array or a value.
-    if like.node is None or like.weak or like.kind != "dtype" or lattice.is_weak(like.node):
-        return ctx.default_return_type
-    return builder.dtype_value(builder.marker(like.node))
+    node = one_dtype(ctx.arg_types[0][0], builder)  # (numpy refuses an array or a value)
+    return ctx.default_return_type if node is None else builder.dtype_value(builder.marker(node))
 
 
 def _names_no_dtype(arg: Type) -> bool:

@@ -418,7 +418,8 @@ def dtype_name(name: str) -> str | None:
     return _NUMPY_ALIASES.get(name)
 
 
-def _str_value(t: ProperType) -> str | None:
+def str_value(t: ProperType) -> str | None:
+    """The value of a string literal type (or of a str known to hold one)."""
     if isinstance(t, LiteralType) and isinstance(t.value, str) and t.fallback.type.fullname == "builtins.str":
         return t.value
     if isinstance(t, Instance) and t.last_known_value is not None:
@@ -491,7 +492,7 @@ def dtype_like(t: Type, builder: Builder, depth: int = 0) -> list[DTypeLike] | N
     if isinstance(p, (CallableType, Overloaded, TypeType)):
         inst = _instance_of_type_object(p)
         return None if inst is None else _type_object(inst, builder)
-    text = _str_value(p)
+    text = str_value(p)
     if text is not None:
         node = dtype_name(text)
         return None if node is None else [DTypeLike(node)]
@@ -526,3 +527,15 @@ def dtype_like(t: Type, builder: Builder, depth: int = 0) -> list[DTypeLike] | N
     if py is not None:
         return [DTypeLike(py, weak=py in lattice.WEAK, kind="value")]
     return None
+
+
+def one_dtype(t: Type, builder: Builder) -> str | None:
+    """The one strong dtype a dtype value says (a scalar type, a name, a dtype
+    object; not an array, a Python value or type, nor a weak marker)."""
+    likes = dtype_like(t, builder)
+    if likes is None or len(likes) != 1:
+        return None
+    like = likes[0]
+    if like.node is None or like.weak or like.kind != "dtype" or lattice.is_weak(like.node):
+        return None
+    return like.node
