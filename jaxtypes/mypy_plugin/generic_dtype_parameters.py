@@ -8,8 +8,9 @@ which JAX reads as well, solve nothing and are no such value.  The
 signature hook of the project's functions, classes and methods binds D to
 the dtype such an argument names, and gives that parameter what
 ``DType[bfloat16]`` takes with the plugin (``dtype_values``): ``cast(x,
-"bfloat16")`` is ``Array[bfloat16]``, and ``cast(x, "bfloat17")`` stays an
-error.  A parameter whose D the call's receiver already bound
+"bfloat16")`` is ``Array[bfloat16]``; a string the plugin does not read as
+a dtype (``"bfloat17"``, ``"<f4"``) binds D to ``Any``, as ``dtype=`` reads
+it.  A parameter whose D the call's receiver already bound
 (``Layer[bfloat16]``'s method) is ``DType[bfloat16]`` so too.
 
 JAX's, numpy's and the other libraries' functions declare no ``DType``
@@ -40,7 +41,7 @@ from mypy.types import (
 
 from . import errors, names
 from .dtype_values import dtype_value_type
-from .type_nodes import Builder, dtype_like, dtype_name, marker_alts, one_dtype, str_value
+from .type_nodes import Builder, dtype_like, marker_alts, one_dtype
 
 __all__ = ["signature_hook", "is_hooked"]
 
@@ -149,17 +150,9 @@ def _named_dtype(expr: Expression, ctx: SigContext, builder: Builder) -> tuple[T
         numpy_dtype = p if isinstance(p, Instance) and p.type.fullname == names.NUMPY_DTYPE else None
         return builder.marker(node), numpy_dtype
     unknown = AnyType(TypeOfAny.special_form)
-    if dtype_like(t, builder) is None and not _names_nothing(t) and is_subtype(t, dtype_value_type(unknown, builder)):
+    if dtype_like(t, builder) is None and is_subtype(t, dtype_value_type(unknown, builder)):
         return unknown, None
     return None, None
-
-
-def _names_nothing(t: Type) -> bool:
-    """A string literal that is no dtype's name (``"bfloat17"``): an error."""
-    p = get_proper_type(t)
-    items = p.items if isinstance(p, UnionType) else [p]
-    texts = (str_value(get_proper_type(item)) for item in items)
-    return any(text is not None and dtype_name(text) is None for text in texts)
 
 
 def _within(marker: Instance, tv: TypeVarType) -> bool:

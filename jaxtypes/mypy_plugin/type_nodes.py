@@ -403,6 +403,21 @@ _NUMPY_ALIASES: Final = {
     "complex": "complex128",
     "csingle": "complex64",
     "cdouble": "complex128",
+    # C's types of one width on every platform numpy 2 supports; ``long`` and
+    # ``ulong`` (32-bit on Windows) are left unknown.  ``int``, ``int_`` and
+    # ``intp`` are numpy 2's 64-bit default integer.
+    "byte": "int8",
+    "ubyte": "uint8",
+    "short": "int16",
+    "ushort": "uint16",
+    "intc": "int32",
+    "uintc": "uint32",
+    "longlong": "int64",
+    "ulonglong": "uint64",
+    "int_": "int64",
+    "intp": "int64",
+    "uint": "uint64",
+    "uintp": "uint64",
 }
 
 

@@ -79,7 +79,6 @@ def generic_calls(x: jax.Array[float32], y: jax.Array[int8]) -> None:
     assert_type(cast(x, y.dtype), jax.Array[int8])
     assert_type(zeros_like_dtype((3,), jnp.bfloat16), jax.Array[bfloat16])
     cast(x, 1.0)  # E: argument
-    cast(x, "bfloat17")  # E: argument
     Layer(jnp.bfloat16).with_dtype("float32")  # E: argument
 
 
