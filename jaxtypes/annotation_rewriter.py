@@ -133,6 +133,15 @@ def _listed(names: set[str]) -> str:
     return ", ".join(sorted(names))
 
 
+def _several_held(layers: set[str], recorded: set[str]) -> str:
+    """Why a field that held more than one Equinox layer, or a layer and
+    something else, is left: what it held, as a reader names it."""
+    shown = _listed({layer.removeprefix(dtype_recorder.LAYER_PREFIX).replace(":", " of ") for layer in layers})
+    if recorded != layers:
+        return f"held a layer ({shown}) and other values ({_listed(recorded - layers)})"
+    return f"held layers of several classes or dtypes ({shown})"
+
+
 def _single(place: str, values: Sequence[str]) -> str | None | tuple[str]:
     """The one dtype seen at a place; None when nothing was; a 1-tuple holding
     the reason when no one strong dtype decides it."""
@@ -746,7 +755,7 @@ class _Rewriter(ContextAwareTransformer):
             if not layers or not (is_list or isinstance(target, (cst.Name, cst.Attribute))):
                 continue  # (a written annotation, quoted or with type arguments, is left as it is)
             if len(layers) != 1 or len(recorded) != 1:
-                self.left.append(Left(line, qualname, name, f"held layers of several kinds ({_listed(layers)})"))
+                self.left.append(Left(line, qualname, name, _several_held(layers, set(recorded))))
                 continue
             cls, dtype = next(iter(layers)).removeprefix(dtype_recorder.LAYER_PREFIX).split(":")
             if is_list:

@@ -863,6 +863,8 @@ EQUINOX_MODEL = '''\
 """An Equinox model whose layers are held in fields declared by their
 class, as Equinox's examples declare them."""
 
+from typing import Any
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -884,6 +886,18 @@ class Block(eqx.Module):
 
     def __call__(self, x: jax.Array) -> jax.Array:
         return self.norm(self.layers[-1](self.linear(x)))
+
+
+class Parts(eqx.Module):
+    mixed: list[Any]
+    parts: list[Any]
+
+    def __init__(self, key: jax.Array, half: bool) -> None:
+        self.mixed = [eqx.nn.Linear(4, 4, dtype=jnp.bfloat16 if half else jnp.float32, key=key)]
+        self.parts = [jnp.ones(4, jnp.float32)] if half else [eqx.nn.Linear(4, 4, key=key)]
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        return self.mixed[0](x)
 '''
 
 EQUINOX_DRIVER = '''\
@@ -898,6 +912,8 @@ import model
 block = model.Block(jax.random.key(0))
 x, h = jnp.ones(4, jnp.float32), jnp.ones(4, jnp.bfloat16)
 block(x)
+model.Parts(jax.random.key(0), half=False)(x)
+model.Parts(jax.random.key(0), half=True)(h)
 truth = {
     "linear": str(block.linear(x).dtype),
     "half": str(block.half(h).dtype),
@@ -951,6 +967,21 @@ def test_equinox_layer_fields_get_their_parameters_dtype(
     assert f'    half: "eqx.nn.Linear[NoDtype, jnp.{params["half"]}]"\n' in source
     assert "    dropout: eqx.nn.Dropout\n" in source
     assert "from jaxtypes.typing import NoDtype" in source
+
+
+def test_equinox_fields_of_several_layers_are_left_and_reported(
+    equinox_fields: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    """A field holding lists of layers of two dtypes over the run, or a list
+    of layers and then one of arrays, keeps its annotation, and the report
+    says what it held."""
+    root, proc = equinox_fields
+    source = (root / "model.py").read_text()
+    assert "    mixed: list[Any]\n" in source and "    parts: list[Any]\n" in source
+    assert (
+        "Parts, mixed: held layers of several classes or dtypes (Linear of bfloat16, Linear of float32)" in proc.stdout
+    ), proc.stdout
+    assert "Parts, parts: held a layer (Linear of float32) and other values (float32)" in proc.stdout, proc.stdout
 
 
 def test_equinox_the_driver_still_runs_and_a_second_run_changes_nothing(
