@@ -15,16 +15,26 @@ of a conditional ``dtype=`` and the values of Python int operands.
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Union, cast
 
+from mypy.checker import TypeChecker
 from mypy.constant_fold import constant_fold_expr
 from mypy.nodes import ConditionalExpr, Expression
-from mypy.plugin import FunctionContext, MethodContext
+from mypy.plugin import CheckerPluginInterface, FunctionContext, MethodContext
 from mypy.types import Type
 
-__all__ = ["conditional_dtype", "int_values", "int_range"]
+__all__ = ["conditional_dtype", "expression_type", "int_values", "int_range"]
 
 Context = Union[FunctionContext, MethodContext]
+
+
+def expression_type(api: CheckerPluginInterface, expr: Expression) -> Type:
+    """mypy's type of an argument's expression.  (``get_expression_type`` is
+    new in mypy 1.5; before it, its body: the checker's ``expr_checker``.)"""
+    get = getattr(api, "get_expression_type", None)
+    if get is not None:
+        return cast(Type, get(expr))
+    return cast(TypeChecker, api).expr_checker.accept(expr)
 
 
 def conditional_dtype(ctx: Context) -> tuple[int, list[Type]] | None:
@@ -36,7 +46,7 @@ def conditional_dtype(ctx: Context) -> tuple[int, list[Type]] | None:
     args = ctx.args[i] if i < len(ctx.args) else []
     if len(args) != 1 or not isinstance(args[0], ConditionalExpr):
         return None
-    return i, [ctx.api.get_expression_type(e) for e in (args[0].if_expr, args[0].else_expr)]
+    return i, [expression_type(ctx.api, e) for e in (args[0].if_expr, args[0].else_expr)]
 
 
 def int_values(ctx: Context, positions: set[int], module: str) -> list[tuple[int, Expression]]:

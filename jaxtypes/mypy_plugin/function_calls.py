@@ -250,7 +250,9 @@ def _inputs(plan: CallPlan, ctx: Context, builder: Builder, x64: bool) -> tuple[
         # Array of neither)
         literal = ctx.args[0][0] if ctx.args and len(ctx.args[0]) == 1 else None
         if isinstance(literal, (ListExpr, TupleExpr)) and literal.items:
-            nodes = list(dict.fromkeys(_node([ctx.api.get_expression_type(e)], builder, x64) for e in literal.items))
+            nodes = list(
+                dict.fromkeys(_node([argument_values.expression_type(ctx.api, e)], builder, x64) for e in literal.items)
+            )
             if len(nodes) > 2:
                 raise _Unknown
             return (nodes * 2)[:2] if len(nodes) == 1 else nodes, {0}
@@ -657,7 +659,7 @@ def _literal_kinds(expr: Expression, ctx: Context, depth: int = 0) -> set[str] |
     for item in expr.items:
         kinds = _literal_kinds(item, ctx, depth + 1)
         if kinds is None:
-            p = get_proper_type(ctx.api.get_expression_type(item))
+            p = get_proper_type(argument_values.expression_type(ctx.api, item))
             if isinstance(p, LiteralType):
                 p = p.fallback
             if not isinstance(p, Instance) or p.type.fullname not in _SCALAR_KINDS:

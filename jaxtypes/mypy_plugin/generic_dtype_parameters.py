@@ -40,6 +40,7 @@ from mypy.types import (
 )
 
 from . import errors, names
+from .argument_values import expression_type
 from .dtype_values import dtype_value_type
 from .type_nodes import Builder, dtype_like, marker_alts, one_dtype
 
@@ -143,7 +144,7 @@ def _named_dtype(expr: Expression, ctx: SigContext, builder: Builder) -> tuple[T
     type when it is numpy's own dtype object of that dtype."""
     if not isinstance(expr, (StrExpr, NameExpr, MemberExpr, CallExpr)):
         return None, None
-    t = ctx.api.get_expression_type(expr)
+    t = expression_type(ctx.api, expr)
     node = one_dtype(t, builder)
     if node is not None:
         p = get_proper_type(t)

@@ -24,6 +24,7 @@ from jaxtypes import lattice, operation_rules
 from jaxtypes.lattice import Variant
 
 from . import errors, names
+from .argument_values import expression_type
 from .type_nodes import Alt, Builder, Operand, array_dtype, array_info, shareable
 
 __all__ = ["binary_hook", "unary_hook", "abs_function_hook", "binary_outcome", "failure", "report"]
@@ -170,14 +171,10 @@ def _operand_type(ctx: MethodContext) -> Type:
     keeps the scalar type made mypy slower on every operator)."""
     other = ctx.arg_types[0][0]
     args = ctx.args[0] if ctx.args else []
-    # (TypeChecker.get_expression_type is new in mypy 1.5; before, its body)
-    infer = getattr(ctx.api, "get_expression_type", None) or getattr(
-        getattr(ctx.api, "expr_checker", None), "accept", None
-    )
-    if infer is None or len(args) != 1 or not isinstance(args[0], CallExpr) or not _numpy_of_unknown_dtype(other):
+    if len(args) != 1 or not isinstance(args[0], CallExpr) or not _numpy_of_unknown_dtype(other):
         return other
     with ctx.api.msg.filter_errors():  # (mypy reported the call's errors in context)
-        alone = infer(args[0])
+        alone = expression_type(ctx.api, args[0])
     return alone if isinstance(get_proper_type(alone), Instance) else other
 
 
