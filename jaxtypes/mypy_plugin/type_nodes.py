@@ -433,7 +433,7 @@ def dtype_name(name: str) -> str | None:
     return _NUMPY_ALIASES.get(name)
 
 
-def str_value(t: ProperType) -> str | None:
+def _str_value(t: ProperType) -> str | None:
     """The value of a string literal type (or of a str known to hold one)."""
     if isinstance(t, LiteralType) and isinstance(t.value, str) and t.fallback.type.fullname == "builtins.str":
         return t.value
@@ -507,7 +507,7 @@ def dtype_like(t: Type, builder: Builder, depth: int = 0) -> list[DTypeLike] | N
     if isinstance(p, (CallableType, Overloaded, TypeType)):
         inst = _instance_of_type_object(p)
         return None if inst is None else _type_object(inst, builder)
-    text = str_value(p)
+    text = _str_value(p)
     if text is not None:
         node = dtype_name(text)
         return None if node is None else [DTypeLike(node)]
