@@ -13,10 +13,10 @@ are never read), the dtypes held by a dict, list or tuple of arrays (a dict
 keyed by a few strings key by key), and the array fields of the project's
 own classes' instances passed or returned (dataclasses, NamedTuples, Flax
 ``struct`` dataclasses and ``TrainState`` subclasses, modules), and the
-class and parameters' dtype of an Equinox layer held in such a field.  At exit the child writes what it saw, each distinct
-signature once with a count, as one JSON file per process into the
-directory the parent named (``ENV_OUT``): a test run's worker processes each
-write their own.
+class and parameters' dtype of an Equinox layer held in such a field.  At
+exit the child writes what it saw, each distinct signature once with a
+count, as one JSON file per process into the directory the parent named
+(``ENV_OUT``): a test run's worker processes each write their own.
 
 This module imports only the standard library and is loaded from its file,
 not through ``import jaxtypes``: the recorded program runs with the modules it
